@@ -1,0 +1,310 @@
+"""The Questlog application: handles commands against campaigns and answers queries on the log."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+from uuid import UUID, uuid4
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import IntegrityError
+
+from domain import dice as dicelib
+from domain.campaign import Campaign
+from domain.errors import ConcurrencyConflict, InvalidInput, NotFound, StaleVersion
+from domain.house_rules import book
+from domain.store import IdempotencyRecord, SeedRecord, SideTables, StoreConfig
+
+T = TypeVar("T")
+Response = dict[str, Any]
+Respond = Callable[[Campaign, Any], Response]
+
+MAX_PURPOSE_LENGTH = 500
+MAX_NAME_LENGTH = 200
+MAX_CLIENT_SEED_LENGTH = 128
+COMMAND_ATTEMPTS = 8
+
+
+@dataclass(frozen=True)
+class Idempotency:
+    """An ``Idempotency-Key``: its scope (route and caller), the key and the request's fingerprint."""
+
+    scope: str
+    key: str
+    fingerprint: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a command produced: the response to send, and whether it is a stored replay."""
+
+    response: Response
+    replayed: bool = False
+
+
+class ReportedDice:
+    """Faces the player rolled by hand, checked against the dice they claim to be (QC-08, QC-09)."""
+
+    def __init__(self, faces: Sequence[object]) -> None:
+        self.faces = list(faces)
+
+    def draw(self, sides: Sequence[int]) -> dicelib.Draw:
+        """Read the reported faces for these dice; one call uses them all."""
+        read = dicelib.read_reported_faces(sides, self.faces)
+        return dicelib.Draw(faces=read, source="reported", proof=None)
+
+
+class Questlog(Application):  # type: ignore[type-arg]
+    """Appends commands to campaign streams and reads them back."""
+
+    name = "Questlog"
+    snapshotting_intervals: ClassVar[dict[type[Any], int]] = {Campaign: 100}
+    env: ClassVar[dict[str, str]] = {"AGGREGATE_CACHE_MAXSIZE": "500"}
+
+    def __init__(self, config: StoreConfig | None = None, env: dict[str, str] | None = None):
+        self.config = config or StoreConfig.from_environ()
+        full_env = self.config.application_env(self.name.upper())
+        full_env.update(env or {})
+        with self.config.creation_lock():
+            super().__init__(env=full_env)
+        self._seeds: dict[str, str] = {}
+
+    @property
+    def side_tables(self) -> SideTables:
+        """The recorder's seed and idempotency tables."""
+        recorder = self.recorder
+        assert isinstance(recorder, SideTables)
+        return recorder
+
+    # -- commands -------------------------------------------------------------------------
+
+    def create_campaign(
+        self,
+        *,
+        game: str,
+        name: str,
+        house_rules: dict[str, Any] | None = None,
+        client_seed: str | None = None,
+        origin: dict[str, Any] | None = None,
+        respond: Respond | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Outcome:
+        """Start a campaign with its house rules and a fresh, committed server seed."""
+        rules = book(game).resolve(house_rules)
+        _check_text("name", name, MAX_NAME_LENGTH)
+        if client_seed is not None:
+            _check_text("client_seed", client_seed, MAX_CLIENT_SEED_LENGTH)
+        replay = self._replayed(idempotency)
+        if replay is not None:
+            return replay
+        campaign_id = uuid4()
+        seed = dicelib.new_server_seed()
+        campaign = Campaign.start(
+            campaign_id=campaign_id,
+            game=game,
+            name=name,
+            house_rules=rules,
+            commitment=dicelib.commitment_of(seed),
+            client_seed=client_seed or dicelib.new_client_seed(),
+            origin=origin,
+        )
+        seed_record = SeedRecord(str(campaign_id), dicelib.commitment_of(seed), seed)
+        return self._save(campaign, None, respond, idempotency, seed=seed_record)
+
+    def roll(
+        self,
+        campaign_id: UUID,
+        *,
+        notation: str,
+        purpose: str,
+        faces: Sequence[object] | None = None,
+        expected_version: int | None = None,
+        respond: Respond | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Outcome:
+        """Roll dice on the server, or record faces the player rolled by hand."""
+        expression = dicelib.parse(notation)
+        _check_text("purpose", purpose, MAX_PURPOSE_LENGTH, allow_empty=True)
+
+        def decide(campaign: Campaign) -> dict[str, Any]:
+            source = ReportedDice(faces) if faces is not None else self.server_dice(campaign)
+            return campaign.roll(expression, purpose, source)
+
+        return self.execute(campaign_id, decide, respond, expected_version, idempotency)
+
+    def set_client_seed(
+        self,
+        campaign_id: UUID,
+        client_seed: str,
+        *,
+        expected_version: int | None = None,
+        respond: Respond | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Outcome:
+        """Set the client seed used by the server rolls that follow."""
+        _check_text("client_seed", client_seed, MAX_CLIENT_SEED_LENGTH)
+
+        def decide(campaign: Campaign) -> None:
+            campaign.set_client_seed(client_seed)
+
+        return self.execute(campaign_id, decide, respond, expected_version, idempotency)
+
+    def rotate_seed(
+        self,
+        campaign_id: UUID,
+        *,
+        expected_version: int | None = None,
+        respond: Respond | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Outcome:
+        """Reveal the current server seed and commit to a new one (nonce back to 0)."""
+        holder: dict[str, SeedRecord] = {}
+
+        def decide(campaign: Campaign) -> str:
+            old_seed = self.secret_seed(campaign.dice["commitment"])
+            new_seed = dicelib.new_server_seed()
+            commitment = dicelib.commitment_of(new_seed)
+            campaign.rotate_seed(revealed_seed=old_seed, new_commitment=commitment)
+            holder["seed"] = SeedRecord(str(campaign.id), commitment, new_seed)
+            return commitment
+
+        return self.execute(
+            campaign_id, decide, respond, expected_version, idempotency, seed_holder=holder
+        )
+
+    def execute(
+        self,
+        campaign_id: UUID,
+        decide: Callable[[Campaign], Any],
+        respond: Respond | None,
+        expected_version: int | None,
+        idempotency: Idempotency | None,
+        *,
+        seed_holder: dict[str, SeedRecord] | None = None,
+    ) -> Outcome:
+        """Load, decide, save; retry when a concurrent writer took the version first."""
+        for _attempt in range(COMMAND_ATTEMPTS):
+            replay = self._replayed(idempotency)
+            if replay is not None:
+                return replay
+            campaign = self.campaign(campaign_id)
+            if expected_version is not None and campaign.version != expected_version:
+                raise StaleVersion(expected_version, campaign.version)
+            value = decide(campaign)
+            seed = seed_holder.get("seed") if seed_holder else None
+            try:
+                return self._save(campaign, value, respond, idempotency, seed=seed)
+            except IntegrityError:
+                if expected_version is not None:
+                    latest = self.campaign(campaign_id).version
+                    raise StaleVersion(expected_version, latest) from None
+                continue
+        raise ConcurrencyConflict(
+            f"Campaign {campaign_id} kept changing under this command; nothing was stored."
+        )
+
+    def _save(
+        self,
+        campaign: Campaign,
+        value: Any,
+        respond: Respond | None,
+        idempotency: Idempotency | None,
+        *,
+        seed: SeedRecord | None = None,
+    ) -> Outcome:
+        response = respond(campaign, value) if respond else {"value": value}
+        record = None
+        if idempotency is not None:
+            record = IdempotencyRecord(
+                idempotency.scope, idempotency.key, idempotency.fingerprint, response
+            )
+        try:
+            self.save(campaign, seed=seed, idempotency=record)
+        except IntegrityError:
+            replay = self._replayed(idempotency)
+            if replay is not None:
+                return replay
+            raise
+        return Outcome(response)
+
+    def _replayed(self, idempotency: Idempotency | None) -> Outcome | None:
+        if idempotency is None:
+            return None
+        found = self.side_tables.idempotent_response(idempotency.scope, idempotency.key)
+        if found is None:
+            return None
+        fingerprint, response = found
+        if fingerprint != idempotency.fingerprint:
+            raise InvalidInput.field(
+                "Idempotency-Key",
+                "this key was already used with a different request body",
+            )
+        return Outcome(response, replayed=True)
+
+    # -- dice -----------------------------------------------------------------------------
+
+    def secret_seed(self, commitment: str) -> str:
+        """The server seed behind a commitment (kept out of every event until revealed)."""
+        seed = self._seeds.get(commitment)
+        if seed is None:
+            seed = self.side_tables.seed_for(commitment)
+            if seed is None:
+                raise LookupError(f"no stored server seed for commitment {commitment}")
+            self._seeds[commitment] = seed
+        return seed
+
+    def server_dice(self, campaign: Campaign) -> dicelib.ServerDice:
+        """The verifiable dice at the campaign's current seed, client seed and nonce."""
+        return dicelib.ServerDice(
+            self.secret_seed(campaign.dice["commitment"]),
+            campaign.dice["client_seed"],
+            campaign.dice["nonce"],
+        )
+
+    # -- queries --------------------------------------------------------------------------
+
+    def campaign(self, campaign_id: UUID, version: int | None = None) -> Campaign:
+        """The campaign now, or as it was at ``version``."""
+        if version is not None and version < 1:
+            raise InvalidInput.field("version", "must be 1 or more")
+        try:
+            campaign = self.repository.get(campaign_id, version=version)
+        except AggregateNotFoundError:
+            raise NotFound(f"Campaign {campaign_id} does not exist.") from None
+        if not isinstance(campaign, Campaign):
+            raise NotFound(f"Campaign {campaign_id} does not exist.")
+        if version is not None and campaign.version != version:
+            raise NotFound(
+                f"Campaign {campaign_id} has no version {version}; its head is {campaign.version}."
+            )
+        return campaign
+
+    def list_campaigns(self, *, after: int = 0, limit: int = 50) -> tuple[list[Any], int | None]:
+        """Campaigns in creation order, a page at a time; returns the page and the next cursor."""
+        notifications = self.recorder.select_notifications(
+            start=after + 1, limit=limit + 1, topics=[Campaign.Created.TOPIC]
+        )
+        page = list(notifications[:limit])
+        next_cursor = page[-1].id if len(notifications) > limit else None
+        items = [(n.id, self.mapper.to_domain_event(n)) for n in page]
+        return items, next_cursor
+
+    def stored_events(
+        self, campaign_id: UUID, *, after: int = 0, limit: int | None = None
+    ) -> list[Any]:
+        """The campaign's stored (encoded) events after a version."""
+        return list(self.recorder.select_events(campaign_id, gt=after, limit=limit))
+
+    def events(self, campaign_id: UUID, *, after: int = 0, limit: int | None = None) -> list[Any]:
+        """The campaign's decoded events after a version."""
+        return [self.mapper.to_domain_event(s) for s in self.stored_events(campaign_id, after=after, limit=limit)]
+
+
+def _check_text(field: str, value: str, max_length: int, *, allow_empty: bool = False) -> None:
+    if not isinstance(value, str):
+        raise InvalidInput.field(field, "must be a string")
+    if not allow_empty and not value.strip():
+        raise InvalidInput.field(field, "must not be empty")
+    if len(value) > max_length:
+        raise InvalidInput.field(field, f"must be at most {max_length} characters")

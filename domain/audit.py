@@ -1,0 +1,151 @@
+"""Re-checking a campaign's log: the hash chain, every stored byte, and every revealed server roll."""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from eventsourcing.persistence import Mapper, StoredEvent
+
+from domain import chain
+from domain.dice import commitment_of, derive_faces
+
+
+def roll_verdict(record: Mapping[str, Any], revealed: Mapping[str, str]) -> bool | None:
+    """True if a server roll re-derives from its revealed seed, False if not, None while secret."""
+    proof = record.get("proof")
+    if record.get("source") != "server" or not isinstance(proof, Mapping):
+        return None
+    seed = revealed.get(proof.get("commitment", ""))
+    if seed is None:
+        return None
+    if not hmac.compare_digest(commitment_of(seed), str(proof["commitment"])):
+        return False
+    sides = [int(d["sides"]) for d in record["dice"]]
+    faces = [int(d["face"]) for d in record["dice"]]
+    return derive_faces(seed, str(proof["client_seed"]), int(proof["nonce"]), sides) == faces
+
+
+@dataclass
+class AuditReport:
+    """What an audit found: chain integrity, the first bad version, and the verdict on every roll."""
+
+    chain_ok: bool = True
+    first_bad_version: int | None = None
+    head_version: int = 0
+    head_hash: str = chain.GENESIS_HASH
+    problems: list[dict[str, Any]] = field(default_factory=list)
+    rolls: dict[str, int] = field(
+        default_factory=lambda: {
+            "server": 0,
+            "verified": 0,
+            "awaiting_reveal": 0,
+            "failed": 0,
+            "reported": 0,
+        }
+    )
+    failed_rolls: list[str] = field(default_factory=list)
+    hashes: set[str] = field(default_factory=set)
+
+    def bad(self, version: int, problem: str) -> None:
+        """Record a broken event; the first one is the first bad version."""
+        self.chain_ok = False
+        if self.first_bad_version is None:
+            self.first_bad_version = version
+        self.problems.append({"version": version, "problem": problem})
+
+    @property
+    def ok(self) -> bool:
+        """Chain intact and no server roll failed."""
+        return self.chain_ok and self.rolls["failed"] == 0
+
+    def as_dict(self, receipt: str | None = None) -> dict[str, Any]:
+        """The report as JSON; with a receipt (a head hash a client kept), whether it is still in the chain."""
+        result: dict[str, Any] = {
+            "ok": self.ok,
+            "chain_ok": self.chain_ok,
+            "first_bad_version": self.first_bad_version,
+            "head": {"version": self.head_version, "hash": self.head_hash},
+            "problems": self.problems,
+            "rolls": dict(self.rolls),
+            "failed_rolls": self.failed_rolls,
+        }
+        if receipt is not None:
+            result["receipt"] = {"head": receipt, "in_chain": receipt in self.hashes}
+            result["ok"] = result["ok"] and receipt in self.hashes
+        return result
+
+
+def audit_stream(mapper: Mapper[Any], stored: Iterable[StoredEvent]) -> AuditReport:
+    """Audit a campaign's stored events in version order."""
+    report = AuditReport()
+    revealed: dict[str, str] = {}
+    server_rolls: list[tuple[int, dict[str, Any]]] = []
+    used_nonces: set[tuple[str, int]] = set()
+    prev_hash = chain.GENESIS_HASH
+    expected_version = 1
+    for item in stored:
+        version = item.originator_version
+        if version != expected_version:
+            report.bad(expected_version, f"version {expected_version} is missing")
+        expected_version = version + 1
+        try:
+            event = mapper.to_domain_event(item)
+            fields = dict(event.__dict__)
+            reencoded = mapper.to_stored_event(event)
+        except Exception as exc:  # a tampered row may not even decode
+            report.bad(version, f"the stored event does not decode: {type(exc).__name__}")
+            prev_hash = ""
+            continue
+        if reencoded.state != item.state or reencoded.topic != item.topic:
+            report.bad(version, "the stored bytes are not the canonical encoding of the event")
+        stored_hash = fields.get("hash", "")
+        computed = chain.event_hash(
+            campaign_id=fields["originator_id"],
+            version=version,
+            event_type=item.topic,
+            timestamp=fields["timestamp"],
+            data=chain.split_event_fields(fields),
+            prev_hash=fields.get("prev_hash", ""),
+        )
+        if computed != stored_hash:
+            report.bad(version, "the event's hash does not match its contents")
+        if fields.get("prev_hash") != prev_hash:
+            report.bad(version, "prev_hash does not match the previous event's hash")
+        prev_hash = stored_hash
+        report.hashes.add(stored_hash)
+        report.head_version = version
+        report.head_hash = stored_hash
+        if "revealed_seed" in fields:
+            revealed[str(fields["revealed_commitment"])] = str(fields["revealed_seed"])
+        for record in fields.get("rolls") or []:
+            if record.get("source") == "reported":
+                report.rolls["reported"] += 1
+                continue
+            report.rolls["server"] += 1
+            proof = record.get("proof") or {}
+            nonce_key = (str(proof.get("commitment")), int(proof.get("nonce", -1)))
+            if nonce_key in used_nonces:
+                report.rolls["failed"] += 1
+                report.failed_rolls.append(str(record.get("roll_id")))
+                report.problems.append(
+                    {"version": version, "problem": f"nonce reused by roll {record.get('roll_id')}"}
+                )
+                continue
+            used_nonces.add(nonce_key)
+            server_rolls.append((version, record))
+    for version, record in server_rolls:
+        verdict = roll_verdict(record, revealed)
+        if verdict is None:
+            report.rolls["awaiting_reveal"] += 1
+        elif verdict:
+            report.rolls["verified"] += 1
+        else:
+            report.rolls["failed"] += 1
+            report.failed_rolls.append(str(record.get("roll_id")))
+            report.problems.append(
+                {"version": version, "problem": f"roll {record.get('roll_id')} does not verify"}
+            )
+    return report

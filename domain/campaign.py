@@ -1,0 +1,262 @@
+"""The campaign aggregate: one stream of hash-chained events per campaign.
+
+Public methods decide (check rules, roll dice); the nested event classes only assign state in
+``assign``. Every event stores ``prev_hash`` and its own ``hash`` (see ``domain.chain``), so the
+stream is tamper-evident from the first event on.
+"""
+
+from __future__ import annotations
+
+from copy import deepcopy
+from datetime import datetime
+from typing import Any, ClassVar
+from uuid import UUID
+
+from eventsourcing.domain import Aggregate
+from eventsourcing.utils import get_topic
+
+from domain import chain
+from domain.dice import DiceExpression, DiceSource, evaluate
+from domain.errors import RuleViolation
+
+
+class Campaign(Aggregate):
+    """A game log: its game, house rules, dice stream and hash-chain head."""
+
+    TOPIC = "questlog.Campaign"
+
+    game: str
+    name: str
+    house_rules: dict[str, Any]
+    dice: dict[str, Any]
+    origin: dict[str, Any] | None
+    head_hash: str
+
+    class Event(Aggregate.Event):
+        """Base of every campaign event: it carries the chain fields."""
+
+        prev_hash: str
+        hash: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            """Assign what the event recorded, then move the chain head."""
+            assert isinstance(aggregate, Campaign)
+            self.assign(aggregate)
+            aggregate.head_hash = self.hash
+
+        def assign(self, campaign: Campaign) -> None:
+            """Assign the recorded outcome to the campaign (no decisions here)."""
+
+    class Created(Event, Aggregate.Created):
+        """A campaign was started, committing to its first dice seed."""
+
+        TOPIC = "questlog.CampaignCreated"
+        game: str
+        name: str
+        house_rules: dict[str, Any]
+        commitment: str
+        client_seed: str
+        origin: dict[str, Any] | None
+
+        def assign(self, campaign: Campaign) -> None:
+            campaign.game = self.game
+            campaign.name = self.name
+            campaign.house_rules = dict(self.house_rules)
+            campaign.origin = self.origin
+            campaign.dice = {
+                "commitment": self.commitment,
+                "client_seed": self.client_seed,
+                "nonce": 0,
+                "rolls": 0,
+                "seeds_revealed": 0,
+            }
+
+    class ClientSeedChanged(Event):
+        """The owner set a new client seed for the rolls that follow."""
+
+        TOPIC = "questlog.ClientSeedChanged"
+        client_seed: str
+
+        def assign(self, campaign: Campaign) -> None:
+            campaign.dice["client_seed"] = self.client_seed
+
+    class SeedRotated(Event):
+        """The server seed was revealed and a new one committed to; the nonce restarts at 0."""
+
+        TOPIC = "questlog.SeedRotated"
+        revealed_commitment: str
+        revealed_seed: str
+        commitment: str
+
+        def assign(self, campaign: Campaign) -> None:
+            campaign.dice["commitment"] = self.commitment
+            campaign.dice["nonce"] = 0
+            campaign.dice["seeds_revealed"] += 1
+
+    class DiceRolled(Event):
+        """Dice were rolled for a stated purpose; faces, totals and proofs are recorded."""
+
+        TOPIC = "questlog.DiceRolled"
+        purpose: str
+        rolls: list[dict[str, Any]]
+        next_nonce: int
+        roll_count: int
+
+        def assign(self, campaign: Campaign) -> None:
+            campaign.dice["nonce"] = self.next_nonce
+            campaign.dice["rolls"] = self.roll_count
+
+    EVENT_TYPES: ClassVar[tuple[type[Event], ...]] = (
+        Created,
+        ClientSeedChanged,
+        SeedRotated,
+        DiceRolled,
+    )
+
+    def __init__(self) -> None:
+        """Fields are assigned by ``Created.assign``."""
+
+    # -- creation ---------------------------------------------------------------------------
+
+    @classmethod
+    def start(
+        cls,
+        *,
+        campaign_id: UUID,
+        game: str,
+        name: str,
+        house_rules: dict[str, Any],
+        commitment: str,
+        client_seed: str,
+        origin: dict[str, Any] | None = None,
+    ) -> Campaign:
+        """Start a campaign whose rules and dice commitment are fixed in its first event."""
+        data = {
+            "originator_topic": get_topic(cls),
+            "game": game,
+            "name": name,
+            "house_rules": house_rules,
+            "commitment": commitment,
+            "client_seed": client_seed,
+            "origin": origin,
+        }
+        timestamp = cls.Created.create_timestamp()
+        digest = chain.event_hash(
+            campaign_id=campaign_id,
+            version=cls.INITIAL_VERSION,
+            event_type=cls.Created.TOPIC,
+            timestamp=timestamp,
+            data=data,
+            prev_hash=chain.GENESIS_HASH,
+        )
+        return cls._create(
+            cls.Created,
+            id=campaign_id,
+            timestamp=timestamp,
+            prev_hash=chain.GENESIS_HASH,
+            hash=digest,
+            **data,
+        )
+
+    def trigger_event(self, event_class: type[Any], **kwargs: Any) -> None:
+        """Trigger an event with its chain fields: the previous head and its own hash."""
+        timestamp: datetime = event_class.create_timestamp()
+        digest = chain.event_hash(
+            campaign_id=self.id,
+            version=self.version + 1,
+            event_type=event_class.TOPIC,
+            timestamp=timestamp,
+            data=kwargs,
+            prev_hash=self.head_hash,
+        )
+        super().trigger_event(
+            event_class, timestamp=timestamp, prev_hash=self.head_hash, hash=digest, **kwargs
+        )
+
+    # -- dice -------------------------------------------------------------------------------
+
+    def set_client_seed(self, client_seed: str) -> None:
+        """Use a new client seed for the server rolls that follow."""
+        self.trigger_event(self.ClientSeedChanged, client_seed=client_seed)
+
+    def rotate_seed(self, *, revealed_seed: str, new_commitment: str) -> None:
+        """Reveal the current server seed and commit to the next one."""
+        self.trigger_event(
+            self.SeedRotated,
+            revealed_commitment=self.dice["commitment"],
+            revealed_seed=revealed_seed,
+            commitment=new_commitment,
+        )
+
+    def roll(self, expression: DiceExpression, purpose: str, dice: DiceSource) -> dict[str, Any]:
+        """Roll dice for a purpose and record faces, total and proof; returns the roll record."""
+        tray = self.tray(dice)
+        record = tray.roll(expression, purpose)
+        self.trigger_event(self.DiceRolled, purpose=purpose, rolls=tray.records, **tray.counters())
+        return record
+
+    def tray(self, dice: DiceSource) -> DiceTray:
+        """A tray that makes this command's rolls, checked against the campaign's dice mode."""
+        return DiceTray(self, dice)
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def view(self) -> dict[str, Any]:
+        """The campaign's current state as plain JSON."""
+        return {
+            "house_rules": deepcopy(self.house_rules),
+            "dice": {
+                "commitment": self.dice["commitment"],
+                "client_seed": self.dice["client_seed"],
+                "nonce": self.dice["nonce"],
+                "seeds_revealed": self.dice["seeds_revealed"],
+            },
+            "rolls": {"count": self.dice["rolls"]},
+        }
+
+
+class DiceTray:
+    """Makes the rolls of one command, numbering them and keeping the dice stream moving."""
+
+    def __init__(self, campaign: Campaign, dice: DiceSource) -> None:
+        self.campaign = campaign
+        self.dice = dice
+        self.version = campaign.version + 1
+        self.records: list[dict[str, Any]] = []
+        self.next_nonce: int = campaign.dice["nonce"]
+
+    def roll(self, expression: DiceExpression, purpose: str) -> dict[str, Any]:
+        """Draw the dice of one expression and record the outcome."""
+        draw = self.dice.draw(expression.sides)
+        mode = self.campaign.house_rules.get("dice_mode", "either")
+        if mode != "either" and draw.source != mode:
+            raise RuleViolation(
+                "house_rules.dice_mode",
+                f"this campaign takes only {mode} dice, not {draw.source} dice",
+            )
+        if draw.proof is not None:
+            if draw.proof["commitment"] != self.campaign.dice["commitment"]:
+                raise ValueError("dice source is not on the campaign's current commitment")
+            self.next_nonce = int(draw.proof["nonce"]) + 1
+        outcome = evaluate(expression, draw.faces)
+        record: dict[str, Any] = {
+            "roll_id": f"{self.version}-{len(self.records) + 1}",
+            "version": self.version,
+            "purpose": purpose,
+            "notation": expression.notation,
+            "dice": outcome.dice,
+            "modifier": outcome.modifier,
+            "total": outcome.total,
+            "source": draw.source,
+        }
+        if draw.proof is not None:
+            record["proof"] = dict(draw.proof)
+        self.records.append(record)
+        return record
+
+    def counters(self) -> dict[str, int]:
+        """The dice stream's counters after this command's rolls."""
+        return {
+            "next_nonce": self.next_nonce,
+            "roll_count": self.campaign.dice["rolls"] + len(self.records),
+        }

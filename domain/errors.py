@@ -1,0 +1,50 @@
+"""The one family of errors the domain raises; the web layer maps each to one HTTP status."""
+
+from __future__ import annotations
+
+
+class QuestlogError(Exception):
+    """Base class of every error the domain raises on purpose."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotFound(QuestlogError):
+    """The campaign, roll or version asked for does not exist."""
+
+
+class InvalidInput(QuestlogError):
+    """Malformed input: each key of ``errors`` names a field, each value says what is wrong."""
+
+    def __init__(self, errors: dict[str, list[str]], message: str = "Invalid input.") -> None:
+        super().__init__(message)
+        self.errors = errors
+
+    @classmethod
+    def field(cls, name: str, message: str) -> InvalidInput:
+        """One error on one field."""
+        return cls({name: [message]}, message=f"{name}: {message}")
+
+
+class RuleViolation(QuestlogError):
+    """A game rule forbids the command; ``rule_id`` names it (QC-xx, CB-xx or a core rule)."""
+
+    def __init__(self, rule_id: str, message: str) -> None:
+        super().__init__(f"{rule_id}: {message}")
+        self.rule_id = rule_id
+        self.reason = message
+
+
+class StaleVersion(QuestlogError):
+    """The client expected another version than the one stored (If-Match)."""
+
+    def __init__(self, expected: int, actual: int) -> None:
+        super().__init__(f"Expected version {expected}, but the campaign is at version {actual}.")
+        self.expected = expected
+        self.actual = actual
+
+
+class ConcurrencyConflict(QuestlogError):
+    """Concurrent writers kept winning; the command was not stored and may be sent again."""

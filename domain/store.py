@@ -1,0 +1,228 @@
+"""Storage: where events, dice seeds and idempotency records live, on SQLite or PostgreSQL.
+
+Two tables sit beside eventsourcing's ``stored_events``:
+
+- ``questlog_seeds``: each campaign's secret server seeds, by commitment. Seeds never go into an
+  event until they are revealed, so the public log (and its snapshots) never holds a secret.
+- ``questlog_idempotency``: the first response to each ``Idempotency-Key``.
+
+Both are written by the application recorder *inside the same transaction* as the events of the
+command that needs them, so a crash stores either the whole command or none of it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from eventsourcing.postgres import SQL, PostgresApplicationRecorder
+from eventsourcing.sqlite import SQLiteApplicationRecorder
+
+SEEDS_TABLE = "questlog_seeds"
+IDEMPOTENCY_TABLE = "questlog_idempotency"
+
+
+@dataclass(frozen=True)
+class SeedRecord:
+    """A new secret server seed, stored with the event that commits to it."""
+
+    campaign_id: str
+    commitment: str
+    seed: str
+
+
+@dataclass(frozen=True)
+class IdempotencyRecord:
+    """The first response to a request with an ``Idempotency-Key``."""
+
+    scope: str
+    key: str
+    fingerprint: str
+    response: dict[str, Any]
+
+
+class SideTables:
+    """Seeds and idempotency records, written in the events' transaction (dialect-neutral SQL)."""
+
+    placeholder = "?"
+    datastore: Any
+
+    def _table(self, name: str) -> str:
+        return name
+
+    def side_table_statements(self) -> list[str]:
+        """CREATE statements of the side tables."""
+        return [
+            f"CREATE TABLE IF NOT EXISTS {self._table(SEEDS_TABLE)} ("
+            "commitment TEXT PRIMARY KEY, campaign_id TEXT NOT NULL, seed TEXT NOT NULL)",
+            f"CREATE TABLE IF NOT EXISTS {self._table(IDEMPOTENCY_TABLE)} ("
+            "scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, "
+            "response TEXT NOT NULL, PRIMARY KEY (scope, key))",
+        ]
+
+    def _sql(self, statement: str) -> str:
+        return statement.replace("?", self.placeholder)
+
+    def insert_side_rows(self, cursor: Any, **kwargs: Any) -> None:
+        """Insert the seed and idempotency rows that ride along with a command's events."""
+        seed: SeedRecord | None = kwargs.get("seed")
+        if seed is not None:
+            cursor.execute(
+                self._sql(
+                    f"INSERT INTO {self._table(SEEDS_TABLE)} (commitment, campaign_id, seed) "
+                    "VALUES (?, ?, ?)"
+                ),
+                (seed.commitment, seed.campaign_id, seed.seed),
+            )
+        record: IdempotencyRecord | None = kwargs.get("idempotency")
+        if record is not None:
+            cursor.execute(
+                self._sql(
+                    f"INSERT INTO {self._table(IDEMPOTENCY_TABLE)} "
+                    "(scope, key, fingerprint, response) VALUES (?, ?, ?, ?)"
+                ),
+                (record.scope, record.key, record.fingerprint, json.dumps(record.response)),
+            )
+
+    def seed_for(self, commitment: str) -> str | None:
+        """The secret seed behind a commitment, or None if this store never had it."""
+        with self.datastore.transaction(commit=False) as cursor:
+            cursor.execute(
+                self._sql(f"SELECT seed FROM {self._table(SEEDS_TABLE)} WHERE commitment = ?"),
+                (commitment,),
+            )
+            row = cursor.fetchone()
+        return None if row is None else str(row["seed"])
+
+    def idempotent_response(self, scope: str, key: str) -> tuple[str, dict[str, Any]] | None:
+        """The fingerprint and stored response of an earlier request with this key."""
+        with self.datastore.transaction(commit=False) as cursor:
+            cursor.execute(
+                self._sql(
+                    f"SELECT fingerprint, response FROM {self._table(IDEMPOTENCY_TABLE)} "
+                    "WHERE scope = ? AND key = ?"
+                ),
+                (scope, key),
+            )
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        return str(row["fingerprint"]), json.loads(row["response"])
+
+
+class SQLiteRecorder(SideTables, SQLiteApplicationRecorder):
+    """The SQLite application recorder with the side tables."""
+
+    def construct_create_table_statements(self) -> list[str]:
+        """Events table, then the side tables."""
+        return [*super().construct_create_table_statements(), *self.side_table_statements()]
+
+    def _insert_events(self, c: Any, stored_events: Any, **kwargs: Any) -> Any:
+        self.insert_side_rows(c, **kwargs)
+        return super()._insert_events(c, stored_events, **kwargs)
+
+
+class PostgresRecorder(SideTables, PostgresApplicationRecorder):
+    """The PostgreSQL application recorder with the side tables."""
+
+    placeholder = "%s"
+
+    def __init__(self, datastore: Any, **kwargs: Any) -> None:
+        super().__init__(datastore, **kwargs)
+        self.sql_create_statements.extend(SQL(s) for s in self.side_table_statements())  # type: ignore[arg-type]
+
+    def _table(self, name: str) -> str:
+        return f'"{self.datastore.schema}".{name}'
+
+    def _insert_events(self, curs: Any, stored_events: Any, **kwargs: Any) -> None:
+        self.insert_side_rows(curs, **kwargs)
+        super()._insert_events(curs, stored_events, **kwargs)
+
+
+@dataclass(frozen=True)
+class StoreConfig:
+    """Where the log lives: a SQLite file (default) or a PostgreSQL URL."""
+
+    sqlite_path: Path | None = None
+    database_url: str | None = None
+    postgres_schema: str | None = None
+
+    @classmethod
+    def from_environ(cls, environ: dict[str, str] | None = None) -> StoreConfig:
+        """Read ``QUESTLOG_DATABASE_URL`` (PostgreSQL) or ``QUESTLOG_DB`` (SQLite file)."""
+        environ = dict(os.environ if environ is None else environ)
+        url = environ.get("QUESTLOG_DATABASE_URL", "").strip()
+        if url:
+            return cls(database_url=url, postgres_schema=environ.get("QUESTLOG_PG_SCHEMA"))
+        return cls(sqlite_path=Path(environ.get("QUESTLOG_DB", "questlog.db")))
+
+    @property
+    def kind(self) -> str:
+        """'postgres' or 'sqlite'."""
+        return "postgres" if self.database_url else "sqlite"
+
+    def describe(self) -> str:
+        """Where the store is, without any password."""
+        if self.database_url:
+            parts = urlsplit(self.database_url)
+            return f"postgresql://{parts.hostname}:{parts.port or 5432}{parts.path}"
+        return f"sqlite:{self.sqlite_path}"
+
+    def application_env(self, prefix: str) -> dict[str, str]:
+        """The eventsourcing environment for this store, with keys prefixed by the app name."""
+        env: dict[str, str] = {}
+        if self.database_url:
+            parts = urlsplit(self.database_url)
+            if parts.scheme not in ("postgresql", "postgres"):
+                raise ValueError("QUESTLOG_DATABASE_URL must start with postgresql://")
+            env.update(
+                PERSISTENCE_MODULE="eventsourcing.postgres",
+                POSTGRES_DBNAME=unquote(parts.path.lstrip("/")) or "postgres",
+                POSTGRES_HOST=parts.hostname or "127.0.0.1",
+                POSTGRES_PORT=str(parts.port or 5432),
+                POSTGRES_USER=unquote(parts.username or "postgres"),
+                POSTGRES_PASSWORD=unquote(parts.password or ""),
+                POSTGRES_POOL_SIZE="4",
+                POSTGRES_MAX_OVERFLOW="16",
+                POSTGRES_LOCK_TIMEOUT="10",
+                POSTGRES_ENABLE_DB_FUNCTIONS="no",
+                APPLICATION_RECORDER_TOPIC="domain.store:PostgresRecorder",
+            )
+            if self.postgres_schema:
+                env["POSTGRES_SCHEMA"] = self.postgres_schema
+        else:
+            assert self.sqlite_path is not None
+            env.update(
+                PERSISTENCE_MODULE="eventsourcing.sqlite",
+                SQLITE_DBNAME=str(self.sqlite_path),
+                SQLITE_LOCK_TIMEOUT="30",
+                APPLICATION_RECORDER_TOPIC="domain.store:SQLiteRecorder",
+            )
+        return {f"{prefix}_{key}": value for key, value in env.items()}
+
+    @contextmanager
+    def creation_lock(self) -> Iterator[None]:
+        """Serialise first-time setup of a SQLite file across processes (no-op on PostgreSQL).
+
+        Two processes that open a new file together would both switch it to WAL mode and create
+        tables; SQLite then answers "database is locked" to one of them. An exclusive ``flock`` on
+        a lock file beside the database makes the second wait until the first is done.
+        """
+        if self.sqlite_path is None:
+            yield
+            return
+        self.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+        lock_path = self.sqlite_path.with_name(self.sqlite_path.name + ".lock")
+        with open(lock_path, "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
