@@ -11,6 +11,7 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
 
 from domain import dice as dicelib
+from domain.audit import AuditReport, audit_stream, roll_verdict
 from domain.campaign import Campaign
 from domain.errors import ConcurrencyConflict, InvalidInput, NotFound, StaleVersion
 from domain.house_rules import book
@@ -296,9 +297,64 @@ class Questlog(Application):  # type: ignore[type-arg]
         """The campaign's stored (encoded) events after a version."""
         return list(self.recorder.select_events(campaign_id, gt=after, limit=limit))
 
-    def events(self, campaign_id: UUID, *, after: int = 0, limit: int | None = None) -> list[Any]:
+    def campaign_events(
+        self, campaign_id: UUID, *, after: int = 0, limit: int | None = None
+    ) -> list[Any]:
         """The campaign's decoded events after a version."""
-        return [self.mapper.to_domain_event(s) for s in self.stored_events(campaign_id, after=after, limit=limit)]
+        stored = self.stored_events(campaign_id, after=after, limit=limit)
+        return [self.mapper.to_domain_event(s) for s in stored]
+
+    def rolls(
+        self, campaign_id: UUID, *, after: int = 0, limit: int = 100
+    ) -> tuple[list[dict[str, Any]], int | None]:
+        """Roll records after a version, with verdicts; returns them and the next cursor."""
+        campaign = self.campaign(campaign_id)
+        revealed = campaign.dice["revealed"]
+        found: list[dict[str, Any]] = []
+        cursor = after
+        while len(found) < limit and cursor < campaign.version:
+            batch = self.campaign_events(campaign_id, after=cursor, limit=500)
+            if not batch:
+                break
+            for event in batch:
+                cursor = event.originator_version
+                for record in getattr(event, "rolls", None) or []:
+                    found.append(with_verdict(record, revealed))
+                if len(found) >= limit:
+                    break
+        more = cursor < campaign.version
+        return found, (cursor if more else None)
+
+    def find_roll(self, campaign_id: UUID, roll_id: str) -> dict[str, Any]:
+        """One roll by id ("<version>-<n>"), with its proof and, once revealed, the seed."""
+        campaign = self.campaign(campaign_id)
+        version_text, _, _ = roll_id.partition("-")
+        if not version_text.isdigit():
+            raise NotFound(f"Roll {roll_id!r} does not exist in campaign {campaign_id}.")
+        version = int(version_text)
+        for event in self.campaign_events(campaign_id, after=version - 1, limit=1):
+            for record in getattr(event, "rolls", None) or []:
+                if record.get("roll_id") == roll_id:
+                    return with_verdict(record, campaign.dice["revealed"])
+        raise NotFound(f"Roll {roll_id!r} does not exist in campaign {campaign_id}.")
+
+    def audit(self, campaign_id: UUID) -> AuditReport:
+        """Re-check the campaign's whole chain and every revealed server roll."""
+        self.campaign(campaign_id)
+        return audit_stream(self.mapper, self.stored_events(campaign_id))
+
+
+def with_verdict(record: dict[str, Any], revealed: dict[str, str]) -> dict[str, Any]:
+    """A roll record with ``verified`` and, once its seed is revealed, ``proof.server_seed``."""
+    result = dict(record)
+    if "proof" in record:
+        proof = dict(record["proof"])
+        seed = revealed.get(proof["commitment"])
+        if seed is not None:
+            proof["server_seed"] = seed
+        result["proof"] = proof
+    result["verified"] = roll_verdict(record, revealed)
+    return result
 
 
 def _check_text(field: str, value: str, max_length: int, *, allow_empty: bool = False) -> None:

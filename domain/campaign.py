@@ -68,7 +68,7 @@ class Campaign(Aggregate):
                 "client_seed": self.client_seed,
                 "nonce": 0,
                 "rolls": 0,
-                "seeds_revealed": 0,
+                "revealed": {},
             }
 
     class ClientSeedChanged(Event):
@@ -91,7 +91,7 @@ class Campaign(Aggregate):
         def assign(self, campaign: Campaign) -> None:
             campaign.dice["commitment"] = self.commitment
             campaign.dice["nonce"] = 0
-            campaign.dice["seeds_revealed"] += 1
+            campaign.dice["revealed"][self.revealed_commitment] = self.revealed_seed
 
     class DiceRolled(Event):
         """Dice were rolled for a stated purpose; faces, totals and proofs are recorded."""
@@ -209,7 +209,7 @@ class Campaign(Aggregate):
                 "commitment": self.dice["commitment"],
                 "client_seed": self.dice["client_seed"],
                 "nonce": self.dice["nonce"],
-                "seeds_revealed": self.dice["seeds_revealed"],
+                "revealed_seeds": dict(self.dice["revealed"]),
             },
             "rolls": {"count": self.dice["rolls"]},
         }

@@ -1,0 +1,41 @@
+"""The Flask application factory."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+from flask_smorest import Api
+
+from domain.application import Questlog
+from webapi import campaigns, dice, errors
+
+MAX_BODY_BYTES = 1024 * 1024
+
+
+class QuestlogApi(Api):
+    """flask-smorest's Api with errors rendered by ``webapi.errors`` (problem+json)."""
+
+    def _register_error_handlers(self) -> None:
+        """Leave error handling to ``webapi.errors.register``."""
+
+
+def create_app(questlog: Questlog | None = None, **config: Any) -> Flask:
+    """Build the API around a Questlog application (one is opened from the environment if none)."""
+    app = Flask("questlog")
+    app.config.update(
+        API_TITLE="Questlog",
+        API_VERSION="1.0",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        JSON_SORT_KEYS=False,
+    )
+    app.config.update(config)
+    app.extensions["questlog"] = questlog or Questlog()
+    api = QuestlogApi(app)
+    api.register_blueprint(campaigns.blp)
+    api.register_blueprint(dice.blp)
+    errors.register(app)
+    return app

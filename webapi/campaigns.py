@@ -1,0 +1,137 @@
+"""Campaign routes: create, list, read (now or at a version), events, audit, house rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from domain.campaign import Campaign
+from domain.house_rules import book
+from webapi import schemas
+from webapi.http import campaign_id, envelope, idempotency, questlog, reply
+
+blp = Blueprint("campaigns", __name__, description="Campaigns: one hash-chained event log each.")
+
+
+def campaign_body(campaign: Campaign) -> dict[str, Any]:
+    """The public representation of a campaign."""
+    body: dict[str, Any] = schemas.Campaign().dump(
+        {
+            "id": campaign.id,
+            "game": campaign.game,
+            "name": campaign.name,
+            "version": campaign.version,
+            "head_hash": campaign.head_hash,
+            "commitment": campaign.dice["commitment"],
+            "client_seed": campaign.dice["client_seed"],
+            "origin": campaign.origin,
+            "state": campaign.view(),
+        }
+    )
+    return body
+
+
+def respond_created(campaign: Campaign, _value: Any) -> dict[str, Any]:
+    """The stored response of a campaign creation."""
+    return envelope(
+        201,
+        campaign_body(campaign),
+        {"Location": f"/campaigns/{campaign.id}", "ETag": f'"{campaign.version}"'},
+    )
+
+
+@blp.route("/campaigns")
+class Campaigns(MethodView):
+    @blp.arguments(schemas.CampaignCreate, example={"game": "quest-calendar", "name": "Year one"})
+    @blp.response(201, schemas.Campaign)
+    @blp.doc(parameters=[{"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}}])
+    def post(self, body: dict[str, Any]) -> Any:
+        """Start a campaign; its first event fixes the house rules and the dice commitment."""
+        outcome = questlog().create_campaign(
+            game=body["game"],
+            name=body["name"],
+            house_rules=body["house_rules"],
+            client_seed=body.get("client_seed"),
+            respond=respond_created,
+            idempotency=idempotency(),
+        )
+        return reply(outcome)
+
+    @blp.arguments(schemas.PageQuery, location="query")
+    @blp.response(200, schemas.CampaignPage)
+    def get(self, query: dict[str, Any]) -> Any:
+        """List campaigns in creation order; page with ?after=<next_after>."""
+        items, next_after = questlog().list_campaigns(after=query["after"], limit=query["limit"])
+        return {
+            "items": [
+                {
+                    "id": event.originator_id,
+                    "game": event.game,
+                    "name": event.name,
+                    "created_at": event.timestamp,
+                    "position": position,
+                }
+                for position, event in items
+            ],
+            "next_after": next_after,
+        }
+
+
+@blp.route("/campaigns/<campaign>")
+class CampaignResource(MethodView):
+    @blp.arguments(schemas.CampaignQuery, location="query")
+    @blp.response(200, schemas.Campaign)
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """A campaign's state now, or at ?version=N; the ETag is the version."""
+        found = questlog().campaign(campaign_id(campaign), version=query.get("version"))
+        return campaign_body(found), {"ETag": f'"{found.version}"'}
+
+
+@blp.route("/campaigns/<campaign>/events")
+class Events(MethodView):
+    @blp.arguments(schemas.PageQuery, location="query")
+    @blp.response(200, schemas.EventPage)
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """The campaign's events after ?after=V, each with its prev_hash and hash."""
+        app = questlog()
+        cid = campaign_id(campaign)
+        head = app.campaign(cid).version
+        events = app.campaign_events(cid, after=query["after"], limit=query["limit"])
+        items = [event_body(e) for e in events]
+        last = items[-1]["version"] if items else query["after"]
+        return {"items": items, "next_after": last if last < head else None}
+
+
+def event_body(event: Any) -> dict[str, Any]:
+    """An event as the API shows it: exactly the fields its hash covers, plus the hash."""
+    fields = dict(event.__dict__)
+    return {
+        "version": fields.pop("originator_version"),
+        "type": event.TOPIC,
+        "timestamp": fields.pop("timestamp").isoformat(),
+        "prev_hash": fields.pop("prev_hash"),
+        "hash": fields.pop("hash"),
+        "data": {k: v for k, v in fields.items() if k != "originator_id"},
+    }
+
+
+@blp.route("/campaigns/<campaign>/audit")
+class AuditResource(MethodView):
+    @blp.arguments(schemas.AuditQuery, location="query")
+    @blp.response(200, schemas.Audit)
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """Re-check the hash chain and every revealed server roll; ?head=H checks a receipt."""
+        report = questlog().audit(campaign_id(campaign))
+        return report.as_dict(receipt=query.get("head"))
+
+
+@blp.route("/house-rules")
+class HouseRules(MethodView):
+    @blp.arguments(schemas.HouseRulesQuery, location="query")
+    @blp.response(200, schemas.HouseRuleList)
+    def get(self, query: dict[str, Any]) -> Any:
+        """Every house rule of a game, with its default, allowed values and description."""
+        rules = book(query["game"]).rules
+        return {"game": query["game"], "rules": [r.describe() for _, r in sorted(rules.items())]}

@@ -1,0 +1,109 @@
+"""Dice routes: roll, read rolls with their proofs, set the client seed, rotate the server seed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from domain.campaign import Campaign
+from webapi import schemas
+from webapi.http import campaign_id, envelope, expected_version, idempotency, questlog, reply
+
+blp = Blueprint("dice", __name__, description="Verifiable server dice and reported dice.")
+
+APPEND_HEADERS = [
+    {"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}},
+    {"in": "header", "name": "If-Match", "schema": {"type": "string"}},
+]
+
+
+def appended(status: int, campaign: Campaign, body: dict[str, Any]) -> dict[str, Any]:
+    """An appending response: the body plus the new version and head hash (the receipt)."""
+    body = {**body, "version": campaign.version, "head_hash": campaign.head_hash}
+    return envelope(status, body, {"ETag": f'"{campaign.version}"'})
+
+
+def respond_roll(campaign: Campaign, record: dict[str, Any]) -> dict[str, Any]:
+    """The stored response of a roll."""
+    body = schemas.Roll().dump({**record, "verified": None})
+    return appended(201, campaign, body)
+
+
+def respond_dice(campaign: Campaign, _value: Any) -> dict[str, Any]:
+    """The stored response of a client-seed change or a rotation."""
+    body: dict[str, Any] = {"dice": schemas.DiceState().dump(campaign.view()["dice"])}
+    revealed = campaign.pending_events[-1] if campaign.pending_events else None
+    if isinstance(revealed, Campaign.SeedRotated):
+        body["revealed_seed"] = revealed.revealed_seed
+        body["revealed_commitment"] = revealed.revealed_commitment
+    return appended(200, campaign, body)
+
+
+@blp.route("/campaigns/<campaign>/rolls")
+class Rolls(MethodView):
+    @blp.arguments(schemas.RollCreate, example={"dice": "d20+3", "purpose": "investigate"})
+    @blp.response(201, schemas.Roll)
+    @blp.doc(parameters=APPEND_HEADERS)
+    def post(self, body: dict[str, Any], campaign: str) -> Any:
+        """Roll on the verifiable server dice, or record faces the player rolled by hand."""
+        outcome = questlog().roll(
+            campaign_id(campaign),
+            notation=body["dice"],
+            purpose=body["purpose"],
+            faces=body.get("faces"),
+            expected_version=expected_version(),
+            respond=respond_roll,
+            idempotency=idempotency(),
+        )
+        return reply(outcome)
+
+    @blp.arguments(schemas.PageQuery, location="query")
+    @blp.response(200, schemas.RollPage)
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """The campaign's rolls after ?after=V, each with its proof and verdict."""
+        items, next_after = questlog().rolls(
+            campaign_id(campaign), after=query["after"], limit=query["limit"]
+        )
+        return {"items": items, "next_after": next_after}
+
+
+@blp.route("/campaigns/<campaign>/rolls/<roll_id>")
+class RollResource(MethodView):
+    @blp.response(200, schemas.Roll)
+    def get(self, campaign: str, roll_id: str) -> Any:
+        """One roll with its proof; adds proof.server_seed and verified once the seed is out."""
+        return questlog().find_roll(campaign_id(campaign), roll_id)
+
+
+@blp.route("/campaigns/<campaign>/dice/client-seed")
+class ClientSeed(MethodView):
+    @blp.arguments(schemas.ClientSeedSet, example={"client_seed": "my lucky string"})
+    @blp.response(200, schemas.Appended)
+    @blp.doc(parameters=APPEND_HEADERS)
+    def post(self, body: dict[str, Any], campaign: str) -> Any:
+        """Set the client seed mixed into the server rolls that follow."""
+        outcome = questlog().set_client_seed(
+            campaign_id(campaign),
+            body["client_seed"],
+            expected_version=expected_version(),
+            respond=respond_dice,
+            idempotency=idempotency(),
+        )
+        return reply(outcome)
+
+
+@blp.route("/campaigns/<campaign>/dice/rotate")
+class Rotate(MethodView):
+    @blp.response(200, schemas.Appended)
+    @blp.doc(parameters=APPEND_HEADERS)
+    def post(self, campaign: str) -> Any:
+        """Reveal the current server seed and commit to a new one; the nonce restarts at 0."""
+        outcome = questlog().rotate_seed(
+            campaign_id(campaign),
+            expected_version=expected_version(),
+            respond=respond_dice,
+            idempotency=idempotency(),
+        )
+        return reply(outcome)

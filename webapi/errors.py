@@ -1,0 +1,112 @@
+"""The one place errors become HTTP: every error is application/problem+json (RFC 9457)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask, Response, json, request
+from werkzeug.exceptions import HTTPException
+
+from domain.errors import (
+    ConcurrencyConflict,
+    InvalidInput,
+    NotFound,
+    QuestlogError,
+    RuleViolation,
+    StaleVersion,
+)
+
+PROBLEM_JSON = "application/problem+json"
+log = logging.getLogger("questlog.api")
+
+
+def problem(
+    status: int,
+    title: str,
+    detail: str,
+    *,
+    slug: str,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> Response:
+    """A problem+json response."""
+    body = {
+        "type": f"urn:questlog:problem:{slug}",
+        "title": title,
+        "status": status,
+        "detail": detail,
+        "instance": request.path,
+        **extra,
+    }
+    response = Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def domain_problem(error: QuestlogError) -> Response:
+    """Map a domain error to its status: 404, 409 (with the rule), 412 or 422."""
+    if isinstance(error, NotFound):
+        return problem(404, "Not found", error.message, slug="not-found")
+    if isinstance(error, RuleViolation):
+        return problem(
+            409,
+            "Forbidden by a game rule",
+            error.reason,
+            slug="rule-violation",
+            rule=error.rule_id,
+        )
+    if isinstance(error, StaleVersion):
+        return problem(
+            412,
+            "Stale version",
+            error.message,
+            slug="stale-version",
+            headers={"ETag": f'"{error.actual}"'},
+            expected_version=error.expected,
+            current_version=error.actual,
+        )
+    if isinstance(error, InvalidInput):
+        return problem(422, "Invalid input", error.message, slug="invalid-input", errors=error.errors)
+    if isinstance(error, ConcurrencyConflict):
+        return problem(409, "Concurrent update", error.message, slug="concurrent-update")
+    return problem(400, "Bad request", error.message, slug="bad-request")
+
+
+def http_problem(error: HTTPException) -> Response:
+    """Map a werkzeug/webargs HTTP error, keeping webargs' per-field messages."""
+    status = error.code or 500
+    data = getattr(error, "data", None) or {}
+    messages = data.get("messages")
+    extra: dict[str, Any] = {}
+    detail = error.description or ""
+    if messages:
+        # webargs nests messages by location ("json", "query", ...): flatten to field names.
+        errors: dict[str, Any] = {}
+        for location, fields in messages.items():
+            if isinstance(fields, dict):
+                errors.update(fields)
+            else:
+                errors[location] = fields
+        extra["errors"] = errors
+        detail = "Invalid input: " + ", ".join(sorted(errors))
+    if status == 400 and "json" in extra.get("errors", {}):
+        detail = "The request body is not valid JSON."
+    if status == 413:
+        detail = "The request body is larger than this service accepts."
+    slug = (error.name or "error").lower().replace(" ", "-")
+    return problem(status, error.name or "Error", detail, slug=slug, **extra)
+
+
+def register(app: Flask) -> None:
+    """Install the handlers on the Flask app."""
+    app.register_error_handler(QuestlogError, domain_problem)
+    app.register_error_handler(HTTPException, http_problem)
+
+    @app.errorhandler(Exception)
+    def unexpected(error: Exception) -> Response:
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return problem(
+            500, "Internal error", "The server failed; nothing was stored.", slug="internal"
+        )

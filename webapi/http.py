@@ -1,0 +1,84 @@
+"""Request plumbing shared by the views: the app handle, If-Match, Idempotency-Key, replies."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+from uuid import UUID
+
+from flask import Response, current_app, request
+
+from domain.application import Idempotency, Outcome, Questlog
+from domain.errors import InvalidInput, NotFound
+
+MAX_IDEMPOTENCY_KEY = 200
+
+
+def questlog() -> Questlog:
+    """The application serving this request."""
+    app: Questlog = current_app.extensions["questlog"]
+    return app
+
+
+def campaign_id(text: str) -> UUID:
+    """Parse a campaign id from the path; anything but a UUID names no campaign."""
+    try:
+        return UUID(text)
+    except ValueError:
+        raise NotFound(f"{text!r} is not a campaign id (a UUID).") from None
+
+
+def expected_version() -> int | None:
+    """The version named by ``If-Match`` (an ETag such as "5"), if any."""
+    header = request.headers.get("If-Match")
+    if header is None:
+        return None
+    text = header.strip().removeprefix("W/").strip('"')
+    if not text.isdigit():
+        raise InvalidInput.field("If-Match", 'must be an ETag of a version, such as "5"')
+    return int(text)
+
+
+def idempotency() -> Idempotency | None:
+    """The ``Idempotency-Key`` of this request, scoped to its route, with a body fingerprint."""
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not key.strip() or len(key) > MAX_IDEMPOTENCY_KEY:
+        raise InvalidInput.field(
+            "Idempotency-Key", f"must be 1 to {MAX_IDEMPOTENCY_KEY} characters"
+        )
+    body: Any
+    try:
+        body = json.loads(request.get_data(cache=True) or b"null")
+    except ValueError:
+        body = request.get_data(cache=True).decode("utf-8", "replace")
+    material = json.dumps(
+        {"body": body, "if_match": request.headers.get("If-Match")},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return Idempotency(
+        scope=f"{request.method} {request.path}",
+        key=key,
+        fingerprint=hashlib.sha256(material.encode()).hexdigest(),
+    )
+
+
+def envelope(status: int, body: Any, headers: dict[str, str] | None = None) -> dict[str, Any]:
+    """What an appending view stores as its response (replayed as-is for a repeated key)."""
+    return {"status": status, "body": body, "headers": headers or {}}
+
+
+def reply(outcome: Outcome) -> Response:
+    """Turn a command's stored response into an HTTP response."""
+    stored = outcome.response
+    response = Response(
+        json.dumps(stored["body"]), status=stored["status"], mimetype="application/json"
+    )
+    for name, value in stored["headers"].items():
+        response.headers[name] = value
+    if outcome.replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return response
