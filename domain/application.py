@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import random
+import threading
+import time
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
@@ -70,6 +74,10 @@ class Questlog(Application):  # type: ignore[type-arg]
         with self.config.creation_lock():
             super().__init__(env=full_env)
         self._seeds: dict[str, str] = {}
+        self._locks: weakref.WeakValueDictionary[UUID, threading.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+        self._locks_guard = threading.Lock()
 
     @property
     def side_tables(self) -> SideTables:
@@ -185,7 +193,33 @@ class Questlog(Application):  # type: ignore[type-arg]
         seed_holder: dict[str, SeedRecord] | None = None,
     ) -> Outcome:
         """Load, decide, save; retry when a concurrent writer took the version first."""
-        for _attempt in range(COMMAND_ATTEMPTS):
+        with self._command_lock(campaign_id):
+            return self._execute(
+                campaign_id, decide, respond, expected_version, idempotency, seed_holder
+            )
+
+    def _command_lock(self, campaign_id: UUID) -> threading.Lock:
+        """One lock per campaign, so this process's commands on it never race each other."""
+        with self._locks_guard:
+            lock = self._locks.get(campaign_id)
+            if lock is None:
+                lock = threading.Lock()
+                self._locks[campaign_id] = lock
+            return lock
+
+    def _execute(
+        self,
+        campaign_id: UUID,
+        decide: Callable[[Campaign], Any],
+        respond: Respond | None,
+        expected_version: int | None,
+        idempotency: Idempotency | None,
+        seed_holder: dict[str, SeedRecord] | None,
+    ) -> Outcome:
+        # Another process may still take the version first: reload and decide again.
+        for attempt in range(COMMAND_ATTEMPTS):
+            if attempt:
+                time.sleep(random.uniform(0, 0.005 * 2**attempt))  # noqa: S311 (backoff jitter)
             replay = self._replayed(idempotency)
             if replay is not None:
                 return replay
@@ -364,3 +398,7 @@ def _check_text(field: str, value: str, max_length: int, *, allow_empty: bool = 
         raise InvalidInput.field(field, "must not be empty")
     if len(value) > max_length:
         raise InvalidInput.field(field, f"must be at most {max_length} characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput.field(field, "must be valid Unicode text (no lone surrogates)") from None

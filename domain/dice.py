@@ -217,6 +217,17 @@ def _check_sides(sides: Sequence[int]) -> list[int]:
     return checked
 
 
+def _check_client_seed_and_nonce(client_seed: str, nonce: int) -> None:
+    if not isinstance(client_seed, str):
+        raise ValueError("the client seed is a string")
+    try:
+        client_seed.encode()
+    except UnicodeEncodeError:
+        raise ValueError("the client seed must be valid UTF-8 text (no lone surrogates)") from None
+    if isinstance(nonce, bool) or not isinstance(nonce, int) or nonce < 0:
+        raise ValueError(f"the nonce is a whole number >= 0, not {nonce!r}")
+
+
 def _words(key: bytes, client_seed: str, nonce: int) -> Iterator[int]:
     block = 0
     while True:
@@ -230,10 +241,7 @@ def derive_faces(
 ) -> list[int]:
     """The faces of one server roll, by the public algorithm (HMAC-SHA256 stream, rejection)."""
     key = _seed_bytes(server_seed_hex)
-    if not isinstance(client_seed, str):
-        raise ValueError("the client seed is a string")
-    if isinstance(nonce, bool) or not isinstance(nonce, int) or nonce < 0:
-        raise ValueError(f"the nonce is a whole number >= 0, not {nonce!r}")
+    _check_client_seed_and_nonce(client_seed, nonce)
     words = _words(key, client_seed, nonce)
     faces = []
     for n in _check_sides(sides):
@@ -263,10 +271,7 @@ class ServerDice:
     """The verifiable dice source: draws from one seed and client seed, one nonce per roll."""
 
     def __init__(self, server_seed_hex: str, client_seed: str, nonce: int) -> None:
-        if not isinstance(client_seed, str):
-            raise ValueError("the client seed is a string")
-        if isinstance(nonce, bool) or not isinstance(nonce, int) or nonce < 0:
-            raise ValueError(f"the nonce is a whole number >= 0, not {nonce!r}")
+        _check_client_seed_and_nonce(client_seed, nonce)
         self.__seed = server_seed_hex
         self._commitment = commitment_of(server_seed_hex)
         self._client_seed = client_seed
