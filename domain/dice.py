@@ -314,12 +314,22 @@ class ServerDice:
 class ScriptedDice:
     """A dice source for tests: hands out the given faces in order and checks each fits its die."""
 
-    def __init__(self, faces: Iterable[int], source: str = "server") -> None:
+    def __init__(
+        self,
+        faces: Iterable[int],
+        source: str = "server",
+        *,
+        commitment: str = "scripted",
+        client_seed: str = "scripted",
+        nonce: int = 0,
+    ) -> None:
         if source not in ("server", "reported"):
             raise ValueError(f"source is 'server' or 'reported', not {source!r}")
         self._faces = list(faces)
         self._source = source
-        self._draws = 0
+        self._draws = nonce
+        self.commitment = commitment
+        self.client_seed = client_seed
 
     @property
     def remaining(self) -> int:
@@ -341,7 +351,11 @@ class ScriptedDice:
         del self._faces[: len(wanted)]
         proof = None
         if self._source == "server":
-            proof = {"commitment": "scripted", "client_seed": "scripted", "nonce": self._draws}
+            proof = {
+                "commitment": self.commitment,
+                "client_seed": self.client_seed,
+                "nonce": self._draws,
+            }
         self._draws += 1
         return Draw(faces=faces, source=self._source, proof=proof)
 
