@@ -1,0 +1,118 @@
+"""The questlog command: a real waitress server process, demo, and verify (also on a tampered file)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+QUESTLOG = [sys.executable, "-c", "from webapi.cli import main; main()"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def run(args: list[str], db: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "QUESTLOG_DB": str(db)}
+    env.pop("QUESTLOG_DATABASE_URL", None)
+    return subprocess.run(
+        QUESTLOG + args, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def request(port: int, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    payload = None if body is None else json.dumps(body)
+    conn.request(method, path, body=payload, headers={"Content-Type": "application/json"})
+    response = conn.getresponse()
+    data = json.loads(response.read() or b"null")
+    conn.close()
+    return response.status, data
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Any:
+    port = free_port()
+    env = {**os.environ, "QUESTLOG_DB": str(tmp_path / "served.db")}
+    env.pop("QUESTLOG_DATABASE_URL", None)
+    process = subprocess.Popen(
+        [*QUESTLOG, "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        process.kill()
+        pytest.fail("questlog serve did not start")
+    yield port
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def test_serve_runs_the_api_under_waitress(server: int) -> None:
+    status, campaign = request(server, "POST", "/campaigns", {"game": "calendar-board", "name": "m"})
+    assert status == 201
+    status, roll = request(server, "POST", f"/campaigns/{campaign['id']}/rolls", {"dice": "d20"})
+    assert status == 201
+    assert roll["head_hash"]
+    status, problem = request(server, "POST", f"/campaigns/{campaign['id']}/rolls", {"dice": "d7"})
+    assert status == 422
+    assert problem["errors"]["dice"]
+    status, document = request(server, "GET", "/openapi.json")
+    assert status == 200
+    assert "/campaigns/{campaign}/rolls" in document["paths"]
+
+
+def test_demo_then_verify(tmp_path: Path) -> None:
+    db = tmp_path / "demo.db"
+    demo = run(["demo", "--rolls", "12"], db)
+    assert demo.returncode == 0, demo.stdout + demo.stderr
+    assert "questlog verify" in demo.stdout
+    campaign_id = demo.stdout.split("questlog verify ")[1].split()[0]
+    verified = run(["verify", campaign_id], db)
+    assert verified.returncode == 0, verified.stdout
+    assert "OK" in verified.stdout
+
+
+def test_verify_fails_on_a_tampered_file_and_names_the_version(tmp_path: Path) -> None:
+    db = tmp_path / "tampered.db"
+    demo = run(["demo", "--rolls", "5"], db)
+    campaign_id = demo.stdout.split("questlog verify ")[1].split()[0]
+    with sqlite3.connect(db) as conn:
+        (state,) = conn.execute(
+            "SELECT state FROM stored_events WHERE originator_version = 3"
+        ).fetchone()
+        edited = state.replace(b'"purpose":"demo roll 2"', b'"purpose":"demo roll X"')
+        assert edited != state
+        conn.execute(
+            "UPDATE stored_events SET state = ? WHERE originator_version = 3", (edited,)
+        )
+    verified = run(["verify", campaign_id], db)
+    assert verified.returncode == 1
+    assert "version 3" in verified.stdout
+
+
+def test_verify_refuses_bad_ids(tmp_path: Path) -> None:
+    assert run(["verify", "not-a-uuid"], tmp_path / "x.db").returncode == 2
+    missing = run(["verify", "00000000-0000-4000-8000-000000000000"], tmp_path / "x.db")
+    assert missing.returncode == 2
+    assert "does not exist" in missing.stdout
