@@ -8,13 +8,15 @@ from flask import Flask
 from flask_smorest import Api
 
 from domain.application import Questlog
-from webapi import campaigns, dice, errors
+from webapi import campaigns, dice, errors, schemas
 
 MAX_BODY_BYTES = 1024 * 1024
 
 
 class QuestlogApi(Api):
     """flask-smorest's Api with errors rendered by ``webapi.errors`` (problem+json)."""
+
+    ERROR_SCHEMA = schemas.Problem
 
     def _register_error_handlers(self) -> None:
         """Leave error handling to ``webapi.errors.register``."""

@@ -193,3 +193,15 @@ class HouseRule(Schema):
 class HouseRuleList(Schema):
     game = fields.String()
     rules = fields.List(fields.Nested(HouseRule))
+
+
+class Problem(Schema):
+    """An RFC 9457 problem: every error response has this shape."""
+
+    type = fields.String(metadata={"example": "urn:questlog:problem:invalid-input"})
+    title = fields.String()
+    status = fields.Integer()
+    detail = fields.String()
+    instance = fields.String()
+    errors = fields.Dict(metadata={"description": "422: field name → list of messages"})
+    rule = fields.String(metadata={"description": "409: the rule ID that forbids the command"})
