@@ -33,7 +33,7 @@ COMMAND_ATTEMPTS = 8
 
 @dataclass(frozen=True)
 class Idempotency:
-    """An ``Idempotency-Key``: its scope (route and caller), the key and the request's fingerprint."""
+    """An ``Idempotency-Key``: its scope (route and caller), key and request fingerprint."""
 
     scope: str
     key: str
@@ -219,7 +219,7 @@ class Questlog(Application):  # type: ignore[type-arg]
         # Another process may still take the version first: reload and decide again.
         for attempt in range(COMMAND_ATTEMPTS):
             if attempt:
-                time.sleep(random.uniform(0, 0.005 * 2**attempt))  # noqa: S311 (backoff jitter)
+                time.sleep(random.uniform(0, 0.005 * 2**attempt))
             replay = self._replayed(idempotency)
             if replay is not None:
                 return replay
@@ -304,7 +304,7 @@ class Questlog(Application):  # type: ignore[type-arg]
         if version is not None and version < 1:
             raise InvalidInput.field("version", "must be 1 or more")
         try:
-            campaign = self.repository.get(campaign_id, version=version)
+            campaign: Any = self.repository.get(campaign_id, version=version)
         except AggregateNotFoundError:
             raise NotFound(f"Campaign {campaign_id} does not exist.") from None
         if not isinstance(campaign, Campaign):

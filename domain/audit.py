@@ -1,4 +1,4 @@
-"""Re-checking a campaign's log: the hash chain, every stored byte, and every revealed server roll."""
+"""Re-checking a campaign's log: the hash chain, every stored byte, every revealed server roll."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from domain.dice import commitment_of, derive_faces
 
 
 def roll_verdict(record: Mapping[str, Any], revealed: Mapping[str, str]) -> bool | None:
-    """True if a server roll re-derives from its revealed seed, False if not, None while secret."""
+    """True if a server roll re-derives from its revealed seed, False if not, None if secret."""
     proof = record.get("proof")
     if record.get("source") != "server" or not isinstance(proof, Mapping):
         return None
@@ -30,7 +30,7 @@ def roll_verdict(record: Mapping[str, Any], revealed: Mapping[str, str]) -> bool
 
 @dataclass
 class AuditReport:
-    """What an audit found: chain integrity, the first bad version, and the verdict on every roll."""
+    """What an audit found: chain integrity, the first bad version, the verdict on each roll."""
 
     chain_ok: bool = True
     first_bad_version: int | None = None
@@ -62,7 +62,7 @@ class AuditReport:
         return self.chain_ok and self.rolls["failed"] == 0
 
     def as_dict(self, receipt: str | None = None) -> dict[str, Any]:
-        """The report as JSON; with a receipt (a head hash a client kept), whether it is still in the chain."""
+        """The report as JSON; given a receipt (a kept head hash), whether it is in the chain."""
         result: dict[str, Any] = {
             "ok": self.ok,
             "chain_ok": self.chain_ok,

@@ -1,4 +1,4 @@
-"""The hash chain: a canonical serialisation of each event and the SHA-256 that links it to the last.
+"""The hash chain: a canonical serialisation of each event, and the SHA-256 linking it to the last.
 
 An event's hash covers everything stored about it. The canonical form is the JSON object
 

@@ -1,4 +1,4 @@
-"""House rules: every documented default is data, overridable per campaign (QC-01, rules.md Part C)."""
+"""House rules: each documented default is data, overridable per campaign (QC-01, rules Part C)."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ class HouseRuleBook:
             self.rules[rule.key] = rule
 
     def resolve(self, overrides: Mapping[str, Any] | None) -> dict[str, Any]:
-        """The full set in force: defaults, then the overrides; refuses unknown keys and bad values."""
+        """The full set in force: defaults, then overrides; refuses unknown keys and bad values."""
         overrides = overrides or {}
         errors: dict[str, list[str]] = {}
         for key, value in overrides.items():

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from eventsourcing.postgres import SQL, PostgresApplicationRecorder
+from eventsourcing import postgres as es_postgres
+from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 SEEDS_TABLE = "questlog_seeds"
@@ -136,7 +137,8 @@ class PostgresRecorder(SideTables, PostgresApplicationRecorder):
 
     def __init__(self, datastore: Any, **kwargs: Any) -> None:
         super().__init__(datastore, **kwargs)
-        self.sql_create_statements.extend(SQL(s) for s in self.side_table_statements())  # type: ignore[arg-type]
+        sql: Any = es_postgres.SQL  # type: ignore[attr-defined]  # psycopg's, via eventsourcing
+        self.sql_create_statements.extend(sql(s) for s in self.side_table_statements())
 
     def _table(self, name: str) -> str:
         return f'"{self.datastore.schema}".{name}'

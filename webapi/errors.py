@@ -68,7 +68,9 @@ def domain_problem(error: QuestlogError) -> Response:
             current_version=error.actual,
         )
     if isinstance(error, InvalidInput):
-        return problem(422, "Invalid input", error.message, slug="invalid-input", errors=error.errors)
+        return problem(
+            422, "Invalid input", error.message, slug="invalid-input", errors=error.errors
+        )
     if isinstance(error, ConcurrencyConflict):
         return problem(409, "Concurrent update", error.message, slug="concurrent-update")
     return problem(400, "Bad request", error.message, slug="bad-request")

@@ -1,4 +1,4 @@
-"""The questlog command: a real waitress server process, demo, and verify (also on a tampered file)."""
+"""The questlog command: a real waitress server, demo, and verify (also on a tampered file)."""
 
 from __future__ import annotations
 
@@ -69,7 +69,9 @@ def server(tmp_path: Path) -> Any:
 
 
 def test_serve_runs_the_api_under_waitress(server: int) -> None:
-    status, campaign = request(server, "POST", "/campaigns", {"game": "calendar-board", "name": "m"})
+    status, campaign = request(
+        server, "POST", "/campaigns", {"game": "calendar-board", "name": "m"}
+    )
     assert status == 201
     status, roll = request(server, "POST", f"/campaigns/{campaign['id']}/rolls", {"dice": "d20"})
     assert status == 201
@@ -103,9 +105,7 @@ def test_verify_fails_on_a_tampered_file_and_names_the_version(tmp_path: Path) -
         ).fetchone()
         edited = state.replace(b'"purpose":"demo roll 2"', b'"purpose":"demo roll X"')
         assert edited != state
-        conn.execute(
-            "UPDATE stored_events SET state = ? WHERE originator_version = 3", (edited,)
-        )
+        conn.execute("UPDATE stored_events SET state = ? WHERE originator_version = 3", (edited,))
     verified = run(["verify", campaign_id], db)
     assert verified.returncode == 1
     assert "version 3" in verified.stdout

@@ -171,7 +171,9 @@ def test_stale_if_match_is_412_and_stores_nothing(
         assert response.status_code == 412, path
         assert response.json["current_version"] == 2
     assert stored_state(client, cid) == before
-    fresh = client.post(f"/campaigns/{cid}/rolls", json={"dice": "d20"}, headers={"If-Match": '"2"'})
+    fresh = client.post(
+        f"/campaigns/{cid}/rolls", json={"dice": "d20"}, headers={"If-Match": '"2"'}
+    )
     assert fresh.status_code == 201
 
 

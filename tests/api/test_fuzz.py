@@ -1,4 +1,4 @@
-"""Generated requests: schemathesis over the OpenAPI document, and Hypothesis bodies on live routes."""
+"""Generated requests: schemathesis over the OpenAPI document, Hypothesis bodies on live routes."""
 
 from __future__ import annotations
 
@@ -30,7 +30,9 @@ def test_random_roll_bodies_never_get_a_5xx(
 
 
 @given(
-    body=st.dictionaries(st.sampled_from(["game", "name", "house_rules", "client_seed"]), json_values)
+    body=st.dictionaries(
+        st.sampled_from(["game", "name", "house_rules", "client_seed"]), json_values
+    )
 )
 @settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_random_campaign_bodies_never_get_a_5xx(client: FlaskClient, body: dict[str, Any]) -> None:
