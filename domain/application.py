@@ -18,6 +18,7 @@ from domain import dice as dicelib
 from domain.audit import AuditReport, audit_stream, roll_verdict
 from domain.campaign import Campaign
 from domain.errors import ConcurrencyConflict, InvalidInput, NotFound, StaleVersion
+from domain.games import rules_for
 from domain.house_rules import book
 from domain.store import IdempotencyRecord, SeedRecord, SideTables, StoreConfig
 
@@ -29,6 +30,7 @@ MAX_PURPOSE_LENGTH = 500
 MAX_NAME_LENGTH = 200
 MAX_CLIENT_SEED_LENGTH = 128
 COMMAND_ATTEMPTS = 8
+MAX_VERSION = 2**62
 
 
 @dataclass(frozen=True)
@@ -49,15 +51,36 @@ class Outcome:
 
 
 class ReportedDice:
-    """Faces the player rolled by hand, checked against the dice they claim to be (QC-08, QC-09)."""
+    """Faces the player rolled by hand, used in draw order across a command's rolls (QC-08/09)."""
 
     def __init__(self, faces: Sequence[object]) -> None:
+        if not isinstance(faces, list):
+            raise InvalidInput.field("faces", "must be a list of faces")
         self.faces = list(faces)
+        self.used = 0
 
     def draw(self, sides: Sequence[int]) -> dicelib.Draw:
-        """Read the reported faces for these dice; one call uses them all."""
-        read = dicelib.read_reported_faces(sides, self.faces)
+        """Read the next reported faces for these dice."""
+        wanted = list(sides)
+        remaining = self.faces[self.used :]
+        if len(remaining) < len(wanted):
+            dice = "+".join(f"d{n}" for n in wanted)
+            raise InvalidInput.field(
+                "faces",
+                f"not enough faces: the next roll needs {len(wanted)} ({dice}), "
+                f"{len(remaining)} left after the {self.used} already used",
+            )
+        read = dicelib.read_reported_faces(wanted, remaining[: len(wanted)])
+        self.used += len(wanted)
         return dicelib.Draw(faces=read, source="reported", proof=None)
+
+    def check_all_used(self) -> None:
+        """Refuse faces the command never needed."""
+        extra = len(self.faces) - self.used
+        if extra:
+            raise InvalidInput.field(
+                "faces", f"{extra} face(s) left over: this command used {self.used}"
+            )
 
 
 class Questlog(Application):  # type: ignore[type-arg]
@@ -95,12 +118,14 @@ class Questlog(Application):  # type: ignore[type-arg]
         name: str,
         house_rules: dict[str, Any] | None = None,
         client_seed: str | None = None,
+        setup: dict[str, Any] | None = None,
         origin: dict[str, Any] | None = None,
         respond: Respond | None = None,
         idempotency: Idempotency | None = None,
     ) -> Outcome:
-        """Start a campaign with its house rules and a fresh, committed server seed."""
+        """Start a campaign with its house rules, its game's setup and a committed server seed."""
         rules = book(game).resolve(house_rules)
+        state = rules_for(game).initial_state(setup or {}, rules)
         _check_text("name", name, MAX_NAME_LENGTH)
         if client_seed is not None:
             _check_text("client_seed", client_seed, MAX_CLIENT_SEED_LENGTH)
@@ -117,6 +142,7 @@ class Questlog(Application):  # type: ignore[type-arg]
             commitment=dicelib.commitment_of(seed),
             client_seed=client_seed or dicelib.new_client_seed(),
             origin=origin,
+            state=state,
         )
         seed_record = SeedRecord(str(campaign_id), dicelib.commitment_of(seed), seed)
         return self._save(campaign, None, respond, idempotency, seed=seed_record)
@@ -137,8 +163,37 @@ class Questlog(Application):  # type: ignore[type-arg]
         _check_text("purpose", purpose, MAX_PURPOSE_LENGTH, allow_empty=True)
 
         def decide(campaign: Campaign) -> dict[str, Any]:
-            source = ReportedDice(faces) if faces is not None else self.server_dice(campaign)
-            return campaign.roll(expression, purpose, source)
+            if faces is None:
+                return campaign.roll(expression, purpose, self.server_dice(campaign))
+            reported = ReportedDice(faces)
+            record = campaign.roll(expression, purpose, reported)
+            reported.check_all_used()
+            return record
+
+        return self.execute(campaign_id, decide, respond, expected_version, idempotency)
+
+    def command(
+        self,
+        campaign_id: UUID,
+        body: dict[str, Any],
+        *,
+        expected_version: int | None = None,
+        respond: Respond | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Outcome:
+        """Run a game command (``body["type"]``); faces in ``body["faces"]`` are hand-rolled."""
+        if not isinstance(body, dict):
+            raise InvalidInput.field("command", "must be a JSON object")
+
+        def decide(campaign: Campaign) -> list[Any]:
+            game = rules_for(campaign.game)
+            faces = body.get("faces")
+            if faces is None:
+                return campaign.run_command(game, body, self.server_dice(campaign))
+            reported = ReportedDice(faces)
+            events = campaign.run_command(game, body, reported)
+            reported.check_all_used()
+            return events
 
         return self.execute(campaign_id, decide, respond, expected_version, idempotency)
 
@@ -301,8 +356,8 @@ class Questlog(Application):  # type: ignore[type-arg]
 
     def campaign(self, campaign_id: UUID, version: int | None = None) -> Campaign:
         """The campaign now, or as it was at ``version``."""
-        if version is not None and version < 1:
-            raise InvalidInput.field("version", "must be 1 or more")
+        if version is not None and not 1 <= version <= MAX_VERSION:
+            raise InvalidInput.field("version", f"must be from 1 to {MAX_VERSION}")
         try:
             campaign: Any = self.repository.get(campaign_id, version=version)
         except AggregateNotFoundError:

@@ -7,16 +7,18 @@ stream is tamper-evident from the first event on.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from copy import deepcopy
 from datetime import datetime
 from typing import Any, ClassVar
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate
-from eventsourcing.utils import get_topic
+from eventsourcing.utils import get_topic, register_topic
 
-from domain import chain
-from domain.dice import DiceExpression, DiceSource, evaluate
+from domain import chain, patch
+from domain.dice import DiceExpression, DiceSource, Draw
+from domain.engine import Context, GameRules
 from domain.errors import RuleViolation
 
 
@@ -31,6 +33,7 @@ class Campaign(Aggregate):
     dice: dict[str, Any]
     origin: dict[str, Any] | None
     head_hash: str
+    state: dict[str, Any]
 
     class Event(Aggregate.Event):
         """Base of every campaign event: it carries the chain fields."""
@@ -57,8 +60,10 @@ class Campaign(Aggregate):
         commitment: str
         client_seed: str
         origin: dict[str, Any] | None
+        state: dict[str, Any]
 
         def assign(self, campaign: Campaign) -> None:
+            campaign.state = deepcopy(self.state)
             campaign.game = self.game
             campaign.name = self.name
             campaign.house_rules = dict(self.house_rules)
@@ -129,6 +134,7 @@ class Campaign(Aggregate):
         commitment: str,
         client_seed: str,
         origin: dict[str, Any] | None = None,
+        state: dict[str, Any] | None = None,
     ) -> Campaign:
         """Start a campaign whose rules and dice commitment are fixed in its first event."""
         data = {
@@ -139,6 +145,7 @@ class Campaign(Aggregate):
             "commitment": commitment,
             "client_seed": client_seed,
             "origin": origin,
+            "state": state or {},
         }
         timestamp = cls.Created.create_timestamp()
         digest = chain.event_hash(
@@ -190,14 +197,46 @@ class Campaign(Aggregate):
 
     def roll(self, expression: DiceExpression, purpose: str, dice: DiceSource) -> dict[str, Any]:
         """Roll dice for a purpose and record faces, total and proof; returns the roll record."""
-        tray = self.tray(dice)
-        record = tray.roll(expression, purpose)
-        self.trigger_event(self.DiceRolled, purpose=purpose, rolls=tray.records, **tray.counters())
-        return record
+        context = Context({}, self.house_rules, self.checked_dice(dice))
+        context.roll(expression.notation, purpose)
+        rolls = self._stamp(context.close_rolls())
+        self.trigger_event(self.DiceRolled, purpose=purpose, rolls=rolls, **self._counters(rolls))
+        return rolls[0]
 
-    def tray(self, dice: DiceSource) -> DiceTray:
-        """A tray that makes this command's rolls, checked against the campaign's dice mode."""
-        return DiceTray(self, dice)
+    def run_command(self, game: GameRules, command: dict[str, Any], dice: DiceSource) -> list[Any]:
+        """Decide a game command and record the events it emitted; returns them."""
+        emitted = game.run(self.state, self.house_rules, command, self.checked_dice(dice))
+        recorded = []
+        for pending in emitted:
+            rolls = self._stamp(pending.rolls)
+            self.trigger_event(
+                game_event_class(game.game, pending.event_type),
+                command=dict(command),
+                details=pending.details,
+                rolls=rolls,
+                effects=pending.effects,
+                **self._counters(rolls),
+            )
+            recorded.append(self.pending_events[-1])
+        return recorded
+
+    def checked_dice(self, dice: DiceSource) -> DiceSource:
+        """The dice source, held to the campaign's dice mode and current commitment."""
+        return CheckedDice(self, dice)
+
+    def _stamp(self, rolls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        version = self.version + 1
+        return [
+            {"roll_id": f"{version}-{n}", "version": version, **record}
+            for n, record in enumerate(rolls, start=1)
+        ]
+
+    def _counters(self, rolls: list[dict[str, Any]]) -> dict[str, int]:
+        nonces = [r["proof"]["nonce"] for r in rolls if "proof" in r]
+        return {
+            "next_nonce": max(nonces) + 1 if nonces else self.dice["nonce"],
+            "roll_count": self.dice["rolls"] + len(rolls),
+        }
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -212,51 +251,61 @@ class Campaign(Aggregate):
                 "revealed_seeds": dict(self.dice["revealed"]),
             },
             "rolls": {"count": self.dice["rolls"]},
+            "game": deepcopy(self.state),
         }
 
 
-class DiceTray:
-    """Makes the rolls of one command, numbering them and keeping the dice stream moving."""
+class GameEvent(Campaign.Event):
+    """Base of every game event: the command, what happened, its rolls and the state patch."""
+
+    command: dict[str, Any]
+    details: dict[str, Any]
+    rolls: list[dict[str, Any]]
+    effects: list[dict[str, Any]]
+    next_nonce: int
+    roll_count: int
+
+    def assign(self, campaign: Campaign) -> None:
+        campaign.state = patch.apply(campaign.state, self.effects)
+        campaign.dice["nonce"] = self.next_nonce
+        campaign.dice["rolls"] = self.roll_count
+
+
+class CheckedDice:
+    """A dice source held to the campaign's ``dice_mode`` house rule and current commitment."""
 
     def __init__(self, campaign: Campaign, dice: DiceSource) -> None:
         self.campaign = campaign
         self.dice = dice
-        self.version = campaign.version + 1
-        self.records: list[dict[str, Any]] = []
-        self.next_nonce: int = campaign.dice["nonce"]
 
-    def roll(self, expression: DiceExpression, purpose: str) -> dict[str, Any]:
-        """Draw the dice of one expression and record the outcome."""
-        draw = self.dice.draw(expression.sides)
+    def draw(self, sides: Sequence[int]) -> Draw:
+        """Draw, refusing dice the campaign does not accept."""
+        draw = self.dice.draw(sides)
         mode = self.campaign.house_rules.get("dice_mode", "either")
         if mode != "either" and draw.source != mode:
             raise RuleViolation(
                 "house_rules.dice_mode",
                 f"this campaign takes only {mode} dice, not {draw.source} dice",
             )
-        if draw.proof is not None:
-            if draw.proof["commitment"] != self.campaign.dice["commitment"]:
-                raise ValueError("dice source is not on the campaign's current commitment")
-            self.next_nonce = int(draw.proof["nonce"]) + 1
-        outcome = evaluate(expression, draw.faces)
-        record: dict[str, Any] = {
-            "roll_id": f"{self.version}-{len(self.records) + 1}",
-            "version": self.version,
-            "purpose": purpose,
-            "notation": expression.notation,
-            "dice": outcome.dice,
-            "modifier": outcome.modifier,
-            "total": outcome.total,
-            "source": draw.source,
-        }
-        if draw.proof is not None:
-            record["proof"] = dict(draw.proof)
-        self.records.append(record)
-        return record
+        if draw.proof is not None and draw.proof["commitment"] != self.campaign.dice["commitment"]:
+            raise ValueError("dice source is not on the campaign's current commitment")
+        return draw
 
-    def counters(self) -> dict[str, int]:
-        """The dice stream's counters after this command's rolls."""
-        return {
-            "next_nonce": self.next_nonce,
-            "roll_count": self.campaign.dice["rolls"] + len(self.records),
-        }
+
+_GAME_EVENT_CLASSES: dict[str, type[GameEvent]] = {}
+
+
+def game_event_class(game: str, event_type: str) -> type[GameEvent]:
+    """The event class of a game event type, with a stable topic such as ``qc.TraitChecked``."""
+    prefix = {"quest-calendar": "qc", "calendar-board": "cb"}[game]
+    topic = f"{prefix}.{event_type}"
+    cls = _GAME_EVENT_CLASSES.get(topic)
+    if cls is None:
+        cls = type(
+            event_type,
+            (GameEvent,),
+            {"TOPIC": topic, "__module__": __name__, "__qualname__": f"Campaign.{event_type}"},
+        )
+        register_topic(topic, cls)
+        _GAME_EVENT_CLASSES[topic] = cls
+    return cls

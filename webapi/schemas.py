@@ -6,6 +6,8 @@ from marshmallow import Schema, fields, validate
 
 from domain.house_rules import GAMES
 
+MAX_POSITION = 2**62
+
 
 class CampaignCreate(Schema):
     game = fields.String(
@@ -61,12 +63,13 @@ class CampaignPage(Schema):
 
 class CampaignQuery(Schema):
     version = fields.Integer(
-        validate=validate.Range(min=1), metadata={"description": "Show the state at this version."}
+        validate=validate.Range(min=1, max=MAX_POSITION),
+        metadata={"description": "Show the state at this version."},
     )
 
 
 class PageQuery(Schema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_POSITION))
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=1000))
 
 

@@ -1,0 +1,257 @@
+"""The game-command engine: validated arguments, a working state, and the events a command emits.
+
+A game module registers commands on a ``GameRules``. A handler reads its ``Args`` (every error names
+the field), rolls through ``Context.roll``, changes ``Context.state`` (a working copy) and calls
+``Context.emit`` at each past-tense event boundary. The aggregate then records one event per
+``emit`` with the JSON Patch of what changed, so applying an event never decides anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from copy import deepcopy
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from domain import patch
+from domain.dice import DiceSource, evaluate, parse
+from domain.errors import InvalidInput, RuleViolation
+
+_MISSING: Any = object()
+
+
+class Args:
+    """A command's arguments, read with checks; unknown keys are refused at the end."""
+
+    RESERVED = frozenset({"type", "faces"})
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        if not isinstance(raw, Mapping):
+            raise InvalidInput.field("command", "must be a JSON object")
+        self.raw = dict(raw)
+        self.used: set[str] = set(self.RESERVED)
+
+    def _get(self, name: str, default: Any) -> Any:
+        self.used.add(name)
+        if name not in self.raw or self.raw[name] is None:
+            if default is _MISSING:
+                raise InvalidInput.field(name, "is required")
+            return default
+        return self.raw[name]
+
+    def int(
+        self,
+        name: str,
+        default: Any = _MISSING,
+        *,
+        minimum: int | None = None,
+        maximum: int | None = None,
+    ) -> Any:
+        """An integer within bounds."""
+        value = self._get(name, default)
+        if value is default:
+            return value
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InvalidInput.field(name, "must be an integer")
+        if minimum is not None and value < minimum:
+            raise InvalidInput.field(name, f"must be at least {minimum}")
+        if maximum is not None and value > maximum:
+            raise InvalidInput.field(name, f"must be at most {maximum}")
+        return value
+
+    def str(
+        self,
+        name: str,
+        default: Any = _MISSING,
+        *,
+        choices: Iterable[str] | None = None,
+        max_length: int = 200,
+    ) -> Any:
+        """A string, optionally one of ``choices``."""
+        value = self._get(name, default)
+        if value is default:
+            return value
+        if not isinstance(value, str):
+            raise InvalidInput.field(name, "must be a string")
+        if len(value) > max_length:
+            raise InvalidInput.field(name, f"must be at most {max_length} characters")
+        if choices is not None:
+            allowed = list(choices)
+            if value not in allowed:
+                raise InvalidInput.field(name, f"must be one of {', '.join(allowed)}")
+        return value
+
+    def bool(self, name: str, default: Any = _MISSING) -> Any:
+        """true or false."""
+        value = self._get(name, default)
+        if value is not default and not isinstance(value, bool):
+            raise InvalidInput.field(name, "must be true or false")
+        return value
+
+    def list(self, name: str, default: Any = _MISSING, *, max_items: int = 100) -> Any:
+        """A JSON list."""
+        value = self._get(name, default)
+        if value is default:
+            return value
+        if not isinstance(value, list):
+            raise InvalidInput.field(name, "must be a list")
+        if len(value) > max_items:
+            raise InvalidInput.field(name, f"must have at most {max_items} items")
+        return value
+
+    def dict(self, name: str, default: Any = _MISSING) -> Any:
+        """A JSON object."""
+        value = self._get(name, default)
+        if value is not default and not isinstance(value, dict):
+            raise InvalidInput.field(name, "must be an object")
+        return value
+
+    def finish(self) -> None:
+        """Refuse keys no handler read."""
+        unknown = sorted(set(self.raw) - self.used)
+        if unknown:
+            raise InvalidInput({k: ["unknown field for this command"] for k in unknown})
+
+
+@dataclass
+class PendingEvent:
+    """One event a command emitted: its type, details, the rolls it made and what it changed."""
+
+    event_type: str
+    details: dict[str, Any]
+    rolls: list[dict[str, Any]]
+    effects: list[dict[str, Any]]
+
+
+class Context:
+    """What a command handler works with: the state to change, the house rules, the dice."""
+
+    def __init__(
+        self, state: Mapping[str, Any], house_rules: Mapping[str, Any], dice: DiceSource
+    ) -> None:
+        self.state: dict[str, Any] = deepcopy(dict(state))
+        self.house = dict(house_rules)
+        self.dice = dice
+        self.events: list[PendingEvent] = []
+        self._mark = deepcopy(self.state)
+        self._rolls: list[dict[str, Any]] = []
+
+    def roll(self, notation: str, purpose: str) -> dict[str, Any]:
+        """Roll dice now; the record (faces, total, source, proof) goes into the next event."""
+        expression = parse(notation)
+        draw = self.dice.draw(expression.sides)
+        outcome = evaluate(expression, draw.faces)
+        record: dict[str, Any] = {
+            "purpose": purpose,
+            "notation": expression.notation,
+            "dice": outcome.dice,
+            "modifier": outcome.modifier,
+            "total": outcome.total,
+            "source": draw.source,
+        }
+        if draw.proof is not None:
+            record["proof"] = dict(draw.proof)
+        self._rolls.append(record)
+        return record
+
+    def refuse(self, rule_id: str, message: str) -> NoReturn:
+        """Stop the command: a rule forbids it (nothing is stored)."""
+        raise RuleViolation(rule_id, message)
+
+    def emit(self, event_type: str, **details: Any) -> None:
+        """Close a past-tense event: what happened, its rolls, and the patch of what changed."""
+        effects = patch.diff(self._mark, self.state)
+        self.events.append(PendingEvent(event_type, details, self._rolls, effects))
+        self._mark = deepcopy(self.state)
+        self._rolls = []
+
+    def close_rolls(self) -> list[dict[str, Any]]:
+        """The rolls made so far, for a command that records dice alone."""
+        rolls, self._rolls = self._rolls, []
+        return rolls
+
+    def close(self) -> list[PendingEvent]:
+        """The emitted events; a change or roll left outside any event is a programming error."""
+        if self._rolls or patch.diff(self._mark, self.state):
+            raise RuntimeError("a command changed state or rolled dice without emitting an event")
+        return self.events
+
+
+Handler = Callable[[Context, Args], None]
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """One command of a game: its handler, summary, example body and the rules it applies."""
+
+    name: str
+    handler: Handler
+    summary: str
+    example: dict[str, Any]
+    rules: tuple[str, ...] = ()
+    resolves: tuple[str, ...] = ()
+
+
+@dataclass
+class GameRules:
+    """A game's commands, its event types and how its state starts."""
+
+    game: str
+    event_types: set[str] = field(default_factory=set)
+    commands: dict[str, CommandSpec] = field(default_factory=dict)
+    setup: Callable[[Args, Mapping[str, Any]], dict[str, Any]] | None = None
+
+    def command(
+        self,
+        name: str,
+        *,
+        summary: str,
+        example: dict[str, Any],
+        rules: tuple[str, ...] = (),
+        resolves: tuple[str, ...] = (),
+    ) -> Callable[[Handler], Handler]:
+        """Register a handler as a command of this game."""
+
+        def register(handler: Handler) -> Handler:
+            self.commands[name] = CommandSpec(name, handler, summary, example, rules, resolves)
+            return handler
+
+        return register
+
+    def spec(self, name: object) -> CommandSpec:
+        """The command named ``name``; anything else is invalid input naming ``type``."""
+        if not isinstance(name, str) or name not in self.commands:
+            known = ", ".join(sorted(self.commands))
+            raise InvalidInput.field("type", f"unknown command; this game knows: {known}")
+        return self.commands[name]
+
+    def initial_state(self, setup: Mapping[str, Any], house_rules: Mapping[str, Any]) -> Any:
+        """The state a new campaign of this game starts with."""
+        if self.setup is None:
+            return {}
+        args = Args(setup)
+        state = self.setup(args, house_rules)
+        args.finish()
+        return state
+
+    def run(
+        self,
+        state: Mapping[str, Any],
+        house_rules: Mapping[str, Any],
+        command: Mapping[str, Any],
+        dice: DiceSource,
+    ) -> list[PendingEvent]:
+        """Run one command against a state and return the events it emitted."""
+        args = Args(command)
+        spec = self.spec(args.raw.get("type"))
+        pending = state.get("pending")
+        if pending and spec.name not in pending.get("commands", ()):
+            raise RuleViolation(
+                pending.get("rule", "pending-decision"),
+                f"a decision is pending ({pending.get('decision')}); "
+                f"the next command must be one of {', '.join(pending.get('commands', ()))}",
+            )
+        context = Context(state, house_rules, dice)
+        spec.handler(context, args)
+        args.finish()
+        return context.close()
