@@ -39,7 +39,7 @@ class Args:
             return default
         return self.raw[name]
 
-    def int(
+    def integer(
         self,
         name: str,
         default: Any = _MISSING,
@@ -59,7 +59,7 @@ class Args:
             raise InvalidInput.field(name, f"must be at most {maximum}")
         return value
 
-    def str(
+    def text(
         self,
         name: str,
         default: Any = _MISSING,
@@ -81,14 +81,14 @@ class Args:
                 raise InvalidInput.field(name, f"must be one of {', '.join(allowed)}")
         return value
 
-    def bool(self, name: str, default: Any = _MISSING) -> Any:
+    def flag(self, name: str, default: Any = _MISSING) -> Any:
         """true or false."""
         value = self._get(name, default)
         if value is not default and not isinstance(value, bool):
             raise InvalidInput.field(name, "must be true or false")
         return value
 
-    def list(self, name: str, default: Any = _MISSING, *, max_items: int = 100) -> Any:
+    def items(self, name: str, default: Any = _MISSING, *, max_items: int = 100) -> Any:
         """A JSON list."""
         value = self._get(name, default)
         if value is default:
@@ -99,7 +99,7 @@ class Args:
             raise InvalidInput.field(name, f"must have at most {max_items} items")
         return value
 
-    def dict(self, name: str, default: Any = _MISSING) -> Any:
+    def mapping(self, name: str, default: Any = _MISSING) -> Any:
         """A JSON object."""
         value = self._get(name, default)
         if value is not default and not isinstance(value, dict):
