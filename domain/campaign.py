@@ -208,6 +208,8 @@ class Campaign(Aggregate):
         emitted = game.run(self.state, self.house_rules, command, self.checked_dice(dice))
         recorded = []
         for pending in emitted:
+            if pending.event_type not in game.event_types:
+                raise RuntimeError(f"{game.game} emitted undeclared event {pending.event_type}")
             rolls = self._stamp(pending.rolls)
             self.trigger_event(
                 game_event_class(game.game, pending.event_type),

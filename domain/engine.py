@@ -201,6 +201,10 @@ class GameRules:
     commands: dict[str, CommandSpec] = field(default_factory=dict)
     setup: Callable[[Args, Mapping[str, Any]], dict[str, Any]] | None = None
 
+    def declare(self, *event_types: str) -> None:
+        """Declare event types this game emits (each gets a stable topic when the game loads)."""
+        self.event_types.update(event_types)
+
     def command(
         self,
         name: str,

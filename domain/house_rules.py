@@ -20,7 +20,7 @@ class HouseRule:
     key: str
     default: Any
     description: str
-    kind: str = "choice"  # "choice" | "int" | "bool" | "list" | "object"
+    kind: str = "choice"  # "choice" | "int" | "bool" | "str" | "list" | "object"
     choices: tuple[Any, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
@@ -45,6 +45,9 @@ class HouseRule:
         elif self.kind == "bool":
             if not isinstance(value, bool):
                 return "must be true or false"
+        elif self.kind == "str":
+            if not isinstance(value, str) or len(value) > 200:
+                return "must be a string of at most 200 characters"
         elif self.kind == "list":
             if not isinstance(value, list):
                 return "must be a list"

@@ -30,7 +30,7 @@ def test_creation_event_chains_from_genesis_and_fixes_house_rules() -> None:
     (created,) = campaign.collect_events()
     assert isinstance(created, Campaign.Created)
     assert created.prev_hash == chain.GENESIS_HASH
-    assert created.house_rules == {"dice_mode": "server"}
+    assert created.house_rules["dice_mode"] == "server"
     assert campaign.head_hash == created.hash
     assert campaign.dice["nonce"] == 0
 

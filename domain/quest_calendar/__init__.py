@@ -1,0 +1,39 @@
+"""Quest Calendar: The Voidspark Chronicles (rules.md Part B) as commands and events.
+
+Importing this package registers the game's house rules, its commands and its event types.
+"""
+
+from __future__ import annotations
+
+from domain.campaign import game_event_class
+from domain.games import RULES
+from domain.house_rules import QUEST_CALENDAR
+from domain.quest_calendar import (
+    abilities,
+    checks,
+    combat,
+    death,
+    economy,
+    house_rules,
+    pages,
+    ship,
+    state,
+)
+
+rules = RULES[QUEST_CALENDAR]
+rules.setup = state.initial_state
+rules.declare("HeroDamaged")
+for _event_type in sorted(rules.event_types):
+    game_event_class(QUEST_CALENDAR, _event_type)
+
+__all__ = [
+    "abilities",
+    "checks",
+    "combat",
+    "death",
+    "economy",
+    "house_rules",
+    "pages",
+    "ship",
+    "state",
+]

@@ -1,0 +1,63 @@
+"""Trait rolls and trait checks (QC-10), with Malfunction (QC-32) and trait boosters (QC-18)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.engine import Args, Context
+from domain.games import RULES
+from domain.house_rules import QUEST_CALENDAR
+from domain.quest_calendar import state as qc
+
+rules = RULES[QUEST_CALENDAR]
+rules.declare("CheckRolled")
+
+
+def trait_roll(ctx: Context, trait: str, purpose: str, bonus: int = 0) -> dict[str, Any]:
+    """d20 + trait + active boosters + bonus; twice keeping the lower d20 while malfunctioning.
+
+    Returns ``{"trait", "d20", "faces", "trait_mod", "booster", "bonus", "total", "malfunction"}``.
+    The roll record(s) go into the next emitted event.
+    """
+    hero = qc.hero(ctx)
+    malfunction = "malfunction" in hero["conditions"]
+    faces = [ctx.roll("1d20", purpose)["total"]]
+    if malfunction:
+        faces.append(
+            ctx.roll("1d20", f"{purpose} (Malfunction: roll again, keep the lower)")["total"]
+        )
+    page = ctx.state.get("page") or {}
+    booster = int(page.get("boosters", {}).get(trait, 0))
+    kept = min(faces)
+    total = kept + hero["traits"][trait] + booster + bonus
+    return {
+        "trait": trait,
+        "d20": kept,
+        "faces": faces,
+        "trait_mod": hero["traits"][trait],
+        "booster": booster,
+        "bonus": bonus,
+        "total": total,
+        "malfunction": malfunction,
+    }
+
+
+@rules.command(
+    "trait_check",
+    summary="Roll d20 + a trait (plus boosters and a chosen bonus); with a target, say whether "
+    "it succeeds.",
+    example={"type": "trait_check", "trait": "INT", "purpose": "decode the panel", "target": 12},
+    rules=("QC-10", "QC-18", "QC-32"),
+)
+def trait_check(ctx: Context, args: Args) -> None:
+    """QC-10: the page's resolution decides what the total achieves; a target is optional."""
+    trait = args.text("trait", choices=qc.TRAITS)
+    purpose = args.text("purpose", f"{trait} check", max_length=500)
+    target = args.integer("target", None, minimum=-1000, maximum=1000)
+    bonus = args.integer("bonus", 0, minimum=-100, maximum=100)
+    qc.hero(ctx)
+    page = qc.page(ctx)
+    result = trait_roll(ctx, trait, purpose, bonus)
+    page["first_roll_made"] = True
+    success = None if target is None else result["total"] >= target
+    ctx.emit("CheckRolled", purpose=purpose, target=target, success=success, **result)

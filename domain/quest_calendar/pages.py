@@ -1,0 +1,191 @@
+"""Heroes and calendar pages: selecting a hero, starting and ending a page, virtue, house rules.
+
+Convention for every handler in this package: change ``ctx.state``, then ``ctx.emit`` the
+past-tense event that those changes belong to, *before* calling a helper that emits its own events
+(``state.damage`` emits ``HeroDamaged`` and may run death and cloning).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from domain.engine import Args, Context
+from domain.errors import InvalidInput
+from domain.games import RULES
+from domain.house_rules import QUEST_CALENDAR
+from domain.quest_calendar import state as qc
+from domain.quest_calendar.checks import trait_roll
+
+rules = RULES[QUEST_CALENDAR]
+rules.declare(
+    "HeroSelected", "PageStarted", "PageEnded", "ShopLeft", "InfectionTicked", "VirtueChanged"
+)
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+HERO_EXAMPLE = {
+    "id": "vanguard",
+    "name": "The Vanguard",
+    "level": 1,
+    "traits": {"STR": 2, "DEX": 1, "CON": 1, "INT": 0, "WIS": 0, "CHA": -1},
+    "hp_max": 20,
+    "def": 12,
+    "atk": 3,
+    "damage_dice": "1d8",
+    "damage_mod": 1,
+    "credits": 5,
+    "rations": 2,
+    "abilities": [
+        {
+            "id": "smite",
+            "usage": "per_page",
+            "context": "combat",
+            "effect": {"kind": "damage_bonus", "dice": "1d4"},
+        },
+        {
+            "id": "second-wind",
+            "usage": "per_rest",
+            "uses": 2,
+            "context": "both",
+            "effect": {"kind": "heal", "dice": "1d6"},
+        },
+    ],
+    "pool": {"name": "surges", "max": 3},
+}
+
+
+@rules.command(
+    "select_hero",
+    summary="Select the hero: the prologue hero, then one of the six (or a custom hero).",
+    example={"type": "select_hero", "phase": "prologue", "hero": HERO_EXAMPLE},
+    rules=("QC-02", "QC-04", "QC-05"),
+)
+def select_hero(ctx: Context, args: Args) -> None:
+    """QC-02: the prologue has a fixed hero; the choice of hero comes once the prologue is over."""
+    phase = args.text("phase", choices=("prologue", "main", "custom"))
+    new_hero = qc.read_hero(args)
+    prologue_done = ctx.state["calendar"]["prologue_complete"]
+    current = ctx.state.get("hero")
+    if phase == "prologue" and prologue_done:
+        ctx.refuse("QC-02", "the prologue is over; select a main or custom hero")
+    if phase != "prologue" and not prologue_done:
+        ctx.refuse("QC-02", "no choice of hero is offered during the prologue")
+    if current is not None and current["phase"] != "prologue":
+        ctx.refuse("QC-02", "a hero has already been chosen for this campaign")
+    new_hero["phase"] = phase
+    new_hero["pickpocketed_icons"] = []
+    if current is not None:
+        # Moving on from the prologue hero: credits and belongings stay with the campaign.
+        new_hero["credits"] = current["credits"]
+    ctx.state["hero"] = new_hero
+    ctx.emit("HeroSelected", hero_id=new_hero["id"], level=new_hero["level"], phase=phase)
+
+
+def read_date(ctx: Context, text: str) -> dt.date:
+    """A page date, YYYY-MM-DD, or MM-DD in the campaign year (G-QC-03)."""
+    try:
+        if len(text) == 5:
+            return dt.date.fromisoformat(f"{ctx.house['qc.calendar.year']:04d}-{text}")
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise InvalidInput.field("date", "must be a date, YYYY-MM-DD or MM-DD") from None
+
+
+@rules.command(
+    "start_page",
+    summary="Open the calendar page of a date: its weekday, and whether it is a Rest, level-up "
+    "or prologue-ending day.",
+    example={"type": "start_page", "date": "2027-01-03", "rest_day": False},
+    rules=("QC-12", "QC-17", "QC-66"),
+)
+def start_page(ctx: Context, args: Args) -> None:
+    """Start a page; pages go in date order and one is open at a time (QC-12, QC-17, G-QC-03)."""
+    date = read_date(ctx, args.text("date", max_length=10))
+    given_weekday = args.text("weekday", None, choices=WEEKDAYS)
+    flags = {
+        "rest_day": args.flag("rest_day", False),
+        "level_up_day": args.flag("level_up_day", False),
+        "prologue_end": args.flag("prologue_end", False),
+    }
+    if ctx.state["page"] is not None:
+        ctx.refuse("QC-17", f"page {ctx.state['page']['date']} is still open; end it first")
+    last = ctx.state["calendar"].get("last_date")
+    if last is not None and date.isoformat() <= last:
+        ctx.refuse("QC-12", f"pages are resolved in date order; the last page was {last}")
+    weekday = WEEKDAYS[date.weekday()]
+    if given_weekday and ctx.house["qc.calendar.weekdaySource"] == "page":
+        weekday = given_weekday
+    if ctx.house["qc.prologue.endPage"] == date.isoformat():
+        flags["prologue_end"] = True
+    ctx.state["page"] = {
+        "date": date.isoformat(),
+        "weekday": weekday,
+        **flags,
+        "equipment_day": False,
+        "lottery_played": False,
+        "boosters": {},
+        "shop": None,
+        "combat": None,
+        "dogfight": None,
+        "first_roll_made": False,
+    }
+    ctx.emit(
+        "PageStarted",
+        page_date=date.isoformat(),
+        weekday=weekday,
+        is_sunday=weekday == "Sunday",
+        **flags,
+    )
+
+
+@rules.command(
+    "end_page",
+    summary="End the page: the Infected roll if still infected, then per-page abilities and "
+    "trait boosters reset.",
+    example={"type": "end_page"},
+    rules=("QC-17", "QC-18", "QC-31"),
+)
+def end_page(ctx: Context, args: Args) -> None:
+    """QC-31 end-of-page Infected roll; QC-17/QC-18 per-page abilities and boosters expire."""
+    current = qc.page(ctx)
+    if current["shop"] is not None:
+        current["shop"] = None
+        ctx.emit("ShopLeft", reason="pageEnded")
+    hero = ctx.state.get("hero")
+    if hero is not None and "infected" in hero["conditions"]:
+        roll = trait_roll(ctx, "CON", "end-of-page Infected roll")
+        lost = 1 if roll["total"] <= 10 else 0
+        ctx.emit("InfectionTicked", page_date=current["date"], total=roll["total"], hp_lost=lost)
+        if lost:
+            qc.damage(ctx, 1, "infection")
+    hero = ctx.state.get("hero")
+    expired = sorted(current["boosters"])
+    if hero is not None:
+        for ability in hero["abilities"].values():
+            ability["used_this_page"] = False
+    calendar = ctx.state["calendar"]
+    calendar["last_date"] = current["date"]
+    calendar["pages_played"] += 1
+    if current["prologue_end"]:
+        calendar["prologue_complete"] = True
+    ctx.state["page"] = None
+    ctx.emit(
+        "PageEnded",
+        page_date=current["date"],
+        boosters_expired=expired,
+        prologue_complete=calendar["prologue_complete"],
+    )
+
+
+@rules.command(
+    "change_virtue",
+    summary="A decision changes virtue; the result is clamped to -10..+10.",
+    example={"type": "change_virtue", "delta": 2, "cause": "spared the smuggler"},
+    rules=("QC-06",),
+)
+def change_virtue(ctx: Context, args: Args) -> None:
+    """QC-06 / G-QC-21: record both the requested and the applied change."""
+    delta = args.integer("delta", minimum=-100, maximum=100)
+    cause = args.text("cause", "decision")
+    details: dict[str, Any] = qc.change_virtue(ctx, delta, cause)
+    ctx.emit("VirtueChanged", **details)

@@ -1,0 +1,373 @@
+"""Quest Calendar state: the hero, the ship, the calendar page, and the helpers every rule uses.
+
+The state is plain JSON (dicts, lists, ints, strings) inside the campaign aggregate. Handlers change
+a working copy through ``Context.state``; these helpers keep the invariants (HP within 0..max,
+virtue clamped, death and cloning at 0 HP) in one place.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from domain.engine import Args, Context
+from domain.errors import InvalidInput
+
+TRAITS = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
+USAGES = ("per_rest", "per_page", "surge", "unlimited")
+CONTEXTS = ("combat", "outside", "both", "dogfight")
+COMPARTMENTS = {
+    "1": "Engine Room",
+    "2": "Bridge",
+    "3": "Labs",
+    "4": "Weapons",
+    "5": "Crew Quarters",
+    "6": "Cargo",
+}
+HERO_PHASES = ("prologue", "main", "custom", "replacement")
+
+
+def initial_state(args: Args, house: Mapping[str, Any]) -> dict[str, Any]:
+    """A new Quest Calendar campaign: no hero yet (QC-02), the ship at base stats (QC-69)."""
+    return {
+        "calendar": {
+            "page": None,
+            "prologue_complete": args.flag("prologue_complete", False),
+            "pages_played": 0,
+        },
+        "hero": None,
+        "ship": new_ship(),
+        "page": None,
+        "pending": None,
+    }
+
+
+def new_ship() -> dict[str, Any]:
+    """The Karnack/Fang: Aim +10, EVA +10, SHD 1, six compartments at Integrity 3 (QC-69, QC-73)."""
+    return {
+        "aim": 10,
+        "eva": 10,
+        "shd": 1,
+        "compartments": {
+            number: {
+                "name": name,
+                "integrity": 3,
+                "integrity_max": 3,
+                "crew": None,
+                "upgrade": None,
+            }
+            for number, name in COMPARTMENTS.items()
+        },
+    }
+
+
+def read_hero(args: Args, name: str = "hero") -> dict[str, Any]:
+    """Validate a hero definition (QC-02, QC-04, QC-05): the stats come from the player."""
+    raw = args.mapping(name)
+    sub = Args(raw)
+    sub.used.discard("faces")
+
+    def field(key: str) -> str:
+        return f"{name}.{key}"
+
+    try:
+        traits_raw = sub.mapping("traits")
+        traits = {}
+        for trait in TRAITS:
+            value = traits_raw.get(trait, 0)
+            if isinstance(value, bool) or not isinstance(value, int) or abs(value) > 100:
+                raise InvalidInput.field(f"traits.{trait}", "must be an integer from -100 to 100")
+            traits[trait] = value
+        unknown = set(traits_raw) - set(TRAITS)
+        if unknown:
+            raise InvalidInput.field("traits", f"unknown traits {sorted(unknown)}")
+        hp_max = sub.integer("hp_max", minimum=1, maximum=10_000)
+        hero: dict[str, Any] = {
+            "id": sub.text("id", max_length=80),
+            "name": sub.text("name", "", max_length=200),
+            "level": sub.integer("level", 1, minimum=1, maximum=100),
+            "traits": traits,
+            "hp": sub.integer("hp", hp_max, minimum=1, maximum=hp_max),
+            "hp_max": hp_max,
+            "def": sub.integer("def", minimum=-100, maximum=100),
+            "atk": sub.integer("atk", minimum=-100, maximum=100),
+            "damage_dice": sub.text("damage_dice", max_length=40),
+            "damage_mod": sub.integer("damage_mod", 0, minimum=-100, maximum=100),
+            "virtue": sub.integer("virtue", 0, minimum=-10, maximum=10),
+            "credits": sub.integer("credits", 0, minimum=-100_000, maximum=100_000),
+            "rations": sub.integer("rations", 0, minimum=0, maximum=1000),
+            "conditions": [],
+            "injuries": [],
+            "abilities": {},
+            "pool": None,
+            "inventory": [],
+            "equipped": {},
+        }
+        from domain.dice import parse
+
+        parse(hero["damage_dice"])
+        for ability in sub.items("abilities", []):
+            entry = read_ability(ability)
+            hero["abilities"][entry["id"]] = entry
+        pool = sub.mapping("pool", None)
+        if pool is not None:
+            pool_args = Args(pool)
+            hero["pool"] = {
+                "name": pool_args.text("name", "surges", max_length=40),
+                "max": pool_args.integer("max", minimum=0, maximum=100),
+                "spent": 0,
+            }
+            pool_args.finish()
+        for item in sub.items("inventory", []):
+            hero["inventory"].append(read_item(item))
+        sub.finish()
+    except InvalidInput as error:
+        raise InvalidInput(
+            {field(k): v for k, v in error.errors.items()}, message=error.message
+        ) from None
+    return hero
+
+
+def read_ability(raw: Any) -> dict[str, Any]:
+    """An ability from the hero book (QC-15..QC-19): usage, uses or cost, context, effect."""
+    args = Args(raw if isinstance(raw, dict) else {})
+    if not isinstance(raw, dict):
+        raise InvalidInput.field("abilities", "each ability must be an object")
+    usage = args.text("usage", choices=USAGES)
+    ability = {
+        "id": args.text("id", max_length=80),
+        "name": args.text("name", "", max_length=200),
+        "usage": usage,
+        "context": args.text("context", choices=CONTEXTS),
+        "uses": args.integer("uses", 1 if usage == "per_rest" else 0, minimum=0, maximum=100),
+        "used": 0,
+        "cost": args.integer("cost", 1 if usage == "surge" else 0, minimum=0, maximum=100),
+        "used_this_page": False,
+        "effect": args.mapping("effect", {}),
+    }
+    args.finish()
+    return ability
+
+
+def read_item(raw: Any) -> dict[str, Any]:
+    """An item (G-QC-01 content): id, name, kind, slot for equipment, price, effect data."""
+    if not isinstance(raw, dict):
+        raise InvalidInput.field("item", "must be an object")
+    args = Args(raw)
+    item = {
+        "id": args.text("id", max_length=80),
+        "name": args.text("name", "", max_length=200),
+        "kind": args.text(
+            "kind", choices=("equipment", "consumable", "upgrade", "ship_parts", "other")
+        ),
+        "slot": args.text("slot", None, max_length=40),
+        "price": args.integer("price", None, minimum=0, maximum=1_000_000),
+        "usable_between_rounds": args.flag("usable_between_rounds", None),
+        "compartments": args.items("compartments", None),
+        "effect": args.mapping("effect", {}),
+    }
+    args.finish()
+    if item["kind"] == "equipment" and not item["slot"]:
+        raise InvalidInput.field("item.slot", "equipment needs a slot type")
+    return item
+
+
+# -- helpers used by every rule module ---------------------------------------------------------
+
+
+def hero(ctx: Context) -> dict[str, Any]:
+    """The hero, or a refusal when none has been selected yet (QC-02)."""
+    current = ctx.state.get("hero")
+    if current is None:
+        ctx.refuse("QC-02", "no hero has been selected yet")
+    result: dict[str, Any] = current
+    return result
+
+
+def page(ctx: Context) -> dict[str, Any]:
+    """The page being resolved, or a refusal when no page is open (QC-17)."""
+    current = ctx.state.get("page")
+    if current is None:
+        ctx.refuse("QC-17", "no calendar page is open; start a page first")
+    result: dict[str, Any] = current
+    return result
+
+
+def change_virtue(ctx: Context, delta: int, cause: str) -> dict[str, Any]:
+    """Add to virtue, clamped to the house range (QC-06, G-QC-21); returns what was applied."""
+    current = hero(ctx)
+    before = current["virtue"]
+    low, high = ctx.house["qc.virtue.min"], ctx.house["qc.virtue.max"]
+    after = max(low, min(high, before + delta))
+    current["virtue"] = after
+    return {
+        "from": before,
+        "to": after,
+        "requested_delta": delta,
+        "applied_delta": after - before,
+        "cause": cause,
+    }
+
+
+def change_credits(ctx: Context, delta: int, cause: str) -> dict[str, Any]:
+    """Add a signed amount to credits as is (gains pay debt back first, QC-61)."""
+    current = hero(ctx)
+    before = current["credits"]
+    current["credits"] = before + delta
+    return {"from": before, "to": current["credits"], "delta": delta, "cause": cause}
+
+
+def lose_credits_without_debt(ctx: Context, loss: int, cause: str) -> dict[str, Any]:
+    """Lose up to ``loss`` credits but never below the floor (QC-63, QC-68, G-QC-20)."""
+    current = hero(ctx)
+    floor = ctx.house["qc.credits.nonDebtLossFloor"]
+    taken = max(0, min(loss, current["credits"] - floor))
+    result = change_credits(ctx, -taken, cause)
+    result["requested"] = loss
+    result["taken"] = taken
+    return result
+
+
+def heal(ctx: Context, amount: int, cause: str) -> dict[str, Any]:
+    """Restore HP, never above max (G-QC-22)."""
+    current = hero(ctx)
+    before = current["hp"]
+    after = before + max(0, amount)
+    if ctx.house["qc.hp.capAtMax"]:
+        after = min(after, current["hp_max"])
+    current["hp"] = after
+    return {"amount": after - before, "cause": cause, "hp_before": before, "hp_after": after}
+
+
+def cap_hp(ctx: Context) -> None:
+    """Keep current HP at or below max HP after max HP drops (G-QC-22)."""
+    current = hero(ctx)
+    if ctx.house["qc.hp.capAtMax"] and current["hp"] > current["hp_max"]:
+        current["hp"] = current["hp_max"]
+
+
+def damage(ctx: Context, amount: int, cause: str) -> dict[str, Any]:
+    """Take HP damage; HP stops at 0 and the hero dies and is cloned at once (QC-41, G-QC-12).
+
+    Emits ``HeroDamaged``; when HP reaches 0, runs the death procedure, which emits its own events
+    and may leave a pending decision.
+    """
+    current = hero(ctx)
+    before = current["hp"]
+    after = max(0, before - max(0, amount))
+    current["hp"] = after
+    details = {"amount": before - after, "cause": cause, "hp_before": before, "hp_after": after}
+    ctx.emit("HeroDamaged", **details)  # declared in domain.quest_calendar
+    if after == 0:
+        from domain.quest_calendar import death
+
+        death.die(ctx, cause=cause)
+    return details
+
+
+def ceil_half(value: int) -> int:
+    """Half, rounded up (rules.md conventions)."""
+    return math.ceil(value / 2)
+
+
+def set_pending(
+    ctx: Context,
+    *,
+    decision: str,
+    rule: str,
+    commands: list[str],
+    options: Any,
+    context: Mapping[str, Any] | None = None,
+) -> None:
+    """Stop at a decision only the player can make; the next command must be one of ``commands``."""
+    ctx.state["pending"] = {
+        "decision": decision,
+        "who": "player",
+        "rule": rule,
+        "commands": commands,
+        "options": options,
+        "context": dict(context or {}),
+    }
+
+
+def clear_pending(ctx: Context) -> dict[str, Any]:
+    """Take the pending decision off the state and return it."""
+    pending = ctx.state.get("pending")
+    if not pending:
+        ctx.refuse("pending-decision", "there is no pending decision to make")
+    ctx.state["pending"] = None
+    result: dict[str, Any] = pending
+    return result
+
+
+# -- abilities and injuries (shared by several rule modules) -----------------------------------
+
+INJURY_STATS = (*TRAITS, "hp_max", "def", "atk", "damage_mod")
+INJURY_AMOUNTS = {"hp_max": 2}
+
+
+def spend_ability(ctx: Context, ability_id: str, context: str) -> dict[str, Any]:
+    """Mark one use of an ability, refusing what its usage or context forbids (QC-15..QC-19).
+
+    ``context`` is where it is used: "combat", "outside" or "dogfight". Returns the ability.
+    """
+    current = hero(ctx)
+    ability = current["abilities"].get(ability_id)
+    if ability is None:
+        raise InvalidInput.field("ability", f"the hero has no ability {ability_id!r}")
+    allowed = {
+        "both": ("combat", "outside"),
+        "combat": ("combat",),
+        "outside": ("outside",),
+        "dogfight": ("dogfight",),
+    }[ability["context"]]
+    if context not in allowed:
+        ctx.refuse("QC-15", f"{ability_id} is a {ability['context']} ability, not usable {context}")
+    usage = ability["usage"]
+    if usage == "per_rest":
+        if ability["used"] >= ability["uses"]:
+            ctx.refuse("QC-16", f"{ability_id} has no uses left until the next Rest")
+        ability["used"] += 1
+    elif usage == "per_page":
+        if ability["used_this_page"]:
+            ctx.refuse("QC-17", f"{ability_id} was already used on this page")
+        ability["used_this_page"] = True
+    elif usage == "surge":
+        pool = current["pool"]
+        if pool is None or pool["max"] - pool["spent"] < ability["cost"]:
+            ctx.refuse("QC-19", f"{ability_id} needs {ability['cost']} unspent surge(s)")
+        pool["spent"] += ability["cost"]
+    result: dict[str, Any] = ability
+    return result
+
+
+def apply_injury(ctx: Context, stat: str) -> dict[str, Any]:
+    """Record one injury and take its amount off the stat (QC-45); max HP drops cap HP."""
+    current = hero(ctx)
+    amount = INJURY_AMOUNTS.get(stat, 1)
+    if stat in TRAITS:
+        current["traits"][stat] -= amount
+    else:
+        current[stat] -= amount
+    current["injuries"].append({"stat": stat, "amount": amount})
+    cap_hp(ctx)
+    return {"stat": stat, "amount": amount}
+
+
+def remove_injuries(ctx: Context, stat: str, count: int | None = None) -> dict[str, Any]:
+    """Remove up to ``count`` injuries (all when None) of one stat, giving back what they took."""
+    current = hero(ctx)
+    kept, removed = [], []
+    for injury in current["injuries"]:
+        if injury["stat"] == stat and (count is None or len(removed) < count):
+            removed.append(injury)
+        else:
+            kept.append(injury)
+    total = sum(i["amount"] for i in removed)
+    if stat in TRAITS:
+        current["traits"][stat] += total
+    elif removed:
+        current[stat] += total
+    current["injuries"] = kept
+    return {"stat": stat, "count": len(removed), "amount": total}
