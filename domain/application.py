@@ -32,6 +32,7 @@ MAX_NAME_LENGTH = 200
 MAX_CLIENT_SEED_LENGTH = 128
 COMMAND_ATTEMPTS = 8
 MAX_VERSION = 2**62
+MAX_PAGE = 1000
 
 
 @dataclass(frozen=True)
@@ -373,6 +374,12 @@ class Questlog(Application):  # type: ignore[type-arg]
 
     def list_campaigns(self, *, after: int = 0, limit: int = 50) -> tuple[list[Any], int | None]:
         """Campaigns in creation order, a page at a time; returns the page and the next cursor."""
+        if not 1 <= limit <= MAX_PAGE:
+            raise InvalidInput.field("limit", f"must be from 1 to {MAX_PAGE}")
+        if after < 0:
+            raise InvalidInput.field("after", "must be 0 or more")
+        if after >= MAX_VERSION:
+            return [], None
         notifications = self.recorder.select_notifications(
             start=after + 1, limit=limit + 1, topics=[Campaign.Created.TOPIC]
         )
@@ -385,6 +392,8 @@ class Questlog(Application):  # type: ignore[type-arg]
         self, campaign_id: UUID, *, after: int = 0, limit: int | None = None
     ) -> list[Any]:
         """The campaign's stored (encoded) events after a version."""
+        if after >= MAX_VERSION:
+            return []
         return list(self.recorder.select_events(campaign_id, gt=after, limit=limit))
 
     def campaign_events(

@@ -23,10 +23,11 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from eventsourcing import postgres as es_postgres
-from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 SEEDS_TABLE = "questlog_seeds"
+SETUP_LOCK_KEY = 0x51_75_65_73_74  # "Quest": the advisory lock held while creating tables
 IDEMPOTENCY_TABLE = "questlog_idempotency"
 
 
@@ -210,6 +211,27 @@ class StoreConfig:
         return {f"{prefix}_{key}": value for key, value in env.items()}
 
     @contextmanager
+    def _postgres_setup_lock(self) -> Iterator[None]:
+        """A PostgreSQL advisory lock, so concurrent first starts do not race on CREATE TABLE."""
+        env = self.application_env("LOCK")
+        datastore = PostgresDatastore(
+            dbname=env["LOCK_POSTGRES_DBNAME"],
+            host=env["LOCK_POSTGRES_HOST"],
+            port=env["LOCK_POSTGRES_PORT"],
+            user=env["LOCK_POSTGRES_USER"],
+            password=env["LOCK_POSTGRES_PASSWORD"],
+        )
+        try:
+            with datastore.get_connection() as connection:
+                connection.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK_KEY,))
+                try:
+                    yield
+                finally:
+                    connection.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK_KEY,))
+        finally:
+            datastore.close()
+
+    @contextmanager
     def creation_lock(self) -> Iterator[None]:
         """Serialise first-time setup of a SQLite file across processes (no-op on PostgreSQL).
 
@@ -218,7 +240,8 @@ class StoreConfig:
         a lock file beside the database makes the second wait until the first is done.
         """
         if self.sqlite_path is None:
-            yield
+            with self._postgres_setup_lock():
+                yield
             return
         self.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
         lock_path = self.sqlite_path.with_name(self.sqlite_path.name + ".lock")

@@ -1,4 +1,7 @@
-"""Abilities, items, conditions and choices (QC-11, QC-13..QC-19, QC-23, QC-24, QC-31, QC-32, QC-50)."""
+"""Abilities, items, conditions and choices.
+
+Rules QC-11, QC-13..QC-19, QC-23, QC-24, QC-31, QC-32 (cures) and QC-50 (Wound Sealant).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Credits: pickpocketing, shops, debt, theft, equipment, rations and the Sunday lottery (QC-38, QC-39, QC-57..QC-68)."""
+"""Credits and goods: pickpocketing, shops, debt, theft, equipment, rations, the Sunday lottery.
+
+Rules QC-38, QC-39 and QC-57..QC-68.
+"""
 
 from __future__ import annotations
 

@@ -1,0 +1,207 @@
+"""The audit of a campaign's log: clean chains pass, and any edited stored byte is caught.
+
+The tampering tests edit rows behind the application's back with plain SQL (``sqlite3`` on the
+SQLite file, ``psycopg`` on the PostgreSQL schema), as anyone with a database shell could.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+from uuid import UUID
+
+from domain import chain
+from domain.application import Questlog
+from domain.audit import AuditReport, audit_stream
+from domain.campaign import Campaign
+
+NewCampaign = Callable[..., UUID]
+SERVER_ROLLS = 5  # versions 2..6
+MIDDLE = 4
+LAST = SERVER_ROLLS + 1
+FACE = re.compile(rb'"face":(\d+)')
+
+
+def audit(app: Questlog, campaign_id: UUID) -> AuditReport:
+    """Audit the campaign's stored events."""
+    return audit_stream(app.mapper, app.stored_events(campaign_id))
+
+
+def rolled(app: Questlog, new_campaign: NewCampaign) -> UUID:
+    """A campaign with SERVER_ROLLS server d20 rolls and a clean audit."""
+    campaign_id = new_campaign()
+    for n in range(SERVER_ROLLS):
+        app.roll(campaign_id, notation="d20", purpose=f"roll {n}")
+    assert audit(app, campaign_id).chain_ok
+    return campaign_id
+
+
+def with_other_face(state: bytes) -> bytes:
+    """The same JSON with the first die's face changed to another face of a d20."""
+    match = FACE.search(state)
+    assert match is not None, state
+    face = int(match.group(1))
+    other = face + 1 if face < 20 else face - 1
+    edited = state[: match.start(1)] + str(other).encode() + state[match.end(1) :]
+    assert len(edited) == len(state) and edited != state
+    return edited
+
+
+# -- a clean log --------------------------------------------------------------------------------
+
+
+def test_a_clean_campaign_audits_ok_with_every_roll_counted(
+    app: Questlog, new_campaign: NewCampaign
+) -> None:
+    campaign_id = new_campaign()
+    app.roll(campaign_id, notation="d20", purpose="")
+    app.roll(campaign_id, notation="2d6+d4", purpose="")
+    app.roll(campaign_id, notation="d10", purpose="", faces=[0])
+    app.roll(campaign_id, notation="d100", purpose="", faces=[{"tens": 0, "units": 0}])
+    app.roll(campaign_id, notation="4d20kh1", purpose="")
+
+    before = audit(app, campaign_id)
+    app.rotate_seed(campaign_id)
+    after = audit(app, campaign_id)
+    app.roll(campaign_id, notation="d8", purpose="")
+    later = audit(app, campaign_id)
+
+    campaign = app.campaign(campaign_id)
+    for report in (before, after, later):
+        assert report.chain_ok, report.problems
+        assert report.first_bad_version is None
+        assert report.ok
+        assert report.problems == []
+    expected_before = {"server": 3, "verified": 0, "awaiting_reveal": 3, "failed": 0, "reported": 2}
+    assert before.rolls == expected_before
+    assert after.rolls == {**expected_before, "verified": 3, "awaiting_reveal": 0}
+    assert later.rolls == {**expected_before, "server": 4, "verified": 3, "awaiting_reveal": 1}
+    assert (later.head_version, later.head_hash) == (campaign.version, campaign.head_hash)
+    as_json = later.as_dict()
+    assert as_json["chain_ok"] is True
+    assert as_json["first_bad_version"] is None
+    assert as_json["rolls"] == later.rolls
+
+
+def test_a_receipt_is_in_the_chain_and_a_made_up_one_is_not(
+    app: Questlog, new_campaign: NewCampaign
+) -> None:
+    campaign_id = new_campaign()
+    app.roll(campaign_id, notation="d20", purpose="")
+    kept = app.campaign(campaign_id).head_hash
+    app.roll(campaign_id, notation="d20", purpose="")
+    head = app.campaign(campaign_id).head_hash
+
+    report = audit(app, campaign_id)
+
+    assert report.as_dict(receipt=head)["receipt"]["in_chain"] is True
+    assert report.as_dict(receipt=kept)["receipt"]["in_chain"] is True
+    made_up = report.as_dict(receipt="ab" * 32)
+    assert made_up["receipt"]["in_chain"] is False
+    assert made_up["ok"] is False
+
+
+# -- tampering ----------------------------------------------------------------------------------
+
+
+def test_an_edited_face_in_a_middle_event_is_caught_at_that_version(
+    app: Questlog, raw: Any, new_campaign: NewCampaign
+) -> None:
+    campaign_id = rolled(app, new_campaign)
+    [edited_roll] = app.campaign_events(campaign_id)[MIDDLE - 1].rolls
+    app.rotate_seed(campaign_id)
+
+    raw.set_event_state(campaign_id, MIDDLE, with_other_face(raw.event_state(campaign_id, MIDDLE)))
+    report = audit(app, campaign_id)
+
+    assert report.chain_ok is False
+    assert report.first_bad_version == MIDDLE
+    assert report.as_dict()["first_bad_version"] == MIDDLE
+    # The forged face no longer derives from the revealed seed either.
+    assert report.rolls["failed"] == 1
+    assert report.failed_rolls == [edited_roll["roll_id"]]
+
+
+def test_white_space_added_to_a_stored_event_is_caught(
+    app: Questlog, raw: Any, new_campaign: NewCampaign
+) -> None:
+    campaign_id = rolled(app, new_campaign)
+    state = raw.event_state(campaign_id, MIDDLE)
+    spaced = state.replace(b'"purpose":', b'"purpose": ', 1)
+    assert spaced != state
+
+    raw.set_event_state(campaign_id, MIDDLE, spaced)
+    report = audit(app, campaign_id)
+
+    assert report.chain_ok is False
+    assert report.first_bad_version == MIDDLE
+
+
+def test_an_edit_to_the_last_event_is_caught(
+    app: Questlog, raw: Any, new_campaign: NewCampaign
+) -> None:
+    campaign_id = rolled(app, new_campaign)
+    assert app.campaign(campaign_id).version == LAST
+
+    raw.set_event_state(campaign_id, LAST, with_other_face(raw.event_state(campaign_id, LAST)))
+    report = audit(app, campaign_id)
+
+    assert report.chain_ok is False
+    assert report.first_bad_version == LAST
+
+
+def test_a_deleted_middle_event_is_caught_at_its_version(
+    app: Questlog, raw: Any, new_campaign: NewCampaign
+) -> None:
+    campaign_id = rolled(app, new_campaign)
+
+    raw.delete_event(campaign_id, MIDDLE)
+    report = audit(app, campaign_id)
+
+    assert [s.originator_version for s in app.stored_events(campaign_id)] == [1, 2, 3, 5, 6]
+    assert report.chain_ok is False
+    assert report.first_bad_version == MIDDLE
+
+
+def test_an_edited_creation_event_is_caught_at_version_one(
+    app: Questlog, raw: Any, new_campaign: NewCampaign
+) -> None:
+    campaign_id = rolled(app, new_campaign)
+    state = raw.event_state(campaign_id, 1)
+    forged = state.replace(b'"dice_mode":"either"', b'"dice_mode":"server"', 1)
+    assert forged != state
+
+    raw.set_event_state(campaign_id, 1, forged)
+    report = audit(app, campaign_id)
+
+    assert report.chain_ok is False
+    assert report.first_bad_version == 1
+
+
+def test_a_rehashed_forgery_of_the_last_event_breaks_the_clients_receipt(
+    app: Questlog, raw: Any, new_campaign: NewCampaign
+) -> None:
+    campaign_id = rolled(app, new_campaign)
+    receipt = app.campaign(campaign_id).head_hash
+    last = app.campaign_events(campaign_id)[-1]
+    assert isinstance(last, Campaign.DiceRolled)
+    rolls = [dict(r, total=r["total"] + 1) for r in last.rolls]
+    fields = {**last.__dict__, "rolls": rolls}
+    fields["hash"] = chain.event_hash(
+        campaign_id=campaign_id,
+        version=LAST,
+        event_type=Campaign.DiceRolled.TOPIC,
+        timestamp=last.timestamp,
+        data=chain.split_event_fields(fields),
+        prev_hash=last.prev_hash,
+    )
+    forged = app.mapper.to_stored_event(Campaign.DiceRolled(**fields))
+
+    raw.set_event_state(campaign_id, LAST, forged.state)
+    report = audit(app, campaign_id)
+
+    # A forger who re-hashes the head leaves a consistent chain; only the receipt exposes it.
+    assert report.chain_ok is True
+    assert report.as_dict(receipt=receipt)["receipt"]["in_chain"] is False
+    assert report.as_dict(receipt=receipt)["ok"] is False
