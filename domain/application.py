@@ -199,6 +199,23 @@ class Questlog(Application):  # type: ignore[type-arg]
 
         return self.execute(campaign_id, decide, respond, expected_version, idempotency)
 
+    def configure_house_rule(
+        self,
+        campaign_id: UUID,
+        key: str,
+        value: Any,
+        *,
+        expected_version: int | None = None,
+        respond: Respond | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Outcome:
+        """Change a house rule by a recorded event (QC-01)."""
+
+        def decide(campaign: Campaign) -> None:
+            campaign.configure_house_rule(key, value)
+
+        return self.execute(campaign_id, decide, respond, expected_version, idempotency)
+
     def set_client_seed(
         self,
         campaign_id: UUID,

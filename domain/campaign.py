@@ -19,7 +19,8 @@ from eventsourcing.utils import get_topic, register_topic
 from domain import chain, patch
 from domain.dice import DiceExpression, DiceSource, Draw
 from domain.engine import Context, GameRules
-from domain.errors import RuleViolation
+from domain.errors import InvalidInput, RuleViolation
+from domain.house_rules import book
 
 
 class Campaign(Aggregate):
@@ -98,6 +99,18 @@ class Campaign(Aggregate):
             campaign.dice["nonce"] = 0
             campaign.dice["revealed"][self.revealed_commitment] = self.revealed_seed
 
+    class HouseRuleConfigured(Event):
+        """A house rule was changed after the campaign started (QC-01); both values are kept."""
+
+        TOPIC = "questlog.HouseRuleConfigured"
+        key: str
+        old_value: Any
+        new_value: Any
+        gap: str | None
+
+        def assign(self, campaign: Campaign) -> None:
+            campaign.house_rules[self.key] = self.new_value
+
     class DiceRolled(Event):
         """Dice were rolled for a stated purpose; faces, totals and proofs are recorded."""
 
@@ -115,6 +128,7 @@ class Campaign(Aggregate):
         Created,
         ClientSeedChanged,
         SeedRotated,
+        HouseRuleConfigured,
         DiceRolled,
     )
 
@@ -195,6 +209,24 @@ class Campaign(Aggregate):
             commitment=new_commitment,
         )
 
+    def configure_house_rule(self, key: str, value: Any) -> None:
+        """Change one house rule by a recorded event; refuses unknown keys and bad values."""
+        rule = book(self.game).rules.get(key)
+        if rule is None:
+            raise InvalidInput.field("key", f"unknown house rule for {self.game}")
+        problem = rule.check(value)
+        if problem:
+            raise InvalidInput.field("value", problem)
+        if self.house_rules.get(key) == value:
+            raise RuleViolation("QC-01", f"house rule {key} is already {value!r}")
+        self.trigger_event(
+            self.HouseRuleConfigured,
+            key=key,
+            old_value=self.house_rules.get(key),
+            new_value=value,
+            gap=rule.gap,
+        )
+
     def roll(self, expression: DiceExpression, purpose: str, dice: DiceSource) -> dict[str, Any]:
         """Roll dice for a purpose and record faces, total and proof; returns the roll record."""
         context = Context({}, self.house_rules, self.checked_dice(dice))
@@ -253,7 +285,7 @@ class Campaign(Aggregate):
                 "revealed_seeds": dict(self.dice["revealed"]),
             },
             "rolls": {"count": self.dice["rolls"]},
-            "game": deepcopy(self.state),
+            **deepcopy(self.state),
         }
 
 

@@ -54,6 +54,7 @@ class Campaigns(MethodView):
             name=body["name"],
             house_rules=body["house_rules"],
             client_seed=body.get("client_seed"),
+            setup=body["setup"],
             respond=respond_created,
             idempotency=idempotency(),
         )

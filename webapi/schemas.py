@@ -25,6 +25,11 @@ class CampaignCreate(Schema):
         validate=validate.Length(1, 128),
         metadata={"description": "Client seed for server dice; random when omitted."},
     )
+    setup = fields.Dict(
+        keys=fields.String(),
+        load_default=dict,
+        metadata={"description": "The game's own setup (e.g. the players of a match)."},
+    )
 
 
 class DiceState(Schema):
@@ -133,6 +138,7 @@ class Appended(Schema):
     version = fields.Integer()
     head_hash = fields.String()
     dice = fields.Nested(DiceState)
+    house_rules = fields.Dict()
     revealed_seed = fields.String()
     revealed_commitment = fields.String()
 

@@ -1,0 +1,131 @@
+"""Game command routes: the commands route, the catalogue, and house-rule changes as events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.testing import FlaskClient
+
+from tests.api.conftest import stored_state
+from tests.unit.quest_calendar.harness import HERO
+
+PROBLEM = "application/problem+json"
+
+
+def qc_campaign(client: FlaskClient, **house: Any) -> str:
+    body = client.post(
+        "/campaigns",
+        json={
+            "game": "quest-calendar",
+            "name": "cmd",
+            "house_rules": house,
+            "setup": {"prologue_complete": True},
+        },
+    ).json
+    cid: str = body["id"]
+    ok = client.post(
+        f"/campaigns/{cid}/commands", json={"type": "select_hero", "phase": "main", "hero": HERO}
+    )
+    assert ok.status_code == 201, ok.json
+    return cid
+
+
+def test_command_appends_events_and_returns_state(client: FlaskClient) -> None:
+    cid = qc_campaign(client)
+    started = client.post(
+        f"/campaigns/{cid}/commands", json={"type": "start_page", "date": "01-03"}
+    )
+    assert started.status_code == 201
+    assert started.json["state"]["page"]["weekday"] == "Sunday"
+    check = client.post(
+        f"/campaigns/{cid}/commands", json={"type": "trait_check", "trait": "INT", "target": 5}
+    ).json
+    (event,) = check["events"]
+    assert event["type"] == "qc.CheckRolled"
+    roll = event["rolls"][0]
+    assert roll["roll_id"] == f"{event['version']}-1"
+    assert roll["source"] == "server"
+    shown = client.get(f"/campaigns/{cid}/rolls/{roll['roll_id']}").json
+    assert shown["proof"]["nonce"] == roll["proof"]["nonce"]
+    assert client.get(f"/campaigns/{cid}").json["state"]["hero"]["id"] == HERO["id"]
+
+
+def test_reported_faces_drive_a_command(client: FlaskClient) -> None:
+    cid = qc_campaign(client)
+    client.post(f"/campaigns/{cid}/commands", json={"type": "start_page", "date": "01-04"})
+    check = client.post(
+        f"/campaigns/{cid}/commands",
+        json={"type": "trait_check", "trait": "STR", "faces": [15]},
+    ).json
+    assert check["events"][0]["details"]["total"] == 17
+    assert check["events"][0]["rolls"][0]["source"] == "reported"
+    before = stored_state(client, cid)
+    for faces in ([], [15, 3], [21]):
+        refused = client.post(
+            f"/campaigns/{cid}/commands",
+            json={"type": "trait_check", "trait": "STR", "faces": faces},
+        )
+        assert refused.status_code == 422, faces
+        assert "faces" in refused.json["errors"]
+    assert stored_state(client, cid) == before
+
+
+def test_rule_refusal_is_409_naming_the_rule_and_stores_nothing(client: FlaskClient) -> None:
+    cid = qc_campaign(client)
+    before = stored_state(client, cid)
+    refused = client.post(
+        f"/campaigns/{cid}/commands", json={"type": "trait_check", "trait": "STR"}
+    )
+    assert refused.status_code == 409
+    assert refused.mimetype == PROBLEM
+    assert refused.json["rule"] == "QC-17"
+    assert stored_state(client, cid) == before
+
+
+def test_malformed_commands_are_422_naming_the_field(client: FlaskClient) -> None:
+    cid = qc_campaign(client)
+    client.post(f"/campaigns/{cid}/commands", json={"type": "start_page", "date": "01-04"})
+    for body, field in (
+        ({"type": "teleport"}, "type"),
+        ({}, "type"),
+        ({"type": "trait_check"}, "trait"),
+        ({"type": "trait_check", "trait": "LUCK"}, "trait"),
+        ({"type": "end_page", "extra": 1}, "extra"),
+    ):
+        response = client.post(f"/campaigns/{cid}/commands", json=body)
+        assert response.status_code == 422, body
+        assert field in response.json["errors"], (body, response.json)
+
+
+def test_catalogue_lists_every_command_with_an_example(client: FlaskClient) -> None:
+    body = client.get("/commands?game=quest-calendar").json
+    names = {c["name"] for c in body["commands"]}
+    assert {"select_hero", "start_page", "end_page", "trait_check"} <= names
+    for command in body["commands"]:
+        assert command["example"]["type"] == command["name"]
+        assert command["summary"]
+    document = client.get("/openapi.json").json
+    examples = document["paths"]["/campaigns/{campaign}/commands"]["post"]["requestBody"]
+    assert "quest-calendar:trait_check" in examples["content"]["application/json"]["examples"]
+
+
+def test_house_rule_change_is_a_recorded_event(client: FlaskClient) -> None:
+    cid = qc_campaign(client)
+    changed = client.post(
+        f"/campaigns/{cid}/house-rules", json={"key": "qc.combat.mode", "value": "easy"}
+    )
+    assert changed.status_code == 200
+    assert changed.json["house_rules"]["qc.combat.mode"] == "easy"
+    last = client.get(f"/campaigns/{cid}/events?after={changed.json['version'] - 1}").json
+    event = last["items"][0]
+    assert event["type"] == "questlog.HouseRuleConfigured"
+    assert event["data"]["old_value"] == "standard"
+    assert event["data"]["gap"] == "G-QC-08"
+    before = stored_state(client, cid)
+    for body, status in (
+        ({"key": "qc.combat.mode", "value": "brutal"}, 422),
+        ({"key": "qc.nope", "value": 1}, 422),
+        ({"key": "qc.combat.mode", "value": "easy"}, 409),
+    ):
+        assert client.post(f"/campaigns/{cid}/house-rules", json=body).status_code == status
+    assert stored_state(client, cid) == before

@@ -1,0 +1,141 @@
+"""Game command routes: one typed commands route per campaign, the command catalogue, house rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from marshmallow import INCLUDE, Schema, fields, validate
+
+from domain.campaign import Campaign
+from domain.games import RULES, rules_for
+from domain.house_rules import GAMES
+from webapi import schemas
+from webapi.dice import APPEND_HEADERS, appended
+from webapi.http import campaign_id, expected_version, idempotency, questlog, reply
+
+blp = Blueprint("commands", __name__, description="Game commands and house rules.")
+
+
+class CommandBody(Schema):
+    """A game command: ``type`` names it; the other fields are the command's own."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    type = fields.String(required=True, metadata={"description": "The command (GET /commands)."})
+    faces = fields.List(
+        fields.Raw(),
+        metadata={"description": "Hand-rolled faces for this command's rolls, in draw order."},
+    )
+
+
+class CommandResult(Schema):
+    version = fields.Integer()
+    head_hash = fields.String()
+    events = fields.List(fields.Dict(), metadata={"description": "The events the command stored."})
+    state = fields.Dict(metadata={"description": "The campaign state after the command."})
+    pending = fields.Dict(allow_none=True, metadata={"description": "A decision now pending."})
+
+
+class CommandsQuery(Schema):
+    game = fields.String(required=True, validate=validate.OneOf(GAMES))
+
+
+class CommandInfo(Schema):
+    name = fields.String()
+    summary = fields.String()
+    rules = fields.List(fields.String())
+    example = fields.Dict()
+
+
+class CommandList(Schema):
+    game = fields.String()
+    commands = fields.List(fields.Nested(CommandInfo))
+
+
+class HouseRuleChange(Schema):
+    key = fields.String(required=True, validate=validate.Length(1, 100))
+    value = fields.Raw(required=True, allow_none=True)
+
+
+def command_examples() -> dict[str, Any]:
+    """One OpenAPI example per command of every game."""
+    return {
+        f"{game}:{name}": {"summary": spec.summary, "value": spec.example}
+        for game, game_rules in sorted(RULES.items())
+        for name, spec in sorted(game_rules.commands.items())
+    }
+
+
+def event_summary(event: Any) -> dict[str, Any]:
+    """An event as the command response shows it."""
+    return {
+        "version": event.originator_version,
+        "type": event.TOPIC,
+        "details": getattr(event, "details", {}),
+        "rolls": getattr(event, "rolls", []),
+    }
+
+
+def respond_command(campaign: Campaign, events: list[Any]) -> dict[str, Any]:
+    """The stored response of a game command."""
+    view = campaign.view()
+    body = {
+        "events": [event_summary(e) for e in events],
+        "state": view,
+        "pending": view.get("pending"),
+    }
+    return appended(201, campaign, body)
+
+
+@blp.route("/campaigns/<campaign>/commands")
+class Commands(MethodView):
+    @blp.arguments(CommandBody, examples=command_examples())
+    @blp.response(201, CommandResult)
+    @blp.doc(parameters=APPEND_HEADERS)
+    def post(self, body: dict[str, Any], campaign: str) -> Any:
+        """Run a game command; 409 names the rule that forbids it, 422 the field that is wrong."""
+        outcome = questlog().command(
+            campaign_id(campaign),
+            body,
+            expected_version=expected_version(),
+            respond=respond_command,
+            idempotency=idempotency(),
+        )
+        return reply(outcome)
+
+
+@blp.route("/commands")
+class CommandCatalogue(MethodView):
+    @blp.arguments(CommandsQuery, location="query")
+    @blp.response(200, CommandList)
+    def get(self, query: dict[str, Any]) -> Any:
+        """Every command of a game with its summary, rule IDs and an example body."""
+        game_rules = rules_for(query["game"])
+        return {
+            "game": query["game"],
+            "commands": [
+                {"name": s.name, "summary": s.summary, "rules": list(s.rules), "example": s.example}
+                for _, s in sorted(game_rules.commands.items())
+            ],
+        }
+
+
+@blp.route("/campaigns/<campaign>/house-rules")
+class CampaignHouseRules(MethodView):
+    @blp.arguments(HouseRuleChange, example={"key": "qc.combat.mode", "value": "easy"})
+    @blp.response(200, schemas.Appended)
+    @blp.doc(parameters=APPEND_HEADERS)
+    def post(self, body: dict[str, Any], campaign: str) -> Any:
+        """Change one house rule; the change is a recorded event with the old and new values."""
+        outcome = questlog().configure_house_rule(
+            campaign_id(campaign),
+            body["key"],
+            body["value"],
+            expected_version=expected_version(),
+            respond=lambda c, _v: appended(200, c, {"house_rules": c.house_rules}),
+            idempotency=idempotency(),
+        )
+        return reply(outcome)
