@@ -1,4 +1,4 @@
-"""Game command routes: one typed commands route per campaign, the command catalogue, house rules."""
+"""Game command routes: a typed commands route per campaign, the catalogue, house rules."""
 
 from __future__ import annotations
 
