@@ -79,6 +79,27 @@ def print_audit(campaign_id: UUID, report: dict[str, object]) -> None:
 
 
 @main.command()
+@click.argument("game", type=click.Choice(["quest-calendar", "calendar-board"]))
+@click.option("--write", type=click.Path(exists=True), help="Update the tables in this file.")
+def reference(game: str, write: str | None) -> None:
+    """Print (or update in a doc) the generated command and house-rule tables of a game."""
+    from pathlib import Path
+
+    from webapi import reference as ref
+
+    commands = ref.commands_markdown(game)
+    rules = ref.house_rules_markdown(game)
+    if write is None:
+        click.echo(commands + "\n\n" + rules)
+        return
+    path = Path(write)
+    text = ref.splice(path.read_text(), ref.COMMANDS_BEGIN, ref.COMMANDS_END, commands)
+    text = ref.splice(text, ref.RULES_BEGIN, ref.RULES_END, rules)
+    path.write_text(text)
+    click.echo(f"updated {path}")
+
+
+@main.command()
 @click.option("--rolls", default=36, show_default=True, type=int, help="How many rolls to make.")
 def demo(rolls: int) -> None:
     """Create a sample campaign, roll dice, rotate the seed, audit, and say what to try next."""
