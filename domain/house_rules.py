@@ -49,8 +49,14 @@ class HouseRule:
             if not isinstance(value, str) or len(value) > 200:
                 return "must be a string of at most 200 characters"
         elif self.kind == "list":
-            if not isinstance(value, list):
-                return "must be a list"
+            if not isinstance(value, list) or len(value) > 100:
+                return "must be a list of at most 100 items"
+            if self.choices and any(
+                not isinstance(item, str) or item not in self.choices for item in value
+            ):
+                return f"items must be among {', '.join(repr(c) for c in self.choices)}"
+            if any(not isinstance(item, str | int) or isinstance(item, bool) for item in value):
+                return "items must be strings or integers"
         elif self.kind == "object" and not isinstance(value, dict):
             return "must be an object"
         return None

@@ -181,6 +181,7 @@ QC_HOUSE_RULES = (
         ["credits", "virtue", "consumables", "ship"],
         "What a replacement hero keeps.",
         kind="list",
+        choices=("credits", "virtue", "consumables", "ship"),
         gap="G-QC-16",
     ),
     HouseRule(
@@ -188,6 +189,14 @@ QC_HOUSE_RULES = (
         "perStat",
         "A Rest removes every injury on one stat ('perStat') or one injury ('single').",
         choices=("perStat", "single"),
+        gap="G-QC-17",
+    ),
+    HouseRule(
+        "qc.rest.order",
+        ["injury", "hp", "abilities", "pool", "conditions", "equipment"],
+        "The order of the steps of a Rest.",
+        kind="list",
+        choices=("injury", "hp", "abilities", "pool", "conditions", "equipment"),
         gap="G-QC-17",
     ),
     HouseRule(

@@ -358,7 +358,8 @@ def apply_injury(ctx: Context, stat: str) -> dict[str, Any]:
 def remove_injuries(ctx: Context, stat: str, count: int | None = None) -> dict[str, Any]:
     """Remove up to ``count`` injuries (all when None) of one stat, giving back what they took."""
     current = hero(ctx)
-    kept, removed = [], []
+    kept: list[dict[str, Any]] = []
+    removed: list[dict[str, Any]] = []
     for injury in current["injuries"]:
         if injury["stat"] == stat and (count is None or len(removed) < count):
             removed.append(injury)
