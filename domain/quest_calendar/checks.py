@@ -28,6 +28,9 @@ def trait_roll(ctx: Context, trait: str, purpose: str, bonus: int = 0) -> dict[s
         )
     page = ctx.state.get("page") or {}
     booster = int(page.get("boosters", {}).get(trait, 0))
+    # G-QC-04 with qc.boosters.rollOncePerPage false: each booster's die is rolled on every roll.
+    for dice in page.get("booster_dice", {}).get(trait, []):
+        booster += ctx.roll(dice, f"{purpose} ({trait} booster)")["total"]
     kept = min(faces)
     total = kept + hero["traits"][trait] + booster + bonus
     return {
@@ -60,4 +63,15 @@ def trait_check(ctx: Context, args: Args) -> None:
     result = trait_roll(ctx, trait, purpose, bonus)
     page["first_roll_made"] = True
     success = None if target is None else result["total"] >= target
-    ctx.emit("CheckRolled", purpose=purpose, target=target, success=success, **result)
+    # QC-14: an ability may still be applied to this check later on the page (use_ability on_roll).
+    page.setdefault("checks", []).append(
+        {"purpose": purpose, "target": target, "success": success, **result}
+    )
+    ctx.emit(
+        "CheckRolled",
+        purpose=purpose,
+        target=target,
+        success=success,
+        check=len(page["checks"]) - 1,
+        **result,
+    )
