@@ -42,7 +42,8 @@ def with_other_face(state: bytes) -> bytes:
     match = FACE.search(state)
     assert match is not None, state
     face = int(match.group(1))
-    other = face + 1 if face < 20 else face - 1
+    # Keep the byte length (9 -> 8, not 10) so only the digit changes.
+    other = face + 1 if face < 20 and len(str(face + 1)) == len(str(face)) else face - 1
     edited = state[: match.start(1)] + str(other).encode() + state[match.end(1) :]
     assert len(edited) == len(state) and edited != state
     return edited
