@@ -14,6 +14,7 @@ from uuid import UUID, uuid4
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
 
+import domain.calendar_board  # noqa: F401  (registers the game's commands and events)
 import domain.quest_calendar  # noqa: F401  (registers the game's commands and events)
 from domain import dice as dicelib
 from domain.audit import AuditReport, audit_stream, roll_verdict

@@ -1,0 +1,19 @@
+"""The Calendar Board: Chapter 9 of the board game (rules.md Part A) as commands and events.
+
+Importing this package registers the game's house rules, its commands, its night steps and its
+event types.
+"""
+
+from __future__ import annotations
+
+from domain.calendar_board import actions, calendar, house_rules, night, state, steps
+from domain.campaign import game_event_class
+from domain.games import RULES
+from domain.house_rules import CALENDAR_BOARD
+
+rules = RULES[CALENDAR_BOARD]
+rules.setup = state.initial_state
+for _event_type in sorted(rules.event_types):
+    game_event_class(CALENDAR_BOARD, _event_type)
+
+__all__ = ["actions", "calendar", "house_rules", "night", "state", "steps"]

@@ -1,0 +1,41 @@
+"""Turns, the start of the night phase and the god token (CB-01, CB-02, CB-03)."""
+
+from __future__ import annotations
+
+from tests.unit.calendar_board.harness import Match, three_players
+
+
+def test_cb01_turns_go_round_and_out_of_turn_is_refused() -> None:
+    match = Match()
+    assert match.state["turn"]["player"] == "A"
+    refused = match.refused({"type": "end_turn", "player": "B"})
+    assert refused.rule_id == "CB-01"
+    events = match.run({"type": "end_turn", "player": "A"})
+    assert match.types(events) == ["TurnEnded", "TurnStarted"]
+    assert match.state["turn"]["player"] == "B"
+
+
+def test_cb01_setup_is_validated_and_names_the_field() -> None:
+    setup = three_players()
+    setup["players"][1]["pieces"][0]["facing"] = "up"
+    try:
+        Match(setup)
+    except Exception as error:  # noqa: BLE001 - InvalidInput is asserted below
+        assert "players[1].pieces[0].facing" in getattr(error, "errors", {})
+    else:
+        raise AssertionError("a bad facing was accepted")
+
+
+def test_cb03_token_passes_to_the_right_once_a_night() -> None:
+    match = Match()
+    assert match.state["god_token"] == "A"
+    match.end_turns("A", "B")
+    night = match.run({"type": "end_turn", "player": "C"}, faces=FACES_FOR_A_QUIET_NIGHT)
+    passed = [e for e in night if type(e).__name__ == "GodTokenPassed"]
+    assert len(passed) == 1
+    assert passed[0].details["from"] == "A"
+    assert passed[0].details["to"] == "B"
+
+
+# Filled in by the night-step modules' tests; an empty tuple until those steps roll dice.
+FACES_FOR_A_QUIET_NIGHT: tuple[int, ...] = ()
