@@ -20,7 +20,7 @@ def test_cb01_setup_is_validated_and_names_the_field() -> None:
     setup["players"][1]["pieces"][0]["facing"] = "up"
     try:
         Match(setup)
-    except Exception as error:  # noqa: BLE001 - InvalidInput is asserted below
+    except Exception as error:
         assert "players[1].pieces[0].facing" in getattr(error, "errors", {})
     else:
         raise AssertionError("a bad facing was accepted")
