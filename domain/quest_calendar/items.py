@@ -41,6 +41,9 @@ def fight_in_progress(page: dict[str, Any]) -> str | None:
     for kind in FIGHTS:
         fight = page.get(kind)
         if isinstance(fight, dict) and fight.get("status") == "in_progress":
+            # QC-23: before the first roll of a combat page a Med Kit is still allowed.
+            if kind == "combat" and fight.get("round") == 0 and not fight.get("open"):
+                continue
             return kind
     return None
 

@@ -148,6 +148,9 @@ def start_page(ctx: Context, args: Args) -> None:
 def end_page(ctx: Context, args: Args) -> None:
     """QC-31 end-of-page Infected roll; QC-17/QC-18 per-page abilities and boosters expire."""
     current = qc.page(ctx)
+    for fight in ("combat", "dogfight"):
+        if (current.get(fight) or {}).get("status") == "in_progress":
+            ctx.refuse("QC-20", f"the {fight} on this page is still in progress; finish it first")
     if current["shop"] is not None:
         current["shop"] = None
         ctx.emit("ShopLeft", reason="pageEnded")

@@ -272,3 +272,12 @@ def test_g_qc04_booster_rolled_on_every_roll_when_not_once_per_page() -> None:
     (second,) = table.run({"type": "trait_check", "trait": "STR"}, faces=[10, 1])
     assert second.details["total"] == 10 + 2 + 1
     assert len(second.rolls) == 2
+
+
+def test_qc23_med_kit_after_start_combat_but_before_the_first_roll() -> None:
+    table = Table(hero=carrying(MED_KIT, hp=10))
+    table.given(
+        lambda s: s["page"].update(combat={"status": "in_progress", "round": 0, "open": None})
+    )
+    events = table.run(use("med-kit"), faces=[4])
+    assert table.types(events)[-1] == "HeroHealed"

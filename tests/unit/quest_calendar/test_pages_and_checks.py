@@ -106,3 +106,9 @@ def test_unknown_command_and_unknown_fields_are_invalid() -> None:
     table = Table()
     assert "type" in table.invalid({"type": "teleport"}).errors
     assert "colour" in table.invalid({"type": "end_page", "colour": "red"}).errors
+
+
+def test_qc20_page_cannot_end_while_a_combat_is_in_progress() -> None:
+    table = Table()
+    table.given(lambda s: s["page"].update(combat={"status": "in_progress", "round": 1}))
+    assert table.refused({"type": "end_page"}).rule_id == "QC-20"
