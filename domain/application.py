@@ -14,8 +14,8 @@ from uuid import UUID, uuid4
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
 
-import domain.calendar_board  # noqa: F401  (registers the game's commands and events)
-import domain.quest_calendar  # noqa: F401  (registers the game's commands and events)
+import domain.calendar_board
+import domain.quest_calendar
 from domain import dice as dicelib
 from domain.audit import AuditReport, audit_stream, roll_verdict
 from domain.campaign import Campaign
@@ -24,6 +24,8 @@ from domain.games import rules_for
 from domain.house_rules import book
 from domain.store import IdempotencyRecord, SeedRecord, SideTables, StoreConfig
 
+# Importing the game packages registers their commands, house rules and event types.
+GAME_PACKAGES = (domain.calendar_board, domain.quest_calendar)
 T = TypeVar("T")
 Response = dict[str, Any]
 Respond = Callable[[Campaign, Any], Response]

@@ -90,7 +90,6 @@ def start_page(day: int) -> st.SearchStrategy[dict[str, Any]]:
 
 def commands(day: int) -> st.SearchStrategy[dict[str, Any]]:
     """One command, valid or not; the date moves on so pages can keep starting."""
-    date = f"2027-{1 + day // 28:02d}-{1 + day % 28:02d}"
     trait = st.sampled_from(["STR", "DEX", "CON", "INT", "WIS", "CHA"])
     item = st.sampled_from([i["id"] for i in ITEMS])
     return st.one_of(
