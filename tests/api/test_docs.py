@@ -1,0 +1,29 @@
+"""The generated reference tables in the game docs match the registries (no drift)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from webapi import reference
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+@pytest.mark.parametrize(
+    ("game", "doc"),
+    [("quest-calendar", "quest-calendar.md"), ("calendar-board", "calendar-board.md")],
+)
+def test_generated_tables_are_up_to_date(game: str, doc: str) -> None:
+    path = DOCS / doc
+    if not path.exists():
+        pytest.fail(f"docs/{doc} is missing")
+    text = path.read_text()
+    expected = reference.splice(
+        text, reference.COMMANDS_BEGIN, reference.COMMANDS_END, reference.commands_markdown(game)
+    )
+    expected = reference.splice(
+        expected, reference.RULES_BEGIN, reference.RULES_END, reference.house_rules_markdown(game)
+    )
+    assert text == expected, f"run: questlog reference {game} --write docs/{doc}"
