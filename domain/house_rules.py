@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,11 +26,14 @@ class HouseRule:
     maximum: int | None = None
     nullable: bool = False
     gap: str | None = None
+    validator: Callable[[Any], str | None] | None = None
 
     def check(self, value: Any) -> str | None:
         """Why ``value`` is not allowed for this rule, or None when it is."""
         if value is None:
             return None if self.nullable else "must not be null"
+        if self.validator is not None:
+            return self.validator(value)
         if self.kind == "choice":
             if value not in self.choices:
                 allowed = ", ".join(repr(c) for c in self.choices)

@@ -54,6 +54,54 @@ DEFAULT_WIND_EFFECTS = {
     "sideways": {"light": 0, "moderate": -1, "heavy": -1},
 }
 
+SPEEDS = ("none", "light", "moderate", "heavy")
+DIRECTIONS = ("north", "west", "south", "east")
+
+
+def check_wind_table(value: object) -> str | None:
+    """G-CB-22: rows [from, to, speed, direction] covering 1..20 exactly once, in order."""
+    if not isinstance(value, list) or not value:
+        return "must be a non-empty list of [from, to, speed, direction] rows"
+    expected = 1
+    for row in value:
+        if not (isinstance(row, list) and len(row) == 4):
+            return "each row must be [from, to, speed, direction]"
+        low, high, speed, direction = row
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in (low, high)):
+            return "from and to must be integers"
+        if low != expected or high < low or high > 20:
+            return f"rows must cover 1..20 in order; expected a row from {expected}"
+        if speed not in SPEEDS:
+            return f"speed must be one of {', '.join(SPEEDS)}"
+        if (speed == "none") != (direction is None) or (
+            direction is not None and direction not in DIRECTIONS
+        ):
+            return "direction is null for no wind, else one of north, west, south, east"
+        expected = high + 1
+    return None if expected == 21 else "rows must reach 20"
+
+
+def check_wind_effects(value: object) -> str | None:
+    """G-CB-23: {relation: {speed: modifier}} for away, towards and sideways."""
+    if not isinstance(value, dict) or set(value) != {"away", "towards", "sideways"}:
+        return "must map away, towards and sideways to speed modifiers"
+    for row in value.values():
+        if not isinstance(row, dict) or set(row) != {"light", "moderate", "heavy"}:
+            return "each relation maps light, moderate and heavy to an integer"
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in row.values()):
+            return "modifiers must be integers"
+    return None
+
+
+def check_rizz_chart(value: object) -> str | None:
+    """G-CB-27: defender values by exhaustion 0, 1, 2, ..."""
+    if not isinstance(value, list) or not value or len(value) > 50:
+        return "must be a list of 1 to 50 integers"
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in value):
+        return "must hold integers"
+    return None
+
+
 CB_HOUSE_RULES = (
     HouseRule(
         "cb.godToken.passTiming",
@@ -285,6 +333,7 @@ CB_HOUSE_RULES = (
         "d20 ranges to wind speed and direction.",
         kind="list",
         gap="G-CB-22",
+        validator=check_wind_table,
     ),
     HouseRule(
         "cb.wind.effects",
@@ -292,6 +341,7 @@ CB_HOUSE_RULES = (
         "Damage modifier by relation and speed.",
         kind="object",
         gap="G-CB-23",
+        validator=check_wind_effects,
     ),
     HouseRule(
         "cb.wind.directionMeans",
@@ -331,6 +381,7 @@ CB_HOUSE_RULES = (
         "Rizz defender value by exhaustion 0..5.",
         kind="list",
         gap="G-CB-27",
+        validator=check_rizz_chart,
     ),
     HouseRule(
         "cb.rizz.tieGoesTo",
