@@ -93,9 +93,7 @@ def reference(game: str, write: str | None) -> None:
         click.echo(commands + "\n\n" + rules)
         return
     path = Path(write)
-    text = ref.splice(path.read_text(), ref.COMMANDS_BEGIN, ref.COMMANDS_END, commands)
-    text = ref.splice(text, ref.RULES_BEGIN, ref.RULES_END, rules)
-    path.write_text(text)
+    path.write_text(ref.update(game, path.read_text()))
     click.echo(f"updated {path}")
 
 
