@@ -21,6 +21,11 @@ from domain.application import Questlog
 from domain.campaign import Campaign
 from domain.store import StoreConfig
 
+SETUPS: dict[str, dict[str, object]] = {
+    "quest-calendar": {},
+    "calendar-board": {"players": [{"id": "A"}, {"id": "B"}]},
+}
+"""The smallest set-up each game accepts."""
 DEFAULT_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/test"
 CONNECT_TIMEOUT_SECONDS = 3
 STORES = [
@@ -245,7 +250,11 @@ def new_campaign(app: Questlog) -> Callable[..., UUID]:
         house_rules: dict[str, object] | None = None,
     ) -> UUID:
         outcome = app.create_campaign(
-            game=game, name=name, house_rules=house_rules, respond=_created
+            game=game,
+            name=name,
+            house_rules=house_rules,
+            setup=SETUPS[game],
+            respond=_created,
         )
         return UUID(str(outcome.response["id"]))
 

@@ -19,7 +19,12 @@ def test_create_campaign_answers_201_with_id_version_head_and_commitment(
 ) -> None:
     response = client.post(
         "/campaigns",
-        json={"game": "calendar-board", "name": "Match 1", "house_rules": {"dice_mode": "server"}},
+        json={
+            "game": "calendar-board",
+            "name": "Match 1",
+            "house_rules": {"dice_mode": "server"},
+            "setup": {"players": [{"id": "A"}, {"id": "B"}]},
+        },
     )
     assert response.status_code == 201
     body = response.json

@@ -70,7 +70,10 @@ def server(tmp_path: Path) -> Any:
 
 def test_serve_runs_the_api_under_waitress(server: int) -> None:
     status, campaign = request(
-        server, "POST", "/campaigns", {"game": "calendar-board", "name": "m"}
+        server,
+        "POST",
+        "/campaigns",
+        {"game": "calendar-board", "name": "m", "setup": {"players": [{"id": "A"}, {"id": "B"}]}},
     )
     assert status == 201
     status, roll = request(server, "POST", f"/campaigns/{campaign['id']}/rolls", {"dice": "d20"})

@@ -13,6 +13,7 @@ from domain.application import Questlog
 from domain.campaign import Campaign
 from domain.errors import InvalidInput, NotFound
 from domain.house_rules import GAMES, book
+from tests.conftest import SETUPS
 
 HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -34,6 +35,7 @@ def test_create_campaign_records_game_name_rules_and_commitment_in_one_event(
     outcome = app.create_campaign(
         game=game,
         name="Winter of the Owl",
+        setup=SETUPS[game],
         respond=lambda campaign, _: {"id": str(campaign.id), "version": campaign.version},
     )
 

@@ -17,6 +17,7 @@ import pytest
 from domain.application import Questlog
 from domain.campaign import Campaign
 from domain.store import SEEDS_TABLE, StoreConfig
+from tests.conftest import SETUPS
 
 NewCampaign = Callable[..., UUID]
 
@@ -58,7 +59,9 @@ def test_an_app_built_from_the_environment_uses_that_store(store_config: StoreCo
         }
 
     with closing(Questlog(StoreConfig.from_environ(environ))) as from_env:
-        from_env.create_campaign(game="calendar-board", name="From the environment")
+        from_env.create_campaign(
+            game="calendar-board", name="From the environment", setup=SETUPS["calendar-board"]
+        )
     with closing(Questlog(store_config)) as direct:
         [(_, created)] = direct.list_campaigns()[0]
 
