@@ -33,9 +33,41 @@ def test_cb03_token_passes_to_the_right_once_a_night() -> None:
     night = match.run({"type": "end_turn", "player": "C"}, faces=FACES_FOR_A_QUIET_NIGHT)
     passed = [e for e in night if type(e).__name__ == "GodTokenPassed"]
     assert len(passed) == 1
+    assert match.state["pending"]["decision"] == "night_action"
+    assert match.state["pending"]["who"] == "A"
     assert passed[0].details["from"] == "A"
     assert passed[0].details["to"] == "B"
 
 
-# Filled in by the night-step modules' tests; an empty tuple until those steps roll dice.
-FACES_FOR_A_QUIET_NIGHT: tuple[int, ...] = ()
+# A night with no creatures and Annustar 0: basketball 2d20, calendar d4 (1 -> normal space 1),
+# wind d20 (1 -> no wind); it then waits for the first night action.
+FACES_FOR_A_QUIET_NIGHT: tuple[int, ...] = (1, 1, 1, 1)
+
+
+def test_cb02_one_night_runs_its_steps_in_order() -> None:
+    match = Match()
+    match.end_turns("A", "B")
+    night = match.run({"type": "end_turn", "player": "C"}, faces=FACES_FOR_A_QUIET_NIGHT)
+    order = [
+        "NightPhaseStarted",
+        "GodTokenPassed",
+        "BasketballShotRolled",
+        "CalendarRolled",
+        "WindRolled",
+        "DecisionRequested",
+    ]
+    seen = [t for t in match.types(night) if t in order]
+    assert seen == order
+
+
+def test_cb01_after_the_last_night_action_the_starting_player_begins_round_two() -> None:
+    match = Match()
+    match.end_turns("A", "B", "C", faces=FACES_FOR_A_QUIET_NIGHT)
+    for who in ("A", "B"):
+        match.run({"type": "night_action", "player": who, "action": "sleep"})
+    events = match.run({"type": "night_action", "player": "C", "action": "sleep"})
+    assert match.types(events)[-2:] == ["NightPhaseEnded", "TurnStarted"]
+    assert match.state["night"] is None
+    assert match.state["round"] == 2
+    assert match.state["turn"]["player"] == "A"
+    assert match.state["god_token"] == "B"
