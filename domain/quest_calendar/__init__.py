@@ -17,6 +17,7 @@ from domain.quest_calendar import (
     house_rules,
     pages,
     ship,
+    shipyard,
     state,
 )
 
@@ -35,5 +36,6 @@ __all__ = [
     "house_rules",
     "pages",
     "ship",
+    "shipyard",
     "state",
 ]
