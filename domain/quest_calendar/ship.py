@@ -45,6 +45,7 @@ ROUND_EXAMPLE = {"evasion_target": 60, "enemy_aim": 45, "damage_reduced": 2, "da
 
 
 def prefixed(error: InvalidInput, prefix: str) -> InvalidInput:
+    """The same error with every field named under ``prefix``."""
     return InvalidInput(
         {f"{prefix}.{k}": v for k, v in error.errors.items()}, message=error.message
     )
@@ -119,6 +120,7 @@ def stat_bonus(upgrade: dict[str, Any]) -> tuple[str, int] | None:
 
 
 def apply_upgrade(ship: dict[str, Any], upgrade: dict[str, Any], sign: int) -> dict[str, int]:
+    """Add (sign +1) or remove (sign -1) an upgrade's ship-stat bonus; returns the change."""
     bonus = stat_bonus(upgrade)
     if bonus is None:
         return {}
@@ -127,10 +129,12 @@ def apply_upgrade(ship: dict[str, Any], upgrade: dict[str, Any], sign: int) -> d
 
 
 def in_progress(entry: Any) -> bool:
+    """Whether a page entry (combat or dogfight) is being played right now."""
     return isinstance(entry, dict) and entry.get("status") == "in_progress"
 
 
 def inventory_upgrade(ctx: Context, item_id: str) -> dict[str, Any]:
+    """An upgrade from the hero's inventory by id, or invalid input naming it."""
     for item in qc.hero(ctx)["inventory"]:
         if item["id"] == item_id and item["kind"] == "upgrade":
             result: dict[str, Any] = item
