@@ -18,6 +18,8 @@ from domain.dice import DiceSource, evaluate, parse
 from domain.errors import InvalidInput, RuleViolation
 
 _MISSING: Any = object()
+DiceSet = tuple[str, set[int]]
+"""A rule id and the die sizes a campaign's dice set allows."""
 
 
 class Args:
@@ -127,11 +129,16 @@ class Context:
     """What a command handler works with: the state to change, the house rules, the dice."""
 
     def __init__(
-        self, state: Mapping[str, Any], house_rules: Mapping[str, Any], dice: DiceSource
+        self,
+        state: Mapping[str, Any],
+        house_rules: Mapping[str, Any],
+        dice: DiceSource,
+        dice_set: DiceSet | None = None,
     ) -> None:
         self.state: dict[str, Any] = deepcopy(dict(state))
         self.house = dict(house_rules)
         self.dice = dice
+        self.dice_set = dice_set
         self.events: list[PendingEvent] = []
         self._mark = deepcopy(self.state)
         self._rolls: list[dict[str, Any]] = []
@@ -139,6 +146,12 @@ class Context:
     def roll(self, notation: str, purpose: str) -> dict[str, Any]:
         """Roll dice now; the record (faces, total, source, proof) goes into the next event."""
         expression = parse(notation)
+        if self.dice_set is not None:
+            rule, allowed = self.dice_set
+            missing = sorted(set(expression.sides) - allowed)
+            if missing:
+                names = ", ".join(f"d{n}" for n in missing)
+                self.refuse(rule, f"{purpose}: the campaign's dice set has no {names}")
         draw = self.dice.draw(expression.sides)
         outcome = evaluate(expression, draw.faces)
         record: dict[str, Any] = {
@@ -200,6 +213,7 @@ class GameRules:
     event_types: set[str] = field(default_factory=set)
     commands: dict[str, CommandSpec] = field(default_factory=dict)
     setup: Callable[[Args, Mapping[str, Any]], dict[str, Any]] | None = None
+    dice_set: Callable[[Mapping[str, Any]], DiceSet | None] | None = None
 
     def declare(self, *event_types: str) -> None:
         """Declare event types this game emits (each gets a stable topic when the game loads)."""
@@ -255,7 +269,8 @@ class GameRules:
                 f"a decision is pending ({pending.get('decision')}); "
                 f"the next command must be one of {', '.join(pending.get('commands', ()))}",
             )
-        context = Context(state, house_rules, dice)
+        allowed = self.dice_set(house_rules) if self.dice_set else None
+        context = Context(state, house_rules, dice, allowed)
         spec.handler(context, args)
         args.finish()
         return context.close()

@@ -23,6 +23,7 @@ from domain.quest_calendar import (
 
 rules = RULES[QUEST_CALENDAR]
 rules.setup = state.initial_state
+rules.dice_set = house_rules.dice_set
 rules.declare("HeroDamaged")
 for _event_type in sorted(rules.event_types):
     game_event_class(QUEST_CALENDAR, _event_type)

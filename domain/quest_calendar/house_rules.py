@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from domain.house_rules import BOOKS, QUEST_CALENDAR, HouseRule
+
+DIE_NAMES = {"d4": 4, "d6": 6, "d8": 8, "d10": 10, "d%": 100, "d100": 100, "d12": 12, "d20": 20}
+
+
+def dice_set(house: Mapping[str, Any]) -> tuple[str, set[int]]:
+    """QC-07 / G-QC-02: the die sizes the campaign's ``qc.dice.set`` allows."""
+    return "QC-07", {DIE_NAMES[name] for name in house["qc.dice.set"]}
+
 
 QC_HOUSE_RULES = (
     HouseRule(
@@ -10,6 +21,7 @@ QC_HOUSE_RULES = (
         ["d4", "d6", "d8", "d10", "d%", "d12", "d20"],
         "The seven dice.",
         kind="list",
+        choices=tuple(DIE_NAMES),
         gap="G-QC-02",
     ),
     HouseRule(

@@ -112,3 +112,19 @@ def test_qc20_page_cannot_end_while_a_combat_is_in_progress() -> None:
     table = Table()
     table.given(lambda s: s["page"].update(combat={"status": "in_progress", "round": 1}))
     assert table.refused({"type": "end_page"}).rule_id == "QC-20"
+
+
+def test_qc07_g_qc02_a_die_outside_the_dice_set_is_refused() -> None:
+    table = Table(house={"qc.dice.set": ["d4", "d6", "d10", "d%", "d12", "d20"]})
+    table.run({"type": "trait_check", "trait": "STR"}, faces=[12])
+    round_ = {
+        "hit_target": 5,
+        "damage_needed": 3,
+        "enemy_attack": 10,
+        "damage_reduced": 1,
+        "damage_full": 2,
+    }
+    table.run({"type": "start_combat", "kind": "one_enemy", "rounds": [round_]})
+    refused = table.refused({"type": "combat_round"}, faces=[15])
+    assert refused.rule_id == "QC-07"
+    assert "d8" in refused.reason
