@@ -93,6 +93,27 @@ def check_wind_effects(value: object) -> str | None:
     return None
 
 
+def check_layout(value: object) -> str | None:
+    """G-CB-09: a Start space, at least one day space, and an End space, in that order."""
+    kinds = ("normal", "rain", "snow", "fog", "hail", "supply", "event")
+    if not isinstance(value, list) or not 3 <= len(value) <= 1000:
+        return "must be a list of 3 to 1000 space types"
+    if value[0] != "start" or value[-1] != "end":
+        return "must begin with 'start' and end with 'end'"
+    if any(space not in kinds for space in value[1:-1]):
+        return f"day spaces must be one of {', '.join(kinds)}"
+    return None
+
+
+def check_steps(value: object) -> str | None:
+    """G-CB-03: the night steps, each at most once (the token never passes twice, CB-03)."""
+    if not isinstance(value, list) or any(step not in NIGHT_STEPS for step in value):
+        return f"must be a list of steps among {', '.join(NIGHT_STEPS)}"
+    if len(set(value)) != len(value):
+        return "each step may appear only once"
+    return None
+
+
 def check_rizz_chart(value: object) -> str | None:
     """G-CB-27: defender values by exhaustion 0, 1, 2, ..."""
     if not isinstance(value, list) or not value or len(value) > 50:
@@ -117,6 +138,7 @@ CB_HOUSE_RULES = (
         kind="list",
         choices=NIGHT_STEPS,
         gap="G-CB-03",
+        validator=check_steps,
     ),
     HouseRule(
         "cb.godToken.initialHolder",
@@ -210,6 +232,7 @@ CB_HOUSE_RULES = (
         kind="list",
         choices=("start", "end", "normal", "rain", "snow", "fog", "hail", "supply", "event"),
         gap="G-CB-09",
+        validator=check_layout,
     ),
     HouseRule(
         "cb.calendar.resetTiming",

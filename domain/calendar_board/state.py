@@ -84,6 +84,9 @@ def read_player(args: Args) -> dict[str, Any]:
         _read(f"weapons[{n}]", raw, read_weapon)
         for n, raw in enumerate(args.items("weapons", [], max_items=50))
     ]
+    weapon_ids = [w["id"] for w in weapons]
+    if len(set(weapon_ids)) != len(weapon_ids):
+        raise InvalidInput.field("weapons", "weapon ids must be unique within a party")
     partner = args.text("partner", None, choices=PARTNERS)
     relationship = args.integer("relationship", None, minimum=0, maximum=1000)
     if partner is not None and relationship is None:
@@ -147,6 +150,9 @@ def initial_state(args: Args, house: Mapping[str, Any]) -> dict[str, Any]:
         _read(f"creatures[{n}]", raw, read_creature)
         for n, raw in enumerate(args.items("creatures", [], max_items=100))
     ]
+    creature_ids = [c["id"] for c in creatures]
+    if len(set(creature_ids)) != len(creature_ids):
+        raise InvalidInput.field("creatures", "creature ids must be unique")
     return {
         "players": ids,
         "parties": {p["id"]: p["party"] for p in players},

@@ -237,13 +237,14 @@ def test_cb17_passing_a_supply_space_does_not_touch_the_weather() -> None:
 
 
 def test_cb13_the_move_back_to_start_fires_no_supply() -> None:
-    layout = ["supply", "normal", "end"]  # a board whose Start is typed supply
+    layout = ["start", "supply", "end"]
     match = Match(
         armed(A=[weapon("bow", 0, 6, 2)]), house={**CALENDAR_ONLY, "cb.calendar.layout": layout}
     )
     events = night(match, [3])
     assert only(events, "GodPieceReset")["to_space"] == 0
-    assert details(events, "SupplySpaceTriggered") == []
+    # Only the pass over space 1 fires; going back from End to Start crosses nothing.
+    assert [d["space_index"] for d in details(events, "SupplySpaceTriggered")] == [1]
 
 
 TWO_SUPPLIES = ["start", "normal", "supply", "supply", "normal", "end"]
