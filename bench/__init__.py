@@ -1,0 +1,4 @@
+"""Questlog benchmarks: ``python -m bench.run`` from the repository root.
+
+See docs/performance.md.
+"""

@@ -1,0 +1,541 @@
+"""Questlog benchmark: ``python -m bench.run`` (``--quick`` for a short smoke run).
+
+(a) ``POST /campaigns/{id}/rolls`` (a server d20) against a bare route that inserts one SQLite
+    row, both served by waitress from one server process (the production stack), driven by
+    keep-alive HTTP clients in threads of this process;
+(b) loading a 10,000-event campaign: now (cold and warm cache) and at version 5,000;
+(c) auditing that campaign.
+
+Prints the figures beside the targets of issue 2 (point 10) with PASS/MISS. Exits 0 whatever the
+figures are; non-zero only when the benchmark itself fails (a server that does not start, a
+request that errors or answers anything but 201).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from importlib.metadata import version as package_version
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from bench.domain_bench import DomainResult, Timing, measure_domain
+from bench.load import HOST, LoadResult, merge, request_json, run_load
+from bench.server import BARE_PATH, READY_PATH
+
+ROLL_BODY = {"dice": "d20", "purpose": "bench"}
+
+# Targets of issue 2, point 10.
+RATIO_TARGET = 0.6
+ROLL_P99_MS = 20.0
+CURRENT_MS = 5.0
+AT_VERSION_MS = 50.0
+AUDIT_S = 1.0
+
+# Above this many cores used by other processes during a run, its figures are flagged.
+DISTURBED_CORES = 0.15
+
+console = Console(highlight=False, width=None if sys.stdout.isatty() else 132)
+
+
+class BenchError(RuntimeError):
+    """The benchmark could not measure (as opposed to a figure that misses its target)."""
+
+
+@dataclass
+class Settings:
+    """How long and how big."""
+
+    seconds: float
+    rounds: int
+    warmup: float
+    clients: int
+    threads: int
+    events: int
+    at_version: int
+    repeat: int
+    audit_repeat: int
+    quick: bool
+    extras: bool
+
+
+def parse_args(argv: list[str] | None) -> tuple[Settings, argparse.Namespace]:
+    """Command-line options; ``--quick`` changes the defaults, explicit options still win."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.run", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--quick", action="store_true", help="a short smoke run (about 30 s)")
+    parser.add_argument("--seconds", type=float, help="measured seconds per route (default 10)")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        help="split the measured seconds into this many rounds, alternating the routes "
+        "(default 2), so a slow patch of the machine hits every route alike",
+    )
+    parser.add_argument("--warmup", type=float, help="warm-up seconds per route (default 3)")
+    parser.add_argument("--clients", type=int, default=4, help="concurrent HTTP clients")
+    parser.add_argument("--threads", type=int, default=8, help="waitress worker threads")
+    parser.add_argument("--events", type=int, help="events in the long campaign (default 10000)")
+    parser.add_argument("--at-version", type=int, help="version to load (default events / 2)")
+    parser.add_argument("--repeat", type=int, help="repetitions of each load (default 15)")
+    parser.add_argument("--audit-repeat", type=int, help="repetitions of the audit (default 5)")
+    parser.add_argument(
+        "--no-extras",
+        action="store_true",
+        help="skip the extra rows (rolls on one campaign per client, audit with seed revealed)",
+    )
+    parser.add_argument("--skip-http", action="store_true", help="skip part (a)")
+    parser.add_argument("--skip-domain", action="store_true", help="skip parts (b) and (c)")
+    parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    args = parser.parse_args(argv)
+    quick = args.quick
+    events = args.events or (1_000 if quick else 10_000)
+    settings = Settings(
+        seconds=args.seconds or (2.0 if quick else 10.0),
+        rounds=args.rounds or (1 if quick else 2),
+        warmup=args.warmup if args.warmup is not None else (0.5 if quick else 3.0),
+        clients=args.clients,
+        threads=args.threads,
+        events=events,
+        at_version=args.at_version or max(1, events // 2),
+        repeat=args.repeat or (5 if quick else 15),
+        audit_repeat=args.audit_repeat or (2 if quick else 5),
+        quick=quick,
+        extras=not args.no_extras,
+    )
+    if (
+        settings.rounds < 1
+        or settings.clients < 1
+        or settings.events < 2
+        or not 1 <= settings.at_version <= events
+    ):
+        parser.error(
+            "need --rounds >= 1, --clients >= 1, --events >= 2 and 1 <= --at-version <= --events"
+        )
+    return settings, args
+
+
+# -- the machine ---------------------------------------------------------------------------------
+
+
+def machine() -> dict[str, Any]:
+    """What this ran on."""
+    model = platform.processor() or "unknown"
+    with contextlib.suppress(OSError), open("/proc/cpuinfo", encoding="utf-8") as handle:
+        for line in handle:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": model,
+        "python": platform.python_version(),
+        "eventsourcing": package_version("eventsourcing"),
+        "waitress": package_version("waitress"),
+        "loadavg_at_start": [round(x, 2) for x in load],
+    }
+
+
+# -- part (a): HTTP --------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+class ServerProcess:
+    """``python -m bench.server`` in a subprocess, its output in a log file."""
+
+    def __init__(self, workdir: Path, threads: int) -> None:
+        self.port = free_port()
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.log_path = workdir / "server.log"
+        self.log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
+        command = [
+            sys.executable,
+            "-m",
+            "bench.server",
+            "--db",
+            str(workdir / "questlog.db"),
+            "--bare-db",
+            str(workdir / "bare.db"),
+            "--port",
+            str(self.port),
+            "--threads",
+            str(threads),
+        ]
+        root = Path(__file__).resolve().parent.parent
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
+        }
+        self.process = subprocess.Popen(
+            command, cwd=root, env=env, stdout=self.log, stderr=subprocess.STDOUT
+        )
+
+    @property
+    def pid(self) -> int:
+        """The server's process id."""
+        return self.process.pid
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        """Wait until the server answers, or fail with its log."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise BenchError(
+                    f"the server exited with {self.process.returncode}:\n{self.tail()}"
+                )
+            try:
+                status, _ = request_json(self.port, "GET", READY_PATH, timeout=5)
+                if status == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise BenchError(f"the server did not answer within {timeout:.0f} s:\n{self.tail()}")
+
+    def tail(self, lines: int = 30) -> str:
+        """The end of the server's log."""
+        self.log.flush()
+        text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        return "\n".join(text.splitlines()[-lines:])
+
+    def stop(self) -> None:
+        """Terminate the server (it is ours) and close its log."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+
+
+@dataclass
+class HttpResult:
+    """Part (a): the runs, keyed by name, and the consistency check of the shared campaign."""
+
+    runs: dict[str, LoadResult]
+    versions_ok: bool
+    version_note: str
+
+
+def create_campaign(port: int, name: str) -> str:
+    """A campaign created through the API; returns its id."""
+    status, body = request_json(
+        port, "POST", "/campaigns", {"game": "quest-calendar", "name": name, "house_rules": {}}
+    )
+    if status != 201:
+        raise BenchError(f"POST /campaigns answered {status}: {body}")
+    return str(body["id"])
+
+
+def measure_http(settings: Settings, workdir: Path) -> HttpResult:
+    """Start the server, load the bare route and the roll route, stop the server."""
+    server = ServerProcess(workdir, settings.threads)
+    try:
+        server.wait_ready()
+        shared = create_campaign(server.port, "bench: shared campaign")
+        plans: list[tuple[str, list[str]]] = [
+            ("bare", [BARE_PATH] * settings.clients),
+            ("roll", [f"/campaigns/{shared}/rolls"] * settings.clients),
+        ]
+        if settings.extras:
+            own = [
+                create_campaign(server.port, f"bench: client {i}") for i in range(settings.clients)
+            ]
+            plans.append(("roll_per_client", [f"/campaigns/{cid}/rolls" for cid in own]))
+        parts: dict[str, list[LoadResult]] = {name: [] for name, _ in plans}
+        rolled_on_shared = 0
+
+        def load(name: str, paths: list[str], seconds: float) -> LoadResult:
+            result = run_load(
+                name=name,
+                port=server.port,
+                paths=paths,
+                body=ROLL_BODY,
+                seconds=seconds,
+                server_pid=server.pid,
+            )
+            if result.errors or result.failures(201):
+                seen = f"{dict(result.statuses)} {result.errors[:3]}"
+                raise BenchError(f"{name}: {seen}\n{server.tail()}")
+            return result
+
+        console.print(
+            f"  [dim]{settings.clients} clients; each route: {settings.warmup:g} s warm-up, then "
+            f"{settings.seconds:g} s measured in {settings.rounds} alternating round(s)[/dim]"
+        )
+        for name, paths in plans:
+            warm = load(f"{name} warm-up", paths, settings.warmup)
+            if name == "roll":
+                rolled_on_shared += warm.statuses[201]
+        for round_number in range(settings.rounds):
+            for name, paths in plans:
+                console.print(f"  [dim]round {round_number + 1}: {name}[/dim]")
+                part = load(name, paths, settings.seconds / settings.rounds)
+                parts[name].append(part)
+                if name == "roll":
+                    rolled_on_shared += part.statuses[201]
+        runs = {name: merge(name, results) for name, results in parts.items()}
+        status, body = request_json(server.port, "GET", f"/campaigns/{shared}")
+        expected = 1 + rolled_on_shared
+        got = body.get("version") if status == 200 and isinstance(body, dict) else None
+        note = f"shared campaign at version {got}, expected {expected} (1 + every 201)"
+        return HttpResult(runs, got == expected, note)
+    finally:
+        server.stop()
+
+
+# -- report --------------------------------------------------------------------------------------
+
+
+def verdict(ok: bool) -> str:
+    """PASS or MISS, coloured."""
+    return "[bold green]PASS[/bold green]" if ok else "[bold red]MISS[/bold red]"
+
+
+def ms(seconds: float) -> str:
+    """Seconds as milliseconds text."""
+    return f"{seconds * 1e3:,.2f} ms"
+
+
+def timing_text(timing: Timing) -> str:
+    """Median, with the range of samples."""
+    low, high = timing.spread
+    return f"{ms(timing.median)}  [dim]({ms(low)} … {ms(high)}, n={len(timing.samples)})[/dim]"
+
+
+def http_table(result: HttpResult) -> Table:
+    """The routes side by side."""
+    titles = {
+        "bare": f"bare POST {BARE_PATH}",
+        "roll": "POST /campaigns/{id}/rolls",
+        "roll_per_client": "rolls, one campaign per client",
+    }
+    table = Table(title="(a) HTTP: waitress, 8 threads, SQLite (WAL)", title_justify="left")
+    table.add_column("")
+    for name in result.runs:
+        table.add_column(titles.get(name, name), justify="right")
+    rows: list[tuple[str, Any]] = [
+        ("requests/s", lambda r: f"{r.throughput:,.0f}"),
+        ("p50 latency", lambda r: f"{r.percentile_ms(50):.2f} ms"),
+        ("p99 latency", lambda r: f"{r.percentile_ms(99):.2f} ms"),
+        ("mean latency", lambda r: f"{r.mean_ms:.2f} ms"),
+        ("max latency", lambda r: f"{r.percentile_ms(100):.2f} ms"),
+        ("requests (all 201)", lambda r: f"{r.requests:,} in {r.seconds:.1f} s"),
+        ("clients", lambda r: str(r.clients)),
+        ("server CPU (cores)", lambda r: "?" if r.server_cpu is None else f"{r.server_cpu:.2f}"),
+        (
+            "server CPU per request",
+            lambda r: "?" if r.server_cpu_ms is None else f"{r.server_cpu_ms:.2f} ms",
+        ),
+        ("client CPU (cores)", lambda r: "?" if r.client_cpu is None else f"{r.client_cpu:.2f}"),
+        ("other processes' CPU", lambda r: "?" if r.other_cpu is None else f"{r.other_cpu:.2f}"),
+    ]
+    for label, cell in rows:
+        table.add_row(label, *(cell(run) for run in result.runs.values()))
+    return table
+
+
+def targets_table(
+    http: HttpResult | None, domain: DomainResult | None, settings: Settings
+) -> Table:
+    """Every figure with its target and PASS/MISS."""
+    title = "Targets (issue 2, point 10)"
+    if settings.quick:
+        title += " - QUICK RUN: short and small, not comparable with the targets"
+    table = Table(title=title, title_justify="left")
+    for column, justify in [("measure", "left"), ("figure", "right"), ("target", "right")]:
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    table.add_column("", justify="center")
+    if http is not None:
+        bare, roll = http.runs["bare"], http.runs["roll"]
+        ratio = roll.throughput / bare.throughput if bare.throughput else 0.0
+        table.add_row(
+            "(a) roll / bare throughput",
+            f"{ratio:.2f}  [dim]({roll.throughput:,.0f} / {bare.throughput:,.0f} req/s)[/dim]",
+            f"≥ {RATIO_TARGET:.2f}",
+            verdict(ratio >= RATIO_TARGET),
+        )
+        p99 = roll.percentile_ms(99)
+        table.add_row(
+            f"(a) roll p99 latency, {roll.clients} clients",
+            f"{p99:.2f} ms",
+            f"≤ {ROLL_P99_MS:g} ms",
+            verdict(p99 <= ROLL_P99_MS),
+        )
+    if domain is not None:
+        n, v = domain.events, domain.at_version
+        rows = [
+            (f"(b) current state of {n:,} events, cold", domain.current_cold, CURRENT_MS / 1e3),
+            (f"(b) current state of {n:,} events, warm", domain.current_warm, CURRENT_MS / 1e3),
+            (f"(b) state at version {v:,}, cold", domain.at_version_cold, AT_VERSION_MS / 1e3),
+            (f"(c) audit of {n:,} events", domain.audit, AUDIT_S),
+        ]
+        if domain.worst_case is not None:
+            rows.insert(
+                3,
+                (
+                    f"    extra: state at version {domain.worst_case_version:,}, cold "
+                    f"({domain.worst_case_replayed} events after its snapshot)",
+                    domain.worst_case,
+                    CURRENT_MS / 1e3,
+                ),
+            )
+        for label, timing, target in rows:
+            table.add_row(
+                label, timing_text(timing), f"≤ {ms(target)}", verdict(timing.median <= target)
+            )
+        if domain.audit_revealed is not None:
+            table.add_row(
+                f"    extra: audit of {n + 1:,} events, seed revealed (every roll re-derived)",
+                timing_text(domain.audit_revealed),
+                f"[dim]≤ {ms(AUDIT_S)}[/dim]",
+                verdict(domain.audit_revealed.median <= AUDIT_S),
+            )
+    return table
+
+
+def as_json(
+    settings: Settings, info: dict[str, Any], http: HttpResult | None, domain: DomainResult | None
+) -> dict[str, Any]:
+    """The results as plain data."""
+    data: dict[str, Any] = {"settings": asdict(settings), "machine": info}
+    if http is not None:
+        data["http"] = {
+            name: {
+                "requests_per_s": run.throughput,
+                "p50_ms": run.percentile_ms(50),
+                "p99_ms": run.percentile_ms(99),
+                "mean_ms": run.mean_ms,
+                "max_ms": run.percentile_ms(100),
+                "requests": run.requests,
+                "seconds": run.seconds,
+                "clients": run.clients,
+                "server_cpu": run.server_cpu,
+                "server_cpu_ms_per_request": run.server_cpu_ms,
+                "client_cpu": run.client_cpu,
+                "other_cpu": run.other_cpu,
+            }
+            for name, run in http.runs.items()
+        }
+        data["http"]["versions_ok"] = http.versions_ok
+    if domain is not None:
+        timings = {
+            "current_cold": domain.current_cold,
+            "current_warm": domain.current_warm,
+            "at_version_cold": domain.at_version_cold,
+            "audit": domain.audit,
+        }
+        if domain.worst_case is not None:
+            timings["worst_case"] = domain.worst_case
+        if domain.audit_revealed is not None:
+            timings["audit_revealed"] = domain.audit_revealed
+        data["domain"] = {
+            "events": domain.events,
+            "at_version": domain.at_version,
+            "build_seconds": domain.build_seconds,
+            **{name: {"median_s": t.median, "samples_s": t.samples} for name, t in timings.items()},
+            "audit_report": domain.audit_report,
+        }
+    return data
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run everything; 0 whatever the figures, 1 if the benchmark could not measure."""
+    settings, args = parse_args(argv)
+    info = machine()
+    console.print(
+        f"[bold]Questlog benchmark[/bold]{' (quick)' if settings.quick else ''}: "
+        f"{info['nproc']} CPUs ({info['cpu']}), Python {info['python']}, "
+        f"eventsourcing {info['eventsourcing']}, waitress {info['waitress']}, "
+        f"load average {info['loadavg_at_start'][0]}"
+    )
+    workdir = Path(tempfile.mkdtemp(prefix="questlog-bench-"))
+    http: HttpResult | None = None
+    domain: DomainResult | None = None
+    try:
+        if not args.skip_http:
+            console.print("[bold](a)[/bold] HTTP load on a fresh SQLite store")
+            http = measure_http(settings, workdir / "http")
+        if not args.skip_domain:
+            console.print(f"[bold](b), (c)[/bold] a campaign of {settings.events:,} events")
+            domain = measure_domain(
+                workdir / "domain" / "questlog.db",
+                events=settings.events,
+                at_version=settings.at_version,
+                repeat=settings.repeat,
+                audit_repeat=settings.audit_repeat,
+                extras=settings.extras,
+                progress=lambda text: console.print(f"  [dim]{text}[/dim]"),
+            )
+    except BenchError as error:
+        console.print(f"[bold red]benchmark failed:[/bold red] {error}")
+        return 1
+    finally:
+        if args.keep:
+            console.print(f"[dim]kept {workdir}[/dim]")
+        else:
+            _remove_tree(workdir)
+
+    console.print()
+    if http is not None:
+        console.print(http_table(http))
+        if not http.versions_ok:
+            console.print(f"[bold red]{http.version_note}[/bold red]")
+        disturbed = [
+            name
+            for name, run in http.runs.items()
+            if run.other_cpu is not None and run.other_cpu > DISTURBED_CORES
+        ]
+        if disturbed:
+            console.print(
+                f"[yellow]other processes used more than {DISTURBED_CORES} of a core during "
+                f"{', '.join(disturbed)}: those figures are disturbed; run again on a quiet "
+                "machine[/yellow]"
+            )
+    console.print(targets_table(http, domain, settings))
+    if domain is not None:
+        rolls = domain.audit_report["rolls"]
+        console.print(
+            f"[dim]campaign built in {domain.build_seconds:.1f} s through Questlog.roll; "
+            f"audit: chain_ok={domain.audit_report['chain_ok']}, rolls={rolls}[/dim]"
+        )
+    if args.json is not None:
+        args.json.write_text(json.dumps(as_json(settings, info, http, domain), indent=2) + "\n")
+    if http is not None and not http.versions_ok:
+        return 1
+    if domain is not None and not domain.audit_report["ok"]:
+        console.print("[bold red]the audit of the benchmark campaign failed[/bold red]")
+        return 1
+    return 0
+
+
+def _remove_tree(path: Path) -> None:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""The benchmark's server: the production stack (waitress + ``create_app``) plus a bare route.
+
+Run as ``python -m bench.server --db DIR/questlog.db --bare-db DIR/bare.db --port N``. It serves
+exactly what ``questlog serve`` serves (``waitress.serve(create_app(Questlog(...)), threads=8)``)
+on a SQLite file, with one extra plain Flask route registered on that same app:
+
+``POST /bench/bare`` parses the JSON body, inserts one row into a SQLite table (its own WAL-mode
+file, one short transaction per request, one connection per worker thread) and answers a small
+JSON 201. That is the floor: the same HTTP server, the same Flask app and the same kind of durable
+SQLite write, without the event-sourced domain.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, request
+
+BARE_PATH = "/bench/bare"
+READY_PATH = "/openapi.json"
+
+
+class BareStore:
+    """One WAL-mode SQLite connection per worker thread, one short transaction per insert.
+
+    Writers take a process-wide lock first, as eventsourcing's SQLite pool does for its writer:
+    without it, two threads racing for SQLite's write lock make the loser sleep in SQLite's busy
+    handler (1 ms, then 2, 5, 10 ms...), which would make the floor slower than the real route.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.local = threading.local()
+        self.write_lock = threading.Lock()
+        with self.connect() as conn:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS bare_rows ("
+                "id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL)"
+            )
+
+    def connect(self) -> sqlite3.Connection:
+        """A new autocommit connection (transactions are explicit)."""
+        return sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+
+    def insert(self, body: str) -> int:
+        """Insert one row in its own transaction; returns its id."""
+        conn: sqlite3.Connection | None = getattr(self.local, "conn", None)
+        if conn is None:
+            conn = self.local.conn = self.connect()
+        with self.write_lock:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                cursor = conn.execute("INSERT INTO bare_rows (body) VALUES (?)", (body,))
+                row_id = cursor.lastrowid
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return int(row_id or 0)
+
+
+def add_bare_route(app: Flask, store: BareStore) -> None:
+    """Register ``POST /bench/bare`` on an existing app (before it serves its first request)."""
+
+    def bare() -> Response:
+        payload: Any = request.get_json()
+        row_id = store.insert(json.dumps(payload))
+        return Response(json.dumps({"id": row_id}), status=201, mimetype="application/json")
+
+    app.add_url_rule(BARE_PATH, "bench_bare", bare, methods=["POST"])
+
+
+def build_app(db: Path, bare_db: Path) -> Flask:
+    """The production app on a SQLite store, plus the bare route."""
+    from domain.application import Questlog
+    from domain.store import StoreConfig
+    from webapi.app import create_app
+
+    app = create_app(Questlog(StoreConfig(sqlite_path=db)))
+    add_bare_route(app, BareStore(bare_db))
+    return app
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve the app with waitress, exactly as ``questlog serve`` does."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--db", type=Path, required=True)
+    parser.add_argument("--bare-db", type=Path, required=True)
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--threads", type=int, default=8)
+    args = parser.parse_args(argv)
+
+    from waitress import serve
+
+    app = build_app(args.db, args.bare_db)
+    serve(app, host="127.0.0.1", port=args.port, threads=args.threads, ident="questlog")
+
+
+if __name__ == "__main__":
+    main()
