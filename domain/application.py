@@ -23,6 +23,7 @@ from domain.errors import ConcurrencyConflict, InvalidInput, NotFound, StaleVers
 from domain.games import rules_for
 from domain.house_rules import book
 from domain.store import IdempotencyRecord, SeedRecord, SideTables, StoreConfig
+from domain.timeline import Timeline
 
 # Importing the game packages registers their commands, house rules and event types.
 GAME_PACKAGES = (domain.calendar_board, domain.quest_calendar)
@@ -131,10 +132,34 @@ class Questlog(Application):  # type: ignore[type-arg]
         """Start a campaign with its house rules, its game's setup and a committed server seed."""
         rules = book(game).resolve(house_rules)
         state = rules_for(game).initial_state(setup or {}, rules)
-        _check_text("name", name, MAX_NAME_LENGTH)
+        return self.start_campaign(
+            game=game,
+            name=name,
+            house_rules=rules,
+            state=state,
+            client_seed=client_seed,
+            origin=origin,
+            respond=respond,
+            idempotency=idempotency,
+        )
+
+    def start_campaign(
+        self,
+        *,
+        game: str,
+        name: str,
+        house_rules: dict[str, Any],
+        state: dict[str, Any],
+        client_seed: str | None = None,
+        origin: dict[str, Any] | None = None,
+        respond: Respond | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Outcome:
+        """Start a campaign from the house rules in force and a game state (creation, forks)."""
+        check_text("name", name, MAX_NAME_LENGTH)
         if client_seed is not None:
-            _check_text("client_seed", client_seed, MAX_CLIENT_SEED_LENGTH)
-        replay = self._replayed(idempotency)
+            check_text("client_seed", client_seed, MAX_CLIENT_SEED_LENGTH)
+        replay = self.replayed(idempotency)
         if replay is not None:
             return replay
         campaign_id = uuid4()
@@ -143,7 +168,7 @@ class Questlog(Application):  # type: ignore[type-arg]
             campaign_id=campaign_id,
             game=game,
             name=name,
-            house_rules=rules,
+            house_rules=house_rules,
             commitment=dicelib.commitment_of(seed),
             client_seed=client_seed or dicelib.new_client_seed(),
             origin=origin,
@@ -165,7 +190,7 @@ class Questlog(Application):  # type: ignore[type-arg]
     ) -> Outcome:
         """Roll dice on the server, or record faces the player rolled by hand."""
         expression = dicelib.parse(notation)
-        _check_text("purpose", purpose, MAX_PURPOSE_LENGTH, allow_empty=True)
+        check_text("purpose", purpose, MAX_PURPOSE_LENGTH, allow_empty=True)
 
         def decide(campaign: Campaign) -> dict[str, Any]:
             if faces is None:
@@ -229,7 +254,7 @@ class Questlog(Application):  # type: ignore[type-arg]
         idempotency: Idempotency | None = None,
     ) -> Outcome:
         """Set the client seed used by the server rolls that follow."""
-        _check_text("client_seed", client_seed, MAX_CLIENT_SEED_LENGTH)
+        check_text("client_seed", client_seed, MAX_CLIENT_SEED_LENGTH)
 
         def decide(campaign: Campaign) -> None:
             campaign.set_client_seed(client_seed)
@@ -297,7 +322,7 @@ class Questlog(Application):  # type: ignore[type-arg]
         for attempt in range(COMMAND_ATTEMPTS):
             if attempt:
                 time.sleep(random.uniform(0, 0.005 * 2**attempt))
-            replay = self._replayed(idempotency)
+            replay = self.replayed(idempotency)
             if replay is not None:
                 return replay
             campaign = self.campaign(campaign_id)
@@ -334,13 +359,14 @@ class Questlog(Application):  # type: ignore[type-arg]
         try:
             self.save(campaign, seed=seed, idempotency=record)
         except IntegrityError:
-            replay = self._replayed(idempotency)
+            replay = self.replayed(idempotency)
             if replay is not None:
                 return replay
             raise
         return Outcome(response)
 
-    def _replayed(self, idempotency: Idempotency | None) -> Outcome | None:
+    def replayed(self, idempotency: Idempotency | None) -> Outcome | None:
+        """The stored outcome of a repeated ``Idempotency-Key`` (422 if the body differs)."""
         if idempotency is None:
             return None
         found = self.side_tables.idempotent_response(idempotency.scope, idempotency.key)
@@ -429,6 +455,7 @@ class Questlog(Application):  # type: ignore[type-arg]
         """Roll records after a version, with verdicts; returns them and the next cursor."""
         campaign = self.campaign(campaign_id)
         revealed = campaign.dice["revealed"]
+        timeline = self.timeline(campaign)
         found: list[dict[str, Any]] = []
         cursor = after
         while len(found) < limit and cursor < campaign.version:
@@ -438,7 +465,7 @@ class Questlog(Application):  # type: ignore[type-arg]
             for event in batch:
                 cursor = event.originator_version
                 for record in getattr(event, "rolls", None) or []:
-                    found.append(with_verdict(record, revealed))
+                    found.append(with_verdict(record, revealed, timeline))
                 if len(found) >= limit:
                     break
         more = cursor < campaign.version
@@ -454,18 +481,27 @@ class Questlog(Application):  # type: ignore[type-arg]
         for event in self.campaign_events(campaign_id, after=version - 1, limit=1):
             for record in getattr(event, "rolls", None) or []:
                 if record.get("roll_id") == roll_id:
-                    return with_verdict(record, campaign.dice["revealed"])
+                    return with_verdict(record, campaign.dice["revealed"], self.timeline(campaign))
         raise NotFound(f"Roll {roll_id!r} does not exist in campaign {campaign_id}.")
 
     def audit(self, campaign_id: UUID) -> AuditReport:
-        """Re-check the campaign's whole chain and every revealed server roll."""
+        """Re-check the chain and every revealed server roll; list rollbacks and rerolls."""
         self.campaign(campaign_id)
         return audit_stream(self.mapper, self.stored_events(campaign_id))
 
+    def timeline(self, campaign: Campaign) -> Timeline:
+        """The campaign's active history: which versions its rollbacks undid."""
+        return Timeline.of(campaign.rollbacks, campaign.version)
 
-def with_verdict(record: dict[str, Any], revealed: dict[str, str]) -> dict[str, Any]:
-    """A roll record with ``verified`` and, once its seed is revealed, ``proof.server_seed``."""
+
+def with_verdict(
+    record: dict[str, Any], revealed: dict[str, str], timeline: Timeline | None = None
+) -> dict[str, Any]:
+    """A roll record with ``verified``, ``proof.server_seed`` once revealed, and ``undone``."""
     result = dict(record)
+    if timeline is not None:
+        result["undone_by"] = timeline.undone_by(int(record["version"]))
+        result["undone"] = result["undone_by"] is not None
     if "proof" in record:
         proof = dict(record["proof"])
         seed = revealed.get(proof["commitment"])
@@ -476,7 +512,8 @@ def with_verdict(record: dict[str, Any], revealed: dict[str, str]) -> dict[str, 
     return result
 
 
-def _check_text(field: str, value: str, max_length: int, *, allow_empty: bool = False) -> None:
+def check_text(field: str, value: str, max_length: int, *, allow_empty: bool = False) -> None:
+    """Refuse text that is not a string, is blank (unless allowed), too long or not Unicode."""
     if not isinstance(value, str):
         raise InvalidInput.field(field, "must be a string")
     if not allow_empty and not value.strip():

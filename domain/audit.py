@@ -1,8 +1,14 @@
-"""Re-checking a campaign's log: the hash chain, every stored byte, every revealed server roll."""
+"""Re-checking a campaign's log: the hash chain, every stored byte, every revealed server roll.
+
+The audit also reports the time travel in the log: every rollback (who, when, why, which rolls it
+undid), the rerolls (an undone roll followed by a later active roll for the same purpose) and the
+server rolls undone under the ``flag`` policy.
+"""
 
 from __future__ import annotations
 
 import hmac
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,6 +17,11 @@ from eventsourcing.persistence import Mapper, StoredEvent
 
 from domain import chain
 from domain.dice import commitment_of, derive_faces
+from domain.timeline import Timeline
+
+ROLLED_BACK = "questlog.RolledBack"
+ROLLBACK_PROPOSED = "questlog.RollbackProposed"
+ROLLBACK_APPROVED = "questlog.RollbackApproved"
 
 
 def roll_verdict(record: Mapping[str, Any], revealed: Mapping[str, str]) -> bool | None:
@@ -48,6 +59,9 @@ class AuditReport:
     )
     failed_rolls: list[str] = field(default_factory=list)
     hashes: set[str] = field(default_factory=set)
+    rollbacks: list[dict[str, Any]] = field(default_factory=list)
+    rerolls: list[dict[str, Any]] = field(default_factory=list)
+    flagged_rolls: list[str] = field(default_factory=list)
 
     def bad(self, version: int, problem: str) -> None:
         """Record a broken event; the first one is the first bad version."""
@@ -71,6 +85,9 @@ class AuditReport:
             "problems": self.problems,
             "rolls": dict(self.rolls),
             "failed_rolls": self.failed_rolls,
+            "rollbacks": self.rollbacks,
+            "rerolls": {"count": len(self.rerolls), "items": self.rerolls},
+            "flagged_rolls": self.flagged_rolls,
         }
         if receipt is not None:
             result["receipt"] = {"head": receipt, "in_chain": receipt in self.hashes}
@@ -84,6 +101,7 @@ def audit_stream(mapper: Mapper[Any], stored: Iterable[StoredEvent]) -> AuditRep
     revealed: dict[str, str] = {}
     server_rolls: list[tuple[int, dict[str, Any]]] = []
     used_nonces: set[tuple[str, int]] = set()
+    history = History()
     prev_hash = chain.GENESIS_HASH
     expected_version = 1
     for item in stored:
@@ -120,6 +138,7 @@ def audit_stream(mapper: Mapper[Any], stored: Iterable[StoredEvent]) -> AuditRep
         report.head_hash = stored_hash
         if "revealed_seed" in fields:
             revealed[str(fields["revealed_commitment"])] = str(fields["revealed_seed"])
+        history.add(item.topic, version, fields)
         for record in fields.get("rolls") or []:
             if record.get("source") == "reported":
                 report.rolls["reported"] += 1
@@ -148,4 +167,92 @@ def audit_stream(mapper: Mapper[Any], stored: Iterable[StoredEvent]) -> AuditRep
             report.problems.append(
                 {"version": version, "problem": f"roll {record.get('roll_id')} does not verify"}
             )
+    history.report(report)
     return report
+
+
+class History:
+    """The rollbacks, proposals and rolls of a log, gathered while it is audited."""
+
+    def __init__(self) -> None:
+        self.rollbacks: list[dict[str, Any]] = []
+        self.approvals: dict[str, list[str]] = {}
+        self.rolls: list[dict[str, Any]] = []
+        self.head = 0
+
+    def add(self, topic: str, version: int, fields: Mapping[str, Any]) -> None:
+        """Take note of one decoded event."""
+        self.head = version
+        if topic == ROLLED_BACK:
+            to_version = fields.get("to_version")
+            if isinstance(to_version, bool) or not isinstance(to_version, int):
+                return  # a tampered event: the chain check has already reported it
+            self.rollbacks.append(
+                {
+                    "version": version,
+                    "to_version": to_version,
+                    "timestamp": fields["timestamp"].isoformat(),
+                    "actor": fields.get("actor"),
+                    "reason": fields.get("reason"),
+                    "policy": fields.get("policy"),
+                    "flagged": bool(fields.get("flagged")),
+                    "proposal_id": fields.get("proposal_id"),
+                    "undone_rolls": list(fields.get("undone_rolls") or []),
+                    "server_rolls_undone": fields.get("server_rolls_undone"),
+                }
+            )
+        elif topic == ROLLBACK_PROPOSED:
+            self.approvals.setdefault(str(fields.get("proposal_id")), [])
+        elif topic == ROLLBACK_APPROVED:
+            approvals = self.approvals.setdefault(str(fields.get("proposal_id")), [])
+            approvals.append(str(fields.get("player")))
+        for record in fields.get("rolls") or []:
+            self.rolls.append({**record, "version": version})
+
+    def report(self, report: AuditReport) -> None:
+        """Add the rollbacks, rerolls and flagged rolls to the report."""
+        timeline = Timeline.of([(r["version"], r["to_version"]) for r in self.rollbacks], self.head)
+        sources = {str(r.get("roll_id")): r.get("source") for r in self.rolls}
+        for rollback in self.rollbacks:
+            proposal = rollback["proposal_id"]
+            report.rollbacks.append(
+                {
+                    **rollback,
+                    "approved_by": self.approvals.get(proposal, []) if proposal else None,
+                    "undone_by": timeline.undone_by(rollback["version"]),
+                }
+            )
+            if rollback["flagged"]:
+                report.flagged_rolls.extend(
+                    roll for roll in rollback["undone_rolls"] if sources.get(roll) == "server"
+                )
+        report.rerolls = rerolls(self.rolls, timeline)
+
+
+def rerolls(rolls: list[dict[str, Any]], timeline: Timeline) -> list[dict[str, Any]]:
+    """Each undone roll followed by a later active roll for the same purpose."""
+    active: dict[str, list[tuple[int, str]]] = {}
+    for record in rolls:
+        if timeline.is_active(int(record["version"])):
+            active.setdefault(str(record.get("purpose")), []).append(
+                (int(record["version"]), str(record.get("roll_id")))
+            )
+    found: list[dict[str, Any]] = []
+    for record in rolls:
+        version = int(record["version"])
+        undone_by = timeline.undone_by(version)
+        if undone_by is None:
+            continue
+        later = active.get(str(record.get("purpose")), [])
+        index = bisect_right(later, version, key=lambda item: item[0])
+        if index < len(later):
+            found.append(
+                {
+                    "roll_id": record.get("roll_id"),
+                    "purpose": record.get("purpose"),
+                    "source": record.get("source"),
+                    "undone_by": undone_by,
+                    "rerolled_as": later[index][1],
+                }
+            )
+    return found

@@ -2,7 +2,8 @@
 
 Public methods decide (check rules, roll dice); the nested event classes only assign state in
 ``assign``. Every event stores ``prev_hash`` and its own ``hash`` (see ``domain.chain``), so the
-stream is tamper-evident from the first event on.
+stream is tamper-evident from the first event on. Undo is a ``RolledBack`` event that assigns the
+state recorded at an earlier version (docs/time-travel.md); nothing is ever deleted.
 """
 
 from __future__ import annotations
@@ -19,14 +20,16 @@ from eventsourcing.utils import get_topic, register_topic
 from domain import chain, patch
 from domain.dice import DiceExpression, DiceSource, Draw
 from domain.engine import Context, GameRules
-from domain.errors import InvalidInput, RuleViolation
-from domain.house_rules import book
+from domain.errors import InvalidInput, NotFound, RuleViolation
+from domain.house_rules import ROLLBACK_OVER_SERVER_ROLLS, book
 
 
 class Campaign(Aggregate):
     """A game log: its game, house rules, dice stream and hash-chain head."""
 
     TOPIC = "questlog.Campaign"
+    # 2: snapshots also hold ``rollbacks`` and ``proposals`` (see ``upcast_v1_v2``).
+    class_version = 2
 
     game: str
     name: str
@@ -35,6 +38,8 @@ class Campaign(Aggregate):
     origin: dict[str, Any] | None
     head_hash: str
     state: dict[str, Any]
+    rollbacks: list[list[int]]
+    proposals: dict[str, dict[str, Any]]
 
     class Event(Aggregate.Event):
         """Base of every campaign event: it carries the chain fields."""
@@ -69,6 +74,8 @@ class Campaign(Aggregate):
             campaign.name = self.name
             campaign.house_rules = dict(self.house_rules)
             campaign.origin = self.origin
+            campaign.rollbacks = []
+            campaign.proposals = {}
             campaign.dice = {
                 "commitment": self.commitment,
                 "client_seed": self.client_seed,
@@ -124,16 +131,89 @@ class Campaign(Aggregate):
             campaign.dice["nonce"] = self.next_nonce
             campaign.dice["rolls"] = self.roll_count
 
+    class RolledBack(Event):
+        """The state became what it was at ``to_version``; the events after it stay, undone.
+
+        It assigns the recorded state and house rules, notes itself in ``rollbacks`` (from which
+        ``domain.timeline`` tells what is undone) and closes the proposal it carried out. The
+        dice stream is not restored: the nonce keeps counting and the seed stays, so an undone
+        roll is never repeated with the same faces.
+        """
+
+        TOPIC = "questlog.RolledBack"
+        to_version: int
+        reason: str
+        actor: str | None
+        restored_state: dict[str, Any]
+        restored_house_rules: dict[str, Any]
+        undone_versions: list[int]
+        undone_rolls: list[str]
+        server_rolls_undone: int
+        policy: str
+        flagged: bool
+        proposal_id: str | None
+
+        def assign(self, campaign: Campaign) -> None:
+            campaign.state = deepcopy(self.restored_state)
+            campaign.house_rules = dict(self.restored_house_rules)
+            campaign.rollbacks.append([self.originator_version, self.to_version])
+            if self.proposal_id is not None:
+                proposal = campaign.proposals[self.proposal_id]
+                proposal["status"] = "executed"
+                proposal["executed_at"] = self.originator_version
+
+    class RollbackProposed(Event):
+        """A player proposed a rollback that needs every player's agreement."""
+
+        TOPIC = "questlog.RollbackProposed"
+        proposal_id: str
+        to_version: int
+        reason: str
+        proposer: str
+        players: list[str]
+
+        def assign(self, campaign: Campaign) -> None:
+            campaign.proposals[self.proposal_id] = {
+                "proposal_id": self.proposal_id,
+                "version": self.originator_version,
+                "to_version": self.to_version,
+                "reason": self.reason,
+                "proposer": self.proposer,
+                "players": list(self.players),
+                "approvals": [],
+                "status": "open",
+                "executed_at": None,
+            }
+
+    class RollbackApproved(Event):
+        """A player agreed to a proposed rollback."""
+
+        TOPIC = "questlog.RollbackApproved"
+        proposal_id: str
+        player: str
+
+        def assign(self, campaign: Campaign) -> None:
+            campaign.proposals[self.proposal_id]["approvals"].append(self.player)
+
     EVENT_TYPES: ClassVar[tuple[type[Event], ...]] = (
         Created,
         ClientSeedChanged,
         SeedRotated,
         HouseRuleConfigured,
         DiceRolled,
+        RolledBack,
+        RollbackProposed,
+        RollbackApproved,
     )
 
     def __init__(self) -> None:
         """Fields are assigned by ``Created.assign``."""
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        """A snapshot taken before time travel: no rollbacks and no proposals yet."""
+        state["rollbacks"] = []
+        state["proposals"] = {}
 
     # -- creation ---------------------------------------------------------------------------
 
@@ -181,17 +261,19 @@ class Campaign(Aggregate):
 
     def trigger_event(self, event_class: type[Any], **kwargs: Any) -> None:
         """Trigger an event with its chain fields: the previous head and its own hash."""
-        timestamp: datetime = event_class.create_timestamp()
+        self._trigger(event_class, event_class.create_timestamp(), kwargs)
+
+    def _trigger(self, event_class: type[Any], timestamp: datetime, data: dict[str, Any]) -> None:
         digest = chain.event_hash(
             campaign_id=self.id,
             version=self.version + 1,
             event_type=event_class.TOPIC,
             timestamp=timestamp,
-            data=kwargs,
+            data=data,
             prev_hash=self.head_hash,
         )
         super().trigger_event(
-            event_class, timestamp=timestamp, prev_hash=self.head_hash, hash=digest, **kwargs
+            event_class, timestamp=timestamp, prev_hash=self.head_hash, hash=digest, **data
         )
 
     # -- dice -------------------------------------------------------------------------------
@@ -236,21 +318,26 @@ class Campaign(Aggregate):
         return rolls[0]
 
     def run_command(self, game: GameRules, command: dict[str, Any], dice: DiceSource) -> list[Any]:
-        """Decide a game command and record the events it emitted; returns them."""
+        """Decide a game command and record the events it emitted; returns them.
+
+        The events share one timestamp, the moment the command was decided: that is how a
+        version in the middle of a command is told from the end of one (``domain.timetravel``).
+        """
         emitted = game.run(self.state, self.house_rules, command, self.checked_dice(dice))
+        moment = GameEvent.create_timestamp()
         recorded = []
         for pending in emitted:
             if pending.event_type not in game.event_types:
                 raise RuntimeError(f"{game.game} emitted undeclared event {pending.event_type}")
             rolls = self._stamp(pending.rolls)
-            self.trigger_event(
-                game_event_class(game.game, pending.event_type),
-                command=dict(command),
-                details=pending.details,
-                rolls=rolls,
-                effects=pending.effects,
+            data = {
+                "command": dict(command),
+                "details": pending.details,
+                "rolls": rolls,
+                "effects": pending.effects,
                 **self._counters(rolls),
-            )
+            }
+            self._trigger(game_event_class(game.game, pending.event_type), moment, data)
             recorded.append(self.pending_events[-1])
         return recorded
 
@@ -271,6 +358,133 @@ class Campaign(Aggregate):
             "next_nonce": max(nonces) + 1 if nonces else self.dice["nonce"],
             "roll_count": self.dice["rolls"] + len(rolls),
         }
+
+    # -- time travel ------------------------------------------------------------------------
+
+    def check_rollback_target(self, to_version: int) -> None:
+        """Refuse a rollback target that is not an earlier version of this campaign."""
+        if isinstance(to_version, bool) or not isinstance(to_version, int):
+            raise InvalidInput.field("to_version", "must be an integer")
+        if to_version < 1:
+            raise InvalidInput.field("to_version", "must be at least 1 (the creation event)")
+        if to_version == self.version:
+            raise InvalidInput.field("to_version", "is the current version: nothing to undo")
+        if to_version > self.version:
+            raise InvalidInput.field(
+                "to_version", f"no version {to_version}: the head is version {self.version}"
+            )
+
+    def rollback_policy(self) -> str:
+        """The ``rollback_over_server_rolls`` house rule in force (its default if unset)."""
+        default = book(self.game).rules[ROLLBACK_OVER_SERVER_ROLLS].default
+        return str(self.house_rules.get(ROLLBACK_OVER_SERVER_ROLLS, default))
+
+    def roll_back(
+        self,
+        *,
+        to_version: int,
+        reason: str,
+        actor: str | None,
+        restored_state: dict[str, Any],
+        restored_house_rules: dict[str, Any],
+        undone_rolls: list[dict[str, Any]],
+        proposal_id: str | None = None,
+    ) -> RolledBack:
+        """Record a rollback to the state and house rules at ``to_version`` (given as data).
+
+        ``undone_rolls`` are the records of the rolls that were active and that the rollback
+        undoes. Under ``forbid``, undoing a server roll needs an agreed proposal.
+        """
+        self.check_rollback_target(to_version)
+        policy = self.rollback_policy()
+        server = [r["roll_id"] for r in undone_rolls if r.get("source") == "server"]
+        if server and policy == "forbid":
+            if proposal_id is None:
+                raise RuleViolation(
+                    ROLLBACK_OVER_SERVER_ROLLS,
+                    f"this rollback would undo {len(server)} server roll(s) "
+                    f"({', '.join(server[:5])}{', …' if len(server) > 5 else ''}); "
+                    "under 'forbid' every player must agree to it through a rollback proposal",
+                )
+            if self.missing_approvals(proposal_id):
+                raise RuleViolation(
+                    ROLLBACK_OVER_SERVER_ROLLS, f"proposal {proposal_id} is not agreed yet"
+                )
+        self.trigger_event(
+            self.RolledBack,
+            to_version=to_version,
+            reason=reason,
+            actor=actor,
+            restored_state=deepcopy(restored_state),
+            restored_house_rules=dict(restored_house_rules),
+            undone_versions=list(range(to_version + 1, self.version + 1)),
+            undone_rolls=[r["roll_id"] for r in undone_rolls],
+            server_rolls_undone=len(server),
+            policy=policy,
+            flagged=policy == "flag" and bool(server),
+            proposal_id=proposal_id,
+        )
+        event = self.pending_events[-1]
+        assert isinstance(event, Campaign.RolledBack)
+        return event
+
+    def propose_rollback(
+        self, *, proposal_id: str, to_version: int, reason: str, proposer: str, players: list[str]
+    ) -> None:
+        """Propose a rollback to ``players``; a proposer who is a player agrees by proposing."""
+        self.check_rollback_target(to_version)
+        if proposal_id in self.proposals:
+            raise ValueError(f"proposal id {proposal_id} is already taken")
+        self.trigger_event(
+            self.RollbackProposed,
+            proposal_id=proposal_id,
+            to_version=to_version,
+            reason=reason,
+            proposer=proposer,
+            players=list(players),
+        )
+        if proposer in players:
+            self.trigger_event(self.RollbackApproved, proposal_id=proposal_id, player=proposer)
+
+    def approve_rollback(self, proposal_id: str, player: str, *, moved_on_at: int | None) -> None:
+        """Record one player's agreement to an open proposal.
+
+        ``moved_on_at`` is the first version after the proposal that is neither a proposal nor
+        an approval: a proposal is stale once the campaign has moved on.
+        """
+        proposal = self.proposal(proposal_id)
+        if proposal["status"] != "open":
+            raise RuleViolation(
+                "rollback-proposal-closed",
+                f"proposal {proposal_id} was already carried out at version "
+                f"{proposal['executed_at']}",
+            )
+        if player not in proposal["players"]:
+            players = ", ".join(proposal["players"])
+            raise InvalidInput.field("player", f"must be one of the players: {players}")
+        if player in proposal["approvals"]:
+            raise RuleViolation(
+                "rollback-already-approved", f"{player} already agreed to proposal {proposal_id}"
+            )
+        if moved_on_at is not None:
+            raise RuleViolation(
+                "rollback-proposal-stale",
+                f"proposal {proposal_id} (version {proposal['version']}) is stale: the campaign "
+                f"moved on at version {moved_on_at}; propose the rollback again",
+            )
+        self.trigger_event(self.RollbackApproved, proposal_id=proposal_id, player=player)
+
+    def proposal(self, proposal_id: str) -> dict[str, Any]:
+        """A rollback proposal by id (open or carried out)."""
+        found = self.proposals.get(proposal_id)
+        if found is None:
+            raise NotFound(f"Rollback proposal {proposal_id!r} does not exist in {self.id}.")
+        return found
+
+    def missing_approvals(self, proposal_id: str) -> list[str]:
+        """The players who have not agreed to a proposal yet."""
+        proposal = self.proposal(proposal_id)
+        return [p for p in proposal["players"] if p not in proposal["approvals"]]
 
     # -- reading ----------------------------------------------------------------------------
 

@@ -119,9 +119,31 @@ DICE_MODE = HouseRule(
     ),
 )
 
+ROLLBACK_OVER_SERVER_ROLLS = "rollback_over_server_rolls"
+ROLLBACK_POLICIES = ("allow", "flag", "forbid")
+_ROLLBACK_DESCRIPTION = (
+    "What a rollback that undoes server rolls needs (undoing a roll and rolling again is a "
+    "reroll): 'allow' nothing more, 'flag' allows it and flags the rollback and the undone rolls "
+    "in the audit, 'forbid' needs every player's agreement through a rollback proposal."
+)
+ROLLBACK_SOLO = HouseRule(
+    key=ROLLBACK_OVER_SERVER_ROLLS,
+    default="allow",
+    choices=ROLLBACK_POLICIES,
+    description=_ROLLBACK_DESCRIPTION + " Default 'allow': a solo game affects nobody else.",
+)
+ROLLBACK_TABLE = HouseRule(
+    key=ROLLBACK_OVER_SERVER_ROLLS,
+    default="forbid",
+    choices=ROLLBACK_POLICIES,
+    description=_ROLLBACK_DESCRIPTION + " Default 'forbid': other players are affected.",
+)
+
 BOOKS: dict[str, HouseRuleBook] = {game: HouseRuleBook() for game in GAMES}
 for _book in BOOKS.values():
     _book.add(DICE_MODE)
+BOOKS[QUEST_CALENDAR].add(ROLLBACK_SOLO)
+BOOKS[CALENDAR_BOARD].add(ROLLBACK_TABLE)
 
 
 def book(game: str) -> HouseRuleBook:

@@ -8,7 +8,7 @@ from flask import Flask
 from flask_smorest import Api
 
 from domain.application import Questlog
-from webapi import boards, campaigns, commands, dice, errors, schemas
+from webapi import boards, campaigns, commands, dice, errors, schemas, timetravel
 
 MAX_BODY_BYTES = 1024 * 1024
 
@@ -40,6 +40,7 @@ def create_app(questlog: Questlog | None = None, **config: Any) -> Flask:
     api.register_blueprint(campaigns.blp)
     api.register_blueprint(dice.blp)
     api.register_blueprint(commands.blp)
+    api.register_blueprint(timetravel.blp)
     api.register_blueprint(boards.blp)
     errors.register(app)
     return app

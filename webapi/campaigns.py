@@ -1,4 +1,4 @@
-"""Campaign routes: create, list, read (now or at a version), events, audit, house rules."""
+"""Campaign routes: create, list, read (now, at a version or a time), events, audit, house rules."""
 
 from __future__ import annotations
 
@@ -9,13 +9,15 @@ from flask_smorest import Blueprint
 
 from domain.campaign import Campaign
 from domain.house_rules import book
+from domain.timeline import Timeline
+from domain.timetravel import TimeTravel
 from webapi import schemas
 from webapi.http import campaign_id, envelope, idempotency, questlog, reply
 
 blp = Blueprint("campaigns", __name__, description="Campaigns: one hash-chained event log each.")
 
 
-def campaign_body(campaign: Campaign) -> dict[str, Any]:
+def campaign_body(campaign: Campaign, forks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The public representation of a campaign."""
     body: dict[str, Any] = schemas.Campaign().dump(
         {
@@ -27,6 +29,7 @@ def campaign_body(campaign: Campaign) -> dict[str, Any]:
             "commitment": campaign.dice["commitment"],
             "client_seed": campaign.dice["client_seed"],
             "origin": campaign.origin,
+            "forks": forks or [],
             "state": campaign.view(),
         }
     )
@@ -85,9 +88,15 @@ class CampaignResource(MethodView):
     @blp.arguments(schemas.CampaignQuery, location="query")
     @blp.response(200, schemas.Campaign)
     def get(self, query: dict[str, Any], campaign: str) -> Any:
-        """A campaign's state now, or at ?version=N; the ETag is the version."""
-        found = questlog().campaign(campaign_id(campaign), version=query.get("version"))
-        return campaign_body(found), {"ETag": f'"{found.version}"'}
+        """A campaign's state now, at ?version=N or at ?at=<ISO-8601>; the ETag is the version."""
+        app = questlog()
+        cid = campaign_id(campaign)
+        travel = TimeTravel(app)
+        version = query.get("version")
+        if "at" in query:
+            version = travel.version_at(cid, query["at"])
+        found = app.campaign(cid, version=version)
+        return campaign_body(found, travel.forks(cid)), {"ETag": f'"{found.version}"'}
 
 
 @blp.route("/campaigns/<campaign>/events")
@@ -98,23 +107,29 @@ class Events(MethodView):
         """The campaign's events after ?after=V, each with its prev_hash and hash."""
         app = questlog()
         cid = campaign_id(campaign)
-        head = app.campaign(cid).version
+        found = app.campaign(cid)
+        timeline = app.timeline(found)
         events = app.campaign_events(cid, after=query["after"], limit=query["limit"])
-        items = [event_body(e) for e in events]
+        items = [event_body(e, timeline) for e in events]
         last = items[-1]["version"] if items else query["after"]
-        return {"items": items, "next_after": last if last < head else None}
+        return {"items": items, "next_after": last if last < found.version else None}
 
 
-def event_body(event: Any) -> dict[str, Any]:
-    """An event as the API shows it: exactly the fields its hash covers, plus the hash."""
+def event_body(event: Any, timeline: Timeline) -> dict[str, Any]:
+    """An event as the API shows it: exactly the fields its hash covers, plus the hash, and
+    whether a rollback undid it (``undone``, ``undone_by``)."""
     fields = dict(event.__dict__)
+    version = fields.pop("originator_version")
+    undone_by = timeline.undone_by(version)
     return {
-        "version": fields.pop("originator_version"),
+        "version": version,
         "type": event.TOPIC,
         "timestamp": fields.pop("timestamp").isoformat(),
         "prev_hash": fields.pop("prev_hash"),
         "hash": fields.pop("hash"),
         "data": {k: v for k, v in fields.items() if k != "originator_id"},
+        "undone": undone_by is not None,
+        "undone_by": undone_by,
     }
 
 

@@ -1,17 +1,22 @@
-"""The ``questlog`` command: serve the API, run a demo, verify a campaign."""
+"""The ``questlog`` command: serve the API, run a demo, verify or replay a campaign."""
 
 from __future__ import annotations
 
+import json
 import sys
+from typing import Any
 from uuid import UUID
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from domain import patch
 from domain.application import Questlog
-from domain.errors import NotFound
+from domain.errors import InvalidInput, NotFound
 from domain.store import StoreConfig
+from domain.timetravel import Replay, ReplayStep, TimeTravel
 
 console = Console(soft_wrap=True)
 
@@ -76,6 +81,106 @@ def print_audit(campaign_id: UUID, report: dict[str, object]) -> None:
     for problem in report["problems"]:  # type: ignore[attr-defined]
         console.print(f"[red]version {problem['version']}: {problem['problem']}[/red]")
     console.print("[green]OK[/green]" if report["ok"] else "[red]FAILED[/red]")
+
+
+@main.command()
+@click.argument("campaign_id")
+@click.option("--from", "first", default=1, show_default=True, type=int, help="First version.")
+@click.option("--to", "last", type=int, help="Last version (default: the head, at most 1000).")
+def replay(campaign_id: str, first: int, last: int | None) -> None:
+    """Print a campaign's events as a timeline: one line per event, with what it changed."""
+    try:
+        cid = UUID(campaign_id)
+    except ValueError:
+        raise click.BadParameter("not a campaign id (a UUID)", param_hint="CAMPAIGN_ID") from None
+    questlog = open_store()
+    try:
+        result = TimeTravel(questlog).replay(cid, first=first, last=last)
+    except NotFound as error:
+        console.print(f"[red]{escape(error.message)}[/red]")
+        sys.exit(2)
+    except InvalidInput as error:
+        for field, messages in error.errors.items():
+            console.print(f"[red]--{field}: {escape('; '.join(messages))}[/red]")
+        sys.exit(2)
+    print_timeline(result)
+
+
+def print_timeline(result: Replay) -> None:
+    """One line per event: version, time, type, what changed; undone events are marked."""
+    view: Any = result.before
+    for step in result.steps:
+        event = step.event
+        version = event.originator_version
+        undone_by = result.timeline.undone_by(version)
+        kind = type(event).__name__
+        line = (
+            f"[bold]{version:>5}[/bold]  {event.timestamp:%Y-%m-%d %H:%M:%S}  "
+            f"[cyan]{kind:<22}[/cyan] {escape(describe(step, view))}"
+        )
+        if undone_by is not None:
+            line = f"[dim]{line}  [yellow](undone by {undone_by})[/yellow][/dim]"
+        console.print(line)
+        view = patch.apply(view, step.patch)
+
+
+MAX_CHANGES = 4
+NOISE = ("/dice/nonce", "/rolls/count")  # every roll moves these; the roll itself is shown
+
+
+def describe(step: ReplayStep, before: Any) -> str:
+    """What one event did, in words: its rolls, a rollback, or the paths its patch changed."""
+    event = step.event
+    kind = type(event).__name__
+    parts: list[str] = []
+    ops = step.patch
+    if kind == "Created":
+        parts.append(f"{event.game} campaign {event.name!r}")
+        if event.origin:
+            parts.append(f"forked from {event.origin['campaign_id']} at v{event.origin['version']}")
+        ops = []  # everything is new; the name says enough
+    elif kind == "RolledBack":
+        actor = f" by {event.actor}" if event.actor else ""
+        flagged = " [flagged]" if event.flagged else ""
+        parts.append(
+            f"back to version {event.to_version}{actor}: {event.reason!r}, "
+            f"undid {len(event.undone_rolls)} roll(s){flagged}"
+        )
+    for roll in getattr(event, "rolls", None) or []:
+        faces = ",".join(str(d["face"]) for d in roll["dice"])
+        parts.append(f"{roll['purpose'] or 'roll'} {roll['notation']} [{faces}] = {roll['total']}")
+    changes = [change(op, before) for op in ops if not op["path"].startswith(NOISE)]
+    if len(changes) > MAX_CHANGES:
+        changes = [*changes[:MAX_CHANGES], f"… {len(changes) - MAX_CHANGES} more"]
+    return "; ".join(parts + changes) or "—"
+
+
+def change(op: dict[str, Any], before: Any) -> str:
+    """One patch operation as ``path: old → new``."""
+    path = op["path"].lstrip("/")
+    old = lookup(before, op["path"])
+    if op["op"] == "remove":
+        return f"{path}: {short(old)} → (removed)"
+    if op["op"] == "add":
+        return f"{path}: + {short(op['value'])}"
+    return f"{path}: {short(old)} → {short(op['value'])}"
+
+
+def lookup(document: Any, path: str) -> Any:
+    """The value at a JSON Pointer, or None if there is none."""
+    for token in path.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        try:
+            document = document[int(token)] if isinstance(document, list) else document[token]
+        except (KeyError, IndexError, ValueError, TypeError):
+            return None
+    return document
+
+
+def short(value: Any, limit: int = 40) -> str:
+    """A value as compact JSON, cut to ``limit`` characters."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @main.command()

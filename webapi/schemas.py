@@ -2,11 +2,37 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from domain.house_rules import GAMES
+from domain.timetravel import MAX_REPLAY
 
 MAX_POSITION = 2**62
+ISO_EXAMPLE = "2026-11-30T15:47:17Z"
+
+
+class Timestamp(fields.Field):
+    """An ISO-8601 timestamp; without an offset it is UTC.
+
+    In a query string an unescaped ``+`` arrives as a space, so a space before a trailing offset
+    is read as ``+`` again (``?at=2026-11-30T15:47:17+01:00`` works as typed).
+    """
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> datetime:
+        if not isinstance(value, str) or len(value) > 64:
+            raise ValidationError(f"must be an ISO-8601 timestamp, such as {ISO_EXAMPLE}")
+        text = re.sub(
+            r"(\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?) (\d{2}:?\d{2})$", r"\1+\2", value.strip()
+        )
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            raise ValidationError(f"must be an ISO-8601 timestamp, such as {ISO_EXAMPLE}") from None
+        return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 class CampaignCreate(Schema):
@@ -41,6 +67,19 @@ class DiceState(Schema):
     )
 
 
+class Origin(Schema):
+    campaign_id = fields.UUID(metadata={"description": "The campaign this one was forked from."})
+    version = fields.Integer(metadata={"description": "The version it was forked at."})
+    head_hash = fields.String(metadata={"description": "The original's head hash at that version."})
+
+
+class Fork(Schema):
+    id = fields.UUID()
+    name = fields.String()
+    at_version = fields.Integer(metadata={"description": "The version of this campaign forked."})
+    created_at = fields.String()
+
+
 class Campaign(Schema):
     id = fields.UUID()
     game = fields.String()
@@ -49,7 +88,12 @@ class Campaign(Schema):
     head_hash = fields.String()
     commitment = fields.String()
     client_seed = fields.String()
-    origin = fields.Dict(allow_none=True)
+    origin = fields.Nested(
+        Origin, allow_none=True, metadata={"description": "Where a fork came from; null if none."}
+    )
+    forks = fields.List(
+        fields.Nested(Fork), metadata={"description": "The campaigns forked from this one."}
+    )
     state = fields.Dict()
 
 
@@ -71,6 +115,21 @@ class CampaignQuery(Schema):
         validate=validate.Range(min=1, max=MAX_POSITION),
         metadata={"description": "Show the state at this version."},
     )
+    at = Timestamp(
+        metadata={
+            "description": "Show the state at this moment (ISO-8601; UTC without an offset): "
+            "the last version recorded at or before it.",
+            "example": ISO_EXAMPLE,
+            "type": "string",
+            "format": "date-time",
+        }
+    )
+
+    @validates_schema
+    def one_point(self, data: dict[str, Any], **_: Any) -> None:
+        """A point in the past is a version or a moment, not both."""
+        if "version" in data and "at" in data:
+            raise ValidationError("give version or at, not both", field_name="at")
 
 
 class PageQuery(Schema):
@@ -122,6 +181,10 @@ class Roll(Schema):
     verified = fields.Boolean(
         allow_none=True, metadata={"description": "null while the seed is secret"}
     )
+    undone = fields.Boolean(metadata={"description": "Undone by a rollback (its event is)."})
+    undone_by = fields.Integer(
+        allow_none=True, metadata={"description": "The version of the rollback that undid it."}
+    )
     head_hash = fields.String(metadata={"description": "Chain head after the append (receipt)."})
 
 
@@ -150,6 +213,10 @@ class Event(Schema):
     data = fields.Dict()
     prev_hash = fields.String()
     hash = fields.String()
+    undone = fields.Boolean(metadata={"description": "Off the active history after a rollback."})
+    undone_by = fields.Integer(
+        allow_none=True, metadata={"description": "The version of the rollback that undid it."}
+    )
 
 
 class EventPage(Schema):
@@ -181,6 +248,119 @@ class Audit(Schema):
     rolls = fields.Nested(RollCounts)
     failed_rolls = fields.List(fields.String())
     receipt = fields.Dict()
+    rollbacks = fields.List(
+        fields.Dict(),
+        metadata={"description": "Every rollback: who, when, why, the rolls it undid, the policy."},
+    )
+    rerolls = fields.Dict(
+        metadata={
+            "description": "count and items: undone rolls followed by a later active roll "
+            "for the same purpose"
+        }
+    )
+    flagged_rolls = fields.List(
+        fields.String(), metadata={"description": "Server rolls undone under the 'flag' policy."}
+    )
+
+
+# -- time travel ---------------------------------------------------------------------------------
+
+
+class RollbackCreate(Schema):
+    to_version = fields.Integer(
+        required=True,
+        validate=validate.Range(min=1, max=MAX_POSITION),
+        metadata={"description": "The earlier version whose state becomes the state again."},
+    )
+    reason = fields.String(required=True, validate=validate.Length(1, 500))
+    actor = fields.String(
+        validate=validate.Length(1, 200), metadata={"description": "Who rolls back (free text)."}
+    )
+
+
+class ProposalCreate(Schema):
+    to_version = fields.Integer(required=True, validate=validate.Range(min=1, max=MAX_POSITION))
+    reason = fields.String(required=True, validate=validate.Length(1, 500))
+    proposer = fields.String(
+        required=True,
+        validate=validate.Length(1, 200),
+        metadata={"description": "Who proposes; a player who proposes agrees by proposing."},
+    )
+
+
+class Approval(Schema):
+    player = fields.String(required=True, validate=validate.Length(1, 200))
+
+
+class Proposal(Schema):
+    proposal_id = fields.String()
+    version = fields.Integer(metadata={"description": "The version of the proposal event."})
+    to_version = fields.Integer()
+    reason = fields.String()
+    proposer = fields.String()
+    players = fields.List(fields.String(), metadata={"description": "Who must agree."})
+    approvals = fields.List(fields.String(), metadata={"description": "Who has agreed."})
+    status = fields.String(metadata={"description": "open | executed"})
+    executed_at = fields.Integer(
+        allow_none=True, metadata={"description": "The version of its RolledBack event."}
+    )
+
+
+class ProposalList(Schema):
+    items = fields.List(fields.Nested(Proposal))
+
+
+class RollbackResult(Schema):
+    version = fields.Integer()
+    head_hash = fields.String()
+    rollback = fields.Dict(
+        allow_none=True, metadata={"description": "The RolledBack event's data, once carried out."}
+    )
+    proposal = fields.Nested(Proposal, allow_none=True)
+    state = fields.Dict(metadata={"description": "The campaign state after the request."})
+
+
+class ForkCreate(Schema):
+    at_version = fields.Integer(
+        required=True,
+        validate=validate.Range(min=1, max=MAX_POSITION),
+        metadata={"description": "The version of this campaign the fork starts from."},
+    )
+    name = fields.String(required=True, validate=validate.Length(1, 200))
+    client_seed = fields.String(
+        validate=validate.Length(1, 128),
+        metadata={"description": "Client seed for the fork's server dice; random when omitted."},
+    )
+
+
+class ReplayQuery(Schema):
+    first = fields.Integer(
+        data_key="from",
+        load_default=1,
+        validate=validate.Range(min=1, max=MAX_POSITION),
+        metadata={"description": "The first version to replay."},
+    )
+    last = fields.Integer(
+        data_key="to",
+        validate=validate.Range(min=1, max=MAX_POSITION),
+        metadata={
+            "description": f"The last version (default: the head, at most from + {MAX_REPLAY - 1})."
+        },
+    )
+
+
+class ReplayStep(Schema):
+    event = fields.Nested(Event)
+    patch = fields.List(
+        fields.Dict(),
+        metadata={"description": "RFC 6902 JSON Patch from the view before to after."},
+    )
+
+
+class Replay(Schema):
+    before = fields.Dict(metadata={"description": "The view before the first event ({} at 1)."})
+    items = fields.List(fields.Nested(ReplayStep))
+    next_from = fields.Integer(allow_none=True, metadata={"description": "The next page's from."})
 
 
 class HouseRulesQuery(Schema):

@@ -1,0 +1,149 @@
+"""Time-travel routes: step-through replay, undo by rollback, rollback proposals, forks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from domain.campaign import Campaign
+from domain.chain import ENVELOPE_FIELDS
+from domain.timetravel import TimeTravel
+from webapi import schemas
+from webapi.campaigns import event_body, respond_created
+from webapi.dice import APPEND_HEADERS, appended
+from webapi.http import campaign_id, expected_version, idempotency, questlog, reply
+
+blp = Blueprint(
+    "timetravel",
+    __name__,
+    description="Time travel: replay, undo by rollback (nothing is deleted), forks.",
+)
+
+# The envelope is shown apart, and the restored state is the response's ``state``.
+HIDDEN_FIELDS = frozenset({*ENVELOPE_FIELDS, "restored_state"})
+
+
+def rollback_body(event: Campaign.RolledBack | None) -> dict[str, Any] | None:
+    """A RolledBack event as a response shows it: its version and the data it recorded."""
+    if event is None:
+        return None
+    data = {k: v for k, v in event.__dict__.items() if k not in HIDDEN_FIELDS}
+    return {"version": event.originator_version, "timestamp": event.timestamp.isoformat(), **data}
+
+
+def respond_rollback(status: int) -> Any:
+    """The stored response of a rollback, a proposal or an approval."""
+
+    def respond(campaign: Campaign, value: dict[str, Any]) -> dict[str, Any]:
+        body = {
+            "rollback": rollback_body(value["rollback"]),
+            "proposal": value["proposal"],
+            "state": campaign.view(),
+        }
+        return appended(status, campaign, body)
+
+    return respond
+
+
+@blp.route("/campaigns/<campaign>/rollback")
+class Rollback(MethodView):
+    @blp.arguments(schemas.RollbackCreate, example={"to_version": 12, "reason": "misread the page"})
+    @blp.response(201, schemas.RollbackResult)
+    @blp.doc(parameters=APPEND_HEADERS)
+    def post(self, body: dict[str, Any], campaign: str) -> Any:
+        """Undo back to a version: one RolledBack event; 409 names the policy that forbids it."""
+        outcome = TimeTravel(questlog()).rollback(
+            campaign_id(campaign),
+            to_version=body["to_version"],
+            reason=body["reason"],
+            actor=body.get("actor"),
+            expected_version=expected_version(),
+            respond=respond_rollback(201),
+            idempotency=idempotency(),
+        )
+        return reply(outcome)
+
+
+@blp.route("/campaigns/<campaign>/rollback/proposals")
+class Proposals(MethodView):
+    @blp.arguments(
+        schemas.ProposalCreate,
+        example={"to_version": 12, "reason": "the hail roll used the wrong goal", "proposer": "A"},
+    )
+    @blp.response(201, schemas.RollbackResult)
+    @blp.doc(parameters=APPEND_HEADERS)
+    def post(self, body: dict[str, Any], campaign: str) -> Any:
+        """Propose a rollback that every player must agree to (the proposer agrees by proposing)."""
+        outcome = TimeTravel(questlog()).propose_rollback(
+            campaign_id(campaign),
+            to_version=body["to_version"],
+            reason=body["reason"],
+            proposer=body["proposer"],
+            expected_version=expected_version(),
+            respond=respond_rollback(201),
+            idempotency=idempotency(),
+        )
+        return reply(outcome)
+
+    @blp.response(200, schemas.ProposalList)
+    def get(self, campaign: str) -> Any:
+        """The campaign's rollback proposals, open and carried out, oldest first."""
+        found = questlog().campaign(campaign_id(campaign))
+        return {"items": sorted(found.proposals.values(), key=lambda p: p["version"])}
+
+
+@blp.route("/campaigns/<campaign>/rollback/proposals/<proposal_id>/approve")
+class Approve(MethodView):
+    @blp.arguments(schemas.Approval, example={"player": "B"})
+    @blp.response(200, schemas.RollbackResult)
+    @blp.doc(parameters=APPEND_HEADERS)
+    def post(self, body: dict[str, Any], campaign: str, proposal_id: str) -> Any:
+        """A player agrees to a proposal; the last agreement carries the rollback out."""
+        outcome = TimeTravel(questlog()).approve_rollback(
+            campaign_id(campaign),
+            proposal_id,
+            player=body["player"],
+            expected_version=expected_version(),
+            respond=respond_rollback(200),
+            idempotency=idempotency(),
+        )
+        return reply(outcome)
+
+
+@blp.route("/campaigns/<campaign>/fork")
+class ForkResource(MethodView):
+    @blp.arguments(schemas.ForkCreate, example={"at_version": 12, "name": "What if I fled?"})
+    @blp.response(201, schemas.Campaign)
+    @blp.doc(parameters=APPEND_HEADERS)
+    def post(self, body: dict[str, Any], campaign: str) -> Any:
+        """Start a new campaign from this one's state at a version, with its own dice seed."""
+        outcome = TimeTravel(questlog()).fork(
+            campaign_id(campaign),
+            at_version=body["at_version"],
+            name=body["name"],
+            client_seed=body.get("client_seed"),
+            expected_version=expected_version(),
+            respond=respond_created,
+            idempotency=idempotency(),
+        )
+        return reply(outcome)
+
+
+@blp.route("/campaigns/<campaign>/replay")
+class ReplayResource(MethodView):
+    @blp.arguments(schemas.ReplayQuery, location="query")
+    @blp.response(200, schemas.Replay)
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """Events ?from=A&to=B, each with an RFC 6902 patch of what it changed in the view."""
+        app = questlog()
+        cid = campaign_id(campaign)
+        result = TimeTravel(app).replay(cid, first=query["first"], last=query.get("last"))
+        items = [
+            {"event": event_body(step.event, result.timeline), "patch": step.patch}
+            for step in result.steps
+        ]
+        last = result.steps[-1].event.originator_version if result.steps else query["first"] - 1
+        more = last < result.timeline.head
+        return {"before": result.before, "items": items, "next_from": last + 1 if more else None}
