@@ -1,0 +1,111 @@
+"""``python -m projections run | rebuild [NAME] | status``: the views as a separate process.
+
+The store comes from the environment, as for ``questlog serve``: ``QUESTLOG_DATABASE_URL``
+(PostgreSQL) or ``QUESTLOG_DB`` (SQLite; the views go to ``<name>.views.db`` beside it, or to
+``--views-db`` / ``QUESTLOG_VIEWS_DB``). The ``projections`` group can be mounted on another
+click group (``questlog projections ...``).
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from domain.store import StoreConfig
+from projections.rebuild import rebuild as rebuild_views
+from projections.rebuild import status as views_status
+from projections.runners import DEFAULT_BATCH_SIZE, run_views
+from projections.views import BY_NAME
+
+console = Console(soft_wrap=True)
+
+
+@click.group()
+@click.option(
+    "--views-db",
+    type=click.Path(path_type=Path, dir_okay=False),
+    envvar="QUESTLOG_VIEWS_DB",
+    help="SQLite file of the views (default: beside the event store, <name>.views.db).",
+)
+@click.pass_context
+def projections(context: click.Context, views_db: Path | None) -> None:
+    """The read models: run them, rebuild them, see how far they have caught up."""
+    context.obj = {"config": StoreConfig.from_environ(), "views_path": views_db}
+
+
+@projections.command()
+@click.option("--view", "names", multiple=True, type=click.Choice(sorted(BY_NAME)))
+@click.option("--batch-size", default=DEFAULT_BATCH_SIZE, show_default=True, type=int)
+@click.pass_obj
+def run(obj: dict[str, Any], names: tuple[str, ...], batch_size: int) -> None:
+    """Keep the views up to date until interrupted (SIGINT or SIGTERM stop it cleanly)."""
+    config: StoreConfig = obj["config"]
+    stop = threading.Event()
+
+    def request_stop(_signal: int, _frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
+    chosen = list(names) or sorted(BY_NAME)
+    console.print(f"Views {', '.join(chosen)} following {config.describe()}")
+    run_views(config, chosen, stop, views_path=obj["views_path"], batch_size=batch_size)
+    console.print("stopped")
+
+
+@projections.command()
+@click.argument("name", required=False, type=click.Choice(sorted(BY_NAME)))
+@click.option("--batch-size", default=5000, show_default=True, type=int)
+@click.pass_obj
+def rebuild(obj: dict[str, Any], name: str | None, batch_size: int) -> None:
+    """Rebuild one view (or all) from the first event and swap it in, the service still running."""
+    chosen = [name] if name else None
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console) as bar:
+        task = bar.add_task(f"rebuilding {name or 'every view'}", total=None)
+
+        def advance(position: int, head: int) -> None:
+            bar.update(task, completed=position, total=max(head, position))
+
+        swapped = rebuild_views(
+            obj["config"],
+            chosen,
+            views_path=obj["views_path"],
+            batch_size=batch_size,
+            progress=advance,
+        )
+    for view, position in swapped.items():
+        console.print(f"{view}: rebuilt and swapped in at position {position}")
+
+
+@projections.command()
+@click.pass_obj
+def status(obj: dict[str, Any]) -> None:
+    """Each view's position, the log's head and the lag."""
+    report = views_status(obj["config"], views_path=obj["views_path"])
+    table = Table(title=f"Views (log head {report['head']})")
+    for column in ("view", "position", "lag", "events applied", "updated", "rebuild"):
+        table.add_column(column)
+    for view in report["views"]:
+        rebuilding = view["rebuilding"]
+        table.add_row(
+            view["name"],
+            str(view["position"]),
+            str(view["lag"]),
+            str(view["applied"]),
+            str(view["updated_at"] or "-"),
+            "-" if rebuilding is None else f"at {rebuilding['position']}",
+        )
+    console.print(table)

@@ -1,0 +1,118 @@
+"""The recorded events the views read: one plain envelope, however the event was fetched.
+
+The SQLite poller reads stored notifications and decodes their JSON here, without resolving the
+event's topic to a Python class: an event type this process does not know (a ``RolledBack``
+written by a newer service, say) reaches the views as data instead of stopping them, and skipping
+the class lookup makes catch-up faster. Only an event stored in an older shape (its state names a
+``class_version``) goes through the mapper, so that its class upcasts it. The PostgreSQL runner
+gets decoded domain events from the library's subscription and turns them into the same
+envelope, so every view sees one shape.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.persistence import Mapper, Notification
+from eventsourcing.utils import get_topic
+
+GAMES = {"qc": "quest-calendar", "cb": "calendar-board"}
+_decode = json.JSONDecoder().decode
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """One stored event: its notification id, campaign, version, topic, time and data."""
+
+    id: int
+    campaign_id: str
+    version: int
+    topic: str
+    timestamp: str
+    data: dict[str, Any]
+
+    @property
+    def kind(self) -> str:
+        """The type name without its prefix: ``qc.CreditsChanged`` -> ``CreditsChanged``."""
+        return self.topic.rpartition(".")[2]
+
+    @property
+    def game(self) -> str | None:
+        """The game of a game event (from its topic prefix); None for a core event."""
+        return GAMES.get(self.topic.partition(".")[0])
+
+    @property
+    def details(self) -> dict[str, Any]:
+        """A game event's details (empty for other events)."""
+        details: dict[str, Any] = self.data.get("details") or {}
+        return details
+
+    @property
+    def rolls(self) -> list[dict[str, Any]]:
+        """The roll records the event carries (empty when it rolled nothing)."""
+        rolls: list[dict[str, Any]] = self.data.get("rolls") or []
+        return rolls
+
+    @property
+    def effects(self) -> list[dict[str, Any]]:
+        """A game event's JSON Patch of the game state (empty for other events)."""
+        effects: list[dict[str, Any]] = self.data.get("effects") or []
+        return effects
+
+
+def campaign_key(originator_id: object) -> str:
+    """A campaign id as a lower-case hyphenated UUID string, whatever the store returned."""
+    if isinstance(originator_id, UUID):
+        return str(originator_id)
+    return str(UUID(str(originator_id)))
+
+
+def _plain(value: Any) -> Any:
+    """A transcoded top-level value (``{"_type_": ..., "_data_": ...}``) as its plain data."""
+    if isinstance(value, dict) and len(value) == 2 and "_type_" in value and "_data_" in value:
+        return value["_data_"]
+    return value
+
+
+def decode_notification(mapper: Mapper[Any], notification: Notification) -> Recorded:
+    """Decode a stored notification's state with the application's cipher and compressor."""
+    state = notification.state
+    if mapper.cipher is not None:
+        state = mapper.cipher.decrypt(state)
+    if mapper.compressor is not None:
+        state = mapper.compressor.decompress(state)
+    data: dict[str, Any] = _decode(state.decode("utf-8"))
+    if "class_version" in data:
+        # An older shape of a changed event type: let the class upcast it.
+        return from_domain_event(mapper.to_domain_event(notification), notification.id)
+    timestamp = str(_plain(data.pop("timestamp", "")))
+    data.pop("originator_id", None)
+    data.pop("originator_version", None)
+    return Recorded(
+        id=notification.id,
+        campaign_id=campaign_key(notification.originator_id),
+        version=notification.originator_version,
+        topic=notification.topic,
+        timestamp=timestamp,
+        data=data,
+    )
+
+
+def from_domain_event(event: Any, notification_id: int) -> Recorded:
+    """The envelope of a domain event the library decoded, at its notification id."""
+    fields = dict(vars(event))
+    timestamp = fields.pop("timestamp")
+    originator_id = fields.pop("originator_id")
+    version = fields.pop("originator_version")
+    return Recorded(
+        id=notification_id,
+        campaign_id=campaign_key(originator_id),
+        version=int(version),
+        topic=get_topic(type(event)),
+        timestamp=timestamp.isoformat() if isinstance(timestamp, datetime) else str(timestamp),
+        data=fields,
+    )

@@ -1,0 +1,205 @@
+"""The PostgreSQL runner: the library's ``ProjectionRunner`` following the log by LISTEN/NOTIFY.
+
+``ProjectionRunner`` opens the application, subscribes from the position its tracking recorder
+reports, and calls ``process_event`` once per event in its own thread. It has no batching, so
+``ViewsProjection`` batches itself: events are buffered and written by ``engine.apply_in`` in one
+transaction when ``batch_size`` are waiting, when no new event has come for ``linger`` seconds,
+or when the oldest has waited ``max_delay`` seconds under a steady stream (a small flusher thread
+does the last two, because the subscription blocks silently when the log is idle).
+
+Exactly-once does not depend on the buffer: a batch's rows and positions commit together, and
+the runner resumes after the lowest committed position. Buffered events that were never written
+(the process died) are simply read again. After a failed write nothing more is written, so no
+event after it can be applied before it; the error stops the runner.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from eventsourcing.persistence import Tracking
+from eventsourcing.postgres import PostgresTrackingRecorder
+from eventsourcing.projection import Projection, ProjectionRunner
+
+from domain.application import Questlog
+from domain.store import StoreConfig
+from projections.engine import BatchCallback, Target, apply_in
+from projections.events import Recorded, from_domain_event
+from projections.store import PostgresViewStore
+from projections.view import View
+
+PROJECTION_NAME = "QuestlogViews"
+
+
+class PostgresViewsRecorder(PostgresTrackingRecorder):
+    """The runner's tracking recorder: the views' tables and their positions.
+
+    Its ``max_tracking_id`` is the lowest position of the views, so the runner's subscription
+    starts where the furthest-behind view needs it.
+    """
+
+    views: ClassVar[tuple[type[View], ...]] = ()
+
+    @property
+    def store(self) -> PostgresViewStore:
+        """The view store on this recorder's pool."""
+        return PostgresViewStore(self.datastore, owns=False)
+
+    def create_table(self) -> None:
+        """Create the views' tables and positions (instead of the library's tracking table)."""
+        self.store.ensure(self.views)
+
+    def max_tracking_id(self, application_name: str) -> int | None:
+        """The lowest position among the views (None when one has applied nothing)."""
+        positions = self.store.positions()
+        lowest = min(int(positions.get(v.name, {}).get("position", 0)) for v in self.views)
+        return lowest or None
+
+
+class ViewsProjection(Projection[PostgresViewsRecorder]):
+    """Buffers the runner's events and writes them to the views in batches."""
+
+    name = PROJECTION_NAME
+    views: ClassVar[tuple[type[View], ...]] = ()
+    batch_size: ClassVar[int] = 1000
+    linger: ClassVar[float] = 0.02
+    max_delay: ClassVar[float] = 0.1
+    on_batch: ClassVar[BatchCallback | None] = None
+
+    def __init__(self, view: PostgresViewsRecorder) -> None:
+        super().__init__(view)
+        self.store = view.store
+        self.targets = [Target(v) for v in self.views]
+        self.error: BaseException | None = None
+        self._buffer: list[Recorded] = []
+        self._oldest = 0.0
+        self._lock = threading.Lock()
+        self._arrived = threading.Event()
+        self._closing = threading.Event()
+        self._flusher = threading.Thread(target=self._flush_when_idle, daemon=True)
+        self._flusher.start()
+
+    def process_event(self, domain_event: Any, tracking: Tracking) -> None:
+        """Buffer one event; write the buffer when it is full."""
+        if self.error is not None:
+            raise self.error
+        with self._lock:
+            if not self._buffer:
+                self._oldest = time.monotonic()
+            self._buffer.append(from_domain_event(domain_event, tracking.notification_id))
+            if len(self._buffer) >= self.batch_size:
+                self._write()
+        self._arrived.set()
+
+    def _flush_when_idle(self) -> None:
+        while not self._closing.is_set():
+            if not self._arrived.wait(timeout=0.5):
+                continue
+            self._arrived.clear()
+            time.sleep(self.linger)
+            with self._lock:
+                quiet = not self._arrived.is_set()
+                overdue = time.monotonic() - self._oldest >= self.max_delay
+                if quiet or overdue:
+                    self._write()
+
+    def _write(self) -> None:
+        """Write the buffer as one batch (the lock is held); remember a failure for good."""
+        if not self._buffer or self.error is not None:
+            return
+        batch, self._buffer = self._buffer, []
+        try:
+            with self.store.write() as cursor:
+                apply_in(self.store, cursor, self.targets, batch)
+        except BaseException as error:
+            self.error = error
+            return
+        callback = type(self).on_batch
+        if callback is not None:
+            callback(batch[-1].id, len(batch))
+
+    def close(self) -> None:
+        """Stop the flusher and write what is still buffered."""
+        self._closing.set()
+        self._flusher.join()
+        with self._lock:
+            self._write()
+
+
+class _FollowedQuestlog(Questlog):
+    """The application the runner opens, on a given store (the runner passes only an env)."""
+
+    name = "Questlog"
+    store_config: ClassVar[StoreConfig]
+
+    def __init__(self, env: Any = None) -> None:
+        super().__init__(self.store_config)
+
+
+class PostgresRunner:
+    """Runs the views with ``ProjectionRunner`` until a stop event is set."""
+
+    def __init__(
+        self,
+        config: StoreConfig,
+        views: Sequence[type[View]],
+        *,
+        batch_size: int = 1000,
+        linger: float = 0.02,
+        on_batch: BatchCallback | None = None,
+    ) -> None:
+        self.config = config
+        self.views = tuple(views)
+        self.batch_size = batch_size
+        self.linger = linger
+        self.on_batch = on_batch
+
+    def _env(self) -> dict[str, str]:
+        env = self.config.application_env(PROJECTION_NAME.upper())
+        prefix = PROJECTION_NAME.upper()
+        env[f"{prefix}_POSTGRES_POOL_SIZE"] = "1"
+        env[f"{prefix}_POSTGRES_MAX_OVERFLOW"] = "2"
+        env[f"{prefix}_POSTGRES_IDLE_IN_TRANSACTION_SESSION_TIMEOUT"] = "60"
+        return env
+
+    def run(self, stop: threading.Event) -> None:
+        """Follow the log until ``stop`` is set; re-raise a failure of the runner or a batch."""
+        # Each subclass must name itself "Questlog" again, or it would read "<Subclass>_events".
+        application = type(
+            "FollowedQuestlog",
+            (_FollowedQuestlog,),
+            {"name": Questlog.name, "store_config": self.config},
+        )
+        recorder = type("ViewsRecorder", (PostgresViewsRecorder,), {"views": self.views})
+        projection = type(
+            "ViewsProjection",
+            (ViewsProjection,),
+            {
+                "name": PROJECTION_NAME,
+                "views": self.views,
+                "batch_size": self.batch_size,
+                "linger": self.linger,
+                "on_batch": staticmethod(self.on_batch) if self.on_batch else None,
+            },
+        )
+        runner: ProjectionRunner[Any, Any] = ProjectionRunner(
+            application_class=application,
+            projection_class=projection,
+            view_class=recorder,
+            env=self._env(),
+        )
+        views_projection: ViewsProjection = runner.projection  # type: ignore[assignment]
+        try:
+            with runner:
+                while not stop.is_set() and views_projection.error is None:
+                    runner.run_forever(timeout=0.1)
+                    if runner.is_interrupted.is_set():
+                        break
+        finally:
+            views_projection.close()
+            views_projection.store.datastore.close()
+        if views_projection.error is not None:
+            raise views_projection.error

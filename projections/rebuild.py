@@ -1,0 +1,124 @@
+"""Rebuilding views from scratch while the service runs, and reporting how far views have got.
+
+A rebuild fills a view's ``<table>__new`` tables from the first event, with their own position row
+(``<view>__new``) and without secondary indexes, a batch per transaction. Then, in ONE transaction:
+lock the live views' position rows, apply whatever the log gained since (so the new tables are at
+least as far as the live ones), drop the live tables, rename the new ones, create the indexes and
+move the position. The running service's batches wait on the position locks for that moment and
+then carry on from the new position: nothing is skipped or applied twice, and readers see the old
+tables or the new ones, never a mix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from eventsourcing.persistence import ApplicationRecorder
+
+from domain.application import Questlog
+from domain.store import StoreConfig
+from projections.engine import Target, apply_in, catch_up, read_batch
+from projections.store import NEW, ViewStore, open_view_store
+from projections.view import View
+from projections.views import ALL_VIEWS, resolve
+
+Progress = Callable[[int, int], None]
+"""Called with the position reached and the log's head when the rebuild began."""
+
+
+def rebuild(
+    app_config: StoreConfig,
+    views: Iterable[type[View] | str] | None = None,
+    *,
+    views_path: Path | None = None,
+    batch_size: int = 5000,
+    progress: Progress | None = None,
+) -> dict[str, int]:
+    """Rebuild views (every view if None) and swap them in; returns each one's new position."""
+    app = Questlog(app_config)
+    store = open_view_store(app_config, views_path)
+    try:
+        return rebuild_with(app, store, resolve(views), batch_size=batch_size, progress=progress)
+    finally:
+        store.close()
+        app.close()
+
+
+def rebuild_with(
+    app: Questlog,
+    store: ViewStore,
+    views: tuple[type[View], ...],
+    *,
+    batch_size: int = 5000,
+    progress: Progress | None = None,
+) -> dict[str, int]:
+    """Rebuild views of an open application into an open store (see ``rebuild``)."""
+    store.ensure(views)
+    with store.setup_lock(), store.write() as cursor:
+        for view in views:
+            store.drop(cursor, view, NEW)
+            store.create(cursor, view, NEW, indexes=False)
+    targets = [Target(view, NEW) for view in views]
+    head = app.recorder.max_notification_id() or 0
+
+    def report(position: int, _count: int) -> None:
+        if progress is not None:
+            progress(position, head)
+
+    catch_up(app.recorder, app.mapper, store, targets, batch_size=batch_size, on_batch=report)
+    with store.write() as cursor:
+        for view in sorted(views, key=lambda v: v.name):
+            store.lock_position(cursor, view.name)
+        position = min(store.lock_position(cursor, t.key)[0] for t in targets)
+        while True:
+            events = read_batch(app.recorder, app.mapper, position, batch_size)
+            if not events:
+                break
+            apply_in(store, cursor, targets, events)
+            position = events[-1].id
+        swapped: dict[str, int] = {}
+        for view in views:
+            new_position, applied = store.lock_position(cursor, view.name + NEW)
+            store.swap(cursor, view, new_position, applied)
+            swapped[view.name] = new_position
+    report(max(swapped.values(), default=0), 0)
+    return swapped
+
+
+def view_status(store: ViewStore, recorder: ApplicationRecorder) -> dict[str, Any]:
+    """Each view's position, the log's head and the lag (in notification ids), and rebuilds."""
+    positions = store.positions()
+    head = recorder.max_notification_id() or 0
+    names = [view.name for view in ALL_VIEWS if view.name in positions]
+    names += sorted(n for n in positions if not n.endswith(NEW) and n not in names)
+    views = []
+    for name in names:
+        row = positions[name]
+        rebuilding = positions.get(name + NEW)
+        views.append(
+            {
+                "name": name,
+                "position": int(row["position"]),
+                "lag": max(0, head - int(row["position"])),
+                "applied": int(row["applied"]),
+                "updated_at": row["updated_at"],
+                "rebuilding": None
+                if rebuilding is None
+                else {"position": int(rebuilding["position"])},
+            }
+        )
+    return {"head": head, "views": views}
+
+
+def status(app_config: StoreConfig, *, views_path: Path | None = None) -> dict[str, Any]:
+    """``view_status`` of a configured store."""
+    app = Questlog(app_config)
+    store = open_view_store(app_config, views_path)
+    try:
+        store.ensure(())
+        return view_status(store, app.recorder)
+    finally:
+        store.close()
+        app.close()

@@ -1,0 +1,169 @@
+"""Running the views: ``run_views`` picks the runner for the store; ``ViewsWorker`` embeds it.
+
+- SQLite: ``SQLitePoller`` reads the recorder's notifications after the views' lowest position,
+  applies them in batches (one transaction each) and sleeps ``poll_interval`` when caught up. The
+  library's ``ProjectionRunner`` cannot subscribe to a SQLite application, hence the polling.
+- PostgreSQL: ``PostgresRunner``, the library's ``ProjectionRunner`` with LISTEN/NOTIFY.
+
+Both are exactly-once (see ``projections.engine``), so a runner can be stopped, killed or run
+twice at once without skipping or repeating an event.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+from domain.application import Questlog
+from domain.store import StoreConfig
+from projections.engine import BatchCallback, Target, catch_up
+from projections.store import ViewStore, open_view_store
+from projections.view import View
+from projections.views import resolve
+
+log = logging.getLogger(__name__)
+DEFAULT_BATCH_SIZE = 2000
+
+
+class SQLitePoller:
+    """Polls a SQLite event store and applies its new events to the views in batches."""
+
+    def __init__(
+        self,
+        app: Questlog,
+        store: ViewStore,
+        views: Iterable[type[View]],
+        *,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        poll_interval: float = 0.05,
+        on_batch: BatchCallback | None = None,
+    ) -> None:
+        self.app = app
+        self.store = store
+        self.targets = [Target(view) for view in views]
+        self.batch_size = batch_size
+        self.poll_interval = poll_interval
+        self.on_batch = on_batch
+
+    def catch_up(self, stop: threading.Event | None = None) -> int:
+        """Apply everything recorded so far; returns the number of events read."""
+        return catch_up(
+            self.app.recorder,
+            self.app.mapper,
+            self.store,
+            self.targets,
+            batch_size=self.batch_size,
+            stop=stop,
+            on_batch=self.on_batch,
+        )
+
+    def run(self, stop: threading.Event) -> None:
+        """Catch up, then keep polling until ``stop`` is set."""
+        while not stop.is_set():
+            if not self.catch_up(stop):
+                stop.wait(self.poll_interval)
+
+
+def run_views(
+    app_config: StoreConfig,
+    views: Iterable[type[View] | str] | None = None,
+    stop_event: threading.Event | None = None,
+    *,
+    views_path: Path | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    poll_interval: float = 0.05,
+    on_batch: BatchCallback | None = None,
+    app: Questlog | None = None,
+) -> None:
+    """Keep the views up to date with the log until ``stop_event`` is set (every view if None).
+
+    Creates the views' tables on first use. Blocks; run it in a thread (``ViewsWorker``) to embed
+    it in a service, or in its own process (``python -m projections run``). On SQLite an open
+    ``app`` may be given to read the log with; the PostgreSQL runner always opens its own.
+    """
+    selected = resolve(views)
+    stop = stop_event or threading.Event()
+    if app_config.kind == "postgres":
+        from projections.postgres_runner import PostgresRunner
+
+        store = open_view_store(app_config)
+        try:
+            store.ensure(selected)
+        finally:
+            store.close()
+        runner = PostgresRunner(app_config, selected, batch_size=batch_size, on_batch=on_batch)
+        runner.run(stop)
+        return
+    reader = app or Questlog(app_config)
+    store = open_view_store(app_config, views_path)
+    try:
+        store.ensure(selected)
+        poller = SQLitePoller(
+            reader,
+            store,
+            selected,
+            batch_size=batch_size,
+            poll_interval=poll_interval,
+            on_batch=on_batch,
+        )
+        poller.run(stop)
+    finally:
+        store.close()
+        if app is None:
+            reader.close()
+
+
+class ViewsWorker:
+    """The views kept up to date by a background thread of this process (the embedded mode).
+
+    A failure (a locked database, a lost connection) is logged and the runner starts again after
+    ``retry_after`` seconds; exactly-once makes restarting safe. ``app``: see ``run_views``.
+    """
+
+    def __init__(
+        self,
+        app_config: StoreConfig,
+        views: Iterable[type[View] | str] | None = None,
+        *,
+        views_path: Path | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        retry_after: float = 1.0,
+        app: Questlog | None = None,
+    ) -> None:
+        self.app_config = app_config
+        self.app = app
+        self.views = resolve(views)
+        self.views_path = views_path
+        self.batch_size = batch_size
+        self.retry_after = retry_after
+        self.stop_event = threading.Event()
+        self.last_error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="questlog-views", daemon=True)
+
+    def start(self) -> ViewsWorker:
+        """Start the background thread; returns the worker."""
+        self.thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self.stop_event.is_set():
+            try:
+                run_views(
+                    self.app_config,
+                    self.views,
+                    self.stop_event,
+                    views_path=self.views_path,
+                    batch_size=self.batch_size,
+                    app=self.app,
+                )
+            except Exception as error:
+                self.last_error = error
+                log.exception("the views runner failed; starting it again")
+                self.stop_event.wait(self.retry_after)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Ask the runner to stop and wait for its thread."""
+        self.stop_event.set()
+        self.thread.join(timeout)

@@ -1,0 +1,66 @@
+"""Table definitions of the views, written once for both SQLite and PostgreSQL.
+
+Only portable types are used: ``TEXT``, ``INTEGER`` (small numbers and 0/1 flags) and ``BIGINT``
+(notification ids and positions; SQLite stores every integer in 64 bits anyway). JSON values are
+``TEXT``. Every table of a view has the campaign id first in its primary key, so a view's own
+reads and rollback updates use the key even while a rebuild defers the secondary indexes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+POSITIONS = "positions"
+"""The logical name of the table of view positions (one row per view, and per rebuild)."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """A view table: its columns in order, its primary key and its secondary indexes."""
+
+    columns: tuple[tuple[str, str], ...]
+    key: tuple[str, ...]
+    indexes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The column names in order."""
+        return tuple(name for name, _ in self.columns)
+
+    def create_sql(self, physical: str, constraint: str) -> str:
+        """``CREATE TABLE IF NOT EXISTS`` with a named primary key constraint."""
+        columns = ", ".join(f"{name} {kind}" for name, kind in self.columns)
+        key = ", ".join(self.key)
+        return (
+            f"CREATE TABLE IF NOT EXISTS {physical} ({columns}, "
+            f"CONSTRAINT {constraint} PRIMARY KEY ({key}))"
+        )
+
+    def insert_sql(self, physical: str) -> str:
+        """An INSERT of every column, with ``?`` placeholders."""
+        marks = ", ".join("?" for _ in self.columns)
+        return f"INSERT INTO {physical} ({', '.join(self.names)}) VALUES ({marks})"
+
+    def upsert_sql(self, physical: str) -> str:
+        """An INSERT that updates every non-key column when the key exists."""
+        return f"{self.insert_sql(physical)} {self._on_conflict()}"
+
+    def _on_conflict(self) -> str:
+        updates = ", ".join(f"{n} = excluded.{n}" for n in self.names if n not in self.key)
+        return f"ON CONFLICT ({', '.join(self.key)}) DO UPDATE SET {updates}"
+
+
+def table(*columns: str, key: tuple[str, ...], **indexes: tuple[str, ...]) -> Table:
+    """A table from ``"name TYPE"`` column strings, its key and its named indexes."""
+    pairs = tuple((c.split(" ", 1)[0], c.split(" ", 1)[1]) for c in columns)
+    return Table(pairs, key, dict(indexes))
+
+
+POSITIONS_TABLE = table(
+    "view TEXT NOT NULL",
+    "position BIGINT NOT NULL",
+    "applied BIGINT NOT NULL",
+    "updated_at TEXT",
+    key=("view",),
+)
+"""Per view: the last notification id applied, how many events it applied, and when."""

@@ -1,0 +1,227 @@
+"""HP and virtue timelines of Quest Calendar heroes, and their deaths and clones.
+
+The view follows ``/hero/hp``, ``/hero/hp_max``, ``/hero/virtue`` and the page date through every
+game event's JSON Patch, so any rule that changes them (damage, healing, starvation, infection,
+injuries, level-ups, a new hero) yields a row: the page date, the stat, its value and the value
+before, the maximum HP, and the cause (the event's ``cause`` if it has one, else its type).
+``Died`` and ``Cloned`` events also go to ``hero_lives``. A rollback sets ``undone_by`` on the rows
+of the versions it undid and follows the restored state from there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.timeline import Timeline
+from projections.events import Recorded
+from projections.schema import table
+from projections.store import ViewStore
+from projections.view import (
+    ANY,
+    CREATED,
+    ROW_COLUMNS,
+    ROW_KEY,
+    View,
+    follow,
+    handles,
+    page,
+    row_basics,
+    seed,
+)
+
+TIMELINE = table(
+    *ROW_COLUMNS,
+    "hero_id TEXT",
+    "page_date TEXT",
+    "stat TEXT NOT NULL",
+    "value INTEGER",
+    "previous INTEGER",
+    "maximum INTEGER",
+    "cause TEXT",
+    "event_type TEXT NOT NULL",
+    "recorded_at TEXT NOT NULL",
+    "undone_by BIGINT",
+    key=ROW_KEY,
+)
+LIVES = table(
+    *ROW_COLUMNS,
+    "hero_id TEXT",
+    "page_date TEXT",
+    "kind TEXT NOT NULL",
+    "cause TEXT",
+    "outcome INTEGER",
+    "replaced INTEGER",
+    "hp_after INTEGER",
+    "hp_max INTEGER",
+    "recorded_at TEXT NOT NULL",
+    "undone_by BIGINT",
+    key=ROW_KEY,
+)
+WATCHED = ("/hero/id", "/hero/hp", "/hero/hp_max", "/hero/virtue", "/page/date")
+STATS = {"/hero/hp": "hp", "/hero/virtue": "virtue"}
+
+
+class HeroTimeline(View):
+    """HP and virtue over the pages, per campaign and hero; deaths and clones."""
+
+    name = "hero_timeline"
+    tables = {"hero_timeline": TIMELINE, "hero_lives": LIVES}
+    undoable = ("hero_timeline", "hero_lives")
+
+    @handles(CREATED)
+    def created(self, event: Recorded) -> None:
+        """Follow the campaign's first state."""
+        self._restore(event.campaign_id, event.data.get("state") or {})
+
+    def _restore(self, campaign_id: str, game_state: dict[str, Any]) -> None:
+        state = self.state(campaign_id)
+        state["mirror"] = seed(game_state, WATCHED)
+        if state["mirror"]["/page/date"] is not None:
+            state["page_date"] = state["mirror"]["/page/date"]
+
+    @handles(ANY)
+    def followed(self, event: Recorded) -> None:
+        """Rows for the stats the event's patch changed."""
+        if not event.topic.startswith("qc.") or not event.effects:
+            return
+        state = self.state(event.campaign_id)
+        mirror = state.setdefault("mirror", {})
+        before = dict(mirror)
+        changed = follow(mirror, event.effects, WATCHED)
+        if "/page/date" in changed and mirror["/page/date"] is not None:
+            state["page_date"] = mirror["/page/date"]
+        cause = event.details.get("cause")
+        for n, (pointer, stat) in enumerate(STATS.items()):
+            if pointer not in changed:
+                continue
+            self.insert(
+                "hero_timeline",
+                (
+                    event.campaign_id,
+                    event.id,
+                    n,
+                    event.version,
+                    mirror.get("/hero/id"),
+                    state.get("page_date"),
+                    stat,
+                    mirror[pointer],
+                    before.get(pointer),
+                    mirror.get("/hero/hp_max") if stat == "hp" else None,
+                    cause if isinstance(cause, str) else event.kind,
+                    event.kind,
+                    event.timestamp,
+                    None,
+                ),
+            )
+
+    @handles("qc.Died", "qc.Cloned")
+    def life(self, event: Recorded) -> None:
+        """A death or a clone (and its HP row)."""
+        self.followed(event)
+        state = self.state(event.campaign_id)
+        details = event.details
+        died = event.kind == "Died"
+        replaced = details.get("replaced")
+        self.insert(
+            "hero_lives",
+            (
+                event.campaign_id,
+                event.id,
+                0,
+                event.version,
+                state.get("mirror", {}).get("/hero/id"),
+                details.get("page_date") if died else state.get("page_date"),
+                "died" if died else "cloned",
+                details.get("cause"),
+                None if died else details.get("outcome"),
+                None if replaced is None else int(bool(replaced)),
+                details.get("hp_after"),
+                details.get("hp_max"),
+                event.timestamp,
+                None,
+            ),
+        )
+
+    def rolled_back(self, event: Recorded, state: dict[str, Any], timeline: Timeline) -> None:
+        """Follow the restored state from here."""
+        self._restore(event.campaign_id, event.data.get("restored_state") or {})
+
+
+def _point(row: dict[str, Any]) -> dict[str, Any]:
+    item = row_basics(row)
+    item.update(
+        hero_id=row["hero_id"],
+        page_date=row["page_date"],
+        stat=row["stat"],
+        value=row["value"],
+        previous=row["previous"],
+        maximum=row["maximum"],
+        cause=row["cause"],
+        event_type=row["event_type"],
+        recorded_at=row["recorded_at"],
+    )
+    return item
+
+
+def _life(row: dict[str, Any]) -> dict[str, Any]:
+    item = row_basics(row)
+    replaced = row["replaced"]
+    item.update(
+        hero_id=row["hero_id"],
+        page_date=row["page_date"],
+        kind=row["kind"],
+        cause=row["cause"],
+        outcome=row["outcome"],
+        replaced=None if replaced is None else bool(replaced),
+        hp_after=row["hp_after"],
+        hp_max=row["hp_max"],
+        recorded_at=row["recorded_at"],
+    )
+    return item
+
+
+def _conditions(
+    campaign_id: str, hero_id: str | None, include_undone: bool
+) -> tuple[list[str], list[Any]]:
+    conditions = ["campaign_id = ?"]
+    params: list[Any] = [campaign_id]
+    if hero_id is not None:
+        conditions.append("hero_id = ?")
+        params.append(hero_id)
+    if not include_undone:
+        conditions.append("undone_by IS NULL")
+    return conditions, params
+
+
+def hero_timeline(
+    store: ViewStore,
+    campaign_id: str,
+    *,
+    stat: str | None = None,
+    hero_id: str | None = None,
+    include_undone: bool = True,
+    after: str | None = None,
+    limit: int = 100,
+) -> dict[str, Any]:
+    """A campaign's HP and virtue changes in order (``stat``: ``hp`` or ``virtue``)."""
+    conditions, params = _conditions(campaign_id, hero_id, include_undone)
+    if stat is not None:
+        conditions.append("stat = ?")
+        params.append(stat)
+    template = "SELECT * FROM {hero_timeline} WHERE " + " AND ".join(conditions)
+    return page(store, HeroTimeline.name, template, params, after=after, limit=limit, item=_point)
+
+
+def hero_lives(
+    store: ViewStore,
+    campaign_id: str,
+    *,
+    hero_id: str | None = None,
+    include_undone: bool = True,
+    after: str | None = None,
+    limit: int = 100,
+) -> dict[str, Any]:
+    """A campaign's deaths and clones in order."""
+    conditions, params = _conditions(campaign_id, hero_id, include_undone)
+    template = "SELECT * FROM {hero_lives} WHERE " + " AND ".join(conditions)
+    return page(store, HeroTimeline.name, template, params, after=after, limit=limit, item=_life)

@@ -1,0 +1,193 @@
+"""Roll log: every roll of every campaign, with its verdict once the seed is revealed, and undo.
+
+A row per roll record, in log order: the campaign and its game, the event that rolled, purpose,
+notation, the dice (sides, face, kept), faces, total, source and proof. ``verified`` stays NULL
+until a ``SeedRotated`` reveals the seed of a server roll, which is then re-derived with
+``domain.audit.roll_verdict`` (1 re-derives, 0 does not); reported rolls stay NULL. A rollback sets
+``undone_by`` on the rolls of the versions it undid.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from domain.audit import roll_verdict
+from projections.events import Recorded
+from projections.schema import table
+from projections.store import ViewStore
+from projections.view import ANY, CREATED, ROW_COLUMNS, ROW_KEY, View, handles, page, row_basics
+
+ROLLS = table(
+    *ROW_COLUMNS,
+    "roll_id TEXT NOT NULL",
+    "game TEXT",
+    "event_type TEXT NOT NULL",
+    "purpose TEXT",
+    "notation TEXT",
+    "dice TEXT NOT NULL",
+    "faces TEXT NOT NULL",
+    "modifier INTEGER",
+    "total INTEGER",
+    "source TEXT NOT NULL",
+    "commitment TEXT",
+    "client_seed TEXT",
+    "nonce BIGINT",
+    "verified INTEGER",
+    "recorded_at TEXT NOT NULL",
+    "undone_by BIGINT",
+    key=ROW_KEY,
+    by_event=("event_id", "n"),
+    by_game=("game", "source"),
+)
+_encode = json.JSONEncoder(separators=(",", ":")).encode
+
+
+class RollLog(View):
+    """Every roll across all campaigns."""
+
+    name = "roll_log"
+    tables = {"rolls": ROLLS}
+    undoable = ("rolls",)
+
+    @handles(CREATED)
+    def created(self, event: Recorded) -> None:
+        """Remember the campaign's game for its core ``DiceRolled`` events."""
+        self.state(event.campaign_id)["game"] = event.data.get("game")
+
+    @handles(ANY)
+    def rolled(self, event: Recorded) -> None:
+        """A row per roll the event recorded."""
+        records = event.rolls
+        if not records:
+            return
+        game = event.game or self.state(event.campaign_id).get("game")
+        for n, record in enumerate(records):
+            dice = record.get("dice") or []
+            proof = record.get("proof") or {}
+            self.insert(
+                "rolls",
+                (
+                    event.campaign_id,
+                    event.id,
+                    n,
+                    event.version,
+                    record.get("roll_id") or f"{event.version}-{n + 1}",
+                    game,
+                    event.kind,
+                    record.get("purpose"),
+                    record.get("notation"),
+                    _encode(dice),
+                    "[" + ",".join(str(d.get("face")) for d in dice) + "]",
+                    record.get("modifier"),
+                    record.get("total"),
+                    record.get("source") or "unknown",
+                    proof.get("commitment"),
+                    proof.get("client_seed"),
+                    proof.get("nonce"),
+                    None,
+                    event.timestamp,
+                    None,
+                ),
+            )
+
+    @handles("questlog.SeedRotated")
+    def revealed(self, event: Recorded) -> None:
+        """Re-derive every server roll made on the revealed seed."""
+        commitment = event.data["revealed_commitment"]
+        revealed = {commitment: event.data["revealed_seed"]}
+        rows = self.query(
+            "SELECT event_id, n, dice, commitment, client_seed, nonce, source FROM {rolls} "
+            "WHERE campaign_id = ? AND commitment = ?",
+            (event.campaign_id, commitment),
+        )
+        verdicts = []
+        for row in rows:
+            record = {
+                "source": row["source"],
+                "dice": json.loads(row["dice"]),
+                "proof": {
+                    "commitment": row["commitment"],
+                    "client_seed": row["client_seed"],
+                    "nonce": row["nonce"],
+                },
+            }
+            verdict = roll_verdict(record, revealed)
+            if verdict is not None:
+                verdicts.append((int(verdict), event.campaign_id, row["event_id"], row["n"]))
+        if verdicts:
+            self.cursor.executemany(
+                self.sql(
+                    "UPDATE {rolls} SET verified = ? "
+                    "WHERE campaign_id = ? AND event_id = ? AND n = ?"
+                ),
+                verdicts,
+            )
+
+
+def _item(row: dict[str, Any]) -> dict[str, Any]:
+    verified = row["verified"]
+    item = row_basics(row)
+    item.update(
+        roll_id=row["roll_id"],
+        game=row["game"],
+        event_type=row["event_type"],
+        purpose=row["purpose"],
+        notation=row["notation"],
+        dice=json.loads(row["dice"]),
+        faces=json.loads(row["faces"]),
+        modifier=row["modifier"],
+        total=row["total"],
+        source=row["source"],
+        proof=None
+        if row["commitment"] is None
+        else {
+            "commitment": row["commitment"],
+            "client_seed": row["client_seed"],
+            "nonce": row["nonce"],
+        },
+        verified=None if verified is None else bool(verified),
+        recorded_at=row["recorded_at"],
+    )
+    return item
+
+
+def roll_log(
+    store: ViewStore,
+    *,
+    campaign_id: str | None = None,
+    game: str | None = None,
+    source: str | None = None,
+    purpose: str | None = None,
+    verified: bool | None = None,
+    include_undone: bool = True,
+    since: str | None = None,
+    until: str | None = None,
+    after: str | None = None,
+    limit: int = 100,
+) -> dict[str, Any]:
+    """Rolls in log order, filtered by campaign, game, source, purpose, verdict and time."""
+    conditions = ["1 = 1"]
+    params: list[Any] = []
+    for column, value in (
+        ("campaign_id", campaign_id),
+        ("game", game),
+        ("source", source),
+        ("purpose", purpose),
+    ):
+        if value is not None:
+            conditions.append(f"{column} = ?")
+            params.append(value)
+    if verified is not None:
+        conditions.append("verified = ?")
+        params.append(int(verified))
+    if not include_undone:
+        conditions.append("undone_by IS NULL")
+    if since is not None:
+        conditions.append("recorded_at >= ?")
+        params.append(since)
+    if until is not None:
+        conditions.append("recorded_at < ?")
+        params.append(until)
+    template = "SELECT * FROM {rolls} WHERE " + " AND ".join(conditions)
+    return page(store, RollLog.name, template, params, after=after, limit=limit, item=_item)

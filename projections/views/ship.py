@@ -1,0 +1,216 @@
+"""Ship history: the Integrity of each compartment over time, and the crew and upgrades lost.
+
+The view follows every compartment's ``integrity`` and ``integrity_max`` through the game events'
+JSON Patches (hits, destruction, repairs, crew assigned or lost), so a row records each change:
+the page date, the compartment, its new Integrity and maximum, the value before, and the event
+that changed it. ``CrewDied`` and ``UpgradeDestroyed`` go to ``ship_losses``. A rollback sets
+``undone_by`` on the rows of the versions it undid and follows the restored ship from there.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from domain.quest_calendar.state import COMPARTMENTS
+from domain.timeline import Timeline
+from projections.events import Recorded
+from projections.schema import table
+from projections.store import ViewStore
+from projections.view import (
+    ANY,
+    CREATED,
+    ROW_COLUMNS,
+    ROW_KEY,
+    View,
+    follow,
+    handles,
+    page,
+    row_basics,
+    seed,
+)
+
+HISTORY = table(
+    *ROW_COLUMNS,
+    "page_date TEXT",
+    "compartment TEXT NOT NULL",
+    "name TEXT",
+    "integrity INTEGER",
+    "previous INTEGER",
+    "integrity_max INTEGER",
+    "event_type TEXT NOT NULL",
+    "recorded_at TEXT NOT NULL",
+    "undone_by BIGINT",
+    key=ROW_KEY,
+)
+LOSSES = table(
+    *ROW_COLUMNS,
+    "page_date TEXT",
+    "compartment TEXT",
+    "kind TEXT NOT NULL",
+    "item_id TEXT",
+    "detail TEXT NOT NULL",
+    "recorded_at TEXT NOT NULL",
+    "undone_by BIGINT",
+    key=ROW_KEY,
+)
+INTEGRITY = tuple(f"/ship/compartments/{key}/integrity" for key in COMPARTMENTS)
+MAXIMUM = tuple(f"/ship/compartments/{key}/integrity_max" for key in COMPARTMENTS)
+WATCHED = (*INTEGRITY, *MAXIMUM, "/page/date")
+
+
+class ShipHistory(View):
+    """Compartment Integrity over time; crew and upgrades lost."""
+
+    name = "ship"
+    tables = {"ship_history": HISTORY, "ship_losses": LOSSES}
+    undoable = ("ship_history", "ship_losses")
+
+    @handles(CREATED)
+    def created(self, event: Recorded) -> None:
+        """Follow the ship of the campaign's first state."""
+        self._restore(event.campaign_id, event.data.get("state") or {})
+
+    def _restore(self, campaign_id: str, game_state: dict[str, Any]) -> None:
+        state = self.state(campaign_id)
+        state["mirror"] = seed(game_state, WATCHED)
+        if state["mirror"]["/page/date"] is not None:
+            state["page_date"] = state["mirror"]["/page/date"]
+
+    @handles(ANY)
+    def followed(self, event: Recorded) -> None:
+        """A row per compartment whose Integrity (or maximum) the event changed."""
+        if not event.topic.startswith("qc.") or not event.effects:
+            return
+        state = self.state(event.campaign_id)
+        mirror = state.setdefault("mirror", {})
+        before = dict(mirror)
+        changed = follow(mirror, event.effects, WATCHED)
+        if not changed:
+            return
+        if "/page/date" in changed and mirror["/page/date"] is not None:
+            state["page_date"] = mirror["/page/date"]
+        n = 0
+        for key, current, maximum in zip(COMPARTMENTS, INTEGRITY, MAXIMUM, strict=True):
+            if current not in changed and maximum not in changed:
+                continue
+            self.insert(
+                "ship_history",
+                (
+                    event.campaign_id,
+                    event.id,
+                    n,
+                    event.version,
+                    state.get("page_date"),
+                    key,
+                    COMPARTMENTS[key],
+                    mirror.get(current),
+                    before.get(current),
+                    mirror.get(maximum),
+                    event.kind,
+                    event.timestamp,
+                    None,
+                ),
+            )
+            n += 1
+
+    @handles("qc.CrewDied", "qc.UpgradeDestroyed")
+    def lost(self, event: Recorded) -> None:
+        """A crew member or an upgrade lost with its compartment."""
+        self.followed(event)
+        details = event.details
+        crew = event.kind == "CrewDied"
+        item = details.get("crew_id") if crew else details.get("upgrade_id")
+        detail = {
+            k: v for k, v in details.items() if k not in ("crew_id", "upgrade_id", "compartment")
+        }
+        self.insert(
+            "ship_losses",
+            (
+                event.campaign_id,
+                event.id,
+                0,
+                event.version,
+                self.state(event.campaign_id).get("page_date"),
+                None if details.get("compartment") is None else str(details["compartment"]),
+                "crew" if crew else "upgrade",
+                item,
+                json.dumps(detail, sort_keys=True),
+                event.timestamp,
+                None,
+            ),
+        )
+
+    def rolled_back(self, event: Recorded, state: dict[str, Any], timeline: Timeline) -> None:
+        """Follow the restored ship from here."""
+        self._restore(event.campaign_id, event.data.get("restored_state") or {})
+
+
+def _change(row: dict[str, Any]) -> dict[str, Any]:
+    item = row_basics(row)
+    item.update(
+        page_date=row["page_date"],
+        compartment=row["compartment"],
+        name=row["name"],
+        integrity=row["integrity"],
+        previous=row["previous"],
+        integrity_max=row["integrity_max"],
+        event_type=row["event_type"],
+        recorded_at=row["recorded_at"],
+    )
+    return item
+
+
+def _loss(row: dict[str, Any]) -> dict[str, Any]:
+    item = row_basics(row)
+    item.update(
+        page_date=row["page_date"],
+        compartment=row["compartment"],
+        kind=row["kind"],
+        item_id=row["item_id"],
+        detail=json.loads(row["detail"]),
+        recorded_at=row["recorded_at"],
+    )
+    return item
+
+
+def ship_history(
+    store: ViewStore,
+    campaign_id: str,
+    *,
+    compartment: str | None = None,
+    include_undone: bool = True,
+    after: str | None = None,
+    limit: int = 100,
+) -> dict[str, Any]:
+    """A campaign's compartment Integrity changes in order, optionally of one compartment."""
+    conditions = ["campaign_id = ?"]
+    params: list[Any] = [campaign_id]
+    if compartment is not None:
+        conditions.append("compartment = ?")
+        params.append(str(compartment))
+    if not include_undone:
+        conditions.append("undone_by IS NULL")
+    template = "SELECT * FROM {ship_history} WHERE " + " AND ".join(conditions)
+    return page(store, ShipHistory.name, template, params, after=after, limit=limit, item=_change)
+
+
+def ship_losses(
+    store: ViewStore,
+    campaign_id: str,
+    *,
+    kind: str | None = None,
+    include_undone: bool = True,
+    after: str | None = None,
+    limit: int = 100,
+) -> dict[str, Any]:
+    """The crew (``kind="crew"``) and upgrades (``"upgrade"``) a campaign's ship lost."""
+    conditions = ["campaign_id = ?"]
+    params: list[Any] = [campaign_id]
+    if kind is not None:
+        conditions.append("kind = ?")
+        params.append(kind)
+    if not include_undone:
+        conditions.append("undone_by IS NULL")
+    template = "SELECT * FROM {ship_losses} WHERE " + " AND ".join(conditions)
+    return page(store, ShipHistory.name, template, params, after=after, limit=limit, item=_loss)

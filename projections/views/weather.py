@@ -1,0 +1,186 @@
+"""Weather and wind history: one row per night of a match.
+
+Each ``NightPhaseStarted`` opens a row; the night's events fill it: the god piece's move (from and
+to space), the weather the landed space set (its type, source, whether it waits for the next round
+and the weather in force tonight), the hail save flag, and the wind's d20, speed and direction.
+``WeatherActivated`` later records the round the pending weather took effect. A rollback sets
+``undone_by`` on the nights it undid (by the version of the night's start).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.timeline import Timeline
+from projections.events import Recorded
+from projections.schema import table
+from projections.store import ViewStore
+from projections.view import ROW_COLUMNS, ROW_KEY, View, handles, page, row_basics
+
+WEATHER = table(
+    *ROW_COLUMNS,
+    "night INTEGER NOT NULL",
+    "round INTEGER",
+    "space_from INTEGER",
+    "space INTEGER",
+    "space_type TEXT",
+    "weather TEXT",
+    "source TEXT",
+    "pending INTEGER",
+    "in_force TEXT",
+    "activated_round INTEGER",
+    "hail_save INTEGER",
+    "wind_d20 INTEGER",
+    "wind_speed TEXT",
+    "wind_direction TEXT",
+    "recorded_at TEXT NOT NULL",
+    "undone_by BIGINT",
+    key=ROW_KEY,
+)
+COLUMNS = WEATHER.names
+
+
+class WeatherHistory(View):
+    """Per match and night: space, weather and wind."""
+
+    name = "weather"
+    tables = {"weather": WEATHER}
+    undoable = ("weather",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.changed: dict[tuple[str, int], dict[str, Any]] = {}
+
+    def _row(self, event: Recorded) -> dict[str, Any] | None:
+        row: dict[str, Any] | None = self.state(event.campaign_id).get("row")
+        if row is not None:
+            self.changed[(row["campaign_id"], row["event_id"])] = row
+        return row
+
+    @handles("cb.NightPhaseStarted")
+    def night_started(self, event: Recorded) -> None:
+        """Open the night's row."""
+        row = dict.fromkeys(COLUMNS)
+        row.update(
+            campaign_id=event.campaign_id,
+            event_id=event.id,
+            n=0,
+            version=event.version,
+            night=event.details.get("night_number"),
+            round=event.details.get("round"),
+            recorded_at=event.timestamp,
+        )
+        self.state(event.campaign_id)["row"] = row
+        self.changed[(event.campaign_id, event.id)] = row
+
+    @handles("cb.GodPieceMoved")
+    def moved(self, event: Recorded) -> None:
+        """The space the god piece landed on."""
+        row = self._row(event)
+        if row is not None:
+            row.update(
+                space_from=event.details.get("from_space"), space=event.details.get("to_space")
+            )
+
+    @handles("cb.WeatherSet")
+    def weather_set(self, event: Recorded) -> None:
+        """The weather the landed space set."""
+        row = self._row(event)
+        if row is not None:
+            details = event.details
+            row.update(
+                space=details.get("space_index", row["space"]),
+                space_type=details.get("space_type"),
+                weather=details.get("weather"),
+                source=details.get("source"),
+                pending=int(bool(details.get("pending"))),
+                in_force=details.get("in_force_tonight"),
+                hail_save=int(bool(details.get("hail_save"))),
+            )
+
+    @handles("cb.WeatherActivated")
+    def activated(self, event: Recorded) -> None:
+        """The round in which the weather set this night took effect."""
+        row = self._row(event)
+        if (
+            row is not None
+            and row["activated_round"] is None
+            and row["weather"] == event.details.get("weather")
+        ):
+            row["activated_round"] = event.details.get("round")
+
+    @handles("cb.WindRolled")
+    def wind_rolled(self, event: Recorded) -> None:
+        """The wind d20."""
+        row = self._row(event)
+        if row is not None:
+            row["wind_d20"] = event.details.get("d20")
+
+    @handles("cb.WindSet")
+    def wind_set(self, event: Recorded) -> None:
+        """The wind until the next wind roll."""
+        row = self._row(event)
+        if row is not None:
+            row.update(
+                wind_speed=event.details.get("speed"), wind_direction=event.details.get("direction")
+            )
+
+    def flush(self) -> None:
+        """Write buffered rows and upsert the nights this batch touched (before any statement)."""
+        super().flush()
+        rows = [tuple(row[c] for c in COLUMNS) for row in self.changed.values()]
+        self.changed.clear()
+        if rows:
+            self.write_rows("weather", rows, upsert=True)
+
+    def rolled_back(self, event: Recorded, state: dict[str, Any], timeline: Timeline) -> None:
+        """A night the rollback undid is no longer the one to fill."""
+        row = state.get("row")
+        if row is not None and timeline.undone_by(int(row["version"])) is not None:
+            state["row"] = None
+
+
+def _item(row: dict[str, Any]) -> dict[str, Any]:
+    item = row_basics(row)
+    pending, hail = row["pending"], row["hail_save"]
+    item.update(
+        night=row["night"],
+        round=row["round"],
+        space_from=row["space_from"],
+        space=row["space"],
+        space_type=row["space_type"],
+        weather=row["weather"],
+        source=row["source"],
+        pending=None if pending is None else bool(pending),
+        in_force=row["in_force"],
+        activated_round=row["activated_round"],
+        hail_save=None if hail is None else bool(hail),
+        wind={
+            "d20": row["wind_d20"],
+            "speed": row["wind_speed"],
+            "direction": row["wind_direction"],
+        },
+        recorded_at=row["recorded_at"],
+    )
+    return item
+
+
+def weather_history(
+    store: ViewStore,
+    campaign_id: str,
+    *,
+    weather: str | None = None,
+    include_undone: bool = True,
+    after: str | None = None,
+    limit: int = 100,
+) -> dict[str, Any]:
+    """A match's nights in order with their space, weather and wind."""
+    conditions = ["campaign_id = ?"]
+    params: list[Any] = [campaign_id]
+    if weather is not None:
+        conditions.append("weather = ?")
+        params.append(weather)
+    if not include_undone:
+        conditions.append("undone_by IS NULL")
+    template = "SELECT * FROM {weather} WHERE " + " AND ".join(conditions)
+    return page(store, WeatherHistory.name, template, params, after=after, limit=limit, item=_item)

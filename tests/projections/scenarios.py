@@ -1,0 +1,142 @@
+"""Scripted campaigns of both games, played through ``Questlog.command`` with hand-rolled faces.
+
+Every outcome is fixed by the faces, so the tests can state each view's rows exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from domain.application import Questlog
+from domain.campaign import Campaign
+from domain.dice import parse
+
+Json = dict[str, Any]
+
+HERO: Json = {
+    "id": "vanguard",
+    "name": "The Vanguard",
+    "level": 1,
+    "traits": {"STR": 2, "DEX": 1, "CON": 1, "INT": 2, "WIS": 0, "CHA": -1},
+    "hp_max": 20,
+    "def": 12,
+    "atk": 3,
+    "damage_dice": "1d8",
+    "damage_mod": 0,
+    "credits": 3,
+    "rations": 0,
+}
+VEX: Json = {"id": "vex", "name": "Vex the Mechanic", "abilities": []}
+MED_KIT: Json = {"id": "med-kit", "name": "Med Kit", "kind": "consumable"}
+DOGFIGHT_ROUND: Json = {
+    "evasion_target": 60,
+    "enemy_aim": 45,
+    "damage_reduced": 1,
+    "damage_max": 5,
+}
+RIZZ = "catgirlGirlfriend"
+SHORT_BOARD = ["start", "rain", "fog", "hail", "snow", "normal", "end"]
+CB_HOUSE_RULES: Json = {
+    "cb.night.steps": ["calendar", "wind", "token", "actions"],
+    "cb.calendar.layout": SHORT_BOARD,
+}
+CB_SETUP: Json = {
+    "players": [
+        {
+            "id": "A",
+            "pieces": [
+                {"id": "a1", "location": {"kind": "pathway", "space": 3}},
+                {"id": "a2", "location": {"kind": "home"}},
+            ],
+        },
+        {
+            "id": "B",
+            "exhaustion": 4,
+            "pieces": [
+                {"id": "b1", "location": {"kind": "pathway", "space": 5}},
+                {"id": "b2", "location": {"kind": "pathway", "space": 6}},
+            ],
+        },
+    ],
+    "starting_token": "A",
+}
+
+
+def _created(campaign: Campaign, _value: object) -> Json:
+    return {"id": str(campaign.id)}
+
+
+def run(app: Questlog, campaign_id: UUID, command: Json, faces: list[int] | None = None) -> int:
+    """Run a game command with these faces (none: it must roll nothing); returns the version."""
+    outcome = app.command(
+        campaign_id,
+        {**command, "faces": list(faces or [])},
+        respond=lambda campaign, _events: {"version": campaign.version},
+    )
+    return int(outcome.response["version"])
+
+
+def quest_calendar_week(app: Questlog) -> UUID:
+    """Two pages: debt and repayment, theft, hunger, a crewed Bridge destroyed; then a Sunday
+    of lottery, shopping and pickpocketing, and death by starvation with clone result 1."""
+    outcome = app.create_campaign(
+        game="quest-calendar", name="Week", setup={"prologue_complete": True}, respond=_created
+    )
+    cid = UUID(str(outcome.response["id"]))
+    run(app, cid, {"type": "select_hero", "phase": "main", "hero": HERO})
+    run(app, cid, {"type": "start_page", "date": "2027-01-04"})
+    run(app, cid, {"type": "pay", "purpose": "toll", "cost": 5, "required": True})
+    run(app, cid, {"type": "gain_credits", "amount": 6, "cause": "reward"})
+    run(app, cid, {"type": "theft", "amount": 1})
+    run(app, cid, {"type": "change_virtue", "delta": 2, "cause": "spared the smuggler"})
+    run(app, cid, {"type": "eat_rations", "count": 2})
+    run(app, cid, {"type": "hire_crew", "crew": VEX, "fee": 1})
+    run(app, cid, {"type": "assign_crew", "crew": "vex", "compartment": 2})
+    run(app, cid, {"type": "dogfight", "rounds": [DOGFIGHT_ROUND]}, [10, 10, 2, 2, 2, 2])
+    run(app, cid, {"type": "end_page"})
+    run(app, cid, {"type": "start_page", "date": "2027-01-10"})
+    run(app, cid, {"type": "play_lottery"}, [6])
+    stock = [{"item": MED_KIT, "price": 2}]
+    run(app, cid, {"type": "enter_shop", "shop_id": "dock-market", "stock": stock})
+    run(app, cid, {"type": "buy", "item": "med-kit"})
+    run(app, cid, {"type": "sell", "item": "med-kit"})
+    run(app, cid, {"type": "pickpocket", "icon_id": "alley"}, [3])
+    run(app, cid, {"type": "eat_rations", "count": 18}, [1])
+    return cid
+
+
+def calendar_board_match(app: Questlog) -> UUID:
+    """Two nights: rain set and activated, light then strong wind; B's failed rizz at exhaustion
+    4 eliminates both of B's pathway pieces; A sleeps, then B sleeps through a day."""
+    outcome = app.create_campaign(
+        game="calendar-board",
+        name="Match",
+        house_rules=CB_HOUSE_RULES,
+        setup=CB_SETUP,
+        respond=_created,
+    )
+    cid = UUID(str(outcome.response["id"]))
+    run(app, cid, {"type": "end_turn", "player": "A"})
+    run(app, cid, {"type": "end_turn", "player": "B"}, [1, 10])
+    run(app, cid, {"type": "night_action", "player": "A", "action": "sleep"})
+    run(app, cid, {"type": "night_action", "player": "B", "action": "rizz", "partner": RIZZ}, [1])
+    run(app, cid, {"type": "end_turn", "player": "A"})
+    run(app, cid, {"type": "day_sleep", "player": "B"}, [3, 20])
+    run(app, cid, {"type": "night_action", "player": "A", "action": "rizz", "partner": RIZZ}, [1])
+    run(app, cid, {"type": "night_action", "player": "B", "action": "sleep"})
+    return cid
+
+
+def many_rolls(app: Questlog, count: int, *, per_save: int = 500) -> UUID:
+    """A campaign with ``count`` server rolls, saved ``per_save`` events per transaction."""
+    outcome = app.create_campaign(game="quest-calendar", name="Dice", respond=_created)
+    cid = UUID(str(outcome.response["id"]))
+    expression = parse("2d20kh1+3")
+    campaign = app.campaign(cid)
+    for n in range(count):
+        campaign.roll(expression, "stress", app.server_dice(campaign))
+        if (n + 1) % per_save == 0:
+            app.save(campaign)
+    app.save(campaign)
+    return cid
