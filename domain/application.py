@@ -7,6 +7,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Sequence
+from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 from uuid import UUID, uuid4
@@ -18,8 +19,14 @@ import domain.calendar_board
 import domain.quest_calendar
 from domain import dice as dicelib
 from domain.audit import AuditReport, audit_stream, roll_verdict
-from domain.campaign import Campaign
-from domain.errors import ConcurrencyConflict, InvalidInput, NotFound, StaleVersion
+from domain.campaign import Campaign, project_campaign
+from domain.errors import (
+    ConcurrencyConflict,
+    InvalidInput,
+    NotFound,
+    QuestlogError,
+    StaleVersion,
+)
 from domain.games import rules_for
 from domain.house_rules import book
 from domain.store import IdempotencyRecord, SeedRecord, SideTables, StoreConfig
@@ -36,6 +43,7 @@ MAX_NAME_LENGTH = 200
 MAX_CLIENT_SEED_LENGTH = 128
 COMMAND_ATTEMPTS = 8
 MAX_VERSION = 2**62
+SNAPSHOT_INTERVAL = 100
 MAX_PAGE = 1000
 
 
@@ -93,7 +101,8 @@ class Questlog(Application):  # type: ignore[type-arg]
     """Appends commands to campaign streams and reads them back."""
 
     name = "Questlog"
-    snapshotting_intervals: ClassVar[dict[type[Any], int]] = {Campaign: 100}
+    snapshotting_intervals: ClassVar[dict[type[Any], int]] = {Campaign: SNAPSHOT_INTERVAL}
+    snapshotting_projectors: ClassVar[dict[type[Any], Any]] = {Campaign: project_campaign}
     env: ClassVar[dict[str, str]] = {"AGGREGATE_CACHE_MAXSIZE": "500"}
 
     def __init__(self, config: StoreConfig | None = None, env: dict[str, str] | None = None):
@@ -107,6 +116,26 @@ class Questlog(Application):  # type: ignore[type-arg]
             weakref.WeakValueDictionary()
         )
         self._locks_guard = threading.Lock()
+
+    def _take_snapshots(self, processing_event: Any) -> None:
+        """Take each snapshot from the campaign in hand, not by re-reading the log.
+
+        eventsourcing's ``take_snapshot`` rebuilds the aggregate from the previous snapshot and
+        100 events although the saved aggregate is right here; it is used only when a command's
+        events straddle the snapshot version (the aggregate in hand is then past it).
+        """
+        snapshots = self.snapshots
+        if snapshots is None:
+            return
+        for event in processing_event.events:
+            campaign = processing_event.aggregates.get(event.originator_id)
+            if not isinstance(campaign, Campaign) or event.originator_version % SNAPSHOT_INTERVAL:
+                continue
+            if campaign.version == event.originator_version:
+                snapshot_class: Any = Campaign.Snapshot
+                snapshots.put([snapshot_class.take(campaign)])
+            else:
+                self.take_snapshot(event.originator_id, event.originator_version, project_campaign)
 
     @property
     def side_tables(self) -> SideTables:
@@ -325,10 +354,18 @@ class Questlog(Application):  # type: ignore[type-arg]
             replay = self.replayed(idempotency)
             if replay is not None:
                 return replay
-            campaign = self.campaign(campaign_id)
+            campaign = self._working_copy(campaign_id, optimistic=attempt == 0)
             if expected_version is not None and campaign.version != expected_version:
-                raise StaleVersion(expected_version, campaign.version)
-            value = decide(campaign)
+                campaign = self.campaign(campaign_id)
+                if campaign.version != expected_version:
+                    raise StaleVersion(expected_version, campaign.version)
+            try:
+                value = decide(campaign)
+            except QuestlogError:
+                # A refusal must come from the stored state, never from a stale cached copy.
+                if attempt == 0 and self.campaign(campaign_id).version != campaign.version:
+                    continue
+                raise
             seed = seed_holder.get("seed") if seed_holder else None
             try:
                 return self._save(campaign, value, respond, idempotency, seed=seed)
@@ -340,6 +377,25 @@ class Questlog(Application):  # type: ignore[type-arg]
         raise ConcurrencyConflict(
             f"Campaign {campaign_id} kept changing under this command; nothing was stored."
         )
+
+    def _working_copy(self, campaign_id: UUID, *, optimistic: bool) -> Campaign:
+        """The campaign a command decides on.
+
+        The first attempt trusts this process's cached campaign without asking the store for
+        newer events: commands here are serialised per campaign and every save puts the saved
+        campaign back in the cache, so only another process can have moved it on, and then the
+        save's unique (campaign, version) key refuses it and the retry reloads from the store.
+        """
+        cache = self.repository.cache
+        if optimistic and cache is not None:
+            try:
+                cached = cache.get(campaign_id)
+            except KeyError:
+                pass
+            else:
+                if isinstance(cached, Campaign):
+                    return deepcopy(cached)
+        return self.campaign(campaign_id)
 
     def _save(
         self,
@@ -363,6 +419,11 @@ class Questlog(Application):  # type: ignore[type-arg]
             if replay is not None:
                 return replay
             raise
+        if self.repository.cache is not None:
+            # The next command on this campaign starts from the saved aggregate instead of
+            # reading back and re-applying the events it just wrote (fast-forward still picks up
+            # other processes' events; this process's commands on a campaign are serialised).
+            self.repository.cache.put(campaign.id, campaign)
         return Outcome(response)
 
     def replayed(self, idempotency: Idempotency | None) -> Outcome | None:
@@ -407,7 +468,9 @@ class Questlog(Application):  # type: ignore[type-arg]
         if version is not None and not 1 <= version <= MAX_VERSION:
             raise InvalidInput.field("version", f"must be from 1 to {MAX_VERSION}")
         try:
-            campaign: Any = self.repository.get(campaign_id, version=version)
+            campaign: Any = self.repository.get(
+                campaign_id, version=version, projector_func=project_campaign
+            )
         except AggregateNotFoundError:
             raise NotFound(f"Campaign {campaign_id} does not exist.") from None
         if not isinstance(campaign, Campaign):

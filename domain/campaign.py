@@ -8,7 +8,7 @@ state recorded at an earlier version (docs/time-travel.md); nothing is ever dele
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from copy import deepcopy
 from datetime import datetime
 from typing import Any, ClassVar
@@ -208,6 +208,23 @@ class Campaign(Aggregate):
 
     def __init__(self) -> None:
         """Fields are assigned by ``Created.assign``."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Campaign:
+        """A working copy for one command, cheap enough for every request.
+
+        Containers that events change in place (dice, house rules, rollbacks, proposals) are
+        copied. The game state is shared: events only ever replace it (GameEvent applies its
+        patch to a copy, RolledBack and Created assign copies), and commands work on a copy of it
+        inside their Context, so the cached campaign can never be changed through the clone.
+        """
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        clone._pending_events = []
+        clone.dice = {**self.dice, "revealed": dict(self.dice["revealed"])}
+        clone.house_rules = dict(self.house_rules)
+        clone.rollbacks = [list(pair) for pair in self.rollbacks]
+        clone.proposals = deepcopy(self.proposals, memo)
+        return clone
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
@@ -541,6 +558,17 @@ class CheckedDice:
 
 
 _GAME_EVENT_CLASSES: dict[str, type[GameEvent]] = {}
+
+
+def project_campaign(campaign: Campaign | None, events: Iterable[Any]) -> Campaign | None:
+    """Apply events in order (eventsourcing's projector, without its per-event Protocol check).
+
+    ``project_aggregate`` asserts ``isinstance(event, CanMutateProtocol)`` for every event, a
+    ``typing.Protocol`` check that costs about as much as applying a campaign event.
+    """
+    for event in events:
+        campaign = event.mutate(campaign)
+    return campaign
 
 
 def game_event_class(game: str, event_type: str) -> type[GameEvent]:

@@ -576,3 +576,31 @@ def test_concurrent_writers_sharing_one_app_never_lose_or_duplicate_a_roll(
 
     assert errors == []
     assert_every_roll_landed_once(app, campaign_id)
+
+
+def test_a_cached_campaign_moved_on_by_another_process_is_reloaded_before_any_refusal(
+    make_app: Callable[[], Questlog],
+) -> None:
+    first, second = make_app(), make_app()
+    created = first.create_campaign(
+        game="quest-calendar", name="two processes", respond=lambda c, _: {"id": str(c.id)}
+    )
+    campaign_id = UUID(str(created.response["id"]))
+    first.roll(campaign_id, notation="d20", purpose="warm the cache")
+    for _ in range(3):
+        second.roll(campaign_id, notation="d20", purpose="elsewhere")
+    # first's cache is at version 2; the store is at 5. Its next command must neither be refused
+    # on the stale copy nor lose an event: the stale save conflicts and is retried from the store.
+    outcome = first.roll(
+        campaign_id, notation="d20", purpose="after", respond=lambda c, v: {"v": c.version}
+    )
+    assert outcome.response == {"v": 6}
+    assert first.roll(
+        campaign_id,
+        notation="d6",
+        purpose="if-match",
+        expected_version=6,
+        respond=lambda c, v: {"v": c.version},
+    ).response == {"v": 7}
+    nonces = [e.rolls[0]["proof"]["nonce"] for e in first.campaign_events(campaign_id)[1:]]
+    assert nonces == list(range(6))
