@@ -329,7 +329,7 @@ class Campaign(Aggregate):
     def roll(self, expression: DiceExpression, purpose: str, dice: DiceSource) -> dict[str, Any]:
         """Roll dice for a purpose and record faces, total and proof; returns the roll record."""
         context = Context({}, self.house_rules, self.checked_dice(dice))
-        context.roll(expression.notation, purpose)
+        context.roll(expression, purpose)
         rolls = self._stamp(context.close_rolls())
         self.trigger_event(self.DiceRolled, purpose=purpose, rolls=rolls, **self._counters(rolls))
         return rolls[0]

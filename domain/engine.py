@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from domain import patch
-from domain.dice import DiceSource, evaluate, parse
+from domain.dice import DiceExpression, DiceSource, evaluate, parse
 from domain.errors import InvalidInput, RuleViolation
 
 _MISSING: Any = object()
@@ -143,9 +143,9 @@ class Context:
         self._mark = deepcopy(self.state)
         self._rolls: list[dict[str, Any]] = []
 
-    def roll(self, notation: str, purpose: str) -> dict[str, Any]:
+    def roll(self, notation: str | DiceExpression, purpose: str) -> dict[str, Any]:
         """Roll dice now; the record (faces, total, source, proof) goes into the next event."""
-        expression = parse(notation)
+        expression = notation if isinstance(notation, DiceExpression) else parse(notation)
         if self.dice_set is not None:
             rule, allowed = self.dice_set
             missing = sorted(set(expression.sides) - allowed)
