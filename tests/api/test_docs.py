@@ -25,3 +25,11 @@ def test_generated_tables_are_up_to_date(game: str, doc: str) -> None:
     assert text == reference.update(game, text), (
         f"run: questlog reference {game} --write docs/{doc}"
     )
+
+
+def test_events_doc_lists_every_game_event_type() -> None:
+    text = (DOCS / "events.md").read_text()
+    expected = reference.splice(
+        text, reference.EVENTS_BEGIN, reference.EVENTS_END, reference.game_events_markdown()
+    )
+    assert text == expected, "run: questlog reference quest-calendar --write docs/events.md"
