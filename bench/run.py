@@ -4,7 +4,10 @@
     row, both served by waitress from one server process (the production stack), driven by
     keep-alive HTTP clients in threads of this process;
 (b) loading a 10,000-event campaign: now (cold and warm cache) and at version 5,000;
-(c) auditing that campaign.
+(c) auditing that campaign;
+(d) with ``--views`` (or ``--views-only``): the views catching up on 100,000 events on SQLite and
+    PostgreSQL beside the one-transaction-per-event baseline, and their lag under a steady 500
+    commands/s through the API (``bench/views_bench.py``).
 
 Prints the figures beside the targets of issue 2 (point 10) with PASS/MISS. Exits 0 whatever the
 figures are; non-zero only when the benchmark itself fails (a server that does not start, a
@@ -34,6 +37,8 @@ from rich.table import Table
 from bench.domain_bench import DomainResult, Timing, measure_domain
 from bench.load import HOST, LoadResult, merge, request_json, run_load
 from bench.server import BARE_PATH, READY_PATH
+from bench.views_bench import ViewsResult, measure_views, views_table
+from bench.views_bench import as_json as views_json
 
 ROLL_BODY = {"dice": "d20", "purpose": "bench"}
 
@@ -98,6 +103,15 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, argparse.Namespace]:
     )
     parser.add_argument("--skip-http", action="store_true", help="skip part (a)")
     parser.add_argument("--skip-domain", action="store_true", help="skip parts (b) and (c)")
+    parser.add_argument("--views", action="store_true", help="also run part (d), the views")
+    parser.add_argument("--views-only", action="store_true", help="run only part (d)")
+    parser.add_argument("--views-events", type=int, help="events of the log (default 100000)")
+    parser.add_argument(
+        "--views-baseline", type=int, help="events for the 1-per-transaction baseline (10000)"
+    )
+    parser.add_argument("--views-seconds", type=float, help="seconds of steady load (default 10)")
+    parser.add_argument("--views-rate", type=float, default=500.0, help="commands/s of the load")
+    parser.add_argument("--no-postgres", action="store_true", help="part (d) on SQLite only")
     parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args(argv)
@@ -474,6 +488,9 @@ def main(argv: list[str] | None = None) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="questlog-bench-"))
     http: HttpResult | None = None
     domain: DomainResult | None = None
+    views: ViewsResult | None = None
+    if args.views_only:
+        args.skip_http = args.skip_domain = args.views = True
     try:
         if not args.skip_http:
             console.print("[bold](a)[/bold] HTTP load on a fresh SQLite store")
@@ -488,6 +505,18 @@ def main(argv: list[str] | None = None) -> int:
                 audit_repeat=settings.audit_repeat,
                 extras=settings.extras,
                 progress=lambda text: console.print(f"  [dim]{text}[/dim]"),
+            )
+        if args.views:
+            console.print("[bold](d)[/bold] the views: catch-up and lag")
+            views = measure_views(
+                workdir / "views",
+                events=args.views_events or (10_000 if settings.quick else 100_000),
+                baseline=args.views_baseline or (2_000 if settings.quick else 10_000),
+                seconds=args.views_seconds or (3.0 if settings.quick else 10.0),
+                rate=args.views_rate,
+                port=free_port(),
+                postgres=not args.no_postgres,
+                note=lambda text: console.print(f"  [dim]{text}[/dim]"),
             )
     except BenchError as error:
         console.print(f"[bold red]benchmark failed:[/bold red] {error}")
@@ -514,7 +543,10 @@ def main(argv: list[str] | None = None) -> int:
                 f"{', '.join(disturbed)}: those figures are disturbed; run again on a quiet "
                 "machine[/yellow]"
             )
-    console.print(targets_table(http, domain, settings))
+    if http is not None or domain is not None:
+        console.print(targets_table(http, domain, settings))
+    if views is not None:
+        console.print(views_table(views, verdict))
     if domain is not None:
         rolls = domain.audit_report["rolls"]
         console.print(
@@ -522,7 +554,10 @@ def main(argv: list[str] | None = None) -> int:
             f"audit: chain_ok={domain.audit_report['chain_ok']}, rolls={rolls}[/dim]"
         )
     if args.json is not None:
-        args.json.write_text(json.dumps(as_json(settings, info, http, domain), indent=2) + "\n")
+        data = as_json(settings, info, http, domain)
+        if views is not None:
+            data["views"] = views_json(views)
+        args.json.write_text(json.dumps(data, indent=2) + "\n")
     if http is not None and not http.versions_ok:
         return 1
     if domain is not None and not domain.audit_report["ok"]:

@@ -8,7 +8,17 @@ from flask import Flask
 from flask_smorest import Api
 
 from domain.application import Questlog
-from webapi import boards, campaigns, commands, dice, errors, schemas, timetravel
+from webapi import (
+    analytics,
+    boards,
+    campaigns,
+    commands,
+    dice,
+    errors,
+    schemas,
+    timetravel,
+    views,
+)
 
 MAX_BODY_BYTES = 1024 * 1024
 
@@ -42,5 +52,7 @@ def create_app(questlog: Questlog | None = None, **config: Any) -> Flask:
     api.register_blueprint(commands.blp)
     api.register_blueprint(timetravel.blp)
     api.register_blueprint(boards.blp)
+    api.register_blueprint(views.blp)
+    api.register_blueprint(analytics.blp)
     errors.register(app)
     return app

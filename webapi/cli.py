@@ -1,8 +1,10 @@
-"""The ``questlog`` command: serve the API, run a demo, verify or replay a campaign."""
+"""The ``questlog`` command: serve the API, run a demo, verify or replay a campaign, run the
+views (``questlog projections ...``) and export them."""
 
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from typing import Any
 from uuid import UUID
@@ -17,6 +19,8 @@ from domain.application import Questlog
 from domain.errors import InvalidInput, NotFound
 from domain.store import StoreConfig
 from domain.timetravel import Replay, ReplayStep, TimeTravel
+from projections.cli import projections as projections_group
+from projections.export import EXPORTS, FORMATS, export_events, export_view
 
 console = Console(soft_wrap=True)
 
@@ -35,16 +39,37 @@ def main() -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
 @click.option("--threads", default=8, show_default=True, type=int, help="Worker threads.")
-def serve(host: str, port: int, threads: int) -> None:
-    """Serve the API with waitress on the configured store."""
+@click.option(
+    "--no-views",
+    is_flag=True,
+    help="Do not run the views in this process (a separate `questlog projections run` does).",
+)
+def serve(host: str, port: int, threads: int, no_views: bool) -> None:
+    """Serve the API with waitress on the configured store, the views kept up to date inside."""
     from waitress import serve as waitress_serve
 
+    from projections.runners import ViewsWorker
     from webapi.app import create_app
+    from webapi.views import WORKER_KEY, close_views
 
     questlog = open_store()
+    app = create_app(questlog)
+    worker = None if no_views else ViewsWorker(questlog.config, app=questlog).start()
+    app.extensions[WORKER_KEY] = worker
+    # SIGTERM ends waitress's loop like Ctrl-C, so the worker below is stopped cleanly.
+    signal.signal(signal.SIGTERM, lambda _signal, _frame: sys.exit(0))
     console.print(f"Questlog on http://{host}:{port}  (store: {questlog.config.describe()})")
     console.print(f"OpenAPI document: http://{host}:{port}/openapi.json")
-    waitress_serve(create_app(questlog), host=host, port=port, threads=threads, ident="questlog")
+    console.print("Views: " + ("run elsewhere (--no-views)" if worker is None else "embedded"))
+    try:
+        waitress_serve(app, host=host, port=port, threads=threads, ident="questlog")
+    finally:
+        if worker is not None:
+            worker.stop()
+        close_views(app)
+
+
+main.add_command(projections_group, name="projections")
 
 
 @main.command()
@@ -234,3 +259,45 @@ def demo(rolls: int) -> None:
     console.print(f"  curl http://127.0.0.1:8000/campaigns/{cid}/rolls/2-1")
     console.print("  docs/dice-verification.md shows how to re-check any roll yourself.")
     sys.exit(0 if report["ok"] else 1)
+
+
+@main.command("export")
+@click.argument("name", type=click.Choice(["events", *sorted(EXPORTS)]))
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="jsonl", show_default=True)
+@click.option("--campaign", help="Only this campaign (its id).")
+@click.option(
+    "--output", type=click.Path(dir_okay=False, writable=True), help="File (default: stdout)."
+)
+def export(name: str, fmt: str, campaign: str | None, output: str | None) -> None:
+    """Write a view (a view's table, by name) or the event log as CSV or JSON Lines."""
+    from projections.store import open_view_store
+    from projections.views import ALL_VIEWS
+
+    cid = None
+    if campaign is not None:
+        try:
+            cid = str(UUID(campaign))
+        except ValueError:
+            raise click.BadParameter(
+                "not a campaign id (a UUID)", param_hint="--campaign"
+            ) from None
+    questlog = open_store()
+    out = click.open_file(output or "-", "w", encoding="utf-8")
+    try:
+        if name == "events":
+            count = export_events(questlog, fmt, out, campaign_id=cid)
+            where = f"log head {questlog.recorder.max_notification_id() or 0}"
+        else:
+            store = open_view_store(questlog.config)
+            try:
+                store.ensure(ALL_VIEWS)
+                view = EXPORTS[name][0].name
+                where = f"view {view} at position {store.positions()[view]['position']} or later"
+                count = export_view(store, name, fmt, out, campaign_id=cid)
+            finally:
+                store.close()
+    finally:
+        if output:
+            out.close()
+        questlog.close()
+    click.echo(f"exported {count} {name} row(s) as {fmt} ({where})", err=True)

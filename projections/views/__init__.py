@@ -11,6 +11,7 @@ from projections.views.exhaustion import ExhaustionHistory
 from projections.views.hero_timeline import HeroTimeline
 from projections.views.roll_log import RollLog
 from projections.views.ship import ShipHistory
+from projections.views.stats import CampaignStats
 from projections.views.weather import WeatherHistory
 
 ALL_VIEWS: tuple[type[View], ...] = (
@@ -21,6 +22,7 @@ ALL_VIEWS: tuple[type[View], ...] = (
     DebtLedger,
     HeroTimeline,
     ShipHistory,
+    CampaignStats,
 )
 BY_NAME = {view.name: view for view in ALL_VIEWS}
 

@@ -1,0 +1,322 @@
+"""Part (d): the views. Catch-up speed on SQLite and PostgreSQL, and the lag under steady load.
+
+1. **Catch-up.** A log of N events (100,000 by default) is built through the domain: campaigns
+   created with ``Questlog.create_campaign``, then server rolls with ``Campaign.roll`` (the hash
+   chain, the seed and the proof of each, as ``Questlog.roll`` does) saved by ``Questlog.save``
+   500 events per transaction, which is what makes building it quick. Then, each on a fresh view
+   store: the roll log catching up on the whole log in batches of 2,000 events per transaction
+   (exactly once: the rows and the position commit together), the naive loop beside it (one
+   transaction per event, ``batch_size=1``, on the first events of the log only: at a few
+   thousand events/s the whole log would take minutes), and every view together as an extra.
+   The same on PostgreSQL (127.0.0.1:5432, database ``test``, in a fresh schema dropped after).
+2. **Lag** (``bench/views_lag.py``). ``questlog serve`` (waitress, 8 threads, the views embedded)
+   on a fresh SQLite store, and an open-loop load of 500 ``POST /campaigns/{id}/rolls`` per
+   second (each request sent at its scheduled time, whatever the previous ones did). The lag of a
+   command is the time from its 201 to the moment the slowest view has applied its event.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from rich.table import Table
+
+from bench.views_lag import Lag, measure_lag
+from domain.application import Questlog
+from domain.campaign import Campaign
+from domain.dice import parse
+from domain.store import StoreConfig
+from projections.engine import Target, catch_up
+from projections.store import ViewStore, open_view_store
+from projections.view import View
+from projections.views import ALL_VIEWS
+from projections.views.roll_log import RollLog
+
+NOTATIONS = ("d20", "2d20kh1+3", "3d6", "d100", "d8+1")
+PER_SAVE = 500
+BATCH = 2000
+POSTGRES_URL = os.environ.get("QUESTLOG_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1/test")
+CATCH_UP_TARGET = 30_000.0
+LAG_TARGET_S = 1.0
+Progress = Callable[[str], None]
+
+
+@dataclass
+class CatchUp:
+    """Catch-up figures on one database."""
+
+    store: str
+    events: int
+    build_seconds: float
+    view_rate: float
+    baseline_events: int
+    baseline_rate: float
+    all_views_rate: float | None = None
+    error: str | None = None
+
+
+@dataclass
+class ViewsResult:
+    """Everything part (d) measured."""
+
+    catch_up: list[CatchUp]
+    lag: Lag | None
+
+
+# -- building a log -------------------------------------------------------------------------------
+
+
+def _created(campaign: Campaign, _value: object) -> dict[str, str]:
+    return {"id": str(campaign.id)}
+
+
+def build_log(app: Questlog, events: int, *, campaigns: int = 20) -> float:
+    """Append ``events`` events through the domain (campaigns, then their server rolls)."""
+    started = time.perf_counter()
+    expressions = [parse(n) for n in NOTATIONS]
+    per_campaign = max(1, events // campaigns)
+    written = 0
+    n = 0
+    while written < events:
+        outcome = app.create_campaign(game="quest-calendar", name=f"bench {n}", respond=_created)
+        written += 1
+        campaign = app.campaign(UUID(outcome.response["id"]))
+        dice = app.server_dice(campaign)
+        rolls = min(per_campaign - 1, events - written)
+        for i in range(rolls):
+            campaign.roll(expressions[i % len(expressions)], "bench", dice)
+            if (i + 1) % PER_SAVE == 0:
+                app.save(campaign)
+        app.save(campaign)
+        written += rolls
+        n += 1
+    return time.perf_counter() - started
+
+
+# -- catching up ---------------------------------------------------------------------------------
+
+
+def _rate(
+    app: Questlog,
+    open_store: Callable[[], ViewStore],
+    views: Sequence[type[View]],
+    *,
+    batch_size: int,
+    limit: int | None = None,
+) -> tuple[int, float]:
+    """Events applied per second by a fresh store's views (at most ``limit`` events)."""
+    store = open_store()
+    try:
+        store.ensure(views)
+        targets = [Target(view) for view in views]
+        stop = threading.Event()
+        applied = [0]
+
+        def counted(_position: int, count: int) -> None:
+            applied[0] += count
+            if limit is not None and applied[0] >= limit:
+                stop.set()
+
+        started = time.perf_counter()
+        catch_up(
+            app.recorder,
+            app.mapper,
+            store,
+            targets,
+            batch_size=batch_size,
+            stop=stop,
+            on_batch=counted,
+        )
+        elapsed = time.perf_counter() - started
+    finally:
+        store.close()
+    return applied[0], applied[0] / elapsed
+
+
+def measure_catch_up(
+    kind: str, config: StoreConfig, events: int, baseline: int, workdir: Path, note: Progress
+) -> CatchUp:
+    """Build the log on one store, then time the roll log, the baseline and every view."""
+    app = Questlog(config)
+    try:
+        note(f"{kind}: building {events:,} events through the domain")
+        built = build_log(app, events)
+        stores = iter(range(1_000_000))
+
+        def fresh() -> ViewStore:
+            if kind == "sqlite":
+                return open_view_store(config, workdir / f"views-{next(stores)}.db")
+            return open_view_store(config)
+
+        def drop(views: Sequence[type[View]]) -> None:
+            if kind == "postgres":
+                store = open_view_store(config)
+                try:
+                    with store.write() as cursor:
+                        for view in views:
+                            store.drop(cursor, view)
+                finally:
+                    store.close()
+
+        note(f"{kind}: the roll log catching up in batches of {BATCH:,}")
+        count, view_rate = _rate(app, fresh, [RollLog], batch_size=BATCH)
+        drop([RollLog])
+        note(f"{kind}: the naive loop, one transaction per event, on {baseline:,} events")
+        base_count, base_rate = _rate(app, fresh, [RollLog], batch_size=1, limit=baseline)
+        drop([RollLog])
+        note(f"{kind}: every view catching up in batches of {BATCH:,}")
+        _, all_rate = _rate(app, fresh, ALL_VIEWS, batch_size=BATCH)
+        drop(ALL_VIEWS)
+        return CatchUp(kind, count, built, view_rate, base_count, base_rate, all_rate)
+    finally:
+        app.close()
+
+
+def postgres_config(note: Progress) -> tuple[StoreConfig, Callable[[], None]] | None:
+    """A fresh schema in the benchmark's PostgreSQL database, and how to drop it."""
+    try:
+        import psycopg
+        from psycopg import sql
+
+        schema = f"bench_views_{secrets.token_hex(4)}"
+        with psycopg.connect(POSTGRES_URL, autocommit=True, connect_timeout=3) as connection:
+            connection.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    except Exception as error:
+        note(f"PostgreSQL not reachable at {POSTGRES_URL}: {error}")
+        return None
+
+    def drop() -> None:
+        with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:
+            connection.execute(
+                sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
+            )
+
+    return StoreConfig(database_url=POSTGRES_URL, postgres_schema=schema), drop
+
+
+# -- the whole part -------------------------------------------------------------------------------
+
+
+def measure_views(
+    workdir: Path,
+    *,
+    events: int,
+    baseline: int,
+    seconds: float,
+    rate: float,
+    port: int,
+    postgres: bool,
+    note: Progress,
+) -> ViewsResult:
+    """Catch-up on SQLite (and PostgreSQL), then the lag under load."""
+    results = [
+        measure_catch_up(
+            "sqlite",
+            StoreConfig(sqlite_path=workdir / "catchup" / "questlog.db"),
+            events,
+            baseline,
+            workdir / "catchup",
+            note,
+        )
+    ]
+    if postgres:
+        found = postgres_config(note)
+        if found is None:
+            results.append(CatchUp("postgres", 0, 0, 0, 0, 0, error="not reachable"))
+        else:
+            config, drop = found
+            try:
+                results.append(
+                    measure_catch_up("postgres", config, events, baseline, workdir, note)
+                )
+            finally:
+                drop()
+    lag = measure_lag(workdir / "lag", port, rate=rate, seconds=seconds, clients=8, note=note)
+    return ViewsResult(results, lag)
+
+
+def views_table(result: ViewsResult, verdict: Callable[[bool], str]) -> Table:
+    """The views' figures side by side, with the targets of issue 6."""
+    table = Table(title="(d) Views: catch-up and lag (issue 6, point 5)", title_justify="left")
+    for column, justify in [("measure", "left"), ("figure", "right"), ("target", "right")]:
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    table.add_column("", justify="center")
+    for run in result.catch_up:
+        if run.error:
+            table.add_row(f"{run.store}: catch-up", f"[yellow]{run.error}[/yellow]", "", "")
+            continue
+        table.add_row(
+            f"{run.store}: roll log catching up on {run.events:,} events, batches of {BATCH:,}",
+            f"{run.view_rate:,.0f} events/s",
+            f"≥ {CATCH_UP_TARGET:,.0f}/s" if run.store == "sqlite" else "",
+            verdict(run.view_rate >= CATCH_UP_TARGET) if run.store == "sqlite" else "",
+        )
+        table.add_row(
+            f"{run.store}:   baseline, one transaction per event ({run.baseline_events:,} events)",
+            f"{run.baseline_rate:,.0f} events/s",
+            "[dim]~3,700/s[/dim]" if run.store == "sqlite" else "",
+            f"[dim]{run.view_rate / run.baseline_rate:,.1f} times faster[/dim]"
+            if run.baseline_rate
+            else "",
+        )
+        if run.all_views_rate is not None:
+            table.add_row(
+                f"{run.store}:   extra: all {len(ALL_VIEWS)} views together",
+                f"{run.all_views_rate:,.0f} events/s",
+                "",
+                "",
+            )
+        table.add_row(
+            f"{run.store}:   building the log through the domain",
+            f"{run.build_seconds:.1f} s ({run.events / run.build_seconds:,.0f} events/s)",
+            "",
+            "",
+        )
+    lag = result.lag
+    if lag is not None:
+        p99 = lag.lag(99)
+        table.add_row(
+            f"lag of every view under {lag.target_rate:g} rolls/s through the API, p99",
+            f"{p99 * 1e3:,.0f} ms",
+            f"< {LAG_TARGET_S:g} s",
+            verdict(p99 < LAG_TARGET_S and not lag.unmeasured),
+        )
+        table.add_row(
+            "  lag p50 / max; most events behind",
+            f"{lag.lag(50) * 1e3:,.0f} ms / {lag.lag(100) * 1e3:,.0f} ms; {lag.max_events_behind}",
+            "",
+            "",
+        )
+        table.add_row(
+            "  commands: sent at / answered 201; latency p50 / p99",
+            f"{lag.achieved_rate:,.0f}/s, {lag.ok:,}/{lag.sent:,}; "
+            f"{lag.latency_p50_ms:.1f} / {lag.latency_p99_ms:.1f} ms",
+            "",
+            "",
+        )
+    return table
+
+
+def as_json(result: ViewsResult) -> dict[str, Any]:
+    """Part (d) as plain data."""
+    lag = result.lag
+    return {
+        "catch_up": [vars(run) for run in result.catch_up],
+        "lag": None
+        if lag is None
+        else {
+            **{k: v for k, v in vars(lag).items() if k != "lags_s"},
+            "lag_p50_s": lag.lag(50),
+            "lag_p99_s": lag.lag(99),
+            "lag_max_s": lag.lag(100),
+            "measured": len(lag.lags_s),
+        },
+    }

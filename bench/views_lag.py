@@ -1,0 +1,199 @@
+"""Part (d), the lag: the embedded views under a steady command rate through the API.
+
+``questlog serve`` (waitress, 8 threads, the views embedded, as deployed) runs on a fresh SQLite
+store, and this process sends an open-loop load of ``POST /campaigns/{id}/rolls``: request ``k``
+is sent at ``start + k / rate`` whatever the earlier ones did, one campaign and one keep-alive
+connection per client thread. A poller reads the views' positions and the log's head every
+10 ms; the lag of a command is the time from its 201 to the first poll that saw every view at or
+past its event (looked up by campaign and version), measured on every fifth command.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from domain.application import Questlog
+from domain.store import StoreConfig
+from projections.reads import position_of
+from projections.store import open_view_store
+from projections.views import ALL_VIEWS
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class Lag:
+    """The lag of the embedded views under a steady command rate."""
+
+    target_rate: float
+    seconds: float
+    sent: int
+    ok: int
+    achieved_rate: float
+    latency_p50_ms: float
+    latency_p99_ms: float
+    lags_s: list[float] = field(default_factory=list)
+    max_events_behind: int = 0
+    unmeasured: int = 0
+
+    def lag(self, q: float) -> float:
+        """A percentile of the lag, in seconds (nearest rank)."""
+        if not self.lags_s:
+            return float("nan")
+        ordered = sorted(self.lags_s)
+        return ordered[max(0, min(len(ordered) - 1, round(q / 100 * len(ordered) + 0.5) - 1))]
+
+
+# -- driving the server ---------------------------------------------------------------------------
+
+
+def _request(
+    conn: http.client.HTTPConnection, method: str, path: str, body: Any = None
+) -> tuple[int, Any]:
+    payload = None if body is None else json.dumps(body).encode()
+    headers = {"Content-Type": "application/json"} if payload is not None else {}
+    conn.request(method, path, body=payload, headers=headers)
+    response = conn.getresponse()
+    raw = response.read()
+    return response.status, (json.loads(raw) if raw else None)
+
+
+def _serve(workdir: Path, port: int) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "QUESTLOG_DB": str(workdir / "served.db")}
+    for name in ("QUESTLOG_DATABASE_URL", "QUESTLOG_VIEWS_DB"):
+        env.pop(name, None)
+    root = Path(__file__).resolve().parent.parent
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    command = [sys.executable, "-c", "from webapi.cli import main; main()", "serve"]
+    log = open(workdir / "serve.log", "wb")  # noqa: SIM115 - the child keeps it
+    return subprocess.Popen(
+        [*command, "--port", str(port)], cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT
+    )
+
+
+def measure_lag(
+    workdir: Path, port: int, *, rate: float, seconds: float, clients: int, note: Progress
+) -> Lag:
+    """Steady ``rate`` rolls/s through ``questlog serve``; the lag of the embedded views."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    server = _serve(workdir, port)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                status, _ = _request(conn, "GET", "/projections")
+                conn.close()
+                if status == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline or server.poll() is not None:
+                raise RuntimeError("questlog serve did not start; see serve.log")
+            time.sleep(0.1)
+        return _drive(workdir, port, rate=rate, seconds=seconds, clients=clients, note=note)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def _drive(
+    workdir: Path, port: int, *, rate: float, seconds: float, clients: int, note: Progress
+) -> Lag:
+    config = StoreConfig(sqlite_path=workdir / "served.db")
+    app = Questlog(config)
+    store = open_view_store(config)
+    names = [view.name for view in ALL_VIEWS]
+    try:
+        conns = [http.client.HTTPConnection("127.0.0.1", port, timeout=30) for _ in range(clients)]
+        cids = []
+        for i, conn in enumerate(conns):
+            _, body = _request(
+                conn, "POST", "/campaigns", {"game": "quest-calendar", "name": f"{i}"}
+            )
+            cids.append(body["id"])
+        samples: list[tuple[float, int, int]] = []
+        stop = threading.Event()
+
+        def poll() -> None:
+            while not stop.is_set():
+                positions = store.positions()
+                lowest = min(int(positions.get(n, {}).get("position", 0)) for n in names)
+                head = int(app.recorder.max_notification_id() or 0)
+                samples.append((time.perf_counter(), lowest, head))
+                stop.wait(0.01)
+
+        poller = threading.Thread(target=poll, daemon=True)
+        poller.start()
+        total = int(rate * seconds)
+        sent: list[list[tuple[float, int, str, int]]] = [[] for _ in range(clients)]
+        latencies: list[float] = []
+        start = time.perf_counter() + 0.2
+        note(f"lag: {rate:g} rolls/s for {seconds:g} s, {clients} clients, views embedded")
+
+        def client(index: int) -> None:
+            conn, cid, mine = conns[index], cids[index], sent[index]
+            for k in range(index, total, clients):
+                due = start + k / rate
+                pause = due - time.perf_counter()
+                if pause > 0:
+                    time.sleep(pause)
+                began = time.perf_counter()
+                status, body = _request(conn, "POST", f"/campaigns/{cid}/rolls", {"dice": "d20"})
+                done = time.perf_counter()
+                latencies.append(done - began)
+                mine.append((done, status, cid, int(body.get("version", 0)) if body else 0))
+
+        threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        elapsed = time.perf_counter() - start
+        time.sleep(1.5)
+        stop.set()
+        poller.join()
+        for conn in conns:
+            conn.close()
+        replies = [reply for per_client in sent for reply in per_client]
+        ok = [r for r in replies if r[1] == 201]
+        lags, unmeasured = [], 0
+        for done, _status, cid, version in ok[::5]:
+            position = position_of(app, UUID(cid), version)
+            reached = next((t for t, low, _ in samples if position and low >= position), None)
+            if reached is None:
+                unmeasured += 1
+            else:
+                lags.append(max(0.0, reached - done))
+        latencies.sort()
+        return Lag(
+            target_rate=rate,
+            seconds=elapsed,
+            sent=len(replies),
+            ok=len(ok),
+            achieved_rate=len(replies) / elapsed,
+            latency_p50_ms=statistics.median(latencies) * 1e3,
+            latency_p99_ms=latencies[int(0.99 * (len(latencies) - 1))] * 1e3,
+            lags_s=lags,
+            max_events_behind=max((head - low for _, low, head in samples), default=0),
+            unmeasured=unmeasured,
+        )
+    finally:
+        store.close()
+        app.close()

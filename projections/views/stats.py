@@ -1,0 +1,389 @@
+"""Campaign statistics: the facts the cross-campaign figures need and no other view keeps.
+
+- ``stat_pages``: a row per ended Quest Calendar page: its number in the campaign (the calendar's
+  ``pages_played``), date, the hero's level, credits (below 0: in debt), HP and virtue.
+- ``stat_lives``: a row per death and per clone, with the hero's level at the death and the clone
+  result (the d4 outcome).
+- ``stat_combats``: a row per finished combat: difficulty mode, kind, rounds, rounds played and
+  won, how it ended.
+- ``stat_nights``: a row per party at the end of each Calendar Board night, with its exhaustion.
+
+The view follows the needed parts of the game state through every game event's JSON Patch, as
+the hero timeline does; a rollback marks the rows of the versions it undid (``undone_by``) and
+follows the restored state from there. ``campaign_figures`` turns these rows, and the weather
+view's nights, into the figures of ``GET /analytics/campaigns``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.timeline import Timeline
+from projections.events import Recorded
+from projections.schema import table
+from projections.store import ViewStore
+from projections.view import ANY, CREATED, ROW_COLUMNS, ROW_KEY, View, follow, handles, seed
+from projections.views.weather import WeatherHistory
+
+PAGES = table(
+    *ROW_COLUMNS,
+    "hero_id TEXT",
+    "page_number INTEGER",
+    "page_date TEXT",
+    "level INTEGER",
+    "credits BIGINT",
+    "hp INTEGER",
+    "hp_max INTEGER",
+    "virtue INTEGER",
+    "recorded_at TEXT NOT NULL",
+    "undone_by BIGINT",
+    key=ROW_KEY,
+)
+LIVES = table(
+    *ROW_COLUMNS,
+    "hero_id TEXT",
+    "kind TEXT NOT NULL",
+    "level INTEGER",
+    "cause TEXT",
+    "outcome INTEGER",
+    "page_date TEXT",
+    "recorded_at TEXT NOT NULL",
+    "undone_by BIGINT",
+    key=ROW_KEY,
+)
+COMBATS = table(
+    *ROW_COLUMNS,
+    "page_date TEXT",
+    "mode TEXT",
+    "kind TEXT",
+    "level INTEGER",
+    "rounds INTEGER",
+    "rounds_played INTEGER",
+    "rounds_won INTEGER",
+    "ended_by TEXT",
+    "recorded_at TEXT NOT NULL",
+    "undone_by BIGINT",
+    key=ROW_KEY,
+)
+NIGHTS = table(
+    *ROW_COLUMNS,
+    "night INTEGER NOT NULL",
+    "party TEXT NOT NULL",
+    "exhaustion INTEGER",
+    "recorded_at TEXT NOT NULL",
+    "undone_by BIGINT",
+    key=ROW_KEY,
+)
+QC_WATCHED = (
+    "/hero/id",
+    "/hero/level",
+    "/hero/credits",
+    "/hero/hp",
+    "/hero/hp_max",
+    "/hero/virtue",
+    "/calendar/pages_played",
+    "/page/combat/mode",
+    "/page/combat/kind",
+)
+
+
+def _token(text: str) -> str:
+    """A JSON Pointer token (RFC 6901 escapes)."""
+    return text.replace("~", "~0").replace("/", "~1")
+
+
+def _exhaustion_path(party: str) -> str:
+    return f"/parties/{_token(party)}/exhaustion"
+
+
+class CampaignStats(View):
+    """Per page, life, combat and night: what the cross-campaign figures are computed from."""
+
+    name = "stats"
+    tables = {
+        "stat_pages": PAGES,
+        "stat_lives": LIVES,
+        "stat_combats": COMBATS,
+        "stat_nights": NIGHTS,
+    }
+    undoable = ("stat_pages", "stat_lives", "stat_combats", "stat_nights")
+
+    @handles(CREATED)
+    def created(self, event: Recorded) -> None:
+        """Follow the campaign's first state: the hero's, or each party's exhaustion."""
+        state = self.state(event.campaign_id)
+        game_state = event.data.get("state") or {}
+        parties = game_state.get("parties")
+        if isinstance(parties, dict):
+            state["parties"] = list(game_state.get("players") or sorted(parties))
+            state["watched"] = [_exhaustion_path(p) for p in state["parties"]]
+        else:
+            state["watched"] = list(QC_WATCHED)
+        state["mirror"] = seed(game_state, state["watched"])
+
+    @handles(ANY)
+    def followed(self, event: Recorded) -> None:
+        """Follow the patch, then record the pages, lives, combats and nights that ended."""
+        if event.game is None:
+            return
+        state = self.state(event.campaign_id)
+        mirror = state.setdefault("mirror", {})
+        before = dict(mirror)
+        if event.effects:
+            follow(mirror, event.effects, state.get("watched") or QC_WATCHED)
+        recorder = RECORDERS.get(event.topic)
+        if recorder is not None:
+            recorder(self, event, state, before)
+
+    def _page_ended(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+        mirror = state["mirror"]
+        self.insert(
+            "stat_pages",
+            (
+                *self._key(event),
+                mirror.get("/hero/id"),
+                mirror.get("/calendar/pages_played"),
+                event.details.get("page_date"),
+                mirror.get("/hero/level"),
+                mirror.get("/hero/credits"),
+                mirror.get("/hero/hp"),
+                mirror.get("/hero/hp_max"),
+                mirror.get("/hero/virtue"),
+                event.timestamp,
+                None,
+            ),
+        )
+
+    def _life(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+        died = event.kind == "Died"
+        if died:
+            state["death_level"] = before.get("/hero/level")
+            state["death_page"] = event.details.get("page_date")
+        self.insert(
+            "stat_lives",
+            (
+                *self._key(event),
+                before.get("/hero/id"),
+                "died" if died else "cloned",
+                state.get("death_level", before.get("/hero/level")),
+                event.details.get("cause"),
+                None if died else event.details.get("outcome"),
+                state.get("death_page"),
+                event.timestamp,
+                None,
+            ),
+        )
+
+    def _combat_ended(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+        mirror = state["mirror"]
+        details = event.details
+        played = details.get("rounds_played")
+        unplayed = details.get("rounds_unplayed")
+        self.insert(
+            "stat_combats",
+            (
+                *self._key(event),
+                details.get("page_date"),
+                mirror.get("/page/combat/mode") or before.get("/page/combat/mode"),
+                mirror.get("/page/combat/kind") or before.get("/page/combat/kind"),
+                mirror.get("/hero/level"),
+                None if played is None or unplayed is None else played + unplayed,
+                played,
+                details.get("rounds_won"),
+                details.get("ended_by"),
+                event.timestamp,
+                None,
+            ),
+        )
+
+    def _night_ended(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+        mirror = state["mirror"]
+        for n, party in enumerate(state.get("parties") or []):
+            self.insert(
+                "stat_nights",
+                (
+                    event.campaign_id,
+                    event.id,
+                    n,
+                    event.version,
+                    event.details.get("night_number"),
+                    party,
+                    mirror.get(_exhaustion_path(party)),
+                    event.timestamp,
+                    None,
+                ),
+            )
+
+    @staticmethod
+    def _key(event: Recorded) -> tuple[Any, ...]:
+        return (event.campaign_id, event.id, 0, event.version)
+
+    def rolled_back(self, event: Recorded, state: dict[str, Any], timeline: Timeline) -> None:
+        """Follow the restored state from here."""
+        restored = event.data.get("restored_state") or {}
+        state["mirror"] = seed(restored, state.get("watched") or QC_WATCHED)
+
+
+RECORDERS = {
+    "qc.PageEnded": CampaignStats._page_ended,
+    "qc.Died": CampaignStats._life,
+    "qc.Cloned": CampaignStats._life,
+    "qc.CombatEnded": CampaignStats._combat_ended,
+    "cb.NightPhaseEnded": CampaignStats._night_ended,
+}
+
+
+# -- the figures ----------------------------------------------------------------------------------
+
+
+def _where(
+    include_undone: bool, since: str | None, until: str | None, column: str = "recorded_at"
+) -> tuple[str, list[Any]]:
+    conditions = ["1 = 1"]
+    params: list[Any] = []
+    if not include_undone:
+        conditions.append("undone_by IS NULL")
+    if since is not None:
+        conditions.append(f"{column} >= ?")
+        params.append(since)
+    if until is not None:
+        conditions.append(f"{column} < ?")
+        params.append(until)
+    return " AND ".join(conditions), params
+
+
+def _ratio(part: Any, whole: Any, digits: int = 4) -> float | None:
+    return round(float(part) / float(whole), digits) if whole else None
+
+
+def campaign_figures(
+    store: ViewStore,
+    *,
+    since: str | None = None,
+    until: str | None = None,
+    include_undone: bool = False,
+) -> dict[str, Any]:
+    """Cross-campaign figures from one snapshot of the stats and weather views.
+
+    Credits and debt by page number, deaths per level and clone results, combat rounds won per
+    difficulty mode, the distribution of exhaustion at the end of each night, how often each
+    weather came up. Rows a rollback undid are left out unless ``include_undone``.
+    """
+    where, params = _where(include_undone, since, until)
+    with store.read() as cursor:
+
+        def rows(template: str) -> list[dict[str, Any]]:
+            return store.rows(cursor, template.replace("{where}", where), params)
+
+        pages = rows(
+            "SELECT page_number, COUNT(*) AS pages, SUM(credits) AS credits, "
+            "SUM(CASE WHEN credits < 0 THEN -credits ELSE 0 END) AS debt, "
+            "SUM(CASE WHEN credits < 0 THEN 1 ELSE 0 END) AS in_debt "
+            "FROM {stat_pages} WHERE {where} AND page_number IS NOT NULL "
+            "AND credits IS NOT NULL GROUP BY page_number ORDER BY page_number"
+        )
+        lives = rows(
+            "SELECT kind, level, outcome, COUNT(*) AS n FROM {stat_lives} WHERE {where} "
+            "GROUP BY kind, level, outcome"
+        )
+        combats = rows(
+            "SELECT mode, COUNT(*) AS combats, SUM(rounds) AS rounds, "
+            "SUM(rounds_played) AS played, SUM(rounds_won) AS won "
+            "FROM {stat_combats} WHERE {where} GROUP BY mode ORDER BY mode"
+        )
+        nights = rows(
+            "SELECT night, exhaustion, COUNT(*) AS n FROM {stat_nights} WHERE {where} "
+            "GROUP BY night, exhaustion ORDER BY night, exhaustion"
+        )
+        weather = rows(
+            "SELECT weather, in_force, COUNT(*) AS n FROM {weather} WHERE {where} "
+            "GROUP BY weather, in_force"
+        )
+        found = store.rows(
+            cursor,
+            "SELECT view, position FROM {positions} WHERE view IN (?, ?)",
+            [CampaignStats.name, WeatherHistory.name],
+        )
+    positions = {str(r["view"]): int(r["position"]) for r in found}
+    return {
+        "credits_by_page": [
+            {
+                "page": int(r["page_number"]),
+                "campaigns": int(r["pages"]),
+                "average_credits": _ratio(r["credits"], r["pages"], 2),
+                "average_debt": _ratio(r["debt"], r["pages"], 2),
+                "in_debt": _ratio(r["in_debt"], r["pages"]),
+            }
+            for r in pages
+        ],
+        **_lives(lives),
+        "combat_by_mode": [
+            {
+                "mode": r["mode"],
+                "combats": int(r["combats"]),
+                "rounds": int(r["rounds"] or 0),
+                "rounds_played": int(r["played"] or 0),
+                "rounds_won": int(r["won"] or 0),
+                "won_per_combat": _ratio(r["won"] or 0, r["combats"], 3),
+                "won_per_round_played": _ratio(r["won"] or 0, r["played"]),
+            }
+            for r in combats
+        ],
+        "exhaustion_by_night": _nights(nights),
+        "weather": _weather(weather),
+        "positions": positions,
+        "position": min(positions.values(), default=0),
+    }
+
+
+def _lives(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    deaths: dict[Any, dict[str, Any]] = {}
+    results: dict[str, int] = {}
+    for r in rows:
+        level = r["level"]
+        entry = deaths.setdefault(level, {"level": level, "deaths": 0, "clone_results": {}})
+        if r["kind"] == "died":
+            entry["deaths"] += int(r["n"])
+        else:
+            outcome = str(r["outcome"])
+            entry["clone_results"][outcome] = entry["clone_results"].get(outcome, 0) + int(r["n"])
+            results[outcome] = results.get(outcome, 0) + int(r["n"])
+    ordered = sorted(deaths.values(), key=lambda e: (e["level"] is None, e["level"] or 0))
+    for entry in ordered:
+        entry["clone_results"] = dict(sorted(entry["clone_results"].items()))
+    return {"deaths_by_level": ordered, "clone_results": dict(sorted(results.items()))}
+
+
+def _nights(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    by_night: dict[int, dict[str, Any]] = {}
+    for r in rows:
+        night = int(r["night"])
+        entry = by_night.setdefault(night, {"night": night, "parties": 0, "distribution": {}})
+        count = int(r["n"])
+        entry["parties"] += count
+        entry["distribution"][str(r["exhaustion"])] = count
+        entry.setdefault("_sum", 0)
+        entry["_sum"] += (r["exhaustion"] or 0) * count
+    result = []
+    for entry in by_night.values():
+        total = entry.pop("_sum")
+        entry["average"] = _ratio(total, entry["parties"], 3)
+        result.append(entry)
+    return result
+
+
+def _weather(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    landed: dict[str, int] = {}
+    in_force: dict[str, int] = {}
+    for r in rows:
+        count = int(r["n"])
+        kind, tonight = str(r["weather"] or "none"), str(r["in_force"] or "none")
+        landed[kind] = landed.get(kind, 0) + count
+        in_force[tonight] = in_force.get(tonight, 0) + count
+    nights = sum(landed.values())
+    return {
+        "nights": nights,
+        "set": dict(sorted(landed.items())),
+        "in_force": dict(sorted(in_force.items())),
+        "share_set": {k: _ratio(v, nights) for k, v in sorted(landed.items())},
+    }

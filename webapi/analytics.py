@@ -1,0 +1,65 @@
+"""Analytics routes: dice fairness statistics and cross-campaign figures, read from the views."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from projections.fairness import dice_fairness
+from projections.views.roll_log import RollLog
+from projections.views.stats import CampaignStats, campaign_figures
+from projections.views.weather import WeatherHistory
+from webapi.view_schemas import CampaignFigures, CampaignFiguresQuery, DiceFairness, DiceQuery
+from webapi.views import iso, read
+
+blp = Blueprint(
+    "analytics",
+    __name__,
+    description="Analytics: dice fairness (chi-square against the exact distributions) and "
+    "figures across campaigns.",
+)
+
+
+@blp.route("/analytics/dice")
+class Dice(MethodView):
+    @blp.arguments(DiceQuery, location="query")
+    @blp.response(200, DiceFairness)
+    def get(self, query: dict[str, Any]) -> Any:
+        """Face counts per die type and source, chi-square p-values, and a flag on unfair dice."""
+        owner = query.get("campaign")
+        return read(
+            [RollLog],
+            query,
+            lambda store: dice_fairness(
+                store,
+                campaign_id=None if owner is None else str(owner),
+                game=query.get("game"),
+                source=query.get("source"),
+                purpose=query.get("purpose"),
+                since=iso(query.get("since")),
+                until=iso(query.get("until")),
+                include_undone=query["include_undone"],
+                by_campaign=query["by_campaign"],
+                alpha=query["alpha"],
+            ),
+        )
+
+
+@blp.route("/analytics/campaigns")
+class Campaigns(MethodView):
+    @blp.arguments(CampaignFiguresQuery, location="query")
+    @blp.response(200, CampaignFigures)
+    def get(self, query: dict[str, Any]) -> Any:
+        """Credits and debt by page, deaths per level, combat per mode, exhaustion, weather."""
+        return read(
+            [CampaignStats, WeatherHistory],
+            query,
+            lambda store: campaign_figures(
+                store,
+                since=iso(query.get("since")),
+                until=iso(query.get("until")),
+                include_undone=query["include_undone"],
+            ),
+        )
