@@ -56,6 +56,10 @@ class CampaignCreate(Schema):
         load_default=dict,
         metadata={"description": "The game's own setup (e.g. the players of a match)."},
     )
+    public = fields.Boolean(
+        load_default=False,
+        metadata={"description": "Readable by every token; otherwise only by its members."},
+    )
 
 
 class DiceState(Schema):
