@@ -59,7 +59,7 @@ class Rollback(MethodView):
             campaign_id(campaign),
             to_version=body["to_version"],
             reason=body["reason"],
-            actor=access.label() or body.get("actor"),
+            actor=body.get("actor") or access.label(),
             expected_version=expected_version(),
             respond=respond_rollback(201),
             idempotency=idempotency(),
