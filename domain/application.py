@@ -18,6 +18,14 @@ from eventsourcing.persistence import IntegrityError
 import domain.calendar_board
 import domain.quest_calendar
 from domain import dice as dicelib
+from domain.access import (
+    Membership,
+    Token,
+    actor_label,
+    current_actor,
+    new_token_secret,
+    token_hash,
+)
 from domain.audit import AuditReport, audit_stream, roll_verdict
 from domain.campaign import Campaign, project_campaign
 from domain.errors import (
@@ -29,14 +37,6 @@ from domain.errors import (
 )
 from domain.games import rules_for
 from domain.house_rules import book
-from domain.access import (
-    Membership,
-    Token,
-    actor_label,
-    current_actor,
-    new_token_secret,
-    token_hash,
-)
 from domain.store import IdempotencyRecord, SeedRecord, SideTables, StoreConfig
 from domain.timeline import Timeline
 

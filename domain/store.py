@@ -1,6 +1,6 @@
 """Storage: where events, dice seeds and idempotency records live, on SQLite or PostgreSQL.
 
-Two tables sit beside eventsourcing's ``stored_events``:
+Tables sit beside eventsourcing's ``stored_events``:
 
 - ``questlog_seeds``: each campaign's secret server seeds, by commitment. Seeds never go into an
   event until they are revealed, so the public log (and its snapshots) never holds a secret.
@@ -10,8 +10,9 @@ Two tables sit beside eventsourcing's ``stored_events``:
   memberships, ``questlog_access`` (public or not) and ``questlog_tokens`` are written on their
   own: they are not part of any campaign's log).
 
-Seeds, idempotency records, actors and owners are written by the application recorder *inside the same transaction* as the events of the
-command that needs them, so a crash stores either the whole command or none of it.
+Seeds, idempotency records, actors and owners are written by the application recorder *inside
+the same transaction* as the events of the command that needs them, so a crash stores either the
+whole command or none of it. Tokens are stored only as SHA-256 hashes of their secrets.
 """
 
 from __future__ import annotations
@@ -249,7 +250,9 @@ class SideTables:
             (campaign_id,),
         )
         return [
-            Membership(campaign_id, str(r["token_id"]), str(r["role"]), r["seat"] and str(r["seat"]))
+            Membership(
+                campaign_id, str(r["token_id"]), str(r["role"]), r["seat"] and str(r["seat"])
+            )
             for r in rows
         ]
 

@@ -181,18 +181,26 @@ def authorize(token: Token) -> Response | None:
 
 def seat_check(rule: str, role: str, member: Membership | None, cid: str) -> Response | None:
     """A player acts only for its own seat; in a match, approvals come from the players."""
-    field = seat_field(rule)
+    field = seat_field(rule) if request.method == "POST" else None
     if field is None or (role == "owner" and not rule.endswith("/approve")):
         return None
-    if role == "player" and rule.endswith("/commands"):
-        if questlog().campaign(UUID(cid)).game != "calendar-board":
-            return None
+    on_commands = role == "player" and rule.endswith("/commands")
+    if on_commands and questlog().campaign(UUID(cid)).game != "calendar-board":
+        return None  # quest-calendar has one hero: its players may run any command
     body = request.get_json(silent=True)
     named = body.get(field) if isinstance(body, dict) else None
     seat = member.seat if member else None
     if seat is None or named != seat:
         return refuse(403, f"This token may act only for its own seat ({field} = {seat!r}).")
     return None
+
+
+def appends() -> bool:
+    """Whether this request appends to a campaign's log (what the rate limit counts)."""
+    rule = request.url_rule.rule if request.url_rule else ""
+    return (
+        request.method == "POST" and rule.startswith("/campaigns") and not rule.endswith("/members")
+    )
 
 
 def before() -> Response | None:
@@ -210,13 +218,13 @@ def before() -> Response | None:
         if refused is not None:
             return refused
     limiter: RateLimiter | None = current_app.extensions.get(RATE_KEY)
-    if limiter is not None and request.method == "POST" and request.path.startswith("/campaigns"):
+    if limiter is not None and appends():
         wait = limiter.take(token.id if token else request.remote_addr or "-")
         if wait:
             return refuse(
-                429, "Too many appends from this token; retry later.", **{
-                    "Retry-After": str(max(1, math.ceil(wait)))
-                }
+                429,
+                "Too many appends from this token; retry later.",
+                **{"Retry-After": str(max(1, math.ceil(wait)))},
             )
     g.acting = acting_as(token)
     g.acting.__enter__()

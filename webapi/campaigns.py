@@ -68,7 +68,7 @@ class Campaigns(MethodView):
     @blp.arguments(schemas.PageQuery, location="query")
     @blp.response(200, schemas.CampaignPage)
     def get(self, query: dict[str, Any]) -> Any:
-        """List the campaigns the caller may see, in creation order; page with ?after=<next_after>."""
+        """List the campaigns the caller may see, oldest first; page with ?after=<next_after>."""
         items, next_after = questlog().list_campaigns(after=query["after"], limit=query["limit"])
         visible = access.visible()
         if visible is not None:
@@ -115,7 +115,10 @@ class Events(MethodView):
         found = app.campaign(cid)
         timeline = app.timeline(found)
         events = app.campaign_events(cid, after=query["after"], limit=query["limit"])
-        items = [event_body(e, timeline) for e in events]
+        actors = app.side_tables.actors(str(cid))
+        items = [
+            {**event_body(e, timeline), "actor": actors.get(e.originator_version)} for e in events
+        ]
         last = items[-1]["version"] if items else query["after"]
         return {"items": items, "next_after": last if last < found.version else None}
 

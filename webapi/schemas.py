@@ -221,6 +221,10 @@ class Event(Schema):
     undone_by = fields.Integer(
         allow_none=True, metadata={"description": "The version of the rollback that undid it."}
     )
+    actor = fields.String(
+        allow_none=True,
+        metadata={"description": "Who caused it (token name#id or system); not in the hash."},
+    )
 
 
 class EventPage(Schema):

@@ -10,8 +10,7 @@ from flask_smorest import Blueprint
 from domain.campaign import Campaign
 from domain.chain import ENVELOPE_FIELDS
 from domain.timetravel import TimeTravel
-from webapi import schemas
-from webapi import access
+from webapi import access, schemas
 from webapi.campaigns import event_body, respond_created
 from webapi.dice import APPEND_HEADERS, appended
 from webapi.http import campaign_id, expected_version, idempotency, questlog, reply
