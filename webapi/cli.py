@@ -310,9 +310,10 @@ def demo(rolls: int) -> None:
     print_audit(cid, report)
     console.print("\n[bold]Try next[/bold]")
     console.print(f"  questlog verify {cid}")
-    console.print("  questlog serve   # then:")
-    console.print(f"  curl http://127.0.0.1:8000/campaigns/{cid}/audit")
-    console.print(f"  curl http://127.0.0.1:8000/campaigns/{cid}/rolls/2-1")
+    console.print("  questlog serve   # prints an admin token on its first start; then:")
+    bearer = '-H "Authorization: Bearer $TOKEN"'
+    console.print(f"  curl {bearer} http://127.0.0.1:8000/campaigns/{cid}/audit")
+    console.print(f"  curl {bearer} http://127.0.0.1:8000/campaigns/{cid}/rolls/2-1")
     console.print("  docs/dice-verification.md shows how to re-check any roll yourself.")
     sys.exit(0 if report["ok"] else 1)
 
