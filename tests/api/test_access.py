@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import subprocess
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -12,7 +15,9 @@ from click.testing import CliRunner
 from flask import Flask
 
 from domain.application import Questlog
+from domain.store import StoreConfig
 from tests.api.conftest import TokenClient, client_as
+from tests.api.test_cli_and_server import QUESTLOG
 from webapi.app import create_app
 from webapi.cli import main
 
@@ -229,6 +234,8 @@ def test_a_secret_seed_is_in_no_response_event_or_log_line_before_it_is_revealed
     stored = [repr(e.__dict__) for e in cast.questlog.campaign_events(UUID(cast.cid))]
     logged = [record.getMessage() for record in caplog.records]
     assert not [t for t in texts + stored + logged if seed in t]
+    tokens = cast.secrets.values()
+    assert not [t for t in stored + logged if any(secret in t for secret in tokens)]
     owner.post(f"/campaigns/{cast.cid}/dice/rotate")
     revealed = [repr(e.__dict__) for e in cast.questlog.campaign_events(UUID(cast.cid))]
     assert any(seed in text for text in revealed)
@@ -252,3 +259,38 @@ def test_token_cli_prints_the_secret_once_and_revokes(
     assert secret.startswith("ql_")
     assert CliRunner().invoke(main, ["token", "revoke", "alice"]).exit_code == 0
     assert CliRunner().invoke(main, ["token", "revoke", "nobody"]).exit_code == 2
+
+
+def test_first_start_of_serve_creates_an_admin_token_and_prints_it_once(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "QUESTLOG_DB": str(tmp_path / "first.db"),
+        "QUESTLOG_AUTH": "on",
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.pop("QUESTLOG_DATABASE_URL", None)
+    printed = []
+    for _ in range(2):
+        process = subprocess.Popen(
+            [*QUESTLOG, "serve", "--port", "0", "--no-views"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        assert process.stdout is not None
+        lines = []
+        for line in process.stdout:
+            lines.append(line)
+            if line.startswith("Auth:"):
+                break
+        process.terminate()
+        process.wait(timeout=10)
+        printed.append([word for text in lines for word in text.split() if word.startswith("ql_")])
+    assert len(printed[0]) == 1 and printed[1] == []
+    questlog = Questlog(StoreConfig(sqlite_path=tmp_path / "first.db"))
+    try:
+        token = questlog.authenticate(printed[0][0])
+        assert token is not None and token.admin
+    finally:
+        questlog.close()
