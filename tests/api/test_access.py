@@ -294,3 +294,26 @@ def test_first_start_of_serve_creates_an_admin_token_and_prints_it_once(tmp_path
         assert token is not None and token.admin
     finally:
         questlog.close()
+
+
+def test_in_a_match_the_rollback_approvals_come_from_the_players(questlog: Questlog) -> None:
+    cast = Cast(questlog, game="calendar-board")
+    _, second = questlog.create_token("second-player")
+    owner = cast.as_("owner")
+    owner.post(
+        f"/campaigns/{cast.cid}/members",
+        json={"token_name": "second-player", "role": "player", "seat": "B"},
+    )
+    owner.post(f"/campaigns/{cast.cid}/dice/client-seed", json={"client_seed": "moved"})
+    proposed = cast.as_("player").post(
+        f"/campaigns/{cast.cid}/rollback/proposals",
+        json={"to_version": 1, "reason": "undo the seed", "proposer": "A"},
+    )
+    assert proposed.status_code == 201, proposed.json
+    proposal = proposed.json["proposal"]["proposal_id"]
+    approve = f"/campaigns/{cast.cid}/rollback/proposals/{proposal}/approve"
+    assert owner.post(approve, json={"player": "B"}).status_code == 403
+    assert cast.as_("player").post(approve, json={"player": "B"}).status_code == 403
+    done = client_as(cast.app, second).post(approve, json={"player": "B"})
+    assert done.status_code == 200, done.json
+    assert done.json["rollback"] is not None
