@@ -82,7 +82,8 @@ def build_app(db: Path, bare_db: Path) -> Flask:
     from domain.store import StoreConfig
     from webapi.app import create_app
 
-    app = create_app(Questlog(StoreConfig(sqlite_path=db)))
+    # Auth and rate limit off: the benchmark measures the store and the routes.
+    app = create_app(Questlog(StoreConfig(sqlite_path=db)), auth=False, rate_limit=0)
     add_bare_route(app, BareStore(bare_db))
     return app
 

@@ -18,6 +18,14 @@ from eventsourcing.persistence import IntegrityError
 import domain.calendar_board
 import domain.quest_calendar
 from domain import dice as dicelib
+from domain.access import (
+    Membership,
+    Token,
+    actor_label,
+    current_actor,
+    new_token_secret,
+    token_hash,
+)
 from domain.audit import AuditReport, audit_stream, roll_verdict
 from domain.campaign import Campaign, project_campaign
 from domain.errors import (
@@ -426,8 +434,14 @@ class Questlog(Application):  # type: ignore[type-arg]
             record = IdempotencyRecord(
                 idempotency.scope, idempotency.key, idempotency.fingerprint, response
             )
+        actor = current_actor()
+        owner = None
+        if actor is not None and campaign.version == len(campaign.pending_events):
+            owner = Membership(str(campaign.id), actor.id, "owner")
         try:
-            self.save(campaign, seed=seed, idempotency=record)
+            self.save(
+                campaign, seed=seed, idempotency=record, actor=actor_label(actor), owner=owner
+            )
         except IntegrityError:
             replay = self.replayed(idempotency)
             if replay is not None:
@@ -439,6 +453,31 @@ class Questlog(Application):  # type: ignore[type-arg]
             # other processes' events; this process's commands on a campaign are serialised).
             self.repository.cache.put(campaign.id, campaign)
         return Outcome(response)
+
+    # -- tokens ---------------------------------------------------------------------------
+
+    def create_token(self, name: str, *, admin: bool = False) -> tuple[Token, str]:
+        """A new token and its secret (shown once; only its hash is stored)."""
+        check_text("name", name, MAX_NAME_LENGTH)
+        if self.side_tables.find_token(name) is not None:
+            raise InvalidInput.field("name", f"a token named {name!r} exists already")
+        token = Token(id=uuid4().hex[:12], name=name, admin=admin)
+        secret = new_token_secret()
+        self.side_tables.add_token(token, token_hash(secret))
+        return token, secret
+
+    def authenticate(self, secret: str) -> Token | None:
+        """The live token with this secret, or None (unknown or revoked)."""
+        token = self.side_tables.token_by_hash(token_hash(secret))
+        return None if token is None or token.revoked else token
+
+    def revoke_token(self, name_or_id: str) -> Token:
+        """Revoke a token by name or id (404 if there is none)."""
+        token = self.side_tables.find_token(name_or_id)
+        if token is None:
+            raise NotFound(f"No token named or numbered {name_or_id!r}.")
+        self.side_tables.revoke_token(token.id)
+        return token
 
     def replayed(self, idempotency: Idempotency | None) -> Outcome | None:
         """The stored outcome of a repeated ``Idempotency-Key`` (422 if the body differs)."""

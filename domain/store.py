@@ -1,13 +1,18 @@
 """Storage: where events, dice seeds and idempotency records live, on SQLite or PostgreSQL.
 
-Two tables sit beside eventsourcing's ``stored_events``:
+Tables sit beside eventsourcing's ``stored_events``:
 
 - ``questlog_seeds``: each campaign's secret server seeds, by commitment. Seeds never go into an
   event until they are revealed, so the public log (and its snapshots) never holds a secret.
 - ``questlog_idempotency``: the first response to each ``Idempotency-Key``.
+- ``questlog_actors``: who caused each event, keyed by (campaign, version).
+- ``questlog_members``: the owner a new campaign gets from the token that created it (other
+  memberships, ``questlog_access`` (public or not) and ``questlog_tokens`` are written on their
+  own: they are not part of any campaign's log).
 
-Both are written by the application recorder *inside the same transaction* as the events of the
-command that needs them, so a crash stores either the whole command or none of it.
+Seeds, idempotency records, actors and owners are written by the application recorder *inside
+the same transaction* as the events of the command that needs them, so a crash stores either the
+whole command or none of it. Tokens are stored only as SHA-256 hashes of their secrets.
 """
 
 from __future__ import annotations
@@ -26,9 +31,15 @@ from eventsourcing import postgres as es_postgres
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
+from domain.access import Membership, Token
+
 SEEDS_TABLE = "questlog_seeds"
 SETUP_LOCK_KEY = 0x51_75_65_73_74  # "Quest": the advisory lock held while creating tables
 IDEMPOTENCY_TABLE = "questlog_idempotency"
+ACTORS_TABLE = "questlog_actors"
+TOKENS_TABLE = "questlog_tokens"
+MEMBERS_TABLE = "questlog_members"
+ACCESS_TABLE = "questlog_access"
 
 
 @dataclass(frozen=True)
@@ -67,13 +78,43 @@ class SideTables:
             f"CREATE TABLE IF NOT EXISTS {self._table(IDEMPOTENCY_TABLE)} ("
             "scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, "
             "response TEXT NOT NULL, PRIMARY KEY (scope, key))",
+            f"CREATE TABLE IF NOT EXISTS {self._table(ACTORS_TABLE)} ("
+            "campaign_id TEXT NOT NULL, version INTEGER NOT NULL, actor TEXT NOT NULL, "
+            "PRIMARY KEY (campaign_id, version))",
+            f"CREATE TABLE IF NOT EXISTS {self._table(TOKENS_TABLE)} ("
+            "id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, hash TEXT NOT NULL UNIQUE, "
+            "admin INTEGER NOT NULL, revoked INTEGER NOT NULL DEFAULT 0)",
+            f"CREATE TABLE IF NOT EXISTS {self._table(MEMBERS_TABLE)} ("
+            "campaign_id TEXT NOT NULL, token_id TEXT NOT NULL, role TEXT NOT NULL, seat TEXT, "
+            "PRIMARY KEY (campaign_id, token_id))",
+            f"CREATE TABLE IF NOT EXISTS {self._table(ACCESS_TABLE)} ("
+            "campaign_id TEXT PRIMARY KEY, public INTEGER NOT NULL)",
         ]
 
     def _sql(self, statement: str) -> str:
         return statement.replace("?", self.placeholder)
 
-    def insert_side_rows(self, cursor: Any, **kwargs: Any) -> None:
-        """Insert the seed and idempotency rows that ride along with a command's events."""
+    def insert_side_rows(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
+        """Insert the seed, idempotency, actor and owner rows that ride along with events."""
+        actor: str | None = kwargs.get("actor")
+        if actor is not None:
+            for stored in stored_events:
+                cursor.execute(
+                    self._sql(
+                        f"INSERT INTO {self._table(ACTORS_TABLE)} (campaign_id, version, actor) "
+                        "VALUES (?, ?, ?)"
+                    ),
+                    (str(stored.originator_id), stored.originator_version, actor),
+                )
+        owner: Membership | None = kwargs.get("owner")
+        if owner is not None:
+            cursor.execute(
+                self._sql(
+                    f"INSERT INTO {self._table(MEMBERS_TABLE)} (campaign_id, token_id, role, seat) "
+                    "VALUES (?, ?, ?, ?)"
+                ),
+                (owner.campaign_id, owner.token_id, owner.role, owner.seat),
+            )
         seed: SeedRecord | None = kwargs.get("seed")
         if seed is not None:
             cursor.execute(
@@ -118,6 +159,130 @@ class SideTables:
             return None
         return str(row["fingerprint"]), json.loads(row["response"])
 
+    def actors(self, campaign_id: str) -> dict[int, str]:
+        """Who caused each event of a campaign, by version (events stored before: absent)."""
+        rows = self._fetch(
+            f"SELECT version, actor FROM {self._table(ACTORS_TABLE)} WHERE campaign_id = ?",
+            (campaign_id,),
+        )
+        return {int(row["version"]): str(row["actor"]) for row in rows}
+
+    # -- tokens and memberships (not part of any campaign's log) ---------------------------
+
+    def _fetch(self, statement: str, params: tuple[Any, ...]) -> list[Any]:
+        with self.datastore.transaction(commit=False) as cursor:
+            cursor.execute(self._sql(statement), params)
+            return list(cursor.fetchall())
+
+    def _write(self, statement: str, params: tuple[Any, ...]) -> None:
+        with self.datastore.transaction(commit=True) as cursor:
+            cursor.execute(self._sql(statement), params)
+
+    @staticmethod
+    def _token(row: Any) -> Token:
+        return Token(str(row["id"]), str(row["name"]), bool(row["admin"]), bool(row["revoked"]))
+
+    def add_token(self, token: Token, hashed: str) -> None:
+        """Store a new token by its hash."""
+        self._write(
+            f"INSERT INTO {self._table(TOKENS_TABLE)} (id, name, hash, admin, revoked) "
+            "VALUES (?, ?, ?, ?, 0)",
+            (token.id, token.name, hashed, int(token.admin)),
+        )
+
+    def token_by_hash(self, hashed: str) -> Token | None:
+        """The token with this hash, revoked or not."""
+        rows = self._fetch(
+            f"SELECT id, name, admin, revoked FROM {self._table(TOKENS_TABLE)} WHERE hash = ?",
+            (hashed,),
+        )
+        return self._token(rows[0]) if rows else None
+
+    def find_token(self, name_or_id: str) -> Token | None:
+        """The token with this name or id."""
+        rows = self._fetch(
+            f"SELECT id, name, admin, revoked FROM {self._table(TOKENS_TABLE)} "
+            "WHERE id = ? OR name = ?",
+            (name_or_id, name_or_id),
+        )
+        return self._token(rows[0]) if rows else None
+
+    def tokens(self) -> list[Token]:
+        """Every token, by name."""
+        rows = self._fetch(
+            f"SELECT id, name, admin, revoked FROM {self._table(TOKENS_TABLE)} ORDER BY name", ()
+        )
+        return [self._token(row) for row in rows]
+
+    def revoke_token(self, token_id: str) -> None:
+        """Revoke a token: from now on it authenticates nobody."""
+        self._write(f"UPDATE {self._table(TOKENS_TABLE)} SET revoked = 1 WHERE id = ?", (token_id,))
+
+    def set_member(self, member: Membership) -> None:
+        """Give a token a role on a campaign (replacing the one it had)."""
+        self._write(
+            f"DELETE FROM {self._table(MEMBERS_TABLE)} WHERE campaign_id = ? AND token_id = ?",
+            (member.campaign_id, member.token_id),
+        )
+        self._write(
+            f"INSERT INTO {self._table(MEMBERS_TABLE)} (campaign_id, token_id, role, seat) "
+            "VALUES (?, ?, ?, ?)",
+            (member.campaign_id, member.token_id, member.role, member.seat),
+        )
+
+    def membership(self, campaign_id: str, token_id: str) -> Membership | None:
+        """A token's role on a campaign, if it has one."""
+        rows = self._fetch(
+            f"SELECT role, seat FROM {self._table(MEMBERS_TABLE)} "
+            "WHERE campaign_id = ? AND token_id = ?",
+            (campaign_id, token_id),
+        )
+        if not rows:
+            return None
+        seat = rows[0]["seat"]
+        return Membership(campaign_id, token_id, str(rows[0]["role"]), seat and str(seat))
+
+    def members(self, campaign_id: str) -> list[Membership]:
+        """Every membership of a campaign."""
+        rows = self._fetch(
+            f"SELECT token_id, role, seat FROM {self._table(MEMBERS_TABLE)} "
+            "WHERE campaign_id = ? ORDER BY token_id",
+            (campaign_id,),
+        )
+        return [
+            Membership(
+                campaign_id, str(r["token_id"]), str(r["role"]), r["seat"] and str(r["seat"])
+            )
+            for r in rows
+        ]
+
+    def set_public(self, campaign_id: str, public: bool) -> None:
+        """Make a campaign readable by every token (or not)."""
+        self._write(
+            f"DELETE FROM {self._table(ACCESS_TABLE)} WHERE campaign_id = ?", (campaign_id,)
+        )
+        self._write(
+            f"INSERT INTO {self._table(ACCESS_TABLE)} (campaign_id, public) VALUES (?, ?)",
+            (campaign_id, int(public)),
+        )
+
+    def is_public(self, campaign_id: str) -> bool:
+        """Whether every token may read this campaign."""
+        rows = self._fetch(
+            f"SELECT public FROM {self._table(ACCESS_TABLE)} WHERE campaign_id = ?",
+            (campaign_id,),
+        )
+        return bool(rows and rows[0]["public"])
+
+    def visible_campaigns(self, token_id: str) -> set[str]:
+        """The campaigns a token holds a role on or that are public."""
+        rows = self._fetch(
+            f"SELECT campaign_id FROM {self._table(MEMBERS_TABLE)} WHERE token_id = ? "
+            f"UNION SELECT campaign_id FROM {self._table(ACCESS_TABLE)} WHERE public = 1",
+            (token_id,),
+        )
+        return {str(row["campaign_id"]) for row in rows}
+
 
 class SQLiteRecorder(SideTables, SQLiteApplicationRecorder):
     """The SQLite application recorder with the side tables."""
@@ -127,7 +292,7 @@ class SQLiteRecorder(SideTables, SQLiteApplicationRecorder):
         return [*super().construct_create_table_statements(), *self.side_table_statements()]
 
     def _insert_events(self, c: Any, stored_events: Any, **kwargs: Any) -> Any:
-        self.insert_side_rows(c, **kwargs)
+        self.insert_side_rows(c, stored_events, **kwargs)
         return super()._insert_events(c, stored_events, **kwargs)
 
 
@@ -145,7 +310,7 @@ class PostgresRecorder(SideTables, PostgresApplicationRecorder):
         return f'"{self.datastore.schema}".{name}'
 
     def _insert_events(self, curs: Any, stored_events: Any, **kwargs: Any) -> None:
-        self.insert_side_rows(curs, **kwargs)
+        self.insert_side_rows(curs, stored_events, **kwargs)
         super()._insert_events(curs, stored_events, **kwargs)
 
 

@@ -9,6 +9,7 @@ from flask_smorest import Api
 
 from domain.application import Questlog
 from webapi import (
+    access,
     analytics,
     boards,
     campaigns,
@@ -32,8 +33,18 @@ class QuestlogApi(Api):
         """Leave error handling to ``webapi.errors.register``."""
 
 
-def create_app(questlog: Questlog | None = None, **config: Any) -> Flask:
-    """Build the API around a Questlog application (one is opened from the environment if none)."""
+def create_app(
+    questlog: Questlog | None = None,
+    *,
+    auth: bool | str | None = None,
+    rate_limit: float | None = None,
+    **config: Any,
+) -> Flask:
+    """Build the API around a Questlog application (one is opened from the environment if none).
+
+    ``auth`` turns access control on or off (default: QUESTLOG_AUTH, else on); ``rate_limit`` is
+    the appends per second each token may make (default: QUESTLOG_RATE_LIMIT; 0 is no limit).
+    """
     app = Flask("questlog")
     app.config.update(
         API_TITLE="Questlog",
@@ -54,5 +65,9 @@ def create_app(questlog: Questlog | None = None, **config: Any) -> Flask:
     api.register_blueprint(boards.blp)
     api.register_blueprint(views.blp)
     api.register_blueprint(analytics.blp)
+    api.register_blueprint(access.blp)
+    api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
+    api.spec.options["security"] = [{"bearer": []}]
+    access.install(app, auth=auth, rate_limit=rate_limit)
     errors.register(app)
     return app

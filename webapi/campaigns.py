@@ -11,7 +11,7 @@ from domain.campaign import Campaign
 from domain.house_rules import book
 from domain.timeline import Timeline
 from domain.timetravel import TimeTravel
-from webapi import schemas
+from webapi import access, schemas
 from webapi.http import campaign_id, envelope, idempotency, questlog, reply
 
 blp = Blueprint("campaigns", __name__, description="Campaigns: one hash-chained event log each.")
@@ -52,7 +52,8 @@ class Campaigns(MethodView):
     @blp.doc(parameters=[{"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}}])
     def post(self, body: dict[str, Any]) -> Any:
         """Start a campaign; its first event fixes the house rules and the dice commitment."""
-        outcome = questlog().create_campaign(
+        app = questlog()
+        outcome = app.create_campaign(
             game=body["game"],
             name=body["name"],
             house_rules=body["house_rules"],
@@ -61,13 +62,17 @@ class Campaigns(MethodView):
             respond=respond_created,
             idempotency=idempotency(),
         )
+        app.side_tables.set_public(outcome.response["body"]["id"], body["public"])
         return reply(outcome)
 
     @blp.arguments(schemas.PageQuery, location="query")
     @blp.response(200, schemas.CampaignPage)
     def get(self, query: dict[str, Any]) -> Any:
-        """List campaigns in creation order; page with ?after=<next_after>."""
+        """List the campaigns the caller may see, oldest first; page with ?after=<next_after>."""
         items, next_after = questlog().list_campaigns(after=query["after"], limit=query["limit"])
+        visible = access.visible()
+        if visible is not None:
+            items = [(p, e) for p, e in items if str(e.originator_id) in visible]
         return {
             "items": [
                 {
@@ -110,7 +115,10 @@ class Events(MethodView):
         found = app.campaign(cid)
         timeline = app.timeline(found)
         events = app.campaign_events(cid, after=query["after"], limit=query["limit"])
-        items = [event_body(e, timeline) for e in events]
+        actors = app.side_tables.actors(str(cid))
+        items = [
+            {**event_body(e, timeline), "actor": actors.get(e.originator_version)} for e in events
+        ]
         last = items[-1]["version"] if items else query["after"]
         return {"items": items, "next_after": last if last < found.version else None}
 

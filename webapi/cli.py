@@ -49,11 +49,26 @@ def serve(host: str, port: int, threads: int, no_views: bool) -> None:
     from waitress import serve as waitress_serve
 
     from projections.runners import ViewsWorker
+    from webapi.access import auth_setting
     from webapi.app import create_app
     from webapi.views import WORKER_KEY, close_views
 
+    auth = auth_setting(None)
+    if not auth and host not in LOOPBACK:
+        raise click.UsageError(
+            f"Refusing to serve on {host} without authentication (QUESTLOG_AUTH=off). "
+            "Serve with QUESTLOG_AUTH=on (the default): create a token with "
+            "`questlog token create --name NAME --admin` and send it as "
+            "`Authorization: Bearer <token>` (see docs/access.md)."
+        )
     questlog = open_store()
-    app = create_app(questlog)
+    if auth and not questlog.side_tables.tokens():
+        _, secret = questlog.create_token("admin", admin=True)
+        console.print(
+            "First start: created the admin token [bold]admin[/bold]. It is shown this once:\n"
+            f"  {secret}\nSend it as `Authorization: Bearer <token>`; see docs/access.md."
+        )
+    app = create_app(questlog, auth=auth)
     worker = None if no_views else ViewsWorker(questlog.config, app=questlog).start()
     app.extensions[WORKER_KEY] = worker
     # SIGTERM ends waitress's loop like Ctrl-C, so the worker below is stopped cleanly.
@@ -61,6 +76,7 @@ def serve(host: str, port: int, threads: int, no_views: bool) -> None:
     console.print(f"Questlog on http://{host}:{port}  (store: {questlog.config.describe()})")
     console.print(f"OpenAPI document: http://{host}:{port}/openapi.json")
     console.print("Views: " + ("run elsewhere (--no-views)" if worker is None else "embedded"))
+    console.print("Auth: " + ("bearer tokens" if auth else "off (loopback only)"))
     try:
         waitress_serve(app, host=host, port=port, threads=threads, ident="questlog")
     finally:
@@ -70,6 +86,46 @@ def serve(host: str, port: int, threads: int, no_views: bool) -> None:
 
 
 main.add_command(projections_group, name="projections")
+
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+@main.group()
+def token() -> None:
+    """Create and revoke API tokens (stored only as hashes)."""
+
+
+@token.command("create")
+@click.option("--name", required=True, help="A unique name for the token (who holds it).")
+@click.option("--admin", is_flag=True, help="An admin token: every route and campaign.")
+def token_create(name: str, admin: bool) -> None:
+    """Create a token and print its secret once."""
+    questlog = open_store()
+    try:
+        made, secret = questlog.create_token(name, admin=admin)
+    except InvalidInput as error:
+        console.print(f"[red]{escape(error.message)}[/red]")
+        sys.exit(2)
+    finally:
+        questlog.close()
+    kind = "admin token" if made.admin else "token"
+    console.print(f"Created {kind} {escape(made.name)} (id {made.id}). Shown this once:")
+    click.echo(secret)
+
+
+@token.command("revoke")
+@click.argument("name_or_id")
+def token_revoke(name_or_id: str) -> None:
+    """Revoke a token by name or id; it stops working at once."""
+    questlog = open_store()
+    try:
+        revoked = questlog.revoke_token(name_or_id)
+    except NotFound as error:
+        console.print(f"[red]{escape(error.message)}[/red]")
+        sys.exit(2)
+    finally:
+        questlog.close()
+    console.print(f"Revoked token {escape(revoked.name)} (id {revoked.id}).")
 
 
 @main.command()
@@ -254,9 +310,10 @@ def demo(rolls: int) -> None:
     print_audit(cid, report)
     console.print("\n[bold]Try next[/bold]")
     console.print(f"  questlog verify {cid}")
-    console.print("  questlog serve   # then:")
-    console.print(f"  curl http://127.0.0.1:8000/campaigns/{cid}/audit")
-    console.print(f"  curl http://127.0.0.1:8000/campaigns/{cid}/rolls/2-1")
+    console.print("  questlog serve   # prints an admin token on its first start; then:")
+    bearer = '-H "Authorization: Bearer $TOKEN"'
+    console.print(f"  curl {bearer} http://127.0.0.1:8000/campaigns/{cid}/audit")
+    console.print(f"  curl {bearer} http://127.0.0.1:8000/campaigns/{cid}/rolls/2-1")
     console.print("  docs/dice-verification.md shows how to re-check any roll yourself.")
     sys.exit(0 if report["ok"] else 1)
 

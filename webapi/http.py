@@ -7,7 +7,7 @@ import json
 from typing import Any
 from uuid import UUID
 
-from flask import Response, current_app, request
+from flask import Response, current_app, g, request
 
 from domain.application import Idempotency, Outcome, Questlog
 from domain.errors import InvalidInput, NotFound
@@ -59,8 +59,9 @@ def idempotency() -> Idempotency | None:
         sort_keys=True,
         separators=(",", ":"),
     )
+    caller = g.get("token")
     return Idempotency(
-        scope=f"{request.method} {request.path}",
+        scope=f"{request.method} {request.path}" + (f" {caller.id}" if caller else ""),
         key=key,
         fingerprint=hashlib.sha256(material.encode()).hexdigest(),
     )

@@ -56,6 +56,10 @@ class CampaignCreate(Schema):
         load_default=dict,
         metadata={"description": "The game's own setup (e.g. the players of a match)."},
     )
+    public = fields.Boolean(
+        load_default=False,
+        metadata={"description": "Readable by every token; otherwise only by its members."},
+    )
 
 
 class DiceState(Schema):
@@ -216,6 +220,10 @@ class Event(Schema):
     undone = fields.Boolean(metadata={"description": "Off the active history after a rollback."})
     undone_by = fields.Integer(
         allow_none=True, metadata={"description": "The version of the rollback that undid it."}
+    )
+    actor = fields.String(
+        allow_none=True,
+        metadata={"description": "Who caused it (token name#id or system); not in the hash."},
     )
 
 

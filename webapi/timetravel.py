@@ -10,7 +10,7 @@ from flask_smorest import Blueprint
 from domain.campaign import Campaign
 from domain.chain import ENVELOPE_FIELDS
 from domain.timetravel import TimeTravel
-from webapi import schemas
+from webapi import access, schemas
 from webapi.campaigns import event_body, respond_created
 from webapi.dice import APPEND_HEADERS, appended
 from webapi.http import campaign_id, expected_version, idempotency, questlog, reply
@@ -58,7 +58,7 @@ class Rollback(MethodView):
             campaign_id(campaign),
             to_version=body["to_version"],
             reason=body["reason"],
-            actor=body.get("actor"),
+            actor=body.get("actor") or access.label(),
             expected_version=expected_version(),
             respond=respond_rollback(201),
             idempotency=idempotency(),

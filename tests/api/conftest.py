@@ -22,14 +22,44 @@ def questlog(tmp_path: Path) -> Iterator[Questlog]:
     app.close()
 
 
+class TokenClient(FlaskClient):
+    """A test client that sends a bearer token with every request (unless one is given)."""
+
+    token: str | None = None
+
+    def open(self, *args: Any, **kwargs: Any) -> Any:
+        """Add ``Authorization: Bearer <token>`` to the request."""
+        if self.token is not None:
+            headers = dict(kwargs.pop("headers", None) or {})
+            headers.setdefault("Authorization", f"Bearer {self.token}")
+            kwargs["headers"] = headers
+        return super().open(*args, **kwargs)
+
+
+@pytest.fixture
+def admin_token(questlog: Questlog) -> str:
+    """The secret of an admin token: what the API tests act as."""
+    _, secret = questlog.create_token("test-admin", admin=True)
+    return secret
+
+
 @pytest.fixture
 def flask_app(questlog: Questlog) -> Flask:
-    return create_app(questlog, TESTING=True)
+    return create_app(questlog, auth=True, rate_limit=0, TESTING=True)
 
 
 @pytest.fixture
-def client(flask_app: Flask) -> FlaskClient:
-    return flask_app.test_client()
+def client(flask_app: Flask, admin_token: str) -> FlaskClient:
+    return client_as(flask_app, admin_token)
+
+
+def client_as(flask_app: Flask, token: str | None) -> TokenClient:
+    """A test client acting as this token (None: no token at all)."""
+    flask_app.test_client_class = TokenClient
+    client = flask_app.test_client()
+    assert isinstance(client, TokenClient)
+    client.token = token
+    return client
 
 
 @pytest.fixture

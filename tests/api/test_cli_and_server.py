@@ -32,10 +32,17 @@ def run(args: list[str], db: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+TOKENS: dict[int, str] = {}
+"""The admin token of each test server, by port."""
+
+
 def request(port: int, method: str, path: str, body: Any = None) -> tuple[int, Any]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     payload = None if body is None else json.dumps(body)
-    conn.request(method, path, body=payload, headers={"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json"}
+    if port in TOKENS:
+        headers["Authorization"] = f"Bearer {TOKENS[port]}"
+    conn.request(method, path, body=payload, headers=headers)
     response = conn.getresponse()
     data = json.loads(response.read() or b"null")
     conn.close()
@@ -45,8 +52,11 @@ def request(port: int, method: str, path: str, body: Any = None) -> tuple[int, A
 @pytest.fixture
 def server(tmp_path: Path) -> Any:
     port = free_port()
+    made = run(["token", "create", "--name", "tester", "--admin"], tmp_path / "served.db")
+    TOKENS[port] = made.stdout.strip().splitlines()[-1]
     env = {**os.environ, "QUESTLOG_DB": str(tmp_path / "served.db")}
     env.pop("QUESTLOG_DATABASE_URL", None)
+    env.pop("QUESTLOG_AUTH", None)
     process = subprocess.Popen(
         [*QUESTLOG, "serve", "--port", str(port)],
         env=env,

@@ -28,7 +28,7 @@ from webapi.views import close_views, views_store
 @pytest.fixture
 def api(app: Questlog) -> Iterator[Flask]:
     """The API on this test's store; its view store is closed before the store goes."""
-    flask_app = create_app(app, TESTING=True)
+    flask_app = create_app(app, auth=False, rate_limit=0, TESTING=True)
     yield flask_app
     close_views(flask_app)
 
@@ -253,6 +253,7 @@ def test_questlog_serve_runs_the_views_inside_and_projections_is_a_subcommand(
     env = {**os.environ, "QUESTLOG_DB": str(tmp_path / "served.db")}
     env.pop("QUESTLOG_DATABASE_URL", None)
     env.pop("QUESTLOG_VIEWS_DB", None)
+    env["QUESTLOG_AUTH"] = "off"  # loopback only; tests/api/test_access.py serves with tokens
     process = subprocess.Popen([*QUESTLOG, "serve", "--port", str(port)], env=env)
     try:
         deadline = time.monotonic() + 20

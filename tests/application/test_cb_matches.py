@@ -51,7 +51,7 @@ def client(store_config: StoreConfig) -> Iterator[FlaskClient]:
     """The API over a fresh store of this test's kind."""
     questlog = Questlog(store_config)
     try:
-        yield create_app(questlog, TESTING=True).test_client()
+        yield create_app(questlog, auth=False, rate_limit=0, TESTING=True).test_client()
     finally:
         questlog.close()
 

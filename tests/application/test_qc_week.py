@@ -198,7 +198,7 @@ def week(store_config: StoreConfig) -> Iterator[Week]:
     """A fresh store, the API around it, and an empty week (the Questlog is closed after)."""
     questlog = Questlog(store_config)
     try:
-        yield Week(create_app(questlog, TESTING=True).test_client())
+        yield Week(create_app(questlog, auth=False, rate_limit=0, TESTING=True).test_client())
     finally:
         questlog.close()
 

@@ -1,0 +1,319 @@
+"""Access control: tokens, roles per campaign, 401/403/404/429, actors, secret seeds."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import pytest
+from click.testing import CliRunner
+from flask import Flask
+
+from domain.application import Questlog
+from domain.store import StoreConfig
+from tests.api.conftest import TokenClient, client_as
+from tests.api.test_cli_and_server import QUESTLOG
+from webapi.app import create_app
+from webapi.cli import main
+
+ROLES = ("owner", "player", "viewer", "auditor")
+CALLERS = ("admin", *ROLES, "outsider", "anonymous")
+MAY: dict[str, set[str]] = {
+    "read": {"owner", "player", "viewer", "auditor"},
+    "audit": {"owner", "auditor"},
+    "append": {"owner", "player"},
+    "manage": {"owner"},
+    "propose": {"owner"},  # a player proposes only for its own seat; the matrix sends none
+    "approve": set(),  # approvals come from a seat; the matrix names none
+}
+"""What each role may do on a private campaign it belongs to, by kind of action."""
+ADMIN_ONLY = ("/admin/", "/views/rolls", "/views/campaigns", "/analytics/")
+
+
+class Cast:
+    """An app with one private campaign and a token for every role."""
+
+    def __init__(self, questlog: Questlog, *, game: str = "quest-calendar", rate: float = 0):
+        self.app = create_app(questlog, auth=True, rate_limit=rate, TESTING=True)
+        self.questlog = questlog
+        self.secrets: dict[str, str] = {}
+        for name in ("admin", *ROLES, "outsider"):
+            _, self.secrets[name] = questlog.create_token(name, admin=name == "admin")
+        setup = {"players": [{"id": "A"}, {"id": "B"}]} if game == "calendar-board" else {}
+        created = self.as_("owner").post(
+            "/campaigns", json={"game": game, "name": "Private", "setup": setup}
+        )
+        assert created.status_code == 201, created.json
+        self.cid: str = created.json["id"]
+        for role in ("player", "viewer", "auditor"):
+            seat = {"seat": "A"} if role == "player" else {}
+            added = self.as_("owner").post(
+                f"/campaigns/{self.cid}/members", json={"token_name": role, "role": role, **seat}
+            )
+            assert added.status_code == 201, added.json
+
+    def as_(self, caller: str) -> TokenClient:
+        """A client acting as one of the cast (``anonymous``: no token)."""
+        return client_as(self.app, self.secrets.get(caller))
+
+
+@pytest.fixture
+def cast(questlog: Questlog) -> Cast:
+    return Cast(questlog)
+
+
+def action(rule: str, method: str) -> str:
+    """The kind of action a campaign route is, written out independently of webapi.access."""
+    if method == "GET":
+        return {"/audit": "audit", "/members": "manage"}.get(rule[rule.rfind("/") :], "read")
+    for suffix, kind in (
+        ("/commands", "append"),
+        ("/rolls", "append"),
+        ("/rollback/proposals", "propose"),
+        ("/approve", "approve"),
+    ):
+        if rule.endswith(suffix):
+            return kind
+    return "manage"
+
+
+def expected(caller: str, rule: str, method: str) -> int | None:
+    """The refusal a caller must get (None: allowed)."""
+    if rule.startswith("/openapi"):
+        return None
+    if caller == "anonymous":
+        return 401
+    if caller == "admin":
+        return None
+    if rule.startswith(ADMIN_ONLY):
+        return 403
+    if "<campaign>" not in rule:
+        return None
+    if caller == "outsider":
+        return 404
+    return None if caller in MAY[action(rule, method)] else 403
+
+
+def routes(app: Flask) -> list[tuple[str, str]]:
+    """Every (rule, method) of the app but the static files and the docs' extra pages."""
+    return sorted(
+        (rule.rule, method)
+        for rule in app.url_map.iter_rules()
+        if rule.endpoint != "static"
+        for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"})
+    )
+
+
+def refusal(response: Any) -> int | None:
+    """The access refusal a response is, if it is one (a domain 404 is not)."""
+    if response.status_code in (401, 403, 429):
+        return int(response.status_code)
+    if response.status_code == 404 and "this token may see" in response.json["detail"]:
+        return 404
+    return None
+
+
+def test_every_route_against_every_role_and_an_anonymous_caller(cast: Cast) -> None:
+    wrong: list[str] = []
+    for rule, method in routes(cast.app):
+        path = (
+            rule.replace("<campaign>", cast.cid)
+            .replace("<roll_id>", "1-1")
+            .replace("<proposal_id>", "no-such-proposal")
+            .replace("<token>", "no-such-token")
+        )
+        query = "?game=quest-calendar" if rule in ("/house-rules", "/commands") else ""
+        for caller in CALLERS:
+            client = cast.as_(caller)
+            body = {} if method in ("POST", "PUT", "PATCH") else None
+            response = client.open(path + query, method=method, json=body)
+            want, got = expected(caller, rule, method), refusal(response)
+            if want != got:
+                wrong.append(f"{caller} {method} {rule}: wanted {want}, got {response.status_code}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_token_or_a_bad_one_is_401_with_a_bearer_challenge(cast: Cast) -> None:
+    for headers in ({}, {"Authorization": "Bearer ql_not-a-token"}, {"Authorization": "Basic x"}):
+        response = cast.as_("anonymous").get("/campaigns", headers=headers)
+        assert response.status_code == 401
+        assert response.headers["WWW-Authenticate"].startswith("Bearer")
+        assert response.mimetype == "application/problem+json"
+
+
+def test_a_revoked_token_stops_working_at_once(cast: Cast) -> None:
+    viewer = cast.as_("viewer")
+    assert viewer.get(f"/campaigns/{cast.cid}").status_code == 200
+    assert cast.as_("admin").delete("/admin/tokens/viewer").status_code == 200
+    assert viewer.get(f"/campaigns/{cast.cid}").status_code == 401
+    cast.questlog.revoke_token("auditor")
+    assert cast.as_("auditor").get(f"/campaigns/{cast.cid}/audit").status_code == 401
+
+
+def test_a_private_campaign_is_404_to_outsiders_and_hidden_from_their_list(cast: Cast) -> None:
+    outsider = cast.as_("outsider")
+    assert outsider.get(f"/campaigns/{cast.cid}").status_code == 404
+    assert outsider.get("/campaigns").json["items"] == []
+    assert [c["id"] for c in cast.as_("viewer").get("/campaigns").json["items"]] == [cast.cid]
+
+
+def test_a_public_campaign_is_readable_by_every_token_but_not_writable(cast: Cast) -> None:
+    made = cast.as_("owner").post(
+        "/campaigns", json={"game": "quest-calendar", "name": "Open", "public": True}
+    )
+    outsider = cast.as_("outsider")
+    assert outsider.get(f"/campaigns/{made.json['id']}").status_code == 200
+    refused = outsider.post(f"/campaigns/{made.json['id']}/rolls", json={"dice": "d20"})
+    assert refused.status_code == 403
+
+
+def test_every_event_records_its_actor(cast: Cast) -> None:
+    cast.as_("player").post(f"/campaigns/{cast.cid}/rolls", json={"dice": "d20"})
+    events = cast.as_("auditor").get(f"/campaigns/{cast.cid}/events").json["items"]
+    actors = [e["actor"].split("#")[0] for e in events]
+    assert actors == ["owner", "player"]
+
+
+def test_events_stored_without_an_actor_still_load_and_verify(questlog: Questlog) -> None:
+    created = questlog.create_campaign(
+        game="quest-calendar", name="Before access control", respond=lambda c, _v: {"id": str(c.id)}
+    )
+    cid = UUID(created.response["id"])
+    questlog.roll(cid, notation="d20", purpose="before")
+    cast = Cast(questlog)
+    events = cast.as_("admin").get(f"/campaigns/{cid}/events").json["items"]
+    assert [e["actor"] for e in events] == ["system", "system"]
+    assert cast.as_("admin").get(f"/campaigns/{cid}/audit").json["ok"] is True
+
+
+def test_a_player_acts_only_for_its_own_seat_in_a_match(questlog: Questlog) -> None:
+    cast = Cast(questlog, game="calendar-board")
+    player = cast.as_("player")
+    other = player.post(f"/campaigns/{cast.cid}/commands", json={"type": "pass", "player": "B"})
+    assert other.status_code == 403
+    mine = player.post(f"/campaigns/{cast.cid}/commands", json={"type": "pass", "player": "A"})
+    assert mine.status_code != 403
+    approve = player.post(
+        f"/campaigns/{cast.cid}/rollback/proposals/x/approve", json={"player": "B"}
+    )
+    assert approve.status_code == 403
+
+
+def test_appends_over_the_rate_limit_get_429_with_retry_after(questlog: Questlog) -> None:
+    cast = Cast(questlog, rate=1)
+    owner = cast.as_("owner")
+    statuses = [owner.post(f"/campaigns/{cast.cid}/rolls", json={"dice": "d20"}) for _ in range(3)]
+    limited = [r for r in statuses if r.status_code == 429]
+    assert limited and int(limited[0].headers["Retry-After"]) >= 1
+    assert cast.as_("viewer").get(f"/campaigns/{cast.cid}").status_code == 200
+
+
+def test_a_secret_seed_is_in_no_response_event_or_log_line_before_it_is_revealed(
+    cast: Cast, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    owner = cast.as_("owner")
+    commitment = owner.get(f"/campaigns/{cast.cid}").json["commitment"]
+    seed = cast.questlog.secret_seed(commitment)
+    texts: list[str] = []
+    for _ in range(3):
+        texts.append(
+            owner.post(f"/campaigns/{cast.cid}/rolls", json={"dice": "2d6"}).get_data(True)
+        )
+    for rule, method in routes(cast.app):
+        if method == "GET" and "<roll_id>" not in rule and "<proposal_id>" not in rule:
+            path = rule.replace("<campaign>", cast.cid)
+            query = "?game=quest-calendar" if rule in ("/house-rules", "/commands") else ""
+            response = cast.as_("admin").get(path + query)
+            texts.append(response.get_data(as_text=True) + json.dumps(dict(response.headers)))
+    stored = [repr(e.__dict__) for e in cast.questlog.campaign_events(UUID(cast.cid))]
+    logged = [record.getMessage() for record in caplog.records]
+    assert not [t for t in texts + stored + logged if seed in t]
+    tokens = cast.secrets.values()
+    assert not [t for t in stored + logged if any(secret in t for secret in tokens)]
+    owner.post(f"/campaigns/{cast.cid}/dice/rotate")
+    revealed = [repr(e.__dict__) for e in cast.questlog.campaign_events(UUID(cast.cid))]
+    assert any(seed in text for text in revealed)
+
+
+def test_serve_refuses_a_public_address_without_auth(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QUESTLOG_AUTH", "off")
+    result = CliRunner().invoke(main, ["serve", "--host", "0.0.0.0"])
+    assert result.exit_code == 2
+    assert "questlog token create" in result.output
+
+
+def test_token_cli_prints_the_secret_once_and_revokes(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("QUESTLOG_DB", str(tmp_path / "cli.db"))
+    monkeypatch.delenv("QUESTLOG_DATABASE_URL", raising=False)
+    made = CliRunner().invoke(main, ["token", "create", "--name", "alice"])
+    assert made.exit_code == 0, made.output
+    secret = made.output.strip().splitlines()[-1]
+    assert secret.startswith("ql_")
+    assert CliRunner().invoke(main, ["token", "revoke", "alice"]).exit_code == 0
+    assert CliRunner().invoke(main, ["token", "revoke", "nobody"]).exit_code == 2
+
+
+def test_first_start_of_serve_creates_an_admin_token_and_prints_it_once(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "QUESTLOG_DB": str(tmp_path / "first.db"),
+        "QUESTLOG_AUTH": "on",
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.pop("QUESTLOG_DATABASE_URL", None)
+    printed = []
+    for _ in range(2):
+        process = subprocess.Popen(
+            [*QUESTLOG, "serve", "--port", "0", "--no-views"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        assert process.stdout is not None
+        lines = []
+        for line in process.stdout:
+            lines.append(line)
+            if line.startswith("Auth:"):
+                break
+        process.terminate()
+        process.wait(timeout=10)
+        printed.append([word for text in lines for word in text.split() if word.startswith("ql_")])
+    assert len(printed[0]) == 1 and printed[1] == []
+    questlog = Questlog(StoreConfig(sqlite_path=tmp_path / "first.db"))
+    try:
+        token = questlog.authenticate(printed[0][0])
+        assert token is not None and token.admin
+    finally:
+        questlog.close()
+
+
+def test_in_a_match_the_rollback_approvals_come_from_the_players(questlog: Questlog) -> None:
+    cast = Cast(questlog, game="calendar-board")
+    _, second = questlog.create_token("second-player")
+    owner = cast.as_("owner")
+    owner.post(
+        f"/campaigns/{cast.cid}/members",
+        json={"token_name": "second-player", "role": "player", "seat": "B"},
+    )
+    owner.post(f"/campaigns/{cast.cid}/dice/client-seed", json={"client_seed": "moved"})
+    proposed = cast.as_("player").post(
+        f"/campaigns/{cast.cid}/rollback/proposals",
+        json={"to_version": 1, "reason": "undo the seed", "proposer": "A"},
+    )
+    assert proposed.status_code == 201, proposed.json
+    proposal = proposed.json["proposal"]["proposal_id"]
+    approve = f"/campaigns/{cast.cid}/rollback/proposals/{proposal}/approve"
+    assert owner.post(approve, json={"player": "B"}).status_code == 403
+    assert cast.as_("player").post(approve, json={"player": "B"}).status_code == 403
+    done = client_as(cast.app, second).post(approve, json={"player": "B"})
+    assert done.status_code == 200, done.json
+    assert done.json["rollback"] is not None

@@ -1,0 +1,358 @@
+"""Access control: who the caller is (a bearer token), what its role on a campaign allows,
+per-token rate limits on appends, and the admin and membership routes.
+
+Every request but the OpenAPI document needs a live token when auth is on. On a campaign route
+the caller's role decides: 404 if the campaign is private and the caller holds no role on it,
+403 if the role does not allow the action. Admin tokens may do everything (they run the server).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from flask import Flask, Response, current_app, g, request
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from marshmallow import Schema, fields, validate
+
+from domain.access import ROLES, Membership, Token, acting_as, actor_label
+from domain.errors import InvalidInput, NotFound
+from webapi.errors import problem
+from webapi.http import campaign_id, questlog
+
+AUTH_KEY = "questlog_auth"
+RATE_KEY = "questlog_rate_limit"
+DEFAULT_RATE_LIMIT = 50.0
+"""Appends per second per token, with a burst of as many (QUESTLOG_RATE_LIMIT; 0 turns it off)."""
+OPEN_ENDPOINTS = frozenset({"api-docs.openapi_json", "static"})
+ADMIN_ONLY_PATHS = ("/admin/", "/views/rolls", "/views/campaigns", "/analytics/")
+"""Routes across every campaign: only admin tokens may read them."""
+APPEND_RULES = ("/campaigns/<campaign>/commands", "/campaigns/<campaign>/rolls")
+ALLOWED: dict[str, frozenset[str]] = {
+    "owner": frozenset({"read", "audit", "append", "manage", "propose", "approve"}),
+    "player": frozenset({"read", "append", "propose", "approve"}),
+    "viewer": frozenset({"read"}),
+    "auditor": frozenset({"read", "audit"}),
+    "public": frozenset({"read"}),
+}
+"""What each role may do; ``public`` is anyone with a token on a public campaign."""
+
+blp = Blueprint("access", __name__, description="Tokens (admin) and campaign members (owner).")
+
+
+def auth_setting(auth: bool | str | None) -> bool:
+    """Whether auth is on: the argument, else QUESTLOG_AUTH (``on`` or ``off``), else on."""
+    if isinstance(auth, bool):
+        return auth
+    text = (auth or os.environ.get("QUESTLOG_AUTH", "on")).strip().lower()
+    if text not in ("on", "off"):
+        raise ValueError("QUESTLOG_AUTH must be 'on' or 'off'")
+    return text == "on"
+
+
+def rate_setting(rate: float | None) -> float:
+    """Appends per second per token: the argument, else QUESTLOG_RATE_LIMIT, else the default."""
+    if rate is not None:
+        return rate
+    return float(os.environ.get("QUESTLOG_RATE_LIMIT", DEFAULT_RATE_LIMIT))
+
+
+@dataclass
+class Bucket:
+    """A token bucket: ``tokens`` left, refilled at the rate since ``stamp``."""
+
+    tokens: float
+    stamp: float
+
+
+class RateLimiter:
+    """In-memory per-token buckets (one process; a restart forgets them)."""
+
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+        self.burst = max(1.0, rate)
+        self.buckets: dict[str, Bucket] = {}
+        self.lock = threading.Lock()
+
+    def take(self, key: str) -> float:
+        """Take one append; 0 if allowed, else the seconds until one is allowed."""
+        now = time.monotonic()
+        with self.lock:
+            bucket = self.buckets.setdefault(key, Bucket(self.burst, now))
+            bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.stamp) * self.rate)
+            bucket.stamp = now
+            if bucket.tokens >= 1:
+                bucket.tokens -= 1
+                return 0.0
+            return (1 - bucket.tokens) / self.rate
+
+
+def caller() -> Token | None:
+    """The token of this request (None when auth is off)."""
+    token: Token | None = g.get("token")
+    return token
+
+
+def visible() -> set[str] | None:
+    """The campaign ids the caller may see, or None for all of them."""
+    token = caller()
+    if not current_app.config[AUTH_KEY] or token is None or token.admin:
+        return None
+    return questlog().side_tables.visible_campaigns(token.id)
+
+
+def action_of(rule: str, method: str) -> str:
+    """The kind of action a campaign route performs."""
+    if method in ("GET", "HEAD", "OPTIONS"):
+        if rule.endswith("/audit"):
+            return "audit"
+        return "manage" if rule.endswith("/members") else "read"
+    if rule in APPEND_RULES:
+        return "append"
+    if rule.endswith("/rollback/proposals"):
+        return "propose"
+    if rule.endswith("/approve"):
+        return "approve"
+    return "manage"
+
+
+def seat_field(rule: str) -> str | None:
+    """The body field naming the player an action is for, where a seat must match it."""
+    if rule.endswith("/commands"):
+        return "player"
+    if rule.endswith("/rollback/proposals"):
+        return "proposer"
+    if rule.endswith("/approve"):
+        return "player"
+    return None
+
+
+def refuse(status: int, detail: str, **headers: str) -> Response:
+    """A 401, 403, 404 or 429 problem."""
+    titles = {401: "Unauthorized", 403: "Forbidden", 404: "Not found", 429: "Too many requests"}
+    slugs = {401: "unauthorized", 403: "forbidden", 404: "not-found", 429: "rate-limited"}
+    return problem(status, titles[status], detail, slug=slugs[status], headers=headers)
+
+
+def authenticate() -> Token | Response:
+    """The live token named by ``Authorization: Bearer``, or a 401."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, secret = header.partition(" ")
+    if scheme.lower() != "bearer" or not secret.strip():
+        return refuse(401, "Send an API token: Authorization: Bearer <token>.", **BEARER)
+    token = questlog().authenticate(secret.strip())
+    if token is None:
+        return refuse(401, "The token is unknown or revoked.", **BEARER)
+    return token
+
+
+BEARER = {"WWW-Authenticate": 'Bearer realm="questlog"'}
+
+
+def authorize(token: Token) -> Response | None:
+    """None if the token may make this request, else the refusal."""
+    rule = request.url_rule.rule if request.url_rule else ""
+    if token.admin:
+        return None
+    if request.path.startswith(ADMIN_ONLY_PATHS):
+        return refuse(403, "Only an admin token may use this route.")
+    if "<campaign>" not in rule:
+        return None
+    try:
+        cid = str(UUID((request.view_args or {}).get("campaign", "")))
+    except ValueError:
+        return None  # the view answers 404 for a malformed id
+    tables = questlog().side_tables
+    member = tables.membership(cid, token.id)
+    if member is None and not tables.is_public(cid):
+        return refuse(404, f"No campaign {cid} that this token may see.")
+    role = member.role if member else "public"
+    action = action_of(rule, request.method)
+    if action not in ALLOWED[role]:
+        return refuse(403, f"The role {role!r} may not {action} on this campaign.")
+    return seat_check(rule, role, member, cid)
+
+
+def seat_check(rule: str, role: str, member: Membership | None, cid: str) -> Response | None:
+    """A player acts only for its own seat; in a match, approvals come from the players."""
+    field = seat_field(rule) if request.method == "POST" else None
+    if field is None or (role == "owner" and not rule.endswith("/approve")):
+        return None
+    on_commands = role == "player" and rule.endswith("/commands")
+    if on_commands and questlog().campaign(UUID(cid)).game != "calendar-board":
+        return None  # quest-calendar has one hero: its players may run any command
+    body = request.get_json(silent=True)
+    named = body.get(field) if isinstance(body, dict) else None
+    seat = member.seat if member else None
+    if seat is None or named != seat:
+        return refuse(403, f"This token may act only for its own seat ({field} = {seat!r}).")
+    return None
+
+
+def appends() -> bool:
+    """Whether this request appends to a campaign's log (what the rate limit counts)."""
+    rule = request.url_rule.rule if request.url_rule else ""
+    return (
+        request.method == "POST" and rule.startswith("/campaigns") and not rule.endswith("/members")
+    )
+
+
+def before() -> Response | None:
+    """Authenticate, authorize and rate-limit the request, and act as its token."""
+    if request.endpoint in OPEN_ENDPOINTS or request.url_rule is None:
+        return None
+    token: Token | None = None
+    if current_app.config[AUTH_KEY]:
+        found = authenticate()
+        if isinstance(found, Response):
+            return found
+        token = found
+        g.token = token
+        refused = authorize(token)
+        if refused is not None:
+            return refused
+    limiter: RateLimiter | None = current_app.extensions.get(RATE_KEY)
+    if limiter is not None and appends():
+        wait = limiter.take(token.id if token else request.remote_addr or "-")
+        if wait:
+            return refuse(
+                429,
+                "Too many appends from this token; retry later.",
+                **{"Retry-After": str(max(1, math.ceil(wait)))},
+            )
+    g.acting = acting_as(token)
+    g.acting.__enter__()
+    return None
+
+
+def after(_error: BaseException | None) -> None:
+    """Stop acting as the request's token."""
+    acting = g.pop("acting", None)
+    if acting is not None:
+        acting.__exit__(None, None, None)
+
+
+def install(app: Flask, *, auth: bool | str | None, rate_limit: float | None) -> None:
+    """Turn access control on the app on or off, with its append rate limit."""
+    app.config[AUTH_KEY] = auth_setting(auth)
+    rate = rate_setting(rate_limit)
+    app.extensions[RATE_KEY] = RateLimiter(rate) if rate > 0 else None
+    app.before_request(before)
+    app.teardown_request(after)
+
+
+# -- routes ---------------------------------------------------------------------------------
+
+
+class TokenCreate(Schema):
+    name = fields.String(required=True, validate=validate.Length(1, 200))
+    admin = fields.Boolean(load_default=False)
+
+
+class TokenInfo(Schema):
+    id = fields.String()
+    name = fields.String()
+    admin = fields.Boolean()
+    revoked = fields.Boolean()
+
+
+class TokenCreated(TokenInfo):
+    token = fields.String(metadata={"description": "The secret: shown this once, never again."})
+
+
+class TokenList(Schema):
+    items = fields.List(fields.Nested(TokenInfo))
+
+
+class MemberCreate(Schema):
+    token_name = fields.String(validate=validate.Length(1, 200))
+    token_id = fields.String(validate=validate.Length(1, 200))
+    role = fields.String(required=True, validate=validate.OneOf(ROLES))
+    seat = fields.String(
+        validate=validate.Length(1, 80),
+        metadata={"description": "The player id a player acts for (a calendar-board seat)."},
+    )
+
+
+class Member(Schema):
+    token_id = fields.String()
+    role = fields.String()
+    seat = fields.String(allow_none=True)
+
+
+class MemberList(Schema):
+    items = fields.List(fields.Nested(Member))
+
+
+def token_info(token: Token) -> dict[str, Any]:
+    """A token as the API shows it (never its secret or hash)."""
+    return {"id": token.id, "name": token.name, "admin": token.admin, "revoked": token.revoked}
+
+
+@blp.route("/admin/tokens")
+class Tokens(MethodView):
+    @blp.arguments(TokenCreate, example={"name": "alice"})
+    @blp.response(201, TokenCreated)
+    def post(self, body: dict[str, Any]) -> Any:
+        """Create a token (admin); its secret is in this response only."""
+        token, secret = questlog().create_token(body["name"], admin=body["admin"])
+        return {**token_info(token), "token": secret}
+
+    @blp.response(200, TokenList)
+    def get(self) -> Any:
+        """Every token, without secrets (admin)."""
+        return {"items": [token_info(t) for t in questlog().side_tables.tokens()]}
+
+
+@blp.route("/admin/tokens/<token>")
+class TokenResource(MethodView):
+    @blp.response(200, TokenInfo)
+    def delete(self, token: str) -> Any:
+        """Revoke a token by name or id (admin); it stops working at once."""
+        revoked = questlog().revoke_token(token)
+        return token_info(Token(revoked.id, revoked.name, revoked.admin, revoked=True))
+
+
+@blp.route("/campaigns/<campaign>/members")
+class Members(MethodView):
+    @blp.arguments(MemberCreate, example={"token_name": "bob", "role": "player", "seat": "B"})
+    @blp.response(201, Member)
+    def post(self, body: dict[str, Any], campaign: str) -> Any:
+        """Give a token a role on this campaign (owner)."""
+        cid = campaign_id(campaign)
+        app = questlog()
+        app.campaign(cid)
+        name = body.get("token_id") or body.get("token_name")
+        if not name:
+            raise InvalidInput.field("token_name", "name a token (token_name or token_id)")
+        token = app.side_tables.find_token(name)
+        if token is None:
+            raise NotFound(f"No token named or numbered {name!r}.")
+        member = Membership(str(cid), token.id, body["role"], body.get("seat"))
+        app.side_tables.set_member(member)
+        return {"token_id": token.id, "role": member.role, "seat": member.seat}
+
+    @blp.response(200, MemberList)
+    def get(self, campaign: str) -> Any:
+        """Who holds which role on this campaign (owner)."""
+        cid = campaign_id(campaign)
+        app = questlog()
+        app.campaign(cid)
+        return {
+            "items": [
+                {"token_id": m.token_id, "role": m.role, "seat": m.seat}
+                for m in app.side_tables.members(str(cid))
+            ]
+        }
+
+
+def label() -> str | None:
+    """The caller as the log names it, or None when auth is off."""
+    token = caller()
+    return None if token is None else actor_label(token)
