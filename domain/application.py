@@ -133,6 +133,8 @@ class Questlog(Application):  # type: ignore[type-arg]
         for campaign in objs:
             processing_event.events.extend(campaign.collect_events())
             processing_event.aggregates[campaign.id] = campaign
+        # Every event's actor is recorded beside it (its hash covers it, see Campaign._trigger).
+        kwargs.setdefault("actor", actor_label(current_actor()))
         processing_event.saved_kwargs.update(kwargs)
         recordings = self._record(processing_event)
         self._take_snapshots(processing_event)
@@ -603,7 +605,8 @@ class Questlog(Application):  # type: ignore[type-arg]
     def audit(self, campaign_id: UUID) -> AuditReport:
         """Re-check the chain and every revealed server roll; list rollbacks and rerolls."""
         self.campaign(campaign_id)
-        return audit_stream(self.mapper, self.stored_events(campaign_id))
+        actors = self.side_tables.actors(str(campaign_id))
+        return audit_stream(self.mapper, self.stored_events(campaign_id), actors)
 
     def timeline(self, campaign: Campaign) -> Timeline:
         """The campaign's active history: which versions its rollbacks undid."""

@@ -95,8 +95,13 @@ class AuditReport:
         return result
 
 
-def audit_stream(mapper: Mapper[Any], stored: Iterable[StoredEvent]) -> AuditReport:
-    """Audit a campaign's stored events in version order."""
+def audit_stream(
+    mapper: Mapper[Any],
+    stored: Iterable[StoredEvent],
+    actors: Mapping[int, str] | None = None,
+) -> AuditReport:
+    """Audit a campaign's stored events in version order (``actors``: who caused each one)."""
+    actors = actors or {}
     report = AuditReport()
     revealed: dict[str, str] = {}
     server_rolls: list[tuple[int, dict[str, Any]]] = []
@@ -127,6 +132,7 @@ def audit_stream(mapper: Mapper[Any], stored: Iterable[StoredEvent]) -> AuditRep
             timestamp=fields["timestamp"],
             data=chain.split_event_fields(fields),
             prev_hash=fields.get("prev_hash", ""),
+            actor=actors.get(version),
         )
         if computed != stored_hash:
             report.bad(version, "the event's hash does not match its contents")

@@ -18,6 +18,7 @@ from eventsourcing.domain import Aggregate
 from eventsourcing.utils import get_topic, register_topic
 
 from domain import chain, patch
+from domain.access import actor_label, current_actor
 from domain.dice import DiceExpression, DiceSource, Draw
 from domain.engine import Context, GameRules
 from domain.errors import InvalidInput, NotFound, RuleViolation
@@ -266,6 +267,7 @@ class Campaign(Aggregate):
             timestamp=timestamp,
             data=data,
             prev_hash=chain.GENESIS_HASH,
+            actor=actor_label(current_actor()),
         )
         return cls._create(
             cls.Created,
@@ -288,6 +290,9 @@ class Campaign(Aggregate):
             timestamp=timestamp,
             data=data,
             prev_hash=self.head_hash,
+            # The actor is stored beside the event (questlog_actors); hashing it here makes a
+            # changed or deleted actor row break the chain like any other edit.
+            actor=actor_label(current_actor()),
         )
         super().trigger_event(
             event_class, timestamp=timestamp, prev_hash=self.head_hash, hash=digest, **data

@@ -3,11 +3,12 @@
 An event's hash covers everything stored about it. The canonical form is the JSON object
 
     {"campaign_id": str, "version": int, "type": str, "timestamp": str,
-     "data": {...}, "prev_hash": str}
+     "data": {...}, "prev_hash": str, "actor": str}
 
 written with sorted keys, no insignificant white space (separators "," and ":"), UTF-8 without
 ASCII escaping. UUIDs are written as their lower-case hyphenated string, datetimes with
-``datetime.isoformat()``; ``data`` holds every other field the event stores. ``GET
+``datetime.isoformat()``; ``data`` holds every other field the event stores; ``actor`` (who
+caused the event, stored beside it in ``questlog_actors``) is present when the event has one. ``GET
 /campaigns/{id}/events`` returns exactly these fields, so anyone can recompute each hash.
 """
 
@@ -52,9 +53,10 @@ def event_body(
     timestamp: datetime,
     data: Mapping[str, Any],
     prev_hash: str,
+    actor: str | None = None,
 ) -> dict[str, Any]:
-    """The object whose canonical JSON is hashed."""
-    return {
+    """The object whose canonical JSON is hashed (with ``actor`` when the event has one)."""
+    body = {
         "campaign_id": str(campaign_id),
         "version": version,
         "type": event_type,
@@ -62,6 +64,9 @@ def event_body(
         "data": dict(data),
         "prev_hash": prev_hash,
     }
+    if actor is not None:
+        body["actor"] = actor
+    return body
 
 
 def hash_body(body: Mapping[str, Any]) -> str:
@@ -77,8 +82,9 @@ def event_hash(
     timestamp: datetime,
     data: Mapping[str, Any],
     prev_hash: str,
+    actor: str | None = None,
 ) -> str:
-    """The hash of one event, from its stored fields."""
+    """The hash of one event, from its stored fields and the actor recorded beside it."""
     return hash_body(
         event_body(
             campaign_id=campaign_id,
@@ -87,6 +93,7 @@ def event_hash(
             timestamp=timestamp,
             data=data,
             prev_hash=prev_hash,
+            actor=actor,
         )
     )
 

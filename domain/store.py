@@ -65,6 +65,7 @@ class SideTables:
     """Seeds and idempotency records, written in the events' transaction (dialect-neutral SQL)."""
 
     placeholder = "?"
+    write_options: dict[str, Any] = {}
     datastore: Any
 
     def _table(self, name: str) -> str:
@@ -105,6 +106,7 @@ class SideTables:
                         "VALUES (?, ?, ?)"
                     ),
                     (str(stored.originator_id), stored.originator_version, actor),
+                    **self.write_options,
                 )
         owner: Membership | None = kwargs.get("owner")
         if owner is not None:
@@ -114,6 +116,7 @@ class SideTables:
                     "VALUES (?, ?, ?, ?)"
                 ),
                 (owner.campaign_id, owner.token_id, owner.role, owner.seat),
+                **self.write_options,
             )
         seed: SeedRecord | None = kwargs.get("seed")
         if seed is not None:
@@ -123,6 +126,7 @@ class SideTables:
                     "VALUES (?, ?, ?)"
                 ),
                 (seed.commitment, seed.campaign_id, seed.seed),
+                **self.write_options,
             )
         record: IdempotencyRecord | None = kwargs.get("idempotency")
         if record is not None:
@@ -132,6 +136,7 @@ class SideTables:
                     "(scope, key, fingerprint, response) VALUES (?, ?, ?, ?)"
                 ),
                 (record.scope, record.key, record.fingerprint, json.dumps(record.response)),
+                **self.write_options,
             )
 
     def seed_for(self, commitment: str) -> str | None:
@@ -300,11 +305,32 @@ class PostgresRecorder(SideTables, PostgresApplicationRecorder):
     """The PostgreSQL application recorder with the side tables."""
 
     placeholder = "%s"
+    # These rows are written inside eventsourcing's pipelined insert. psycopg prepares a statement
+    # after a few executions, and a pipeline that fails (a version conflict) can drop the prepared
+    # statement while psycopg still believes it exists ("prepared statement ... does not exist").
+    write_options: dict[str, Any] = {"prepare": False}
 
     def __init__(self, datastore: Any, **kwargs: Any) -> None:
+        # Before super().__init__, which opens the pool's first connections.
+        pool = datastore.pool
+        configure = pool._configure
+
+        def unprepared(connection: Any) -> None:
+            if configure is not None:
+                configure(connection)
+            connection.prepare_threshold = None
+            connection.cursor_factory = _unprepared_cursor(connection.cursor_factory)
+
+        pool._configure = unprepared
         super().__init__(datastore, **kwargs)
         sql: Any = es_postgres.SQL  # type: ignore[attr-defined]  # psycopg's, via eventsourcing
         self.sql_create_statements.extend(sql(s) for s in self.side_table_statements())
+
+    def _lock_table(self, curs: Any) -> None:
+        # eventsourcing prepares the lock statements, which run inside the pipelined insert; a
+        # pipeline that fails on a version conflict can leave that prepare half-done.
+        for statement in self.lock_table_statements:
+            curs.execute(statement, prepare=False)
 
     def _table(self, name: str) -> str:
         return f'"{self.datastore.schema}".{name}'
@@ -312,6 +338,30 @@ class PostgresRecorder(SideTables, PostgresApplicationRecorder):
     def _insert_events(self, curs: Any, stored_events: Any, **kwargs: Any) -> None:
         self.insert_side_rows(curs, stored_events, **kwargs)
         super()._insert_events(curs, stored_events, **kwargs)
+
+
+_UNPREPARED: dict[type[Any], type[Any]] = {}
+
+
+def _unprepared_cursor(base: type[Any]) -> type[Any]:
+    """psycopg's cursor class, with every statement run unprepared.
+
+    eventsourcing asks psycopg to prepare its statements. After a pipelined insert fails on a
+    version conflict, psycopg can believe in a prepared statement the server no longer has
+    ("prepared statement _pg3_1 does not exist"), and a later read fails. Unprepared statements
+    cost a parse each, which is small beside the round trip.
+    """
+    if base in _UNPREPARED.values():
+        return base
+    if base not in _UNPREPARED:
+
+        class UnpreparedCursor(base):  # type: ignore[misc]
+            def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
+                kwargs["prepare"] = False
+                return super().execute(query, params, **kwargs)
+
+        _UNPREPARED[base] = UnpreparedCursor
+    return _UNPREPARED[base]
 
 
 @dataclass(frozen=True)

@@ -179,15 +179,22 @@ def test_every_event_records_its_actor(cast: Cast) -> None:
     assert actors == ["owner", "player"]
 
 
-def test_events_stored_without_an_actor_still_load_and_verify(questlog: Questlog) -> None:
+def test_events_stored_before_actors_were_recorded_still_load_and_verify(
+    questlog: Questlog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Events stored before access control have no actor row and were hashed without one.
+    monkeypatch.setattr("domain.campaign.actor_label", lambda token: None)
+    monkeypatch.setattr("domain.application.actor_label", lambda token: None)
     created = questlog.create_campaign(
         game="quest-calendar", name="Before access control", respond=lambda c, _v: {"id": str(c.id)}
     )
     cid = UUID(created.response["id"])
     questlog.roll(cid, notation="d20", purpose="before")
+    monkeypatch.undo()
+    questlog.roll(cid, notation="d20", purpose="after")
     cast = Cast(questlog)
     events = cast.as_("admin").get(f"/campaigns/{cid}/events").json["items"]
-    assert [e["actor"] for e in events] == ["system", "system"]
+    assert [e["actor"] for e in events] == [None, None, "system"]
     assert cast.as_("admin").get(f"/campaigns/{cid}/audit").json["ok"] is True
 
 

@@ -103,6 +103,8 @@ def _canonical_hash(campaign_id: str, event: dict[str, Any]) -> str:
         "data": event["data"],
         "prev_hash": event["prev_hash"],
     }
+    if event.get("actor") is not None:
+        body["actor"] = event["actor"]
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

@@ -13,7 +13,7 @@ from uuid import UUID
 
 from domain import chain
 from domain.application import Questlog
-from domain.audit import AuditReport, audit_stream
+from domain.audit import AuditReport
 from domain.campaign import Campaign
 
 NewCampaign = Callable[..., UUID]
@@ -25,7 +25,7 @@ FACE = re.compile(rb'"face":(\d+)')
 
 def audit(app: Questlog, campaign_id: UUID) -> AuditReport:
     """Audit the campaign's stored events."""
-    return audit_stream(app.mapper, app.stored_events(campaign_id))
+    return app.audit(campaign_id)
 
 
 def rolled(app: Questlog, new_campaign: NewCampaign) -> UUID:
@@ -196,6 +196,7 @@ def test_a_rehashed_forgery_of_the_last_event_breaks_the_clients_receipt(
         timestamp=last.timestamp,
         data=chain.split_event_fields(fields),
         prev_hash=last.prev_hash,
+        actor="system",
     )
     forged = app.mapper.to_stored_event(Campaign.DiceRolled(**fields))
 
@@ -206,3 +207,25 @@ def test_a_rehashed_forgery_of_the_last_event_breaks_the_clients_receipt(
     assert report.chain_ok is True
     assert report.as_dict(receipt=receipt)["receipt"]["in_chain"] is False
     assert report.as_dict(receipt=receipt)["ok"] is False
+
+
+def test_an_edited_or_deleted_actor_row_breaks_the_chain(
+    app: Questlog, new_campaign: NewCampaign
+) -> None:
+    campaign_id = rolled(app, new_campaign)
+    tables = app.side_tables
+    mark = "%s" if tables.placeholder == "%s" else "?"
+    actors = tables._table("questlog_actors")
+    with tables.datastore.transaction(commit=True) as cursor:
+        cursor.execute(
+            f"UPDATE {actors} SET actor = {mark} WHERE campaign_id = {mark} AND version = 3",
+            ("mallory#0", str(campaign_id)),
+        )
+        cursor.execute(
+            f"DELETE FROM {actors} WHERE campaign_id = {mark} AND version = 5",
+            (str(campaign_id),),
+        )
+    report = app.audit(campaign_id)
+    assert report.chain_ok is False
+    assert report.first_bad_version == 3
+    assert {p["version"] for p in report.problems} >= {3, 5}

@@ -15,7 +15,6 @@ from uuid import UUID
 import pytest
 
 from domain.application import Idempotency, Questlog
-from domain.audit import audit_stream
 from domain.campaign import Campaign
 from domain.errors import InvalidInput, NotFound, RuleViolation, StaleVersion
 from domain.house_rules import ROLLBACK_OVER_SERVER_ROLLS
@@ -430,7 +429,7 @@ def test_the_audit_lists_who_rolled_back_when_why_and_which_rolls(app: Questlog)
         "server_rolls_undone": 1,
         "undone_by": None,
     }
-    report = audit_stream(app.mapper, app.stored_events(cid))
+    report = app.audit(cid)
     assert report.rollbacks == app.audit(cid).rollbacks
 
 

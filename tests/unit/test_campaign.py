@@ -58,6 +58,7 @@ def test_hash_covers_the_data() -> None:
         timestamp=rolled.timestamp,
         data=chain.split_event_fields(fields),
         prev_hash=rolled.prev_hash,
+        actor="system",
     )
     assert recomputed == rolled.hash
     fields["rolls"] = [{**fields["rolls"][0], "total": 6}]
@@ -68,6 +69,7 @@ def test_hash_covers_the_data() -> None:
         timestamp=rolled.timestamp,
         data=chain.split_event_fields(fields),
         prev_hash=rolled.prev_hash,
+        actor="system",
     )
     assert tampered != rolled.hash
 
