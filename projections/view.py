@@ -290,6 +290,21 @@ def page(
     }
 
 
+def campaign_rows(
+    table: str, campaign_id: str, filters: dict[str, Any], *, include_undone: bool
+) -> tuple[str, list[Any]]:
+    """The SELECT of one campaign's rows of a table, for ``page``: equality filters (None: any)."""
+    conditions = ["campaign_id = ?"]
+    params: list[Any] = [campaign_id]
+    for column, value in filters.items():
+        if value is not None:
+            conditions.append(f"{column} = ?")
+            params.append(value)
+    if not include_undone:
+        conditions.append("undone_by IS NULL")
+    return f"SELECT * FROM {{{table}}} WHERE " + " AND ".join(conditions), params
+
+
 def row_basics(row: dict[str, Any]) -> dict[str, Any]:
     """The common fields of a row: campaign, version, whether undone and by which rollback."""
     undone_by = row.get("undone_by")

@@ -31,6 +31,7 @@ from projections.view import (
     ROW_COLUMNS,
     ROW_KEY,
     View,
+    campaign_rows,
     follow,
     handles,
     page,
@@ -339,15 +340,8 @@ def debt_ledger(
     limit: int = 100,
 ) -> dict[str, Any]:
     """A campaign's ledger entries in order, optionally of one hero, cause or kind of entry."""
-    conditions = ["campaign_id = ?"]
-    params: list[Any] = [campaign_id]
-    for column, value in (("hero_id", hero_id), ("cause", cause), ("entry", entry)):
-        if value is not None:
-            conditions.append(f"{column} = ?")
-            params.append(value)
-    if not include_undone:
-        conditions.append("undone_by IS NULL")
-    template = "SELECT * FROM {ledger} WHERE " + " AND ".join(conditions)
+    filters = {"hero_id": hero_id, "cause": cause, "entry": entry}
+    template, params = campaign_rows("ledger", campaign_id, filters, include_undone=include_undone)
     return page(
         store, DebtLedger.name, template, params, after=after, limit=limit, item=_entry_item
     )

@@ -15,7 +15,16 @@ from domain.timeline import Timeline
 from projections.events import Recorded
 from projections.schema import table
 from projections.store import ViewStore
-from projections.view import CREATED, ROW_COLUMNS, ROW_KEY, View, handles, page, row_basics
+from projections.view import (
+    CREATED,
+    ROW_COLUMNS,
+    ROW_KEY,
+    View,
+    campaign_rows,
+    handles,
+    page,
+    row_basics,
+)
 
 EXHAUSTION = table(
     *ROW_COLUMNS,
@@ -160,17 +169,9 @@ def exhaustion_history(
     limit: int = 100,
 ) -> dict[str, Any]:
     """A match's exhaustion changes in order, optionally of one party or one night."""
-    conditions = ["campaign_id = ?"]
-    params: list[Any] = [campaign_id]
-    if party is not None:
-        conditions.append("party = ?")
-        params.append(party)
-    if night is not None:
-        conditions.append("night = ?")
-        params.append(night)
-    if not include_undone:
-        conditions.append("undone_by IS NULL")
-    template = "SELECT * FROM {exhaustion} WHERE " + " AND ".join(conditions)
+    template, params = campaign_rows(
+        "exhaustion", campaign_id, {"party": party, "night": night}, include_undone=include_undone
+    )
     return page(
         store, ExhaustionHistory.name, template, params, after=after, limit=limit, item=_item
     )

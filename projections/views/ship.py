@@ -23,6 +23,7 @@ from projections.view import (
     ROW_COLUMNS,
     ROW_KEY,
     View,
+    campaign_rows,
     follow,
     handles,
     page,
@@ -184,14 +185,10 @@ def ship_history(
     limit: int = 100,
 ) -> dict[str, Any]:
     """A campaign's compartment Integrity changes in order, optionally of one compartment."""
-    conditions = ["campaign_id = ?"]
-    params: list[Any] = [campaign_id]
-    if compartment is not None:
-        conditions.append("compartment = ?")
-        params.append(str(compartment))
-    if not include_undone:
-        conditions.append("undone_by IS NULL")
-    template = "SELECT * FROM {ship_history} WHERE " + " AND ".join(conditions)
+    key = None if compartment is None else str(compartment)
+    template, params = campaign_rows(
+        "ship_history", campaign_id, {"compartment": key}, include_undone=include_undone
+    )
     return page(store, ShipHistory.name, template, params, after=after, limit=limit, item=_change)
 
 
@@ -205,12 +202,7 @@ def ship_losses(
     limit: int = 100,
 ) -> dict[str, Any]:
     """The crew (``kind="crew"``) and upgrades (``"upgrade"``) a campaign's ship lost."""
-    conditions = ["campaign_id = ?"]
-    params: list[Any] = [campaign_id]
-    if kind is not None:
-        conditions.append("kind = ?")
-        params.append(kind)
-    if not include_undone:
-        conditions.append("undone_by IS NULL")
-    template = "SELECT * FROM {ship_losses} WHERE " + " AND ".join(conditions)
+    template, params = campaign_rows(
+        "ship_losses", campaign_id, {"kind": kind}, include_undone=include_undone
+    )
     return page(store, ShipHistory.name, template, params, after=after, limit=limit, item=_loss)

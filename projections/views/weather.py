@@ -15,7 +15,7 @@ from domain.timeline import Timeline
 from projections.events import Recorded
 from projections.schema import table
 from projections.store import ViewStore
-from projections.view import ROW_COLUMNS, ROW_KEY, View, handles, page, row_basics
+from projections.view import ROW_COLUMNS, ROW_KEY, View, campaign_rows, handles, page, row_basics
 
 WEATHER = table(
     *ROW_COLUMNS,
@@ -175,12 +175,7 @@ def weather_history(
     limit: int = 100,
 ) -> dict[str, Any]:
     """A match's nights in order with their space, weather and wind."""
-    conditions = ["campaign_id = ?"]
-    params: list[Any] = [campaign_id]
-    if weather is not None:
-        conditions.append("weather = ?")
-        params.append(weather)
-    if not include_undone:
-        conditions.append("undone_by IS NULL")
-    template = "SELECT * FROM {weather} WHERE " + " AND ".join(conditions)
+    template, params = campaign_rows(
+        "weather", campaign_id, {"weather": weather}, include_undone=include_undone
+    )
     return page(store, WeatherHistory.name, template, params, after=after, limit=limit, item=_item)
