@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 import time
@@ -34,10 +35,19 @@ from domain.errors import (
     NotFound,
     QuestlogError,
     StaleVersion,
+    StoreUnavailable,
 )
 from domain.games import rules_for
 from domain.house_rules import book
-from domain.store import IdempotencyRecord, SeedRecord, SideTables, StoreConfig
+from domain.store import (
+    TRANSIENT_ERRORS,
+    IdempotencyRecord,
+    SeedRecord,
+    SideTables,
+    StoreConfig,
+    limit_retries,
+    never_sent,
+)
 from domain.timeline import Timeline
 
 # Importing the game packages registers their commands, house rules and event types.
@@ -53,6 +63,14 @@ COMMAND_ATTEMPTS = 8
 MAX_VERSION = 2**62
 SNAPSHOT_INTERVAL = 100
 MAX_PAGE = 1000
+STORE_RETRY_SECONDS = 2.0
+"""How long a command keeps trying through store failures that stored nothing, before a 503."""
+DISK_FULL_RETRY_AFTER = 30
+log = logging.getLogger("questlog.store")
+
+
+class WriteNotStored(Exception):
+    """The store failed during a command's write, and the command is certainly not stored."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +137,9 @@ class Questlog(Application):  # type: ignore[type-arg]
         full_env.update(env or {})
         with self.config.creation_lock():
             super().__init__(env=full_env)
+        limit_retries(self.recorder)
+        if self.snapshots is not None:
+            limit_retries(self.snapshots.recorder)
         self._seeds: dict[str, str] = {}
         self._locks: weakref.WeakValueDictionary[UUID, threading.Lock] = (
             weakref.WeakValueDictionary()
@@ -137,9 +158,16 @@ class Questlog(Application):  # type: ignore[type-arg]
         kwargs.setdefault("actor", actor_label(current_actor()))
         processing_event.saved_kwargs.update(kwargs)
         recordings = self._record(processing_event)
-        self._take_snapshots(processing_event)
+        self._after_record(processing_event)
         self._notify(recordings)
         return recordings
+
+    def _after_record(self, processing_event: Any) -> None:
+        """Take due snapshots; the events are stored already, so a failure here fails nothing."""
+        try:
+            self._take_snapshots(processing_event)
+        except TRANSIENT_ERRORS as error:
+            log.warning("snapshot not taken (the events are stored): %s", error)
 
     def _take_snapshots(self, processing_event: Any) -> None:
         """Take each snapshot from the campaign in hand, not by re-reading the log.
@@ -181,6 +209,7 @@ class Questlog(Application):  # type: ignore[type-arg]
         origin: dict[str, Any] | None = None,
         respond: Respond | None = None,
         idempotency: Idempotency | None = None,
+        public: bool | None = None,
     ) -> Outcome:
         """Start a campaign with its house rules, its game's setup and a committed server seed."""
         rules = book(game).resolve(house_rules)
@@ -194,6 +223,7 @@ class Questlog(Application):  # type: ignore[type-arg]
             origin=origin,
             respond=respond,
             idempotency=idempotency,
+            public=public,
         )
 
     def start_campaign(
@@ -207,28 +237,38 @@ class Questlog(Application):  # type: ignore[type-arg]
         origin: dict[str, Any] | None = None,
         respond: Respond | None = None,
         idempotency: Idempotency | None = None,
+        public: bool | None = None,
     ) -> Outcome:
-        """Start a campaign from the house rules in force and a game state (creation, forks)."""
+        """Start a campaign from the house rules in force and a game state (creation, forks).
+
+        ``public`` (if given) is stored with the creation event, in the same transaction.
+        """
         check_text("name", name, MAX_NAME_LENGTH)
         if client_seed is not None:
             check_text("client_seed", client_seed, MAX_CLIENT_SEED_LENGTH)
-        replay = self.replayed(idempotency)
-        if replay is not None:
-            return replay
-        campaign_id = uuid4()
-        seed = dicelib.new_server_seed()
-        campaign = Campaign.start(
-            campaign_id=campaign_id,
-            game=game,
-            name=name,
-            house_rules=house_rules,
-            commitment=dicelib.commitment_of(seed),
-            client_seed=client_seed or dicelib.new_client_seed(),
-            origin=origin,
-            state=state,
-        )
-        seed_record = SeedRecord(str(campaign_id), dicelib.commitment_of(seed), seed)
-        return self._save(campaign, None, respond, idempotency, seed=seed_record)
+
+        def start() -> Outcome:
+            replay = self.replayed(idempotency)
+            if replay is not None:
+                return replay
+            campaign_id = uuid4()
+            seed = dicelib.new_server_seed()
+            campaign = Campaign.start(
+                campaign_id=campaign_id,
+                game=game,
+                name=name,
+                house_rules=house_rules,
+                commitment=dicelib.commitment_of(seed),
+                client_seed=client_seed or dicelib.new_client_seed(),
+                origin=origin,
+                state=deepcopy(state),
+            )
+            seed_record = SeedRecord(str(campaign_id), dicelib.commitment_of(seed), seed)
+            return self._save(
+                campaign, None, respond, idempotency, seed=seed_record, public=public
+            )
+
+        return self._through_store_failures(start)
 
     def roll(
         self,
@@ -349,9 +389,35 @@ class Questlog(Application):  # type: ignore[type-arg]
     ) -> Outcome:
         """Load, decide, save; retry when a concurrent writer took the version first."""
         with self._command_lock(campaign_id):
-            return self._execute(
-                campaign_id, decide, respond, expected_version, idempotency, seed_holder
+            return self._through_store_failures(
+                lambda: self._execute(
+                    campaign_id, decide, respond, expected_version, idempotency, seed_holder
+                )
             )
+
+    def _through_store_failures(self, run: Callable[[], Outcome]) -> Outcome:
+        """Run a command, and run it again while the store fails without storing it.
+
+        Running it again decides it again from the stored state: server dice are drawn at the
+        stored nonce, so the same faces come up and nothing is rerolled. After
+        ``STORE_RETRY_SECONDS`` (or at once for a full disk) the failure is a
+        ``StoreUnavailable`` saying the command was not stored. A read that fails (eventsourcing
+        has already retried it) stored nothing either.
+        """
+        deadline = time.monotonic() + STORE_RETRY_SECONDS
+        delay = 0.05
+        while True:
+            try:
+                return run()
+            except WriteNotStored as failed:
+                cause = failed.__cause__
+                if is_disk_full(cause) or time.monotonic() + delay > deadline:
+                    raise unavailable(cause, stored=False) from cause
+                log.warning("write failed and is not stored; deciding again: %s", cause)
+            except TRANSIENT_ERRORS as error:
+                raise unavailable(error, stored=False) from error
+            time.sleep(random.uniform(delay / 2, delay))
+            delay *= 2
 
     def _command_lock(self, campaign_id: UUID) -> threading.Lock:
         """One lock per campaign, so this process's commands on it never race each other."""
@@ -429,7 +495,14 @@ class Questlog(Application):  # type: ignore[type-arg]
         idempotency: Idempotency | None,
         *,
         seed: SeedRecord | None = None,
+        public: bool | None = None,
     ) -> Outcome:
+        """Store the command's events with their side rows; find out what a lost commit did.
+
+        Each save carries a new attempt id, stored in the events' transaction. If the store fails
+        (a connection lost, perhaps after the commit), ``attempt_stored`` tells whether this
+        attempt is in the store: then the command succeeded, and is never decided again.
+        """
         response = respond(campaign, value) if respond else {"value": value}
         record = None
         if idempotency is not None:
@@ -440,21 +513,39 @@ class Questlog(Application):  # type: ignore[type-arg]
         owner = None
         if actor is not None and campaign.version == len(campaign.pending_events):
             owner = Membership(str(campaign.id), actor.id, "owner")
+        attempt = uuid4().hex
         try:
             self.save(
-                campaign, seed=seed, idempotency=record, actor=actor_label(actor), owner=owner
+                campaign,
+                seed=seed,
+                idempotency=record,
+                actor=actor_label(actor),
+                owner=owner,
+                public=public,
+                attempt=attempt,
             )
         except IntegrityError:
             replay = self.replayed(idempotency)
             if replay is not None:
                 return replay
             raise
+        except TRANSIENT_ERRORS as error:
+            if never_sent(error) or not self._attempt_stored(attempt, error):
+                raise WriteNotStored(str(error)) from error
+            log.warning("the store failed after committing attempt %s: %s", attempt, error)
         if self.repository.cache is not None:
             # The next command on this campaign starts from the saved aggregate instead of
             # reading back and re-applying the events it just wrote (fast-forward still picks up
             # other processes' events; this process's commands on a campaign are serialised).
             self.repository.cache.put(campaign.id, campaign)
         return Outcome(response)
+
+    def _attempt_stored(self, attempt: str, error: Exception) -> bool:
+        """Whether a failed write's attempt is stored; a 503 (stored: unknown) if nobody knows."""
+        try:
+            return self.side_tables.attempt_stored(attempt)
+        except TRANSIENT_ERRORS as lookup_error:
+            raise unavailable(error, stored=None) from lookup_error
 
     # -- tokens ---------------------------------------------------------------------------
 
@@ -611,6 +702,38 @@ class Questlog(Application):  # type: ignore[type-arg]
     def timeline(self, campaign: Campaign) -> Timeline:
         """The campaign's active history: which versions its rollbacks undid."""
         return Timeline.of(campaign.rollbacks, campaign.version)
+
+
+def is_disk_full(error: BaseException | None) -> bool:
+    """Whether a store error (or its cause) says the disk is full (PostgreSQL or SQLite)."""
+    while error is not None:
+        if getattr(error, "sqlstate", None) == "53100":
+            return True
+        if getattr(error, "sqlite_errorname", None) == "SQLITE_FULL":
+            return True
+        if "No space left on device" in str(error):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def unavailable(error: BaseException | None, *, stored: bool | None) -> StoreUnavailable:
+    """The retryable failure to answer for a store error."""
+    if is_disk_full(error):
+        return StoreUnavailable(
+            "The store's disk is full."
+            + (" Nothing was stored." if stored is False else ""),
+            stored=stored,
+            disk_full=True,
+            retry_after=DISK_FULL_RETRY_AFTER,
+        )
+    what = {
+        False: "Nothing was stored; the request may be sent again.",
+        True: "The command was stored.",
+        None: "Whether the command was stored could not be found out; send it again with "
+        "the same Idempotency-Key to be safe.",
+    }[stored]
+    return StoreUnavailable(f"The store is unavailable. {what}", stored=stored)
 
 
 def with_verdict(

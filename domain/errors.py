@@ -48,3 +48,21 @@ class StaleVersion(QuestlogError):
 
 class ConcurrencyConflict(QuestlogError):
     """Concurrent writers kept winning; the command was not stored and may be sent again."""
+
+
+class StoreUnavailable(QuestlogError):
+    """The store failed in a way the client may retry: a lost connection, a database restarting,
+    a lock timeout, a full disk.
+
+    ``stored`` says what became of the command: False (nothing was stored), True (it was, but its
+    answer could not be built) or None (it could not be found out: retry with the same
+    ``Idempotency-Key`` to be safe). ``disk_full`` marks the store's disk as full.
+    """
+
+    def __init__(
+        self, message: str, *, stored: bool | None, disk_full: bool = False, retry_after: int = 1
+    ) -> None:
+        super().__init__(message)
+        self.stored = stored
+        self.disk_full = disk_full
+        self.retry_after = retry_after

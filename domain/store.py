@@ -7,12 +7,17 @@ Tables sit beside eventsourcing's ``stored_events``:
 - ``questlog_idempotency``: the first response to each ``Idempotency-Key``.
 - ``questlog_actors``: who caused each event, keyed by (campaign, version).
 - ``questlog_members``: the owner a new campaign gets from the token that created it (other
-  memberships, ``questlog_access`` (public or not) and ``questlog_tokens`` are written on their
-  own: they are not part of any campaign's log).
+  memberships and ``questlog_tokens`` are written on their own: they are not part of any
+  campaign's log).
+- ``questlog_access``: whether a campaign is public, written with its creation event.
+- ``questlog_attempts``: one row per stored command attempt, so that after a commit whose answer
+  was lost (the connection dropped) the application can find out whether the attempt is stored.
 
-Seeds, idempotency records, actors and owners are written by the application recorder *inside
-the same transaction* as the events of the command that needs them, so a crash stores either the
-whole command or none of it. Tokens are stored only as SHA-256 hashes of their secrets.
+Seeds, idempotency records, actors, owners, access flags and attempts are written by the
+application recorder *inside the same transaction* as the events of the command that needs them,
+and *after* the events, so a version conflict is the events' unique key failing at once and a
+crash stores either the whole command or none of it. Tokens are stored only as SHA-256 hashes of
+their secrets.
 """
 
 from __future__ import annotations
@@ -20,16 +25,19 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
 from eventsourcing import postgres as es_postgres
+from eventsourcing.persistence import InterfaceError, InternalError, OperationalError
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
 from eventsourcing.sqlite import SQLiteApplicationRecorder
+from psycopg_pool import PoolTimeout
 
 from domain.access import Membership, Token
 
@@ -40,6 +48,61 @@ ACTORS_TABLE = "questlog_actors"
 TOKENS_TABLE = "questlog_tokens"
 MEMBERS_TABLE = "questlog_members"
 ACCESS_TABLE = "questlog_access"
+ATTEMPTS_TABLE = "questlog_attempts"
+APPLICATION_NAME = "questlog"
+"""PostgreSQL ``application_name`` of every connection (``questlog/<schema>``), so an operator
+can tell the service's connections apart in ``pg_stat_activity``."""
+TRANSIENT_ERRORS = (OperationalError, InterfaceError, InternalError)
+"""Store failures that say nothing about the request: a lost connection, a database restarting,
+a lock timeout, a full disk. A read may simply be tried again; a write may or may not be stored."""
+READ_ATTEMPTS = 4
+READ_BACKOFF_SECONDS = 0.05
+RETRIED_READS = ("select_events", "select_notifications", "max_notification_id")
+"""eventsourcing's PostgreSQL reads, which it retries 10 times 0.2 s apart; see limit_retries."""
+T = TypeVar("T")
+
+
+def never_sent(error: BaseException | None) -> bool:
+    """Whether a store error came before any statement was sent (no connection could be had)."""
+    while error is not None:
+        if isinstance(error, PoolTimeout):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def read_with_retries(read: Callable[[], T]) -> T:
+    """Run a read, trying again after a transient failure (a pooled connection found dead).
+
+    A read that could not even get a connection has waited the pool's whole timeout already
+    (the database is down or restarting): it is not tried again.
+    """
+    for attempt in range(READ_ATTEMPTS):
+        try:
+            return read()
+        except TRANSIENT_ERRORS as error:
+            if attempt == READ_ATTEMPTS - 1 or never_sent(error):
+                raise
+            time.sleep(READ_BACKOFF_SECONDS * 2**attempt)
+    raise AssertionError("unreachable")
+
+
+def limit_retries(recorder: Any) -> None:
+    """Give a recorder's reads our bounded retries instead of eventsourcing's 10 x 0.2 s.
+
+    While PostgreSQL is down, each of eventsourcing's retries first waits the pool's timeout, so
+    one read could take half a minute before the client heard anything.
+    """
+    for name in RETRIED_READS:
+        method = getattr(type(recorder), name, None)
+        undecorated = getattr(method, "__wrapped__", None)
+        if undecorated is None:
+            continue
+
+        def bounded(*args: Any, _read: Any = undecorated, **kwargs: Any) -> Any:
+            return read_with_retries(lambda: _read(recorder, *args, **kwargs))
+
+        setattr(recorder, name, bounded)
 
 
 @dataclass(frozen=True)
@@ -90,13 +153,35 @@ class SideTables:
             "PRIMARY KEY (campaign_id, token_id))",
             f"CREATE TABLE IF NOT EXISTS {self._table(ACCESS_TABLE)} ("
             "campaign_id TEXT PRIMARY KEY, public INTEGER NOT NULL)",
+            f"CREATE TABLE IF NOT EXISTS {self._table(ATTEMPTS_TABLE)} ("
+            "attempt TEXT PRIMARY KEY, campaign_id TEXT NOT NULL, version INTEGER NOT NULL)",
         ]
 
     def _sql(self, statement: str) -> str:
         return statement.replace("?", self.placeholder)
 
     def insert_side_rows(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
-        """Insert the seed, idempotency, actor and owner rows that ride along with events."""
+        """Insert the rows that ride along with events (called after the events' insert)."""
+        attempt: str | None = kwargs.get("attempt")
+        if attempt is not None and stored_events:
+            first = stored_events[0]
+            cursor.execute(
+                self._sql(
+                    f"INSERT INTO {self._table(ATTEMPTS_TABLE)} (attempt, campaign_id, version) "
+                    "VALUES (?, ?, ?)"
+                ),
+                (attempt, str(first.originator_id), first.originator_version),
+                **self.write_options,
+            )
+        public: bool | None = kwargs.get("public")
+        if public is not None and stored_events:
+            cursor.execute(
+                self._sql(
+                    f"INSERT INTO {self._table(ACCESS_TABLE)} (campaign_id, public) VALUES (?, ?)"
+                ),
+                (str(stored_events[0].originator_id), int(public)),
+                **self.write_options,
+            )
         actor: str | None = kwargs.get("actor")
         if actor is not None:
             for stored in stored_events:
@@ -141,28 +226,43 @@ class SideTables:
 
     def seed_for(self, commitment: str) -> str | None:
         """The secret seed behind a commitment, or None if this store never had it."""
-        with self.datastore.transaction(commit=False) as cursor:
-            cursor.execute(
-                self._sql(f"SELECT seed FROM {self._table(SEEDS_TABLE)} WHERE commitment = ?"),
-                (commitment,),
-            )
-            row = cursor.fetchone()
-        return None if row is None else str(row["seed"])
+        rows = self._fetch(
+            f"SELECT seed FROM {self._table(SEEDS_TABLE)} WHERE commitment = ?", (commitment,)
+        )
+        return str(rows[0]["seed"]) if rows else None
 
     def idempotent_response(self, scope: str, key: str) -> tuple[str, dict[str, Any]] | None:
         """The fingerprint and stored response of an earlier request with this key."""
-        with self.datastore.transaction(commit=False) as cursor:
-            cursor.execute(
-                self._sql(
-                    f"SELECT fingerprint, response FROM {self._table(IDEMPOTENCY_TABLE)} "
-                    "WHERE scope = ? AND key = ?"
-                ),
-                (scope, key),
-            )
-            row = cursor.fetchone()
-        if row is None:
+        rows = self._fetch(
+            f"SELECT fingerprint, response FROM {self._table(IDEMPOTENCY_TABLE)} "
+            "WHERE scope = ? AND key = ?",
+            (scope, key),
+        )
+        if not rows:
             return None
-        return str(row["fingerprint"]), json.loads(row["response"])
+        return str(rows[0]["fingerprint"]), json.loads(rows[0]["response"])
+
+    def attempt_stored(self, attempt: str) -> bool:
+        """Whether a command attempt's events are in the store.
+
+        Asked after a write whose outcome was lost. It first waits for every event insert still in
+        flight (they hold the events table's write lock until they commit or roll back), so the
+        answer is final: an attempt not stored now never will be.
+        """
+
+        def read() -> bool:
+            with self.datastore.transaction(commit=False) as cursor:
+                self.wait_for_writers(cursor)
+                cursor.execute(
+                    self._sql(f"SELECT 1 FROM {self._table(ATTEMPTS_TABLE)} WHERE attempt = ?"),
+                    (attempt,),
+                )
+                return cursor.fetchone() is not None
+
+        return read_with_retries(read)
+
+    def wait_for_writers(self, cursor: Any) -> None:
+        """Wait until no other transaction is writing events (SQLite: nothing to wait for)."""
 
     def actors(self, campaign_id: str) -> dict[int, str]:
         """Who caused each event of a campaign, by version (events stored before: absent)."""
@@ -175,9 +275,12 @@ class SideTables:
     # -- tokens and memberships (not part of any campaign's log) ---------------------------
 
     def _fetch(self, statement: str, params: tuple[Any, ...]) -> list[Any]:
-        with self.datastore.transaction(commit=False) as cursor:
-            cursor.execute(self._sql(statement), params)
-            return list(cursor.fetchall())
+        def read() -> list[Any]:
+            with self.datastore.transaction(commit=False) as cursor:
+                cursor.execute(self._sql(statement), params)
+                return list(cursor.fetchall())
+
+        return read_with_retries(read)
 
     def _write(self, statement: str, params: tuple[Any, ...]) -> None:
         with self.datastore.transaction(commit=True) as cursor:
@@ -297,8 +400,9 @@ class SQLiteRecorder(SideTables, SQLiteApplicationRecorder):
         return [*super().construct_create_table_statements(), *self.side_table_statements()]
 
     def _insert_events(self, c: Any, stored_events: Any, **kwargs: Any) -> Any:
+        notification_ids = super()._insert_events(c, stored_events, **kwargs)
         self.insert_side_rows(c, stored_events, **kwargs)
-        return super()._insert_events(c, stored_events, **kwargs)
+        return notification_ids
 
 
 class PostgresRecorder(SideTables, PostgresApplicationRecorder):
@@ -314,10 +418,12 @@ class PostgresRecorder(SideTables, PostgresApplicationRecorder):
         # Before super().__init__, which opens the pool's first connections.
         pool = datastore.pool
         configure = pool._configure
+        label = f"{APPLICATION_NAME}/{datastore.schema}"[:63]
 
         def unprepared(connection: Any) -> None:
             if configure is not None:
                 configure(connection)
+            connection.execute("SELECT set_config('application_name', %s, false)", (label,))
             connection.prepare_threshold = None
             connection.cursor_factory = _unprepared_cursor(connection.cursor_factory)
 
@@ -335,9 +441,31 @@ class PostgresRecorder(SideTables, PostgresApplicationRecorder):
     def _table(self, name: str) -> str:
         return f'"{self.datastore.schema}".{name}'
 
-    def _insert_events(self, curs: Any, stored_events: Any, **kwargs: Any) -> None:
+    def insert_events(self, stored_events: Any, **kwargs: Any) -> Any:
+        """Insert events and their side rows in one transaction, and never send it twice.
+
+        eventsourcing retries a failed insert on ``OperationalError``; when the failure was a
+        connection lost after the commit, that retry hits the unique key and looks like another
+        writer's conflict, so the command would be decided and stored again. Here a failure is
+        raised as it is, and the application asks ``attempt_stored`` what happened.
+        """
+        insert: Any = PostgresApplicationRecorder.insert_events
+        return insert.__wrapped__(self, stored_events, **kwargs)
+
+    def _fetch_ids_after_insert_events(self, curs: Any, stored_events: Any, **kwargs: Any) -> Any:
+        # Called inside the pipelined transaction right after the events' insert was synced, so a
+        # version conflict has already been raised as the events' IntegrityError.
+        notification_ids = super()._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
         self.insert_side_rows(curs, stored_events, **kwargs)
-        super()._insert_events(curs, stored_events, **kwargs)
+        return notification_ids
+
+    def wait_for_writers(self, cursor: Any) -> None:
+        """Take a lock that conflicts with the events table's write lock, and so waits for it."""
+        cursor.execute("SET LOCAL lock_timeout = '5s'", prepare=False)
+        cursor.execute(
+            f'LOCK TABLE "{self.datastore.schema}"."{self.events_table_name}" IN SHARE MODE',
+            prepare=False,
+        )
 
 
 _UNPREPARED: dict[type[Any], type[Any]] = {}
@@ -410,6 +538,8 @@ class StoreConfig:
                 POSTGRES_POOL_SIZE="4",
                 POSTGRES_MAX_OVERFLOW="16",
                 POSTGRES_LOCK_TIMEOUT="10",
+                POSTGRES_CONNECT_TIMEOUT="3",
+                POSTGRES_PRE_PING="y",
                 POSTGRES_ENABLE_DB_FUNCTIONS="no",
                 APPLICATION_RECORDER_TOPIC="domain.store:PostgresRecorder",
             )

@@ -61,8 +61,8 @@ class Campaigns(MethodView):
             setup=body["setup"],
             respond=respond_created,
             idempotency=idempotency(),
+            public=body["public"],
         )
-        app.side_tables.set_public(outcome.response["body"]["id"], body["public"])
         return reply(outcome)
 
     @blp.arguments(schemas.PageQuery, location="query")

@@ -8,6 +8,7 @@ from typing import Any
 from flask import Flask, Response, json, request
 from werkzeug.exceptions import HTTPException
 
+from domain.application import unavailable
 from domain.errors import (
     ConcurrencyConflict,
     InvalidInput,
@@ -15,7 +16,9 @@ from domain.errors import (
     QuestlogError,
     RuleViolation,
     StaleVersion,
+    StoreUnavailable,
 )
+from domain.store import TRANSIENT_ERRORS
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger("questlog.api")
@@ -73,7 +76,32 @@ def domain_problem(error: QuestlogError) -> Response:
         )
     if isinstance(error, ConcurrencyConflict):
         return problem(409, "Concurrent update", error.message, slug="concurrent-update")
+    if isinstance(error, StoreUnavailable):
+        return store_problem(error)
     return problem(400, "Bad request", error.message, slug="bad-request")
+
+
+def store_problem(error: StoreUnavailable) -> Response:
+    """503 (507 for a full disk) with ``Retry-After`` and whether the command was stored."""
+    log.warning("store unavailable on %s %s: %s", request.method, request.path, error.message)
+    if error.disk_full:
+        status, title, slug = 507, "Insufficient storage", "disk-full"
+    else:
+        status, title, slug = 503, "Store unavailable", "store-unavailable"
+    return problem(
+        status,
+        title,
+        error.message,
+        slug=slug,
+        headers={"Retry-After": str(error.retry_after)},
+        stored=error.stored,
+    )
+
+
+def transient_problem(error: Exception) -> Response:
+    """A store failure outside a command (a read, a token or member write): retryable."""
+    writes = request.method not in ("GET", "HEAD", "OPTIONS")
+    return store_problem(unavailable(error, stored=None if writes else False))
 
 
 def http_problem(error: HTTPException) -> Response:
@@ -105,6 +133,8 @@ def register(app: Flask) -> None:
     """Install the handlers on the Flask app."""
     app.register_error_handler(QuestlogError, domain_problem)
     app.register_error_handler(HTTPException, http_problem)
+    for transient in TRANSIENT_ERRORS:
+        app.register_error_handler(transient, transient_problem)
 
     @app.errorhandler(Exception)
     def unexpected(error: Exception) -> Response:
