@@ -264,9 +264,7 @@ class Questlog(Application):  # type: ignore[type-arg]
                 state=deepcopy(state),
             )
             seed_record = SeedRecord(str(campaign_id), dicelib.commitment_of(seed), seed)
-            return self._save(
-                campaign, None, respond, idempotency, seed=seed_record, public=public
-            )
+            return self._save(campaign, None, respond, idempotency, seed=seed_record, public=public)
 
         return self._through_store_failures(start)
 
@@ -721,8 +719,7 @@ def unavailable(error: BaseException | None, *, stored: bool | None) -> StoreUna
     """The retryable failure to answer for a store error."""
     if is_disk_full(error):
         return StoreUnavailable(
-            "The store's disk is full."
-            + (" Nothing was stored." if stored is False else ""),
+            "The store's disk is full." + (" Nothing was stored." if stored is False else ""),
             stored=stored,
             disk_full=True,
             retry_after=DISK_FULL_RETRY_AFTER,

@@ -6,6 +6,7 @@ Both act on loopback only and stop what they start.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -28,10 +29,8 @@ class _Link:
     def close(self) -> None:
         self.closed = True
         for sock in (self.client, self.server):
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             sock.close()
 
 
