@@ -67,11 +67,9 @@ class CommitCutter:
     def stop(self) -> None:
         """Refuse new connections and cut every open one."""
         self._stopping = True
-        try:
-            # Wakes the thread blocked in accept(); close() alone would leave it accepting.
+        # Wakes the thread blocked in accept(); close() alone would leave it accepting.
+        with contextlib.suppress(OSError):
             self._listener.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         self._listener.close()
         for link in list(self._links):
             link.close()
