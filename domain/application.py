@@ -145,6 +145,8 @@ class Questlog(Application):  # type: ignore[type-arg]
             weakref.WeakValueDictionary()
         )
         self._locks_guard = threading.Lock()
+        self._shared: set[UUID] = set()
+        """Campaigns another process has written lately (see ``_working_copy``)."""
 
     def save(self, *objs: Any, **kwargs: Any) -> Any:
         """Save campaigns: eventsourcing's save without its two runtime Protocol checks."""
@@ -386,7 +388,7 @@ class Questlog(Application):  # type: ignore[type-arg]
         seed_holder: dict[str, SeedRecord] | None = None,
     ) -> Outcome:
         """Load, decide, save; retry when a concurrent writer took the version first."""
-        with self._command_lock(campaign_id):
+        with self._command_lock(campaign_id), self.side_tables.campaign_write_lock(campaign_id):
             return self._through_store_failures(
                 lambda: self._execute(
                     campaign_id, decide, respond, expected_version, idempotency, seed_holder
@@ -435,9 +437,11 @@ class Questlog(Application):  # type: ignore[type-arg]
         idempotency: Idempotency | None,
         seed_holder: dict[str, SeedRecord] | None,
     ) -> Outcome:
-        # Another process may still take the version first: reload and decide again.
+        # Another process may still take the version first: reload and decide again. The first
+        # retry goes at once (the usual conflict is this process's cached copy being behind the
+        # store; the campaign lock keeps others out meanwhile); later ones back off with jitter.
         for attempt in range(COMMAND_ATTEMPTS):
-            if attempt:
+            if attempt > 1:
                 time.sleep(random.uniform(0, 0.005 * 2**attempt))
             replay = self.replayed(idempotency)
             if replay is not None:
@@ -458,6 +462,7 @@ class Questlog(Application):  # type: ignore[type-arg]
             try:
                 return self._save(campaign, value, respond, idempotency, seed=seed)
             except IntegrityError:
+                self._shared.add(campaign_id)
                 if expected_version is not None:
                     latest = self.campaign(campaign_id).version
                     raise StaleVersion(expected_version, latest) from None
@@ -473,6 +478,10 @@ class Questlog(Application):  # type: ignore[type-arg]
         newer events: commands here are serialised per campaign and every save puts the saved
         campaign back in the cache, so only another process can have moved it on, and then the
         save's unique (campaign, version) key refuses it and the retry reloads from the store.
+
+        A campaign another process has written lately (a save of ours conflicted) is read up to
+        date first instead, until a read finds nothing new: two processes taking turns on one
+        campaign would otherwise pay a refused write on every command.
         """
         cache = self.repository.cache
         if optimistic and cache is not None:
@@ -482,7 +491,12 @@ class Questlog(Application):  # type: ignore[type-arg]
                 pass
             else:
                 if isinstance(cached, Campaign):
-                    return deepcopy(cached)
+                    if campaign_id not in self._shared:
+                        return deepcopy(cached)
+                    current = self.campaign(campaign_id)
+                    if current.version == cached.version:
+                        self._shared.discard(campaign_id)
+                    return current
         return self.campaign(campaign_id)
 
     def _save(

@@ -24,14 +24,16 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
+from uuid import UUID
 
 from eventsourcing import postgres as es_postgres
 from eventsourcing.persistence import InterfaceError, InternalError, OperationalError
@@ -43,6 +45,10 @@ from domain.access import Membership, Token
 
 SEEDS_TABLE = "questlog_seeds"
 SETUP_LOCK_KEY = 0x51_75_65_73_74  # "Quest": the advisory lock held while creating tables
+CAMPAIGN_LOCK_SPACE = 0x51_4C  # "QL": first key of the per-campaign advisory locks
+CAMPAIGN_LOCK_TIMEOUT = "2s"
+"""How long a command waits for another process's command on the same campaign before it goes on
+without the lock (the events' unique version key still refuses a stale write)."""
 IDEMPOTENCY_TABLE = "questlog_idempotency"
 ACTORS_TABLE = "questlog_actors"
 TOKENS_TABLE = "questlog_tokens"
@@ -60,6 +66,7 @@ READ_BACKOFF_SECONDS = 0.05
 RETRIED_READS = ("select_events", "select_notifications", "max_notification_id")
 """eventsourcing's PostgreSQL reads, which it retries 10 times 0.2 s apart; see limit_retries."""
 T = TypeVar("T")
+log = logging.getLogger("questlog.store")
 
 
 def never_sent(error: BaseException | None) -> bool:
@@ -264,6 +271,14 @@ class SideTables:
     def wait_for_writers(self, cursor: Any) -> None:
         """Wait until no other transaction is writing events (SQLite: nothing to wait for)."""
 
+    @contextmanager
+    def campaign_write_lock(self, campaign_id: UUID) -> Iterator[None]:
+        """Hold the campaign's lock across processes while a command decides and saves.
+
+        On SQLite this does nothing: one file has one writer at a time anyway.
+        """
+        yield
+
     def actors(self, campaign_id: str) -> dict[int, str]:
         """Who caused each event of a campaign, by version (events stored before: absent)."""
         rows = self._fetch(
@@ -459,6 +474,36 @@ class PostgresRecorder(SideTables, PostgresApplicationRecorder):
         self.insert_side_rows(curs, stored_events, **kwargs)
         return notification_ids
 
+    @contextmanager
+    def campaign_write_lock(self, campaign_id: UUID) -> Iterator[None]:
+        """A transaction-scoped advisory lock on the campaign, held while a command runs.
+
+        Without it, two processes writing one campaign race: the one that just wrote holds the
+        newest state and keeps winning, while the other reloads, conflicts and backs off. With
+        it they take turns (PostgreSQL grants waiting locks in order). It is for fairness, not
+        correctness: if it cannot be had within ``CAMPAIGN_LOCK_TIMEOUT`` (or its connection is
+        lost), the command goes on without it and the unique version key refuses a stale write.
+        """
+        held = ExitStack()
+        try:
+            cursor = held.enter_context(self.datastore.transaction(commit=False))
+            cursor.execute(
+                "SELECT set_config('lock_timeout', %s, true), pg_advisory_xact_lock(%s, %s)",
+                (
+                    CAMPAIGN_LOCK_TIMEOUT,
+                    CAMPAIGN_LOCK_SPACE,
+                    int.from_bytes(campaign_id.bytes[:4], "big", signed=True),
+                ),
+                prepare=False,
+            )
+        except TRANSIENT_ERRORS as error:
+            log.warning("campaign %s: going on without its lock: %s", campaign_id, error)
+            _release(held)
+        try:
+            yield
+        finally:
+            _release(held)
+
     def wait_for_writers(self, cursor: Any) -> None:
         """Take a lock that conflicts with the events table's write lock, and so waits for it."""
         cursor.execute("SET LOCAL lock_timeout = '5s'", prepare=False)
@@ -466,6 +511,14 @@ class PostgresRecorder(SideTables, PostgresApplicationRecorder):
             f'LOCK TABLE "{self.datastore.schema}"."{self.events_table_name}" IN SHARE MODE',
             prepare=False,
         )
+
+
+def _release(held: ExitStack) -> None:
+    """End the lock's transaction; a lost connection has released the lock already."""
+    try:
+        held.close()
+    except TRANSIENT_ERRORS as error:
+        log.warning("campaign lock released with its connection: %s", error)
 
 
 _UNPREPARED: dict[type[Any], type[Any]] = {}

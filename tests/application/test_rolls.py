@@ -10,7 +10,9 @@ from typing import Any
 from uuid import UUID
 
 import pytest
+from eventsourcing.persistence import IntegrityError
 
+from domain import dice as dicelib
 from domain.application import Idempotency, Questlog
 from domain.campaign import Campaign
 from domain.errors import ConcurrencyConflict, InvalidInput, RuleViolation, StaleVersion
@@ -620,3 +622,32 @@ def test_repeated_conflicts_between_two_processes_never_break_later_writes(
         second.roll(campaign_id, notation="d6", purpose="second")
     assert first.campaign(campaign_id).version == 25
     assert first.audit(campaign_id).chain_ok is True
+
+
+def test_a_stale_write_is_refused_as_a_version_conflict_at_its_first_try(
+    make_app: Callable[[], Questlog],
+) -> None:
+    # Issue 10, point 2: side rows (actors, attempts) once went before the events, so on
+    # PostgreSQL a stale write failed as "pipeline aborted", which eventsourcing retried ten times
+    # 0.2 s apart before the command loop ever saw a conflict.
+    first, second = make_app(), make_app()
+    created = first.create_campaign(
+        game="quest-calendar", name="stale", respond=lambda c, _: {"id": str(c.id)}
+    )
+    campaign_id = UUID(str(created.response["id"]))
+    stale = first.campaign(campaign_id)
+    second.roll(campaign_id, notation="d20", purpose="elsewhere")
+    stale.roll(dicelib.parse("d20"), "stale", first.server_dice(stale))
+    inserts = []
+    insert = first.recorder.insert_events
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        inserts.append(1)
+        return insert(*args, **kwargs)
+
+    first.recorder.insert_events = counted  # type: ignore[method-assign]
+    with pytest.raises(IntegrityError):
+        first.save(stale, actor="system", attempt="stale-attempt")
+    assert len(inserts) == 1
+    assert first.side_tables.attempt_stored("stale-attempt") is False
+    assert first.campaign(campaign_id).version == 2
