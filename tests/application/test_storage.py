@@ -16,8 +16,8 @@ import pytest
 
 from domain.application import Questlog
 from domain.campaign import Campaign
-from domain.store import SEEDS_TABLE, StoreConfig
-from tests.conftest import SETUPS
+from domain.store import ATTEMPTS_TABLE, SEEDS_TABLE, StoreConfig
+from tests.conftest import SETUPS, RawStore
 
 NewCampaign = Callable[..., UUID]
 
@@ -228,3 +228,24 @@ def test_the_secret_seed_is_stored_only_in_the_seed_table_until_revealed(
     new_secret = app.secret_seed(app.campaign(campaign_id).dice["commitment"])
     for table in tables:
         assert (new_secret.encode() in raw.table_bytes(table)) == (table == SEEDS_TABLE)
+
+
+def test_a_store_written_before_attempt_ids_loads_verifies_and_takes_commands(
+    store_config: StoreConfig, raw: RawStore, app: Questlog, new_campaign: Callable[..., UUID]
+) -> None:
+    # Releases before issue 10 had no questlog_attempts table and wrote the access flag apart.
+    campaign_id = new_campaign()
+    app.roll(campaign_id, notation="d20", purpose="old release")
+    app.close()
+    raw._run(f"DROP TABLE {ATTEMPTS_TABLE}")
+    assert ATTEMPTS_TABLE not in raw.tables()
+
+    reopened = Questlog(store_config)
+    try:
+        assert reopened.audit(campaign_id).ok is True
+        reopened.roll(campaign_id, notation="d20", purpose="new release")
+        assert reopened.campaign(campaign_id).version == 3
+        assert reopened.audit(campaign_id).ok is True
+        assert len(raw._run(f"SELECT attempt FROM {ATTEMPTS_TABLE}")) == 1
+    finally:
+        reopened.close()
