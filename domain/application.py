@@ -47,6 +47,7 @@ from domain.store import (
     StoreConfig,
     limit_retries,
     never_sent,
+    server_refused,
 )
 from domain.timeline import Timeline
 
@@ -542,7 +543,11 @@ class Questlog(Application):  # type: ignore[type-arg]
                 return replay
             raise
         except TRANSIENT_ERRORS as error:
-            if never_sent(error) or not self._attempt_stored(attempt, error):
+            if (
+                never_sent(error)
+                or server_refused(error)
+                or not self._attempt_stored(attempt, error)
+            ):
                 raise WriteNotStored(str(error)) from error
             log.warning("the store failed after committing attempt %s: %s", attempt, error)
         if self.repository.cache is not None:

@@ -78,6 +78,22 @@ def never_sent(error: BaseException | None) -> bool:
     return False
 
 
+def server_refused(error: BaseException | None) -> bool:
+    """Whether PostgreSQL answered a statement with an error, so its transaction is rolled back.
+
+    A lock timeout, a full disk or a failed constraint comes back as an error with its SQLSTATE
+    while the connection lives on: that transaction never commits. Only a lost connection (class
+    08, an operator's intervention such as ``pg_terminate_backend`` in class 57, or no SQLSTATE at
+    all) leaves the outcome open.
+    """
+    while error is not None:
+        sqlstate = getattr(error, "sqlstate", None)
+        if sqlstate:
+            return not str(sqlstate).startswith(("08", "57"))
+        error = error.__cause__ or error.__context__
+    return False
+
+
 def read_with_retries(read: Callable[[], T]) -> T:
     """Run a read, trying again after a transient failure (a pooled connection found dead).
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+import psycopg
 import pytest
 from flask.testing import FlaskClient
 
@@ -229,5 +230,27 @@ def test_connection_cuts_under_load_never_store_a_request_twice(
                 assert stored[purpose] <= 1, (purpose, body)
         assert max(stored.values()) == 1
         assert app.audit(UUID(campaign["id"])).chain_ok is True
+    finally:
+        app.close()
+
+
+def test_a_lock_timeout_answers_not_stored_and_the_service_goes_on(
+    schema_config: StoreConfig, postgres_url: str
+) -> None:
+    app = Questlog(schema_config, env={"QUESTLOG_POSTGRES_LOCK_TIMEOUT": "1"})
+    try:
+        client = create_app(app, auth=False, rate_limit=0, TESTING=True).test_client()
+        campaign = client.post("/campaigns", json={"game": "quest-calendar", "name": "locked"}).json
+        table = f'"{schema_config.postgres_schema}"."{app.recorder.events_table_name}"'
+        with psycopg.connect(postgres_url) as holder:
+            holder.execute(f"LOCK TABLE {table} IN EXCLUSIVE MODE")
+            refused = client.post(f"/campaigns/{campaign['id']}/rolls", json={"dice": "d20"})
+        assert refused.status_code == 503, refused.json
+        assert refused.json["stored"] is False
+        assert refused.headers["Retry-After"] == "1"
+
+        after = client.post(f"/campaigns/{campaign['id']}/rolls", json={"dice": "d20"})
+        assert after.status_code == 201
+        assert after.json["version"] == 2
     finally:
         app.close()
