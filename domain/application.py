@@ -111,9 +111,12 @@ class ReportedDice:
                 f"not enough faces: the next roll needs {len(wanted)} ({dice}), "
                 f"{len(remaining)} left after the {self.used} already used",
             )
-        read = dicelib.read_reported_faces(wanted, remaining[: len(wanted)])
+        shown = remaining[: len(wanted)]
+        read = dicelib.read_reported_faces(wanted, shown)
         self.used += len(wanted)
-        return dicelib.Draw(faces=read, source="reported", proof=None)
+        return dicelib.Draw(
+            faces=read, source="reported", proof=None, raw=dicelib.shown_faces(shown)
+        )
 
     def check_all_used(self) -> None:
         """Refuse faces the command never needed."""

@@ -1,8 +1,9 @@
 """Re-checking a campaign's log: the hash chain, every stored byte, every revealed server roll.
 
 The audit also reports the time travel in the log: every rollback (who, when, why, which rolls it
-undid), the rerolls (an undone roll followed by a later active roll for the same purpose) and the
-server rolls undone under the ``flag`` policy.
+undid), the rerolls (an undone roll followed by a later active roll for the same purpose), the
+server rolls undone under the ``flag`` policy, and the fate rerolls (a roll recorded as replacing
+an earlier one by a game's fate-reroll rule, e.g. G-CB-12), each with the roll it replaced.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ class AuditReport:
     rollbacks: list[dict[str, Any]] = field(default_factory=list)
     rerolls: list[dict[str, Any]] = field(default_factory=list)
     flagged_rolls: list[str] = field(default_factory=list)
+    fate_rerolls: list[dict[str, Any]] = field(default_factory=list)
 
     def bad(self, version: int, problem: str) -> None:
         """Record a broken event; the first one is the first bad version."""
@@ -88,6 +90,7 @@ class AuditReport:
             "rollbacks": self.rollbacks,
             "rerolls": {"count": len(self.rerolls), "items": self.rerolls},
             "flagged_rolls": self.flagged_rolls,
+            "fate_rerolls": {"count": len(self.fate_rerolls), "items": self.fate_rerolls},
         }
         if receipt is not None:
             result["receipt"] = {"head": receipt, "in_chain": receipt in self.hashes}
@@ -233,6 +236,35 @@ class History:
                     roll for roll in rollback["undone_rolls"] if sources.get(roll) == "server"
                 )
         report.rerolls = rerolls(self.rolls, timeline)
+        report.fate_rerolls = fate_rerolls(self.rolls, timeline)
+
+
+def fate_rerolls(rolls: list[dict[str, Any]], timeline: Timeline) -> list[dict[str, Any]]:
+    """Each roll that replaced an earlier one by a fate reroll, with the roll it replaced.
+
+    ``replaced_found`` is False if the named roll is not an earlier roll of the log.
+    """
+    seen: dict[str, dict[str, Any]] = {}
+    found: list[dict[str, Any]] = []
+    for record in rolls:
+        original = record.get("fate_reroll_of")
+        if original is not None:
+            replaced = seen.get(str(original))
+            found.append(
+                {
+                    "roll_id": record.get("roll_id"),
+                    "fate_reroll_of": original,
+                    "replaced_found": replaced is not None,
+                    "replaced_total": None if replaced is None else replaced.get("total"),
+                    "total": record.get("total"),
+                    "purpose": record.get("purpose"),
+                    "source": record.get("source"),
+                    "version": record["version"],
+                    "undone_by": timeline.undone_by(int(record["version"])),
+                }
+            )
+        seen[str(record.get("roll_id"))] = record
+    return found
 
 
 def rerolls(rolls: list[dict[str, Any]], timeline: Timeline) -> list[dict[str, Any]]:

@@ -345,7 +345,9 @@ class Campaign(Aggregate):
         The events share one timestamp, the moment the command was decided: that is how a
         version in the middle of a command is told from the end of one (``domain.timetravel``).
         """
-        emitted = game.run(self.state, self.house_rules, command, self.checked_dice(dice))
+        emitted = game.run(
+            self.state, self.house_rules, command, self.checked_dice(dice), version=self.version
+        )
         moment = GameEvent.create_timestamp()
         recorded = []
         for pending in emitted:

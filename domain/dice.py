@@ -177,6 +177,9 @@ class Draw:
     faces: list[int]
     source: str  # "server" | "reported"
     proof: dict[str, Any] | None
+    raw: list[Any] | None = None
+    """The faces as the player reported them, where a reading differs (QC-08, QC-09): a lone
+    d10's 0 (read 10), a d100's ``{"tens", "units"}`` pair."""
 
 
 class DiceSource(Protocol):
@@ -399,6 +402,11 @@ def _read_face(where: str, n: int, face: object) -> int | str:
             f" 00 + 0 reads as 100)"
         )
     return f"{where}: {face} is not a face of a d{n} (1..{n})"
+
+
+def shown_faces(faces: Sequence[object]) -> list[Any]:
+    """The reported faces as stored beside their readings: plain JSON copies."""
+    return [dict(face) if isinstance(face, Mapping) else face for face in faces]
 
 
 def read_reported_faces(sides: Sequence[int], faces: Sequence[object]) -> list[int]:

@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 from domain import patch
 from domain.dice import DiceExpression, DiceSource, evaluate, parse
-from domain.errors import InvalidInput, RuleViolation
+from domain.errors import InvalidInput, QuestlogError, RuleViolation
 
 _MISSING: Any = object()
 DiceSet = tuple[str, set[int]]
@@ -134,8 +134,13 @@ class Context:
         house_rules: Mapping[str, Any],
         dice: DiceSource,
         dice_set: DiceSet | None = None,
+        version: int | None = None,
     ) -> None:
         self.state: dict[str, Any] = deepcopy(dict(state))
+        self.version = version
+        """The campaign's version before this command (None outside a campaign)."""
+        self.last_roll_id: str | None = None
+        """The id the last roll will have once its event is stored ("<version>-<n>")."""
         self.house = dict(house_rules)
         self.dice = dice
         self.dice_set = dice_set
@@ -143,8 +148,18 @@ class Context:
         self._mark = deepcopy(self.state)
         self._rolls: list[dict[str, Any]] = []
 
-    def roll(self, notation: str | DiceExpression, purpose: str) -> dict[str, Any]:
-        """Roll dice now; the record (faces, total, source, proof) goes into the next event."""
+    def roll(
+        self,
+        notation: str | DiceExpression,
+        purpose: str,
+        *,
+        fate_reroll_of: str | None = None,
+    ) -> dict[str, Any]:
+        """Roll dice now; the record (faces, total, source, proof) goes into the next event.
+
+        ``fate_reroll_of`` names the roll this one replaces by a fate reroll: the record keeps it,
+        so the roll log and the audit show the new roll as that roll's fate reroll.
+        """
         expression = notation if isinstance(notation, DiceExpression) else parse(notation)
         if self.dice_set is not None:
             rule, allowed = self.dice_set
@@ -154,6 +169,9 @@ class Context:
                 self.refuse(rule, f"{purpose}: the campaign's dice set has no {names}")
         draw = self.dice.draw(expression.sides)
         outcome = evaluate(expression, draw.faces)
+        for die, shown in zip(outcome.dice, draw.raw or (), strict=False):
+            if shown != die["face"]:
+                die["raw"] = shown  # what the player saw, beside its reading (QC-08, QC-09)
         record: dict[str, Any] = {
             "purpose": purpose,
             "notation": expression.notation,
@@ -164,7 +182,11 @@ class Context:
         }
         if draw.proof is not None:
             record["proof"] = dict(draw.proof)
+        if fate_reroll_of is not None:
+            record["fate_reroll_of"] = fate_reroll_of
         self._rolls.append(record)
+        if self.version is not None:
+            self.last_roll_id = f"{self.version + len(self.events) + 1}-{len(self._rolls)}"
         return record
 
     def refuse(self, rule_id: str, message: str) -> NoReturn:
@@ -191,6 +213,17 @@ class Context:
 
 
 Handler = Callable[[Context, Args], None]
+
+
+class _Rolled(Exception):
+    """A trial run of a command reached its first roll (see ``GameRules.own_refusal``)."""
+
+
+class _NoDice:
+    """Dice that end a trial run at its first roll."""
+
+    def draw(self, sides: Any) -> Any:
+        raise _Rolled
 
 
 @dataclass(frozen=True)
@@ -243,6 +276,30 @@ class GameRules:
             raise InvalidInput.field("type", f"unknown command; this game knows: {known}")
         return self.commands[name]
 
+    def own_refusal(
+        self,
+        spec: CommandSpec,
+        state: Mapping[str, Any],
+        house_rules: Mapping[str, Any],
+        command: Mapping[str, Any],
+    ) -> dict[str, str] | None:
+        """The rule that would refuse a command by itself, with no decision pending.
+
+        The handler runs on a copy of the state without the pending decision, with dice that stop
+        it at its first roll: a command that gets as far as rolling is not refused by its own
+        rules. Nothing of this run is kept.
+        """
+        unblocked = {**state, "pending": None}
+        try:
+            spec.handler(Context(unblocked, house_rules, _NoDice()), Args(command))
+        except RuleViolation as refusal:
+            return {"rule": refusal.rule_id, "detail": refusal.reason}
+        except (QuestlogError, _Rolled):
+            return None
+        except Exception:
+            return None
+        return None
+
     def initial_state(self, setup: Mapping[str, Any], house_rules: Mapping[str, Any]) -> Any:
         """The state a new campaign of this game starts with."""
         if self.setup is None:
@@ -258,19 +315,30 @@ class GameRules:
         house_rules: Mapping[str, Any],
         command: Mapping[str, Any],
         dice: DiceSource,
+        *,
+        version: int | None = None,
     ) -> list[PendingEvent]:
-        """Run one command against a state and return the events it emitted."""
+        """Run one command against a state (at campaign ``version``) and return its events."""
         args = Args(command)
         spec = self.spec(args.raw.get("type"))
         pending = state.get("pending")
         if pending and spec.name not in pending.get("commands", ()):
+            accepted = list(pending.get("commands", ()))
             raise RuleViolation(
                 pending.get("rule", "pending-decision"),
-                f"a decision is pending ({pending.get('decision')}); "
-                f"the next command must be one of {', '.join(pending.get('commands', ()))}",
+                f"a decision is pending ({pending.get('decision')}, for {pending.get('who')}); "
+                f"the next command must be one of {', '.join(accepted)}",
+                pending={
+                    "decision": pending.get("decision"),
+                    "who": pending.get("who"),
+                    "rule": pending.get("rule"),
+                    "commands": accepted,
+                    "options": pending.get("options"),
+                },
+                also=self.own_refusal(spec, state, house_rules, command),
             )
         allowed = self.dice_set(house_rules) if self.dice_set else None
-        context = Context(state, house_rules, dice, allowed)
+        context = Context(state, house_rules, dice, allowed, version)
         spec.handler(context, args)
         args.finish()
         return context.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class QuestlogError(Exception):
     """Base class of every error the domain raises on purpose."""
@@ -29,12 +31,26 @@ class InvalidInput(QuestlogError):
 
 
 class RuleViolation(QuestlogError):
-    """A game rule forbids the command; ``rule_id`` names it (QC-xx, CB-xx or a core rule)."""
+    """A game rule forbids the command; ``rule_id`` names it (QC-xx, CB-xx or a core rule).
 
-    def __init__(self, rule_id: str, message: str) -> None:
+    ``pending`` is the decision that blocks every other command (its type, who decides and the
+    commands accepted now), when that is the reason; ``also`` then names the rule that would
+    refuse the command on its own once the decision is made, if one would.
+    """
+
+    def __init__(
+        self,
+        rule_id: str,
+        message: str,
+        *,
+        pending: dict[str, Any] | None = None,
+        also: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(f"{rule_id}: {message}")
         self.rule_id = rule_id
         self.reason = message
+        self.pending = pending
+        self.also = also
 
 
 class StaleVersion(QuestlogError):

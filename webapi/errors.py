@@ -53,12 +53,18 @@ def domain_problem(error: QuestlogError) -> Response:
     if isinstance(error, NotFound):
         return problem(404, "Not found", error.message, slug="not-found")
     if isinstance(error, RuleViolation):
+        extra: dict[str, Any] = {}
+        if error.pending is not None:
+            extra["pending"] = error.pending
+        if error.also is not None:
+            extra["also"] = error.also
         return problem(
             409,
             "Forbidden by a game rule",
             error.reason,
             slug="rule-violation",
             rule=error.rule_id,
+            **extra,
         )
     if isinstance(error, StaleVersion):
         return problem(

@@ -143,7 +143,13 @@ class PageQuery(Schema):
 
 class Die(Schema):
     sides = fields.Integer()
-    face = fields.Integer()
+    face = fields.Integer(metadata={"description": "The reading (a lone d10's 0 reads 10)."})
+    raw = fields.Raw(
+        metadata={
+            "description": "What the player reported, where it differs from the reading: a "
+            'd10 0 (QC-08) or a d100 {"tens", "units"} pair (QC-09).'
+        }
+    )
     kept = fields.Boolean()
 
 
@@ -182,6 +188,9 @@ class Roll(Schema):
     total = fields.Integer()
     source = fields.String(metadata={"description": "server | reported"})
     proof = fields.Nested(Proof)
+    fate_reroll_of = fields.String(
+        metadata={"description": "The roll this one replaced by a fate reroll (G-CB-12)."}
+    )
     verified = fields.Boolean(
         allow_none=True, metadata={"description": "null while the seed is secret"}
     )
@@ -268,6 +277,12 @@ class Audit(Schema):
     )
     flagged_rolls = fields.List(
         fields.String(), metadata={"description": "Server rolls undone under the 'flag' policy."}
+    )
+    fate_rerolls = fields.Dict(
+        metadata={
+            "description": "count and items: rolls that replaced an earlier roll by a fate "
+            "reroll (G-CB-12), each with fate_reroll_of naming the roll it replaced"
+        }
     )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.calendar_board import night
+from domain.calendar_board import fate, night
 from domain.calendar_board import state as cb
 from domain.calendar_board.night import step
 from domain.engine import Args, Context
@@ -52,7 +52,13 @@ def legal_actions(party: dict[str, Any]) -> list[str]:
 
 
 def _request(
-    ctx: Context, decision: str, who: str, rule: str, command: str, options: Any, **context: Any
+    ctx: Context,
+    decision: str,
+    who: str,
+    rule: str,
+    command: str | list[str],
+    options: Any,
+    **context: Any,
 ) -> None:
     """Wait for a player's choice and record that the engine is waiting for it."""
     cb.ask(
@@ -60,7 +66,7 @@ def _request(
         decision=decision,
         who=who,
         rule=rule,
-        commands=[command],
+        commands=[command] if isinstance(command, str) else command,
         options=options,
         context=context,
     )
@@ -122,9 +128,10 @@ def night_action(ctx: Context, args: Args) -> None:
     if action == "sleep":
         _sleep(ctx, player, party)
     elif action == "rizz":
-        _rizz(ctx, player, party, partner)
+        if _rizz(ctx, player, party, partner):
+            return  # the player may spend a fate reroll on the contest first
     elif _ambush(ctx, player, party, order_index):
-        return  # the player chooses the piece, target and form first
+        return  # the player chooses the piece, target and form (or a fate reroll) first
     night.advance(ctx)
 
 
@@ -175,26 +182,61 @@ def rizz_defender(chart: list[int], exhaustion: int) -> int:
     return chart[max(0, min(exhaustion, len(chart) - 1))]
 
 
-def _rizz(ctx: Context, player: str, party: dict[str, Any], partner: str) -> None:
-    """CB-38: d20 + INT against the chart at the exhaustion before this action's +1."""
+def _rizz(ctx: Context, player: str, party: dict[str, Any], partner: str) -> bool:
+    """CB-38: d20 + INT against the chart at the exhaustion before this action's +1.
+
+    True while a failed contest waits for the player's fate-reroll decision (G-CB-12).
+    """
     before = party["exhaustion"]
     defender = rizz_defender(ctx.house["cb.rizz.chart"], before)
     die = ctx.roll("1d20", "rizz")["total"]
-    total = die + party["int_mod"]
+    success = _rizz_attempted(ctx, player, party, partner, defender, die)
+    if not success and rizz_wins(ctx, 20 + party["int_mod"], defender):
+        context = {"partner": partner, "defender_value": defender, "exhaustion_before": before}
+        if fate.offer(ctx, player=player, kind="rizz", context=context):
+            return True
+    _rizz_outcome(ctx, player, party, partner, success)
+    return False
+
+
+def rizz_wins(ctx: Context, total: int, defender: int) -> bool:
+    """CB-38, G-CB-26: the offender wins above the chart value (ties per ``cb.rizz.tieGoesTo``)."""
     tie_wins = ctx.house["cb.rizz.tieGoesTo"] == "offender"
-    success = total > defender or (tie_wins and total == defender)
+    return total > defender or (tie_wins and total == defender)
+
+
+def _rizz_attempted(
+    ctx: Context,
+    player: str,
+    party: dict[str, Any],
+    partner: str,
+    defender: int,
+    die: int,
+    **extra: Any,
+) -> bool:
+    """Record the contest just rolled; returns whether it succeeded."""
+    total = die + party["int_mod"]
+    success = rizz_wins(ctx, total, defender)
     ctx.emit(
         "RizzAttempted",
         player=player,
         party=player,
-        exhaustion_before=before,
+        exhaustion_before=party["exhaustion"],
         defender_value=defender,
         die_value=die,
         int_mod=party["int_mod"],
         total=total,
         success=success,
         chosen_partner_type=partner if success else None,
+        **extra,
     )
+    return success
+
+
+def _rizz_outcome(
+    ctx: Context, player: str, party: dict[str, Any], partner: str, success: bool
+) -> None:
+    """CB-38: a won contest brings the partner; either way the exhaustion follows (G-CB-28)."""
     if success:
         initial = ctx.house["cb.relationship.initial"]
         party["partner"] = partner
@@ -208,6 +250,26 @@ def _rizz(ctx: Context, player: str, party: dict[str, Any], partner: str) -> Non
             cause="rizzSuccess",
         )
     _exhaust(ctx, player, party, "rizz", gain=success or ctx.house["cb.rizz.exhaustionOnFail"])
+
+
+@fate.resolver("rizz")
+def rizz_after_fate(ctx: Context, context: dict[str, Any], rerolled: bool) -> None:
+    """G-CB-12: a rerolled contest's new result stands; a declined one stays failed."""
+    player, partner = context["player"], context["partner"]
+    party = ctx.state["parties"][player]
+    success = False
+    if rerolled:
+        die = fate.reroll(ctx, "1d20", "rizz", player, context)
+        success = _rizz_attempted(
+            ctx,
+            player,
+            party,
+            partner,
+            context["defender_value"],
+            die,
+            fate_reroll_of=context["roll_id"],
+        )
+    _rizz_outcome(ctx, player, party, partner, success)
 
 
 # -- ambush (CB-35) -----------------------------------------------------------------------------
@@ -232,26 +294,67 @@ def ambush_options(ctx: Context, player: str, d6: int) -> list[dict[str, Any]]:
 
 
 def _ambush(ctx: Context, player: str, party: dict[str, Any], order_index: int) -> bool:
-    """CB-35: roll 1d6; a miss moves nothing; a hit waits for the player's choice (True)."""
+    """CB-35: roll 1d6; a miss moves nothing; a hit waits for the player's choice (True).
+
+    A miss that another face would have turned into a hit first offers a fate reroll (G-CB-12),
+    and so does the choice after a hit: the reroll's new result stands.
+    """
     d6 = ctx.roll("1d6", "ambush")["total"]
+    return _ambush_rolled(ctx, player, party, order_index, d6, rerollable=True)
+
+
+def _ambush_rolled(
+    ctx: Context,
+    player: str,
+    party: dict[str, Any],
+    order_index: int,
+    d6: int,
+    *,
+    rerollable: bool,
+    **extra: Any,
+) -> bool:
+    """Record the ambush roll and what it reaches; True while a decision waits."""
+    roll_id = ctx.last_roll_id
     options = ambush_options(ctx, player, d6)
     candidates = sorted({o["piece"] for o in options})
-    ctx.emit("AmbushRolled", player=player, d6=d6, candidate_piece_ids=candidates)
+    ctx.emit("AmbushRolled", player=player, d6=d6, candidate_piece_ids=candidates, **extra)
+    rerollable = rerollable and fate.allowed(ctx, "ambush")
     if options:
-        _request(
-            ctx,
-            "ambush_target",
-            player,
-            "CB-35",
-            "choose_ambush",
-            options,
-            d6=d6,
-            order_index=order_index,
-        )
+        commands = ["choose_ambush", "fate_reroll"] if rerollable else "choose_ambush"
+        context: dict[str, Any] = {"d6": d6, "order_index": order_index}
+        if rerollable:
+            context.update(roll="ambush", roll_id=roll_id)
+        _request(ctx, "ambush_target", player, "CB-35", commands, options, **context)
         return True
+    could_hit = any(ambush_options(ctx, player, face) for face in range(1, 7))
+    if rerollable and could_hit:
+        context = {"d6": d6, "order_index": order_index}
+        if fate.offer(ctx, player=player, kind="ambush", context=context):
+            return True
     ctx.emit("AmbushMissed", player=player, d6=d6)
     _exhaust(ctx, player, party, "ambush", gain=True)
     return False
+
+
+@fate.resolver("ambush")
+def ambush_after_fate(ctx: Context, context: dict[str, Any], rerolled: bool) -> None:
+    """G-CB-12: a rerolled d6 is resolved as the ambush roll; a declined miss stays a miss."""
+    player, d6 = context["player"], context["d6"]
+    party = ctx.state["parties"][player]
+    if rerolled:
+        d6 = fate.reroll(ctx, "1d6", "ambush", player, context)
+        _ambush_rolled(
+            ctx,
+            player,
+            party,
+            context["order_index"],
+            d6,
+            rerollable=False,
+            fate_reroll_of=context["roll_id"],
+        )
+        return
+    ctx.emit("AmbushMissed", player=player, d6=d6)
+    _exhaust(ctx, player, party, "ambush", gain=True)
 
 
 @rules.command(

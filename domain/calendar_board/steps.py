@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from domain.calendar_board import modifiers, night
+from domain.calendar_board import fate, modifiers, night
 from domain.calendar_board import state as cb
 from domain.calendar_board.house_rules import CB_HOUSE_RULES
 from domain.calendar_board.night import step
@@ -265,20 +265,26 @@ def raise_annustar(ctx: Context, args: Args) -> None:
     summary="A player uses a fate reroll on a roll; refused for the kinds of roll the house "
     "rules forbid (always the calendar and wind rolls by default).",
     example={"type": "fate_reroll", "player": "A", "roll": "hail"},
-    rules=("CB-10",),
+    rules=("CB-10", "G-CB-12"),
+    resolves=(fate.FATE_DECISION,),
 )
 def fate_reroll(ctx: Context, args: Args) -> None:
-    """CB-10, G-CB-12: refuse a forbidden roll kind, else record the use.
+    """CB-10, G-CB-12: refuse a forbidden roll kind; at night reroll the roll on offer.
 
-    Only the permission belongs to this chapter: the reroll itself (which roll, the new faces,
-    the player's fate-reroll resource) is main-rules mechanics, so an allowed reroll is recorded
-    as ``FateRerollUsed`` and the main rules apply it.
+    By day only the permission belongs to this chapter: the reroll itself (which roll, the new
+    faces, the player's fate-reroll resource) is main-rules mechanics, so an allowed reroll is
+    recorded as ``FateRerollUsed`` and the main rules apply it. At night, after a party's own
+    roll (hail save, ambush d6, rizz contest), the night waits for the player's answer and the
+    reroll is made here (``fate``).
     """
     player = args.text("player", max_length=80)
     kind = args.text("roll", choices=ROLL_KINDS)
     cb.party(ctx, player)
     if kind in ctx.house["cb.fateReroll.forbidden"]:
         ctx.refuse("CB-10", f"no fate reroll on the {kind} roll: the original result stands")
+    if ctx.state.get("pending"):
+        fate.night_reroll(ctx, player, kind)
+        return
     ctx.emit("FateRerollUsed", player=player, roll=kind)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.calendar_board import night
+from domain.calendar_board import fate, night
 from domain.calendar_board import state as cb
 from domain.engine import Args, Context
 from domain.errors import InvalidInput
@@ -199,7 +199,7 @@ def hail_save(ctx: Context, player: str) -> bool:
         return True
     die = ctx.roll("1d20", "hail")["total"]
     total = die + luck
-    success = total > goal if ctx.house["cb.hail.successIf"] == "total>goal" else total >= goal
+    success = hail_success(ctx, total, goal)
     ctx.emit(
         "HailSaveRolled",
         player=player,
@@ -212,6 +212,21 @@ def hail_save(ctx: Context, player: str) -> bool:
     )
     if success:
         return True
+    if hail_success(ctx, 20 + luck, goal) and fate.offer(
+        ctx, player=player, kind="hail", context={"goal": goal, "luck_mod": luck}
+    ):
+        return False
+    return hail_failed(ctx, player)
+
+
+def hail_success(ctx: Context, total: int, goal: int) -> bool:
+    """CB-28, G-CB-20: whether a save total beats the goal (``cb.hail.successIf``)."""
+    return total > goal if ctx.house["cb.hail.successIf"] == "total>goal" else total >= goal
+
+
+def hail_failed(ctx: Context, player: str) -> bool:
+    """CB-28: the d4 of damage; False while the player chooses the piece that takes it."""
+    pieces = counted_pieces(ctx.state["parties"][player])
     d4 = ctx.roll("1d4", "hail_damage")["total"]
     if len(pieces) == 1:
         take_hail_damage(ctx, player, pieces[0], d4, chosen_by="automatic")
@@ -235,6 +250,32 @@ def hail_save(ctx: Context, player: str) -> bool:
         context=context,
     )
     return False
+
+
+@fate.resolver("hail")
+def hail_after_fate(ctx: Context, context: dict[str, Any], rerolled: bool) -> None:
+    """G-CB-12: a rerolled save that succeeds takes no damage; a failed one (or a declined
+    reroll) takes the d4 once."""
+    player = context["player"]
+    if rerolled:
+        goal, luck = context["goal"], context["luck_mod"]
+        die = fate.reroll(ctx, "1d20", "hail", player, context)
+        total = die + luck
+        success = hail_success(ctx, total, goal)
+        ctx.emit(
+            "HailSaveRolled",
+            player=player,
+            goal=goal,
+            die_value=die,
+            luck_mod=luck,
+            total=total,
+            success=success,
+            automatic=False,
+            fate_reroll_of=context["roll_id"],
+        )
+        if success:
+            return
+    hail_failed(ctx, player)
 
 
 def take_hail_damage(ctx: Context, player: str, piece: str, d4: int, *, chosen_by: str) -> None:

@@ -95,6 +95,12 @@ class Reply:
         assert len(found) == 1, f"{len(found)} {event_type} events in {self.types()}"
         return found[0]
 
+    def pending_roll_id(self) -> str:
+        """The roll a pending fate-reroll decision is about."""
+        assert self.pending is not None
+        roll_id: str = self.pending["context"]["roll_id"]
+        return roll_id
+
     def rolls(self) -> list[tuple[str, list[int]]]:
         """Every roll the command made: (purpose, faces), in order."""
         return [
@@ -147,6 +153,10 @@ class Table:
         """A night action."""
         command = {"type": "night_action", "player": player, "action": action, **extra}
         return self.run(command, faces)
+
+    def decline(self, player: str, faces: Sequence[int] = ()) -> Reply:
+        """G-CB-12: keep the result of a party's own night roll (the offered fate reroll)."""
+        return self.run({"type": "decline_fate_reroll", "player": player}, faces)
 
     def head(self) -> tuple[int, str]:
         """The stored version and head hash."""
@@ -382,8 +392,9 @@ def test_three_players_lap_a_short_board_with_supply_rizz_day_sleep_hail_and_eli
     table.run({"type": "end_turn", "player": "B"})
 
     # CB-40/CB-41: C (exhaustion 1) sleeps through the day; the skipped turn starts night 2.
-    # Decay takes the new partner to 11; A's hail save fails (d20 1 against 2 pieces).
-    slept = table.run({"type": "day_sleep", "player": "C"}, [20, 20, 1, 1, 3])
+    # Decay takes the new partner to 11; A's hail save fails (d20 1 against 2 pieces) and A
+    # keeps it rather than spend a fate reroll (G-CB-12); the damage d4 is 3.
+    slept = table.run({"type": "day_sleep", "player": "C"}, [20, 20, 1, 1])
     assert slept.types()[:5] == [
         "SleptDuringDay",
         "ExhaustionChanged",
@@ -415,9 +426,12 @@ def test_three_players_lap_a_short_board_with_supply_rizz_day_sleep_hail_and_eli
         "success": False,
         "automatic": False,
     }
-    asks(slept, "hail_damage", "A", ["a1", "a2"])
-    assert slept.pending is not None
-    assert slept.pending["context"] == {"d4": 3}
+    asks(slept, "fate_reroll", "A", ["fate_reroll", "decline"])
+    table.refused({"type": "assign_hail_damage", "player": "A", "piece": "a1"}, "G-CB-12")
+    kept = table.decline("A", [3])
+    asks(kept, "hail_damage", "A", ["a1", "a2"])
+    assert kept.pending is not None
+    assert kept.pending["context"] == {"d4": 3}
     locked = table.party("C")
     assert (locked["exhaustion"], locked["reactions_locked"], locked["bonus_locked"]) == (
         0,
@@ -500,8 +514,18 @@ def test_three_players_lap_a_short_board_with_supply_rizz_day_sleep_hail_and_eli
     assert lap.state["ceasefire"] == 1
     assert lap.state["wind"] == {"speed": "none", "direction": None}
     assert lap.all("AnnustarDamageValueChanged") == []  # already 0
-    # A's rizz fails (2 + 2 = 4 against 10) and still costs exhaustion (G-CB-28).
+    # A's rizz fails (2 + 2 = 4 against 10); A spends a fate reroll on it (G-CB-12), which fails
+    # again (5 + 2 = 7), and the contest still costs exhaustion once (G-CB-28).
     failed = table.act("A", "rizz", [2], partner="catboyBoyfriend")
+    assert failed.one("RizzAttempted")["success"] is False
+    asks(failed, "fate_reroll", "A", ["fate_reroll", "decline"])
+    first = failed.rolls()[-1]
+    failed = table.run({"type": "fate_reroll", "player": "A", "roll": "rizz"}, [5])
+    assert failed.types()[:2] == ["FateRerollUsed", "RizzAttempted"]
+    original = failed.one("FateRerollUsed")["roll_id"]
+    assert failed.one("RizzAttempted")["fate_reroll_of"] == original
+    assert failed.rolls()[0] == (f"rizz (fate reroll of {original})", [5])
+    assert first == ("rizz", [2])
     assert failed.one("RizzAttempted")["success"] is False
     assert failed.one("ExhaustionChanged")["to"] == 1
     assert table.party("A")["partner"] is None
@@ -598,11 +622,14 @@ def test_four_players_play_five_nights_on_the_default_board(
     table.run(
         {"type": "choose_ambush", "player": "C", "piece": "c1", "target": "d1", "form": "raid"}
     )
-    # D's rizz at exhaustion 4 meets the chart's 18: 10 fails, exhaustion 5 eliminates d1, d2.
-    eliminated = table.act("D", "rizz", [10], partner="catboyBoyfriend")
-    attempt = eliminated.one("RizzAttempted")
+    # D's rizz at exhaustion 4 meets the chart's 18: 10 fails; D keeps it (no fate reroll,
+    # G-CB-12), and exhaustion 5 eliminates d1, d2.
+    failed = table.act("D", "rizz", [10], partner="catboyBoyfriend")
+    attempt = failed.one("RizzAttempted")
     assert (attempt["exhaustion_before"], attempt["defender_value"]) == (4, 18)
     assert attempt["success"] is False
+    asks(failed, "fate_reroll", "D", ["fate_reroll", "decline"])
+    eliminated = table.decline("D")
     assert [e["piece_id"] for e in eliminated.all("PieceEliminated")] == ["d1", "d2"]
     assert table.location("D", "d3") == {"kind": "home"}
     dawn = table.act("A", "sleep")
@@ -647,7 +674,10 @@ def test_four_players_play_five_nights_on_the_default_board(
     asks(table.act("B", "sleep"), "night_action", "C", ["ambush", "rizz", "sleep"])
     table.act("C", "sleep")
     table.act("D", "sleep")
-    missed = table.act("A", "ambush", [1])  # a1 2 -> 3, a2 6 -> 7: nobody there
+    offered = table.act("A", "ambush", [1])  # a1 2 -> 3, a2 6 -> 7: nobody there
+    asks(offered, "fate_reroll", "A", ["fate_reroll", "decline"])  # another face would hit
+    assert offered.all("AmbushMissed") == []
+    missed = table.decline("A")
     assert missed.one("AmbushMissed") == {"player": "A", "d6": 1}
     assert missed.one("ExhaustionChanged") == {"party": "A", "from": 0, "to": 1, "cause": "ambush"}
     assert missed.one("RestrictionLifted")["party"] == "C"
@@ -697,22 +727,33 @@ def test_four_players_play_five_nights_on_the_default_board(
     assert (snowed["attack_defender"], snowed["sight_range"]) == (-2, 3)
     table.run({"type": "declare_action", "player": "B", "action": "sight_spell"})
 
-    # Night 5: d4 3 lands on Hail 13. Saves from B: B fails 1 against 2 and picks the piece;
-    # C (1 - 1 < 1) takes the d4 4 on c1, the only counted piece; D and A (3 >= 3) succeed.
+    # Night 5: d4 3 lands on Hail 13. Saves from B: B fails 1 against 2, spends a fate reroll
+    # (G-CB-12), fails again with another 1 and picks the piece for the d4 2; C (1 - 1 < 1) keeps
+    # the failure and takes the d4 4 on c1, the only counted piece; D and A (3 >= 3) succeed.
     table.end_turns("B", "C", "D")
     table.end_turns("A")
     hail = table.run(
-        {"type": "order_creatures", "player": "C", "order": ["z1", "z2"]}, [2, 2, 3, 1, 2]
+        {"type": "order_creatures", "player": "C", "order": ["z1", "z2"]}, [2, 2, 3, 1]
     )
-    asks(hail, "hail_damage", "B", ["b1", "b2"])
-    damage = table.run(
-        {"type": "assign_hail_damage", "player": "B", "piece": "b2"}, [1, 4, 20, 4, 5]
-    )
+    asks(hail, "fate_reroll", "B", ["fate_reroll", "decline"])
+    rerolled = table.run({"type": "fate_reroll", "player": "B", "roll": "hail"}, [1, 2])
+    assert rerolled.one("FateRerollUsed")["roll_id"] == hail.pending_roll_id()
+    assert rerolled.one("HailSaveRolled")["success"] is False
+    asks(rerolled, "hail_damage", "B", ["b1", "b2"])
+    damage = table.run({"type": "assign_hail_damage", "player": "B", "piece": "b2"}, [1])
+    asks(damage, "fate_reroll", "C", ["fate_reroll", "decline"])
+    kept = table.decline("C", [4, 20, 4, 5])
     taken = [
-        (d["player"], d["piece_id"], d["d4"], d["chosen_by"]) for d in damage.all("HailDamageTaken")
+        (d["player"], d["piece_id"], d["d4"], d["chosen_by"])
+        for reply in (damage, kept)
+        for d in reply.all("HailDamageTaken")
     ]
     assert taken == [("B", "b2", 2, "player"), ("C", "c1", 4, "automatic")]
-    goals = [(s["player"], s["goal"], s["success"]) for s in damage.all("HailSaveRolled")]
+    goals = [
+        (s["player"], s["goal"], s["success"])
+        for reply in (damage, kept)
+        for s in reply.all("HailSaveRolled")
+    ]
     assert goals == [("C", 1, False), ("D", 1, True), ("A", 3, True)]
     for player in ("B", "C", "D", "A"):
         table.act(player, "sleep")

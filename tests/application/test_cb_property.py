@@ -208,7 +208,13 @@ def answer(data: st.DataObject, pending: Json) -> Json:
     if decision == "hail_damage":
         piece = data.draw(st.sampled_from(options), label="hail piece")
         return {"type": "assign_hail_damage", "player": who, "piece": piece}
+    if decision == "fate_reroll":  # G-CB-12: reroll the party's own night roll, or keep it
+        if data.draw(st.booleans(), label="fate reroll"):
+            return {"type": "fate_reroll", "player": who, "roll": pending["context"]["roll"]}
+        return {"type": "decline_fate_reroll", "player": who}
     if decision == "ambush_target":
+        if "fate_reroll" in pending["commands"] and data.draw(st.integers(0, 3)) == 0:
+            return {"type": "fate_reroll", "player": who, "roll": "ambush"}
         option = data.draw(st.sampled_from(options), label="ambush option")
         return {
             "type": "choose_ambush",
@@ -279,6 +285,7 @@ def any_command(data: st.DataObject, state: Json) -> Json:
                 {"type": "assign_hail_damage", "player": player, "piece": piece},
                 {"type": "choose_ambush", "player": player, "piece": piece, "target": piece},
                 {"type": "fate_reroll", "player": player, "roll": "hail"},
+                {"type": "decline_fate_reroll", "player": player},
                 {"type": "declare_action", "player": player, "action": "fortify"},
             ]
         ),

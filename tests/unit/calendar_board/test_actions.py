@@ -38,6 +38,17 @@ def act(match: Match, who: str, action: str, faces: tuple[int, ...] = (), **extr
     return match.run(command, faces=faces)
 
 
+def declined(match: Match, who: str, roll: str) -> list[Any]:
+    """G-CB-12: the night offered a fate reroll of the party's own roll; keep the result."""
+    pending = match.state["pending"]
+    assert (pending["decision"], pending["who"], pending["context"]["roll"]) == (
+        "fate_reroll",
+        who,
+        roll,
+    )
+    return list(match.run({"type": "decline_fate_reroll", "player": who}))
+
+
 def of(events: list[Any], name: str) -> list[dict[str, Any]]:
     """The details of the events of one type."""
     return [e.details for e in events if type(e).__name__ == name]
@@ -126,11 +137,12 @@ def test_cb33_a_party_without_pathway_pieces_may_still_choose_any_action() -> No
 
 def test_cb34_ambush_and_rizz_add_one_and_sleep_removes_one() -> None:
     match = at_night(A={"exhaustion": 1}, B={"exhaustion": 1, "int_mod": 0}, C={"exhaustion": 1})
-    events = act(match, "A", "ambush", faces=(1,))
+    events = act(match, "A", "ambush", faces=(1,)) + declined(match, "A", "ambush")
     assert of(events, "ExhaustionChanged") == [
         {"party": "A", "from": 1, "to": 2, "cause": "ambush"}
     ]
     events = act(match, "B", "rizz", faces=(2,), partner="catgirlGirlfriend")
+    events += declined(match, "B", "rizz")
     assert of(events, "ExhaustionChanged") == [{"party": "B", "from": 1, "to": 2, "cause": "rizz"}]
     events = act(match, "C", "sleep")
     assert of(events, "ExhaustionChanged") == [
@@ -141,7 +153,7 @@ def test_cb34_ambush_and_rizz_add_one_and_sleep_removes_one() -> None:
 def test_cb34_exhaustion_never_goes_above_the_house_maximum() -> None:
     house = {"cb.exhaustion.max": 3, "cb.exhaustion.eliminateAt": 5}
     match = at_night(house=house, A={"exhaustion": 3})
-    events = act(match, "A", "ambush", faces=(1,))
+    events = act(match, "A", "ambush", faces=(1,)) + declined(match, "A", "ambush")
     assert of(events, "ExhaustionChanged") == []
     assert of(events, "PieceEliminated") == []
     assert match.party("A")["exhaustion"] == 3
@@ -181,10 +193,12 @@ def test_cb35_exact_roll_moves_the_piece_and_ambushes_the_enemy() -> None:
 
 def test_cb35_no_exact_match_moves_nothing_and_still_exhausts() -> None:
     match = at_night(A={"exhaustion": 1})
-    events = act(match, "A", "ambush", faces=(3,))
-    assert match.types(events)[:4] == [
+    events = act(match, "A", "ambush", faces=(3,)) + declined(match, "A", "ambush")
+    assert match.types(events)[:6] == [
         "NightActionTaken",
         "AmbushRolled",
+        "DecisionRequested",
+        "FateRerollDeclined",
         "AmbushMissed",
         "ExhaustionChanged",
     ]
@@ -231,6 +245,7 @@ def test_cb35_own_pieces_never_count_and_the_player_picks_among_several_targets(
 def test_cb35_an_overshoot_never_allows_a_partial_move() -> None:
     match = at_night()
     events = act(match, "A", "ambush", faces=(5,))  # 10 + 5 = 15: b1 on 14 is passed, not reached
+    events += declined(match, "A", "ambush")
     assert of(events, "AmbushMissed") == [{"player": "A", "d6": 5}]
     assert location(match, "A", "a1") == {"kind": "pathway", "space": 10}
 
@@ -282,7 +297,7 @@ def test_cb36_exhaustion_4_ambush_eliminates_pathway_pieces_and_home_pieces_stay
 
 def test_cb36_a_party_at_5_that_ambushes_again_stays_at_5_and_eliminates_again() -> None:
     match = at_night(A={"exhaustion": 5})
-    events = act(match, "A", "ambush", faces=(1,))
+    events = act(match, "A", "ambush", faces=(1,)) + declined(match, "A", "ambush")
     assert of(events, "ExhaustionChanged") == []
     assert [e["piece_id"] for e in of(events, "PieceEliminated")] == ["a1"]
     assert match.party("A")["exhaustion"] == 5
@@ -297,7 +312,7 @@ def test_cb36_sleep_at_5_never_eliminates() -> None:
 
 def test_cb36_house_rule_eliminate_at_3() -> None:
     match = at_night(house={"cb.exhaustion.eliminateAt": 3}, A={"exhaustion": 2})
-    events = act(match, "A", "ambush", faces=(1,))
+    events = act(match, "A", "ambush", faces=(1,)) + declined(match, "A", "ambush")
     assert [e["piece_id"] for e in of(events, "PieceEliminated")] == ["a1"]
 
 
@@ -386,6 +401,8 @@ def test_cb38_a_tie_goes_to_the_house_rule_side(tie: str, success: bool) -> None
 def test_cb38_a_failed_rizz_changes_no_partner_and_still_exhausts() -> None:
     match = at_night(A={"exhaustion": 1, "int_mod": -2})
     events = act(match, "A", "rizz", faces=(13,), partner="catgirlGirlfriend")  # 11 vs 12
+    assert match.party("A")["exhaustion"] == 1  # nothing follows before the fate decision
+    events += declined(match, "A", "rizz")
     attempt = of(events, "RizzAttempted")[0]
     assert (attempt["success"], attempt["chosen_partner_type"]) == (False, None)
     assert of(events, "PartnerGained") == []
@@ -405,6 +422,7 @@ def test_cb38_house_rules_chart_initial_relationship_and_no_exhaustion_on_fail()
     assert match.party("A")["relationship"] == 20
     assert match.party("A")["exhaustion"] == 4
     events = act(match, "B", "rizz", faces=(8,), partner="catgirlGirlfriend")
+    events += declined(match, "B", "rizz")
     assert of(events, "RizzAttempted")[0]["success"] is False
     assert of(events, "ExhaustionChanged") == []
     assert match.party("B")["exhaustion"] == 3

@@ -108,8 +108,20 @@ def hail_match(**house: Any) -> Match:
     return match
 
 
-# Calendar d4 2 (11 -> hail 13), A's d20 3 (3 + 1 = 4 < 5), A's damage d4 2; B rolls after.
-HAIL_FACES = [2, 3, 2]
+# Calendar d4 2 (11 -> hail 13), A's d20 3 (3 + 1 = 4 < 5): the night offers A a fate reroll
+# (G-CB-12); A declines and rolls the damage d4 2; B rolls after.
+HAIL_FACES = [2, 3]
+
+
+def declined(match: Match, who: str, faces: list[int]) -> list[Any]:
+    """G-CB-12: keep the failed save; the consequences are rolled with ``faces``."""
+    pending = match.state["pending"]
+    assert (pending["decision"], pending["who"], pending["context"]["roll"]) == (
+        "fate_reroll",
+        who,
+        "hail",
+    )
+    return list(match.run({"type": "decline_fate_reroll", "player": who}, faces=faces))
 
 
 @pytest.mark.parametrize(
@@ -120,8 +132,8 @@ def test_cb19_weather_for_the_rest_of_the_night_follows_the_house_rule(
 ) -> None:
     match = hail_match(**{"cb.weather.nightGap": gap})
     match.given(weather_is("fog"))
-    events = night(match, HAIL_FACES)  # stops at A's hail damage choice, mid-night
-    assert match.state["night"] is not None
+    events = night(match, HAIL_FACES) + declined(match, "A", [2])
+    assert match.state["night"] is not None  # stopped at A's hail damage choice, mid-night
     assert match.state["weather"] == {"current": tonight, "pending": "hail"}
     assert only(events, "WeatherSet")["in_force_tonight"] == tonight
     ended = details(events, "WeatherEnded")
@@ -203,7 +215,7 @@ def test_cb21_no_rain_no_wet() -> None:
 
 def test_cb28_goal_5_d20_3_luck_1_fails_and_the_player_puts_the_d4_2_on_a_piece() -> None:
     match = hail_match()
-    events = night(match, HAIL_FACES)
+    events = night(match, HAIL_FACES) + declined(match, "A", [2])
     assert details(events, "HailSaveRolled") == [
         {
             "player": "A",
@@ -249,7 +261,8 @@ def test_cb28_total_equal_to_goal_succeeds_by_default_and_fails_with_strictly_gr
     events = night(match, [2, 4, 20])  # 4 + 1 = 5 >= 5; B's 20
     assert [d["success"] for d in details(events, "HailSaveRolled")] == [True, True, True]
     match = hail_match(**{"cb.hail.successIf": "total>goal"})
-    night(match, [2, 4, 1])  # 4 + 1 = 5, not > 5; damage d4 1
+    night(match, [2, 4])  # 4 + 1 = 5, not > 5
+    declined(match, "A", [1])  # damage d4 1
     assert match.state["pending"]["decision"] == "hail_damage"
 
 
@@ -264,7 +277,8 @@ def test_cb28_only_own_pieces_count_and_one_counted_piece_takes_the_damage_direc
     match.given(at_space(11))
     match.given(lambda state: state["parties"]["C"]["pieces"].pop("c2"))
     match.given(lambda state: state["parties"]["C"].update(luck_mod=-5))
-    events = night(match, [2, 20, 20, 5, 3])  # C: 5 - 5 = 0 < 1, damage d4 3 to c1
+    events = night(match, [2, 20, 20, 5])  # C: 5 - 5 = 0 < 1
+    events += declined(match, "C", [3])  # damage d4 3 to c1
     assert only(events, "HailDamageTaken")["piece_id"] == "c1"
     assert only(events, "HailDamageTaken")["chosen_by"] == "automatic"
     assert match.state["pending"] is None
