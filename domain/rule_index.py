@@ -586,7 +586,7 @@ SETTLED_IN_CODE: dict[str, str] = {
         "the main rules to apply."
     ),
     "G-CB-21": (
-        "No house rule: the active event in the match options carries its special_weather; "
+        "No house rule: the active event in the match options carries its `special_weather`; "
         "without one it brings Normal weather."
     ),
     "G-QC-01": (
@@ -594,7 +594,7 @@ SETTLED_IN_CODE: dict[str, str] = {
         "and are validated; an item effect the engine does not know is invalid input."
     ),
     "G-QC-07": (
-        "No house rule: each item's usable_between_rounds flag decides; left unset, healing "
+        "No house rule: each item's `usable_between_rounds` flag decides; left unset, healing "
         "items may not be used between rounds and other items may."
     ),
 }
