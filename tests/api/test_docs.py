@@ -3,6 +3,7 @@ and the repository stands alone."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,13 @@ def test_events_doc_lists_every_game_event_type() -> None:
 
 
 # -- the rule index (docs/rules.md) -------------------------------------------------------------
+
+ROOT = DOCS.parent
+# Put together so that this file does not contain what it looks for.
+OUTSIDE = tuple(
+    "/".join(parts)
+    for parts in (("..", "shared"), ("shared", "rules.md"), ("shared", "seeds"), ("work", "shared"))
+)
 
 
 def test_rule_index_is_up_to_date() -> None:
@@ -101,3 +109,19 @@ def test_rule_ids_reads_ids_ranges_and_test_names() -> None:
         "{Q}-60 G-{Q}-25 {C}-08 G-{C}-09"
     )
     assert reference.rule_ids(text) == set(spelled(expected).split())
+
+
+def test_no_file_points_outside_the_repository() -> None:
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout")
+    offenders = []
+    for name in filter(None, listed.decode().split("\0")):
+        path = ROOT / name
+        if path.is_file():
+            content = path.read_bytes()
+            offenders += [f"{name}: {bad}" for bad in OUTSIDE if bad.encode() in content]
+    assert not offenders, "the repository must stand alone: " + "; ".join(offenders)
