@@ -10,7 +10,7 @@ tree: ``questlog reference rules --write docs/rules.md``.
 from __future__ import annotations
 
 STATEMENTS: dict[str, str] = {
-    # -- The Calendar Board ---------------------------------------------------------------------
+    # -- The Calendar Board -----------------------------------------------------------------------
     "CB-01": (
         "A night phase comes once per round, after every player has had their turn (a skipped "
         "turn counts) and before the starting-token holder plays again; nobody is the active "
@@ -34,16 +34,17 @@ STATEMENTS: dict[str, str] = {
         "loses one point of relationship."
     ),
     "CB-06": (
-        "In step 4 the god-token holder rolls two d20s for the intergalactic basketball shot, "
-        "and both faces are kept."
+        "The basketball shot (step 4) is two d20s rolled by the god-token holder; both faces "
+        "are recorded."
     ),
     "CB-07": (
         "In step 7 the Annustar Damage Value goes down by one while it is between 1 and 19, "
         "calls for the Annustaria Breaker check at 20 and stays at 0."
     ),
     "CB-08": (
-        "The calendar is a board of its own: a track of typed spaces from Start to End (normal, "
-        "rain, snow, fog, hail, supply, event) on which one god piece moves."
+        "The calendar is a board of its own on which one god piece moves along a track of typed "
+        "spaces: Start, End, and days that are normal, weather (rain, snow, fog, hail), supply "
+        "or event spaces."
     ),
     "CB-09": (
         "In step 5 the holder rolls a d4 and the god piece moves that far; only the space where "
@@ -75,8 +76,8 @@ STATEMENTS: dict[str, str] = {
     ),
     "CB-16": "Looted weapons are left out of resupply: they gain no ammo and cannot be chosen.",
     "CB-17": (
-        "For weather a supply space is a Normal space: stopping on it makes the weather Normal, "
-        "crossing it leaves the weather as it is."
+        "Weather-wise a supply space counts as Normal: ending a move there sets Normal weather, "
+        "passing it changes nothing."
     ),
     "CB-18": (
         "The space where the god piece stops chooses the weather: its own for rain, snow, fog "
@@ -89,8 +90,8 @@ STATEMENTS: dict[str, str] = {
     ),
     "CB-20": "Normal weather has no effect.",
     "CB-21": (
-        "When Rain begins, every piece on the pathway, whoever owns it, becomes Wet until the "
-        "next night phase starts; Rain does not touch attack rolls."
+        "Rain makes every pathway piece Wet, no matter its owner, from when it takes effect "
+        "until the next night phase begins; attack rolls are unaffected."
     ),
     "CB-22": (
         "Rain, Snow and Hail make tackles slippery: each side's tackle roll gets -4 plus that "
@@ -116,8 +117,8 @@ STATEMENTS: dict[str, str] = {
         "damage."
     ),
     "CB-29": (
-        "An event space brings the active event's special weather when the event rules are in "
-        "use and an event is active, and Normal weather otherwise."
+        "Landing on an event space gives the special weather of the current event when the "
+        "optional event rules are on and an event is running; otherwise the weather is Normal."
     ),
     "CB-30": (
         "In step 6, once the weather is settled, the holder rolls a d20 that a table turns into "
@@ -157,8 +158,8 @@ STATEMENTS: dict[str, str] = {
     ),
     "CB-39": "Sleeping at night adds no exhaustion and takes one level off, never below 0.",
     "CB-40": (
-        "At the very start of its owner's turn a party with exhaustion 1 or more may sleep "
-        "through the day; at 0 it may not."
+        "A party may choose day sleep only first thing in its owner's turn and only with "
+        "exhaustion of 1 or more."
     ),
     "CB-41": (
         "Sleeping through the day removes one exhaustion, skips the player's whole turn, and "
@@ -166,17 +167,16 @@ STATEMENTS: dict[str, str] = {
     ),
     # -- Quest Calendar ---------------------------------------------------------------------------
     "QC-01": (
-        "The player may change any rule that does not suit them: every rule parameter and gap "
-        "default can be set per campaign, and every change is recorded."
+        "Rules are the player's to change: each rule parameter and gap default is a "
+        "per-campaign setting, and every change is recorded."
     ),
     "QC-02": (
         "The prologue is played with one fixed hero; once it is over the player picks one of "
         "six heroes or brings a custom one."
     ),
     "QC-03": (
-        "Several people may play on one calendar, but each keeps a hero of their own: nothing "
-        "one of them rolls, spends or suffers reaches another, although all meet the same "
-        "content."
+        "A shared calendar can host several players, each with a hero of their own: nothing one "
+        "of them rolls, spends or suffers reaches another, although all meet the same content."
     ),
     "QC-04": (
         "A hero has six signed trait modifiers (STR, DEX, CON, INT, WIS, CHA) that are added to "
@@ -213,8 +213,8 @@ STATEMENTS: dict[str, str] = {
         "used."
     ),
     "QC-14": (
-        "The player may decide to use an ability on a roll after seeing it; in combat the "
-        "difficulty mode limits how much can be seen first."
+        "Abilities may be applied once a roll's result is known; in combat the difficulty mode "
+        "limits how much can be seen first."
     ),
     "QC-15": (
         "Every ability has one context (in combat, outside combat, both, or ship combat) and "
@@ -229,8 +229,8 @@ STATEMENTS: dict[str, str] = {
         "the next page."
     ),
     "QC-18": (
-        "A trait booster raises one trait for every roll of that trait on the current page, and "
-        "the raise ends with the page."
+        "A trait booster adds to a single trait on every roll of it for the rest of the current "
+        "page, then lapses."
     ),
     "QC-19": (
         "Surges (also called charges, spells or chi) form a pool: an ability that costs one "
@@ -388,8 +388,8 @@ STATEMENTS: dict[str, str] = {
     "QC-62": "An optional purchase needs credits of at least its price, so it never creates debt.",
     "QC-63": "A thief takes no more than the hero has: the balance stops at 0.",
     "QC-64": (
-        "One item of each type can be equipped, and equipment changes only at a Rest or on a "
-        "day new equipment is gained."
+        "A hero equips at most one item per type, and may change equipment only at a Rest or on "
+        "a day new equipment arrives."
     ),
     "QC-65": (
         "When a page asks for more rations than the hero has, the hero eats those there are and "
@@ -430,7 +430,7 @@ STATEMENTS: dict[str, str] = {
         "combat page is under way."
     ),
     "QC-78": (
-        "On some days crew can be hired for a one-time fee, which cannot create debt; crew "
+        "Crew are hired on certain days against a single fee, which cannot create debt; they "
         "bring abilities and Integrity."
     ),
     "QC-79": (
@@ -459,8 +459,8 @@ STATEMENTS: dict[str, str] = {
         "Which steps make up a night phase, and is declining to ambush an action of its own?"
     ),
     "G-CB-04": (
-        "Which way is right, who holds the god token at the start, and in which order do "
-        "parties take their night actions?"
+        "Which way is right, who starts with the god token, and in which order do parties take "
+        "their night actions?"
     ),
     "G-CB-05": "What do night creatures do, and where do other creature types come in the order?",
     "G-CB-06": "How far can relationship fall or rise, and what happens at 0?",
