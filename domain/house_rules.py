@@ -1,4 +1,5 @@
-"""House rules: each documented default is data, overridable per campaign (QC-01, rules Part C)."""
+"""House rules: each documented default is data, overridable per campaign (QC-01; the gaps they
+settle are listed in docs/rules.md)."""
 
 from __future__ import annotations
 

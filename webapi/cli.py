@@ -265,21 +265,38 @@ def short(value: Any, limit: int = 40) -> str:
 
 
 @main.command()
-@click.argument("game", type=click.Choice(["quest-calendar", "calendar-board"]))
-@click.option("--write", type=click.Path(exists=True), help="Update the tables in this file.")
-def reference(game: str, write: str | None) -> None:
-    """Print (or update in a doc) the generated command and house-rule tables of a game."""
+@click.argument(
+    "subject",
+    metavar="GAME|rules",
+    type=click.Choice(["quest-calendar", "calendar-board", "rules"]),
+)
+@click.option(
+    "--write",
+    type=click.Path(dir_okay=False),
+    help="Update the tables in this file (with `rules`: write the whole rule index to it).",
+)
+def reference(subject: str, write: str | None) -> None:
+    """Print (or update in a doc) the generated command and house-rule tables of a game, or,
+    with `rules`, the rule index (docs/rules.md)."""
     from pathlib import Path
 
     from webapi import reference as ref
 
-    commands = ref.commands_markdown(game)
-    rules = ref.house_rules_markdown(game)
+    if subject == "rules":
+        index = ref.rules_markdown()
+        if write is None:
+            click.echo(index, nl=False)
+        else:
+            Path(write).write_text(index)
+            click.echo(f"wrote {write}")
+        return
     if write is None:
-        click.echo(commands + "\n\n" + rules)
+        click.echo(ref.commands_markdown(subject) + "\n\n" + ref.house_rules_markdown(subject))
         return
     path = Path(write)
-    path.write_text(ref.update(game, path.read_text()))
+    if not path.exists():
+        raise click.BadParameter(f"Path {write!r} does not exist.", param_hint="'--write'")
+    path.write_text(ref.update(subject, path.read_text()))
     click.echo(f"updated {path}")
 
 

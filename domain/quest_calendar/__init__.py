@@ -1,6 +1,8 @@
-"""Quest Calendar: The Voidspark Chronicles (rules.md Part B) as commands and events.
+"""Quest Calendar: The Voidspark Chronicles (QC-xx in docs/rules.md) as commands and events.
 
-Importing this package registers the game's house rules, its commands and its event types.
+Importing this package registers the game's house rules, its commands and its event types. A
+campaign holds one hero: people who share a calendar each play a campaign of their own, so
+nothing one of them rolls, spends or suffers touches another's hero (QC-03).
 """
 
 from __future__ import annotations

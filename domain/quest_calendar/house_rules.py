@@ -1,4 +1,4 @@
-"""Quest Calendar house rules: every gap default of rules.md Part C.2, as data (QC-01)."""
+"""Quest Calendar house rules: the defaults that settle the gaps (G-QC-xx), as data (QC-01)."""
 
 from __future__ import annotations
 

@@ -267,7 +267,7 @@ def damage(ctx: Context, amount: int, cause: str) -> dict[str, Any]:
 
 
 def ceil_half(value: int) -> int:
-    """Half, rounded up (rules.md conventions)."""
+    """Half, rounded up: ``ceil(value / 2)``."""
     return math.ceil(value / 2)
 
 

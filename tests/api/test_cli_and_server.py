@@ -129,3 +129,19 @@ def test_verify_refuses_bad_ids(tmp_path: Path) -> None:
     missing = run(["verify", "00000000-0000-4000-8000-000000000000"], tmp_path / "x.db")
     assert missing.returncode == 2
     assert "does not exist" in missing.stdout
+
+
+def test_reference_writes_the_rule_index_and_still_needs_a_game_doc_to_exist(
+    tmp_path: Path,
+) -> None:
+    index = tmp_path / "rules.md"
+    written = run(["reference", "rules", "--write", str(index)], tmp_path / "x.db")
+    assert written.returncode == 0, written.stderr
+    assert index.read_text() == (Path(__file__).resolve().parents[2] / "docs/rules.md").read_text()
+    printed = run(["reference", "rules"], tmp_path / "x.db")
+    assert printed.stdout == index.read_text()
+    missing = run(
+        ["reference", "quest-calendar", "--write", str(tmp_path / "no.md")], tmp_path / "x.db"
+    )
+    assert missing.returncode == 2
+    assert "does not exist" in missing.stderr

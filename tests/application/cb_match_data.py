@@ -2,7 +2,7 @@
 
 Everything here is what the players would read off the table at the start of a match: seating
 order, pieces with their spaces, facings and adaptability, weapons with ammunition, the luck and
-intelligence modifiers, the token holder, the options and the creatures in play (rules.md A.0).
+intelligence modifiers, the token holder, the options and the creatures in play.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Weather and wind modifiers (CB-20..CB-27, CB-32) with G-CB-16..G-CB-19 and G-CB-23/24.
 
 The queries are pure functions; CB-23 (movement rolls) and CB-27 (actions Fog forbids) are also
-commands, tested at the end.
+commands, tested at the end. Tackles, attacks and spells belong to the main rules (G-CB-01): the
+queries take the pieces' numbers as they are and only report modifiers and flags for them.
 """
 
 from __future__ import annotations
@@ -78,6 +79,14 @@ def test_cb21_rain_does_not_change_attack_rolls() -> None:
     assert result["attack_defender"] == 0
     assert result["sight_range"] == 3
     assert result["sight_spells_allowed"] and result["fortify_allowed"]
+
+
+def test_cb21_g_cb15_wet_is_a_marker_that_changes_no_modifier() -> None:
+    match = match_in("rain")
+    dry = of(match, "plus1", base_range=3)
+    match.given(lambda state: state["parties"]["A"]["pieces"]["plus1"]["conditions"].append("wet"))
+    assert match.state["parties"]["A"]["pieces"]["plus1"]["conditions"] == ["wet"]
+    assert of(match, "plus1", base_range=3) == dry
 
 
 @pytest.mark.parametrize("weather", ["rain", "snow", "hail"])

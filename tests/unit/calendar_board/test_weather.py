@@ -1,5 +1,5 @@
-"""Weather from the landed space, when it takes effect, Wet, hail saves, event weather and the
-wind (CB-18, CB-19, CB-21, CB-28..CB-31)."""
+"""Weather from the landed space, when it takes effect, Wet, hail saves, event weather (G-CB-21)
+and the wind (CB-18, CB-19, CB-21, CB-28..CB-31)."""
 
 from __future__ import annotations
 
@@ -336,6 +336,15 @@ def test_cb29_without_event_rules_or_an_active_event_the_weather_is_normal(
     weather_set = only(events, "WeatherSet")
     assert (weather_set["weather"], weather_set["source"]) == ("normal", "event")
     assert "event_id" not in weather_set
+
+
+def test_cb29_g_cb21_an_active_event_without_special_weather_brings_normal_weather() -> None:
+    fair = {"id": "harvest-fair"}
+    match = event_match({"event_rules": True, "active_event": fair})
+    assert match.state["options"]["active_event"] == {**fair, "special_weather": "normal"}
+    weather_set = only(night(match, [2]), "WeatherSet")
+    assert (weather_set["weather"], weather_set["source"]) == ("normal", "event")
+    assert weather_set["event_id"] == "harvest-fair"
 
 
 def test_cb29_event_hail_changes_the_weather_to_hail_and_calls_for_saves() -> None:

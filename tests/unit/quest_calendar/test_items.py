@@ -1,4 +1,5 @@
-"""Items: trait boosters (QC-18), healing timing (QC-23, QC-24), cures (QC-31, QC-32), QC-50."""
+"""Items: trait boosters (QC-18), healing timing (QC-23, QC-24, G-QC-07), cures (QC-31, QC-32),
+QC-50, and item data checked on use (G-QC-01)."""
 
 from __future__ import annotations
 
@@ -153,7 +154,7 @@ def test_qc23_med_kit_before_the_combat_or_after_its_last_round(
     assert healed.details["cause"] == "item"
 
 
-def test_qc24_items_usable_between_rounds_and_healing_items_that_say_so() -> None:
+def test_qc24_g_qc07_items_usable_between_rounds_and_healing_items_that_say_so() -> None:
     table = Table(hero=carrying(SOLAR_GRENADE, COMBAT_TONIC, hp=10))
     table.given(fight("combat", "in_progress"))
     (grenade,) = table.run(use("solar-grenade"))
@@ -163,7 +164,7 @@ def test_qc24_items_usable_between_rounds_and_healing_items_that_say_so() -> Non
     assert table.hero["inventory"] == []
 
 
-def test_qc24_an_item_flagged_not_between_rounds_waits_for_the_fight_to_end() -> None:
+def test_qc24_g_qc07_an_item_flagged_not_between_rounds_waits_for_the_fight_to_end() -> None:
     flash = {**SOLAR_GRENADE, "id": "flashbang", "usable_between_rounds": False}
     table = Table(hero=carrying(flash, STRENGTHENER))
     table.given(fight("dogfight", "in_progress"))
@@ -252,7 +253,7 @@ def test_qc50_wound_sealant_needs_an_injured_stat_named_by_the_player() -> None:
 # -- input ---------------------------------------------------------------------------------------
 
 
-def test_use_item_names_the_field_of_bad_input() -> None:
+def test_g_qc01_item_data_is_checked_and_bad_input_names_the_field() -> None:
     rope = {"id": "rope", "kind": "equipment", "slot": "belt"}
     odd = {"id": "odd", "kind": "consumable", "effect": {"kind": "teleport"}}
     table = Table(hero=carrying(rope, odd, MED_KIT))

@@ -128,3 +128,20 @@ def test_qc07_g_qc02_a_die_outside_the_dice_set_is_refused() -> None:
     refused = table.refused({"type": "combat_round"}, faces=[15])
     assert refused.rule_id == "QC-07"
     assert "d8" in refused.reason
+
+
+def test_qc03_two_heroes_on_one_calendar_keep_separate_states() -> None:
+    check = {"type": "trait_check", "trait": "INT", "target": 12}
+    pickpocket = {"type": "pickpocket", "icon_id": "alley"}
+    alone = Table()
+    alone.run(check, faces=[15])
+    alone.run(pickpocket, faces=[1])
+    first, second = Table(), Table()
+    (failed,) = first.run(check, faces=[2])
+    first.run(pickpocket, faces=[3])
+    (passed,) = second.run(check, faces=[15])
+    second.run(pickpocket, faces=[1])
+    assert (failed.details["success"], passed.details["success"]) == (False, True)
+    assert first.state["page"]["date"] == second.state["page"]["date"]
+    assert (first.hero["credits"], second.hero["credits"]) == (13, 11)
+    assert second.state == alone.state
