@@ -1,4 +1,4 @@
-"""The Calendar Board: Chapter 9 of the board game (rules.md Part A) as commands and events.
+"""The Calendar Board: Chapter 9 of the board game (docs/rules.md Part A), as commands and events.
 
 Importing this package registers the game's house rules, its commands, its night steps and its
 event types.

@@ -1,4 +1,4 @@
-"""Calendar Board house rules: every gap default of rules.md Part C.1, as data."""
+"""Calendar Board house rules: every gap default (G-CB-xx, docs/rules.md), as data."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Calendar Board state: the match set-up, parties, pieces and weapons, and shared helpers.
 
-The state is plain JSON in the campaign aggregate (rules.md A.0). Every piece has a location:
+The state is plain JSON in the campaign aggregate. Every piece has a location:
 ``{"kind": "pathway", "space": n}``, ``{"kind": "home"}``, ``{"kind": "elsewhere"}`` or
 ``{"kind": "eliminated"}``.
 """
