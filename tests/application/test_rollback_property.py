@@ -57,7 +57,12 @@ def cb_answer(data: st.DataObject, pending: Json) -> Json:
     """The pending decision's command, from the right player, with one of its options."""
     who, options, command = pending["who"], pending["options"], pending["commands"][0]
     body: Json = {"type": command, "player": who}
-    if command == "night_action":
+    if pending["decision"] == "fate_reroll":  # G-CB-12: reroll the party's own roll, or keep it
+        if data.draw(st.booleans(), label="fate reroll"):
+            body["roll"] = pending["context"]["roll"]
+        else:
+            body["type"] = "decline_fate_reroll"
+    elif command == "night_action":
         body["action"] = data.draw(st.sampled_from(options))
         if body["action"] == "rizz":
             body["partner"] = data.draw(st.sampled_from(PARTNERS))
@@ -163,6 +168,19 @@ def between_commands(app: Questlog, cid: UUID) -> list[int]:
     ]
 
 
+def comparable(state: Json) -> Json:
+    """A state as a rolled-back campaign and its fork share it.
+
+    A pending fate-reroll decision (G-CB-12) names the roll it is about by its id, and a roll id
+    is "<version>-<n>" in its own campaign's log: the same roll has another id in the fork.
+    """
+    pending = state.get("pending")
+    if not pending or "roll_id" not in pending.get("context", {}):
+        return state
+    context = {k: v for k, v in pending["context"].items() if k != "roll_id"}
+    return {**state, "pending": {**pending, "context": context}}
+
+
 def without_dice(view: Json) -> Json:
     """A campaign view without the dice stream, which a rollback never restores."""
     return {k: v for k, v in view.items() if k not in ("dice", "rolls")}
@@ -222,7 +240,7 @@ def test_a_rollback_to_a_random_version_restores_it_and_play_goes_on_from_there(
         expected = attempt(scratch, command, dice)
         assert app_attempt(app, cid, command, dice.faces) == expected
         assert app_attempt(app, fork_id, command, dice.faces) == expected
-        assert app.campaign(cid).state == app.campaign(fork_id).state
+        assert comparable(app.campaign(cid).state) == comparable(app.campaign(fork_id).state)
         assert app.campaign(cid).house_rules == app.campaign(fork_id).house_rules
 
     report = app.audit(cid)
