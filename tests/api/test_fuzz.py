@@ -21,7 +21,10 @@ json_values = st.recursive(
 
 
 @given(body=st.dictionaries(st.sampled_from(["dice", "purpose", "faces", "x"]), json_values))
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=150,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 def test_random_roll_bodies_never_get_a_5xx(
     client: FlaskClient, campaign: dict[str, Any], body: dict[str, Any]
 ) -> None:
@@ -34,7 +37,10 @@ def test_random_roll_bodies_never_get_a_5xx(
         st.sampled_from(["game", "name", "house_rules", "client_seed"]), json_values
     )
 )
-@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=100,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 def test_random_campaign_bodies_never_get_a_5xx(client: FlaskClient, body: dict[str, Any]) -> None:
     response = client.post("/campaigns", json=body)
     assert response.status_code in (201, 422), (body, response.json)
