@@ -16,6 +16,7 @@ from webapi import (
     commands,
     dice,
     errors,
+    limits,
     schemas,
     timetravel,
     views,
@@ -68,6 +69,7 @@ def create_app(
     api.register_blueprint(access.blp)
     api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
     api.spec.options["security"] = [{"bearer": []}]
+    limits.install(app)
     access.install(app, auth=auth, rate_limit=rate_limit)
     errors.register(app)
     return app

@@ -75,3 +75,26 @@ def stored_state(client: FlaskClient, campaign_id: str) -> tuple[int, str, int]:
     body = client.get(f"/campaigns/{campaign_id}").json
     listing = client.get("/campaigns?limit=1000").json
     return body["version"], body["head_hash"], len(listing["items"])
+
+
+@pytest.fixture
+def store_app(app: Questlog) -> Flask:
+    """The API with access control on this test's store (SQLite or PostgreSQL, see
+    tests/conftest.py), so a test runs on both stores."""
+    return create_app(app, auth=True, rate_limit=0, TESTING=True)
+
+
+@pytest.fixture
+def store_client(store_app: Flask, app: Questlog) -> TokenClient:
+    """An admin client of ``store_app``."""
+    _, secret = app.create_token("store-admin", admin=True)
+    return client_as(store_app, secret)
+
+
+@pytest.fixture
+def store_campaign(store_client: FlaskClient) -> dict[str, Any]:
+    """A quest-calendar campaign on ``store_app``."""
+    response = store_client.post("/campaigns", json={"game": "quest-calendar", "name": "Both"})
+    assert response.status_code == 201, response.json
+    body: dict[str, Any] = response.json
+    return body
