@@ -38,6 +38,7 @@ from domain.errors import (
 from domain.games import rules_for
 from domain.house_rules import book
 from domain.store import IdempotencyRecord, SeedRecord, SideTables, StoreConfig
+from domain.text import ascii_number
 from domain.timeline import Timeline
 
 # Importing the game packages registers their commands, house rules and event types.
@@ -592,10 +593,9 @@ class Questlog(Application):  # type: ignore[type-arg]
     def find_roll(self, campaign_id: UUID, roll_id: str) -> dict[str, Any]:
         """One roll by id ("<version>-<n>"), with its proof and, once revealed, the seed."""
         campaign = self.campaign(campaign_id)
-        version_text, _, _ = roll_id.partition("-")
-        if not version_text.isdigit():
+        version = ascii_number(roll_id.partition("-")[0])
+        if version is None:
             raise NotFound(f"Roll {roll_id!r} does not exist in campaign {campaign_id}.")
-        version = int(version_text)
         for event in self.campaign_events(campaign_id, after=version - 1, limit=1):
             for record in getattr(event, "rolls", None) or []:
                 if record.get("roll_id") == roll_id:

@@ -11,6 +11,7 @@ from flask import Response, current_app, g, request
 
 from domain.application import Idempotency, Outcome, Questlog
 from domain.errors import InvalidInput, NotFound
+from domain.text import ascii_number
 
 MAX_IDEMPOTENCY_KEY = 200
 
@@ -34,10 +35,10 @@ def expected_version() -> int | None:
     header = request.headers.get("If-Match")
     if header is None:
         return None
-    text = header.strip().removeprefix("W/").strip('"')
-    if not text.isdigit():
+    version = ascii_number(header.strip().removeprefix("W/").strip('"'))
+    if version is None:
         raise InvalidInput.field("If-Match", 'must be an ETag of a version, such as "5"')
-    return int(text)
+    return version
 
 
 def idempotency() -> Idempotency | None:

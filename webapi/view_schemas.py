@@ -14,7 +14,9 @@ from webapi.schemas import MAX_POSITION, Timestamp
 MAX_WAIT = 10.0
 
 
-CURSOR = validate.Regexp(r"^\d{1,18}-\d{1,9}$", error="a cursor from a page's next, such as 12-0")
+CURSOR = validate.Regexp(
+    r"^[0-9]{1,18}-[0-9]{1,9}$", error="a cursor from a page's next, such as 12-0"
+)
 NO_NUL = validate.Regexp(r"^[^\x00]*$", error="must not contain NUL characters")
 
 

@@ -84,3 +84,38 @@ def test_a_body_at_the_limit_is_read_and_brackets_in_strings_do_not_count(
     body = f'{{"game": "quest-calendar", "name": "{name}"}}'
     response = store_client.post("/campaigns", data=body, content_type="application/json")
     assert response.status_code == 201, response.json
+
+
+# -- digits ---------------------------------------------------------------------------------------
+
+NOT_ASCII_NUMBERS = ["²", "³", "٣", "1²", "9" * 19, "9" * 5000, "", "-1", "+1", " 1", "1_0"]
+"""Text that ``str.isdigit`` or ``int`` may accept but that is no version or roll number."""
+
+
+@pytest.mark.parametrize("text", NOT_ASCII_NUMBERS)
+def test_if_match_takes_ascii_digits_only(
+    store_client: FlaskClient, store_campaign: dict[str, Any], text: str
+) -> None:
+    path = f"/campaigns/{store_campaign['id']}/rolls"
+    response = store_client.post(path, json={"dice": "d20"}, headers={"If-Match": f'"{text}"'})
+    assert_field_error(response, 422, "If-Match")
+
+
+@pytest.mark.parametrize("text", NOT_ASCII_NUMBERS)
+def test_a_roll_id_with_other_digits_is_404(
+    store_client: FlaskClient, store_campaign: dict[str, Any], text: str
+) -> None:
+    cid = store_campaign["id"]
+    assert store_client.post(f"/campaigns/{cid}/rolls", json={"dice": "d20"}).status_code == 201
+    response = store_client.get(f"/campaigns/{cid}/rolls/{text}-1")
+    assert response.status_code == 404, response.json
+    assert response.mimetype == PROBLEM
+    assert store_client.get(f"/campaigns/{cid}/rolls/2-1").status_code == 200
+
+
+@pytest.mark.parametrize("text", ["٣-0", "²-0", "1-٣", "9" * 19 + "-0"])
+def test_a_view_cursor_takes_ascii_digits_only(
+    store_client: FlaskClient, store_campaign: dict[str, Any], text: str
+) -> None:
+    response = store_client.get(f"/campaigns/{store_campaign['id']}/views/rolls?after={text}")
+    assert_field_error(response, 422, "after")
