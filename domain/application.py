@@ -38,7 +38,7 @@ from domain.errors import (
 from domain.games import rules_for
 from domain.house_rules import book
 from domain.store import IdempotencyRecord, SeedRecord, SideTables, StoreConfig
-from domain.text import ascii_number
+from domain.text import ascii_number, check_characters
 from domain.timeline import Timeline
 
 # Importing the game packages registers their commands, house rules and event types.
@@ -244,7 +244,7 @@ class Questlog(Application):  # type: ignore[type-arg]
     ) -> Outcome:
         """Roll dice on the server, or record faces the player rolled by hand."""
         expression = dicelib.parse(notation)
-        check_text("purpose", purpose, MAX_PURPOSE_LENGTH, allow_empty=True)
+        check_text("purpose", purpose, MAX_PURPOSE_LENGTH, allow_empty=True, free_text=True)
 
         def decide(campaign: Campaign) -> dict[str, Any]:
             if faces is None:
@@ -631,8 +631,12 @@ def with_verdict(
     return result
 
 
-def check_text(field: str, value: str, max_length: int, *, allow_empty: bool = False) -> None:
-    """Refuse text that is not a string, is blank (unless allowed), too long or not Unicode."""
+def check_text(
+    field: str, value: str, max_length: int, *, allow_empty: bool = False, free_text: bool = False
+) -> None:
+    """Refuse text that is not a string, is blank (unless allowed), too long, not Unicode or
+    holds a control character (``free_text``, such as a purpose, may hold tabs and line breaks).
+    """
     if not isinstance(value, str):
         raise InvalidInput.field(field, "must be a string")
     if not allow_empty and not value.strip():
@@ -643,3 +647,4 @@ def check_text(field: str, value: str, max_length: int, *, allow_empty: bool = F
         value.encode("utf-8")
     except UnicodeEncodeError:
         raise InvalidInput.field(field, "must be valid Unicode text (no lone surrogates)") from None
+    check_characters(field, value, free_text=free_text)

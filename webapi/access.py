@@ -25,6 +25,7 @@ from domain.access import ROLES, Membership, Token, acting_as, actor_label
 from domain.errors import InvalidInput, NotFound
 from webapi.errors import problem
 from webapi.http import campaign_id, questlog
+from webapi.schemas import Text
 
 AUTH_KEY = "questlog_auth"
 RATE_KEY = "questlog_rate_limit"
@@ -251,7 +252,7 @@ def install(app: Flask, *, auth: bool | str | None, rate_limit: float | None) ->
 
 
 class TokenCreate(Schema):
-    name = fields.String(required=True, validate=validate.Length(1, 200))
+    name = Text(required=True, validate=validate.Length(1, 200))
     admin = fields.Boolean(load_default=False)
 
 
@@ -271,10 +272,10 @@ class TokenList(Schema):
 
 
 class MemberCreate(Schema):
-    token_name = fields.String(validate=validate.Length(1, 200))
-    token_id = fields.String(validate=validate.Length(1, 200))
-    role = fields.String(required=True, validate=validate.OneOf(ROLES))
-    seat = fields.String(
+    token_name = Text(validate=validate.Length(1, 200))
+    token_id = Text(validate=validate.Length(1, 200))
+    role = Text(required=True, validate=validate.OneOf(ROLES))
+    seat = Text(
         validate=validate.Length(1, 80),
         metadata={"description": "The player id a player acts for (a calendar-board seat)."},
     )

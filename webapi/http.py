@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 from uuid import UUID
 
@@ -14,6 +15,8 @@ from domain.errors import InvalidInput, NotFound
 from domain.text import ascii_number
 
 MAX_IDEMPOTENCY_KEY = 200
+IDEMPOTENCY_KEY = re.compile(f"[\\x20-\\x7e]{{1,{MAX_IDEMPOTENCY_KEY}}}")
+"""A key is printable ASCII (the characters of a structured-field string, RFC 8941)."""
 
 
 def questlog() -> Questlog:
@@ -46,9 +49,9 @@ def idempotency() -> Idempotency | None:
     key = request.headers.get("Idempotency-Key")
     if key is None:
         return None
-    if not key.strip() or len(key) > MAX_IDEMPOTENCY_KEY:
+    if not key.strip() or not IDEMPOTENCY_KEY.fullmatch(key):
         raise InvalidInput.field(
-            "Idempotency-Key", f"must be 1 to {MAX_IDEMPOTENCY_KEY} characters"
+            "Idempotency-Key", f"must be 1 to {MAX_IDEMPOTENCY_KEY} printable ASCII characters"
         )
     body: Any
     try:

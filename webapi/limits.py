@@ -1,5 +1,8 @@
 """Input limits checked before any view runs (docs/architecture.md, "Input limits").
 
+A path parameter longer than ``MAX_PATH_PARAMETER`` or holding a control character names nothing
+(no campaign, token, roll or proposal is named so): 404, without asking the store.
+
 A JSON body nested deeper than ``MAX_JSON_DEPTH`` is refused before a parser recurses into it:
 Python's parser would raise ``RecursionError`` about 1,000 levels down. The check reads the raw
 bytes of every request with a body, whatever its content type, since ``Idempotency-Key``
@@ -13,10 +16,13 @@ from operator import sub
 
 from flask import Flask, request
 
-from domain.errors import InvalidInput
+from domain.errors import InvalidInput, NotFound
+from domain.text import has_control_characters, quoted
 
 MAX_JSON_DEPTH = 64
 """The deepest nesting of arrays and objects a request body may have."""
+MAX_PATH_PARAMETER = 200
+"""The longest path parameter that can name anything (a token name has at most 200 characters)."""
 
 _BRACKETS = b"[]{}"
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in _BRACKETS)
@@ -43,6 +49,15 @@ def too_deep(body: bytes) -> bool:
     return json_depth(body) > MAX_JSON_DEPTH
 
 
+def check_path() -> None:
+    """Answer 404 for a path parameter that names nothing: too long, or with a control character."""
+    for name, value in (request.view_args or {}).items():
+        if isinstance(value, str) and (
+            len(value) > MAX_PATH_PARAMETER or has_control_characters(value)
+        ):
+            raise NotFound(f"There is no {name} {quoted(value)}.")
+
+
 def check_body() -> None:
     """Refuse a request body nested too deep (422 on ``body``)."""
     if too_deep(request.get_data(cache=True)):
@@ -51,6 +66,12 @@ def check_body() -> None:
         )
 
 
+def check_input() -> None:
+    """The checks every request passes before authentication and the views."""
+    check_path()
+    check_body()
+
+
 def install(app: Flask) -> None:
-    """Check every request's input before authentication and the views."""
-    app.before_request(check_body)
+    """Check every request's input (registered before access control, so it runs first)."""
+    app.before_request(check_input)

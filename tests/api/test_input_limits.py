@@ -3,11 +3,16 @@ characters, strict JSON numbers and booleans, odd headers (docs/architecture.md,
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, cast
+from urllib.parse import quote
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 
+from domain.application import Questlog
+from webapi.app import create_app
 from webapi.limits import MAX_JSON_DEPTH, json_depth
 
 PROBLEM = "application/problem+json"
@@ -119,3 +124,159 @@ def test_a_view_cursor_takes_ascii_digits_only(
 ) -> None:
     response = store_client.get(f"/campaigns/{store_campaign['id']}/views/rolls?after={text}")
     assert_field_error(response, 422, "after")
+
+
+# -- control characters ---------------------------------------------------------------------------
+
+NUL = "a\x00b"
+
+
+def test_a_nul_in_a_token_name_or_id_is_refused(store_client: FlaskClient) -> None:
+    assert_field_error(store_client.post("/admin/tokens", json={"name": NUL}), 422, "name")
+    response = store_client.delete("/admin/tokens/a%00b")
+    assert response.status_code == 404 and response.mimetype == PROBLEM
+    assert store_client.get("/admin/tokens").status_code == 200
+
+
+@pytest.mark.parametrize("field", ["token_name", "token_id", "seat"])
+@pytest.mark.parametrize("value", [NUL, "a\nb", "a\x7fb", "a\x85b"])
+def test_a_control_character_in_a_member_is_refused(
+    store_client: FlaskClient, store_campaign: dict[str, Any], field: str, value: str
+) -> None:
+    body = {"token_name": "store-admin", "role": "player", field: value}
+    response = store_client.post(f"/campaigns/{store_campaign['id']}/members", json=body)
+    assert_field_error(response, 422, field)
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/campaigns", {"game": "quest-calendar", "name": NUL}, "name"),
+        ("/campaigns", {"game": "quest-calendar", "name": "a\tb"}, "name"),
+        ("/campaigns", {"game": "quest-calendar", "name": "n", "client_seed": NUL}, "client_seed"),
+        ("{cid}/dice/client-seed", {"client_seed": "a\rb"}, "client_seed"),
+        ("{cid}/rolls", {"dice": "d20", "purpose": NUL}, "purpose"),
+        ("{cid}/rolls", {"dice": "d20", "purpose": "a\x1bb"}, "purpose"),
+        ("{cid}/rollback", {"to_version": 1, "reason": NUL}, "reason"),
+        ("{cid}/rollback", {"to_version": 1, "reason": "r", "actor": "a\nb"}, "actor"),
+        ("{cid}/rollback/proposals", {"to_version": 1, "reason": "r", "proposer": NUL}, "proposer"),
+        ("{cid}/rollback/proposals/p/approve", {"player": NUL}, "player"),
+        ("{cid}/fork", {"at_version": 1, "name": NUL}, "name"),
+        ("{cid}/commands", {"type": "trait_check", "trait": "INT", "purpose": NUL}, "purpose"),
+        ("{cid}/house-rules", {"key": NUL, "value": 1}, "key"),
+    ],
+)
+def test_a_control_character_in_stored_text_is_422_naming_the_field(
+    store_client: FlaskClient,
+    store_campaign: dict[str, Any],
+    path: str,
+    body: dict[str, Any],
+    field: str,
+) -> None:
+    url = path.replace("{cid}", f"/campaigns/{store_campaign['id']}")
+    assert_field_error(store_client.post(url, json=body), 422, field)
+
+
+def test_free_text_keeps_tabs_and_line_breaks(
+    store_client: FlaskClient, store_campaign: dict[str, Any]
+) -> None:
+    cid = store_campaign["id"]
+    purpose = "first line\n\tsecond line\r\n"
+    rolled = store_client.post(f"/campaigns/{cid}/rolls", json={"dice": "d6", "purpose": purpose})
+    assert rolled.status_code == 201 and rolled.json["purpose"] == purpose
+    undone = store_client.post(
+        f"/campaigns/{cid}/rollback", json={"to_version": 1, "reason": "misread\nthe die"}
+    )
+    assert undone.status_code == 201, undone.json
+
+
+@pytest.mark.parametrize("header", ["Idempotency-Key", "If-Match"])
+def test_a_control_character_in_a_header_is_422_naming_it(
+    store_client: FlaskClient, store_campaign: dict[str, Any], header: str
+) -> None:
+    path = f"/campaigns/{store_campaign['id']}/rolls"
+    response = store_client.post(path, json={"dice": "d20"}, headers={header: "k\x01ey"})
+    assert_field_error(response, 422, header)
+
+
+# -- every route, a NUL in each of its strings ----------------------------------------------------
+
+
+def api_routes() -> list[tuple[str, str]]:
+    """Every (rule, method) of the API, read from an app that never serves a request."""
+    app = create_app(cast(Questlog, object()), auth=True, rate_limit=0)
+    return sorted(
+        (rule.rule, method)
+        for rule in app.url_map.iter_rules()
+        if rule.endpoint != "static" and not rule.rule.startswith("/openapi")
+        for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"})
+    )
+
+
+VALID_PATH = {"roll_id": "2-1", "proposal_id": "no-such-proposal", "token": "no-such-token"}
+VALID_QUERY = {"game": "quest-calendar", "player": "A"}
+
+
+def operation(document: dict[str, Any], rule: str, method: str) -> dict[str, Any]:
+    """The OpenAPI operation of a Flask rule and method."""
+    path = rule.replace("<", "{").replace(">", "}")
+    found: dict[str, Any] = document["paths"][path][method.lower()]
+    return found
+
+
+def request_body(document: dict[str, Any], op: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """An operation's example body and the names of its string fields."""
+    content = op.get("requestBody", {}).get("content", {}).get("application/json")
+    if content is None:
+        return {}, []
+    schema = document["components"]["schemas"][content["schema"]["$ref"].rsplit("/", 1)[-1]]
+    strings = [k for k, v in schema["properties"].items() if v.get("type") == "string"]
+    examples = [e["value"] for e in content.get("examples", {}).values()]
+    example: dict[str, Any] = content.get("example") or (examples[0] if examples else {})
+    return example, strings
+
+
+def query_strings(op: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
+    """An operation's required query parameters (valid values) and its string parameters."""
+    params = [p for p in op.get("parameters", []) if p["in"] == "query"]
+    required = {p["name"]: VALID_QUERY[p["name"]] for p in params if p.get("required")}
+    strings = [p["name"] for p in params if p["schema"].get("type") == "string"]
+    return required, strings
+
+
+@pytest.mark.parametrize(("rule", "method"), api_routes())
+def test_a_nul_anywhere_in_a_request_is_a_4xx_problem(
+    store_app: Flask,
+    store_client: FlaskClient,
+    store_campaign: dict[str, Any],
+    rule: str,
+    method: str,
+) -> None:
+    document = store_app.test_client().get("/openapi.json").json
+    op = operation(document, rule, method)
+    body, body_strings = request_body(document, op)
+    query, query_names = query_strings(op)
+    valid = {**VALID_PATH, "campaign": store_campaign["id"]}
+    params = re.findall(r"<(\w+)>", rule)
+
+    def send(path_args: dict[str, str], data: dict[str, Any], args: dict[str, str]) -> Any:
+        path = rule
+        for name, value in path_args.items():
+            path = path.replace(f"<{name}>", quote(value, safe=""))
+        json_body = data if method in ("POST", "DELETE") else None
+        return store_client.open(path, method=method, json=json_body, query_string=args)
+
+    wrong: list[str] = []
+    for name in params:
+        response = send({**valid, name: NUL}, body, query)
+        if response.status_code != 404 or response.mimetype != PROBLEM:
+            wrong.append(f"path {name}: {response.status_code}")
+    for field in body_strings:
+        response = send(valid, {**body, field: NUL}, query)
+        if not 400 <= response.status_code < 500 or response.mimetype != PROBLEM:
+            wrong.append(f"body {field}: {response.status_code}")
+    for name in query_names:
+        response = send(valid, body, {**query, name: NUL})
+        if not 400 <= response.status_code < 500 or response.mimetype != PROBLEM:
+            wrong.append(f"query {name}: {response.status_code}")
+    assert not wrong, wrong
