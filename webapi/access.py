@@ -25,7 +25,7 @@ from domain.access import ROLES, Membership, Token, acting_as, actor_label
 from domain.errors import InvalidInput, NotFound
 from webapi.errors import problem
 from webapi.http import campaign_id, questlog
-from webapi.schemas import Text
+from webapi.schemas import Flag, Text
 
 AUTH_KEY = "questlog_auth"
 RATE_KEY = "questlog_rate_limit"
@@ -253,7 +253,7 @@ def install(app: Flask, *, auth: bool | str | None, rate_limit: float | None) ->
 
 class TokenCreate(Schema):
     name = Text(required=True, validate=validate.Length(1, 200))
-    admin = fields.Boolean(load_default=False)
+    admin = Flag(load_default=False)
 
 
 class TokenInfo(Schema):

@@ -52,6 +52,23 @@ class Text(fields.String):
         return text
 
 
+class Flag(fields.Boolean):
+    """A JSON body's true or false, nothing else (not 0, 1, 0.0 or "true"); a query string's
+    flags stay ``fields.Boolean``, since a query string is text."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
+def version(**kwargs: Any) -> fields.Integer:
+    """A version in a JSON body: a JSON integer (not 1.5, 1.0, "1" or true) from 1 up."""
+    return fields.Integer(
+        strict=True, required=True, validate=validate.Range(min=1, max=MAX_POSITION), **kwargs
+    )
+
+
 class CampaignCreate(Schema):
     game = Text(
         required=True, validate=validate.OneOf(GAMES), metadata={"example": "quest-calendar"}
@@ -73,7 +90,7 @@ class CampaignCreate(Schema):
         load_default=dict,
         metadata={"description": "The game's own setup (e.g. the players of a match)."},
     )
-    public = fields.Boolean(
+    public = Flag(
         load_default=False,
         metadata={"description": "Readable by every token; otherwise only by its members."},
     )
@@ -295,9 +312,7 @@ class Audit(Schema):
 
 
 class RollbackCreate(Schema):
-    to_version = fields.Integer(
-        required=True,
-        validate=validate.Range(min=1, max=MAX_POSITION),
+    to_version = version(
         metadata={"description": "The earlier version whose state becomes the state again."},
     )
     reason = Text(required=True, free_text=True, validate=validate.Length(1, 500))
@@ -307,7 +322,7 @@ class RollbackCreate(Schema):
 
 
 class ProposalCreate(Schema):
-    to_version = fields.Integer(required=True, validate=validate.Range(min=1, max=MAX_POSITION))
+    to_version = version()
     reason = Text(required=True, free_text=True, validate=validate.Length(1, 500))
     proposer = Text(
         required=True,
@@ -349,9 +364,7 @@ class RollbackResult(Schema):
 
 
 class ForkCreate(Schema):
-    at_version = fields.Integer(
-        required=True,
-        validate=validate.Range(min=1, max=MAX_POSITION),
+    at_version = version(
         metadata={"description": "The version of this campaign the fork starts from."},
     )
     name = Text(required=True, validate=validate.Length(1, 200))

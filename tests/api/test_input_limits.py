@@ -280,3 +280,65 @@ def test_a_nul_anywhere_in_a_request_is_a_4xx_problem(
         if not 400 <= response.status_code < 500 or response.mimetype != PROBLEM:
             wrong.append(f"query {name}: {response.status_code}")
     assert not wrong, wrong
+
+
+# -- strict numbers and booleans in JSON bodies ---------------------------------------------------
+
+NOT_INTEGERS = [1.5, 1.0, "1", True, None, [1]]
+NOT_BOOLEANS = [0, 1, 0.0, "false", "true", None]
+
+
+@pytest.mark.parametrize("value", NOT_INTEGERS)
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("rollback", {"reason": "undo"}, "to_version"),
+        ("rollback/proposals", {"reason": "undo", "proposer": "owner"}, "to_version"),
+        ("fork", {"name": "what if"}, "at_version"),
+    ],
+)
+def test_a_version_in_a_body_is_a_json_integer(
+    store_client: FlaskClient,
+    store_campaign: dict[str, Any],
+    path: str,
+    body: dict[str, Any],
+    field: str,
+    value: Any,
+) -> None:
+    cid = store_campaign["id"]
+    for _ in range(2):
+        store_client.post(f"/campaigns/{cid}/rolls", json={"dice": "d6"})
+    response = store_client.post(f"/campaigns/{cid}/{path}", json={**body, field: value})
+    assert_field_error(response, 422, field)
+    assert store_client.get(f"/campaigns/{cid}").json["version"] == 3
+    assert len(store_client.get("/campaigns").json["items"]) == 1
+
+
+@pytest.mark.parametrize("value", NOT_BOOLEANS)
+def test_a_flag_in_a_body_is_json_true_or_false(store_client: FlaskClient, value: Any) -> None:
+    token = store_client.post("/admin/tokens", json={"name": "maybe", "admin": value})
+    assert_field_error(token, 422, "admin")
+    body = {"game": "quest-calendar", "name": "maybe", "public": value}
+    assert_field_error(store_client.post("/campaigns", json=body), 422, "public")
+
+
+def test_query_string_numbers_and_flags_are_still_text(
+    store_client: FlaskClient, store_campaign: dict[str, Any]
+) -> None:
+    cid = store_campaign["id"]
+    assert store_client.get("/campaigns?limit=5&after=0").status_code == 200
+    assert store_client.get(f"/campaigns/{cid}?version=1").status_code == 200
+    rolls = store_client.get(f"/campaigns/{cid}/views/rolls?include_undone=false&limit=2")
+    assert rolls.status_code == 200, rolls.json
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("cost", 1.5), ("cost", True), ("cost", "5"), ("required", 0), ("required", "true")],
+)
+def test_game_command_numbers_and_flags_are_strict(
+    store_client: FlaskClient, store_campaign: dict[str, Any], field: str, value: Any
+) -> None:
+    body = {"type": "pay", "purpose": "toll", "cost": 5, "required": True, field: value}
+    response = store_client.post(f"/campaigns/{store_campaign['id']}/commands", json=body)
+    assert_field_error(response, 422, field)
