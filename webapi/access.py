@@ -147,7 +147,9 @@ def authenticate() -> Token | Response:
     scheme, _, secret = header.partition(" ")
     if scheme.lower() != "bearer" or not secret.strip():
         return refuse(401, "Send an API token: Authorization: Bearer <token>.", **BEARER)
-    token = questlog().authenticate(secret.strip())
+    secret = secret.strip()
+    # Secrets are printable ASCII; other bytes (a server may pass them as surrogates) match none.
+    token = questlog().authenticate(secret) if secret.isascii() and secret.isprintable() else None
     if token is None:
         return refuse(401, "The token is unknown or revoked.", **BEARER)
     return token

@@ -98,7 +98,9 @@ def http_problem(error: HTTPException) -> Response:
     if status == 413:
         detail = "The request body is larger than this service accepts."
     slug = (error.name or "error").lower().replace(" ", "-")
-    return problem(status, error.name or "Error", detail, slug=slug, **extra)
+    # The error's own headers stay (a 405's Allow); the body is a problem, whatever it said.
+    headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
+    return problem(status, error.name or "Error", detail, slug=slug, headers=headers, **extra)
 
 
 def register(app: Flask) -> None:

@@ -342,3 +342,40 @@ def test_game_command_numbers_and_flags_are_strict(
     body = {"type": "pay", "purpose": "toll", "cost": 5, "required": True, field: value}
     response = store_client.post(f"/campaigns/{store_campaign['id']}/commands", json=body)
     assert_field_error(response, 422, field)
+
+
+# -- methods and headers --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("DELETE", "/campaigns", {"GET", "POST"}),
+        ("POST", "/campaigns/{cid}", {"GET"}),
+        ("PUT", "/admin/tokens/someone", {"DELETE"}),
+    ],
+)
+def test_a_405_names_the_allowed_methods(
+    store_client: FlaskClient,
+    store_campaign: dict[str, Any],
+    method: str,
+    path: str,
+    allowed: set[str],
+) -> None:
+    response = store_client.open(path.replace("{cid}", store_campaign["id"]), method=method)
+    assert response.status_code == 405 and response.mimetype == PROBLEM
+    assert allowed <= {m.strip() for m in response.headers["Allow"].split(",")}
+
+
+@pytest.mark.parametrize("header", ["Authorization", "Idempotency-Key", "If-Match"])
+@pytest.mark.parametrize("value", ["\xff\xfe", "\udcff", "caf\xc3\xa9", "\x00", "\x7f"])
+def test_a_header_of_odd_bytes_is_a_4xx_problem(
+    store_client: FlaskClient, store_campaign: dict[str, Any], header: str, value: str
+) -> None:
+    text = f"Bearer {value}" if header == "Authorization" else value
+    path = f"/campaigns/{store_campaign['id']}/rolls"
+    response = store_client.post(path, json={"dice": "d20"}, headers={header: text})
+    want = 401 if header == "Authorization" else 422
+    assert response.status_code == want and response.mimetype == PROBLEM, response.json
+    if want == 422:
+        assert header in response.json["errors"]
