@@ -32,8 +32,9 @@ RATE_KEY = "questlog_rate_limit"
 DEFAULT_RATE_LIMIT = 50.0
 """Appends per second per token, with a burst of as many (QUESTLOG_RATE_LIMIT; 0 turns it off)."""
 OPEN_ENDPOINTS = frozenset({"api-docs.openapi_json", "static"})
-ADMIN_ONLY_PATHS = ("/admin/", "/views/rolls", "/views/campaigns", "/analytics/")
-"""Routes across every campaign: only admin tokens may read them."""
+ADMIN_ONLY_PATHS = ("/admin/", "/views/rolls", "/views/campaigns", "/analytics/", "/projections")
+"""Routes across every campaign (or, for /projections, the whole log's head and positions): only
+admin tokens may read them."""
 APPEND_RULES = ("/campaigns/<campaign>/commands", "/campaigns/<campaign>/rolls")
 ALLOWED: dict[str, frozenset[str]] = {
     "owner": frozenset({"read", "audit", "append", "manage", "propose", "approve"}),
