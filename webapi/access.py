@@ -199,12 +199,17 @@ def seat_check(rule: str, role: str, member: Membership | None, cid: str) -> Res
     return None
 
 
-def appends() -> bool:
-    """Whether this request appends to a campaign's log (what the rate limit counts)."""
-    rule = request.url_rule.rule if request.url_rule else ""
+def appending(rule: str, method: str) -> bool:
+    """Whether a route appends to a campaign's log (what the rate limit counts); the rule may be
+    written the Flask way or the OpenAPI way (``<campaign>`` or ``{campaign}``)."""
     return (
-        request.method == "POST" and rule.startswith("/campaigns") and not rule.endswith("/members")
+        method.upper() == "POST" and rule.startswith("/campaigns") and not rule.endswith("/members")
     )
+
+
+def appends() -> bool:
+    """Whether this request appends to a campaign's log."""
+    return appending(request.url_rule.rule if request.url_rule else "", request.method)
 
 
 def before() -> Response | None:

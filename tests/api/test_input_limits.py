@@ -379,3 +379,57 @@ def test_a_header_of_odd_bytes_is_a_4xx_problem(
     assert response.status_code == want and response.mimetype == PROBLEM, response.json
     if want == 422:
         assert header in response.json["errors"]
+
+
+# -- the OpenAPI document lists the problems ------------------------------------------------------
+
+CROSS_CAMPAIGN = ("/admin/", "/views/rolls", "/views/campaigns", "/analytics/", "/projections")
+HTTP_METHODS = ("get", "put", "post", "delete", "patch")
+
+
+def documented_problems(path: str, method: str, op: dict[str, Any]) -> set[int]:
+    """The error statuses an operation must list, written out apart from webapi.openapi."""
+    statuses = {401, 503}
+    if "{campaign}" in path or path.startswith(CROSS_CAMPAIGN):
+        statuses.add(403)
+    if "{" in path:
+        statuses.add(404)
+    if method == "post" and path.startswith("/campaigns") and not path.endswith("/members"):
+        statuses |= {409, 429}
+    headers = {p["name"] for p in op.get("parameters", []) if p["in"] == "header"}
+    if "If-Match" in headers:
+        statuses.add(412)
+    if "requestBody" in op:
+        statuses |= {413, 422}
+    if any(p["in"] != "path" for p in op.get("parameters", [])):
+        statuses.add(422)
+    return statuses
+
+
+def test_the_openapi_document_lists_each_operations_problems(flask_app: Flask) -> None:
+    document = flask_app.test_client().get("/openapi.json").json
+    components = document["components"]["responses"]
+    wrong: list[str] = []
+    for path, item in document["paths"].items():
+        for method in set(item) & set(HTTP_METHODS):
+            op = item[method]
+            listed = {
+                code: components[r["$ref"].rsplit("/", 1)[-1]] if "$ref" in r else r
+                for code, r in op["responses"].items()
+            }
+            missing = documented_problems(path, method, op) - {
+                int(c) for c in listed if c != "default"
+            }
+            if missing:
+                wrong.append(f"{method.upper()} {path} lacks {sorted(missing)}")
+            for code, response in listed.items():
+                content = response.get("content", {})
+                is_error = code == "default" or int(code) >= 400
+                want = PROBLEM if is_error else "application/json"
+                if is_error and content != {
+                    PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}
+                }:
+                    wrong.append(f"{method.upper()} {path} {code}: {content}")
+                if not is_error and list(content) != [want]:
+                    wrong.append(f"{method.upper()} {path} {code}: {list(content)}")
+    assert not wrong, "\n".join(wrong)
