@@ -240,6 +240,14 @@ def before() -> Response | None:
     return None
 
 
+def answer_headers(response: Response) -> Response:
+    """Every answer is ``nosniff``; one to a valid token is ``no-store`` (it may be private)."""
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    if caller() is not None:
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 def after(_error: BaseException | None) -> None:
     """Stop acting as the request's token."""
     acting = g.pop("acting", None)
@@ -253,6 +261,7 @@ def install(app: Flask, *, auth: bool | str | None, rate_limit: float | None) ->
     rate = rate_setting(rate_limit)
     app.extensions[RATE_KEY] = RateLimiter(rate) if rate > 0 else None
     app.before_request(before)
+    app.after_request(answer_headers)
     app.teardown_request(after)
 
 
