@@ -23,6 +23,7 @@ from marshmallow import Schema, fields, validate
 
 from domain.access import ROLES, Membership, Token, acting_as, actor_label
 from domain.errors import InvalidInput, NotFound
+from domain.text import quoted
 from webapi.errors import problem
 from webapi.http import campaign_id, questlog
 from webapi.schemas import Flag, Text
@@ -337,6 +338,31 @@ class TokenResource(MethodView):
         return token_info(Token(revoked.id, revoked.name, revoked.admin, revoked=True))
 
 
+def member_token(field: str, name: str) -> Token:
+    """The token a member request names, if it may hold a role: live, and not an admin's.
+
+    Only an admin (or anyone, with auth off) learns why a token may not be added; an owner gets
+    the answer an unknown name gets, so it cannot find out which token names exist.
+    """
+    token = questlog().side_tables.find_token(name)
+    refusal = None if token is None else member_refusal(token)
+    if token is None or refusal is not None:
+        asking = caller()
+        if refusal is not None and (asking is None or asking.admin):
+            raise InvalidInput.field(field, refusal)
+        raise NotFound(f"No token named or numbered {quoted(name)} can be added.")
+    return token
+
+
+def member_refusal(token: Token) -> str | None:
+    """Why a token may not hold a role on a campaign, or None."""
+    if token.revoked:
+        return "names a revoked token"
+    if token.admin:
+        return "names an admin token, which may do everything without a role"
+    return None
+
+
 @blp.route("/campaigns/<campaign>/members")
 class Members(MethodView):
     @blp.arguments(MemberCreate, example={"token_name": "bob", "role": "player", "seat": "B"})
@@ -346,12 +372,11 @@ class Members(MethodView):
         cid = campaign_id(campaign)
         app = questlog()
         app.campaign(cid)
-        name = body.get("token_id") or body.get("token_name")
+        field = "token_id" if body.get("token_id") else "token_name"
+        name = body.get(field)
         if not name:
             raise InvalidInput.field("token_name", "name a token (token_name or token_id)")
-        token = app.side_tables.find_token(name)
-        if token is None:
-            raise NotFound(f"No token named or numbered {name!r}.")
+        token = member_token(field, name)
         member = Membership(str(cid), token.id, body["role"], body.get("seat"))
         app.side_tables.set_member(member)
         return {"token_id": token.id, "role": member.role, "seat": member.seat}

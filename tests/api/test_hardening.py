@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -47,3 +48,58 @@ def test_without_auth_every_answer_is_still_nosniff(questlog: Questlog) -> None:
     client = create_app(questlog, auth=False, rate_limit=0, TESTING=True).test_client()
     for response in (client.get("/campaigns"), client.get("/nowhere")):
         assert response.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def member_answer(client: FlaskClient, cid: str, field: str, name: str) -> tuple[int, str]:
+    """The status and body of adding a token as a viewer, with the name blanked out."""
+    response = client.post(f"/campaigns/{cid}/members", json={field: name, "role": "viewer"})
+    return response.status_code, response.get_data(as_text=True).replace(name, "NAME")
+
+
+@pytest.mark.parametrize("field", ["token_name", "token_id"])
+def test_an_owner_cannot_tell_an_unknown_token_from_one_it_may_not_add(
+    store_app: Flask, app: Questlog, field: str
+) -> None:
+    _, owner_secret = app.create_token("owner")
+    gone, _ = app.create_token("gone")
+    app.revoke_token("gone")
+    ops, _ = app.create_token("ops", admin=True)
+    friend, _ = app.create_token("friend")
+    owner = client_as(store_app, owner_secret)
+    cid = owner.post("/campaigns", json={"game": "quest-calendar", "name": "mine"}).json["id"]
+
+    def ident(token: Any) -> str:
+        return str(token.name if field == "token_name" else token.id)
+
+    unknown = member_answer(owner, cid, field, "ghost-token")
+    assert unknown[0] == 404
+    assert member_answer(owner, cid, field, ident(gone)) == unknown
+    assert member_answer(owner, cid, field, ident(ops)) == unknown
+    assert member_answer(owner, cid, field, ident(friend))[0] == 201
+
+
+@pytest.mark.parametrize("field", ["token_name", "token_id"])
+def test_an_admin_learns_why_a_token_may_not_be_a_member(
+    store_client: FlaskClient, store_campaign: dict[str, Any], app: Questlog, field: str
+) -> None:
+    gone, _ = app.create_token("gone")
+    app.revoke_token("gone")
+    ops, _ = app.create_token("ops", admin=True)
+    path = f"/campaigns/{store_campaign['id']}/members"
+    for token, why in ((gone, "revoked"), (ops, "admin")):
+        ident = token.name if field == "token_name" else token.id
+        response = store_client.post(path, json={field: ident, "role": "viewer"})
+        assert response.status_code == 422 and response.mimetype == PROBLEM
+        assert why in response.json["errors"][field][0]
+    unknown = store_client.post(path, json={field: "ghost-token", "role": "viewer"})
+    assert unknown.status_code == 404
+    assert store_client.get(path).json["items"] == [
+        {"token_id": store_client_token_id(app), "role": "owner", "seat": None}
+    ]
+
+
+def store_client_token_id(app: Questlog) -> str:
+    """The id of the admin token ``store_client`` acts as (the campaign's owner)."""
+    token = app.side_tables.find_token("store-admin")
+    assert token is not None
+    return token.id
