@@ -18,6 +18,8 @@ from domain.errors import (
 )
 
 PROBLEM_JSON = "application/problem+json"
+MAX_INSTANCE = 200
+"""The most characters of the request path a problem's ``instance`` echoes."""
 log = logging.getLogger("questlog.api")
 
 
@@ -36,13 +38,19 @@ def problem(
         "title": title,
         "status": status,
         "detail": detail,
-        "instance": request.path,
+        "instance": instance(),
         **extra,
     }
     response = Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response
+
+
+def instance() -> str:
+    """The request's path as a problem names it, cut short with '…' beyond MAX_INSTANCE."""
+    path = request.path
+    return path if len(path) <= MAX_INSTANCE else path[: MAX_INSTANCE - 1] + "…"
 
 
 def domain_problem(error: QuestlogError) -> Response:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from flask import Flask
@@ -98,3 +98,14 @@ def store_campaign(store_client: FlaskClient) -> dict[str, Any]:
     assert response.status_code == 201, response.json
     body: dict[str, Any] = response.json
     return body
+
+
+def api_routes() -> list[tuple[str, str]]:
+    """Every (rule, method) of the API, read from an app that never serves a request."""
+    app = create_app(cast(Questlog, object()), auth=True, rate_limit=0)
+    return sorted(
+        (rule.rule, method)
+        for rule in app.url_map.iter_rules()
+        if rule.endpoint != "static" and not rule.rule.startswith("/openapi")
+        for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"})
+    )

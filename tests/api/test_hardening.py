@@ -3,6 +3,7 @@ of the whole log, short echoes, quiet logs under a storm of failures, a worker's
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -10,7 +11,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from domain.application import Questlog
-from tests.api.conftest import client_as
+from tests.api.conftest import api_routes, client_as
 from webapi.app import create_app
 
 PROBLEM = "application/problem+json"
@@ -103,3 +104,29 @@ def store_client_token_id(app: Questlog) -> str:
     token = app.side_tables.find_token("store-admin")
     assert token is not None
     return token.id
+
+
+ROUTES_WITH_PARAMETERS = [(rule, method) for rule, method in api_routes() if "<" in rule]
+
+
+@pytest.mark.parametrize(("rule", "method"), ROUTES_WITH_PARAMETERS)
+def test_a_404_quotes_a_long_path_parameter_cut_short(
+    client: FlaskClient, campaign: dict[str, Any], rule: str, method: str
+) -> None:
+    long = "x" * 5000
+    for name in re.findall(r"<(\w+)>", rule):
+        path = rule
+        for other in re.findall(r"<(\w+)>", rule):
+            path = path.replace(f"<{other}>", long if other == name else campaign["id"])
+        response = client.open(path, method=method, json={} if method == "POST" else None)
+        assert response.status_code == 404, (name, response.json)
+        body = response.get_data(as_text=True)
+        assert len(body) < 1000 and "x" * 300 not in body, (name, body[:300])
+        assert response.json["instance"].endswith("…")
+
+
+def test_a_404_for_an_unknown_route_cuts_its_instance_short(client: FlaskClient) -> None:
+    response = client.get("/nowhere/" + "y" * 5000)
+    assert response.status_code == 404 and response.mimetype == PROBLEM
+    instance = response.json["instance"]
+    assert instance.startswith("/nowhere/yyy") and instance.endswith("…") and len(instance) <= 200

@@ -4,15 +4,14 @@ characters, strict JSON numbers and booleans, odd headers (docs/architecture.md,
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+from typing import Any
 from urllib.parse import quote
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from domain.application import Questlog
-from webapi.app import create_app
+from tests.api.conftest import api_routes
 from webapi.limits import MAX_JSON_DEPTH, json_depth
 
 PROBLEM = "application/problem+json"
@@ -200,17 +199,6 @@ def test_a_control_character_in_a_header_is_422_naming_it(
 
 
 # -- every route, a NUL in each of its strings ----------------------------------------------------
-
-
-def api_routes() -> list[tuple[str, str]]:
-    """Every (rule, method) of the API, read from an app that never serves a request."""
-    app = create_app(cast(Questlog, object()), auth=True, rate_limit=0)
-    return sorted(
-        (rule.rule, method)
-        for rule in app.url_map.iter_rules()
-        if rule.endpoint != "static" and not rule.rule.startswith("/openapi")
-        for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"})
-    )
 
 
 VALID_PATH = {"roll_id": "2-1", "proposal_id": "no-such-proposal", "token": "no-such-token"}
