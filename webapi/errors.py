@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Response, json, request
@@ -20,6 +23,9 @@ from domain.errors import (
 PROBLEM_JSON = "application/problem+json"
 MAX_INSTANCE = 200
 """The most characters of the request path a problem's ``instance`` echoes."""
+TRACEBACK_INTERVAL = 10.0
+"""Seconds between two logged tracebacks of one type of unexpected error."""
+TRACEBACKS_KEY = "questlog_tracebacks"
 log = logging.getLogger("questlog.api")
 
 
@@ -111,14 +117,43 @@ def http_problem(error: HTTPException) -> Response:
     return problem(status, error.name or "Error", detail, slug=slug, headers=headers, **extra)
 
 
+class TracebackThrottle:
+    """Whether an unexpected error's traceback may be logged now: once per type per interval,
+    so that a storm of failures logs a line each, not a traceback each."""
+
+    def __init__(self, interval: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval = interval
+        self.clock = clock
+        self.logged: dict[type[BaseException], float] = {}
+        self.lock = threading.Lock()
+
+    def allows(self, error: BaseException) -> bool:
+        """True (and the interval starts again) if no traceback of this type was logged lately."""
+        now = self.clock()
+        with self.lock:
+            last = self.logged.get(type(error))
+            if last is not None and now - last < self.interval:
+                return False
+            self.logged[type(error)] = now
+            return True
+
+
 def register(app: Flask) -> None:
     """Install the handlers on the Flask app."""
     app.register_error_handler(QuestlogError, domain_problem)
     app.register_error_handler(HTTPException, http_problem)
+    throttle = app.extensions[TRACEBACKS_KEY] = TracebackThrottle(TRACEBACK_INTERVAL)
 
     @app.errorhandler(Exception)
     def unexpected(error: Exception) -> Response:
-        log.exception("unhandled error on %s %s", request.method, request.path)
+        log.error(
+            "unhandled %s on %s %s: %.300s",
+            type(error).__name__,
+            request.method,
+            instance(),
+            error,
+            exc_info=throttle.allows(error),
+        )
         return problem(
             500, "Internal error", "The server failed; nothing was stored.", slug="internal"
         )

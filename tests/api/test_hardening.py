@@ -3,6 +3,7 @@ of the whole log, short echoes, quiet logs under a storm of failures, a worker's
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
@@ -13,6 +14,7 @@ from flask.testing import FlaskClient
 from domain.application import Questlog
 from tests.api.conftest import api_routes, client_as
 from webapi.app import create_app
+from webapi.errors import TRACEBACKS_KEY
 
 PROBLEM = "application/problem+json"
 
@@ -130,3 +132,40 @@ def test_a_404_for_an_unknown_route_cuts_its_instance_short(client: FlaskClient)
     assert response.status_code == 404 and response.mimetype == PROBLEM
     instance = response.json["instance"]
     assert instance.startswith("/nowhere/yyy") and instance.endswith("…") and len(instance) <= 200
+
+
+def test_a_storm_of_failures_logs_a_line_each_and_a_traceback_now_and_then(
+    flask_app: Flask,
+    client: FlaskClient,
+    questlog: Questlog,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    now = [1000.0]
+    flask_app.extensions[TRACEBACKS_KEY].clock = lambda: now[0]
+
+    def fails_with(error: Exception) -> None:
+        def fail(**_: Any) -> Any:
+            raise error
+
+        monkeypatch.setattr(questlog, "list_campaigns", fail)
+
+    def storm(count: int) -> list[logging.LogRecord]:
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="questlog.api"):
+            for _ in range(count):
+                assert client.get("/campaigns").status_code == 500
+        return [r for r in caplog.records if r.name == "questlog.api"]
+
+    fails_with(RuntimeError("disk on fire"))
+    lines = storm(300)
+    assert len(lines) == 300
+    assert all("RuntimeError" in r.getMessage() and "/campaigns" in r.getMessage() for r in lines)
+    assert [bool(r.exc_info) for r in lines] == [True] + [False] * 299
+    fails_with(KeyError("another kind"))
+    assert [bool(r.exc_info) for r in storm(2)] == [True, False]
+    now[0] += 9.9
+    fails_with(RuntimeError("still on fire"))
+    assert [bool(r.exc_info) for r in storm(1)] == [False]
+    now[0] += 0.1
+    assert [bool(r.exc_info) for r in storm(2)] == [True, False]
