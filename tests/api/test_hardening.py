@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -12,9 +15,13 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from domain.application import Questlog
+from projections.runners import ViewsWorker
+from projections.view import ANY
+from projections.views.roll_log import RollLog
 from tests.api.conftest import api_routes, client_as
 from webapi.app import create_app
 from webapi.errors import TRACEBACKS_KEY
+from webapi.views import WORKER_KEY, close_views
 
 PROBLEM = "application/problem+json"
 
@@ -169,3 +176,52 @@ def test_a_storm_of_failures_logs_a_line_each_and_a_traceback_now_and_then(
     assert [bool(r.exc_info) for r in storm(1)] == [False]
     now[0] += 0.1
     assert [bool(r.exc_info) for r in storm(2)] == [True, False]
+
+
+def test_projections_clear_the_workers_error_once_it_is_healthy_again(
+    store_app: Flask,
+    store_client: FlaskClient,
+    store_campaign: dict[str, Any],
+    app: Questlog,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    broken = threading.Event()
+    broken.set()
+    original = RollLog._handlers[ANY]
+
+    def fails_while_broken(view: Any, event: Any) -> None:
+        if broken.is_set():
+            raise RuntimeError("connection lost")
+        original(view, event)
+
+    monkeypatch.setitem(RollLog._handlers, ANY, fails_while_broken)
+    reader = app if app.config.kind == "sqlite" else None
+    worker = ViewsWorker(app.config, app=reader, retry_after=0.05)
+    store_app.extensions[WORKER_KEY] = worker.start()
+
+    def worker_error() -> Any:
+        response = store_client.get("/projections")
+        assert response.status_code == 200, response.json
+        return response.json["worker"]["last_error"]
+
+    try:
+        store_client.post(f"/campaigns/{store_campaign['id']}/rolls", json={"dice": "d6"})
+        assert wait_until(lambda: worker_error() is not None)
+        assert "connection lost" in worker_error()
+        broken.clear()
+        assert wait_until(lambda: worker_error() is None)
+        assert worker.thread.is_alive()
+    finally:
+        worker.stop()
+        close_views(store_app)
+    assert isinstance(worker.last_error, RuntimeError)  # the record of the last failure stays
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 15.0) -> bool:
+    """Whether the condition came true within the timeout (polled)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
