@@ -10,9 +10,11 @@ from urllib.parse import quote
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from marshmallow import fields
 
 from tests.api.conftest import api_routes
 from webapi.limits import MAX_JSON_DEPTH, json_depth
+from webapi.schemas import Flag, Text
 
 PROBLEM = "application/problem+json"
 
@@ -420,4 +422,46 @@ def test_the_openapi_document_lists_each_operations_problems(flask_app: Flask) -
                     wrong.append(f"{method.upper()} {path} {code}: {content}")
                 if not is_error and list(content) != [want]:
                     wrong.append(f"{method.upper()} {path} {code}: {list(content)}")
+    assert not wrong, "\n".join(wrong)
+
+
+def json_body_fields(flask_app: Flask) -> list[tuple[str, Any]]:
+    """Every field of every schema an API view reads from a JSON body, nested ones too."""
+    found: list[tuple[str, Any]] = []
+    for rule in flask_app.url_map.iter_rules():
+        view = flask_app.view_functions[rule.endpoint]
+        view_class = getattr(view, "view_class", None)
+        for method in (rule.methods or set()) if view_class else ():
+            doc = getattr(getattr(view_class, method.lower(), None), "_apidoc", {})
+            for parameter in doc.get("arguments", {}).get("parameters", []):
+                if parameter["in"] == "json":
+                    found += schema_fields(rule.rule, parameter["schema"])
+    return found
+
+
+def schema_fields(where: str, schema: Any) -> list[tuple[str, Any]]:
+    """A schema's fields and those of the schemas nested in it."""
+    found: list[tuple[str, Any]] = []
+    instance = schema() if isinstance(schema, type) else schema
+    for name, field in instance.fields.items():
+        found.append((f"{where} {name}", field))
+        for part in ("inner", "key_field", "value_field"):
+            if getattr(field, part, None) is not None:
+                found.append((f"{where} {name}.{part}", getattr(field, part)))
+        if isinstance(field, fields.Nested):
+            found += schema_fields(f"{where} {name}.", field.schema)
+    return found
+
+
+def test_every_json_body_field_is_strict(flask_app: Flask) -> None:
+    wrong = []
+    for where, field in json_body_fields(flask_app):
+        if isinstance(field, fields.Integer) and not field.strict:
+            wrong.append(f"{where}: Integer without strict=True")
+        if isinstance(field, fields.Boolean) and not isinstance(field, Flag):
+            wrong.append(f"{where}: Boolean, not schemas.Flag")
+        if isinstance(field, fields.Float | fields.Decimal):
+            wrong.append(f"{where}: a float takes 1.5 and '1.5'")
+        if isinstance(field, fields.String) and not isinstance(field, Text):
+            wrong.append(f"{where}: String, not schemas.Text")
     assert not wrong, "\n".join(wrong)
