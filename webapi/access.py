@@ -242,9 +242,10 @@ def before() -> Response | None:
 
 
 def answer_headers(response: Response) -> Response:
-    """Every answer is ``nosniff``; one to a valid token is ``no-store`` (it may be private)."""
+    """Every answer is ``nosniff``; one to a request with a token is ``no-store`` (it may be
+    private), even when the input limits refused the request before the token was looked up."""
     response.headers["X-Content-Type-Options"] = "nosniff"
-    if caller() is not None:
+    if caller() is not None or "Authorization" in request.headers:
         response.headers["Cache-Control"] = "no-store"
     return response
 

@@ -45,6 +45,7 @@ def test_answers_to_a_token_are_not_stored_and_no_answer_is_sniffed(
         store_client.post(f"/campaigns/{cid}/rolls", json={"dice": "d6"}),
         store_client.get(f"/campaigns/{cid}/rolls/99-1"),
         store_client.post("/campaigns", json={"game": "chess"}),
+        store_client.post("/campaigns", data="[" * 100, content_type="application/json"),
     ):
         assert response.headers["Cache-Control"] == "no-store", response.status_code
         assert response.headers["X-Content-Type-Options"] == "nosniff"
