@@ -15,7 +15,7 @@ from domain.errors import InvalidInput, NotFound
 from domain.text import ascii_number
 
 MAX_IDEMPOTENCY_KEY = 200
-IDEMPOTENCY_KEY = re.compile(f"[\\x20-\\x7e]{{1,{MAX_IDEMPOTENCY_KEY}}}")
+IDEMPOTENCY_KEY = re.compile(rf"[\x20-\x7e]{{1,{MAX_IDEMPOTENCY_KEY}}}")
 """A key is printable ASCII (the characters of a structured-field string, RFC 8941)."""
 
 
