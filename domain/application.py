@@ -49,6 +49,7 @@ from domain.store import (
     never_sent,
     server_refused,
 )
+from domain.text import ascii_number, check_characters
 from domain.timeline import Timeline
 
 # Importing the game packages registers their commands, house rules and event types.
@@ -287,7 +288,7 @@ class Questlog(Application):  # type: ignore[type-arg]
     ) -> Outcome:
         """Roll dice on the server, or record faces the player rolled by hand."""
         expression = dicelib.parse(notation)
-        check_text("purpose", purpose, MAX_PURPOSE_LENGTH, allow_empty=True)
+        check_text("purpose", purpose, MAX_PURPOSE_LENGTH, allow_empty=True, free_text=True)
 
         def decide(campaign: Campaign) -> dict[str, Any]:
             if faces is None:
@@ -703,10 +704,9 @@ class Questlog(Application):  # type: ignore[type-arg]
     def find_roll(self, campaign_id: UUID, roll_id: str) -> dict[str, Any]:
         """One roll by id ("<version>-<n>"), with its proof and, once revealed, the seed."""
         campaign = self.campaign(campaign_id)
-        version_text, _, _ = roll_id.partition("-")
-        if not version_text.isdigit():
+        version = ascii_number(roll_id.partition("-")[0])
+        if version is None:
             raise NotFound(f"Roll {roll_id!r} does not exist in campaign {campaign_id}.")
-        version = int(version_text)
         for event in self.campaign_events(campaign_id, after=version - 1, limit=1):
             for record in getattr(event, "rolls", None) or []:
                 if record.get("roll_id") == roll_id:
@@ -773,8 +773,12 @@ def with_verdict(
     return result
 
 
-def check_text(field: str, value: str, max_length: int, *, allow_empty: bool = False) -> None:
-    """Refuse text that is not a string, is blank (unless allowed), too long or not Unicode."""
+def check_text(
+    field: str, value: str, max_length: int, *, allow_empty: bool = False, free_text: bool = False
+) -> None:
+    """Refuse text that is not a string, is blank (unless allowed), too long, not Unicode or
+    holds a control character (``free_text``, such as a purpose, may hold tabs and line breaks).
+    """
     if not isinstance(value, str):
         raise InvalidInput.field(field, "must be a string")
     if not allow_empty and not value.strip():
@@ -785,3 +789,4 @@ def check_text(field: str, value: str, max_length: int, *, allow_empty: bool = F
         value.encode("utf-8")
     except UnicodeEncodeError:
         raise InvalidInput.field(field, "must be valid Unicode text (no lone surrogates)") from None
+    check_characters(field, value, free_text=free_text)

@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 from domain import patch
 from domain.dice import DiceExpression, DiceSource, evaluate, parse
 from domain.errors import InvalidInput, QuestlogError, RuleViolation
+from domain.text import check_characters
 
 _MISSING: Any = object()
 DiceSet = tuple[str, set[int]]
@@ -68,8 +69,10 @@ class Args:
         *,
         choices: Iterable[str] | None = None,
         max_length: int = 200,
+        free_text: bool = False,
     ) -> Any:
-        """A string, optionally one of ``choices``."""
+        """A string without control characters (``free_text`` may hold tabs and line breaks),
+        optionally one of ``choices``."""
         value = self._get(name, default)
         if value is default:
             return value
@@ -77,6 +80,7 @@ class Args:
             raise InvalidInput.field(name, "must be a string")
         if len(value) > max_length:
             raise InvalidInput.field(name, f"must be at most {max_length} characters")
+        check_characters(name, value, free_text=free_text)
         if choices is not None:
             allowed = list(choices)
             if value not in allowed:

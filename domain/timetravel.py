@@ -86,7 +86,7 @@ class TimeTravel:
         idempotency: Idempotency | None = None,
     ) -> Outcome:
         """Append one ``RolledBack`` event: from now on the state is the state at ``to_version``."""
-        check_text("reason", reason, MAX_REASON_LENGTH)
+        check_text("reason", reason, MAX_REASON_LENGTH, free_text=True)
         if actor is not None:
             check_text("actor", actor, MAX_PLAYER_LENGTH)
 
@@ -108,7 +108,7 @@ class TimeTravel:
         idempotency: Idempotency | None = None,
     ) -> Outcome:
         """Propose a rollback to every player; it is carried out once all of them agree."""
-        check_text("reason", reason, MAX_REASON_LENGTH)
+        check_text("reason", reason, MAX_REASON_LENGTH, free_text=True)
         check_text("proposer", proposer, MAX_PLAYER_LENGTH)
 
         def decide(campaign: Campaign) -> dict[str, Any]:

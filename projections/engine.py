@@ -23,6 +23,8 @@ from projections.view import View
 
 BatchCallback = Callable[[int, int], None]
 """Called after each committed batch with the new position and the number of events in it."""
+PassCallback = Callable[[], None]
+"""Called when a runner has caught up with the log without a failure."""
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from eventsourcing.projection import Projection, ProjectionRunner
 
 from domain.application import Questlog
 from domain.store import StoreConfig
-from projections.engine import BatchCallback, Target, apply_in
+from projections.engine import BatchCallback, PassCallback, Target, apply_in
 from projections.events import Recorded, from_domain_event
 from projections.store import PostgresViewStore
 from projections.view import View
@@ -150,12 +150,14 @@ class PostgresRunner:
         batch_size: int = 1000,
         linger: float = 0.02,
         on_batch: BatchCallback | None = None,
+        on_pass: PassCallback | None = None,
     ) -> None:
         self.config = config
         self.views = tuple(views)
         self.batch_size = batch_size
         self.linger = linger
         self.on_batch = on_batch
+        self.on_pass = on_pass
 
     def _env(self) -> dict[str, str]:
         env = self.config.application_env(PROJECTION_NAME.upper())
@@ -194,10 +196,17 @@ class PostgresRunner:
         views_projection: ViewsProjection = runner.projection  # type: ignore[assignment]
         try:
             with runner:
+                # A pass: the views have caught up with the log as it stood at the start.
+                head = runner.app.recorder.max_notification_id()
+                passed = False
                 while not stop.is_set() and views_projection.error is None:
                     runner.run_forever(timeout=0.1)
                     if runner.is_interrupted.is_set():
                         break
+                    if not passed and views_projection.view.has_tracking_id(PROJECTION_NAME, head):
+                        passed = views_projection.error is None
+                        if passed and self.on_pass is not None:
+                            self.on_pass()
         finally:
             views_projection.close()
             views_projection.store.datastore.close()

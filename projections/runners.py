@@ -18,7 +18,7 @@ from pathlib import Path
 
 from domain.application import Questlog
 from domain.store import StoreConfig
-from projections.engine import BatchCallback, Target, catch_up
+from projections.engine import BatchCallback, PassCallback, Target, catch_up
 from projections.store import ViewStore, open_view_store
 from projections.view import View
 from projections.views import resolve
@@ -39,6 +39,7 @@ class SQLitePoller:
         batch_size: int = DEFAULT_BATCH_SIZE,
         poll_interval: float = 0.05,
         on_batch: BatchCallback | None = None,
+        on_pass: PassCallback | None = None,
     ) -> None:
         self.app = app
         self.store = store
@@ -46,6 +47,7 @@ class SQLitePoller:
         self.batch_size = batch_size
         self.poll_interval = poll_interval
         self.on_batch = on_batch
+        self.on_pass = on_pass
 
     def catch_up(self, stop: threading.Event | None = None) -> int:
         """Apply everything recorded so far; returns the number of events read."""
@@ -60,9 +62,12 @@ class SQLitePoller:
         )
 
     def run(self, stop: threading.Event) -> None:
-        """Catch up, then keep polling until ``stop`` is set."""
+        """Catch up, then keep polling until ``stop`` is set; each catch-up is a pass."""
         while not stop.is_set():
-            if not self.catch_up(stop):
+            applied = self.catch_up(stop)
+            if self.on_pass is not None:
+                self.on_pass()
+            if not applied:
                 stop.wait(self.poll_interval)
 
 
@@ -75,6 +80,7 @@ def run_views(
     batch_size: int = DEFAULT_BATCH_SIZE,
     poll_interval: float = 0.05,
     on_batch: BatchCallback | None = None,
+    on_pass: PassCallback | None = None,
     app: Questlog | None = None,
 ) -> None:
     """Keep the views up to date with the log until ``stop_event`` is set (every view if None).
@@ -82,6 +88,7 @@ def run_views(
     Creates the views' tables on first use. Blocks; run it in a thread (``ViewsWorker``) to embed
     it in a service, or in its own process (``python -m projections run``). On SQLite an open
     ``app`` may be given to read the log with; the PostgreSQL runner always opens its own.
+    ``on_pass`` is called each time the views have caught up with the log without a failure.
     """
     selected = resolve(views)
     stop = stop_event or threading.Event()
@@ -93,7 +100,9 @@ def run_views(
             store.ensure(selected)
         finally:
             store.close()
-        runner = PostgresRunner(app_config, selected, batch_size=batch_size, on_batch=on_batch)
+        runner = PostgresRunner(
+            app_config, selected, batch_size=batch_size, on_batch=on_batch, on_pass=on_pass
+        )
         runner.run(stop)
         return
     reader = app or Questlog(app_config)
@@ -107,6 +116,7 @@ def run_views(
             batch_size=batch_size,
             poll_interval=poll_interval,
             on_batch=on_batch,
+            on_pass=on_pass,
         )
         poller.run(stop)
     finally:
@@ -120,6 +130,8 @@ class ViewsWorker:
 
     A failure (a locked database, a lost connection) is logged and the runner starts again after
     ``retry_after`` seconds; exactly-once makes restarting safe. ``app``: see ``run_views``.
+    ``current_error`` is the failure it has not yet recovered from: cleared by the next pass that
+    catches up with the log (what ``GET /projections`` shows); ``last_error`` keeps the last one.
     """
 
     def __init__(
@@ -140,6 +152,7 @@ class ViewsWorker:
         self.retry_after = retry_after
         self.stop_event = threading.Event()
         self.last_error: BaseException | None = None
+        self.current_error: BaseException | None = None
         self.thread = threading.Thread(target=self._run, name="questlog-views", daemon=True)
 
     def start(self) -> ViewsWorker:
@@ -156,12 +169,16 @@ class ViewsWorker:
                     self.stop_event,
                     views_path=self.views_path,
                     batch_size=self.batch_size,
+                    on_pass=self._healthy,
                     app=self.app,
                 )
             except Exception as error:
-                self.last_error = error
+                self.last_error = self.current_error = error
                 log.exception("the views runner failed; starting it again")
                 self.stop_event.wait(self.retry_after)
+
+    def _healthy(self) -> None:
+        self.current_error = None
 
     def stop(self, timeout: float = 10.0) -> None:
         """Ask the runner to stop and wait for its thread."""

@@ -17,6 +17,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, TypeVar
 
+from domain.text import ascii_number
 from domain.timeline import Timeline
 from projections.events import Recorded
 from projections.schema import Table, table
@@ -214,8 +215,10 @@ def dig(document: Any, pointer: str) -> Any:
         token = token.replace("~1", "/").replace("~0", "~")
         if isinstance(document, dict):
             document = document.get(token)
-        elif isinstance(document, list) and token.isdigit() and int(token) < len(document):
-            document = document[int(token)]
+        elif isinstance(document, list) and (index := ascii_number(token)) is not None:
+            if index >= len(document):
+                return None
+            document = document[index]
         else:
             return None
     return document
@@ -252,10 +255,11 @@ def split_cursor(after: str | None) -> tuple[int, int]:
     """A page cursor ``"<event_id>-<n>"`` as a key; None starts at the beginning."""
     if not after:
         return 0, -1
-    event_id, _, n = str(after).partition("-")
-    if not event_id.isdigit() or not n.lstrip("-").isdigit():
+    event_text, _, n_text = str(after).partition("-")
+    event_id, n = ascii_number(event_text), ascii_number(n_text.removeprefix("-"))
+    if event_id is None or n is None:
         raise ValueError(f"not a view cursor: {after!r}")
-    return int(event_id), int(n)
+    return event_id, -n if n_text.startswith("-") else n
 
 
 def page(

@@ -23,16 +23,19 @@ from marshmallow import Schema, fields, validate
 
 from domain.access import ROLES, Membership, Token, acting_as, actor_label
 from domain.errors import InvalidInput, NotFound
+from domain.text import quoted
 from webapi.errors import problem
 from webapi.http import campaign_id, questlog
+from webapi.schemas import Flag, Text
 
 AUTH_KEY = "questlog_auth"
 RATE_KEY = "questlog_rate_limit"
 DEFAULT_RATE_LIMIT = 50.0
 """Appends per second per token, with a burst of as many (QUESTLOG_RATE_LIMIT; 0 turns it off)."""
 OPEN_ENDPOINTS = frozenset({"api-docs.openapi_json", "static"})
-ADMIN_ONLY_PATHS = ("/admin/", "/views/rolls", "/views/campaigns", "/analytics/")
-"""Routes across every campaign: only admin tokens may read them."""
+ADMIN_ONLY_PATHS = ("/admin/", "/views/rolls", "/views/campaigns", "/analytics/", "/projections")
+"""Routes across every campaign (or, for /projections, the whole log's head and positions): only
+admin tokens may read them."""
 APPEND_RULES = ("/campaigns/<campaign>/commands", "/campaigns/<campaign>/rolls")
 ALLOWED: dict[str, frozenset[str]] = {
     "owner": frozenset({"read", "audit", "append", "manage", "propose", "approve"}),
@@ -146,7 +149,9 @@ def authenticate() -> Token | Response:
     scheme, _, secret = header.partition(" ")
     if scheme.lower() != "bearer" or not secret.strip():
         return refuse(401, "Send an API token: Authorization: Bearer <token>.", **BEARER)
-    token = questlog().authenticate(secret.strip())
+    secret = secret.strip()
+    # Secrets are printable ASCII; other bytes (a server may pass them as surrogates) match none.
+    token = questlog().authenticate(secret) if secret.isascii() and secret.isprintable() else None
     if token is None:
         return refuse(401, "The token is unknown or revoked.", **BEARER)
     return token
@@ -195,12 +200,17 @@ def seat_check(rule: str, role: str, member: Membership | None, cid: str) -> Res
     return None
 
 
-def appends() -> bool:
-    """Whether this request appends to a campaign's log (what the rate limit counts)."""
-    rule = request.url_rule.rule if request.url_rule else ""
+def appending(rule: str, method: str) -> bool:
+    """Whether a route appends to a campaign's log (what the rate limit counts); the rule may be
+    written the Flask way or the OpenAPI way (``<campaign>`` or ``{campaign}``)."""
     return (
-        request.method == "POST" and rule.startswith("/campaigns") and not rule.endswith("/members")
+        method.upper() == "POST" and rule.startswith("/campaigns") and not rule.endswith("/members")
     )
+
+
+def appends() -> bool:
+    """Whether this request appends to a campaign's log."""
+    return appending(request.url_rule.rule if request.url_rule else "", request.method)
 
 
 def before() -> Response | None:
@@ -231,6 +241,15 @@ def before() -> Response | None:
     return None
 
 
+def answer_headers(response: Response) -> Response:
+    """Every answer is ``nosniff``; one to a request with a token is ``no-store`` (it may be
+    private), even when the input limits refused the request before the token was looked up."""
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    if caller() is not None or "Authorization" in request.headers:
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 def after(_error: BaseException | None) -> None:
     """Stop acting as the request's token."""
     acting = g.pop("acting", None)
@@ -244,6 +263,7 @@ def install(app: Flask, *, auth: bool | str | None, rate_limit: float | None) ->
     rate = rate_setting(rate_limit)
     app.extensions[RATE_KEY] = RateLimiter(rate) if rate > 0 else None
     app.before_request(before)
+    app.after_request(answer_headers)
     app.teardown_request(after)
 
 
@@ -251,8 +271,8 @@ def install(app: Flask, *, auth: bool | str | None, rate_limit: float | None) ->
 
 
 class TokenCreate(Schema):
-    name = fields.String(required=True, validate=validate.Length(1, 200))
-    admin = fields.Boolean(load_default=False)
+    name = Text(required=True, validate=validate.Length(1, 200))
+    admin = Flag(load_default=False)
 
 
 class TokenInfo(Schema):
@@ -271,10 +291,10 @@ class TokenList(Schema):
 
 
 class MemberCreate(Schema):
-    token_name = fields.String(validate=validate.Length(1, 200))
-    token_id = fields.String(validate=validate.Length(1, 200))
-    role = fields.String(required=True, validate=validate.OneOf(ROLES))
-    seat = fields.String(
+    token_name = Text(validate=validate.Length(1, 200))
+    token_id = Text(validate=validate.Length(1, 200))
+    role = Text(required=True, validate=validate.OneOf(ROLES))
+    seat = Text(
         validate=validate.Length(1, 80),
         metadata={"description": "The player id a player acts for (a calendar-board seat)."},
     )
@@ -319,6 +339,31 @@ class TokenResource(MethodView):
         return token_info(Token(revoked.id, revoked.name, revoked.admin, revoked=True))
 
 
+def member_token(field: str, name: str) -> Token:
+    """The token a member request names, if it may hold a role: live, and not an admin's.
+
+    Only an admin (or anyone, with auth off) learns why a token may not be added; an owner gets
+    the answer an unknown name gets, so it cannot find out which token names exist.
+    """
+    token = questlog().side_tables.find_token(name)
+    refusal = None if token is None else member_refusal(token)
+    if token is None or refusal is not None:
+        asking = caller()
+        if refusal is not None and (asking is None or asking.admin):
+            raise InvalidInput.field(field, refusal)
+        raise NotFound(f"No token named or numbered {quoted(name)} can be added.")
+    return token
+
+
+def member_refusal(token: Token) -> str | None:
+    """Why a token may not hold a role on a campaign, or None."""
+    if token.revoked:
+        return "names a revoked token"
+    if token.admin:
+        return "names an admin token, which may do everything without a role"
+    return None
+
+
 @blp.route("/campaigns/<campaign>/members")
 class Members(MethodView):
     @blp.arguments(MemberCreate, example={"token_name": "bob", "role": "player", "seat": "B"})
@@ -328,12 +373,11 @@ class Members(MethodView):
         cid = campaign_id(campaign)
         app = questlog()
         app.campaign(cid)
-        name = body.get("token_id") or body.get("token_name")
+        field = "token_id" if body.get("token_id") else "token_name"
+        name = body.get(field)
         if not name:
             raise InvalidInput.field("token_name", "name a token (token_name or token_id)")
-        token = app.side_tables.find_token(name)
-        if token is None:
-            raise NotFound(f"No token named or numbered {name!r}.")
+        token = member_token(field, name)
         member = Membership(str(cid), token.id, body["role"], body.get("seat"))
         app.side_tables.set_member(member)
         return {"token_id": token.id, "role": member.role, "seat": member.seat}

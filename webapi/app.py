@@ -16,6 +16,8 @@ from webapi import (
     commands,
     dice,
     errors,
+    limits,
+    openapi,
     schemas,
     timetravel,
     views,
@@ -31,6 +33,10 @@ class QuestlogApi(Api):
 
     def _register_error_handlers(self) -> None:
         """Leave error handling to ``webapi.errors.register``."""
+
+    def _register_responses(self) -> None:
+        """Document every error response as problem+json (``webapi.openapi``)."""
+        openapi.register_problem_responses(self.spec, self.ERROR_SCHEMA)
 
 
 def create_app(
@@ -57,7 +63,7 @@ def create_app(
     )
     app.config.update(config)
     app.extensions["questlog"] = questlog or Questlog()
-    api = QuestlogApi(app)
+    api = QuestlogApi(app, spec_kwargs={"extra_plugins": [openapi.ProblemResponses()]})
     api.register_blueprint(campaigns.blp)
     api.register_blueprint(dice.blp)
     api.register_blueprint(commands.blp)
@@ -68,6 +74,7 @@ def create_app(
     api.register_blueprint(access.blp)
     api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
     api.spec.options["security"] = [{"bearer": []}]
+    limits.install(app)
     access.install(app, auth=auth, rate_limit=rate_limit)
     errors.register(app)
     return app

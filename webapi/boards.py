@@ -11,13 +11,14 @@ from marshmallow import Schema, fields, validate
 from domain.calendar_board import modifiers
 from domain.errors import RuleViolation
 from webapi.http import campaign_id, questlog
+from webapi.schemas import Text
 
 blp = Blueprint("boards", __name__, description="Calendar Board modifier queries.")
 
 
 class ModifierQuery(Schema):
-    player = fields.String(required=True, validate=validate.Length(1, 80))
-    piece = fields.String(validate=validate.Length(1, 80))
+    player = Text(required=True, validate=validate.Length(1, 80))
+    piece = Text(validate=validate.Length(1, 80))
     structure = fields.Boolean(load_default=False)
     range = fields.Integer(validate=validate.Range(min=0, max=1000))
     facing = fields.String(validate=validate.OneOf(["N", "E", "S", "W"]))

@@ -24,7 +24,7 @@ class CommandBody(Schema):
     class Meta:
         unknown = INCLUDE
 
-    type = fields.String(required=True, metadata={"description": "The command (GET /commands)."})
+    type = schemas.Text(required=True, metadata={"description": "The command (GET /commands)."})
     faces = fields.List(
         fields.Raw(),
         metadata={"description": "Hand-rolled faces for this command's rolls, in draw order."},
@@ -56,7 +56,7 @@ class CommandList(Schema):
 
 
 class HouseRuleChange(Schema):
-    key = fields.String(required=True, validate=validate.Length(1, 100))
+    key = schemas.Text(required=True, validate=validate.Length(1, 100))
     value = fields.Raw(required=True, allow_none=True)
 
 

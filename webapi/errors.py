@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Response, json, request
@@ -21,6 +24,11 @@ from domain.errors import (
 from domain.store import TRANSIENT_ERRORS
 
 PROBLEM_JSON = "application/problem+json"
+MAX_INSTANCE = 200
+"""The most characters of the request path a problem's ``instance`` echoes."""
+TRACEBACK_INTERVAL = 10.0
+"""Seconds between two logged tracebacks of one type of unexpected error."""
+TRACEBACKS_KEY = "questlog_tracebacks"
 log = logging.getLogger("questlog.api")
 
 
@@ -39,13 +47,19 @@ def problem(
         "title": title,
         "status": status,
         "detail": detail,
-        "instance": request.path,
+        "instance": instance(),
         **extra,
     }
     response = Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response
+
+
+def instance() -> str:
+    """The request's path as a problem names it, cut short with '…' beyond MAX_INSTANCE."""
+    path = request.path
+    return path if len(path) <= MAX_INSTANCE else path[: MAX_INSTANCE - 1] + "…"
 
 
 def domain_problem(error: QuestlogError) -> Response:
@@ -132,7 +146,30 @@ def http_problem(error: HTTPException) -> Response:
     if status == 413:
         detail = "The request body is larger than this service accepts."
     slug = (error.name or "error").lower().replace(" ", "-")
-    return problem(status, error.name or "Error", detail, slug=slug, **extra)
+    # The error's own headers stay (a 405's Allow); the body is a problem, whatever it said.
+    headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
+    return problem(status, error.name or "Error", detail, slug=slug, headers=headers, **extra)
+
+
+class TracebackThrottle:
+    """Whether an unexpected error's traceback may be logged now: once per type per interval,
+    so that a storm of failures logs a line each, not a traceback each."""
+
+    def __init__(self, interval: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval = interval
+        self.clock = clock
+        self.logged: dict[type[BaseException], float] = {}
+        self.lock = threading.Lock()
+
+    def allows(self, error: BaseException) -> bool:
+        """True (and the interval starts again) if no traceback of this type was logged lately."""
+        now = self.clock()
+        with self.lock:
+            last = self.logged.get(type(error))
+            if last is not None and now - last < self.interval:
+                return False
+            self.logged[type(error)] = now
+            return True
 
 
 def register(app: Flask) -> None:
@@ -141,10 +178,18 @@ def register(app: Flask) -> None:
     app.register_error_handler(HTTPException, http_problem)
     for transient in TRANSIENT_ERRORS:
         app.register_error_handler(transient, transient_problem)
+    throttle = app.extensions[TRACEBACKS_KEY] = TracebackThrottle(TRACEBACK_INTERVAL)
 
     @app.errorhandler(Exception)
     def unexpected(error: Exception) -> Response:
-        log.exception("unhandled error on %s %s", request.method, request.path)
+        log.error(
+            "unhandled %s on %s %s: %.300s",
+            type(error).__name__,
+            request.method,
+            instance(),
+            error,
+            exc_info=throttle.allows(error),
+        )
         return problem(
             500, "Internal error", "The server failed; nothing was stored.", slug="internal"
         )

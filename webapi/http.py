@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 from uuid import UUID
 
@@ -11,8 +12,11 @@ from flask import Response, current_app, g, request
 
 from domain.application import Idempotency, Outcome, Questlog
 from domain.errors import InvalidInput, NotFound
+from domain.text import ascii_number
 
 MAX_IDEMPOTENCY_KEY = 200
+IDEMPOTENCY_KEY = re.compile(rf"[\x20-\x7e]{{1,{MAX_IDEMPOTENCY_KEY}}}")
+"""A key is printable ASCII (the characters of a structured-field string, RFC 8941)."""
 
 
 def questlog() -> Questlog:
@@ -34,10 +38,10 @@ def expected_version() -> int | None:
     header = request.headers.get("If-Match")
     if header is None:
         return None
-    text = header.strip().removeprefix("W/").strip('"')
-    if not text.isdigit():
+    version = ascii_number(header.strip().removeprefix("W/").strip('"'))
+    if version is None:
         raise InvalidInput.field("If-Match", 'must be an ETag of a version, such as "5"')
-    return int(text)
+    return version
 
 
 def idempotency() -> Idempotency | None:
@@ -45,9 +49,9 @@ def idempotency() -> Idempotency | None:
     key = request.headers.get("Idempotency-Key")
     if key is None:
         return None
-    if not key.strip() or len(key) > MAX_IDEMPOTENCY_KEY:
+    if not key.strip() or not IDEMPOTENCY_KEY.fullmatch(key):
         raise InvalidInput.field(
-            "Idempotency-Key", f"must be 1 to {MAX_IDEMPOTENCY_KEY} characters"
+            "Idempotency-Key", f"must be 1 to {MAX_IDEMPOTENCY_KEY} printable ASCII characters"
         )
     body: Any
     try:

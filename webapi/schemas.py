@@ -9,6 +9,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from domain.house_rules import GAMES
+from domain.text import has_control_characters
 from domain.timetravel import MAX_REPLAY
 
 MAX_POSITION = 2**62
@@ -35,28 +36,61 @@ class Timestamp(fields.Field):
         return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
+class Text(fields.String):
+    """A string without control characters (Unicode Cc); ``free_text`` (a purpose, a reason) may
+    hold tabs and line breaks. NUL is never allowed: PostgreSQL text cannot hold it."""
+
+    def __init__(self, *, free_text: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.free_text = free_text
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text: str = super()._deserialize(value, attr, data, **kwargs)
+        if has_control_characters(text, free_text=self.free_text):
+            allowed = " other than tab, line feed and carriage return" if self.free_text else ""
+            raise ValidationError(f"must not contain control characters{allowed}")
+        return text
+
+
+class Flag(fields.Boolean):
+    """A JSON body's true or false, nothing else (not 0, 1, 0.0 or "true"); a query string's
+    flags stay ``fields.Boolean``, since a query string is text."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
+def version(**kwargs: Any) -> fields.Integer:
+    """A version in a JSON body: a JSON integer (not 1.5, 1.0, "1" or true) from 1 up."""
+    return fields.Integer(
+        strict=True, required=True, validate=validate.Range(min=1, max=MAX_POSITION), **kwargs
+    )
+
+
 class CampaignCreate(Schema):
-    game = fields.String(
+    game = Text(
         required=True, validate=validate.OneOf(GAMES), metadata={"example": "quest-calendar"}
     )
-    name = fields.String(
+    name = Text(
         required=True, validate=validate.Length(1, 200), metadata={"example": "Voidspark year one"}
     )
     house_rules = fields.Dict(
-        keys=fields.String(),
+        keys=Text(),
         load_default=dict,
         metadata={"description": "Overrides of house-rule defaults (see GET /house-rules)."},
     )
-    client_seed = fields.String(
+    client_seed = Text(
         validate=validate.Length(1, 128),
         metadata={"description": "Client seed for server dice; random when omitted."},
     )
     setup = fields.Dict(
-        keys=fields.String(),
+        keys=Text(),
         load_default=dict,
         metadata={"description": "The game's own setup (e.g. the players of a match)."},
     )
-    public = fields.Boolean(
+    public = Flag(
         load_default=False,
         metadata={"description": "Readable by every token; otherwise only by its members."},
     )
@@ -161,13 +195,16 @@ class Proof(Schema):
 
 
 class RollCreate(Schema):
-    dice = fields.String(
+    dice = Text(
         required=True,
         validate=validate.Length(max=200),
         metadata={"example": "d20+3", "description": "NdS[khK|klK] terms and ± integers."},
     )
-    purpose = fields.String(
-        load_default="", validate=validate.Length(max=500), metadata={"example": "investigate"}
+    purpose = Text(
+        free_text=True,
+        load_default="",
+        validate=validate.Length(max=500),
+        metadata={"example": "investigate"},
     )
     faces = fields.List(
         fields.Raw(),
@@ -207,7 +244,7 @@ class RollPage(Schema):
 
 
 class ClientSeedSet(Schema):
-    client_seed = fields.String(required=True, validate=validate.Length(1, 128))
+    client_seed = Text(required=True, validate=validate.Length(1, 128))
 
 
 class Appended(Schema):
@@ -290,21 +327,19 @@ class Audit(Schema):
 
 
 class RollbackCreate(Schema):
-    to_version = fields.Integer(
-        required=True,
-        validate=validate.Range(min=1, max=MAX_POSITION),
+    to_version = version(
         metadata={"description": "The earlier version whose state becomes the state again."},
     )
-    reason = fields.String(required=True, validate=validate.Length(1, 500))
-    actor = fields.String(
+    reason = Text(required=True, free_text=True, validate=validate.Length(1, 500))
+    actor = Text(
         validate=validate.Length(1, 200), metadata={"description": "Who rolls back (free text)."}
     )
 
 
 class ProposalCreate(Schema):
-    to_version = fields.Integer(required=True, validate=validate.Range(min=1, max=MAX_POSITION))
-    reason = fields.String(required=True, validate=validate.Length(1, 500))
-    proposer = fields.String(
+    to_version = version()
+    reason = Text(required=True, free_text=True, validate=validate.Length(1, 500))
+    proposer = Text(
         required=True,
         validate=validate.Length(1, 200),
         metadata={"description": "Who proposes; a player who proposes agrees by proposing."},
@@ -312,7 +347,7 @@ class ProposalCreate(Schema):
 
 
 class Approval(Schema):
-    player = fields.String(required=True, validate=validate.Length(1, 200))
+    player = Text(required=True, validate=validate.Length(1, 200))
 
 
 class Proposal(Schema):
@@ -344,13 +379,11 @@ class RollbackResult(Schema):
 
 
 class ForkCreate(Schema):
-    at_version = fields.Integer(
-        required=True,
-        validate=validate.Range(min=1, max=MAX_POSITION),
+    at_version = version(
         metadata={"description": "The version of this campaign the fork starts from."},
     )
-    name = fields.String(required=True, validate=validate.Length(1, 200))
-    client_seed = fields.String(
+    name = Text(required=True, validate=validate.Length(1, 200))
+    client_seed = Text(
         validate=validate.Length(1, 128),
         metadata={"description": "Client seed for the fork's server dice; random when omitted."},
     )
@@ -417,3 +450,22 @@ class Problem(Schema):
     instance = fields.String()
     errors = fields.Dict(metadata={"description": "422: field name → list of messages"})
     rule = fields.String(metadata={"description": "409: the rule ID that forbids the command"})
+    pending = fields.Dict(
+        metadata={
+            "description": "409 while a decision is pending: decision, who, rule, the commands "
+            "accepted now and the options"
+        }
+    )
+    also = fields.Dict(
+        metadata={
+            "description": "409 while a decision is pending: the rule (and detail) that would "
+            "refuse the command on its own"
+        }
+    )
+    stored = fields.Boolean(
+        allow_none=True,
+        metadata={
+            "description": "503/507: false if the command was not stored, null if that could "
+            "not be found out (retry with the same Idempotency-Key)"
+        },
+    )

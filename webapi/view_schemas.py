@@ -9,19 +9,20 @@ from domain.calendar_board.state import WEATHERS
 from domain.house_rules import GAMES
 from domain.quest_calendar.state import COMPARTMENTS
 from projections.fairness import ALPHA
-from webapi.schemas import MAX_POSITION, Timestamp
+from webapi.schemas import MAX_POSITION, Text, Timestamp
 
 MAX_WAIT = 10.0
 
 
-CURSOR = validate.Regexp(r"^\d{1,18}-\d{1,9}$", error="a cursor from a page's next, such as 12-0")
-NO_NUL = validate.Regexp(r"^[^\x00]*$", error="must not contain NUL characters")
+CURSOR = validate.Regexp(
+    r"^[0-9]{1,18}-[0-9]{1,9}$", error="a cursor from a page's next, such as 12-0"
+)
 
 
-def text(description: str) -> fields.String:
-    """An optional filter string."""
-    return fields.String(
-        validate=[validate.Length(1, 200), NO_NUL], metadata={"description": description}
+def text(description: str, *, free_text: bool = False) -> Text:
+    """An optional filter string (``free_text``: a purpose, with tabs and line breaks allowed)."""
+    return Text(
+        free_text=free_text, validate=validate.Length(1, 200), metadata={"description": description}
     )
 
 
@@ -83,7 +84,7 @@ class LivesQuery(CampaignWaitQuery, UndoneQuery):
 
 class RollFilters(Schema):
     source = fields.String(validate=validate.OneOf(["server", "reported"]))
-    purpose = text("Only rolls made for this purpose.")
+    purpose = text("Only rolls made for this purpose.", free_text=True)
     verified = fields.Boolean(metadata={"description": "Only rolls re-derived (or not)."})
     since = Timestamp(metadata={"description": "Recorded at or after (ISO-8601)."})
     until = Timestamp(metadata={"description": "Recorded before (ISO-8601)."})
@@ -157,7 +158,7 @@ class DiceQuery(WaitQuery, Period):
     campaign = fields.UUID(metadata={"description": "Only this campaign."})
     game = fields.String(validate=validate.OneOf(GAMES))
     source = fields.String(validate=validate.OneOf(["server", "reported"]))
-    purpose = fields.String(validate=[validate.Length(1, 200), NO_NUL])
+    purpose = text("Only rolls made for this purpose.", free_text=True)
     by_campaign = fields.Boolean(
         load_default=False, metadata={"description": "Count and test each campaign apart."}
     )

@@ -373,7 +373,7 @@ class Projections(MethodView):
             if worker is None
             else {
                 "running": worker.thread.is_alive(),
-                "last_error": None if worker.last_error is None else repr(worker.last_error),
+                "last_error": None if worker.current_error is None else repr(worker.current_error),
             }
         )
         return report

@@ -55,7 +55,7 @@ def trait_roll(ctx: Context, trait: str, purpose: str, bonus: int = 0) -> dict[s
 def trait_check(ctx: Context, args: Args) -> None:
     """QC-10: the page's resolution decides what the total achieves; a target is optional."""
     trait = args.text("trait", choices=qc.TRAITS)
-    purpose = args.text("purpose", f"{trait} check", max_length=500)
+    purpose = args.text("purpose", f"{trait} check", max_length=500, free_text=True)
     target = args.integer("target", None, minimum=-1000, maximum=1000)
     bonus = args.integer("bonus", 0, minimum=-100, maximum=100)
     qc.hero(ctx)

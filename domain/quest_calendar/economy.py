@@ -153,7 +153,7 @@ def settle_pickpocket(ctx: Context, icon_id: str, d4: int, bonus: int, *, declin
 )
 def pay(ctx: Context, args: Args) -> None:
     """QC-60 required payments can create debt (G-QC-19); QC-62 optional ones cannot."""
-    purpose = args.text("purpose", max_length=200)
+    purpose = args.text("purpose", max_length=200, free_text=True)
     cost = args.integer("cost", minimum=0, maximum=1_000_000)
     required = args.flag("required")
     hero = qc.hero(ctx)

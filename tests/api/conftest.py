@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from flask import Flask
@@ -75,3 +75,37 @@ def stored_state(client: FlaskClient, campaign_id: str) -> tuple[int, str, int]:
     body = client.get(f"/campaigns/{campaign_id}").json
     listing = client.get("/campaigns?limit=1000").json
     return body["version"], body["head_hash"], len(listing["items"])
+
+
+@pytest.fixture
+def store_app(app: Questlog) -> Flask:
+    """The API with access control on this test's store (SQLite or PostgreSQL, see
+    tests/conftest.py), so a test runs on both stores."""
+    return create_app(app, auth=True, rate_limit=0, TESTING=True)
+
+
+@pytest.fixture
+def store_client(store_app: Flask, app: Questlog) -> TokenClient:
+    """An admin client of ``store_app``."""
+    _, secret = app.create_token("store-admin", admin=True)
+    return client_as(store_app, secret)
+
+
+@pytest.fixture
+def store_campaign(store_client: FlaskClient) -> dict[str, Any]:
+    """A quest-calendar campaign on ``store_app``."""
+    response = store_client.post("/campaigns", json={"game": "quest-calendar", "name": "Both"})
+    assert response.status_code == 201, response.json
+    body: dict[str, Any] = response.json
+    return body
+
+
+def api_routes() -> list[tuple[str, str]]:
+    """Every (rule, method) of the API, read from an app that never serves a request."""
+    app = create_app(cast(Questlog, object()), auth=True, rate_limit=0)
+    return sorted(
+        (rule.rule, method)
+        for rule in app.url_map.iter_rules()
+        if rule.endpoint != "static" and not rule.rule.startswith("/openapi")
+        for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"})
+    )

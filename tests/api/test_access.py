@@ -32,7 +32,7 @@ MAY: dict[str, set[str]] = {
     "approve": set(),  # approvals come from a seat; the matrix names none
 }
 """What each role may do on a private campaign it belongs to, by kind of action."""
-ADMIN_ONLY = ("/admin/", "/views/rolls", "/views/campaigns", "/analytics/")
+ADMIN_ONLY = ("/admin/", "/views/rolls", "/views/campaigns", "/analytics/", "/projections")
 
 
 class Cast:

@@ -1,0 +1,77 @@
+"""Input limits checked before any view runs (docs/architecture.md, "Input limits").
+
+A path parameter longer than ``MAX_PATH_PARAMETER`` or holding a control character names nothing
+(no campaign, token, roll or proposal is named so): 404, without asking the store.
+
+A JSON body nested deeper than ``MAX_JSON_DEPTH`` is refused before a parser recurses into it:
+Python's parser would raise ``RecursionError`` about 1,000 levels down. The check reads the raw
+bytes of every request with a body, whatever its content type, since ``Idempotency-Key``
+fingerprints parse the body too.
+"""
+
+from __future__ import annotations
+
+from itertools import accumulate, count
+from operator import sub
+
+from flask import Flask, request
+
+from domain.errors import InvalidInput, NotFound
+from domain.text import has_control_characters, quoted
+
+MAX_JSON_DEPTH = 64
+"""The deepest nesting of arrays and objects a request body may have."""
+MAX_PATH_PARAMETER = 200
+"""The longest path parameter that can name anything (a token name has at most 200 characters)."""
+
+_BRACKETS = b"[]{}"
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in _BRACKETS)
+# An opening bracket steps 2, a closing one 0: after k brackets the depth is the sum minus k.
+_STEPS = bytes.maketrans(_BRACKETS, b"\x02\x00\x02\x00")
+
+
+def json_depth(body: bytes) -> int:
+    """How deep the arrays and objects of a JSON text nest; brackets inside strings do not count.
+
+    Bytes operations only, so a large body costs milliseconds: escaped backslashes and quotes go
+    first, then every second stretch between quotes (the strings), then all but the brackets.
+    """
+    unescaped = body.replace(b"\\\\", b"").replace(b'\\"', b"")
+    outside_strings = b"".join(unescaped.split(b'"')[::2])
+    steps = outside_strings.translate(_STEPS, _NOT_BRACKETS)
+    return max(0, max(map(sub, accumulate(steps), count(1)), default=0))
+
+
+def too_deep(body: bytes) -> bool:
+    """Whether a body nests deeper than the limit (a cheap count first, the scan only if needed)."""
+    if body.count(b"[") + body.count(b"{") <= MAX_JSON_DEPTH:
+        return False
+    return json_depth(body) > MAX_JSON_DEPTH
+
+
+def check_path() -> None:
+    """Answer 404 for a path parameter that names nothing: too long, or with a control character."""
+    for name, value in (request.view_args or {}).items():
+        if isinstance(value, str) and (
+            len(value) > MAX_PATH_PARAMETER or has_control_characters(value)
+        ):
+            raise NotFound(f"There is no {name} {quoted(value)}.")
+
+
+def check_body() -> None:
+    """Refuse a request body nested too deep (422 on ``body``)."""
+    if too_deep(request.get_data(cache=True)):
+        raise InvalidInput.field(
+            "body", f"nests arrays and objects more than {MAX_JSON_DEPTH} levels deep"
+        )
+
+
+def check_input() -> None:
+    """The checks every request passes before authentication and the views."""
+    check_path()
+    check_body()
+
+
+def install(app: Flask) -> None:
+    """Check every request's input (registered before access control, so it runs first)."""
+    app.before_request(check_input)

@@ -1,0 +1,76 @@
+"""The OpenAPI document's error responses: each is ``application/problem+json`` (``Problem``), and
+each operation lists the statuses it can answer, decided here from its path, method and inputs
+by the rules the routes follow (``webapi.access``, ``webapi.limits``), not view by view.
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Any
+
+from apispec import APISpec, BasePlugin
+
+from webapi.access import ADMIN_ONLY_PATHS, appending
+from webapi.errors import PROBLEM_JSON
+
+EVERYWHERE = (HTTPStatus.UNAUTHORIZED, HTTPStatus.SERVICE_UNAVAILABLE)
+"""What any operation can answer: no valid token; the store is unavailable."""
+
+
+def problem_statuses(path: str, method: str, operation: dict[str, Any]) -> set[HTTPStatus]:
+    """The error statuses an operation can answer besides a generic 500."""
+    statuses = set(EVERYWHERE)
+    if "{campaign}" in path or path.startswith(ADMIN_ONLY_PATHS):
+        statuses.add(HTTPStatus.FORBIDDEN)
+    if "{" in path:
+        statuses.add(HTTPStatus.NOT_FOUND)
+    if appending(path, method):
+        statuses |= {HTTPStatus.CONFLICT, HTTPStatus.TOO_MANY_REQUESTS}
+    if method.lower() in ("post", "put", "patch", "delete"):
+        statuses.add(HTTPStatus.INSUFFICIENT_STORAGE)  # a write on a full disk
+    parameters = operation.get("parameters", [])
+    if any(p.get("in") == "header" and p.get("name") == "If-Match" for p in parameters):
+        statuses.add(HTTPStatus.PRECONDITION_FAILED)
+    if "requestBody" in operation:
+        statuses |= {HTTPStatus.REQUEST_ENTITY_TOO_LARGE, HTTPStatus.UNPROCESSABLE_ENTITY}
+    if any(p.get("in") != "path" for p in parameters):
+        statuses.add(HTTPStatus.UNPROCESSABLE_ENTITY)
+    return statuses
+
+
+class ProblemResponses(BasePlugin):
+    """An apispec plugin: adds each operation's problem responses as it is registered."""
+
+    def operation_helper(
+        self, path: str | None = None, operations: dict[str, Any] | None = None, **_: Any
+    ) -> None:
+        """List the problems of every operation of a path (the components they refer to are
+        registered by ``register_problem_responses``)."""
+        for method, operation in (operations or {}).items():
+            responses = operation.setdefault("responses", {})
+            for status in problem_statuses(path or "", method, operation):
+                responses.setdefault(str(status.value), status.name)
+            operation["responses"] = dict(sorted(responses.items(), key=by_status))
+
+
+def by_status(item: tuple[Any, Any]) -> tuple[bool, str]:
+    """Responses in the order of their status codes, ``default`` last."""
+    return str(item[0]) == "default", str(item[0])
+
+
+def register_problem_responses(spec: APISpec, schema: Any) -> None:
+    """Register a problem+json response per error status, and flask-smorest's DEFAULT_ERROR,
+    for operations to refer to (lazily: only those referred to appear in the document)."""
+    for status in HTTPStatus:
+        if status >= 400:
+            spec.components.response(
+                status.name, problem_response(status.phrase, schema), lazy=True
+            )
+    spec.components.response(
+        "DEFAULT_ERROR", problem_response("Any other error", schema), lazy=True
+    )
+
+
+def problem_response(description: str, schema: Any) -> dict[str, Any]:
+    """A response whose body is a problem (RFC 9457)."""
+    return {"description": description, "content": {PROBLEM_JSON: {"schema": schema}}}
