@@ -123,6 +123,9 @@ def use_ability(ctx: Context, args: Args) -> None:
     ability = hero["abilities"].get(ability_id)
     if ability is None:
         raise InvalidInput.field("ability", f"the hero has no ability {ability_id!r}")
+    context = items.context_now(page)
+    # QC-15 first: an ability of another context is refused whatever its effect is.
+    qc.require_context(ctx, ability, context)
     kind = items.check_effect(ability["effect"], ABILITY_EFFECTS, "ability.effect")
     if kind in CHECK_EFFECTS and on_roll is None:
         raise InvalidInput.field("on_roll", f"name the check on this page that {kind} applies to")
@@ -130,7 +133,6 @@ def use_ability(ctx: Context, args: Args) -> None:
         raise InvalidInput.field("on_roll", f"{ability_id} does not change a check")
     check = _target_check(ctx, page, on_roll, ability) if on_roll is not None else None
     items.can_apply(ctx, kind, ability["effect"], stat)
-    context = items.context_now(page)
     qc.spend_ability(ctx, ability_id, context)
     if ability["usage"] == "surge":
         pool = hero["pool"]
