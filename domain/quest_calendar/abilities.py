@@ -12,7 +12,9 @@ stable within the page and the ``AbilityUsed`` event records it as ``target_chec
 
 Ability effects applied here: ``check_bonus`` (dice and/or amount, optionally only for
 ``traits``) and ``reroll`` on a check; ``heal``, ``cure`` and ``remove_injury``; and no effect
-(``{}``), which only spends a use. Attack and damage abilities are spent by the combat commands.
+(``{}``), which only spends a use. Attack and damage abilities are spent by the combat commands,
+Aim and Evasion abilities by ``resolve_dogfight_round`` (dogfight_rounds.py). The context is checked
+first, so an ability of another context is refused by QC-15 whatever its effect.
 Reminders are advisory (QC-13): nothing here reads them; only the context and uses decide.
 """
 

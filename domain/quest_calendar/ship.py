@@ -4,6 +4,9 @@ The ship lives in ``state["ship"]`` (see ``state.new_ship``). An upgrade whose e
 ``{"kind": "ship_stat", "stat": "aim" | "eva" | "shd", "amount": n}`` changes that ship stat while
 it is installed (QC-69). Crew abilities join the hero's abilities, marked ``granted_by``, while
 the crew member lives (QC-78, QC-80).
+
+``dogfight`` plays every round in one command; ``dogfight_rounds.py`` plays the same rounds one at
+a time with the player's dogfight abilities, through the round helpers here.
 """
 
 from __future__ import annotations
