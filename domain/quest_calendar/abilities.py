@@ -12,7 +12,9 @@ stable within the page and the ``AbilityUsed`` event records it as ``target_chec
 
 Ability effects applied here: ``check_bonus`` (dice and/or amount, optionally only for
 ``traits``) and ``reroll`` on a check; ``heal``, ``cure`` and ``remove_injury``; and no effect
-(``{}``), which only spends a use. Attack and damage abilities are spent by the combat commands.
+(``{}``), which only spends a use. Attack and damage abilities are spent by the combat commands,
+Aim and Evasion abilities by ``resolve_dogfight_round`` (dogfight_rounds.py). The context is checked
+first, so an ability of another context is refused by QC-15 whatever its effect.
 Reminders are advisory (QC-13): nothing here reads them; only the context and uses decide.
 """
 
@@ -123,6 +125,9 @@ def use_ability(ctx: Context, args: Args) -> None:
     ability = hero["abilities"].get(ability_id)
     if ability is None:
         raise InvalidInput.field("ability", f"the hero has no ability {ability_id!r}")
+    context = items.context_now(page)
+    # QC-15 first: an ability of another context is refused whatever its effect is.
+    qc.require_context(ctx, ability, context)
     kind = items.check_effect(ability["effect"], ABILITY_EFFECTS, "ability.effect")
     if kind in CHECK_EFFECTS and on_roll is None:
         raise InvalidInput.field("on_roll", f"name the check on this page that {kind} applies to")
@@ -130,7 +135,6 @@ def use_ability(ctx: Context, args: Args) -> None:
         raise InvalidInput.field("on_roll", f"{ability_id} does not change a check")
     check = _target_check(ctx, page, on_roll, ability) if on_roll is not None else None
     items.can_apply(ctx, kind, ability["effect"], stat)
-    context = items.context_now(page)
     qc.spend_ability(ctx, ability_id, context)
     if ability["usage"] == "surge":
         pool = hero["pool"]

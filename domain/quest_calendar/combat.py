@@ -115,6 +115,8 @@ def start_combat(ctx: Context, args: Args) -> None:
     current = page.get("combat")
     if current and current["status"] == "in_progress":
         ctx.refuse("QC-20", "a combat is already in progress on this page")
+    if (page.get("dogfight") or {}).get("status") == "in_progress":
+        ctx.refuse("QC-69", "a dogfight is in progress on this page; finish it first")
     page["combat"] = {
         "status": "in_progress",
         "mode": mode,

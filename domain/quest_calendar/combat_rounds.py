@@ -247,6 +247,8 @@ def apply_ability(
     ability = hero["abilities"].get(use["id"])
     if ability is None:
         raise InvalidInput.field(use["where"], f"the hero has no ability {use['id']!r}")
+    # QC-15 first: a dogfight or outside ability is refused whatever its effect is.
+    qc.require_context(ctx, ability, "combat")
     kind = (ability.get("effect") or {}).get("kind")
     if kind not in KINDS_AT[stage]:
         allowed = ", ".join(KINDS_AT[stage])

@@ -41,8 +41,9 @@ def fight_in_progress(page: dict[str, Any]) -> str | None:
     for kind in FIGHTS:
         fight = page.get(kind)
         if isinstance(fight, dict) and fight.get("status") == "in_progress":
-            # QC-23: before the first roll of a combat page a Med Kit is still allowed.
-            if kind == "combat" and fight.get("round") == 0 and not fight.get("open"):
+            # QC-23: before the first roll of a fight a Med Kit is still allowed (a one-shot
+            # dogfight is never in progress between commands).
+            if fight.get("round") == 0 and not fight.get("open"):
                 continue
             return kind
     return None
@@ -56,11 +57,15 @@ def context_now(page: dict[str, Any]) -> str:
 def timing_now(page: dict[str, Any]) -> str:
     """When on the page an item is used, for the ItemUsed record (QC-23).
 
-    A fight is put on the page already in progress, so one that is no longer is over.
+    A fight is put on the page already in progress, so one that is no longer is over; one in
+    progress that ``fight_in_progress`` does not count has not rolled yet.
     """
     if fight_in_progress(page):
         return "between_rounds"
-    if any(isinstance(page.get(kind), dict) for kind in FIGHTS):
+    fights = [fight for fight in map(page.get, FIGHTS) if isinstance(fight, dict)]
+    if any(fight.get("status") == "in_progress" for fight in fights):
+        return "before_first_roll"
+    if fights:
         return "after_last_round"
     return "out_of_combat"
 

@@ -4,10 +4,14 @@ The ship lives in ``state["ship"]`` (see ``state.new_ship``). An upgrade whose e
 ``{"kind": "ship_stat", "stat": "aim" | "eva" | "shd", "amount": n}`` changes that ship stat while
 it is installed (QC-69). Crew abilities join the hero's abilities, marked ``granted_by``, while
 the crew member lives (QC-78, QC-80).
+
+``dogfight`` plays every round in one command; ``dogfight_rounds.py`` plays the same rounds one at
+a time with the player's dogfight abilities, through the round helpers here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from domain.engine import Args, Context
@@ -150,6 +154,44 @@ def d100_faces(value: int) -> dict[str, int]:
     return {"tens": value // 10 * 10 % 100, "units": value % 10}
 
 
+def aim_hits(house: Mapping[str, Any], total: int, target: int) -> bool:
+    """QC-70 / G-QC-25: an Aim total against the round's evasion target (``qc.dogfight.hitIf``)."""
+    return total > target if house["qc.dogfight.hitIf"] == "total>target" else total >= target
+
+
+def evasion_tier(house: Mapping[str, Any], total: int, enemy_aim: int) -> str:
+    """QC-71 / G-QC-25: "reduced" if Evasion beats the enemy's Aim (a tie per house), else "max"."""
+    tie_reduces = house["qc.dogfight.evasionTie"] == "reduced"
+    return "reduced" if total > enemy_aim or (total == enemy_aim and tie_reduces) else "max"
+
+
+def read_enemies(args: Args) -> list[str]:
+    """The enemy names the page prints (for the record only)."""
+    enemies: list[str] = args.items("enemies", [], max_items=20)
+    if not all(isinstance(e, str) and len(e) <= 200 for e in enemies):
+        raise InvalidInput.field("enemies", "must be a list of names")
+    return enemies
+
+
+def refuse_if_fighting(ctx: Context, page: dict[str, Any]) -> None:
+    """QC-69: one fight at a time on a page, a ground combat or a dogfight."""
+    if in_progress(page.get("combat")):
+        ctx.refuse("QC-69", "a combat is in progress on this page; finish it first")
+    if in_progress(page.get("dogfight")):
+        ctx.refuse("QC-69", "a dogfight is in progress on this page; finish it first")
+
+
+def start_details(ctx: Context, page: dict[str, Any], rounds: int, enemies: list[str]) -> Any:
+    """The DogfightStarted details: the page, its rounds and enemies, the ship's stats (QC-69)."""
+    ship = ctx.state["ship"]
+    return {
+        "page_date": page["date"],
+        "rounds": rounds,
+        "enemies": enemies,
+        **{stat: ship[stat] for stat in SHIP_STATS},
+    }
+
+
 @rules.command(
     "dogfight",
     summary="A dogfight page: each round Aim (d100 + Aim), on a miss Evasion (d100 + EVA); net "
@@ -160,23 +202,13 @@ def d100_faces(value: int) -> dict[str, int]:
 def dogfight(ctx: Context, args: Args) -> None:
     """QC-69..QC-76: play every round the page prints; stop if the hero dies."""
     rounds = read_rounds(args)
-    enemies = args.items("enemies", [], max_items=20)
-    if not all(isinstance(e, str) and len(e) <= 200 for e in enemies):
-        raise InvalidInput.field("enemies", "must be a list of names")
+    enemies = read_enemies(args)
     qc.hero(ctx)
     page = qc.page(ctx)
-    if in_progress(page.get("combat")):
-        ctx.refuse("QC-69", "a combat is in progress on this page; finish it first")
-    ship = ctx.state["ship"]
+    refuse_if_fighting(ctx, page)
     page["dogfight"] = {"status": "in_progress", "round": 0, "rounds": len(rounds)}
     page["first_roll_made"] = True
-    ctx.emit(
-        "DogfightStarted",
-        page_date=page["date"],
-        rounds=len(rounds),
-        enemies=enemies,
-        **{stat: ship[stat] for stat in SHIP_STATS},
-    )
+    ctx.emit("DogfightStarted", **start_details(ctx, page, len(rounds), enemies))
     played, hero_died = 0, False
     for number, spec in enumerate(rounds, start=1):
         page["dogfight"]["round"] = played = number
@@ -191,59 +223,81 @@ def dogfight(ctx: Context, args: Args) -> None:
 
 def _play_round(ctx: Context, number: int, spec: dict[str, Any]) -> bool:
     """One round (QC-70..QC-72); returns whether the hero died."""
-    ship = ctx.state["ship"]
-    value = ctx.roll("1d100", f"dogfight round {number}: Aim")["total"]
-    total = value + ship["aim"]
-    target = spec["evasion_target"]
-    hit = total > target if ctx.house["qc.dogfight.hitIf"] == "total>target" else total >= target
-    ctx.emit(
-        "AimRolled",
-        round=number,
-        d100_faces=d100_faces(value),
-        value=value,
-        aim=ship["aim"],
-        total=total,
-        target=target,
-        hit=hit,
-    )
-    if hit:
-        ctx.emit(
-            "DogfightRoundResolved",
-            round=number,
-            hit=True,
-            enemy_outcome=spec["on_hit"],
-            incoming=0,
-            shield=ship["shd"],
-            net_damage=0,
-        )
+    aim = roll_aim(ctx, number, spec)
+    ctx.emit("AimRolled", **aim)
+    if aim["hit"]:
+        hit_round(ctx, number, spec)
         return False
+    evasion = roll_evasion(ctx, number, spec)
+    ctx.emit("EvasionRolled", **evasion)
+    return take_fire(ctx, number, spec, evasion["tier"])
+
+
+def roll_aim(ctx: Context, number: int, spec: dict[str, Any]) -> dict[str, Any]:
+    """QC-70: roll d100 + Aim against the round's evasion target; the AimRolled details."""
+    aim = ctx.state["ship"]["aim"]
+    value = ctx.roll("1d100", f"dogfight round {number}: Aim")["total"]
+    total = value + aim
+    target = spec["evasion_target"]
+    return {
+        "round": number,
+        "d100_faces": d100_faces(value),
+        "value": value,
+        "aim": aim,
+        "total": total,
+        "target": target,
+        "hit": aim_hits(ctx.house, total, target),
+    }
+
+
+def roll_evasion(ctx: Context, number: int, spec: dict[str, Any]) -> dict[str, Any]:
+    """QC-71: roll d100 + EVA against the enemy's Aim; the EvasionRolled details."""
+    eva = ctx.state["ship"]["eva"]
     value = ctx.roll("1d100", f"dogfight round {number}: Evasion")["total"]
-    total = value + ship["eva"]
+    total = value + eva
     enemy_aim = spec["enemy_aim"]
-    tie_reduces = ctx.house["qc.dogfight.evasionTie"] == "reduced"
-    tier = "reduced" if total > enemy_aim or (total == enemy_aim and tie_reduces) else "max"
+    return {
+        "round": number,
+        "d100_faces": d100_faces(value),
+        "value": value,
+        "eva": eva,
+        "total": total,
+        "enemy_aim": enemy_aim,
+        "tier": evasion_tier(ctx.house, total, enemy_aim),
+    }
+
+
+def hit_round(ctx: Context, number: int, spec: dict[str, Any]) -> None:
+    """QC-70: the Aim hit, so the enemy is destroyed or defensive and the ship takes nothing."""
     ctx.emit(
-        "EvasionRolled",
+        "DogfightRoundResolved",
         round=number,
-        d100_faces=d100_faces(value),
-        value=value,
-        eva=ship["eva"],
-        total=total,
-        enemy_aim=enemy_aim,
-        tier=tier,
+        hit=True,
+        enemy_outcome=spec["on_hit"],
+        incoming=0,
+        shield=ctx.state["ship"]["shd"],
+        net_damage=0,
     )
+
+
+def take_fire(ctx: Context, number: int, spec: dict[str, Any], tier: str) -> bool:
+    """QC-71, QC-72, QC-74: the damage of the Evasion tier, less Shield, point by point.
+
+    Returns whether the hero died (QC-76).
+    """
+    shield = ctx.state["ship"]["shd"]
     incoming = spec["damage_reduced"] if tier == "reduced" else spec["damage_max"]
-    net = max(0, incoming - ship["shd"])
+    net = max(0, incoming - shield)
     ctx.emit(
         "DogfightRoundResolved",
         round=number,
         hit=False,
         enemy_outcome="none",
         incoming=incoming,
-        shield=ship["shd"],
+        shield=shield,
         net_damage=net,
     )
-    ctx.emit("ShipDamageTaken", round=number, raw=incoming, shield=ship["shd"], net=net)
+    ctx.emit("ShipDamageTaken", round=number, raw=incoming, shield=shield, net=net)
     return any(_damage_point(ctx, number, point) for point in range(1, net + 1))
 
 

@@ -307,6 +307,24 @@ INJURY_STATS = (*TRAITS, "hp_max", "def", "atk", "damage_mod")
 INJURY_AMOUNTS = {"hp_max": 2}
 
 
+# QC-15: where an ability of each context symbol may be used. "Both" is in and out of ground
+# combat; only a dogfight ability works in a dogfight.
+CONTEXT_ALLOWS = {
+    "both": ("combat", "outside"),
+    "combat": ("combat",),
+    "outside": ("outside",),
+    "dogfight": ("dogfight",),
+}
+
+
+def require_context(ctx: Context, ability: Mapping[str, Any], context: str) -> None:
+    """Refuse an ability whose context symbol does not allow it here (QC-15)."""
+    if context not in CONTEXT_ALLOWS[ability["context"]]:
+        ctx.refuse(
+            "QC-15", f"{ability['id']} is a {ability['context']} ability, not usable {context}"
+        )
+
+
 def spend_ability(ctx: Context, ability_id: str, context: str) -> dict[str, Any]:
     """Mark one use of an ability, refusing what its usage or context forbids (QC-15..QC-19).
 
@@ -316,14 +334,7 @@ def spend_ability(ctx: Context, ability_id: str, context: str) -> dict[str, Any]
     ability = current["abilities"].get(ability_id)
     if ability is None:
         raise InvalidInput.field("ability", f"the hero has no ability {ability_id!r}")
-    allowed = {
-        "both": ("combat", "outside"),
-        "combat": ("combat",),
-        "outside": ("outside",),
-        "dogfight": ("dogfight",),
-    }[ability["context"]]
-    if context not in allowed:
-        ctx.refuse("QC-15", f"{ability_id} is a {ability['context']} ability, not usable {context}")
+    require_context(ctx, ability, context)
     usage = ability["usage"]
     if usage == "per_rest":
         if ability["used"] >= ability["uses"]:

@@ -47,6 +47,19 @@ PLAY_HERO = {
             "context": "both",
             "effect": {"kind": "heal", "dice": "1d6"},
         },
+        {
+            "id": "lock-on",
+            "usage": "surge",
+            "context": "dogfight",
+            "effect": {"kind": "aim_bonus", "dice": "1d20"},
+        },
+        {
+            "id": "jink",
+            "usage": "per_rest",
+            "uses": 1,
+            "context": "dogfight",
+            "effect": {"kind": "evasion_bonus", "amount": 10},
+        },
     ],
     "pool": {"name": "surges", "max": 2},
     "inventory": ITEMS,
@@ -57,6 +70,7 @@ SHOP = {
     "stock": [{"item": item, "price": item.get("price", 2)} for item in ITEMS],
     "sells_upgrades": True,
 }
+DOGFIGHT_ROUND = {"evasion_target": 60, "enemy_aim": 50, "damage_reduced": 2, "damage_max": 5}
 ROUND = {
     "hit_target": 12,
     "damage_needed": 5,
@@ -135,15 +149,13 @@ def commands(day: int) -> st.SearchStrategy[dict[str, Any]]:
         st.just({"type": "combat_round"}),
         st.just({"type": "resolve_round", "abilities": []}),
         st.builds(
-            lambda n: {
-                "type": "dogfight",
-                "rounds": [
-                    {"evasion_target": 60, "enemy_aim": 50, "damage_reduced": 2, "damage_max": 5}
-                ]
-                * n,
-            },
-            st.integers(1, 2),
+            lambda n: {"type": "dogfight", "rounds": [DOGFIGHT_ROUND] * n}, st.integers(1, 2)
         ),
+        st.builds(
+            lambda n: {"type": "start_dogfight", "rounds": [DOGFIGHT_ROUND] * n},
+            st.integers(1, 3),
+        ),
+        st.just({"type": "dogfight_round"}),
         st.builds(
             lambda c: {"type": "repair_ship", "compartment": c, "parts": 1}, st.integers(1, 6)
         ),
@@ -176,6 +188,10 @@ DECISIONS: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "resolve_rounds": st.just({"type": "resolve_rounds", "assignments": {}}),
     "boost_attack": st.just({"type": "boost_attack", "abilities": []}),
     "boost_damage": st.just({"type": "boost_damage", "abilities": []}),
+    "resolve_dogfight_round": st.builds(
+        lambda a: {"type": "resolve_dogfight_round", "abilities": a},
+        st.sampled_from([[], ["lock-on"], ["jink"], ["lock-on", "lock-on"], ["smite"]]),
+    ),
 }
 
 
@@ -192,6 +208,11 @@ def next_command(state: dict[str, Any], day: int) -> st.SearchStrategy[dict[str,
     if combat.get("status") == "in_progress":
         return st.integers(0, 3).flatmap(
             lambda n: st.just({"type": "combat_round"}) if n else commands(day)
+        )
+    dogfight = state["page"].get("dogfight") or {}
+    if dogfight.get("status") == "in_progress":
+        return st.integers(0, 3).flatmap(
+            lambda n: st.just({"type": "dogfight_round"}) if n else commands(day)
         )
     return commands(day)
 

@@ -154,6 +154,14 @@ def test_qc23_med_kit_before_the_combat_or_after_its_last_round(
     assert healed.details["cause"] == "item"
 
 
+@pytest.mark.parametrize("kind", ["combat", "dogfight"])
+def test_qc23_med_kit_after_a_fight_starts_but_before_its_first_roll(kind: str) -> None:
+    table = Table(hero=carrying(MED_KIT, hp=10))
+    table.given(lambda s: s["page"].update({kind: {"status": "in_progress", "round": 0}}))
+    used, _ = table.run(use("med-kit"), faces=[4])
+    assert used.details["timing"] == "before_first_roll"
+
+
 def test_qc24_g_qc07_items_usable_between_rounds_and_healing_items_that_say_so() -> None:
     table = Table(hero=carrying(SOLAR_GRENADE, COMBAT_TONIC, hp=10))
     table.given(fight("combat", "in_progress"))
