@@ -108,7 +108,8 @@ def quest_calendar_week(app: Questlog) -> UUID:
 
 def calendar_board_match(app: Questlog) -> UUID:
     """Two nights: rain set and activated, light then strong wind; B's failed rizz at exhaustion
-    4 eliminates both of B's pathway pieces; A sleeps, then B sleeps through a day."""
+    4 (B keeps it rather than spend a fate reroll, G-CB-12) eliminates both of B's pathway
+    pieces; A sleeps, then B sleeps through a day; A's failed rizz is kept too."""
     outcome = app.create_campaign(
         game="calendar-board",
         name="Match",
@@ -121,9 +122,11 @@ def calendar_board_match(app: Questlog) -> UUID:
     run(app, cid, {"type": "end_turn", "player": "B"}, [1, 10])
     run(app, cid, {"type": "night_action", "player": "A", "action": "sleep"})
     run(app, cid, {"type": "night_action", "player": "B", "action": "rizz", "partner": RIZZ}, [1])
+    run(app, cid, {"type": "decline_fate_reroll", "player": "B"})
     run(app, cid, {"type": "end_turn", "player": "A"})
     run(app, cid, {"type": "day_sleep", "player": "B"}, [3, 20])
     run(app, cid, {"type": "night_action", "player": "A", "action": "rizz", "partner": RIZZ}, [1])
+    run(app, cid, {"type": "decline_fate_reroll", "player": "A"})
     run(app, cid, {"type": "night_action", "player": "B", "action": "sleep"})
     return cid
 
