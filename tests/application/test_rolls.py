@@ -123,7 +123,8 @@ def test_qc08_a_d10_showing_0_reads_10(app: Questlog, new_campaign: NewCampaign)
 
     result = roll(app, campaign_id, "d10", faces=[0])
 
-    assert result["dice"] == [{"sides": 10, "face": 10, "kept": True}]
+    # The reading is 10; what the player saw (0) is kept beside it (issue 11).
+    assert result["dice"] == [{"sides": 10, "face": 10, "raw": 0, "kept": True}]
     assert result["total"] == 10
 
 
@@ -143,7 +144,7 @@ def test_qc09_a_d100_given_as_tens_and_units(
 
     result = roll(app, campaign_id, "d100", faces=[pair])
 
-    assert result["dice"] == [{"sides": 100, "face": reads, "kept": True}]
+    assert result["dice"] == [{"sides": 100, "face": reads, "raw": pair, "kept": True}]
     assert result["total"] == reads
 
 
@@ -155,7 +156,7 @@ def test_qc08_a_zero_on_a_d10_reads_10_before_keep_highest_picks(
     result = roll(app, campaign_id, "2d10kh1", faces=[0, 9])
 
     assert result["dice"] == [
-        {"sides": 10, "face": 10, "kept": True},
+        {"sides": 10, "face": 10, "raw": 0, "kept": True},
         {"sides": 10, "face": 9, "kept": False},
     ]
     assert result["total"] == 10
