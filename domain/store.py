@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 from uuid import UUID
 
+import psycopg
 from eventsourcing import postgres as es_postgres
 from eventsourcing.persistence import InterfaceError, InternalError, OperationalError
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
@@ -447,18 +448,7 @@ class PostgresRecorder(SideTables, PostgresApplicationRecorder):
 
     def __init__(self, datastore: Any, **kwargs: Any) -> None:
         # Before super().__init__, which opens the pool's first connections.
-        pool = datastore.pool
-        configure = pool._configure
-        label = f"{APPLICATION_NAME}/{datastore.schema}"[:63]
-
-        def unprepared(connection: Any) -> None:
-            if configure is not None:
-                configure(connection)
-            connection.execute("SELECT set_config('application_name', %s, false)", (label,))
-            connection.prepare_threshold = None
-            connection.cursor_factory = _unprepared_cursor(connection.cursor_factory)
-
-        pool._configure = unprepared
+        configure_pool(datastore, APPLICATION_NAME, unprepared=True)
         super().__init__(datastore, **kwargs)
         sql: Any = es_postgres.SQL  # type: ignore[attr-defined]  # psycopg's, via eventsourcing
         self.sql_create_statements.extend(sql(s) for s in self.side_table_statements())
@@ -512,7 +502,8 @@ class PostgresRecorder(SideTables, PostgresApplicationRecorder):
                 ),
                 prepare=False,
             )
-        except TRANSIENT_ERRORS as error:
+        except (*TRANSIENT_ERRORS, psycopg.OperationalError, psycopg.InterfaceError) as error:
+            # Raised inside the held transaction, a driver error is not yet translated.
             log.warning("campaign %s: going on without its lock: %s", campaign_id, error)
             _release(held)
         try:
@@ -527,6 +518,49 @@ class PostgresRecorder(SideTables, PostgresApplicationRecorder):
             f'LOCK TABLE "{self.datastore.schema}"."{self.events_table_name}" IN SHARE MODE',
             prepare=False,
         )
+
+
+def configure_pool(datastore: Any, name: str, *, unprepared: bool) -> None:
+    """Set up an eventsourcing PostgreSQL datastore's pool before it opens its connections.
+
+    Every connection is named ``<name>/<schema>`` (``application_name``); a dead pooled
+    connection makes the pool sweep all its idle ones (``_sweeping_check``); with ``unprepared``
+    every statement runs unprepared (see ``_unprepared_cursor``).
+    """
+    pool = datastore.pool
+    configure = pool._configure
+    label = f"{name}/{datastore.schema}"[:63]
+
+    def on_connect(connection: Any) -> None:
+        if configure is not None:
+            configure(connection)
+        connection.execute("SELECT set_config('application_name', %s, false)", (label,))
+        if unprepared:
+            connection.prepare_threshold = None
+            connection.cursor_factory = _unprepared_cursor(connection.cursor_factory)
+
+    pool._configure = on_connect
+    pool._check = _sweeping_check(pool)
+
+
+def _sweeping_check(pool: Any) -> Callable[[Any], None]:
+    """The pool's check of a connection before it is handed out (pre-ping), sweeping on failure.
+
+    A dead pooled connection rarely dies alone: a database restart or a terminated set of
+    backends takes every idle one. psycopg_pool would find them one by one and back off 1 s,
+    then 2 s, between them, so the request waited out its 3 s pool timeout. Here the first dead
+    one makes the pool check all its idle connections at once and replace the dead ones.
+    """
+    check_connection = type(pool).check_connection
+
+    def check(connection: Any) -> None:
+        try:
+            check_connection(connection)
+        except Exception:
+            pool.check()
+            raise
+
+    return check
 
 
 def _release(held: ExitStack) -> None:

@@ -25,13 +25,15 @@ from eventsourcing.postgres import PostgresTrackingRecorder
 from eventsourcing.projection import Projection, ProjectionRunner
 
 from domain.application import Questlog
-from domain.store import StoreConfig
+from domain.store import StoreConfig, configure_pool
 from projections.engine import BatchCallback, PassCallback, Target, apply_in
 from projections.events import Recorded, from_domain_event
 from projections.store import PostgresViewStore
 from projections.view import View
 
 PROJECTION_NAME = "QuestlogViews"
+VIEWS_CONNECTION_NAME = "questlog-views"
+"""PostgreSQL ``application_name`` prefix of the views runner's connections."""
 
 
 class PostgresViewsRecorder(PostgresTrackingRecorder):
@@ -42,6 +44,12 @@ class PostgresViewsRecorder(PostgresTrackingRecorder):
     """
 
     views: ClassVar[tuple[type[View], ...]] = ()
+    opened: ClassVar[list[PostgresViewsRecorder]]
+
+    def __init__(self, datastore: Any, **kwargs: Any) -> None:
+        configure_pool(datastore, VIEWS_CONNECTION_NAME, unprepared=False)
+        super().__init__(datastore, **kwargs)
+        self.opened.append(self)
 
     @property
     def store(self) -> PostgresViewStore:
@@ -134,9 +142,11 @@ class _FollowedQuestlog(Questlog):
 
     name = "Questlog"
     store_config: ClassVar[StoreConfig]
+    opened: ClassVar[list[Questlog]]
 
     def __init__(self, env: Any = None) -> None:
         super().__init__(self.store_config)
+        self.opened.append(self)
 
 
 class PostgresRunner:
@@ -170,12 +180,16 @@ class PostgresRunner:
     def run(self, stop: threading.Event) -> None:
         """Follow the log until ``stop`` is set; re-raise a failure of the runner or a batch."""
         # Each subclass must name itself "Questlog" again, or it would read "<Subclass>_events".
+        apps: list[Questlog] = []
+        recorders: list[PostgresViewsRecorder] = []
         application = type(
             "FollowedQuestlog",
             (_FollowedQuestlog,),
-            {"name": Questlog.name, "store_config": self.config},
+            {"name": Questlog.name, "store_config": self.config, "opened": apps},
         )
-        recorder = type("ViewsRecorder", (PostgresViewsRecorder,), {"views": self.views})
+        recorder = type(
+            "ViewsRecorder", (PostgresViewsRecorder,), {"views": self.views, "opened": recorders}
+        )
         projection = type(
             "ViewsProjection",
             (ViewsProjection,),
@@ -187,12 +201,22 @@ class PostgresRunner:
                 "on_batch": staticmethod(self.on_batch) if self.on_batch else None,
             },
         )
-        runner: ProjectionRunner[Any, Any] = ProjectionRunner(
-            application_class=application,
-            projection_class=projection,
-            view_class=recorder,
-            env=self._env(),
-        )
+        try:
+            runner: ProjectionRunner[Any, Any] = ProjectionRunner(
+                application_class=application,
+                projection_class=projection,
+                view_class=recorder,
+                env=self._env(),
+            )
+        except BaseException:
+            # The runner opens the views' pool, then the application's, then subscribes: a
+            # failure part way (the database went away) must not leave those pools open, or
+            # every restart of the worker would keep a few more connections.
+            for app in apps:
+                app.close()
+            for opened in recorders:
+                opened.datastore.close()
+            raise
         views_projection: ViewsProjection = runner.projection  # type: ignore[assignment]
         try:
             with runner:

@@ -24,6 +24,8 @@ from domain.errors import (
 from domain.store import TRANSIENT_ERRORS
 
 PROBLEM_JSON = "application/problem+json"
+SIDE_WRITES = ("/admin/tokens",)
+"""Routes that write outside a campaign's log (with ``/campaigns/{id}/members``)."""
 MAX_INSTANCE = 200
 """The most characters of the request path a problem's ``instance`` echoes."""
 TRACEBACK_INTERVAL = 10.0
@@ -119,9 +121,18 @@ def store_problem(error: StoreUnavailable) -> Response:
 
 
 def transient_problem(error: Exception) -> Response:
-    """A store failure outside a command (a read, a token or member write): retryable."""
-    writes = request.method not in ("GET", "HEAD", "OPTIONS")
-    return store_problem(unavailable(error, stored=None if writes else False))
+    """A store failure outside a command: retryable.
+
+    Commands answer their own 503 (``Questlog.execute`` knows whether anything was written). A
+    failure that reaches here came before any write (authentication, a read), so nothing was
+    stored, except on the few routes that write outside the campaign log (tokens, members),
+    where the write itself may have been cut short.
+    """
+    reading = request.method in ("GET", "HEAD", "OPTIONS")
+    side_write = request.path.startswith(SIDE_WRITES) or request.path.endswith("/members")
+    if side_write and not reading:
+        return store_problem(unavailable(error, stored=None))
+    return store_problem(unavailable(error, stored=False))
 
 
 def http_problem(error: HTTPException) -> Response:

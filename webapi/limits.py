@@ -11,6 +11,7 @@ fingerprints parse the body too.
 
 from __future__ import annotations
 
+import re
 from itertools import accumulate, count
 from operator import sub
 
@@ -21,6 +22,8 @@ from domain.text import has_control_characters, quoted
 
 MAX_JSON_DEPTH = 64
 """The deepest nesting of arrays and objects a request body may have."""
+MAX_NUMBER_DIGITS = 100
+"""The most digits a number in a JSON body may have (Python's parser fails past 4,300)."""
 MAX_PATH_PARAMETER = 200
 """The longest path parameter that can name anything (a token name has at most 200 characters)."""
 
@@ -30,15 +33,19 @@ _NOT_BRACKETS = bytes(b for b in range(256) if b not in _BRACKETS)
 _STEPS = bytes.maketrans(_BRACKETS, b"\x02\x00\x02\x00")
 
 
-def json_depth(body: bytes) -> int:
-    """How deep the arrays and objects of a JSON text nest; brackets inside strings do not count.
+_LONG_NUMBER = re.compile(rb"[0-9]{%d,}" % (MAX_NUMBER_DIGITS + 1))
 
-    Bytes operations only, so a large body costs milliseconds: escaped backslashes and quotes go
-    first, then every second stretch between quotes (the strings), then all but the brackets.
-    """
+
+def outside_strings(body: bytes) -> bytes:
+    """A JSON text without its strings: escaped backslashes and quotes go first, then every
+    second stretch between quotes (bytes operations only, so a large body costs milliseconds)."""
     unescaped = body.replace(b"\\\\", b"").replace(b'\\"', b"")
-    outside_strings = b"".join(unescaped.split(b'"')[::2])
-    steps = outside_strings.translate(_STEPS, _NOT_BRACKETS)
+    return b"".join(unescaped.split(b'"')[::2])
+
+
+def json_depth(body: bytes) -> int:
+    """How deep the arrays and objects of a JSON text nest; brackets inside strings do not count."""
+    steps = outside_strings(body).translate(_STEPS, _NOT_BRACKETS)
     return max(0, max(map(sub, accumulate(steps), count(1)), default=0))
 
 
@@ -47,6 +54,11 @@ def too_deep(body: bytes) -> bool:
     if body.count(b"[") + body.count(b"{") <= MAX_JSON_DEPTH:
         return False
     return json_depth(body) > MAX_JSON_DEPTH
+
+
+def too_long_number(body: bytes) -> bool:
+    """Whether a number outside the strings of a body has more digits than the limit."""
+    return bool(_LONG_NUMBER.search(body)) and bool(_LONG_NUMBER.search(outside_strings(body)))
 
 
 def check_path() -> None:
@@ -59,11 +71,14 @@ def check_path() -> None:
 
 
 def check_body() -> None:
-    """Refuse a request body nested too deep (422 on ``body``)."""
-    if too_deep(request.get_data(cache=True)):
+    """Refuse a request body nested too deep, or with a number too long (422 on ``body``)."""
+    body = request.get_data(cache=True)
+    if too_deep(body):
         raise InvalidInput.field(
             "body", f"nests arrays and objects more than {MAX_JSON_DEPTH} levels deep"
         )
+    if too_long_number(body):
+        raise InvalidInput.field("body", f"has a number of more than {MAX_NUMBER_DIGITS} digits")
 
 
 def check_input() -> None:

@@ -465,3 +465,14 @@ def test_every_json_body_field_is_strict(flask_app: Flask) -> None:
         if isinstance(field, fields.String) and not isinstance(field, Text):
             wrong.append(f"{where}: String, not schemas.Text")
     assert not wrong, "\n".join(wrong)
+
+
+def test_a_number_with_too_many_digits_is_422_on_body(client: FlaskClient) -> None:
+    # Python's JSON parser refuses integers past 4,300 digits with a ValueError: it was a 500.
+    for path in ("/campaigns", "/admin/tokens"):
+        body = '{"game": "quest-calendar", "name": "x", "n": ' + "1" * 5000 + "}"
+        answer = client.post(path, data=body, content_type="application/json")
+        assert answer.status_code == 422, answer.json
+        assert "body" in answer.json["errors"]
+    text = '{"game": "quest-calendar", "name": "' + "1" * 150 + '"}'
+    assert client.post("/campaigns", data=text, content_type="application/json").status_code == 201

@@ -254,3 +254,47 @@ def test_a_lock_timeout_answers_not_stored_and_the_service_goes_on(
         assert after.json["version"] == 2
     finally:
         app.close()
+
+
+def test_terminated_backends_cost_a_reconnect_not_an_error(
+    schema_config: StoreConfig, postgres_url: str
+) -> None:
+    # One dead pooled connection used to be found, then the next, each after a back-off of 1 s
+    # and 2 s: the next request waited out its 3 s pool timeout and answered 503.
+    app = Questlog(schema_config)
+    try:
+        client = create_app(app, auth=False, rate_limit=0, TESTING=True).test_client()
+        campaign = client.post("/campaigns", json={"game": "quest-calendar", "name": "k"}).json
+        name = f"questlog/{schema_config.postgres_schema}"
+        for _ in range(3):
+            with psycopg.connect(postgres_url, autocommit=True) as admin:
+                killed = admin.execute(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    "WHERE application_name = %s",
+                    (name,),
+                ).fetchone()
+            assert killed is not None and killed[0] > 0
+            read = client.get(f"/campaigns/{campaign['id']}")
+            assert read.status_code == 200, read.json
+            rolled = client.post(f"/campaigns/{campaign['id']}/rolls", json={"dice": "d20"})
+            assert rolled.status_code == 201, rolled.json
+    finally:
+        app.close()
+
+
+def test_a_failure_before_any_write_says_nothing_was_stored(
+    cut_app: Questlog, cutter: CommitCutter
+) -> None:
+    app = create_app(cut_app, auth=True, rate_limit=0, TESTING=True)
+    _, secret = cut_app.create_token("owner", admin=True)
+    client = app.test_client()
+    cutter.stop()
+
+    answer = client.post(
+        "/campaigns",
+        json={"game": "quest-calendar", "name": "x"},
+        headers={"Authorization": f"Bearer {secret}"},
+    )
+
+    assert answer.status_code == 503  # the token could not even be looked up
+    assert answer.json["stored"] is False

@@ -3,12 +3,15 @@ PostgreSQL, the library's ``ProjectionRunner`` following the log by LISTEN/NOTIF
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from click.testing import CliRunner
+from eventsourcing.persistence import OperationalError
 
 from domain.application import Questlog
 from domain.store import StoreConfig
@@ -20,6 +23,7 @@ from projections.view import ANY
 from projections.views import ALL_VIEWS
 from projections.views.exhaustion import exhaustion_history
 from projections.views.roll_log import RollLog, roll_log
+from tests.conftest import StoreFactory
 from tests.projections.conftest import log_size
 from tests.projections.scenarios import calendar_board_match, many_rolls, quest_calendar_week
 
@@ -116,3 +120,45 @@ def test_the_cli_rebuilds_a_view_and_shows_the_status(app: Questlog, views: View
 def test_the_sqlite_views_live_beside_the_event_store(tmp_path: Path) -> None:
     assert views_path_for(tmp_path / "questlog.db") == tmp_path / "questlog.views.db"
     assert views_path_for(tmp_path / "log") == tmp_path / "log.views.db"
+
+
+def connections_named(url: str, *names: str) -> int:
+    """How many PostgreSQL backends carry one of these application names."""
+    with psycopg.connect(url, autocommit=True) as admin:
+        row = admin.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = ANY(%s)",
+            (list(names),),
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+@pytest.mark.postgres
+def test_a_views_runner_that_fails_while_starting_leaves_no_connection_open(
+    postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 10 review: with its backends terminated, the embedded worker restarted its runner
+    # again and again, and each failed start kept the pools it had opened (90 connections).
+    from eventsourcing import projection
+
+    from projections.postgres_runner import VIEWS_CONNECTION_NAME, PostgresRunner
+
+    def cut(*_args: Any, **_kwargs: Any) -> None:
+        raise OperationalError("the connection was cut while subscribing")
+
+    factory = StoreFactory("postgres", tmp_path, postgres_url)
+    config = factory.new()
+    try:
+        Questlog(config).close()  # the store's tables exist
+        monkeypatch.setattr(projection.ApplicationSubscription, "__init__", cut)
+        schema = str(config.postgres_schema)
+        names = (f"questlog/{schema}", f"{VIEWS_CONNECTION_NAME}/{schema}")
+        runner = PostgresRunner(config, ALL_VIEWS)
+        for _ in range(3):
+            with pytest.raises(OperationalError):
+                runner.run(threading.Event())
+        deadline = time.monotonic() + 5
+        while connections_named(postgres_url, *names) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert connections_named(postgres_url, *names) == 0
+    finally:
+        factory.remove_all()
