@@ -22,6 +22,7 @@ from domain.access import actor_label, current_actor
 from domain.dice import DiceExpression, DiceSource, Draw
 from domain.engine import Context, GameRules
 from domain.errors import InvalidInput, NotFound, RuleViolation
+from domain.es_compat import drop_pending_events
 from domain.house_rules import ROLLBACK_OVER_SERVER_ROLLS, book
 
 
@@ -220,7 +221,7 @@ class Campaign(Aggregate):
         """
         clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
-        clone._pending_events = []
+        drop_pending_events(clone)
         clone.dice = {**self.dice, "revealed": dict(self.dice["revealed"])}
         clone.house_rules = dict(self.house_rules)
         clone.rollbacks = [list(pair) for pair in self.rollbacks]

@@ -37,11 +37,16 @@ from uuid import UUID
 
 from eventsourcing import postgres as es_postgres
 from eventsourcing.persistence import InterfaceError, InternalError, OperationalError
-from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
-from eventsourcing.sqlite import SQLiteApplicationRecorder
+from eventsourcing.postgres import PostgresDatastore
 from psycopg_pool import PoolTimeout
 
 from domain.access import Membership, Token
+from domain.es_compat import (
+    PostgresRecorderHooks,
+    SQLiteRecorderHooks,
+    on_new_connections,
+    undecorated,
+)
 
 SEEDS_TABLE = "questlog_seeds"
 SETUP_LOCK_KEY = 0x51_75_65_73_74  # "Quest": the advisory lock held while creating tables
@@ -117,12 +122,11 @@ def limit_retries(recorder: Any) -> None:
     one read could take half a minute before the client heard anything.
     """
     for name in RETRIED_READS:
-        method = getattr(type(recorder), name, None)
-        undecorated = getattr(method, "__wrapped__", None)
-        if undecorated is None:
+        read = undecorated(type(recorder), name)
+        if read is None:
             continue
 
-        def bounded(*args: Any, _read: Any = undecorated, **kwargs: Any) -> Any:
+        def bounded(*args: Any, _read: Any = read, **kwargs: Any) -> Any:
             return read_with_retries(lambda: _read(recorder, *args, **kwargs))
 
         setattr(recorder, name, bounded)
@@ -423,21 +427,24 @@ class SideTables:
         return {str(row["campaign_id"]) for row in rows}
 
 
-class SQLiteRecorder(SideTables, SQLiteApplicationRecorder):
+class SQLiteRecorder(SideTables, SQLiteRecorderHooks):
     """The SQLite application recorder with the side tables."""
 
     def construct_create_table_statements(self) -> list[str]:
         """Events table, then the side tables."""
         return [*super().construct_create_table_statements(), *self.side_table_statements()]
 
-    def _insert_events(self, c: Any, stored_events: Any, **kwargs: Any) -> Any:
-        notification_ids = super()._insert_events(c, stored_events, **kwargs)
-        self.insert_side_rows(c, stored_events, **kwargs)
-        return notification_ids
+    def after_insert_events(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
+        """The side rows, in the events' transaction after the events."""
+        self.insert_side_rows(cursor, stored_events, **kwargs)
 
 
-class PostgresRecorder(SideTables, PostgresApplicationRecorder):
-    """The PostgreSQL application recorder with the side tables."""
+class PostgresRecorder(SideTables, PostgresRecorderHooks):
+    """The PostgreSQL application recorder with the side tables.
+
+    Inserts are sent once, never retried blindly: after a failure the application asks
+    ``attempt_stored`` what happened (``PostgresRecorderHooks.insert_events``).
+    """
 
     placeholder = "%s"
     # These rows are written inside eventsourcing's pipelined insert. psycopg prepares a statement
@@ -446,49 +453,25 @@ class PostgresRecorder(SideTables, PostgresApplicationRecorder):
     write_options: dict[str, Any] = {"prepare": False}
 
     def __init__(self, datastore: Any, **kwargs: Any) -> None:
-        # Before super().__init__, which opens the pool's first connections.
-        pool = datastore.pool
-        configure = pool._configure
         label = f"{APPLICATION_NAME}/{datastore.schema}"[:63]
 
         def unprepared(connection: Any) -> None:
-            if configure is not None:
-                configure(connection)
             connection.execute("SELECT set_config('application_name', %s, false)", (label,))
             connection.prepare_threshold = None
             connection.cursor_factory = _unprepared_cursor(connection.cursor_factory)
 
-        pool._configure = unprepared
+        # Before super().__init__, which opens the pool's first connections.
+        on_new_connections(datastore.pool, unprepared)
         super().__init__(datastore, **kwargs)
         sql: Any = es_postgres.SQL  # type: ignore[attr-defined]  # psycopg's, via eventsourcing
         self.sql_create_statements.extend(sql(s) for s in self.side_table_statements())
 
-    def _lock_table(self, curs: Any) -> None:
-        # eventsourcing prepares the lock statements, which run inside the pipelined insert; a
-        # pipeline that fails on a version conflict can leave that prepare half-done.
-        for statement in self.lock_table_statements:
-            curs.execute(statement, prepare=False)
-
     def _table(self, name: str) -> str:
         return f'"{self.datastore.schema}".{name}'
 
-    def insert_events(self, stored_events: Any, **kwargs: Any) -> Any:
-        """Insert events and their side rows in one transaction, and never send it twice.
-
-        eventsourcing retries a failed insert on ``OperationalError``; when the failure was a
-        connection lost after the commit, that retry hits the unique key and looks like another
-        writer's conflict, so the command would be decided and stored again. Here a failure is
-        raised as it is, and the application asks ``attempt_stored`` what happened.
-        """
-        insert: Any = PostgresApplicationRecorder.insert_events
-        return insert.__wrapped__(self, stored_events, **kwargs)
-
-    def _fetch_ids_after_insert_events(self, curs: Any, stored_events: Any, **kwargs: Any) -> Any:
-        # Called inside the pipelined transaction right after the events' insert was synced, so a
-        # version conflict has already been raised as the events' IntegrityError.
-        notification_ids = super()._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
-        self.insert_side_rows(curs, stored_events, **kwargs)
-        return notification_ids
+    def after_insert_events(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
+        """The side rows, after the events' insert was synced (a conflict has been raised)."""
+        self.insert_side_rows(cursor, stored_events, **kwargs)
 
     @contextmanager
     def campaign_write_lock(self, campaign_id: UUID) -> Iterator[None]:
