@@ -41,6 +41,12 @@ from eventsourcing.postgres import PostgresDatastore
 from psycopg_pool import PoolTimeout
 
 from domain.access import Membership, Token
+from domain.advisory_locks import (
+    SETUP_LOCK_KEY,
+    campaign_lock_keys,
+    session_lock,
+    take_transaction_lock,
+)
 from domain.es_compat import (
     PostgresRecorderHooks,
     SQLiteRecorderHooks,
@@ -49,8 +55,6 @@ from domain.es_compat import (
 )
 
 SEEDS_TABLE = "questlog_seeds"
-SETUP_LOCK_KEY = 0x51_75_65_73_74  # "Quest": the advisory lock held while creating tables
-CAMPAIGN_LOCK_SPACE = 0x51_4C  # "QL": first key of the per-campaign advisory locks
 CAMPAIGN_LOCK_TIMEOUT = "2s"
 """How long a command waits for another process's command on the same campaign before it goes on
 without the lock (the events' unique version key still refuses a stale write)."""
@@ -486,14 +490,8 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
         held = ExitStack()
         try:
             cursor = held.enter_context(self.datastore.transaction(commit=False))
-            cursor.execute(
-                "SELECT set_config('lock_timeout', %s, true), pg_advisory_xact_lock(%s, %s)",
-                (
-                    CAMPAIGN_LOCK_TIMEOUT,
-                    CAMPAIGN_LOCK_SPACE,
-                    int.from_bytes(campaign_id.bytes[:4], "big", signed=True),
-                ),
-                prepare=False,
+            take_transaction_lock(
+                cursor, campaign_lock_keys(campaign_id), timeout=CAMPAIGN_LOCK_TIMEOUT
             )
         except TRANSIENT_ERRORS as error:
             log.warning("campaign %s: going on without its lock: %s", campaign_id, error)
@@ -619,12 +617,11 @@ class StoreConfig:
             password=env["LOCK_POSTGRES_PASSWORD"],
         )
         try:
-            with datastore.get_connection() as connection:
-                connection.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK_KEY,))
-                try:
-                    yield
-                finally:
-                    connection.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK_KEY,))
+            with (
+                datastore.get_connection() as connection,
+                session_lock(connection, (SETUP_LOCK_KEY,)),
+            ):
+                yield
         finally:
             datastore.close()
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from eventsourcing.postgres import PostgresDatastore
 
+from domain.advisory_locks import VIEWS_SETUP_LOCK_KEY, session_lock
 from domain.store import StoreConfig
 from projections.schema import POSITIONS, POSITIONS_TABLE, Table
 
@@ -303,7 +304,6 @@ class PostgresViewStore(ViewStore):
     kind = "postgres"
     placeholder = "%s"
     lock_clause = " FOR UPDATE"
-    SETUP_LOCK_KEY = 0x5175_6576  # "Quev": held while view tables are created
 
     def __init__(self, datastore: Any, *, owns: bool = True) -> None:
         super().__init__()
@@ -334,12 +334,11 @@ class PostgresViewStore(ViewStore):
     @contextmanager
     def setup_lock(self) -> Iterator[None]:
         """An advisory lock, so two processes never race on ``CREATE TABLE``."""
-        with self.datastore.get_connection() as connection:
-            connection.execute("SELECT pg_advisory_lock(%s)", (self.SETUP_LOCK_KEY,))
-            try:
-                yield
-            finally:
-                connection.execute("SELECT pg_advisory_unlock(%s)", (self.SETUP_LOCK_KEY,))
+        with (
+            self.datastore.get_connection() as connection,
+            session_lock(connection, (VIEWS_SETUP_LOCK_KEY,)),
+        ):
+            yield
 
     def rename(self, cursor: Any, logical: str) -> None:
         """Rename the table and its key's index (index names are schema-wide)."""
