@@ -11,6 +11,7 @@ from domain.engine import Context
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
+from domain.quest_calendar import death
 from domain.quest_calendar import state as qc
 from domain.quest_calendar.checks import trait_roll
 from domain.quest_calendar.combat_rules import (
@@ -346,7 +347,7 @@ def close_round(ctx: Context, combat: dict[str, Any], work: dict[str, Any]) -> b
     combat["round"] += 1
     ctx.emit("CombatRoundResolved", **result)
     if cost["damage_taken"] > 0:
-        taken = qc.damage(ctx, cost["damage_taken"], "combat")
+        taken = death.damage(ctx, cost["damage_taken"], "combat")
         if taken["hp_after"] == 0:
             # death.die has already ended the encounter unresolved (G-QC-12).
             page = ctx.state.get("page") or {}

@@ -1,9 +1,10 @@
 """Death and cloning, Rest and level-up (QC-41..QC-56).
 
-``die`` runs inside whichever command took the hero to 0 HP (combat, infection, rations, ship
-overflow): it only works through ``ctx`` and emits its own events. When the cost roll needs the
-player (which item is lost on a 3; whether to switch hero on a 4 in the harder variant) it leaves a
-pending decision and the decision command finishes the cloning. Rest and level-up live in ``rest``.
+``damage`` takes HP; at 0 it runs ``die`` inside whichever command took the hero there (combat,
+infection, rations, ship overflow): it only works through ``ctx`` and emits its own events. When
+the cost roll needs the player (which item is lost on a 3; whether to switch hero on a 4 in the
+harder variant) it leaves a pending decision and the decision command finishes the cloning. Rest
+and level-up live in ``rest``.
 """
 
 from __future__ import annotations
@@ -48,6 +49,23 @@ LOOT_DECISION = "clone_loot"
 REPLACE_DECISION = "clone_replace_hero"
 # G-QC-16: which inventory kinds each carried category of a replacement hero covers.
 CARRIED_KINDS = {"consumables": ("consumable", "other"), "ship": ("ship_parts", "upgrade")}
+
+
+def damage(ctx: Context, amount: int, cause: str) -> dict[str, Any]:
+    """Take HP damage; HP stops at 0 and the hero dies and is cloned at once (QC-41, G-QC-12).
+
+    Emits ``HeroDamaged``; when HP reaches 0, runs the death procedure, which emits its own events
+    and may leave a pending decision.
+    """
+    current = qc.hero(ctx)
+    before = current["hp"]
+    after = max(0, before - max(0, amount))
+    current["hp"] = after
+    details = {"amount": before - after, "cause": cause, "hp_before": before, "hp_after": after}
+    ctx.emit("HeroDamaged", **details)  # declared in domain.quest_calendar
+    if after == 0:
+        die(ctx, cause=cause)
+    return details
 
 
 def die(ctx: Context, *, cause: str) -> None:
@@ -309,6 +327,3 @@ def _carry_over(ctx: Context, old: dict[str, Any], new_hero: dict[str, Any]) -> 
     new_hero["pickpocketed_icons"] = []
     ctx.state["hero"] = new_hero
     return [c for c in carries if c in ("credits", "virtue", "consumables", "ship")]
-
-
-from domain.quest_calendar import rest  # noqa: E402,F401  (registers Rest and level-up)

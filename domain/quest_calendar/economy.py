@@ -16,6 +16,7 @@ from typing import Any
 from domain.engine import Args, Context
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
+from domain.quest_calendar import death
 from domain.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
@@ -260,7 +261,7 @@ def eat_rations(ctx: Context, args: Args) -> None:
         hp_lost=hp_lost,
     )
     if hp_lost:
-        qc.damage(ctx, hp_lost, "starvation")
+        death.damage(ctx, hp_lost, "starvation")
 
 
 # -- the Sunday lottery ------------------------------------------------------------------------
@@ -299,6 +300,3 @@ def play_lottery(ctx: Context, args: Args) -> None:
         credits_after=movement["to"],
     )
     record_credits(ctx, movement)
-
-
-from domain.quest_calendar import shops  # noqa: E402, F401  (registers the shop commands)

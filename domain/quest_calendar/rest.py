@@ -1,6 +1,6 @@
 """Rest (QC-51, QC-52) and level-up (QC-53..QC-56).
 
-Imported by ``death`` so that its commands register with the game.
+Imported by the package's ``__init__`` so that its commands register with the game.
 """
 
 from __future__ import annotations

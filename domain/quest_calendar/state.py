@@ -247,25 +247,6 @@ def cap_hp(ctx: Context) -> None:
         current["hp"] = current["hp_max"]
 
 
-def damage(ctx: Context, amount: int, cause: str) -> dict[str, Any]:
-    """Take HP damage; HP stops at 0 and the hero dies and is cloned at once (QC-41, G-QC-12).
-
-    Emits ``HeroDamaged``; when HP reaches 0, runs the death procedure, which emits its own events
-    and may leave a pending decision.
-    """
-    current = hero(ctx)
-    before = current["hp"]
-    after = max(0, before - max(0, amount))
-    current["hp"] = after
-    details = {"amount": before - after, "cause": cause, "hp_before": before, "hp_after": after}
-    ctx.emit("HeroDamaged", **details)  # declared in domain.quest_calendar
-    if after == 0:
-        from domain.quest_calendar import death
-
-        death.die(ctx, cause=cause)
-    return details
-
-
 def ceil_half(value: int) -> int:
     """Half, rounded up: ``ceil(value / 2)``."""
     return math.ceil(value / 2)
