@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain import decisions
 from domain.engine import Context
 from domain.errors import InvalidInput
 from domain.games import RULES
@@ -157,10 +158,16 @@ def ask_decision(
     ctx: Context, decision: str, rule: str, command: str, options: Any, context: Any
 ) -> None:
     """Stop for the player's choice of abilities (the engine never decides silently)."""
-    qc.set_pending(
-        ctx, decision=decision, rule=rule, commands=[command], options=options, context=context
+    decisions.ask(
+        ctx,
+        decision=decision,
+        who=qc.PLAYER,
+        rule=rule,
+        commands=[command],
+        options=options,
+        context=context,
+        announce=(*qc.ANNOUNCED, "context"),
     )
-    ctx.emit("DecisionRequested", decision=decision, rule=rule, options=options, context=context)
 
 
 def _bonus(ctx: Context, effect: dict[str, Any], use: dict[str, Any], purpose: str) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain import decisions
 from domain.engine import Args, Context
 from domain.errors import InvalidInput
 from domain.games import RULES
@@ -92,27 +93,29 @@ def die(ctx: Context, *, cause: str) -> None:
         _injure(ctx)
     elif outcome == 3:
         options = loot_options(ctx)
-        qc.set_pending(
+        decisions.ask(
             ctx,
             decision=LOOT_DECISION,
+            who=qc.PLAYER,
             rule="QC-46",
             commands=["choose_loot"],
             options=options,
             context={"cause": cause},
+            announce=qc.ANNOUNCED,
         )
-        ctx.emit("DecisionRequested", decision=LOOT_DECISION, rule="QC-46", options=options)
         return
     elif ctx.house["qc.death.replaceHeroOnFour"]:
         options = [{"replace": False}, {"replace": True, "level": hero["level"]}]
-        qc.set_pending(
+        decisions.ask(
             ctx,
             decision=REPLACE_DECISION,
+            who=qc.PLAYER,
             rule="QC-48",
             commands=["choose_clone_outcome"],
             options=options,
             context={"cause": cause, "level": hero["level"]},
+            announce=qc.ANNOUNCED,
         )
-        ctx.emit("DecisionRequested", decision=REPLACE_DECISION, rule="QC-48", options=options)
         return
     else:
         _exhaust(ctx)

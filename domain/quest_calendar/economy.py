@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain import decisions
 from domain.engine import Args, Context
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
@@ -86,13 +87,16 @@ def pickpocket(ctx: Context, args: Args) -> None:
     if icon_id not in icons:
         icons.append(icon_id)
     if d4 == 4 and accept_four is None:
-        qc.set_pending(
+        # No DecisionRequested: PickpocketRolled (pending=True) records the question.
+        decisions.ask(
             ctx,
             decision="pickpocket_four",
+            who=qc.PLAYER,
             rule="QC-39",
             commands=["decide_pickpocket"],
             options=PICKPOCKET_OPTIONS,
             context={"icon_id": icon_id, "d4": d4, "smuggler_bonus": bonus},
+            announce=(),
         )
         ctx.emit("PickpocketRolled", icon_id=icon_id, d4=d4, smuggler_bonus=bonus, pending=True)
         return

@@ -26,6 +26,10 @@ COMPARTMENTS = {
     "6": "Cargo",
 }
 HERO_PHASES = ("prologue", "main", "custom", "replacement")
+PLAYER = "player"
+"""Whose every Quest Calendar decision is (a campaign holds one hero)."""
+ANNOUNCED = ("decision", "rule", "options")
+"""The fields a Quest Calendar ``DecisionRequested`` event carries (combat adds ``context``)."""
 
 
 def initial_state(args: Args, house: Mapping[str, Any]) -> dict[str, Any]:
@@ -250,26 +254,6 @@ def cap_hp(ctx: Context) -> None:
 def ceil_half(value: int) -> int:
     """Half, rounded up: ``ceil(value / 2)``."""
     return math.ceil(value / 2)
-
-
-def set_pending(
-    ctx: Context,
-    *,
-    decision: str,
-    rule: str,
-    commands: list[str],
-    options: Any,
-    context: Mapping[str, Any] | None = None,
-) -> None:
-    """Stop at a decision only the player can make; the next command must be one of ``commands``."""
-    ctx.state["pending"] = {
-        "decision": decision,
-        "who": "player",
-        "rule": rule,
-        "commands": commands,
-        "options": options,
-        "context": dict(context or {}),
-    }
 
 
 def clear_pending(ctx: Context) -> dict[str, Any]:
