@@ -22,7 +22,7 @@ from domain.access import actor_label, current_actor
 from domain.dice import DiceExpression, DiceSource, Draw
 from domain.engine import Context, GameRules
 from domain.errors import InvalidInput, NotFound, RuleViolation
-from domain.es_compat import drop_pending_events
+from domain.es_compat import create_aggregate, drop_pending_events
 from domain.house_rules import ROLLBACK_OVER_SERVER_ROLLS, book
 
 
@@ -270,7 +270,8 @@ class Campaign(Aggregate):
             prev_hash=chain.GENESIS_HASH,
             actor=actor_label(current_actor()),
         )
-        return cls._create(
+        campaign: Campaign = create_aggregate(
+            cls,
             cls.Created,
             id=campaign_id,
             timestamp=timestamp,
@@ -278,6 +279,7 @@ class Campaign(Aggregate):
             hash=digest,
             **data,
         )
+        return campaign
 
     def trigger_event(self, event_class: type[Any], **kwargs: Any) -> None:
         """Trigger an event with its chain fields: the previous head and its own hash."""

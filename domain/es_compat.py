@@ -145,6 +145,15 @@ class ApplicationHooks(Application[UUID]):
             self.repository.cache.put(aggregate.id, aggregate)
 
 
+def create_aggregate(cls: type[Any], event_class: type[Any], **kwargs: Any) -> Any:
+    """A new aggregate from its created-event class and that event's fields (``id`` included).
+
+    ``Aggregate._create`` is eventsourcing's protected way to trigger a created event with a
+    given id and timestamp, which the hash chain needs to know before the event exists.
+    """
+    return cls._create(event_class, **kwargs)
+
+
 def drop_pending_events(aggregate: Any) -> None:
     """Give an aggregate (a copy) a new, empty list of pending events.
 

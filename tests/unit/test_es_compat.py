@@ -21,10 +21,12 @@ from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import IntegrityError, OperationalError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteDatastore
+from eventsourcing.utils import get_topic
 
 from domain.es_compat import (
     PostgresRecorderHooks,
     SQLiteRecorderHooks,
+    create_aggregate,
     drop_pending_events,
     on_new_connections,
     undecorated,
@@ -293,3 +295,21 @@ def test_pending_events_live_in_a_list_that_a_copy_must_replace() -> None:
 
     assert len(dog.collect_events()) == 1
     assert copy.collect_events() == []
+
+
+def test_create_takes_the_id_and_timestamp_of_the_created_event() -> None:
+    dog_id = uuid4()
+    timestamp = _Dog.Created.create_timestamp()
+
+    dog = create_aggregate(
+        _Dog,
+        _Dog.Created,
+        id=dog_id,
+        timestamp=timestamp,
+        originator_topic=get_topic(_Dog),
+        name="Rex",
+    )
+
+    (created,) = dog.collect_events()
+    assert (dog.id, dog.name, dog.version) == (dog_id, "Rex", 1)
+    assert (created.originator_id, created.timestamp) == (dog_id, timestamp)
