@@ -11,6 +11,9 @@ import json
 from typing import Any
 from uuid import UUID
 
+import pytest
+from eventsourcing.persistence import IntegrityError
+
 from domain.application import Questlog
 from domain.campaign import Campaign
 from domain.games import rules_for
@@ -48,6 +51,21 @@ def test_a_save_stores_its_side_rows_with_the_events(app: Questlog) -> None:
 
     assert [r.domain_event.originator_version for r in recordings] == [2]
     assert app.side_tables.attempt_stored("compat-attempt")
+
+
+def test_a_version_conflict_stores_none_of_its_side_rows(app: Questlog) -> None:
+    campaign_id = _campaign(app)
+    first, second = app.campaign(campaign_id), app.campaign(campaign_id)
+    first.set_client_seed("first")
+    second.set_client_seed("second")
+
+    app.save(first, attempt="compat-first")
+    with pytest.raises(IntegrityError):
+        app.save(second, attempt="compat-second")
+
+    assert app.side_tables.attempt_stored("compat-first")
+    assert not app.side_tables.attempt_stored("compat-second")
+    assert app.side_tables.actors(str(campaign_id)).keys() == {1, 2}
 
 
 def test_the_working_copy_is_a_copy_of_the_cached_campaign(app: Questlog) -> None:
