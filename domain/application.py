@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 from uuid import UUID, uuid4
 
-from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
+from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
 import domain.calendar_board
@@ -37,6 +37,7 @@ from domain.errors import (
     StaleVersion,
     StoreUnavailable,
 )
+from domain.es_compat import ApplicationHooks
 from domain.games import rules_for
 from domain.house_rules import book
 from domain.store import (
@@ -128,7 +129,7 @@ class ReportedDice:
             )
 
 
-class Questlog(Application):  # type: ignore[type-arg]
+class Questlog(ApplicationHooks):
     """Appends commands to campaign streams and reads them back."""
 
     name = "Questlog"
@@ -157,26 +158,18 @@ class Questlog(Application):  # type: ignore[type-arg]
         """Save campaigns: eventsourcing's save without its two runtime Protocol checks."""
         if not all(isinstance(obj, Campaign) for obj in objs):
             return super().save(*objs, **kwargs)
-        processing_event: ProcessingEvent[UUID] = ProcessingEvent()
-        for campaign in objs:
-            processing_event.events.extend(campaign.collect_events())
-            processing_event.aggregates[campaign.id] = campaign
         # Every event's actor is recorded beside it (its hash covers it, see Campaign._trigger).
         kwargs.setdefault("actor", actor_label(current_actor()))
-        processing_event.saved_kwargs.update(kwargs)
-        recordings = self._record(processing_event)
-        self._after_record(processing_event)
-        self._notify(recordings)
-        return recordings
+        return self.record_aggregates(objs, **kwargs)
 
-    def _after_record(self, processing_event: Any) -> None:
+    def after_record(self, events: Sequence[Any], aggregates: dict[UUID, Any]) -> None:
         """Take due snapshots; the events are stored already, so a failure here fails nothing."""
         try:
-            self._take_snapshots(processing_event)
+            self.take_due_snapshots(events, aggregates)
         except TRANSIENT_ERRORS as error:
             log.warning("snapshot not taken (the events are stored): %s", error)
 
-    def _take_snapshots(self, processing_event: Any) -> None:
+    def take_due_snapshots(self, events: Sequence[Any], aggregates: dict[UUID, Any]) -> None:
         """Take each snapshot from the campaign in hand, not by re-reading the log.
 
         eventsourcing's ``take_snapshot`` rebuilds the aggregate from the previous snapshot and
@@ -186,8 +179,8 @@ class Questlog(Application):  # type: ignore[type-arg]
         snapshots = self.snapshots
         if snapshots is None:
             return
-        for event in processing_event.events:
-            campaign = processing_event.aggregates.get(event.originator_id)
+        for event in events:
+            campaign = aggregates.get(event.originator_id)
             if not isinstance(campaign, Campaign) or event.originator_version % SNAPSHOT_INTERVAL:
                 continue
             if campaign.version == event.originator_version:
@@ -488,20 +481,14 @@ class Questlog(Application):  # type: ignore[type-arg]
         date first instead, until a read finds nothing new: two processes taking turns on one
         campaign would otherwise pay a refused write on every command.
         """
-        cache = self.repository.cache
-        if optimistic and cache is not None:
-            try:
-                cached = cache.get(campaign_id)
-            except KeyError:
-                pass
-            else:
-                if isinstance(cached, Campaign):
-                    if campaign_id not in self._shared:
-                        return deepcopy(cached)
-                    current = self.campaign(campaign_id)
-                    if current.version == cached.version:
-                        self._shared.discard(campaign_id)
-                    return current
+        cached = self.cached_aggregate(campaign_id) if optimistic else None
+        if isinstance(cached, Campaign):
+            if campaign_id not in self._shared:
+                return deepcopy(cached)
+            current = self.campaign(campaign_id)
+            if current.version == cached.version:
+                self._shared.discard(campaign_id)
+            return current
         return self.campaign(campaign_id)
 
     def _save(
@@ -554,11 +541,10 @@ class Questlog(Application):  # type: ignore[type-arg]
             ):
                 raise WriteNotStored(str(error)) from error
             log.warning("the store failed after committing attempt %s: %s", attempt, error)
-        if self.repository.cache is not None:
-            # The next command on this campaign starts from the saved aggregate instead of
-            # reading back and re-applying the events it just wrote (fast-forward still picks up
-            # other processes' events; this process's commands on a campaign are serialised).
-            self.repository.cache.put(campaign.id, campaign)
+        # The next command on this campaign starts from the saved aggregate instead of reading
+        # back and re-applying the events it just wrote (fast-forward still picks up other
+        # processes' events; this process's commands on a campaign are serialised).
+        self.cache_aggregate(campaign)
         return Outcome(response)
 
     def _attempt_stored(self, attempt: str, error: Exception) -> bool:

@@ -22,6 +22,7 @@ from domain.access import actor_label, current_actor
 from domain.dice import DiceExpression, DiceSource, Draw
 from domain.engine import Context, GameRules
 from domain.errors import InvalidInput, NotFound, RuleViolation
+from domain.es_compat import create_aggregate, drop_pending_events
 from domain.house_rules import ROLLBACK_OVER_SERVER_ROLLS, book
 
 
@@ -220,7 +221,7 @@ class Campaign(Aggregate):
         """
         clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
-        clone._pending_events = []
+        drop_pending_events(clone)
         clone.dice = {**self.dice, "revealed": dict(self.dice["revealed"])}
         clone.house_rules = dict(self.house_rules)
         clone.rollbacks = [list(pair) for pair in self.rollbacks]
@@ -269,7 +270,8 @@ class Campaign(Aggregate):
             prev_hash=chain.GENESIS_HASH,
             actor=actor_label(current_actor()),
         )
-        return cls._create(
+        campaign: Campaign = create_aggregate(
+            cls,
             cls.Created,
             id=campaign_id,
             timestamp=timestamp,
@@ -277,6 +279,7 @@ class Campaign(Aggregate):
             hash=digest,
             **data,
         )
+        return campaign
 
     def trigger_event(self, event_class: type[Any], **kwargs: Any) -> None:
         """Trigger an event with its chain fields: the previous head and its own hash."""

@@ -38,15 +38,25 @@ from uuid import UUID
 import psycopg
 from eventsourcing import postgres as es_postgres
 from eventsourcing.persistence import InterfaceError, InternalError, OperationalError
-from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
-from eventsourcing.sqlite import SQLiteApplicationRecorder
+from eventsourcing.postgres import PostgresDatastore
 from psycopg_pool import PoolTimeout
 
 from domain.access import Membership, Token
+from domain.advisory_locks import (
+    SETUP_LOCK_KEY,
+    campaign_lock_keys,
+    session_lock,
+    take_transaction_lock,
+)
+from domain.es_compat import (
+    PostgresRecorderHooks,
+    SQLiteRecorderHooks,
+    on_new_connections,
+    sweep_on_dead_connection,
+    undecorated,
+)
 
 SEEDS_TABLE = "questlog_seeds"
-SETUP_LOCK_KEY = 0x51_75_65_73_74  # "Quest": the advisory lock held while creating tables
-CAMPAIGN_LOCK_SPACE = 0x51_4C  # "QL": first key of the per-campaign advisory locks
 CAMPAIGN_LOCK_TIMEOUT = "2s"
 """How long a command waits for another process's command on the same campaign before it goes on
 without the lock (the events' unique version key still refuses a stale write)."""
@@ -118,12 +128,11 @@ def limit_retries(recorder: Any) -> None:
     one read could take half a minute before the client heard anything.
     """
     for name in RETRIED_READS:
-        method = getattr(type(recorder), name, None)
-        undecorated = getattr(method, "__wrapped__", None)
-        if undecorated is None:
+        read = undecorated(type(recorder), name)
+        if read is None:
             continue
 
-        def bounded(*args: Any, _read: Any = undecorated, **kwargs: Any) -> Any:
+        def bounded(*args: Any, _read: Any = read, **kwargs: Any) -> Any:
             return read_with_retries(lambda: _read(recorder, *args, **kwargs))
 
         setattr(recorder, name, bounded)
@@ -424,21 +433,24 @@ class SideTables:
         return {str(row["campaign_id"]) for row in rows}
 
 
-class SQLiteRecorder(SideTables, SQLiteApplicationRecorder):
+class SQLiteRecorder(SideTables, SQLiteRecorderHooks):
     """The SQLite application recorder with the side tables."""
 
     def construct_create_table_statements(self) -> list[str]:
         """Events table, then the side tables."""
         return [*super().construct_create_table_statements(), *self.side_table_statements()]
 
-    def _insert_events(self, c: Any, stored_events: Any, **kwargs: Any) -> Any:
-        notification_ids = super()._insert_events(c, stored_events, **kwargs)
-        self.insert_side_rows(c, stored_events, **kwargs)
-        return notification_ids
+    def after_insert_events(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
+        """The side rows, in the events' transaction after the events."""
+        self.insert_side_rows(cursor, stored_events, **kwargs)
 
 
-class PostgresRecorder(SideTables, PostgresApplicationRecorder):
-    """The PostgreSQL application recorder with the side tables."""
+class PostgresRecorder(SideTables, PostgresRecorderHooks):
+    """The PostgreSQL application recorder with the side tables.
+
+    Inserts are sent once, never retried blindly: after a failure the application asks
+    ``attempt_stored`` what happened (``PostgresRecorderHooks.insert_events``).
+    """
 
     placeholder = "%s"
     # These rows are written inside eventsourcing's pipelined insert. psycopg prepares a statement
@@ -453,32 +465,12 @@ class PostgresRecorder(SideTables, PostgresApplicationRecorder):
         sql: Any = es_postgres.SQL  # type: ignore[attr-defined]  # psycopg's, via eventsourcing
         self.sql_create_statements.extend(sql(s) for s in self.side_table_statements())
 
-    def _lock_table(self, curs: Any) -> None:
-        # eventsourcing prepares the lock statements, which run inside the pipelined insert; a
-        # pipeline that fails on a version conflict can leave that prepare half-done.
-        for statement in self.lock_table_statements:
-            curs.execute(statement, prepare=False)
-
     def _table(self, name: str) -> str:
         return f'"{self.datastore.schema}".{name}'
 
-    def insert_events(self, stored_events: Any, **kwargs: Any) -> Any:
-        """Insert events and their side rows in one transaction, and never send it twice.
-
-        eventsourcing retries a failed insert on ``OperationalError``; when the failure was a
-        connection lost after the commit, that retry hits the unique key and looks like another
-        writer's conflict, so the command would be decided and stored again. Here a failure is
-        raised as it is, and the application asks ``attempt_stored`` what happened.
-        """
-        insert: Any = PostgresApplicationRecorder.insert_events
-        return insert.__wrapped__(self, stored_events, **kwargs)
-
-    def _fetch_ids_after_insert_events(self, curs: Any, stored_events: Any, **kwargs: Any) -> Any:
-        # Called inside the pipelined transaction right after the events' insert was synced, so a
-        # version conflict has already been raised as the events' IntegrityError.
-        notification_ids = super()._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
-        self.insert_side_rows(curs, stored_events, **kwargs)
-        return notification_ids
+    def after_insert_events(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
+        """The side rows, after the events' insert was synced (a conflict has been raised)."""
+        self.insert_side_rows(cursor, stored_events, **kwargs)
 
     @contextmanager
     def campaign_write_lock(self, campaign_id: UUID) -> Iterator[None]:
@@ -493,14 +485,8 @@ class PostgresRecorder(SideTables, PostgresApplicationRecorder):
         held = ExitStack()
         try:
             cursor = held.enter_context(self.datastore.transaction(commit=False))
-            cursor.execute(
-                "SELECT set_config('lock_timeout', %s, true), pg_advisory_xact_lock(%s, %s)",
-                (
-                    CAMPAIGN_LOCK_TIMEOUT,
-                    CAMPAIGN_LOCK_SPACE,
-                    int.from_bytes(campaign_id.bytes[:4], "big", signed=True),
-                ),
-                prepare=False,
+            take_transaction_lock(
+                cursor, campaign_lock_keys(campaign_id), timeout=CAMPAIGN_LOCK_TIMEOUT
             )
         except (*TRANSIENT_ERRORS, psycopg.OperationalError, psycopg.InterfaceError) as error:
             # Raised inside the held transaction, a driver error is not yet translated.
@@ -524,43 +510,19 @@ def configure_pool(datastore: Any, name: str, *, unprepared: bool) -> None:
     """Set up an eventsourcing PostgreSQL datastore's pool before it opens its connections.
 
     Every connection is named ``<name>/<schema>`` (``application_name``); a dead pooled
-    connection makes the pool sweep all its idle ones (``_sweeping_check``); with ``unprepared``
-    every statement runs unprepared (see ``_unprepared_cursor``).
+    connection makes the pool sweep all its idle ones (``es_compat.sweep_on_dead_connection``);
+    with ``unprepared`` every statement runs unprepared (see ``_unprepared_cursor``).
     """
-    pool = datastore.pool
-    configure = pool._configure
     label = f"{name}/{datastore.schema}"[:63]
 
     def on_connect(connection: Any) -> None:
-        if configure is not None:
-            configure(connection)
         connection.execute("SELECT set_config('application_name', %s, false)", (label,))
         if unprepared:
             connection.prepare_threshold = None
             connection.cursor_factory = _unprepared_cursor(connection.cursor_factory)
 
-    pool._configure = on_connect
-    pool._check = _sweeping_check(pool)
-
-
-def _sweeping_check(pool: Any) -> Callable[[Any], None]:
-    """The pool's check of a connection before it is handed out (pre-ping), sweeping on failure.
-
-    A dead pooled connection rarely dies alone: a database restart or a terminated set of
-    backends takes every idle one. psycopg_pool would find them one by one and back off 1 s,
-    then 2 s, between them, so the request waited out its 3 s pool timeout. Here the first dead
-    one makes the pool check all its idle connections at once and replace the dead ones.
-    """
-    check_connection = type(pool).check_connection
-
-    def check(connection: Any) -> None:
-        try:
-            check_connection(connection)
-        except Exception:
-            pool.check()
-            raise
-
-    return check
+    on_new_connections(datastore.pool, on_connect)
+    sweep_on_dead_connection(datastore.pool)
 
 
 def _release(held: ExitStack) -> None:
@@ -670,12 +632,11 @@ class StoreConfig:
             password=env["LOCK_POSTGRES_PASSWORD"],
         )
         try:
-            with datastore.get_connection() as connection:
-                connection.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK_KEY,))
-                try:
-                    yield
-                finally:
-                    connection.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK_KEY,))
+            with (
+                datastore.get_connection() as connection,
+                session_lock(connection, (SETUP_LOCK_KEY,)),
+            ):
+                yield
         finally:
             datastore.close()
 

@@ -9,9 +9,23 @@ reads and rollback updates use the key even while a rebuild defers the secondary
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 POSITIONS = "positions"
 """The logical name of the table of view positions (one row per view, and per rebuild)."""
+
+
+class ViewTables(Protocol):
+    """What the view store needs of a view class: its name and its tables by logical name."""
+
+    @property
+    def name(self) -> str:
+        """The view's name (its row in the positions table)."""
+        ...
+
+    def all_tables(self) -> dict[str, Table]:
+        """The view's tables by logical name."""
+        ...
 
 
 @dataclass(frozen=True)

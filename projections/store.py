@@ -16,15 +16,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from eventsourcing.postgres import PostgresDatastore
 
+from domain.advisory_locks import VIEWS_SETUP_LOCK_KEY, session_lock
 from domain.store import StoreConfig
-from projections.schema import POSITIONS, POSITIONS_TABLE, Table
-
-if TYPE_CHECKING:
-    from projections.view import View
+from projections.schema import POSITIONS, POSITIONS_TABLE, Table, ViewTables
 
 PREFIX = "view_"
 NEW = "__new"
@@ -158,7 +156,7 @@ class ViewStore(ABC):
 
     # -- tables -----------------------------------------------------------------------------
 
-    def create(self, cursor: Any, view: type[View], suffix: str = "", *, indexes: bool) -> None:
+    def create(self, cursor: Any, view: ViewTables, suffix: str = "", *, indexes: bool) -> None:
         """Create a view's tables (and, unless deferred, its indexes) and its position row."""
         for logical, spec in view.all_tables().items():
             bare = self.bare(logical, suffix)
@@ -181,7 +179,7 @@ class ViewStore(ABC):
                 f"ON {self.physical(logical, suffix)} ({', '.join(columns)})"
             )
 
-    def ensure(self, views: Sequence[type[View]]) -> None:
+    def ensure(self, views: Sequence[ViewTables]) -> None:
         """Create the positions table and every view's tables, indexes and position row."""
         with self.setup_lock(), self.write() as cursor:
             cursor.execute(
@@ -190,16 +188,16 @@ class ViewStore(ABC):
             for view in views:
                 self.create(cursor, view, indexes=True)
 
-    def drop(self, cursor: Any, view: type[View], suffix: str = "") -> None:
+    def drop(self, cursor: Any, view: ViewTables, suffix: str = "") -> None:
         """Drop a view's tables and forget its position."""
         self._drop_tables(cursor, view, suffix)
         cursor.execute(self.sql("DELETE FROM {positions} WHERE view = ?"), (view.name + suffix,))
 
-    def _drop_tables(self, cursor: Any, view: type[View], suffix: str = "") -> None:
+    def _drop_tables(self, cursor: Any, view: ViewTables, suffix: str = "") -> None:
         for logical in view.all_tables():
             cursor.execute(f"DROP TABLE IF EXISTS {self.physical(logical, suffix)}")
 
-    def swap(self, cursor: Any, view: type[View], position: int, applied: int) -> None:
+    def swap(self, cursor: Any, view: ViewTables, position: int, applied: int) -> None:
         """Replace a view's tables by its rebuilt ``__new`` tables, in the caller's transaction.
 
         The live position row is updated in place, never deleted and inserted again: a runner
@@ -303,7 +301,6 @@ class PostgresViewStore(ViewStore):
     kind = "postgres"
     placeholder = "%s"
     lock_clause = " FOR UPDATE"
-    SETUP_LOCK_KEY = 0x5175_6576  # "Quev": held while view tables are created
 
     def __init__(self, datastore: Any, *, owns: bool = True) -> None:
         super().__init__()
@@ -334,12 +331,11 @@ class PostgresViewStore(ViewStore):
     @contextmanager
     def setup_lock(self) -> Iterator[None]:
         """An advisory lock, so two processes never race on ``CREATE TABLE``."""
-        with self.datastore.get_connection() as connection:
-            connection.execute("SELECT pg_advisory_lock(%s)", (self.SETUP_LOCK_KEY,))
-            try:
-                yield
-            finally:
-                connection.execute("SELECT pg_advisory_unlock(%s)", (self.SETUP_LOCK_KEY,))
+        with (
+            self.datastore.get_connection() as connection,
+            session_lock(connection, (VIEWS_SETUP_LOCK_KEY,)),
+        ):
+            yield
 
     def rename(self, cursor: Any, logical: str) -> None:
         """Rename the table and its key's index (index names are schema-wide)."""

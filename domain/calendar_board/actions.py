@@ -70,14 +70,6 @@ def _request(
         options=options,
         context=context,
     )
-    ctx.emit(
-        "DecisionRequested",
-        decision=decision,
-        who=who,
-        rule=rule,
-        options=options,
-        context=context,
-    )
 
 
 @step("actions")

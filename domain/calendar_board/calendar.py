@@ -195,14 +195,6 @@ def resupply(ctx: Context, player: str, space: int) -> bool:
         options=eligible,
         context=context,
     )
-    ctx.emit(
-        "DecisionRequested",
-        decision=SUPPLY_DECISION,
-        who=player,
-        rule="CB-15",
-        options=eligible,
-        context=context,
-    )
     return False
 
 

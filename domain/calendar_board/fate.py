@@ -70,14 +70,6 @@ def offer(ctx: Context, *, player: str, kind: str, context: dict[str, Any]) -> b
         options=["fate_reroll", "decline"],
         context=details,
     )
-    ctx.emit(
-        "DecisionRequested",
-        decision=FATE_DECISION,
-        who=player,
-        rule="G-CB-12",
-        options=["fate_reroll", "decline"],
-        context=details,
-    )
     return True
 
 

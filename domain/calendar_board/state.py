@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from domain import decisions
 from domain.engine import Args, Context
 from domain.errors import InvalidInput
 
@@ -225,13 +226,15 @@ def ask(
     options: Any,
     context: Mapping[str, Any] | None = None,
 ) -> None:
-    """Wait for a player's decision; only ``commands`` are accepted until it is made."""
-    ctx.state["pending"] = {
-        "decision": decision,
-        "who": who,
-        "rule": rule,
-        "commands": commands,
-        "options": options,
-        "context": dict(context or {}),
-        "step": (ctx.state.get("night") or {}).get("step"),
-    }
+    """Wait for a player's decision and record ``DecisionRequested``; only ``commands`` are
+    accepted until it is made. The pending decision also notes the night step it stopped in."""
+    decisions.ask(
+        ctx,
+        decision=decision,
+        who=who,
+        rule=rule,
+        commands=commands,
+        options=options,
+        context=context,
+        step=(ctx.state.get("night") or {}).get("step"),
+    )

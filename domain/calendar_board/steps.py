@@ -108,14 +108,6 @@ def _ask_creature_order(ctx: Context, kind: str, ids: list[str]) -> None:
         options=ids,
         context=context,
     )
-    ctx.emit(
-        "DecisionRequested",
-        decision=CREATURE_DECISION,
-        who=holder,
-        rule="CB-04",
-        options=ids,
-        context=context,
-    )
 
 
 @rules.command(

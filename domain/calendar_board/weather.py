@@ -241,14 +241,6 @@ def hail_failed(ctx: Context, player: str) -> bool:
         options=pieces,
         context=context,
     )
-    ctx.emit(
-        "DecisionRequested",
-        decision=HAIL_DECISION,
-        who=player,
-        rule="CB-28",
-        options=pieces,
-        context=context,
-    )
     return False
 
 

@@ -19,8 +19,10 @@ from domain.quest_calendar import (
     economy,
     house_rules,
     pages,
+    rest,
     ship,
     shipyard,
+    shops,
     state,
 )
 
@@ -40,7 +42,9 @@ __all__ = [
     "economy",
     "house_rules",
     "pages",
+    "rest",
     "ship",
     "shipyard",
+    "shops",
     "state",
 ]

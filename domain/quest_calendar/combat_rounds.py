@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain import decisions
 from domain.engine import Context
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
+from domain.quest_calendar import death
 from domain.quest_calendar import state as qc
 from domain.quest_calendar.checks import trait_roll
 from domain.quest_calendar.combat_rules import (
@@ -156,10 +158,16 @@ def ask_decision(
     ctx: Context, decision: str, rule: str, command: str, options: Any, context: Any
 ) -> None:
     """Stop for the player's choice of abilities (the engine never decides silently)."""
-    qc.set_pending(
-        ctx, decision=decision, rule=rule, commands=[command], options=options, context=context
+    decisions.ask(
+        ctx,
+        decision=decision,
+        who=qc.PLAYER,
+        rule=rule,
+        commands=[command],
+        options=options,
+        context=context,
+        announce=(*qc.ANNOUNCED, "context"),
     )
-    ctx.emit("DecisionRequested", decision=decision, rule=rule, options=options, context=context)
 
 
 def _bonus(ctx: Context, effect: dict[str, Any], use: dict[str, Any], purpose: str) -> int:
@@ -346,7 +354,7 @@ def close_round(ctx: Context, combat: dict[str, Any], work: dict[str, Any]) -> b
     combat["round"] += 1
     ctx.emit("CombatRoundResolved", **result)
     if cost["damage_taken"] > 0:
-        taken = qc.damage(ctx, cost["damage_taken"], "combat")
+        taken = death.damage(ctx, cost["damage_taken"], "combat")
         if taken["hp_after"] == 0:
             # death.die has already ended the encounter unresolved (G-QC-12).
             page = ctx.state.get("page") or {}

@@ -1,15 +1,17 @@
 """Death and cloning, Rest and level-up (QC-41..QC-56).
 
-``die`` runs inside whichever command took the hero to 0 HP (combat, infection, rations, ship
-overflow): it only works through ``ctx`` and emits its own events. When the cost roll needs the
-player (which item is lost on a 3; whether to switch hero on a 4 in the harder variant) it leaves a
-pending decision and the decision command finishes the cloning. Rest and level-up live in ``rest``.
+``damage`` takes HP; at 0 it runs ``die`` inside whichever command took the hero there (combat,
+infection, rations, ship overflow): it only works through ``ctx`` and emits its own events. When
+the cost roll needs the player (which item is lost on a 3; whether to switch hero on a 4 in the
+harder variant) it leaves a pending decision and the decision command finishes the cloning. Rest
+and level-up live in ``rest``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from domain import decisions
 from domain.engine import Args, Context
 from domain.errors import InvalidInput
 from domain.games import RULES
@@ -50,6 +52,23 @@ REPLACE_DECISION = "clone_replace_hero"
 CARRIED_KINDS = {"consumables": ("consumable", "other"), "ship": ("ship_parts", "upgrade")}
 
 
+def damage(ctx: Context, amount: int, cause: str) -> dict[str, Any]:
+    """Take HP damage; HP stops at 0 and the hero dies and is cloned at once (QC-41, G-QC-12).
+
+    Emits ``HeroDamaged``; when HP reaches 0, runs the death procedure, which emits its own events
+    and may leave a pending decision.
+    """
+    current = qc.hero(ctx)
+    before = current["hp"]
+    after = max(0, before - max(0, amount))
+    current["hp"] = after
+    details = {"amount": before - after, "cause": cause, "hp_before": before, "hp_after": after}
+    ctx.emit("HeroDamaged", **details)  # declared in domain.quest_calendar
+    if after == 0:
+        die(ctx, cause=cause)
+    return details
+
+
 def die(ctx: Context, *, cause: str) -> None:
     """QC-41..QC-49: the hero is at 0 HP; die, roll the clone cost and be cloned (or ask)."""
     hero = qc.hero(ctx)
@@ -74,27 +93,29 @@ def die(ctx: Context, *, cause: str) -> None:
         _injure(ctx)
     elif outcome == 3:
         options = loot_options(ctx)
-        qc.set_pending(
+        decisions.ask(
             ctx,
             decision=LOOT_DECISION,
+            who=qc.PLAYER,
             rule="QC-46",
             commands=["choose_loot"],
             options=options,
             context={"cause": cause},
+            announce=qc.ANNOUNCED,
         )
-        ctx.emit("DecisionRequested", decision=LOOT_DECISION, rule="QC-46", options=options)
         return
     elif ctx.house["qc.death.replaceHeroOnFour"]:
         options = [{"replace": False}, {"replace": True, "level": hero["level"]}]
-        qc.set_pending(
+        decisions.ask(
             ctx,
             decision=REPLACE_DECISION,
+            who=qc.PLAYER,
             rule="QC-48",
             commands=["choose_clone_outcome"],
             options=options,
             context={"cause": cause, "level": hero["level"]},
+            announce=qc.ANNOUNCED,
         )
-        ctx.emit("DecisionRequested", decision=REPLACE_DECISION, rule="QC-48", options=options)
         return
     else:
         _exhaust(ctx)
@@ -309,6 +330,3 @@ def _carry_over(ctx: Context, old: dict[str, Any], new_hero: dict[str, Any]) -> 
     new_hero["pickpocketed_icons"] = []
     ctx.state["hero"] = new_hero
     return [c for c in carries if c in ("credits", "virtue", "consumables", "ship")]
-
-
-from domain.quest_calendar import rest  # noqa: E402,F401  (registers Rest and level-up)

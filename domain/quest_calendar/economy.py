@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain import decisions
 from domain.engine import Args, Context
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
+from domain.quest_calendar import death
 from domain.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
@@ -85,13 +87,16 @@ def pickpocket(ctx: Context, args: Args) -> None:
     if icon_id not in icons:
         icons.append(icon_id)
     if d4 == 4 and accept_four is None:
-        qc.set_pending(
+        # No DecisionRequested: PickpocketRolled (pending=True) records the question.
+        decisions.ask(
             ctx,
             decision="pickpocket_four",
+            who=qc.PLAYER,
             rule="QC-39",
             commands=["decide_pickpocket"],
             options=PICKPOCKET_OPTIONS,
             context={"icon_id": icon_id, "d4": d4, "smuggler_bonus": bonus},
+            announce=(),
         )
         ctx.emit("PickpocketRolled", icon_id=icon_id, d4=d4, smuggler_bonus=bonus, pending=True)
         return
@@ -260,7 +265,7 @@ def eat_rations(ctx: Context, args: Args) -> None:
         hp_lost=hp_lost,
     )
     if hp_lost:
-        qc.damage(ctx, hp_lost, "starvation")
+        death.damage(ctx, hp_lost, "starvation")
 
 
 # -- the Sunday lottery ------------------------------------------------------------------------
@@ -299,6 +304,3 @@ def play_lottery(ctx: Context, args: Args) -> None:
         credits_after=movement["to"],
     )
     record_credits(ctx, movement)
-
-
-from domain.quest_calendar import shops  # noqa: E402, F401  (registers the shop commands)

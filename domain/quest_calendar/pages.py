@@ -2,7 +2,7 @@
 
 Convention for every handler in this package: change ``ctx.state``, then ``ctx.emit`` the
 past-tense event that those changes belong to, *before* calling a helper that emits its own events
-(``state.damage`` emits ``HeroDamaged`` and may run death and cloning).
+(``death.damage`` emits ``HeroDamaged`` and may run death and cloning).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from domain.engine import Args, Context
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
+from domain.quest_calendar import death
 from domain.quest_calendar import state as qc
 from domain.quest_calendar.checks import trait_roll
 
@@ -160,7 +161,7 @@ def end_page(ctx: Context, args: Args) -> None:
         lost = 1 if roll["total"] <= 10 else 0
         ctx.emit("InfectionTicked", page_date=current["date"], total=roll["total"], hp_lost=lost)
         if lost:
-            qc.damage(ctx, 1, "infection")
+            death.damage(ctx, 1, "infection")
     hero = ctx.state.get("hero")
     expired = sorted(current["boosters"])
     if hero is not None:

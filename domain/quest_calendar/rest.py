@@ -1,6 +1,6 @@
 """Rest (QC-51, QC-52) and level-up (QC-53..QC-56).
 
-Imported by ``death`` so that its commands register with the game.
+Imported by the package's ``__init__`` so that its commands register with the game.
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from domain import decisions
 from domain.engine import Args, Context
 from domain.errors import InvalidInput
 from domain.games import RULES
@@ -61,14 +62,15 @@ def rest(ctx: Context, args: Args) -> None:
     if stat is None and len(injured) == 1:
         stat = injured[0]
     if stat is None and injured:
-        qc.set_pending(
+        decisions.ask(
             ctx,
             decision=REST_DECISION,
+            who=qc.PLAYER,
             rule="QC-52",
             commands=["choose_rest_stat"],
             options=injured,
+            announce=qc.ANNOUNCED,
         )
-        ctx.emit("DecisionRequested", decision=REST_DECISION, rule="QC-52", options=injured)
         return
     _do_rest(ctx, stat)
 

@@ -18,6 +18,7 @@ from domain.engine import Args, Context
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
+from domain.quest_calendar import death
 from domain.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
@@ -321,7 +322,7 @@ def _damage_point(ctx: Context, number: int, point: int) -> bool:
         overflow_to_hero=0 if before else 1,
     )
     if before == 0:
-        return bool(qc.damage(ctx, 1, "shipOverflow")["hp_after"] == 0)
+        return bool(death.damage(ctx, 1, "shipOverflow")["hp_after"] == 0)
     if compartment["integrity"] == 0:
         destroy_compartment(ctx, key)
     return False

@@ -26,6 +26,10 @@ COMPARTMENTS = {
     "6": "Cargo",
 }
 HERO_PHASES = ("prologue", "main", "custom", "replacement")
+PLAYER = "player"
+"""Whose every Quest Calendar decision is (a campaign holds one hero)."""
+ANNOUNCED = ("decision", "rule", "options")
+"""The fields a Quest Calendar ``DecisionRequested`` event carries (combat adds ``context``)."""
 
 
 def initial_state(args: Args, house: Mapping[str, Any]) -> dict[str, Any]:
@@ -247,48 +251,9 @@ def cap_hp(ctx: Context) -> None:
         current["hp"] = current["hp_max"]
 
 
-def damage(ctx: Context, amount: int, cause: str) -> dict[str, Any]:
-    """Take HP damage; HP stops at 0 and the hero dies and is cloned at once (QC-41, G-QC-12).
-
-    Emits ``HeroDamaged``; when HP reaches 0, runs the death procedure, which emits its own events
-    and may leave a pending decision.
-    """
-    current = hero(ctx)
-    before = current["hp"]
-    after = max(0, before - max(0, amount))
-    current["hp"] = after
-    details = {"amount": before - after, "cause": cause, "hp_before": before, "hp_after": after}
-    ctx.emit("HeroDamaged", **details)  # declared in domain.quest_calendar
-    if after == 0:
-        from domain.quest_calendar import death
-
-        death.die(ctx, cause=cause)
-    return details
-
-
 def ceil_half(value: int) -> int:
     """Half, rounded up: ``ceil(value / 2)``."""
     return math.ceil(value / 2)
-
-
-def set_pending(
-    ctx: Context,
-    *,
-    decision: str,
-    rule: str,
-    commands: list[str],
-    options: Any,
-    context: Mapping[str, Any] | None = None,
-) -> None:
-    """Stop at a decision only the player can make; the next command must be one of ``commands``."""
-    ctx.state["pending"] = {
-        "decision": decision,
-        "who": "player",
-        "rule": rule,
-        "commands": commands,
-        "options": options,
-        "context": dict(context or {}),
-    }
 
 
 def clear_pending(ctx: Context) -> dict[str, Any]:

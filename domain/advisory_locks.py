@@ -1,0 +1,54 @@
+"""PostgreSQL advisory locks: how their keys are made and how they are taken, in one place.
+
+Two kinds are used. A *session* lock (held by a connection until it is released) serialises
+first-time setup across processes: the event store's tables (``SETUP_LOCK_KEY``) and the view
+tables (``projections.store``). A *transaction* lock (released when the transaction ends) makes
+processes writing one campaign take turns (``CAMPAIGN_LOCK_SPACE``). Keys are one ``bigint`` or
+two ``int`` values, as PostgreSQL's ``pg_advisory_*`` functions take them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from uuid import UUID
+
+SETUP_LOCK_KEY = 0x51_75_65_73_74  # "Quest": the advisory lock held while creating tables
+VIEWS_SETUP_LOCK_KEY = 0x5175_6576  # "Quev": held while view tables are created
+CAMPAIGN_LOCK_SPACE = 0x51_4C  # "QL": first key of the per-campaign advisory locks
+
+
+def campaign_lock_keys(campaign_id: UUID) -> tuple[int, int]:
+    """The two ``int`` keys of a campaign's lock: the space and the id's first 32 bits."""
+    return CAMPAIGN_LOCK_SPACE, int.from_bytes(campaign_id.bytes[:4], "big", signed=True)
+
+
+def lock_statement(
+    keys: tuple[int, ...], *, transaction: bool, timeout: str | None = None
+) -> tuple[str, tuple[Any, ...]]:
+    """The statement and parameters that take a lock, waiting at most ``timeout`` if given.
+
+    A timeout is set with ``set_config(..., true)``: it holds for the current transaction only.
+    """
+    function = "pg_advisory_xact_lock" if transaction else "pg_advisory_lock"
+    call = f"{function}({', '.join(['%s'] * len(keys))})"
+    if timeout is None:
+        return f"SELECT {call}", keys
+    return f"SELECT set_config('lock_timeout', %s, true), {call}", (timeout, *keys)
+
+
+def take_transaction_lock(cursor: Any, keys: tuple[int, ...], *, timeout: str) -> None:
+    """Take a lock held until the cursor's transaction ends (unprepared: it runs once)."""
+    cursor.execute(*lock_statement(keys, transaction=True, timeout=timeout), prepare=False)
+
+
+@contextmanager
+def session_lock(connection: Any, keys: tuple[int, ...]) -> Iterator[None]:
+    """Hold a lock on a connection while the block runs, then release it."""
+    connection.execute(*lock_statement(keys, transaction=False))
+    try:
+        yield
+    finally:
+        placeholders = ", ".join(["%s"] * len(keys))
+        connection.execute(f"SELECT pg_advisory_unlock({placeholders})", keys)
