@@ -90,6 +90,16 @@ class HouseRuleChange(Schema):
     value = fields.Raw(required=True, allow_none=True)
 
 
+def command_body_doc() -> dict[str, Any]:
+    """The request body as OpenAPI shows it: one of the command schemas, told apart by ``type``."""
+    refs = {name: f"#/components/schemas/{entry.component}" for name, entry in COMMANDS.items()}
+    schema = {
+        "oneOf": [{"$ref": ref} for ref in refs.values()],
+        "discriminator": {"propertyName": "type", "mapping": refs},
+    }
+    return {"content": {"application/json": {"schema": schema}}}
+
+
 def command_examples() -> dict[str, Any]:
     """One OpenAPI example per command of every game."""
     return {
@@ -124,7 +134,7 @@ def respond_command(campaign: Campaign, events: list[Any]) -> dict[str, Any]:
 class Commands(MethodView):
     @blp.arguments(CommandBody, examples=command_examples())
     @blp.response(201, CommandResult)
-    @blp.doc(parameters=APPEND_HEADERS)
+    @blp.doc(parameters=APPEND_HEADERS, requestBody=command_body_doc())
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Run a game command; 409 names the rule that forbids it, 422 the field that is wrong."""
         outcome = questlog().command(
