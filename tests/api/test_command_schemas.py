@@ -14,6 +14,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from domain.games import RULES
+from webapi import reference
 from webapi.command_schemas import COMMANDS
 
 READERS = {"integer", "text", "flag", "items", "mapping"}
@@ -130,3 +131,13 @@ def test_the_catalogue_lists_each_commands_fields_and_dice(client: FlaskClient) 
     movement = next(c for c in board["commands"] if c["name"] == "roll_movement")
     assert movement["dice"] == "d6."
     assert [f["name"] for f in movement["fields"]] == ["player", "piece", "faces"]
+
+
+def test_the_generated_command_docs_list_each_commands_fields() -> None:
+    table = reference.commands_markdown("quest-calendar")
+    assert "| `trait` | string | yes |  | `STR`, `DEX`, `CON`, `INT`, `WIS`, `CHA` |" in table
+    assert "| `bonus` | integer | no | 0 | -100..100 |" in table
+    for name, entry in COMMANDS.items():
+        markdown = reference.commands_markdown(entry.game)
+        assert f"### `{name}`" in markdown
+        assert f"Dice: {entry.dice}" in markdown

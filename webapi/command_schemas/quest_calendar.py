@@ -27,13 +27,23 @@ COMBAT_DICE = (
     "are rolled depends on the mode and the state."
 )
 
+DEATH = (
+    " If the hero's HP reaches 0, the clone procedure follows: d4 (clone cost, rolled again "
+    "until a result applies), then d10 per injury."
+)
+COMBAT_DICE += DEATH
+DOGFIGHT_DICE += DEATH
+
 COMMANDS: list[Command] = [
     command(
         GAME,
         "trait_check",
         CHECK_DICE,
         trait=text("The trait checked.", required=True, choices=qc.TRAITS),
-        purpose=text("What the check is for (default: '<trait> check').", max_length=500),
+        purpose=text(
+            "What the check is for (default: the trait and 'check', as 'INT check').",
+            max_length=500,
+        ),
         target=integer(
             "The total to reach; without it the check only reports the total.",
             minimum=-1000,
@@ -100,26 +110,26 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "resolve_round",
-        "Each used ability's dice; an extra attack rolls d20 and the damage dice again.",
+        "Each used ability's dice; an extra attack rolls d20 and the damage dice again." + DEATH,
         abilities=many(ABILITIES, default=[], max_items=20),
     ),
     command(
         GAME,
         "resolve_rounds",
         "Each assigned ability's dice, round by round; an extra attack rolls d20 and the damage "
-        "dice again.",
+        "dice again." + DEATH,
         assignments=mapping("Round number (as a string) -> the abilities used in it.", default={}),
     ),
     command(
         GAME,
         "boost_attack",
-        "Each used ability's dice, then the hero's damage dice on a hit.",
+        "Each used ability's dice, then the hero's damage dice on a hit." + DEATH,
         abilities=many(ABILITIES, default=[], max_items=20),
     ),
     command(
         GAME,
         "boost_damage",
-        "Each used ability's dice; an extra attack rolls d20 and the damage dice again.",
+        "Each used ability's dice; an extra attack rolls d20 and the damage dice again." + DEATH,
         abilities=many(ABILITIES, default=[], max_items=20),
     ),
     command(
@@ -190,13 +200,13 @@ COMMANDS: list[Command] = [
         GAME,
         "dogfight_round",
         "d100 (Aim); on a miss d100 (Evasion); then a d6 per point of net damage. It stops "
-        "early when a dogfight ability could change the roll just made.",
+        "early when a dogfight ability could change the roll just made." + DEATH,
     ),
     command(
         GAME,
         "resolve_dogfight_round",
         "A re-roll ability rolls d100; other abilities their effect dice; then as dogfight_round "
-        "goes on: d100 (Evasion) after a missed Aim, a d6 per point of net damage.",
+        "goes on: d100 (Evasion) after a missed Aim, a d6 per point of net damage." + DEATH,
         abilities=many("Dogfight ability ids to use.", default=[], max_items=20),
         roll=text(
             "The roll the abilities change (default: the roll just made).",
@@ -244,7 +254,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "eat_rations",
-        "None.",
+        "None, unless a missing ration costs the last HP." + DEATH,
         count=integer("Meal Rations the page asks for.", required=True, minimum=1, maximum=1000),
     ),
     command(GAME, "play_lottery", "d6."),
@@ -316,7 +326,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "end_page",
-        "d20 for the Infected roll if the hero is still infected (" + CHECK_DICE + ")",
+        "Only if the hero is still Infected: a CON check, " + CHECK_DICE + DEATH,
     ),
     command(
         GAME,
