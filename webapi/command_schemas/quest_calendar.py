@@ -11,7 +11,8 @@ from webapi.command_schemas.registry import Command, command
 GAME = "quest-calendar"
 ITEM_ID = "The id of an item in the hero's inventory."
 ABILITIES = (
-    "Abilities to use: ability ids, or objects `{id, roll}` naming the roll an ability changes."
+    "Abilities to use: ability ids, or objects {id, attempt: first|extra, roll: attack|damage} "
+    "naming the attack and roll an ability changes."
 )
 DOGFIGHT_DICE = (
     "Per round: d100 (Aim); on a miss d100 (Evasion); then a d6 per point of net damage "
@@ -63,11 +64,11 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "use_ability",
-        "The ability's effect dice if it has any; an ability that re-rolls a check rolls "
-        + CHECK_DICE,
+        "The ability's effect dice if it has any (a heal, a check bonus); a reroll ability rolls "
+        "the check again: " + CHECK_DICE,
         ability=text("The id of one of the hero's abilities.", required=True, max_length=80),
         on_roll=integer(
-            "The version of the check this ability changes (a check rolled on this page).",
+            "The check this ability changes: its 0-based index among this page's checks.",
             minimum=0,
             maximum=10_000,
         ),
@@ -169,7 +170,9 @@ COMMANDS: list[Command] = [
         "level_up",
         "None.",
         max_hp_gain=integer("How much max HP rises.", default=0, minimum=0, maximum=1000),
-        trait_points=mapping("Trait -> points gained (2 points in all).", required=True),
+        trait_points=mapping(
+            "Trait -> points gained: +2 to one trait or +1 to two.", required=True
+        ),
         new_abilities=many("New abilities, each defined as in select_hero.", default=[]),
         new_uses=mapping("Ability id -> its new number of uses.", default={}),
         pool_max=integer("The pool's new maximum.", minimum=0, maximum=100),
