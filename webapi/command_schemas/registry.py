@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, fields, missing, validate
 
 from webapi.command_schemas.fields import (
     REQUIRED,
@@ -72,10 +72,8 @@ def describe_field(name: str, field: fields.Field) -> dict[str, Any]:
         "required": field.required,
         "description": field.metadata.get("description", ""),
     }
-    if field.load_default is not None and not callable(field.load_default):
-        default = field.load_default
-        if default.__class__.__name__ != "_Missing":
-            info["default"] = default
+    if field.load_default is not missing:
+        info["default"] = field.load_default
     for check in field.validators:
         if isinstance(check, validate.Range):
             if check.min is not None:
