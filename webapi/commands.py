@@ -6,12 +6,13 @@ from typing import Any
 
 from flask.views import MethodView
 from flask_smorest import Blueprint
-from marshmallow import INCLUDE, Schema, fields, validate
+from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
 from domain.campaign import Campaign
 from domain.games import RULES, rules_for
 from domain.house_rules import GAMES
 from webapi import schemas
+from webapi.command_schemas import COMMANDS, describe
 from webapi.dice import APPEND_HEADERS, appended
 from webapi.http import campaign_id, expected_version, idempotency, questlog, reply
 
@@ -19,16 +20,23 @@ blp = Blueprint("commands", __name__, description="Game commands and house rules
 
 
 class CommandBody(Schema):
-    """A game command: ``type`` names it; the other fields are the command's own."""
+    """A game command: ``type`` names it; its own schema checks the other fields."""
 
     class Meta:
         unknown = INCLUDE
 
     type = schemas.Text(required=True, metadata={"description": "The command (GET /commands)."})
-    faces = fields.List(
-        fields.Raw(),
-        metadata={"description": "Hand-rolled faces for this command's rolls, in draw order."},
-    )
+    faces = fields.Raw(metadata={"description": "Hand-rolled faces, in draw order."})
+
+    @validates_schema(pass_original=True)
+    def command_fields(self, _data: Any, original: Any, **_: Any) -> None:
+        """Check the body against its command's schema before any rule runs; an unknown
+        ``type`` is left to the game, which names the commands it knows."""
+        entry = COMMANDS.get(original.get("type")) if isinstance(original, dict) else None
+        if entry is not None:
+            errors = entry.schema().validate(original)
+            if errors:
+                raise ValidationError(errors)
 
 
 class CommandResult(Schema):
@@ -43,10 +51,32 @@ class CommandsQuery(Schema):
     game = fields.String(required=True, validate=validate.OneOf(GAMES))
 
 
+class CommandField(Schema):
+    name = fields.String()
+    type = fields.String(metadata={"description": "integer, string, boolean, array or object."})
+    required = fields.Boolean()
+    default = fields.Raw(metadata={"description": "The value used when the field is left out."})
+    minimum = fields.Integer()
+    maximum = fields.Integer()
+    max_length = fields.Integer()
+    max_items = fields.Integer()
+    choices = fields.List(fields.String())
+    description = fields.String()
+
+
 class CommandInfo(Schema):
     name = fields.String()
     summary = fields.String()
     rules = fields.List(fields.String())
+    own_fields = fields.List(
+        fields.Nested(CommandField),
+        attribute="fields",
+        data_key="fields",
+        metadata={"description": "Its own fields, then `faces`."},
+    )
+    dice = fields.String(
+        metadata={"description": "The dice it may draw, in order: what `faces` must supply."}
+    )
     example = fields.Dict()
 
 
@@ -58,6 +88,16 @@ class CommandList(Schema):
 class HouseRuleChange(Schema):
     key = schemas.Text(required=True, validate=validate.Length(1, 100))
     value = fields.Raw(required=True, allow_none=True)
+
+
+def command_body_doc() -> dict[str, Any]:
+    """The request body as OpenAPI shows it: one of the command schemas, told apart by ``type``."""
+    refs = {name: f"#/components/schemas/{entry.component}" for name, entry in COMMANDS.items()}
+    schema = {
+        "oneOf": [{"$ref": ref} for ref in refs.values()],
+        "discriminator": {"propertyName": "type", "mapping": refs},
+    }
+    return {"content": {"application/json": {"schema": schema}}}
 
 
 def command_examples() -> dict[str, Any]:
@@ -94,7 +134,7 @@ def respond_command(campaign: Campaign, events: list[Any]) -> dict[str, Any]:
 class Commands(MethodView):
     @blp.arguments(CommandBody, examples=command_examples())
     @blp.response(201, CommandResult)
-    @blp.doc(parameters=APPEND_HEADERS)
+    @blp.doc(parameters=APPEND_HEADERS, requestBody=command_body_doc())
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Run a game command; 409 names the rule that forbids it, 422 the field that is wrong."""
         outcome = questlog().command(
@@ -112,12 +152,19 @@ class CommandCatalogue(MethodView):
     @blp.arguments(CommandsQuery, location="query")
     @blp.response(200, CommandList)
     def get(self, query: dict[str, Any]) -> Any:
-        """Every command of a game with its summary, rule IDs and an example body."""
+        """Every command of a game: summary, rule IDs, fields, dice and an example body."""
         game_rules = rules_for(query["game"])
         return {
             "game": query["game"],
             "commands": [
-                {"name": s.name, "summary": s.summary, "rules": list(s.rules), "example": s.example}
+                {
+                    "name": s.name,
+                    "summary": s.summary,
+                    "rules": list(s.rules),
+                    "fields": describe(COMMANDS[s.name]),
+                    "dice": COMMANDS[s.name].dice,
+                    "example": s.example,
+                }
                 for _, s in sorted(game_rules.commands.items())
             ],
         }

@@ -219,10 +219,14 @@ def request_body(document: dict[str, Any], op: dict[str, Any]) -> tuple[dict[str
     content = op.get("requestBody", {}).get("content", {}).get("application/json")
     if content is None:
         return {}, []
-    schema = document["components"]["schemas"][content["schema"]["$ref"].rsplit("/", 1)[-1]]
-    strings = [k for k, v in schema["properties"].items() if v.get("type") == "string"]
     examples = [e["value"] for e in content.get("examples", {}).values()]
     example: dict[str, Any] = content.get("example") or (examples[0] if examples else {})
+    ref = content["schema"].get("$ref")
+    if ref is None:  # one of several schemas (the game commands): the example's own
+        discriminator = content["schema"]["discriminator"]
+        ref = discriminator["mapping"][example[discriminator["propertyName"]]]
+    schema = document["components"]["schemas"][ref.rsplit("/", 1)[-1]]
+    strings = [k for k, v in schema["properties"].items() if v.get("type") == "string"]
     return example, strings
 
 

@@ -1,0 +1,143 @@
+"""Every game command has a request schema that names exactly the fields its handler reads,
+and the API checks a body against it before any rule runs."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import sys
+import textwrap
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from domain.games import RULES
+from webapi import reference
+from webapi.command_schemas import COMMANDS
+
+READERS = {"integer", "text", "flag", "items", "mapping"}
+ALL_COMMANDS = sorted((game, name) for game, rules in RULES.items() for name in rules.commands)
+
+
+def fields_read(function: Callable[..., Any], seen: set[Any] | None = None) -> set[str]:
+    """The ``Args`` fields a handler reads: ``args.<reader>("name", ...)`` in its body and in the
+    functions it hands ``args`` to (a parameter's default names the field they read)."""
+    seen = set() if seen is None else seen
+    if function in seen:
+        return set()
+    seen.add(function)
+    module = sys.modules[function.__module__]
+    defaults = {
+        name: p.default
+        for name, p in inspect.signature(function).parameters.items()
+        if isinstance(p.default, str)
+    }
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(textwrap.dedent(inspect.getsource(function)))):
+        if not isinstance(node, ast.Call):
+            continue
+        call = node.func
+        if (
+            isinstance(call, ast.Attribute)
+            and isinstance(call.value, ast.Name)
+            and call.value.id == "args"
+            and call.attr in READERS
+        ):
+            first = node.args[0]
+            if isinstance(first, ast.Constant):
+                found.add(first.value)
+            else:
+                assert isinstance(first, ast.Name) and first.id in defaults, ast.unparse(node)
+                found.add(defaults[first.id])
+        elif any(isinstance(a, ast.Name) and a.id == "args" for a in node.args):
+            found |= fields_read(resolve(module, call), seen)
+    return found
+
+
+def resolve(module: Any, call: ast.expr) -> Callable[..., Any]:
+    """The function a call names, looked up in the calling module."""
+    if isinstance(call, ast.Name):
+        target = getattr(module, call.id)
+    else:
+        assert isinstance(call, ast.Attribute) and isinstance(call.value, ast.Name)
+        target = getattr(getattr(module, call.value.id), call.attr)
+    return target  # type: ignore[no-any-return]
+
+
+def test_every_command_has_a_schema_and_every_schema_a_command() -> None:
+    registered = {name for _, name in ALL_COMMANDS}
+    assert len(registered) == len(ALL_COMMANDS), "command names must be unique across games"
+    assert set(COMMANDS) == registered
+    for game, name in ALL_COMMANDS:
+        assert COMMANDS[name].game == game
+
+
+@pytest.mark.parametrize(("game", "name"), ALL_COMMANDS)
+def test_a_schema_names_exactly_the_fields_its_handler_reads(game: str, name: str) -> None:
+    spec = RULES[game].commands[name]
+    schema = COMMANDS[name].schema()
+    assert set(schema.fields) - {"type", "faces"} == fields_read(spec.handler)
+    assert schema.validate(spec.example) == {}
+    for field in schema.fields.values():
+        assert field.metadata.get("description"), (name, field)
+    assert COMMANDS[name].dice
+
+
+def test_a_body_is_checked_against_its_schema_before_any_rule(client: FlaskClient) -> None:
+    cid = client.post("/campaigns", json={"game": "quest-calendar", "name": "c"}).json["id"]
+    before = client.get(f"/campaigns/{cid}").json
+    for body, field, message in (
+        ({"type": "trait_check", "trait": 3}, "trait", "must be a string"),
+        ({"type": "trait_check", "trait": "STR", "target": True}, "target", "integer"),
+        ({"type": "trait_check", "trait": "STR", "bonus": 101}, "bonus", "from -100 to 100"),
+        ({"type": "pay", "purpose": "toll", "cost": 5}, "required", "is required"),
+        ({"type": "pay", "purpose": "toll", "cost": 5, "required": 1}, "required", "true or"),
+        ({"type": "buy", "item": "x", "color": "red"}, "color", "unknown field"),
+        ({"type": "assign_crew", "crew": "vex", "compartment": 7}, "compartment", "1 to 6"),
+    ):
+        # No hero is selected: a rule would refuse each of these (409) had the schema let it by.
+        response = client.post(f"/campaigns/{cid}/commands", json=body)
+        assert response.status_code == 422, (body, response.json)
+        assert message in response.json["errors"][field][0], response.json
+    assert client.get(f"/campaigns/{cid}").json == before
+
+
+def test_faces_are_allowed_on_every_command() -> None:
+    for name, entry in COMMANDS.items():
+        errors = entry.schema().validate({"type": name, "faces": [3, 4]})
+        assert "faces" not in errors and "type" not in errors, name
+
+
+def test_the_catalogue_lists_each_commands_fields_and_dice(client: FlaskClient) -> None:
+    body = client.get("/commands?game=quest-calendar").json
+    check = next(c for c in body["commands"] if c["name"] == "trait_check")
+    by_name = {f["name"]: f for f in check["fields"]}
+    assert by_name["trait"] == {
+        "name": "trait",
+        "type": "string",
+        "required": True,
+        "choices": ["STR", "DEX", "CON", "INT", "WIS", "CHA"],
+        "max_length": 200,
+        "description": "The trait checked.",
+    }
+    assert by_name["bonus"]["default"] == 0
+    assert (by_name["bonus"]["minimum"], by_name["bonus"]["maximum"]) == (-100, 100)
+    assert by_name["target"]["required"] is False
+    assert check["fields"][-1]["name"] == "faces"
+    assert check["dice"].startswith("d20")
+    board = client.get("/commands?game=calendar-board").json
+    movement = next(c for c in board["commands"] if c["name"] == "roll_movement")
+    assert movement["dice"] == "d6."
+    assert [f["name"] for f in movement["fields"]] == ["player", "piece", "faces"]
+
+
+def test_the_generated_command_docs_list_each_commands_fields() -> None:
+    table = reference.commands_markdown("quest-calendar")
+    assert "| `trait` | string | yes |  | `STR`, `DEX`, `CON`, `INT`, `WIS`, `CHA` |" in table
+    assert "| `bonus` | integer | no | 0 | -100..100 |" in table
+    for name, entry in COMMANDS.items():
+        markdown = reference.commands_markdown(entry.game)
+        assert f"### `{name}`" in markdown
+        assert f"Dice: {entry.dice}" in markdown

@@ -1,0 +1,377 @@
+"""The request schema of every quest-calendar command, and the dice each may draw."""
+
+from __future__ import annotations
+
+from domain.quest_calendar import combat_rules, dogfight_rounds, economy, items, pages
+from domain.quest_calendar import state as qc
+from webapi.command_schemas.fields import compartment, flag, id_or_object, integer, mapping, text
+from webapi.command_schemas.fields import items as many
+from webapi.command_schemas.registry import Command, command
+
+GAME = "quest-calendar"
+ITEM_ID = "The id of an item in the hero's inventory."
+ABILITIES = (
+    "Abilities to use: ability ids, or objects {id, attempt: first|extra, roll: attack|damage} "
+    "naming the attack and roll an ability changes."
+)
+DOGFIGHT_DICE = (
+    "Per round: d100 (Aim); on a miss d100 (Evasion); then a d6 per point of net damage "
+    "(the compartment hit). How many depends on the rounds and the hits."
+)
+CHECK_DICE = (
+    "d20 for the check; a second d20 if the hero malfunctions (the lower counts); "
+    "then each trait booster's dice, in the order they were gained."
+)
+COMBAT_DICE = (
+    "Per round: d20 (attack; a second d20 if Frightened), then the hero's damage dice on a hit, "
+    "then each used ability's dice; a condition check rolls d20 as a trait check. Which rounds "
+    "are rolled depends on the mode and the state."
+)
+
+DEATH = (
+    " If the hero's HP reaches 0, the clone procedure follows: d4 (clone cost, rolled again "
+    "until a result applies), then d10 per injury."
+)
+COMBAT_DICE += DEATH
+DOGFIGHT_DICE += DEATH
+
+COMMANDS: list[Command] = [
+    command(
+        GAME,
+        "trait_check",
+        CHECK_DICE,
+        trait=text("The trait checked.", required=True, choices=qc.TRAITS),
+        purpose=text(
+            "What the check is for (default: the trait and 'check', as 'INT check').",
+            max_length=500,
+        ),
+        target=integer(
+            "The total to reach; without it the check only reports the total.",
+            minimum=-1000,
+            maximum=1000,
+        ),
+        bonus=integer(
+            "A bonus the page grants, added to the total.", default=0, minimum=-100, maximum=100
+        ),
+    ),
+    command(
+        GAME,
+        "use_item",
+        "The item's effect dice if it has any (e.g. a heal of 1d6); otherwise none.",
+        item=text(ITEM_ID, required=True, max_length=80),
+        stat=text("The injured stat an injury-removing item restores.", choices=qc.INJURY_STATS),
+    ),
+    command(
+        GAME,
+        "use_ability",
+        "The ability's effect dice if it has any (a heal, a check bonus); a reroll ability rolls "
+        "the check again: " + CHECK_DICE,
+        ability=text("The id of one of the hero's abilities.", required=True, max_length=80),
+        on_roll=integer(
+            "The check this ability changes: its 0-based index among this page's checks.",
+            minimum=0,
+            maximum=10_000,
+        ),
+        stat=text("The injured stat an ability restores.", choices=qc.INJURY_STATS),
+    ),
+    command(
+        GAME,
+        "apply_condition",
+        "None.",
+        condition=text("The condition the page gives.", required=True, choices=items.CONDITIONS),
+        source=text("What caused it.", default="page"),
+    ),
+    command(
+        GAME,
+        "make_choice",
+        "None.",
+        choice=text("The id of the printed choice.", required=True, max_length=80),
+        options=many(
+            "The printed option labels (numbers, lettered as '2-A').", required=True, max_items=50
+        ),
+        selected=many("The labels of the options taken.", required=True, max_items=50),
+    ),
+    command(
+        GAME,
+        "start_combat",
+        "None.",
+        kind=text("Several enemies or one enemy.", required=True, choices=combat_rules.KINDS),
+        mode=text(
+            "The difficulty mode (default: the house rule qc.combat.mode).",
+            choices=combat_rules.MODES,
+        ),
+        rounds=many(
+            "The rounds as printed: enemy, hit_target, damage_needed, enemy_attack, "
+            "damage_reduced, damage_full and an optional condition {name, target}.",
+            required=True,
+            max_items=50,
+        ),
+    ),
+    command(GAME, "combat_round", COMBAT_DICE),
+    command(
+        GAME,
+        "resolve_round",
+        "Each used ability's dice; an extra attack rolls d20 and the damage dice again." + DEATH,
+        abilities=many(ABILITIES, default=[], max_items=20),
+    ),
+    command(
+        GAME,
+        "resolve_rounds",
+        "Each assigned ability's dice, round by round; an extra attack rolls d20 and the damage "
+        "dice again." + DEATH,
+        assignments=mapping("Round number (as a string) -> the abilities used in it.", default={}),
+    ),
+    command(
+        GAME,
+        "boost_attack",
+        "Each used ability's dice, then the hero's damage dice on a hit." + DEATH,
+        abilities=many(ABILITIES, default=[], max_items=20),
+    ),
+    command(
+        GAME,
+        "boost_damage",
+        "Each used ability's dice; an extra attack rolls d20 and the damage dice again." + DEATH,
+        abilities=many(ABILITIES, default=[], max_items=20),
+    ),
+    command(
+        GAME,
+        "choose_loot",
+        "None.",
+        item=text(
+            "The equipment item lost for good: one the pending decision offers.",
+            required=True,
+            max_length=80,
+        ),
+    ),
+    command(
+        GAME,
+        "choose_clone_outcome",
+        "None.",
+        replace=flag("true switches to a new hero; false keeps the rushed clone.", required=True),
+        hero=mapping("The new hero (as in select_hero); only with replace: true."),
+    ),
+    command(
+        GAME,
+        "rest",
+        "None.",
+        restore_stat=text(
+            "The injured stat to restore (asked for when several are injured).",
+            choices=qc.INJURY_STATS,
+        ),
+    ),
+    command(
+        GAME,
+        "choose_rest_stat",
+        "None.",
+        stat=text("The injured stat to restore: one the pending Rest offers.", required=True),
+    ),
+    command(
+        GAME,
+        "level_up",
+        "None.",
+        max_hp_gain=integer("How much max HP rises.", default=0, minimum=0, maximum=1000),
+        trait_points=mapping(
+            "Trait -> points gained: +2 to one trait or +1 to two.", required=True
+        ),
+        new_abilities=many("New abilities, each defined as in select_hero.", default=[]),
+        new_uses=mapping("Ability id -> its new number of uses.", default={}),
+        pool_max=integer("The pool's new maximum.", minimum=0, maximum=100),
+    ),
+    command(
+        GAME,
+        "dogfight",
+        DOGFIGHT_DICE,
+        rounds=many(
+            "The rounds as printed: evasion_target, enemy_aim, damage_reduced, damage_max.",
+            required=True,
+            max_items=50,
+        ),
+        enemies=many("The enemy ships' names.", default=[], max_items=20),
+    ),
+    command(
+        GAME,
+        "start_dogfight",
+        "None.",
+        rounds=many(
+            "The rounds as printed: evasion_target, enemy_aim, damage_reduced, damage_max.",
+            required=True,
+            max_items=50,
+        ),
+        enemies=many("The enemy ships' names.", default=[], max_items=20),
+    ),
+    command(
+        GAME,
+        "dogfight_round",
+        "d100 (Aim); on a miss d100 (Evasion); then a d6 per point of net damage. It stops "
+        "early when a dogfight ability could change the roll just made." + DEATH,
+    ),
+    command(
+        GAME,
+        "resolve_dogfight_round",
+        "A re-roll ability rolls d100; other abilities their effect dice; then as dogfight_round "
+        "goes on: d100 (Evasion) after a missed Aim, a d6 per point of net damage." + DEATH,
+        abilities=many("Dogfight ability ids to use.", default=[], max_items=20),
+        roll=text(
+            "The roll the abilities change (default: the roll just made).",
+            choices=dogfight_rounds.ROLLS,
+        ),
+    ),
+    command(
+        GAME,
+        "pickpocket",
+        "d4.",
+        icon_id=text("The id of the pickpocket icon on the page.", required=True, max_length=80),
+        accept_four=flag("Decide a 4 in advance: true accepts, false refuses (default: ask)."),
+    ),
+    command(
+        GAME,
+        "decide_pickpocket",
+        "None.",
+        choice=text(
+            "Accept the credits (and lose 1 virtue) or refuse them.",
+            required=True,
+            choices=economy.PICKPOCKET_OPTIONS,
+        ),
+    ),
+    command(
+        GAME,
+        "pay",
+        "None.",
+        purpose=text("What is paid for.", required=True),
+        cost=integer("The price in credits.", required=True, minimum=0, maximum=1_000_000),
+        required=flag("Whether the page requires it (it may then go into debt).", required=True),
+    ),
+    command(
+        GAME,
+        "gain_credits",
+        "None.",
+        amount=integer("Credits gained.", required=True, minimum=1, maximum=1_000_000),
+        cause=text("Why (a reward, a find).", default="reward"),
+    ),
+    command(
+        GAME,
+        "theft",
+        "None.",
+        amount=integer("Credits stolen.", required=True, minimum=1, maximum=1_000_000),
+    ),
+    command(
+        GAME,
+        "eat_rations",
+        "None, unless a missing ration costs the last HP." + DEATH,
+        count=integer("Meal Rations the page asks for.", required=True, minimum=1, maximum=1000),
+    ),
+    command(GAME, "play_lottery", "d6."),
+    command(
+        GAME,
+        "enter_shop",
+        "None.",
+        shop_id=text("The shop's id.", required=True, max_length=80),
+        stock=many(
+            "What it sells: objects {item, price}, each item defined as in gain_item.",
+            required=True,
+            max_items=200,
+        ),
+        sells_upgrades=flag("Whether it buys and sells ship upgrades.", default=False),
+    ),
+    command(
+        GAME,
+        "buy",
+        "None.",
+        item=text("The id of an item the open shop sells.", required=True, max_length=80),
+    ),
+    command(GAME, "sell", "None.", item=text(ITEM_ID, required=True, max_length=80)),
+    command(GAME, "leave_shop", "None."),
+    command(
+        GAME,
+        "gain_item",
+        "None.",
+        item=mapping(
+            "The item: id, name, kind, and optionally slot, price, effect, compartments.",
+            required=True,
+        ),
+    ),
+    command(
+        GAME,
+        "equip",
+        "None.",
+        item=text(ITEM_ID, required=True, max_length=80),
+        replace=flag("Swap out the item already in that slot.", default=False),
+    ),
+    command(
+        GAME,
+        "unequip",
+        "None.",
+        item=text("The id of an equipped item.", required=True, max_length=80),
+    ),
+    command(
+        GAME,
+        "select_hero",
+        "None.",
+        phase=text("Which hero this is.", required=True, choices=("prologue", "main", "custom")),
+        hero=mapping(
+            "The hero: id, name, level, traits, hp_max, def, atk, damage_dice, damage_mod, "
+            "credits, rations, abilities, pool.",
+            required=True,
+        ),
+    ),
+    command(
+        GAME,
+        "start_page",
+        "None.",
+        date=text("The page's date, YYYY-MM-DD or MM-DD.", required=True, max_length=10),
+        weekday=text(
+            "The weekday printed on the page (checked against the date).", choices=pages.WEEKDAYS
+        ),
+        rest_day=flag("A Rest day.", default=False),
+        level_up_day=flag("A level-up day.", default=False),
+        prologue_end=flag("The page that ends the prologue.", default=False),
+    ),
+    command(
+        GAME,
+        "end_page",
+        "Only if the hero is still Infected: a CON check, " + CHECK_DICE + DEATH,
+    ),
+    command(
+        GAME,
+        "change_virtue",
+        "None.",
+        delta=integer("The change in virtue.", required=True, minimum=-100, maximum=100),
+        cause=text("The decision that changed it.", default="decision"),
+    ),
+    command(
+        GAME,
+        "repair_ship",
+        "The repair ability's dice when an ability repairs; otherwise none.",
+        compartment=compartment("The compartment repaired (1-6)."),
+        parts=integer("Ship Parts to use.", minimum=1, maximum=100),
+        ability=text("A repair ability to use instead of parts.", max_length=80),
+    ),
+    command(
+        GAME,
+        "hire_crew",
+        "None.",
+        crew=mapping("The crew member: id, name and abilities.", required=True),
+        fee=integer("The one-time fee in credits.", default=0, minimum=0, maximum=1_000_000),
+    ),
+    command(
+        GAME,
+        "assign_crew",
+        "None.",
+        crew=text("The id of a hired crew member.", required=True, max_length=80),
+        compartment=compartment("The compartment (1-6)."),
+    ),
+    command(
+        GAME,
+        "install_upgrade",
+        "None.",
+        upgrade=id_or_object("An upgrade in the inventory (its id), or one defined here."),
+        compartment=compartment("The compartment (1-6)."),
+        replace=flag("Swap out the upgrade already installed there.", default=False),
+    ),
+    command(
+        GAME,
+        "sell_upgrade",
+        "None.",
+        upgrade=text("The id of an upgrade in the inventory.", required=True, max_length=80),
+    ),
+]
