@@ -101,6 +101,7 @@ class ReportedDice:
             raise InvalidInput.field("faces", "must be a list of faces")
         self.faces = list(faces)
         self.used = 0
+        self.drawn: list[str] = []
 
     def draw(self, sides: Sequence[int]) -> dicelib.Draw:
         """Read the next reported faces for these dice."""
@@ -111,11 +112,13 @@ class ReportedDice:
             raise InvalidInput.field(
                 "faces",
                 f"not enough faces: the next roll needs {len(wanted)} ({dice}), "
-                f"{len(remaining)} left after the {self.used} already used",
+                f"{len(remaining)} left after the {self.used} already used"
+                + self._so_far([*self.drawn, *(f"d{n}" for n in wanted)]),
             )
         shown = remaining[: len(wanted)]
         read = dicelib.read_reported_faces(wanted, shown)
         self.used += len(wanted)
+        self.drawn.extend(f"d{n}" for n in wanted)
         return dicelib.Draw(
             faces=read, source="reported", proof=None, raw=dicelib.shown_faces(shown)
         )
@@ -125,8 +128,15 @@ class ReportedDice:
         extra = len(self.faces) - self.used
         if extra:
             raise InvalidInput.field(
-                "faces", f"{extra} face(s) left over: this command used {self.used}"
+                "faces",
+                f"{extra} face(s) left over: this command used {self.used}"
+                + self._so_far(self.drawn),
             )
+
+    @staticmethod
+    def _so_far(dice: list[str]) -> str:
+        """The dice the command has asked for, in draw order."""
+        return f"; the dice in draw order: {', '.join(dice)}" if dice else ""
 
 
 class Questlog(ApplicationHooks):

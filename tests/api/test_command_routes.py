@@ -129,3 +129,17 @@ def test_house_rule_change_is_a_recorded_event(client: FlaskClient) -> None:
     ):
         assert client.post(f"/campaigns/{cid}/house-rules", json=body).status_code == status
     assert stored_state(client, cid) == before
+
+
+def test_a_wrong_number_of_faces_lists_the_dice_expected(client: FlaskClient) -> None:
+    created = client.post(
+        "/campaigns",
+        json={"game": "quest-calendar", "name": "faces", "setup": {"prologue_complete": True}},
+    ).json
+    path = f"/campaigns/{created['id']}/rolls"
+    few = client.post(path, json={"dice": "d20+d6", "faces": [4]})
+    assert few.status_code == 422
+    assert "d20, d6" in few.json["errors"]["faces"][0]
+    many = client.post(path, json={"dice": "d20", "faces": [4, 5]})
+    assert many.status_code == 422
+    assert "the dice in draw order: d20" in many.json["errors"]["faces"][0]
