@@ -325,7 +325,8 @@ class Campaign(Aggregate):
         if problem:
             raise InvalidInput.field("value", problem)
         if self.house_rules.get(key) == value:
-            raise RuleViolation("QC-01", f"house rule {key} is already {value!r}")
+            rule_id = "QC-01" if self.game == "quest-calendar" else "house-rules"
+            raise RuleViolation(rule_id, f"house rule {key} is already {value!r}")
         self.trigger_event(
             self.HouseRuleConfigured,
             key=key,

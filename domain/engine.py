@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 from domain import patch
 from domain.dice import DiceExpression, DiceSource, evaluate, parse
-from domain.errors import InvalidInput, QuestlogError, RuleViolation
+from domain.errors import InvalidInput, NoSuchDecision, QuestlogError, RuleViolation
 from domain.text import check_characters
 
 _MISSING: Any = object()
@@ -219,6 +219,18 @@ class Context:
 Handler = Callable[[Context, Args], None]
 
 
+def decision_summary(pending: Mapping[str, Any]) -> dict[str, Any]:
+    """What a refusal shows of the pending decision: its type, who decides, its rule, the commands
+    accepted now and the options."""
+    return {
+        "decision": pending.get("decision"),
+        "who": pending.get("who"),
+        "rule": pending.get("rule"),
+        "commands": list(pending.get("commands", ())),
+        "options": pending.get("options"),
+    }
+
+
 class _Rolled(Exception):
     """A trial run of a command reached its first roll (see ``GameRules.own_refusal``)."""
 
@@ -296,6 +308,8 @@ class GameRules:
         unblocked = {**state, "pending": None}
         try:
             spec.handler(Context(unblocked, house_rules, _NoDice()), Args(command))
+        except NoSuchDecision:
+            return None  # it answers a decision: whether one comes next is not known yet
         except RuleViolation as refusal:
             return {"rule": refusal.rule_id, "detail": refusal.reason}
         except (QuestlogError, _Rolled):
@@ -332,13 +346,7 @@ class GameRules:
                 pending.get("rule", "pending-decision"),
                 f"a decision is pending ({pending.get('decision')}, for {pending.get('who')}); "
                 f"the next command must be one of {', '.join(accepted)}",
-                pending={
-                    "decision": pending.get("decision"),
-                    "who": pending.get("who"),
-                    "rule": pending.get("rule"),
-                    "commands": accepted,
-                    "options": pending.get("options"),
-                },
+                pending=decision_summary(pending),
                 also=self.own_refusal(spec, state, house_rules, command),
             )
         allowed = self.dice_set(house_rules) if self.dice_set else None

@@ -53,6 +53,10 @@ class RuleViolation(QuestlogError):
         self.also = also
 
 
+class NoSuchDecision(RuleViolation):
+    """A command answers a decision that is not the one pending (or none is)."""
+
+
 class StaleVersion(QuestlogError):
     """The client expected another version than the one stored (If-Match)."""
 

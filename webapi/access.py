@@ -372,7 +372,11 @@ class Members(MethodView):
         """Give a token a role on this campaign (owner)."""
         cid = campaign_id(campaign)
         app = questlog()
-        app.campaign(cid)
+        found = app.campaign(cid)
+        seat = body.get("seat")
+        seats = found.state.get("players") if found.game == "calendar-board" else None
+        if seat is not None and seats is not None and seat not in seats:
+            raise InvalidInput.field("seat", f"must be one of this match's players: {seats}")
         field = "token_id" if body.get("token_id") else "token_name"
         name = body.get(field)
         if not name:

@@ -32,7 +32,11 @@ def problem_statuses(path: str, method: str, operation: dict[str, Any]) -> set[H
     if any(p.get("in") == "header" and p.get("name") == "If-Match" for p in parameters):
         statuses.add(HTTPStatus.PRECONDITION_FAILED)
     if "requestBody" in operation:
-        statuses |= {HTTPStatus.REQUEST_ENTITY_TOO_LARGE, HTTPStatus.UNPROCESSABLE_ENTITY}
+        statuses |= {
+            HTTPStatus.BAD_REQUEST,  # a body that is not JSON
+            HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+            HTTPStatus.UNPROCESSABLE_ENTITY,
+        }
     if any(p.get("in") != "path" for p in parameters):
         statuses.add(HTTPStatus.UNPROCESSABLE_ENTITY)
     return statuses

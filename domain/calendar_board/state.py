@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain import decisions
-from domain.engine import Args, Context
-from domain.errors import InvalidInput
+from domain.engine import Args, Context, decision_summary
+from domain.errors import InvalidInput, NoSuchDecision, RuleViolation
 
 FACINGS = ("N", "E", "S", "W")
 PARTNERS = ("catgirlGirlfriend", "catboyBoyfriend")
@@ -208,9 +208,13 @@ def require_decision(ctx: Context, decision: str, player: str, rule: str) -> dic
     """The pending decision, checked to be ``decision`` and to belong to ``player``."""
     pending = ctx.state.get("pending")
     if not pending or pending["decision"] != decision:
-        ctx.refuse(rule, f"no {decision} decision is pending")
+        raise NoSuchDecision(rule, f"no {decision} decision is pending")
     if pending["who"] != player:
-        ctx.refuse(rule, f"it is {pending['who']}'s decision, not {player}'s")
+        raise RuleViolation(
+            rule,
+            f"it is {pending['who']}'s decision, not {player}'s",
+            pending=decision_summary(pending),
+        )
     ctx.state["pending"] = None
     result: dict[str, Any] = pending
     return result

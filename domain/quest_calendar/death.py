@@ -13,7 +13,7 @@ from typing import Any
 
 from domain import decisions
 from domain.engine import Args, Context
-from domain.errors import InvalidInput
+from domain.errors import InvalidInput, NoSuchDecision
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
 from domain.quest_calendar import state as qc
@@ -238,7 +238,7 @@ def _pending(ctx: Context, decision: str, rule: str) -> dict[str, Any]:
     """The pending decision ``decision``, or a refusal naming ``rule``."""
     pending = ctx.state.get("pending")
     if not pending or pending.get("decision") != decision:
-        ctx.refuse(rule, f"no {decision} decision is pending")
+        raise NoSuchDecision(rule, f"no {decision} decision is pending")
     result: dict[str, Any] = pending
     return result
 

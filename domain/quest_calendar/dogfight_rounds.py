@@ -42,7 +42,7 @@ from typing import Any
 
 from domain.dice import parse
 from domain.engine import Args, Context
-from domain.errors import InvalidInput
+from domain.errors import InvalidInput, NoSuchDecision
 from domain.quest_calendar import items
 from domain.quest_calendar import state as qc
 from domain.quest_calendar.combat_rounds import ask_decision
@@ -359,7 +359,9 @@ def resolve_dogfight_round(ctx: Context, args: Args) -> None:
     fight = current_dogfight(ctx)
     pending = ctx.state.get("pending") or {}
     if pending.get("decision") != DECISION:
-        ctx.refuse("pending-decision", "no dogfight roll is waiting for abilities; roll a round")
+        raise NoSuchDecision(
+            "pending-decision", "no dogfight roll is waiting for abilities; roll a round"
+        )
     which = qc.clear_pending(ctx)["context"]["roll"]
     if roll not in (None, which):
         raise InvalidInput.field("roll", f"the {which} roll is open, not the {roll} roll")

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.engine import Args, Context
-from domain.errors import InvalidInput
+from domain.errors import InvalidInput, NoSuchDecision
 
 TRAITS = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
 USAGES = ("per_rest", "per_page", "surge", "unlimited")
@@ -260,7 +260,7 @@ def clear_pending(ctx: Context) -> dict[str, Any]:
     """Take the pending decision off the state and return it."""
     pending = ctx.state.get("pending")
     if not pending:
-        ctx.refuse("pending-decision", "there is no pending decision to make")
+        raise NoSuchDecision("pending-decision", "there is no pending decision to make")
     ctx.state["pending"] = None
     result: dict[str, Any] = pending
     return result
