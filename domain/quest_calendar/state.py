@@ -111,8 +111,8 @@ def read_hero(args: Args, name: str = "hero") -> dict[str, Any]:
         from domain.dice import parse
 
         parse(hero["damage_dice"])
-        for ability in sub.items("abilities", []):
-            entry = read_ability(ability)
+        for index, ability in enumerate(sub.items("abilities", [])):
+            entry = read_ability(ability, f"abilities.{index}")
             hero["abilities"][entry["id"]] = entry
         pool = sub.mapping("pool", None)
         if pool is not None:
@@ -133,8 +133,12 @@ def read_hero(args: Args, name: str = "hero") -> dict[str, Any]:
     return hero
 
 
-def read_ability(raw: Any) -> dict[str, Any]:
-    """An ability from the hero book (QC-15..QC-19): usage, uses or cost, context, effect."""
+def read_ability(raw: Any, where: str = "abilities") -> dict[str, Any]:
+    """An ability from the hero book (QC-15..QC-19): usage, uses or cost, context, effect.
+
+    A dogfight effect (``aim_bonus``, ``evasion_bonus``, ``reroll``) is checked here, when the
+    hero is chosen, so a malformed one is never stored to fail only when used.
+    """
     args = Args(raw if isinstance(raw, dict) else {})
     if not isinstance(raw, dict):
         raise InvalidInput.field("abilities", "each ability must be an object")
@@ -151,7 +155,40 @@ def read_ability(raw: Any) -> dict[str, Any]:
         "effect": args.mapping("effect", {}),
     }
     args.finish()
+    check_dogfight_effect(ability["effect"], f"{where}.effect")
     return ability
+
+
+DOGFIGHT_EFFECT_KINDS = ("aim_bonus", "evasion_bonus", "reroll")
+DOGFIGHT_ROLLS = ("aim", "evasion")
+
+
+def check_dogfight_effect(effect: Mapping[str, Any], where: str) -> None:
+    """The shape of a dogfight ability's effect: dice and/or an amount, or a reroll (QC-70/71)."""
+    kind = effect.get("kind")
+    if kind not in DOGFIGHT_EFFECT_KINDS:
+        return
+    if kind == "reroll":
+        if effect.get("roll") not in (None, *DOGFIGHT_ROLLS):
+            raise InvalidInput.field(f"{where}.roll", "must be aim or evasion")
+        if effect.get("keep", "new") not in ("new", "better"):
+            raise InvalidInput.field(f"{where}.keep", "must be new or better")
+        return
+    if effect.get("dice") is None and "amount" not in effect:
+        raise InvalidInput.field(where, f"a {kind} effect needs dice or an amount")
+    dice = effect.get("dice")
+    if dice is not None:
+        from domain.dice import parse
+
+        if not isinstance(dice, str):
+            raise InvalidInput.field(f"{where}.dice", "must be dice notation such as 1d10")
+        try:
+            parse(dice)
+        except InvalidInput as error:
+            raise InvalidInput.field(f"{where}.dice", error.message) from None
+    amount = effect.get("amount", 0)
+    if isinstance(amount, bool) or not isinstance(amount, int) or abs(amount) > 1000:
+        raise InvalidInput.field(f"{where}.amount", "must be an integer from -1000 to 1000")
 
 
 def read_item(raw: Any) -> dict[str, Any]:

@@ -408,11 +408,7 @@ def test_qc76_the_hero_dying_mid_dogfight_ends_it() -> None:
 @pytest.mark.parametrize(
     ("effect", "field"),
     [
-        ({"kind": "aim_bonus"}, "abilities.0.effect"),
-        ({"kind": "aim_bonus", "dice": "2x"}, "abilities.0.effect.dice"),
-        ({"kind": "aim_bonus", "amount": "5"}, "abilities.0.effect.amount"),
-        ({"kind": "reroll", "keep": "worse"}, "abilities.0.effect.keep"),
-        ({"kind": "reroll", "roll": "attack"}, "abilities.0.effect.roll"),
+        # A malformed dogfight effect never gets this far: it is refused with the hero (below).
         ({"kind": "heal", "amount": 3}, "abilities.0"),
         ({}, "abilities.0"),
     ],
@@ -472,3 +468,28 @@ def test_qc69_one_shot_dogfight_asks_nothing_and_plays_like_rounds_without_abili
 
     assert record(played) == record(shot)
     assert one_shot.state["ship"] == by_rounds.state["ship"]
+
+
+@pytest.mark.parametrize(
+    ("effect", "field"),
+    [
+        ({"kind": "aim_bonus"}, "hero.abilities.0.effect"),
+        ({"kind": "aim_bonus", "dice": "2x"}, "hero.abilities.0.effect.dice"),
+        ({"kind": "aim_bonus", "amount": "5"}, "hero.abilities.0.effect.amount"),
+        ({"kind": "aim_bonus", "dice": "1d7"}, "hero.abilities.0.effect.dice"),
+        ({"kind": "evasion_bonus", "amount": 1.5}, "hero.abilities.0.effect.amount"),
+        ({"kind": "evasion_bonus", "amount": True}, "hero.abilities.0.effect.amount"),
+        ({"kind": "aim_bonus", "amount": 10**30}, "hero.abilities.0.effect.amount"),
+        ({"kind": "reroll", "keep": "worse"}, "hero.abilities.0.effect.keep"),
+        ({"kind": "reroll", "roll": "damage"}, "hero.abilities.0.effect.roll"),
+    ],
+)
+def test_qc15_a_malformed_dogfight_effect_is_refused_when_the_hero_is_chosen(
+    effect: dict[str, Any], field: str
+) -> None:
+    # Issue 11 review: such an ability was stored with the hero and refused only when used.
+    ability = {"id": "bad", "usage": "unlimited", "context": "dogfight", "effect": effect}
+    hero = {**HERO, "abilities": [ability]}
+    table = Table()
+    error = table.invalid({"type": "select_hero", "phase": "main", "hero": hero})
+    assert field in error.errors, error.errors
