@@ -29,7 +29,7 @@ _HEX_SEED = re.compile(r"[0-9a-f]{64}")
 # Tokens are signs and "words" (runs of anything but whitespace and signs); each word must then be
 # a die or a number in full, so whitespace can separate terms but never split one.
 _TOKEN = re.compile(r"[+-]|[^\s+-]+")
-_DIE = re.compile(r"([0-9]*)d([0-9]+)(?:(kh|kl)([0-9]+))?", re.ASCII | re.IGNORECASE)
+_DIE = re.compile(r"([0-9]*)d([0-9]+|%)(?:(kh|kl)([0-9]+))?", re.ASCII | re.IGNORECASE)
 _NUMBER = re.compile(r"[0-9]+")
 _DIE_WITHOUT_SIDES = re.compile(r"[0-9]*d", re.ASCII | re.IGNORECASE)
 _KEEP_WITHOUT_COUNT = re.compile(r"[0-9]*d[0-9]+k[hl]", re.ASCII | re.IGNORECASE)
@@ -89,7 +89,7 @@ def _die_term(word: str, sign: int) -> DiceTerm | None:
         return None
     count_text, sides_text, keep, keep_text = match.groups()
     count = int(count_text) if count_text else 1
-    sides = int(sides_text)
+    sides = 100 if sides_text == "%" else int(sides_text)  # d% is the d100 (G-QC-02)
     if sides not in ALLOWED_SIDES:
         raise _bad(f"{word}: a die must have {_SIDES_TEXT} sides")
     if count < 1:

@@ -198,7 +198,7 @@ class RollCreate(Schema):
     dice = Text(
         required=True,
         validate=validate.Length(max=200),
-        metadata={"example": "d20+3", "description": "NdS[khK|klK] terms and ± integers."},
+        metadata={"example": "d20+3", "description": "NdS[khK|klK] terms (d% is the d100) and ± integers."},
     )
     purpose = Text(
         free_text=True,

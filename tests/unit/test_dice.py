@@ -131,7 +131,6 @@ def test_parse_keeps_terms_in_written_order_with_signs_and_keeps() -> None:
         ("garbage", "garbage: not a die (such as d20, 2d6 or 2d20kh1) or a whole number"),
         ("d20*2", "d20*2: not a die (such as d20, 2d6 or 2d20kh1) or a whole number"),
         ("1.5d6", "1.5d6: not a die (such as d20, 2d6 or 2d20kh1) or a whole number"),
-        ("d%", "d%: not a die (such as d20, 2d6 or 2d20kh1) or a whole number"),
         (
             "d\u0662\u0660",
             "d\u0662\u0660: not a die (such as d20, 2d6 or 2d20kh1) or a whole number",
@@ -583,3 +582,9 @@ def test_derived_faces_do_not_reject_uniformity(sides: int, rolls: int) -> None:
     expected = rolls / sides
     statistic = sum((counts[face] - expected) ** 2 / expected for face in range(1, sides + 1))
     assert statistic < CHI2_CRITICAL_P001[sides - 1]
+
+
+@pytest.mark.parametrize("notation", ["d%", "1d%", "2d%kh1+3"])
+def test_g_qc02_d_percent_is_the_d100(notation: str) -> None:
+    expression = parse(notation)
+    assert set(expression.sides) == {100}
