@@ -198,7 +198,10 @@ class RollCreate(Schema):
     dice = Text(
         required=True,
         validate=validate.Length(max=200),
-        metadata={"example": "d20+3", "description": "NdS[khK|klK] terms (d% is the d100) and ± integers."},
+        metadata={
+            "example": "d20+3",
+            "description": "NdS[khK|klK] terms (d% is the d100) and ± integers.",
+        },
     )
     purpose = Text(
         free_text=True,
