@@ -11,6 +11,7 @@ from projections.fairness import dice_fairness
 from projections.views.roll_log import RollLog
 from projections.views.stats import CampaignStats, campaign_figures
 from projections.views.weather import WeatherHistory
+from webapi import access
 from webapi.view_schemas import CampaignFigures, CampaignFiguresQuery, DiceFairness, DiceQuery
 from webapi.views import iso, read
 
@@ -26,6 +27,7 @@ blp = Blueprint(
 class Dice(MethodView):
     @blp.arguments(DiceQuery, location="query")
     @blp.response(200, DiceFairness)
+    @access.requires("admin")
     def get(self, query: dict[str, Any]) -> Any:
         """Face counts per die type and source, chi-square p-values, and a flag on unfair dice."""
         owner = query.get("campaign")
@@ -51,6 +53,7 @@ class Dice(MethodView):
 class Campaigns(MethodView):
     @blp.arguments(CampaignFiguresQuery, location="query")
     @blp.response(200, CampaignFigures)
+    @access.requires("admin")
     def get(self, query: dict[str, Any]) -> Any:
         """Credits and debt by page, deaths per level, combat per mode, exhaustion, weather."""
         return read(

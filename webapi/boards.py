@@ -10,6 +10,7 @@ from marshmallow import Schema, fields, validate
 
 from domain.calendar_board import modifiers
 from domain.errors import RuleViolation
+from webapi import access
 from webapi.http import campaign_id, questlog
 from webapi.schemas import Text
 
@@ -34,6 +35,7 @@ class Modifiers(Schema):
 class PieceModifiers(MethodView):
     @blp.arguments(ModifierQuery, location="query")
     @blp.response(200, Modifiers)
+    @access.requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """Weather and wind modifiers for a piece (or a structure) as the match stands now."""
         match = questlog().campaign(campaign_id(campaign))

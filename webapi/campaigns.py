@@ -50,6 +50,7 @@ class Campaigns(MethodView):
     @blp.arguments(schemas.CampaignCreate, example={"game": "quest-calendar", "name": "Year one"})
     @blp.response(201, schemas.Campaign)
     @blp.doc(parameters=[{"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}}])
+    @access.requires("any")
     def post(self, body: dict[str, Any]) -> Any:
         """Start a campaign; its first event fixes the house rules and the dice commitment."""
         app = questlog()
@@ -67,6 +68,7 @@ class Campaigns(MethodView):
 
     @blp.arguments(schemas.PageQuery, location="query")
     @blp.response(200, schemas.CampaignPage)
+    @access.requires("any")
     def get(self, query: dict[str, Any]) -> Any:
         """List the campaigns the caller may see, oldest first; page with ?after=<next_after>."""
         items, next_after = questlog().list_campaigns(after=query["after"], limit=query["limit"])
@@ -92,6 +94,7 @@ class Campaigns(MethodView):
 class CampaignResource(MethodView):
     @blp.arguments(schemas.CampaignQuery, location="query")
     @blp.response(200, schemas.Campaign)
+    @access.requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """A campaign's state now, at ?version=N or at ?at=<ISO-8601>; the ETag is the version."""
         app = questlog()
@@ -108,6 +111,7 @@ class CampaignResource(MethodView):
 class Events(MethodView):
     @blp.arguments(schemas.PageQuery, location="query")
     @blp.response(200, schemas.EventPage)
+    @access.requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """The campaign's events after ?after=V, each with its prev_hash and hash."""
         app = questlog()
@@ -145,6 +149,7 @@ def event_body(event: Any, timeline: Timeline) -> dict[str, Any]:
 class AuditResource(MethodView):
     @blp.arguments(schemas.AuditQuery, location="query")
     @blp.response(200, schemas.Audit)
+    @access.requires("audit")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """Re-check the hash chain and every revealed server roll; ?head=H checks a receipt."""
         report = questlog().audit(campaign_id(campaign))
@@ -155,6 +160,7 @@ class AuditResource(MethodView):
 class HouseRules(MethodView):
     @blp.arguments(schemas.HouseRulesQuery, location="query")
     @blp.response(200, schemas.HouseRuleList)
+    @access.requires("any")
     def get(self, query: dict[str, Any]) -> Any:
         """Every house rule of a game, with its default, allowed values and description."""
         rules = book(query["game"]).rules

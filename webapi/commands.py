@@ -11,7 +11,7 @@ from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, vali
 from domain.campaign import Campaign
 from domain.games import RULES, rules_for
 from domain.house_rules import GAMES
-from webapi import schemas
+from webapi import access, schemas
 from webapi.command_schemas import COMMANDS, describe
 from webapi.dice import APPEND_HEADERS, appended
 from webapi.http import campaign_id, expected_version, idempotency, questlog, reply
@@ -135,6 +135,7 @@ class Commands(MethodView):
     @blp.arguments(CommandBody, examples=command_examples())
     @blp.response(201, CommandResult)
     @blp.doc(parameters=APPEND_HEADERS, requestBody=command_body_doc())
+    @access.requires("append", seat="player", seat_games=("calendar-board",))
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Run a game command; 409 names the rule that forbids it, 422 the field that is wrong."""
         outcome = questlog().command(
@@ -151,6 +152,7 @@ class Commands(MethodView):
 class CommandCatalogue(MethodView):
     @blp.arguments(CommandsQuery, location="query")
     @blp.response(200, CommandList)
+    @access.requires("any")
     def get(self, query: dict[str, Any]) -> Any:
         """Every command of a game: summary, rule IDs, fields, dice and an example body."""
         game_rules = rules_for(query["game"])
@@ -175,6 +177,7 @@ class CampaignHouseRules(MethodView):
     @blp.arguments(HouseRuleChange, example={"key": "qc.combat.mode", "value": "easy"})
     @blp.response(200, schemas.Appended)
     @blp.doc(parameters=APPEND_HEADERS)
+    @access.requires("manage")
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Change one house rule; the change is a recorded event with the old and new values."""
         outcome = questlog().configure_house_rule(

@@ -8,7 +8,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from domain.campaign import Campaign
-from webapi import schemas
+from webapi import access, schemas
 from webapi.http import campaign_id, envelope, expected_version, idempotency, questlog, reply
 
 DICE_STATE = schemas.DiceState()
@@ -50,6 +50,7 @@ class Rolls(MethodView):
     @blp.arguments(schemas.RollCreate(), example={"dice": "d20+3", "purpose": "investigate"})
     @blp.response(201, schemas.Roll)
     @blp.doc(parameters=APPEND_HEADERS)
+    @access.requires("append")
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Roll on the verifiable server dice, or record faces the player rolled by hand."""
         outcome = questlog().roll(
@@ -65,6 +66,7 @@ class Rolls(MethodView):
 
     @blp.arguments(schemas.PageQuery, location="query")
     @blp.response(200, schemas.RollPage)
+    @access.requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """The campaign's rolls after ?after=V, each with its proof and verdict."""
         items, next_after = questlog().rolls(
@@ -76,6 +78,7 @@ class Rolls(MethodView):
 @blp.route("/campaigns/<campaign>/rolls/<roll_id>")
 class RollResource(MethodView):
     @blp.response(200, schemas.Roll)
+    @access.requires("read")
     def get(self, campaign: str, roll_id: str) -> Any:
         """One roll with its proof; adds proof.server_seed and verified once the seed is out."""
         return questlog().find_roll(campaign_id(campaign), roll_id)
@@ -86,6 +89,7 @@ class ClientSeed(MethodView):
     @blp.arguments(schemas.ClientSeedSet, example={"client_seed": "my lucky string"})
     @blp.response(200, schemas.Appended)
     @blp.doc(parameters=APPEND_HEADERS)
+    @access.requires("manage")
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Set the client seed mixed into the server rolls that follow."""
         outcome = questlog().set_client_seed(
@@ -102,6 +106,7 @@ class ClientSeed(MethodView):
 class Rotate(MethodView):
     @blp.response(200, schemas.Appended)
     @blp.doc(parameters=APPEND_HEADERS)
+    @access.requires("manage")
     def post(self, campaign: str) -> Any:
         """Reveal the current server seed and commit to a new one; the nonce restarts at 0."""
         outcome = questlog().rotate_seed(

@@ -52,6 +52,7 @@ class Rollback(MethodView):
     @blp.arguments(schemas.RollbackCreate, example={"to_version": 12, "reason": "misread the page"})
     @blp.response(201, schemas.RollbackResult)
     @blp.doc(parameters=APPEND_HEADERS)
+    @access.requires("manage")
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Undo back to a version: one RolledBack event; 409 names the policy that forbids it."""
         outcome = TimeTravel(questlog()).rollback(
@@ -74,6 +75,7 @@ class Proposals(MethodView):
     )
     @blp.response(201, schemas.RollbackResult)
     @blp.doc(parameters=APPEND_HEADERS)
+    @access.requires("propose", seat="proposer")
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Propose a rollback that every player must agree to (the proposer agrees by proposing)."""
         outcome = TimeTravel(questlog()).propose_rollback(
@@ -88,6 +90,7 @@ class Proposals(MethodView):
         return reply(outcome)
 
     @blp.response(200, schemas.ProposalList)
+    @access.requires("read")
     def get(self, campaign: str) -> Any:
         """The campaign's rollback proposals, open and carried out, oldest first."""
         found = questlog().campaign(campaign_id(campaign))
@@ -99,6 +102,7 @@ class Approve(MethodView):
     @blp.arguments(schemas.Approval, example={"player": "B"})
     @blp.response(200, schemas.RollbackResult)
     @blp.doc(parameters=APPEND_HEADERS)
+    @access.requires("approve", seat="player", seat_binds_owner=True)
     def post(self, body: dict[str, Any], campaign: str, proposal_id: str) -> Any:
         """A player agrees to a proposal; the last agreement carries the rollback out."""
         outcome = TimeTravel(questlog()).approve_rollback(
@@ -117,6 +121,7 @@ class ForkResource(MethodView):
     @blp.arguments(schemas.ForkCreate, example={"at_version": 12, "name": "What if I fled?"})
     @blp.response(201, schemas.Campaign)
     @blp.doc(parameters=APPEND_HEADERS)
+    @access.requires("manage")
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Start a new campaign from this one's state at a version, with its own dice seed."""
         outcome = TimeTravel(questlog()).fork(
@@ -135,6 +140,7 @@ class ForkResource(MethodView):
 class ReplayResource(MethodView):
     @blp.arguments(schemas.ReplayQuery, location="query")
     @blp.response(200, schemas.Replay)
+    @access.requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """Events ?from=A&to=B, each with an RFC 6902 patch of what it changed in the view."""
         app = questlog()
