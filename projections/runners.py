@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from domain.application import Questlog
+from domain.logs import TracebackThrottle
 from domain.store import StoreConfig
 from projections.engine import BatchCallback, PassCallback, Target, catch_up
 from projections.store import ViewStore, open_view_store
@@ -25,6 +26,8 @@ from projections.views import resolve
 
 log = logging.getLogger(__name__)
 DEFAULT_BATCH_SIZE = 2000
+TRACEBACK_INTERVAL = 10.0
+"""Seconds between two logged tracebacks of one kind of runner failure."""
 
 
 class SQLitePoller:
@@ -153,6 +156,7 @@ class ViewsWorker:
         self.stop_event = threading.Event()
         self.last_error: BaseException | None = None
         self.current_error: BaseException | None = None
+        self.tracebacks = TracebackThrottle(TRACEBACK_INTERVAL)
         self.thread = threading.Thread(target=self._run, name="questlog-views", daemon=True)
 
     def start(self) -> ViewsWorker:
@@ -174,7 +178,14 @@ class ViewsWorker:
                 )
             except Exception as error:
                 self.last_error = self.current_error = error
-                log.exception("the views runner failed; starting it again")
+                # A line per failure; a traceback per kind of failure at most every
+                # TRACEBACK_INTERVAL seconds (a database that stays away fails every second).
+                log.error(
+                    "the views runner failed (%s: %.300s); starting it again",
+                    type(error).__name__,
+                    error,
+                    exc_info=self.tracebacks.allows(error),
+                )
                 self.stop_event.wait(self.retry_after)
 
     def _healthy(self) -> None:

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
-import time
-from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Response, json, request
@@ -21,6 +18,7 @@ from domain.errors import (
     StaleVersion,
     StoreUnavailable,
 )
+from domain.logs import TracebackThrottle
 from domain.store import TRANSIENT_ERRORS
 
 PROBLEM_JSON = "application/problem+json"
@@ -160,27 +158,6 @@ def http_problem(error: HTTPException) -> Response:
     # The error's own headers stay (a 405's Allow); the body is a problem, whatever it said.
     headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
     return problem(status, error.name or "Error", detail, slug=slug, headers=headers, **extra)
-
-
-class TracebackThrottle:
-    """Whether an unexpected error's traceback may be logged now: once per type per interval,
-    so that a storm of failures logs a line each, not a traceback each."""
-
-    def __init__(self, interval: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self.interval = interval
-        self.clock = clock
-        self.logged: dict[type[BaseException], float] = {}
-        self.lock = threading.Lock()
-
-    def allows(self, error: BaseException) -> bool:
-        """True (and the interval starts again) if no traceback of this type was logged lately."""
-        now = self.clock()
-        with self.lock:
-            last = self.logged.get(type(error))
-            if last is not None and now - last < self.interval:
-                return False
-            self.logged[type(error)] = now
-            return True
 
 
 def register(app: Flask) -> None:

@@ -3,6 +3,7 @@ PostgreSQL, the library's ``ProjectionRunner`` following the log by LISTEN/NOTIF
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from pathlib import Path
@@ -162,3 +163,29 @@ def test_a_views_runner_that_fails_while_starting_leaves_no_connection_open(
         assert connections_named(postgres_url, *names) == 0
     finally:
         factory.remove_all()
+
+
+def test_a_failing_worker_logs_a_line_each_time_and_a_traceback_now_and_then(
+    app: Questlog, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Issue 10 review: a database that stays away made the worker log a full traceback every
+    # retry, hundreds in a few minutes.
+    failures: list[int] = []
+
+    def fails(*_args: Any, **_kwargs: Any) -> None:
+        failures.append(1)
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr("projections.runners.run_views", fails)
+    caplog.set_level(logging.ERROR, logger="projections.runners")
+    worker = ViewsWorker(app.config, retry_after=0.01).start()
+    try:
+        deadline = time.monotonic() + 10
+        while len(failures) < 20 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        worker.stop()
+    lines = [r for r in caplog.records if "the views runner failed" in r.getMessage()]
+    assert len(lines) >= 20
+    assert "RuntimeError: the database went away" in lines[0].getMessage()
+    assert sum(1 for r in lines if r.exc_info) == 1
