@@ -198,6 +198,17 @@ def hail_save(ctx: Context, player: str) -> bool:
         )
         return True
     die = ctx.roll("1d20", "hail")["total"]
+    if save_rolled(ctx, player, goal, luck, die):
+        return True
+    if hail_success(ctx, 20 + luck, goal) and fate.offer(
+        ctx, player=player, kind="hail", context={"goal": goal, "luck_mod": luck}
+    ):
+        return False
+    return hail_failed(ctx, player)
+
+
+def save_rolled(ctx: Context, player: str, goal: int, luck: int, die: int, **extra: Any) -> bool:
+    """Record a save just rolled (``HailSaveRolled``); returns whether it succeeded."""
     total = die + luck
     success = hail_success(ctx, total, goal)
     ctx.emit(
@@ -209,14 +220,9 @@ def hail_save(ctx: Context, player: str) -> bool:
         total=total,
         success=success,
         automatic=False,
+        **extra,
     )
-    if success:
-        return True
-    if hail_success(ctx, 20 + luck, goal) and fate.offer(
-        ctx, player=player, kind="hail", context={"goal": goal, "luck_mod": luck}
-    ):
-        return False
-    return hail_failed(ctx, player)
+    return success
 
 
 def hail_success(ctx: Context, total: int, goal: int) -> bool:
@@ -250,22 +256,9 @@ def hail_after_fate(ctx: Context, context: dict[str, Any], rerolled: bool) -> No
     reroll) takes the d4 once."""
     player = context["player"]
     if rerolled:
-        goal, luck = context["goal"], context["luck_mod"]
         die = fate.reroll(ctx, "1d20", "hail", player, context)
-        total = die + luck
-        success = hail_success(ctx, total, goal)
-        ctx.emit(
-            "HailSaveRolled",
-            player=player,
-            goal=goal,
-            die_value=die,
-            luck_mod=luck,
-            total=total,
-            success=success,
-            automatic=False,
-            fate_reroll_of=context["roll_id"],
-        )
-        if success:
+        goal, luck, original = context["goal"], context["luck_mod"], context["roll_id"]
+        if save_rolled(ctx, player, goal, luck, die, fate_reroll_of=original):
             return
     hail_failed(ctx, player)
 

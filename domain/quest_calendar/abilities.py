@@ -136,15 +136,7 @@ def use_ability(ctx: Context, args: Args) -> None:
     check = _target_check(ctx, page, on_roll, ability) if on_roll is not None else None
     items.can_apply(ctx, kind, ability["effect"], stat)
     qc.spend_ability(ctx, ability_id, context)
-    if ability["usage"] == "surge":
-        pool = hero["pool"]
-        ctx.emit(
-            "SurgeSpent",
-            ability_id=ability_id,
-            cost=ability["cost"],
-            remaining=pool["max"] - pool["spent"],
-            pool_max=pool["max"],
-        )
+    qc.record_surge(ctx, ability_id, ability)
     details: dict[str, Any] = {
         "ability_id": ability_id,
         "usage": ability["usage"],

@@ -286,15 +286,7 @@ def apply_ability(
         if entry["damage"] is not None:
             change.update(damage_total=entry["damage"]["total"])
     work["abilities"].append(use["id"])
-    if ability["usage"] == "surge":
-        pool = hero["pool"]
-        ctx.emit(
-            "SurgeSpent",
-            ability_id=use["id"],
-            cost=ability["cost"],
-            remaining=pool["max"] - pool["spent"],
-            pool_max=pool["max"],
-        )
+    qc.record_surge(ctx, use["id"], ability)
     ctx.emit(
         "AbilityUsed",
         ability_id=use["id"],

@@ -127,19 +127,27 @@ def combat_options(
             continue
         if kind == "reroll" and stage is not None and effect.get("roll") not in (None, stage):
             continue
-        left = uses_left(ability, pool)
-        if left is not None and left < 1:
-            continue
-        options.append(
-            {
-                "id": ability["id"],
-                "kind": kind,
-                "usage": ability["usage"],
-                "uses_left": left,
-                "effect": dict(effect),
-            }
-        )
+        option = ability_option(ability, pool)
+        if option is not None:
+            options.append(option)
     return options
+
+
+def ability_option(
+    ability: Mapping[str, Any], pool: Mapping[str, Any] | None
+) -> dict[str, Any] | None:
+    """An ability as a decision offers it, or None when it has no use left (QC-16..QC-19)."""
+    left = uses_left(ability, pool)
+    if left is not None and left < 1:
+        return None
+    effect = ability.get("effect") or {}
+    return {
+        "id": ability["id"],
+        "kind": effect.get("kind"),
+        "usage": ability["usage"],
+        "uses_left": left,
+        "effect": dict(effect),
+    }
 
 
 # -- reading the page and the player's abilities -----------------------------------------------

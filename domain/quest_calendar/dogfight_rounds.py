@@ -46,7 +46,7 @@ from domain.errors import InvalidInput, NoSuchDecision
 from domain.quest_calendar import items
 from domain.quest_calendar import state as qc
 from domain.quest_calendar.combat_rounds import ask_decision
-from domain.quest_calendar.combat_rules import uses_left
+from domain.quest_calendar.combat_rules import ability_option, uses_left
 from domain.quest_calendar.ship import (
     ROUND_EXAMPLE,
     aim_hits,
@@ -115,18 +115,9 @@ def dogfight_options(hero: dict[str, Any], which: str) -> list[dict[str, Any]]:
         )
         if ability["context"] != "dogfight" or not fits:
             continue
-        left = uses_left(ability, hero["pool"])
-        if left is not None and left < 1:
-            continue
-        options.append(
-            {
-                "id": ability["id"],
-                "kind": kind,
-                "usage": ability["usage"],
-                "uses_left": left,
-                "effect": dict(effect),
-            }
-        )
+        option = ability_option(ability, hero["pool"])
+        if option is not None:
+            options.append(option)
     return options
 
 
@@ -262,15 +253,7 @@ def _apply(ctx: Context, fight: dict[str, Any], which: str, ability_id: str, whe
         change = {"bonus": bonus}
     _judge(ctx, _spec(fight, work), which, roll)
     work["abilities"].append(ability_id)
-    if ability["usage"] == "surge":
-        pool = hero["pool"]
-        ctx.emit(
-            "SurgeSpent",
-            ability_id=ability_id,
-            cost=ability["cost"],
-            remaining=pool["max"] - pool["spent"],
-            pool_max=pool["max"],
-        )
+    qc.record_surge(ctx, ability_id, ability)
     verdict = {"hit": roll["hit"]} if which == "aim" else {"tier": roll["tier"]}
     ctx.emit(
         "AbilityUsed",

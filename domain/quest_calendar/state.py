@@ -327,6 +327,20 @@ def require_context(ctx: Context, ability: Mapping[str, Any], context: str) -> N
         )
 
 
+def record_surge(ctx: Context, ability_id: str, ability: Mapping[str, Any]) -> None:
+    """QC-19: after a surge ability's use, record what it cost and what is left of the pool."""
+    if ability["usage"] != "surge":
+        return
+    pool = hero(ctx)["pool"]
+    ctx.emit(
+        "SurgeSpent",
+        ability_id=ability_id,
+        cost=ability["cost"],
+        remaining=pool["max"] - pool["spent"],
+        pool_max=pool["max"],
+    )
+
+
 def spend_ability(ctx: Context, ability_id: str, context: str) -> dict[str, Any]:
     """Mark one use of an ability, refusing what its usage or context forbids (QC-15..QC-19).
 
