@@ -159,8 +159,10 @@ def loaded_campaign(app: Questlog, rolls: int = 36) -> UUID:
 def test_a_loaded_die_is_flagged_and_fair_server_dice_are_not(
     app: Questlog, views: ViewStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A fixed server seed makes the fair dice, and so this test, deterministic.
+    # A fixed server seed and client seed make the fair dice, and so this test, deterministic
+    # (with a random client seed the fair dice failed the 1 % test about once a hundred runs).
     monkeypatch.setattr(dicelib, "new_server_seed", lambda: FIXED_SEED)
+    monkeypatch.setattr(dicelib, "new_client_seed", lambda: "fairness")
     fair = many_rolls(app, 2000)
     monkeypatch.undo()
     loaded = loaded_campaign(app)
