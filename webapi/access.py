@@ -12,7 +12,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from uuid import UUID
@@ -33,6 +33,7 @@ AUTH_KEY = "questlog_auth"
 RATE_KEY = "questlog_rate_limit"
 DEFAULT_RATE_LIMIT = 50.0
 """Appends per second per token, with a burst of as many (QUESTLOG_RATE_LIMIT; 0 turns it off)."""
+EXEMPT_KEY = "questlog_rate_limit_exempt"
 OPEN_ENDPOINTS = frozenset({"api-docs.openapi_json", "static"})
 ADMIN_ONLY_PATHS = ("/admin/", "/views/rolls", "/views/campaigns", "/analytics/", "/projections")
 """Routes across every campaign (or, for /projections, the whole log's head and positions): only
@@ -64,6 +65,14 @@ def rate_setting(rate: float | None) -> float:
     if rate is not None:
         return rate
     return float(os.environ.get("QUESTLOG_RATE_LIMIT", DEFAULT_RATE_LIMIT))
+
+
+def exempt_setting(exempt: Iterable[str] | None) -> frozenset[str]:
+    """Token ids the rate limit does not count: the argument, else QUESTLOG_RATE_LIMIT_EXEMPT
+    (ids separated by commas), else none. The benchmark exempts the one token it creates."""
+    if exempt is None:
+        exempt = os.environ.get("QUESTLOG_RATE_LIMIT_EXEMPT", "").split(",")
+    return frozenset(token_id.strip() for token_id in exempt if token_id.strip())
 
 
 @dataclass
@@ -255,7 +264,8 @@ def before() -> Response | None:
         if refused is not None:
             return refused
     limiter: RateLimiter | None = current_app.extensions.get(RATE_KEY)
-    if limiter is not None and appends():
+    exempt = token is not None and token.id in current_app.extensions[EXEMPT_KEY]
+    if limiter is not None and not exempt and appends():
         wait = limiter.take(token.id if token else request.remote_addr or "-")
         if wait:
             return refuse(
@@ -284,11 +294,19 @@ def after(_error: BaseException | None) -> None:
         acting.__exit__(None, None, None)
 
 
-def install(app: Flask, *, auth: bool | str | None, rate_limit: float | None) -> None:
-    """Turn access control on the app on or off, with its append rate limit."""
+def install(
+    app: Flask,
+    *,
+    auth: bool | str | None,
+    rate_limit: float | None,
+    rate_limit_exempt: Iterable[str] | None = None,
+) -> None:
+    """Turn access control on the app on or off, with its append rate limit and the token ids
+    that limit does not count."""
     app.config[AUTH_KEY] = auth_setting(auth)
     rate = rate_setting(rate_limit)
     app.extensions[RATE_KEY] = RateLimiter(rate) if rate > 0 else None
+    app.extensions[EXEMPT_KEY] = exempt_setting(rate_limit_exempt)
     app.before_request(before)
     app.after_request(answer_headers)
     app.teardown_request(after)

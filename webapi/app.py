@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from flask import Flask
@@ -45,12 +46,14 @@ def create_app(
     *,
     auth: bool | str | None = None,
     rate_limit: float | None = None,
+    rate_limit_exempt: Iterable[str] | None = None,
     **config: Any,
 ) -> Flask:
     """Build the API around a Questlog application (one is opened from the environment if none).
 
     ``auth`` turns access control on or off (default: QUESTLOG_AUTH, else on); ``rate_limit`` is
-    the appends per second each token may make (default: QUESTLOG_RATE_LIMIT; 0 is no limit).
+    the appends per second each token may make (default: QUESTLOG_RATE_LIMIT; 0 is no limit);
+    ``rate_limit_exempt`` the token ids it does not count (default: QUESTLOG_RATE_LIMIT_EXEMPT).
     """
     app = Flask("questlog")
     app.config.update(
@@ -78,6 +81,6 @@ def create_app(
     api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
     api.spec.options["security"] = [{"bearer": []}]
     limits.install(app)
-    access.install(app, auth=auth, rate_limit=rate_limit)
+    access.install(app, auth=auth, rate_limit=rate_limit, rate_limit_exempt=rate_limit_exempt)
     errors.register(app)
     return app

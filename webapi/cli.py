@@ -49,7 +49,7 @@ def serve(host: str, port: int, threads: int, no_views: bool) -> None:
     from waitress import serve as waitress_serve
 
     from projections.runners import ViewsWorker
-    from webapi.access import auth_setting
+    from webapi.access import auth_setting, exempt_setting
     from webapi.app import create_app
     from webapi.views import WORKER_KEY, close_views
 
@@ -77,6 +77,12 @@ def serve(host: str, port: int, threads: int, no_views: bool) -> None:
     console.print(f"OpenAPI document: http://{host}:{port}/openapi.json")
     console.print("Views: " + ("run elsewhere (--no-views)" if worker is None else "embedded"))
     console.print("Auth: " + ("bearer tokens" if auth else "off (loopback only)"))
+    exempt = exempt_setting(None)
+    if exempt:
+        console.print(
+            f"Rate limit not counted for the token(s) {', '.join(sorted(exempt))} "
+            "(QUESTLOG_RATE_LIMIT_EXEMPT)"
+        )
     try:
         waitress_serve(app, host=host, port=port, threads=threads, ident="questlog")
     finally:

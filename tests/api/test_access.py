@@ -18,6 +18,7 @@ from domain.application import Questlog
 from domain.store import StoreConfig
 from tests.api.conftest import TokenClient, client_as
 from tests.api.test_cli_and_server import QUESTLOG
+from webapi.access import exempt_setting
 from webapi.app import create_app
 from webapi.cli import main
 
@@ -218,6 +219,26 @@ def test_appends_over_the_rate_limit_get_429_with_retry_after(questlog: Questlog
     limited = [r for r in statuses if r.status_code == 429]
     assert limited and int(limited[0].headers["Retry-After"]) >= 1
     assert cast.as_("viewer").get(f"/campaigns/{cast.cid}").status_code == 200
+
+
+def test_only_the_exempt_token_is_not_counted_by_the_rate_limit(
+    questlog: Questlog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bench, bench_secret = questlog.create_token("bench", admin=True)
+    monkeypatch.setenv("QUESTLOG_RATE_LIMIT_EXEMPT", f" {bench.id} ,")
+    cast = Cast(questlog, rate=1)
+    exempt = client_as(cast.app, bench_secret)
+    rolls = [exempt.post(f"/campaigns/{cast.cid}/rolls", json={"dice": "d20"}) for _ in range(5)]
+    assert [r.status_code for r in rolls] == [201] * 5
+    owner = cast.as_("owner")
+    statuses = [owner.post(f"/campaigns/{cast.cid}/rolls", json={"dice": "d20"}) for _ in range(3)]
+    assert 429 in {r.status_code for r in statuses}
+
+
+def test_no_token_is_exempt_from_the_rate_limit_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("QUESTLOG_RATE_LIMIT_EXEMPT", raising=False)
+    assert exempt_setting(None) == frozenset()
+    assert exempt_setting(["a1", " ", "b2 "]) == {"a1", "b2"}
 
 
 def test_a_secret_seed_is_in_no_response_event_or_log_line_before_it_is_revealed(
