@@ -5,13 +5,19 @@
     keep-alive HTTP clients in threads of this process;
 (b) loading a 10,000-event campaign: now (cold and warm cache) and at version 5,000;
 (c) auditing that campaign;
-(d) with ``--views`` (or ``--views-only``): the views catching up on 100,000 events on SQLite and
-    PostgreSQL beside the one-transaction-per-event baseline, and their lag under a steady 500
-    commands/s through the API (``bench/views_bench.py``).
+(d) the views catching up on 100,000 events on SQLite and PostgreSQL beside the
+    one-transaction-per-event baseline (``bench/views_bench.py``);
+(e) the views' lag under a steady 500 commands/s through the API (``bench/views_lag.py``).
 
-Prints the figures beside the targets of issue 2 (point 10) with PASS/MISS. Exits 0 whatever the
-figures are; non-zero only when the benchmark itself fails (a server that does not start, a
-request that errors or answers anything but 201).
+Access control is on wherever HTTP is used, as the service's defaults have it: each run creates
+its own admin token on the store before its server starts and exempts exactly that token from the
+per-token rate limit (``QUESTLOG_RATE_LIMIT_EXEMPT``), so that the load is delivered.
+
+Each part prints its figures beside the targets (issues 2 and 6) with PASS/MISS as soon as it
+has them, and ``--json`` is rewritten after each part. Every HTTP status is counted; a load with
+fewer than 99 % of its requests answered 201 is FAILED, with no verdict. A part that fails is
+reported with the reason and the remaining parts still run; the exit status is then 1 (0 when
+every part measured, whatever the figures).
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from importlib.metadata import version as package_version
 from pathlib import Path
@@ -35,10 +43,18 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.domain_bench import DomainResult, Timing, measure_domain
-from bench.load import HOST, LoadResult, merge, request_json, run_load
-from bench.server import BARE_PATH, READY_PATH
-from bench.views_bench import ViewsResult, measure_views, views_table
-from bench.views_bench import as_json as views_json
+from bench.load import HOST, LoadResult, merge, request_json, run_load, statuses_text
+from bench.server import BARE_PATH, READY_PATH, create_bench_token
+from bench.views_bench import (
+    catch_up_json,
+    catch_up_table,
+    lag_json,
+    lag_table,
+    measure_postgres_catch_up,
+    measure_sqlite_catch_up,
+    measure_views_lag,
+)
+from domain.store import StoreConfig
 
 ROLL_BODY = {"dice": "d20", "purpose": "bench"}
 
@@ -103,8 +119,8 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, argparse.Namespace]:
     )
     parser.add_argument("--skip-http", action="store_true", help="skip part (a)")
     parser.add_argument("--skip-domain", action="store_true", help="skip parts (b) and (c)")
-    parser.add_argument("--views", action="store_true", help="also run part (d), the views")
-    parser.add_argument("--views-only", action="store_true", help="run only part (d)")
+    parser.add_argument("--skip-views", action="store_true", help="skip parts (d) and (e)")
+    parser.add_argument("--views-only", action="store_true", help="run only parts (d) and (e)")
     parser.add_argument("--views-events", type=int, help="events of the log (default 100000)")
     parser.add_argument(
         "--views-baseline", type=int, help="events for the 1-per-transaction baseline (10000)"
@@ -112,7 +128,9 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, argparse.Namespace]:
     parser.add_argument("--views-seconds", type=float, help="seconds of steady load (default 10)")
     parser.add_argument("--views-rate", type=float, default=500.0, help="commands/s of the load")
     parser.add_argument("--no-postgres", action="store_true", help="part (d) on SQLite only")
-    parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
+    parser.add_argument(
+        "--json", type=Path, help="also write the results to this JSON file (after every part)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args(argv)
     quick = args.quick
@@ -177,7 +195,7 @@ def free_port() -> int:
 class ServerProcess:
     """``python -m bench.server`` in a subprocess, its output in a log file."""
 
-    def __init__(self, workdir: Path, threads: int) -> None:
+    def __init__(self, workdir: Path, threads: int, exempt: str) -> None:
         self.port = free_port()
         workdir.mkdir(parents=True, exist_ok=True)
         self.log_path = workdir / "server.log"
@@ -194,6 +212,8 @@ class ServerProcess:
             str(self.port),
             "--threads",
             str(threads),
+            "--rate-limit-exempt",
+            exempt,
         ]
         root = Path(__file__).resolve().parent.parent
         env = {
@@ -246,17 +266,35 @@ class ServerProcess:
 
 @dataclass
 class HttpResult:
-    """Part (a): the runs, keyed by name, and the consistency check of the shared campaign."""
+    """Part (a): the runs, keyed by name, the warm-ups, and the consistency check of the shared
+    campaign."""
 
     runs: dict[str, LoadResult]
+    warmups: dict[str, LoadResult]
     versions_ok: bool
     version_note: str
 
+    def failure(self) -> str | None:
+        """Why the part failed (a load not delivered, a wrong version), or None."""
+        reasons = [
+            f"{name}: only {run.success:.1%} of the requests answered 201 "
+            f"({statuses_text(run.statuses, len(run.errors))}; first errors: {run.errors[:2]})"
+            for name, run in [*self.warmups.items(), *self.runs.items()]
+            if not run.delivered
+        ]
+        if not self.versions_ok:
+            reasons.append(self.version_note)
+        return "; ".join(reasons) or None
 
-def create_campaign(port: int, name: str) -> str:
+
+def create_campaign(port: int, name: str, token: str) -> str:
     """A campaign created through the API; returns its id."""
     status, body = request_json(
-        port, "POST", "/campaigns", {"game": "quest-calendar", "name": name, "house_rules": {}}
+        port,
+        "POST",
+        "/campaigns",
+        {"game": "quest-calendar", "name": name, "house_rules": {}},
+        token=token,
     )
     if status != 201:
         raise BenchError(f"POST /campaigns answered {status}: {body}")
@@ -265,42 +303,48 @@ def create_campaign(port: int, name: str) -> str:
 
 def measure_http(settings: Settings, workdir: Path) -> HttpResult:
     """Start the server, load the bare route and the roll route, stop the server."""
-    server = ServerProcess(workdir, settings.threads)
+    workdir.mkdir(parents=True, exist_ok=True)
+    token_id, token = create_bench_token(StoreConfig(sqlite_path=workdir / "questlog.db"))
+    console.print(
+        f"  [dim]access control on, as deployed: every request carries this run's admin token "
+        f"{token_id}; the rate limit does not count that token (QUESTLOG_RATE_LIMIT_EXEMPT), "
+        "so that the load is delivered[/dim]"
+    )
+    server = ServerProcess(workdir, settings.threads, token_id)
     try:
         server.wait_ready()
-        shared = create_campaign(server.port, "bench: shared campaign")
+        shared = create_campaign(server.port, "bench: shared campaign", token)
         plans: list[tuple[str, list[str]]] = [
             ("bare", [BARE_PATH] * settings.clients),
             ("roll", [f"/campaigns/{shared}/rolls"] * settings.clients),
         ]
         if settings.extras:
             own = [
-                create_campaign(server.port, f"bench: client {i}") for i in range(settings.clients)
+                create_campaign(server.port, f"bench: client {i}", token)
+                for i in range(settings.clients)
             ]
             plans.append(("roll_per_client", [f"/campaigns/{cid}/rolls" for cid in own]))
         parts: dict[str, list[LoadResult]] = {name: [] for name, _ in plans}
         rolled_on_shared = 0
 
         def load(name: str, paths: list[str], seconds: float) -> LoadResult:
-            result = run_load(
+            return run_load(
                 name=name,
                 port=server.port,
                 paths=paths,
                 body=ROLL_BODY,
                 seconds=seconds,
                 server_pid=server.pid,
+                token=token,
             )
-            if result.errors or result.failures(201):
-                seen = f"{dict(result.statuses)} {result.errors[:3]}"
-                raise BenchError(f"{name}: {seen}\n{server.tail()}")
-            return result
 
         console.print(
             f"  [dim]{settings.clients} clients; each route: {settings.warmup:g} s warm-up, then "
             f"{settings.seconds:g} s measured in {settings.rounds} alternating round(s)[/dim]"
         )
+        warmups = {}
         for name, paths in plans:
-            warm = load(f"{name} warm-up", paths, settings.warmup)
+            warm = warmups[name] = load(f"{name} warm-up", paths, settings.warmup)
             if name == "roll":
                 rolled_on_shared += warm.statuses[201]
         for round_number in range(settings.rounds):
@@ -311,16 +355,20 @@ def measure_http(settings: Settings, workdir: Path) -> HttpResult:
                 if name == "roll":
                     rolled_on_shared += part.statuses[201]
         runs = {name: merge(name, results) for name, results in parts.items()}
-        status, body = request_json(server.port, "GET", f"/campaigns/{shared}")
+        status, body = request_json(server.port, "GET", f"/campaigns/{shared}", token=token)
         expected = 1 + rolled_on_shared
         got = body.get("version") if status == 200 and isinstance(body, dict) else None
         note = f"shared campaign at version {got}, expected {expected} (1 + every 201)"
-        return HttpResult(runs, got == expected, note)
+        return HttpResult(runs, warmups, got == expected, note)
     finally:
         server.stop()
 
 
 # -- report --------------------------------------------------------------------------------------
+
+
+FAILED = "[bold red]FAILED[/bold red]"
+"""In place of a verdict: the load was not delivered, so the figure means nothing."""
 
 
 def verdict(ok: bool) -> str:
@@ -356,7 +404,9 @@ def http_table(result: HttpResult) -> Table:
         ("p99 latency", lambda r: f"{r.percentile_ms(99):.2f} ms"),
         ("mean latency", lambda r: f"{r.mean_ms:.2f} ms"),
         ("max latency", lambda r: f"{r.percentile_ms(100):.2f} ms"),
-        ("requests (all 201)", lambda r: f"{r.requests:,} in {r.seconds:.1f} s"),
+        ("requests", lambda r: f"{r.requests + len(r.errors):,} in {r.seconds:.1f} s"),
+        ("every status", lambda r: statuses_text(r.statuses, len(r.errors))),
+        ("answered 201", lambda r: f"{r.success:.1%}" + ("" if r.delivered else " FAILED")),
         ("clients", lambda r: str(r.clients)),
         ("server CPU (cores)", lambda r: "?" if r.server_cpu is None else f"{r.server_cpu:.2f}"),
         (
@@ -384,19 +434,20 @@ def targets_table(
     table.add_column("", justify="center")
     if http is not None:
         bare, roll = http.runs["bare"], http.runs["roll"]
+        delivered = bare.delivered and roll.delivered
         ratio = roll.throughput / bare.throughput if bare.throughput else 0.0
         table.add_row(
             "(a) roll / bare throughput",
             f"{ratio:.2f}  [dim]({roll.throughput:,.0f} / {bare.throughput:,.0f} req/s)[/dim]",
             f"≥ {RATIO_TARGET:.2f}",
-            verdict(ratio >= RATIO_TARGET),
+            verdict(ratio >= RATIO_TARGET) if delivered else FAILED,
         )
         p99 = roll.percentile_ms(99)
         table.add_row(
             f"(a) roll p99 latency, {roll.clients} clients",
             f"{p99:.2f} ms",
             f"≤ {ROLL_P99_MS:g} ms",
-            verdict(p99 <= ROLL_P99_MS),
+            verdict(p99 <= ROLL_P99_MS) if roll.delivered else FAILED,
         )
     if domain is not None:
         n, v = domain.events, domain.at_version
@@ -430,53 +481,93 @@ def targets_table(
     return table
 
 
-def as_json(
-    settings: Settings, info: dict[str, Any], http: HttpResult | None, domain: DomainResult | None
-) -> dict[str, Any]:
-    """The results as plain data."""
-    data: dict[str, Any] = {"settings": asdict(settings), "machine": info}
-    if http is not None:
-        data["http"] = {
-            name: {
-                "requests_per_s": run.throughput,
-                "p50_ms": run.percentile_ms(50),
-                "p99_ms": run.percentile_ms(99),
-                "mean_ms": run.mean_ms,
-                "max_ms": run.percentile_ms(100),
-                "requests": run.requests,
-                "seconds": run.seconds,
-                "clients": run.clients,
-                "server_cpu": run.server_cpu,
-                "server_cpu_ms_per_request": run.server_cpu_ms,
-                "client_cpu": run.client_cpu,
-                "other_cpu": run.other_cpu,
-            }
-            for name, run in http.runs.items()
+def http_json(http: HttpResult) -> dict[str, Any]:
+    """Part (a) as plain data."""
+    data: dict[str, Any] = {
+        name: {
+            "requests_per_s": run.throughput,
+            "p50_ms": run.percentile_ms(50),
+            "p99_ms": run.percentile_ms(99),
+            "mean_ms": run.mean_ms,
+            "max_ms": run.percentile_ms(100),
+            "requests": run.requests,
+            "statuses": {str(status): n for status, n in sorted(run.statuses.items())},
+            "transport_errors": len(run.errors),
+            "success": run.success,
+            "delivered": run.delivered,
+            "seconds": run.seconds,
+            "clients": run.clients,
+            "server_cpu": run.server_cpu,
+            "server_cpu_ms_per_request": run.server_cpu_ms,
+            "client_cpu": run.client_cpu,
+            "other_cpu": run.other_cpu,
         }
-        data["http"]["versions_ok"] = http.versions_ok
-    if domain is not None:
-        timings = {
-            "current_cold": domain.current_cold,
-            "current_warm": domain.current_warm,
-            "at_version_cold": domain.at_version_cold,
-            "audit": domain.audit,
-        }
-        if domain.worst_case is not None:
-            timings["worst_case"] = domain.worst_case
-        if domain.audit_revealed is not None:
-            timings["audit_revealed"] = domain.audit_revealed
-        data["domain"] = {
-            "events": domain.events,
-            "at_version": domain.at_version,
-            "build_seconds": domain.build_seconds,
-            **{name: {"median_s": t.median, "samples_s": t.samples} for name, t in timings.items()},
-            "audit_report": domain.audit_report,
-        }
+        for name, run in http.runs.items()
+    }
+    data["versions_ok"] = http.versions_ok
+    data["auth"] = "on; the run's own admin token exempt from the rate limit"
     return data
 
 
+def domain_json(domain: DomainResult) -> dict[str, Any]:
+    """Parts (b) and (c) as plain data."""
+    timings = {
+        "current_cold": domain.current_cold,
+        "current_warm": domain.current_warm,
+        "at_version_cold": domain.at_version_cold,
+        "audit": domain.audit,
+    }
+    if domain.worst_case is not None:
+        timings["worst_case"] = domain.worst_case
+    if domain.audit_revealed is not None:
+        timings["audit_revealed"] = domain.audit_revealed
+    return {
+        "events": domain.events,
+        "at_version": domain.at_version,
+        "build_seconds": domain.build_seconds,
+        **{name: {"median_s": t.median, "samples_s": t.samples} for name, t in timings.items()},
+        "audit_report": domain.audit_report,
+    }
+
+
+class Results:
+    """The figures so far, rewritten to ``--json`` (atomically) after every part."""
+
+    def __init__(self, path: Path | None, settings: Settings, info: dict[str, Any]) -> None:
+        self.path = path
+        self.data: dict[str, Any] = {
+            "settings": asdict(settings),
+            "machine": info,
+            "parts": {},
+            "failed": {},
+        }
+
+    def record(self, part: str, figures: dict[str, Any]) -> None:
+        """A part's figures."""
+        self.data[part] = figures
+
+    def finish(self, part: str, failure: str | None) -> None:
+        """A part is over: ``ok`` or failed (with the reason); write the file."""
+        self.data["parts"][part] = "ok" if failure is None else "failed"
+        if failure is not None:
+            self.data["failed"][part] = failure
+        self.write()
+
+    def write(self) -> None:
+        """Replace the JSON file in one step, so a reader never sees half of it."""
+        if self.path is None:
+            return
+        temporary = self.path.with_name(f".{self.path.name}.tmp")
+        temporary.write_text(json.dumps(self.data, indent=2) + "\n", encoding="utf-8")
+        os.replace(temporary, self.path)
+
+
+Part = Callable[[], str | None]
+"""Measures, prints and records its figures; returns why it failed, or None."""
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run everything; 0 whatever the figures, 1 if the benchmark could not measure."""
+    """Run every part; 0 whatever the figures, 1 if a part could not measure (the others run)."""
     settings, args = parse_args(argv)
     info = machine()
     console.print(
@@ -486,52 +577,18 @@ def main(argv: list[str] | None = None) -> int:
         f"load average {info['loadavg_at_start'][0]}"
     )
     workdir = Path(tempfile.mkdtemp(prefix="questlog-bench-"))
-    http: HttpResult | None = None
-    domain: DomainResult | None = None
-    views: ViewsResult | None = None
-    if args.views_only:
-        args.skip_http = args.skip_domain = args.views = True
-    try:
-        if not args.skip_http:
-            console.print("[bold](a)[/bold] HTTP load on a fresh SQLite store")
-            http = measure_http(settings, workdir / "http")
-        if not args.skip_domain:
-            console.print(f"[bold](b), (c)[/bold] a campaign of {settings.events:,} events")
-            domain = measure_domain(
-                workdir / "domain" / "questlog.db",
-                events=settings.events,
-                at_version=settings.at_version,
-                repeat=settings.repeat,
-                audit_repeat=settings.audit_repeat,
-                extras=settings.extras,
-                progress=lambda text: console.print(f"  [dim]{text}[/dim]"),
-            )
-        if args.views:
-            console.print("[bold](d)[/bold] the views: catch-up and lag")
-            views = measure_views(
-                workdir / "views",
-                events=args.views_events or (10_000 if settings.quick else 100_000),
-                baseline=args.views_baseline or (2_000 if settings.quick else 10_000),
-                seconds=args.views_seconds or (3.0 if settings.quick else 10.0),
-                rate=args.views_rate,
-                port=free_port(),
-                postgres=not args.no_postgres,
-                note=lambda text: console.print(f"  [dim]{text}[/dim]"),
-            )
-    except BenchError as error:
-        console.print(f"[bold red]benchmark failed:[/bold red] {error}")
-        return 1
-    finally:
-        if args.keep:
-            console.print(f"[dim]kept {workdir}[/dim]")
-        else:
-            _remove_tree(workdir)
+    results = Results(args.json, settings, info)
+    results.write()
+    note: Callable[[str], None] = lambda text: console.print(f"  [dim]{text}[/dim]")  # noqa: E731
+    views_events = args.views_events or (10_000 if settings.quick else 100_000)
+    views_baseline = args.views_baseline or (2_000 if settings.quick else 10_000)
 
-    console.print()
-    if http is not None:
+    def http_part() -> str | None:
+        console.print("[bold](a)[/bold] HTTP load on a fresh SQLite store")
+        http = measure_http(settings, workdir / "http")
+        results.record("http", http_json(http))
         console.print(http_table(http))
-        if not http.versions_ok:
-            console.print(f"[bold red]{http.version_note}[/bold red]")
+        console.print(targets_table(http, None, settings))
         disturbed = [
             name
             for name, run in http.runs.items()
@@ -543,25 +600,94 @@ def main(argv: list[str] | None = None) -> int:
                 f"{', '.join(disturbed)}: those figures are disturbed; run again on a quiet "
                 "machine[/yellow]"
             )
-    if http is not None or domain is not None:
-        console.print(targets_table(http, domain, settings))
-    if views is not None:
-        console.print(views_table(views, verdict))
-    if domain is not None:
+        return http.failure()
+
+    def domain_part() -> str | None:
+        console.print(f"[bold](b), (c)[/bold] a campaign of {settings.events:,} events")
+        domain = measure_domain(
+            workdir / "domain" / "questlog.db",
+            events=settings.events,
+            at_version=settings.at_version,
+            repeat=settings.repeat,
+            audit_repeat=settings.audit_repeat,
+            extras=settings.extras,
+            progress=note,
+        )
+        results.record("domain", domain_json(domain))
+        console.print(targets_table(None, domain, settings))
         rolls = domain.audit_report["rolls"]
         console.print(
             f"[dim]campaign built in {domain.build_seconds:.1f} s through Questlog.roll; "
             f"audit: chain_ok={domain.audit_report['chain_ok']}, rolls={rolls}[/dim]"
         )
-    if args.json is not None:
-        data = as_json(settings, info, http, domain)
-        if views is not None:
-            data["views"] = views_json(views)
-        args.json.write_text(json.dumps(data, indent=2) + "\n")
-    if http is not None and not http.versions_ok:
-        return 1
-    if domain is not None and not domain.audit_report["ok"]:
-        console.print("[bold red]the audit of the benchmark campaign failed[/bold red]")
+        return None if domain.audit_report["ok"] else "the audit of the benchmark campaign failed"
+
+    def catch_up_part(kind: str) -> Part:
+        measure = measure_sqlite_catch_up if kind == "sqlite" else measure_postgres_catch_up
+
+        def part() -> str | None:
+            console.print(f"[bold](d)[/bold] the views catching up on {kind}")
+            run = measure(
+                workdir / "views", events=views_events, baseline=views_baseline, note=note
+            )
+            results.record(f"views_{kind}", catch_up_json(run))
+            console.print(catch_up_table(run, verdict))
+            return None
+
+        return part
+
+    def lag_part() -> str | None:
+        console.print("[bold](e)[/bold] the views' lag under load through the API")
+        lag = measure_views_lag(
+            workdir / "views",
+            free_port(),
+            rate=args.views_rate,
+            seconds=args.views_seconds or (3.0 if settings.quick else 10.0),
+            note=note,
+        )
+        results.record("views_lag", lag_json(lag))
+        console.print(lag_table(lag, verdict))
+        if lag.delivered:
+            return None
+        return (
+            f"only {lag.success:.1%} of the {lag.sent:,} commands answered 201 "
+            f"({lag.statuses_text()}); a load not delivered gets no verdict"
+        )
+
+    if args.views_only:
+        args.skip_http = args.skip_domain = True
+    parts: list[tuple[str, Part]] = []
+    if not args.skip_http:
+        parts.append(("http", http_part))
+    if not args.skip_domain:
+        parts.append(("domain", domain_part))
+    if not args.skip_views:
+        parts.append(("views_sqlite", catch_up_part("sqlite")))
+        if not args.no_postgres:
+            parts.append(("views_postgres", catch_up_part("postgres")))
+        parts.append(("views_lag", lag_part))
+    try:
+        for name, part in parts:
+            try:
+                failure = part()
+            except Exception as error:  # reported; the remaining parts still run
+                failure = f"{type(error).__name__}: {error}"
+                console.print(f"[dim]{traceback.format_exc(limit=-3)}[/dim]")
+            if failure is not None:
+                console.print(f"[bold red]FAILED: part {name}:[/bold red] {failure}")
+            results.finish(name, failure)
+    finally:
+        if args.keep:
+            console.print(f"[dim]kept {workdir}[/dim]")
+        else:
+            _remove_tree(workdir)
+    failed = results.data["failed"]
+    if failed:
+        console.print(
+            f"[bold red]{len(failed)} of {len(parts)} part(s) failed:[/bold red] "
+            + ", ".join(failed)
+            + "; the figures of the others stand"
+        )
         return 1
     return 0
 

@@ -1,8 +1,11 @@
 """The benchmark's server: the production stack (waitress + ``create_app``) plus a bare route.
 
-Run as ``python -m bench.server --db DIR/questlog.db --bare-db DIR/bare.db --port N``. It serves
-exactly what ``questlog serve`` serves (``waitress.serve(create_app(Questlog(...)), threads=8)``)
-on a SQLite file, with one extra plain Flask route registered on that same app:
+Run as ``python -m bench.server --db DIR/questlog.db --bare-db DIR/bare.db --port N
+--rate-limit-exempt TOKEN_ID``. It serves exactly what ``questlog serve`` serves
+(``waitress.serve(create_app(Questlog(...)), threads=8)``, access control on, the rate limit at
+its setting) on a SQLite file, with one extra plain Flask route registered on that same app. The
+benchmark's own admin token (``create_bench_token``) is the one token the rate limit does not
+count: its load is meant to be delivered, not refused with 429.
 
 ``POST /bench/bare`` parses the JSON body, inserts one row into a SQLite table (its own WAL-mode
 file, one short transaction per request, one connection per worker thread) and answers a small
@@ -14,12 +17,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import secrets
 import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, request
+
+from domain.store import StoreConfig
 
 BARE_PATH = "/bench/bare"
 READY_PATH = "/openapi.json"
@@ -66,8 +72,14 @@ class BareStore:
 
 
 def add_bare_route(app: Flask, store: BareStore) -> None:
-    """Register ``POST /bench/bare`` on an existing app (before it serves its first request)."""
+    """Register ``POST /bench/bare`` on an existing app (before it serves its first request).
 
+    It declares ``any`` token, so with access control on it pays the same token check as the
+    roll route.
+    """
+    from webapi.access import requires
+
+    @requires("any")
     def bare() -> Response:
         payload: Any = request.get_json()
         row_id = store.insert(json.dumps(payload))
@@ -76,14 +88,24 @@ def add_bare_route(app: Flask, store: BareStore) -> None:
     app.add_url_rule(BARE_PATH, "bench_bare", bare, methods=["POST"])
 
 
-def build_app(db: Path, bare_db: Path) -> Flask:
-    """The production app on a SQLite store, plus the bare route."""
+def create_bench_token(config: StoreConfig) -> tuple[str, str]:
+    """A new admin token for this run on the store (before its server starts): (id, secret)."""
     from domain.application import Questlog
-    from domain.store import StoreConfig
+
+    app = Questlog(config)
+    try:
+        token, secret = app.create_token(f"bench-{secrets.token_hex(4)}", admin=True)
+    finally:
+        app.close()
+    return token.id, secret
+
+
+def build_app(db: Path, bare_db: Path, exempt: list[str]) -> Flask:
+    """The production app on a SQLite store (access control on), plus the bare route."""
+    from domain.application import Questlog
     from webapi.app import create_app
 
-    # Auth and rate limit off: the benchmark measures the store and the routes.
-    app = create_app(Questlog(StoreConfig(sqlite_path=db)), auth=False, rate_limit=0)
+    app = create_app(Questlog(StoreConfig(sqlite_path=db)), auth=True, rate_limit_exempt=exempt)
     add_bare_route(app, BareStore(bare_db))
     return app
 
@@ -95,11 +117,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bare-db", type=Path, required=True)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument(
+        "--rate-limit-exempt",
+        action="append",
+        default=[],
+        metavar="TOKEN_ID",
+        help="a token id the rate limit does not count (the benchmark's own)",
+    )
     args = parser.parse_args(argv)
 
     from waitress import serve
 
-    app = build_app(args.db, args.bare_db)
+    app = build_app(args.db, args.bare_db, args.rate_limit_exempt)
     serve(app, host="127.0.0.1", port=args.port, threads=args.threads, ident="questlog")
 
 

@@ -6,6 +6,12 @@ is sent at ``start + k / rate`` whatever the earlier ones did, one campaign and 
 connection per client thread. A poller reads the views' positions and the log's head every
 10 ms; the lag of a command is the time from its 201 to the first poll that saw every view at or
 past its event (looked up by campaign and version), measured on every fifth command.
+
+Access control is on, as deployed: the benchmark creates an admin token on the store before the
+server starts and sends it with every request, and sets ``QUESTLOG_RATE_LIMIT_EXEMPT`` to that
+token's id, because the per-token rate limit (50 appends/s by default) would refuse most of a
+500/s load with 429. Every status is counted; below ``MIN_SUCCESS`` of the scheduled commands
+answered 201 the load was not delivered, and the lag gets no verdict.
 """
 
 from __future__ import annotations
@@ -18,12 +24,15 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from bench.load import MIN_SUCCESS, auth_headers, statuses_text, success_ratio
+from bench.server import create_bench_token
 from domain.application import Questlog
 from domain.store import StoreConfig
 from projections.reads import position_of
@@ -47,6 +56,23 @@ class Lag:
     lags_s: list[float] = field(default_factory=list)
     max_events_behind: int = 0
     unmeasured: int = 0
+    statuses: Counter[int] = field(default_factory=Counter)
+    errors: list[str] = field(default_factory=list)
+    rate_limit_exempt: bool = True
+
+    @property
+    def success(self) -> float:
+        """The share of the scheduled commands answered 201."""
+        return success_ratio(self.statuses, len(self.errors))
+
+    @property
+    def delivered(self) -> bool:
+        """Whether the load was delivered well enough for the lag to mean anything."""
+        return self.sent > 0 and self.success >= MIN_SUCCESS
+
+    def statuses_text(self) -> str:
+        """Every status seen, with the transport errors."""
+        return statuses_text(self.statuses, len(self.errors))
 
     def lag(self, q: float) -> float:
         """A percentile of the lag, in seconds (nearest rank)."""
@@ -59,21 +85,33 @@ class Lag:
 # -- driving the server ---------------------------------------------------------------------------
 
 
+def lag_verdict(lag: Lag, target_s: float) -> bool | None:
+    """PASS (True) or MISS (False) for the p99 lag; None, no verdict, when the load was not
+    delivered (fewer than ``MIN_SUCCESS`` of the commands answered 201)."""
+    if not lag.delivered:
+        return None
+    return lag.lag(99) < target_s and not lag.unmeasured
+
+
 def _request(
-    conn: http.client.HTTPConnection, method: str, path: str, body: Any = None
+    conn: http.client.HTTPConnection, method: str, path: str, token: str, body: Any = None
 ) -> tuple[int, Any]:
     payload = None if body is None else json.dumps(body).encode()
-    headers = {"Content-Type": "application/json"} if payload is not None else {}
+    headers = auth_headers(token)
+    if payload is not None:
+        headers["Content-Type"] = "application/json"
     conn.request(method, path, body=payload, headers=headers)
     response = conn.getresponse()
     raw = response.read()
     return response.status, (json.loads(raw) if raw else None)
 
 
-def _serve(workdir: Path, port: int) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "QUESTLOG_DB": str(workdir / "served.db")}
-    for name in ("QUESTLOG_DATABASE_URL", "QUESTLOG_VIEWS_DB"):
+def _serve(workdir: Path, port: int, exempt: str | None) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "QUESTLOG_DB": str(workdir / "served.db"), "QUESTLOG_AUTH": "on"}
+    for name in ("QUESTLOG_DATABASE_URL", "QUESTLOG_VIEWS_DB", "QUESTLOG_RATE_LIMIT_EXEMPT"):
         env.pop(name, None)
+    if exempt is not None:
+        env["QUESTLOG_RATE_LIMIT_EXEMPT"] = exempt
     root = Path(__file__).resolve().parent.parent
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
     command = [sys.executable, "-c", "from webapi.cli import main; main()", "serve"]
@@ -84,26 +122,51 @@ def _serve(workdir: Path, port: int) -> subprocess.Popen[bytes]:
 
 
 def measure_lag(
-    workdir: Path, port: int, *, rate: float, seconds: float, clients: int, note: Progress
+    workdir: Path,
+    port: int,
+    *,
+    rate: float,
+    seconds: float,
+    clients: int,
+    note: Progress,
+    exempt: bool = True,
 ) -> Lag:
-    """Steady ``rate`` rolls/s through ``questlog serve``; the lag of the embedded views."""
+    """Steady ``rate`` rolls/s through ``questlog serve``; the lag of the embedded views.
+
+    ``exempt=False`` leaves the benchmark's token under the rate limit (to test that a load the
+    server refuses gets no verdict).
+    """
     workdir.mkdir(parents=True, exist_ok=True)
-    server = _serve(workdir, port)
+    token_id, token = create_bench_token(StoreConfig(sqlite_path=workdir / "served.db"))
+    if exempt:
+        note(
+            f"access control on, as deployed; the rate limit does not count this run's token "
+            f"{token_id} (QUESTLOG_RATE_LIMIT_EXEMPT), so that the load is delivered"
+        )
+    else:
+        note(f"access control on; this run's token {token_id} is under the rate limit")
+    server = _serve(workdir, port, token_id if exempt else None)
     try:
         deadline = time.monotonic() + 30
+        last = "no answer"
         while True:
             try:
                 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-                status, _ = _request(conn, "GET", "/projections")
+                status, _ = _request(conn, "GET", "/projections", token)
                 conn.close()
                 if status == 200:
                     break
-            except OSError:
-                pass
+                last = f"GET /projections answered {status}"
+            except OSError as error:
+                last = f"{type(error).__name__}: {error}"
             if time.monotonic() > deadline or server.poll() is not None:
-                raise RuntimeError("questlog serve did not start; see serve.log")
+                log = (workdir / "serve.log").read_text(encoding="utf-8", errors="replace")
+                tail = "\n".join(log.splitlines()[-15:])
+                raise RuntimeError(f"questlog serve did not start ({last}); serve.log:\n{tail}")
             time.sleep(0.1)
-        return _drive(workdir, port, rate=rate, seconds=seconds, clients=clients, note=note)
+        lag = _drive(workdir, port, token, rate=rate, seconds=seconds, clients=clients, note=note)
+        lag.rate_limit_exempt = exempt
+        return lag
     finally:
         server.terminate()
         try:
@@ -114,7 +177,14 @@ def measure_lag(
 
 
 def _drive(
-    workdir: Path, port: int, *, rate: float, seconds: float, clients: int, note: Progress
+    workdir: Path,
+    port: int,
+    token: str,
+    *,
+    rate: float,
+    seconds: float,
+    clients: int,
+    note: Progress,
 ) -> Lag:
     config = StoreConfig(sqlite_path=workdir / "served.db")
     app = Questlog(config)
@@ -124,9 +194,11 @@ def _drive(
         conns = [http.client.HTTPConnection("127.0.0.1", port, timeout=30) for _ in range(clients)]
         cids = []
         for i, conn in enumerate(conns):
-            _, body = _request(
-                conn, "POST", "/campaigns", {"game": "quest-calendar", "name": f"{i}"}
+            status, body = _request(
+                conn, "POST", "/campaigns", token, {"game": "quest-calendar", "name": f"{i}"}
             )
+            if status != 201:
+                raise RuntimeError(f"POST /campaigns answered {status}: {body}")
             cids.append(body["id"])
         samples: list[tuple[float, int, int]] = []
         stop = threading.Event()
@@ -143,6 +215,7 @@ def _drive(
         poller.start()
         total = int(rate * seconds)
         sent: list[list[tuple[float, int, str, int]]] = [[] for _ in range(clients)]
+        errors: list[str] = []
         latencies: list[float] = []
         start = time.perf_counter() + 0.2
         note(f"lag: {rate:g} rolls/s for {seconds:g} s, {clients} clients, views embedded")
@@ -155,10 +228,18 @@ def _drive(
                 if pause > 0:
                     time.sleep(pause)
                 began = time.perf_counter()
-                status, body = _request(conn, "POST", f"/campaigns/{cid}/rolls", {"dice": "d20"})
+                try:
+                    status, body = _request(
+                        conn, "POST", f"/campaigns/{cid}/rolls", token, {"dice": "d20"}
+                    )
+                except (OSError, http.client.HTTPException, ValueError) as error:
+                    errors.append(f"client {index}: {type(error).__name__}: {error}")
+                    conn.close()  # http.client connects again on the next request
+                    continue
                 done = time.perf_counter()
                 latencies.append(done - began)
-                mine.append((done, status, cid, int(body.get("version", 0)) if body else 0))
+                version = body.get("version", 0) if status == 201 and body else 0
+                mine.append((done, status, cid, int(version)))
 
         threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
         for thread in threads:
@@ -185,14 +266,18 @@ def _drive(
         return Lag(
             target_rate=rate,
             seconds=elapsed,
-            sent=len(replies),
+            sent=len(replies) + len(errors),
             ok=len(ok),
             achieved_rate=len(replies) / elapsed,
-            latency_p50_ms=statistics.median(latencies) * 1e3,
-            latency_p99_ms=latencies[int(0.99 * (len(latencies) - 1))] * 1e3,
+            latency_p50_ms=statistics.median(latencies) * 1e3 if latencies else float("nan"),
+            latency_p99_ms=latencies[int(0.99 * (len(latencies) - 1))] * 1e3
+            if latencies
+            else float("nan"),
             lags_s=lags,
             max_events_behind=max((head - low for _, low, head in samples), default=0),
             unmeasured=unmeasured,
+            statuses=Counter(reply[1] for reply in replies),
+            errors=errors,
         )
     finally:
         store.close()
