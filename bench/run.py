@@ -579,7 +579,10 @@ def main(argv: list[str] | None = None) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="questlog-bench-"))
     results = Results(args.json, settings, info)
     results.write()
-    note: Callable[[str], None] = lambda text: console.print(f"  [dim]{text}[/dim]")  # noqa: E731
+
+    def note(text: str) -> None:
+        console.print(f"  [dim]{text}[/dim]")
+
     views_events = args.views_events or (10_000 if settings.quick else 100_000)
     views_baseline = args.views_baseline or (2_000 if settings.quick else 10_000)
 
@@ -647,12 +650,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         results.record("views_lag", lag_json(lag))
         console.print(lag_table(lag, verdict))
-        if lag.delivered:
-            return None
-        return (
-            f"only {lag.success:.1%} of the {lag.sent:,} commands answered 201 "
-            f"({lag.statuses_text()}); a load not delivered gets no verdict"
-        )
+        shortfall = lag.shortfall()
+        return None if shortfall is None else f"{shortfall}: no verdict on a load not delivered"
 
     if args.views_only:
         args.skip_http = args.skip_domain = True
@@ -670,9 +669,11 @@ def main(argv: list[str] | None = None) -> int:
         for name, part in parts:
             try:
                 failure = part()
-            except Exception as error:  # reported; the remaining parts still run
+            except BenchError as error:
+                failure = str(error)
+            except Exception as error:  # reported with its traceback; the other parts still run
                 failure = f"{type(error).__name__}: {error}"
-                console.print(f"[dim]{traceback.format_exc(limit=-3)}[/dim]")
+                console.print(traceback.format_exc(limit=-4), markup=False, style="dim")
             if failure is not None:
                 console.print(f"[bold red]FAILED: part {name}:[/bold red] {failure}")
             results.finish(name, failure)

@@ -11,7 +11,8 @@ Access control is on, as deployed: the benchmark creates an admin token on the s
 server starts and sends it with every request, and sets ``QUESTLOG_RATE_LIMIT_EXEMPT`` to that
 token's id, because the per-token rate limit (50 appends/s by default) would refuse most of a
 500/s load with 429. Every status is counted; below ``MIN_SUCCESS`` of the scheduled commands
-answered 201 the load was not delivered, and the lag gets no verdict.
+answered 201 the load was not delivered, and the lag gets no verdict; nor does it when the
+commands went out at under ``MIN_RATE_SHARE`` of the target rate (slow answers hold the clients).
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ from projections.store import open_view_store
 from projections.views import ALL_VIEWS
 
 Progress = Callable[[str], None]
+MIN_RATE_SHARE = 0.9
+"""The share of the target rate the commands must go out at for the lag to get a verdict."""
 
 
 @dataclass
@@ -67,8 +70,29 @@ class Lag:
 
     @property
     def delivered(self) -> bool:
-        """Whether the load was delivered well enough for the lag to mean anything."""
+        """Whether enough of the commands were answered 201 for the lag to mean anything."""
         return self.sent > 0 and self.success >= MIN_SUCCESS
+
+    @property
+    def on_schedule(self) -> bool:
+        """Whether the commands went out at (nearly) the target rate: a client that waits for slow
+        answers sends late, and the lag is then measured under a lighter load."""
+        return self.achieved_rate >= MIN_RATE_SHARE * self.target_rate
+
+    def shortfall(self) -> str | None:
+        """Why this load was not the one asked for (no verdict then), or None."""
+        reasons = []
+        if not self.delivered:
+            reasons.append(
+                f"only {self.success:.1%} of the {self.sent:,} commands answered 201 "
+                f"({self.statuses_text()})"
+            )
+        if not self.on_schedule:
+            reasons.append(
+                f"the commands went out at {self.achieved_rate:,.0f}/s, under "
+                f"{MIN_RATE_SHARE:.0%} of the target {self.target_rate:g}/s"
+            )
+        return "; ".join(reasons) or None
 
     def statuses_text(self) -> str:
         """Every status seen, with the transport errors."""
@@ -86,9 +110,9 @@ class Lag:
 
 
 def lag_verdict(lag: Lag, target_s: float) -> bool | None:
-    """PASS (True) or MISS (False) for the p99 lag; None, no verdict, when the load was not
-    delivered (fewer than ``MIN_SUCCESS`` of the commands answered 201)."""
-    if not lag.delivered:
+    """PASS (True) or MISS (False) for the p99 lag; None, no verdict, when the load was not the
+    one asked for (fewer than ``MIN_SUCCESS`` of the commands answered 201, or sent too slowly)."""
+    if lag.shortfall() is not None:
         return None
     return lag.lag(99) < target_s and not lag.unmeasured
 

@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 PARTS = ("http", "domain", "views_sqlite", "views_postgres", "views_lag")
-SHORT_VIEWS = ["--views-events", "1000", "--views-baseline", "200", "--views-seconds", "1"]
+SHORT_VIEWS = ["--views-events", "1000", "--views-baseline", "200", "--views-seconds", "2"]
+SHORT_VIEWS += ["--views-rate", "100"]  # a rate a busy CI machine keeps to (the lag checks it)
 
 
 def bench_run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -72,8 +73,6 @@ def test_a_failed_part_is_reported_and_the_figures_measured_are_kept(tmp_path: P
         "1",
         "--no-extras",
         *SHORT_VIEWS,
-        "--views-rate",
-        "100",
         "--json",
         str(figures),
         env={"QUESTLOG_BENCH_DATABASE_URL": "postgresql://postgres@127.0.0.1:9/none"},
@@ -93,15 +92,20 @@ def test_a_failed_part_is_reported_and_the_figures_measured_are_kept(tmp_path: P
     assert data["views_lag"]["delivered"]
 
 
-def lag(statuses: dict[int, int], errors: int = 0, lags: tuple[float, ...] = (0.01,)) -> Lag:
-    """A lag measurement with these answers."""
+def lag(
+    statuses: dict[int, int],
+    errors: int = 0,
+    lags: tuple[float, ...] = (0.01,),
+    seconds: float = 10,
+) -> Lag:
+    """A lag measurement with these answers, 1,000 commands scheduled at 100/s."""
     sent = sum(statuses.values()) + errors
     return Lag(
-        target_rate=500,
-        seconds=10,
+        target_rate=100,
+        seconds=seconds,
         sent=sent,
         ok=statuses.get(201, 0),
-        achieved_rate=sent / 10,
+        achieved_rate=sent / seconds,
         latency_p50_ms=1,
         latency_p99_ms=2,
         lags_s=list(lags),
@@ -112,12 +116,17 @@ def lag(statuses: dict[int, int], errors: int = 0, lags: tuple[float, ...] = (0.
 
 def test_the_lag_gets_no_verdict_when_fewer_than_99_percent_of_the_commands_succeed() -> None:
     # Issue 16: 549 of 5,000 rolls answered 201, the rest 429, was reported PASS.
-    assert lag_verdict(lag({201: 549, 429: 4451}), 1.0) is None
+    assert lag_verdict(lag({201: 110, 429: 890}), 1.0) is None
     assert lag_verdict(lag({201: 989, 500: 11}), 1.0) is None
     assert lag_verdict(lag({201: 989}, errors=11), 1.0) is None
     assert lag_verdict(lag({}), 1.0) is None
     assert lag_verdict(lag({201: 990, 409: 10}), 1.0) is True
     assert lag_verdict(lag({201: 1000}, lags=(2.0,)), 1.0) is False
+
+
+def test_the_lag_gets_no_verdict_when_the_commands_went_out_under_90_percent_of_the_rate() -> None:
+    assert lag_verdict(lag({201: 1000}, seconds=11.2), 1.0) is None
+    assert lag_verdict(lag({201: 1000}, seconds=10.9), 1.0) is True
 
 
 def test_a_load_the_rate_limit_refuses_is_counted_and_gets_no_verdict(tmp_path: Path) -> None:
