@@ -38,8 +38,14 @@ from psycopg import sql
 from rich.console import Console
 from rich.table import Table
 
-from bench.load import HOST, MIN_SUCCESS, auth_headers, request_json, success_ratio
-from bench.run import free_port
+from bench.load import (
+    HOST,
+    MIN_SUCCESS,
+    auth_headers,
+    free_port,
+    request_json,
+    success_ratio,
+)
 from bench.server import create_bench_token
 from domain.store import StoreConfig
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import socket
 import statistics
 import threading
 import time
@@ -109,6 +110,13 @@ class LoadResult:
     def delivered(self) -> bool:
         """Whether enough of the load succeeded for its figures to count."""
         return self.success >= MIN_SUCCESS
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
 
 
 def request_json(

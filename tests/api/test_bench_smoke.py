@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.run import free_port
+from bench.load import free_port
 from bench.views_lag import Lag, lag_verdict, measure_lag
 
 ROOT = Path(__file__).resolve().parents[2]
