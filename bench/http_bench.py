@@ -120,9 +120,9 @@ class HttpResult:
     def failure(self) -> str | None:
         """Why the part failed (a load not delivered, a wrong version), or None."""
         reasons = [
-            f"{name}: only {run.success:.1%} of the requests answered 201 "
+            f"{run.name}: only {run.success:.1%} of the requests answered 201 "
             f"({statuses_text(run.statuses, len(run.errors))}; first errors: {run.errors[:2]})"
-            for name, run in [*self.warmups.items(), *self.runs.items()]
+            for run in [*self.warmups.values(), *self.runs.values()]
             if not run.delivered
         ]
         if not self.versions_ok:

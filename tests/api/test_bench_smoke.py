@@ -10,8 +10,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
-from bench.load import free_port
+from bench.http_bench import HttpResult
+from bench.load import LoadResult, free_port
+from bench.report import targets_table
 from bench.views_lag import Lag, lag_verdict, measure_lag
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -127,6 +130,27 @@ def test_the_lag_gets_no_verdict_when_fewer_than_99_percent_of_the_commands_succ
 def test_the_lag_gets_no_verdict_when_the_commands_went_out_under_90_percent_of_the_rate() -> None:
     assert lag_verdict(lag({201: 1000}, seconds=11.2), 1.0) is None
     assert lag_verdict(lag({201: 1000}, seconds=10.9), 1.0) is True
+
+
+def test_an_http_route_under_99_percent_201_fails_the_part_and_gets_no_verdict() -> None:
+    def run(name: str, statuses: dict[int, int], errors: int = 0) -> LoadResult:
+        return LoadResult(
+            name, 4, 1.0, [1_000_000] * sum(statuses.values()), Counter(statuses), ["x"] * errors
+        )
+
+    bare = run("bare", {201: 1000})
+    http = HttpResult(
+        {"bare": bare, "roll": run("roll", {201: 980, 429: 20})},
+        {"bare": bare, "roll": run("roll warm-up", {201: 100}, errors=2)},
+        versions_ok=True,
+        version_note="",
+    )
+    failure = http.failure()
+    assert failure is not None and "roll: only 98.0%" in failure and "429: 20" in failure
+    assert "roll warm-up: only 98.0%" in failure and "transport errors: 2" in failure
+    console = Console(record=True, width=200)
+    console.print(targets_table(http, None, quick=True))
+    assert console.export_text().count("FAILED") == 2
 
 
 def test_a_load_the_rate_limit_refuses_is_counted_and_gets_no_verdict(tmp_path: Path) -> None:
