@@ -211,6 +211,9 @@ def measure_http(
         expected = 1 + rolled_on_shared
         got = body.get("version") if status == 200 and isinstance(body, dict) else None
         checked = f"shared campaign at version {got}, expected {expected} (1 + every 201)"
-        return HttpResult(runs, warmups, got == expected, checked)
+        result = HttpResult(runs, warmups, got == expected, checked)
+        if result.failure() is not None:
+            note(f"the server's log ends:\n{server.tail()}")
+        return result
     finally:
         server.stop()
