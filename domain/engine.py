@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from domain import patch
+from domain.command_schema import Command, load
 from domain.dice import DiceExpression, DiceSource, evaluate, parse
 from domain.errors import InvalidInput, NoSuchDecision, QuestlogError, RuleViolation
 from domain.text import check_characters
@@ -261,6 +262,7 @@ class GameRules:
     game: str
     event_types: set[str] = field(default_factory=set)
     commands: dict[str, CommandSpec] = field(default_factory=dict)
+    schemas: dict[str, Command] = field(default_factory=dict)
     setup: Callable[[Args, Mapping[str, Any]], dict[str, Any]] | None = None
     dice_set: Callable[[Mapping[str, Any]], DiceSet | None] | None = None
 
@@ -285,6 +287,14 @@ class GameRules:
 
         return register
 
+    def contract(self, *commands: Command) -> None:
+        """Declare the schemas of this game's commands (each checked before its handler runs)."""
+        self.schemas.update((c.name, c) for c in commands)
+
+    def values(self, spec: CommandSpec, command: Mapping[str, Any]) -> dict[str, Any]:
+        """A command's values once its schema loads them, or ``InvalidInput`` naming the field."""
+        return load(self.schemas[spec.name].schema(), command)
+
     def spec(self, name: object) -> CommandSpec:
         """The command named ``name``; anything else is invalid input naming ``type``."""
         if not isinstance(name, str) or name not in self.commands:
@@ -307,7 +317,8 @@ class GameRules:
         """
         unblocked = {**state, "pending": None}
         try:
-            spec.handler(Context(unblocked, house_rules, _NoDice()), Args(command))
+            values = self.values(spec, command)
+            spec.handler(Context(unblocked, house_rules, _NoDice()), Args(values))
         except NoSuchDecision:
             return None  # it answers a decision: whether one comes next is not known yet
         except RuleViolation as refusal:
@@ -337,8 +348,10 @@ class GameRules:
         version: int | None = None,
     ) -> list[PendingEvent]:
         """Run one command against a state (at campaign ``version``) and return its events."""
-        args = Args(command)
-        spec = self.spec(args.raw.get("type"))
+        if not isinstance(command, Mapping):
+            raise InvalidInput.field("command", "must be a JSON object")
+        spec = self.spec(command.get("type"))
+        values = self.values(spec, command)
         pending = state.get("pending")
         if pending and spec.name not in pending.get("commands", ()):
             accepted = list(pending.get("commands", ()))
@@ -351,6 +364,5 @@ class GameRules:
             )
         allowed = self.dice_set(house_rules) if self.dice_set else None
         context = Context(state, house_rules, dice, allowed, version)
-        spec.handler(context, args)
-        args.finish()
+        spec.handler(context, Args(values))
         return context.close()

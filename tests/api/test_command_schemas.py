@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 
 from domain.games import RULES
 from webapi import reference
-from webapi.command_schemas import COMMANDS
+from webapi.catalogue import COMMANDS
 
 READERS = {"integer", "text", "flag", "items", "mapping"}
 ALL_COMMANDS = sorted((game, name) for game, rules in RULES.items() for name in rules.commands)

@@ -1,12 +1,20 @@
-"""The request schema of every quest-calendar command, and the dice each may draw."""
+"""The schema of every quest-calendar command, and the dice each may draw."""
 
 from __future__ import annotations
 
+from domain.command_schema import (
+    Command,
+    command,
+    compartment,
+    flag,
+    id_or_object,
+    integer,
+    mapping,
+    text,
+)
+from domain.command_schema import items as many
 from domain.quest_calendar import combat_rules, dogfight_rounds, economy, items, pages
 from domain.quest_calendar import state as qc
-from webapi.command_schemas.fields import compartment, flag, id_or_object, integer, mapping, text
-from webapi.command_schemas.fields import items as many
-from webapi.command_schemas.registry import Command, command
 
 GAME = "quest-calendar"
 ITEM_ID = "The id of an item in the hero's inventory."
@@ -44,6 +52,7 @@ COMMANDS: list[Command] = [
         purpose=text(
             "What the check is for (default: the trait and 'check', as 'INT check').",
             max_length=500,
+            free_text=True,
         ),
         target=integer(
             "The total to reach; without it the check only reports the total.",
@@ -237,7 +246,7 @@ COMMANDS: list[Command] = [
         GAME,
         "pay",
         "None.",
-        purpose=text("What is paid for.", required=True),
+        purpose=text("What is paid for.", required=True, free_text=True),
         cost=integer("The price in credits.", required=True, minimum=0, maximum=1_000_000),
         required=flag("Whether the page requires it (it may then go into debt).", required=True),
     ),

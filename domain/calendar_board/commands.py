@@ -1,11 +1,10 @@
-"""The request schema of every calendar-board command, and the dice each may draw."""
+"""The schema of every calendar-board command, and the dice each may draw."""
 
 from __future__ import annotations
 
 from domain.calendar_board import actions, modifiers, steps
 from domain.calendar_board import state as cb
-from webapi.command_schemas.fields import integer, items, text
-from webapi.command_schemas.registry import Command, command
+from domain.command_schema import Command, command, integer, items, text
 
 GAME = "calendar-board"
 PLAYER = "The id of the player who acts."

@@ -1,50 +1,21 @@
-"""A command's schema with the dice it draws, and how both are described to clients."""
+"""The command catalogue: the domain's command schemas as the API describes them to clients.
+
+``COMMANDS`` maps each command name (unique across games) to its ``Command``, its schema and its
+dice, declared in the game's ``commands`` module; ``GET /commands``, the OpenAPI document and the
+generated docs list their fields from here.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from marshmallow import Schema, fields, missing, validate
+from marshmallow import fields, missing, validate
 
-from webapi.command_schemas.fields import (
-    REQUIRED,
-    CommandSchema,
-    OneOfShapes,
-    StrictBoolean,
-    StrictInteger,
-)
+from domain import calendar_board, quest_calendar  # noqa: F401  (register the games' commands)
+from domain.command_schema import Command, OneOfShapes, StrictBoolean, StrictInteger
+from domain.games import command_schemas
 
-
-@dataclass(frozen=True)
-class Command:
-    """One game command as the API publishes it: its request schema and its dice."""
-
-    game: str
-    name: str
-    schema: type[Schema]
-    dice: str
-
-    @property
-    def component(self) -> str:
-        """The schema's name in the OpenAPI document."""
-        return "".join(part.title() for part in self.name.split("_")) + "Command"
-
-
-def command(game: str, name: str, dice: str, **own: fields.Field) -> Command:
-    """Declare a command's schema: ``type`` (this command's name), ``faces`` and its own fields."""
-    kind = fields.String(
-        required=True,
-        validate=validate.OneOf([name]),
-        error_messages=REQUIRED,
-        metadata={"description": "The command."},
-    )
-    schema = type(
-        "".join(part.title() for part in name.split("_")) + "Command",
-        (CommandSchema,),
-        {"__doc__": f"The body of a {name} command.", "type": kind, **own},
-    )
-    return Command(game, name, schema, dice)
+COMMANDS: dict[str, Command] = command_schemas()
 
 
 def field_type(field: fields.Field) -> str:

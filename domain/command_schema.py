@@ -1,0 +1,320 @@
+"""The command schemas: part of the domain's contract, checked before any rule runs.
+
+Every game command has a schema (``command``), declared in its game's ``commands`` module. A game
+runs a command only once its body loads through that schema (``load``): a missing, unknown or
+mistyped field is ``InvalidInput`` naming it (a nested field by its path, ``rounds[0].enemy``),
+and nothing is stored. The handler then receives the loaded values, every declared field present
+(``None`` when left out without a default). The API publishes the same schemas in its OpenAPI
+document and in ``GET /commands``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from copy import deepcopy
+from dataclasses import dataclass
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, missing, post_load, validate
+
+from domain.errors import InvalidInput
+from domain.text import has_control_characters
+
+REQUIRED: dict[str, str | list[Any] | dict[Any, Any]] = {
+    "required": "is required",
+    "null": "is required",
+}
+"""A required field missing or null: null counts as left out."""
+
+Values = Mapping[str, Any]
+"""A command's loaded values, as a handler receives them: every field of its schema present."""
+
+
+class StrictInteger(fields.Integer):
+    """An integer, never a boolean or a float."""
+
+    default_error_messages = {"invalid": "must be an integer"}
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.make_error("invalid")
+        return value
+
+
+class StrictBoolean(fields.Boolean):
+    """true or false, never 0, 1 or a string."""
+
+    default_error_messages = {"invalid": "must be true or false"}
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
+class Text(fields.String):
+    """A string without control characters; ``free_text`` may hold tabs and line breaks."""
+
+    def __init__(self, *, free_text: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.free_text = free_text
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if has_control_characters(text, free_text=self.free_text):
+            allowed = " other than tab, line feed and carriage return" if self.free_text else ""
+            raise ValidationError(f"must not contain control characters{allowed}")
+        return text
+
+
+class OneOfShapes(fields.Raw):
+    """A value of one of a few JSON shapes (``metadata["oneOf"]``), checked by ``check``."""
+
+    def __init__(self, check: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.check = check
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
+        message = self.check(value)
+        if message:
+            raise ValidationError(message)
+        return value
+
+
+def _common(description: str, required: bool, default: Any) -> dict[str, Any]:
+    """The keyword arguments every field shares: required, or nullable with its default."""
+    if required:
+        return {
+            "required": True,
+            "error_messages": REQUIRED,
+            "metadata": {"description": description},
+        }
+    options: dict[str, Any] = {"allow_none": True, "metadata": {"description": description}}
+    if default is not None:
+        options["load_default"] = default
+    return options
+
+
+def _range(minimum: int | None, maximum: int | None) -> list[validate.Validator]:
+    """A range check worded as the domain words it."""
+    if minimum is None and maximum is None:
+        return []
+    if maximum is None:
+        error = f"must be at least {minimum}"
+    elif minimum is None:
+        error = f"must be at most {maximum}"
+    else:
+        error = f"must be from {minimum} to {maximum}"
+    return [validate.Range(min=minimum, max=maximum, error=error)]
+
+
+def text(
+    description: str,
+    *,
+    required: bool = False,
+    default: str | None = None,
+    max_length: int = 200,
+    choices: Iterable[str] | None = None,
+    free_text: bool = False,
+) -> fields.Field[Any]:
+    """A string of at most ``max_length`` characters, maybe one of ``choices``; ``free_text``
+    may hold tabs and line breaks."""
+    checks: list[validate.Validator] = [
+        validate.Length(max=max_length, error=f"must be at most {max_length} characters")
+    ]
+    if choices is not None:
+        allowed = list(choices)
+        checks.append(validate.OneOf(allowed, error=f"must be one of {', '.join(allowed)}"))
+    field = Text(validate=checks, free_text=free_text, **_common(description, required, default))
+    field.error_messages["invalid"] = "must be a string"
+    return field
+
+
+def integer(
+    description: str,
+    *,
+    required: bool = False,
+    default: int | None = None,
+    minimum: int | None = None,
+    maximum: int | None = None,
+) -> fields.Field[Any]:
+    """An integer within bounds."""
+    return StrictInteger(
+        validate=_range(minimum, maximum), **_common(description, required, default)
+    )
+
+
+def flag(
+    description: str, *, required: bool = False, default: bool | None = None
+) -> fields.Field[Any]:
+    """true or false."""
+    return StrictBoolean(**_common(description, required, default))
+
+
+def items(
+    description: str,
+    *,
+    required: bool = False,
+    default: list[Any] | None = None,
+    max_items: int = 100,
+    item: fields.Field[Any] | None = None,
+) -> fields.Field[Any]:
+    """A JSON list of at most ``max_items`` (each an ``item``, default any JSON value)."""
+    field = fields.List(
+        item or fields.Raw(),
+        validate=validate.Length(max=max_items, error=f"must have at most {max_items} items"),
+        **_common(description, required, default),
+    )
+    field.error_messages["invalid"] = "must be a list"
+    return field
+
+
+def mapping(
+    description: str, *, required: bool = False, default: dict[str, Any] | None = None
+) -> fields.Field[Any]:
+    """A JSON object of any keys."""
+    field = fields.Dict(**_common(description, required, default))
+    field.error_messages["invalid"] = "must be an object"
+    return field
+
+
+def compartment(description: str) -> fields.Field[Any]:
+    """A ship compartment 1..6, as an integer or a string."""
+    numbers = [str(n) for n in range(1, 7)]
+
+    def check(value: Any) -> str | None:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return None if 1 <= value <= 6 else "must be from 1 to 6"
+        if isinstance(value, str):
+            return None if value in numbers else f"must be one of {', '.join(numbers)}"
+        return "must be an integer from 1 to 6"
+
+    shapes = [{"type": "integer", "minimum": 1, "maximum": 6}, {"type": "string", "enum": numbers}]
+    options = _common(description, True, None)
+    options["metadata"]["oneOf"] = shapes
+    return OneOfShapes(check, **options)
+
+
+def id_or_object(description: str, *, max_length: int = 80) -> fields.Field[Any]:
+    """An id (a string) or a full definition (an object)."""
+
+    def check(value: Any) -> str | None:
+        if isinstance(value, dict):
+            return None
+        if isinstance(value, str):
+            return None if len(value) <= max_length else f"must be at most {max_length} characters"
+        return "must be a string or an object"
+
+    shapes = [{"type": "string", "maxLength": max_length}, {"type": "object"}]
+    options = _common(description, True, None)
+    options["metadata"]["oneOf"] = shapes
+    return OneOfShapes(check, **options)
+
+
+class Strict(Schema):
+    """A schema that refuses unknown keys and gives every declared field a value once loaded:
+    its default, or ``None`` when it has none (null counts as left out)."""
+
+    error_messages = {"unknown": "unknown field for this command"}
+
+    @post_load
+    def fill(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        """Every field present: a fresh copy of its default where it was left out or null."""
+        for name, field in self.fields.items():
+            key = field.attribute or name
+            default = None if field.load_default is missing else field.load_default
+            if data.get(key) is None or data[key] is default:
+                data[key] = deepcopy(default)
+        return data
+
+
+class CommandSchema(Strict):
+    """What every command accepts besides its own fields: ``type`` and hand-rolled ``faces``."""
+
+    faces = fields.List(
+        fields.Raw(),
+        allow_none=True,
+        error_messages={"invalid": "must be a list of faces"},
+        metadata={
+            "description": "Hand-rolled faces for this command's dice, in draw order (see `dice`)."
+        },
+    )
+
+
+@dataclass(frozen=True)
+class Command:
+    """One game command's contract: its request schema and the dice it may draw."""
+
+    game: str
+    name: str
+    schema: type[Schema]
+    dice: str
+
+    @property
+    def component(self) -> str:
+        """The schema's name in the OpenAPI document."""
+        return "".join(part.title() for part in self.name.split("_")) + "Command"
+
+
+def command(game: str, name: str, dice: str, **own: fields.Field[Any]) -> Command:
+    """Declare a command's schema: ``type`` (this command's name), ``faces`` and its own fields."""
+    kind = fields.String(
+        required=True,
+        validate=validate.OneOf([name]),
+        error_messages=REQUIRED,
+        metadata={"description": "The command."},
+    )
+    schema = type(
+        "".join(part.title() for part in name.split("_")) + "Command",
+        (CommandSchema,),
+        {"__doc__": f"The body of a {name} command.", "type": kind, **own},
+    )
+    return Command(game, name, schema, dice)
+
+
+def load(schema: Schema, raw: object, name: str = "command") -> dict[str, Any]:
+    """The values of ``raw`` as ``schema`` loads them, or ``InvalidInput`` naming each field that
+    is wrong (a nested one by its path)."""
+    if not isinstance(raw, Mapping):
+        raise InvalidInput.field(name, "must be a JSON object")
+    try:
+        loaded: dict[str, Any] = schema.load(dict(raw))
+    except ValidationError as error:
+        errors = flatten(schema, error.messages)
+        if len(errors) == 1 and len(next(iter(errors.values()))) == 1:
+            key, [message] = next(iter(errors.items()))
+            raise InvalidInput(errors, message=f"{key}: {message}") from None
+        raise InvalidInput(errors) from None
+    return loaded
+
+
+def flatten(schema: Schema | None, messages: Any, prefix: str = "") -> dict[str, list[str]]:
+    """Marshmallow's nested messages as one level: ``players[1].pieces[0].facing`` -> messages.
+
+    A list's items are named ``name[n]``, or ``name.n`` where the field's metadata says
+    ``"path": "dotted"``.
+    """
+    if not isinstance(messages, dict):
+        return {prefix or "_schema": [str(m) for m in messages]}
+    flat: dict[str, list[str]] = {}
+    by_key = {f.data_key or n: f for n, f in schema.fields.items()} if schema else {}
+    for key, value in messages.items():
+        field = by_key.get(str(key))
+        name = f"{prefix}.{key}" if prefix else str(key)
+        if key == "_schema":
+            name = prefix or "_schema"
+        if isinstance(value, dict) and field is not None and isinstance(field, fields.List):
+            dotted = field.metadata.get("path") == "dotted"
+            for index, inner in value.items():
+                path = f"{name}.{index}" if dotted else f"{name}[{index}]"
+                flat.update(flatten(_schema_of(field.inner), inner, path))
+        elif isinstance(value, dict):
+            flat.update(flatten(_schema_of(field), value, name))
+        else:
+            flat.setdefault(name, []).extend(str(m) for m in value)
+    return flat
+
+
+def _schema_of(field: fields.Field[Any] | None) -> Schema | None:
+    """The schema a nested field loads with, if it is one."""
+    return field.schema if isinstance(field, fields.Nested) else None
