@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from domain import patch
-from domain.command_schema import Command, load
+from domain.command_schema import Command, Values, load
 from domain.dice import DiceExpression, DiceSource, evaluate, parse
 from domain.errors import InvalidInput, NoSuchDecision, QuestlogError, RuleViolation
 from domain.text import check_characters
@@ -217,7 +217,15 @@ class Context:
         return self.events
 
 
-Handler = Callable[[Context, Args], None]
+Handler = Callable[[Context, Values], None]
+
+
+def one_of(name: str, value: str, allowed: Iterable[str]) -> str:
+    """A value the state offers (a pending decision's options), or invalid input naming it."""
+    options = list(allowed)
+    if value not in options:
+        raise InvalidInput.field(name, f"must be one of {', '.join(options)}")
+    return value
 
 
 def decision_summary(pending: Mapping[str, Any]) -> dict[str, Any]:
@@ -318,7 +326,7 @@ class GameRules:
         unblocked = {**state, "pending": None}
         try:
             values = self.values(spec, command)
-            spec.handler(Context(unblocked, house_rules, _NoDice()), Args(values))
+            spec.handler(Context(unblocked, house_rules, _NoDice()), values)
         except NoSuchDecision:
             return None  # it answers a decision: whether one comes next is not known yet
         except RuleViolation as refusal:
@@ -364,5 +372,5 @@ class GameRules:
             )
         allowed = self.dice_set(house_rules) if self.dice_set else None
         context = Context(state, house_rules, dice, allowed, version)
-        spec.handler(context, Args(values))
+        spec.handler(context, values)
         return context.close()

@@ -23,7 +23,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from domain.engine import Args, Context
+from domain.command_schema import Values
+from domain.engine import Context
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
@@ -115,11 +116,11 @@ def _change_check(
     example={"type": "use_ability", "ability": "keen-mind", "on_roll": 0},
     rules=("QC-13", "QC-14", "QC-15", "QC-16", "QC-17", "QC-19", "QC-24", "QC-50"),
 )
-def use_ability(ctx: Context, args: Args) -> None:
+def use_ability(ctx: Context, args: Values) -> None:
     """Spend one use (QC-15..QC-19) and apply the ability's effect; healing is fine mid-combat."""
-    ability_id = args.text("ability", max_length=80)
-    on_roll = args.integer("on_roll", None, minimum=0, maximum=10_000)
-    stat = args.text("stat", None, choices=qc.INJURY_STATS)
+    ability_id = args["ability"]
+    on_roll = args["on_roll"]
+    stat = args["stat"]
     hero = qc.hero(ctx)
     page = qc.page(ctx)
     ability = hero["abilities"].get(ability_id)
@@ -163,10 +164,10 @@ def use_ability(ctx: Context, args: Args) -> None:
     example={"type": "apply_condition", "condition": "infected", "source": "rat bite"},
     rules=("QC-31", "QC-32"),
 )
-def apply_condition(ctx: Context, args: Args) -> None:
+def apply_condition(ctx: Context, args: Values) -> None:
     """QC-31/QC-32: lasts until cured; a second one while already affected changes nothing."""
-    condition = args.text("condition", choices=items.CONDITIONS)
-    source = args.text("source", "page", max_length=200)
+    condition = args["condition"]
+    source = args["source"]
     hero = qc.hero(ctx)
     qc.page(ctx)
     if condition in hero["conditions"]:
@@ -266,11 +267,11 @@ def _required(ctx: Context, tree: dict[str, Any], prefix: Label, chosen: set[Lab
     },
     rules=("QC-11",),
 )
-def make_choice(ctx: Context, args: Args) -> None:
+def make_choice(ctx: Context, args: Values) -> None:
     """QC-11: "1, 2-A, 2-B" means do 1, then exactly one of 2-A or 2-B."""
-    choice_id = args.text("choice", max_length=80)
-    options = [_label(raw, "options") for raw in args.items("options", max_items=50)]
-    selected = [_label(raw, "selected") for raw in args.items("selected", max_items=50)]
+    choice_id = args["choice"]
+    options = [_label(raw, "options") for raw in args["options"]]
+    selected = [_label(raw, "selected") for raw in args["selected"]]
     if not options:
         raise InvalidInput.field("options", "list the options the page prints")
     if len(set(options)) != len(options):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from domain.command_schema import Values
 from domain.engine import Args, Context
 from domain.errors import InvalidInput
 from domain.games import RULES
@@ -64,17 +65,15 @@ def _sub_args(raw: Any, where: str) -> Args:
     return sub
 
 
-def read_compartment(args: Args, name: str = "compartment") -> str:
+def read_compartment(value: int | str) -> str:
     """A compartment number 1..6 (QC-73), given as an integer or a string; returns its key."""
-    if isinstance(args.raw.get(name), int) and not isinstance(args.raw.get(name), bool):
-        return str(args.integer(name, minimum=1, maximum=6))
-    return str(args.text(name, choices=qc.COMPARTMENTS))
+    return str(value)
 
 
-def read_rounds(args: Args) -> list[dict[str, Any]]:
+def read_rounds(raw_rounds: list[Any]) -> list[dict[str, Any]]:
     """The dogfight rounds as the page prints them (G-QC-25)."""
     rounds = []
-    for index, raw in enumerate(args.items("rounds", max_items=50)):
+    for index, raw in enumerate(raw_rounds):
         where = f"rounds[{index}]"
         sub = _sub_args(raw, where)
         try:
@@ -95,9 +94,9 @@ def read_rounds(args: Args) -> list[dict[str, Any]]:
     return rounds
 
 
-def read_crew(args: Args) -> dict[str, Any]:
+def read_crew(raw: dict[str, Any]) -> dict[str, Any]:
     """A crew member: id, name, the abilities they give and an optional Integrity bonus."""
-    sub = _sub_args(args.mapping("crew"), "crew")
+    sub = _sub_args(raw, "crew")
     try:
         crew = {
             "id": sub.text("id", max_length=80),
@@ -166,9 +165,8 @@ def evasion_tier(house: Mapping[str, Any], total: int, enemy_aim: int) -> str:
     return "reduced" if total > enemy_aim or (total == enemy_aim and tie_reduces) else "max"
 
 
-def read_enemies(args: Args) -> list[str]:
+def read_enemies(enemies: list[str]) -> list[str]:
     """The enemy names the page prints (for the record only)."""
-    enemies: list[str] = args.items("enemies", [], max_items=20)
     if not all(isinstance(e, str) and len(e) <= 200 for e in enemies):
         raise InvalidInput.field("enemies", "must be a list of names")
     return enemies
@@ -200,10 +198,10 @@ def start_details(ctx: Context, page: dict[str, Any], rounds: int, enemies: list
     example={"type": "dogfight", "enemies": ["raider"], "rounds": [ROUND_EXAMPLE]},
     rules=tuple(f"QC-{n}" for n in range(69, 77)),
 )
-def dogfight(ctx: Context, args: Args) -> None:
+def dogfight(ctx: Context, args: Values) -> None:
     """QC-69..QC-76: play every round the page prints; stop if the hero dies."""
-    rounds = read_rounds(args)
-    enemies = read_enemies(args)
+    rounds = read_rounds(args["rounds"])
+    enemies = read_enemies(args["enemies"])
     qc.hero(ctx)
     page = qc.page(ctx)
     refuse_if_fighting(ctx, page)

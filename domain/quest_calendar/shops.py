@@ -10,6 +10,7 @@ from __future__ import annotations
 from copy import deepcopy
 from typing import Any
 
+from domain.command_schema import Values
 from domain.engine import Args, Context
 from domain.errors import InvalidInput
 from domain.games import RULES
@@ -142,11 +143,11 @@ def open_shop(ctx: Context) -> dict[str, Any]:
     },
     rules=("QC-57", "QC-59"),
 )
-def enter_shop(ctx: Context, args: Args) -> None:
+def enter_shop(ctx: Context, args: Values) -> None:
     """QC-57: one shop open at a time; a shop left on this page cannot be entered again (QC-59)."""
-    shop_id = args.text("shop_id", max_length=80)
-    stock = read_stock(ctx, args.items("stock", max_items=200))
-    sells_upgrades = args.flag("sells_upgrades", False)
+    shop_id = args["shop_id"]
+    stock = read_stock(ctx, args["stock"])
+    sells_upgrades = args["sells_upgrades"]
     qc.hero(ctx)
     page = qc.page(ctx)
     if page.get("shop") is not None:
@@ -169,9 +170,9 @@ def enter_shop(ctx: Context, args: Args) -> None:
     example={"type": "buy", "item": "med-kit"},
     rules=("QC-57", "QC-59", "QC-62"),
 )
-def buy(ctx: Context, args: Args) -> None:
+def buy(ctx: Context, args: Values) -> None:
     """QC-57 / QC-62: credits >= price, so a hero in debt buys nothing with a positive price."""
-    item_id = args.text("item", max_length=80)
+    item_id = args["item"]
     hero = qc.hero(ctx)
     shop = open_shop(ctx)
     entry = shop["stock"].get(item_id)
@@ -210,9 +211,9 @@ def buy(ctx: Context, args: Args) -> None:
     example={"type": "sell", "item": "ration"},
     rules=("QC-58", "QC-59"),
 )
-def sell(ctx: Context, args: Args) -> None:
+def sell(ctx: Context, args: Values) -> None:
     """QC-58: same item, shop's price; allowed in debt, where it pays debt back (G-QC-23)."""
-    item_id = args.text("item", max_length=80)
+    item_id = args["item"]
     hero = qc.hero(ctx)
     shop = open_shop(ctx)
     entry = shop["stock"].get(item_id)
@@ -253,7 +254,7 @@ def sell(ctx: Context, args: Args) -> None:
     example={"type": "leave_shop"},
     rules=("QC-59",),
 )
-def leave_shop(ctx: Context, args: Args) -> None:
+def leave_shop(ctx: Context, args: Values) -> None:
     """QC-59: the shop closes when the hero moves on."""
     page = qc.page(ctx)
     shop = page.get("shop")
@@ -273,9 +274,9 @@ def leave_shop(ctx: Context, args: Args) -> None:
     example={"type": "gain_item", "item": HELMET_EXAMPLE},
     rules=("QC-64", "QC-65"),
 )
-def gain_item(ctx: Context, args: Args) -> None:
+def gain_item(ctx: Context, args: Values) -> None:
     """QC-64: a day new equipment is acquired allows equipment changes (G-QC-24)."""
-    item = read_goods(ctx, args.mapping("item"), "item")
+    item = read_goods(ctx, args["item"], "item")
     hero = qc.hero(ctx)
     page = qc.page(ctx)
     take(hero, item)
@@ -314,10 +315,10 @@ def change_window(ctx: Context, slot: str) -> str:
     example={"type": "equip", "item": "visor", "replace": True},
     rules=("QC-64",),
 )
-def equip(ctx: Context, args: Args) -> None:
+def equip(ctx: Context, args: Values) -> None:
     """QC-64: one item per type; a second one is refused unless it replaces the first."""
-    item_id = args.text("item", max_length=80)
-    replace = args.flag("replace", False)
+    item_id = args["item"]
+    replace = args["replace"]
     hero = qc.hero(ctx)
     item = next((i for i in hero["inventory"] if i["id"] == item_id), None)
     if item is None:
@@ -350,9 +351,9 @@ def equip(ctx: Context, args: Args) -> None:
     example={"type": "unequip", "item": "visor"},
     rules=("QC-64",),
 )
-def unequip(ctx: Context, args: Args) -> None:
+def unequip(ctx: Context, args: Values) -> None:
     """QC-64: equipment changes only at a Rest or on an acquisition day."""
-    item_id = args.text("item", max_length=80)
+    item_id = args["item"]
     hero = qc.hero(ctx)
     slot = next((s for s, worn in hero["equipped"].items() if worn == item_id), None)
     if slot is None:

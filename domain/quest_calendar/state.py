@@ -66,9 +66,10 @@ def new_ship() -> dict[str, Any]:
     }
 
 
-def read_hero(args: Args, name: str = "hero") -> dict[str, Any]:
+def read_hero(raw: dict[str, Any] | None, name: str = "hero") -> dict[str, Any]:
     """Validate a hero definition (QC-02, QC-04, QC-05): the stats come from the player."""
-    raw = args.mapping(name)
+    if raw is None:
+        raise InvalidInput.field(name, "is required")
     sub = Args(raw)
     sub.used.discard("faces")
 
