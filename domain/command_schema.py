@@ -10,7 +10,7 @@ document and in ``GET /commands``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
@@ -158,15 +158,43 @@ def items(
     default: list[Any] | None = None,
     max_items: int = 100,
     item: fields.Field[Any] | None = None,
+    at_least_one: str | None = None,
+    dotted: bool = False,
+    not_a_list: str = "must be a list",
+    check: Callable[[list[Any]], None] | None = None,
 ) -> fields.Field[Any]:
-    """A JSON list of at most ``max_items`` (each an ``item``, default any JSON value)."""
-    field = fields.List(
-        item or fields.Raw(),
-        validate=validate.Length(max=max_items, error=f"must have at most {max_items} items"),
-        **_common(description, required, default),
-    )
-    field.error_messages["invalid"] = "must be a list"
+    """A JSON list of at most ``max_items`` (each an ``item``, default any JSON value);
+    ``at_least_one`` is the message for an empty list, if one must not be empty. An item's errors
+    are named ``name[n]``, or ``name.n`` if ``dotted``."""
+    checks: list[Callable[[Any], Any]] = [
+        validate.Length(max=max_items, error=f"must have at most {max_items} items")
+    ]
+    if at_least_one is not None:
+        checks.append(validate.Length(min=1, error=at_least_one))
+    if check is not None:
+        checks.append(check)
+    options = _common(description, required, default)
+    if dotted:
+        options["metadata"]["path"] = "dotted"
+    field = fields.List(item or fields.Raw(), validate=checks, **options)
+    field.error_messages["invalid"] = not_a_list
     return field
+
+
+def nested(
+    description: str,
+    schema: type[Schema],
+    *,
+    required: bool = False,
+    default: dict[str, Any] | None = None,
+) -> fields.Field[Any]:
+    """An object with its own schema (its fields are named ``name.field`` in errors)."""
+    return fields.Nested(schema, **_common(description, required, default))
+
+
+def item_of(schema: type[Schema]) -> fields.Field[Any]:
+    """A list's item: an object with its own schema."""
+    return fields.Nested(schema, error_messages=REQUIRED)
 
 
 def mapping(
@@ -195,27 +223,45 @@ def compartment(description: str) -> fields.Field[Any]:
     return OneOfShapes(check, **options)
 
 
-def id_or_object(description: str, *, max_length: int = 80) -> fields.Field[Any]:
-    """An id (a string) or a full definition (an object)."""
+class IdOrObject(fields.Raw):
+    """An id (a string) or an object that ``nested_schema`` loads."""
 
-    def check(value: Any) -> str | None:
-        if isinstance(value, dict):
-            return None
+    def __init__(self, nested_schema: type[Schema] | None, max_length: int, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.nested_schema = nested_schema
+        self.max_length = max_length
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
         if isinstance(value, str):
-            return None if len(value) <= max_length else f"must be at most {max_length} characters"
-        return "must be a string or an object"
+            if len(value) > self.max_length:
+                raise ValidationError(f"must be at most {self.max_length} characters")
+            return value
+        if not isinstance(value, dict):
+            raise ValidationError("must be a string or an object")
+        if self.nested_schema is None:
+            return value
+        return self.nested_schema().load(value)
 
+
+def id_or_object(
+    description: str,
+    schema: type[Schema] | None = None,
+    *,
+    required: bool = True,
+    max_length: int = 80,
+) -> fields.Field[Any]:
+    """An id (a string) or a full definition (an object, of ``schema`` if given)."""
     shapes = [{"type": "string", "maxLength": max_length}, {"type": "object"}]
-    options = _common(description, True, None)
+    options = _common(description, required, None)
     options["metadata"]["oneOf"] = shapes
-    return OneOfShapes(check, **options)
+    return IdOrObject(schema, max_length, **options)
 
 
 class Strict(Schema):
     """A schema that refuses unknown keys and gives every declared field a value once loaded:
     its default, or ``None`` when it has none (null counts as left out)."""
 
-    error_messages = {"unknown": "unknown field for this command"}
+    error_messages = {"unknown": "unknown field for this command", "type": "must be an object"}
 
     @post_load
     def fill(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
@@ -292,29 +338,45 @@ def flatten(schema: Schema | None, messages: Any, prefix: str = "") -> dict[str,
     """Marshmallow's nested messages as one level: ``players[1].pieces[0].facing`` -> messages.
 
     A list's items are named ``name[n]``, or ``name.n`` where the field's metadata says
-    ``"path": "dotted"``.
+    ``"path": "dotted"``; an object's values (a ``fields.Dict``) ``name.key``.
     """
     if not isinstance(messages, dict):
         return {prefix or "_schema": [str(m) for m in messages]}
     flat: dict[str, list[str]] = {}
     by_key = {f.data_key or n: f for n, f in schema.fields.items()} if schema else {}
     for key, value in messages.items():
-        field = by_key.get(str(key))
-        name = f"{prefix}.{key}" if prefix else str(key)
         if key == "_schema":
             name = prefix or "_schema"
-        if isinstance(value, dict) and field is not None and isinstance(field, fields.List):
-            dotted = field.metadata.get("path") == "dotted"
-            for index, inner in value.items():
-                path = f"{name}.{index}" if dotted else f"{name}[{index}]"
-                flat.update(flatten(_schema_of(field.inner), inner, path))
-        elif isinstance(value, dict):
-            flat.update(flatten(_schema_of(field), value, name))
         else:
-            flat.setdefault(name, []).extend(str(m) for m in value)
+            name = f"{prefix}.{key}" if prefix else str(key)
+        flat.update(_flatten_field(by_key.get(str(key)), value, name))
+    return flat
+
+
+def _flatten_field(field: fields.Field[Any] | None, messages: Any, name: str) -> Any:
+    """One field's messages, flattened under ``name``."""
+    if not isinstance(messages, dict):
+        return {name: [str(m) for m in messages]}
+    flat: dict[str, list[str]] = {}
+    if isinstance(field, fields.List):
+        dotted = field.metadata.get("path") == "dotted"
+        for index, inner in messages.items():
+            path = f"{name}.{index}" if dotted else f"{name}[{index}]"
+            flat.update(_flatten_field(field.inner, inner, path))
+    elif isinstance(field, fields.Dict):
+        for key, inner in messages.items():
+            for part, found in inner.items():
+                inner_field = field.value_field if part == "value" else None
+                flat.update(_flatten_field(inner_field, found, f"{name}.{key}"))
+    else:
+        flat.update(flatten(_schema_of(field), messages, name))
     return flat
 
 
 def _schema_of(field: fields.Field[Any] | None) -> Schema | None:
     """The schema a nested field loads with, if it is one."""
-    return field.schema if isinstance(field, fields.Nested) else None
+    if isinstance(field, fields.Nested):
+        return field.schema
+    if isinstance(field, IdOrObject) and field.nested_schema is not None:
+        return field.nested_schema()
+    return None

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import fields, missing, validate
+from marshmallow import Schema, fields, missing, validate
 
 from domain import calendar_board, quest_calendar  # noqa: F401  (register the games' commands)
-from domain.command_schema import Command, OneOfShapes, StrictBoolean, StrictInteger
+from domain.command_schema import Command, IdOrObject, StrictBoolean, StrictInteger
 from domain.games import command_schemas
 
 COMMANDS: dict[str, Command] = command_schemas()
@@ -30,13 +30,41 @@ def field_type(field: fields.Field) -> str:
         return "array"
     if isinstance(field, fields.Dict):
         return "object"
-    if isinstance(field, OneOfShapes):
+    if isinstance(field, fields.Nested):
+        return "object"
+    if "oneOf" in field.metadata:
         return " or ".join(shape["type"] for shape in field.metadata["oneOf"])
     return "any"
 
 
+def nested_schema(field: fields.Field) -> Schema | None:
+    """The schema of an object a field holds, if it declares one."""
+    if isinstance(field, fields.Nested):
+        return field.schema
+    if isinstance(field, IdOrObject) and field.nested_schema is not None:
+        return field.nested_schema()
+    return None
+
+
+def describe_shape(field: fields.Field | None) -> dict[str, Any] | None:
+    """What a list's items or an object's values are: their type, and their fields if objects."""
+    if field is None:
+        return None
+    schema = nested_schema(field)
+    if schema is None and isinstance(field, fields.Raw):
+        return None
+    shape: dict[str, Any] = {"type": field_type(field)}
+    if schema is not None:
+        shape["fields"] = [describe_field(n, f) for n, f in schema.fields.items()]
+    elif isinstance(field, fields.List) and (items := describe_shape(field.inner)) is not None:
+        shape["item_shape"] = items
+    return shape
+
+
 def describe_field(name: str, field: fields.Field) -> dict[str, Any]:
-    """One field of a command: name, type, required, default, bounds or choices, description."""
+    """One field of a command: name, type, required, default, bounds or choices, description;
+    an object's own ``fields``, a list's ``item_shape`` and an object's ``value_shape`` (shown as
+    ``items`` and ``values``) where declared."""
     info: dict[str, Any] = {
         "name": name,
         "type": field_type(field),
@@ -60,6 +88,14 @@ def describe_field(name: str, field: fields.Field) -> dict[str, Any]:
             info["choices"] = shape["enum"]
         if "minimum" in shape:
             info["minimum"], info["maximum"] = shape["minimum"], shape["maximum"]
+    schema = nested_schema(field)
+    if schema is not None:
+        info["fields"] = [describe_field(n, f) for n, f in schema.fields.items()]
+    if isinstance(field, fields.List) and (items := describe_shape(field.inner)) is not None:
+        info["item_shape"] = items
+    values = describe_shape(field.value_field) if isinstance(field, fields.Dict) else None
+    if values is not None:
+        info["value_shape"] = values
     return info
 
 

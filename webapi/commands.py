@@ -65,6 +65,28 @@ class CommandField(Schema):
     max_items = fields.Integer()
     choices = fields.List(fields.String())
     description = fields.String()
+    own_fields = fields.List(
+        fields.Nested(lambda: CommandField()),
+        attribute="fields",
+        data_key="fields",
+        metadata={"description": "An object's own fields."},
+    )
+    item_shape = fields.Nested(
+        lambda: FieldShape(),
+        data_key="items",
+        metadata={"description": "A list's items, where declared."},
+    )
+    value_shape = fields.Nested(
+        lambda: FieldShape(),
+        data_key="values",
+        metadata={"description": "An object's values, where declared."},
+    )
+
+
+class FieldShape(Schema):
+    type = fields.String()
+    own_fields = fields.List(fields.Nested(CommandField), attribute="fields", data_key="fields")
+    item_shape = fields.Nested(lambda: FieldShape(), data_key="items")
 
 
 class CommandInfo(Schema):

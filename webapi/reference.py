@@ -47,15 +47,30 @@ def fields_markdown(name: str) -> list[str]:
         "| field | type | required | default | allowed | description |",
         "|---|---|---|---|---|---|",
     ]
-    for field in describe(COMMANDS[name]):
+    for path, field in _rows(describe(COMMANDS[name])):
         default = _cell(field["default"]) if "default" in field else ""
         required = "yes" if field["required"] else "no"
         description = field["description"].replace("|", "\\|")
         lines.append(
-            f"| `{field['name']}` | {field['type']} | {required} | {default} "
+            f"| `{path}` | {field['type']} | {required} | {default} "
             f"| {_allowed(field)} | {description} |"
         )
     return [*lines, "", f"Dice: {COMMANDS[name].dice}"]
+
+
+def _rows(described: list[dict[str, Any]], prefix: str = "") -> list[tuple[str, dict[str, Any]]]:
+    """Each field with its path, then the fields of the objects it holds (``rounds[].enemy``)."""
+    rows = []
+    for field in described:
+        path = prefix + field["name"]
+        rows.append((path, field))
+        rows += _rows(field.get("fields", []), f"{path}.")
+        shape = field.get("item_shape") or field.get("value_shape")
+        marker = "[]" if "item_shape" in field else ".*"
+        while shape is not None:
+            rows += _rows(shape.get("fields", []), f"{path}{marker}.")
+            shape, marker = shape.get("item_shape"), marker + "[]"
+    return rows
 
 
 def commands_markdown(game: str) -> str:

@@ -246,8 +246,6 @@ def resolve_rounds(ctx: Context, args: Values) -> None:
         where = f"assignments.{key}"
         if key not in rolled:
             raise InvalidInput.field(where, f"not a rolled round; rounds: {', '.join(rolled)}")
-        if not isinstance(value, list):
-            raise InvalidInput.field(where, "must be a list of abilities")
         plan[key] = read_uses(value, where)
     qc.clear_pending(ctx)
     for work in list(combat["open"]):

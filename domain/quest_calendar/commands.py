@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from marshmallow import ValidationError, fields
+
 from domain.command_schema import (
     Command,
+    Strict,
     command,
     compartment,
     flag,
     id_or_object,
     integer,
+    item_of,
     mapping,
+    nested,
     text,
 )
 from domain.command_schema import items as many
@@ -36,12 +43,92 @@ COMBAT_DICE = (
     "are rolled depends on the mode and the state."
 )
 
+HUNDREDS = {"minimum": -1000, "maximum": 1000}
+DAMAGE = {"minimum": 0, "maximum": 1000}
+
 DEATH = (
     " If the hero's HP reaches 0, the clone procedure follows: d4 (clone cost, rolled again "
     "until a result applies), then d10 per injury."
 )
 COMBAT_DICE += DEATH
 DOGFIGHT_DICE += DEATH
+
+
+class CombatCondition(Strict):
+    """QC-33: the condition an enemy can cause and the check that resists it."""
+
+    name = text("The condition.", required=True, choices=combat_rules.CONDITION_TRAITS)
+    target = integer("The check's target.", required=True, minimum=-1000, maximum=1000)
+
+
+class CombatRound(Strict):
+    """A combat round as the page prints it (QC-20, G-QC-05, G-QC-06)."""
+
+    enemy = text("The enemy's name.")
+    hit_target = integer("The hero's attack hits at this total.", required=True, **HUNDREDS)
+    damage_needed = integer(
+        "Damage that defeats the enemy.", required=True, minimum=0, maximum=1000
+    )
+    enemy_attack = integer("The enemy's attack total.", required=True, **HUNDREDS)
+    damage_reduced = integer(
+        "Damage the hero takes when the defence holds.", required=True, minimum=0, maximum=1000
+    )
+    damage_full = integer(
+        "Damage the hero takes otherwise.", required=True, minimum=0, maximum=1000
+    )
+    condition = nested("A condition the enemy can cause (QC-33).", CombatCondition)
+
+
+class AbilityUse(Strict):
+    """An ability used in combat, naming the attack and the roll it changes."""
+
+    id = text("The id of one of the hero's abilities.", required=True, max_length=80)
+    attempt = text("The attack it changes (default: the current one).", choices=("first", "extra"))
+    roll = text("The roll it changes (default: as its effect says).", choices=("attack", "damage"))
+
+
+class DogfightRound(Strict):
+    """A dogfight round as the page prints it (G-QC-25)."""
+
+    evasion_target = integer("The Aim total that hits the enemy.", required=True, **HUNDREDS)
+    enemy_aim = integer(
+        "The enemy's Aim: Evasion above it reduces damage.", required=True, **HUNDREDS
+    )
+    damage_reduced = integer("Damage after a good Evasion.", required=True, minimum=0, maximum=100)
+    damage_max = integer("Damage otherwise.", required=True, minimum=0, maximum=100)
+    on_hit = text(
+        "What a hit does to the enemy.", default="destroyed", choices=("destroyed", "defensive")
+    )
+
+
+def names(value: list[Any]) -> None:
+    """Names of at most 200 characters each."""
+    if not all(isinstance(name, str) and len(name) <= 200 for name in value):
+        raise ValidationError("must be a list of names")
+
+
+def ability_uses(description: str) -> fields.Field[Any]:
+    """A list of abilities used: ids, or ``AbilityUse`` objects (errors named ``abilities.n``)."""
+    return many(
+        description,
+        default=[],
+        max_items=20,
+        item=id_or_object("An ability id or an ability use.", AbilityUse),
+        dotted=True,
+        not_a_list="must be a list of abilities",
+    )
+
+
+def dogfight_rounds_field() -> fields.Field[Any]:
+    """The rounds of a dogfight as the page prints them."""
+    return many(
+        "The rounds as printed.",
+        required=True,
+        max_items=50,
+        item=item_of(DogfightRound),
+        at_least_one="a dogfight has at least one round",
+    )
+
 
 COMMANDS: list[Command] = [
     command(
@@ -110,10 +197,12 @@ COMMANDS: list[Command] = [
             choices=combat_rules.MODES,
         ),
         rounds=many(
-            "The rounds as printed: enemy, hit_target, damage_needed, enemy_attack, "
-            "damage_reduced, damage_full and an optional condition {name, target}.",
+            "The rounds as printed.",
             required=True,
             max_items=50,
+            item=item_of(CombatRound),
+            at_least_one="give at least one round",
+            dotted=True,
         ),
     ),
     command(GAME, "combat_round", COMBAT_DICE),
@@ -121,26 +210,32 @@ COMMANDS: list[Command] = [
         GAME,
         "resolve_round",
         "Each used ability's dice; an extra attack rolls d20 and the damage dice again." + DEATH,
-        abilities=many(ABILITIES, default=[], max_items=20),
+        abilities=ability_uses(ABILITIES),
     ),
     command(
         GAME,
         "resolve_rounds",
         "Each assigned ability's dice, round by round; an extra attack rolls d20 and the damage "
         "dice again." + DEATH,
-        assignments=mapping("Round number (as a string) -> the abilities used in it.", default={}),
+        assignments=fields.Dict(
+            keys=fields.String(),
+            values=ability_uses("The abilities used in this round."),
+            load_default={},
+            allow_none=True,
+            metadata={"description": "Round number (as a string) -> the abilities used in it."},
+        ),
     ),
     command(
         GAME,
         "boost_attack",
         "Each used ability's dice, then the hero's damage dice on a hit." + DEATH,
-        abilities=many(ABILITIES, default=[], max_items=20),
+        abilities=ability_uses(ABILITIES),
     ),
     command(
         GAME,
         "boost_damage",
         "Each used ability's dice; an extra attack rolls d20 and the damage dice again." + DEATH,
-        abilities=many(ABILITIES, default=[], max_items=20),
+        abilities=ability_uses(ABILITIES),
     ),
     command(
         GAME,
@@ -190,23 +285,15 @@ COMMANDS: list[Command] = [
         GAME,
         "dogfight",
         DOGFIGHT_DICE,
-        rounds=many(
-            "The rounds as printed: evasion_target, enemy_aim, damage_reduced, damage_max.",
-            required=True,
-            max_items=50,
-        ),
-        enemies=many("The enemy ships' names.", default=[], max_items=20),
+        rounds=dogfight_rounds_field(),
+        enemies=many("The enemy ships' names.", default=[], max_items=20, check=names),
     ),
     command(
         GAME,
         "start_dogfight",
         "None.",
-        rounds=many(
-            "The rounds as printed: evasion_target, enemy_aim, damage_reduced, damage_max.",
-            required=True,
-            max_items=50,
-        ),
-        enemies=many("The enemy ships' names.", default=[], max_items=20),
+        rounds=dogfight_rounds_field(),
+        enemies=many("The enemy ships' names.", default=[], max_items=20, check=names),
     ),
     command(
         GAME,
