@@ -137,10 +137,13 @@ def integer(
     default: int | None = None,
     minimum: int | None = None,
     maximum: int | None = None,
+    data_key: str | None = None,
 ) -> fields.Field[Any]:
-    """An integer within bounds."""
+    """An integer within bounds (``data_key``: its name in JSON, where that is a keyword)."""
     return StrictInteger(
-        validate=_range(minimum, maximum), **_common(description, required, default)
+        validate=_range(minimum, maximum),
+        data_key=data_key,
+        **_common(description, required, default),
     )
 
 
@@ -365,12 +368,16 @@ def _flatten_field(field: fields.Field[Any] | None, messages: Any, name: str) ->
             flat.update(_flatten_field(field.inner, inner, path))
     elif isinstance(field, fields.Dict):
         for key, inner in messages.items():
-            for part, found in inner.items():
-                inner_field = field.value_field if part == "value" else None
-                flat.update(_flatten_field(inner_field, found, f"{name}.{key}"))
+            if isinstance(inner, dict) and set(inner) <= {"key", "value"}:
+                # A wrong key is the mapping's error; a wrong value is named by its key.
+                flat.update(_flatten_field(None, inner.get("key", []), name))
+                found = inner.get("value", [])
+                flat.update(_flatten_field(field.value_field, found, f"{name}.{key}"))
+            else:
+                flat.update(_flatten_field(None, inner, f"{name}.{key}"))
     else:
         flat.update(flatten(_schema_of(field), messages, name))
-    return flat
+    return {path: found for path, found in flat.items() if found}
 
 
 def _schema_of(field: fields.Field[Any] | None) -> Schema | None:

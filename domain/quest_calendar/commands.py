@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import ValidationError, fields
+from marshmallow import ValidationError, fields, validate, validates_schema
 
 from domain.command_schema import (
+    REQUIRED,
     Command,
     Strict,
+    StrictInteger,
     command,
     compartment,
     flag,
@@ -20,6 +22,8 @@ from domain.command_schema import (
     text,
 )
 from domain.command_schema import items as many
+from domain.dice import parse
+from domain.errors import InvalidInput
 from domain.quest_calendar import combat_rules, dogfight_rounds, economy, items, pages
 from domain.quest_calendar import state as qc
 
@@ -43,8 +47,8 @@ COMBAT_DICE = (
     "are rolled depends on the mode and the state."
 )
 
-HUNDREDS = {"minimum": -1000, "maximum": 1000}
-DAMAGE = {"minimum": 0, "maximum": 1000}
+HUNDREDS: dict[str, Any] = {"minimum": -1000, "maximum": 1000}
+DAMAGE: dict[str, Any] = {"minimum": 0, "maximum": 1000}
 
 DEATH = (
     " If the hero's HP reaches 0, the clone procedure follows: d4 (clone cost, rolled again "
@@ -85,6 +89,125 @@ class AbilityUse(Strict):
     id = text("The id of one of the hero's abilities.", required=True, max_length=80)
     attempt = text("The attack it changes (default: the current one).", choices=("first", "extra"))
     roll = text("The roll it changes (default: as its effect says).", choices=("attack", "damage"))
+
+
+class Item(Strict):
+    """An item from the book (G-QC-01): id, name, kind, a slot for equipment, price, effect."""
+
+    id = text("The item's id.", required=True, max_length=80)
+    name = text("Its name.", default="", max_length=200)
+    kind = text("What kind of item it is.", required=True, choices=qc.ITEM_KINDS)
+    slot = text("The equipment slot it takes (equipment needs one).", max_length=40)
+    price = integer("Its price in credits.", minimum=0, maximum=1_000_000)
+    usable_between_rounds = flag("Whether it may be used between combat rounds.")
+    compartments = many("The compartments (1-6) an upgrade fits; any if left out.")
+    effect = mapping("What it does: its kind, and dice or an amount.", default={})
+
+    @validates_schema
+    def slot_for_equipment(self, data: dict[str, Any], **_: Any) -> None:
+        """Equipment names the slot it takes."""
+        if data.get("kind") == "equipment" and not data.get("slot"):
+            raise ValidationError("equipment needs a slot type", "slot")
+
+
+class Ability(Strict):
+    """An ability from the hero book (QC-15..QC-19): usage, uses or cost, context, effect."""
+
+    id = text("The ability's id.", required=True, max_length=80)
+    name = text("Its name.", default="", max_length=200)
+    usage = text("How often it may be used.", required=True, choices=qc.USAGES)
+    context = text("Where it may be used.", required=True, choices=qc.CONTEXTS)
+    uses = integer("Uses per Rest (default: 1 for per_rest, else 0).", minimum=0, maximum=100)
+    cost = integer("Surges it costs (default: 1 for surge, else 0).", minimum=0, maximum=100)
+    effect = mapping("What it does: its kind, and dice or an amount.", default={})
+
+    @validates_schema
+    def dogfight_effect(self, data: dict[str, Any], **_: Any) -> None:
+        """A dogfight effect is checked when the ability is defined, not only when used."""
+        try:
+            qc.check_dogfight_effect(data.get("effect") or {}, "effect")
+        except InvalidInput as error:
+            raise ValidationError(error.errors) from None
+
+
+class Traits(Strict):
+    """The hero's six traits (QC-04), each 0 unless given."""
+
+    STR = integer("Strength.", default=0, minimum=-100, maximum=100)
+    DEX = integer("Dexterity.", default=0, minimum=-100, maximum=100)
+    CON = integer("Constitution.", default=0, minimum=-100, maximum=100)
+    INT = integer("Intelligence.", default=0, minimum=-100, maximum=100)
+    WIS = integer("Wisdom.", default=0, minimum=-100, maximum=100)
+    CHA = integer("Charisma.", default=0, minimum=-100, maximum=100)
+
+
+class Pool(Strict):
+    """The hero's pool of surges (QC-19)."""
+
+    name = text("What the pool is called.", default="surges", max_length=40)
+    max = integer("Its maximum.", required=True, minimum=0, maximum=100)
+
+
+class Hero(Strict):
+    """A hero as the player defines them (QC-02, QC-04, QC-05): the stats come from the book."""
+
+    id = text("The hero's id.", required=True, max_length=80)
+    name = text("Their name.", default="", max_length=200)
+    level = integer("Their level.", default=1, minimum=1, maximum=100)
+    traits = nested("The six traits; each is 0 unless given.", Traits, required=True)
+    hp_max = integer("Maximum HP.", required=True, minimum=1, maximum=10_000)
+    hp = integer("Current HP (default: hp_max).", minimum=1, maximum=10_000)
+    defence = integer("DEF.", required=True, minimum=-100, maximum=100, data_key="def")
+    atk = integer("ATK.", required=True, minimum=-100, maximum=100)
+    damage_dice = text("The damage dice, such as 1d6.", required=True, max_length=40)
+    damage_mod = integer("Added to every damage roll.", default=0, minimum=-100, maximum=100)
+    virtue = integer("Virtue.", default=0, minimum=-10, maximum=10)
+    credits = integer("Credits.", default=0, minimum=-100_000, maximum=100_000)
+    rations = integer("Meal Rations.", default=0, minimum=0, maximum=1000)
+    abilities = many("The hero's abilities.", default=[], item=item_of(Ability), dotted=True)
+    pool = nested("The pool of surges, if the hero has one.", Pool)
+    inventory = many("Items the hero starts with.", default=[], item=item_of(Item))
+
+    @validates_schema
+    def numbers(self, data: dict[str, Any], **_: Any) -> None:
+        """HP within the maximum, damage dice that parse."""
+        hp, hp_max = data.get("hp"), data.get("hp_max")
+        if hp is not None and hp_max is not None and hp > hp_max:
+            raise ValidationError(f"must be at most {hp_max}", "hp")
+        if data.get("damage_dice") is not None:
+            try:
+                parse(data["damage_dice"])
+            except InvalidInput as error:
+                raise ValidationError(error.message, "damage_dice") from None
+
+
+class Crew(Strict):
+    """A crew member: id, name, the abilities they give and an optional Integrity bonus."""
+
+    id = text("The crew member's id.", required=True, max_length=80)
+    name = text("Their name.", default="", max_length=200)
+    abilities = many(
+        "The abilities they give.", default=[], max_items=20, item=item_of(Ability), dotted=True
+    )
+    integrity_bonus = integer("Integrity the compartment gains.", minimum=0, maximum=10)
+
+
+class StockEntry(Strict):
+    """What a shop sells: an item, its price and how many (G-QC-23)."""
+
+    item = nested("The item, defined as in gain_item.", Item, required=True)
+    price = integer("Its price in credits.", required=True, minimum=0, maximum=1_000_000)
+    quantity = integer(
+        "How many the shop has (default: per the house rule qc.shop.unlimitedStock).",
+        minimum=0,
+        maximum=10_000,
+    )
+
+
+def trait_name(value: str) -> None:
+    """A trait a level-up raises (QC-53)."""
+    if value not in qc.TRAITS:
+        raise ValidationError(f"{value!r} is not one of {qc.TRAITS}")
 
 
 class DogfightRound(Strict):
@@ -252,7 +375,7 @@ COMMANDS: list[Command] = [
         "choose_clone_outcome",
         "None.",
         replace=flag("true switches to a new hero; false keeps the rushed clone.", required=True),
-        hero=mapping("The new hero (as in select_hero); only with replace: true."),
+        hero=nested("The new hero (as in select_hero); only with replace: true.", Hero),
     ),
     command(
         GAME,
@@ -274,10 +397,20 @@ COMMANDS: list[Command] = [
         "level_up",
         "None.",
         max_hp_gain=integer("How much max HP rises.", default=0, minimum=0, maximum=1000),
-        trait_points=mapping(
-            "Trait -> points gained: +2 to one trait or +1 to two.", required=True
+        trait_points=fields.Dict(
+            keys=fields.String(validate=trait_name),
+            values=StrictInteger(
+                validate=validate.Range(1, 2, error="must be 1 or 2"),
+                error_messages={"invalid": "must be 1 or 2", **REQUIRED},
+                metadata={"description": "The points this trait gains."},
+            ),
+            required=True,
+            error_messages={"invalid": "must be an object", **REQUIRED},
+            metadata={"description": "Trait -> points gained: +2 to one trait or +1 to two."},
         ),
-        new_abilities=many("New abilities, each defined as in select_hero.", default=[]),
+        new_abilities=many(
+            "New abilities, each defined as in select_hero.", default=[], item=item_of(Ability)
+        ),
         new_uses=mapping("Ability id -> its new number of uses.", default={}),
         pool_max=integer("The pool's new maximum.", minimum=0, maximum=100),
     ),
@@ -363,9 +496,10 @@ COMMANDS: list[Command] = [
         "None.",
         shop_id=text("The shop's id.", required=True, max_length=80),
         stock=many(
-            "What it sells: objects {item, price}, each item defined as in gain_item.",
+            "What it sells: each item with its price.",
             required=True,
             max_items=200,
+            item=item_of(StockEntry),
         ),
         sells_upgrades=flag("Whether it buys and sells ship upgrades.", default=False),
     ),
@@ -381,10 +515,7 @@ COMMANDS: list[Command] = [
         GAME,
         "gain_item",
         "None.",
-        item=mapping(
-            "The item: id, name, kind, and optionally slot, price, effect, compartments.",
-            required=True,
-        ),
+        item=nested("The item gained.", Item, required=True),
     ),
     command(
         GAME,
@@ -404,11 +535,7 @@ COMMANDS: list[Command] = [
         "select_hero",
         "None.",
         phase=text("Which hero this is.", required=True, choices=("prologue", "main", "custom")),
-        hero=mapping(
-            "The hero: id, name, level, traits, hp_max, def, atk, damage_dice, damage_mod, "
-            "credits, rations, abilities, pool.",
-            required=True,
-        ),
+        hero=nested("The hero.", Hero, required=True),
     ),
     command(
         GAME,
@@ -446,7 +573,7 @@ COMMANDS: list[Command] = [
         GAME,
         "hire_crew",
         "None.",
-        crew=mapping("The crew member: id, name and abilities.", required=True),
+        crew=nested("The crew member.", Crew, required=True),
         fee=integer("The one-time fee in credits.", default=0, minimum=0, maximum=1_000_000),
     ),
     command(
@@ -460,7 +587,7 @@ COMMANDS: list[Command] = [
         GAME,
         "install_upgrade",
         "None.",
-        upgrade=id_or_object("An upgrade in the inventory (its id), or one defined here."),
+        upgrade=id_or_object("An upgrade in the inventory (its id), or one defined here.", Item),
         compartment=compartment("The compartment (1-6)."),
         replace=flag("Swap out the upgrade already installed there.", default=False),
     ),

@@ -293,6 +293,8 @@ def choose_clone_outcome(ctx: Context, args: Values) -> None:
         _exhaust(ctx)
         finish_cloning(ctx, 4, cause=cause)
         return
+    if args["hero"] is None:
+        raise InvalidInput.field("hero", "is required")
     new_hero = qc.read_hero(args["hero"])
     old = qc.hero(ctx)
     if new_hero["level"] != old["level"]:

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.command_schema import Values
-from domain.engine import Args, Context
+from domain.engine import Context
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
@@ -57,14 +57,6 @@ def prefixed(error: InvalidInput, prefix: str) -> InvalidInput:
     )
 
 
-def _sub_args(raw: Any, where: str) -> Args:
-    if not isinstance(raw, dict):
-        raise InvalidInput.field(where, "must be an object")
-    sub = Args(raw)
-    sub.used.clear()  # "type" and "faces" are ordinary unknown keys inside a nested object
-    return sub
-
-
 def read_compartment(value: int | str) -> str:
     """A compartment number 1..6 (QC-73), given as an integer or a string; returns its key."""
     return str(value)
@@ -75,20 +67,14 @@ def read_rounds(raw_rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [dict(entry) for entry in raw_rounds]
 
 
-def read_crew(raw: dict[str, Any]) -> dict[str, Any]:
+def read_crew(loaded: dict[str, Any]) -> dict[str, Any]:
     """A crew member: id, name, the abilities they give and an optional Integrity bonus."""
-    sub = _sub_args(raw, "crew")
-    try:
-        crew = {
-            "id": sub.text("id", max_length=80),
-            "name": sub.text("name", "", max_length=200),
-            "abilities": [qc.read_ability(a) for a in sub.items("abilities", [], max_items=20)],
-            "integrity_bonus": sub.integer("integrity_bonus", None, minimum=0, maximum=10),
-        }
-        sub.finish()
-    except InvalidInput as error:
-        raise prefixed(error, "crew") from None
-    return crew
+    return {
+        "id": loaded["id"],
+        "name": loaded["name"],
+        "abilities": [qc.read_ability(a) for a in loaded["abilities"]],
+        "integrity_bonus": loaded["integrity_bonus"],
+    }
 
 
 def stat_bonus(upgrade: dict[str, Any]) -> tuple[str, int] | None:

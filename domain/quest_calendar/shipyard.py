@@ -14,7 +14,6 @@ from domain.quest_calendar.ship import (
     apply_upgrade,
     in_progress,
     inventory_upgrade,
-    prefixed,
     read_compartment,
     read_crew,
     rules,
@@ -241,10 +240,7 @@ def install_upgrade(ctx: Context, args: Values) -> None:
     """
     found = isinstance(args["upgrade"], dict)
     if found:
-        try:
-            item = qc.read_item(args["upgrade"])
-        except InvalidInput as error:
-            raise prefixed(error, "upgrade") from None
+        item = qc.read_item(args["upgrade"])
         if item["kind"] != "upgrade":
             raise InvalidInput.field("upgrade.kind", "must be upgrade")
     else:
