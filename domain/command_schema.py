@@ -273,7 +273,10 @@ class Strict(Schema):
             key = field.attribute or name
             default = None if field.load_default is missing else field.load_default
             if data.get(key) is None or data[key] is default:
-                data[key] = deepcopy(default)
+                value = deepcopy(default)
+                if isinstance(field, fields.Nested) and isinstance(value, dict):
+                    value = field.schema.load(value)  # a default object gets its own defaults
+                data[key] = value
         return data
 
 

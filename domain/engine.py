@@ -13,111 +13,15 @@ from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
+from marshmallow import Schema
+
 from domain import patch
 from domain.command_schema import Command, Values, load
 from domain.dice import DiceExpression, DiceSource, evaluate, parse
 from domain.errors import InvalidInput, NoSuchDecision, QuestlogError, RuleViolation
-from domain.text import check_characters
 
-_MISSING: Any = object()
 DiceSet = tuple[str, set[int]]
 """A rule id and the die sizes a campaign's dice set allows."""
-
-
-class Args:
-    """A command's arguments, read with checks; unknown keys are refused at the end."""
-
-    RESERVED = frozenset({"type", "faces"})
-
-    def __init__(self, raw: Mapping[str, Any]) -> None:
-        if not isinstance(raw, Mapping):
-            raise InvalidInput.field("command", "must be a JSON object")
-        self.raw = dict(raw)
-        self.used: set[str] = set(self.RESERVED)
-
-    def _get(self, name: str, default: Any) -> Any:
-        self.used.add(name)
-        if name not in self.raw or self.raw[name] is None:
-            if default is _MISSING:
-                raise InvalidInput.field(name, "is required")
-            return default
-        return self.raw[name]
-
-    def integer(
-        self,
-        name: str,
-        default: Any = _MISSING,
-        *,
-        minimum: int | None = None,
-        maximum: int | None = None,
-    ) -> Any:
-        """An integer within bounds."""
-        value = self._get(name, default)
-        if value is default:
-            return value
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise InvalidInput.field(name, "must be an integer")
-        if minimum is not None and value < minimum:
-            raise InvalidInput.field(name, f"must be at least {minimum}")
-        if maximum is not None and value > maximum:
-            raise InvalidInput.field(name, f"must be at most {maximum}")
-        return value
-
-    def text(
-        self,
-        name: str,
-        default: Any = _MISSING,
-        *,
-        choices: Iterable[str] | None = None,
-        max_length: int = 200,
-        free_text: bool = False,
-    ) -> Any:
-        """A string without control characters (``free_text`` may hold tabs and line breaks),
-        optionally one of ``choices``."""
-        value = self._get(name, default)
-        if value is default:
-            return value
-        if not isinstance(value, str):
-            raise InvalidInput.field(name, "must be a string")
-        if len(value) > max_length:
-            raise InvalidInput.field(name, f"must be at most {max_length} characters")
-        check_characters(name, value, free_text=free_text)
-        if choices is not None:
-            allowed = list(choices)
-            if value not in allowed:
-                raise InvalidInput.field(name, f"must be one of {', '.join(allowed)}")
-        return value
-
-    def flag(self, name: str, default: Any = _MISSING) -> Any:
-        """true or false."""
-        value = self._get(name, default)
-        if value is not default and not isinstance(value, bool):
-            raise InvalidInput.field(name, "must be true or false")
-        return value
-
-    def items(self, name: str, default: Any = _MISSING, *, max_items: int = 100) -> Any:
-        """A JSON list."""
-        value = self._get(name, default)
-        if value is default:
-            return value
-        if not isinstance(value, list):
-            raise InvalidInput.field(name, "must be a list")
-        if len(value) > max_items:
-            raise InvalidInput.field(name, f"must have at most {max_items} items")
-        return value
-
-    def mapping(self, name: str, default: Any = _MISSING) -> Any:
-        """A JSON object."""
-        value = self._get(name, default)
-        if value is not default and not isinstance(value, dict):
-            raise InvalidInput.field(name, "must be an object")
-        return value
-
-    def finish(self) -> None:
-        """Refuse keys no handler read."""
-        unknown = sorted(set(self.raw) - self.used)
-        if unknown:
-            raise InvalidInput({k: ["unknown field for this command"] for k in unknown})
 
 
 @dataclass
@@ -271,7 +175,8 @@ class GameRules:
     event_types: set[str] = field(default_factory=set)
     commands: dict[str, CommandSpec] = field(default_factory=dict)
     schemas: dict[str, Command] = field(default_factory=dict)
-    setup: Callable[[Args, Mapping[str, Any]], dict[str, Any]] | None = None
+    setup: Callable[[Values, Mapping[str, Any]], dict[str, Any]] | None = None
+    setup_schema: type[Schema] | None = None
     dice_set: Callable[[Mapping[str, Any]], DiceSet | None] | None = None
 
     def declare(self, *event_types: str) -> None:
@@ -339,12 +244,9 @@ class GameRules:
 
     def initial_state(self, setup: Mapping[str, Any], house_rules: Mapping[str, Any]) -> Any:
         """The state a new campaign of this game starts with."""
-        if self.setup is None:
+        if self.setup is None or self.setup_schema is None:
             return {}
-        args = Args(setup)
-        state = self.setup(args, house_rules)
-        args.finish()
-        return state
+        return self.setup(load(self.setup_schema(), setup, "setup"), house_rules)
 
     def run(
         self,

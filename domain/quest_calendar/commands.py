@@ -91,6 +91,12 @@ class AbilityUse(Strict):
     roll = text("The roll it changes (default: as its effect says).", choices=("attack", "damage"))
 
 
+class Setup(Strict):
+    """A new Quest Calendar campaign."""
+
+    prologue_complete = flag("Start after the prologue.", default=False)
+
+
 class Item(Strict):
     """An item from the book (G-QC-01): id, name, kind, a slot for equipment, price, effect."""
 

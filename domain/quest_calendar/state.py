@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from domain.engine import Args, Context
+from domain.engine import Context
 from domain.errors import InvalidInput, NoSuchDecision
 
 TRAITS = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
@@ -33,12 +33,13 @@ ANNOUNCED = ("decision", "rule", "options")
 """The fields a Quest Calendar ``DecisionRequested`` event carries (combat adds ``context``)."""
 
 
-def initial_state(args: Args, house: Mapping[str, Any]) -> dict[str, Any]:
-    """A new Quest Calendar campaign: no hero yet (QC-02), the ship at base stats (QC-69)."""
+def initial_state(setup: Mapping[str, Any], house: Mapping[str, Any]) -> dict[str, Any]:
+    """A new Quest Calendar campaign from its loaded ``Setup``: no hero yet (QC-02), the ship at
+    base stats (QC-69)."""
     return {
         "calendar": {
             "page": None,
-            "prologue_complete": args.flag("prologue_complete", False),
+            "prologue_complete": setup["prologue_complete"],
             "pages_played": 0,
         },
         "hero": None,
