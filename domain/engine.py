@@ -1,8 +1,12 @@
-"""The game-command engine: validated arguments, a working state, and the events a command emits.
+"""The game-command engine: commands loaded through their schemas, a working state, and the events
+a command emits.
 
-A game module registers commands on a ``GameRules``. A handler reads its ``Args`` (every error names
-the field), rolls through ``Context.roll``, changes ``Context.state`` (a working copy) and calls
-``Context.emit`` at each past-tense event boundary. The aggregate then records one event per
+A game module registers commands on a ``GameRules`` and declares their schemas
+(``GameRules.contract``). ``GameRules.run`` loads a command through its schema before anything else
+(``InvalidInput`` naming each wrong field; nothing runs), then calls the handler with the loaded
+``Values``. The handler checks only what depends on the state or the house rules, rolls through
+``Context.roll``, changes ``Context.state`` (a working copy) and calls ``Context.emit`` at each
+past-tense event boundary. The aggregate then records one event per
 ``emit`` with the JSON Patch of what changed, so applying an event never decides anything.
 """
 

@@ -55,7 +55,7 @@ def describe_shape(field: fields.Field | None) -> dict[str, Any] | None:
         return None
     shape: dict[str, Any] = {"type": field_type(field)}
     if schema is not None:
-        shape["fields"] = [describe_field(n, f) for n, f in schema.fields.items()]
+        shape["fields"] = [describe_field(f.data_key or n, f) for n, f in schema.fields.items()]
     elif isinstance(field, fields.List) and (items := describe_shape(field.inner)) is not None:
         shape["item_shape"] = items
     return shape
@@ -90,7 +90,7 @@ def describe_field(name: str, field: fields.Field) -> dict[str, Any]:
             info["minimum"], info["maximum"] = shape["minimum"], shape["maximum"]
     schema = nested_schema(field)
     if schema is not None:
-        info["fields"] = [describe_field(n, f) for n, f in schema.fields.items()]
+        info["fields"] = [describe_field(f.data_key or n, f) for n, f in schema.fields.items()]
     if isinstance(field, fields.List) and (items := describe_shape(field.inner)) is not None:
         info["item_shape"] = items
     values = describe_shape(field.value_field) if isinstance(field, fields.Dict) else None

@@ -110,3 +110,58 @@ def test_the_generated_command_docs_list_each_commands_fields() -> None:
         markdown = reference.commands_markdown(entry.game)
         assert f"### `{name}`" in markdown
         assert f"Dice: {entry.dice}" in markdown
+
+
+def test_the_catalogue_shows_nested_fields(client: FlaskClient) -> None:
+    body = client.get("/commands?game=quest-calendar").json
+    by_command = {c["name"]: {f["name"]: f for f in c["fields"]} for c in body["commands"]}
+    rounds = by_command["start_combat"]["rounds"]
+    assert rounds["items"]["type"] == "object"
+    round_fields = {f["name"]: f for f in rounds["items"]["fields"]}
+    assert round_fields["hit_target"]["required"] is True
+    assert (round_fields["hit_target"]["minimum"], round_fields["hit_target"]["maximum"]) == (
+        -1000,
+        1000,
+    )
+    condition = {f["name"]: f for f in round_fields["condition"]["fields"]}
+    assert condition["name"]["choices"] == ["frightened", "restrained", "weakened", "confused"]
+    hero = {f["name"]: f for f in by_command["select_hero"]["hero"]["fields"]}
+    assert hero["def"]["type"] == "integer"
+    assert {f["name"] for f in hero["traits"]["fields"]} == {
+        "STR",
+        "DEX",
+        "CON",
+        "INT",
+        "WIS",
+        "CHA",
+    }
+    assert hero["abilities"]["items"]["fields"][0]["name"] == "id"
+    uses = by_command["boost_attack"]["abilities"]
+    assert uses["items"]["type"] == "string or object"
+    assert {f["name"] for f in uses["items"]["fields"]} == {"id", "attempt", "roll"}
+    stock = {f["name"]: f for f in by_command["enter_shop"]["stock"]["items"]["fields"]}
+    assert stock["item"]["fields"][0]["name"] == "id"
+
+
+def test_a_nested_field_is_named_by_its_path_over_http(client: FlaskClient) -> None:
+    cid = client.post("/campaigns", json={"game": "quest-calendar", "name": "c"}).json["id"]
+    bad_round = {"hit_target": 12, "damage_needed": "5"}
+    response = client.post(
+        f"/campaigns/{cid}/commands",
+        json={"type": "start_combat", "kind": "one_enemy", "rounds": [bad_round]},
+    )
+    assert response.status_code == 422, response.json
+    assert response.json["errors"]["rounds.0.damage_needed"] == ["must be an integer"]
+    assert response.json["errors"]["rounds.0.enemy_attack"] == ["is required"]
+    board = client.post(
+        "/campaigns",
+        json={
+            "game": "calendar-board",
+            "name": "m",
+            "setup": {
+                "players": [{"id": "A", "pieces": [{"id": "a", "facing": "N"}]}, {"id": "B"}]
+            },
+        },
+    )
+    assert board.status_code == 422, board.json
+    assert "players[0].pieces[0].location" in board.json["errors"], board.json
