@@ -15,7 +15,15 @@ from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, missing, post_load, validate
+from marshmallow import (
+    Schema,
+    ValidationError,
+    fields,
+    missing,
+    post_load,
+    validate,
+    validates_schema,
+)
 
 from domain.errors import InvalidInput
 from domain.text import has_control_characters
@@ -308,18 +316,36 @@ class Command:
         return "".join(part.title() for part in self.name.split("_")) + "Command"
 
 
-def command(game: str, name: str, dice: str, **own: fields.Field[Any]) -> Command:
-    """Declare a command's schema: ``type`` (this command's name), ``faces`` and its own fields."""
+Check = Callable[[dict[str, Any]], None]
+"""A check of a command's fields together (raises ``ValidationError`` naming the field)."""
+
+
+def command(
+    game: str, name: str, dice: str, *, checks: Iterable[Check] = (), **own: fields.Field[Any]
+) -> Command:
+    """Declare a command's schema: ``type`` (this command's name), ``faces``, its own fields and
+    the ``checks`` of its fields together (run once every field is valid)."""
     kind = fields.String(
         required=True,
         validate=validate.OneOf([name]),
         error_messages=REQUIRED,
         metadata={"description": "The command."},
     )
+    together = tuple(checks)
+
+    def whole(self: Schema, data: dict[str, Any], **_: Any) -> None:
+        for check in together:
+            check(data)
+
     schema = type(
         "".join(part.title() for part in name.split("_")) + "Command",
         (CommandSchema,),
-        {"__doc__": f"The body of a {name} command.", "type": kind, **own},
+        {
+            "__doc__": f"The body of a {name} command.",
+            "type": kind,
+            "whole_command": validates_schema(whole),
+            **own,
+        },
     )
     return Command(game, name, schema, dice)
 

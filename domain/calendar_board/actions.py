@@ -20,7 +20,6 @@ from domain.calendar_board import state as cb
 from domain.calendar_board.night import step
 from domain.command_schema import Values
 from domain.engine import Context
-from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import CALENDAR_BOARD
 
@@ -104,10 +103,6 @@ def night_action(ctx: Context, args: Values) -> None:
     player = args["player"]
     action = args["action"]
     partner = args["partner"]
-    if action == "rizz" and partner is None:
-        raise InvalidInput.field("partner", "name the partner a successful rizz brings")
-    if action != "rizz" and partner is not None:
-        raise InvalidInput.field("partner", "give a partner only with rizz")
     party = cb.party(ctx, player)
     pending = cb.require_decision(ctx, "night_action", player, "CB-33")
     if action not in legal_actions(party):

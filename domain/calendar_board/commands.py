@@ -150,6 +150,14 @@ class Setup(Strict):
             raise ValidationError("creature ids must be unique", "creatures")
 
 
+def partner_with_rizz(data: dict[str, Any]) -> None:
+    """CB-33: a rizz names the partner it brings; no other action has one."""
+    if data.get("action") == "rizz" and data.get("partner") is None:
+        raise ValidationError("name the partner a successful rizz brings", "partner")
+    if data.get("action") != "rizz" and data.get("partner") is not None:
+        raise ValidationError("give a partner only with rizz", "partner")
+
+
 COMMANDS: list[Command] = [
     command(
         GAME,
@@ -170,6 +178,7 @@ COMMANDS: list[Command] = [
         player=text(PLAYER, required=True, max_length=80),
         action=text("The night action.", required=True, choices=actions.NIGHT_ACTIONS),
         partner=text("The partner wanted if the rizz succeeds.", choices=cb.PARTNERS),
+        checks=[partner_with_rizz],
     ),
     command(
         GAME,

@@ -230,6 +230,27 @@ class DogfightRound(Strict):
     )
 
 
+def hero_with_replace(data: dict[str, Any]) -> None:
+    """QC-48: a new hero comes with replace: true, and only then."""
+    if data.get("replace") and data.get("hero") is None:
+        raise ValidationError("is required", "hero")
+    if not data.get("replace") and data.get("hero") is not None:
+        raise ValidationError("give a hero only with replace: true", "hero")
+
+
+def parts_or_ability(data: dict[str, Any]) -> None:
+    """QC-77: a repair uses parts or an ability, not both."""
+    if (data.get("parts") is None) == (data.get("ability") is None):
+        raise ValidationError("give either parts or ability", "parts")
+
+
+def an_upgrade(data: dict[str, Any]) -> None:
+    """An upgrade defined here is of kind upgrade."""
+    upgrade = data.get("upgrade")
+    if isinstance(upgrade, dict) and upgrade["kind"] != "upgrade":
+        raise ValidationError("must be upgrade", "upgrade.kind")
+
+
 def names(value: list[Any]) -> None:
     """Names of at most 200 characters each."""
     if not all(isinstance(name, str) and len(name) <= 200 for name in value):
@@ -382,6 +403,7 @@ COMMANDS: list[Command] = [
         "None.",
         replace=flag("true switches to a new hero; false keeps the rushed clone.", required=True),
         hero=nested("The new hero (as in select_hero); only with replace: true.", Hero),
+        checks=[hero_with_replace],
     ),
     command(
         GAME,
@@ -445,7 +467,16 @@ COMMANDS: list[Command] = [
         "resolve_dogfight_round",
         "A re-roll ability rolls d100; other abilities their effect dice; then as dogfight_round "
         "goes on: d100 (Evasion) after a missed Aim, a d6 per point of net damage." + DEATH,
-        abilities=many("Dogfight ability ids to use.", default=[], max_items=20),
+        abilities=many(
+            "Dogfight ability ids to use.",
+            default=[],
+            max_items=20,
+            item=fields.String(
+                validate=validate.Length(1, 80, error="must be an ability id"),
+                error_messages={"invalid": "must be an ability id", **REQUIRED},
+            ),
+            dotted=True,
+        ),
         roll=text(
             "The roll the abilities change (default: the roll just made).",
             choices=dogfight_rounds.ROLLS,
@@ -574,6 +605,7 @@ COMMANDS: list[Command] = [
         compartment=compartment("The compartment repaired (1-6)."),
         parts=integer("Ship Parts to use.", minimum=1, maximum=100),
         ability=text("A repair ability to use instead of parts.", max_length=80),
+        checks=[parts_or_ability],
     ),
     command(
         GAME,
@@ -594,6 +626,7 @@ COMMANDS: list[Command] = [
         "install_upgrade",
         "None.",
         upgrade=id_or_object("An upgrade in the inventory (its id), or one defined here.", Item),
+        checks=[an_upgrade],
         compartment=compartment("The compartment (1-6)."),
         replace=flag("Swap out the upgrade already installed there.", default=False),
     ),

@@ -14,7 +14,7 @@ from typing import Any
 from domain import decisions
 from domain.command_schema import Values
 from domain.engine import Context, one_of
-from domain.errors import InvalidInput, NoSuchDecision
+from domain.errors import NoSuchDecision
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
 from domain.quest_calendar import state as qc
@@ -287,14 +287,10 @@ def choose_clone_outcome(ctx: Context, args: Values) -> None:
     replace = args["replace"]
     cause = pending["context"].get("cause", "unknown")
     if not replace:
-        if args["hero"] is not None:
-            raise InvalidInput.field("hero", "give a hero only with replace: true")
         qc.clear_pending(ctx)
         _exhaust(ctx)
         finish_cloning(ctx, 4, cause=cause)
         return
-    if args["hero"] is None:
-        raise InvalidInput.field("hero", "is required")
     new_hero = qc.read_hero(args["hero"])
     old = qc.hero(ctx)
     if new_hero["level"] != old["level"]:

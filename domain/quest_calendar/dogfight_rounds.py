@@ -336,9 +336,6 @@ def dogfight_round(ctx: Context, args: Values) -> None:
 def resolve_dogfight_round(ctx: Context, args: Values) -> None:
     """QC-14: abilities on the open roll only; the comparison is made again with the new total."""
     names = args["abilities"]
-    for index, name in enumerate(names):
-        if not isinstance(name, str) or not name or len(name) > 80:
-            raise InvalidInput.field(f"abilities.{index}", "must be an ability id")
     roll = args["roll"]
     fight = current_dogfight(ctx)
     pending = ctx.state.get("pending") or {}

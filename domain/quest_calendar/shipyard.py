@@ -35,8 +35,6 @@ def repair_ship(ctx: Context, args: Values) -> None:
     key = read_compartment(args["compartment"])
     parts = args["parts"]
     ability_id = args["ability"]
-    if (parts is None) == (ability_id is None):
-        raise InvalidInput.field("parts", "give either parts or ability")
     qc.hero(ctx)
     page = qc.page(ctx)
     compartment = ctx.state["ship"]["compartments"][key]
@@ -239,12 +237,7 @@ def install_upgrade(ctx: Context, args: Values) -> None:
     ``upgrade`` is the id of an upgrade in the inventory, or a full item for one acquired now.
     """
     found = isinstance(args["upgrade"], dict)
-    if found:
-        item = qc.read_item(args["upgrade"])
-        if item["kind"] != "upgrade":
-            raise InvalidInput.field("upgrade.kind", "must be upgrade")
-    else:
-        item = inventory_upgrade(ctx, args["upgrade"])
+    item = qc.read_item(args["upgrade"]) if found else inventory_upgrade(ctx, args["upgrade"])
     key = read_compartment(args["compartment"])
     replace = args["replace"]
     stat_bonus(item)
