@@ -204,6 +204,25 @@ def _label(raw: Any, field: str) -> Label:
     return tuple(segments)
 
 
+def read_choice(
+    raw_options: list[Any], raw_selected: list[Any]
+) -> tuple[list[Label], list[Label], dict[str, Any]]:
+    """The printed options, the ones taken and the option tree, or ``InvalidInput`` naming
+    ``options`` or ``selected`` (the command's schema checks a body with it, QC-11)."""
+    options = [_label(raw, "options") for raw in raw_options]
+    selected = [_label(raw, "selected") for raw in raw_selected]
+    if not options:
+        raise InvalidInput.field("options", "list the options the page prints")
+    if len(set(options)) != len(options):
+        raise InvalidInput.field("options", "an option is listed twice")
+    unknown = [label for label in selected if label not in options]
+    if unknown:
+        raise InvalidInput.field("selected", f"not an option: {'-'.join(unknown[0])}")
+    if len(set(selected)) != len(selected):
+        raise InvalidInput.field("selected", "an option is selected twice")
+    return options, selected, _build_tree(options)
+
+
 def _order(segment: str) -> tuple[int, str]:
     return (int(segment), "") if segment.isdigit() else (0, segment)
 
@@ -270,18 +289,7 @@ def _required(ctx: Context, tree: dict[str, Any], prefix: Label, chosen: set[Lab
 def make_choice(ctx: Context, args: Values) -> None:
     """QC-11: "1, 2-A, 2-B" means do 1, then exactly one of 2-A or 2-B."""
     choice_id = args["choice"]
-    options = [_label(raw, "options") for raw in args["options"]]
-    selected = [_label(raw, "selected") for raw in args["selected"]]
-    if not options:
-        raise InvalidInput.field("options", "list the options the page prints")
-    if len(set(options)) != len(options):
-        raise InvalidInput.field("options", "an option is listed twice")
-    unknown = [label for label in selected if label not in options]
-    if unknown:
-        raise InvalidInput.field("selected", f"not an option: {'-'.join(unknown[0])}")
-    if len(set(selected)) != len(selected):
-        raise InvalidInput.field("selected", "an option is selected twice")
-    tree = _build_tree(options)
+    options, selected, tree = read_choice(args["options"], args["selected"])
     page = qc.page(ctx)
     made = page.setdefault("choices", {})
     if choice_id in made:

@@ -24,7 +24,14 @@ from domain.command_schema import (
 from domain.command_schema import items as many
 from domain.dice import parse
 from domain.errors import InvalidInput
-from domain.quest_calendar import combat_rules, dogfight_rounds, economy, items, pages
+from domain.quest_calendar import (
+    abilities,
+    combat_rules,
+    dogfight_rounds,
+    economy,
+    items,
+    pages,
+)
 from domain.quest_calendar import state as qc
 
 GAME = "quest-calendar"
@@ -230,6 +237,14 @@ class DogfightRound(Strict):
     )
 
 
+def choice_labels(data: dict[str, Any]) -> None:
+    """QC-11: labels such as 1, 2-A, 2-B, each once; the ones taken among them."""
+    try:
+        abilities.read_choice(data["options"], data["selected"])
+    except InvalidInput as error:
+        raise ValidationError(error.errors) from None
+
+
 def hero_with_replace(data: dict[str, Any]) -> None:
     """QC-48: a new hero comes with replace: true, and only then."""
     if data.get("replace") and data.get("hero") is None:
@@ -336,6 +351,7 @@ COMMANDS: list[Command] = [
             "The printed option labels (numbers, lettered as '2-A').", required=True, max_items=50
         ),
         selected=many("The labels of the options taken.", required=True, max_items=50),
+        checks=[choice_labels],
     ),
     command(
         GAME,
