@@ -50,13 +50,6 @@ ROUND_EXAMPLE = {"evasion_target": 60, "enemy_aim": 45, "damage_reduced": 2, "da
 # -- reading arguments -------------------------------------------------------------------------
 
 
-def prefixed(error: InvalidInput, prefix: str) -> InvalidInput:
-    """The same error with every field named under ``prefix``."""
-    return InvalidInput(
-        {f"{prefix}.{k}": v for k, v in error.errors.items()}, message=error.message
-    )
-
-
 def read_compartment(value: int | str) -> str:
     """A compartment number 1..6 (QC-73), given as an integer or a string; returns its key."""
     return str(value)

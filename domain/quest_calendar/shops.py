@@ -44,17 +44,6 @@ def is_ration(item: dict[str, Any]) -> bool:
     return bool(item["effect"].get("kind") == "ration")
 
 
-def _nested(prefix: str, error: InvalidInput) -> InvalidInput:
-    """The same errors, with field names under ``prefix``."""
-
-    def name(key: str) -> str:
-        if key == "item":
-            return prefix
-        return f"{prefix}.{key.removeprefix('item.')}"
-
-    return InvalidInput({name(k): v for k, v in error.errors.items()}, message=error.message)
-
-
 def read_goods(ctx: Context, raw: Any, field: str) -> dict[str, Any]:
     """An item from the player whose equipment slot is one of the house's types (G-QC-24)."""
     item = qc.read_item(raw)
