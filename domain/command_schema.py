@@ -261,8 +261,13 @@ def id_or_object(
     required: bool = True,
     max_length: int = 80,
 ) -> fields.Field[Any]:
-    """An id (a string) or a full definition (an object, of ``schema`` if given)."""
-    shapes = [{"type": "string", "maxLength": max_length}, {"type": "object"}]
+    """An id (a string) or a full definition (an object, of ``schema`` if given: the OpenAPI
+    document then has it as a component of that name)."""
+    shapes: list[dict[str, Any]] = [{"type": "string", "maxLength": max_length}]
+    if schema is None:
+        shapes.append({"type": "object"})
+    else:
+        shapes.append({"$ref": f"#/components/schemas/{schema.__name__}"})
     options = _common(description, required, None)
     options["metadata"]["oneOf"] = shapes
     return IdOrObject(schema, max_length, **options)

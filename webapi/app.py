@@ -75,6 +75,9 @@ def create_app(
     api.register_blueprint(access.blp)
     for entry in catalogue.COMMANDS.values():
         api.spec.components.schema(entry.component, schema=entry.schema)
+    for name, schema in catalogue.inline_schemas().items():
+        if name not in api.spec.components.schemas:
+            api.spec.components.schema(name, schema=schema)
     api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
     api.spec.options["security"] = [{"bearer": []}]
     limits.install(app)

@@ -18,6 +18,18 @@ from domain.games import command_schemas
 COMMANDS: dict[str, Command] = command_schemas()
 
 
+def inline_schemas() -> dict[str, type[Schema]]:
+    """The schemas of the objects a field may give instead of an id (``id_or_object``), by name:
+    the OpenAPI document needs them as components."""
+    found: dict[str, type[Schema]] = {}
+    for entry in COMMANDS.values():
+        for field in entry.schema().fields.values():
+            inner = field.inner if isinstance(field, fields.List) else field
+            if isinstance(inner, IdOrObject) and inner.nested_schema is not None:
+                found[inner.nested_schema.__name__] = inner.nested_schema
+    return found
+
+
 def field_type(field: fields.Field) -> str:
     """The JSON type of a field, as the catalogue names it."""
     if isinstance(field, StrictInteger):
@@ -33,7 +45,7 @@ def field_type(field: fields.Field) -> str:
     if isinstance(field, fields.Nested):
         return "object"
     if "oneOf" in field.metadata:
-        return " or ".join(shape["type"] for shape in field.metadata["oneOf"])
+        return " or ".join(shape.get("type", "object") for shape in field.metadata["oneOf"])
     return "any"
 
 
