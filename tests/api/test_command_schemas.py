@@ -20,8 +20,10 @@ ALL_COMMANDS = sorted((game, name) for game, rules in RULES.items() for name in 
 
 
 def fields_read(function: Callable[..., Any]) -> set[str]:
-    """The fields a handler reads from its loaded values: ``args["name"]`` in its body."""
+    """The fields a handler reads from its loaded values: ``args["name"]`` in its body, and
+    nowhere else (``args`` is never handed on whole, so its body names every field it reads)."""
     found: set[str] = set()
+    reads = uses = 0
     for node in ast.walk(ast.parse(textwrap.dedent(inspect.getsource(function)))):
         if (
             isinstance(node, ast.Subscript)
@@ -30,8 +32,10 @@ def fields_read(function: Callable[..., Any]) -> set[str]:
         ):
             assert isinstance(node.slice, ast.Constant), ast.unparse(node)
             found.add(node.slice.value)
+            reads += 1
         elif isinstance(node, ast.Name) and node.id == "args":
-            assert isinstance(node.ctx, ast.Load)
+            uses += 1
+    assert uses == reads, f"{function.__name__} uses args other than as args[name]"
     return found
 
 
