@@ -1,8 +1,12 @@
-"""The game-command engine: validated arguments, a working state, and the events a command emits.
+"""The game-command engine: commands loaded through their schemas, a working state, and the events
+a command emits.
 
-A game module registers commands on a ``GameRules``. A handler reads its ``Args`` (every error names
-the field), rolls through ``Context.roll``, changes ``Context.state`` (a working copy) and calls
-``Context.emit`` at each past-tense event boundary. The aggregate then records one event per
+A game module registers commands on a ``GameRules`` and declares their schemas
+(``GameRules.contract``). ``GameRules.run`` loads a command through its schema before anything else
+(``InvalidInput`` naming each wrong field; nothing runs), then calls the handler with the loaded
+``Values``. The handler checks only what depends on the state or the house rules, rolls through
+``Context.roll``, changes ``Context.state`` (a working copy) and calls ``Context.emit`` at each
+past-tense event boundary. The aggregate then records one event per
 ``emit`` with the JSON Patch of what changed, so applying an event never decides anything.
 """
 
@@ -13,110 +17,15 @@ from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
+from marshmallow import Schema
+
 from domain import patch
+from domain.command_schema import Command, Values, load
 from domain.dice import DiceExpression, DiceSource, evaluate, parse
 from domain.errors import InvalidInput, NoSuchDecision, QuestlogError, RuleViolation
-from domain.text import check_characters
 
-_MISSING: Any = object()
 DiceSet = tuple[str, set[int]]
 """A rule id and the die sizes a campaign's dice set allows."""
-
-
-class Args:
-    """A command's arguments, read with checks; unknown keys are refused at the end."""
-
-    RESERVED = frozenset({"type", "faces"})
-
-    def __init__(self, raw: Mapping[str, Any]) -> None:
-        if not isinstance(raw, Mapping):
-            raise InvalidInput.field("command", "must be a JSON object")
-        self.raw = dict(raw)
-        self.used: set[str] = set(self.RESERVED)
-
-    def _get(self, name: str, default: Any) -> Any:
-        self.used.add(name)
-        if name not in self.raw or self.raw[name] is None:
-            if default is _MISSING:
-                raise InvalidInput.field(name, "is required")
-            return default
-        return self.raw[name]
-
-    def integer(
-        self,
-        name: str,
-        default: Any = _MISSING,
-        *,
-        minimum: int | None = None,
-        maximum: int | None = None,
-    ) -> Any:
-        """An integer within bounds."""
-        value = self._get(name, default)
-        if value is default:
-            return value
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise InvalidInput.field(name, "must be an integer")
-        if minimum is not None and value < minimum:
-            raise InvalidInput.field(name, f"must be at least {minimum}")
-        if maximum is not None and value > maximum:
-            raise InvalidInput.field(name, f"must be at most {maximum}")
-        return value
-
-    def text(
-        self,
-        name: str,
-        default: Any = _MISSING,
-        *,
-        choices: Iterable[str] | None = None,
-        max_length: int = 200,
-        free_text: bool = False,
-    ) -> Any:
-        """A string without control characters (``free_text`` may hold tabs and line breaks),
-        optionally one of ``choices``."""
-        value = self._get(name, default)
-        if value is default:
-            return value
-        if not isinstance(value, str):
-            raise InvalidInput.field(name, "must be a string")
-        if len(value) > max_length:
-            raise InvalidInput.field(name, f"must be at most {max_length} characters")
-        check_characters(name, value, free_text=free_text)
-        if choices is not None:
-            allowed = list(choices)
-            if value not in allowed:
-                raise InvalidInput.field(name, f"must be one of {', '.join(allowed)}")
-        return value
-
-    def flag(self, name: str, default: Any = _MISSING) -> Any:
-        """true or false."""
-        value = self._get(name, default)
-        if value is not default and not isinstance(value, bool):
-            raise InvalidInput.field(name, "must be true or false")
-        return value
-
-    def items(self, name: str, default: Any = _MISSING, *, max_items: int = 100) -> Any:
-        """A JSON list."""
-        value = self._get(name, default)
-        if value is default:
-            return value
-        if not isinstance(value, list):
-            raise InvalidInput.field(name, "must be a list")
-        if len(value) > max_items:
-            raise InvalidInput.field(name, f"must have at most {max_items} items")
-        return value
-
-    def mapping(self, name: str, default: Any = _MISSING) -> Any:
-        """A JSON object."""
-        value = self._get(name, default)
-        if value is not default and not isinstance(value, dict):
-            raise InvalidInput.field(name, "must be an object")
-        return value
-
-    def finish(self) -> None:
-        """Refuse keys no handler read."""
-        unknown = sorted(set(self.raw) - self.used)
-        if unknown:
-            raise InvalidInput({k: ["unknown field for this command"] for k in unknown})
 
 
 @dataclass
@@ -216,7 +125,15 @@ class Context:
         return self.events
 
 
-Handler = Callable[[Context, Args], None]
+Handler = Callable[[Context, Values], None]
+
+
+def one_of(name: str, value: str, allowed: Iterable[str]) -> str:
+    """A value the state offers (a pending decision's options), or invalid input naming it."""
+    options = list(allowed)
+    if value not in options:
+        raise InvalidInput.field(name, f"must be one of {', '.join(options)}")
+    return value
 
 
 def decision_summary(pending: Mapping[str, Any]) -> dict[str, Any]:
@@ -261,7 +178,9 @@ class GameRules:
     game: str
     event_types: set[str] = field(default_factory=set)
     commands: dict[str, CommandSpec] = field(default_factory=dict)
-    setup: Callable[[Args, Mapping[str, Any]], dict[str, Any]] | None = None
+    schemas: dict[str, Command] = field(default_factory=dict)
+    setup: Callable[[Values, Mapping[str, Any]], dict[str, Any]] | None = None
+    setup_schema: type[Schema] | None = None
     dice_set: Callable[[Mapping[str, Any]], DiceSet | None] | None = None
 
     def declare(self, *event_types: str) -> None:
@@ -285,6 +204,14 @@ class GameRules:
 
         return register
 
+    def contract(self, *commands: Command) -> None:
+        """Declare the schemas of this game's commands (each checked before its handler runs)."""
+        self.schemas.update((c.name, c) for c in commands)
+
+    def values(self, spec: CommandSpec, command: Mapping[str, Any]) -> dict[str, Any]:
+        """A command's values once its schema loads them, or ``InvalidInput`` naming the field."""
+        return load(self.schemas[spec.name].schema(), command)
+
     def spec(self, name: object) -> CommandSpec:
         """The command named ``name``; anything else is invalid input naming ``type``."""
         if not isinstance(name, str) or name not in self.commands:
@@ -307,7 +234,8 @@ class GameRules:
         """
         unblocked = {**state, "pending": None}
         try:
-            spec.handler(Context(unblocked, house_rules, _NoDice()), Args(command))
+            values = self.values(spec, command)
+            spec.handler(Context(unblocked, house_rules, _NoDice()), values)
         except NoSuchDecision:
             return None  # it answers a decision: whether one comes next is not known yet
         except RuleViolation as refusal:
@@ -320,12 +248,9 @@ class GameRules:
 
     def initial_state(self, setup: Mapping[str, Any], house_rules: Mapping[str, Any]) -> Any:
         """The state a new campaign of this game starts with."""
-        if self.setup is None:
+        if self.setup is None or self.setup_schema is None:
             return {}
-        args = Args(setup)
-        state = self.setup(args, house_rules)
-        args.finish()
-        return state
+        return self.setup(load(self.setup_schema(), setup, "setup"), house_rules)
 
     def run(
         self,
@@ -337,8 +262,10 @@ class GameRules:
         version: int | None = None,
     ) -> list[PendingEvent]:
         """Run one command against a state (at campaign ``version``) and return its events."""
-        args = Args(command)
-        spec = self.spec(args.raw.get("type"))
+        if not isinstance(command, Mapping):
+            raise InvalidInput.field("command", "must be a JSON object")
+        spec = self.spec(command.get("type"))
+        values = self.values(spec, command)
         pending = state.get("pending")
         if pending and spec.name not in pending.get("commands", ()):
             accepted = list(pending.get("commands", ()))
@@ -351,6 +278,5 @@ class GameRules:
             )
         allowed = self.dice_set(house_rules) if self.dice_set else None
         context = Context(state, house_rules, dice, allowed, version)
-        spec.handler(context, args)
-        args.finish()
+        spec.handler(context, values)
         return context.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from domain.command_schema import Command
 from domain.engine import GameRules
 from domain.errors import InvalidInput
 from domain.house_rules import CALENDAR_BOARD, GAMES, QUEST_CALENDAR
@@ -18,3 +19,8 @@ def rules_for(game: str) -> GameRules:
         return RULES[game]
     except KeyError:
         raise InvalidInput.field("game", f"must be one of {', '.join(GAMES)}") from None
+
+
+def command_schemas() -> dict[str, Command]:
+    """Every game's command schemas by command name (names are unique across games)."""
+    return {name: entry for rules in RULES.values() for name, entry in rules.schemas.items()}

@@ -14,7 +14,7 @@ from webapi import (
     analytics,
     boards,
     campaigns,
-    command_schemas,
+    catalogue,
     commands,
     dice,
     errors,
@@ -76,8 +76,11 @@ def create_app(
     api.register_blueprint(views.blp)
     api.register_blueprint(analytics.blp)
     api.register_blueprint(access.blp)
-    for entry in command_schemas.COMMANDS.values():
+    for entry in catalogue.COMMANDS.values():
         api.spec.components.schema(entry.component, schema=entry.schema)
+    for name, schema in catalogue.inline_schemas().items():
+        if name not in api.spec.components.schemas:
+            api.spec.components.schema(name, schema=schema)
     api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
     api.spec.options["security"] = [{"bearer": []}]
     limits.install(app)

@@ -9,10 +9,11 @@ from flask_smorest import Blueprint
 from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
 from domain.campaign import Campaign
+from domain.command_schema import flatten
 from domain.games import RULES, rules_for
 from domain.house_rules import GAMES
 from webapi import access, schemas
-from webapi.command_schemas import COMMANDS, describe
+from webapi.catalogue import COMMANDS, describe
 from webapi.dice import APPEND_HEADERS, appended
 from webapi.http import campaign_id, expected_version, idempotency, questlog, reply
 
@@ -30,13 +31,15 @@ class CommandBody(Schema):
 
     @validates_schema(pass_original=True)
     def command_fields(self, _data: Any, original: Any, **_: Any) -> None:
-        """Check the body against its command's schema before any rule runs; an unknown
-        ``type`` is left to the game, which names the commands it knows."""
+        """Check the body against its command's schema before the campaign is read (the game
+        checks it again before any rule runs); an unknown ``type`` is left to the game, which
+        names the commands it knows."""
         entry = COMMANDS.get(original.get("type")) if isinstance(original, dict) else None
         if entry is not None:
-            errors = entry.schema().validate(original)
+            schema = entry.schema()
+            errors = schema.validate(original)
             if errors:
-                raise ValidationError(errors)
+                raise ValidationError(flatten(schema, errors))
 
 
 class CommandResult(Schema):
@@ -62,6 +65,28 @@ class CommandField(Schema):
     max_items = fields.Integer()
     choices = fields.List(fields.String())
     description = fields.String()
+    own_fields = fields.List(
+        fields.Nested(lambda: CommandField()),
+        attribute="fields",
+        data_key="fields",
+        metadata={"description": "An object's own fields."},
+    )
+    item_shape = fields.Nested(
+        lambda: FieldShape(),
+        data_key="items",
+        metadata={"description": "A list's items, where declared."},
+    )
+    value_shape = fields.Nested(
+        lambda: FieldShape(),
+        data_key="values",
+        metadata={"description": "An object's values, where declared."},
+    )
+
+
+class FieldShape(Schema):
+    type = fields.String()
+    own_fields = fields.List(fields.Nested(CommandField), attribute="fields", data_key="fields")
+    item_shape = fields.Nested(lambda: FieldShape(), data_key="items")
 
 
 class CommandInfo(Schema):

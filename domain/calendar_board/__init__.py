@@ -6,14 +6,24 @@ event types.
 
 from __future__ import annotations
 
-from domain.calendar_board import actions, calendar, house_rules, night, state, steps
+from domain.calendar_board import (
+    actions,
+    calendar,
+    commands,
+    house_rules,
+    night,
+    state,
+    steps,
+)
 from domain.campaign import game_event_class
 from domain.games import RULES
 from domain.house_rules import CALENDAR_BOARD
 
 rules = RULES[CALENDAR_BOARD]
 rules.setup = state.initial_state
+rules.setup_schema = commands.Setup
+rules.contract(*commands.COMMANDS)
 for _event_type in sorted(rules.event_types):
     game_event_class(CALENDAR_BOARD, _event_type)
 
-__all__ = ["actions", "calendar", "house_rules", "night", "state", "steps"]
+__all__ = ["actions", "calendar", "commands", "house_rules", "night", "state", "steps"]

@@ -18,8 +18,8 @@ from typing import Any
 from domain.calendar_board import fate, night
 from domain.calendar_board import state as cb
 from domain.calendar_board.night import step
-from domain.engine import Args, Context
-from domain.errors import InvalidInput
+from domain.command_schema import Values
+from domain.engine import Context
 from domain.games import RULES
 from domain.house_rules import CALENDAR_BOARD
 
@@ -98,15 +98,11 @@ def night_actions(ctx: Context) -> bool:
     rules=("CB-33", "CB-34", "CB-35", "CB-36", "CB-37", "CB-38", "CB-39"),
     resolves=("night_action",),
 )
-def night_action(ctx: Context, args: Args) -> None:
+def night_action(ctx: Context, args: Values) -> None:
     """CB-33: one night action per party, fully resolved before the next party chooses."""
-    player = args.text("player", max_length=80)
-    action = args.text("action", choices=NIGHT_ACTIONS)
-    partner = args.text("partner", None, choices=cb.PARTNERS)
-    if action == "rizz" and partner is None:
-        raise InvalidInput.field("partner", "name the partner a successful rizz brings")
-    if action != "rizz" and partner is not None:
-        raise InvalidInput.field("partner", "give a partner only with rizz")
+    player = args["player"]
+    action = args["action"]
+    partner = args["partner"]
     party = cb.party(ctx, player)
     pending = cb.require_decision(ctx, "night_action", player, "CB-33")
     if action not in legal_actions(party):
@@ -363,12 +359,12 @@ def ambush_after_fate(ctx: Context, context: dict[str, Any], rerolled: bool) -> 
     rules=("CB-35", "CB-36"),
     resolves=("ambush_target",),
 )
-def choose_ambush(ctx: Context, args: Args) -> None:
+def choose_ambush(ctx: Context, args: Values) -> None:
     """CB-35: move the chosen piece exactly the rolled spaces and ambush the chosen enemy."""
-    player = args.text("player", max_length=80)
-    piece_id = args.text("piece", max_length=80)
-    target = args.text("target", max_length=80)
-    form = args.text("form", max_length=200)
+    player = args["player"]
+    piece_id = args["piece"]
+    target = args["target"]
+    form = args["form"]
     party = cb.party(ctx, player)
     pending = cb.require_decision(ctx, "ambush_target", player, "CB-35")
     chosen = [o for o in pending["options"] if o["piece"] == piece_id and o["target"] == target]
@@ -399,9 +395,9 @@ def choose_ambush(ctx: Context, args: Args) -> None:
     example={"type": "start_acting", "player": "B"},
     rules=("CB-40",),
 )
-def start_acting(ctx: Context, args: Args) -> None:
+def start_acting(ctx: Context, args: Values) -> None:
     """CB-40: the first action of a turn closes the window for day sleep."""
-    player = args.text("player", max_length=80)
+    player = args["player"]
     cb.party(ctx, player)
     night.current_player(ctx, player)
     if ctx.state["turn"]["started"]:
@@ -417,9 +413,9 @@ def start_acting(ctx: Context, args: Args) -> None:
     example={"type": "day_sleep", "player": "B"},
     rules=("CB-40", "CB-41"),
 )
-def day_sleep(ctx: Context, args: Args) -> None:
+def day_sleep(ctx: Context, args: Values) -> None:
     """CB-40 / CB-41: sleep through the day instead of taking the turn."""
-    player = args.text("player", max_length=80)
+    player = args["player"]
     party = cb.party(ctx, player)
     night.current_player(ctx, player, "CB-40")
     state = ctx.state

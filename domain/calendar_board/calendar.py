@@ -16,7 +16,8 @@ from typing import Any
 
 from domain.calendar_board import night, weather
 from domain.calendar_board import state as cb
-from domain.engine import Args, Context
+from domain.command_schema import Values
+from domain.engine import Context
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import CALENDAR_BOARD
@@ -226,10 +227,10 @@ def regenerate(ctx: Context, player: str, weapon_id: str, space: int, *, chosen_
     rules=("CB-14", "CB-15", "CB-16"),
     resolves=(SUPPLY_DECISION,),
 )
-def choose_supply_weapon(ctx: Context, args: Args) -> None:
+def choose_supply_weapon(ctx: Context, args: Values) -> None:
     """CB-15: refill the chosen weapon; a looted or non-ammo weapon is refused (CB-16, CB-14)."""
-    player = args.text("player", max_length=80)
-    weapon = args.text("weapon", None, max_length=80)
+    player = args["player"]
+    weapon = args["weapon"]
     party = cb.party(ctx, player)
     pending = cb.require_decision(ctx, SUPPLY_DECISION, player, "CB-15")
     space = pending["context"]["space_index"]

@@ -23,7 +23,8 @@ from typing import Any
 
 from domain.calendar_board import night
 from domain.calendar_board import state as cb
-from domain.engine import Args, Context
+from domain.command_schema import Values
+from domain.engine import Context
 from domain.games import RULES
 from domain.house_rules import CALENDAR_BOARD
 
@@ -110,9 +111,9 @@ def night_reroll(ctx: Context, player: str, kind: str) -> None:
     rules=("CB-10", "G-CB-12"),
     resolves=(FATE_DECISION,),
 )
-def decline_fate_reroll(ctx: Context, args: Args) -> None:
+def decline_fate_reroll(ctx: Context, args: Values) -> None:
     """G-CB-12: the first result stands; the night goes on from it."""
-    player = args.text("player", max_length=80)
+    player = args["player"]
     cb.party(ctx, player)
     pending = cb.require_decision(ctx, FATE_DECISION, player, "G-CB-12")
     context = pending["context"]

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from domain.calendar_board import state as cb
-from domain.engine import Args, Context
+from domain.command_schema import Values
+from domain.engine import Context
 from domain.games import RULES
 from domain.house_rules import CALENDAR_BOARD
 
@@ -156,9 +157,9 @@ def finish_turn(ctx: Context, player: str) -> None:
     example={"type": "end_turn", "player": "B"},
     rules=("CB-01", "CB-02"),
 )
-def end_turn(ctx: Context, args: Args) -> None:
+def end_turn(ctx: Context, args: Values) -> None:
     """CB-01: a night phase starts when every player has had a turn in the round."""
-    player = args.text("player", max_length=80)
+    player = args["player"]
     cb.party(ctx, player)
     current_player(ctx, player)
     ctx.emit("TurnEnded", player=player, round=ctx.state["round"])

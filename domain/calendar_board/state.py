@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain import decisions
-from domain.engine import Args, Context, decision_summary
+from domain.engine import Context, decision_summary
 from domain.errors import InvalidInput, NoSuchDecision, RuleViolation
 
 FACINGS = ("N", "E", "S", "W")
@@ -21,139 +21,72 @@ WEATHERS = ("normal", "rain", "snow", "fog", "hail")
 LOCATION_KINDS = ("pathway", "home", "elsewhere", "eliminated")
 
 
-def _nested(prefix: str, error: InvalidInput) -> InvalidInput:
-    return InvalidInput({f"{prefix}.{k}": v for k, v in error.errors.items()}, error.message)
-
-
-def _read(prefix: str, raw: Any, reader: Any) -> Any:
-    if not isinstance(raw, dict):
-        raise InvalidInput.field(prefix, "must be an object")
-    args = Args(raw)
-    args.used.discard("faces")
-    try:
-        value = reader(args)
-        args.finish()
-    except InvalidInput as error:
-        raise _nested(prefix, error) from None
-    return value
-
-
-def read_location(args: Args) -> dict[str, Any]:
-    """A piece's location."""
-    kind = args.text("kind", choices=LOCATION_KINDS)
-    location: dict[str, Any] = {"kind": kind}
-    if kind == "pathway":
-        location["space"] = args.integer("space", minimum=0, maximum=10_000)
-    return location
-
-
-def read_piece(args: Args) -> dict[str, Any]:
+def read_piece(loaded: Mapping[str, Any]) -> dict[str, Any]:
     """A party member: id, location, facing and adaptability modifier."""
+    location = {"kind": loaded["location"]["kind"]}
+    if location["kind"] == "pathway":
+        location["space"] = loaded["location"]["space"]
     return {
-        "id": args.text("id", max_length=80),
-        "location": _read("location", args.mapping("location"), read_location),
-        "facing": args.text("facing", "N", choices=FACINGS),
-        "adaptability": args.integer("adaptability", 0, minimum=-20, maximum=20),
+        "id": loaded["id"],
+        "location": location,
+        "facing": loaded["facing"],
+        "adaptability": loaded["adaptability"],
         "conditions": [],
     }
 
 
-def read_weapon(args: Args) -> dict[str, Any]:
+def read_weapon(loaded: Mapping[str, Any]) -> dict[str, Any]:
     """A weapon: kind, ammunition, capacity, regeneration and the looted flag."""
-    weapon = {
-        "id": args.text("id", max_length=80),
-        "kind": args.text("kind", choices=WEAPON_KINDS),
-        "uses_ammo": args.flag("uses_ammo", False),
-        "ammo": args.integer("ammo", 0, minimum=0, maximum=10_000),
-        "ammo_max": args.integer("ammo_max", 0, minimum=0, maximum=10_000),
-        "ammo_regen": args.integer("ammo_regen", 0, minimum=0, maximum=10_000),
-        "looted": args.flag("looted", False),
-    }
-    if weapon["ammo"] > weapon["ammo_max"]:
-        raise InvalidInput.field("ammo", "must not exceed ammo_max")
-    return weapon
+    keys = ("id", "kind", "uses_ammo", "ammo", "ammo_max", "ammo_regen", "looted")
+    return {key: loaded[key] for key in keys}
 
 
-def read_player(args: Args) -> dict[str, Any]:
+def read_player(loaded: Mapping[str, Any]) -> dict[str, Any]:
     """A player and their party."""
-    player_id = args.text("id", max_length=80)
-    pieces = [
-        _read(f"pieces[{n}]", raw, read_piece)
-        for n, raw in enumerate(args.items("pieces", [], max_items=50))
-    ]
-    weapons = [
-        _read(f"weapons[{n}]", raw, read_weapon)
-        for n, raw in enumerate(args.items("weapons", [], max_items=50))
-    ]
-    weapon_ids = [w["id"] for w in weapons]
-    if len(set(weapon_ids)) != len(weapon_ids):
-        raise InvalidInput.field("weapons", "weapon ids must be unique within a party")
-    partner = args.text("partner", None, choices=PARTNERS)
-    relationship = args.integer("relationship", None, minimum=0, maximum=1000)
-    if partner is not None and relationship is None:
-        raise InvalidInput.field("relationship", "a party with a partner needs a relationship")
+    partner = loaded["partner"]
+    pieces = [read_piece(piece) for piece in loaded["pieces"]]
+    weapons = [read_weapon(weapon) for weapon in loaded["weapons"]]
     return {
-        "id": player_id,
+        "id": loaded["id"],
         "party": {
-            "exhaustion": args.integer("exhaustion", 0, minimum=0, maximum=20),
+            "exhaustion": loaded["exhaustion"],
             "partner": partner,
-            "relationship": relationship if partner is not None else None,
+            "relationship": loaded["relationship"] if partner is not None else None,
             "reactions_locked": False,
             "bonus_locked": False,
-            "luck_mod": args.integer("luck_mod", 0, minimum=-20, maximum=20),
-            "int_mod": args.integer("int_mod", 0, minimum=-20, maximum=20),
+            "luck_mod": loaded["luck_mod"],
+            "int_mod": loaded["int_mod"],
             "pieces": {p["id"]: p for p in pieces},
             "weapons": {w["id"]: w for w in weapons},
         },
     }
 
 
-def read_creature(args: Args) -> dict[str, Any]:
-    """A creature in play: id, type, and whether it acts at night."""
-    return {
-        "id": args.text("id", max_length=80),
-        "type": args.text("type", max_length=80),
-        "night_active": args.flag("night_active", True),
-    }
-
-
-def initial_state(args: Args, house: Mapping[str, Any]) -> dict[str, Any]:
-    """A new match: players in seating order, their parties, the token holders and options."""
-    raw_players = args.items("players", max_items=8)
-    if len(raw_players) < 2:
-        raise InvalidInput.field("players", "a match needs at least 2 players")
-    players = [_read(f"players[{n}]", raw, read_player) for n, raw in enumerate(raw_players)]
+def initial_state(setup: Mapping[str, Any], house: Mapping[str, Any]) -> dict[str, Any]:
+    """A new match from its loaded ``Setup``: players in seating order, their parties, the token
+    holders and options."""
+    players = [read_player(raw) for raw in setup["players"]]
     ids = [p["id"] for p in players]
-    if len(set(ids)) != len(ids):
-        raise InvalidInput.field("players", "player ids must be unique")
-    piece_ids = [pid for p in players for pid in p["party"]["pieces"]]
-    if len(set(piece_ids)) != len(piece_ids):
-        raise InvalidInput.field("players", "piece ids must be unique across the match")
-    starting = args.text("starting_token", ids[0], choices=ids)
-    options = args.mapping("options", {})
-    option_args = Args(options)
-    option_args.used.discard("faces")
-    active_event = option_args.mapping("active_event", None)
-    if active_event is not None:
-        event_args = Args(active_event)
-        active_event = {
-            "id": event_args.text("id", max_length=80),
-            "special_weather": event_args.text("special_weather", "normal", choices=WEATHERS),
-        }
-        event_args.finish()
+    starting = setup["starting_token"] if setup["starting_token"] is not None else ids[0]
+    options = setup["options"]
+    event = options["active_event"]
     settings = {
-        "ceasefire_rule": option_args.flag("ceasefire_rule", False),
-        "event_rules": option_args.flag("event_rules", False),
-        "active_event": active_event,
+        "ceasefire_rule": options["ceasefire_rule"],
+        "event_rules": options["event_rules"],
+        "active_event": (
+            None
+            if event is None
+            else {"id": event["id"], "special_weather": event["special_weather"]}
+        ),
     }
-    option_args.finish()
     creatures = [
-        _read(f"creatures[{n}]", raw, read_creature)
-        for n, raw in enumerate(args.items("creatures", [], max_items=100))
+        {"id": c["id"], "type": c["type"], "night_active": c["night_active"]}
+        for c in setup["creatures"]
     ]
-    creature_ids = [c["id"] for c in creatures]
-    if len(set(creature_ids)) != len(creature_ids):
-        raise InvalidInput.field("creatures", "creature ids must be unique")
+    most = house["cb.annustaria.max"]
+    if setup["annustar"] > most:
+        # The bound is a house rule, so the schema cannot hold it.
+        raise InvalidInput.field("annustar", f"must be at most {most}")
     return {
         "players": ids,
         "parties": {p["id"]: p["party"] for p in players},
@@ -166,7 +99,7 @@ def initial_state(args: Args, house: Mapping[str, Any]) -> dict[str, Any]:
         "weather": {"current": "normal", "pending": None},
         "wind": {"speed": "none", "direction": None},
         "ceasefire": 0,
-        "annustar": args.integer("annustar", 0, minimum=0, maximum=house["cb.annustaria.max"]),
+        "annustar": setup["annustar"],
         "options": settings,
         "night": None,
         "nights": 0,

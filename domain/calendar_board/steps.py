@@ -16,7 +16,8 @@ from domain.calendar_board import fate, modifiers, night
 from domain.calendar_board import state as cb
 from domain.calendar_board.house_rules import CB_HOUSE_RULES
 from domain.calendar_board.night import step
-from domain.engine import Args, Context
+from domain.command_schema import Values
+from domain.engine import Context
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import CALENDAR_BOARD
@@ -117,10 +118,10 @@ def _ask_creature_order(ctx: Context, kind: str, ids: list[str]) -> None:
     rules=("CB-04",),
     resolves=(CREATURE_DECISION,),
 )
-def order_creatures(ctx: Context, args: Args) -> None:
+def order_creatures(ctx: Context, args: Values) -> None:
     """CB-04: the holder picks the order in which creatures of one type act."""
-    player = args.text("player", max_length=80)
-    order = args.items("order")
+    player = args["player"]
+    order = args["order"]
     cb.party(ctx, player)
     pending = cb.require_decision(ctx, CREATURE_DECISION, player, "CB-04")
     options: list[str] = pending["options"]
@@ -234,10 +235,10 @@ def annustaria(ctx: Context) -> bool:
     example={"type": "raise_annustar", "amount": 3, "cause": "annustar strike"},
     rules=("CB-07",),
 )
-def raise_annustar(ctx: Context, args: Args) -> None:
+def raise_annustar(ctx: Context, args: Values) -> None:
     """CB-07, G-CB-08: the value rises (or falls, for a negative amount), clamped to 0..max."""
-    amount = args.integer("amount", minimum=-1000, maximum=1000)
-    cause = args.text("cause")
+    amount = args["amount"]
+    cause = args["cause"]
     before = ctx.state["annustar"]
     ctx.state["annustar"] = max(0, min(before + amount, ctx.house["cb.annustaria.max"]))
     ctx.emit(
@@ -260,7 +261,7 @@ def raise_annustar(ctx: Context, args: Args) -> None:
     rules=("CB-10", "G-CB-12"),
     resolves=(fate.FATE_DECISION,),
 )
-def fate_reroll(ctx: Context, args: Args) -> None:
+def fate_reroll(ctx: Context, args: Values) -> None:
     """CB-10, G-CB-12: refuse a forbidden roll kind; at night reroll the roll on offer.
 
     By day only the permission belongs to this chapter: the reroll itself (which roll, the new
@@ -269,8 +270,8 @@ def fate_reroll(ctx: Context, args: Args) -> None:
     roll (hail save, ambush d6, rizz contest), the night waits for the player's answer and the
     reroll is made here (``fate``).
     """
-    player = args.text("player", max_length=80)
-    kind = args.text("roll", choices=ROLL_KINDS)
+    player = args["player"]
+    kind = args["roll"]
     cb.party(ctx, player)
     if kind in ctx.house["cb.fateReroll.forbidden"]:
         ctx.refuse("CB-10", f"no fate reroll on the {kind} roll: the original result stands")
@@ -292,13 +293,13 @@ def _mark_turn_started(ctx: Context, player: str) -> None:
     example={"type": "declare_action", "player": "A", "action": "fortify"},
     rules=("CB-27",),
 )
-def declare_action(ctx: Context, args: Args) -> None:
+def declare_action(ctx: Context, args: Values) -> None:
     """CB-27: Fog forbids sight spells and fortifying; otherwise the action is recorded.
 
     The action itself is main-rules mechanics; it may be a reaction, so it is not held to the turn.
     """
-    player = args.text("player", max_length=80)
-    action = args.text("action", choices=modifiers.SIGHT_ACTIONS)
+    player = args["player"]
+    action = args["action"]
     cb.party(ctx, player)
     weather = ctx.state["weather"]["current"]
     if not modifiers.action_allowed(weather, action):
@@ -314,10 +315,10 @@ def declare_action(ctx: Context, args: Args) -> None:
     example={"type": "roll_movement", "player": "A", "piece": "a1"},
     rules=("CB-23",),
 )
-def roll_movement(ctx: Context, args: Args) -> None:
+def roll_movement(ctx: Context, args: Values) -> None:
     """CB-23: a movement 6 still moves 6, but earns no bonus roll under Rain, Snow or Hail."""
-    player = args.text("player", max_length=80)
-    piece_id = args.text("piece", max_length=80)
+    player = args["player"]
+    piece_id = args["piece"]
     party = cb.party(ctx, player)
     if piece_id not in party["pieces"]:
         raise InvalidInput.field("piece", f"player {player} has no piece {piece_id!r}")

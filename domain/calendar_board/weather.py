@@ -13,7 +13,8 @@ from typing import Any
 
 from domain.calendar_board import fate, night
 from domain.calendar_board import state as cb
-from domain.engine import Args, Context
+from domain.command_schema import Values
+from domain.engine import Context
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import CALENDAR_BOARD
@@ -282,10 +283,10 @@ def take_hail_damage(ctx: Context, player: str, piece: str, d4: int, *, chosen_b
     rules=("CB-28",),
     resolves=(HAIL_DECISION,),
 )
-def assign_hail_damage(ctx: Context, args: Args) -> None:
+def assign_hail_damage(ctx: Context, args: Values) -> None:
     """CB-28/G-CB-20: the damage goes to a piece counted in the player's goal."""
-    player = args.text("player", max_length=80)
-    piece = args.text("piece", max_length=80)
+    player = args["player"]
+    piece = args["piece"]
     party = cb.party(ctx, player)
     pending = cb.require_decision(ctx, HAIL_DECISION, player, "CB-28")
     if piece not in party["pieces"]:

@@ -14,6 +14,7 @@ from domain.quest_calendar import (
     abilities,
     checks,
     combat,
+    commands,
     death,
     dogfight_rounds,
     economy,
@@ -28,7 +29,9 @@ from domain.quest_calendar import (
 
 rules = RULES[QUEST_CALENDAR]
 rules.setup = state.initial_state
+rules.setup_schema = commands.Setup
 rules.dice_set = house_rules.dice_set
+rules.contract(*commands.COMMANDS)
 rules.declare("HeroDamaged")
 for _event_type in sorted(rules.event_types):
     game_event_class(QUEST_CALENDAR, _event_type)
@@ -37,6 +40,7 @@ __all__ = [
     "abilities",
     "checks",
     "combat",
+    "commands",
     "death",
     "dogfight_rounds",
     "economy",

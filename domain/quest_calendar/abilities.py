@@ -23,7 +23,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from domain.engine import Args, Context
+from domain.command_schema import Values
+from domain.engine import Context
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
@@ -115,11 +116,11 @@ def _change_check(
     example={"type": "use_ability", "ability": "keen-mind", "on_roll": 0},
     rules=("QC-13", "QC-14", "QC-15", "QC-16", "QC-17", "QC-19", "QC-24", "QC-50"),
 )
-def use_ability(ctx: Context, args: Args) -> None:
+def use_ability(ctx: Context, args: Values) -> None:
     """Spend one use (QC-15..QC-19) and apply the ability's effect; healing is fine mid-combat."""
-    ability_id = args.text("ability", max_length=80)
-    on_roll = args.integer("on_roll", None, minimum=0, maximum=10_000)
-    stat = args.text("stat", None, choices=qc.INJURY_STATS)
+    ability_id = args["ability"]
+    on_roll = args["on_roll"]
+    stat = args["stat"]
     hero = qc.hero(ctx)
     page = qc.page(ctx)
     ability = hero["abilities"].get(ability_id)
@@ -163,10 +164,10 @@ def use_ability(ctx: Context, args: Args) -> None:
     example={"type": "apply_condition", "condition": "infected", "source": "rat bite"},
     rules=("QC-31", "QC-32"),
 )
-def apply_condition(ctx: Context, args: Args) -> None:
+def apply_condition(ctx: Context, args: Values) -> None:
     """QC-31/QC-32: lasts until cured; a second one while already affected changes nothing."""
-    condition = args.text("condition", choices=items.CONDITIONS)
-    source = args.text("source", "page", max_length=200)
+    condition = args["condition"]
+    source = args["source"]
     hero = qc.hero(ctx)
     qc.page(ctx)
     if condition in hero["conditions"]:
@@ -201,6 +202,25 @@ def _label(raw: Any, field: str) -> Label:
     if not all(_SEGMENT.fullmatch(segment) for segment in segments):
         raise InvalidInput.field(field, f"{raw!r}: use numbers or letters joined by '-', like 2-B")
     return tuple(segments)
+
+
+def read_choice(
+    raw_options: list[Any], raw_selected: list[Any]
+) -> tuple[list[Label], list[Label], dict[str, Any]]:
+    """The printed options, the ones taken and the option tree, or ``InvalidInput`` naming
+    ``options`` or ``selected`` (the command's schema checks a body with it, QC-11)."""
+    options = [_label(raw, "options") for raw in raw_options]
+    selected = [_label(raw, "selected") for raw in raw_selected]
+    if not options:
+        raise InvalidInput.field("options", "list the options the page prints")
+    if len(set(options)) != len(options):
+        raise InvalidInput.field("options", "an option is listed twice")
+    unknown = [label for label in selected if label not in options]
+    if unknown:
+        raise InvalidInput.field("selected", f"not an option: {'-'.join(unknown[0])}")
+    if len(set(selected)) != len(selected):
+        raise InvalidInput.field("selected", "an option is selected twice")
+    return options, selected, _build_tree(options)
 
 
 def _order(segment: str) -> tuple[int, str]:
@@ -266,21 +286,10 @@ def _required(ctx: Context, tree: dict[str, Any], prefix: Label, chosen: set[Lab
     },
     rules=("QC-11",),
 )
-def make_choice(ctx: Context, args: Args) -> None:
+def make_choice(ctx: Context, args: Values) -> None:
     """QC-11: "1, 2-A, 2-B" means do 1, then exactly one of 2-A or 2-B."""
-    choice_id = args.text("choice", max_length=80)
-    options = [_label(raw, "options") for raw in args.items("options", max_items=50)]
-    selected = [_label(raw, "selected") for raw in args.items("selected", max_items=50)]
-    if not options:
-        raise InvalidInput.field("options", "list the options the page prints")
-    if len(set(options)) != len(options):
-        raise InvalidInput.field("options", "an option is listed twice")
-    unknown = [label for label in selected if label not in options]
-    if unknown:
-        raise InvalidInput.field("selected", f"not an option: {'-'.join(unknown[0])}")
-    if len(set(selected)) != len(selected):
-        raise InvalidInput.field("selected", "an option is selected twice")
-    tree = _build_tree(options)
+    choice_id = args["choice"]
+    options, selected, tree = read_choice(args["options"], args["selected"])
     page = qc.page(ctx)
     made = page.setdefault("choices", {})
     if choice_id in made:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.engine import Args, Context
+from domain.command_schema import Values
+from domain.engine import Context
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
 from domain.quest_calendar import state as qc
@@ -52,12 +53,12 @@ def trait_roll(ctx: Context, trait: str, purpose: str, bonus: int = 0) -> dict[s
     example={"type": "trait_check", "trait": "INT", "purpose": "decode the panel", "target": 12},
     rules=("QC-10", "QC-18", "QC-32"),
 )
-def trait_check(ctx: Context, args: Args) -> None:
+def trait_check(ctx: Context, args: Values) -> None:
     """QC-10: the page's resolution decides what the total achieves; a target is optional."""
-    trait = args.text("trait", choices=qc.TRAITS)
-    purpose = args.text("purpose", f"{trait} check", max_length=500, free_text=True)
-    target = args.integer("target", None, minimum=-1000, maximum=1000)
-    bonus = args.integer("bonus", 0, minimum=-100, maximum=100)
+    trait = args["trait"]
+    purpose = args["purpose"] if args["purpose"] is not None else f"{trait} check"
+    target = args["target"]
+    bonus = args["bonus"]
     qc.hero(ctx)
     page = qc.page(ctx)
     result = trait_roll(ctx, trait, purpose, bonus)

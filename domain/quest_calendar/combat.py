@@ -34,7 +34,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.engine import Args, Context
+from domain.command_schema import Values
+from domain.engine import Context
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
@@ -54,8 +55,6 @@ from domain.quest_calendar.combat_rounds import (
     round_preview,
 )
 from domain.quest_calendar.combat_rules import (
-    KINDS,
-    MODES,
     read_rounds,
     read_uses,
 )
@@ -105,11 +104,11 @@ ROUND_EXAMPLE = [
     example={"type": "start_combat", "kind": "several_enemies", "rounds": ROUND_EXAMPLE},
     rules=("QC-20", "QC-22", "QC-27", "QC-33"),
 )
-def start_combat(ctx: Context, args: Args) -> None:
+def start_combat(ctx: Context, args: Values) -> None:
     """QC-20: a combat lasts the rounds the page gives; the mode defaults to the house rule."""
-    mode = args.text("mode", None, choices=MODES) or ctx.house["qc.combat.mode"]
-    kind = args.text("kind", choices=KINDS)
-    rounds = read_rounds(args.items("rounds", max_items=50))
+    mode = args["mode"] or ctx.house["qc.combat.mode"]
+    kind = args["kind"]
+    rounds = read_rounds(args["rounds"])
     qc.hero(ctx)
     page = qc.page(ctx)
     current = page.get("combat")
@@ -144,7 +143,7 @@ def start_combat(ctx: Context, args: Args) -> None:
     example={"type": "combat_round"},
     rules=("QC-20", "QC-28", "QC-29", "QC-30", "QC-33", "QC-34", "QC-35", "QC-37"),
 )
-def combat_round(ctx: Context, args: Args) -> None:
+def combat_round(ctx: Context, args: Values) -> None:
     """QC-28..QC-30: how many rolls the player sees before committing abilities."""
     combat = current_combat(ctx)
     qc.page(ctx)["first_roll_made"] = True
@@ -218,9 +217,9 @@ ABILITIES_EXAMPLE = ["smite", {"id": "lucky", "roll": "attack"}]
     rules=("QC-14", "QC-21", "QC-22", "QC-25", "QC-26", "QC-28", "QC-36", "QC-40"),
     resolves=(ROUND_DECISION,),
 )
-def resolve_round(ctx: Context, args: Args) -> None:
+def resolve_round(ctx: Context, args: Values) -> None:
     """QC-28 / G-QC-08: abilities on this round only; an extra attack is resolved in it."""
-    uses = read_uses(args.items("abilities", [], max_items=20), "abilities")
+    uses = read_uses(args["abilities"], "abilities")
     qc.clear_pending(ctx)
     combat = current_combat(ctx)
     work = combat["open"][0]
@@ -237,9 +236,9 @@ def resolve_round(ctx: Context, args: Args) -> None:
     rules=("QC-14", "QC-21", "QC-22", "QC-25", "QC-26", "QC-29", "QC-36", "QC-40"),
     resolves=(ASSIGN_DECISION,),
 )
-def resolve_rounds(ctx: Context, args: Args) -> None:
+def resolve_rounds(ctx: Context, args: Values) -> None:
     """QC-29: the rounds resolve in order; a death ends the combat and the rest are not played."""
-    assignments = args.mapping("assignments", {})
+    assignments = args["assignments"]
     combat = current_combat(ctx)
     rolled = [str(work["round"]) for work in combat["open"]]
     plan = {}
@@ -247,8 +246,6 @@ def resolve_rounds(ctx: Context, args: Args) -> None:
         where = f"assignments.{key}"
         if key not in rolled:
             raise InvalidInput.field(where, f"not a rolled round; rounds: {', '.join(rolled)}")
-        if not isinstance(value, list):
-            raise InvalidInput.field(where, "must be a list of abilities")
         plan[key] = read_uses(value, where)
     qc.clear_pending(ctx)
     for work in list(combat["open"]):
@@ -265,9 +262,9 @@ def resolve_rounds(ctx: Context, args: Args) -> None:
     rules=("QC-14", "QC-30"),
     resolves=(BOOST_DECISIONS["attack"],),
 )
-def boost_attack(ctx: Context, args: Args) -> None:
+def boost_attack(ctx: Context, args: Values) -> None:
     """QC-30: an attack boost is final before the damage roll is made."""
-    uses = read_uses(args.items("abilities", [], max_items=20), "abilities")
+    uses = read_uses(args["abilities"], "abilities")
     attempt = qc.clear_pending(ctx)["context"]["attempt"]
     combat = current_combat(ctx)
     work = combat["open"][0]
@@ -284,9 +281,9 @@ def boost_attack(ctx: Context, args: Args) -> None:
     rules=("QC-14", "QC-21", "QC-25", "QC-30", "QC-40"),
     resolves=(BOOST_DECISIONS["damage"],),
 )
-def boost_damage(ctx: Context, args: Args) -> None:
+def boost_damage(ctx: Context, args: Values) -> None:
     """QC-30: a damage boost is final; an extra attack is then played roll by roll (QC-40)."""
-    uses = read_uses(args.items("abilities", [], max_items=20), "abilities")
+    uses = read_uses(args["abilities"], "abilities")
     attempt = qc.clear_pending(ctx)["context"]["attempt"]
     combat = current_combat(ctx)
     work = combat["open"][0]

@@ -17,8 +17,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from domain.dice import parse
-from domain.engine import Args
-from domain.errors import InvalidInput
 
 MODES = ("standard", "easy", "hard")
 KINDS = ("several_enemies", "one_enemy")
@@ -153,56 +151,13 @@ def ability_option(
 # -- reading the page and the player's abilities -----------------------------------------------
 
 
-def _strict(raw: Any, where: str) -> Args:
-    """Args over a nested object; no key is reserved there."""
-    if not isinstance(raw, dict):
-        raise InvalidInput.field(where, "must be an object")
-    args = Args(raw)
-    args.used = set()
-    return args
-
-
-def _prefixed(error: InvalidInput, where: str) -> InvalidInput:
-    return InvalidInput({f"{where}.{k}": v for k, v in error.errors.items()}, error.message)
-
-
-def read_rounds(raw: list[Any]) -> list[dict[str, Any]]:
-    """The rounds as the page prints them (QC-20, G-QC-05, G-QC-06, QC-33)."""
-    if not raw:
-        raise InvalidInput.field("rounds", "give at least one round")
-    rounds = []
-    for index, entry in enumerate(raw):
-        where = f"rounds.{index}"
-        args = _strict(entry, where)
-        try:
-            spec: dict[str, Any] = {"enemy": args.text("enemy", None)}
-            spec["hit_target"] = args.integer("hit_target", minimum=-1000, maximum=1000)
-            for key in ("damage_needed", "enemy_attack", "damage_reduced", "damage_full"):
-                low = -1000 if key == "enemy_attack" else 0
-                spec[key] = args.integer(key, minimum=low, maximum=1000)
-            spec["condition"] = None
-            condition = args.mapping("condition", None)
-            if condition is not None:
-                spec["condition"] = _read_condition(condition)
-            args.finish()
-        except InvalidInput as error:
-            raise _prefixed(error, where) from None
-        rounds.append(spec)
-    return rounds
-
-
-def _read_condition(raw: Any) -> dict[str, Any]:
-    """QC-33: which condition the enemy can cause and the check's target."""
-    args = _strict(raw, "condition")
-    try:
-        condition = {
-            "name": args.text("name", choices=CONDITION_TRAITS),
-            "target": args.integer("target", minimum=-1000, maximum=1000),
-        }
-        args.finish()
-    except InvalidInput as error:
-        raise _prefixed(error, "condition") from None
-    return condition
+def read_rounds(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rounds as the page prints them (QC-20, G-QC-05, G-QC-06, QC-33), as loaded."""
+    keys = ("enemy", "hit_target", "damage_needed", "enemy_attack", "damage_reduced")
+    return [
+        {**{key: entry[key] for key in (*keys, "damage_full")}, "condition": entry["condition"]}
+        for entry in raw
+    ]
 
 
 def read_uses(raw: list[Any], where: str) -> list[dict[str, Any]]:
@@ -212,17 +167,12 @@ def read_uses(raw: list[Any], where: str) -> list[dict[str, Any]]:
         if isinstance(entry, str):
             uses.append({"id": entry, "attempt": None, "roll": None, "where": f"{where}.{index}"})
             continue
-        args = _strict(entry, f"{where}.{index}")
-        try:
-            use = {
-                "id": args.text("id", max_length=80),
-                "attempt": args.text("attempt", None, choices=("first", "extra")),
-                "roll": args.text("roll", None, choices=("attack", "damage")),
-                "where": f"{where}.{index}",
-            }
-            args.finish()
-        except InvalidInput as error:
-            raise _prefixed(error, f"{where}.{index}") from None
+        use = {
+            "id": entry["id"],
+            "attempt": entry["attempt"],
+            "roll": entry["roll"],
+            "where": f"{where}.{index}",
+        }
         uses.append(use)
     return uses
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from domain import decisions
-from domain.engine import Args, Context
-from domain.errors import InvalidInput, NoSuchDecision
+from domain.command_schema import Values
+from domain.engine import Context, one_of
+from domain.errors import NoSuchDecision
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
 from domain.quest_calendar import state as qc
@@ -250,10 +251,10 @@ def _pending(ctx: Context, decision: str, rule: str) -> dict[str, Any]:
     rules=("QC-46", "QC-49"),
     resolves=(LOOT_DECISION,),
 )
-def choose_loot(ctx: Context, args: Args) -> None:
+def choose_loot(ctx: Context, args: Values) -> None:
     """QC-46 / G-QC-15: the chosen equipment leaves inventory and slots; cloning finishes."""
     pending = _pending(ctx, LOOT_DECISION, "QC-46")
-    item_id = args.text("item", choices=[o["item"] for o in pending["options"]], max_length=80)
+    item_id = one_of("item", args["item"], [o["item"] for o in pending["options"]])
     qc.clear_pending(ctx)
     hero = qc.hero(ctx)
     inventory = hero["inventory"]
@@ -280,19 +281,17 @@ def choose_loot(ctx: Context, args: Args) -> None:
     rules=("QC-47", "QC-48", "QC-49"),
     resolves=(REPLACE_DECISION,),
 )
-def choose_clone_outcome(ctx: Context, args: Args) -> None:
+def choose_clone_outcome(ctx: Context, args: Values) -> None:
     """QC-48 / G-QC-16: a replacement hero replaces the result-4 penalty."""
     pending = _pending(ctx, REPLACE_DECISION, "QC-48")
-    replace = args.flag("replace")
+    replace = args["replace"]
     cause = pending["context"].get("cause", "unknown")
     if not replace:
-        if args.raw.get("hero") is not None:
-            raise InvalidInput.field("hero", "give a hero only with replace: true")
         qc.clear_pending(ctx)
         _exhaust(ctx)
         finish_cloning(ctx, 4, cause=cause)
         return
-    new_hero = qc.read_hero(args)
+    new_hero = qc.read_hero(args["hero"])
     old = qc.hero(ctx)
     if new_hero["level"] != old["level"]:
         ctx.refuse("QC-48", f"the new hero must be of the same level ({old['level']})")

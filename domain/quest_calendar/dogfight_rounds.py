@@ -40,8 +40,9 @@ from __future__ import annotations
 from copy import deepcopy
 from typing import Any
 
+from domain.command_schema import Values
 from domain.dice import parse
-from domain.engine import Args, Context
+from domain.engine import Context
 from domain.errors import InvalidInput, NoSuchDecision
 from domain.quest_calendar import items
 from domain.quest_calendar import state as qc
@@ -281,10 +282,10 @@ def _apply(ctx: Context, fight: dict[str, Any], which: str, ability_id: str, whe
     example={"type": "start_dogfight", "enemies": ["raider"], "rounds": [ROUND_EXAMPLE]},
     rules=("QC-69",),
 )
-def start_dogfight(ctx: Context, args: Args) -> None:
+def start_dogfight(ctx: Context, args: Values) -> None:
     """QC-69 / G-QC-25: the page gives each round's targets and damage; no die is rolled yet."""
-    rounds = read_rounds(args)
-    enemies = read_enemies(args)
+    rounds = read_rounds(args["rounds"])
+    enemies = read_enemies(args["enemies"])
     qc.hero(ctx)
     page = qc.page(ctx)
     refuse_if_fighting(ctx, page)
@@ -307,7 +308,7 @@ def start_dogfight(ctx: Context, args: Args) -> None:
     example={"type": "dogfight_round"},
     rules=("QC-14", "QC-70", "QC-71", "QC-72", "QC-74", "QC-75", "QC-76"),
 )
-def dogfight_round(ctx: Context, args: Args) -> None:
+def dogfight_round(ctx: Context, args: Values) -> None:
     """QC-70: the Aim first; QC-71: the Evasion only once the Aim has missed for good."""
     fight = current_dogfight(ctx)
     qc.page(ctx)["first_roll_made"] = True
@@ -332,13 +333,10 @@ def dogfight_round(ctx: Context, args: Args) -> None:
     rules=("QC-14", "QC-15", "QC-16", "QC-17", "QC-19", *(f"QC-{n}" for n in range(70, 77))),
     resolves=(DECISION,),
 )
-def resolve_dogfight_round(ctx: Context, args: Args) -> None:
+def resolve_dogfight_round(ctx: Context, args: Values) -> None:
     """QC-14: abilities on the open roll only; the comparison is made again with the new total."""
-    names = args.items("abilities", [], max_items=20)
-    for index, name in enumerate(names):
-        if not isinstance(name, str) or not name or len(name) > 80:
-            raise InvalidInput.field(f"abilities.{index}", "must be an ability id")
-    roll = args.text("roll", None, choices=ROLLS)
+    names = args["abilities"]
+    roll = args["roll"]
     fight = current_dogfight(ctx)
     pending = ctx.state.get("pending") or {}
     if pending.get("decision") != DECISION:

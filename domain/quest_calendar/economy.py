@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from domain import decisions
-from domain.engine import Args, Context
+from domain.command_schema import Values
+from domain.engine import Context
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
 from domain.quest_calendar import death
@@ -73,10 +74,10 @@ def smuggler_bonus(ctx: Context) -> int:
     example={"type": "pickpocket", "icon_id": "2027-01-05-alley", "accept_four": True},
     rules=("QC-38", "QC-39"),
 )
-def pickpocket(ctx: Context, args: Args) -> None:
+def pickpocket(ctx: Context, args: Values) -> None:
     """QC-38/QC-39: a 4 without ``accept_four`` stops at the ``pickpocket_four`` decision."""
-    icon_id = args.text("icon_id", max_length=80)
-    accept_four = args.flag("accept_four", None)
+    icon_id = args["icon_id"]
+    accept_four = args["accept_four"]
     hero = qc.hero(ctx)
     qc.page(ctx)
     icons = hero.setdefault("pickpocketed_icons", [])
@@ -110,9 +111,9 @@ def pickpocket(ctx: Context, args: Args) -> None:
     rules=("QC-39",),
     resolves=("pickpocket_four",),
 )
-def decide_pickpocket(ctx: Context, args: Args) -> None:
+def decide_pickpocket(ctx: Context, args: Values) -> None:
     """QC-39: the player's answer to the ``pickpocket_four`` decision."""
-    choice = args.text("choice", choices=PICKPOCKET_OPTIONS)
+    choice = args["choice"]
     pending = ctx.state.get("pending") or {}
     if pending.get("decision") != "pickpocket_four":
         ctx.refuse("QC-39", "no pickpocket roll of 4 is waiting for a decision")
@@ -156,11 +157,11 @@ def settle_pickpocket(ctx: Context, icon_id: str, d4: int, bonus: int, *, declin
     example={"type": "pay", "purpose": "city toll", "cost": 5, "required": True},
     rules=("QC-60", "QC-62"),
 )
-def pay(ctx: Context, args: Args) -> None:
+def pay(ctx: Context, args: Values) -> None:
     """QC-60 required payments can create debt (G-QC-19); QC-62 optional ones cannot."""
-    purpose = args.text("purpose", max_length=200, free_text=True)
-    cost = args.integer("cost", minimum=0, maximum=1_000_000)
-    required = args.flag("required")
+    purpose = args["purpose"]
+    cost = args["cost"]
+    required = args["required"]
     hero = qc.hero(ctx)
     qc.page(ctx)
     before = hero["credits"]
@@ -202,10 +203,10 @@ def pay(ctx: Context, args: Args) -> None:
     example={"type": "gain_credits", "amount": 6, "cause": "reward"},
     rules=("QC-61",),
 )
-def gain_credits(ctx: Context, args: Args) -> None:
+def gain_credits(ctx: Context, args: Values) -> None:
     """QC-61: gains are added to a negative balance until the debt is paid back."""
-    amount = args.integer("amount", minimum=1, maximum=1_000_000)
-    cause = args.text("cause", "reward", max_length=200)
+    amount = args["amount"]
+    cause = args["cause"]
     qc.hero(ctx)
     qc.page(ctx)
     record_credits(ctx, qc.change_credits(ctx, amount, cause))
@@ -217,9 +218,9 @@ def gain_credits(ctx: Context, args: Args) -> None:
     example={"type": "theft", "amount": 5},
     rules=("QC-63",),
 )
-def theft(ctx: Context, args: Args) -> None:
+def theft(ctx: Context, args: Values) -> None:
     """QC-63 / G-QC-20: a theft takes at most what the hero has above the floor."""
-    amount = args.integer("amount", minimum=1, maximum=1_000_000)
+    amount = args["amount"]
     qc.hero(ctx)
     qc.page(ctx)
     movement = qc.lose_credits_without_debt(ctx, amount, "theft")
@@ -241,9 +242,9 @@ def theft(ctx: Context, args: Args) -> None:
     example={"type": "eat_rations", "count": 2},
     rules=("QC-65",),
 )
-def eat_rations(ctx: Context, args: Args) -> None:
+def eat_rations(ctx: Context, args: Values) -> None:
     """QC-65 / G-QC-29: eat what there is and lose 1 HP per missing ration."""
-    count = args.integer("count", minimum=1, maximum=1000)
+    count = args["count"]
     hero = qc.hero(ctx)
     qc.page(ctx)
     available = hero["rations"]
@@ -278,7 +279,7 @@ def eat_rations(ctx: Context, args: Args) -> None:
     example={"type": "play_lottery"},
     rules=("QC-66", "QC-67", "QC-68"),
 )
-def play_lottery(ctx: Context, args: Args) -> None:
+def play_lottery(ctx: Context, args: Values) -> None:
     """QC-66..QC-68: once per Sunday page after the prologue, never into debt."""
     qc.hero(ctx)
     page = qc.page(ctx)

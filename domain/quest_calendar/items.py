@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.command_schema import Values
 from domain.dice import parse
-from domain.engine import Args, Context
+from domain.engine import Context
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
@@ -216,10 +217,10 @@ def apply_booster(ctx: Context, item: dict[str, Any], page: dict[str, Any]) -> N
     example={"type": "use_item", "item": "wound-sealant", "stat": "STR"},
     rules=("QC-18", "QC-23", "QC-24", "QC-31", "QC-32", "QC-50"),
 )
-def use_item(ctx: Context, args: Args) -> None:
+def use_item(ctx: Context, args: Values) -> None:
     """Consume one item by id; healing items wait until the rounds are over (QC-23, G-QC-07)."""
-    item_id = args.text("item", max_length=80)
-    stat = args.text("stat", None, choices=qc.INJURY_STATS)
+    item_id = args["item"]
+    stat = args["stat"]
     hero = qc.hero(ctx)
     page = qc.page(ctx)
     position = next((i for i, it in enumerate(hero["inventory"]) if it["id"] == item_id), None)

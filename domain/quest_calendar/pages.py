@@ -10,7 +10,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from domain.engine import Args, Context
+from domain.command_schema import Values
+from domain.engine import Context
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
@@ -61,10 +62,10 @@ HERO_EXAMPLE = {
     example={"type": "select_hero", "phase": "prologue", "hero": HERO_EXAMPLE},
     rules=("QC-02", "QC-04", "QC-05"),
 )
-def select_hero(ctx: Context, args: Args) -> None:
+def select_hero(ctx: Context, args: Values) -> None:
     """QC-02: the prologue has a fixed hero; the choice of hero comes once the prologue is over."""
-    phase = args.text("phase", choices=("prologue", "main", "custom"))
-    new_hero = qc.read_hero(args)
+    phase = args["phase"]
+    new_hero = qc.read_hero(args["hero"])
     prologue_done = ctx.state["calendar"]["prologue_complete"]
     current = ctx.state.get("hero")
     if phase == "prologue" and prologue_done:
@@ -99,14 +100,14 @@ def read_date(ctx: Context, text: str) -> dt.date:
     example={"type": "start_page", "date": "2027-01-03", "rest_day": False},
     rules=("QC-12", "QC-17", "QC-66"),
 )
-def start_page(ctx: Context, args: Args) -> None:
+def start_page(ctx: Context, args: Values) -> None:
     """Start a page; pages go in date order and one is open at a time (QC-12, QC-17, G-QC-03)."""
-    date = read_date(ctx, args.text("date", max_length=10))
-    given_weekday = args.text("weekday", None, choices=WEEKDAYS)
+    date = read_date(ctx, args["date"])
+    given_weekday = args["weekday"]
     flags = {
-        "rest_day": args.flag("rest_day", False),
-        "level_up_day": args.flag("level_up_day", False),
-        "prologue_end": args.flag("prologue_end", False),
+        "rest_day": args["rest_day"],
+        "level_up_day": args["level_up_day"],
+        "prologue_end": args["prologue_end"],
     }
     if ctx.state["page"] is not None:
         ctx.refuse("QC-17", f"page {ctx.state['page']['date']} is still open; end it first")
@@ -146,7 +147,7 @@ def start_page(ctx: Context, args: Args) -> None:
     example={"type": "end_page"},
     rules=("QC-17", "QC-18", "QC-31"),
 )
-def end_page(ctx: Context, args: Args) -> None:
+def end_page(ctx: Context, args: Values) -> None:
     """QC-31 end-of-page Infected roll; QC-17/QC-18 per-page abilities and boosters expire."""
     current = qc.page(ctx)
     for fight in ("combat", "dogfight"):
@@ -187,9 +188,9 @@ def end_page(ctx: Context, args: Args) -> None:
     example={"type": "change_virtue", "delta": 2, "cause": "spared the smuggler"},
     rules=("QC-06",),
 )
-def change_virtue(ctx: Context, args: Args) -> None:
+def change_virtue(ctx: Context, args: Values) -> None:
     """QC-06 / G-QC-21: record both the requested and the applied change."""
-    delta = args.integer("delta", minimum=-100, maximum=100)
-    cause = args.text("cause", "decision")
+    delta = args["delta"]
+    cause = args["cause"]
     details: dict[str, Any] = qc.change_virtue(ctx, delta, cause)
     ctx.emit("VirtueChanged", **details)

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from domain import decisions
-from domain.engine import Args, Context
+from domain.command_schema import Values
+from domain.engine import Context, one_of
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
@@ -46,9 +47,9 @@ def injured_stats(hero: dict[str, Any]) -> list[str]:
     example={"type": "rest", "restore_stat": "STR"},
     rules=("QC-16", "QC-19", "QC-51", "QC-52"),
 )
-def rest(ctx: Context, args: Args) -> None:
+def rest(ctx: Context, args: Values) -> None:
     """QC-51 / QC-52: the player picks the injured stat; several and none named -> ask."""
-    stat = args.text("restore_stat", None, choices=qc.INJURY_STATS)
+    stat = args["restore_stat"]
     page = qc.page(ctx)
     hero = qc.hero(ctx)
     if not page.get("rest_day"):
@@ -82,12 +83,12 @@ def rest(ctx: Context, args: Args) -> None:
     rules=("QC-51", "QC-52"),
     resolves=(REST_DECISION,),
 )
-def choose_rest_stat(ctx: Context, args: Args) -> None:
+def choose_rest_stat(ctx: Context, args: Values) -> None:
     """QC-52: the chosen stat is restored, then the rest of the Rest runs."""
     pending = ctx.state.get("pending")
     if not pending or pending.get("decision") != REST_DECISION:
         ctx.refuse("QC-52", "no Rest is waiting for a stat to restore")
-    stat = args.text("stat", choices=pending["options"])
+    stat = one_of("stat", args["stat"], pending["options"])
     qc.clear_pending(ctx)
     _do_rest(ctx, stat)
 
@@ -178,33 +179,17 @@ def _open_equipment(ctx: Context, summary: dict[str, Any]) -> None:
 # -- level-up ----------------------------------------------------------------------------------
 
 
-def _read_trait_points(ctx: Context, args: Args) -> dict[str, int]:
+def _read_trait_points(ctx: Context, raw: dict[str, Any]) -> dict[str, int]:
     """QC-53: +2 to one trait or +1 to two; both points spent now (G-QC-18)."""
-    raw = args.mapping("trait_points")
-    points: dict[str, int] = {}
-    for trait, value in raw.items():
-        if trait not in qc.TRAITS:
-            raise InvalidInput.field("trait_points", f"{trait!r} is not one of {qc.TRAITS}")
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 2:
-            raise InvalidInput.field(f"trait_points.{trait}", "must be 1 or 2")
-        points[trait] = value
+    points: dict[str, int] = dict(raw)
     if sum(points.values()) != 2:
         ctx.refuse("QC-53", "spend exactly 2 trait points: +2 to one trait or +1 to two")
     return points
 
 
-def _read_new_abilities(args: Args) -> list[dict[str, Any]]:
-    """Abilities the new level grants, validated like the hero book's (QC-15..QC-19)."""
-    abilities = []
-    for index, raw in enumerate(args.items("new_abilities", [])):
-        try:
-            abilities.append(qc.read_ability(raw))
-        except InvalidInput as error:
-            raise InvalidInput(
-                {f"new_abilities[{index}].{k}": v for k, v in error.errors.items()},
-                message=error.message,
-            ) from None
-    return abilities
+def _read_new_abilities(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Abilities the new level grants, defined like the hero book's (QC-15..QC-19)."""
+    return [qc.read_ability(entry) for entry in entries]
 
 
 @rules.command(
@@ -220,13 +205,13 @@ def _read_new_abilities(args: Args) -> list[dict[str, Any]]:
     },
     rules=("QC-53", "QC-54", "QC-55", "QC-56"),
 )
-def level_up(ctx: Context, args: Args) -> None:
+def level_up(ctx: Context, args: Values) -> None:
     """QC-53..QC-56: not a Rest; new capacity per G-QC-18; everything else carries over."""
-    gain = args.integer("max_hp_gain", 0, minimum=0, maximum=1000)
-    points = _read_trait_points(ctx, args)
-    new_abilities = _read_new_abilities(args)
-    new_uses = args.mapping("new_uses", {})
-    pool_max = args.integer("pool_max", None, minimum=0, maximum=100)
+    gain = args["max_hp_gain"]
+    points = _read_trait_points(ctx, args["trait_points"])
+    new_abilities = _read_new_abilities(args["new_abilities"])
+    new_uses = args["new_uses"]
+    pool_max = args["pool_max"]
     page = qc.page(ctx)
     hero = qc.hero(ctx)
     if not page.get("level_up_day"):

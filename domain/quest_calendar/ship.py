@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.engine import Args, Context
+from domain.command_schema import Values
+from domain.engine import Context
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
@@ -49,66 +50,24 @@ ROUND_EXAMPLE = {"evasion_target": 60, "enemy_aim": 45, "damage_reduced": 2, "da
 # -- reading arguments -------------------------------------------------------------------------
 
 
-def prefixed(error: InvalidInput, prefix: str) -> InvalidInput:
-    """The same error with every field named under ``prefix``."""
-    return InvalidInput(
-        {f"{prefix}.{k}": v for k, v in error.errors.items()}, message=error.message
-    )
-
-
-def _sub_args(raw: Any, where: str) -> Args:
-    if not isinstance(raw, dict):
-        raise InvalidInput.field(where, "must be an object")
-    sub = Args(raw)
-    sub.used.clear()  # "type" and "faces" are ordinary unknown keys inside a nested object
-    return sub
-
-
-def read_compartment(args: Args, name: str = "compartment") -> str:
+def read_compartment(value: int | str) -> str:
     """A compartment number 1..6 (QC-73), given as an integer or a string; returns its key."""
-    if isinstance(args.raw.get(name), int) and not isinstance(args.raw.get(name), bool):
-        return str(args.integer(name, minimum=1, maximum=6))
-    return str(args.text(name, choices=qc.COMPARTMENTS))
+    return str(value)
 
 
-def read_rounds(args: Args) -> list[dict[str, Any]]:
-    """The dogfight rounds as the page prints them (G-QC-25)."""
-    rounds = []
-    for index, raw in enumerate(args.items("rounds", max_items=50)):
-        where = f"rounds[{index}]"
-        sub = _sub_args(raw, where)
-        try:
-            rounds.append(
-                {
-                    "evasion_target": sub.integer("evasion_target", minimum=-1000, maximum=1000),
-                    "enemy_aim": sub.integer("enemy_aim", minimum=-1000, maximum=1000),
-                    "damage_reduced": sub.integer("damage_reduced", minimum=0, maximum=100),
-                    "damage_max": sub.integer("damage_max", minimum=0, maximum=100),
-                    "on_hit": sub.text("on_hit", "destroyed", choices=("destroyed", "defensive")),
-                }
-            )
-            sub.finish()
-        except InvalidInput as error:
-            raise prefixed(error, where) from None
-    if not rounds:
-        raise InvalidInput.field("rounds", "a dogfight has at least one round")
-    return rounds
+def read_rounds(raw_rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The dogfight rounds as the page prints them (G-QC-25), as loaded."""
+    return [dict(entry) for entry in raw_rounds]
 
 
-def read_crew(args: Args) -> dict[str, Any]:
+def read_crew(loaded: dict[str, Any]) -> dict[str, Any]:
     """A crew member: id, name, the abilities they give and an optional Integrity bonus."""
-    sub = _sub_args(args.mapping("crew"), "crew")
-    try:
-        crew = {
-            "id": sub.text("id", max_length=80),
-            "name": sub.text("name", "", max_length=200),
-            "abilities": [qc.read_ability(a) for a in sub.items("abilities", [], max_items=20)],
-            "integrity_bonus": sub.integer("integrity_bonus", None, minimum=0, maximum=10),
-        }
-        sub.finish()
-    except InvalidInput as error:
-        raise prefixed(error, "crew") from None
-    return crew
+    return {
+        "id": loaded["id"],
+        "name": loaded["name"],
+        "abilities": [qc.read_ability(a) for a in loaded["abilities"]],
+        "integrity_bonus": loaded["integrity_bonus"],
+    }
 
 
 def stat_bonus(upgrade: dict[str, Any]) -> tuple[str, int] | None:
@@ -166,12 +125,9 @@ def evasion_tier(house: Mapping[str, Any], total: int, enemy_aim: int) -> str:
     return "reduced" if total > enemy_aim or (total == enemy_aim and tie_reduces) else "max"
 
 
-def read_enemies(args: Args) -> list[str]:
+def read_enemies(enemies: list[str]) -> list[str]:
     """The enemy names the page prints (for the record only)."""
-    enemies: list[str] = args.items("enemies", [], max_items=20)
-    if not all(isinstance(e, str) and len(e) <= 200 for e in enemies):
-        raise InvalidInput.field("enemies", "must be a list of names")
-    return enemies
+    return list(enemies)
 
 
 def refuse_if_fighting(ctx: Context, page: dict[str, Any]) -> None:
@@ -200,10 +156,10 @@ def start_details(ctx: Context, page: dict[str, Any], rounds: int, enemies: list
     example={"type": "dogfight", "enemies": ["raider"], "rounds": [ROUND_EXAMPLE]},
     rules=tuple(f"QC-{n}" for n in range(69, 77)),
 )
-def dogfight(ctx: Context, args: Args) -> None:
+def dogfight(ctx: Context, args: Values) -> None:
     """QC-69..QC-76: play every round the page prints; stop if the hero dies."""
-    rounds = read_rounds(args)
-    enemies = read_enemies(args)
+    rounds = read_rounds(args["rounds"])
+    enemies = read_enemies(args["enemies"])
     qc.hero(ctx)
     page = qc.page(ctx)
     refuse_if_fighting(ctx, page)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from domain.engine import Args, Context
+from domain.command_schema import Values
+from domain.engine import Context
 from domain.errors import InvalidInput
 from domain.quest_calendar import state as qc
 from domain.quest_calendar.ship import (
@@ -13,7 +14,6 @@ from domain.quest_calendar.ship import (
     apply_upgrade,
     in_progress,
     inventory_upgrade,
-    prefixed,
     read_compartment,
     read_crew,
     rules,
@@ -30,13 +30,11 @@ from domain.quest_calendar.ship import (
     example={"type": "repair_ship", "compartment": 4, "parts": 1},
     rules=("QC-77", "QC-82"),
 )
-def repair_ship(ctx: Context, args: Args) -> None:
+def repair_ship(ctx: Context, args: Values) -> None:
     """QC-77 / G-QC-26: each part restores qc.repair.perPart, up to the compartment's max."""
-    key = read_compartment(args)
-    parts = args.integer("parts", None, minimum=1, maximum=100)
-    ability_id = args.text("ability", None, max_length=80)
-    if (parts is None) == (ability_id is None):
-        raise InvalidInput.field("parts", "give either parts or ability")
+    key = read_compartment(args["compartment"])
+    parts = args["parts"]
+    ability_id = args["ability"]
     qc.hero(ctx)
     page = qc.page(ctx)
     compartment = ctx.state["ship"]["compartments"][key]
@@ -132,10 +130,10 @@ def _crew_ids(ship: dict[str, Any]) -> list[str]:
     },
     rules=("QC-78", "QC-62"),
 )
-def hire_crew(ctx: Context, args: Args) -> None:
+def hire_crew(ctx: Context, args: Values) -> None:
     """QC-78 / G-QC-27: the fee cannot create debt unless qc.crew.feeCanCreateDebt."""
-    crew = read_crew(args)
-    fee = args.integer("fee", 0, minimum=0, maximum=1_000_000)
+    crew = read_crew(args["crew"])
+    fee = args["fee"]
     hero = qc.hero(ctx)
     qc.page(ctx)
     ship = ctx.state["ship"]
@@ -170,10 +168,10 @@ def hire_crew(ctx: Context, args: Args) -> None:
     example={"type": "assign_crew", "crew": "vex", "compartment": 1},
     rules=("QC-79",),
 )
-def assign_crew(ctx: Context, args: Args) -> None:
+def assign_crew(ctx: Context, args: Values) -> None:
     """QC-79 / G-QC-27: the crew member adds their Integrity bonus to max and current."""
-    crew_id = args.text("crew", max_length=80)
-    key = read_compartment(args)
+    crew_id = args["crew"]
+    key = read_compartment(args["compartment"])
     hero = qc.hero(ctx)
     ship = ctx.state["ship"]
     compartments = ship["compartments"]
@@ -233,23 +231,15 @@ def _acquired_today(page: dict[str, Any], item: dict[str, Any]) -> bool:
     example={"type": "install_upgrade", "upgrade": "targeting-array", "compartment": 4},
     rules=("QC-81", "QC-82"),
 )
-def install_upgrade(ctx: Context, args: Args) -> None:
+def install_upgrade(ctx: Context, args: Values) -> None:
     """QC-81, QC-82 / G-QC-28: one per compartment; a swapped-out upgrade goes to inventory.
 
     ``upgrade`` is the id of an upgrade in the inventory, or a full item for one acquired now.
     """
-    found = isinstance(args.raw.get("upgrade"), dict)
-    if found:
-        try:
-            item = qc.read_item(args.mapping("upgrade"))
-        except InvalidInput as error:
-            raise prefixed(error, "upgrade") from None
-        if item["kind"] != "upgrade":
-            raise InvalidInput.field("upgrade.kind", "must be upgrade")
-    else:
-        item = inventory_upgrade(ctx, args.text("upgrade", max_length=80))
-    key = read_compartment(args)
-    replace = args.flag("replace", False)
+    found = isinstance(args["upgrade"], dict)
+    item = qc.read_item(args["upgrade"]) if found else inventory_upgrade(ctx, args["upgrade"])
+    key = read_compartment(args["compartment"])
+    replace = args["replace"]
     stat_bonus(item)
     hero = qc.hero(ctx)
     page = qc.page(ctx)
@@ -303,9 +293,9 @@ def install_upgrade(ctx: Context, args: Args) -> None:
     example={"type": "sell_upgrade", "upgrade": "targeting-array"},
     rules=("QC-83",),
 )
-def sell_upgrade(ctx: Context, args: Args) -> None:
+def sell_upgrade(ctx: Context, args: Values) -> None:
     """QC-83 / G-QC-28: any upgrade-selling shop pays the price recorded on the item."""
-    item = inventory_upgrade(ctx, args.text("upgrade", max_length=80))
+    item = inventory_upgrade(ctx, args["upgrade"])
     hero = qc.hero(ctx)
     shop = qc.page(ctx).get("shop")
     if not shop:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from copy import deepcopy
 from typing import Any
 
-from domain.engine import Args, Context
+from domain.command_schema import Values
+from domain.engine import Context
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
@@ -43,23 +44,9 @@ def is_ration(item: dict[str, Any]) -> bool:
     return bool(item["effect"].get("kind") == "ration")
 
 
-def _nested(prefix: str, error: InvalidInput) -> InvalidInput:
-    """The same errors, with field names under ``prefix``."""
-
-    def name(key: str) -> str:
-        if key == "item":
-            return prefix
-        return f"{prefix}.{key.removeprefix('item.')}"
-
-    return InvalidInput({name(k): v for k, v in error.errors.items()}, message=error.message)
-
-
 def read_goods(ctx: Context, raw: Any, field: str) -> dict[str, Any]:
     """An item from the player whose equipment slot is one of the house's types (G-QC-24)."""
-    try:
-        item = qc.read_item(raw)
-    except InvalidInput as error:
-        raise _nested(field, error) from None
+    item = qc.read_item(raw)
     types = ctx.house["qc.equipment.types"]
     if item["kind"] == "equipment" and item["slot"] not in types:
         raise InvalidInput.field(f"{field}.slot", f"must be one of {', '.join(types)}")
@@ -91,25 +78,13 @@ def take(hero: dict[str, Any], item: dict[str, Any]) -> None:
 # -- shops -------------------------------------------------------------------------------------
 
 
-def read_stock(ctx: Context, entries: list[Any]) -> dict[str, dict[str, Any]]:
+def read_stock(ctx: Context, entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """The shop's stock: item id -> price, item and quantity (None: unlimited, G-QC-23)."""
     stock: dict[str, dict[str, Any]] = {}
     for index, entry in enumerate(entries):
         where = f"stock[{index}]"
-        if not isinstance(entry, dict):
-            raise InvalidInput.field(where, "must be an object with item and price")
-        sub = Args(entry)
-        sub.used.difference_update(Args.RESERVED)
-        try:
-            raw_item = sub.mapping("item")
-            price = sub.integer("price", minimum=0, maximum=1_000_000)
-            quantity = sub.integer("quantity", None, minimum=0, maximum=10_000)
-            sub.finish()
-        except InvalidInput as error:
-            raise InvalidInput(
-                {f"{where}.{k}": v for k, v in error.errors.items()}, message=error.message
-            ) from None
-        item = read_goods(ctx, raw_item, f"{where}.item")
+        price, quantity = entry["price"], entry["quantity"]
+        item = read_goods(ctx, entry["item"], f"{where}.item")
         if item["id"] in stock:
             raise InvalidInput.field(f"{where}.item.id", "appears twice in the stock")
         if quantity is None and not ctx.house["qc.shop.unlimitedStock"]:
@@ -142,11 +117,11 @@ def open_shop(ctx: Context) -> dict[str, Any]:
     },
     rules=("QC-57", "QC-59"),
 )
-def enter_shop(ctx: Context, args: Args) -> None:
+def enter_shop(ctx: Context, args: Values) -> None:
     """QC-57: one shop open at a time; a shop left on this page cannot be entered again (QC-59)."""
-    shop_id = args.text("shop_id", max_length=80)
-    stock = read_stock(ctx, args.items("stock", max_items=200))
-    sells_upgrades = args.flag("sells_upgrades", False)
+    shop_id = args["shop_id"]
+    stock = read_stock(ctx, args["stock"])
+    sells_upgrades = args["sells_upgrades"]
     qc.hero(ctx)
     page = qc.page(ctx)
     if page.get("shop") is not None:
@@ -169,9 +144,9 @@ def enter_shop(ctx: Context, args: Args) -> None:
     example={"type": "buy", "item": "med-kit"},
     rules=("QC-57", "QC-59", "QC-62"),
 )
-def buy(ctx: Context, args: Args) -> None:
+def buy(ctx: Context, args: Values) -> None:
     """QC-57 / QC-62: credits >= price, so a hero in debt buys nothing with a positive price."""
-    item_id = args.text("item", max_length=80)
+    item_id = args["item"]
     hero = qc.hero(ctx)
     shop = open_shop(ctx)
     entry = shop["stock"].get(item_id)
@@ -210,9 +185,9 @@ def buy(ctx: Context, args: Args) -> None:
     example={"type": "sell", "item": "ration"},
     rules=("QC-58", "QC-59"),
 )
-def sell(ctx: Context, args: Args) -> None:
+def sell(ctx: Context, args: Values) -> None:
     """QC-58: same item, shop's price; allowed in debt, where it pays debt back (G-QC-23)."""
-    item_id = args.text("item", max_length=80)
+    item_id = args["item"]
     hero = qc.hero(ctx)
     shop = open_shop(ctx)
     entry = shop["stock"].get(item_id)
@@ -253,7 +228,7 @@ def sell(ctx: Context, args: Args) -> None:
     example={"type": "leave_shop"},
     rules=("QC-59",),
 )
-def leave_shop(ctx: Context, args: Args) -> None:
+def leave_shop(ctx: Context, args: Values) -> None:
     """QC-59: the shop closes when the hero moves on."""
     page = qc.page(ctx)
     shop = page.get("shop")
@@ -273,9 +248,9 @@ def leave_shop(ctx: Context, args: Args) -> None:
     example={"type": "gain_item", "item": HELMET_EXAMPLE},
     rules=("QC-64", "QC-65"),
 )
-def gain_item(ctx: Context, args: Args) -> None:
+def gain_item(ctx: Context, args: Values) -> None:
     """QC-64: a day new equipment is acquired allows equipment changes (G-QC-24)."""
-    item = read_goods(ctx, args.mapping("item"), "item")
+    item = read_goods(ctx, args["item"], "item")
     hero = qc.hero(ctx)
     page = qc.page(ctx)
     take(hero, item)
@@ -314,10 +289,10 @@ def change_window(ctx: Context, slot: str) -> str:
     example={"type": "equip", "item": "visor", "replace": True},
     rules=("QC-64",),
 )
-def equip(ctx: Context, args: Args) -> None:
+def equip(ctx: Context, args: Values) -> None:
     """QC-64: one item per type; a second one is refused unless it replaces the first."""
-    item_id = args.text("item", max_length=80)
-    replace = args.flag("replace", False)
+    item_id = args["item"]
+    replace = args["replace"]
     hero = qc.hero(ctx)
     item = next((i for i in hero["inventory"] if i["id"] == item_id), None)
     if item is None:
@@ -350,9 +325,9 @@ def equip(ctx: Context, args: Args) -> None:
     example={"type": "unequip", "item": "visor"},
     rules=("QC-64",),
 )
-def unequip(ctx: Context, args: Args) -> None:
+def unequip(ctx: Context, args: Values) -> None:
     """QC-64: equipment changes only at a Rest or on an acquisition day."""
-    item_id = args.text("item", max_length=80)
+    item_id = args["item"]
     hero = qc.hero(ctx)
     slot = next((s for s, worn in hero["equipped"].items() if worn == item_id), None)
     if slot is None:

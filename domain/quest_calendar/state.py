@@ -11,12 +11,13 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from domain.engine import Args, Context
+from domain.engine import Context
 from domain.errors import InvalidInput, NoSuchDecision
 
 TRAITS = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
 USAGES = ("per_rest", "per_page", "surge", "unlimited")
 CONTEXTS = ("combat", "outside", "both", "dogfight")
+ITEM_KINDS = ("equipment", "consumable", "upgrade", "ship_parts", "other")
 COMPARTMENTS = {
     "1": "Engine Room",
     "2": "Bridge",
@@ -32,12 +33,13 @@ ANNOUNCED = ("decision", "rule", "options")
 """The fields a Quest Calendar ``DecisionRequested`` event carries (combat adds ``context``)."""
 
 
-def initial_state(args: Args, house: Mapping[str, Any]) -> dict[str, Any]:
-    """A new Quest Calendar campaign: no hero yet (QC-02), the ship at base stats (QC-69)."""
+def initial_state(setup: Mapping[str, Any], house: Mapping[str, Any]) -> dict[str, Any]:
+    """A new Quest Calendar campaign from its loaded ``Setup``: no hero yet (QC-02), the ship at
+    base stats (QC-69)."""
     return {
         "calendar": {
             "page": None,
-            "prologue_complete": args.flag("prologue_complete", False),
+            "prologue_complete": setup["prologue_complete"],
             "pages_played": 0,
         },
         "hero": None,
@@ -66,97 +68,51 @@ def new_ship() -> dict[str, Any]:
     }
 
 
-def read_hero(args: Args, name: str = "hero") -> dict[str, Any]:
-    """Validate a hero definition (QC-02, QC-04, QC-05): the stats come from the player."""
-    raw = args.mapping(name)
-    sub = Args(raw)
-    sub.used.discard("faces")
-
-    def field(key: str) -> str:
-        return f"{name}.{key}"
-
-    try:
-        traits_raw = sub.mapping("traits")
-        traits = {}
-        for trait in TRAITS:
-            value = traits_raw.get(trait, 0)
-            if isinstance(value, bool) or not isinstance(value, int) or abs(value) > 100:
-                raise InvalidInput.field(f"traits.{trait}", "must be an integer from -100 to 100")
-            traits[trait] = value
-        unknown = set(traits_raw) - set(TRAITS)
-        if unknown:
-            raise InvalidInput.field("traits", f"unknown traits {sorted(unknown)}")
-        hp_max = sub.integer("hp_max", minimum=1, maximum=10_000)
-        hero: dict[str, Any] = {
-            "id": sub.text("id", max_length=80),
-            "name": sub.text("name", "", max_length=200),
-            "level": sub.integer("level", 1, minimum=1, maximum=100),
-            "traits": traits,
-            "hp": sub.integer("hp", hp_max, minimum=1, maximum=hp_max),
-            "hp_max": hp_max,
-            "def": sub.integer("def", minimum=-100, maximum=100),
-            "atk": sub.integer("atk", minimum=-100, maximum=100),
-            "damage_dice": sub.text("damage_dice", max_length=40),
-            "damage_mod": sub.integer("damage_mod", 0, minimum=-100, maximum=100),
-            "virtue": sub.integer("virtue", 0, minimum=-10, maximum=10),
-            "credits": sub.integer("credits", 0, minimum=-100_000, maximum=100_000),
-            "rations": sub.integer("rations", 0, minimum=0, maximum=1000),
-            "conditions": [],
-            "injuries": [],
-            "abilities": {},
-            "pool": None,
-            "inventory": [],
-            "equipped": {},
-        }
-        from domain.dice import parse
-
-        parse(hero["damage_dice"])
-        for index, ability in enumerate(sub.items("abilities", [])):
-            entry = read_ability(ability, f"abilities.{index}")
-            hero["abilities"][entry["id"]] = entry
-        pool = sub.mapping("pool", None)
-        if pool is not None:
-            pool_args = Args(pool)
-            hero["pool"] = {
-                "name": pool_args.text("name", "surges", max_length=40),
-                "max": pool_args.integer("max", minimum=0, maximum=100),
-                "spent": 0,
-            }
-            pool_args.finish()
-        for item in sub.items("inventory", []):
-            hero["inventory"].append(read_item(item))
-        sub.finish()
-    except InvalidInput as error:
-        raise InvalidInput(
-            {field(k): v for k, v in error.errors.items()}, message=error.message
-        ) from None
-    return hero
-
-
-def read_ability(raw: Any, where: str = "abilities") -> dict[str, Any]:
-    """An ability from the hero book (QC-15..QC-19): usage, uses or cost, context, effect.
-
-    A dogfight effect (``aim_bonus``, ``evasion_bonus``, ``reroll``) is checked here, when the
-    hero is chosen, so a malformed one is never stored to fail only when used.
-    """
-    args = Args(raw if isinstance(raw, dict) else {})
-    if not isinstance(raw, dict):
-        raise InvalidInput.field("abilities", "each ability must be an object")
-    usage = args.text("usage", choices=USAGES)
-    ability = {
-        "id": args.text("id", max_length=80),
-        "name": args.text("name", "", max_length=200),
-        "usage": usage,
-        "context": args.text("context", choices=CONTEXTS),
-        "uses": args.integer("uses", 1 if usage == "per_rest" else 0, minimum=0, maximum=100),
-        "used": 0,
-        "cost": args.integer("cost", 1 if usage == "surge" else 0, minimum=0, maximum=100),
-        "used_this_page": False,
-        "effect": args.mapping("effect", {}),
+def read_hero(loaded: Mapping[str, Any]) -> dict[str, Any]:
+    """A hero as the player defines them (QC-02, QC-04, QC-05), from its loaded ``Hero``."""
+    return {
+        "id": loaded["id"],
+        "name": loaded["name"],
+        "level": loaded["level"],
+        "traits": {trait: loaded["traits"][trait] for trait in TRAITS},
+        "hp": loaded["hp"] if loaded["hp"] is not None else loaded["hp_max"],
+        "hp_max": loaded["hp_max"],
+        "def": loaded["defence"],
+        "atk": loaded["atk"],
+        "damage_dice": loaded["damage_dice"],
+        "damage_mod": loaded["damage_mod"],
+        "virtue": loaded["virtue"],
+        "credits": loaded["credits"],
+        "rations": loaded["rations"],
+        "conditions": [],
+        "injuries": [],
+        "abilities": {a["id"]: read_ability(a) for a in loaded["abilities"]},
+        "pool": (
+            None
+            if loaded["pool"] is None
+            else {"name": loaded["pool"]["name"], "max": loaded["pool"]["max"], "spent": 0}
+        ),
+        "inventory": [read_item(item) for item in loaded["inventory"]],
+        "equipped": {},
     }
-    args.finish()
-    check_dogfight_effect(ability["effect"], f"{where}.effect")
-    return ability
+
+
+def read_ability(loaded: Mapping[str, Any]) -> dict[str, Any]:
+    """An ability from the hero book (QC-15..QC-19), from its loaded ``Ability``: uses and cost
+    default by usage. Its dogfight effect was checked when it was loaded."""
+    usage = loaded["usage"]
+    uses, cost = loaded["uses"], loaded["cost"]
+    return {
+        "id": loaded["id"],
+        "name": loaded["name"],
+        "usage": usage,
+        "context": loaded["context"],
+        "uses": uses if uses is not None else (1 if usage == "per_rest" else 0),
+        "used": 0,
+        "cost": cost if cost is not None else (1 if usage == "surge" else 0),
+        "used_this_page": False,
+        "effect": loaded["effect"],
+    }
 
 
 DOGFIGHT_EFFECT_KINDS = ("aim_bonus", "evasion_bonus", "reroll")
@@ -191,27 +147,10 @@ def check_dogfight_effect(effect: Mapping[str, Any], where: str) -> None:
         raise InvalidInput.field(f"{where}.amount", "must be an integer from -1000 to 1000")
 
 
-def read_item(raw: Any) -> dict[str, Any]:
-    """An item (G-QC-01 content): id, name, kind, slot for equipment, price, effect data."""
-    if not isinstance(raw, dict):
-        raise InvalidInput.field("item", "must be an object")
-    args = Args(raw)
-    item = {
-        "id": args.text("id", max_length=80),
-        "name": args.text("name", "", max_length=200),
-        "kind": args.text(
-            "kind", choices=("equipment", "consumable", "upgrade", "ship_parts", "other")
-        ),
-        "slot": args.text("slot", None, max_length=40),
-        "price": args.integer("price", None, minimum=0, maximum=1_000_000),
-        "usable_between_rounds": args.flag("usable_between_rounds", None),
-        "compartments": args.items("compartments", None),
-        "effect": args.mapping("effect", {}),
-    }
-    args.finish()
-    if item["kind"] == "equipment" and not item["slot"]:
-        raise InvalidInput.field("item.slot", "equipment needs a slot type")
-    return item
+def read_item(loaded: Mapping[str, Any]) -> dict[str, Any]:
+    """An item (G-QC-01 content), from its loaded ``Item``."""
+    keys = ("id", "name", "kind", "slot", "price", "usable_between_rounds", "compartments")
+    return {**{key: loaded[key] for key in keys}, "effect": loaded["effect"]}
 
 
 # -- helpers used by every rule module ---------------------------------------------------------

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import inspect
-import sys
 import textwrap
 from collections.abc import Callable
 from typing import Any
@@ -15,55 +14,29 @@ from flask.testing import FlaskClient
 
 from domain.games import RULES
 from webapi import reference
-from webapi.command_schemas import COMMANDS
+from webapi.catalogue import COMMANDS
 
-READERS = {"integer", "text", "flag", "items", "mapping"}
 ALL_COMMANDS = sorted((game, name) for game, rules in RULES.items() for name in rules.commands)
 
 
-def fields_read(function: Callable[..., Any], seen: set[Any] | None = None) -> set[str]:
-    """The ``Args`` fields a handler reads: ``args.<reader>("name", ...)`` in its body and in the
-    functions it hands ``args`` to (a parameter's default names the field they read)."""
-    seen = set() if seen is None else seen
-    if function in seen:
-        return set()
-    seen.add(function)
-    module = sys.modules[function.__module__]
-    defaults = {
-        name: p.default
-        for name, p in inspect.signature(function).parameters.items()
-        if isinstance(p.default, str)
-    }
+def fields_read(function: Callable[..., Any]) -> set[str]:
+    """The fields a handler reads from its loaded values: ``args["name"]`` in its body, and
+    nowhere else (``args`` is never handed on whole, so its body names every field it reads)."""
     found: set[str] = set()
+    reads = uses = 0
     for node in ast.walk(ast.parse(textwrap.dedent(inspect.getsource(function)))):
-        if not isinstance(node, ast.Call):
-            continue
-        call = node.func
         if (
-            isinstance(call, ast.Attribute)
-            and isinstance(call.value, ast.Name)
-            and call.value.id == "args"
-            and call.attr in READERS
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "args"
         ):
-            first = node.args[0]
-            if isinstance(first, ast.Constant):
-                found.add(first.value)
-            else:
-                assert isinstance(first, ast.Name) and first.id in defaults, ast.unparse(node)
-                found.add(defaults[first.id])
-        elif any(isinstance(a, ast.Name) and a.id == "args" for a in node.args):
-            found |= fields_read(resolve(module, call), seen)
+            assert isinstance(node.slice, ast.Constant), ast.unparse(node)
+            found.add(node.slice.value)
+            reads += 1
+        elif isinstance(node, ast.Name) and node.id == "args":
+            uses += 1
+    assert uses == reads, f"{function.__name__} uses args other than as args[name]"
     return found
-
-
-def resolve(module: Any, call: ast.expr) -> Callable[..., Any]:
-    """The function a call names, looked up in the calling module."""
-    if isinstance(call, ast.Name):
-        target = getattr(module, call.id)
-    else:
-        assert isinstance(call, ast.Attribute) and isinstance(call.value, ast.Name)
-        target = getattr(getattr(module, call.value.id), call.attr)
-    return target  # type: ignore[no-any-return]
 
 
 def test_every_command_has_a_schema_and_every_schema_a_command() -> None:
@@ -141,3 +114,58 @@ def test_the_generated_command_docs_list_each_commands_fields() -> None:
         markdown = reference.commands_markdown(entry.game)
         assert f"### `{name}`" in markdown
         assert f"Dice: {entry.dice}" in markdown
+
+
+def test_the_catalogue_shows_nested_fields(client: FlaskClient) -> None:
+    body = client.get("/commands?game=quest-calendar").json
+    by_command = {c["name"]: {f["name"]: f for f in c["fields"]} for c in body["commands"]}
+    rounds = by_command["start_combat"]["rounds"]
+    assert rounds["items"]["type"] == "object"
+    round_fields = {f["name"]: f for f in rounds["items"]["fields"]}
+    assert round_fields["hit_target"]["required"] is True
+    assert (round_fields["hit_target"]["minimum"], round_fields["hit_target"]["maximum"]) == (
+        -1000,
+        1000,
+    )
+    condition = {f["name"]: f for f in round_fields["condition"]["fields"]}
+    assert condition["name"]["choices"] == ["frightened", "restrained", "weakened", "confused"]
+    hero = {f["name"]: f for f in by_command["select_hero"]["hero"]["fields"]}
+    assert hero["def"]["type"] == "integer"
+    assert {f["name"] for f in hero["traits"]["fields"]} == {
+        "STR",
+        "DEX",
+        "CON",
+        "INT",
+        "WIS",
+        "CHA",
+    }
+    assert hero["abilities"]["items"]["fields"][0]["name"] == "id"
+    uses = by_command["boost_attack"]["abilities"]
+    assert uses["items"]["type"] == "string or object"
+    assert {f["name"] for f in uses["items"]["fields"]} == {"id", "attempt", "roll"}
+    stock = {f["name"]: f for f in by_command["enter_shop"]["stock"]["items"]["fields"]}
+    assert stock["item"]["fields"][0]["name"] == "id"
+
+
+def test_a_nested_field_is_named_by_its_path_over_http(client: FlaskClient) -> None:
+    cid = client.post("/campaigns", json={"game": "quest-calendar", "name": "c"}).json["id"]
+    bad_round = {"hit_target": 12, "damage_needed": "5"}
+    response = client.post(
+        f"/campaigns/{cid}/commands",
+        json={"type": "start_combat", "kind": "one_enemy", "rounds": [bad_round]},
+    )
+    assert response.status_code == 422, response.json
+    assert response.json["errors"]["rounds.0.damage_needed"] == ["must be an integer"]
+    assert response.json["errors"]["rounds.0.enemy_attack"] == ["is required"]
+    board = client.post(
+        "/campaigns",
+        json={
+            "game": "calendar-board",
+            "name": "m",
+            "setup": {
+                "players": [{"id": "A", "pieces": [{"id": "a", "facing": "N"}]}, {"id": "B"}]
+            },
+        },
+    )
+    assert board.status_code == 422, board.json
+    assert "players[0].pieces[0].location" in board.json["errors"], board.json

@@ -1,0 +1,206 @@
+"""The command schemas are the domain's contract: a command loads through its schema before any
+rule runs, so a handler never sees invalid input, and a nested field's error names its path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import domain.calendar_board
+import domain.quest_calendar  # noqa: F401  (registers the games)
+from domain.command_schema import command, integer, load, text
+from domain.dice import ScriptedDice
+from domain.engine import Context, GameRules
+from domain.errors import InvalidInput
+from domain.games import RULES
+from domain.house_rules import CALENDAR_BOARD, QUEST_CALENDAR, book
+from tests.unit.calendar_board.harness import three_players
+from tests.unit.quest_calendar.harness import HERO, Table
+
+ALL_COMMANDS = sorted((game, name) for game, rules in RULES.items() for name in rules.commands)
+
+
+def spy_game() -> tuple[GameRules, list[Any]]:
+    """A game of one command, ``hit``, whose handler records what it was called with."""
+    calls: list[Any] = []
+    game = GameRules("spy")
+    game.contract(
+        command(
+            "spy",
+            "hit",
+            "None.",
+            target=text("Who is hit.", required=True, max_length=10),
+            amount=integer("How hard.", default=1, minimum=1, maximum=5),
+        )
+    )
+
+    @game.command("hit", summary="Hit someone.", example={"type": "hit", "target": "x"})
+    def hit(ctx: Context, args: Any) -> None:
+        calls.append(dict(args))
+
+    return game, calls
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "message"),
+    [
+        ({"type": "hit"}, "target", "is required"),
+        ({"type": "hit", "target": None}, "target", "is required"),
+        ({"type": "hit", "target": 3}, "target", "must be a string"),
+        ({"type": "hit", "target": "x" * 11}, "target", "must be at most 10 characters"),
+        ({"type": "hit", "target": "x\x00"}, "target", "must not contain control characters"),
+        ({"type": "hit", "target": "x", "amount": True}, "amount", "must be an integer"),
+        ({"type": "hit", "target": "x", "amount": 9}, "amount", "must be from 1 to 5"),
+        ({"type": "hit", "target": "x", "colour": "red"}, "colour", "unknown field"),
+    ],
+)
+def test_a_handler_is_never_called_with_invalid_input(
+    body: dict[str, Any], field: str, message: str
+) -> None:
+    game, calls = spy_game()
+    with pytest.raises(InvalidInput) as invalid:
+        game.run({}, {}, body, ScriptedDice([]))
+    assert message in invalid.value.errors[field][0]
+    assert calls == []
+
+
+def test_a_handler_receives_every_field_typed_with_its_default() -> None:
+    game, calls = spy_game()
+    game.run({}, {}, {"type": "hit", "target": "x", "amount": None}, ScriptedDice([]))
+    game.run({}, {}, {"type": "hit", "target": "y", "amount": 3}, ScriptedDice([]))
+    assert calls == [
+        {"type": "hit", "target": "x", "amount": 1, "faces": None},
+        {"type": "hit", "target": "y", "amount": 3, "faces": None},
+    ]
+
+
+def test_the_schema_refuses_before_the_rule_would() -> None:
+    # QC-02 refuses every one of these without a hero; the schema names the field first.
+    table = Table(with_hero=False, page=None)
+    for body, field in (
+        ({"type": "pay", "purpose": "toll", "cost": "5", "required": True}, "cost"),
+        ({"type": "gain_credits", "amount": 0}, "amount"),
+        ({"type": "use_item", "item": ["visor"]}, "item"),
+        ({"type": "start_combat", "kind": "one_enemy", "rounds": []}, "rounds"),
+    ):
+        assert field in table.invalid(body).errors, body
+
+
+def test_a_pending_decision_does_not_hide_a_malformed_command() -> None:
+    table = Table()
+    table.given(lambda state: state.update(pending={"decision": "x", "commands": ["rest"]}))
+    assert (
+        "cost"
+        in table.invalid({"type": "pay", "purpose": "p", "cost": -1, "required": True}).errors
+    )
+
+
+@pytest.mark.parametrize(("game", "name"), ALL_COMMANDS)
+def test_every_commands_example_loads_through_its_schema(game: str, name: str) -> None:
+    rules = RULES[game]
+    spec = rules.commands[name]
+    values = rules.values(spec, spec.example)
+    assert set(values) == set(rules.schemas[name].schema().fields)
+
+
+@pytest.mark.parametrize(
+    ("body", "path"),
+    [
+        (
+            {"type": "start_combat", "kind": "one_enemy", "rounds": [{"hit_target": 1}]},
+            "rounds.0.damage_needed",
+        ),
+        (
+            {
+                "type": "start_combat",
+                "kind": "one_enemy",
+                "rounds": [
+                    {
+                        "hit_target": 12,
+                        "damage_needed": 5,
+                        "enemy_attack": 14,
+                        "damage_reduced": 1,
+                        "damage_full": 3,
+                        "condition": {"name": "sleepy", "target": 10},
+                    }
+                ],
+            },
+            "rounds.0.condition.name",
+        ),
+        ({"type": "boost_attack", "abilities": [{"id": "x", "roll": "up"}]}, "abilities.0.roll"),
+        ({"type": "boost_attack", "abilities": [7]}, "abilities.0"),
+        (
+            {"type": "resolve_rounds", "assignments": {"2": [{"id": "x", "attempt": 3}]}},
+            "assignments.2.0.attempt",
+        ),
+        (
+            {"type": "select_hero", "phase": "main", "hero": {**HERO, "traits": {"STR": "2"}}},
+            "hero.traits.STR",
+        ),
+        (
+            {
+                "type": "select_hero",
+                "phase": "main",
+                "hero": {**HERO, "abilities": [{"id": "a", "usage": "often", "context": "both"}]},
+            },
+            "hero.abilities.0.usage",
+        ),
+        (
+            {"type": "select_hero", "phase": "main", "hero": {**HERO, "pool": {"name": "s"}}},
+            "hero.pool.max",
+        ),
+        ({"type": "select_hero", "phase": "main", "hero": {**HERO, "hp": 21}}, "hero.hp"),
+        ({"type": "gain_item", "item": {"id": "v", "kind": "equipment"}}, "item.slot"),
+        (
+            {"type": "enter_shop", "shop_id": "s", "stock": [{"item": {"id": "v"}, "price": 1}]},
+            "stock[0].item.kind",
+        ),
+        (
+            {"type": "hire_crew", "crew": {"id": "c", "abilities": [{"id": "a"}]}},
+            "crew.abilities.0.usage",
+        ),
+        ({"type": "dogfight", "rounds": [{"evasion_target": 1}]}, "rounds[0].enemy_aim"),
+        ({"type": "level_up", "trait_points": {"STR": 3}}, "trait_points.STR"),
+        ({"type": "install_upgrade", "upgrade": {"id": "u"}, "compartment": 1}, "upgrade.kind"),
+    ],
+)
+def test_a_nested_fields_error_names_its_path(body: dict[str, Any], path: str) -> None:
+    rules = RULES[QUEST_CALENDAR]
+    with pytest.raises(InvalidInput) as invalid:
+        rules.values(rules.spec(body["type"]), body)
+    assert path in invalid.value.errors, invalid.value.errors
+
+
+@pytest.mark.parametrize(
+    ("change", "path"),
+    [
+        (lambda s: s["players"][1]["pieces"][0].update(facing="up"), "players[1].pieces[0].facing"),
+        (
+            lambda s: s["players"][0]["pieces"][0]["location"].pop("space"),
+            "players[0].pieces[0].location.space",
+        ),
+        (
+            lambda s: s["players"][2].update(weapons=[{"id": "w", "kind": "melee", "ammo": 2}]),
+            "players[2].weapons[0].ammo",
+        ),
+        (
+            lambda s: s.update(options={"active_event": {"id": "e", "special_weather": "sun"}}),
+            "options.active_event.special_weather",
+        ),
+        (lambda s: s.update(starting_token="Z"), "starting_token"),
+        (lambda s: s.update(players=s["players"][:1]), "players"),
+    ],
+)
+def test_a_board_setup_error_names_its_path(change: Any, path: str) -> None:
+    setup = three_players()
+    change(setup)
+    with pytest.raises(InvalidInput) as invalid:
+        RULES[CALENDAR_BOARD].initial_state(setup, book(CALENDAR_BOARD).resolve({}))
+    assert path in invalid.value.errors, invalid.value.errors
+
+
+def test_a_command_that_is_not_an_object_is_invalid() -> None:
+    with pytest.raises(InvalidInput) as invalid:
+        load(RULES[QUEST_CALENDAR].schemas["pay"].schema(), ["pay"])
+    assert invalid.value.errors == {"command": ["must be a JSON object"]}
