@@ -40,6 +40,24 @@ def roll_verdict(record: Mapping[str, Any], revealed: Mapping[str, str]) -> bool
     return derive_faces(seed, str(proof["client_seed"]), int(proof["nonce"]), sides) == faces
 
 
+def with_verdict(
+    record: dict[str, Any], revealed: dict[str, str], timeline: Timeline | None = None
+) -> dict[str, Any]:
+    """A roll record with ``verified``, ``proof.server_seed`` once revealed, and ``undone``."""
+    result = dict(record)
+    if timeline is not None:
+        result["undone_by"] = timeline.undone_by(int(record["version"]))
+        result["undone"] = result["undone_by"] is not None
+    if "proof" in record:
+        proof = dict(record["proof"])
+        seed = revealed.get(proof["commitment"])
+        if seed is not None:
+            proof["server_seed"] = seed
+        result["proof"] = proof
+    result["verified"] = roll_verdict(record, revealed)
+    return result
+
+
 @dataclass
 class AuditReport:
     """What an audit found: chain integrity, the first bad version, the verdict on each roll."""

@@ -16,10 +16,12 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from domain import patch
-from domain.application import Idempotency, Outcome, Questlog, Respond, check_text
+from domain.application import Questlog
 from domain.campaign import Campaign, GameEvent
+from domain.commands_service import Idempotency, Outcome, Respond
 from domain.errors import InvalidInput, NotFound, StaleVersion
 from domain.house_rules import book
+from domain.text import check_text
 from domain.timeline import Timeline
 
 MAX_REPLAY = 1000

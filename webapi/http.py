@@ -10,7 +10,8 @@ from uuid import UUID
 
 from flask import Response, current_app, g, request
 
-from domain.application import Idempotency, Outcome, Questlog
+from domain.application import Questlog
+from domain.commands_service import Idempotency, Outcome
 from domain.errors import InvalidInput, NotFound
 from domain.text import ascii_number
 

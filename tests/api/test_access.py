@@ -184,7 +184,7 @@ def test_events_stored_before_actors_were_recorded_still_load_and_verify(
 ) -> None:
     # Events stored before access control have no actor row and were hashed without one.
     monkeypatch.setattr("domain.campaign.actor_label", lambda token: None)
-    monkeypatch.setattr("domain.application.actor_label", lambda token: None)
+    monkeypatch.setattr("domain.commands_service.actor_label", lambda token: None)
     created = questlog.create_campaign(
         game="quest-calendar", name="Before access control", respond=lambda c, _v: {"id": str(c.id)}
     )

@@ -8,8 +8,9 @@ from uuid import UUID
 
 import pytest
 
-from domain.application import Idempotency, Questlog
+from domain.application import Questlog
 from domain.campaign import Campaign
+from domain.commands_service import Idempotency
 from domain.errors import InvalidInput, NotFound, StaleVersion
 from domain.house_rules import ROLLBACK_OVER_SERVER_ROLLS
 from domain.timetravel import TimeTravel

@@ -13,8 +13,9 @@ import pytest
 from eventsourcing.persistence import IntegrityError
 
 from domain import dice as dicelib
-from domain.application import Idempotency, Questlog
+from domain.application import Questlog
 from domain.campaign import Campaign
+from domain.commands_service import Idempotency
 from domain.errors import ConcurrencyConflict, InvalidInput, RuleViolation, StaleVersion
 
 NewCampaign = Callable[..., UUID]
