@@ -20,7 +20,7 @@ import domain.calendar_board
 import domain.quest_calendar
 from domain import dice as dicelib
 from domain.campaign import Campaign, project_campaign
-from domain.commands_service import SNAPSHOT_INTERVAL, Idempotency, Outcome, Respond
+from domain.commands_service import SNAPSHOT_INTERVAL, Idempotency, Outcome
 from domain.errors import InvalidInput
 from domain.games import rules_for
 from domain.house_rules import book
@@ -52,7 +52,6 @@ class Questlog(DiceService, TokenService):
         client_seed: str | None = None,
         setup: dict[str, Any] | None = None,
         origin: dict[str, Any] | None = None,
-        respond: Respond | None = None,
         idempotency: Idempotency | None = None,
         public: bool | None = None,
     ) -> Outcome:
@@ -66,7 +65,6 @@ class Questlog(DiceService, TokenService):
             state=state,
             client_seed=client_seed,
             origin=origin,
-            respond=respond,
             idempotency=idempotency,
             public=public,
         )
@@ -80,7 +78,6 @@ class Questlog(DiceService, TokenService):
         state: dict[str, Any],
         client_seed: str | None = None,
         origin: dict[str, Any] | None = None,
-        respond: Respond | None = None,
         idempotency: Idempotency | None = None,
         public: bool | None = None,
     ) -> Outcome:
@@ -109,7 +106,9 @@ class Questlog(DiceService, TokenService):
                 state=deepcopy(state),
             )
             seed_record = SeedRecord(str(campaign_id), dicelib.commitment_of(seed), seed)
-            return self._save(campaign, None, respond, idempotency, seed=seed_record, public=public)
+            return self._save(
+                campaign, campaign_facts(campaign), idempotency, seed=seed_record, public=public
+            )
 
         return self._through_store_failures(start)
 
@@ -119,24 +118,24 @@ class Questlog(DiceService, TokenService):
         body: dict[str, Any],
         *,
         expected_version: int | None = None,
-        respond: Respond | None = None,
         idempotency: Idempotency | None = None,
     ) -> Outcome:
         """Run a game command (``body["type"]``); faces in ``body["faces"]`` are hand-rolled."""
         if not isinstance(body, dict):
             raise InvalidInput.field("command", "must be a JSON object")
 
-        def decide(campaign: Campaign) -> list[Any]:
+        def decide(campaign: Campaign) -> dict[str, Any]:
             game = rules_for(campaign.game)
             faces = body.get("faces")
             if faces is None:
-                return campaign.run_command(game, body, self.server_dice(campaign))
-            reported = ReportedDice(faces)
-            events = campaign.run_command(game, body, reported)
-            reported.check_all_used()
-            return events
+                events = campaign.run_command(game, body, self.server_dice(campaign))
+            else:
+                reported = ReportedDice(faces)
+                events = campaign.run_command(game, body, reported)
+                reported.check_all_used()
+            return {"events": [event_facts(e) for e in events], "state": campaign.view()}
 
-        return self.execute(campaign_id, decide, respond, expected_version, idempotency)
+        return self.execute(campaign_id, decide, expected_version, idempotency)
 
     def configure_house_rule(
         self,
@@ -145,12 +144,34 @@ class Questlog(DiceService, TokenService):
         value: Any,
         *,
         expected_version: int | None = None,
-        respond: Respond | None = None,
         idempotency: Idempotency | None = None,
     ) -> Outcome:
         """Change a house rule by a recorded event (QC-01)."""
 
-        def decide(campaign: Campaign) -> None:
+        def decide(campaign: Campaign) -> dict[str, Any]:
             campaign.configure_house_rule(key, value)
+            return {"house_rules": deepcopy(campaign.house_rules)}
 
-        return self.execute(campaign_id, decide, respond, expected_version, idempotency)
+        return self.execute(campaign_id, decide, expected_version, idempotency)
+
+
+def campaign_facts(campaign: Campaign) -> dict[str, Any]:
+    """What a new campaign's result says of it (its id, version and head hash are the result's)."""
+    return {
+        "game": campaign.game,
+        "name": campaign.name,
+        "commitment": campaign.dice["commitment"],
+        "client_seed": campaign.dice["client_seed"],
+        "origin": campaign.origin,
+        "state": campaign.view(),
+    }
+
+
+def event_facts(event: Any) -> dict[str, Any]:
+    """What a command's result says of each event it appended."""
+    return {
+        "version": event.originator_version,
+        "type": event.TOPIC,
+        "details": getattr(event, "details", {}),
+        "rolls": getattr(event, "rolls", []),
+    }

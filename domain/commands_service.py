@@ -41,8 +41,8 @@ from domain.store import (
     server_refused,
 )
 
-Response = dict[str, Any]
-Respond = Callable[[Campaign, Any], Response]
+Decide = Callable[[Campaign], Any]
+"""A command's decision on the campaign: it triggers the events and returns the facts (JSON)."""
 
 COMMAND_ATTEMPTS = 8
 SNAPSHOT_INTERVAL = 100
@@ -66,11 +66,73 @@ class Idempotency:
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """What a command produced: the response to send, and whether it is a stored replay."""
+class CommandResult:
+    """What a command did, in domain facts: the API renders it into a response.
 
-    response: Response
+    ``value`` is the command's own facts in plain JSON types (a roll record, the events' facts
+    and the state after them, a proposal...). The result is what an ``Idempotency-Key`` stores
+    (``stored``), so that a repeated request is answered from the same facts.
+    """
+
+    campaign_id: UUID
+    first_version: int
+    """The version of the first event the command appended."""
+    version: int
+    """The campaign's version after the command (its last event)."""
+    head_hash: str
+    value: Any
     replayed: bool = False
+
+    @classmethod
+    def of(cls, campaign: Campaign, value: Any) -> CommandResult:
+        """The result of a decided command whose events are still pending on ``campaign``."""
+        return cls(
+            campaign_id=campaign.id,
+            first_version=campaign.version - len(campaign.pending_events) + 1,
+            version=campaign.version,
+            head_hash=campaign.head_hash,
+            value=value,
+        )
+
+    def stored(self) -> dict[str, Any]:
+        """The result as an idempotency row keeps it (JSON)."""
+        return {
+            "result": {
+                "campaign_id": str(self.campaign_id),
+                "first_version": self.first_version,
+                "version": self.version,
+                "head_hash": self.head_hash,
+                "value": self.value,
+            }
+        }
+
+
+@dataclass(frozen=True)
+class EarlierResponse:
+    """An idempotency row written by an earlier release, which stored the HTTP response itself
+    (``{"status", "body", "headers"}``); it is replayed exactly as stored."""
+
+    response: dict[str, Any]
+    replayed: bool = True
+
+
+Outcome = CommandResult | EarlierResponse
+"""What a command answers: its result, or an earlier release's stored response to a replay."""
+
+
+def stored_outcome(stored: dict[str, Any]) -> Outcome:
+    """A replayed outcome from an idempotency row, of this release or an earlier one."""
+    result = stored.get("result")
+    if not isinstance(result, dict):
+        return EarlierResponse(stored)
+    return CommandResult(
+        campaign_id=UUID(result["campaign_id"]),
+        first_version=int(result["first_version"]),
+        version=int(result["version"]),
+        head_hash=str(result["head_hash"]),
+        value=result["value"],
+        replayed=True,
+    )
 
 
 class CommandService(Reading):
@@ -126,8 +188,7 @@ class CommandService(Reading):
     def execute(
         self,
         campaign_id: UUID,
-        decide: Callable[[Campaign], Any],
-        respond: Respond | None,
+        decide: Decide,
         expected_version: int | None,
         idempotency: Idempotency | None,
         *,
@@ -137,7 +198,7 @@ class CommandService(Reading):
         with self._command_lock(campaign_id), self.side_tables.campaign_write_lock(campaign_id):
             return self._through_store_failures(
                 lambda: self._execute(
-                    campaign_id, decide, respond, expected_version, idempotency, seed_holder
+                    campaign_id, decide, expected_version, idempotency, seed_holder
                 )
             )
 
@@ -177,8 +238,7 @@ class CommandService(Reading):
     def _execute(
         self,
         campaign_id: UUID,
-        decide: Callable[[Campaign], Any],
-        respond: Respond | None,
+        decide: Decide,
         expected_version: int | None,
         idempotency: Idempotency | None,
         seed_holder: dict[str, SeedRecord] | None,
@@ -206,7 +266,7 @@ class CommandService(Reading):
                 raise
             seed = seed_holder.get("seed") if seed_holder else None
             try:
-                return self._save(campaign, value, respond, idempotency, seed=seed)
+                return self._save(campaign, value, idempotency, seed=seed)
             except IntegrityError:
                 self._shared.add(campaign_id)
                 if expected_version is not None:
@@ -243,7 +303,6 @@ class CommandService(Reading):
         self,
         campaign: Campaign,
         value: Any,
-        respond: Respond | None,
         idempotency: Idempotency | None,
         *,
         seed: SeedRecord | None = None,
@@ -255,11 +314,11 @@ class CommandService(Reading):
         (a connection lost, perhaps after the commit), ``attempt_stored`` tells whether this
         attempt is in the store: then the command succeeded, and is never decided again.
         """
-        response = respond(campaign, value) if respond else {"value": value}
+        result = CommandResult.of(campaign, value)
         record = None
         if idempotency is not None:
             record = IdempotencyRecord(
-                idempotency.scope, idempotency.key, idempotency.fingerprint, response
+                idempotency.scope, idempotency.key, idempotency.fingerprint, result.stored()
             )
         actor = current_actor()
         owner = None
@@ -293,7 +352,7 @@ class CommandService(Reading):
         # back and re-applying the events it just wrote (fast-forward still picks up other
         # processes' events; this process's commands on a campaign are serialised).
         self.cache_aggregate(campaign)
-        return Outcome(response)
+        return result
 
     def _attempt_stored(self, attempt: str, error: Exception) -> bool:
         """Whether a failed write's attempt is stored; a 503 (stored: unknown) if nobody knows."""
@@ -309,13 +368,13 @@ class CommandService(Reading):
         found = self.side_tables.idempotent_response(idempotency.scope, idempotency.key)
         if found is None:
             return None
-        fingerprint, response = found
+        fingerprint, stored = found
         if fingerprint != idempotency.fingerprint:
             raise InvalidInput.field(
                 "Idempotency-Key",
                 "this key was already used with a different request body",
             )
-        return Outcome(response, replayed=True)
+        return stored_outcome(stored)
 
 
 def is_disk_full(error: BaseException | None) -> bool:

@@ -13,7 +13,7 @@ from uuid import UUID
 
 from domain import dice as dicelib
 from domain.campaign import Campaign
-from domain.commands_service import CommandService, Idempotency, Outcome, Respond
+from domain.commands_service import CommandService, Idempotency, Outcome
 from domain.errors import InvalidInput
 from domain.store import SeedRecord, StoreConfig
 from domain.text import check_text
@@ -83,7 +83,6 @@ class DiceService(CommandService):
         purpose: str,
         faces: Sequence[object] | None = None,
         expected_version: int | None = None,
-        respond: Respond | None = None,
         idempotency: Idempotency | None = None,
     ) -> Outcome:
         """Roll dice on the server, or record faces the player rolled by hand."""
@@ -98,7 +97,7 @@ class DiceService(CommandService):
             reported.check_all_used()
             return record
 
-        return self.execute(campaign_id, decide, respond, expected_version, idempotency)
+        return self.execute(campaign_id, decide, expected_version, idempotency)
 
     def set_client_seed(
         self,
@@ -106,39 +105,41 @@ class DiceService(CommandService):
         client_seed: str,
         *,
         expected_version: int | None = None,
-        respond: Respond | None = None,
         idempotency: Idempotency | None = None,
     ) -> Outcome:
         """Set the client seed used by the server rolls that follow."""
         check_text("client_seed", client_seed, MAX_CLIENT_SEED_LENGTH)
 
-        def decide(campaign: Campaign) -> None:
+        def decide(campaign: Campaign) -> dict[str, Any]:
             campaign.set_client_seed(client_seed)
+            return {"dice": campaign.view()["dice"]}
 
-        return self.execute(campaign_id, decide, respond, expected_version, idempotency)
+        return self.execute(campaign_id, decide, expected_version, idempotency)
 
     def rotate_seed(
         self,
         campaign_id: UUID,
         *,
         expected_version: int | None = None,
-        respond: Respond | None = None,
         idempotency: Idempotency | None = None,
     ) -> Outcome:
         """Reveal the current server seed and commit to a new one (nonce back to 0)."""
         holder: dict[str, SeedRecord] = {}
 
-        def decide(campaign: Campaign) -> str:
-            old_seed = self.secret_seed(campaign.dice["commitment"])
+        def decide(campaign: Campaign) -> dict[str, Any]:
+            old_commitment = campaign.dice["commitment"]
+            old_seed = self.secret_seed(old_commitment)
             new_seed = dicelib.new_server_seed()
             commitment = dicelib.commitment_of(new_seed)
             campaign.rotate_seed(revealed_seed=old_seed, new_commitment=commitment)
             holder["seed"] = SeedRecord(str(campaign.id), commitment, new_seed)
-            return commitment
+            return {
+                "dice": campaign.view()["dice"],
+                "revealed_seed": old_seed,
+                "revealed_commitment": old_commitment,
+            }
 
-        return self.execute(
-            campaign_id, decide, respond, expected_version, idempotency, seed_holder=holder
-        )
+        return self.execute(campaign_id, decide, expected_version, idempotency, seed_holder=holder)
 
     def secret_seed(self, commitment: str) -> str:
         """The server seed behind a commitment (kept out of every event until revealed)."""

@@ -8,11 +8,12 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from domain.campaign import Campaign
+from domain.commands_service import CommandResult
 from domain.house_rules import book
 from domain.timeline import Timeline
 from domain.timetravel import TimeTravel
 from webapi import access, schemas
-from webapi.http import campaign_id, envelope, idempotency, questlog, reply
+from webapi.http import Rendered, campaign_id, idempotency, questlog, reply
 
 blp = Blueprint("campaigns", __name__, description="Campaigns: one hash-chained event log each.")
 
@@ -36,13 +37,25 @@ def campaign_body(campaign: Campaign, forks: list[dict[str, Any]] | None = None)
     return body
 
 
-def respond_created(campaign: Campaign, _value: Any) -> dict[str, Any]:
-    """The stored response of a campaign creation."""
-    return envelope(
-        201,
-        campaign_body(campaign),
-        {"Location": f"/campaigns/{campaign.id}", "ETag": f'"{campaign.version}"'},
+def render_created(result: CommandResult) -> Rendered:
+    """A new campaign's response (a creation or a fork)."""
+    facts = result.value
+    body: dict[str, Any] = schemas.Campaign().dump(
+        {
+            "id": result.campaign_id,
+            "game": facts["game"],
+            "name": facts["name"],
+            "version": result.version,
+            "head_hash": result.head_hash,
+            "commitment": facts["commitment"],
+            "client_seed": facts["client_seed"],
+            "origin": facts["origin"],
+            "forks": [],
+            "state": facts["state"],
+        }
     )
+    headers = {"Location": f"/campaigns/{result.campaign_id}", "ETag": f'"{result.version}"'}
+    return 201, body, headers
 
 
 @blp.route("/campaigns")
@@ -60,11 +73,10 @@ class Campaigns(MethodView):
             house_rules=body["house_rules"],
             client_seed=body.get("client_seed"),
             setup=body["setup"],
-            respond=respond_created,
             idempotency=idempotency(),
             public=body["public"],
         )
-        return reply(outcome)
+        return reply(outcome, render_created)
 
     @blp.arguments(schemas.PageQuery, location="query")
     @blp.response(200, schemas.CampaignPage)

@@ -308,9 +308,8 @@ def demo(rolls: int) -> None:
     created = questlog.create_campaign(
         game="quest-calendar",
         name="Demo: a week of the Voidspark Chronicles",
-        respond=lambda campaign, _value: {"id": str(campaign.id)},
     )
-    cid = UUID(created.response["id"])
+    cid = created.campaign_id
     notations = ["d20+2", "2d20kh1", "2d20kl1", "d100", "2d6+d4-1", "d10", "d8+1", "d12"]
     for n in range(rolls):
         questlog.roll(cid, notation=notations[n % len(notations)], purpose=f"demo roll {n + 1}")
