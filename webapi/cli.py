@@ -239,23 +239,12 @@ def describe(step: ReplayStep, before: Any) -> str:
 def change(op: dict[str, Any], before: Any) -> str:
     """One patch operation as ``path: old → new``."""
     path = op["path"].lstrip("/")
-    old = lookup(before, op["path"])
+    old = patch.resolve(before, op["path"])
     if op["op"] == "remove":
         return f"{path}: {short(old)} → (removed)"
     if op["op"] == "add":
         return f"{path}: + {short(op['value'])}"
     return f"{path}: {short(old)} → {short(op['value'])}"
-
-
-def lookup(document: Any, path: str) -> Any:
-    """The value at a JSON Pointer, or None if there is none."""
-    for token in path.split("/")[1:]:
-        token = token.replace("~1", "/").replace("~0", "~")
-        try:
-            document = document[int(token)] if isinstance(document, list) else document[token]
-        except (KeyError, IndexError, ValueError, TypeError):
-            return None
-    return document
 
 
 def short(value: Any, limit: int = 40) -> str:
