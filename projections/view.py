@@ -81,11 +81,6 @@ class View:
             tables[f"{cls.name}_campaigns"] = STATE_TABLE
         return tables
 
-    @classmethod
-    def handled_topics(cls) -> frozenset[str]:
-        """The topics this view has handlers for."""
-        return frozenset(cls._handlers)
-
     def __init__(self, store: ViewStore, cursor: Any, suffix: str = "") -> None:
         self.store = store
         self.cursor = cursor
