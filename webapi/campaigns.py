@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from typing import Any
+from uuid import UUID
 
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
+from domain.application import campaign_facts
 from domain.campaign import Campaign
 from domain.commands_service import CommandResult
 from domain.house_rules import book
@@ -20,42 +22,25 @@ blp = Blueprint("campaigns", __name__, description="Campaigns: one hash-chained 
 
 def campaign_body(campaign: Campaign, forks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The public representation of a campaign."""
-    body: dict[str, Any] = schemas.Campaign().dump(
-        {
-            "id": campaign.id,
-            "game": campaign.game,
-            "name": campaign.name,
-            "version": campaign.version,
-            "head_hash": campaign.head_hash,
-            "commitment": campaign.dice["commitment"],
-            "client_seed": campaign.dice["client_seed"],
-            "origin": campaign.origin,
-            "forks": forks or [],
-            "state": campaign.view(),
-        }
-    )
-    return body
+    facts = campaign_facts(campaign)
+    return _body(campaign.id, campaign.version, campaign.head_hash, facts, forks or [])
 
 
 def render_created(result: CommandResult) -> Rendered:
     """A new campaign's response (a creation or a fork)."""
-    facts = result.value
-    body: dict[str, Any] = schemas.Campaign().dump(
-        {
-            "id": result.campaign_id,
-            "game": facts["game"],
-            "name": facts["name"],
-            "version": result.version,
-            "head_hash": result.head_hash,
-            "commitment": facts["commitment"],
-            "client_seed": facts["client_seed"],
-            "origin": facts["origin"],
-            "forks": [],
-            "state": facts["state"],
-        }
-    )
+    body = _body(result.campaign_id, result.version, result.head_hash, result.value, [])
     headers = {"Location": f"/campaigns/{result.campaign_id}", "ETag": f'"{result.version}"'}
     return 201, body, headers
+
+
+def _body(
+    cid: UUID, version: int, head_hash: str, facts: dict[str, Any], forks: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A campaign as ``schemas.Campaign`` shows it, from its id, head and facts."""
+    body: dict[str, Any] = schemas.Campaign().dump(
+        {"id": cid, "version": version, "head_hash": head_hash, **facts, "forks": forks}
+    )
+    return body
 
 
 @blp.route("/campaigns")
