@@ -77,9 +77,8 @@ def build_campaign(
     created = app.create_campaign(
         game="quest-calendar",
         name="bench: a long campaign",
-        respond=lambda campaign, _value: {"id": str(campaign.id)},
     )
-    campaign_id = UUID(created.response["id"])
+    campaign_id = created.campaign_id
     for n in range(1, events):
         app.roll(campaign_id, notation="d20", purpose="bench")
         if progress is not None and n % 1000 == 0:

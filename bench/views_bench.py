@@ -27,14 +27,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from uuid import UUID
 
 from rich.table import Table
 
 from bench.load import MIN_SUCCESS
 from bench.views_lag import MIN_RATE_SHARE, Lag, lag_verdict, measure_lag
 from domain.application import Questlog
-from domain.campaign import Campaign
 from domain.dice import parse
 from domain.store import StoreConfig
 from projections.engine import Target, catch_up
@@ -68,10 +66,6 @@ class CatchUp:
 # -- building a log -------------------------------------------------------------------------------
 
 
-def _created(campaign: Campaign, _value: object) -> dict[str, str]:
-    return {"id": str(campaign.id)}
-
-
 def build_log(app: Questlog, events: int, *, campaigns: int = 20) -> float:
     """Append ``events`` events through the domain (campaigns, then their server rolls)."""
     started = time.perf_counter()
@@ -80,9 +74,9 @@ def build_log(app: Questlog, events: int, *, campaigns: int = 20) -> float:
     written = 0
     n = 0
     while written < events:
-        outcome = app.create_campaign(game="quest-calendar", name=f"bench {n}", respond=_created)
+        outcome = app.create_campaign(game="quest-calendar", name=f"bench {n}")
         written += 1
-        campaign = app.campaign(UUID(outcome.response["id"]))
+        campaign = app.campaign(outcome.campaign_id)
         dice = app.server_dice(campaign)
         rolls = min(per_campaign - 1, events - written)
         for i in range(rolls):

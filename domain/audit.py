@@ -8,7 +8,6 @@ an earlier one by a game's fate-reroll rule, e.g. G-CB-12), each with the roll i
 
 from __future__ import annotations
 
-import hmac
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -17,7 +16,7 @@ from typing import Any
 from eventsourcing.persistence import Mapper, StoredEvent
 
 from domain import chain
-from domain.dice import commitment_of, derive_faces
+from domain.dice import verify_faces
 from domain.timeline import Timeline
 
 ROLLED_BACK = "questlog.RolledBack"
@@ -33,11 +32,30 @@ def roll_verdict(record: Mapping[str, Any], revealed: Mapping[str, str]) -> bool
     seed = revealed.get(proof.get("commitment", ""))
     if seed is None:
         return None
-    if not hmac.compare_digest(commitment_of(seed), str(proof["commitment"])):
+    try:
+        sides = [int(d["sides"]) for d in record["dice"]]
+        faces = [int(d["face"]) for d in record["dice"]]
+    except (KeyError, TypeError, ValueError):
         return False
-    sides = [int(d["sides"]) for d in record["dice"]]
-    faces = [int(d["face"]) for d in record["dice"]]
-    return derive_faces(seed, str(proof["client_seed"]), int(proof["nonce"]), sides) == faces
+    return verify_faces(seed, proof, sides, faces)
+
+
+def with_verdict(
+    record: dict[str, Any], revealed: dict[str, str], timeline: Timeline | None = None
+) -> dict[str, Any]:
+    """A roll record with ``verified``, ``proof.server_seed`` once revealed, and ``undone``."""
+    result = dict(record)
+    if timeline is not None:
+        result["undone_by"] = timeline.undone_by(int(record["version"]))
+        result["undone"] = result["undone_by"] is not None
+    if "proof" in record:
+        proof = dict(record["proof"])
+        seed = revealed.get(proof["commitment"])
+        if seed is not None:
+            proof["server_seed"] = seed
+        result["proof"] = proof
+    result["verified"] = roll_verdict(record, revealed)
+    return result
 
 
 @dataclass

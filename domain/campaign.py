@@ -22,7 +22,7 @@ from domain.access import actor_label, current_actor
 from domain.dice import DiceExpression, DiceSource, Draw
 from domain.engine import Context, GameRules
 from domain.errors import InvalidInput, NotFound, RuleViolation
-from domain.es_compat import create_aggregate, drop_pending_events
+from domain.es_aggregates import create_aggregate, drop_pending_events
 from domain.house_rules import ROLLBACK_OVER_SERVER_ROLLS, book
 
 

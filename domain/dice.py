@@ -260,11 +260,17 @@ def derive_faces(
 def verify_faces(
     server_seed_hex: str, proof: Mapping[str, Any], sides: Sequence[int], faces: Sequence[int]
 ) -> bool:
-    """Whether a revealed seed matches the proof's commitment and derives exactly these faces."""
+    """Whether a revealed seed matches the proof's commitment and derives exactly these faces.
+
+    The one roll verifier: the audit, the roll routes and the roll log view all come here
+    (through ``domain.audit.roll_verdict``).
+    """
     try:
-        if commitment_of(server_seed_hex) != proof["commitment"]:
+        if not hmac.compare_digest(commitment_of(server_seed_hex), str(proof["commitment"])):
             return False
-        derived = derive_faces(server_seed_hex, proof["client_seed"], proof["nonce"], sides)
+        derived = derive_faces(
+            server_seed_hex, str(proof["client_seed"]), int(proof["nonce"]), sides
+        )
     except (KeyError, TypeError, ValueError):
         return False
     return derived == list(faces)

@@ -1,4 +1,5 @@
-"""Compatibility with eventsourcing: every use of the library's private internals, in one place.
+"""Compatibility with eventsourcing: every use of the library's private internals by the
+application and the recorders, in one place (the aggregate's two are in ``domain.es_aggregates``).
 
 Questlog relies on a few parts of eventsourcing 9.5 that are not its public API: protected hooks
 of the recorders and of ``Application.save``, the undecorated functions behind its retry
@@ -164,21 +165,3 @@ class ApplicationHooks(Application[UUID]):
         """Put a saved aggregate in the repository's cache (if the application has one)."""
         if self.repository.cache is not None:
             self.repository.cache.put(aggregate.id, aggregate)
-
-
-def create_aggregate(cls: type[Any], event_class: type[Any], **kwargs: Any) -> Any:
-    """A new aggregate from its created-event class and that event's fields (``id`` included).
-
-    ``Aggregate._create`` is eventsourcing's protected way to trigger a created event with a
-    given id and timestamp, which the hash chain needs to know before the event exists.
-    """
-    return cls._create(event_class, **kwargs)
-
-
-def drop_pending_events(aggregate: Any) -> None:
-    """Give an aggregate (a copy) a new, empty list of pending events.
-
-    eventsourcing keeps an aggregate's triggered but not yet collected events in
-    ``_pending_events``; a copy must not share that list with the original.
-    """
-    aggregate._pending_events = []

@@ -9,15 +9,36 @@ from __future__ import annotations
 from copy import deepcopy
 from typing import Any
 
+from domain.text import ascii_number
+
 Op = dict[str, Any]
 
 
-def _escape(key: str) -> str:
+def pointer_token(key: str) -> str:
+    """A key as a JSON Pointer reference token (RFC 6901 escapes)."""
     return key.replace("~", "~0").replace("/", "~1")
 
 
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
+def pointer_tokens(pointer: str) -> list[str]:
+    """The unescaped reference tokens of a JSON Pointer (``/a~1b/0`` is ``["a/b", "0"]``)."""
+    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+
+
+def resolve(document: Any, pointer: str) -> Any:
+    """The value at a JSON Pointer (``/hero/hp``), or None where the path does not exist.
+
+    A list index is ASCII digits only (``²`` or ``٣`` name nothing).
+    """
+    for token in pointer_tokens(pointer):
+        if isinstance(document, dict):
+            document = document.get(token)
+        elif isinstance(document, list) and (index := ascii_number(token)) is not None:
+            if index >= len(document):
+                return None
+            document = document[index]
+        else:
+            return None
+    return document
 
 
 def diff(before: Any, after: Any, path: str = "") -> list[Op]:
@@ -28,9 +49,9 @@ def diff(before: Any, after: Any, path: str = "") -> list[Op]:
         ops: list[Op] = []
         for key in before:
             if key not in after:
-                ops.append({"op": "remove", "path": f"{path}/{_escape(key)}"})
+                ops.append({"op": "remove", "path": f"{path}/{pointer_token(key)}"})
         for key, value in after.items():
-            child = f"{path}/{_escape(key)}"
+            child = f"{path}/{pointer_token(key)}"
             if key not in before:
                 ops.append({"op": "add", "path": child, "value": deepcopy(value)})
             else:
@@ -65,7 +86,7 @@ def _apply_one(document: Any, op: Op) -> Any:
         if op["op"] == "remove":
             return None
         return deepcopy(op["value"])
-    tokens = [_unescape(t) for t in path.split("/")[1:]]
+    tokens = pointer_tokens(path)
     parent = document
     for token in tokens[:-1]:
         parent = parent[int(token)] if isinstance(parent, list) else parent[token]

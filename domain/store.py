@@ -405,16 +405,6 @@ class SideTables:
             for r in rows
         ]
 
-    def set_public(self, campaign_id: str, public: bool) -> None:
-        """Make a campaign readable by every token (or not)."""
-        self._write(
-            f"DELETE FROM {self._table(ACCESS_TABLE)} WHERE campaign_id = ?", (campaign_id,)
-        )
-        self._write(
-            f"INSERT INTO {self._table(ACCESS_TABLE)} (campaign_id, public) VALUES (?, ?)",
-            (campaign_id, int(public)),
-        )
-
     def is_public(self, campaign_id: str) -> bool:
         """Whether every token may read this campaign."""
         rows = self._fetch(

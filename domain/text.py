@@ -13,6 +13,8 @@ from domain.errors import InvalidInput
 
 MAX_DIGITS = 18
 """The most digits a number in text may have (any 18 digits fit a 64-bit integer)."""
+MAX_NAME_LENGTH = 200
+"""The longest name of a campaign or a token."""
 QUOTE_LIMIT = 200
 """How much of a value an error message quotes; longer values end in an ellipsis."""
 _DIGITS = re.compile(r"[0-9]+")
@@ -46,3 +48,22 @@ def quoted(text: str, limit: int = QUOTE_LIMIT) -> str:
     """A value as an error message quotes it: its repr, cut to ``limit`` characters with '…'."""
     shown = repr(text)
     return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+def check_text(
+    field: str, value: str, max_length: int, *, allow_empty: bool = False, free_text: bool = False
+) -> None:
+    """Refuse text that is not a string, is blank (unless allowed), too long, not Unicode or
+    holds a control character (``free_text``, such as a purpose, may hold tabs and line breaks).
+    """
+    if not isinstance(value, str):
+        raise InvalidInput.field(field, "must be a string")
+    if not allow_empty and not value.strip():
+        raise InvalidInput.field(field, "must not be empty")
+    if len(value) > max_length:
+        raise InvalidInput.field(field, f"must be at most {max_length} characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput.field(field, "must be valid Unicode text (no lone surrogates)") from None
+    check_characters(field, value, free_text=free_text)

@@ -16,10 +16,13 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from domain import patch
-from domain.application import Idempotency, Outcome, Questlog, Respond, check_text
+from domain.application import Questlog
 from domain.campaign import Campaign, GameEvent
+from domain.chain import ENVELOPE_FIELDS
+from domain.commands_service import Idempotency, Outcome
 from domain.errors import InvalidInput, NotFound, StaleVersion
 from domain.house_rules import book
+from domain.text import check_text
 from domain.timeline import Timeline
 
 MAX_REPLAY = 1000
@@ -27,6 +30,8 @@ MAX_REASON_LENGTH = 500
 MAX_PLAYER_LENGTH = 200
 SOLO_PLAYER = "owner"
 PAGE = 500
+# A result shows the envelope apart, and the restored state is the result's ``state``.
+HIDDEN_FIELDS = frozenset({*ENVELOPE_FIELDS, "restored_state"})
 PROPOSAL_EVENTS = (Campaign.RollbackProposed.TOPIC, Campaign.RollbackApproved.TOPIC)
 
 
@@ -47,6 +52,22 @@ def players_of(campaign: Campaign) -> list[str]:
     if isinstance(players, list) and players:
         return [str(player) for player in players]
     return [SOLO_PLAYER]
+
+
+def rollback_facts(
+    campaign: Campaign, event: Campaign.RolledBack | None, proposal: dict[str, Any] | None
+) -> dict[str, Any]:
+    """What a rollback, proposal or approval result says: the RolledBack event's facts (if one
+    was appended), the proposal (if any) and the state after the command."""
+    rollback = None
+    if event is not None:
+        data = {k: v for k, v in event.__dict__.items() if k not in HIDDEN_FIELDS}
+        rollback = {
+            "version": event.originator_version,
+            "timestamp": event.timestamp.isoformat(),
+            **data,
+        }
+    return {"rollback": rollback, "proposal": proposal, "state": campaign.view()}
 
 
 @dataclass(frozen=True)
@@ -82,7 +103,6 @@ class TimeTravel:
         reason: str,
         actor: str | None = None,
         expected_version: int | None = None,
-        respond: Respond | None = None,
         idempotency: Idempotency | None = None,
     ) -> Outcome:
         """Append one ``RolledBack`` event: from now on the state is the state at ``to_version``."""
@@ -92,9 +112,9 @@ class TimeTravel:
 
         def decide(campaign: Campaign) -> dict[str, Any]:
             rolled_back = self._roll_back(campaign, to_version, reason, actor, None)
-            return {"rollback": rolled_back, "proposal": None}
+            return rollback_facts(campaign, rolled_back, None)
 
-        return self.app.execute(campaign_id, decide, respond, expected_version, idempotency)
+        return self.app.execute(campaign_id, decide, expected_version, idempotency)
 
     def propose_rollback(
         self,
@@ -104,7 +124,6 @@ class TimeTravel:
         reason: str,
         proposer: str,
         expected_version: int | None = None,
-        respond: Respond | None = None,
         idempotency: Idempotency | None = None,
     ) -> Outcome:
         """Propose a rollback to every player; it is carried out once all of them agree."""
@@ -124,7 +143,7 @@ class TimeTravel:
             )
             return self._carry_out_if_agreed(campaign, proposal_id)
 
-        return self.app.execute(campaign_id, decide, respond, expected_version, idempotency)
+        return self.app.execute(campaign_id, decide, expected_version, idempotency)
 
     def approve_rollback(
         self,
@@ -133,7 +152,6 @@ class TimeTravel:
         *,
         player: str,
         expected_version: int | None = None,
-        respond: Respond | None = None,
         idempotency: Idempotency | None = None,
     ) -> Outcome:
         """Record a player's agreement; the last one carries the rollback out in the same save."""
@@ -145,7 +163,7 @@ class TimeTravel:
             campaign.approve_rollback(proposal_id, player, moved_on_at=moved_on)
             return self._carry_out_if_agreed(campaign, proposal_id)
 
-        return self.app.execute(campaign_id, decide, respond, expected_version, idempotency)
+        return self.app.execute(campaign_id, decide, expected_version, idempotency)
 
     def _carry_out_if_agreed(self, campaign: Campaign, proposal_id: str) -> dict[str, Any]:
         proposal = campaign.proposal(proposal_id)
@@ -158,7 +176,7 @@ class TimeTravel:
                 proposal["proposer"],
                 proposal_id,
             )
-        return {"rollback": rolled_back, "proposal": deepcopy(campaign.proposal(proposal_id))}
+        return rollback_facts(campaign, rolled_back, deepcopy(campaign.proposal(proposal_id)))
 
     def _roll_back(
         self,
@@ -268,7 +286,6 @@ class TimeTravel:
         name: str,
         client_seed: str | None = None,
         expected_version: int | None = None,
-        respond: Respond | None = None,
         idempotency: Idempotency | None = None,
     ) -> Outcome:
         """Start a new campaign from the state and house rules at ``at_version``, with its own
@@ -297,7 +314,6 @@ class TimeTravel:
             state=at.state,
             client_seed=client_seed,
             origin=origin,
-            respond=respond,
             idempotency=idempotency,
         )
 

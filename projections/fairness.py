@@ -23,7 +23,7 @@ from domain.dice import DiceExpression, parse
 from domain.errors import InvalidInput
 from projections.analytics import ChiSquare, chi_square_test, combine, kept_distribution
 from projections.store import ViewStore
-from projections.views.roll_log import RollLog
+from projections.views.roll_log import RollFilter, RollLog
 
 ALPHA = 0.001
 """Below this p-value, dice are flagged as unlikely to be fair."""
@@ -101,38 +101,6 @@ class Group:
         return chi_square_test(self.counts, self.expected)
 
 
-def _filters(
-    *,
-    campaign_id: str | None,
-    game: str | None,
-    source: str | None,
-    purpose: str | None,
-    since: str | None,
-    until: str | None,
-    include_undone: bool,
-) -> tuple[str, list[Any]]:
-    conditions = ["1 = 1"]
-    params: list[Any] = []
-    for column, value in (
-        ("campaign_id", campaign_id),
-        ("game", game),
-        ("source", source),
-        ("purpose", purpose),
-    ):
-        if value is not None:
-            conditions.append(f"{column} = ?")
-            params.append(value)
-    if since is not None:
-        conditions.append("recorded_at >= ?")
-        params.append(since)
-    if until is not None:
-        conditions.append("recorded_at < ?")
-        params.append(until)
-    if not include_undone:
-        conditions.append("undone_by IS NULL")
-    return " AND ".join(conditions), params
-
-
 def dice_fairness(
     store: ViewStore,
     *,
@@ -151,15 +119,15 @@ def dice_fairness(
     Reads the roll log grouped by identical rolls, so the work grows with the kinds of rolls,
     not their number. Undone rolls are left out unless ``include_undone``.
     """
-    where, params = _filters(
+    where, params = RollFilter(
         campaign_id=campaign_id,
         game=game,
         source=source,
         purpose=purpose,
+        include_undone=include_undone,
         since=since,
         until=until,
-        include_undone=include_undone,
-    )
+    ).where()
     keys = "campaign_id, source" if by_campaign else "source"
     statement = (
         f"SELECT {keys}, notation, dice, COUNT(*) AS rolls FROM {{rolls}} WHERE {where} "

@@ -17,6 +17,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, TypeVar
 
+from domain.patch import resolve
 from domain.text import ascii_number
 from domain.timeline import Timeline
 from projections.events import Recorded
@@ -79,11 +80,6 @@ class View:
         if cls.stateful:
             tables[f"{cls.name}_campaigns"] = STATE_TABLE
         return tables
-
-    @classmethod
-    def handled_topics(cls) -> frozenset[str]:
-        """The topics this view has handlers for."""
-        return frozenset(cls._handlers)
 
     def __init__(self, store: ViewStore, cursor: Any, suffix: str = "") -> None:
         self.store = store
@@ -209,21 +205,6 @@ class View:
 # -- following parts of the game state through the events' JSON Patches ------------------------
 
 
-def dig(document: Any, pointer: str) -> Any:
-    """The value at a JSON pointer (``/hero/hp``), or None where the path does not exist."""
-    for token in pointer.split("/")[1:]:
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(document, dict):
-            document = document.get(token)
-        elif isinstance(document, list) and (index := ascii_number(token)) is not None:
-            if index >= len(document):
-                return None
-            document = document[index]
-        else:
-            return None
-    return document
-
-
 def follow(
     mirror: dict[str, Any], effects: Sequence[dict[str, Any]], watched: Sequence[str]
 ) -> list[str]:
@@ -238,7 +219,7 @@ def follow(
         for pointer in watched:
             if pointer != path and not pointer.startswith(path + "/"):
                 continue
-            value = None if op["op"] == "remove" else dig(op.get("value"), pointer[len(path) :])
+            value = None if op["op"] == "remove" else resolve(op.get("value"), pointer[len(path) :])
             if mirror.get(pointer) != value:
                 mirror[pointer] = value
                 if pointer not in changed:
@@ -248,7 +229,7 @@ def follow(
 
 def seed(state: Any, watched: Sequence[str]) -> dict[str, Any]:
     """A mirror of the watched paths of a whole game state (at creation or after a rollback)."""
-    return {pointer: dig(state, pointer) for pointer in watched}
+    return {pointer: resolve(state, pointer) for pointer in watched}
 
 
 def split_cursor(after: str | None) -> tuple[int, int]:

@@ -18,7 +18,6 @@ import pytest
 from psycopg import sql
 
 from domain.application import Questlog
-from domain.campaign import Campaign
 from domain.store import StoreConfig
 
 SETUPS: dict[str, dict[str, object]] = {
@@ -231,15 +230,6 @@ def raw(app: Questlog) -> RawStore:
     return RawStore(app)
 
 
-def _created(campaign: Campaign, _value: object) -> dict[str, object]:
-    return {
-        "id": str(campaign.id),
-        "version": campaign.version,
-        "head_hash": campaign.head_hash,
-        "commitment": campaign.dice["commitment"],
-    }
-
-
 @pytest.fixture
 def new_campaign(app: Questlog) -> Callable[..., UUID]:
     """Creates a campaign on ``app`` and returns its id."""
@@ -254,8 +244,7 @@ def new_campaign(app: Questlog) -> Callable[..., UUID]:
             name=name,
             house_rules=house_rules,
             setup=SETUPS[game],
-            respond=_created,
         )
-        return UUID(str(outcome.response["id"]))
+        return outcome.campaign_id
 
     return create

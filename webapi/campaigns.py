@@ -3,46 +3,44 @@
 from __future__ import annotations
 
 from typing import Any
+from uuid import UUID
 
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
+from domain.application import campaign_facts
 from domain.campaign import Campaign
+from domain.commands_service import CommandResult
 from domain.house_rules import book
 from domain.timeline import Timeline
 from domain.timetravel import TimeTravel
 from webapi import access, schemas
-from webapi.http import campaign_id, envelope, idempotency, questlog, reply
+from webapi.http import Rendered, campaign_id, idempotency, questlog, reply
 
 blp = Blueprint("campaigns", __name__, description="Campaigns: one hash-chained event log each.")
 
 
 def campaign_body(campaign: Campaign, forks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The public representation of a campaign."""
+    facts = campaign_facts(campaign)
+    return _body(campaign.id, campaign.version, campaign.head_hash, facts, forks or [])
+
+
+def render_created(result: CommandResult) -> Rendered:
+    """A new campaign's response (a creation or a fork)."""
+    body = _body(result.campaign_id, result.version, result.head_hash, result.value, [])
+    headers = {"Location": f"/campaigns/{result.campaign_id}", "ETag": f'"{result.version}"'}
+    return 201, body, headers
+
+
+def _body(
+    cid: UUID, version: int, head_hash: str, facts: dict[str, Any], forks: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A campaign as ``schemas.Campaign`` shows it, from its id, head and facts."""
     body: dict[str, Any] = schemas.Campaign().dump(
-        {
-            "id": campaign.id,
-            "game": campaign.game,
-            "name": campaign.name,
-            "version": campaign.version,
-            "head_hash": campaign.head_hash,
-            "commitment": campaign.dice["commitment"],
-            "client_seed": campaign.dice["client_seed"],
-            "origin": campaign.origin,
-            "forks": forks or [],
-            "state": campaign.view(),
-        }
+        {"id": cid, "version": version, "head_hash": head_hash, **facts, "forks": forks}
     )
     return body
-
-
-def respond_created(campaign: Campaign, _value: Any) -> dict[str, Any]:
-    """The stored response of a campaign creation."""
-    return envelope(
-        201,
-        campaign_body(campaign),
-        {"Location": f"/campaigns/{campaign.id}", "ETag": f'"{campaign.version}"'},
-    )
 
 
 @blp.route("/campaigns")
@@ -60,11 +58,10 @@ class Campaigns(MethodView):
             house_rules=body["house_rules"],
             client_seed=body.get("client_seed"),
             setup=body["setup"],
-            respond=respond_created,
             idempotency=idempotency(),
             public=body["public"],
         )
-        return reply(outcome)
+        return reply(outcome, render_created)
 
     @blp.arguments(schemas.PageQuery, location="query")
     @blp.response(200, schemas.CampaignPage)

@@ -245,23 +245,12 @@ def describe(step: ReplayStep, before: Any) -> str:
 def change(op: dict[str, Any], before: Any) -> str:
     """One patch operation as ``path: old → new``."""
     path = op["path"].lstrip("/")
-    old = lookup(before, op["path"])
+    old = patch.resolve(before, op["path"])
     if op["op"] == "remove":
         return f"{path}: {short(old)} → (removed)"
     if op["op"] == "add":
         return f"{path}: + {short(op['value'])}"
     return f"{path}: {short(old)} → {short(op['value'])}"
-
-
-def lookup(document: Any, path: str) -> Any:
-    """The value at a JSON Pointer, or None if there is none."""
-    for token in path.split("/")[1:]:
-        token = token.replace("~1", "/").replace("~0", "~")
-        try:
-            document = document[int(token)] if isinstance(document, list) else document[token]
-        except (KeyError, IndexError, ValueError, TypeError):
-            return None
-    return document
 
 
 def short(value: Any, limit: int = 40) -> str:
@@ -314,9 +303,8 @@ def demo(rolls: int) -> None:
     created = questlog.create_campaign(
         game="quest-calendar",
         name="Demo: a week of the Voidspark Chronicles",
-        respond=lambda campaign, _value: {"id": str(campaign.id)},
     )
-    cid = UUID(created.response["id"])
+    cid = created.campaign_id
     notations = ["d20+2", "2d20kh1", "2d20kl1", "d100", "2d6+d4-1", "d10", "d8+1", "d12"]
     for n in range(rolls):
         questlog.roll(cid, notation=notations[n % len(notations)], purpose=f"demo roll {n + 1}")

@@ -8,14 +8,22 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
-from domain.campaign import Campaign
+from domain import commands_service
 from domain.command_schema import flatten
 from domain.games import RULES, rules_for
 from domain.house_rules import GAMES
 from webapi import access, schemas
 from webapi.catalogue import COMMANDS, describe
-from webapi.dice import APPEND_HEADERS, appended
-from webapi.http import campaign_id, expected_version, idempotency, questlog, reply
+from webapi.dice import APPEND_HEADERS
+from webapi.http import (
+    Rendered,
+    appended,
+    campaign_id,
+    expected_version,
+    idempotency,
+    questlog,
+    reply,
+)
 
 blp = Blueprint("commands", __name__, description="Game commands and house rules.")
 
@@ -134,25 +142,16 @@ def command_examples() -> dict[str, Any]:
     }
 
 
-def event_summary(event: Any) -> dict[str, Any]:
-    """An event as the command response shows it."""
-    return {
-        "version": event.originator_version,
-        "type": event.TOPIC,
-        "details": getattr(event, "details", {}),
-        "rolls": getattr(event, "rolls", []),
-    }
+def render_command(result: commands_service.CommandResult) -> Rendered:
+    """A game command's response: the events it stored and the state after them."""
+    state = result.value["state"]
+    body = {"events": result.value["events"], "state": state, "pending": state.get("pending")}
+    return appended(201, result, body)
 
 
-def respond_command(campaign: Campaign, events: list[Any]) -> dict[str, Any]:
-    """The stored response of a game command."""
-    view = campaign.view()
-    body = {
-        "events": [event_summary(e) for e in events],
-        "state": view,
-        "pending": view.get("pending"),
-    }
-    return appended(201, campaign, body)
+def render_house_rules(result: commands_service.CommandResult) -> Rendered:
+    """A house-rule change's response."""
+    return appended(200, result, result.value)
 
 
 @blp.route("/campaigns/<campaign>/commands")
@@ -167,10 +166,9 @@ class Commands(MethodView):
             campaign_id(campaign),
             body,
             expected_version=expected_version(),
-            respond=respond_command,
             idempotency=idempotency(),
         )
-        return reply(outcome)
+        return reply(outcome, render_command)
 
 
 @blp.route("/commands")
@@ -210,7 +208,6 @@ class CampaignHouseRules(MethodView):
             body["key"],
             body["value"],
             expected_version=expected_version(),
-            respond=lambda c, _v: appended(200, c, {"house_rules": c.house_rules}),
             idempotency=idempotency(),
         )
-        return reply(outcome)
+        return reply(outcome, render_house_rules)

@@ -7,9 +7,17 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.campaign import Campaign
+from domain.commands_service import CommandResult
 from webapi import access, schemas
-from webapi.http import campaign_id, envelope, expected_version, idempotency, questlog, reply
+from webapi.http import (
+    Rendered,
+    appended,
+    campaign_id,
+    expected_version,
+    idempotency,
+    questlog,
+    reply,
+)
 
 DICE_STATE = schemas.DiceState()
 
@@ -21,28 +29,17 @@ APPEND_HEADERS = [
 ]
 
 
-def appended(status: int, campaign: Campaign, body: dict[str, Any]) -> dict[str, Any]:
-    """An appending response: the body plus the new version and head hash (the receipt)."""
-    body = {**body, "version": campaign.version, "head_hash": campaign.head_hash}
-    return envelope(status, body, {"ETag": f'"{campaign.version}"'})
-
-
-def respond_roll(campaign: Campaign, record: dict[str, Any]) -> dict[str, Any]:
-    """The stored response of a roll."""
+def render_roll(result: CommandResult) -> Rendered:
+    """A roll's response."""
     # The record is already plain JSON in the documented Roll shape; a schema dump would only
     # copy it again (this is the hottest route, see docs/performance.md).
-    body = {**record, "verified": None}
-    return appended(201, campaign, body)
+    return appended(201, result, {**result.value, "verified": None})
 
 
-def respond_dice(campaign: Campaign, _value: Any) -> dict[str, Any]:
-    """The stored response of a client-seed change or a rotation."""
-    body: dict[str, Any] = {"dice": DICE_STATE.dump(campaign.view()["dice"])}
-    revealed = campaign.pending_events[-1] if campaign.pending_events else None
-    if isinstance(revealed, Campaign.SeedRotated):
-        body["revealed_seed"] = revealed.revealed_seed
-        body["revealed_commitment"] = revealed.revealed_commitment
-    return appended(200, campaign, body)
+def render_dice(result: CommandResult) -> Rendered:
+    """A client-seed change's or a rotation's response."""
+    body = {**result.value, "dice": DICE_STATE.dump(result.value["dice"])}
+    return appended(200, result, body)
 
 
 @blp.route("/campaigns/<campaign>/rolls")
@@ -59,10 +56,9 @@ class Rolls(MethodView):
             purpose=body["purpose"],
             faces=body.get("faces"),
             expected_version=expected_version(),
-            respond=respond_roll,
             idempotency=idempotency(),
         )
-        return reply(outcome)
+        return reply(outcome, render_roll)
 
     @blp.arguments(schemas.PageQuery, location="query")
     @blp.response(200, schemas.RollPage)
@@ -96,10 +92,9 @@ class ClientSeed(MethodView):
             campaign_id(campaign),
             body["client_seed"],
             expected_version=expected_version(),
-            respond=respond_dice,
             idempotency=idempotency(),
         )
-        return reply(outcome)
+        return reply(outcome, render_dice)
 
 
 @blp.route("/campaigns/<campaign>/dice/rotate")
@@ -112,7 +107,6 @@ class Rotate(MethodView):
         outcome = questlog().rotate_seed(
             campaign_id(campaign),
             expected_version=expected_version(),
-            respond=respond_dice,
             idempotency=idempotency(),
         )
-        return reply(outcome)
+        return reply(outcome, render_dice)

@@ -8,7 +8,7 @@ from typing import Any
 from flask import Flask, Response, json, request
 from werkzeug.exceptions import HTTPException
 
-from domain.application import unavailable
+from domain.commands_service import unavailable
 from domain.errors import (
     ConcurrencyConflict,
     InvalidInput,

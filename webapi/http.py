@@ -5,12 +5,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
 from flask import Response, current_app, g, request
 
-from domain.application import Idempotency, Outcome, Questlog
+from domain.application import Questlog
+from domain.commands_service import CommandResult, EarlierResponse, Idempotency, Outcome
 from domain.errors import InvalidInput, NotFound
 from domain.text import ascii_number
 
@@ -71,18 +73,30 @@ def idempotency() -> Idempotency | None:
     )
 
 
-def envelope(status: int, body: Any, headers: dict[str, str] | None = None) -> dict[str, Any]:
-    """What an appending view stores as its response (replayed as-is for a repeated key)."""
-    return {"status": status, "body": body, "headers": headers or {}}
+Rendered = tuple[int, Any, dict[str, str]]
+"""A response as a view renders a command's result: status, JSON body and headers."""
+Render = Callable[[CommandResult], Rendered]
 
 
-def reply(outcome: Outcome) -> Response:
-    """Turn a command's stored response into an HTTP response."""
-    stored = outcome.response
-    response = Response(
-        json.dumps(stored["body"]), status=stored["status"], mimetype="application/json"
-    )
-    for name, value in stored["headers"].items():
+def appended(status: int, result: CommandResult, body: dict[str, Any]) -> Rendered:
+    """An appending response: the body plus the new version and head hash (the receipt)."""
+    body = {**body, "version": result.version, "head_hash": result.head_hash}
+    return status, body, {"ETag": f'"{result.version}"'}
+
+
+def reply(outcome: Outcome, render: Render) -> Response:
+    """Render a command's result, first answer or replay, into an HTTP response.
+
+    A replay of a row stored by an earlier release (which kept the response itself) answers
+    that response as it was stored.
+    """
+    if isinstance(outcome, EarlierResponse):
+        stored = outcome.response
+        status, body, headers = stored["status"], stored["body"], stored["headers"]
+    else:
+        status, body, headers = render(outcome)
+    response = Response(json.dumps(body), status=status, mimetype="application/json")
+    for name, value in headers.items():
         response.headers[name] = value
     if outcome.replayed:
         response.headers["Idempotent-Replayed"] = "true"

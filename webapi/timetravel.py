@@ -7,13 +7,21 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.campaign import Campaign
-from domain.chain import ENVELOPE_FIELDS
+from domain.commands_service import CommandResult
 from domain.timetravel import TimeTravel
 from webapi import access, schemas
-from webapi.campaigns import event_body, respond_created
-from webapi.dice import APPEND_HEADERS, appended
-from webapi.http import campaign_id, expected_version, idempotency, questlog, reply
+from webapi.campaigns import event_body, render_created
+from webapi.dice import APPEND_HEADERS
+from webapi.http import (
+    Render,
+    Rendered,
+    appended,
+    campaign_id,
+    expected_version,
+    idempotency,
+    questlog,
+    reply,
+)
 
 blp = Blueprint(
     "timetravel",
@@ -21,30 +29,14 @@ blp = Blueprint(
     description="Time travel: replay, undo by rollback (nothing is deleted), forks.",
 )
 
-# The envelope is shown apart, and the restored state is the response's ``state``.
-HIDDEN_FIELDS = frozenset({*ENVELOPE_FIELDS, "restored_state"})
 
+def render_rollback(status: int) -> Render:
+    """How a rollback's, a proposal's or an approval's result is rendered (with this status)."""
 
-def rollback_body(event: Campaign.RolledBack | None) -> dict[str, Any] | None:
-    """A RolledBack event as a response shows it: its version and the data it recorded."""
-    if event is None:
-        return None
-    data = {k: v for k, v in event.__dict__.items() if k not in HIDDEN_FIELDS}
-    return {"version": event.originator_version, "timestamp": event.timestamp.isoformat(), **data}
+    def render(result: CommandResult) -> Rendered:
+        return appended(status, result, result.value)
 
-
-def respond_rollback(status: int) -> Any:
-    """The stored response of a rollback, a proposal or an approval."""
-
-    def respond(campaign: Campaign, value: dict[str, Any]) -> dict[str, Any]:
-        body = {
-            "rollback": rollback_body(value["rollback"]),
-            "proposal": value["proposal"],
-            "state": campaign.view(),
-        }
-        return appended(status, campaign, body)
-
-    return respond
+    return render
 
 
 @blp.route("/campaigns/<campaign>/rollback")
@@ -61,10 +53,9 @@ class Rollback(MethodView):
             reason=body["reason"],
             actor=body.get("actor") or access.label(),
             expected_version=expected_version(),
-            respond=respond_rollback(201),
             idempotency=idempotency(),
         )
-        return reply(outcome)
+        return reply(outcome, render_rollback(201))
 
 
 @blp.route("/campaigns/<campaign>/rollback/proposals")
@@ -84,10 +75,9 @@ class Proposals(MethodView):
             reason=body["reason"],
             proposer=body["proposer"],
             expected_version=expected_version(),
-            respond=respond_rollback(201),
             idempotency=idempotency(),
         )
-        return reply(outcome)
+        return reply(outcome, render_rollback(201))
 
     @blp.response(200, schemas.ProposalList)
     @access.requires("read")
@@ -110,10 +100,9 @@ class Approve(MethodView):
             proposal_id,
             player=body["player"],
             expected_version=expected_version(),
-            respond=respond_rollback(200),
             idempotency=idempotency(),
         )
-        return reply(outcome)
+        return reply(outcome, render_rollback(200))
 
 
 @blp.route("/campaigns/<campaign>/fork")
@@ -130,10 +119,9 @@ class ForkResource(MethodView):
             name=body["name"],
             client_seed=body.get("client_seed"),
             expected_version=expected_version(),
-            respond=respond_created,
             idempotency=idempotency(),
         )
-        return reply(outcome)
+        return reply(outcome, render_created)
 
 
 @blp.route("/campaigns/<campaign>/replay")

@@ -10,6 +10,7 @@ until a ``SeedRotated`` reveals the seed of a server roll, which is then re-deri
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from domain.audit import roll_verdict
@@ -152,6 +153,47 @@ def _item(row: dict[str, Any]) -> dict[str, Any]:
     return item
 
 
+@dataclass(frozen=True)
+class RollFilter:
+    """Which rows of the roll log a query reads: the one filter of the roll log and the dice
+    fairness (by campaign, game, source, purpose, verdict, undone or not, and time)."""
+
+    campaign_id: str | None = None
+    game: str | None = None
+    source: str | None = None
+    purpose: str | None = None
+    verified: bool | None = None
+    include_undone: bool = True
+    since: str | None = None
+    until: str | None = None
+
+    def where(self) -> tuple[str, list[Any]]:
+        """The SQL condition (``?`` parameters) and its parameters."""
+        conditions = ["1 = 1"]
+        params: list[Any] = []
+        for column, value in (
+            ("campaign_id", self.campaign_id),
+            ("game", self.game),
+            ("source", self.source),
+            ("purpose", self.purpose),
+        ):
+            if value is not None:
+                conditions.append(f"{column} = ?")
+                params.append(value)
+        if self.verified is not None:
+            conditions.append("verified = ?")
+            params.append(int(self.verified))
+        if not self.include_undone:
+            conditions.append("undone_by IS NULL")
+        if self.since is not None:
+            conditions.append("recorded_at >= ?")
+            params.append(self.since)
+        if self.until is not None:
+            conditions.append("recorded_at < ?")
+            params.append(self.until)
+        return " AND ".join(conditions), params
+
+
 def roll_log(
     store: ViewStore,
     *,
@@ -167,27 +209,15 @@ def roll_log(
     limit: int = 100,
 ) -> dict[str, Any]:
     """Rolls in log order, filtered by campaign, game, source, purpose, verdict and time."""
-    conditions = ["1 = 1"]
-    params: list[Any] = []
-    for column, value in (
-        ("campaign_id", campaign_id),
-        ("game", game),
-        ("source", source),
-        ("purpose", purpose),
-    ):
-        if value is not None:
-            conditions.append(f"{column} = ?")
-            params.append(value)
-    if verified is not None:
-        conditions.append("verified = ?")
-        params.append(int(verified))
-    if not include_undone:
-        conditions.append("undone_by IS NULL")
-    if since is not None:
-        conditions.append("recorded_at >= ?")
-        params.append(since)
-    if until is not None:
-        conditions.append("recorded_at < ?")
-        params.append(until)
-    template = "SELECT * FROM {rolls} WHERE " + " AND ".join(conditions)
+    where, params = RollFilter(
+        campaign_id=campaign_id,
+        game=game,
+        source=source,
+        purpose=purpose,
+        verified=verified,
+        include_undone=include_undone,
+        since=since,
+        until=until,
+    ).where()
+    template = "SELECT * FROM {rolls} WHERE " + where
     return page(store, RollLog.name, template, params, after=after, limit=limit, item=_item)

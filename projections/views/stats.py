@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.patch import pointer_token
 from domain.timeline import Timeline
 from projections.events import Recorded
 from projections.schema import table
@@ -87,13 +88,8 @@ QC_WATCHED = (
 )
 
 
-def _token(text: str) -> str:
-    """A JSON Pointer token (RFC 6901 escapes)."""
-    return text.replace("~", "~0").replace("/", "~1")
-
-
 def _exhaustion_path(party: str) -> str:
-    return f"/parties/{_token(party)}/exhaustion"
+    return f"/parties/{pointer_token(party)}/exhaustion"
 
 
 class CampaignStats(View):

@@ -185,11 +185,9 @@ def test_events_stored_before_actors_were_recorded_still_load_and_verify(
 ) -> None:
     # Events stored before access control have no actor row and were hashed without one.
     monkeypatch.setattr("domain.campaign.actor_label", lambda token: None)
-    monkeypatch.setattr("domain.application.actor_label", lambda token: None)
-    created = questlog.create_campaign(
-        game="quest-calendar", name="Before access control", respond=lambda c, _v: {"id": str(c.id)}
-    )
-    cid = UUID(created.response["id"])
+    monkeypatch.setattr("domain.commands_service.actor_label", lambda token: None)
+    created = questlog.create_campaign(game="quest-calendar", name="Before access control")
+    cid = created.campaign_id
     questlog.roll(cid, notation="d20", purpose="before")
     monkeypatch.undo()
     questlog.roll(cid, notation="d20", purpose="after")

@@ -36,12 +36,11 @@ def test_create_campaign_records_game_name_rules_and_commitment_in_one_event(
         game=game,
         name="Winter of the Owl",
         setup=SETUPS[game],
-        respond=lambda campaign, _: {"id": str(campaign.id), "version": campaign.version},
     )
 
     assert outcome.replayed is False
-    assert outcome.response["version"] == 1
-    campaign_id = UUID(outcome.response["id"])
+    assert outcome.version == 1
+    campaign_id = outcome.campaign_id
     [created] = app.campaign_events(campaign_id)
     assert isinstance(created, Campaign.Created)
     assert created.game == game
@@ -75,10 +74,9 @@ def test_a_chosen_client_seed_is_recorded_at_creation(app: Questlog) -> None:
         game="quest-calendar",
         name="Seeded",
         client_seed="my lucky seed",
-        respond=lambda campaign, _: {"id": str(campaign.id)},
     )
 
-    [created] = app.campaign_events(UUID(outcome.response["id"]))
+    [created] = app.campaign_events(outcome.campaign_id)
     assert created.client_seed == "my lucky seed"
 
 

@@ -27,9 +27,8 @@ def _campaign(app: Questlog) -> UUID:
         game="quest-calendar",
         name="compat",
         setup={"prologue_complete": True},
-        respond=lambda campaign, _value: {"id": str(campaign.id)},
     )
-    return UUID(str(outcome.response["id"]))
+    return outcome.campaign_id
 
 
 def test_a_save_puts_the_saved_campaign_in_the_cache(app: Questlog) -> None:

@@ -8,8 +8,9 @@ from uuid import UUID
 
 import pytest
 
-from domain.application import Idempotency, Questlog
+from domain.application import Questlog
 from domain.campaign import Campaign
+from domain.commands_service import Idempotency
 from domain.errors import InvalidInput, NotFound, StaleVersion
 from domain.house_rules import ROLLBACK_OVER_SERVER_ROLLS
 from domain.timetravel import TimeTravel
@@ -29,10 +30,9 @@ def fork(app: Questlog, cid: UUID, at_version: int, **kwargs: Any) -> UUID:
         cid,
         at_version=at_version,
         name=kwargs.pop("name", "what if"),
-        respond=lambda campaign, _: {"id": str(campaign.id)},
         **kwargs,
     )
-    return UUID(outcome.response["id"])
+    return outcome.campaign_id
 
 
 def test_a_fork_starts_from_the_state_at_the_version_with_its_own_seed(app: Questlog) -> None:
@@ -75,7 +75,7 @@ def test_a_fork_starts_from_the_state_at_the_version_with_its_own_seed(app: Ques
 def test_a_fork_rolls_on_its_own_verifiable_seed(app: Questlog) -> None:
     cid = qc_campaign(app)
     fid = fork(app, cid, 2, client_seed="my own")
-    record = app.roll(fid, notation="d20", purpose="x", respond=lambda _c, r: r).response
+    record = app.roll(fid, notation="d20", purpose="x").value
     assert record["proof"]["client_seed"] == "my own"
     assert record["proof"]["nonce"] == 0
     app.rotate_seed(fid)

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 from copy import deepcopy
+from dataclasses import replace
 from typing import Any
 from uuid import UUID
 
 import pytest
 
-from domain.application import Idempotency, Questlog
+from domain.application import Questlog
 from domain.campaign import Campaign
+from domain.commands_service import Idempotency
 from domain.errors import InvalidInput, NotFound, RuleViolation, StaleVersion
 from domain.house_rules import ROLLBACK_OVER_SERVER_ROLLS
 from domain.timetravel import TimeTravel
@@ -33,9 +35,8 @@ def created(app: Questlog, game: str, setup: dict[str, Any], house: dict[str, An
         name="time travel",
         house_rules=house,
         setup=setup,
-        respond=lambda campaign, _: {"id": str(campaign.id)},
     )
-    return UUID(outcome.response["id"])
+    return outcome.campaign_id
 
 
 def qc_campaign(app: Questlog, house: dict[str, Any] | None = None) -> UUID:
@@ -57,15 +58,17 @@ def command(
     """Run a game command (server dice unless ``faces``); returns the events it stored."""
     if faces is not None:
         body = {**body, "faces": faces}
-    events: list[Any] = app.command(cid, body).response["value"]
-    return events
+    result = app.command(cid, body)
+    return app.campaign_events(cid, after=result.first_version - 1)
 
 
 def rollback(app: Questlog, cid: UUID, to_version: int, **kwargs: Any) -> Campaign.RolledBack:
     """Roll back and return the stored RolledBack event."""
     kwargs.setdefault("reason", "a test")
-    value = TimeTravel(app).rollback(cid, to_version=to_version, **kwargs).response["value"]
-    event: Campaign.RolledBack = value["rollback"]
+    result = TimeTravel(app).rollback(cid, to_version=to_version, **kwargs)
+    [event] = app.campaign_events(cid, after=result.version - 1)
+    assert isinstance(event, Campaign.RolledBack)
+    assert result.value["rollback"]["version"] == event.originator_version
     return event
 
 
@@ -204,11 +207,11 @@ def test_a_redo_under_forbid_needs_no_agreement_because_it_undoes_no_roll(
     target = app.campaign(cid).version
     app.roll(cid, notation="d20", purpose="hail")
     proposal = TimeTravel(app).propose_rollback(cid, to_version=target, reason="r", proposer="A")
-    pid = proposal.response["value"]["proposal"]["proposal_id"]
+    pid = proposal.value["proposal"]["proposal_id"]
     TimeTravel(app).approve_rollback(cid, pid, player="B")
-    executed = TimeTravel(app).approve_rollback(cid, pid, player="C").response["value"]
+    executed = TimeTravel(app).approve_rollback(cid, pid, player="C").value
 
-    redo = rollback(app, cid, executed["rollback"].originator_version - 1)
+    redo = rollback(app, cid, executed["rollback"]["version"] - 1)
 
     assert redo.policy == "forbid"
     assert redo.server_rolls_undone == 0
@@ -218,10 +221,10 @@ def test_a_redo_under_forbid_needs_no_agreement_because_it_undoes_no_roll(
 def test_the_nonce_never_goes_back_and_an_undone_roll_is_never_repeated(app: Questlog) -> None:
     cid = qc_campaign(app)
     target = app.campaign(cid).version
-    first = app.roll(cid, notation="3d20", purpose="x", respond=lambda _c, r: r).response
+    first = app.roll(cid, notation="3d20", purpose="x").value
     rollback(app, cid, target)
 
-    again = app.roll(cid, notation="3d20", purpose="x", respond=lambda _c, r: r).response
+    again = app.roll(cid, notation="3d20", purpose="x").value
 
     assert again["proof"]["commitment"] == first["proof"]["commitment"]
     assert again["proof"]["nonce"] == first["proof"]["nonce"] + 1
@@ -243,7 +246,7 @@ def test_a_revealed_seed_is_never_used_again_after_a_rollback(app: Questlog) -> 
     after = app.campaign(cid)
     assert after.dice["commitment"] != old
     assert old in after.dice["revealed"]
-    record = app.roll(cid, notation="d20", purpose="x", respond=lambda _c, r: r).response
+    record = app.roll(cid, notation="d20", purpose="x").value
     assert record["proof"]["commitment"] == after.dice["commitment"]
 
 
@@ -393,17 +396,10 @@ def test_a_repeated_idempotency_key_replays_the_rollback_and_appends_nothing(
     app.roll(cid, notation="d20", purpose="x")
     key = Idempotency("POST /rollback", "undo-1", "same body")
 
-    def respond(campaign: Campaign, _value: Any) -> dict[str, Any]:
-        return {"version": campaign.version}
-
-    first = TimeTravel(app).rollback(
-        cid, to_version=2, reason="r", respond=respond, idempotency=key
-    )
+    first = TimeTravel(app).rollback(cid, to_version=2, reason="r", idempotency=key)
     mark = stored_mark(app)
-    again = TimeTravel(app).rollback(
-        cid, to_version=2, reason="r", respond=respond, idempotency=key
-    )
-    assert again.replayed and again.response == first.response
+    again = TimeTravel(app).rollback(cid, to_version=2, reason="r", idempotency=key)
+    assert again.replayed and replace(again, replayed=False) == first
     assert stored_mark(app) == mark
 
 

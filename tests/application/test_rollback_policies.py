@@ -9,6 +9,7 @@ from uuid import UUID
 import pytest
 
 from domain.application import Questlog
+from domain.commands_service import CommandResult
 from domain.errors import InvalidInput, NotFound, RuleViolation
 from domain.house_rules import ROLLBACK_OVER_SERVER_ROLLS
 from domain.timetravel import TimeTravel
@@ -28,14 +29,22 @@ def propose(app: Questlog, cid: UUID, to_version: int, proposer: str) -> dict[st
     outcome = TimeTravel(app).propose_rollback(
         cid, to_version=to_version, reason="the hail goal was wrong", proposer=proposer
     )
-    value: dict[str, Any] = outcome.response["value"]
-    return value
+    return with_stored_rollback(app, outcome)
 
 
 def approve(app: Questlog, cid: UUID, proposal_id: str, player: str) -> dict[str, Any]:
     """One player's agreement; returns ``{"proposal", "rollback"}``."""
     outcome = TimeTravel(app).approve_rollback(cid, proposal_id, player=player)
-    value: dict[str, Any] = outcome.response["value"]
+    return with_stored_rollback(app, outcome)
+
+
+def with_stored_rollback(app: Questlog, outcome: CommandResult) -> dict[str, Any]:
+    """The result's value, its rollback (if one was carried out) as the stored event."""
+    value: dict[str, Any] = dict(outcome.value)
+    if value["rollback"] is not None:
+        [event] = app.campaign_events(outcome.campaign_id, after=outcome.version - 1)
+        assert value["rollback"]["version"] == event.originator_version
+        value["rollback"] = event
     return value
 
 

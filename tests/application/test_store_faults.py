@@ -55,14 +55,6 @@ def cut_app(schema_config: StoreConfig, cutter: CommitCutter) -> Iterator[Questl
     app.close()
 
 
-def created(campaign: Any, _value: Any) -> dict[str, Any]:
-    return {"id": str(campaign.id), "version": campaign.version}
-
-
-def rolled(campaign: Any, value: Any) -> dict[str, Any]:
-    return {"version": campaign.version, "roll": value}
-
-
 def purposes(app: Questlog, campaign_id: UUID) -> Counter[str]:
     """How many stored rolls carry each purpose."""
     return Counter(
@@ -75,22 +67,16 @@ def purposes(app: Questlog, campaign_id: UUID) -> Counter[str]:
 def test_a_roll_whose_commit_answer_was_lost_is_stored_once(
     cut_app: Questlog, cutter: CommitCutter
 ) -> None:
-    campaign_id = UUID(
-        str(
-            cut_app.create_campaign(game="quest-calendar", name="cut", respond=created).response[
-                "id"
-            ]
-        )
-    )
+    campaign_id = cut_app.create_campaign(game="quest-calendar", name="cut").campaign_id
     cutter.arm()
 
-    outcome = cut_app.roll(campaign_id, notation="d20", purpose="once", respond=rolled)
+    outcome = cut_app.roll(campaign_id, notation="d20", purpose="once")
 
     assert cutter.cuts == 1
     assert purposes(cut_app, campaign_id)["once"] == 1
     stored = cut_app.campaign_events(campaign_id)[-1].rolls[0]
-    assert outcome.response["roll"]["roll_id"] == stored["roll_id"]
-    assert outcome.response["roll"]["total"] == stored["total"]
+    assert outcome.value["roll_id"] == stored["roll_id"]
+    assert outcome.value["total"] == stored["total"]
     assert cut_app.campaign(campaign_id).version == 2
     assert cut_app.audit(campaign_id).chain_ok is True
 
@@ -98,16 +84,11 @@ def test_a_roll_whose_commit_answer_was_lost_is_stored_once(
 def test_a_game_command_whose_commit_answer_was_lost_takes_effect_once(
     cut_app: Questlog, cutter: CommitCutter
 ) -> None:
-    campaign_id = UUID(
-        str(
-            cut_app.create_campaign(
-                game="quest-calendar",
-                name="cut",
-                setup={"prologue_complete": True},
-                respond=created,
-            ).response["id"]
-        )
-    )
+    campaign_id = cut_app.create_campaign(
+        game="quest-calendar",
+        name="cut",
+        setup={"prologue_complete": True},
+    ).campaign_id
     cut_app.command(campaign_id, {"type": "select_hero", "phase": "main", "hero": HERO})
     cut_app.command(campaign_id, {"type": "start_page", "date": "2027-01-04"})
     before = cut_app.campaign(campaign_id).version
@@ -127,27 +108,19 @@ def test_a_campaign_whose_creation_answer_was_lost_is_created_once_with_its_acce
 ) -> None:
     cutter.arm()
 
-    outcome = cut_app.create_campaign(
-        game="quest-calendar", name="created once", respond=created, public=True
-    )
+    outcome = cut_app.create_campaign(game="quest-calendar", name="created once", public=True)
 
     assert cutter.cuts == 1
     items, _ = cut_app.list_campaigns(limit=100)
     assert [event.name for _, event in items] == ["created once"]
-    assert str(items[0][1].originator_id) == outcome.response["id"]
-    assert cut_app.side_tables.is_public(outcome.response["id"]) is True
+    assert items[0][1].originator_id == outcome.campaign_id
+    assert cut_app.side_tables.is_public(str(outcome.campaign_id)) is True
 
 
 def test_a_store_that_cannot_be_reached_answers_not_stored_and_nothing_is(
     cut_app: Questlog, cutter: CommitCutter, schema_config: StoreConfig
 ) -> None:
-    campaign_id = UUID(
-        str(
-            cut_app.create_campaign(game="quest-calendar", name="down", respond=created).response[
-                "id"
-            ]
-        )
-    )
+    campaign_id = cut_app.create_campaign(game="quest-calendar", name="down").campaign_id
     cut_app.roll(campaign_id, notation="d20", purpose="before")
     cutter.stop()  # every pooled connection is cut and no new one can be made
 

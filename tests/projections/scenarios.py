@@ -9,7 +9,6 @@ from typing import Any
 from uuid import UUID
 
 from domain.application import Questlog
-from domain.campaign import Campaign
 from domain.dice import parse
 
 Json = dict[str, Any]
@@ -63,27 +62,22 @@ CB_SETUP: Json = {
 }
 
 
-def _created(campaign: Campaign, _value: object) -> Json:
-    return {"id": str(campaign.id)}
-
-
 def run(app: Questlog, campaign_id: UUID, command: Json, faces: list[int] | None = None) -> int:
     """Run a game command with these faces (none: it must roll nothing); returns the version."""
     outcome = app.command(
         campaign_id,
         {**command, "faces": list(faces or [])},
-        respond=lambda campaign, _events: {"version": campaign.version},
     )
-    return int(outcome.response["version"])
+    return outcome.version
 
 
 def quest_calendar_week(app: Questlog) -> UUID:
     """Two pages: debt and repayment, theft, hunger, a crewed Bridge destroyed; then a Sunday
     of lottery, shopping and pickpocketing, and death by starvation with clone result 1."""
     outcome = app.create_campaign(
-        game="quest-calendar", name="Week", setup={"prologue_complete": True}, respond=_created
+        game="quest-calendar", name="Week", setup={"prologue_complete": True}
     )
-    cid = UUID(str(outcome.response["id"]))
+    cid = outcome.campaign_id
     run(app, cid, {"type": "select_hero", "phase": "main", "hero": HERO})
     run(app, cid, {"type": "start_page", "date": "2027-01-04"})
     run(app, cid, {"type": "pay", "purpose": "toll", "cost": 5, "required": True})
@@ -115,9 +109,8 @@ def calendar_board_match(app: Questlog) -> UUID:
         name="Match",
         house_rules=CB_HOUSE_RULES,
         setup=CB_SETUP,
-        respond=_created,
     )
-    cid = UUID(str(outcome.response["id"]))
+    cid = outcome.campaign_id
     run(app, cid, {"type": "end_turn", "player": "A"})
     run(app, cid, {"type": "end_turn", "player": "B"}, [1, 10])
     run(app, cid, {"type": "night_action", "player": "A", "action": "sleep"})
@@ -133,8 +126,8 @@ def calendar_board_match(app: Questlog) -> UUID:
 
 def many_rolls(app: Questlog, count: int, *, per_save: int = 500) -> UUID:
     """A campaign with ``count`` server rolls, saved ``per_save`` events per transaction."""
-    outcome = app.create_campaign(game="quest-calendar", name="Dice", respond=_created)
-    cid = UUID(str(outcome.response["id"]))
+    outcome = app.create_campaign(game="quest-calendar", name="Dice")
+    cid = outcome.campaign_id
     expression = parse("2d20kh1+3")
     campaign = app.campaign(cid)
     for n in range(count):

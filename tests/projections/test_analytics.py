@@ -14,7 +14,6 @@ import pytest
 
 from domain import dice as dicelib
 from domain.application import Questlog
-from domain.campaign import Campaign
 from domain.quest_calendar.combat import ROUND_EXAMPLE
 from projections.analytics import (
     chi_square_sf,
@@ -142,15 +141,9 @@ def test_dice_without_keep_are_uniform() -> None:
 # -- fairness on real campaigns ------------------------------------------------------------------
 
 
-def _created(campaign: Campaign, _value: object) -> dict[str, str]:
-    return {"id": str(campaign.id)}
-
-
 def loaded_campaign(app: Questlog, rolls: int = 36) -> UUID:
     """A campaign whose hand-rolled d6 always shows 6."""
-    cid = UUID(
-        app.create_campaign(game="quest-calendar", name="Loaded", respond=_created).response["id"]
-    )
+    cid = app.create_campaign(game="quest-calendar", name="Loaded").campaign_id
     for _ in range(rolls):
         app.roll(cid, notation="d6", purpose="attack", faces=[6])
     return cid
@@ -237,9 +230,9 @@ def test_campaign_figures_of_both_games(app: Questlog, views: ViewStore) -> None
 
 def test_combat_rounds_won_per_difficulty_mode(app: Questlog, views: ViewStore) -> None:
     outcome = app.create_campaign(
-        game="quest-calendar", name="Fight", setup={"prologue_complete": True}, respond=_created
+        game="quest-calendar", name="Fight", setup={"prologue_complete": True}
     )
-    cid = UUID(outcome.response["id"])
+    cid = outcome.campaign_id
     run(app, cid, {"type": "select_hero", "phase": "main", "hero": HERO})
     run(app, cid, {"type": "start_page", "date": "2027-01-04"})
     start = {"type": "start_combat", "kind": "several_enemies", "mode": "standard"}

@@ -53,7 +53,7 @@ def roll_back(app: Questlog, campaign_id: UUID, to_version: int) -> int:
             undone_rolls=undone,
         )
 
-    app.execute(campaign_id, decide, None, None, None)
+    app.execute(campaign_id, decide, None, None)
     return app.campaign(campaign_id).version
 
 

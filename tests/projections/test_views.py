@@ -257,9 +257,8 @@ def test_a_campaign_that_starts_with_a_hero_opens_its_ledger(
         name="Fork",
         house_rules=played.house_rules,
         state=played.state,
-        respond=lambda campaign, _value: {"id": str(campaign.id)},
     )
-    fork_id = str(fork.response["id"])
+    fork_id = str(fork.campaign_id)
     sync(app, views)
     (opening,) = debt_ledger(views, fork_id)["items"]
     assert (opening["entry"], opening["cause"], opening["delta"]) == (

@@ -23,11 +23,10 @@ from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteDatastore
 from eventsourcing.utils import get_topic
 
+from domain.es_aggregates import create_aggregate, drop_pending_events
 from domain.es_compat import (
     PostgresRecorderHooks,
     SQLiteRecorderHooks,
-    create_aggregate,
-    drop_pending_events,
     on_new_connections,
     sweep_on_dead_connection,
     undecorated,

@@ -7,8 +7,9 @@ import unicodedata
 
 import pytest
 
+from domain.patch import resolve
 from domain.text import MAX_DIGITS, ascii_number, has_control_characters, quoted
-from projections.view import dig, split_cursor
+from projections.view import split_cursor
 
 
 @pytest.mark.parametrize(
@@ -55,7 +56,7 @@ def test_a_view_cursor_reads_its_event_id_and_index() -> None:
 
 def test_a_pointer_into_a_list_takes_ascii_indexes_only() -> None:
     document = {"hero": {"items": ["a", "b", "c"]}}
-    assert dig(document, "/hero/items/2") == "c"
-    assert dig(document, "/hero/items/3") is None
-    assert dig(document, "/hero/items/²") is None
-    assert dig(document, "/hero/items/٣") is None
+    assert resolve(document, "/hero/items/2") == "c"
+    assert resolve(document, "/hero/items/3") is None
+    assert resolve(document, "/hero/items/²") is None
+    assert resolve(document, "/hero/items/٣") is None
