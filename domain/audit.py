@@ -110,6 +110,7 @@ def audit_stream(
     server_rolls: list[tuple[int, dict[str, Any]]] = []
     used_nonces: set[tuple[str, int]] = set()
     history = History()
+    commands = Commands()
     prev_hash = chain.GENESIS_HASH
     expected_version = 1
     for item in stored:
@@ -148,6 +149,9 @@ def audit_stream(
         if "revealed_seed" in fields:
             revealed[str(fields["revealed_commitment"])] = str(fields["revealed_seed"])
         history.add(item.topic, version, fields)
+        problem = commands.add(version, fields)
+        if problem:
+            report.bad(version, problem)
         for record in fields.get("rolls") or []:
             if record.get("source") == "reported":
                 report.rolls["reported"] += 1
@@ -176,8 +180,46 @@ def audit_stream(
             report.problems.append(
                 {"version": version, "problem": f"roll {record.get('roll_id')} does not verify"}
             )
+    if commands.open is not None:
+        first, last = commands.open
+        report.bad(last, f"the command at versions {first} to {last} is missing events")
     history.report(report)
     return report
+
+
+class Commands:
+    """Checks that the events of each command are stored together and complete.
+
+    Every event names its command (``command_id``, its first version, and ``command_versions``,
+    its first and last); events stored before they did name none and are not checked.
+    """
+
+    def __init__(self) -> None:
+        self.open: tuple[int, int] | None = None
+        """The command whose events are still expected."""
+
+    def add(self, version: int, fields: Mapping[str, Any]) -> str | None:
+        """Take note of one decoded event; a problem with its command, if any."""
+        expected, self.open = self.open, None
+        versions = fields.get("command_versions")
+        if versions is None and "command_id" not in fields:
+            return None if expected is None else "an event of an unfinished command is missing"
+        if not (
+            isinstance(versions, list)
+            and len(versions) == 2
+            and all(type(v) is int for v in versions)
+            and fields.get("command_id") == versions[0]
+            and versions[0] <= version <= versions[1]
+        ):
+            return "the event's command_id and command_versions do not name its version"
+        span = (versions[0], versions[1])
+        if expected is not None and span != expected:
+            return f"an event of the command at versions {expected[0]} to {expected[1]} is missing"
+        if expected is None and version != span[0]:
+            return f"the first events of the command at versions {span[0]} to {span[1]} are missing"
+        if version < span[1]:
+            self.open = span
+        return None
 
 
 class History:

@@ -8,7 +8,8 @@ state recorded at an earlier version (docs/time-travel.md); nothing is ever dele
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from copy import deepcopy
 from datetime import datetime
 from typing import Any, ClassVar
@@ -44,10 +45,17 @@ class Campaign(Aggregate):
     proposals: dict[str, dict[str, Any]]
 
     class Event(Aggregate.Event):
-        """Base of every campaign event: it carries the chain fields."""
+        """Base of every campaign event: it carries the chain fields and its command.
+
+        ``command_id`` is the first version the command that recorded the event appended, and
+        ``command_versions`` its first and last versions: the events of one command share them.
+        Events stored before commands were recorded have neither (see ``command_versions_of``).
+        """
 
         prev_hash: str
         hash: str
+        command_id: int
+        command_versions: list[int]
 
         def apply(self, aggregate: Aggregate) -> None:
             """Assign what the event recorded, then move the chain head."""
@@ -259,6 +267,8 @@ class Campaign(Aggregate):
             "client_seed": client_seed,
             "origin": origin,
             "state": state or {},
+            "command_id": cls.INITIAL_VERSION,
+            "command_versions": [cls.INITIAL_VERSION, cls.INITIAL_VERSION],
         }
         timestamp = cls.Created.create_timestamp()
         digest = chain.event_hash(
@@ -285,10 +295,44 @@ class Campaign(Aggregate):
         """Trigger an event with its chain fields: the previous head and its own hash."""
         self._trigger(event_class, event_class.create_timestamp(), kwargs)
 
+    @contextmanager
+    def command(self, size: int) -> Iterator[None]:
+        """Record the next ``size`` events as one command (outside this, each event is one).
+
+        The command's versions are known before its first event, so every event can carry
+        them in its hashed data; recording another number of events is a programming error.
+        """
+        if self._command_span() is not None:
+            raise RuntimeError("a command is already being recorded")
+        first = self.version + 1
+        # Kept only while the command records, never in the aggregate's state or snapshots.
+        self.__dict__["_recording_command"] = (first, first + size - 1)
+        try:
+            yield
+            if self.version != first + size - 1:
+                raise RuntimeError(
+                    f"a command declared {size} event(s) and recorded {self.version - first + 1}"
+                )
+        finally:
+            del self.__dict__["_recording_command"]
+
+    def _within_command(self, size: int) -> AbstractContextManager[None]:
+        """The command being recorded, or a new one of ``size`` events if there is none."""
+        return nullcontext() if self._command_span() is not None else self.command(size)
+
+    def _command_span(self) -> tuple[int, int] | None:
+        span: tuple[int, int] | None = self.__dict__.get("_recording_command")
+        return span
+
     def _trigger(self, event_class: type[Any], timestamp: datetime, data: dict[str, Any]) -> None:
+        version = self.version + 1
+        first, last = self._command_span() or (version, version)
+        if not first <= version <= last:
+            raise RuntimeError(f"version {version} is outside its command ({first} to {last})")
+        data = {**data, "command_id": first, "command_versions": [first, last]}
         digest = chain.event_hash(
             campaign_id=self.id,
-            version=self.version + 1,
+            version=version,
             event_type=event_class.TOPIC,
             timestamp=timestamp,
             data=data,
@@ -344,29 +388,31 @@ class Campaign(Aggregate):
         return rolls[0]
 
     def run_command(self, game: GameRules, command: dict[str, Any], dice: DiceSource) -> list[Any]:
-        """Decide a game command and record the events it emitted; returns them.
+        """Decide a game command and record the events it emitted, as one command; returns them.
 
-        The events share one timestamp, the moment the command was decided: that is how a
-        version in the middle of a command is told from the end of one (``domain.timetravel``).
+        The events share one timestamp, the moment the command was decided, and one
+        ``command_id``: that is how a version in the middle of a command is told from the end
+        of one (``domain.timetravel``).
         """
         emitted = game.run(
             self.state, self.house_rules, command, self.checked_dice(dice), version=self.version
         )
         moment = GameEvent.create_timestamp()
         recorded = []
-        for pending in emitted:
-            if pending.event_type not in game.event_types:
-                raise RuntimeError(f"{game.game} emitted undeclared event {pending.event_type}")
-            rolls = self._stamp(pending.rolls)
-            data = {
-                "command": dict(command),
-                "details": pending.details,
-                "rolls": rolls,
-                "effects": pending.effects,
-                **self._counters(rolls),
-            }
-            self._trigger(game_event_class(game.game, pending.event_type), moment, data)
-            recorded.append(self.pending_events[-1])
+        with self.command(len(emitted)):
+            for pending in emitted:
+                if pending.event_type not in game.event_types:
+                    raise RuntimeError(f"{game.game} emitted undeclared event {pending.event_type}")
+                rolls = self._stamp(pending.rolls)
+                data = {
+                    "command": dict(command),
+                    "details": pending.details,
+                    "rolls": rolls,
+                    "effects": pending.effects,
+                    **self._counters(rolls),
+                }
+                self._trigger(game_event_class(game.game, pending.event_type), moment, data)
+                recorded.append(self.pending_events[-1])
         return recorded
 
     def checked_dice(self, dice: DiceSource) -> DiceSource:
@@ -463,16 +509,18 @@ class Campaign(Aggregate):
         self.check_rollback_target(to_version)
         if proposal_id in self.proposals:
             raise ValueError(f"proposal id {proposal_id} is already taken")
-        self.trigger_event(
-            self.RollbackProposed,
-            proposal_id=proposal_id,
-            to_version=to_version,
-            reason=reason,
-            proposer=proposer,
-            players=list(players),
-        )
-        if proposer in players:
-            self.trigger_event(self.RollbackApproved, proposal_id=proposal_id, player=proposer)
+        agrees = proposer in players
+        with self._within_command(2 if agrees else 1):
+            self.trigger_event(
+                self.RollbackProposed,
+                proposal_id=proposal_id,
+                to_version=to_version,
+                reason=reason,
+                proposer=proposer,
+                players=list(players),
+            )
+            if agrees:
+                self.trigger_event(self.RollbackApproved, proposal_id=proposal_id, player=proposer)
 
     def approve_rollback(self, proposal_id: str, player: str, *, moved_on_at: int | None) -> None:
         """Record one player's agreement to an open proposal.
@@ -569,6 +617,17 @@ class CheckedDice:
 
 
 _GAME_EVENT_CLASSES: dict[str, type[GameEvent]] = {}
+
+
+def command_versions_of(event: Any) -> tuple[int, int] | None:
+    """The first and last versions of the command that recorded an event, or None for an event
+    stored before events carried their command (``domain.timetravel`` then compares
+    timestamps)."""
+    versions = getattr(event, "command_versions", None)
+    if not isinstance(versions, list) or len(versions) != 2:
+        return None
+    first, last = versions
+    return int(first), int(last)
 
 
 def project_campaign(campaign: Campaign | None, events: Iterable[Any]) -> Campaign | None:
