@@ -8,6 +8,7 @@ nothing one of them rolls, spends or suffers touches another's hero (QC-03).
 from __future__ import annotations
 
 from domain.campaign import game_event_class
+from domain.engine import event_type
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
 from domain.quest_calendar import (
@@ -29,7 +30,18 @@ from domain.quest_calendar import (
 rules = RULES[QUEST_CALENDAR]
 rules.setup = state.initial_state
 rules.dice_set = house_rules.dice_set
-rules.declare("HeroDamaged")
+rules.declare(
+    event_type(
+        "HeroDamaged",
+        "The hero lost hit points.",
+        {
+            "amount": "integer: hit points lost",
+            "cause": "string: what caused it",
+            "hp_after": "integer: the hero's hit points after",
+            "hp_before": "integer: the hero's hit points before",
+        },
+    ),
+)
 for _event_type in sorted(rules.event_types):
     game_event_class(QUEST_CALENDAR, _event_type)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain import decisions
-from domain.engine import Args, Context
+from domain.engine import Args, Context, event_type
 from domain.errors import InvalidInput, NoSuchDecision
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
@@ -20,16 +20,101 @@ from domain.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
-    "Died",
-    "CloneRollMade",
-    "CreditsChanged",
-    "InjurySuffered",
-    "EquipmentSacrificed",
-    "PerRestAbilitiesExhausted",
-    "HeroReplaced",
-    "ConditionCleared",
-    "Cloned",
-    "DecisionRequested",
+    event_type(
+        "Died",
+        "The hero died.",
+        {
+            "cause": "string: what killed the hero",
+            "encounters_ended": "array: the encounters the death ended",
+            "hp_after": "integer: the hero's hit points after",
+            "hp_max": "integer: the hero's maximum hit points",
+            "page_date": "string: the calendar page's date",
+        },
+    ),
+    event_type(
+        "CloneRollMade",
+        "The cloning d4 was rolled.",
+        {
+            "applied": "boolean: whether the result applies",
+            "d4": "integer: the d4's face",
+            "reason": "string|null: why it must be rolled again (null if applied)",
+            "rerolled": "boolean: whether the d4 must be rolled again",
+        },
+    ),
+    event_type(
+        "CreditsChanged",
+        "The hero's credits changed.",
+        {
+            "cause": "string: what caused it",
+            "delta": "integer: the change in credits",
+            "from": "integer: credits before",
+            "to": "integer: credits after",
+            "icon_id": "string?: the page icon's id",
+            "item_id": "string?: the item's id",
+            "purpose": "string?: what a payment was for",
+            "shop_id": "string?: the shop's id",
+        },
+    ),
+    event_type(
+        "InjurySuffered",
+        "The hero suffered an injury.",
+        {
+            "amount": "integer: how much the stat is lowered",
+            "d10_face": "integer: the d10's face as rolled",
+            "d10_value": "integer: the d10's value as read",
+            "stat": "string: the stat concerned",
+        },
+    ),
+    event_type(
+        "EquipmentSacrificed",
+        "The hero gave up equipment.",
+        {
+            "item_id": "string: the item's id",
+            "item_type": "string: the equipment slot",
+            "unequipped": "array: the items unequipped",
+        },
+    ),
+    event_type(
+        "PerRestAbilitiesExhausted",
+        "Per-rest abilities lost their uses.",
+        {
+            "abilities": "array: the per-rest abilities exhausted",
+            "cause": "string: what caused it",
+            "pool_drained": "boolean: whether the surge pool was drained",
+        },
+    ),
+    event_type(
+        "HeroReplaced",
+        "A new hero replaced the old one.",
+        {
+            "carried": "array: what the new hero carried over",
+            "level": "integer: the new hero's level",
+            "new_hero_id": "string: the new hero's id",
+            "old_hero_id": "string: the old hero's id",
+        },
+    ),
+    event_type(
+        "ConditionCleared",
+        "The hero lost a condition.",
+        {
+            "cause": "string: what caused it",
+            "condition": "string: the condition's name",
+            "source": "string?: the item that cleared it",
+            "subject_id": "string?: the hero's id",
+        },
+    ),
+    event_type(
+        "Cloned",
+        "The hero was cloned back to life.",
+        {
+            "cause": "string: what killed the hero",
+            "conditions_cleared": "array: the conditions cleared",
+            "hp_after": "integer: the hero's hit points after",
+            "hp_max": "integer: the hero's maximum hit points",
+            "outcome": "integer: the cloning outcome",
+            "replaced": "boolean: whether the hero was replaced",
+        },
+    ),
 )
 
 # QC-45: the d10 injury table, face -> stat (amounts come from state.INJURY_AMOUNTS).

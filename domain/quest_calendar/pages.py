@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from domain.engine import Args, Context
+from domain.engine import Args, Context, event_type
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
@@ -20,7 +20,64 @@ from domain.quest_calendar.checks import trait_roll
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
-    "HeroSelected", "PageStarted", "PageEnded", "ShopLeft", "InfectionTicked", "VirtueChanged"
+    event_type(
+        "HeroSelected",
+        "A hero was chosen.",
+        {
+            "hero_id": "string: the hero's id",
+            "level": "integer: the hero's level",
+            "phase": "string: the phase of the game",
+        },
+    ),
+    event_type(
+        "PageStarted",
+        "A calendar page started.",
+        {
+            "is_sunday": "boolean: whether the page is a Sunday",
+            "level_up_day": "boolean: whether the page is a level-up day",
+            "page_date": "string: the calendar page's date",
+            "prologue_end": "boolean: whether the page ends the prologue",
+            "rest_day": "boolean: whether the page is a rest day",
+            "weekday": "string: the page's weekday",
+        },
+    ),
+    event_type(
+        "PageEnded",
+        "A calendar page ended.",
+        {
+            "boosters_expired": "array: the boosters that expired with the page",
+            "page_date": "string: the calendar page's date",
+            "prologue_complete": "boolean: whether the prologue is complete",
+        },
+    ),
+    event_type(
+        "ShopLeft",
+        "The hero left a shop.",
+        {
+            "reason": "string: left, or pageEnded",
+            "shop_id": "string?: the shop's id (absent when the page ended)",
+        },
+    ),
+    event_type(
+        "InfectionTicked",
+        "An infection cost the hero hit points.",
+        {
+            "hp_lost": "integer: hit points lost",
+            "page_date": "string: the calendar page's date",
+            "total": "integer: the infection roll's total",
+        },
+    ),
+    event_type(
+        "VirtueChanged",
+        "The hero's virtue changed.",
+        {
+            "applied_delta": "integer: the change actually applied (after bounds)",
+            "cause": "string: what caused it",
+            "from": "integer: virtue before",
+            "requested_delta": "integer: the change asked for",
+            "to": "integer: virtue after",
+        },
+    ),
 )
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
