@@ -21,7 +21,7 @@ from eventsourcing.utils import get_topic, register_topic
 from domain import chain, patch
 from domain.access import actor_label, current_actor
 from domain.dice import DiceExpression, DiceSource, Draw
-from domain.engine import Context, EventType, GameRules, event_type
+from domain.engine import Context, EventType, GameRules, Upcaster, event_type
 from domain.errors import InvalidInput, NotFound, RuleViolation
 from domain.es_compat import create_aggregate, drop_pending_events
 from domain.house_rules import ROLLBACK_OVER_SERVER_ROLLS, book
@@ -415,12 +415,15 @@ class Campaign(Aggregate):
         if not first <= version <= last:
             raise RuntimeError(f"version {version} is outside its command ({first} to {last})")
         data = {**data, "command_id": first, "command_versions": [first, last]}
+        payload_version = getattr(event_class, "class_version", 1)
+        # The mapper stores a changed payload's version beside its fields; it is hashed with them.
+        hashed = data if payload_version == 1 else {**data, "class_version": payload_version}
         digest = chain.event_hash(
             campaign_id=self.id,
             version=version,
             event_type=event_class.TOPIC,
             timestamp=timestamp,
-            data=data,
+            data=hashed,
             prev_hash=self.head_hash,
             # The actor is stored beside the event (questlog_actors); hashing it here makes a
             # changed or deleted actor row break the chain like any other edit.
@@ -496,7 +499,9 @@ class Campaign(Aggregate):
                     "effects": pending.effects,
                     **self._counters(rolls),
                 }
-                self._trigger(game_event_class(game.game, pending.event_type), moment, data)
+                declared = game.event_types[pending.event_type]
+                event_class = game_event_class(game.game, pending.event_type, declared)
+                self._trigger(event_class, moment, data)
                 recorded.append(self.pending_events[-1])
         return recorded
 
@@ -704,6 +709,15 @@ class CheckedDice:
 _GAME_EVENT_CLASSES: dict[str, type[GameEvent]] = {}
 
 
+def _details_upcaster(upcaster: Upcaster) -> staticmethod[[dict[str, Any]], None]:
+    """An eventsourcing upcaster of a game event's stored fields from one of its ``details``."""
+
+    def upcast(fields: dict[str, Any]) -> None:
+        upcaster(fields["details"])
+
+    return staticmethod(upcast)
+
+
 def command_versions_of(event: Any) -> tuple[int, int] | None:
     """The first and last versions of the command that recorded an event, or None for an event
     stored before events carried their command (``domain.timetravel`` then compares
@@ -726,17 +740,28 @@ def project_campaign(campaign: Campaign | None, events: Iterable[Any]) -> Campai
     return campaign
 
 
-def game_event_class(game: str, event_type: str) -> type[GameEvent]:
-    """The event class of a game event type, with a stable topic such as ``qc.TraitChecked``."""
+def game_event_class(
+    game: str, event_type: str, declared: EventType | None = None
+) -> type[GameEvent]:
+    """The event class of a game event type, with a stable topic such as ``qc.TraitChecked``.
+
+    Its ``class_version`` is the declared payload version, and ``upcast_vN_vM`` apply the
+    declaration's upcasters to the ``details`` of an event stored at an older version.
+    """
     prefix = {"quest-calendar": "qc", "calendar-board": "cb"}[game]
     topic = f"{prefix}.{event_type}"
     cls = _GAME_EVENT_CLASSES.get(topic)
     if cls is None:
-        cls = type(
-            event_type,
-            (GameEvent,),
-            {"TOPIC": topic, "__module__": __name__, "__qualname__": f"Campaign.{event_type}"},
-        )
+        attributes: dict[str, Any] = {
+            "TOPIC": topic,
+            "__module__": __name__,
+            "__qualname__": f"Campaign.{event_type}",
+        }
+        if declared is not None and declared.version > 1:
+            attributes["class_version"] = declared.version
+            for number, upcaster in enumerate(declared.upcasters, start=1):
+                attributes[f"upcast_v{number}_v{number + 1}"] = _details_upcaster(upcaster)
+        cls = type(event_type, (GameEvent,), attributes)
         register_topic(topic, cls)
         _GAME_EVENT_CLASSES[topic] = cls
     return cls

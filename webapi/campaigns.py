@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
+from domain.audit import stored_fields
 from domain.campaign import Campaign
 from domain.house_rules import book
 from domain.timeline import Timeline
@@ -118,20 +120,35 @@ class Events(MethodView):
         cid = campaign_id(campaign)
         found = app.campaign(cid)
         timeline = app.timeline(found)
-        events = app.campaign_events(cid, after=query["after"], limit=query["limit"])
+        stored = app.stored_events(cid, after=query["after"], limit=query["limit"])
         actors = app.side_tables.actors(str(cid))
         items = [
-            {**event_body(e, timeline), "actor": actors.get(e.originator_version)} for e in events
+            {
+                **event_body(app.mapper.to_domain_event(s), timeline, stored_fields(app.mapper, s)),
+                "actor": actors.get(s.originator_version),
+            }
+            for s in stored
         ]
         last = items[-1]["version"] if items else query["after"]
         return {"items": items, "next_after": last if last < found.version else None}
 
 
-def event_body(event: Any, timeline: Timeline) -> dict[str, Any]:
+def event_body(
+    event: Any, timeline: Timeline, stored: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """An event as the API shows it: exactly the fields its hash covers, plus the hash, and
-    whether a rollback undid it (``undone``, ``undone_by``)."""
-    fields = dict(event.__dict__)
-    version = fields.pop("originator_version")
+    whether a rollback undid it (``undone``, ``undone_by``).
+
+    ``stored`` is the event's fields as stored (``domain.audit.stored_fields``): an event stored
+    at an older payload version is then shown as stored, which is what its hash covers;
+    without it, the event's fields as the code reads them (the same for a current event).
+    """
+    fields = dict(event.__dict__) if stored is None else dict(stored)
+    payload_version = getattr(type(event), "class_version", 1)
+    if stored is None and payload_version > 1:
+        fields["class_version"] = payload_version
+    fields.pop("originator_version", None)
+    version = event.originator_version
     undone_by = timeline.undone_by(version)
     return {
         "version": version,

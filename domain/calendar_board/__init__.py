@@ -14,6 +14,6 @@ from domain.house_rules import CALENDAR_BOARD
 rules = RULES[CALENDAR_BOARD]
 rules.setup = state.initial_state
 for _event_type in sorted(rules.event_types):
-    game_event_class(CALENDAR_BOARD, _event_type)
+    game_event_class(CALENDAR_BOARD, _event_type, rules.event_types[_event_type])
 
 __all__ = ["actions", "calendar", "house_rules", "night", "state", "steps"]

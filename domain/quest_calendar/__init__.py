@@ -43,7 +43,7 @@ rules.declare(
     ),
 )
 for _event_type in sorted(rules.event_types):
-    game_event_class(QUEST_CALENDAR, _event_type)
+    game_event_class(QUEST_CALENDAR, _event_type, rules.event_types[_event_type])
 
 __all__ = [
     "abilities",

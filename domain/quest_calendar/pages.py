@@ -19,6 +19,13 @@ from domain.quest_calendar import state as qc
 from domain.quest_calendar.checks import trait_roll
 
 rules = RULES[QUEST_CALENDAR]
+
+
+def _shop_left_v1_v2(details: dict[str, Any]) -> None:
+    """A ShopLeft of version 1 recorded at a page's end did not name the shop."""
+    details.setdefault("shop_id", None)
+
+
 rules.declare(
     event_type(
         "HeroSelected",
@@ -54,9 +61,12 @@ rules.declare(
         "ShopLeft",
         "The hero left a shop.",
         {
+            "shop_id": "string|null: the shop's id (null in a version 1 event of a page's end)",
             "reason": "string: left, or pageEnded",
-            "shop_id": "string?: the shop's id (absent when the page ended)",
         },
+        # 2: the shop is named when the page ends too (version 1 had no shop_id then).
+        version=2,
+        upcasters=(_shop_left_v1_v2,),
     ),
     event_type(
         "InfectionTicked",
@@ -210,8 +220,9 @@ def end_page(ctx: Context, args: Args) -> None:
         if (current.get(fight) or {}).get("status") == "in_progress":
             ctx.refuse("QC-20", f"the {fight} on this page is still in progress; finish it first")
     if current["shop"] is not None:
+        shop_id = current["shop"]["id"]
         current["shop"] = None
-        ctx.emit("ShopLeft", reason="pageEnded")
+        ctx.emit("ShopLeft", shop_id=shop_id, reason="pageEnded")
     hero = ctx.state.get("hero")
     if hero is not None and "infected" in hero["conditions"]:
         roll = trait_roll(ctx, "CON", "end-of-page Infected roll")
