@@ -123,14 +123,24 @@ class Events(MethodView):
         stored = app.stored_events(cid, after=query["after"], limit=query["limit"])
         actors = app.side_tables.actors(str(cid))
         items = [
-            {
-                **event_body(app.mapper.to_domain_event(s), timeline, stored_fields(app.mapper, s)),
-                "actor": actors.get(s.originator_version),
-            }
+            event_item(
+                app.mapper.to_domain_event(s),
+                timeline,
+                actors.get(s.originator_version),
+                stored_fields(app.mapper, s),
+            )
             for s in stored
         ]
         last = items[-1]["version"] if items else query["after"]
         return {"items": items, "next_after": last if last < found.version else None}
+
+
+def event_item(
+    event: Any, timeline: Timeline, actor: str | None, stored: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """An event in the one shape the API shows events in (the event list, a command's answer, a
+    replay): ``event_body`` and who caused it (``actor``, null before actors were recorded)."""
+    return {**event_body(event, timeline, stored), "actor": actor}
 
 
 def event_body(

@@ -8,10 +8,13 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
+from domain.access import actor_label, current_actor
 from domain.campaign import Campaign
 from domain.games import RULES, rules_for
 from domain.house_rules import GAMES
+from domain.timeline import Timeline
 from webapi import access, schemas
+from webapi.campaigns import event_item
 from webapi.command_schemas import COMMANDS, describe
 from webapi.dice import APPEND_HEADERS, appended
 from webapi.http import campaign_id, expected_version, idempotency, questlog, reply
@@ -42,7 +45,14 @@ class CommandBody(Schema):
 class CommandResult(Schema):
     version = fields.Integer()
     head_hash = fields.String()
-    events = fields.List(fields.Dict(), metadata={"description": "The events the command stored."})
+    events = fields.List(
+        fields.Nested(schemas.Event),
+        metadata={
+            "description": "The events the command stored, in the shape of "
+            "GET /campaigns/{id}/events (version, type, timestamp, prev_hash, hash, data, "
+            "undone, undone_by, actor); data.details is what happened, data.rolls its rolls."
+        },
+    )
     state = fields.Dict(metadata={"description": "The campaign state after the command."})
     pending = fields.Dict(allow_none=True, metadata={"description": "A decision now pending."})
 
@@ -109,21 +119,13 @@ def command_examples() -> dict[str, Any]:
     }
 
 
-def event_summary(event: Any) -> dict[str, Any]:
-    """An event as the command response shows it."""
-    return {
-        "version": event.originator_version,
-        "type": event.TOPIC,
-        "details": getattr(event, "details", {}),
-        "rolls": getattr(event, "rolls", []),
-    }
-
-
 def respond_command(campaign: Campaign, events: list[Any]) -> dict[str, Any]:
-    """The stored response of a game command."""
+    """The stored response of a game command: its events in the event list's shape."""
     view = campaign.view()
+    timeline = Timeline.of(campaign.rollbacks, campaign.version)
+    actor = actor_label(current_actor())
     body = {
-        "events": [event_summary(e) for e in events],
+        "events": [event_item(e, timeline, actor) for e in events],
         "state": view,
         "pending": view.get("pending"),
     }

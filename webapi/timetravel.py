@@ -11,7 +11,7 @@ from domain.campaign import Campaign
 from domain.chain import ENVELOPE_FIELDS
 from domain.timetravel import TimeTravel
 from webapi import access, schemas
-from webapi.campaigns import event_body, respond_created
+from webapi.campaigns import event_item, respond_created
 from webapi.dice import APPEND_HEADERS, appended
 from webapi.http import campaign_id, expected_version, idempotency, questlog, reply
 
@@ -146,8 +146,14 @@ class ReplayResource(MethodView):
         app = questlog()
         cid = campaign_id(campaign)
         result = TimeTravel(app).replay(cid, first=query["first"], last=query.get("last"))
+        actors = app.side_tables.actors(str(cid))
         items = [
-            {"event": event_body(step.event, result.timeline), "patch": step.patch}
+            {
+                "event": event_item(
+                    step.event, result.timeline, actors.get(step.event.originator_version)
+                ),
+                "patch": step.patch,
+            }
             for step in result.steps
         ]
         last = result.steps[-1].event.originator_version if result.steps else query["first"] - 1

@@ -173,7 +173,7 @@ class Week:
     @staticmethod
     def of(reply: Json, event_type: str) -> list[Json]:
         """The details of every event of one type in a reply."""
-        return [e["details"] for e in reply["events"] if e["type"] == f"qc.{event_type}"]
+        return [e["data"]["details"] for e in reply["events"] if e["type"] == f"qc.{event_type}"]
 
     @classmethod
     def one(cls, reply: Json, event_type: str) -> Json:
@@ -190,7 +190,7 @@ class Week:
     @staticmethod
     def rolls(reply: Json) -> list[Json]:
         """Every roll record of a reply, in order."""
-        return [roll for event in reply["events"] for roll in event["rolls"]]
+        return [roll for event in reply["events"] for roll in event["data"]["rolls"]]
 
 
 @pytest.fixture
