@@ -26,6 +26,22 @@ def _shop_left_v1_v2(details: dict[str, Any]) -> None:
     details.setdefault("shop_id", None)
 
 
+def _page_ended_v1_v2(details: dict[str, Any]) -> None:
+    """A PageEnded of version 1 did not record the figures the page left."""
+    details.setdefault("figures", None)
+
+
+FIGURES = ("hero_id", "level", "credits", "hp", "hp_max", "virtue")
+"""The hero's figures a PageEnded records (``hero_id`` is the hero's ``id``)."""
+
+
+def page_figures(state: dict[str, Any]) -> dict[str, Any]:
+    """What a page leaves: the pages played and the hero's figures (None without a hero)."""
+    hero = state.get("hero") or {}
+    figures = {name: hero.get("id" if name == "hero_id" else name) for name in FIGURES}
+    return {"pages_played": state["calendar"]["pages_played"], **figures}
+
+
 rules.declare(
     event_type(
         "HeroSelected",
@@ -55,7 +71,12 @@ rules.declare(
             "boosters_expired": "array: the boosters that expired with the page",
             "page_date": "string: the calendar page's date",
             "prologue_complete": "boolean: whether the prologue is complete",
+            "figures": "object|null: what the page left: pages_played, and the hero's hero_id, "
+            "level, credits, hp, hp_max and virtue (null without a hero); null in version 1",
         },
+        # 2: the figures, so that readers need not follow the state (version 1 had none).
+        version=2,
+        upcasters=(_page_ended_v1_v2,),
     ),
     event_type(
         "ShopLeft",
@@ -246,6 +267,7 @@ def end_page(ctx: Context, args: Args) -> None:
         page_date=current["date"],
         boosters_expired=expired,
         prologue_complete=calendar["prologue_complete"],
+        figures=page_figures(ctx.state),
     )
 
 
