@@ -19,6 +19,13 @@ from domain.house_rules import QUEST_CALENDAR
 from domain.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
+
+
+def _hero_replaced_v1_v2(details: dict[str, Any]) -> None:
+    """A HeroReplaced of version 1 did not record the new hero's credits."""
+    details.setdefault("credits", None)
+
+
 rules.declare(
     event_type(
         "Died",
@@ -91,7 +98,11 @@ rules.declare(
             "level": "integer: the new hero's level",
             "new_hero_id": "string: the new hero's id",
             "old_hero_id": "string: the old hero's id",
+            "credits": "integer|null: the new hero's credits (null in version 1)",
         },
+        # 2: the new hero's credits (version 1 left them to the state).
+        version=2,
+        upcasters=(_hero_replaced_v1_v2,),
     ),
     event_type(
         "ConditionCleared",
@@ -389,6 +400,7 @@ def choose_clone_outcome(ctx: Context, args: Args) -> None:
         new_hero_id=new_hero["id"],
         level=new_hero["level"],
         carried=carried,
+        credits=ctx.state["hero"]["credits"],
     )
     finish_cloning(ctx, 4, cause=cause, replaced=True)
 

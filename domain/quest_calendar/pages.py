@@ -26,6 +26,11 @@ def _shop_left_v1_v2(details: dict[str, Any]) -> None:
     details.setdefault("shop_id", None)
 
 
+def _hero_selected_v1_v2(details: dict[str, Any]) -> None:
+    """A HeroSelected of version 1 did not record the hero's credits."""
+    details.setdefault("credits", None)
+
+
 def _page_ended_v1_v2(details: dict[str, Any]) -> None:
     """A PageEnded of version 1 did not record the figures the page left."""
     details.setdefault("figures", None)
@@ -50,7 +55,11 @@ rules.declare(
             "hero_id": "string: the hero's id",
             "level": "integer: the hero's level",
             "phase": "string: the phase of the game",
+            "credits": "integer|null: the hero's credits now (null in version 1)",
         },
+        # 2: the credits the hero starts with (version 1 left them to the state).
+        version=2,
+        upcasters=(_hero_selected_v1_v2,),
     ),
     event_type(
         "PageStarted",
@@ -167,7 +176,13 @@ def select_hero(ctx: Context, args: Args) -> None:
         # Moving on from the prologue hero: credits and belongings stay with the campaign.
         new_hero["credits"] = current["credits"]
     ctx.state["hero"] = new_hero
-    ctx.emit("HeroSelected", hero_id=new_hero["id"], level=new_hero["level"], phase=phase)
+    ctx.emit(
+        "HeroSelected",
+        hero_id=new_hero["id"],
+        level=new_hero["level"],
+        phase=phase,
+        credits=new_hero["credits"],
+    )
 
 
 def read_date(ctx: Context, text: str) -> dt.date:

@@ -216,7 +216,12 @@ def setup_hero(week: Week) -> None:
 
     reply = week.run({"type": "select_hero", "phase": "main", "hero": HERO})
     assert week.types(reply) == ["HeroSelected"]
-    assert week.one(reply, "HeroSelected") == {"hero_id": "vanguard", "level": 1, "phase": "main"}
+    assert week.one(reply, "HeroSelected") == {
+        "hero_id": "vanguard",
+        "level": 1,
+        "phase": "main",
+        "credits": 3,
+    }
     hero = reply["state"]["hero"]
     assert (hero["hp"], hero["hp_max"], hero["def"], hero["atk"]) == (20, 20, 12, 3)
     assert hero["abilities"]["smite"]["usage"] == "per_page"

@@ -1,9 +1,11 @@
 """Read models read the facts events record, and follow the state only for older events.
 
 ``qc.PageEnded`` (payload version 2) records the figures a page leaves, which the stats view's
-``stat_pages`` reads; a PageEnded of an older store has none, and the view reads them from the
-state it follows. The release fixture must project to exactly the rows the branch it was written
-with projected (``tests/fixtures/release-2026-12-01.views.json``, every row of every view table).
+``stat_pages`` reads; ``qc.HeroSelected`` and ``qc.HeroReplaced`` (version 2) record the hero's
+credits, which open the debt ledger. Events of an older store have none of these, and the views
+read them from the state they follow. The release fixture must project to exactly the rows it
+projected to before (``tests/fixtures/release-2026-12-01.views.json``, every row of every view
+table, as the code this branch started from projected them).
 """
 
 from __future__ import annotations
@@ -79,3 +81,23 @@ def test_a_page_end_records_the_figures_the_stats_view_reads(
             figures["hp_max"],
             figures["virtue"],
         )
+
+
+def test_a_hero_records_the_credits_the_debt_ledger_opens_with(
+    app: Questlog, views: ViewStore
+) -> None:
+    cid = quest_calendar_week(app)
+    sync(app, views)
+
+    openings = [
+        row
+        for row in dump(views)["ledger"]
+        if row["campaign_id"] == str(cid) and row["entry"] == "opening"
+    ]
+    assert openings
+    for row in openings:
+        [event] = app.campaign_events(UUID(str(cid)), after=row["version"] - 1, limit=1)
+        assert event.TOPIC in ("qc.HeroSelected", "qc.HeroReplaced")
+        credits = event.details["credits"]
+        assert credits == app.campaign(cid, version=row["version"]).state["hero"]["credits"]
+        assert row["balance_after"] == credits
