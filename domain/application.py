@@ -19,7 +19,8 @@ from uuid import UUID, uuid4
 import domain.calendar_board
 import domain.quest_calendar
 from domain import dice as dicelib
-from domain.campaign import Campaign, project_campaign
+from domain.access import actor_label, current_actor
+from domain.campaign import Campaign, event_record, project_campaign
 from domain.commands_service import SNAPSHOT_INTERVAL, Idempotency, Outcome
 from domain.errors import InvalidInput
 from domain.games import rules_for
@@ -168,10 +169,11 @@ def campaign_facts(campaign: Campaign) -> dict[str, Any]:
 
 
 def event_facts(event: Any) -> dict[str, Any]:
-    """What a command's result says of each event it appended."""
+    """What a command's result says of each event it appended: the event as the event list shows
+    it (``event_record``), who caused it, and that nothing has undone it yet."""
     return {
-        "version": event.originator_version,
-        "type": event.TOPIC,
-        "details": getattr(event, "details", {}),
-        "rolls": getattr(event, "rolls", []),
+        **event_record(event),
+        "undone": False,
+        "undone_by": None,
+        "actor": actor_label(current_actor()),
     }

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eventsourcing.persistence import Mapper, StoredEvent
+from eventsourcing.utils import get_topic
 
 from domain import chain
 from domain.dice import verify_faces
@@ -116,6 +117,28 @@ class AuditReport:
         return result
 
 
+def stored_fields(mapper: Mapper[Any], item: StoredEvent) -> dict[str, Any]:
+    """A stored event's fields exactly as stored: decoded but never upcast, with the
+    ``class_version`` of a changed payload (the envelope's ids are the row's, not in here)."""
+    state = item.state
+    if mapper.cipher is not None:
+        state = mapper.cipher.decrypt(state)
+    if mapper.compressor is not None:
+        state = mapper.compressor.decompress(state)
+    fields: dict[str, Any] = mapper.transcoder.decode(state)
+    return fields
+
+
+def encoded(mapper: Mapper[Any], fields: dict[str, Any]) -> bytes:
+    """The stored bytes of an event's fields, encoded the way the mapper stores them."""
+    state = mapper.transcoder.encode(fields)
+    if mapper.compressor is not None:
+        state = mapper.compressor.compress(state)
+    if mapper.cipher is not None:
+        state = mapper.cipher.encrypt(state)
+    return state
+
+
 def audit_stream(
     mapper: Mapper[Any],
     stored: Iterable[StoredEvent],
@@ -128,6 +151,7 @@ def audit_stream(
     server_rolls: list[tuple[int, dict[str, Any]]] = []
     used_nonces: set[tuple[str, int]] = set()
     history = History()
+    commands = Commands()
     prev_hash = chain.GENESIS_HASH
     expected_version = 1
     for item in stored:
@@ -136,28 +160,32 @@ def audit_stream(
             report.bad(expected_version, f"version {expected_version} is missing")
         expected_version = version + 1
         try:
+            # Loaded as the code reads it (upcast to the current payload version), and as stored.
             event = mapper.to_domain_event(item)
             fields = dict(event.__dict__)
-            reencoded = mapper.to_stored_event(event)
+            stored_as = stored_fields(mapper, item)
+            reencoded = encoded(mapper, stored_as)
         except Exception as exc:  # a tampered row may not even decode
             report.bad(version, f"the stored event does not decode: {type(exc).__name__}")
             prev_hash = ""
             continue
-        if reencoded.state != item.state or reencoded.topic != item.topic:
+        if reencoded != item.state or get_topic(type(event)) != item.topic:
             report.bad(version, "the stored bytes are not the canonical encoding of the event")
-        stored_hash = fields.get("hash", "")
+        # The hash covers the payload as it was stored, at its own payload version: an event of
+        # an older version verifies although the code reads it upcast.
+        stored_hash = stored_as.get("hash", "")
         computed = chain.event_hash(
             campaign_id=fields["originator_id"],
             version=version,
             event_type=item.topic,
-            timestamp=fields["timestamp"],
-            data=chain.split_event_fields(fields),
-            prev_hash=fields.get("prev_hash", ""),
+            timestamp=stored_as["timestamp"],
+            data=chain.split_event_fields(stored_as),
+            prev_hash=stored_as.get("prev_hash", ""),
             actor=actors.get(version),
         )
         if computed != stored_hash:
             report.bad(version, "the event's hash does not match its contents")
-        if fields.get("prev_hash") != prev_hash:
+        if stored_as.get("prev_hash") != prev_hash:
             report.bad(version, "prev_hash does not match the previous event's hash")
         prev_hash = stored_hash
         report.hashes.add(stored_hash)
@@ -166,6 +194,9 @@ def audit_stream(
         if "revealed_seed" in fields:
             revealed[str(fields["revealed_commitment"])] = str(fields["revealed_seed"])
         history.add(item.topic, version, fields)
+        problem = commands.add(version, fields)
+        if problem:
+            report.bad(version, problem)
         for record in fields.get("rolls") or []:
             if record.get("source") == "reported":
                 report.rolls["reported"] += 1
@@ -194,8 +225,46 @@ def audit_stream(
             report.problems.append(
                 {"version": version, "problem": f"roll {record.get('roll_id')} does not verify"}
             )
+    if commands.open is not None:
+        first, last = commands.open
+        report.bad(last, f"the command at versions {first} to {last} is missing events")
     history.report(report)
     return report
+
+
+class Commands:
+    """Checks that the events of each command are stored together and complete.
+
+    Every event names its command (``command_id``, its first version, and ``command_versions``,
+    its first and last); events stored before they did name none and are not checked.
+    """
+
+    def __init__(self) -> None:
+        self.open: tuple[int, int] | None = None
+        """The command whose events are still expected."""
+
+    def add(self, version: int, fields: Mapping[str, Any]) -> str | None:
+        """Take note of one decoded event; a problem with its command, if any."""
+        expected, self.open = self.open, None
+        versions = fields.get("command_versions")
+        if versions is None and "command_id" not in fields:
+            return None if expected is None else "an event of an unfinished command is missing"
+        if not (
+            isinstance(versions, list)
+            and len(versions) == 2
+            and all(type(v) is int for v in versions)
+            and fields.get("command_id") == versions[0]
+            and versions[0] <= version <= versions[1]
+        ):
+            return "the event's command_id and command_versions do not name its version"
+        span = (versions[0], versions[1])
+        if expected is not None and span != expected:
+            return f"an event of the command at versions {expected[0]} to {expected[1]} is missing"
+        if expected is None and version != span[0]:
+            return f"the first events of the command at versions {span[0]} to {span[1]} are missing"
+        if version < span[1]:
+            self.open = span
+        return None
 
 
 class History:

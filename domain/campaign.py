@@ -8,7 +8,8 @@ state recorded at an earlier version (docs/time-travel.md); nothing is ever dele
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from copy import deepcopy
 from datetime import datetime
 from typing import Any, ClassVar
@@ -20,7 +21,7 @@ from eventsourcing.utils import get_topic, register_topic
 from domain import chain, patch
 from domain.access import actor_label, current_actor
 from domain.dice import DiceExpression, DiceSource, Draw
-from domain.engine import Context, GameRules
+from domain.engine import Context, EventType, GameRules, Upcaster, event_type
 from domain.errors import InvalidInput, NotFound, RuleViolation
 from domain.es_aggregates import create_aggregate, drop_pending_events
 from domain.house_rules import ROLLBACK_OVER_SERVER_ROLLS, book
@@ -44,10 +45,17 @@ class Campaign(Aggregate):
     proposals: dict[str, dict[str, Any]]
 
     class Event(Aggregate.Event):
-        """Base of every campaign event: it carries the chain fields."""
+        """Base of every campaign event: it carries the chain fields and its command.
+
+        ``command_id`` is the first version the command that recorded the event appended, and
+        ``command_versions`` its first and last versions: the events of one command share them.
+        Events stored before commands were recorded have neither (see ``command_versions_of``).
+        """
 
         prev_hash: str
         hash: str
+        command_id: int
+        command_versions: list[int]
 
         def apply(self, aggregate: Aggregate) -> None:
             """Assign what the event recorded, then move the chain head."""
@@ -62,6 +70,20 @@ class Campaign(Aggregate):
         """A campaign was started, committing to its first dice seed."""
 
         TOPIC = "questlog.CampaignCreated"
+        PAYLOAD: ClassVar[EventType] = event_type(
+            "CampaignCreated",
+            "A campaign starts (POST /campaigns) or is forked from another.",
+            {
+                "originator_topic": "string: the aggregate's topic, questlog.Campaign",
+                "game": "string: quest-calendar or calendar-board",
+                "name": "string: the campaign's name",
+                "house_rules": "object: every house rule in force, defaults included",
+                "commitment": "string: SHA-256 commitment to the first server seed",
+                "client_seed": "string: the client seed mixed into server rolls",
+                "origin": "object|null: the fork point (campaign_id, version, head_hash), or null",
+                "state": "object: the game state it starts with (the setup, or the fork point's)",
+            },
+        )
         game: str
         name: str
         house_rules: dict[str, Any]
@@ -90,6 +112,11 @@ class Campaign(Aggregate):
         """The owner set a new client seed for the rolls that follow."""
 
         TOPIC = "questlog.ClientSeedChanged"
+        PAYLOAD: ClassVar[EventType] = event_type(
+            "ClientSeedChanged",
+            "The owner set a client seed (POST /dice/client-seed).",
+            {"client_seed": "string: the client seed for the server rolls that follow"},
+        )
         client_seed: str
 
         def assign(self, campaign: Campaign) -> None:
@@ -99,6 +126,15 @@ class Campaign(Aggregate):
         """The server seed was revealed and a new one committed to; the nonce restarts at 0."""
 
         TOPIC = "questlog.SeedRotated"
+        PAYLOAD: ClassVar[EventType] = event_type(
+            "SeedRotated",
+            "The server seed was revealed and replaced; the nonce restarts at 0.",
+            {
+                "revealed_commitment": "string: the commitment of the seed now revealed",
+                "revealed_seed": "string: that seed, so its rolls can be re-derived",
+                "commitment": "string: the commitment to the new server seed",
+            },
+        )
         revealed_commitment: str
         revealed_seed: str
         commitment: str
@@ -112,6 +148,16 @@ class Campaign(Aggregate):
         """A house rule was changed after the campaign started (QC-01); both values are kept."""
 
         TOPIC = "questlog.HouseRuleConfigured"
+        PAYLOAD: ClassVar[EventType] = event_type(
+            "HouseRuleConfigured",
+            "A house rule was changed after creation (POST /house-rules, QC-01).",
+            {
+                "key": "string: the house rule's key",
+                "old_value": "any: its value before",
+                "new_value": "any: its value from now on",
+                "gap": "string|null: the Part C gap it settles, if any",
+            },
+        )
         key: str
         old_value: Any
         new_value: Any
@@ -124,6 +170,16 @@ class Campaign(Aggregate):
         """Dice were rolled for a stated purpose; faces, totals and proofs are recorded."""
 
         TOPIC = "questlog.DiceRolled"
+        PAYLOAD: ClassVar[EventType] = event_type(
+            "DiceRolled",
+            "Dice were rolled for a stated purpose (POST /rolls).",
+            {
+                "purpose": "string: what the roll was for",
+                "rolls": "array: one roll record (faces, total, source, proof)",
+                "next_nonce": "integer: the dice stream's nonce after the event",
+                "roll_count": "integer: the campaign's number of rolls after the event",
+            },
+        )
         purpose: str
         rolls: list[dict[str, Any]]
         next_nonce: int
@@ -143,6 +199,24 @@ class Campaign(Aggregate):
         """
 
         TOPIC = "questlog.RolledBack"
+        PAYLOAD: ClassVar[EventType] = event_type(
+            "RolledBack",
+            "The state at an earlier version was restored (POST /rollback, or a proposal's last "
+            "approval); the events after it stay, undone, and the dice stream is not restored.",
+            {
+                "to_version": "integer: the version whose state is restored",
+                "reason": "string: why, as given",
+                "actor": "string|null: who asked for it",
+                "restored_state": "object: the game state at to_version, which it assigns",
+                "restored_house_rules": "object: the house rules at to_version, which it assigns",
+                "undone_versions": "array: to_version + 1 up to the previous head",
+                "undone_rolls": "array: the ids of the active rolls it undid",
+                "server_rolls_undone": "integer: how many of those were server rolls",
+                "policy": "string: the rollback_over_server_rolls house rule in force",
+                "flagged": "boolean: whether it undid server rolls under the flag policy",
+                "proposal_id": "string|null: the proposal it carried out (null if direct)",
+            },
+        )
         to_version: int
         reason: str
         actor: str | None
@@ -168,6 +242,17 @@ class Campaign(Aggregate):
         """A player proposed a rollback that needs every player's agreement."""
 
         TOPIC = "questlog.RollbackProposed"
+        PAYLOAD: ClassVar[EventType] = event_type(
+            "RollbackProposed",
+            "A rollback was proposed to every player (POST /rollback/proposals).",
+            {
+                "proposal_id": "string: the proposal's id",
+                "to_version": "integer: the version it would restore",
+                "reason": "string: why, as given",
+                "proposer": "string: who proposed it",
+                "players": "array: whose agreement it needs",
+            },
+        )
         proposal_id: str
         to_version: int
         reason: str
@@ -191,6 +276,14 @@ class Campaign(Aggregate):
         """A player agreed to a proposed rollback."""
 
         TOPIC = "questlog.RollbackApproved"
+        PAYLOAD: ClassVar[EventType] = event_type(
+            "RollbackApproved",
+            "A player agreed to a proposed rollback (the proposer, if a player, on proposing).",
+            {
+                "proposal_id": "string: the proposal agreed to",
+                "player": "string: who agreed",
+            },
+        )
         proposal_id: str
         player: str
 
@@ -259,6 +352,8 @@ class Campaign(Aggregate):
             "client_seed": client_seed,
             "origin": origin,
             "state": state or {},
+            "command_id": cls.INITIAL_VERSION,
+            "command_versions": [cls.INITIAL_VERSION, cls.INITIAL_VERSION],
         }
         timestamp = cls.Created.create_timestamp()
         digest = chain.event_hash(
@@ -285,13 +380,50 @@ class Campaign(Aggregate):
         """Trigger an event with its chain fields: the previous head and its own hash."""
         self._trigger(event_class, event_class.create_timestamp(), kwargs)
 
+    @contextmanager
+    def command(self, size: int) -> Iterator[None]:
+        """Record the next ``size`` events as one command (outside this, each event is one).
+
+        The command's versions are known before its first event, so every event can carry
+        them in its hashed data; recording another number of events is a programming error.
+        """
+        if self._command_span() is not None:
+            raise RuntimeError("a command is already being recorded")
+        first = self.version + 1
+        # Kept only while the command records, never in the aggregate's state or snapshots.
+        self.__dict__["_recording_command"] = (first, first + size - 1)
+        try:
+            yield
+            if self.version != first + size - 1:
+                raise RuntimeError(
+                    f"a command declared {size} event(s) and recorded {self.version - first + 1}"
+                )
+        finally:
+            del self.__dict__["_recording_command"]
+
+    def _within_command(self, size: int) -> AbstractContextManager[None]:
+        """The command being recorded, or a new one of ``size`` events if there is none."""
+        return nullcontext() if self._command_span() is not None else self.command(size)
+
+    def _command_span(self) -> tuple[int, int] | None:
+        span: tuple[int, int] | None = self.__dict__.get("_recording_command")
+        return span
+
     def _trigger(self, event_class: type[Any], timestamp: datetime, data: dict[str, Any]) -> None:
+        version = self.version + 1
+        first, last = self._command_span() or (version, version)
+        if not first <= version <= last:
+            raise RuntimeError(f"version {version} is outside its command ({first} to {last})")
+        data = {**data, "command_id": first, "command_versions": [first, last]}
+        payload_version = getattr(event_class, "class_version", 1)
+        # The mapper stores a changed payload's version beside its fields; it is hashed with them.
+        hashed = data if payload_version == 1 else {**data, "class_version": payload_version}
         digest = chain.event_hash(
             campaign_id=self.id,
-            version=self.version + 1,
+            version=version,
             event_type=event_class.TOPIC,
             timestamp=timestamp,
-            data=data,
+            data=hashed,
             prev_hash=self.head_hash,
             # The actor is stored beside the event (questlog_actors); hashing it here makes a
             # changed or deleted actor row break the chain like any other edit.
@@ -344,29 +476,33 @@ class Campaign(Aggregate):
         return rolls[0]
 
     def run_command(self, game: GameRules, command: dict[str, Any], dice: DiceSource) -> list[Any]:
-        """Decide a game command and record the events it emitted; returns them.
+        """Decide a game command and record the events it emitted, as one command; returns them.
 
-        The events share one timestamp, the moment the command was decided: that is how a
-        version in the middle of a command is told from the end of one (``domain.timetravel``).
+        The events share one timestamp, the moment the command was decided, and one
+        ``command_id``: that is how a version in the middle of a command is told from the end
+        of one (``domain.timetravel``).
         """
         emitted = game.run(
             self.state, self.house_rules, command, self.checked_dice(dice), version=self.version
         )
         moment = GameEvent.create_timestamp()
         recorded = []
-        for pending in emitted:
-            if pending.event_type not in game.event_types:
-                raise RuntimeError(f"{game.game} emitted undeclared event {pending.event_type}")
-            rolls = self._stamp(pending.rolls)
-            data = {
-                "command": dict(command),
-                "details": pending.details,
-                "rolls": rolls,
-                "effects": pending.effects,
-                **self._counters(rolls),
-            }
-            self._trigger(game_event_class(game.game, pending.event_type), moment, data)
-            recorded.append(self.pending_events[-1])
+        with self.command(len(emitted)):
+            for pending in emitted:
+                if pending.event_type not in game.event_types:
+                    raise RuntimeError(f"{game.game} emitted undeclared event {pending.event_type}")
+                rolls = self._stamp(pending.rolls)
+                data = {
+                    "command": dict(command),
+                    "details": pending.details,
+                    "rolls": rolls,
+                    "effects": pending.effects,
+                    **self._counters(rolls),
+                }
+                declared = game.event_types[pending.event_type]
+                event_class = game_event_class(game.game, pending.event_type, declared)
+                self._trigger(event_class, moment, data)
+                recorded.append(self.pending_events[-1])
         return recorded
 
     def checked_dice(self, dice: DiceSource) -> DiceSource:
@@ -463,16 +599,18 @@ class Campaign(Aggregate):
         self.check_rollback_target(to_version)
         if proposal_id in self.proposals:
             raise ValueError(f"proposal id {proposal_id} is already taken")
-        self.trigger_event(
-            self.RollbackProposed,
-            proposal_id=proposal_id,
-            to_version=to_version,
-            reason=reason,
-            proposer=proposer,
-            players=list(players),
-        )
-        if proposer in players:
-            self.trigger_event(self.RollbackApproved, proposal_id=proposal_id, player=proposer)
+        agrees = proposer in players
+        with self._within_command(2 if agrees else 1):
+            self.trigger_event(
+                self.RollbackProposed,
+                proposal_id=proposal_id,
+                to_version=to_version,
+                reason=reason,
+                proposer=proposer,
+                players=list(players),
+            )
+            if agrees:
+                self.trigger_event(self.RollbackApproved, proposal_id=proposal_id, player=proposer)
 
     def approve_rollback(self, proposal_id: str, player: str, *, moved_on_at: int | None) -> None:
         """Record one player's agreement to an open proposal.
@@ -547,6 +685,29 @@ class GameEvent(Campaign.Event):
         campaign.dice["rolls"] = self.roll_count
 
 
+def event_record(event: Any, stored: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """An event as it is shown: exactly the fields its hash covers (but the campaign id and the
+    actor, which are shown beside it), and the hash.
+
+    ``stored`` is the event's fields as stored (``domain.audit.stored_fields``): an event stored
+    at an older payload version is then shown as stored, which is what its hash covers; without
+    it, the event's fields as the code reads them (the same for a current event).
+    """
+    fields = dict(event.__dict__) if stored is None else dict(stored)
+    payload_version = getattr(type(event), "class_version", 1)
+    if stored is None and payload_version > 1:
+        fields["class_version"] = payload_version
+    fields.pop("originator_version", None)
+    return {
+        "version": event.originator_version,
+        "type": event.TOPIC,
+        "timestamp": fields.pop("timestamp").isoformat(),
+        "prev_hash": fields.pop("prev_hash"),
+        "hash": fields.pop("hash"),
+        "data": {k: v for k, v in fields.items() if k != "originator_id"},
+    }
+
+
 class CheckedDice:
     """A dice source held to the campaign's ``dice_mode`` house rule and current commitment."""
 
@@ -571,6 +732,26 @@ class CheckedDice:
 _GAME_EVENT_CLASSES: dict[str, type[GameEvent]] = {}
 
 
+def _details_upcaster(upcaster: Upcaster) -> staticmethod[[dict[str, Any]], None]:
+    """An eventsourcing upcaster of a game event's stored fields from one of its ``details``."""
+
+    def upcast(fields: dict[str, Any]) -> None:
+        upcaster(fields["details"])
+
+    return staticmethod(upcast)
+
+
+def command_versions_of(event: Any) -> tuple[int, int] | None:
+    """The first and last versions of the command that recorded an event, or None for an event
+    stored before events carried their command (``domain.timetravel`` then compares
+    timestamps)."""
+    versions = getattr(event, "command_versions", None)
+    if not isinstance(versions, list) or len(versions) != 2:
+        return None
+    first, last = versions
+    return int(first), int(last)
+
+
 def project_campaign(campaign: Campaign | None, events: Iterable[Any]) -> Campaign | None:
     """Apply events in order (eventsourcing's projector, without its per-event Protocol check).
 
@@ -582,17 +763,28 @@ def project_campaign(campaign: Campaign | None, events: Iterable[Any]) -> Campai
     return campaign
 
 
-def game_event_class(game: str, event_type: str) -> type[GameEvent]:
-    """The event class of a game event type, with a stable topic such as ``qc.TraitChecked``."""
+def game_event_class(
+    game: str, event_type: str, declared: EventType | None = None
+) -> type[GameEvent]:
+    """The event class of a game event type, with a stable topic such as ``qc.TraitChecked``.
+
+    Its ``class_version`` is the declared payload version, and ``upcast_vN_vM`` apply the
+    declaration's upcasters to the ``details`` of an event stored at an older version.
+    """
     prefix = {"quest-calendar": "qc", "calendar-board": "cb"}[game]
     topic = f"{prefix}.{event_type}"
     cls = _GAME_EVENT_CLASSES.get(topic)
     if cls is None:
-        cls = type(
-            event_type,
-            (GameEvent,),
-            {"TOPIC": topic, "__module__": __name__, "__qualname__": f"Campaign.{event_type}"},
-        )
+        attributes: dict[str, Any] = {
+            "TOPIC": topic,
+            "__module__": __name__,
+            "__qualname__": f"Campaign.{event_type}",
+        }
+        if declared is not None and declared.version > 1:
+            attributes["class_version"] = declared.version
+            for number, upcaster in enumerate(declared.upcasters, start=1):
+                attributes[f"upcast_v{number}_v{number + 1}"] = _details_upcaster(upcaster)
+        cls = type(event_type, (GameEvent,), attributes)
         register_topic(topic, cls)
         _GAME_EVENT_CLASSES[topic] = cls
     return cls

@@ -28,6 +28,82 @@ DiceSet = tuple[str, set[int]]
 """A rule id and the die sizes a campaign's dice set allows."""
 
 
+PAYLOAD_TYPES = frozenset(
+    {"integer", "number", "string", "boolean", "array", "object", "null", "any"}
+)
+"""The JSON types a payload field may declare (``any``: whatever the game records there)."""
+
+
+@dataclass(frozen=True)
+class PayloadField:
+    """One fact an event records: its name, JSON type(s) and what it means."""
+
+    name: str
+    type: str
+    """One or more of ``PAYLOAD_TYPES`` joined by ``|``, e.g. ``integer|null``."""
+    description: str
+    optional: bool = False
+    """Recorded only in some cases (the description says when)."""
+
+
+Upcaster = Callable[[dict[str, Any]], None]
+"""Changes a payload stored at one version, in place, into the shape of the next version."""
+
+
+@dataclass(frozen=True)
+class EventType:
+    """A game event type: its past-tense name, what it records, its payload and payload version.
+
+    ``upcasters[n]`` turns a payload stored at version ``n + 1`` into version ``n + 2``; the
+    event class applies them when an older event is loaded (docs/events.md).
+    """
+
+    name: str
+    summary: str
+    fields: tuple[PayloadField, ...]
+    version: int = 1
+    upcasters: tuple[Upcaster, ...] = ()
+
+    def __post_init__(self) -> None:
+        if len(self.upcasters) != self.version - 1:
+            raise RuntimeError(f"{self.name} v{self.version} needs {self.version - 1} upcaster(s)")
+
+    def check(self, details: Mapping[str, Any]) -> None:
+        """Refuse details that do not match the declaration: a programming error."""
+        declared = {f.name for f in self.fields}
+        unknown = sorted(set(details) - declared)
+        missing = sorted(f.name for f in self.fields if not f.optional and f.name not in details)
+        if unknown or missing:
+            raise RuntimeError(
+                f"{self.name} emitted with undeclared field(s) {unknown} and without "
+                f"declared field(s) {missing}"
+            )
+
+
+def event_type(
+    name: str,
+    summary: str,
+    fields: Mapping[str, str],
+    *,
+    version: int = 1,
+    upcasters: tuple[Upcaster, ...] = (),
+) -> EventType:
+    """Declare a game event type; each field is ``"type: description"`` (``type?`` if optional).
+
+    >>> event_type("Paid", "Credits were paid.", {"amount": "integer: credits paid"}).fields[0]
+    PayloadField(name='amount', type='integer', description='credits paid', optional=False)
+    """
+    declared = []
+    for field_name, text in fields.items():
+        kind, separator, description = text.partition(": ")
+        optional = kind.endswith("?")
+        kind = kind.removesuffix("?")
+        if not separator or not description or not set(kind.split("|")) <= PAYLOAD_TYPES:
+            raise RuntimeError(f"{name}.{field_name}: declare it as 'type: description'")
+        declared.append(PayloadField(field_name, kind, description, optional))
+    return EventType(name, summary, tuple(declared), version, upcasters)
+
+
 @dataclass
 class PendingEvent:
     """One event a command emitted: its type, details, the rolls it made and what it changed."""
@@ -48,8 +124,11 @@ class Context:
         dice: DiceSource,
         dice_set: DiceSet | None = None,
         version: int | None = None,
+        declared: Mapping[str, EventType] | None = None,
     ) -> None:
         self.state: dict[str, Any] = deepcopy(dict(state))
+        self.declared = declared
+        """The game's event types; every ``emit`` is checked against its declaration."""
         self.version = version
         """The campaign's version before this command (None outside a campaign)."""
         self.last_roll_id: str | None = None
@@ -107,7 +186,16 @@ class Context:
         raise RuleViolation(rule_id, message)
 
     def emit(self, event_type: str, **details: Any) -> None:
-        """Close a past-tense event: what happened, its rolls, and the patch of what changed."""
+        """Close a past-tense event: what happened, its rolls, and the patch of what changed.
+
+        The details must be the event type's declared payload (an undeclared event type or
+        field, or a missing one, is a programming error).
+        """
+        if self.declared is not None:
+            declaration = self.declared.get(event_type)
+            if declaration is None:
+                raise RuntimeError(f"{event_type} is not a declared event type of this game")
+            declaration.check(details)
         effects = patch.diff(self._mark, self.state)
         self.events.append(PendingEvent(event_type, details, self._rolls, effects))
         self._mark = deepcopy(self.state)
@@ -176,16 +264,22 @@ class GameRules:
     """A game's commands, its event types and how its state starts."""
 
     game: str
-    event_types: set[str] = field(default_factory=set)
+    event_types: dict[str, EventType] = field(default_factory=dict)
     commands: dict[str, CommandSpec] = field(default_factory=dict)
     schemas: dict[str, Command] = field(default_factory=dict)
     setup: Callable[[Values, Mapping[str, Any]], dict[str, Any]] | None = None
     setup_schema: type[Schema] | None = None
     dice_set: Callable[[Mapping[str, Any]], DiceSet | None] | None = None
 
-    def declare(self, *event_types: str) -> None:
-        """Declare event types this game emits (each gets a stable topic when the game loads)."""
-        self.event_types.update(event_types)
+    def declare(self, *event_types: EventType) -> None:
+        """Declare event types this game emits (each gets a stable topic when the game loads).
+
+        A type is declared once, where it is emitted; a second declaration must be the same.
+        """
+        for declared in event_types:
+            known = self.event_types.setdefault(declared.name, declared)
+            if known != declared:
+                raise RuntimeError(f"{self.game} declares {declared.name} twice, differently")
 
     def command(
         self,
@@ -235,7 +329,8 @@ class GameRules:
         unblocked = {**state, "pending": None}
         try:
             values = self.values(spec, command)
-            spec.handler(Context(unblocked, house_rules, _NoDice()), values)
+            context = Context(unblocked, house_rules, _NoDice(), declared=self.event_types)
+            spec.handler(context, values)
         except NoSuchDecision:
             return None  # it answers a decision: whether one comes next is not known yet
         except RuleViolation as refusal:
@@ -277,6 +372,6 @@ class GameRules:
                 also=self.own_refusal(spec, state, house_rules, command),
             )
         allowed = self.dice_set(house_rules) if self.dice_set else None
-        context = Context(state, house_rules, dice, allowed, version)
+        context = Context(state, house_rules, dice, allowed, version, self.event_types)
         spec.handler(context, values)
         return context.close()

@@ -17,7 +17,7 @@ from uuid import UUID, uuid4
 
 from domain import patch
 from domain.application import Questlog
-from domain.campaign import Campaign, GameEvent
+from domain.campaign import Campaign, GameEvent, command_versions_of
 from domain.chain import ENVELOPE_FIELDS
 from domain.commands_service import Idempotency, Outcome
 from domain.errors import InvalidInput, NotFound, StaleVersion
@@ -36,11 +36,27 @@ PROPOSAL_EVENTS = (Campaign.RollbackProposed.TOPIC, Campaign.RollbackApproved.TO
 
 
 def same_command(event: Any, following: Any) -> bool:
-    """Whether two consecutive events were recorded by one game command."""
+    """Whether two consecutive events were recorded by one game command.
+
+    Events carry their command (``command_versions``); of game events stored before they did,
+    those recorded by one game command share one timestamp. Only a game command has a middle
+    that play cannot resume from: a rollback recorded with the approval that carried it out can
+    still be redone by a rollback to that approval.
+    """
+    if not (isinstance(event, GameEvent) and isinstance(following, GameEvent)):
+        return False
+    span = command_versions_of(event)
+    if span is not None or command_versions_of(following) is not None:
+        return span == command_versions_of(following)
+    return bool(event.timestamp == following.timestamp)
+
+
+def _older_game_event(event: Any, moment: datetime) -> bool:
+    """Whether an event is a game event recorded at ``moment`` without its command's versions."""
     return (
         isinstance(event, GameEvent)
-        and isinstance(following, GameEvent)
-        and event.timestamp == following.timestamp
+        and command_versions_of(event) is None
+        and event.timestamp == moment
     )
 
 
@@ -134,14 +150,18 @@ class TimeTravel:
             proposal_id = str(uuid4())
             campaign.check_rollback_target(to_version)
             self.check_between_commands(campaign.id, to_version, "to_version")
-            campaign.propose_rollback(
-                proposal_id=proposal_id,
-                to_version=to_version,
-                reason=reason,
-                proposer=proposer,
-                players=players_of(campaign),
-            )
-            return self._carry_out_if_agreed(campaign, proposal_id)
+            players = players_of(campaign)
+            # The proposal, the proposer's agreement if a player, the rollback if that was all.
+            size = 1 + (proposer in players) + (set(players) <= {proposer})
+            with campaign.command(size):
+                campaign.propose_rollback(
+                    proposal_id=proposal_id,
+                    to_version=to_version,
+                    reason=reason,
+                    proposer=proposer,
+                    players=players,
+                )
+                return self._carry_out_if_agreed(campaign, proposal_id)
 
         return self.app.execute(campaign_id, decide, expected_version, idempotency)
 
@@ -160,8 +180,11 @@ class TimeTravel:
         def decide(campaign: Campaign) -> dict[str, Any]:
             proposal = campaign.proposal(proposal_id)
             moved_on = self._moved_on(campaign, proposal) if proposal["status"] == "open" else None
-            campaign.approve_rollback(proposal_id, player, moved_on_at=moved_on)
-            return self._carry_out_if_agreed(campaign, proposal_id)
+            # The agreement, and the rollback when it was the last one missing.
+            size = 1 + (campaign.missing_approvals(proposal_id) == [player])
+            with campaign.command(size):
+                campaign.approve_rollback(proposal_id, player, moved_on_at=moved_on)
+                return self._carry_out_if_agreed(campaign, proposal_id)
 
         return self.app.execute(campaign_id, decide, expected_version, idempotency)
 
@@ -228,24 +251,31 @@ class TimeTravel:
         """The first and last versions of the game command whose events run on past
         ``version``, or None when ``version`` ends a command (or is no game event).
 
-        The events of one command share one timestamp (``Campaign.run_command``).
+        An event names its command's versions (``command_versions``); events stored before
+        they did are grouped by timestamp, as their game command recorded them all at once.
         """
         pair = self.app.recorder.select_events(campaign_id, gt=version - 1, lte=version + 1)
         events: list[Any] = [self.app.mapper.to_domain_event(stored) for stored in pair]
         if len(events) < 2 or not same_command(events[0], events[1]):
             return None
-        moment = events[0].timestamp
+        span = command_versions_of(events[0])
+        if span is not None:
+            return span
+        return self._timestamp_span(campaign_id, version, events[0].timestamp)
+
+    def _timestamp_span(self, campaign_id: UUID, version: int, moment: datetime) -> tuple[int, int]:
+        """The versions around ``version`` of older game events recorded at ``moment``."""
         after = self.app.recorder.select_events(campaign_id, gt=version, limit=PAGE)
         before = self.app.recorder.select_events(campaign_id, lte=version, desc=True, limit=PAGE)
         last = first = version
         for stored in after:
             event: Any = self.app.mapper.to_domain_event(stored)
-            if not (isinstance(event, GameEvent) and event.timestamp == moment):
+            if not _older_game_event(event, moment):
                 break
             last = event.originator_version
         for stored in before:
             event = self.app.mapper.to_domain_event(stored)
-            if not (isinstance(event, GameEvent) and event.timestamp == moment):
+            if not _older_game_event(event, moment):
                 break
             first = event.originator_version
         return first, last

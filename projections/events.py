@@ -18,7 +18,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import Mapper, Notification
-from eventsourcing.utils import get_topic
+from eventsourcing.utils import get_topic, resolve_topic
 
 GAMES = {"qc": "quest-calendar", "cb": "calendar-board"}
 _decode = json.JSONDecoder().decode
@@ -86,8 +86,10 @@ def decode_notification(mapper: Mapper[Any], notification: Notification) -> Reco
     if mapper.compressor is not None:
         state = mapper.compressor.decompress(state)
     data: dict[str, Any] = _decode(state.decode("utf-8"))
-    if "class_version" in data:
-        # An older shape of a changed event type: let the class upcast it.
+    changed = getattr(resolve_topic(notification.topic), "class_version", 1) > 1
+    if changed or "class_version" in data:
+        # A changed event type (stored at an older version, or with its version): the class
+        # upcasts it and drops the version.
         return from_domain_event(mapper.to_domain_event(notification), notification.id)
     timestamp = str(_plain(data.pop("timestamp", "")))
     data.pop("originator_id", None)

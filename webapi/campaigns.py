@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 from uuid import UUID
 
@@ -9,7 +10,8 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from domain.application import campaign_facts
-from domain.campaign import Campaign
+from domain.audit import stored_fields
+from domain.campaign import Campaign, event_record
 from domain.commands_service import CommandResult
 from domain.house_rules import book
 from domain.timeline import Timeline
@@ -115,28 +117,38 @@ class Events(MethodView):
         cid = campaign_id(campaign)
         found = app.campaign(cid)
         timeline = app.timeline(found)
-        events = app.campaign_events(cid, after=query["after"], limit=query["limit"])
+        stored = app.stored_events(cid, after=query["after"], limit=query["limit"])
         actors = app.side_tables.actors(str(cid))
         items = [
-            {**event_body(e, timeline), "actor": actors.get(e.originator_version)} for e in events
+            event_item(
+                app.mapper.to_domain_event(s),
+                timeline,
+                actors.get(s.originator_version),
+                stored_fields(app.mapper, s),
+            )
+            for s in stored
         ]
         last = items[-1]["version"] if items else query["after"]
         return {"items": items, "next_after": last if last < found.version else None}
 
 
-def event_body(event: Any, timeline: Timeline) -> dict[str, Any]:
-    """An event as the API shows it: exactly the fields its hash covers, plus the hash, and
-    whether a rollback undid it (``undone``, ``undone_by``)."""
-    fields = dict(event.__dict__)
-    version = fields.pop("originator_version")
-    undone_by = timeline.undone_by(version)
+def event_item(
+    event: Any, timeline: Timeline, actor: str | None, stored: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """An event in the one shape the API shows events in (the event list, a command's answer, a
+    replay): ``event_body`` and who caused it (``actor``, null before actors were recorded)."""
+    return {**event_body(event, timeline, stored), "actor": actor}
+
+
+def event_body(
+    event: Any, timeline: Timeline, stored: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """An event as the API shows it (``domain.campaign.event_record``) and whether a rollback
+    undid it (``undone``, ``undone_by``)."""
+    record = event_record(event, stored)
+    undone_by = timeline.undone_by(record["version"])
     return {
-        "version": version,
-        "type": event.TOPIC,
-        "timestamp": fields.pop("timestamp").isoformat(),
-        "prev_hash": fields.pop("prev_hash"),
-        "hash": fields.pop("hash"),
-        "data": {k: v for k, v in fields.items() if k != "originator_id"},
+        **record,
         "undone": undone_by is not None,
         "undone_by": undone_by,
     }

@@ -53,7 +53,14 @@ class CommandBody(Schema):
 class CommandResult(Schema):
     version = fields.Integer()
     head_hash = fields.String()
-    events = fields.List(fields.Dict(), metadata={"description": "The events the command stored."})
+    events = fields.List(
+        fields.Nested(schemas.Event),
+        metadata={
+            "description": "The events the command stored, in the shape of "
+            "GET /campaigns/{id}/events (version, type, timestamp, prev_hash, hash, data, "
+            "undone, undone_by, actor); data.details is what happened, data.rolls its rolls."
+        },
+    )
     state = fields.Dict(metadata={"description": "The campaign state after the command."})
     pending = fields.Dict(allow_none=True, metadata={"description": "A decision now pending."})
 

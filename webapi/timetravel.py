@@ -10,7 +10,7 @@ from flask_smorest import Blueprint
 from domain.commands_service import CommandResult
 from domain.timetravel import TimeTravel
 from webapi import access, schemas
-from webapi.campaigns import event_body, render_created
+from webapi.campaigns import event_item, render_created
 from webapi.dice import APPEND_HEADERS
 from webapi.http import (
     Render,
@@ -134,8 +134,14 @@ class ReplayResource(MethodView):
         app = questlog()
         cid = campaign_id(campaign)
         result = TimeTravel(app).replay(cid, first=query["first"], last=query.get("last"))
+        actors = app.side_tables.actors(str(cid))
         items = [
-            {"event": event_body(step.event, result.timeline), "patch": step.patch}
+            {
+                "event": event_item(
+                    step.event, result.timeline, actors.get(step.event.originator_version)
+                ),
+                "patch": step.patch,
+            }
             for step in result.steps
         ]
         last = result.steps[-1].event.originator_version if result.steps else query["first"] - 1

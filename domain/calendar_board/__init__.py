@@ -24,6 +24,6 @@ rules.setup = state.initial_state
 rules.setup_schema = commands.Setup
 rules.contract(*commands.COMMANDS)
 for _event_type in sorted(rules.event_types):
-    game_event_class(CALENDAR_BOARD, _event_type)
+    game_event_class(CALENDAR_BOARD, _event_type, rules.event_types[_event_type])
 
 __all__ = ["actions", "calendar", "commands", "house_rules", "night", "state", "steps"]

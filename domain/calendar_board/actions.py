@@ -19,27 +19,151 @@ from domain.calendar_board import fate, night
 from domain.calendar_board import state as cb
 from domain.calendar_board.night import step
 from domain.command_schema import Values
-from domain.engine import Context
+from domain.engine import Context, event_type
 from domain.games import RULES
 from domain.house_rules import CALENDAR_BOARD
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(
-    "DecisionRequested",
-    "NightActionTaken",
-    "AmbushRolled",
-    "AmbushMissed",
-    "AmbushPerformed",
-    "RizzAttempted",
-    "PartnerGained",
-    "RelationshipChanged",
-    "ExhaustionChanged",
-    "PieceEliminated",
-    "TurnActionsStarted",
-    "SleptDuringDay",
-    "RestrictionApplied",
-    "TurnSkipped",
-    "RestrictionLifted",
+    event_type(
+        "NightActionTaken",
+        "A party took its night action.",
+        {
+            "action": "string: the action's name",
+            "order_index": "integer: its place in the order",
+            "party": "string: the party (player) concerned",
+            "player": "string: the player concerned",
+        },
+    ),
+    event_type(
+        "AmbushRolled",
+        "The ambush die was rolled.",
+        {
+            "candidate_piece_ids": "array: the pieces the ambush could strike",
+            "d6": "integer: the d6's face",
+            "player": "string: the player concerned",
+            "fate_reroll_of": "string?: the roll this one replaced by a fate reroll",
+        },
+    ),
+    event_type(
+        "AmbushMissed",
+        "An ambush found no piece to strike.",
+        {
+            "d6": "integer: the d6's face",
+            "player": "string: the player concerned",
+        },
+    ),
+    event_type(
+        "AmbushPerformed",
+        "A piece ambushed another piece.",
+        {
+            "form": "string: the ambush's form",
+            "from_space": "integer: the space it started on",
+            "piece_id": "string: the piece's id",
+            "player": "string: the player concerned",
+            "target_piece_id": "string: the piece struck",
+            "to_space": "integer: the space it ended on",
+        },
+    ),
+    event_type(
+        "RizzAttempted",
+        "A party tried to win a partner.",
+        {
+            "chosen_partner_type": "string|null: the partner won (null on failure)",
+            "defender_value": "integer: the defender's value",
+            "die_value": "integer: the die's value",
+            "exhaustion_before": "integer: the party's exhaustion before",
+            "int_mod": "integer: the party's INT modifier",
+            "party": "string: the party (player) concerned",
+            "player": "string: the player concerned",
+            "success": "boolean: whether it succeeded",
+            "total": "integer: the attempt's total",
+            "fate_reroll_of": "string?: the roll this one replaced by a fate reroll",
+        },
+    ),
+    event_type(
+        "PartnerGained",
+        "A party gained a partner.",
+        {
+            "partner_type": "string: the partner's type",
+            "party": "string: the party (player) concerned",
+            "relationship": "integer: the relationship value",
+        },
+    ),
+    event_type(
+        "RelationshipChanged",
+        "A party's relationship with a partner changed.",
+        {
+            "cause": "string: what caused it",
+            "from": "integer|null: the relationship before (null for a new partner)",
+            "partner_type": "string: the partner's type",
+            "party": "string: the party (player) concerned",
+            "to": "integer: the relationship after",
+        },
+    ),
+    event_type(
+        "ExhaustionChanged",
+        "A party's exhaustion changed.",
+        {
+            "cause": "string: what caused it",
+            "from": "integer: exhaustion before",
+            "party": "string: the party (player) concerned",
+            "to": "integer: exhaustion after",
+        },
+    ),
+    event_type(
+        "PieceEliminated",
+        "A piece was eliminated.",
+        {
+            "cause": "string: what caused it",
+            "party": "string: the party (player) concerned",
+            "piece_id": "string: the piece's id",
+            "space": "integer: the space's number",
+        },
+    ),
+    event_type(
+        "TurnActionsStarted",
+        "A player's turn actions began.",
+        {
+            "player": "string: the player concerned",
+            "round": "integer: the round's number",
+        },
+    ),
+    event_type(
+        "SleptDuringDay",
+        "A party slept through the day.",
+        {
+            "exhaustion_before": "integer: the party's exhaustion before",
+            "party": "string: the party (player) concerned",
+            "round": "integer: the round's number",
+        },
+    ),
+    event_type(
+        "RestrictionApplied",
+        "A party's actions were restricted.",
+        {
+            "locks": "array: the actions locked",
+            "party": "string: the party (player) concerned",
+            "until": "integer: the night it lasts until",
+        },
+    ),
+    event_type(
+        "TurnSkipped",
+        "A player's turn was skipped.",
+        {
+            "player": "string: the player concerned",
+            "reason": "string: why",
+            "round": "integer: the round's number",
+        },
+    ),
+    event_type(
+        "RestrictionLifted",
+        "A party's restriction was lifted.",
+        {
+            "locks": "array: the actions locked",
+            "party": "string: the party (player) concerned",
+        },
+    ),
 )
 
 NIGHT_ACTIONS = ("ambush", "rizz", "sleep")

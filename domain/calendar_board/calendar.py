@@ -17,22 +17,102 @@ from typing import Any
 from domain.calendar_board import night, weather
 from domain.calendar_board import state as cb
 from domain.command_schema import Values
-from domain.engine import Context
+from domain.engine import Context, event_type
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import CALENDAR_BOARD
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(
-    "CalendarRolled",
-    "GodPieceMoved",
-    "SupplySpaceTriggered",
-    "AmmoRegenerated",
-    "AmmoRegenerationSkipped",
-    "CalendarLapCompleted",
-    "GodPieceReset",
-    "CeasefireAdvanced",
-    "DecisionRequested",
+    event_type(
+        "CalendarRolled",
+        "The god token holder rolled the calendar d4.",
+        {
+            "d4": "integer: the d4's face",
+            "holder": "string: the god token holder, who rolled",
+        },
+    ),
+    event_type(
+        "GodPieceMoved",
+        "The god piece moved along the calendar.",
+        {
+            "from_space": "integer: the space it started on",
+            "passed_spaces": "array: the spaces passed on the way",
+            "pips_lost": "integer: pips lost at the end of the calendar",
+            "pips_rolled": "integer: the pips rolled",
+            "pips_used": "integer: the pips moved",
+            "to_space": "integer: the space it ended on",
+        },
+    ),
+    event_type(
+        "SupplySpaceTriggered",
+        "A supply space fired.",
+        {
+            "how": "string: how it fired",
+            "merged_spaces": "array: the spaces merged into this one",
+            "space_index": "integer: the calendar space's number",
+        },
+    ),
+    event_type(
+        "AmmoRegenerated",
+        "A weapon regained ammo on a supply space.",
+        {
+            "after": "integer: ammo after",
+            "before": "integer: ammo before",
+            "chosen_by": "string: who chose",
+            "max": "integer: the weapon's ammo maximum",
+            "player": "string: the player concerned",
+            "regen": "integer: the weapon's ammo regeneration",
+            "space_index": "integer: the calendar space's number",
+            "wasted": "integer: ammo over the maximum, wasted",
+            "weapon_id": "string: the weapon's id",
+        },
+    ),
+    event_type(
+        "AmmoRegenerationSkipped",
+        "A supply space regenerated no ammo for a player.",
+        {
+            "player": "string: the player concerned",
+            "reason": "string: why",
+            "space_index": "integer: the calendar space's number",
+        },
+    ),
+    event_type(
+        "CalendarLapCompleted",
+        "The god piece completed a lap of the calendar.",
+        {
+            "lap_number": "integer: the lap completed",
+        },
+    ),
+    event_type(
+        "GodPieceReset",
+        "The god piece went back to the start of the calendar.",
+        {
+            "from_space": "integer: the space it started on",
+            "timing": "string: when it happened",
+            "to_space": "integer: the space it ended on",
+        },
+    ),
+    event_type(
+        "CeasefireAdvanced",
+        "The ceasefire counter advanced.",
+        {
+            "capped": "boolean: whether the counter was already at its cap",
+            "from": "integer: the ceasefire counter before",
+            "to": "integer: the ceasefire counter after",
+        },
+    ),
+    event_type(
+        "DecisionRequested",
+        "The game waits for a player's decision.",
+        {
+            "context": "object: what the decision is about",
+            "decision": "string: the decision asked for",
+            "options": "array: the options offered",
+            "rule": "string: the rule that asks for it",
+            "who": "string: the player who decides",
+        },
+    ),
 )
 
 SUPPLY_DECISION = "supply_weapon"

@@ -24,12 +24,22 @@ from typing import Any
 from domain.calendar_board import night
 from domain.calendar_board import state as cb
 from domain.command_schema import Values
-from domain.engine import Context
+from domain.engine import Context, event_type
 from domain.games import RULES
 from domain.house_rules import CALENDAR_BOARD
 
 rules = RULES[CALENDAR_BOARD]
-rules.declare("DecisionRequested", "FateRerollUsed", "FateRerollDeclined")
+rules.declare(
+    event_type(
+        "FateRerollDeclined",
+        "A player declined a fate reroll.",
+        {
+            "player": "string: the player concerned",
+            "roll": "string: which kind of roll",
+            "roll_id": "string: the roll kept",
+        },
+    ),
+)
 
 FATE_DECISION = "fate_reroll"
 FATE_COMMANDS = ["fate_reroll", "decline_fate_reroll"]

@@ -14,12 +14,58 @@ from typing import Any
 
 from domain.calendar_board import state as cb
 from domain.command_schema import Values
-from domain.engine import Context
+from domain.engine import Context, event_type
 from domain.games import RULES
 from domain.house_rules import CALENDAR_BOARD
 
 rules = RULES[CALENDAR_BOARD]
-rules.declare("TurnEnded", "TurnStarted", "NightPhaseStarted", "NightPhaseEnded", "GodTokenPassed")
+rules.declare(
+    event_type(
+        "TurnEnded",
+        "A player's turn ended.",
+        {
+            "player": "string: the player concerned",
+            "round": "integer: the round's number",
+        },
+    ),
+    event_type(
+        "TurnStarted",
+        "A player's turn started.",
+        {
+            "player": "string: the player concerned",
+            "round": "integer: the round's number",
+        },
+    ),
+    event_type(
+        "NightPhaseStarted",
+        "The night phase started.",
+        {
+            "god_token_holder": "string: who holds the god token",
+            "night_number": "integer: the night's number",
+            "round": "integer: the round's number",
+            "starting_token_holder": "string: who holds the starting token",
+        },
+    ),
+    event_type(
+        "NightPhaseEnded",
+        "The night phase ended.",
+        {
+            "night_number": "integer: the night's number",
+            "weather_pending": "string|null: a weather waiting to come into force (null if none)",
+            "wind": "object: the wind at the end of the night",
+        },
+    ),
+    event_type(
+        "GodTokenPassed",
+        "The god token passed to another player.",
+        {
+            "from": "string: the player who held it",
+            "night_number": "integer: the night's number",
+            "timing": "string: when it happened",
+            "to": "string: the player who holds it now",
+        },
+    ),
+)
 
 Step = Callable[[Context], bool]
 Hook = Callable[[Context], None]

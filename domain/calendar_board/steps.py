@@ -17,24 +17,108 @@ from domain.calendar_board import state as cb
 from domain.calendar_board.house_rules import CB_HOUSE_RULES
 from domain.calendar_board.night import step
 from domain.command_schema import Values
-from domain.engine import Context
+from domain.engine import Context, event_type
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import CALENDAR_BOARD
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(
-    "DecisionRequested",
-    "CreatureOrderChosen",
-    "NightCreatureActed",
-    "RelationshipChanged",
-    "PartnerLost",
-    "BasketballShotRolled",
-    "AnnustarDamageValueChanged",
-    "AnnustariaBreakerChecked",
-    "FateRerollUsed",
-    "ActionDeclared",
-    "MovementRolled",
+    event_type(
+        "CreatureOrderChosen",
+        "A player chose the order in which creatures act.",
+        {
+            "creature_type": "string: the creature's type",
+            "order": "array: the order chosen",
+            "player": "string: the player concerned",
+        },
+    ),
+    event_type(
+        "NightCreatureActed",
+        "A night creature acted.",
+        {
+            "creature_id": "string: the creature's id",
+            "creature_type": "string: the creature's type",
+            "order_index": "integer: its place in the order",
+            "chosen_by": "string?: who chose its target",
+        },
+    ),
+    event_type(
+        "PartnerLost",
+        "A party lost a partner.",
+        {
+            "partner_type": "string: the partner's type",
+            "party": "string: the party (player) concerned",
+            "reason": "string: why",
+        },
+    ),
+    event_type(
+        "BasketballShotRolled",
+        "The basketball shot was rolled.",
+        {
+            "d20a": "integer: the first d20's face",
+            "d20b": "integer: the second d20's face",
+            "holder": "string: the player who rolled",
+            "made": "boolean: whether the shot went in",
+            "threshold": "integer: the number to reach",
+            "total": "integer: the two dice's total",
+        },
+    ),
+    event_type(
+        "AnnustarDamageValueChanged",
+        "Annustar's damage value changed.",
+        {
+            "cause": "string: nightlyDecrement or external",
+            "from": "integer: the damage value before",
+            "to": "integer: the damage value after",
+            "amount": "integer?: the change an external effect asked for",
+            "effect": "string?: the external effect",
+        },
+    ),
+    event_type(
+        "AnnustariaBreakerChecked",
+        "The Annustaria breaker check was rolled.",
+        {
+            "check": "integer: the check's number",
+            "checks": "integer: how many checks there are",
+            "die_value": "integer: the die's value",
+            "holder": "string: the player who rolled",
+            "passed": "boolean: whether the check passed",
+            "target": "integer: the number to reach",
+            "value": "integer: Annustar's damage value",
+        },
+    ),
+    event_type(
+        "FateRerollUsed",
+        "A player spent a fate reroll.",
+        {
+            "at": "string?: night, when used on a night roll",
+            "player": "string: the player concerned",
+            "roll": "string: which kind of roll",
+            "roll_id": "string?: the roll it replaces (day rolls have none)",
+        },
+    ),
+    event_type(
+        "ActionDeclared",
+        "A player declared their day action.",
+        {
+            "action": "string: the action's name",
+            "player": "string: the player concerned",
+            "weather": "string: the weather in force",
+        },
+    ),
+    event_type(
+        "MovementRolled",
+        "A piece's movement was rolled.",
+        {
+            "bonus_roll_earned": "boolean: whether a six earned a bonus roll",
+            "bonus_roll_suppressed": "boolean: whether the weather took that bonus roll away",
+            "piece_id": "string: the piece's id",
+            "player": "string: the player concerned",
+            "value": "integer: the movement die's value",
+            "weather": "string: the weather in force",
+        },
+    ),
 )
 
 CreatureBehaviour = Callable[[Context, dict[str, Any]], None]

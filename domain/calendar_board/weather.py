@@ -14,23 +14,109 @@ from typing import Any
 from domain.calendar_board import fate, night
 from domain.calendar_board import state as cb
 from domain.command_schema import Values
-from domain.engine import Context
+from domain.engine import Context, event_type
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import CALENDAR_BOARD
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(
-    "WeatherSet",
-    "WeatherEnded",
-    "WeatherActivated",
-    "ConditionApplied",
-    "ConditionCleared",
-    "HailSaveRolled",
-    "HailDamageTaken",
-    "DecisionRequested",
-    "WindRolled",
-    "WindSet",
+    event_type(
+        "WeatherSet",
+        "A weather was set from the calendar.",
+        {
+            "hail_save": "boolean: whether it calls for a hail save",
+            "in_force_tonight": "string: the weather in force tonight",
+            "pending": "boolean: whether it waits until later to come into force",
+            "source": "string: what set it",
+            "space_index": "integer: the calendar space's number",
+            "space_type": "string: the calendar space's type",
+            "weather": "string: the new weather",
+            "event_id": "string?: the calendar event that set it",
+        },
+    ),
+    event_type(
+        "WeatherEnded",
+        "A weather ended.",
+        {
+            "reason": "string: what ended it",
+            "weather": "string: the weather",
+        },
+    ),
+    event_type(
+        "WeatherActivated",
+        "A weather came into force.",
+        {
+            "at_turn_of": "string|null: whose turn it came in at (null at night)",
+            "round": "integer: the round's number",
+            "weather": "string: the weather",
+        },
+    ),
+    event_type(
+        "ConditionApplied",
+        "A piece gained a condition.",
+        {
+            "condition": "string: the condition's name",
+            "duration": "string: how long it lasts",
+            "game": "string: the game's code, CB",
+            "player": "string: the piece's player",
+            "source": "string: what applied it",
+            "subject_id": "string: the piece's id",
+        },
+    ),
+    event_type(
+        "ConditionCleared",
+        "A piece lost a condition.",
+        {
+            "cause": "string: what caused it",
+            "condition": "string: the condition's name",
+            "game": "string: the game's code, CB",
+            "player": "string: the piece's player",
+            "subject_id": "string: the piece's id",
+        },
+    ),
+    event_type(
+        "HailSaveRolled",
+        "A player rolled a save against hail.",
+        {
+            "automatic": "boolean: whether the save succeeded without a roll",
+            "die_value": "integer|null: the d20's value (null if automatic)",
+            "goal": "integer: the number to reach",
+            "luck_mod": "integer: the luck modifier",
+            "player": "string: the player concerned",
+            "success": "boolean: whether it succeeded",
+            "total": "integer|null: the save's total (null if automatic)",
+            "fate_reroll_of": "string?: the roll this one replaced by a fate reroll",
+        },
+    ),
+    event_type(
+        "HailDamageTaken",
+        "A piece took hail damage.",
+        {
+            "chosen_by": "string: who chose",
+            "d4": "integer: the d4's face",
+            "damage_type": "string: the kind of damage",
+            "piece_id": "string: the piece's id",
+            "player": "string: the player concerned",
+        },
+    ),
+    event_type(
+        "WindRolled",
+        "The wind d20 was rolled.",
+        {
+            "d20": "integer: the d20's face",
+            "holder": "string: the god token holder, who rolled",
+        },
+    ),
+    event_type(
+        "WindSet",
+        "The wind was set.",
+        {
+            "direction": "string|null: the wind's direction (null when calm)",
+            "previous": "object: the wind before",
+            "speed": "string: the wind's speed",
+        },
+    ),
 )
 
 WEATHER_SPACES = ("rain", "snow", "fog", "hail")

@@ -8,6 +8,7 @@ nothing one of them rolls, spends or suffers touches another's hero (QC-03).
 from __future__ import annotations
 
 from domain.campaign import game_event_class
+from domain.engine import event_type
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
 from domain.quest_calendar import (
@@ -32,9 +33,20 @@ rules.setup = state.initial_state
 rules.setup_schema = commands.Setup
 rules.dice_set = house_rules.dice_set
 rules.contract(*commands.COMMANDS)
-rules.declare("HeroDamaged")
+rules.declare(
+    event_type(
+        "HeroDamaged",
+        "The hero lost hit points.",
+        {
+            "amount": "integer: hit points lost",
+            "cause": "string: what caused it",
+            "hp_after": "integer: the hero's hit points after",
+            "hp_before": "integer: the hero's hit points before",
+        },
+    ),
+)
 for _event_type in sorted(rules.event_types):
-    game_event_class(QUEST_CALENDAR, _event_type)
+    game_event_class(QUEST_CALENDAR, _event_type, rules.event_types[_event_type])
 
 __all__ = [
     "abilities",

@@ -24,7 +24,7 @@ import re
 from typing import Any
 
 from domain.command_schema import Values
-from domain.engine import Context
+from domain.engine import Context, event_type
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
@@ -33,7 +33,77 @@ from domain.quest_calendar import state as qc
 from domain.quest_calendar.checks import trait_roll
 
 rules = RULES[QUEST_CALENDAR]
-rules.declare("AbilityUsed", "SurgeSpent", "ConditionApplied", "ConditionNotStacked", "ChoiceMade")
+rules.declare(
+    event_type(
+        "AbilityUsed",
+        "The hero used an ability.",
+        {
+            "ability_id": "string: the ability's id",
+            "context": "string: where it was used: combat, dogfight or outside",
+            "effect": "string|null: the ability's effect kind",
+            "target_check": "integer|null?: the check it was used on",
+            "usage": "string: how often it may be used",
+            "uses_left": "integer|null: uses left (null if unlimited)",
+            "bonus": "integer?: the bonus added",
+            "success": "boolean|null?: whether it succeeded",
+            "total": "integer?: the roll's total after",
+            "total_before": "integer?: the total before",
+            "faces": "array?: the faces rolled",
+            "previous_faces": "array?: the faces before the reroll",
+            "hit": "boolean?: whether it hit",
+            "roll": "string?: the roll it changed",
+            "round": "integer?: the round's number",
+            "tier": "string?: the tier reached",
+            "after": "integer|array?: the value after the ability",
+            "attempt": "string?: the attack it was used on",
+            "before": "integer|array?: the value before the ability",
+            "d100_faces": "object?: the d100 pair's faces (tens and units)",
+            "damage_total": "integer?: the damage total",
+            "doubled": "boolean?: whether the damage was doubled",
+            "kept": "string?: which roll was kept",
+        },
+    ),
+    event_type(
+        "SurgeSpent",
+        "The hero spent surge points.",
+        {
+            "ability_id": "string: the ability's id",
+            "cost": "integer: the cost",
+            "pool_max": "integer: the surge pool's maximum",
+            "remaining": "integer: surge points left",
+        },
+    ),
+    event_type(
+        "ConditionApplied",
+        "The hero gained a condition.",
+        {
+            "condition": "string: the condition's name",
+            "duration": "string: how long it lasts",
+            "source": "string: what applied it",
+            "subject_id": "string: the hero's id",
+        },
+    ),
+    event_type(
+        "ConditionNotStacked",
+        "A condition the hero already had was not applied again.",
+        {
+            "condition": "string: the condition's name",
+            "reason": "string: why",
+            "source": "string: where it came from",
+            "subject_id": "string: the hero's id",
+        },
+    ),
+    event_type(
+        "ChoiceMade",
+        "The hero made a page choice.",
+        {
+            "choice_id": "string: the choice's id",
+            "options": "array: the options offered",
+            "page_date": "string: the calendar page's date",
+            "selected_options": "array: the options chosen",
+        },
+    ),
+)
 
 CHECK_EFFECTS = ("check_bonus", "reroll")
 ABILITY_EFFECTS = ("heal", "cure", "remove_injury", *CHECK_EFFECTS)

@@ -5,13 +5,32 @@ from __future__ import annotations
 from typing import Any
 
 from domain.command_schema import Values
-from domain.engine import Context
+from domain.engine import Context, event_type
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
 from domain.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
-rules.declare("CheckRolled")
+rules.declare(
+    event_type(
+        "CheckRolled",
+        "A trait check was rolled.",
+        {
+            "bonus": "integer: the bonus added",
+            "booster": "integer: the trait booster added",
+            "check": "integer: the check's index on the page",
+            "d20": "integer: the d20 kept",
+            "faces": "array: the faces rolled",
+            "malfunction": "boolean: whether a malfunction applied",
+            "purpose": "string: what it was for",
+            "success": "boolean|null: whether it succeeded (null without a target)",
+            "target": "integer|null: the number to reach (null if none)",
+            "total": "integer: the total",
+            "trait": "string: the trait",
+            "trait_mod": "integer: the trait modifier",
+        },
+    ),
+)
 
 
 def trait_roll(ctx: Context, trait: str, purpose: str, bonus: int = 0) -> dict[str, Any]:

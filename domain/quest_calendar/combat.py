@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.command_schema import Values
-from domain.engine import Context
+from domain.engine import Context, event_type
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
@@ -61,16 +61,123 @@ from domain.quest_calendar.combat_rules import (
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
-    "CombatStarted",
-    "ConditionCheckRolled",
-    "AttackRolled",
-    "DamageRolled",
-    "AbilityUsed",
-    "SurgeSpent",
-    "ExtraAttackResolved",
-    "CombatRoundResolved",
-    "CombatEnded",
-    "DecisionRequested",
+    event_type(
+        "CombatStarted",
+        "A combat started.",
+        {
+            "enemies": "array: the enemies",
+            "kind": "string: the kind of combat",
+            "mode": "string: the combat mode",
+            "page_date": "string: the calendar page's date",
+            "rounds": "integer: the number of rounds",
+        },
+    ),
+    event_type(
+        "ConditionCheckRolled",
+        "A check against a condition was rolled in combat.",
+        {
+            "afflicted": "boolean: whether the condition took hold",
+            "bonus": "integer: the bonus added",
+            "booster": "integer: the trait booster added",
+            "condition": "string: the condition's name",
+            "d20": "integer: the d20 kept",
+            "faces": "array: the faces rolled",
+            "malfunction": "boolean: whether a malfunction applied",
+            "round": "integer: the round's number",
+            "target": "integer: the number to reach",
+            "total": "integer: the total",
+            "trait": "string: the trait",
+            "trait_mod": "integer: the trait modifier",
+        },
+    ),
+    event_type(
+        "AttackRolled",
+        "The hero's attack was rolled.",
+        {
+            "atk": "integer: the hero's attack bonus",
+            "attempt": "string: which attempt in the round",
+            "bonus": "integer: the bonus added",
+            "d20": "integer|null: the d20 kept (null if no roll)",
+            "d20_faces": "array: the d20 faces rolled",
+            "frightened": "boolean: whether the hero was frightened",
+            "hit": "boolean: whether it hit",
+            "hit_target": "integer: the number to reach to hit",
+            "restrained": "boolean: whether the hero was restrained",
+            "round": "integer: the round's number",
+            "total": "integer|null: the attack total (null if no roll)",
+        },
+    ),
+    event_type(
+        "DamageRolled",
+        "The hero's damage was rolled.",
+        {
+            "attempt": "string: which attempt in the round",
+            "bonus": "integer: the bonus added",
+            "confused": "boolean: whether the hero was confused",
+            "dice": "string: the damage dice notation",
+            "dice_total": "integer: the dice's total",
+            "doubled": "boolean: whether the damage was doubled",
+            "flat_mods": "integer: flat modifiers added",
+            "raw_faces": "array: the damage dice's faces",
+            "restrained": "boolean: whether the hero was restrained",
+            "round": "integer: the round's number",
+            "total": "integer: the damage dealt",
+        },
+    ),
+    event_type(
+        "ExtraAttackResolved",
+        "An extra attack was resolved.",
+        {
+            "combined_damage": "integer: the damage of both attacks together",
+            "extra_damage": "integer: the extra attack's damage",
+            "extra_hit": "boolean: whether the extra attack hit",
+            "first_damage": "integer: the first attack's damage",
+            "first_hit": "boolean: whether the first attack hit",
+            "round": "integer: the round's number",
+        },
+    ),
+    event_type(
+        "CombatRoundResolved",
+        "A combat round was resolved.",
+        {
+            "abilities": "array: the abilities used in the round",
+            "condition": "object|null: the condition checked in the round (null if none)",
+            "damage_dealt": "integer: damage dealt to the enemy",
+            "damage_needed": "integer: damage needed to win the round",
+            "damage_taken": "integer: damage the hero took",
+            "defense_tier": "string|null: the defence tier reached (null if none)",
+            "enemy": "string|null: the enemy (null here)",
+            "enemy_outcome": "string: what happened to the enemy",
+            "hit": "boolean: whether it hit",
+            "incoming": "integer: the enemy's incoming damage",
+            "judged_on": "string: what the round was judged on",
+            "round": "integer: the round's number",
+            "weakened": "boolean: whether the enemy was weakened",
+            "won": "boolean: whether the hero won the round",
+        },
+    ),
+    event_type(
+        "CombatEnded",
+        "A combat ended.",
+        {
+            "ended_by": "string: what ended it",
+            "enemies_remaining": "integer: enemies not beaten",
+            "page_date": "string: the calendar page's date",
+            "rounds_played": "integer: rounds played",
+            "rounds_unplayed": "integer: rounds not played",
+            "rounds_won": "integer: rounds won",
+        },
+    ),
+    event_type(
+        "DecisionRequested",
+        "The game waits for the player's decision.",
+        {
+            "context": "object?: what the decision is about",
+            "decision": "string: the decision asked for",
+            "options": "array: the options offered",
+            "rule": "string: the rule that asks for it",
+        },
+    ),
 )
 
 ROUND_EXAMPLE = [

@@ -13,24 +13,120 @@ from typing import Any
 
 from domain import decisions
 from domain.command_schema import Values
-from domain.engine import Context, one_of
+from domain.engine import Context, event_type, one_of
 from domain.errors import NoSuchDecision
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
 from domain.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
+
+
+def _hero_replaced_v1_v2(details: dict[str, Any]) -> None:
+    """A HeroReplaced of version 1 did not record the new hero's credits."""
+    details.setdefault("credits", None)
+
+
 rules.declare(
-    "Died",
-    "CloneRollMade",
-    "CreditsChanged",
-    "InjurySuffered",
-    "EquipmentSacrificed",
-    "PerRestAbilitiesExhausted",
-    "HeroReplaced",
-    "ConditionCleared",
-    "Cloned",
-    "DecisionRequested",
+    event_type(
+        "Died",
+        "The hero died.",
+        {
+            "cause": "string: what killed the hero",
+            "encounters_ended": "array: the encounters the death ended",
+            "hp_after": "integer: the hero's hit points after",
+            "hp_max": "integer: the hero's maximum hit points",
+            "page_date": "string: the calendar page's date",
+        },
+    ),
+    event_type(
+        "CloneRollMade",
+        "The cloning d4 was rolled.",
+        {
+            "applied": "boolean: whether the result applies",
+            "d4": "integer: the d4's face",
+            "reason": "string|null: why it must be rolled again (null if applied)",
+            "rerolled": "boolean: whether the d4 must be rolled again",
+        },
+    ),
+    event_type(
+        "CreditsChanged",
+        "The hero's credits changed.",
+        {
+            "cause": "string: what caused it",
+            "delta": "integer: the change in credits",
+            "from": "integer: credits before",
+            "to": "integer: credits after",
+            "icon_id": "string?: the page icon's id",
+            "item_id": "string?: the item's id",
+            "purpose": "string?: what a payment was for",
+            "shop_id": "string?: the shop's id",
+        },
+    ),
+    event_type(
+        "InjurySuffered",
+        "The hero suffered an injury.",
+        {
+            "amount": "integer: how much the stat is lowered",
+            "d10_face": "integer: the d10's face as rolled",
+            "d10_value": "integer: the d10's value as read",
+            "stat": "string: the stat concerned",
+        },
+    ),
+    event_type(
+        "EquipmentSacrificed",
+        "The hero gave up equipment.",
+        {
+            "item_id": "string: the item's id",
+            "item_type": "string: the equipment slot",
+            "unequipped": "array: the items unequipped",
+        },
+    ),
+    event_type(
+        "PerRestAbilitiesExhausted",
+        "Per-rest abilities lost their uses.",
+        {
+            "abilities": "array: the per-rest abilities exhausted",
+            "cause": "string: what caused it",
+            "pool_drained": "boolean: whether the surge pool was drained",
+        },
+    ),
+    event_type(
+        "HeroReplaced",
+        "A new hero replaced the old one.",
+        {
+            "carried": "array: what the new hero carried over",
+            "level": "integer: the new hero's level",
+            "new_hero_id": "string: the new hero's id",
+            "old_hero_id": "string: the old hero's id",
+            "credits": "integer|null: the new hero's credits (null in version 1)",
+        },
+        # 2: the new hero's credits (version 1 left them to the state).
+        version=2,
+        upcasters=(_hero_replaced_v1_v2,),
+    ),
+    event_type(
+        "ConditionCleared",
+        "The hero lost a condition.",
+        {
+            "cause": "string: what caused it",
+            "condition": "string: the condition's name",
+            "source": "string?: the item that cleared it",
+            "subject_id": "string?: the hero's id",
+        },
+    ),
+    event_type(
+        "Cloned",
+        "The hero was cloned back to life.",
+        {
+            "cause": "string: what killed the hero",
+            "conditions_cleared": "array: the conditions cleared",
+            "hp_after": "integer: the hero's hit points after",
+            "hp_max": "integer: the hero's maximum hit points",
+            "outcome": "integer: the cloning outcome",
+            "replaced": "boolean: whether the hero was replaced",
+        },
+    ),
 )
 
 # QC-45: the d10 injury table, face -> stat (amounts come from state.INJURY_AMOUNTS).
@@ -303,6 +399,7 @@ def choose_clone_outcome(ctx: Context, args: Values) -> None:
         new_hero_id=new_hero["id"],
         level=new_hero["level"],
         carried=carried,
+        credits=ctx.state["hero"]["credits"],
     )
     finish_cloning(ctx, 4, cause=cause, replaced=True)
 

@@ -64,8 +64,6 @@ from domain.quest_calendar.ship import (
     take_fire,
 )
 
-rules.declare("AbilityUsed", "SurgeSpent", "DecisionRequested")
-
 DECISION = "dogfight_round_abilities"
 ROLLS = ("aim", "evasion")
 BONUS_KINDS = {"aim": "aim_bonus", "evasion": "evasion_bonus"}

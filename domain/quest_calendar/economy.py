@@ -15,7 +15,7 @@ from typing import Any
 
 from domain import decisions
 from domain.command_schema import Values
-from domain.engine import Context
+from domain.engine import Context, event_type
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
 from domain.quest_calendar import death
@@ -23,16 +23,92 @@ from domain.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
-    "PickpocketRolled",
-    "Pickpocketed",
-    "CreditsChanged",
-    "DebtPaid",
-    "PaymentMade",
-    "DebtIncurred",
-    "CreditsStolen",
-    "RationsConsumed",
-    "LotteryPlayed",
-    "VirtueChanged",
+    event_type(
+        "PickpocketRolled",
+        "The pickpocket d4 was rolled.",
+        {
+            "d4": "integer: the d4's face",
+            "icon_id": "string: the page icon's id",
+            "pending": "boolean: whether the hero must now decide",
+            "smuggler_bonus": "integer: the smuggler's bonus",
+        },
+    ),
+    event_type(
+        "Pickpocketed",
+        "The hero picked a pocket (or declined to).",
+        {
+            "credits_after": "integer: the hero's credits after",
+            "credits_gained": "integer: credits gained",
+            "d4": "integer: the d4's face",
+            "declined": "boolean: whether the hero declined",
+            "icon_id": "string: the page icon's id",
+            "smuggler_bonus": "integer: the smuggler's bonus",
+            "virtue_lost": "boolean: whether the hero lost virtue",
+        },
+    ),
+    event_type(
+        "DebtPaid",
+        "The hero paid off debt.",
+        {
+            "amount": "integer: debt paid off",
+            "cause": "string: what caused it",
+            "cleared": "boolean: whether the debt is cleared",
+            "credits_after": "integer: the hero's credits after",
+        },
+    ),
+    event_type(
+        "PaymentMade",
+        "The hero paid for something.",
+        {
+            "cost": "integer: the cost",
+            "credits_after": "integer: the hero's credits after",
+            "credits_before": "integer: the hero's credits before",
+            "mandatory": "boolean: whether the payment was required",
+            "purpose": "string: what it was for",
+        },
+    ),
+    event_type(
+        "DebtIncurred",
+        "The hero went into debt.",
+        {
+            "already_in_debt": "boolean: whether the hero was in debt before",
+            "credits_after": "integer: the hero's credits after",
+            "penalty": "integer: the debt penalty",
+            "purpose": "string: what it was for",
+            "shortfall": "integer: credits missing",
+        },
+    ),
+    event_type(
+        "CreditsStolen",
+        "Credits were stolen from the hero.",
+        {
+            "credits_after": "integer: the hero's credits after",
+            "requested": "integer: credits the thief asked for",
+            "taken": "integer: credits taken",
+        },
+    ),
+    event_type(
+        "RationsConsumed",
+        "The hero ate rations.",
+        {
+            "available": "integer: rations the hero had",
+            "consumed": "integer: rations eaten",
+            "hp_lost": "integer: hit points lost",
+            "missing": "integer: rations missing",
+            "required": "integer: rations required",
+        },
+    ),
+    event_type(
+        "LotteryPlayed",
+        "The hero played the lottery.",
+        {
+            "applied": "integer: the change actually applied",
+            "credits_after": "integer: the hero's credits after",
+            "d6": "integer: the d6's face",
+            "delta": "integer: the credits the d6 gives or takes",
+            "page_date": "string: the calendar page's date",
+        },
+    ),
 )
 
 LOTTERY = {1: -2, 2: -1, 3: 1, 4: 2, 5: 3, 6: 4}

@@ -18,14 +18,66 @@ from typing import Any
 
 from domain.command_schema import Values
 from domain.dice import parse
-from domain.engine import Context
+from domain.engine import Context, event_type
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
 from domain.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
-rules.declare("ItemUsed", "HeroHealed", "TraitBoosterApplied", "ConditionCleared", "InjuryRemoved")
+rules.declare(
+    event_type(
+        "ItemUsed",
+        "The hero used an item.",
+        {
+            "effect": "object: the item's effect",
+            "item_id": "string: the item's id",
+            "name": "string: the item's name",
+            "timing": "string: when it was used",
+        },
+    ),
+    event_type(
+        "HeroHealed",
+        "The hero regained hit points.",
+        {
+            "amount": "integer: hit points regained",
+            "cause": "string: what caused it",
+            "hp_after": "integer: the hero's hit points after",
+            "hp_before": "integer: the hero's hit points before",
+            "rolled": "integer?: the healing rolled",
+            "source": "string?: the item that healed",
+            "hp_max_after": "integer?: maximum hit points after",
+            "hp_max_before": "integer?: maximum hit points before",
+        },
+    ),
+    event_type(
+        "TraitBoosterApplied",
+        "A trait booster took effect.",
+        {
+            "bonus": "integer|null: the bonus (null when rolled per roll)",
+            "booster_after": "integer?: the booster's value after",
+            "booster_before": "integer?: the booster's value before",
+            "dice": "string: the booster's dice",
+            "item_id": "string: the item's id",
+            "page_date": "string: the calendar page's date",
+            "per_roll": "boolean: whether it applies to each roll",
+            "stack": "boolean: whether it stacks",
+            "trait": "string: the trait",
+            "booster_dice": "array?: the booster dice kept",
+        },
+    ),
+    event_type(
+        "InjuryRemoved",
+        "An injury was healed.",
+        {
+            "amount": "integer: how much the stat was lowered",
+            "cause": "string: what caused it",
+            "count": "integer: how many injuries of that stat remain",
+            "source": "string?: the item that healed it",
+            "stat": "string: the stat concerned",
+        },
+    ),
+)
 
 CONDITIONS = ("infected", "malfunction")
 ITEM_EFFECTS = ("heal", "cure", "remove_injury", "booster")

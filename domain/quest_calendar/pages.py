@@ -11,7 +11,7 @@ import datetime as dt
 from typing import Any
 
 from domain.command_schema import Values
-from domain.engine import Context
+from domain.engine import Context, event_type
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
@@ -20,8 +20,105 @@ from domain.quest_calendar import state as qc
 from domain.quest_calendar.checks import trait_roll
 
 rules = RULES[QUEST_CALENDAR]
+
+
+def _shop_left_v1_v2(details: dict[str, Any]) -> None:
+    """A ShopLeft of version 1 recorded at a page's end did not name the shop."""
+    details.setdefault("shop_id", None)
+
+
+def _hero_selected_v1_v2(details: dict[str, Any]) -> None:
+    """A HeroSelected of version 1 did not record the hero's credits."""
+    details.setdefault("credits", None)
+
+
+def _page_ended_v1_v2(details: dict[str, Any]) -> None:
+    """A PageEnded of version 1 did not record the figures the page left."""
+    details.setdefault("figures", None)
+
+
+FIGURES = ("hero_id", "level", "credits", "hp", "hp_max", "virtue")
+"""The hero's figures a PageEnded records (``hero_id`` is the hero's ``id``)."""
+
+
+def page_figures(state: dict[str, Any]) -> dict[str, Any]:
+    """What a page leaves: the pages played and the hero's figures (None without a hero)."""
+    hero = state.get("hero") or {}
+    figures = {name: hero.get("id" if name == "hero_id" else name) for name in FIGURES}
+    return {"pages_played": state["calendar"]["pages_played"], **figures}
+
+
 rules.declare(
-    "HeroSelected", "PageStarted", "PageEnded", "ShopLeft", "InfectionTicked", "VirtueChanged"
+    event_type(
+        "HeroSelected",
+        "A hero was chosen.",
+        {
+            "hero_id": "string: the hero's id",
+            "level": "integer: the hero's level",
+            "phase": "string: the phase of the game",
+            "credits": "integer|null: the hero's credits now (null in version 1)",
+        },
+        # 2: the credits the hero starts with (version 1 left them to the state).
+        version=2,
+        upcasters=(_hero_selected_v1_v2,),
+    ),
+    event_type(
+        "PageStarted",
+        "A calendar page started.",
+        {
+            "is_sunday": "boolean: whether the page is a Sunday",
+            "level_up_day": "boolean: whether the page is a level-up day",
+            "page_date": "string: the calendar page's date",
+            "prologue_end": "boolean: whether the page ends the prologue",
+            "rest_day": "boolean: whether the page is a rest day",
+            "weekday": "string: the page's weekday",
+        },
+    ),
+    event_type(
+        "PageEnded",
+        "A calendar page ended.",
+        {
+            "boosters_expired": "array: the boosters that expired with the page",
+            "page_date": "string: the calendar page's date",
+            "prologue_complete": "boolean: whether the prologue is complete",
+            "figures": "object|null: what the page left: pages_played, and the hero's hero_id, "
+            "level, credits, hp, hp_max and virtue (null without a hero); null in version 1",
+        },
+        # 2: the figures, so that readers need not follow the state (version 1 had none).
+        version=2,
+        upcasters=(_page_ended_v1_v2,),
+    ),
+    event_type(
+        "ShopLeft",
+        "The hero left a shop.",
+        {
+            "shop_id": "string|null: the shop's id (null in a version 1 event of a page's end)",
+            "reason": "string: left, or pageEnded",
+        },
+        # 2: the shop is named when the page ends too (version 1 had no shop_id then).
+        version=2,
+        upcasters=(_shop_left_v1_v2,),
+    ),
+    event_type(
+        "InfectionTicked",
+        "An infection cost the hero hit points.",
+        {
+            "hp_lost": "integer: hit points lost",
+            "page_date": "string: the calendar page's date",
+            "total": "integer: the infection roll's total",
+        },
+    ),
+    event_type(
+        "VirtueChanged",
+        "The hero's virtue changed.",
+        {
+            "applied_delta": "integer: the change actually applied (after bounds)",
+            "cause": "string: what caused it",
+            "from": "integer: virtue before",
+            "requested_delta": "integer: the change asked for",
+            "to": "integer: virtue after",
+        },
+    ),
 )
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
@@ -80,7 +177,13 @@ def select_hero(ctx: Context, args: Values) -> None:
         # Moving on from the prologue hero: credits and belongings stay with the campaign.
         new_hero["credits"] = current["credits"]
     ctx.state["hero"] = new_hero
-    ctx.emit("HeroSelected", hero_id=new_hero["id"], level=new_hero["level"], phase=phase)
+    ctx.emit(
+        "HeroSelected",
+        hero_id=new_hero["id"],
+        level=new_hero["level"],
+        phase=phase,
+        credits=new_hero["credits"],
+    )
 
 
 def read_date(ctx: Context, text: str) -> dt.date:
@@ -154,8 +257,9 @@ def end_page(ctx: Context, args: Values) -> None:
         if (current.get(fight) or {}).get("status") == "in_progress":
             ctx.refuse("QC-20", f"the {fight} on this page is still in progress; finish it first")
     if current["shop"] is not None:
+        shop_id = current["shop"]["id"]
         current["shop"] = None
-        ctx.emit("ShopLeft", reason="pageEnded")
+        ctx.emit("ShopLeft", shop_id=shop_id, reason="pageEnded")
     hero = ctx.state.get("hero")
     if hero is not None and "infected" in hero["conditions"]:
         roll = trait_roll(ctx, "CON", "end-of-page Infected roll")
@@ -179,6 +283,7 @@ def end_page(ctx: Context, args: Values) -> None:
         page_date=current["date"],
         boosters_expired=expired,
         prologue_complete=calendar["prologue_complete"],
+        figures=page_figures(ctx.state),
     )
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from domain import decisions
 from domain.command_schema import Values
-from domain.engine import Context, one_of
+from domain.engine import Context, event_type, one_of
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
@@ -18,15 +18,56 @@ from domain.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
-    "Rested",
-    "InjuryRemoved",
-    "HeroHealed",
-    "AbilityUsesReset",
-    "SurgesRestored",
-    "ConditionCleared",
-    "DecisionRequested",
-    "LevelledUp",
-    "TraitPointsAllocated",
+    event_type(
+        "Rested",
+        "The hero rested.",
+        {
+            "conditions_cleared": "array: the conditions cleared",
+            "equipment_day": "boolean: whether the page is an equipment day",
+            "hp_restored": "integer: hit points restored",
+            "injury_stat_restored": "string|null: the stat an injury stopped lowering, or null",
+            "page_date": "string: the calendar page's date",
+            "pool_restored": "integer: surge points restored",
+            "uses_reset": "array: the abilities whose uses were reset",
+        },
+    ),
+    event_type(
+        "AbilityUsesReset",
+        "Abilities regained their uses.",
+        {
+            "abilities": "array: the abilities whose uses were reset",
+            "cause": "string: what caused it",
+        },
+    ),
+    event_type(
+        "SurgesRestored",
+        "The hero's surge pool was restored.",
+        {
+            "cause": "string: what caused it",
+            "pool_max": "integer: the surge pool's maximum",
+            "restored": "integer: surge points restored",
+        },
+    ),
+    event_type(
+        "LevelledUp",
+        "The hero levelled up.",
+        {
+            "from_level": "integer: the level before",
+            "max_hp_gain": "integer: maximum hit points gained",
+            "new_abilities": "array: the abilities gained",
+            "new_capacity_available": "boolean: whether new ability capacity is available",
+            "new_uses": "object: ability uses gained, by ability",
+            "pool": "object: the surge pool after (null without one)",
+            "to_level": "integer: the level after",
+        },
+    ),
+    event_type(
+        "TraitPointsAllocated",
+        "Trait points were allocated.",
+        {
+            "allocations": "object: trait points added, by trait",
+        },
+    ),
 )
 
 REST_DECISION = "rest_injury"

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.command_schema import Values
-from domain.engine import Context
+from domain.engine import Context, event_type
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
@@ -24,23 +24,187 @@ from domain.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
-    "DogfightStarted",
-    "AimRolled",
-    "EvasionRolled",
-    "DogfightRoundResolved",
-    "ShipDamageTaken",
-    "CompartmentHit",
-    "CompartmentDestroyed",
-    "CrewDied",
-    "UpgradeDestroyed",
-    "DogfightEnded",
-    "ItemUsed",
-    "ShipRepaired",
-    "CrewHired",
-    "CrewAssigned",
-    "UpgradeInstalled",
-    "UpgradeRemoved",
-    "UpgradeSold",
+    event_type(
+        "DogfightStarted",
+        "A dogfight started.",
+        {
+            "aim": "integer: the ship's aim value",
+            "enemies": "array: the enemies",
+            "eva": "integer: the ship's evasion value",
+            "page_date": "string: the calendar page's date",
+            "rounds": "integer: the number of rounds",
+            "shd": "integer: the ship's shield",
+        },
+    ),
+    event_type(
+        "AimRolled",
+        "The ship's aim was rolled in a dogfight round.",
+        {
+            "aim": "integer: the ship's aim value",
+            "d100_faces": "object: the d100 pair's faces (tens and units)",
+            "hit": "boolean: whether it hit",
+            "round": "integer: the round's number",
+            "target": "integer: the number to reach",
+            "total": "integer: the aim total",
+            "value": "integer: the d100's value",
+        },
+    ),
+    event_type(
+        "EvasionRolled",
+        "The ship's evasion was rolled in a dogfight round.",
+        {
+            "d100_faces": "object: the d100 pair's faces (tens and units)",
+            "enemy_aim": "integer: the enemy's aim",
+            "eva": "integer: the ship's evasion value",
+            "round": "integer: the round's number",
+            "tier": "string: the tier reached",
+            "total": "integer: the evasion total",
+            "value": "integer: the d100's value",
+        },
+    ),
+    event_type(
+        "DogfightRoundResolved",
+        "A dogfight round was resolved.",
+        {
+            "enemy_outcome": "string: what happened to the enemy",
+            "hit": "boolean: whether it hit",
+            "incoming": "integer: the enemy's incoming damage",
+            "net_damage": "integer: the damage after the shield",
+            "round": "integer: the round's number",
+            "shield": "integer: the ship's shield",
+        },
+    ),
+    event_type(
+        "ShipDamageTaken",
+        "The ship took damage.",
+        {
+            "net": "integer: the damage after the shield",
+            "raw": "integer: the damage before the shield",
+            "round": "integer: the round's number",
+            "shield": "integer: the ship's shield",
+        },
+    ),
+    event_type(
+        "CompartmentHit",
+        "A ship compartment was hit.",
+        {
+            "compartment": "string: the compartment's key",
+            "d6": "integer: the d6's face",
+            "integrity_after": "integer: the compartment's integrity after",
+            "integrity_before": "integer: the compartment's integrity before",
+            "name": "string: the compartment's name",
+            "overflow_to_hero": "integer: damage passed on to the hero",
+            "point": "integer: the hit's number",
+            "round": "integer: the round's number",
+        },
+    ),
+    event_type(
+        "CompartmentDestroyed",
+        "A ship compartment was destroyed.",
+        {
+            "compartment": "string: the compartment's key",
+            "crew_lost": "string|null: the crew member lost with it (null if none)",
+            "name": "string: the compartment's name",
+            "upgrade_lost": "string|null: the upgrade lost with it (null if none)",
+        },
+    ),
+    event_type(
+        "CrewDied",
+        "A crew member died.",
+        {
+            "abilities_lost": "array: the ability ids lost with the crew member",
+            "compartment": "string: the compartment's key",
+            "crew_id": "string: the crew member's id",
+            "integrity_bonus_lost": "integer: the integrity bonus lost",
+            "integrity_max_after": "integer: the compartment's maximum integrity after",
+        },
+    ),
+    event_type(
+        "UpgradeDestroyed",
+        "A ship upgrade was destroyed.",
+        {
+            "compartment": "string: the compartment's key",
+            "stats_after": "object: the ship's stats after",
+            "upgrade_id": "string: the upgrade's id",
+        },
+    ),
+    event_type(
+        "DogfightEnded",
+        "A dogfight ended.",
+        {
+            "hero_died": "boolean: whether the hero died",
+            "page_date": "string: the calendar page's date",
+            "rounds_played": "integer: rounds played",
+        },
+    ),
+    event_type(
+        "ShipRepaired",
+        "A ship compartment was repaired.",
+        {
+            "ability_id": "string|null: the ability used (null for ship parts)",
+            "amount": "integer: integrity restored",
+            "compartment": "string: the compartment's key",
+            "integrity_after": "integer: the compartment's integrity after",
+            "integrity_before": "integer: the compartment's integrity before",
+            "integrity_max": "integer: the compartment's maximum integrity",
+            "source": "string: shipParts or ability",
+            "upgrade_window": "boolean: whether an upgrade may be installed now",
+        },
+    ),
+    event_type(
+        "CrewHired",
+        "A crew member was hired.",
+        {
+            "credits_after": "integer: the hero's credits after",
+            "credits_before": "integer: the hero's credits before",
+            "crew_id": "string: the crew member's id",
+            "fee": "integer: the hiring fee",
+            "name": "string: the crew member's name",
+        },
+    ),
+    event_type(
+        "CrewAssigned",
+        "A crew member was assigned to a compartment.",
+        {
+            "abilities": "array: the abilities the crew member brings",
+            "compartment": "string: the compartment's key",
+            "crew_id": "string: the crew member's id",
+            "integrity_after": "integer: the compartment's integrity after",
+            "integrity_bonus": "integer: the integrity the crew member adds",
+            "integrity_max_after": "integer: the compartment's maximum integrity after",
+        },
+    ),
+    event_type(
+        "UpgradeInstalled",
+        "A ship upgrade was installed.",
+        {
+            "compartment": "string: the compartment's key",
+            "replaced_upgrade_id": "string|null: the upgrade it replaced (null if none)",
+            "stats_after": "object: the ship's stats after",
+            "trigger": "string: what triggered it",
+            "upgrade_id": "string: the upgrade's id",
+        },
+    ),
+    event_type(
+        "UpgradeRemoved",
+        "A ship upgrade was removed.",
+        {
+            "compartment": "string: the compartment's key",
+            "to_inventory": "boolean: whether it went to the inventory",
+            "upgrade_id": "string: the upgrade's id",
+        },
+    ),
+    event_type(
+        "UpgradeSold",
+        "A ship upgrade was sold.",
+        {
+            "credits_after": "integer: the hero's credits after",
+            "credits_before": "integer: the hero's credits before",
+            "price": "integer: the price",
+            "shop_id": "string: the shop's id",
+            "upgrade_id": "string: the upgrade's id",
+        },
+    ),
 )
 SHIP_STATS = ("aim", "eva", "shd")
 MAX_CREW = 6

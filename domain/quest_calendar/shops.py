@@ -11,7 +11,7 @@ from copy import deepcopy
 from typing import Any
 
 from domain.command_schema import Values
-from domain.engine import Context
+from domain.engine import Context, event_type
 from domain.errors import InvalidInput
 from domain.games import RULES
 from domain.house_rules import QUEST_CALENDAR
@@ -20,13 +20,68 @@ from domain.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
-    "ShopEntered",
-    "ItemBought",
-    "ItemSold",
-    "ShopLeft",
-    "ItemGained",
-    "EquipmentEquipped",
-    "EquipmentUnequipped",
+    event_type(
+        "ShopEntered",
+        "The hero entered a shop.",
+        {
+            "page_date": "string: the calendar page's date",
+            "sells_upgrades": "boolean: whether the shop sells ship upgrades",
+            "shop_id": "string: the shop's id",
+            "stock": "object: prices by item id",
+        },
+    ),
+    event_type(
+        "ItemBought",
+        "The hero bought an item.",
+        {
+            "credits_after": "integer: the hero's credits after",
+            "item_id": "string: the item's id",
+            "price": "integer: the price",
+            "shop_id": "string: the shop's id",
+            "to_rations": "boolean: whether it went to the rations",
+        },
+    ),
+    event_type(
+        "ItemSold",
+        "The hero sold an item.",
+        {
+            "credits_after": "integer: the hero's credits after",
+            "from_rations": "boolean: whether it was sold from the rations",
+            "item_id": "string: the item's id",
+            "price": "integer: the price",
+            "shop_id": "string: the shop's id",
+        },
+    ),
+    event_type(
+        "ItemGained",
+        "The hero gained an item.",
+        {
+            "equipment_day": "boolean: whether it is an equipment day",
+            "item_id": "string: the item's id",
+            "kind": "string: the item's kind",
+            "slot": "string|null: its equipment slot (null if none)",
+            "to_rations": "boolean: whether it went to the rations",
+        },
+    ),
+    event_type(
+        "EquipmentEquipped",
+        "The hero equipped an item.",
+        {
+            "item_id": "string: the item's id",
+            "item_type": "string: the equipment slot",
+            "replaced_item_id": "string|null: the item it replaced (null if none)",
+            "timing": "string: when it happened",
+        },
+    ),
+    event_type(
+        "EquipmentUnequipped",
+        "The hero unequipped an item.",
+        {
+            "item_id": "string: the item's id",
+            "item_type": "string: the equipment slot",
+            "timing": "string: when it happened",
+        },
+    ),
 )
 
 ITEM_EXAMPLE = {"id": "med-kit", "name": "Med Kit", "kind": "consumable", "price": 5}

@@ -6,7 +6,8 @@ Entries, in log order (``entry``):
   pickpocketing, the lottery, theft, cloning losses), a ``CrewHired`` fee or an ``UpgradeSold``
   price (those two carry their own before and after). ``cause`` is the domain's cause.
 - ``opening``: a hero is selected or replaced (or the campaign starts with one, as a fork does);
-  its balance is the hero's credits.
+  its balance is the hero's credits, as ``HeroSelected`` and ``HeroReplaced`` record them (payload
+  version 2; for older events, the credits in the followed state).
 - ``reversal`` / ``reinstatement``: a rollback undid a movement (its negation is appended; the
   original stays, with ``undone_by``), or a redo brought one back. ``reverses`` names the entry.
 - ``adjustment``: after a rollback, whatever still separates the running balance from the
@@ -147,7 +148,10 @@ class DebtLedger(View):
         mirror = state.setdefault("mirror", {})
         before = state.get("balance")
         follow(mirror, event.effects, WATCHED)
-        after = mirror.get("/hero/credits")
+        after = event.details.get("credits")
+        if after is None:
+            # An older store's event records no credits: the followed state has them.
+            after = mirror.get("/hero/credits")
         if after is None:
             return
         cause = "heroReplaced" if event.kind == "HeroReplaced" else "heroSelected"

@@ -8,10 +8,12 @@
   won, how it ended.
 - ``stat_nights``: a row per party at the end of each Calendar Board night, with its exhaustion.
 
-The view follows the needed parts of the game state through every game event's JSON Patch, as
-the hero timeline does; a rollback marks the rows of the versions it undid (``undone_by``) and
-follows the restored state from there. ``campaign_figures`` turns these rows, and the weather
-view's nights, into the figures of ``GET /analytics/campaigns``.
+A page's figures are the ones its ``qc.PageEnded`` records (payload version 2). For a PageEnded
+of an older store, which records none, and for the rest, the view follows the needed parts of
+the game state through every game event's JSON Patch, as the hero timeline does; a rollback
+marks the rows of the versions it undid (``undone_by``) and follows the restored state from
+there. ``campaign_figures`` turns these rows, and the weather view's nights, into the figures of
+``GET /analytics/campaigns``.
 """
 
 from __future__ import annotations
@@ -87,6 +89,17 @@ QC_WATCHED = (
     "/page/combat/kind",
 )
 
+PAGE_FIGURES = {
+    "hero_id": "/hero/id",
+    "pages_played": "/calendar/pages_played",
+    "level": "/hero/level",
+    "credits": "/hero/credits",
+    "hp": "/hero/hp",
+    "hp_max": "/hero/hp_max",
+    "virtue": "/hero/virtue",
+}
+"""The figures a PageEnded records, and where older events leave them in the followed state."""
+
 
 def _exhaustion_path(party: str) -> str:
     return f"/parties/{pointer_token(party)}/exhaustion"
@@ -132,19 +145,22 @@ class CampaignStats(View):
             recorder(self, event, state, before)
 
     def _page_ended(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
-        mirror = state["mirror"]
+        figures = event.details.get("figures")
+        if not isinstance(figures, dict):
+            # A PageEnded of an older store records no figures: read them from the followed state.
+            figures = {name: state["mirror"].get(pointer) for name, pointer in PAGE_FIGURES.items()}
         self.insert(
             "stat_pages",
             (
                 *self._key(event),
-                mirror.get("/hero/id"),
-                mirror.get("/calendar/pages_played"),
+                figures.get("hero_id"),
+                figures.get("pages_played"),
                 event.details.get("page_date"),
-                mirror.get("/hero/level"),
-                mirror.get("/hero/credits"),
-                mirror.get("/hero/hp"),
-                mirror.get("/hero/hp_max"),
-                mirror.get("/hero/virtue"),
+                figures.get("level"),
+                figures.get("credits"),
+                figures.get("hp"),
+                figures.get("hp_max"),
+                figures.get("virtue"),
                 event.timestamp,
                 None,
             ),

@@ -9,6 +9,11 @@ from flask.testing import FlaskClient
 from tests.api.conftest import stored_state
 from tests.unit.quest_calendar.harness import HERO
 
+SHOP = {
+    "shop_id": "dock-market",
+    "stock": [{"item": {"id": "med-kit", "name": "Med Kit", "kind": "consumable"}, "price": 5}],
+}
+
 PROBLEM = "application/problem+json"
 
 
@@ -42,7 +47,7 @@ def test_command_appends_events_and_returns_state(client: FlaskClient) -> None:
     ).json
     (event,) = check["events"]
     assert event["type"] == "qc.CheckRolled"
-    roll = event["rolls"][0]
+    roll = event["data"]["rolls"][0]
     assert roll["roll_id"] == f"{event['version']}-1"
     assert roll["source"] == "server"
     shown = client.get(f"/campaigns/{cid}/rolls/{roll['roll_id']}").json
@@ -57,8 +62,8 @@ def test_reported_faces_drive_a_command(client: FlaskClient) -> None:
         f"/campaigns/{cid}/commands",
         json={"type": "trait_check", "trait": "STR", "faces": [15]},
     ).json
-    assert check["events"][0]["details"]["total"] == 17
-    assert check["events"][0]["rolls"][0]["source"] == "reported"
+    assert check["events"][0]["data"]["details"]["total"] == 17
+    assert check["events"][0]["data"]["rolls"][0]["source"] == "reported"
     before = stored_state(client, cid)
     for faces in ([], [15, 3], [21]):
         refused = client.post(
@@ -143,3 +148,17 @@ def test_a_wrong_number_of_faces_lists_the_dice_expected(client: FlaskClient) ->
     many = client.post(path, json={"dice": "d20", "faces": [4, 5]})
     assert many.status_code == 422
     assert "the dice in draw order: d20" in many.json["errors"]["faces"][0]
+
+
+def test_a_command_answer_shows_its_events_as_the_event_list_does(client: FlaskClient) -> None:
+    cid = qc_campaign(client)
+    client.post(f"/campaigns/{cid}/commands", json={"type": "start_page", "date": "01-04"})
+    client.post(f"/campaigns/{cid}/commands", json={"type": "enter_shop", **SHOP})
+    answer = client.post(f"/campaigns/{cid}/commands", json={"type": "end_page"}).json
+    assert len(answer["events"]) > 1
+    first = answer["events"][0]["version"]
+
+    listed = client.get(f"/campaigns/{cid}/events?after={first - 1}").json["items"]
+
+    assert answer["events"] == listed
+    assert listed[0]["data"]["command_versions"] == [first, answer["version"]]

@@ -36,6 +36,13 @@ def test_events_doc_lists_every_game_event_type() -> None:
     expected = reference.splice(
         text, reference.EVENTS_BEGIN, reference.EVENTS_END, reference.game_events_markdown()
     )
+    expected = reference.splice(
+        expected,
+        reference.CAMPAIGN_EVENTS_BEGIN,
+        reference.CAMPAIGN_EVENTS_END,
+        reference.campaign_events_markdown(),
+    )
+    assert reference.CAMPAIGN_EVENTS_BEGIN in text
     assert text == expected, "run: questlog reference quest-calendar --write docs/events.md"
 
 

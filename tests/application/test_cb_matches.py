@@ -87,7 +87,9 @@ class Reply:
 
     def all(self, event_type: str) -> list[Json]:
         """The details of every event of a type, in order."""
-        return [e["details"] for e in self.body["events"] if e["type"] == f"cb.{event_type}"]
+        return [
+            e["data"]["details"] for e in self.body["events"] if e["type"] == f"cb.{event_type}"
+        ]
 
     def one(self, event_type: str) -> Json:
         """The details of the one event of a type."""
@@ -106,7 +108,7 @@ class Reply:
         return [
             (r["purpose"], [d["face"] for d in r["dice"]])
             for e in self.body["events"]
-            for r in e["rolls"]
+            for r in e["data"]["rolls"]
         ]
 
 

@@ -173,7 +173,7 @@ class Week:
     @staticmethod
     def of(reply: Json, event_type: str) -> list[Json]:
         """The details of every event of one type in a reply."""
-        return [e["details"] for e in reply["events"] if e["type"] == f"qc.{event_type}"]
+        return [e["data"]["details"] for e in reply["events"] if e["type"] == f"qc.{event_type}"]
 
     @classmethod
     def one(cls, reply: Json, event_type: str) -> Json:
@@ -190,7 +190,7 @@ class Week:
     @staticmethod
     def rolls(reply: Json) -> list[Json]:
         """Every roll record of a reply, in order."""
-        return [roll for event in reply["events"] for roll in event["rolls"]]
+        return [roll for event in reply["events"] for roll in event["data"]["rolls"]]
 
 
 @pytest.fixture
@@ -216,7 +216,12 @@ def setup_hero(week: Week) -> None:
 
     reply = week.run({"type": "select_hero", "phase": "main", "hero": HERO})
     assert week.types(reply) == ["HeroSelected"]
-    assert week.one(reply, "HeroSelected") == {"hero_id": "vanguard", "level": 1, "phase": "main"}
+    assert week.one(reply, "HeroSelected") == {
+        "hero_id": "vanguard",
+        "level": 1,
+        "phase": "main",
+        "credits": 3,
+    }
     hero = reply["state"]["hero"]
     assert (hero["hp"], hero["hp_max"], hero["def"], hero["atk"]) == (20, 20, 12, 3)
     assert hero["abilities"]["smite"]["usage"] == "per_page"

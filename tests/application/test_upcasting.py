@@ -1,0 +1,141 @@
+"""A changed payload: ``qc.ShopLeft`` version 2 always names the shop; version 1 events upcast.
+
+Release 2026-12-01 recorded ``qc.ShopLeft`` without ``shop_id`` when a page ended with a shop open.
+Version 2 records the shop in both cases, and its upcaster gives an event stored at version 1
+``shop_id: null`` when it is loaded. The stored bytes are never changed: the audit checks the bytes
+and the hash of the payload as it was stored, so an upcast old event still verifies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from domain import chain
+from domain.application import Questlog
+from domain.audit import stored_fields
+from domain.campaign import game_event_class
+from projections.events import decode_notification
+from tests.application.test_rollback import command, qc_campaign
+from tests.conftest import RawStore
+from webapi.campaigns import event_body
+
+SHOP = {
+    "type": "enter_shop",
+    "shop_id": "dock-market",
+    "stock": [{"item": {"id": "med-kit", "name": "Med Kit", "kind": "consumable"}, "price": 5}],
+}
+
+
+def left_shop(app: Questlog) -> tuple[UUID, int]:
+    """A Quest Calendar campaign whose head event is a ``qc.ShopLeft``."""
+    cid = qc_campaign(app)
+    command(app, cid, SHOP)
+    [left] = command(app, cid, {"type": "leave_shop"})
+    assert left.TOPIC == "qc.ShopLeft"
+    return cid, left.originator_version
+
+
+def store_as_version_1(app: Questlog, raw: RawStore, cid: UUID, version: int) -> dict[str, Any]:
+    """Rewrite the head event as release 2026-12-01 stored a ShopLeft at a page's end: payload
+    version 1 (no ``class_version``), no ``shop_id``, and the hash of exactly that."""
+    transcoder = app.mapper.transcoder
+    stored: dict[str, Any] = transcoder.decode(raw.event_state(cid, version))
+    assert stored.pop("class_version") == 2
+    stored["details"] = {"reason": "pageEnded"}
+    stored["hash"] = chain.event_hash(
+        campaign_id=cid,
+        version=version,
+        event_type="qc.ShopLeft",
+        timestamp=stored["timestamp"],
+        data=chain.split_event_fields(stored),
+        prev_hash=stored["prev_hash"],
+        actor=app.side_tables.actors(str(cid)).get(version),
+    )
+    raw.set_event_state(cid, version, transcoder.encode(stored))
+    return stored
+
+
+def test_shop_left_is_recorded_at_payload_version_2_with_its_shop(app: Questlog) -> None:
+    cid, version = left_shop(app)
+
+    assert game_event_class("quest-calendar", "ShopLeft").class_version == 2
+    [event] = app.campaign_events(cid, after=version - 1)
+    assert event.details == {"shop_id": "dock-market", "reason": "left"}
+    assert app.audit(cid).ok
+
+
+def test_a_shop_left_stored_at_version_1_loads_upcast_and_still_verifies(
+    app: Questlog, raw: RawStore, make_app: Callable[[], Questlog]
+) -> None:
+    cid, version = left_shop(app)
+    stored = store_as_version_1(app, raw, cid, version)
+    before = raw.event_state(cid, version)
+    app = make_app()  # a later release opening the store: nothing cached
+
+    [event] = app.campaign_events(cid, after=version - 1)
+    assert event.details == {"reason": "pageEnded", "shop_id": None}
+    assert event.hash == stored["hash"]
+
+    report = app.audit(cid)
+    assert report.ok and report.chain_ok, report.as_dict()
+    assert (report.head_version, report.head_hash) == (version, stored["hash"])
+    assert raw.event_state(cid, version) == before
+
+    notifications = app.recorder.select_notifications(start=1, limit=1000)
+    [notification] = [
+        n for n in notifications if n.originator_id == cid and n.originator_version == version
+    ]
+    assert decode_notification(app.mapper, notification).data["details"] == event.details
+
+    # The event list shows it as stored, so its hash can be recomputed from what it shows.
+    [stored_event] = app.stored_events(cid, after=version - 1)
+    timeline = app.timeline(app.campaign(cid))
+    body = event_body(event, timeline, stored_fields(app.mapper, stored_event))
+    assert body["data"]["details"] == {"reason": "pageEnded"}
+    assert "class_version" not in body["data"]
+    assert body["hash"] == chain.event_hash(
+        campaign_id=cid,
+        version=version,
+        event_type=body["type"],
+        timestamp=datetime.fromisoformat(body["timestamp"]),
+        data=body["data"],
+        prev_hash=body["prev_hash"],
+        actor=app.side_tables.actors(str(cid)).get(version),
+    )
+
+    [ended, *_] = command(app, cid, {"type": "end_page"})
+    assert app.audit(cid).ok
+    assert app.campaign_events(cid, after=version)[0].hash == ended.hash
+
+
+def test_a_new_event_of_a_changed_payload_hashes_its_version_too(app: Questlog) -> None:
+    cid, version = left_shop(app)
+    [event] = app.campaign_events(cid, after=version - 1)
+
+    body = event_body(event, app.timeline(app.campaign(cid)))
+
+    assert body["data"]["class_version"] == 2
+    assert body["hash"] == chain.event_hash(
+        campaign_id=cid,
+        version=version,
+        event_type=body["type"],
+        timestamp=datetime.fromisoformat(body["timestamp"]),
+        data=body["data"],
+        prev_hash=body["prev_hash"],
+        actor=app.side_tables.actors(str(cid)).get(version),
+    )
+
+
+def test_an_edited_version_1_payload_is_still_caught(app: Questlog, raw: RawStore) -> None:
+    cid, version = left_shop(app)
+    store_as_version_1(app, raw, cid, version)
+    edited = raw.event_state(cid, version).replace(b'"pageEnded"', b'"left"')
+
+    raw.set_event_state(cid, version, edited)
+
+    report = app.audit(cid)
+    assert not report.chain_ok
+    assert report.first_bad_version == version
