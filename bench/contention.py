@@ -47,7 +47,7 @@ from bench.load import (
     success_ratio,
 )
 from bench.server import create_bench_token
-from domain.store import StoreConfig
+from domain.storage.store import StoreConfig
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/test"
 SHARE_TARGET = 0.25
@@ -157,7 +157,7 @@ def percentile_ms(latencies: list[int], q: float) -> float:
 
 def stored_purposes(url: str, schema: str, campaign_id: str) -> tuple[Counter[str], bool]:
     """Every stored roll's purpose, counted, and whether the chain verifies (read directly)."""
-    from domain.application import Questlog
+    from domain.service.application import Questlog
 
     app = Questlog(StoreConfig(database_url=url, postgres_schema=schema))
     try:

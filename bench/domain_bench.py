@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from domain.application import Questlog
-from domain.campaign import Campaign
-from domain.store import StoreConfig
+from domain.model.campaign import Campaign
+from domain.service.application import Questlog
+from domain.storage.store import StoreConfig
 
 
 @dataclass

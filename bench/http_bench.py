@@ -26,7 +26,7 @@ from bench.load import (
     statuses_text,
 )
 from bench.server import BARE_PATH, READY_PATH, create_bench_token
-from domain.store import StoreConfig
+from domain.storage.store import StoreConfig
 
 ROLL_BODY = {"dice": "d20", "purpose": "bench"}
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from flask import Flask, Response, request
 
-from domain.store import StoreConfig
+from domain.storage.store import StoreConfig
 
 BARE_PATH = "/bench/bare"
 READY_PATH = "/openapi.json"
@@ -90,7 +90,7 @@ def add_bare_route(app: Flask, store: BareStore) -> None:
 
 def create_bench_token(config: StoreConfig) -> tuple[str, str]:
     """A new admin token for this run on the store (before its server starts): (id, secret)."""
-    from domain.application import Questlog
+    from domain.service.application import Questlog
 
     app = Questlog(config)
     try:
@@ -102,7 +102,7 @@ def create_bench_token(config: StoreConfig) -> tuple[str, str]:
 
 def build_app(db: Path, bare_db: Path, exempt: list[str]) -> Flask:
     """The production app on a SQLite store (access control on), plus the bare route."""
-    from domain.application import Questlog
+    from domain.service.application import Questlog
     from webapi.app import create_app
 
     app = create_app(Questlog(StoreConfig(sqlite_path=db)), auth=True, rate_limit_exempt=exempt)

@@ -32,9 +32,9 @@ from rich.table import Table
 
 from bench.load import MIN_SUCCESS
 from bench.views_lag import MIN_RATE_SHARE, Lag, lag_verdict, measure_lag
-from domain.application import Questlog
-from domain.dice import parse
-from domain.store import StoreConfig
+from domain.model.dice import parse
+from domain.service.application import Questlog
+from domain.storage.store import StoreConfig
 from projections.engine import Target, catch_up
 from projections.store import ViewStore, open_view_store
 from projections.view import View

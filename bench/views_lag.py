@@ -34,8 +34,8 @@ from uuid import UUID
 
 from bench.load import MIN_SUCCESS, auth_headers, statuses_text, success_ratio
 from bench.server import create_bench_token
-from domain.application import Questlog
-from domain.store import StoreConfig
+from domain.service.application import Questlog
+from domain.storage.store import StoreConfig
 from projections.reads import position_of
 from projections.store import open_view_store
 from projections.views import ALL_VIEWS

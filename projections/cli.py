@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from domain.store import StoreConfig
+from domain.storage.store import StoreConfig
 from projections.rebuild import rebuild as rebuild_views
 from projections.rebuild import status as views_status
 from projections.runners import DEFAULT_BATCH_SIZE, run_views

@@ -15,7 +15,7 @@ import json
 from collections.abc import Generator, Iterator
 from typing import IO, Any
 
-from domain.application import Questlog
+from domain.service.application import Questlog
 from projections.events import decode_notification
 from projections.schema import Table
 from projections.store import ViewStore

@@ -24,8 +24,8 @@ from eventsourcing.persistence import Tracking
 from eventsourcing.postgres import PostgresTrackingRecorder
 from eventsourcing.projection import Projection, ProjectionRunner
 
-from domain.application import Questlog
-from domain.store import StoreConfig, configure_pool
+from domain.service.application import Questlog
+from domain.storage.store import StoreConfig, configure_pool
 from projections.engine import BatchCallback, PassCallback, Target, apply_in
 from projections.events import Recorded, from_domain_event
 from projections.store import PostgresViewStore

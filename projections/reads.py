@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
-from domain.application import Questlog
+from domain.service.application import Questlog
 from projections.engine import Target, apply_batch, lowest_position, read_batch
 from projections.store import ViewStore
 from projections.view import View

@@ -17,8 +17,8 @@ from typing import Any
 
 from eventsourcing.persistence import ApplicationRecorder
 
-from domain.application import Questlog
-from domain.store import StoreConfig
+from domain.service.application import Questlog
+from domain.storage.store import StoreConfig
 from projections.engine import Target, apply_in, catch_up, read_batch
 from projections.store import NEW, ViewStore, open_view_store
 from projections.view import View

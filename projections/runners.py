@@ -16,9 +16,9 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from domain.application import Questlog
-from domain.logs import TracebackThrottle
-from domain.store import StoreConfig
+from domain.model.logs import TracebackThrottle
+from domain.service.application import Questlog
+from domain.storage.store import StoreConfig
 from projections.engine import BatchCallback, PassCallback, Target, catch_up
 from projections.store import ViewStore, open_view_store
 from projections.view import View

@@ -20,8 +20,8 @@ from typing import Any, ClassVar
 
 from eventsourcing.postgres import PostgresDatastore
 
-from domain.advisory_locks import VIEWS_SETUP_LOCK_KEY, session_lock
-from domain.store import StoreConfig
+from domain.storage.advisory_locks import VIEWS_SETUP_LOCK_KEY, session_lock
+from domain.storage.store import StoreConfig
 from projections.schema import POSITIONS, POSITIONS_TABLE, Table, ViewTables
 
 PREFIX = "view_"

@@ -17,9 +17,9 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, TypeVar
 
-from domain.patch import resolve
-from domain.text import ascii_number
-from domain.timeline import Timeline
+from domain.model.patch import resolve
+from domain.model.text import ascii_number
+from domain.service.timeline import Timeline
 from projections.events import Recorded
 from projections.schema import Table, table
 from projections.store import ViewStore

@@ -17,8 +17,8 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from domain.application import Questlog
-from domain.store import StoreConfig
+from domain.service.application import Questlog
+from domain.storage.store import StoreConfig
 
 SETUPS: dict[str, dict[str, object]] = {
     "quest-calendar": {},

@@ -22,9 +22,9 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
-from domain.access import ROLES, Membership, Token, acting_as, actor_label
-from domain.errors import InvalidInput, NotFound
-from domain.text import quoted
+from domain.model.access import ROLES, Membership, Token, acting_as, actor_label
+from domain.model.errors import InvalidInput, NotFound
+from domain.model.text import quoted
 from webapi.errors import problem
 from webapi.http import campaign_id, questlog
 from webapi.schemas import Flag, Text

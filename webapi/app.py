@@ -8,7 +8,7 @@ from typing import Any
 from flask import Flask
 from flask_smorest import Api
 
-from domain.application import Questlog
+from domain.service.application import Questlog
 from webapi import (
     access,
     analytics,

@@ -8,8 +8,8 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
-from domain.calendar_board import modifiers
-from domain.errors import RuleViolation
+from domain.model.calendar_board import modifiers
+from domain.model.errors import RuleViolation
 from webapi import access
 from webapi.http import campaign_id, questlog
 from webapi.schemas import Text

@@ -9,13 +9,13 @@ from uuid import UUID
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.application import campaign_facts
-from domain.audit import stored_fields
-from domain.campaign import Campaign, event_record
-from domain.commands_service import CommandResult
-from domain.house_rules import book
-from domain.timeline import Timeline
-from domain.timetravel import TimeTravel
+from domain.model.campaign import Campaign, event_record
+from domain.model.house_rules import book
+from domain.service.application import campaign_facts
+from domain.service.audit import stored_fields
+from domain.service.commands_service import CommandResult
+from domain.service.timeline import Timeline
+from domain.service.timetravel import TimeTravel
 from webapi import access, schemas
 from webapi.http import Rendered, campaign_id, idempotency, questlog, reply
 
@@ -143,7 +143,7 @@ def event_item(
 def event_body(
     event: Any, timeline: Timeline, stored: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    """An event as the API shows it (``domain.campaign.event_record``) and whether a rollback
+    """An event as the API shows it (``domain.model.campaign.event_record``) and whether a rollback
     undid it (``undone``, ``undone_by``)."""
     record = event_record(event, stored)
     undone_by = timeline.undone_by(record["version"])

@@ -11,9 +11,9 @@ from typing import Any
 
 from marshmallow import Schema, fields, missing, validate
 
-from domain import calendar_board, quest_calendar  # noqa: F401  (register the games' commands)
-from domain.command_schema import Command, IdOrObject, StrictBoolean, StrictInteger
-from domain.games import command_schemas
+from domain.model import calendar_board, quest_calendar  # noqa: F401  (register the games' commands)
+from domain.model.command_schema import Command, IdOrObject, StrictBoolean, StrictInteger
+from domain.model.games import command_schemas
 
 COMMANDS: dict[str, Command] = command_schemas()
 

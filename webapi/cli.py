@@ -14,11 +14,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from domain import patch
-from domain.application import Questlog
-from domain.errors import InvalidInput, NotFound
-from domain.store import StoreConfig
-from domain.timetravel import Replay, ReplayStep, TimeTravel
+from domain.model import patch
+from domain.model.errors import InvalidInput, NotFound
+from domain.service.application import Questlog
+from domain.service.timetravel import Replay, ReplayStep, TimeTravel
+from domain.storage.store import StoreConfig
 from projections.cli import projections as projections_group
 from projections.export import EXPORTS, FORMATS, export_events, export_view
 

@@ -8,10 +8,10 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
-from domain import commands_service
-from domain.command_schema import flatten
-from domain.games import RULES, rules_for
-from domain.house_rules import GAMES
+from domain.model.command_schema import flatten
+from domain.model.games import RULES, rules_for
+from domain.model.house_rules import GAMES
+from domain.service import commands_service
 from webapi import access, schemas
 from webapi.catalogue import COMMANDS, describe
 from webapi.dice import APPEND_HEADERS

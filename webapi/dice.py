@@ -7,7 +7,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.commands_service import CommandResult
+from domain.service.commands_service import CommandResult
 from webapi import access, schemas
 from webapi.http import (
     Rendered,

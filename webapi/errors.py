@@ -8,8 +8,7 @@ from typing import Any
 from flask import Flask, Response, json, request
 from werkzeug.exceptions import HTTPException
 
-from domain.commands_service import unavailable
-from domain.errors import (
+from domain.model.errors import (
     ConcurrencyConflict,
     InvalidInput,
     NotFound,
@@ -18,8 +17,9 @@ from domain.errors import (
     StaleVersion,
     StoreUnavailable,
 )
-from domain.logs import TracebackThrottle
-from domain.store import TRANSIENT_ERRORS
+from domain.model.logs import TracebackThrottle
+from domain.service.commands_service import unavailable
+from domain.storage.store import TRANSIENT_ERRORS
 
 PROBLEM_JSON = "application/problem+json"
 SIDE_WRITES = ("/admin/tokens",)

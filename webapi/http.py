@@ -11,10 +11,10 @@ from uuid import UUID
 
 from flask import Response, current_app, g, request
 
-from domain.application import Questlog
-from domain.commands_service import CommandResult, EarlierResponse, Idempotency, Outcome
-from domain.errors import InvalidInput, NotFound
-from domain.text import ascii_number
+from domain.model.errors import InvalidInput, NotFound
+from domain.model.text import ascii_number
+from domain.service.application import Questlog
+from domain.service.commands_service import CommandResult, EarlierResponse, Idempotency, Outcome
 
 MAX_IDEMPOTENCY_KEY = 200
 IDEMPOTENCY_KEY = re.compile(rf"[\x20-\x7e]{{1,{MAX_IDEMPOTENCY_KEY}}}")

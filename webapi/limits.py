@@ -17,8 +17,8 @@ from operator import sub
 
 from flask import Flask, request
 
-from domain.errors import InvalidInput, NotFound
-from domain.text import has_control_characters, quoted
+from domain.model.errors import InvalidInput, NotFound
+from domain.model.text import has_control_characters, quoted
 
 MAX_JSON_DEPTH = 64
 """The deepest nesting of arrays and objects a request body may have."""

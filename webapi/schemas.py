@@ -8,9 +8,9 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from domain.house_rules import GAMES
-from domain.text import has_control_characters
-from domain.timetravel import MAX_REPLAY
+from domain.model.house_rules import GAMES
+from domain.model.text import has_control_characters
+from domain.service.timetravel import MAX_REPLAY
 
 MAX_POSITION = 2**62
 ISO_EXAMPLE = "2026-11-30T15:47:17Z"

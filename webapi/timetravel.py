@@ -7,8 +7,8 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.commands_service import CommandResult
-from domain.timetravel import TimeTravel
+from domain.service.commands_service import CommandResult
+from domain.service.timetravel import TimeTravel
 from webapi import access, schemas
 from webapi.campaigns import event_item, render_created
 from webapi.dice import APPEND_HEADERS

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from domain.calendar_board.state import WEATHERS
-from domain.house_rules import GAMES
-from domain.quest_calendar.state import COMPARTMENTS
+from domain.model.calendar_board.state import WEATHERS
+from domain.model.house_rules import GAMES
+from domain.model.quest_calendar.state import COMPARTMENTS
 from projections.fairness import ALPHA
 from webapi.schemas import MAX_POSITION, Text, Timestamp
 

@@ -20,8 +20,8 @@ from flask import Flask, current_app
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.application import Questlog
-from domain.errors import InvalidInput, NotFound
+from domain.model.errors import InvalidInput, NotFound
+from domain.service.application import Questlog
 from projections.reads import catch_up_to, freshness, log_head, position_of
 from projections.rebuild import view_status
 from projections.store import ViewStore, open_view_store

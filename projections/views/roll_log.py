@@ -3,8 +3,8 @@
 A row per roll record, in log order: the campaign and its game, the event that rolled, purpose,
 notation, the dice (sides, face, kept), faces, total, source and proof. ``verified`` stays NULL
 until a ``SeedRotated`` reveals the seed of a server roll, which is then re-derived with
-``domain.audit.roll_verdict`` (1 re-derives, 0 does not); reported rolls stay NULL. A rollback sets
-``undone_by`` on the rolls of the versions it undid.
+``domain.service.audit.roll_verdict`` (1 re-derives, 0 does not); reported rolls stay NULL. A
+rollback sets ``undone_by`` on the rolls of the versions it undid.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from domain.audit import roll_verdict
+from domain.service.audit import roll_verdict
 from projections.events import Recorded
 from projections.schema import table
 from projections.store import ViewStore

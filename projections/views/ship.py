@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from domain.quest_calendar.state import COMPARTMENTS
-from domain.timeline import Timeline
+from domain.model.quest_calendar.state import COMPARTMENTS
+from domain.service.timeline import Timeline
 from projections.events import Recorded
 from projections.schema import table
 from projections.store import ViewStore

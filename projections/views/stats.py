@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.patch import pointer_token
-from domain.timeline import Timeline
+from domain.model.patch import pointer_token
+from domain.service.timeline import Timeline
 from projections.events import Recorded
 from projections.schema import table
 from projections.store import ViewStore

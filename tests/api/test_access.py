@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 from flask import Flask
 
-from domain.application import Questlog
-from domain.store import StoreConfig
+from domain.service.application import Questlog
+from domain.storage.store import StoreConfig
 from tests.api.conftest import TokenClient, client_as
 from tests.api.test_cli_and_server import QUESTLOG
 from webapi.access import exempt_setting
@@ -184,8 +184,8 @@ def test_events_stored_before_actors_were_recorded_still_load_and_verify(
     questlog: Questlog, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Events stored before access control have no actor row and were hashed without one.
-    monkeypatch.setattr("domain.campaign.actor_label", lambda token: None)
-    monkeypatch.setattr("domain.commands_service.actor_label", lambda token: None)
+    monkeypatch.setattr("domain.model.campaign.actor_label", lambda token: None)
+    monkeypatch.setattr("domain.service.commands_service.actor_label", lambda token: None)
     created = questlog.create_campaign(game="quest-calendar", name="Before access control")
     cid = created.campaign_id
     questlog.roll(cid, notation="d20", purpose="before")

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from domain.games import RULES
+from domain.model.games import RULES
 from webapi import reference
 from webapi.catalogue import COMMANDS
 

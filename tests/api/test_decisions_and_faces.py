@@ -12,7 +12,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from domain.application import Questlog
+from domain.service.application import Questlog
 from webapi.app import create_app
 from webapi.views import close_views
 

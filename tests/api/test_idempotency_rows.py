@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from domain.application import Questlog
-from domain.store import IDEMPOTENCY_TABLE
+from domain.service.application import Questlog
+from domain.storage.store import IDEMPOTENCY_TABLE
 from tests.application.qc_week_data import HERO
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from flask import Flask
 from flask.testing import FlaskClient
 
-from domain.application import Questlog
+from domain.service.application import Questlog
 from webapi.access import ACCESS_ATTRIBUTE, ADMIN_ONLY_PATHS, OPEN_ENDPOINTS, declared_access
 from webapi.app import create_app
 

@@ -13,10 +13,10 @@ from uuid import UUID
 import pytest
 from flask.testing import FlaskClient
 
-from domain import patch
-from domain.application import Questlog
-from domain.store import StoreConfig
-from domain.timetravel import TimeTravel
+from domain.model import patch
+from domain.service.application import Questlog
+from domain.service.timetravel import TimeTravel
+from domain.storage.store import StoreConfig
 from tests.api.conftest import stored_state
 
 PROBLEM = "application/problem+json"

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
-from domain import chain
-from domain.application import Questlog
-from domain.audit import AuditReport
-from domain.campaign import Campaign
+from domain.model import chain
+from domain.model.campaign import Campaign
+from domain.service.application import Questlog
+from domain.service.audit import AuditReport
 
 NewCampaign = Callable[..., UUID]
 SERVER_ROLLS = 5  # versions 2..6

@@ -9,10 +9,10 @@ from uuid import UUID, uuid4
 
 import pytest
 
-from domain.application import Questlog
-from domain.campaign import Campaign
-from domain.errors import InvalidInput, NotFound
-from domain.house_rules import GAMES, book
+from domain.model.campaign import Campaign
+from domain.model.errors import InvalidInput, NotFound
+from domain.model.house_rules import GAMES, book
+from domain.service.application import Questlog
 from tests.conftest import SETUPS
 
 HEX64 = re.compile(r"[0-9a-f]{64}")

@@ -32,8 +32,8 @@ import pytest
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from domain.application import Questlog
-from domain.store import StoreConfig
+from domain.service.application import Questlog
+from domain.storage.store import StoreConfig
 from tests.application.cb_match_data import (
     FOUR_HOUSE_RULES,
     FOUR_PLAYERS,

@@ -31,16 +31,16 @@ from uuid import uuid4
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-import domain.calendar_board  # noqa: F401  (registers the game)
-from domain.application import Questlog
-from domain.calendar_board.house_rules import DEFAULT_LAYOUT, NIGHT_STEPS
-from domain.calendar_board.state import FACINGS, PARTNERS, WEATHERS
-from domain.calendar_board.steps import ROLL_KINDS
-from domain.campaign import Campaign
-from domain.dice import Draw, commitment_of, new_server_seed
-from domain.errors import InvalidInput, RuleViolation
-from domain.games import RULES
-from domain.house_rules import CALENDAR_BOARD, book
+import domain.model.calendar_board  # noqa: F401  (registers the game)
+from domain.model.calendar_board.house_rules import DEFAULT_LAYOUT, NIGHT_STEPS
+from domain.model.calendar_board.state import FACINGS, PARTNERS, WEATHERS
+from domain.model.calendar_board.steps import ROLL_KINDS
+from domain.model.campaign import Campaign
+from domain.model.dice import Draw, commitment_of, new_server_seed
+from domain.model.errors import InvalidInput, RuleViolation
+from domain.model.games import RULES
+from domain.model.house_rules import CALENDAR_BOARD, book
+from domain.service.application import Questlog
 
 RULES_CB = RULES[CALENDAR_BOARD]
 Json = dict[str, Any]

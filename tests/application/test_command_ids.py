@@ -16,12 +16,12 @@ from uuid import UUID
 
 import pytest
 
-from domain.application import Questlog
-from domain.audit import Commands
-from domain.campaign import command_versions_of
-from domain.errors import InvalidInput
-from domain.store import StoreConfig
-from domain.timetravel import TimeTravel, same_command
+from domain.model.campaign import command_versions_of
+from domain.model.errors import InvalidInput
+from domain.service.application import Questlog
+from domain.service.audit import Commands
+from domain.service.timetravel import TimeTravel, same_command
+from domain.storage.store import StoreConfig
 from tests.application.test_rollback import cb_campaign, command, qc_campaign
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "release-2026-12-01.sqlite3"

@@ -15,8 +15,8 @@ import pytest
 from flask.testing import FlaskClient
 from psycopg import sql
 
-from domain.application import Questlog
-from domain.store import StoreConfig
+from domain.service.application import Questlog
+from domain.storage.store import StoreConfig
 from tests.conftest import StoreFactory
 from webapi.app import create_app
 

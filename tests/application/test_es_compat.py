@@ -1,4 +1,5 @@
-"""The application's use of eventsourcing's save steps and aggregate cache (``domain.es_compat``).
+"""The application's use of eventsourcing's save steps and aggregate cache
+(``domain.storage.es_compat``).
 
 The cached campaign is shared: commands decide on a copy, and a copy shares the cached campaign's
 ``state`` dict (``Campaign.__deepcopy__``). That is safe only while every event replaces the state
@@ -14,9 +15,9 @@ from uuid import UUID
 import pytest
 from eventsourcing.persistence import IntegrityError
 
-from domain.application import Questlog
-from domain.campaign import Campaign
-from domain.games import rules_for
+from domain.model.campaign import Campaign
+from domain.model.games import rules_for
+from domain.service.application import Questlog
 from tests.application.qc_week_data import HERO
 
 SELECT_HERO = {"type": "select_hero", "phase": "main", "hero": HERO}

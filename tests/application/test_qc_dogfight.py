@@ -14,8 +14,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from domain.application import Questlog
-from domain.store import StoreConfig
+from domain.service.application import Questlog
+from domain.storage.store import StoreConfig
 from tests.application.qc_week_data import HERO, Json
 from tests.application.test_qc_week import Week
 from webapi.app import create_app

@@ -15,12 +15,12 @@ from uuid import uuid4
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from domain.application import Questlog
-from domain.campaign import Campaign
-from domain.dice import Draw, commitment_of, new_server_seed
-from domain.errors import InvalidInput, RuleViolation
-from domain.games import RULES
-from domain.house_rules import QUEST_CALENDAR, book
+from domain.model.campaign import Campaign
+from domain.model.dice import Draw, commitment_of, new_server_seed
+from domain.model.errors import InvalidInput, RuleViolation
+from domain.model.games import RULES
+from domain.model.house_rules import QUEST_CALENDAR, book
+from domain.service.application import Questlog
 from tests.unit.quest_calendar.harness import HERO
 
 RULES_QC = RULES[QUEST_CALENDAR]

@@ -45,8 +45,8 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from domain.application import Questlog
-from domain.store import StoreConfig
+from domain.service.application import Questlog
+from domain.storage.store import StoreConfig
 from tests.application.qc_week_data import (
     DOGFIGHT_ROUNDS,
     HERO,

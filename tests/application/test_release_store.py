@@ -24,9 +24,9 @@ from uuid import UUID
 
 import pytest
 
-from domain.application import Questlog
-from domain.dice import commitment_of
-from domain.store import ACTORS_TABLE, SEEDS_TABLE, StoreConfig
+from domain.model.dice import commitment_of
+from domain.service.application import Questlog
+from domain.storage.store import ACTORS_TABLE, SEEDS_TABLE, StoreConfig
 
 Json = dict[str, Any]
 ROOT = Path(__file__).resolve().parents[2]

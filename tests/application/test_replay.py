@@ -8,10 +8,10 @@ from uuid import UUID
 
 import pytest
 
-from domain import patch
-from domain.application import Questlog
-from domain.errors import InvalidInput, NotFound
-from domain.timetravel import MAX_REPLAY, TimeTravel
+from domain.model import patch
+from domain.model.errors import InvalidInput, NotFound
+from domain.service.application import Questlog
+from domain.service.timetravel import MAX_REPLAY, TimeTravel
 from tests.application.test_rollback import command, qc_campaign, rollback
 
 

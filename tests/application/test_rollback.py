@@ -15,12 +15,12 @@ from uuid import UUID
 
 import pytest
 
-from domain.application import Questlog
-from domain.campaign import Campaign
-from domain.commands_service import Idempotency
-from domain.errors import InvalidInput, NotFound, RuleViolation, StaleVersion
-from domain.house_rules import ROLLBACK_OVER_SERVER_ROLLS
-from domain.timetravel import TimeTravel
+from domain.model.campaign import Campaign
+from domain.model.errors import InvalidInput, NotFound, RuleViolation, StaleVersion
+from domain.model.house_rules import ROLLBACK_OVER_SERVER_ROLLS
+from domain.service.application import Questlog
+from domain.service.commands_service import Idempotency
+from domain.service.timetravel import TimeTravel
 from tests.application.test_qc_property import PLAY_HERO, ROUND
 from tests.conftest import RawStore
 from tests.unit.calendar_board.harness import three_players

@@ -8,11 +8,11 @@ from uuid import UUID
 
 import pytest
 
-from domain.application import Questlog
-from domain.commands_service import CommandResult
-from domain.errors import InvalidInput, NotFound, RuleViolation
-from domain.house_rules import ROLLBACK_OVER_SERVER_ROLLS
-from domain.timetravel import TimeTravel
+from domain.model.errors import InvalidInput, NotFound, RuleViolation
+from domain.model.house_rules import ROLLBACK_OVER_SERVER_ROLLS
+from domain.service.application import Questlog
+from domain.service.commands_service import CommandResult
+from domain.service.timetravel import TimeTravel
 from tests.application.test_rollback import (
     cb_campaign,
     command,

@@ -24,13 +24,13 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from domain.application import Questlog
-from domain.campaign import Campaign
-from domain.dice import Draw, commitment_of, new_server_seed
-from domain.errors import InvalidInput, RuleViolation
-from domain.games import RULES
-from domain.house_rules import CALENDAR_BOARD, QUEST_CALENDAR, book
-from domain.timetravel import TimeTravel, same_command
+from domain.model.campaign import Campaign
+from domain.model.dice import Draw, commitment_of, new_server_seed
+from domain.model.errors import InvalidInput, RuleViolation
+from domain.model.games import RULES
+from domain.model.house_rules import CALENDAR_BOARD, QUEST_CALENDAR, book
+from domain.service.application import Questlog
+from domain.service.timetravel import TimeTravel, same_command
 from tests.application.test_qc_property import PLAY_HERO
 from tests.application.test_qc_property import next_command as qc_next_command
 from tests.unit.calendar_board.harness import three_players

@@ -12,11 +12,11 @@ from uuid import UUID
 import pytest
 from eventsourcing.persistence import IntegrityError
 
-from domain import dice as dicelib
-from domain.application import Questlog
-from domain.campaign import Campaign
-from domain.commands_service import Idempotency
-from domain.errors import ConcurrencyConflict, InvalidInput, RuleViolation, StaleVersion
+from domain.model import dice as dicelib
+from domain.model.campaign import Campaign
+from domain.model.errors import ConcurrencyConflict, InvalidInput, RuleViolation, StaleVersion
+from domain.service.application import Questlog
+from domain.service.commands_service import Idempotency
 
 NewCampaign = Callable[..., UUID]
 

@@ -14,9 +14,9 @@ from uuid import UUID
 
 import pytest
 
-from domain.application import Questlog
-from domain.campaign import Campaign
-from domain.store import ATTEMPTS_TABLE, SEEDS_TABLE, StoreConfig
+from domain.model.campaign import Campaign
+from domain.service.application import Questlog
+from domain.storage.store import ATTEMPTS_TABLE, SEEDS_TABLE, StoreConfig
 from tests.conftest import SETUPS, RawStore
 
 NewCampaign = Callable[..., UUID]

@@ -20,9 +20,9 @@ import psycopg
 import pytest
 from flask.testing import FlaskClient
 
-from domain.application import Questlog
-from domain.errors import StoreUnavailable
-from domain.store import StoreConfig
+from domain.model.errors import StoreUnavailable
+from domain.service.application import Questlog
+from domain.storage.store import StoreConfig
 from tests.application.qc_week_data import HERO
 from tests.conftest import StoreFactory
 from tests.faults import BackendKiller, CommitCutter

@@ -13,10 +13,10 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from domain import chain
-from domain.application import Questlog
-from domain.audit import stored_fields
-from domain.campaign import game_event_class
+from domain.model import chain
+from domain.model.campaign import game_event_class
+from domain.service.application import Questlog
+from domain.service.audit import stored_fields
 from projections.events import decode_notification
 from tests.application.test_rollback import command, qc_campaign
 from tests.conftest import RawStore

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from domain.application import Questlog
+from domain.service.application import Questlog
 from projections.engine import Target, catch_up
 from projections.store import ViewStore, open_view_store
 from projections.view import View

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from domain.application import Questlog
-from domain.dice import parse
+from domain.model.dice import parse
+from domain.service.application import Questlog
 
 Json = dict[str, Any]
 

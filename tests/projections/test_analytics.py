@@ -12,9 +12,9 @@ from uuid import UUID
 
 import pytest
 
-from domain import dice as dicelib
-from domain.application import Questlog
-from domain.quest_calendar.combat import ROUND_EXAMPLE
+from domain.model import dice as dicelib
+from domain.model.quest_calendar.combat import ROUND_EXAMPLE
+from domain.service.application import Questlog
 from projections.analytics import (
     chi_square_sf,
     chi_square_test,

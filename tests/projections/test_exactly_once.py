@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from domain.application import Questlog
+from domain.service.application import Questlog
 from projections.engine import Target, catch_up
 from projections.rebuild import rebuild_with
 from projections.runners import ViewsWorker

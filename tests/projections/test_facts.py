@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from domain.application import Questlog
-from domain.store import StoreConfig
+from domain.service.application import Questlog
+from domain.storage.store import StoreConfig
 from projections.store import ViewStore, open_view_store
 from projections.views import ALL_VIEWS
 from tests.projections.conftest import dump, sync

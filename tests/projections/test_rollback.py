@@ -11,9 +11,9 @@ from uuid import UUID
 
 import pytest
 
-from domain.application import Questlog
-from domain.campaign import Campaign
-from domain.timeline import Timeline
+from domain.model.campaign import Campaign
+from domain.service.application import Questlog
+from domain.service.timeline import Timeline
 from projections.store import ViewStore
 from projections.views.campaigns import campaign_summary
 from projections.views.debt_ledger import debt_ledger, debt_spans

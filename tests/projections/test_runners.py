@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 from eventsourcing.persistence import OperationalError
 
-from domain.application import Questlog
-from domain.store import StoreConfig
+from domain.service.application import Questlog
+from domain.storage.store import StoreConfig
 from projections.cli import projections
 from projections.rebuild import view_status
 from projections.runners import ViewsWorker

@@ -7,7 +7,7 @@ from uuid import UUID
 
 import pytest
 
-from domain.application import Questlog
+from domain.service.application import Questlog
 from projections.store import ViewStore
 from projections.views.campaigns import campaign_summaries, campaign_summary
 from projections.views.debt_ledger import debt_ledger, debt_spans

@@ -13,11 +13,11 @@ from uuid import uuid4
 
 import pytest
 
-from domain.campaign import Campaign
-from domain.dice import ScriptedDice, commitment_of, new_server_seed
-from domain.engine import GameRules
-from domain.errors import InvalidInput, RuleViolation
-from domain.house_rules import book
+from domain.model.campaign import Campaign
+from domain.model.dice import ScriptedDice, commitment_of, new_server_seed
+from domain.model.engine import GameRules
+from domain.model.errors import InvalidInput, RuleViolation
+from domain.model.house_rules import book
 
 Faces = list[int] | tuple[int, ...]
 

@@ -7,7 +7,7 @@ from uuid import UUID
 import psycopg
 import pytest
 
-from domain.advisory_locks import (
+from domain.storage.advisory_locks import (
     CAMPAIGN_LOCK_SPACE,
     SETUP_LOCK_KEY,
     VIEWS_SETUP_LOCK_KEY,

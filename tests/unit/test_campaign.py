@@ -6,11 +6,11 @@ from uuid import uuid4
 
 import pytest
 
-from domain import chain
-from domain.campaign import Campaign
-from domain.dice import ScriptedDice, ServerDice, commitment_of, new_server_seed, parse
-from domain.errors import RuleViolation
-from domain.house_rules import book
+from domain.model import chain
+from domain.model.campaign import Campaign
+from domain.model.dice import ScriptedDice, ServerDice, commitment_of, new_server_seed, parse
+from domain.model.errors import RuleViolation
+from domain.model.house_rules import book
 
 
 def new_campaign(dice_mode: str = "either", seed: str | None = None) -> Campaign:

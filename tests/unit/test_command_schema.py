@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-import domain.calendar_board
-import domain.quest_calendar  # noqa: F401  (registers the games)
-from domain.command_schema import command, integer, load, text
-from domain.dice import ScriptedDice
-from domain.engine import Context, GameRules
-from domain.errors import InvalidInput
-from domain.games import RULES
-from domain.house_rules import CALENDAR_BOARD, QUEST_CALENDAR, book
+import domain.model.calendar_board
+import domain.model.quest_calendar  # noqa: F401  (registers the games)
+from domain.model.command_schema import command, integer, load, text
+from domain.model.dice import ScriptedDice
+from domain.model.engine import Context, GameRules
+from domain.model.errors import InvalidInput
+from domain.model.games import RULES
+from domain.model.house_rules import CALENDAR_BOARD, QUEST_CALENDAR, book
 from tests.unit.calendar_board.harness import three_players
 from tests.unit.quest_calendar.harness import HERO, Table
 

@@ -1,11 +1,11 @@
-"""The one pending-decision builder (``domain.decisions.ask``) that both games stop with."""
+"""The one pending-decision builder (``domain.model.decisions.ask``) that both games stop with."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from domain import decisions
-from domain.engine import Context
+from domain.model import decisions
+from domain.model.engine import Context
 
 
 class _NoDice:

@@ -1,4 +1,4 @@
-"""Dice notation, evaluation, reported faces and the dice sources (domain/dice.py)."""
+"""Dice notation, evaluation, reported faces and the dice sources (domain/model/dice.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.dice import (
+from domain.model.dice import (
     ALLOWED_SIDES,
     MAX_DICE,
     MAX_MODIFIER,
@@ -30,7 +30,7 @@ from domain.dice import (
     read_reported_faces,
     verify_faces,
 )
-from domain.errors import InvalidInput
+from domain.model.errors import InvalidInput
 
 SEED = "3f" * 32
 

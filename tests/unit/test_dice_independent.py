@@ -1,7 +1,7 @@
 """Server rolls derived again by a separate, minimal implementation of the published algorithm.
 
 ``independent_faces`` is written from the issue's text (point 4) and shares no code with
-domain/dice.py: if the production draw ever drifts from what the documentation promises, old
+domain/model/dice.py: if the production draw ever drifts from what the documentation promises, old
 rolls stop verifying, and these tests fail first.
 """
 
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.dice import ALLOWED_SIDES, ServerDice
+from domain.model.dice import ALLOWED_SIDES, ServerDice
 
 # Sides for which many words are discarded (2**31 + 1 throws away almost half of them), so the
 # rejection step and the move to the next HMAC block are exercised, not only the d4..d100 path.

@@ -1,4 +1,4 @@
-"""The eventsourcing behaviour that each override in ``domain.es_compat`` relies on.
+"""The eventsourcing behaviour that each override in ``domain.storage.es_compat`` relies on.
 
 Each test fails if an upgrade of eventsourcing (or psycopg_pool) changes what the compatibility
 module reaches into: then the override must be looked at again, before a lost commit, a version
@@ -23,15 +23,15 @@ from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteDatastore
 from eventsourcing.utils import get_topic
 
-from domain.es_aggregates import create_aggregate, drop_pending_events
-from domain.es_compat import (
+from domain.model.es_aggregates import create_aggregate, drop_pending_events
+from domain.storage.es_compat import (
     PostgresRecorderHooks,
     SQLiteRecorderHooks,
     on_new_connections,
     sweep_on_dead_connection,
     undecorated,
 )
-from domain.store import RETRIED_READS
+from domain.storage.store import RETRIED_READS
 
 
 def _stored(version: int = 1) -> StoredEvent:

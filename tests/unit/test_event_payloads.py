@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from domain.campaign import Campaign
-from domain.chain import ENVELOPE_FIELDS
-from domain.engine import PAYLOAD_TYPES, Context, GameRules, event_type
-from domain.games import RULES
+from domain.model.campaign import Campaign
+from domain.model.chain import ENVELOPE_FIELDS
+from domain.model.engine import PAYLOAD_TYPES, Context, GameRules, event_type
+from domain.model.games import RULES
 
 COMMAND_FIELDS = {"command_id", "command_versions"}
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from domain.errors import InvalidInput
-from domain.house_rules import GAMES, HouseRule, book
+from domain.model.errors import InvalidInput
+from domain.model.house_rules import GAMES, HouseRule, book
 
 
 @pytest.mark.parametrize("game", GAMES)

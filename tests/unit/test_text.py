@@ -1,4 +1,4 @@
-"""Text from outside: ASCII numbers, control characters and quoting (domain.text), and the
+"""Text from outside: ASCII numbers, control characters and quoting (domain.model.text), and the
 view cursors and pointers read with them."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import unicodedata
 
 import pytest
 
-from domain.patch import resolve
-from domain.text import MAX_DIGITS, ascii_number, has_control_characters, quoted
+from domain.model.patch import resolve
+from domain.model.text import MAX_DIGITS, ascii_number, has_control_characters, quoted
 from projections.view import split_cursor
 
 

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from eventsourcing.domain import Snapshot
 
-from domain.campaign import Campaign
-from domain.dice import ScriptedDice
-from domain.errors import InvalidInput, NotFound, RuleViolation
-from domain.house_rules import ROLLBACK_OVER_SERVER_ROLLS, book
+from domain.model.campaign import Campaign
+from domain.model.dice import ScriptedDice
+from domain.model.errors import InvalidInput, NotFound, RuleViolation
+from domain.model.house_rules import ROLLBACK_OVER_SERVER_ROLLS, book
 from tests.unit.calendar_board.harness import Match
 from tests.unit.quest_calendar.harness import RULES_QC, Table
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.timeline import Gap, Timeline
+from domain.service.timeline import Gap, Timeline
 
 
 def brute_force_parents(head: int, rollbacks: dict[int, int]) -> set[int]:

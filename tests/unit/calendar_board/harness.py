@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import domain.calendar_board  # noqa: F401  (registers the game)
-from domain.games import RULES
-from domain.house_rules import CALENDAR_BOARD
+import domain.model.calendar_board  # noqa: F401  (registers the game)
+from domain.model.games import RULES
+from domain.model.house_rules import CALENDAR_BOARD
 from tests.unit.game_table import Faces, GameTable
 
 RULES_CB = RULES[CALENDAR_BOARD]

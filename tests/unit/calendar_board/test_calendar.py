@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from domain.calendar_board.house_rules import DEFAULT_LAYOUT
+from domain.model.calendar_board.house_rules import DEFAULT_LAYOUT
 from tests.unit.calendar_board.harness import Match, piece, player, three_players
 
 CALENDAR_ONLY = {"cb.night.steps": ["calendar"]}

@@ -11,8 +11,12 @@ from typing import Any
 
 import pytest
 
-from domain.calendar_board.modifiers import piece_modifiers, structure_modifiers, wind_relation
-from domain.errors import InvalidInput
+from domain.model.calendar_board.modifiers import (
+    piece_modifiers,
+    structure_modifiers,
+    wind_relation,
+)
+from domain.model.errors import InvalidInput
 from tests.unit.calendar_board.harness import Match, piece, player
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from domain.calendar_board import steps
+from domain.model.calendar_board import steps
 from tests.unit.calendar_board.harness import Match, piece, player, three_players
 
 

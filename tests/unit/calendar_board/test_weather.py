@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from domain.calendar_board import weather
-from domain.dice import ScriptedDice
-from domain.engine import Context
-from domain.errors import RuleViolation
+from domain.model.calendar_board import weather
+from domain.model.dice import ScriptedDice
+from domain.model.engine import Context
+from domain.model.errors import RuleViolation
 from tests.unit.calendar_board.harness import Match, piece, player, three_players
 from tests.unit.calendar_board.test_calendar import at_space, details, night, only
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from copy import deepcopy
 from typing import Any
 
-import domain.quest_calendar  # noqa: F401  (registers the game)
-from domain.games import RULES
-from domain.house_rules import QUEST_CALENDAR
+import domain.model.quest_calendar  # noqa: F401  (registers the game)
+from domain.model.games import RULES
+from domain.model.house_rules import QUEST_CALENDAR
 from tests.unit.game_table import GameTable
 
 RULES_QC = RULES[QUEST_CALENDAR]

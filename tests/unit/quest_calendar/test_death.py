@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from domain.dice import ScriptedDice
-from domain.engine import Context
-from domain.quest_calendar import death
+from domain.model.dice import ScriptedDice
+from domain.model.engine import Context
+from domain.model.quest_calendar import death
 from tests.unit.quest_calendar.harness import HERO, Table
 
 HELMET = {"id": "plasma-helmet", "name": "Plasma Helmet", "kind": "equipment", "slot": "helmet"}

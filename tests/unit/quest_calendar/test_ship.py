@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from domain import patch
+from domain.model import patch
 from tests.unit.quest_calendar.harness import HERO, Table
 
 ROUND = {"evasion_target": 60, "enemy_aim": 45, "damage_reduced": 1, "damage_max": 2}

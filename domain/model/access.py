@@ -1,0 +1,74 @@
+"""Who acts: API tokens, the actor of each command, and the roles a token holds per campaign.
+
+Tokens are random strings handed out once; the store keeps only their SHA-256. A command runs
+``acting_as`` an actor, and the recorder writes that actor beside each event it stores, in the
+events' own transaction (``domain.storage.store``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+ROLES = ("owner", "player", "viewer", "auditor")
+"""The roles a token can hold on a campaign."""
+TOKEN_PREFIX = "ql_"
+SYSTEM = "system"
+"""The actor of commands run without a token (the CLI, the demo, tests)."""
+
+
+@dataclass(frozen=True)
+class Token:
+    """A stored API token (never its secret, only its hash)."""
+
+    id: str
+    name: str
+    admin: bool
+    revoked: bool = False
+
+
+@dataclass(frozen=True)
+class Membership:
+    """A token's role on one campaign, with the seat (player id) a player is bound to."""
+
+    campaign_id: str
+    token_id: str
+    role: str
+    seat: str | None = None
+
+
+def new_token_secret() -> str:
+    """A fresh bearer token."""
+    return TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+def token_hash(secret: str) -> str:
+    """What the store keeps of a token: its SHA-256 in hex."""
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+_actor: ContextVar[Token | None] = ContextVar("questlog_actor", default=None)
+
+
+def current_actor() -> Token | None:
+    """The token the running command acts as (None: the system)."""
+    return _actor.get()
+
+
+def actor_label(token: Token | None) -> str:
+    """How the log names an actor: ``name#id`` of its token, or ``system``."""
+    return SYSTEM if token is None else f"{token.name}#{token.id}"
+
+
+@contextmanager
+def acting_as(token: Token | None) -> Iterator[None]:
+    """Run the commands inside as this token."""
+    reset = _actor.set(token)
+    try:
+        yield
+    finally:
+        _actor.reset(reset)

@@ -1,0 +1,29 @@
+"""The Calendar Board: Chapter 9 of the board game (docs/rules.md Part A), as commands and events.
+
+Importing this package registers the game's house rules, its commands, its night steps and its
+event types.
+"""
+
+from __future__ import annotations
+
+from domain.model.calendar_board import (
+    actions,
+    calendar,
+    commands,
+    house_rules,
+    night,
+    state,
+    steps,
+)
+from domain.model.campaign import game_event_class
+from domain.model.games import RULES
+from domain.model.house_rules import CALENDAR_BOARD
+
+rules = RULES[CALENDAR_BOARD]
+rules.setup = state.initial_state
+rules.setup_schema = commands.Setup
+rules.contract(*commands.COMMANDS)
+for _event_type in sorted(rules.event_types):
+    game_event_class(CALENDAR_BOARD, _event_type, rules.event_types[_event_type])
+
+__all__ = ["actions", "calendar", "commands", "house_rules", "night", "state", "steps"]

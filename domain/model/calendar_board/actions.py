@@ -1,0 +1,576 @@
+"""Night step 8 and day sleep: ambush, rizz, sleep, exhaustion and elimination (CB-33..CB-41).
+
+Step ``actions`` asks each party for exactly one night action, in turn order from the
+starting-token holder (CB-33, G-CB-04). The answer is the command ``night_action``. An ambush
+that finds at least one target always waits for ``choose_ambush``, even with a single option,
+because the player must name the ambush form of the main rules (CB-35, G-CB-25). Each action,
+with its exhaustion change and any elimination, is resolved before the next party is asked.
+
+Day sleep (``day_sleep``) is allowed only before the turn has started; ``start_acting`` marks
+the turn started (the main rules' first action would do the same). Its locks are lifted when
+the next night phase ends (G-CB-30), by a hook in ``night.NIGHT_END_HOOKS``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.model.calendar_board import fate, night
+from domain.model.calendar_board import state as cb
+from domain.model.calendar_board.night import step
+from domain.model.command_schema import Values
+from domain.model.engine import Context, event_type
+from domain.model.games import RULES
+from domain.model.house_rules import CALENDAR_BOARD
+
+rules = RULES[CALENDAR_BOARD]
+rules.declare(
+    event_type(
+        "NightActionTaken",
+        "A party took its night action.",
+        {
+            "action": "string: the action's name",
+            "order_index": "integer: its place in the order",
+            "party": "string: the party (player) concerned",
+            "player": "string: the player concerned",
+        },
+    ),
+    event_type(
+        "AmbushRolled",
+        "The ambush die was rolled.",
+        {
+            "candidate_piece_ids": "array: the pieces the ambush could strike",
+            "d6": "integer: the d6's face",
+            "player": "string: the player concerned",
+            "fate_reroll_of": "string?: the roll this one replaced by a fate reroll",
+        },
+    ),
+    event_type(
+        "AmbushMissed",
+        "An ambush found no piece to strike.",
+        {
+            "d6": "integer: the d6's face",
+            "player": "string: the player concerned",
+        },
+    ),
+    event_type(
+        "AmbushPerformed",
+        "A piece ambushed another piece.",
+        {
+            "form": "string: the ambush's form",
+            "from_space": "integer: the space it started on",
+            "piece_id": "string: the piece's id",
+            "player": "string: the player concerned",
+            "target_piece_id": "string: the piece struck",
+            "to_space": "integer: the space it ended on",
+        },
+    ),
+    event_type(
+        "RizzAttempted",
+        "A party tried to win a partner.",
+        {
+            "chosen_partner_type": "string|null: the partner won (null on failure)",
+            "defender_value": "integer: the defender's value",
+            "die_value": "integer: the die's value",
+            "exhaustion_before": "integer: the party's exhaustion before",
+            "int_mod": "integer: the party's INT modifier",
+            "party": "string: the party (player) concerned",
+            "player": "string: the player concerned",
+            "success": "boolean: whether it succeeded",
+            "total": "integer: the attempt's total",
+            "fate_reroll_of": "string?: the roll this one replaced by a fate reroll",
+        },
+    ),
+    event_type(
+        "PartnerGained",
+        "A party gained a partner.",
+        {
+            "partner_type": "string: the partner's type",
+            "party": "string: the party (player) concerned",
+            "relationship": "integer: the relationship value",
+        },
+    ),
+    event_type(
+        "RelationshipChanged",
+        "A party's relationship with a partner changed.",
+        {
+            "cause": "string: what caused it",
+            "from": "integer|null: the relationship before (null for a new partner)",
+            "partner_type": "string: the partner's type",
+            "party": "string: the party (player) concerned",
+            "to": "integer: the relationship after",
+        },
+    ),
+    event_type(
+        "ExhaustionChanged",
+        "A party's exhaustion changed.",
+        {
+            "cause": "string: what caused it",
+            "from": "integer: exhaustion before",
+            "party": "string: the party (player) concerned",
+            "to": "integer: exhaustion after",
+        },
+    ),
+    event_type(
+        "PieceEliminated",
+        "A piece was eliminated.",
+        {
+            "cause": "string: what caused it",
+            "party": "string: the party (player) concerned",
+            "piece_id": "string: the piece's id",
+            "space": "integer: the space's number",
+        },
+    ),
+    event_type(
+        "TurnActionsStarted",
+        "A player's turn actions began.",
+        {
+            "player": "string: the player concerned",
+            "round": "integer: the round's number",
+        },
+    ),
+    event_type(
+        "SleptDuringDay",
+        "A party slept through the day.",
+        {
+            "exhaustion_before": "integer: the party's exhaustion before",
+            "party": "string: the party (player) concerned",
+            "round": "integer: the round's number",
+        },
+    ),
+    event_type(
+        "RestrictionApplied",
+        "A party's actions were restricted.",
+        {
+            "locks": "array: the actions locked",
+            "party": "string: the party (player) concerned",
+            "until": "integer: the night it lasts until",
+        },
+    ),
+    event_type(
+        "TurnSkipped",
+        "A player's turn was skipped.",
+        {
+            "player": "string: the player concerned",
+            "reason": "string: why",
+            "round": "integer: the round's number",
+        },
+    ),
+    event_type(
+        "RestrictionLifted",
+        "A party's restriction was lifted.",
+        {
+            "locks": "array: the actions locked",
+            "party": "string: the party (player) concerned",
+        },
+    ),
+)
+
+NIGHT_ACTIONS = ("ambush", "rizz", "sleep")
+DAY_SLEEP_LOCKS = ["reactions", "bonus"]
+
+
+def legal_actions(party: dict[str, Any]) -> list[str]:
+    """CB-33 / CB-37: the night actions a party may choose; rizz only without a partner."""
+    return [a for a in NIGHT_ACTIONS if a != "rizz" or party["partner"] is None]
+
+
+def _request(
+    ctx: Context,
+    decision: str,
+    who: str,
+    rule: str,
+    command: str | list[str],
+    options: Any,
+    **context: Any,
+) -> None:
+    """Wait for a player's choice and record that the engine is waiting for it."""
+    cb.ask(
+        ctx,
+        decision=decision,
+        who=who,
+        rule=rule,
+        commands=[command] if isinstance(command, str) else command,
+        options=options,
+        context=context,
+    )
+
+
+@step("actions")
+def night_actions(ctx: Context) -> bool:
+    """CB-33: ask the next party for its night action; done when every party has acted."""
+    state = ctx.state
+    data = night.step_data(ctx, "actions")
+    if "order" not in data:
+        data["order"] = cb.turn_order_from(state, state["starting_token"])
+        data["index"] = 0
+    if data["index"] >= len(data["order"]):
+        return True
+    player = data["order"][data["index"]]
+    options = legal_actions(state["parties"][player])
+    _request(
+        ctx, "night_action", player, "CB-33", "night_action", options, order_index=data["index"]
+    )
+    return False
+
+
+@rules.command(
+    "night_action",
+    summary="The party whose turn it is in step 8 takes its one night action: ambush, rizz "
+    "(with the partner it wants on success) or sleep.",
+    example={"type": "night_action", "player": "A", "action": "rizz", "partner": "catboyBoyfriend"},
+    rules=("CB-33", "CB-34", "CB-35", "CB-36", "CB-37", "CB-38", "CB-39"),
+    resolves=("night_action",),
+)
+def night_action(ctx: Context, args: Values) -> None:
+    """CB-33: one night action per party, fully resolved before the next party chooses."""
+    player = args["player"]
+    action = args["action"]
+    partner = args["partner"]
+    party = cb.party(ctx, player)
+    pending = cb.require_decision(ctx, "night_action", player, "CB-33")
+    if action not in legal_actions(party):
+        ctx.refuse("CB-37", f"alreadyHasPartner: {player}'s party already has a partner")
+    data = night.step_data(ctx, "actions")
+    data["index"] += 1
+    order_index = pending["context"]["order_index"]
+    ctx.emit(
+        "NightActionTaken", player=player, party=player, action=action, order_index=order_index
+    )
+    if action == "sleep":
+        _sleep(ctx, player, party)
+    elif action == "rizz":
+        if _rizz(ctx, player, party, partner):
+            return  # the player may spend a fate reroll on the contest first
+    elif _ambush(ctx, player, party, order_index):
+        return  # the player chooses the piece, target and form (or a fate reroll) first
+    night.advance(ctx)
+
+
+# -- exhaustion and elimination (CB-34, CB-36) --------------------------------------------------
+
+
+def _set_exhaustion(ctx: Context, player: str, party: dict[str, Any], to: int, cause: str) -> None:
+    """CB-34: the exhaustion track moves; no event when it does not change."""
+    before = party["exhaustion"]
+    if to == before:
+        return
+    party["exhaustion"] = to
+    ctx.emit("ExhaustionChanged", party=player, **{"from": before, "to": to}, cause=cause)
+
+
+def _exhaust(ctx: Context, player: str, party: dict[str, Any], cause: str, gain: bool) -> None:
+    """CB-34 / CB-36: +1 exhaustion (up to the maximum), then the elimination check."""
+    if gain:
+        raised = min(party["exhaustion"] + 1, ctx.house["cb.exhaustion.max"])
+        _set_exhaustion(ctx, player, party, max(raised, party["exhaustion"]), cause)
+    if party["exhaustion"] >= ctx.house["cb.exhaustion.eliminateAt"]:
+        for piece in cb.pathway_pieces(party):
+            space = piece["location"]["space"]
+            piece["location"] = {"kind": "eliminated"}
+            ctx.emit(
+                "PieceEliminated",
+                piece_id=piece["id"],
+                party=player,
+                space=space,
+                cause="exhaustion",
+            )
+
+
+# -- sleep (CB-39) ------------------------------------------------------------------------------
+
+
+def _sleep(ctx: Context, player: str, party: dict[str, Any]) -> None:
+    """CB-39 / G-CB-29: sleep lowers exhaustion, never below 0, and never eliminates."""
+    lowered = max(party["exhaustion"] - ctx.house["cb.sleep.nightReduction"], 0)
+    _set_exhaustion(ctx, player, party, lowered, "nightSleep")
+
+
+# -- rizz (CB-37, CB-38) ------------------------------------------------------------------------
+
+
+def rizz_defender(chart: list[int], exhaustion: int) -> int:
+    """G-CB-27: the chart value at this exhaustion (the last entry for anything beyond it)."""
+    return chart[max(0, min(exhaustion, len(chart) - 1))]
+
+
+def _rizz(ctx: Context, player: str, party: dict[str, Any], partner: str) -> bool:
+    """CB-38: d20 + INT against the chart at the exhaustion before this action's +1.
+
+    True while a failed contest waits for the player's fate-reroll decision (G-CB-12).
+    """
+    before = party["exhaustion"]
+    defender = rizz_defender(ctx.house["cb.rizz.chart"], before)
+    die = ctx.roll("1d20", "rizz")["total"]
+    success = _rizz_attempted(ctx, player, party, partner, defender, die)
+    if not success and rizz_wins(ctx, 20 + party["int_mod"], defender):
+        context = {"partner": partner, "defender_value": defender, "exhaustion_before": before}
+        if fate.offer(ctx, player=player, kind="rizz", context=context):
+            return True
+    _rizz_outcome(ctx, player, party, partner, success)
+    return False
+
+
+def rizz_wins(ctx: Context, total: int, defender: int) -> bool:
+    """CB-38, G-CB-26: the offender wins above the chart value (ties per ``cb.rizz.tieGoesTo``)."""
+    tie_wins = ctx.house["cb.rizz.tieGoesTo"] == "offender"
+    return total > defender or (tie_wins and total == defender)
+
+
+def _rizz_attempted(
+    ctx: Context,
+    player: str,
+    party: dict[str, Any],
+    partner: str,
+    defender: int,
+    die: int,
+    **extra: Any,
+) -> bool:
+    """Record the contest just rolled; returns whether it succeeded."""
+    total = die + party["int_mod"]
+    success = rizz_wins(ctx, total, defender)
+    ctx.emit(
+        "RizzAttempted",
+        player=player,
+        party=player,
+        exhaustion_before=party["exhaustion"],
+        defender_value=defender,
+        die_value=die,
+        int_mod=party["int_mod"],
+        total=total,
+        success=success,
+        chosen_partner_type=partner if success else None,
+        **extra,
+    )
+    return success
+
+
+def _rizz_outcome(
+    ctx: Context, player: str, party: dict[str, Any], partner: str, success: bool
+) -> None:
+    """CB-38: a won contest brings the partner; either way the exhaustion follows (G-CB-28)."""
+    if success:
+        initial = ctx.house["cb.relationship.initial"]
+        party["partner"] = partner
+        ctx.emit("PartnerGained", party=player, partner_type=partner, relationship=initial)
+        party["relationship"] = initial
+        ctx.emit(
+            "RelationshipChanged",
+            party=player,
+            partner_type=partner,
+            **{"from": None, "to": initial},
+            cause="rizzSuccess",
+        )
+    _exhaust(ctx, player, party, "rizz", gain=success or ctx.house["cb.rizz.exhaustionOnFail"])
+
+
+@fate.resolver("rizz")
+def rizz_after_fate(ctx: Context, context: dict[str, Any], rerolled: bool) -> None:
+    """G-CB-12: a rerolled contest's new result stands; a declined one stays failed."""
+    player, partner = context["player"], context["partner"]
+    party = ctx.state["parties"][player]
+    success = False
+    if rerolled:
+        die = fate.reroll(ctx, "1d20", "rizz", player, context)
+        success = _rizz_attempted(
+            ctx,
+            player,
+            party,
+            partner,
+            context["defender_value"],
+            die,
+            fate_reroll_of=context["roll_id"],
+        )
+    _rizz_outcome(ctx, player, party, partner, success)
+
+
+# -- ambush (CB-35) -----------------------------------------------------------------------------
+
+
+def ambush_options(ctx: Context, player: str, d6: int) -> list[dict[str, Any]]:
+    """G-CB-25: each own pathway piece that ends exactly on an enemy piece, with each target."""
+    enemies: dict[int, list[str]] = {}
+    for other in ctx.state["players"]:
+        if other == player:
+            continue
+        for enemy in cb.pathway_pieces(ctx.state["parties"][other]):
+            enemies.setdefault(enemy["location"]["space"], []).append(enemy["id"])
+    options = []
+    for piece in cb.pathway_pieces(ctx.state["parties"][player]):
+        start = piece["location"]["space"]
+        for target in enemies.get(start + d6, []):
+            options.append(
+                {"piece": piece["id"], "target": target, "from": start, "to": start + d6}
+            )
+    return options
+
+
+def _ambush(ctx: Context, player: str, party: dict[str, Any], order_index: int) -> bool:
+    """CB-35: roll 1d6; a miss moves nothing; a hit waits for the player's choice (True).
+
+    A miss that another face would have turned into a hit first offers a fate reroll (G-CB-12),
+    and so does the choice after a hit: the reroll's new result stands.
+    """
+    d6 = ctx.roll("1d6", "ambush")["total"]
+    return _ambush_rolled(ctx, player, party, order_index, d6, rerollable=True)
+
+
+def _ambush_rolled(
+    ctx: Context,
+    player: str,
+    party: dict[str, Any],
+    order_index: int,
+    d6: int,
+    *,
+    rerollable: bool,
+    **extra: Any,
+) -> bool:
+    """Record the ambush roll and what it reaches; True while a decision waits."""
+    roll_id = ctx.last_roll_id
+    options = ambush_options(ctx, player, d6)
+    candidates = sorted({o["piece"] for o in options})
+    ctx.emit("AmbushRolled", player=player, d6=d6, candidate_piece_ids=candidates, **extra)
+    rerollable = rerollable and fate.allowed(ctx, "ambush")
+    if options:
+        commands = ["choose_ambush", "fate_reroll"] if rerollable else "choose_ambush"
+        context: dict[str, Any] = {"d6": d6, "order_index": order_index}
+        if rerollable:
+            context.update(roll="ambush", roll_id=roll_id)
+        _request(ctx, "ambush_target", player, "CB-35", commands, options, **context)
+        return True
+    could_hit = any(ambush_options(ctx, player, face) for face in range(1, 7))
+    if rerollable and could_hit:
+        context = {"d6": d6, "order_index": order_index}
+        if fate.offer(ctx, player=player, kind="ambush", context=context):
+            return True
+    ctx.emit("AmbushMissed", player=player, d6=d6)
+    _exhaust(ctx, player, party, "ambush", gain=True)
+    return False
+
+
+@fate.resolver("ambush")
+def ambush_after_fate(ctx: Context, context: dict[str, Any], rerolled: bool) -> None:
+    """G-CB-12: a rerolled d6 is resolved as the ambush roll; a declined miss stays a miss."""
+    player, d6 = context["player"], context["d6"]
+    party = ctx.state["parties"][player]
+    if rerolled:
+        d6 = fate.reroll(ctx, "1d6", "ambush", player, context)
+        _ambush_rolled(
+            ctx,
+            player,
+            party,
+            context["order_index"],
+            d6,
+            rerollable=False,
+            fate_reroll_of=context["roll_id"],
+        )
+        return
+    ctx.emit("AmbushMissed", player=player, d6=d6)
+    _exhaust(ctx, player, party, "ambush", gain=True)
+
+
+@rules.command(
+    "choose_ambush",
+    summary="After a night ambush roll that reaches an enemy: the piece that moves, the enemy "
+    "piece it ambushes and the ambush form of the main rules (the fight itself is external).",
+    example={
+        "type": "choose_ambush",
+        "player": "A",
+        "piece": "a1",
+        "target": "b1",
+        "form": "surprise attack",
+    },
+    rules=("CB-35", "CB-36"),
+    resolves=("ambush_target",),
+)
+def choose_ambush(ctx: Context, args: Values) -> None:
+    """CB-35: move the chosen piece exactly the rolled spaces and ambush the chosen enemy."""
+    player = args["player"]
+    piece_id = args["piece"]
+    target = args["target"]
+    form = args["form"]
+    party = cb.party(ctx, player)
+    pending = cb.require_decision(ctx, "ambush_target", player, "CB-35")
+    chosen = [o for o in pending["options"] if o["piece"] == piece_id and o["target"] == target]
+    if not chosen:
+        ctx.refuse("CB-35", f"{piece_id} cannot ambush {target} with a {pending['context']['d6']}")
+    option = chosen[0]
+    party["pieces"][piece_id]["location"] = {"kind": "pathway", "space": option["to"]}
+    ctx.emit(
+        "AmbushPerformed",
+        player=player,
+        piece_id=piece_id,
+        from_space=option["from"],
+        to_space=option["to"],
+        target_piece_id=target,
+        form=form,
+    )
+    _exhaust(ctx, player, party, "ambush", gain=True)
+    night.advance(ctx)
+
+
+# -- day sleep (CB-40, CB-41) -------------------------------------------------------------------
+
+
+@rules.command(
+    "start_acting",
+    summary="The player whose turn it is begins acting; from now on the turn has started and "
+    "day sleep is no longer possible.",
+    example={"type": "start_acting", "player": "B"},
+    rules=("CB-40",),
+)
+def start_acting(ctx: Context, args: Values) -> None:
+    """CB-40: the first action of a turn closes the window for day sleep."""
+    player = args["player"]
+    cb.party(ctx, player)
+    night.current_player(ctx, player)
+    if ctx.state["turn"]["started"]:
+        ctx.refuse("CB-40", f"{player}'s turn has already started")
+    ctx.state["turn"]["started"] = True
+    ctx.emit("TurnActionsStarted", player=player, round=ctx.state["round"])
+
+
+@rules.command(
+    "day_sleep",
+    summary="At the very start of their turn, an exhausted player sleeps through the day: "
+    "exhaustion -1, the turn is skipped, reactions and bonus locked until the next night ends.",
+    example={"type": "day_sleep", "player": "B"},
+    rules=("CB-40", "CB-41"),
+)
+def day_sleep(ctx: Context, args: Values) -> None:
+    """CB-40 / CB-41: sleep through the day instead of taking the turn."""
+    player = args["player"]
+    party = cb.party(ctx, player)
+    night.current_player(ctx, player, "CB-40")
+    state = ctx.state
+    if state["turn"]["started"]:
+        ctx.refuse("CB-40", "day sleep is only possible at the very start of the turn")
+    before = party["exhaustion"]
+    if before < 1:
+        ctx.refuse("CB-40", f"notExhausted: {player}'s party has exhaustion 0")
+    ctx.emit("SleptDuringDay", party=player, round=state["round"], exhaustion_before=before)
+    _set_exhaustion(ctx, player, party, before - 1, "daySleep")
+    party["reactions_locked"] = True
+    party["bonus_locked"] = True
+    ctx.emit("RestrictionApplied", party=player, locks=DAY_SLEEP_LOCKS, until=state["nights"] + 1)
+    ctx.emit("TurnSkipped", player=player, round=state["round"], reason="daySleep")
+    night.finish_turn(ctx, player)
+
+
+def lift_day_sleep_locks(ctx: Context) -> None:
+    """G-CB-30: day-sleep locks stay on through the next night and are lifted as it ends."""
+    for player in ctx.state["players"]:
+        party = ctx.state["parties"][player]
+        locks = [
+            lock
+            for lock, flag in (("reactions", "reactions_locked"), ("bonus", "bonus_locked"))
+            if party[flag]
+        ]
+        if not locks:
+            continue
+        party["reactions_locked"] = False
+        party["bonus_locked"] = False
+        ctx.emit("RestrictionLifted", party=player, locks=locks)
+
+
+night.NIGHT_END_HOOKS.append(lift_day_sleep_locks)

@@ -1,0 +1,212 @@
+"""Turns and the night phase as a state machine (CB-01, CB-02, CB-03).
+
+The night's steps run in the order of ``cb.night.steps`` (CB-02, G-CB-03). A step is a function
+registered with ``@step(name)``; it returns True when it is done, or False after asking a player
+for a decision (``state.ask``). The command that answers calls ``advance`` again, which resumes
+the same step; a step keeps its progress in ``night["data"][name]``. Steps that need no choice run
+as soon as the step before them is done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from domain.model.calendar_board import state as cb
+from domain.model.command_schema import Values
+from domain.model.engine import Context, event_type
+from domain.model.games import RULES
+from domain.model.house_rules import CALENDAR_BOARD
+
+rules = RULES[CALENDAR_BOARD]
+rules.declare(
+    event_type(
+        "TurnEnded",
+        "A player's turn ended.",
+        {
+            "player": "string: the player concerned",
+            "round": "integer: the round's number",
+        },
+    ),
+    event_type(
+        "TurnStarted",
+        "A player's turn started.",
+        {
+            "player": "string: the player concerned",
+            "round": "integer: the round's number",
+        },
+    ),
+    event_type(
+        "NightPhaseStarted",
+        "The night phase started.",
+        {
+            "god_token_holder": "string: who holds the god token",
+            "night_number": "integer: the night's number",
+            "round": "integer: the round's number",
+            "starting_token_holder": "string: who holds the starting token",
+        },
+    ),
+    event_type(
+        "NightPhaseEnded",
+        "The night phase ended.",
+        {
+            "night_number": "integer: the night's number",
+            "weather_pending": "string|null: a weather waiting to come into force (null if none)",
+            "wind": "object: the wind at the end of the night",
+        },
+    ),
+    event_type(
+        "GodTokenPassed",
+        "The god token passed to another player.",
+        {
+            "from": "string: the player who held it",
+            "night_number": "integer: the night's number",
+            "timing": "string: when it happened",
+            "to": "string: the player who holds it now",
+        },
+    ),
+)
+
+Step = Callable[[Context], bool]
+Hook = Callable[[Context], None]
+STEPS: dict[str, Step] = {}
+NIGHT_START_HOOKS: list[Hook] = []
+NIGHT_END_HOOKS: list[Hook] = []
+TURN_START_HOOKS: list[Hook] = []
+
+
+def step(name: str) -> Callable[[Step], Step]:
+    """Register the function that runs one night step."""
+
+    def register(function: Step) -> Step:
+        STEPS[name] = function
+        return function
+
+    return register
+
+
+def step_order(ctx: Context) -> list[str]:
+    """The night's steps in order; with ``afterWind`` the token passes after the wind (G-CB-02)."""
+    order = [s for s in ctx.house["cb.night.steps"] if s in STEPS]
+    if ctx.house["cb.godToken.passTiming"] == "afterWind" and "token" in order:
+        order.remove("token")
+        order.insert(order.index("wind") + 1 if "wind" in order else len(order), "token")
+    return order
+
+
+def step_data(ctx: Context, name: str) -> dict[str, Any]:
+    """The progress record of a step in the current night."""
+    data: dict[str, Any] = ctx.state["night"]["data"].setdefault(name, {})
+    return data
+
+
+def advance(ctx: Context) -> None:
+    """Run night steps until one waits for a decision or the night is over."""
+    while ctx.state["night"] is not None and not ctx.state["pending"]:
+        night = ctx.state["night"]
+        order = night["order"]
+        if night["index"] >= len(order):
+            end_night(ctx)
+            return
+        night["step"] = order[night["index"]]
+        if not STEPS[night["step"]](ctx):
+            return
+        night["index"] += 1
+
+
+def start_night(ctx: Context) -> None:
+    """CB-01: every player has had a turn; the night phase starts and no player is active."""
+    state = ctx.state
+    state["nights"] += 1
+    state["turn"] = {"player": None, "started": False, "done": []}
+    state["night"] = {
+        "number": state["nights"],
+        "round": state["round"],
+        "order": [],
+        "index": 0,
+        "step": None,
+        "data": {},
+    }
+    state["night"]["order"] = step_order(ctx)
+    ctx.emit(
+        "NightPhaseStarted",
+        night_number=state["nights"],
+        round=state["round"],
+        starting_token_holder=state["starting_token"],
+        god_token_holder=state["god_token"],
+    )
+    for hook in NIGHT_START_HOOKS:
+        hook(ctx)
+    advance(ctx)
+
+
+def end_night(ctx: Context) -> None:
+    """After the last step: the night ends and the starting-token holder begins a new round."""
+    state = ctx.state
+    night = state["night"]
+    for hook in NIGHT_END_HOOKS:
+        hook(ctx)
+    state["night"] = None
+    ctx.emit(
+        "NightPhaseEnded",
+        night_number=night["number"],
+        weather_pending=state["weather"]["pending"],
+        wind=state["wind"],
+    )
+    state["round"] += 1
+    state["turn"] = {"player": state["starting_token"], "started": False, "done": []}
+    ctx.emit("TurnStarted", player=state["starting_token"], round=state["round"])
+    for hook in TURN_START_HOOKS:
+        hook(ctx)
+
+
+@step("token")
+def pass_god_token(ctx: Context) -> bool:
+    """CB-03: the god-token holder hands the token to the seat on their right, once a night."""
+    state = ctx.state
+    before = state["god_token"]
+    state["god_token"] = cb.next_player(state, before)
+    ctx.emit(
+        "GodTokenPassed",
+        **{"from": before, "to": state["god_token"]},
+        night_number=state["night"]["number"],
+        timing=ctx.house["cb.godToken.passTiming"],
+    )
+    return True
+
+
+def current_player(ctx: Context, player: str, rule: str = "CB-01") -> None:
+    """Refuse a turn action by anyone but the player whose turn it is."""
+    if ctx.state["night"] is not None:
+        ctx.refuse(rule, "the night phase is running: no player has a turn")
+    if ctx.state["turn"]["player"] != player:
+        ctx.refuse(rule, f"it is {ctx.state['turn']['player']}'s turn, not {player}'s")
+
+
+def finish_turn(ctx: Context, player: str) -> None:
+    """The player's turn is over; the next player starts, or the night phase begins (CB-01)."""
+    state = ctx.state
+    done = [*state["turn"]["done"], player]
+    following = cb.next_player(state, player)
+    if following == state["starting_token"]:
+        start_night(ctx)
+        return
+    state["turn"] = {"player": following, "started": False, "done": done}
+    ctx.emit("TurnStarted", player=following, round=state["round"])
+    for hook in TURN_START_HOOKS:
+        hook(ctx)
+
+
+@rules.command(
+    "end_turn",
+    summary="The player whose turn it is ends it; after the last player the night phase runs.",
+    example={"type": "end_turn", "player": "B"},
+    rules=("CB-01", "CB-02"),
+)
+def end_turn(ctx: Context, args: Values) -> None:
+    """CB-01: a night phase starts when every player has had a turn in the round."""
+    player = args["player"]
+    cb.party(ctx, player)
+    current_player(ctx, player)
+    ctx.emit("TurnEnded", player=player, round=ctx.state["round"])
+    finish_turn(ctx, player)

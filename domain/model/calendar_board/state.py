@@ -1,0 +1,177 @@
+"""Calendar Board state: the match set-up, parties, pieces and weapons, and shared helpers.
+
+The state is plain JSON in the campaign aggregate. Every piece has a location:
+``{"kind": "pathway", "space": n}``, ``{"kind": "home"}``, ``{"kind": "elsewhere"}`` or
+``{"kind": "eliminated"}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from domain.model import decisions
+from domain.model.engine import Context, decision_summary
+from domain.model.errors import InvalidInput, NoSuchDecision, RuleViolation
+
+FACINGS = ("N", "E", "S", "W")
+PARTNERS = ("catgirlGirlfriend", "catboyBoyfriend")
+WEAPON_KINDS = ("melee", "ranged", "hybrid")
+WEATHERS = ("normal", "rain", "snow", "fog", "hail")
+LOCATION_KINDS = ("pathway", "home", "elsewhere", "eliminated")
+
+
+def read_piece(loaded: Mapping[str, Any]) -> dict[str, Any]:
+    """A party member: id, location, facing and adaptability modifier."""
+    location = {"kind": loaded["location"]["kind"]}
+    if location["kind"] == "pathway":
+        location["space"] = loaded["location"]["space"]
+    return {
+        "id": loaded["id"],
+        "location": location,
+        "facing": loaded["facing"],
+        "adaptability": loaded["adaptability"],
+        "conditions": [],
+    }
+
+
+def read_weapon(loaded: Mapping[str, Any]) -> dict[str, Any]:
+    """A weapon: kind, ammunition, capacity, regeneration and the looted flag."""
+    keys = ("id", "kind", "uses_ammo", "ammo", "ammo_max", "ammo_regen", "looted")
+    return {key: loaded[key] for key in keys}
+
+
+def read_player(loaded: Mapping[str, Any]) -> dict[str, Any]:
+    """A player and their party."""
+    partner = loaded["partner"]
+    pieces = [read_piece(piece) for piece in loaded["pieces"]]
+    weapons = [read_weapon(weapon) for weapon in loaded["weapons"]]
+    return {
+        "id": loaded["id"],
+        "party": {
+            "exhaustion": loaded["exhaustion"],
+            "partner": partner,
+            "relationship": loaded["relationship"] if partner is not None else None,
+            "reactions_locked": False,
+            "bonus_locked": False,
+            "luck_mod": loaded["luck_mod"],
+            "int_mod": loaded["int_mod"],
+            "pieces": {p["id"]: p for p in pieces},
+            "weapons": {w["id"]: w for w in weapons},
+        },
+    }
+
+
+def initial_state(setup: Mapping[str, Any], house: Mapping[str, Any]) -> dict[str, Any]:
+    """A new match from its loaded ``Setup``: players in seating order, their parties, the token
+    holders and options."""
+    players = [read_player(raw) for raw in setup["players"]]
+    ids = [p["id"] for p in players]
+    starting = setup["starting_token"] if setup["starting_token"] is not None else ids[0]
+    options = setup["options"]
+    event = options["active_event"]
+    settings = {
+        "ceasefire_rule": options["ceasefire_rule"],
+        "event_rules": options["event_rules"],
+        "active_event": (
+            None
+            if event is None
+            else {"id": event["id"], "special_weather": event["special_weather"]}
+        ),
+    }
+    creatures = [
+        {"id": c["id"], "type": c["type"], "night_active": c["night_active"]}
+        for c in setup["creatures"]
+    ]
+    most = house["cb.annustaria.max"]
+    if setup["annustar"] > most:
+        # The bound is a house rule, so the schema cannot hold it.
+        raise InvalidInput.field("annustar", f"must be at most {most}")
+    return {
+        "players": ids,
+        "parties": {p["id"]: p["party"] for p in players},
+        "creatures": creatures,
+        "round": 1,
+        "turn": {"player": starting, "started": False, "done": []},
+        "starting_token": starting,
+        "god_token": starting,  # G-CB-04: the starting-token holder also holds the god token
+        "board": {"god_piece": 0, "laps": 0},
+        "weather": {"current": "normal", "pending": None},
+        "wind": {"speed": "none", "direction": None},
+        "ceasefire": 0,
+        "annustar": setup["annustar"],
+        "options": settings,
+        "night": None,
+        "nights": 0,
+        "pending": None,
+    }
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def next_player(state: Mapping[str, Any], player: str) -> str:
+    """The seat on the player's right: the next player in turn order (G-CB-04)."""
+    players: list[str] = state["players"]
+    return players[(players.index(player) + 1) % len(players)]
+
+
+def turn_order_from(state: Mapping[str, Any], first: str) -> list[str]:
+    """Every player once, in turn order, starting with ``first``."""
+    players: list[str] = state["players"]
+    start = players.index(first)
+    return players[start:] + players[:start]
+
+
+def party(ctx: Context, player: str) -> dict[str, Any]:
+    """A player's party, or invalid input naming ``player``."""
+    parties: dict[str, Any] = ctx.state["parties"]
+    if player not in parties:
+        raise InvalidInput.field("player", f"no player {player!r} in this match")
+    result: dict[str, Any] = parties[player]
+    return result
+
+
+def pathway_pieces(party_state: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The party's pieces on the pathway."""
+    return [p for p in party_state["pieces"].values() if p["location"]["kind"] == "pathway"]
+
+
+def require_decision(ctx: Context, decision: str, player: str, rule: str) -> dict[str, Any]:
+    """The pending decision, checked to be ``decision`` and to belong to ``player``."""
+    pending = ctx.state.get("pending")
+    if not pending or pending["decision"] != decision:
+        raise NoSuchDecision(rule, f"no {decision} decision is pending")
+    if pending["who"] != player:
+        raise RuleViolation(
+            rule,
+            f"it is {pending['who']}'s decision, not {player}'s",
+            pending=decision_summary(pending),
+        )
+    ctx.state["pending"] = None
+    result: dict[str, Any] = pending
+    return result
+
+
+def ask(
+    ctx: Context,
+    *,
+    decision: str,
+    who: str,
+    rule: str,
+    commands: list[str],
+    options: Any,
+    context: Mapping[str, Any] | None = None,
+) -> None:
+    """Wait for a player's decision and record ``DecisionRequested``; only ``commands`` are
+    accepted until it is made. The pending decision also notes the night step it stopped in."""
+    decisions.ask(
+        ctx,
+        decision=decision,
+        who=who,
+        rule=rule,
+        commands=commands,
+        options=options,
+        context=context,
+        step=(ctx.state.get("night") or {}).get("step"),
+    )

@@ -1,0 +1,424 @@
+"""Night steps 2, 3, 4 and 7, fate rerolls, weather-bound actions and movement rolls.
+
+Rules CB-04..CB-07 (creatures, relationship decay, basketball, Annustaria upkeep), CB-10 (fate
+rerolls), CB-23 (movement rolls) and CB-27 (actions Fog forbids). What a creature does at night,
+what a made basketball shot does and what an Annustaria check does belong to the main rules
+(G-CB-01, G-CB-05, G-CB-07, G-CB-08): they plug in through the hooks below, which do nothing by
+default. The weather and wind modifier queries are in ``modifiers``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from domain.model.calendar_board import fate, modifiers, night
+from domain.model.calendar_board import state as cb
+from domain.model.calendar_board.house_rules import CB_HOUSE_RULES
+from domain.model.calendar_board.night import step
+from domain.model.command_schema import Values
+from domain.model.engine import Context, event_type
+from domain.model.errors import InvalidInput
+from domain.model.games import RULES
+from domain.model.house_rules import CALENDAR_BOARD
+
+rules = RULES[CALENDAR_BOARD]
+rules.declare(
+    event_type(
+        "CreatureOrderChosen",
+        "A player chose the order in which creatures act.",
+        {
+            "creature_type": "string: the creature's type",
+            "order": "array: the order chosen",
+            "player": "string: the player concerned",
+        },
+    ),
+    event_type(
+        "NightCreatureActed",
+        "A night creature acted.",
+        {
+            "creature_id": "string: the creature's id",
+            "creature_type": "string: the creature's type",
+            "order_index": "integer: its place in the order",
+            "chosen_by": "string?: who chose its target",
+        },
+    ),
+    event_type(
+        "PartnerLost",
+        "A party lost a partner.",
+        {
+            "partner_type": "string: the partner's type",
+            "party": "string: the party (player) concerned",
+            "reason": "string: why",
+        },
+    ),
+    event_type(
+        "BasketballShotRolled",
+        "The basketball shot was rolled.",
+        {
+            "d20a": "integer: the first d20's face",
+            "d20b": "integer: the second d20's face",
+            "holder": "string: the player who rolled",
+            "made": "boolean: whether the shot went in",
+            "threshold": "integer: the number to reach",
+            "total": "integer: the two dice's total",
+        },
+    ),
+    event_type(
+        "AnnustarDamageValueChanged",
+        "Annustar's damage value changed.",
+        {
+            "cause": "string: nightlyDecrement or external",
+            "from": "integer: the damage value before",
+            "to": "integer: the damage value after",
+            "amount": "integer?: the change an external effect asked for",
+            "effect": "string?: the external effect",
+        },
+    ),
+    event_type(
+        "AnnustariaBreakerChecked",
+        "The Annustaria breaker check was rolled.",
+        {
+            "check": "integer: the check's number",
+            "checks": "integer: how many checks there are",
+            "die_value": "integer: the die's value",
+            "holder": "string: the player who rolled",
+            "passed": "boolean: whether the check passed",
+            "target": "integer: the number to reach",
+            "value": "integer: Annustar's damage value",
+        },
+    ),
+    event_type(
+        "FateRerollUsed",
+        "A player spent a fate reroll.",
+        {
+            "at": "string?: night, when used on a night roll",
+            "player": "string: the player concerned",
+            "roll": "string: which kind of roll",
+            "roll_id": "string?: the roll it replaces (day rolls have none)",
+        },
+    ),
+    event_type(
+        "ActionDeclared",
+        "A player declared their day action.",
+        {
+            "action": "string: the action's name",
+            "player": "string: the player concerned",
+            "weather": "string: the weather in force",
+        },
+    ),
+    event_type(
+        "MovementRolled",
+        "A piece's movement was rolled.",
+        {
+            "bonus_roll_earned": "boolean: whether a six earned a bonus roll",
+            "bonus_roll_suppressed": "boolean: whether the weather took that bonus roll away",
+            "piece_id": "string: the piece's id",
+            "player": "string: the player concerned",
+            "value": "integer: the movement die's value",
+            "weather": "string: the weather in force",
+        },
+    ),
+)
+
+CreatureBehaviour = Callable[[Context, dict[str, Any]], None]
+RollHook = Callable[[Context, dict[str, Any]], None]
+# G-CB-05: creature type -> its night behaviour (creature.<type>.nightBehaviour); none by default.
+NIGHT_BEHAVIOURS: dict[str, CreatureBehaviour] = {}
+# G-CB-07 / G-CB-08: effects of a made shot and of an Annustaria check, given the event details.
+BASKETBALL_MADE_HOOKS: list[RollHook] = []
+ANNUSTARIA_CHECK_HOOKS: list[RollHook] = []
+
+ROLL_KINDS: tuple[str, ...] = next(
+    r.choices for r in CB_HOUSE_RULES if r.key == "cb.fateReroll.forbidden"
+)
+CREATURE_DECISION = "creature_order"
+
+
+# -- step 2: night creatures ---------------------------------------------------------------------
+
+
+def creature_groups(ctx: Context) -> list[list[Any]]:
+    """G-CB-05: night-active creatures as [type, [ids]], in ``cb.night.creatureOrder`` then A-Z."""
+    by_type: dict[str, list[str]] = {}
+    for creature in ctx.state["creatures"]:
+        if creature["night_active"]:
+            by_type.setdefault(creature["type"], []).append(creature["id"])
+    listed = [t for t in dict.fromkeys(ctx.house["cb.night.creatureOrder"]) if t in by_type]
+    others = sorted(t for t in by_type if t not in listed)
+    return [[kind, by_type[kind]] for kind in [*listed, *others]]
+
+
+@step("creatures")
+def creatures(ctx: Context) -> bool:
+    """CB-04: creatures act type by type; the god-token holder orders several of one type."""
+    data = night.step_data(ctx, "creatures")
+    if "groups" not in data:
+        data.update(groups=creature_groups(ctx), next=0, acted=0)
+    while data["next"] < len(data["groups"]):
+        kind, ids = data["groups"][data["next"]]
+        chosen: dict[str, Any] = {}
+        if len(ids) > 1:
+            if "chosen" not in data:
+                _ask_creature_order(ctx, kind, ids)
+                return False
+            chosen = data.pop("chosen")
+        for creature_id in chosen.get("order", ids):
+            data["acted"] += 1
+            extra = {"chosen_by": chosen["by"]} if chosen else {}
+            ctx.emit(
+                "NightCreatureActed",
+                creature_id=creature_id,
+                creature_type=kind,
+                order_index=data["acted"],
+                **extra,
+            )
+            behaviour = NIGHT_BEHAVIOURS.get(kind)
+            if behaviour is not None:
+                creature = next(c for c in ctx.state["creatures"] if c["id"] == creature_id)
+                behaviour(ctx, creature)
+        data["next"] += 1
+    return True
+
+
+def _ask_creature_order(ctx: Context, kind: str, ids: list[str]) -> None:
+    holder = ctx.state["god_token"]
+    context = {"creature_type": kind}
+    cb.ask(
+        ctx,
+        decision=CREATURE_DECISION,
+        who=holder,
+        rule="CB-04",
+        commands=["order_creatures"],
+        options=ids,
+        context=context,
+    )
+
+
+@rules.command(
+    "order_creatures",
+    summary="The god-token holder orders the night creatures of one type (every id once).",
+    example={"type": "order_creatures", "player": "B", "order": ["zombie-2", "zombie-1"]},
+    rules=("CB-04",),
+    resolves=(CREATURE_DECISION,),
+)
+def order_creatures(ctx: Context, args: Values) -> None:
+    """CB-04: the holder picks the order in which creatures of one type act."""
+    player = args["player"]
+    order = args["order"]
+    cb.party(ctx, player)
+    pending = cb.require_decision(ctx, CREATURE_DECISION, player, "CB-04")
+    options: list[str] = pending["options"]
+    if not all(isinstance(i, str) for i in order) or sorted(order) != sorted(options):
+        raise InvalidInput.field("order", f"must list each of {', '.join(options)} exactly once")
+    night.step_data(ctx, "creatures")["chosen"] = {"order": order, "by": player}
+    ctx.emit(
+        "CreatureOrderChosen",
+        player=player,
+        creature_type=pending["context"]["creature_type"],
+        order=order,
+    )
+    night.advance(ctx)
+
+
+# -- step 3: relationship decay ------------------------------------------------------------------
+
+
+@step("decay")
+def decay(ctx: Context) -> bool:
+    """CB-05, G-CB-06: every partner relationship loses 1 (floored); at breakupAt it ends."""
+    floor = ctx.house["cb.relationship.floor"]
+    breakup_at = ctx.house["cb.relationship.breakupAt"]
+    for player in ctx.state["players"]:
+        party = ctx.state["parties"][player]
+        partner = party["partner"]
+        if partner is None:
+            continue
+        before = party["relationship"]
+        party["relationship"] = max(before - 1, min(before, floor))
+        after = party["relationship"]
+        if after != before:
+            ctx.emit(
+                "RelationshipChanged",
+                party=player,
+                partner_type=partner,
+                **{"from": before, "to": after},
+                cause="nightlyDecay",
+            )
+        if breakup_at is not None and after <= breakup_at:
+            party["partner"] = None
+            party["relationship"] = None
+            reason = "relationshipZero" if after == 0 else "relationshipAtBreakup"
+            ctx.emit("PartnerLost", party=player, partner_type=partner, reason=reason)
+    return True
+
+
+# -- step 4: basketball ---------------------------------------------------------------------------
+
+
+@step("basketball")
+def basketball(ctx: Context) -> bool:
+    """CB-06, G-CB-07: the holder rolls 2d20; the shot is made at the threshold or above."""
+    holder = ctx.state["god_token"]
+    roll = ctx.roll("2d20", "basketball")
+    first, second = (die["face"] for die in roll["dice"])
+    total = first + second
+    details = {
+        "holder": holder,
+        "d20a": first,
+        "d20b": second,
+        "total": total,
+        "threshold": ctx.house["cb.basketball.threshold"],
+        "made": total >= ctx.house["cb.basketball.threshold"],
+    }
+    ctx.emit("BasketballShotRolled", **details)
+    if details["made"]:
+        for hook in BASKETBALL_MADE_HOOKS:
+            hook(ctx, details)
+    return True
+
+
+# -- step 7: Annustaria Breaker upkeep ------------------------------------------------------------
+
+
+@step("annustaria")
+def annustaria(ctx: Context) -> bool:
+    """CB-07, G-CB-08: checks at the maximum (value kept), else count down to 0."""
+    value = ctx.state["annustar"]
+    maximum = ctx.house["cb.annustaria.max"]
+    if value >= maximum:
+        checks = ctx.house["cb.annustaria.checksPerNight"]
+        target = ctx.house["cb.annustaria.checkTarget"]
+        for check in range(1, checks + 1):
+            face = ctx.roll("1d20", "annustaria breaker check")["total"]
+            details = {
+                "holder": ctx.state["god_token"],
+                "value": value,
+                "die_value": face,
+                "target": target,
+                "passed": face >= target,
+                "check": check,
+                "checks": checks,
+            }
+            ctx.emit("AnnustariaBreakerChecked", **details)
+            for hook in ANNUSTARIA_CHECK_HOOKS:
+                hook(ctx, details)
+    elif value > 0:
+        ctx.state["annustar"] = value - 1
+        ctx.emit(
+            "AnnustarDamageValueChanged",
+            **{"from": value, "to": value - 1},
+            cause="nightlyDecrement",
+        )
+    return True
+
+
+@rules.command(
+    "raise_annustar",
+    summary="A main-rules effect changes the Annustar damage value (kept within 0..max).",
+    example={"type": "raise_annustar", "amount": 3, "cause": "annustar strike"},
+    rules=("CB-07",),
+)
+def raise_annustar(ctx: Context, args: Values) -> None:
+    """CB-07, G-CB-08: the value rises (or falls, for a negative amount), clamped to 0..max."""
+    amount = args["amount"]
+    cause = args["cause"]
+    before = ctx.state["annustar"]
+    ctx.state["annustar"] = max(0, min(before + amount, ctx.house["cb.annustaria.max"]))
+    ctx.emit(
+        "AnnustarDamageValueChanged",
+        **{"from": before, "to": ctx.state["annustar"]},
+        cause="external",
+        amount=amount,
+        effect=cause,
+    )
+
+
+# -- fate rerolls, actions Fog forbids, movement --------------------------------------------------
+
+
+@rules.command(
+    "fate_reroll",
+    summary="A player uses a fate reroll on a roll; refused for the kinds of roll the house "
+    "rules forbid (always the calendar and wind rolls by default).",
+    example={"type": "fate_reroll", "player": "A", "roll": "hail"},
+    rules=("CB-10", "G-CB-12"),
+    resolves=(fate.FATE_DECISION,),
+)
+def fate_reroll(ctx: Context, args: Values) -> None:
+    """CB-10, G-CB-12: refuse a forbidden roll kind; at night reroll the roll on offer.
+
+    By day only the permission belongs to this chapter: the reroll itself (which roll, the new
+    faces, the player's fate-reroll resource) is main-rules mechanics, so an allowed reroll is
+    recorded as ``FateRerollUsed`` and the main rules apply it. At night, after a party's own
+    roll (hail save, ambush d6, rizz contest), the night waits for the player's answer and the
+    reroll is made here (``fate``).
+    """
+    player = args["player"]
+    kind = args["roll"]
+    cb.party(ctx, player)
+    if kind in ctx.house["cb.fateReroll.forbidden"]:
+        ctx.refuse("CB-10", f"no fate reroll on the {kind} roll: the original result stands")
+    if ctx.state.get("pending"):
+        fate.night_reroll(ctx, player, kind)
+        return
+    ctx.emit("FateRerollUsed", player=player, roll=kind)
+
+
+def _mark_turn_started(ctx: Context, player: str) -> None:
+    """An action in the player's own turn closes the window for day sleep (CB-40)."""
+    if ctx.state["night"] is None and ctx.state["turn"]["player"] == player:
+        ctx.state["turn"]["started"] = True
+
+
+@rules.command(
+    "declare_action",
+    summary="A player casts a spell that requires sight or fortifies a structure; refused in Fog.",
+    example={"type": "declare_action", "player": "A", "action": "fortify"},
+    rules=("CB-27",),
+)
+def declare_action(ctx: Context, args: Values) -> None:
+    """CB-27: Fog forbids sight spells and fortifying; otherwise the action is recorded.
+
+    The action itself is main-rules mechanics; it may be a reaction, so it is not held to the turn.
+    """
+    player = args["player"]
+    action = args["action"]
+    cb.party(ctx, player)
+    weather = ctx.state["weather"]["current"]
+    if not modifiers.action_allowed(weather, action):
+        ctx.refuse("CB-27", f"fog: no {action.replace('_', ' ')} while Fog is in effect")
+    _mark_turn_started(ctx, player)
+    ctx.emit("ActionDeclared", player=player, action=action, weather=weather)
+
+
+@rules.command(
+    "roll_movement",
+    summary="The player whose turn it is rolls a piece's movement d6; a 6 earns a bonus roll "
+    "except under Rain, Snow or Hail.",
+    example={"type": "roll_movement", "player": "A", "piece": "a1"},
+    rules=("CB-23",),
+)
+def roll_movement(ctx: Context, args: Values) -> None:
+    """CB-23: a movement 6 still moves 6, but earns no bonus roll under Rain, Snow or Hail."""
+    player = args["player"]
+    piece_id = args["piece"]
+    party = cb.party(ctx, player)
+    if piece_id not in party["pieces"]:
+        raise InvalidInput.field("piece", f"player {player} has no piece {piece_id!r}")
+    night.current_player(ctx, player)
+    if party["pieces"][piece_id]["location"]["kind"] == "eliminated":
+        ctx.refuse("CB-36", f"piece {piece_id} is eliminated and cannot move")
+    weather = ctx.state["weather"]["current"]
+    value = ctx.roll("1d6", f"movement {piece_id}")["total"]
+    six = value == 6
+    _mark_turn_started(ctx, player)
+    ctx.emit(
+        "MovementRolled",
+        player=player,
+        piece_id=piece_id,
+        value=value,
+        bonus_roll_earned=six and modifiers.bonus_roll_on_six(weather),
+        bonus_roll_suppressed=six and not modifiers.bonus_roll_on_six(weather),
+        weather=weather,
+    )

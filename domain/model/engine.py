@@ -1,0 +1,377 @@
+"""The game-command engine: commands loaded through their schemas, a working state, and the events
+a command emits.
+
+A game module registers commands on a ``GameRules`` and declares their schemas
+(``GameRules.contract``). ``GameRules.run`` loads a command through its schema before anything else
+(``InvalidInput`` naming each wrong field; nothing runs), then calls the handler with the loaded
+``Values``. The handler checks only what depends on the state or the house rules, rolls through
+``Context.roll``, changes ``Context.state`` (a working copy) and calls ``Context.emit`` at each
+past-tense event boundary. The aggregate then records one event per
+``emit`` with the JSON Patch of what changed, so applying an event never decides anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from copy import deepcopy
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from marshmallow import Schema
+
+from domain.model import patch
+from domain.model.command_schema import Command, Values, load
+from domain.model.dice import DiceExpression, DiceSource, evaluate, parse
+from domain.model.errors import InvalidInput, NoSuchDecision, QuestlogError, RuleViolation
+
+DiceSet = tuple[str, set[int]]
+"""A rule id and the die sizes a campaign's dice set allows."""
+
+
+PAYLOAD_TYPES = frozenset(
+    {"integer", "number", "string", "boolean", "array", "object", "null", "any"}
+)
+"""The JSON types a payload field may declare (``any``: whatever the game records there)."""
+
+
+@dataclass(frozen=True)
+class PayloadField:
+    """One fact an event records: its name, JSON type(s) and what it means."""
+
+    name: str
+    type: str
+    """One or more of ``PAYLOAD_TYPES`` joined by ``|``, e.g. ``integer|null``."""
+    description: str
+    optional: bool = False
+    """Recorded only in some cases (the description says when)."""
+
+
+Upcaster = Callable[[dict[str, Any]], None]
+"""Changes a payload stored at one version, in place, into the shape of the next version."""
+
+
+@dataclass(frozen=True)
+class EventType:
+    """A game event type: its past-tense name, what it records, its payload and payload version.
+
+    ``upcasters[n]`` turns a payload stored at version ``n + 1`` into version ``n + 2``; the
+    event class applies them when an older event is loaded (docs/events.md).
+    """
+
+    name: str
+    summary: str
+    fields: tuple[PayloadField, ...]
+    version: int = 1
+    upcasters: tuple[Upcaster, ...] = ()
+
+    def __post_init__(self) -> None:
+        if len(self.upcasters) != self.version - 1:
+            raise RuntimeError(f"{self.name} v{self.version} needs {self.version - 1} upcaster(s)")
+
+    def check(self, details: Mapping[str, Any]) -> None:
+        """Refuse details that do not match the declaration: a programming error."""
+        declared = {f.name for f in self.fields}
+        unknown = sorted(set(details) - declared)
+        missing = sorted(f.name for f in self.fields if not f.optional and f.name not in details)
+        if unknown or missing:
+            raise RuntimeError(
+                f"{self.name} emitted with undeclared field(s) {unknown} and without "
+                f"declared field(s) {missing}"
+            )
+
+
+def event_type(
+    name: str,
+    summary: str,
+    fields: Mapping[str, str],
+    *,
+    version: int = 1,
+    upcasters: tuple[Upcaster, ...] = (),
+) -> EventType:
+    """Declare a game event type; each field is ``"type: description"`` (``type?`` if optional).
+
+    >>> event_type("Paid", "Credits were paid.", {"amount": "integer: credits paid"}).fields[0]
+    PayloadField(name='amount', type='integer', description='credits paid', optional=False)
+    """
+    declared = []
+    for field_name, text in fields.items():
+        kind, separator, description = text.partition(": ")
+        optional = kind.endswith("?")
+        kind = kind.removesuffix("?")
+        if not separator or not description or not set(kind.split("|")) <= PAYLOAD_TYPES:
+            raise RuntimeError(f"{name}.{field_name}: declare it as 'type: description'")
+        declared.append(PayloadField(field_name, kind, description, optional))
+    return EventType(name, summary, tuple(declared), version, upcasters)
+
+
+@dataclass
+class PendingEvent:
+    """One event a command emitted: its type, details, the rolls it made and what it changed."""
+
+    event_type: str
+    details: dict[str, Any]
+    rolls: list[dict[str, Any]]
+    effects: list[dict[str, Any]]
+
+
+class Context:
+    """What a command handler works with: the state to change, the house rules, the dice."""
+
+    def __init__(
+        self,
+        state: Mapping[str, Any],
+        house_rules: Mapping[str, Any],
+        dice: DiceSource,
+        dice_set: DiceSet | None = None,
+        version: int | None = None,
+        declared: Mapping[str, EventType] | None = None,
+    ) -> None:
+        self.state: dict[str, Any] = deepcopy(dict(state))
+        self.declared = declared
+        """The game's event types; every ``emit`` is checked against its declaration."""
+        self.version = version
+        """The campaign's version before this command (None outside a campaign)."""
+        self.last_roll_id: str | None = None
+        """The id the last roll will have once its event is stored ("<version>-<n>")."""
+        self.house = dict(house_rules)
+        self.dice = dice
+        self.dice_set = dice_set
+        self.events: list[PendingEvent] = []
+        self._mark = deepcopy(self.state)
+        self._rolls: list[dict[str, Any]] = []
+
+    def roll(
+        self,
+        notation: str | DiceExpression,
+        purpose: str,
+        *,
+        fate_reroll_of: str | None = None,
+    ) -> dict[str, Any]:
+        """Roll dice now; the record (faces, total, source, proof) goes into the next event.
+
+        ``fate_reroll_of`` names the roll this one replaces by a fate reroll: the record keeps it,
+        so the roll log and the audit show the new roll as that roll's fate reroll.
+        """
+        expression = notation if isinstance(notation, DiceExpression) else parse(notation)
+        if self.dice_set is not None:
+            rule, allowed = self.dice_set
+            missing = sorted(set(expression.sides) - allowed)
+            if missing:
+                names = ", ".join(f"d{n}" for n in missing)
+                self.refuse(rule, f"{purpose}: the campaign's dice set has no {names}")
+        draw = self.dice.draw(expression.sides)
+        outcome = evaluate(expression, draw.faces)
+        for die, shown in zip(outcome.dice, draw.raw or (), strict=False):
+            if shown != die["face"]:
+                die["raw"] = shown  # what the player saw, beside its reading (QC-08, QC-09)
+        record: dict[str, Any] = {
+            "purpose": purpose,
+            "notation": expression.notation,
+            "dice": outcome.dice,
+            "modifier": outcome.modifier,
+            "total": outcome.total,
+            "source": draw.source,
+        }
+        if draw.proof is not None:
+            record["proof"] = dict(draw.proof)
+        if fate_reroll_of is not None:
+            record["fate_reroll_of"] = fate_reroll_of
+        self._rolls.append(record)
+        if self.version is not None:
+            self.last_roll_id = f"{self.version + len(self.events) + 1}-{len(self._rolls)}"
+        return record
+
+    def refuse(self, rule_id: str, message: str) -> NoReturn:
+        """Stop the command: a rule forbids it (nothing is stored)."""
+        raise RuleViolation(rule_id, message)
+
+    def emit(self, event_type: str, **details: Any) -> None:
+        """Close a past-tense event: what happened, its rolls, and the patch of what changed.
+
+        The details must be the event type's declared payload (an undeclared event type or
+        field, or a missing one, is a programming error).
+        """
+        if self.declared is not None:
+            declaration = self.declared.get(event_type)
+            if declaration is None:
+                raise RuntimeError(f"{event_type} is not a declared event type of this game")
+            declaration.check(details)
+        effects = patch.diff(self._mark, self.state)
+        self.events.append(PendingEvent(event_type, details, self._rolls, effects))
+        self._mark = deepcopy(self.state)
+        self._rolls = []
+
+    def close_rolls(self) -> list[dict[str, Any]]:
+        """The rolls made so far, for a command that records dice alone."""
+        rolls, self._rolls = self._rolls, []
+        return rolls
+
+    def close(self) -> list[PendingEvent]:
+        """The emitted events; a change or roll left outside any event is a programming error."""
+        if self._rolls or patch.diff(self._mark, self.state):
+            raise RuntimeError("a command changed state or rolled dice without emitting an event")
+        return self.events
+
+
+Handler = Callable[[Context, Values], None]
+
+
+def one_of(name: str, value: str, allowed: Iterable[str]) -> str:
+    """A value the state offers (a pending decision's options), or invalid input naming it."""
+    options = list(allowed)
+    if value not in options:
+        raise InvalidInput.field(name, f"must be one of {', '.join(options)}")
+    return value
+
+
+def decision_summary(pending: Mapping[str, Any]) -> dict[str, Any]:
+    """What a refusal shows of the pending decision: its type, who decides, its rule, the commands
+    accepted now and the options."""
+    return {
+        "decision": pending.get("decision"),
+        "who": pending.get("who"),
+        "rule": pending.get("rule"),
+        "commands": list(pending.get("commands", ())),
+        "options": pending.get("options"),
+    }
+
+
+class _Rolled(Exception):
+    """A trial run of a command reached its first roll (see ``GameRules.own_refusal``)."""
+
+
+class _NoDice:
+    """Dice that end a trial run at its first roll."""
+
+    def draw(self, sides: Any) -> Any:
+        raise _Rolled
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """One command of a game: its handler, summary, example body and the rules it applies."""
+
+    name: str
+    handler: Handler
+    summary: str
+    example: dict[str, Any]
+    rules: tuple[str, ...] = ()
+    resolves: tuple[str, ...] = ()
+
+
+@dataclass
+class GameRules:
+    """A game's commands, its event types and how its state starts."""
+
+    game: str
+    event_types: dict[str, EventType] = field(default_factory=dict)
+    commands: dict[str, CommandSpec] = field(default_factory=dict)
+    schemas: dict[str, Command] = field(default_factory=dict)
+    setup: Callable[[Values, Mapping[str, Any]], dict[str, Any]] | None = None
+    setup_schema: type[Schema] | None = None
+    dice_set: Callable[[Mapping[str, Any]], DiceSet | None] | None = None
+
+    def declare(self, *event_types: EventType) -> None:
+        """Declare event types this game emits (each gets a stable topic when the game loads).
+
+        A type is declared once, where it is emitted; a second declaration must be the same.
+        """
+        for declared in event_types:
+            known = self.event_types.setdefault(declared.name, declared)
+            if known != declared:
+                raise RuntimeError(f"{self.game} declares {declared.name} twice, differently")
+
+    def command(
+        self,
+        name: str,
+        *,
+        summary: str,
+        example: dict[str, Any],
+        rules: tuple[str, ...] = (),
+        resolves: tuple[str, ...] = (),
+    ) -> Callable[[Handler], Handler]:
+        """Register a handler as a command of this game."""
+
+        def register(handler: Handler) -> Handler:
+            self.commands[name] = CommandSpec(name, handler, summary, example, rules, resolves)
+            return handler
+
+        return register
+
+    def contract(self, *commands: Command) -> None:
+        """Declare the schemas of this game's commands (each checked before its handler runs)."""
+        self.schemas.update((c.name, c) for c in commands)
+
+    def values(self, spec: CommandSpec, command: Mapping[str, Any]) -> dict[str, Any]:
+        """A command's values once its schema loads them, or ``InvalidInput`` naming the field."""
+        return load(self.schemas[spec.name].schema(), command)
+
+    def spec(self, name: object) -> CommandSpec:
+        """The command named ``name``; anything else is invalid input naming ``type``."""
+        if not isinstance(name, str) or name not in self.commands:
+            known = ", ".join(sorted(self.commands))
+            raise InvalidInput.field("type", f"unknown command; this game knows: {known}")
+        return self.commands[name]
+
+    def own_refusal(
+        self,
+        spec: CommandSpec,
+        state: Mapping[str, Any],
+        house_rules: Mapping[str, Any],
+        command: Mapping[str, Any],
+    ) -> dict[str, str] | None:
+        """The rule that would refuse a command by itself, with no decision pending.
+
+        The handler runs on a copy of the state without the pending decision, with dice that stop
+        it at its first roll: a command that gets as far as rolling is not refused by its own
+        rules. Nothing of this run is kept.
+        """
+        unblocked = {**state, "pending": None}
+        try:
+            values = self.values(spec, command)
+            context = Context(unblocked, house_rules, _NoDice(), declared=self.event_types)
+            spec.handler(context, values)
+        except NoSuchDecision:
+            return None  # it answers a decision: whether one comes next is not known yet
+        except RuleViolation as refusal:
+            return {"rule": refusal.rule_id, "detail": refusal.reason}
+        except (QuestlogError, _Rolled):
+            return None
+        except Exception:
+            return None
+        return None
+
+    def initial_state(self, setup: Mapping[str, Any], house_rules: Mapping[str, Any]) -> Any:
+        """The state a new campaign of this game starts with."""
+        if self.setup is None or self.setup_schema is None:
+            return {}
+        return self.setup(load(self.setup_schema(), setup, "setup"), house_rules)
+
+    def run(
+        self,
+        state: Mapping[str, Any],
+        house_rules: Mapping[str, Any],
+        command: Mapping[str, Any],
+        dice: DiceSource,
+        *,
+        version: int | None = None,
+    ) -> list[PendingEvent]:
+        """Run one command against a state (at campaign ``version``) and return its events."""
+        if not isinstance(command, Mapping):
+            raise InvalidInput.field("command", "must be a JSON object")
+        spec = self.spec(command.get("type"))
+        values = self.values(spec, command)
+        pending = state.get("pending")
+        if pending and spec.name not in pending.get("commands", ()):
+            accepted = list(pending.get("commands", ()))
+            raise RuleViolation(
+                pending.get("rule", "pending-decision"),
+                f"a decision is pending ({pending.get('decision')}, for {pending.get('who')}); "
+                f"the next command must be one of {', '.join(accepted)}",
+                pending=decision_summary(pending),
+                also=self.own_refusal(spec, state, house_rules, command),
+            )
+        allowed = self.dice_set(house_rules) if self.dice_set else None
+        context = Context(state, house_rules, dice, allowed, version, self.event_types)
+        spec.handler(context, values)
+        return context.close()

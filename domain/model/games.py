@@ -1,0 +1,26 @@
+"""The games Questlog knows, each a ``GameRules`` that its own package fills with commands."""
+
+from __future__ import annotations
+
+from domain.model.command_schema import Command
+from domain.model.engine import GameRules
+from domain.model.errors import InvalidInput
+from domain.model.house_rules import CALENDAR_BOARD, GAMES, QUEST_CALENDAR
+
+RULES: dict[str, GameRules] = {
+    QUEST_CALENDAR: GameRules(QUEST_CALENDAR),
+    CALENDAR_BOARD: GameRules(CALENDAR_BOARD),
+}
+
+
+def rules_for(game: str) -> GameRules:
+    """The rules of a game; an unknown game is invalid input."""
+    try:
+        return RULES[game]
+    except KeyError:
+        raise InvalidInput.field("game", f"must be one of {', '.join(GAMES)}") from None
+
+
+def command_schemas() -> dict[str, Command]:
+    """Every game's command schemas by command name (names are unique across games)."""
+    return {name: entry for rules in RULES.values() for name, entry in rules.schemas.items()}

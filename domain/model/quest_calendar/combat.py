@@ -1,0 +1,401 @@
+"""Combat pages in standard, easy and hard mode (QC-20..QC-30, QC-33..QC-37, QC-40).
+
+``start_combat`` takes the page's rounds as printed (hit target, damage needed, enemy attack,
+damage when reduced and in full, and an optional Frightened/Restrained/Weakened/Confused check) and
+opens ``page["combat"]`` with ``status == "in_progress"`` (items.py reads that key to refuse a Med
+Kit between rounds, QC-23). ``combat_round`` then plays the next step for the mode:
+
+- standard (QC-28): one round's condition check, attack and damage, then the decision
+  ``combat_round_abilities`` answered by ``resolve_round``; the round closes there;
+- easy (QC-29): every remaining round is rolled first, then ``combat_assign_abilities`` answered by
+  ``resolve_rounds`` resolves the rounds in order (death stops the rest);
+- hard (QC-30): the attack, then ``combat_boost_attack`` (``boost_attack``), and only then the
+  damage dice, then ``combat_boost_damage`` (``boost_damage``). An extra attack granted there is
+  played the same way before the round closes.
+
+A decision is asked only when the hero has an ability that could apply; otherwise the round closes
+at once. Between rounds no decision is open, so items and healing abilities can be used.
+
+An ability is named by id, or as ``{"id", "attempt": "first" | "extra", "roll": "attack" |
+"damage"}``: ``attempt`` aims it at the extra attack (standard and easy mode, after the
+``extra_attack`` ability in the same list) and ``roll`` says which roll a ``reroll`` replaces when
+its effect does not (``effect.roll``). A reroll repeats the roll the same way (Frightened and
+Confused still keep the lower, doubled damage stays doubled) and keeps the new result, or the better
+one when ``effect.keep == "better"``. Bonus dice from abilities are added after the lower damage is
+kept; flat modifiers (damage_mod and any number in the damage dice) are added once, last (QC-26).
+
+Conditions (QC-33) are rolled with ``checks.trait_roll`` (so Malfunction applies) at the start of
+their round and live only in that round's record, never in ``hero["conditions"]``. Standard mode
+with ``qc.combat.standard.reevaluateAfterAbility`` off judges each attack on its rolls as first
+made: abilities are still spent and recorded but do not change the verdict (G-QC-08).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.model.command_schema import Values
+from domain.model.engine import Context, event_type
+from domain.model.errors import InvalidInput
+from domain.model.games import RULES
+from domain.model.house_rules import QUEST_CALENDAR
+from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar.combat_rounds import (
+    ASSIGN_DECISION,
+    BOOST_DECISIONS,
+    ROUND_DECISION,
+    ability_options,
+    apply_ability,
+    ask_decision,
+    begin_round,
+    close_round,
+    current_combat,
+    roll_attack,
+    roll_damage,
+    round_preview,
+)
+from domain.model.quest_calendar.combat_rules import (
+    read_rounds,
+    read_uses,
+)
+
+rules = RULES[QUEST_CALENDAR]
+rules.declare(
+    event_type(
+        "CombatStarted",
+        "A combat started.",
+        {
+            "enemies": "array: the enemies",
+            "kind": "string: the kind of combat",
+            "mode": "string: the combat mode",
+            "page_date": "string: the calendar page's date",
+            "rounds": "integer: the number of rounds",
+        },
+    ),
+    event_type(
+        "ConditionCheckRolled",
+        "A check against a condition was rolled in combat.",
+        {
+            "afflicted": "boolean: whether the condition took hold",
+            "bonus": "integer: the bonus added",
+            "booster": "integer: the trait booster added",
+            "condition": "string: the condition's name",
+            "d20": "integer: the d20 kept",
+            "faces": "array: the faces rolled",
+            "malfunction": "boolean: whether a malfunction applied",
+            "round": "integer: the round's number",
+            "target": "integer: the number to reach",
+            "total": "integer: the total",
+            "trait": "string: the trait",
+            "trait_mod": "integer: the trait modifier",
+        },
+    ),
+    event_type(
+        "AttackRolled",
+        "The hero's attack was rolled.",
+        {
+            "atk": "integer: the hero's attack bonus",
+            "attempt": "string: which attempt in the round",
+            "bonus": "integer: the bonus added",
+            "d20": "integer|null: the d20 kept (null if no roll)",
+            "d20_faces": "array: the d20 faces rolled",
+            "frightened": "boolean: whether the hero was frightened",
+            "hit": "boolean: whether it hit",
+            "hit_target": "integer: the number to reach to hit",
+            "restrained": "boolean: whether the hero was restrained",
+            "round": "integer: the round's number",
+            "total": "integer|null: the attack total (null if no roll)",
+        },
+    ),
+    event_type(
+        "DamageRolled",
+        "The hero's damage was rolled.",
+        {
+            "attempt": "string: which attempt in the round",
+            "bonus": "integer: the bonus added",
+            "confused": "boolean: whether the hero was confused",
+            "dice": "string: the damage dice notation",
+            "dice_total": "integer: the dice's total",
+            "doubled": "boolean: whether the damage was doubled",
+            "flat_mods": "integer: flat modifiers added",
+            "raw_faces": "array: the damage dice's faces",
+            "restrained": "boolean: whether the hero was restrained",
+            "round": "integer: the round's number",
+            "total": "integer: the damage dealt",
+        },
+    ),
+    event_type(
+        "ExtraAttackResolved",
+        "An extra attack was resolved.",
+        {
+            "combined_damage": "integer: the damage of both attacks together",
+            "extra_damage": "integer: the extra attack's damage",
+            "extra_hit": "boolean: whether the extra attack hit",
+            "first_damage": "integer: the first attack's damage",
+            "first_hit": "boolean: whether the first attack hit",
+            "round": "integer: the round's number",
+        },
+    ),
+    event_type(
+        "CombatRoundResolved",
+        "A combat round was resolved.",
+        {
+            "abilities": "array: the abilities used in the round",
+            "condition": "object|null: the condition checked in the round (null if none)",
+            "damage_dealt": "integer: damage dealt to the enemy",
+            "damage_needed": "integer: damage needed to win the round",
+            "damage_taken": "integer: damage the hero took",
+            "defense_tier": "string|null: the defence tier reached (null if none)",
+            "enemy": "string|null: the enemy (null here)",
+            "enemy_outcome": "string: what happened to the enemy",
+            "hit": "boolean: whether it hit",
+            "incoming": "integer: the enemy's incoming damage",
+            "judged_on": "string: what the round was judged on",
+            "round": "integer: the round's number",
+            "weakened": "boolean: whether the enemy was weakened",
+            "won": "boolean: whether the hero won the round",
+        },
+    ),
+    event_type(
+        "CombatEnded",
+        "A combat ended.",
+        {
+            "ended_by": "string: what ended it",
+            "enemies_remaining": "integer: enemies not beaten",
+            "page_date": "string: the calendar page's date",
+            "rounds_played": "integer: rounds played",
+            "rounds_unplayed": "integer: rounds not played",
+            "rounds_won": "integer: rounds won",
+        },
+    ),
+    event_type(
+        "DecisionRequested",
+        "The game waits for the player's decision.",
+        {
+            "context": "object?: what the decision is about",
+            "decision": "string: the decision asked for",
+            "options": "array: the options offered",
+            "rule": "string: the rule that asks for it",
+        },
+    ),
+)
+
+ROUND_EXAMPLE = [
+    {
+        "enemy": "Scrap drone",
+        "hit_target": 13,
+        "damage_needed": 6,
+        "enemy_attack": 12,
+        "damage_reduced": 4,
+        "damage_full": 7,
+    },
+    {
+        "enemy": "Void hound",
+        "hit_target": 14,
+        "damage_needed": 7,
+        "enemy_attack": 13,
+        "damage_reduced": 3,
+        "damage_full": 6,
+        "condition": {"name": "frightened", "target": 12},
+    },
+]
+
+
+# -- commands --------------------------------------------------------------------------------
+
+
+@rules.command(
+    "start_combat",
+    summary="Start a combat page: its rounds as printed (hit target, damage needed, enemy attack, "
+    "damage reduced and full, an optional condition check) and the difficulty mode.",
+    example={"type": "start_combat", "kind": "several_enemies", "rounds": ROUND_EXAMPLE},
+    rules=("QC-20", "QC-22", "QC-27", "QC-33"),
+)
+def start_combat(ctx: Context, args: Values) -> None:
+    """QC-20: a combat lasts the rounds the page gives; the mode defaults to the house rule."""
+    mode = args["mode"] or ctx.house["qc.combat.mode"]
+    kind = args["kind"]
+    rounds = read_rounds(args["rounds"])
+    qc.hero(ctx)
+    page = qc.page(ctx)
+    current = page.get("combat")
+    if current and current["status"] == "in_progress":
+        ctx.refuse("QC-20", "a combat is already in progress on this page")
+    if (page.get("dogfight") or {}).get("status") == "in_progress":
+        ctx.refuse("QC-69", "a dogfight is in progress on this page; finish it first")
+    page["combat"] = {
+        "status": "in_progress",
+        "mode": mode,
+        "kind": kind,
+        "rounds": rounds,
+        "round": 0,
+        "open": [],
+        "results": [],
+        "ended_by": None,
+    }
+    ctx.emit(
+        "CombatStarted",
+        page_date=page["date"],
+        mode=mode,
+        kind=kind,
+        rounds=len(rounds),
+        enemies=rounds,
+    )
+
+
+@rules.command(
+    "combat_round",
+    summary="Play on: standard rolls the next round, easy rolls every round left, hard rolls the "
+    "next attack; each then asks which abilities to use.",
+    example={"type": "combat_round"},
+    rules=("QC-20", "QC-28", "QC-29", "QC-30", "QC-33", "QC-34", "QC-35", "QC-37"),
+)
+def combat_round(ctx: Context, args: Values) -> None:
+    """QC-28..QC-30: how many rolls the player sees before committing abilities."""
+    combat = current_combat(ctx)
+    qc.page(ctx)["first_roll_made"] = True
+    if combat["mode"] == "easy":
+        _roll_every_round(ctx, combat)
+        return
+    work = begin_round(ctx, combat)
+    if combat["mode"] == "hard":
+        _hard_attack(ctx, combat, work, "first")
+        return
+    ctx.emit("AttackRolled", **roll_attack(ctx, combat, work, "first"))
+    ctx.emit("DamageRolled", **roll_damage(ctx, combat, work, "first"))
+    options = ability_options(ctx, work, "first", None)
+    if not options:
+        close_round(ctx, combat, work)
+        return
+    context = round_preview(ctx, combat, work)
+    ask_decision(ctx, ROUND_DECISION, "QC-28", "resolve_round", options, context)
+
+
+def _roll_every_round(ctx: Context, combat: dict[str, Any]) -> None:
+    """QC-29: attack and damage for every round first, then one decision for all of them."""
+    works = []
+    while combat["round"] + len(combat["open"]) < len(combat["rounds"]):
+        work = begin_round(ctx, combat)
+        ctx.emit("AttackRolled", **roll_attack(ctx, combat, work, "first"))
+        ctx.emit("DamageRolled", **roll_damage(ctx, combat, work, "first"))
+        works.append(work)
+    # Any rolled round may take an ability: offer each one that fits some round, once.
+    offered = {o["id"]: o for work in works for o in ability_options(ctx, work, "first", None)}
+    options = list(offered.values())
+    if options:
+        context = {"rounds": [round_preview(ctx, combat, work) for work in works]}
+        ask_decision(ctx, ASSIGN_DECISION, "QC-29", "resolve_rounds", options, context)
+        return
+    for work in works:
+        if not close_round(ctx, combat, work):
+            return
+
+
+def _hard_attack(ctx: Context, combat: dict[str, Any], work: dict[str, Any], attempt: str) -> None:
+    """QC-30: roll the attack, then ask "boost attack?" before any damage die is rolled."""
+    ctx.emit("AttackRolled", **roll_attack(ctx, combat, work, attempt))
+    options = ability_options(ctx, work, attempt, "attack")
+    if options:
+        context = {**round_preview(ctx, combat, work), "attempt": attempt}
+        ask_decision(ctx, BOOST_DECISIONS["attack"], "QC-30", "boost_attack", options, context)
+        return
+    _hard_damage(ctx, combat, work, attempt)
+
+
+def _hard_damage(ctx: Context, combat: dict[str, Any], work: dict[str, Any], attempt: str) -> None:
+    """QC-30: roll the damage, then ask "boost damage?" before the round closes."""
+    ctx.emit("DamageRolled", **roll_damage(ctx, combat, work, attempt))
+    options = ability_options(ctx, work, attempt, "damage")
+    if options:
+        context = {**round_preview(ctx, combat, work), "attempt": attempt}
+        ask_decision(ctx, BOOST_DECISIONS["damage"], "QC-30", "boost_damage", options, context)
+        return
+    close_round(ctx, combat, work)
+
+
+ABILITIES_EXAMPLE = ["smite", {"id": "lucky", "roll": "attack"}]
+
+
+@rules.command(
+    "resolve_round",
+    summary="Standard mode: apply the chosen abilities (possibly none) to the round just rolled "
+    "and close it.",
+    example={"type": "resolve_round", "abilities": ABILITIES_EXAMPLE},
+    rules=("QC-14", "QC-21", "QC-22", "QC-25", "QC-26", "QC-28", "QC-36", "QC-40"),
+    resolves=(ROUND_DECISION,),
+)
+def resolve_round(ctx: Context, args: Values) -> None:
+    """QC-28 / G-QC-08: abilities on this round only; an extra attack is resolved in it."""
+    uses = read_uses(args["abilities"], "abilities")
+    qc.clear_pending(ctx)
+    combat = current_combat(ctx)
+    work = combat["open"][0]
+    for use in uses:
+        apply_ability(ctx, combat, work, use, stage=None, attempt="first")
+    close_round(ctx, combat, work)
+
+
+@rules.command(
+    "resolve_rounds",
+    summary="Easy mode: assign abilities to the rolled rounds (round number -> abilities) and "
+    "resolve every round in order.",
+    example={"type": "resolve_rounds", "assignments": {"2": ["smite"]}},
+    rules=("QC-14", "QC-21", "QC-22", "QC-25", "QC-26", "QC-29", "QC-36", "QC-40"),
+    resolves=(ASSIGN_DECISION,),
+)
+def resolve_rounds(ctx: Context, args: Values) -> None:
+    """QC-29: the rounds resolve in order; a death ends the combat and the rest are not played."""
+    assignments = args["assignments"]
+    combat = current_combat(ctx)
+    rolled = [str(work["round"]) for work in combat["open"]]
+    plan = {}
+    for key, value in assignments.items():
+        where = f"assignments.{key}"
+        if key not in rolled:
+            raise InvalidInput.field(where, f"not a rolled round; rounds: {', '.join(rolled)}")
+        plan[key] = read_uses(value, where)
+    qc.clear_pending(ctx)
+    for work in list(combat["open"]):
+        for use in plan.get(str(work["round"]), []):
+            apply_ability(ctx, combat, work, use, stage=None, attempt="first")
+        if not close_round(ctx, combat, work):
+            return
+
+
+@rules.command(
+    "boost_attack",
+    summary="Hard mode: boost the attack just rolled (or not) before the damage is rolled.",
+    example={"type": "boost_attack", "abilities": ["battle-focus"]},
+    rules=("QC-14", "QC-30"),
+    resolves=(BOOST_DECISIONS["attack"],),
+)
+def boost_attack(ctx: Context, args: Values) -> None:
+    """QC-30: an attack boost is final before the damage roll is made."""
+    uses = read_uses(args["abilities"], "abilities")
+    attempt = qc.clear_pending(ctx)["context"]["attempt"]
+    combat = current_combat(ctx)
+    work = combat["open"][0]
+    for use in uses:
+        apply_ability(ctx, combat, work, use, stage="attack", attempt=attempt)
+    _hard_damage(ctx, combat, work, attempt)
+
+
+@rules.command(
+    "boost_damage",
+    summary="Hard mode: boost the damage just rolled (or not), possibly with an extra attack, "
+    "then the round closes.",
+    example={"type": "boost_damage", "abilities": ["smite"]},
+    rules=("QC-14", "QC-21", "QC-25", "QC-30", "QC-40"),
+    resolves=(BOOST_DECISIONS["damage"],),
+)
+def boost_damage(ctx: Context, args: Values) -> None:
+    """QC-30: a damage boost is final; an extra attack is then played roll by roll (QC-40)."""
+    uses = read_uses(args["abilities"], "abilities")
+    attempt = qc.clear_pending(ctx)["context"]["attempt"]
+    combat = current_combat(ctx)
+    work = combat["open"][0]
+    kinds = [apply_ability(ctx, combat, work, use, stage="damage", attempt=attempt) for use in uses]
+    if "extra_attack" in kinds:
+        _hard_attack(ctx, combat, work, "extra")
+        return
+    close_round(ctx, combat, work)

@@ -1,0 +1,655 @@
+"""The schema of every quest-calendar command, and the dice each may draw."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import ValidationError, fields, validate, validates_schema
+
+from domain.model.command_schema import (
+    REQUIRED,
+    Command,
+    Strict,
+    StrictInteger,
+    command,
+    compartment,
+    flag,
+    id_or_object,
+    integer,
+    item_of,
+    mapping,
+    nested,
+    text,
+)
+from domain.model.command_schema import items as many
+from domain.model.dice import parse
+from domain.model.errors import InvalidInput
+from domain.model.quest_calendar import (
+    abilities,
+    combat_rules,
+    dogfight_rounds,
+    economy,
+    items,
+    pages,
+)
+from domain.model.quest_calendar import state as qc
+
+GAME = "quest-calendar"
+ITEM_ID = "The id of an item in the hero's inventory."
+ABILITIES = (
+    "Abilities to use: ability ids, or objects {id, attempt: first|extra, roll: attack|damage} "
+    "naming the attack and roll an ability changes."
+)
+DOGFIGHT_DICE = (
+    "Per round: d100 (Aim); on a miss d100 (Evasion); then a d6 per point of net damage "
+    "(the compartment hit). How many depends on the rounds and the hits."
+)
+CHECK_DICE = (
+    "d20 for the check; a second d20 if the hero malfunctions (the lower counts); "
+    "then each trait booster's dice, in the order they were gained."
+)
+COMBAT_DICE = (
+    "Per round: d20 (attack; a second d20 if Frightened), then the hero's damage dice on a hit, "
+    "then each used ability's dice; a condition check rolls d20 as a trait check. Which rounds "
+    "are rolled depends on the mode and the state."
+)
+
+HUNDREDS: dict[str, Any] = {"minimum": -1000, "maximum": 1000}
+DAMAGE: dict[str, Any] = {"minimum": 0, "maximum": 1000}
+
+DEATH = (
+    " If the hero's HP reaches 0, the clone procedure follows: d4 (clone cost, rolled again "
+    "until a result applies), then d10 per injury."
+)
+COMBAT_DICE += DEATH
+DOGFIGHT_DICE += DEATH
+
+
+class CombatCondition(Strict):
+    """QC-33: the condition an enemy can cause and the check that resists it."""
+
+    name = text("The condition.", required=True, choices=combat_rules.CONDITION_TRAITS)
+    target = integer("The check's target.", required=True, minimum=-1000, maximum=1000)
+
+
+class CombatRound(Strict):
+    """A combat round as the page prints it (QC-20, G-QC-05, G-QC-06)."""
+
+    enemy = text("The enemy's name.")
+    hit_target = integer("The hero's attack hits at this total.", required=True, **HUNDREDS)
+    damage_needed = integer(
+        "Damage that defeats the enemy.", required=True, minimum=0, maximum=1000
+    )
+    enemy_attack = integer("The enemy's attack total.", required=True, **HUNDREDS)
+    damage_reduced = integer(
+        "Damage the hero takes when the defence holds.", required=True, minimum=0, maximum=1000
+    )
+    damage_full = integer(
+        "Damage the hero takes otherwise.", required=True, minimum=0, maximum=1000
+    )
+    condition = nested("A condition the enemy can cause (QC-33).", CombatCondition)
+
+
+class AbilityUse(Strict):
+    """An ability used in combat, naming the attack and the roll it changes."""
+
+    id = text("The id of one of the hero's abilities.", required=True, max_length=80)
+    attempt = text("The attack it changes (default: the current one).", choices=("first", "extra"))
+    roll = text("The roll it changes (default: as its effect says).", choices=("attack", "damage"))
+
+
+class Setup(Strict):
+    """A new Quest Calendar campaign."""
+
+    prologue_complete = flag("Start after the prologue.", default=False)
+
+
+class Item(Strict):
+    """An item from the book (G-QC-01): id, name, kind, a slot for equipment, price, effect."""
+
+    id = text("The item's id.", required=True, max_length=80)
+    name = text("Its name.", default="", max_length=200)
+    kind = text("What kind of item it is.", required=True, choices=qc.ITEM_KINDS)
+    slot = text("The equipment slot it takes (equipment needs one).", max_length=40)
+    price = integer("Its price in credits.", minimum=0, maximum=1_000_000)
+    usable_between_rounds = flag("Whether it may be used between combat rounds.")
+    compartments = many("The compartments (1-6) an upgrade fits; any if left out.")
+    effect = mapping("What it does: its kind, and dice or an amount.", default={})
+
+    @validates_schema
+    def slot_for_equipment(self, data: dict[str, Any], **_: Any) -> None:
+        """Equipment names the slot it takes."""
+        if data.get("kind") == "equipment" and not data.get("slot"):
+            raise ValidationError("equipment needs a slot type", "slot")
+
+
+class Ability(Strict):
+    """An ability from the hero book (QC-15..QC-19): usage, uses or cost, context, effect."""
+
+    id = text("The ability's id.", required=True, max_length=80)
+    name = text("Its name.", default="", max_length=200)
+    usage = text("How often it may be used.", required=True, choices=qc.USAGES)
+    context = text("Where it may be used.", required=True, choices=qc.CONTEXTS)
+    uses = integer("Uses per Rest (default: 1 for per_rest, else 0).", minimum=0, maximum=100)
+    cost = integer("Surges it costs (default: 1 for surge, else 0).", minimum=0, maximum=100)
+    effect = mapping("What it does: its kind, and dice or an amount.", default={})
+
+    @validates_schema
+    def dogfight_effect(self, data: dict[str, Any], **_: Any) -> None:
+        """A dogfight effect is checked when the ability is defined, not only when used."""
+        try:
+            qc.check_dogfight_effect(data.get("effect") or {}, "effect")
+        except InvalidInput as error:
+            raise ValidationError(error.errors) from None
+
+
+class Traits(Strict):
+    """The hero's six traits (QC-04), each 0 unless given."""
+
+    STR = integer("Strength.", default=0, minimum=-100, maximum=100)
+    DEX = integer("Dexterity.", default=0, minimum=-100, maximum=100)
+    CON = integer("Constitution.", default=0, minimum=-100, maximum=100)
+    INT = integer("Intelligence.", default=0, minimum=-100, maximum=100)
+    WIS = integer("Wisdom.", default=0, minimum=-100, maximum=100)
+    CHA = integer("Charisma.", default=0, minimum=-100, maximum=100)
+
+
+class Pool(Strict):
+    """The hero's pool of surges (QC-19)."""
+
+    name = text("What the pool is called.", default="surges", max_length=40)
+    max = integer("Its maximum.", required=True, minimum=0, maximum=100)
+
+
+class Hero(Strict):
+    """A hero as the player defines them (QC-02, QC-04, QC-05): the stats come from the book."""
+
+    id = text("The hero's id.", required=True, max_length=80)
+    name = text("Their name.", default="", max_length=200)
+    level = integer("Their level.", default=1, minimum=1, maximum=100)
+    traits = nested("The six traits; each is 0 unless given.", Traits, required=True)
+    hp_max = integer("Maximum HP.", required=True, minimum=1, maximum=10_000)
+    hp = integer("Current HP (default: hp_max).", minimum=1, maximum=10_000)
+    defence = integer("DEF.", required=True, minimum=-100, maximum=100, data_key="def")
+    atk = integer("ATK.", required=True, minimum=-100, maximum=100)
+    damage_dice = text("The damage dice, such as 1d6.", required=True, max_length=40)
+    damage_mod = integer("Added to every damage roll.", default=0, minimum=-100, maximum=100)
+    virtue = integer("Virtue.", default=0, minimum=-10, maximum=10)
+    credits = integer("Credits.", default=0, minimum=-100_000, maximum=100_000)
+    rations = integer("Meal Rations.", default=0, minimum=0, maximum=1000)
+    abilities = many("The hero's abilities.", default=[], item=item_of(Ability), dotted=True)
+    pool = nested("The pool of surges, if the hero has one.", Pool)
+    inventory = many("Items the hero starts with.", default=[], item=item_of(Item))
+
+    @validates_schema
+    def numbers(self, data: dict[str, Any], **_: Any) -> None:
+        """HP within the maximum, damage dice that parse."""
+        hp, hp_max = data.get("hp"), data.get("hp_max")
+        if hp is not None and hp_max is not None and hp > hp_max:
+            raise ValidationError(f"must be at most {hp_max}", "hp")
+        if data.get("damage_dice") is not None:
+            try:
+                parse(data["damage_dice"])
+            except InvalidInput as error:
+                raise ValidationError(error.message, "damage_dice") from None
+
+
+class Crew(Strict):
+    """A crew member: id, name, the abilities they give and an optional Integrity bonus."""
+
+    id = text("The crew member's id.", required=True, max_length=80)
+    name = text("Their name.", default="", max_length=200)
+    abilities = many(
+        "The abilities they give.", default=[], max_items=20, item=item_of(Ability), dotted=True
+    )
+    integrity_bonus = integer("Integrity the compartment gains.", minimum=0, maximum=10)
+
+
+class StockEntry(Strict):
+    """What a shop sells: an item, its price and how many (G-QC-23)."""
+
+    item = nested("The item, defined as in gain_item.", Item, required=True)
+    price = integer("Its price in credits.", required=True, minimum=0, maximum=1_000_000)
+    quantity = integer(
+        "How many the shop has (default: per the house rule qc.shop.unlimitedStock).",
+        minimum=0,
+        maximum=10_000,
+    )
+
+
+def trait_name(value: str) -> None:
+    """A trait a level-up raises (QC-53)."""
+    if value not in qc.TRAITS:
+        raise ValidationError(f"{value!r} is not one of {qc.TRAITS}")
+
+
+class DogfightRound(Strict):
+    """A dogfight round as the page prints it (G-QC-25)."""
+
+    evasion_target = integer("The Aim total that hits the enemy.", required=True, **HUNDREDS)
+    enemy_aim = integer(
+        "The enemy's Aim: Evasion above it reduces damage.", required=True, **HUNDREDS
+    )
+    damage_reduced = integer("Damage after a good Evasion.", required=True, minimum=0, maximum=100)
+    damage_max = integer("Damage otherwise.", required=True, minimum=0, maximum=100)
+    on_hit = text(
+        "What a hit does to the enemy.", default="destroyed", choices=("destroyed", "defensive")
+    )
+
+
+def choice_labels(data: dict[str, Any]) -> None:
+    """QC-11: labels such as 1, 2-A, 2-B, each once; the ones taken among them."""
+    try:
+        abilities.read_choice(data["options"], data["selected"])
+    except InvalidInput as error:
+        raise ValidationError(error.errors) from None
+
+
+def hero_with_replace(data: dict[str, Any]) -> None:
+    """QC-48: a new hero comes with replace: true, and only then."""
+    if data.get("replace") and data.get("hero") is None:
+        raise ValidationError("is required", "hero")
+    if not data.get("replace") and data.get("hero") is not None:
+        raise ValidationError("give a hero only with replace: true", "hero")
+
+
+def parts_or_ability(data: dict[str, Any]) -> None:
+    """QC-77: a repair uses parts or an ability, not both."""
+    if (data.get("parts") is None) == (data.get("ability") is None):
+        raise ValidationError("give either parts or ability", "parts")
+
+
+def an_upgrade(data: dict[str, Any]) -> None:
+    """An upgrade defined here is of kind upgrade."""
+    upgrade = data.get("upgrade")
+    if isinstance(upgrade, dict) and upgrade["kind"] != "upgrade":
+        raise ValidationError("must be upgrade", "upgrade.kind")
+
+
+def names(value: list[Any]) -> None:
+    """Names of at most 200 characters each."""
+    if not all(isinstance(name, str) and len(name) <= 200 for name in value):
+        raise ValidationError("must be a list of names")
+
+
+def ability_uses(description: str) -> fields.Field[Any]:
+    """A list of abilities used: ids, or ``AbilityUse`` objects (errors named ``abilities.n``)."""
+    return many(
+        description,
+        default=[],
+        max_items=20,
+        item=id_or_object("An ability id or an ability use.", AbilityUse),
+        dotted=True,
+        not_a_list="must be a list of abilities",
+    )
+
+
+def dogfight_rounds_field() -> fields.Field[Any]:
+    """The rounds of a dogfight as the page prints them."""
+    return many(
+        "The rounds as printed.",
+        required=True,
+        max_items=50,
+        item=item_of(DogfightRound),
+        at_least_one="a dogfight has at least one round",
+    )
+
+
+COMMANDS: list[Command] = [
+    command(
+        GAME,
+        "trait_check",
+        CHECK_DICE,
+        trait=text("The trait checked.", required=True, choices=qc.TRAITS),
+        purpose=text(
+            "What the check is for (default: the trait and 'check', as 'INT check').",
+            max_length=500,
+            free_text=True,
+        ),
+        target=integer(
+            "The total to reach; without it the check only reports the total.",
+            minimum=-1000,
+            maximum=1000,
+        ),
+        bonus=integer(
+            "A bonus the page grants, added to the total.", default=0, minimum=-100, maximum=100
+        ),
+    ),
+    command(
+        GAME,
+        "use_item",
+        "The item's effect dice if it has any (e.g. a heal of 1d6); otherwise none.",
+        item=text(ITEM_ID, required=True, max_length=80),
+        stat=text("The injured stat an injury-removing item restores.", choices=qc.INJURY_STATS),
+    ),
+    command(
+        GAME,
+        "use_ability",
+        "The ability's effect dice if it has any (a heal, a check bonus); a reroll ability rolls "
+        "the check again: " + CHECK_DICE,
+        ability=text("The id of one of the hero's abilities.", required=True, max_length=80),
+        on_roll=integer(
+            "The check this ability changes: its 0-based index among this page's checks.",
+            minimum=0,
+            maximum=10_000,
+        ),
+        stat=text("The injured stat an ability restores.", choices=qc.INJURY_STATS),
+    ),
+    command(
+        GAME,
+        "apply_condition",
+        "None.",
+        condition=text("The condition the page gives.", required=True, choices=items.CONDITIONS),
+        source=text("What caused it.", default="page"),
+    ),
+    command(
+        GAME,
+        "make_choice",
+        "None.",
+        choice=text("The id of the printed choice.", required=True, max_length=80),
+        options=many(
+            "The printed option labels (numbers, lettered as '2-A').", required=True, max_items=50
+        ),
+        selected=many("The labels of the options taken.", required=True, max_items=50),
+        checks=[choice_labels],
+    ),
+    command(
+        GAME,
+        "start_combat",
+        "None.",
+        kind=text("Several enemies or one enemy.", required=True, choices=combat_rules.KINDS),
+        mode=text(
+            "The difficulty mode (default: the house rule qc.combat.mode).",
+            choices=combat_rules.MODES,
+        ),
+        rounds=many(
+            "The rounds as printed.",
+            required=True,
+            max_items=50,
+            item=item_of(CombatRound),
+            at_least_one="give at least one round",
+            dotted=True,
+        ),
+    ),
+    command(GAME, "combat_round", COMBAT_DICE),
+    command(
+        GAME,
+        "resolve_round",
+        "Each used ability's dice; an extra attack rolls d20 and the damage dice again." + DEATH,
+        abilities=ability_uses(ABILITIES),
+    ),
+    command(
+        GAME,
+        "resolve_rounds",
+        "Each assigned ability's dice, round by round; an extra attack rolls d20 and the damage "
+        "dice again." + DEATH,
+        assignments=fields.Dict(
+            keys=fields.String(),
+            values=ability_uses("The abilities used in this round."),
+            load_default={},
+            allow_none=True,
+            metadata={"description": "Round number (as a string) -> the abilities used in it."},
+        ),
+    ),
+    command(
+        GAME,
+        "boost_attack",
+        "Each used ability's dice, then the hero's damage dice on a hit." + DEATH,
+        abilities=ability_uses(ABILITIES),
+    ),
+    command(
+        GAME,
+        "boost_damage",
+        "Each used ability's dice; an extra attack rolls d20 and the damage dice again." + DEATH,
+        abilities=ability_uses(ABILITIES),
+    ),
+    command(
+        GAME,
+        "choose_loot",
+        "None.",
+        item=text(
+            "The equipment item lost for good: one the pending decision offers.",
+            required=True,
+            max_length=80,
+        ),
+    ),
+    command(
+        GAME,
+        "choose_clone_outcome",
+        "None.",
+        replace=flag("true switches to a new hero; false keeps the rushed clone.", required=True),
+        hero=nested("The new hero (as in select_hero); only with replace: true.", Hero),
+        checks=[hero_with_replace],
+    ),
+    command(
+        GAME,
+        "rest",
+        "None.",
+        restore_stat=text(
+            "The injured stat to restore (asked for when several are injured).",
+            choices=qc.INJURY_STATS,
+        ),
+    ),
+    command(
+        GAME,
+        "choose_rest_stat",
+        "None.",
+        stat=text("The injured stat to restore: one the pending Rest offers.", required=True),
+    ),
+    command(
+        GAME,
+        "level_up",
+        "None.",
+        max_hp_gain=integer("How much max HP rises.", default=0, minimum=0, maximum=1000),
+        trait_points=fields.Dict(
+            keys=fields.String(validate=trait_name),
+            values=StrictInteger(
+                validate=validate.Range(1, 2, error="must be 1 or 2"),
+                error_messages={"invalid": "must be 1 or 2", **REQUIRED},
+                metadata={"description": "The points this trait gains."},
+            ),
+            required=True,
+            error_messages={"invalid": "must be an object", **REQUIRED},
+            metadata={"description": "Trait -> points gained: +2 to one trait or +1 to two."},
+        ),
+        new_abilities=many(
+            "New abilities, each defined as in select_hero.", default=[], item=item_of(Ability)
+        ),
+        new_uses=mapping("Ability id -> its new number of uses.", default={}),
+        pool_max=integer("The pool's new maximum.", minimum=0, maximum=100),
+    ),
+    command(
+        GAME,
+        "dogfight",
+        DOGFIGHT_DICE,
+        rounds=dogfight_rounds_field(),
+        enemies=many("The enemy ships' names.", default=[], max_items=20, check=names),
+    ),
+    command(
+        GAME,
+        "start_dogfight",
+        "None.",
+        rounds=dogfight_rounds_field(),
+        enemies=many("The enemy ships' names.", default=[], max_items=20, check=names),
+    ),
+    command(
+        GAME,
+        "dogfight_round",
+        "d100 (Aim); on a miss d100 (Evasion); then a d6 per point of net damage. It stops "
+        "early when a dogfight ability could change the roll just made." + DEATH,
+    ),
+    command(
+        GAME,
+        "resolve_dogfight_round",
+        "A re-roll ability rolls d100; other abilities their effect dice; then as dogfight_round "
+        "goes on: d100 (Evasion) after a missed Aim, a d6 per point of net damage." + DEATH,
+        abilities=many(
+            "Dogfight ability ids to use.",
+            default=[],
+            max_items=20,
+            item=fields.String(
+                validate=validate.Length(1, 80, error="must be an ability id"),
+                error_messages={"invalid": "must be an ability id", **REQUIRED},
+            ),
+            dotted=True,
+        ),
+        roll=text(
+            "The roll the abilities change (default: the roll just made).",
+            choices=dogfight_rounds.ROLLS,
+        ),
+    ),
+    command(
+        GAME,
+        "pickpocket",
+        "d4.",
+        icon_id=text("The id of the pickpocket icon on the page.", required=True, max_length=80),
+        accept_four=flag("Decide a 4 in advance: true accepts, false refuses (default: ask)."),
+    ),
+    command(
+        GAME,
+        "decide_pickpocket",
+        "None.",
+        choice=text(
+            "Accept the credits (and lose 1 virtue) or refuse them.",
+            required=True,
+            choices=economy.PICKPOCKET_OPTIONS,
+        ),
+    ),
+    command(
+        GAME,
+        "pay",
+        "None.",
+        purpose=text("What is paid for.", required=True, free_text=True),
+        cost=integer("The price in credits.", required=True, minimum=0, maximum=1_000_000),
+        required=flag("Whether the page requires it (it may then go into debt).", required=True),
+    ),
+    command(
+        GAME,
+        "gain_credits",
+        "None.",
+        amount=integer("Credits gained.", required=True, minimum=1, maximum=1_000_000),
+        cause=text("Why (a reward, a find).", default="reward"),
+    ),
+    command(
+        GAME,
+        "theft",
+        "None.",
+        amount=integer("Credits stolen.", required=True, minimum=1, maximum=1_000_000),
+    ),
+    command(
+        GAME,
+        "eat_rations",
+        "None, unless a missing ration costs the last HP." + DEATH,
+        count=integer("Meal Rations the page asks for.", required=True, minimum=1, maximum=1000),
+    ),
+    command(GAME, "play_lottery", "d6."),
+    command(
+        GAME,
+        "enter_shop",
+        "None.",
+        shop_id=text("The shop's id.", required=True, max_length=80),
+        stock=many(
+            "What it sells: each item with its price.",
+            required=True,
+            max_items=200,
+            item=item_of(StockEntry),
+        ),
+        sells_upgrades=flag("Whether it buys and sells ship upgrades.", default=False),
+    ),
+    command(
+        GAME,
+        "buy",
+        "None.",
+        item=text("The id of an item the open shop sells.", required=True, max_length=80),
+    ),
+    command(GAME, "sell", "None.", item=text(ITEM_ID, required=True, max_length=80)),
+    command(GAME, "leave_shop", "None."),
+    command(
+        GAME,
+        "gain_item",
+        "None.",
+        item=nested("The item gained.", Item, required=True),
+    ),
+    command(
+        GAME,
+        "equip",
+        "None.",
+        item=text(ITEM_ID, required=True, max_length=80),
+        replace=flag("Swap out the item already in that slot.", default=False),
+    ),
+    command(
+        GAME,
+        "unequip",
+        "None.",
+        item=text("The id of an equipped item.", required=True, max_length=80),
+    ),
+    command(
+        GAME,
+        "select_hero",
+        "None.",
+        phase=text("Which hero this is.", required=True, choices=("prologue", "main", "custom")),
+        hero=nested("The hero.", Hero, required=True),
+    ),
+    command(
+        GAME,
+        "start_page",
+        "None.",
+        date=text("The page's date, YYYY-MM-DD or MM-DD.", required=True, max_length=10),
+        weekday=text(
+            "The weekday printed on the page (checked against the date).", choices=pages.WEEKDAYS
+        ),
+        rest_day=flag("A Rest day.", default=False),
+        level_up_day=flag("A level-up day.", default=False),
+        prologue_end=flag("The page that ends the prologue.", default=False),
+    ),
+    command(
+        GAME,
+        "end_page",
+        "Only if the hero is still Infected: a CON check, " + CHECK_DICE + DEATH,
+    ),
+    command(
+        GAME,
+        "change_virtue",
+        "None.",
+        delta=integer("The change in virtue.", required=True, minimum=-100, maximum=100),
+        cause=text("The decision that changed it.", default="decision"),
+    ),
+    command(
+        GAME,
+        "repair_ship",
+        "The repair ability's dice when an ability repairs; otherwise none.",
+        compartment=compartment("The compartment repaired (1-6)."),
+        parts=integer("Ship Parts to use.", minimum=1, maximum=100),
+        ability=text("A repair ability to use instead of parts.", max_length=80),
+        checks=[parts_or_ability],
+    ),
+    command(
+        GAME,
+        "hire_crew",
+        "None.",
+        crew=nested("The crew member.", Crew, required=True),
+        fee=integer("The one-time fee in credits.", default=0, minimum=0, maximum=1_000_000),
+    ),
+    command(
+        GAME,
+        "assign_crew",
+        "None.",
+        crew=text("The id of a hired crew member.", required=True, max_length=80),
+        compartment=compartment("The compartment (1-6)."),
+    ),
+    command(
+        GAME,
+        "install_upgrade",
+        "None.",
+        upgrade=id_or_object("An upgrade in the inventory (its id), or one defined here.", Item),
+        checks=[an_upgrade],
+        compartment=compartment("The compartment (1-6)."),
+        replace=flag("Swap out the upgrade already installed there.", default=False),
+    ),
+    command(
+        GAME,
+        "sell_upgrade",
+        "None.",
+        upgrade=text("The id of an upgrade in the inventory.", required=True, max_length=80),
+    ),
+]

@@ -1,0 +1,304 @@
+"""Consumable items (QC-18, QC-23, QC-24, QC-31, QC-32, QC-50) and effects shared with abilities.
+
+An item's effect is data (G-QC-01), one of:
+- ``{"kind": "heal", "dice": "1d6", "amount": 0}``: restore HP, never above max (G-QC-22);
+- ``{"kind": "cure", "condition": "infected" | "malfunction"}``: Antidote, Repair Kit;
+- ``{"kind": "remove_injury"}``: Wound Sealant; the player names the injured stat (``stat``);
+- ``{"kind": "booster", "trait": "STR", "dice": "1d4"}``: a trait booster for this page (QC-18);
+- ``{}``: no effect the engine applies (the page's text says what happens).
+
+Timing (QC-23, QC-24, G-QC-07): while a combat or dogfight on the page has ``status ==
+"in_progress"`` an item may be used only if its ``usable_between_rounds`` is true; when the item
+leaves it unset, healing items default to false and every other item to true.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.model.command_schema import Values
+from domain.model.dice import parse
+from domain.model.engine import Context, event_type
+from domain.model.errors import InvalidInput
+from domain.model.games import RULES
+from domain.model.house_rules import QUEST_CALENDAR
+from domain.model.quest_calendar import state as qc
+
+rules = RULES[QUEST_CALENDAR]
+rules.declare(
+    event_type(
+        "ItemUsed",
+        "The hero used an item.",
+        {
+            "effect": "object: the item's effect",
+            "item_id": "string: the item's id",
+            "name": "string: the item's name",
+            "timing": "string: when it was used",
+        },
+    ),
+    event_type(
+        "HeroHealed",
+        "The hero regained hit points.",
+        {
+            "amount": "integer: hit points regained",
+            "cause": "string: what caused it",
+            "hp_after": "integer: the hero's hit points after",
+            "hp_before": "integer: the hero's hit points before",
+            "rolled": "integer?: the healing rolled",
+            "source": "string?: the item that healed",
+            "hp_max_after": "integer?: maximum hit points after",
+            "hp_max_before": "integer?: maximum hit points before",
+        },
+    ),
+    event_type(
+        "TraitBoosterApplied",
+        "A trait booster took effect.",
+        {
+            "bonus": "integer|null: the bonus (null when rolled per roll)",
+            "booster_after": "integer?: the booster's value after",
+            "booster_before": "integer?: the booster's value before",
+            "dice": "string: the booster's dice",
+            "item_id": "string: the item's id",
+            "page_date": "string: the calendar page's date",
+            "per_roll": "boolean: whether it applies to each roll",
+            "stack": "boolean: whether it stacks",
+            "trait": "string: the trait",
+            "booster_dice": "array?: the booster dice kept",
+        },
+    ),
+    event_type(
+        "InjuryRemoved",
+        "An injury was healed.",
+        {
+            "amount": "integer: how much the stat was lowered",
+            "cause": "string: what caused it",
+            "count": "integer: how many injuries of that stat remain",
+            "source": "string?: the item that healed it",
+            "stat": "string: the stat concerned",
+        },
+    ),
+)
+
+CONDITIONS = ("infected", "malfunction")
+ITEM_EFFECTS = ("heal", "cure", "remove_injury", "booster")
+CURED_BY_ITEM = {"infected": "antidote", "malfunction": "repair_kit"}
+CURE_RULE = {"infected": "QC-31", "malfunction": "QC-32"}
+FIGHTS = ("combat", "dogfight")
+
+
+# -- where the hero is on the page (QC-15, QC-23) ----------------------------------------------
+
+
+def fight_in_progress(page: dict[str, Any]) -> str | None:
+    """ "combat" or "dogfight" while that fight's rounds are being played, else None."""
+    for kind in FIGHTS:
+        fight = page.get(kind)
+        if isinstance(fight, dict) and fight.get("status") == "in_progress":
+            # QC-23: before the first roll of a fight a Med Kit is still allowed (a one-shot
+            # dogfight is never in progress between commands).
+            if fight.get("round") == 0 and not fight.get("open"):
+                continue
+            return kind
+    return None
+
+
+def context_now(page: dict[str, Any]) -> str:
+    """The ability context right now (QC-15): "combat", "dogfight" or "outside"."""
+    return fight_in_progress(page) or "outside"
+
+
+def timing_now(page: dict[str, Any]) -> str:
+    """When on the page an item is used, for the ItemUsed record (QC-23).
+
+    A fight is put on the page already in progress, so one that is no longer is over; one in
+    progress that ``fight_in_progress`` does not count has not rolled yet.
+    """
+    if fight_in_progress(page):
+        return "between_rounds"
+    fights = [fight for fight in map(page.get, FIGHTS) if isinstance(fight, dict)]
+    if any(fight.get("status") == "in_progress" for fight in fights):
+        return "before_first_roll"
+    if fights:
+        return "after_last_round"
+    return "out_of_combat"
+
+
+# -- effects shared by items and abilities -----------------------------------------------------
+
+
+def check_effect(effect: Any, allowed: tuple[str, ...], field: str) -> str | None:
+    """Validate an effect's data and return its kind (None: no effect the engine applies)."""
+    if not isinstance(effect, dict):
+        raise InvalidInput.field(field, "must be an object")
+    kind = effect.get("kind")
+    if kind is None:
+        return None
+    if kind not in allowed:
+        raise InvalidInput.field(
+            f"{field}.kind", f"{kind!r} is not applied by this command; use one of {allowed}"
+        )
+    dice = effect.get("dice")
+    if dice is not None:
+        try:
+            parse(dice)
+        except InvalidInput as error:
+            raise InvalidInput.field(f"{field}.dice", error.message) from None
+    amount = effect.get("amount", 0)
+    if isinstance(amount, bool) or not isinstance(amount, int) or abs(amount) > 1000:
+        raise InvalidInput.field(f"{field}.amount", "must be an integer from -1000 to 1000")
+    if kind == "cure" and effect.get("condition") not in CONDITIONS:
+        raise InvalidInput.field(f"{field}.condition", f"must be one of {CONDITIONS}")
+    if kind == "booster" and effect.get("trait") not in qc.TRAITS:
+        raise InvalidInput.field(f"{field}.trait", f"must be one of {qc.TRAITS}")
+    traits = effect.get("traits")
+    if traits is not None and (not isinstance(traits, list) or not set(traits) <= set(qc.TRAITS)):
+        raise InvalidInput.field(f"{field}.traits", f"must be a list of {qc.TRAITS}")
+    if kind in ("heal", "booster") and dice is None and "amount" not in effect:
+        raise InvalidInput.field(field, f"a {kind} effect needs dice or an amount")
+    result: str = kind
+    return result
+
+
+def effect_amount(ctx: Context, effect: dict[str, Any], purpose: str) -> int:
+    """An effect's size: its dice, rolled now, plus its flat amount."""
+    amount = int(effect.get("amount", 0))
+    if effect.get("dice") is not None:
+        amount += int(ctx.roll(effect["dice"], purpose)["total"])
+    return amount
+
+
+def can_apply(ctx: Context, kind: str | None, effect: dict[str, Any], stat: str | None) -> None:
+    """Refuse an effect with nothing to act on, before anything is spent (QC-31, QC-32, QC-50)."""
+    hero = qc.hero(ctx)
+    if kind != "remove_injury" and stat is not None:
+        raise InvalidInput.field("stat", "is only for an effect that removes an injury")
+    if kind == "cure" and effect["condition"] not in hero["conditions"]:
+        condition = effect["condition"]
+        ctx.refuse(CURE_RULE[condition], f"the hero is not {condition}; there is nothing to cure")
+    if kind == "remove_injury":
+        injured = sorted({injury["stat"] for injury in hero["injuries"]})
+        if not injured:
+            ctx.refuse("QC-50", "the hero has no injury to remove")
+        if stat is None:
+            raise InvalidInput.field("stat", f"name the injured stat: one of {', '.join(injured)}")
+        if stat not in injured:
+            ctx.refuse("QC-50", f"the hero has no {stat} injury; injured: {', '.join(injured)}")
+
+
+def apply_effect(
+    ctx: Context,
+    kind: str | None,
+    effect: dict[str, Any],
+    *,
+    cause: str,
+    source: str,
+    stat: str | None = None,
+) -> None:
+    """Apply a heal, cure or injury removal and emit its event (after the caller's own event)."""
+    hero = qc.hero(ctx)
+    if kind == "heal":
+        rolled = effect_amount(ctx, effect, f"{source}: healing")
+        healed = qc.heal(ctx, rolled, cause)
+        ctx.emit("HeroHealed", source=source, rolled=rolled, **healed)
+    elif kind == "cure":
+        condition = effect["condition"]
+        hero["conditions"].remove(condition)
+        cured_by = CURED_BY_ITEM[condition] if cause == "item" else cause
+        ctx.emit(
+            "ConditionCleared",
+            subject_id=hero["id"],
+            condition=condition,
+            cause=cured_by,
+            source=source,
+        )
+    elif kind == "remove_injury" and stat is not None:
+        removed = qc.remove_injuries(ctx, stat, 1)
+        ctx.emit("InjuryRemoved", cause=cause, source=source, **removed)
+
+
+# -- trait boosters (QC-18, G-QC-04) -----------------------------------------------------------
+
+
+def _highest(notation: str) -> int:
+    """The most a dice expression can give, to compare boosters that do not stack."""
+    expression = parse(notation)
+    dice = sum(
+        term.sign * (term.keep_count or term.count) * (term.sides if term.sign > 0 else 1)
+        for term in expression.terms
+    )
+    return dice + expression.modifier
+
+
+def apply_booster(ctx: Context, item: dict[str, Any], page: dict[str, Any]) -> None:
+    """Raise a trait for every roll of it on this page; stacking and rolling per house rules."""
+    effect = item["effect"]
+    trait = effect["trait"]
+    stack = ctx.house["qc.boosters.stack"]
+    details: dict[str, Any] = {
+        "item_id": item["id"],
+        "trait": trait,
+        "dice": effect.get("dice"),
+        "page_date": page["date"],
+        "stack": stack,
+    }
+    if ctx.house["qc.boosters.rollOncePerPage"] or effect.get("dice") is None:
+        rolled = effect_amount(ctx, effect, f"{item['id']}: {trait} booster")
+        boosters = page.setdefault("boosters", {})
+        before = int(boosters.get(trait, 0))
+        after = before + rolled if stack or trait not in boosters else max(before, rolled)
+        boosters[trait] = after
+        details.update(per_roll=False, bonus=rolled, booster_before=before, booster_after=after)
+    else:
+        # qc.boosters.rollOncePerPage=false: the die is rolled again on each roll of the trait.
+        notation = effect["dice"]
+        per_roll = page.setdefault("booster_dice", {}).setdefault(trait, [])
+        if stack or not per_roll:
+            per_roll.append(notation)
+        elif _highest(notation) > _highest(per_roll[0]):
+            per_roll[:] = [notation]
+        details.update(per_roll=True, bonus=None, booster_dice=list(per_roll))
+    ctx.emit("TraitBoosterApplied", **details)
+
+
+# -- the command -------------------------------------------------------------------------------
+
+
+@rules.command(
+    "use_item",
+    summary="Use a consumable from the inventory: heal, cure, remove an injury or boost a trait.",
+    example={"type": "use_item", "item": "wound-sealant", "stat": "STR"},
+    rules=("QC-18", "QC-23", "QC-24", "QC-31", "QC-32", "QC-50"),
+)
+def use_item(ctx: Context, args: Values) -> None:
+    """Consume one item by id; healing items wait until the rounds are over (QC-23, G-QC-07)."""
+    item_id = args["item"]
+    stat = args["stat"]
+    hero = qc.hero(ctx)
+    page = qc.page(ctx)
+    position = next((i for i, it in enumerate(hero["inventory"]) if it["id"] == item_id), None)
+    if position is None:
+        raise InvalidInput.field("item", f"the hero carries no item {item_id!r}")
+    item = hero["inventory"][position]
+    if item["kind"] != "consumable":
+        raise InvalidInput.field("item", f"{item_id} is {item['kind']}, not a consumable")
+    kind = check_effect(item["effect"], ITEM_EFFECTS, "item.effect")
+    if fight_in_progress(page):
+        between = item["usable_between_rounds"]
+        if between is None:
+            between = kind != "heal"
+        if not between:
+            rule = "QC-23" if kind == "heal" else "QC-24"
+            ctx.refuse(rule, f"{item_id} cannot be used between rounds (notBetweenRounds)")
+    can_apply(ctx, kind, item["effect"], stat)
+    del hero["inventory"][position]
+    ctx.emit(
+        "ItemUsed",
+        item_id=item_id,
+        name=item["name"],
+        timing=timing_now(page),
+        effect=item["effect"],
+    )
+    if kind == "booster":
+        apply_booster(ctx, item, page)
+    else:
+        apply_effect(ctx, kind, item["effect"], cause="item", source=item_id, stat=stat)

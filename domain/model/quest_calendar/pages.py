@@ -1,0 +1,301 @@
+"""Heroes and calendar pages: selecting a hero, starting and ending a page, virtue, house rules.
+
+Convention for every handler in this package: change ``ctx.state``, then ``ctx.emit`` the
+past-tense event that those changes belong to, *before* calling a helper that emits its own events
+(``death.damage`` emits ``HeroDamaged`` and may run death and cloning).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from domain.model.command_schema import Values
+from domain.model.engine import Context, event_type
+from domain.model.errors import InvalidInput
+from domain.model.games import RULES
+from domain.model.house_rules import QUEST_CALENDAR
+from domain.model.quest_calendar import death
+from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar.checks import trait_roll
+
+rules = RULES[QUEST_CALENDAR]
+
+
+def _shop_left_v1_v2(details: dict[str, Any]) -> None:
+    """A ShopLeft of version 1 recorded at a page's end did not name the shop."""
+    details.setdefault("shop_id", None)
+
+
+def _hero_selected_v1_v2(details: dict[str, Any]) -> None:
+    """A HeroSelected of version 1 did not record the hero's credits."""
+    details.setdefault("credits", None)
+
+
+def _page_ended_v1_v2(details: dict[str, Any]) -> None:
+    """A PageEnded of version 1 did not record the figures the page left."""
+    details.setdefault("figures", None)
+
+
+FIGURES = ("hero_id", "level", "credits", "hp", "hp_max", "virtue")
+"""The hero's figures a PageEnded records (``hero_id`` is the hero's ``id``)."""
+
+
+def page_figures(state: dict[str, Any]) -> dict[str, Any]:
+    """What a page leaves: the pages played and the hero's figures (None without a hero)."""
+    hero = state.get("hero") or {}
+    figures = {name: hero.get("id" if name == "hero_id" else name) for name in FIGURES}
+    return {"pages_played": state["calendar"]["pages_played"], **figures}
+
+
+rules.declare(
+    event_type(
+        "HeroSelected",
+        "A hero was chosen.",
+        {
+            "hero_id": "string: the hero's id",
+            "level": "integer: the hero's level",
+            "phase": "string: the phase of the game",
+            "credits": "integer|null: the hero's credits now (null in version 1)",
+        },
+        # 2: the credits the hero starts with (version 1 left them to the state).
+        version=2,
+        upcasters=(_hero_selected_v1_v2,),
+    ),
+    event_type(
+        "PageStarted",
+        "A calendar page started.",
+        {
+            "is_sunday": "boolean: whether the page is a Sunday",
+            "level_up_day": "boolean: whether the page is a level-up day",
+            "page_date": "string: the calendar page's date",
+            "prologue_end": "boolean: whether the page ends the prologue",
+            "rest_day": "boolean: whether the page is a rest day",
+            "weekday": "string: the page's weekday",
+        },
+    ),
+    event_type(
+        "PageEnded",
+        "A calendar page ended.",
+        {
+            "boosters_expired": "array: the boosters that expired with the page",
+            "page_date": "string: the calendar page's date",
+            "prologue_complete": "boolean: whether the prologue is complete",
+            "figures": "object|null: what the page left: pages_played, and the hero's hero_id, "
+            "level, credits, hp, hp_max and virtue (null without a hero); null in version 1",
+        },
+        # 2: the figures, so that readers need not follow the state (version 1 had none).
+        version=2,
+        upcasters=(_page_ended_v1_v2,),
+    ),
+    event_type(
+        "ShopLeft",
+        "The hero left a shop.",
+        {
+            "shop_id": "string|null: the shop's id (null in a version 1 event of a page's end)",
+            "reason": "string: left, or pageEnded",
+        },
+        # 2: the shop is named when the page ends too (version 1 had no shop_id then).
+        version=2,
+        upcasters=(_shop_left_v1_v2,),
+    ),
+    event_type(
+        "InfectionTicked",
+        "An infection cost the hero hit points.",
+        {
+            "hp_lost": "integer: hit points lost",
+            "page_date": "string: the calendar page's date",
+            "total": "integer: the infection roll's total",
+        },
+    ),
+    event_type(
+        "VirtueChanged",
+        "The hero's virtue changed.",
+        {
+            "applied_delta": "integer: the change actually applied (after bounds)",
+            "cause": "string: what caused it",
+            "from": "integer: virtue before",
+            "requested_delta": "integer: the change asked for",
+            "to": "integer: virtue after",
+        },
+    ),
+)
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+HERO_EXAMPLE = {
+    "id": "vanguard",
+    "name": "The Vanguard",
+    "level": 1,
+    "traits": {"STR": 2, "DEX": 1, "CON": 1, "INT": 0, "WIS": 0, "CHA": -1},
+    "hp_max": 20,
+    "def": 12,
+    "atk": 3,
+    "damage_dice": "1d8",
+    "damage_mod": 1,
+    "credits": 5,
+    "rations": 2,
+    "abilities": [
+        {
+            "id": "smite",
+            "usage": "per_page",
+            "context": "combat",
+            "effect": {"kind": "damage_bonus", "dice": "1d4"},
+        },
+        {
+            "id": "second-wind",
+            "usage": "per_rest",
+            "uses": 2,
+            "context": "both",
+            "effect": {"kind": "heal", "dice": "1d6"},
+        },
+    ],
+    "pool": {"name": "surges", "max": 3},
+}
+
+
+@rules.command(
+    "select_hero",
+    summary="Select the hero: the prologue hero, then one of the six (or a custom hero).",
+    example={"type": "select_hero", "phase": "prologue", "hero": HERO_EXAMPLE},
+    rules=("QC-02", "QC-04", "QC-05"),
+)
+def select_hero(ctx: Context, args: Values) -> None:
+    """QC-02: the prologue has a fixed hero; the choice of hero comes once the prologue is over."""
+    phase = args["phase"]
+    new_hero = qc.read_hero(args["hero"])
+    prologue_done = ctx.state["calendar"]["prologue_complete"]
+    current = ctx.state.get("hero")
+    if phase == "prologue" and prologue_done:
+        ctx.refuse("QC-02", "the prologue is over; select a main or custom hero")
+    if phase != "prologue" and not prologue_done:
+        ctx.refuse("QC-02", "no choice of hero is offered during the prologue")
+    if current is not None and current["phase"] != "prologue":
+        ctx.refuse("QC-02", "a hero has already been chosen for this campaign")
+    new_hero["phase"] = phase
+    new_hero["pickpocketed_icons"] = []
+    if current is not None:
+        # Moving on from the prologue hero: credits and belongings stay with the campaign.
+        new_hero["credits"] = current["credits"]
+    ctx.state["hero"] = new_hero
+    ctx.emit(
+        "HeroSelected",
+        hero_id=new_hero["id"],
+        level=new_hero["level"],
+        phase=phase,
+        credits=new_hero["credits"],
+    )
+
+
+def read_date(ctx: Context, text: str) -> dt.date:
+    """A page date, YYYY-MM-DD, or MM-DD in the campaign year (G-QC-03)."""
+    try:
+        if len(text) == 5:
+            return dt.date.fromisoformat(f"{ctx.house['qc.calendar.year']:04d}-{text}")
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise InvalidInput.field("date", "must be a date, YYYY-MM-DD or MM-DD") from None
+
+
+@rules.command(
+    "start_page",
+    summary="Open the calendar page of a date: its weekday, and whether it is a Rest, level-up "
+    "or prologue-ending day.",
+    example={"type": "start_page", "date": "2027-01-03", "rest_day": False},
+    rules=("QC-12", "QC-17", "QC-66"),
+)
+def start_page(ctx: Context, args: Values) -> None:
+    """Start a page; pages go in date order and one is open at a time (QC-12, QC-17, G-QC-03)."""
+    date = read_date(ctx, args["date"])
+    given_weekday = args["weekday"]
+    flags = {
+        "rest_day": args["rest_day"],
+        "level_up_day": args["level_up_day"],
+        "prologue_end": args["prologue_end"],
+    }
+    if ctx.state["page"] is not None:
+        ctx.refuse("QC-17", f"page {ctx.state['page']['date']} is still open; end it first")
+    last = ctx.state["calendar"].get("last_date")
+    if last is not None and date.isoformat() <= last:
+        ctx.refuse("QC-12", f"pages are resolved in date order; the last page was {last}")
+    weekday = WEEKDAYS[date.weekday()]
+    if given_weekday and ctx.house["qc.calendar.weekdaySource"] == "page":
+        weekday = given_weekday
+    if ctx.house["qc.prologue.endPage"] == date.isoformat():
+        flags["prologue_end"] = True
+    ctx.state["page"] = {
+        "date": date.isoformat(),
+        "weekday": weekday,
+        **flags,
+        "equipment_day": False,
+        "lottery_played": False,
+        "boosters": {},
+        "shop": None,
+        "combat": None,
+        "dogfight": None,
+        "first_roll_made": False,
+    }
+    ctx.emit(
+        "PageStarted",
+        page_date=date.isoformat(),
+        weekday=weekday,
+        is_sunday=weekday == "Sunday",
+        **flags,
+    )
+
+
+@rules.command(
+    "end_page",
+    summary="End the page: the Infected roll if still infected, then per-page abilities and "
+    "trait boosters reset.",
+    example={"type": "end_page"},
+    rules=("QC-17", "QC-18", "QC-31"),
+)
+def end_page(ctx: Context, args: Values) -> None:
+    """QC-31 end-of-page Infected roll; QC-17/QC-18 per-page abilities and boosters expire."""
+    current = qc.page(ctx)
+    for fight in ("combat", "dogfight"):
+        if (current.get(fight) or {}).get("status") == "in_progress":
+            ctx.refuse("QC-20", f"the {fight} on this page is still in progress; finish it first")
+    if current["shop"] is not None:
+        shop_id = current["shop"]["id"]
+        current["shop"] = None
+        ctx.emit("ShopLeft", shop_id=shop_id, reason="pageEnded")
+    hero = ctx.state.get("hero")
+    if hero is not None and "infected" in hero["conditions"]:
+        roll = trait_roll(ctx, "CON", "end-of-page Infected roll")
+        lost = 1 if roll["total"] <= 10 else 0
+        ctx.emit("InfectionTicked", page_date=current["date"], total=roll["total"], hp_lost=lost)
+        if lost:
+            death.damage(ctx, 1, "infection")
+    hero = ctx.state.get("hero")
+    expired = sorted(current["boosters"])
+    if hero is not None:
+        for ability in hero["abilities"].values():
+            ability["used_this_page"] = False
+    calendar = ctx.state["calendar"]
+    calendar["last_date"] = current["date"]
+    calendar["pages_played"] += 1
+    if current["prologue_end"]:
+        calendar["prologue_complete"] = True
+    ctx.state["page"] = None
+    ctx.emit(
+        "PageEnded",
+        page_date=current["date"],
+        boosters_expired=expired,
+        prologue_complete=calendar["prologue_complete"],
+        figures=page_figures(ctx.state),
+    )
+
+
+@rules.command(
+    "change_virtue",
+    summary="A decision changes virtue; the result is clamped to -10..+10.",
+    example={"type": "change_virtue", "delta": 2, "cause": "spared the smuggler"},
+    rules=("QC-06",),
+)
+def change_virtue(ctx: Context, args: Values) -> None:
+    """QC-06 / G-QC-21: record both the requested and the applied change."""
+    delta = args["delta"]
+    cause = args["cause"]
+    details: dict[str, Any] = qc.change_virtue(ctx, delta, cause)
+    ctx.emit("VirtueChanged", **details)

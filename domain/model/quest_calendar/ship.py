@@ -1,0 +1,484 @@
+"""The ship: dogfights, compartment damage, repairs, crew and upgrades (QC-69..QC-83).
+
+The ship lives in ``state["ship"]`` (see ``state.new_ship``). An upgrade whose effect is
+``{"kind": "ship_stat", "stat": "aim" | "eva" | "shd", "amount": n}`` changes that ship stat while
+it is installed (QC-69). Crew abilities join the hero's abilities, marked ``granted_by``, while
+the crew member lives (QC-78, QC-80).
+
+``dogfight`` plays every round in one command; ``dogfight_rounds.py`` plays the same rounds one at
+a time with the player's dogfight abilities, through the round helpers here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from domain.model.command_schema import Values
+from domain.model.engine import Context, event_type
+from domain.model.errors import InvalidInput
+from domain.model.games import RULES
+from domain.model.house_rules import QUEST_CALENDAR
+from domain.model.quest_calendar import death
+from domain.model.quest_calendar import state as qc
+
+rules = RULES[QUEST_CALENDAR]
+rules.declare(
+    event_type(
+        "DogfightStarted",
+        "A dogfight started.",
+        {
+            "aim": "integer: the ship's aim value",
+            "enemies": "array: the enemies",
+            "eva": "integer: the ship's evasion value",
+            "page_date": "string: the calendar page's date",
+            "rounds": "integer: the number of rounds",
+            "shd": "integer: the ship's shield",
+        },
+    ),
+    event_type(
+        "AimRolled",
+        "The ship's aim was rolled in a dogfight round.",
+        {
+            "aim": "integer: the ship's aim value",
+            "d100_faces": "object: the d100 pair's faces (tens and units)",
+            "hit": "boolean: whether it hit",
+            "round": "integer: the round's number",
+            "target": "integer: the number to reach",
+            "total": "integer: the aim total",
+            "value": "integer: the d100's value",
+        },
+    ),
+    event_type(
+        "EvasionRolled",
+        "The ship's evasion was rolled in a dogfight round.",
+        {
+            "d100_faces": "object: the d100 pair's faces (tens and units)",
+            "enemy_aim": "integer: the enemy's aim",
+            "eva": "integer: the ship's evasion value",
+            "round": "integer: the round's number",
+            "tier": "string: the tier reached",
+            "total": "integer: the evasion total",
+            "value": "integer: the d100's value",
+        },
+    ),
+    event_type(
+        "DogfightRoundResolved",
+        "A dogfight round was resolved.",
+        {
+            "enemy_outcome": "string: what happened to the enemy",
+            "hit": "boolean: whether it hit",
+            "incoming": "integer: the enemy's incoming damage",
+            "net_damage": "integer: the damage after the shield",
+            "round": "integer: the round's number",
+            "shield": "integer: the ship's shield",
+        },
+    ),
+    event_type(
+        "ShipDamageTaken",
+        "The ship took damage.",
+        {
+            "net": "integer: the damage after the shield",
+            "raw": "integer: the damage before the shield",
+            "round": "integer: the round's number",
+            "shield": "integer: the ship's shield",
+        },
+    ),
+    event_type(
+        "CompartmentHit",
+        "A ship compartment was hit.",
+        {
+            "compartment": "string: the compartment's key",
+            "d6": "integer: the d6's face",
+            "integrity_after": "integer: the compartment's integrity after",
+            "integrity_before": "integer: the compartment's integrity before",
+            "name": "string: the compartment's name",
+            "overflow_to_hero": "integer: damage passed on to the hero",
+            "point": "integer: the hit's number",
+            "round": "integer: the round's number",
+        },
+    ),
+    event_type(
+        "CompartmentDestroyed",
+        "A ship compartment was destroyed.",
+        {
+            "compartment": "string: the compartment's key",
+            "crew_lost": "string|null: the crew member lost with it (null if none)",
+            "name": "string: the compartment's name",
+            "upgrade_lost": "string|null: the upgrade lost with it (null if none)",
+        },
+    ),
+    event_type(
+        "CrewDied",
+        "A crew member died.",
+        {
+            "abilities_lost": "array: the ability ids lost with the crew member",
+            "compartment": "string: the compartment's key",
+            "crew_id": "string: the crew member's id",
+            "integrity_bonus_lost": "integer: the integrity bonus lost",
+            "integrity_max_after": "integer: the compartment's maximum integrity after",
+        },
+    ),
+    event_type(
+        "UpgradeDestroyed",
+        "A ship upgrade was destroyed.",
+        {
+            "compartment": "string: the compartment's key",
+            "stats_after": "object: the ship's stats after",
+            "upgrade_id": "string: the upgrade's id",
+        },
+    ),
+    event_type(
+        "DogfightEnded",
+        "A dogfight ended.",
+        {
+            "hero_died": "boolean: whether the hero died",
+            "page_date": "string: the calendar page's date",
+            "rounds_played": "integer: rounds played",
+        },
+    ),
+    event_type(
+        "ShipRepaired",
+        "A ship compartment was repaired.",
+        {
+            "ability_id": "string|null: the ability used (null for ship parts)",
+            "amount": "integer: integrity restored",
+            "compartment": "string: the compartment's key",
+            "integrity_after": "integer: the compartment's integrity after",
+            "integrity_before": "integer: the compartment's integrity before",
+            "integrity_max": "integer: the compartment's maximum integrity",
+            "source": "string: shipParts or ability",
+            "upgrade_window": "boolean: whether an upgrade may be installed now",
+        },
+    ),
+    event_type(
+        "CrewHired",
+        "A crew member was hired.",
+        {
+            "credits_after": "integer: the hero's credits after",
+            "credits_before": "integer: the hero's credits before",
+            "crew_id": "string: the crew member's id",
+            "fee": "integer: the hiring fee",
+            "name": "string: the crew member's name",
+        },
+    ),
+    event_type(
+        "CrewAssigned",
+        "A crew member was assigned to a compartment.",
+        {
+            "abilities": "array: the abilities the crew member brings",
+            "compartment": "string: the compartment's key",
+            "crew_id": "string: the crew member's id",
+            "integrity_after": "integer: the compartment's integrity after",
+            "integrity_bonus": "integer: the integrity the crew member adds",
+            "integrity_max_after": "integer: the compartment's maximum integrity after",
+        },
+    ),
+    event_type(
+        "UpgradeInstalled",
+        "A ship upgrade was installed.",
+        {
+            "compartment": "string: the compartment's key",
+            "replaced_upgrade_id": "string|null: the upgrade it replaced (null if none)",
+            "stats_after": "object: the ship's stats after",
+            "trigger": "string: what triggered it",
+            "upgrade_id": "string: the upgrade's id",
+        },
+    ),
+    event_type(
+        "UpgradeRemoved",
+        "A ship upgrade was removed.",
+        {
+            "compartment": "string: the compartment's key",
+            "to_inventory": "boolean: whether it went to the inventory",
+            "upgrade_id": "string: the upgrade's id",
+        },
+    ),
+    event_type(
+        "UpgradeSold",
+        "A ship upgrade was sold.",
+        {
+            "credits_after": "integer: the hero's credits after",
+            "credits_before": "integer: the hero's credits before",
+            "price": "integer: the price",
+            "shop_id": "string: the shop's id",
+            "upgrade_id": "string: the upgrade's id",
+        },
+    ),
+)
+SHIP_STATS = ("aim", "eva", "shd")
+MAX_CREW = 6
+ROUND_EXAMPLE = {"evasion_target": 60, "enemy_aim": 45, "damage_reduced": 2, "damage_max": 4}
+
+
+# -- reading arguments -------------------------------------------------------------------------
+
+
+def read_compartment(value: int | str) -> str:
+    """A compartment number 1..6 (QC-73), given as an integer or a string; returns its key."""
+    return str(value)
+
+
+def read_rounds(raw_rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The dogfight rounds as the page prints them (G-QC-25), as loaded."""
+    return [dict(entry) for entry in raw_rounds]
+
+
+def read_crew(loaded: dict[str, Any]) -> dict[str, Any]:
+    """A crew member: id, name, the abilities they give and an optional Integrity bonus."""
+    return {
+        "id": loaded["id"],
+        "name": loaded["name"],
+        "abilities": [qc.read_ability(a) for a in loaded["abilities"]],
+        "integrity_bonus": loaded["integrity_bonus"],
+    }
+
+
+def stat_bonus(upgrade: dict[str, Any]) -> tuple[str, int] | None:
+    """The ship stat an upgrade changes while installed, if its effect says so."""
+    effect = upgrade.get("effect") or {}
+    if effect.get("kind") != "ship_stat":
+        return None
+    stat, amount = effect.get("stat"), effect.get("amount")
+    if stat not in SHIP_STATS or isinstance(amount, bool) or not isinstance(amount, int):
+        raise InvalidInput.field(
+            "upgrade.effect", "a ship_stat effect needs stat aim|eva|shd and an integer amount"
+        )
+    return stat, amount
+
+
+def apply_upgrade(ship: dict[str, Any], upgrade: dict[str, Any], sign: int) -> dict[str, int]:
+    """Add (sign +1) or remove (sign -1) an upgrade's ship-stat bonus; returns the change."""
+    bonus = stat_bonus(upgrade)
+    if bonus is None:
+        return {}
+    ship[bonus[0]] += sign * bonus[1]
+    return {bonus[0]: ship[bonus[0]]}
+
+
+def in_progress(entry: Any) -> bool:
+    """Whether a page entry (combat or dogfight) is being played right now."""
+    return isinstance(entry, dict) and entry.get("status") == "in_progress"
+
+
+def inventory_upgrade(ctx: Context, item_id: str) -> dict[str, Any]:
+    """An upgrade from the hero's inventory by id, or invalid input naming it."""
+    for item in qc.hero(ctx)["inventory"]:
+        if item["id"] == item_id and item["kind"] == "upgrade":
+            result: dict[str, Any] = item
+            return result
+    raise InvalidInput.field("upgrade", f"the hero's inventory holds no ship upgrade {item_id!r}")
+
+
+# -- dogfight (QC-69..QC-76) -------------------------------------------------------------------
+
+
+def d100_faces(value: int) -> dict[str, int]:
+    """QC-09: the tens and units dice that read as ``value`` (100 reads from 00 + 0)."""
+    return {"tens": value // 10 * 10 % 100, "units": value % 10}
+
+
+def aim_hits(house: Mapping[str, Any], total: int, target: int) -> bool:
+    """QC-70 / G-QC-25: an Aim total against the round's evasion target (``qc.dogfight.hitIf``)."""
+    return total > target if house["qc.dogfight.hitIf"] == "total>target" else total >= target
+
+
+def evasion_tier(house: Mapping[str, Any], total: int, enemy_aim: int) -> str:
+    """QC-71 / G-QC-25: "reduced" if Evasion beats the enemy's Aim (a tie per house), else "max"."""
+    tie_reduces = house["qc.dogfight.evasionTie"] == "reduced"
+    return "reduced" if total > enemy_aim or (total == enemy_aim and tie_reduces) else "max"
+
+
+def read_enemies(enemies: list[str]) -> list[str]:
+    """The enemy names the page prints (for the record only)."""
+    return list(enemies)
+
+
+def refuse_if_fighting(ctx: Context, page: dict[str, Any]) -> None:
+    """QC-69: one fight at a time on a page, a ground combat or a dogfight."""
+    if in_progress(page.get("combat")):
+        ctx.refuse("QC-69", "a combat is in progress on this page; finish it first")
+    if in_progress(page.get("dogfight")):
+        ctx.refuse("QC-69", "a dogfight is in progress on this page; finish it first")
+
+
+def start_details(ctx: Context, page: dict[str, Any], rounds: int, enemies: list[str]) -> Any:
+    """The DogfightStarted details: the page, its rounds and enemies, the ship's stats (QC-69)."""
+    ship = ctx.state["ship"]
+    return {
+        "page_date": page["date"],
+        "rounds": rounds,
+        "enemies": enemies,
+        **{stat: ship[stat] for stat in SHIP_STATS},
+    }
+
+
+@rules.command(
+    "dogfight",
+    summary="A dogfight page: each round Aim (d100 + Aim), on a miss Evasion (d100 + EVA); net "
+    "damage after Shield hits a d6 compartment per point, overflowing to the hero.",
+    example={"type": "dogfight", "enemies": ["raider"], "rounds": [ROUND_EXAMPLE]},
+    rules=tuple(f"QC-{n}" for n in range(69, 77)),
+)
+def dogfight(ctx: Context, args: Values) -> None:
+    """QC-69..QC-76: play every round the page prints; stop if the hero dies."""
+    rounds = read_rounds(args["rounds"])
+    enemies = read_enemies(args["enemies"])
+    qc.hero(ctx)
+    page = qc.page(ctx)
+    refuse_if_fighting(ctx, page)
+    page["dogfight"] = {"status": "in_progress", "round": 0, "rounds": len(rounds)}
+    page["first_roll_made"] = True
+    ctx.emit("DogfightStarted", **start_details(ctx, page, len(rounds), enemies))
+    played, hero_died = 0, False
+    for number, spec in enumerate(rounds, start=1):
+        page["dogfight"]["round"] = played = number
+        hero_died = _play_round(ctx, number, spec)
+        if hero_died:
+            break
+    current = ctx.state.get("page")
+    if current is not None and current.get("dogfight") is not None:
+        current["dogfight"]["status"] = "finished"
+    ctx.emit("DogfightEnded", page_date=page["date"], rounds_played=played, hero_died=hero_died)
+
+
+def _play_round(ctx: Context, number: int, spec: dict[str, Any]) -> bool:
+    """One round (QC-70..QC-72); returns whether the hero died."""
+    aim = roll_aim(ctx, number, spec)
+    ctx.emit("AimRolled", **aim)
+    if aim["hit"]:
+        hit_round(ctx, number, spec)
+        return False
+    evasion = roll_evasion(ctx, number, spec)
+    ctx.emit("EvasionRolled", **evasion)
+    return take_fire(ctx, number, spec, evasion["tier"])
+
+
+def roll_aim(ctx: Context, number: int, spec: dict[str, Any]) -> dict[str, Any]:
+    """QC-70: roll d100 + Aim against the round's evasion target; the AimRolled details."""
+    aim = ctx.state["ship"]["aim"]
+    value = ctx.roll("1d100", f"dogfight round {number}: Aim")["total"]
+    total = value + aim
+    target = spec["evasion_target"]
+    return {
+        "round": number,
+        "d100_faces": d100_faces(value),
+        "value": value,
+        "aim": aim,
+        "total": total,
+        "target": target,
+        "hit": aim_hits(ctx.house, total, target),
+    }
+
+
+def roll_evasion(ctx: Context, number: int, spec: dict[str, Any]) -> dict[str, Any]:
+    """QC-71: roll d100 + EVA against the enemy's Aim; the EvasionRolled details."""
+    eva = ctx.state["ship"]["eva"]
+    value = ctx.roll("1d100", f"dogfight round {number}: Evasion")["total"]
+    total = value + eva
+    enemy_aim = spec["enemy_aim"]
+    return {
+        "round": number,
+        "d100_faces": d100_faces(value),
+        "value": value,
+        "eva": eva,
+        "total": total,
+        "enemy_aim": enemy_aim,
+        "tier": evasion_tier(ctx.house, total, enemy_aim),
+    }
+
+
+def hit_round(ctx: Context, number: int, spec: dict[str, Any]) -> None:
+    """QC-70: the Aim hit, so the enemy is destroyed or defensive and the ship takes nothing."""
+    ctx.emit(
+        "DogfightRoundResolved",
+        round=number,
+        hit=True,
+        enemy_outcome=spec["on_hit"],
+        incoming=0,
+        shield=ctx.state["ship"]["shd"],
+        net_damage=0,
+    )
+
+
+def take_fire(ctx: Context, number: int, spec: dict[str, Any], tier: str) -> bool:
+    """QC-71, QC-72, QC-74: the damage of the Evasion tier, less Shield, point by point.
+
+    Returns whether the hero died (QC-76).
+    """
+    shield = ctx.state["ship"]["shd"]
+    incoming = spec["damage_reduced"] if tier == "reduced" else spec["damage_max"]
+    net = max(0, incoming - shield)
+    ctx.emit(
+        "DogfightRoundResolved",
+        round=number,
+        hit=False,
+        enemy_outcome="none",
+        incoming=incoming,
+        shield=shield,
+        net_damage=net,
+    )
+    ctx.emit("ShipDamageTaken", round=number, raw=incoming, shield=shield, net=net)
+    return any(_damage_point(ctx, number, point) for point in range(1, net + 1))
+
+
+def _damage_point(ctx: Context, number: int, point: int) -> bool:
+    """QC-74..QC-76: one net damage point, resolved fully; returns whether the hero died."""
+    compartments = ctx.state["ship"]["compartments"]
+    d6 = ctx.roll("1d6", f"dogfight round {number}: damage point {point}")["total"]
+    key = str(d6)
+    compartment = compartments[key]
+    before = compartment["integrity"]
+    compartment["integrity"] = max(0, before - 1)
+    ctx.emit(
+        "CompartmentHit",
+        round=number,
+        point=point,
+        d6=d6,
+        compartment=key,
+        name=compartment["name"],
+        integrity_before=before,
+        integrity_after=compartment["integrity"],
+        overflow_to_hero=0 if before else 1,
+    )
+    if before == 0:
+        return bool(death.damage(ctx, 1, "shipOverflow")["hp_after"] == 0)
+    if compartment["integrity"] == 0:
+        destroy_compartment(ctx, key)
+    return False
+
+
+def destroy_compartment(ctx: Context, key: str) -> None:
+    """QC-75, QC-80: a compartment at 0 loses its crew (and their bonus) and its upgrade."""
+    ship = ctx.state["ship"]
+    compartment = ship["compartments"][key]
+    crew, upgrade = compartment["crew"], compartment["upgrade"]
+    ctx.emit(
+        "CompartmentDestroyed",
+        compartment=key,
+        name=compartment["name"],
+        crew_lost=crew["id"] if crew else None,
+        upgrade_lost=upgrade["id"] if upgrade else None,
+    )
+    if crew:
+        compartment["crew"] = None
+        bonus = crew["integrity_bonus"]
+        compartment["integrity_max"] = max(0, compartment["integrity_max"] - bonus)
+        hero = ctx.state.get("hero")
+        lost = []
+        if hero is not None:
+            lost = [a for a, v in hero["abilities"].items() if v.get("granted_by") == crew["id"]]
+            for ability_id in lost:
+                del hero["abilities"][ability_id]
+        ctx.emit(
+            "CrewDied",
+            crew_id=crew["id"],
+            compartment=key,
+            integrity_bonus_lost=bonus,
+            integrity_max_after=compartment["integrity_max"],
+            abilities_lost=lost,
+        )
+    if upgrade:
+        compartment["upgrade"] = None
+        stats = apply_upgrade(ship, upgrade, -1)
+        ctx.emit("UpgradeDestroyed", upgrade_id=upgrade["id"], compartment=key, stats_after=stats)

@@ -1,0 +1,383 @@
+"""Re-checking a campaign's log: the hash chain, every stored byte, every revealed server roll.
+
+The audit also reports the time travel in the log: every rollback (who, when, why, which rolls it
+undid), the rerolls (an undone roll followed by a later active roll for the same purpose), the
+server rolls undone under the ``flag`` policy, and the fate rerolls (a roll recorded as replacing
+an earlier one by a game's fate-reroll rule, e.g. G-CB-12), each with the roll it replaced.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from eventsourcing.persistence import Mapper, StoredEvent
+from eventsourcing.utils import get_topic
+
+from domain.model import chain
+from domain.model.dice import verify_faces
+from domain.service.timeline import Timeline
+
+ROLLED_BACK = "questlog.RolledBack"
+ROLLBACK_PROPOSED = "questlog.RollbackProposed"
+ROLLBACK_APPROVED = "questlog.RollbackApproved"
+
+
+def roll_verdict(record: Mapping[str, Any], revealed: Mapping[str, str]) -> bool | None:
+    """True if a server roll re-derives from its revealed seed, False if not, None if secret."""
+    proof = record.get("proof")
+    if record.get("source") != "server" or not isinstance(proof, Mapping):
+        return None
+    seed = revealed.get(proof.get("commitment", ""))
+    if seed is None:
+        return None
+    try:
+        sides = [int(d["sides"]) for d in record["dice"]]
+        faces = [int(d["face"]) for d in record["dice"]]
+    except (KeyError, TypeError, ValueError):
+        return False
+    return verify_faces(seed, proof, sides, faces)
+
+
+def with_verdict(
+    record: dict[str, Any], revealed: dict[str, str], timeline: Timeline | None = None
+) -> dict[str, Any]:
+    """A roll record with ``verified``, ``proof.server_seed`` once revealed, and ``undone``."""
+    result = dict(record)
+    if timeline is not None:
+        result["undone_by"] = timeline.undone_by(int(record["version"]))
+        result["undone"] = result["undone_by"] is not None
+    if "proof" in record:
+        proof = dict(record["proof"])
+        seed = revealed.get(proof["commitment"])
+        if seed is not None:
+            proof["server_seed"] = seed
+        result["proof"] = proof
+    result["verified"] = roll_verdict(record, revealed)
+    return result
+
+
+@dataclass
+class AuditReport:
+    """What an audit found: chain integrity, the first bad version, the verdict on each roll."""
+
+    chain_ok: bool = True
+    first_bad_version: int | None = None
+    head_version: int = 0
+    head_hash: str = chain.GENESIS_HASH
+    problems: list[dict[str, Any]] = field(default_factory=list)
+    rolls: dict[str, int] = field(
+        default_factory=lambda: {
+            "server": 0,
+            "verified": 0,
+            "awaiting_reveal": 0,
+            "failed": 0,
+            "reported": 0,
+        }
+    )
+    failed_rolls: list[str] = field(default_factory=list)
+    hashes: set[str] = field(default_factory=set)
+    rollbacks: list[dict[str, Any]] = field(default_factory=list)
+    rerolls: list[dict[str, Any]] = field(default_factory=list)
+    flagged_rolls: list[str] = field(default_factory=list)
+    fate_rerolls: list[dict[str, Any]] = field(default_factory=list)
+
+    def bad(self, version: int, problem: str) -> None:
+        """Record a broken event; the first one is the first bad version."""
+        self.chain_ok = False
+        if self.first_bad_version is None:
+            self.first_bad_version = version
+        self.problems.append({"version": version, "problem": problem})
+
+    @property
+    def ok(self) -> bool:
+        """Chain intact and no server roll failed."""
+        return self.chain_ok and self.rolls["failed"] == 0
+
+    def as_dict(self, receipt: str | None = None) -> dict[str, Any]:
+        """The report as JSON; given a receipt (a kept head hash), whether it is in the chain."""
+        result: dict[str, Any] = {
+            "ok": self.ok,
+            "chain_ok": self.chain_ok,
+            "first_bad_version": self.first_bad_version,
+            "head": {"version": self.head_version, "hash": self.head_hash},
+            "problems": self.problems,
+            "rolls": dict(self.rolls),
+            "failed_rolls": self.failed_rolls,
+            "rollbacks": self.rollbacks,
+            "rerolls": {"count": len(self.rerolls), "items": self.rerolls},
+            "flagged_rolls": self.flagged_rolls,
+            "fate_rerolls": {"count": len(self.fate_rerolls), "items": self.fate_rerolls},
+        }
+        if receipt is not None:
+            result["receipt"] = {"head": receipt, "in_chain": receipt in self.hashes}
+            result["ok"] = result["ok"] and receipt in self.hashes
+        return result
+
+
+def stored_fields(mapper: Mapper[Any], item: StoredEvent) -> dict[str, Any]:
+    """A stored event's fields exactly as stored: decoded but never upcast, with the
+    ``class_version`` of a changed payload (the envelope's ids are the row's, not in here)."""
+    state = item.state
+    if mapper.cipher is not None:
+        state = mapper.cipher.decrypt(state)
+    if mapper.compressor is not None:
+        state = mapper.compressor.decompress(state)
+    fields: dict[str, Any] = mapper.transcoder.decode(state)
+    return fields
+
+
+def encoded(mapper: Mapper[Any], fields: dict[str, Any]) -> bytes:
+    """The stored bytes of an event's fields, encoded the way the mapper stores them."""
+    state = mapper.transcoder.encode(fields)
+    if mapper.compressor is not None:
+        state = mapper.compressor.compress(state)
+    if mapper.cipher is not None:
+        state = mapper.cipher.encrypt(state)
+    return state
+
+
+def audit_stream(
+    mapper: Mapper[Any],
+    stored: Iterable[StoredEvent],
+    actors: Mapping[int, str] | None = None,
+) -> AuditReport:
+    """Audit a campaign's stored events in version order (``actors``: who caused each one)."""
+    actors = actors or {}
+    report = AuditReport()
+    revealed: dict[str, str] = {}
+    server_rolls: list[tuple[int, dict[str, Any]]] = []
+    used_nonces: set[tuple[str, int]] = set()
+    history = History()
+    commands = Commands()
+    prev_hash = chain.GENESIS_HASH
+    expected_version = 1
+    for item in stored:
+        version = item.originator_version
+        if version != expected_version:
+            report.bad(expected_version, f"version {expected_version} is missing")
+        expected_version = version + 1
+        try:
+            # Loaded as the code reads it (upcast to the current payload version), and as stored.
+            event = mapper.to_domain_event(item)
+            fields = dict(event.__dict__)
+            stored_as = stored_fields(mapper, item)
+            reencoded = encoded(mapper, stored_as)
+        except Exception as exc:  # a tampered row may not even decode
+            report.bad(version, f"the stored event does not decode: {type(exc).__name__}")
+            prev_hash = ""
+            continue
+        if reencoded != item.state or get_topic(type(event)) != item.topic:
+            report.bad(version, "the stored bytes are not the canonical encoding of the event")
+        # The hash covers the payload as it was stored, at its own payload version: an event of
+        # an older version verifies although the code reads it upcast.
+        stored_hash = stored_as.get("hash", "")
+        computed = chain.event_hash(
+            campaign_id=fields["originator_id"],
+            version=version,
+            event_type=item.topic,
+            timestamp=stored_as["timestamp"],
+            data=chain.split_event_fields(stored_as),
+            prev_hash=stored_as.get("prev_hash", ""),
+            actor=actors.get(version),
+        )
+        if computed != stored_hash:
+            report.bad(version, "the event's hash does not match its contents")
+        if stored_as.get("prev_hash") != prev_hash:
+            report.bad(version, "prev_hash does not match the previous event's hash")
+        prev_hash = stored_hash
+        report.hashes.add(stored_hash)
+        report.head_version = version
+        report.head_hash = stored_hash
+        if "revealed_seed" in fields:
+            revealed[str(fields["revealed_commitment"])] = str(fields["revealed_seed"])
+        history.add(item.topic, version, fields)
+        problem = commands.add(version, fields)
+        if problem:
+            report.bad(version, problem)
+        for record in fields.get("rolls") or []:
+            if record.get("source") == "reported":
+                report.rolls["reported"] += 1
+                continue
+            report.rolls["server"] += 1
+            proof = record.get("proof") or {}
+            nonce_key = (str(proof.get("commitment")), int(proof.get("nonce", -1)))
+            if nonce_key in used_nonces:
+                report.rolls["failed"] += 1
+                report.failed_rolls.append(str(record.get("roll_id")))
+                report.problems.append(
+                    {"version": version, "problem": f"nonce reused by roll {record.get('roll_id')}"}
+                )
+                continue
+            used_nonces.add(nonce_key)
+            server_rolls.append((version, record))
+    for version, record in server_rolls:
+        verdict = roll_verdict(record, revealed)
+        if verdict is None:
+            report.rolls["awaiting_reveal"] += 1
+        elif verdict:
+            report.rolls["verified"] += 1
+        else:
+            report.rolls["failed"] += 1
+            report.failed_rolls.append(str(record.get("roll_id")))
+            report.problems.append(
+                {"version": version, "problem": f"roll {record.get('roll_id')} does not verify"}
+            )
+    if commands.open is not None:
+        first, last = commands.open
+        report.bad(last, f"the command at versions {first} to {last} is missing events")
+    history.report(report)
+    return report
+
+
+class Commands:
+    """Checks that the events of each command are stored together and complete.
+
+    Every event names its command (``command_id``, its first version, and ``command_versions``,
+    its first and last); events stored before they did name none and are not checked.
+    """
+
+    def __init__(self) -> None:
+        self.open: tuple[int, int] | None = None
+        """The command whose events are still expected."""
+
+    def add(self, version: int, fields: Mapping[str, Any]) -> str | None:
+        """Take note of one decoded event; a problem with its command, if any."""
+        expected, self.open = self.open, None
+        versions = fields.get("command_versions")
+        if versions is None and "command_id" not in fields:
+            return None if expected is None else "an event of an unfinished command is missing"
+        if not (
+            isinstance(versions, list)
+            and len(versions) == 2
+            and all(type(v) is int for v in versions)
+            and fields.get("command_id") == versions[0]
+            and versions[0] <= version <= versions[1]
+        ):
+            return "the event's command_id and command_versions do not name its version"
+        span = (versions[0], versions[1])
+        if expected is not None and span != expected:
+            return f"an event of the command at versions {expected[0]} to {expected[1]} is missing"
+        if expected is None and version != span[0]:
+            return f"the first events of the command at versions {span[0]} to {span[1]} are missing"
+        if version < span[1]:
+            self.open = span
+        return None
+
+
+class History:
+    """The rollbacks, proposals and rolls of a log, gathered while it is audited."""
+
+    def __init__(self) -> None:
+        self.rollbacks: list[dict[str, Any]] = []
+        self.approvals: dict[str, list[str]] = {}
+        self.rolls: list[dict[str, Any]] = []
+        self.head = 0
+
+    def add(self, topic: str, version: int, fields: Mapping[str, Any]) -> None:
+        """Take note of one decoded event."""
+        self.head = version
+        if topic == ROLLED_BACK:
+            to_version = fields.get("to_version")
+            if isinstance(to_version, bool) or not isinstance(to_version, int):
+                return  # a tampered event: the chain check has already reported it
+            self.rollbacks.append(
+                {
+                    "version": version,
+                    "to_version": to_version,
+                    "timestamp": fields["timestamp"].isoformat(),
+                    "actor": fields.get("actor"),
+                    "reason": fields.get("reason"),
+                    "policy": fields.get("policy"),
+                    "flagged": bool(fields.get("flagged")),
+                    "proposal_id": fields.get("proposal_id"),
+                    "undone_rolls": list(fields.get("undone_rolls") or []),
+                    "server_rolls_undone": fields.get("server_rolls_undone"),
+                }
+            )
+        elif topic == ROLLBACK_PROPOSED:
+            self.approvals.setdefault(str(fields.get("proposal_id")), [])
+        elif topic == ROLLBACK_APPROVED:
+            approvals = self.approvals.setdefault(str(fields.get("proposal_id")), [])
+            approvals.append(str(fields.get("player")))
+        for record in fields.get("rolls") or []:
+            self.rolls.append({**record, "version": version})
+
+    def report(self, report: AuditReport) -> None:
+        """Add the rollbacks, rerolls and flagged rolls to the report."""
+        timeline = Timeline.of([(r["version"], r["to_version"]) for r in self.rollbacks], self.head)
+        sources = {str(r.get("roll_id")): r.get("source") for r in self.rolls}
+        for rollback in self.rollbacks:
+            proposal = rollback["proposal_id"]
+            report.rollbacks.append(
+                {
+                    **rollback,
+                    "approved_by": self.approvals.get(proposal, []) if proposal else None,
+                    "undone_by": timeline.undone_by(rollback["version"]),
+                }
+            )
+            if rollback["flagged"]:
+                report.flagged_rolls.extend(
+                    roll for roll in rollback["undone_rolls"] if sources.get(roll) == "server"
+                )
+        report.rerolls = rerolls(self.rolls, timeline)
+        report.fate_rerolls = fate_rerolls(self.rolls, timeline)
+
+
+def fate_rerolls(rolls: list[dict[str, Any]], timeline: Timeline) -> list[dict[str, Any]]:
+    """Each roll that replaced an earlier one by a fate reroll, with the roll it replaced.
+
+    ``replaced_found`` is False if the named roll is not an earlier roll of the log.
+    """
+    seen: dict[str, dict[str, Any]] = {}
+    found: list[dict[str, Any]] = []
+    for record in rolls:
+        original = record.get("fate_reroll_of")
+        if original is not None:
+            replaced = seen.get(str(original))
+            found.append(
+                {
+                    "roll_id": record.get("roll_id"),
+                    "fate_reroll_of": original,
+                    "replaced_found": replaced is not None,
+                    "replaced_total": None if replaced is None else replaced.get("total"),
+                    "total": record.get("total"),
+                    "purpose": record.get("purpose"),
+                    "source": record.get("source"),
+                    "version": record["version"],
+                    "undone_by": timeline.undone_by(int(record["version"])),
+                }
+            )
+        seen[str(record.get("roll_id"))] = record
+    return found
+
+
+def rerolls(rolls: list[dict[str, Any]], timeline: Timeline) -> list[dict[str, Any]]:
+    """Each undone roll followed by a later active roll for the same purpose."""
+    active: dict[str, list[tuple[int, str]]] = {}
+    for record in rolls:
+        if timeline.is_active(int(record["version"])):
+            active.setdefault(str(record.get("purpose")), []).append(
+                (int(record["version"]), str(record.get("roll_id")))
+            )
+    found: list[dict[str, Any]] = []
+    for record in rolls:
+        version = int(record["version"])
+        undone_by = timeline.undone_by(version)
+        if undone_by is None:
+            continue
+        later = active.get(str(record.get("purpose")), [])
+        index = bisect_right(later, version, key=lambda item: item[0])
+        if index < len(later):
+            found.append(
+                {
+                    "roll_id": record.get("roll_id"),
+                    "purpose": record.get("purpose"),
+                    "source": record.get("source"),
+                    "undone_by": undone_by,
+                    "rerolled_as": later[index][1],
+                }
+            )
+    return found

@@ -1,0 +1,408 @@
+"""The command service: run a command once, through conflicts, store failures and repeated keys.
+
+Every command of ``Questlog`` goes through ``execute`` (or, for a new campaign, ``store_new``):
+load the campaign, decide, save the events with their side rows in one transaction, retry when
+another writer took the version first, decide again while the store fails without storing
+anything, and answer a repeated ``Idempotency-Key`` from what the first request stored.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+import weakref
+from collections.abc import Callable, Sequence
+from copy import deepcopy
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID, uuid4
+
+from eventsourcing.persistence import IntegrityError
+
+from domain.model.access import Membership, actor_label, current_actor
+from domain.model.campaign import Campaign, project_campaign
+from domain.model.errors import (
+    ConcurrencyConflict,
+    InvalidInput,
+    QuestlogError,
+    StaleVersion,
+    StoreUnavailable,
+)
+from domain.service.reading import Reading
+from domain.storage.store import (
+    TRANSIENT_ERRORS,
+    IdempotencyRecord,
+    SeedRecord,
+    StoreConfig,
+    limit_retries,
+    never_sent,
+    server_refused,
+)
+
+Decide = Callable[[Campaign], Any]
+"""A command's decision on the campaign: it triggers the events and returns the facts (JSON)."""
+
+COMMAND_ATTEMPTS = 8
+SNAPSHOT_INTERVAL = 100
+STORE_RETRY_SECONDS = 2.0
+"""How long a command keeps trying through store failures that stored nothing, before a 503."""
+DISK_FULL_RETRY_AFTER = 30
+log = logging.getLogger("questlog.store")
+
+
+class WriteNotStored(Exception):
+    """The store failed during a command's write, and the command is certainly not stored."""
+
+
+@dataclass(frozen=True)
+class Idempotency:
+    """An ``Idempotency-Key``: its scope (route and caller), key and request fingerprint."""
+
+    scope: str
+    key: str
+    fingerprint: str
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What a command did, in domain facts: the API renders it into a response.
+
+    ``value`` is the command's own facts in plain JSON types (a roll record, the events' facts
+    and the state after them, a proposal...). The result is what an ``Idempotency-Key`` stores
+    (``stored``), so that a repeated request is answered from the same facts.
+    """
+
+    campaign_id: UUID
+    first_version: int
+    """The version of the first event the command appended."""
+    version: int
+    """The campaign's version after the command (its last event)."""
+    head_hash: str
+    value: Any
+    replayed: bool = False
+
+    @classmethod
+    def of(cls, campaign: Campaign, value: Any) -> CommandResult:
+        """The result of a decided command whose events are still pending on ``campaign``."""
+        return cls(
+            campaign_id=campaign.id,
+            first_version=campaign.version - len(campaign.pending_events) + 1,
+            version=campaign.version,
+            head_hash=campaign.head_hash,
+            value=value,
+        )
+
+    def stored(self) -> dict[str, Any]:
+        """The result as an idempotency row keeps it (JSON)."""
+        return {
+            "result": {
+                "campaign_id": str(self.campaign_id),
+                "first_version": self.first_version,
+                "version": self.version,
+                "head_hash": self.head_hash,
+                "value": self.value,
+            }
+        }
+
+
+@dataclass(frozen=True)
+class EarlierResponse:
+    """An idempotency row written by an earlier release, which stored the HTTP response itself
+    (``{"status", "body", "headers"}``); it is replayed exactly as stored."""
+
+    response: dict[str, Any]
+    replayed: bool = True
+
+
+Outcome = CommandResult | EarlierResponse
+"""What a command answers: its result, or an earlier release's stored response to a replay."""
+
+
+def stored_outcome(stored: dict[str, Any]) -> Outcome:
+    """A replayed outcome from an idempotency row, of this release or an earlier one."""
+    result = stored.get("result")
+    if not isinstance(result, dict):
+        return EarlierResponse(stored)
+    return CommandResult(
+        campaign_id=UUID(result["campaign_id"]),
+        first_version=int(result["first_version"]),
+        version=int(result["version"]),
+        head_hash=str(result["head_hash"]),
+        value=result["value"],
+        replayed=True,
+    )
+
+
+class CommandService(Reading):
+    """Runs commands: load, decide, save; retries, store failures and idempotency."""
+
+    def __init__(self, config: StoreConfig | None = None, env: dict[str, str] | None = None):
+        super().__init__(config, env)
+        limit_retries(self.recorder)
+        if self.snapshots is not None:
+            limit_retries(self.snapshots.recorder)
+        self._locks: weakref.WeakValueDictionary[UUID, threading.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+        self._locks_guard = threading.Lock()
+        self._shared: set[UUID] = set()
+        """Campaigns another process has written lately (see ``_working_copy``)."""
+
+    def save(self, *objs: Any, **kwargs: Any) -> Any:
+        """Save campaigns: eventsourcing's save without its two runtime Protocol checks."""
+        if not all(isinstance(obj, Campaign) for obj in objs):
+            return super().save(*objs, **kwargs)
+        # Every event's actor is recorded beside it (its hash covers it, see Campaign._trigger).
+        kwargs.setdefault("actor", actor_label(current_actor()))
+        return self.record_aggregates(objs, **kwargs)
+
+    def after_record(self, events: Sequence[Any], aggregates: dict[UUID, Any]) -> None:
+        """Take due snapshots; the events are stored already, so a failure here fails nothing."""
+        try:
+            self.take_due_snapshots(events, aggregates)
+        except TRANSIENT_ERRORS as error:
+            log.warning("snapshot not taken (the events are stored): %s", error)
+
+    def take_due_snapshots(self, events: Sequence[Any], aggregates: dict[UUID, Any]) -> None:
+        """Take each snapshot from the campaign in hand, not by re-reading the log.
+
+        eventsourcing's ``take_snapshot`` rebuilds the aggregate from the previous snapshot and
+        100 events although the saved aggregate is right here; it is used only when a command's
+        events straddle the snapshot version (the aggregate in hand is then past it).
+        """
+        snapshots = self.snapshots
+        if snapshots is None:
+            return
+        for event in events:
+            campaign = aggregates.get(event.originator_id)
+            if not isinstance(campaign, Campaign) or event.originator_version % SNAPSHOT_INTERVAL:
+                continue
+            if campaign.version == event.originator_version:
+                snapshot_class: Any = Campaign.Snapshot
+                snapshots.put([snapshot_class.take(campaign)])
+            else:
+                self.take_snapshot(event.originator_id, event.originator_version, project_campaign)
+
+    def execute(
+        self,
+        campaign_id: UUID,
+        decide: Decide,
+        expected_version: int | None,
+        idempotency: Idempotency | None,
+        *,
+        seed_holder: dict[str, SeedRecord] | None = None,
+    ) -> Outcome:
+        """Load, decide, save; retry when a concurrent writer took the version first."""
+        with self._command_lock(campaign_id), self.side_tables.campaign_write_lock(campaign_id):
+            return self._through_store_failures(
+                lambda: self._execute(
+                    campaign_id, decide, expected_version, idempotency, seed_holder
+                )
+            )
+
+    def _through_store_failures(self, run: Callable[[], Outcome]) -> Outcome:
+        """Run a command, and run it again while the store fails without storing it.
+
+        Running it again decides it again from the stored state: server dice are drawn at the
+        stored nonce, so the same faces come up and nothing is rerolled. After
+        ``STORE_RETRY_SECONDS`` (or at once for a full disk) the failure is a
+        ``StoreUnavailable`` saying the command was not stored. A read that fails (eventsourcing
+        has already retried it) stored nothing either.
+        """
+        deadline = time.monotonic() + STORE_RETRY_SECONDS
+        delay = 0.05
+        while True:
+            try:
+                return run()
+            except WriteNotStored as failed:
+                cause = failed.__cause__
+                if is_disk_full(cause) or time.monotonic() + delay > deadline:
+                    raise unavailable(cause, stored=False) from cause
+                log.warning("write failed and is not stored; deciding again: %s", cause)
+            except TRANSIENT_ERRORS as error:
+                raise unavailable(error, stored=False) from error
+            time.sleep(random.uniform(delay / 2, delay))
+            delay *= 2
+
+    def _command_lock(self, campaign_id: UUID) -> threading.Lock:
+        """One lock per campaign, so this process's commands on it never race each other."""
+        with self._locks_guard:
+            lock = self._locks.get(campaign_id)
+            if lock is None:
+                lock = threading.Lock()
+                self._locks[campaign_id] = lock
+            return lock
+
+    def _execute(
+        self,
+        campaign_id: UUID,
+        decide: Decide,
+        expected_version: int | None,
+        idempotency: Idempotency | None,
+        seed_holder: dict[str, SeedRecord] | None,
+    ) -> Outcome:
+        # Another process may still take the version first: reload and decide again. The first
+        # retry goes at once (the usual conflict is this process's cached copy being behind the
+        # store; the campaign lock keeps others out meanwhile); later ones back off with jitter.
+        for attempt in range(COMMAND_ATTEMPTS):
+            if attempt > 1:
+                time.sleep(random.uniform(0, 0.005 * 2**attempt))
+            replay = self.replayed(idempotency)
+            if replay is not None:
+                return replay
+            campaign = self._working_copy(campaign_id, optimistic=attempt == 0)
+            if expected_version is not None and campaign.version != expected_version:
+                campaign = self.campaign(campaign_id)
+                if campaign.version != expected_version:
+                    raise StaleVersion(expected_version, campaign.version)
+            try:
+                value = decide(campaign)
+            except QuestlogError:
+                # A refusal must come from the stored state, never from a stale cached copy.
+                if attempt == 0 and self.campaign(campaign_id).version != campaign.version:
+                    continue
+                raise
+            seed = seed_holder.get("seed") if seed_holder else None
+            try:
+                return self._save(campaign, value, idempotency, seed=seed)
+            except IntegrityError:
+                self._shared.add(campaign_id)
+                if expected_version is not None:
+                    latest = self.campaign(campaign_id).version
+                    raise StaleVersion(expected_version, latest) from None
+                continue
+        raise ConcurrencyConflict(
+            f"Campaign {campaign_id} kept changing under this command; nothing was stored."
+        )
+
+    def _working_copy(self, campaign_id: UUID, *, optimistic: bool) -> Campaign:
+        """The campaign a command decides on.
+
+        The first attempt trusts this process's cached campaign without asking the store for
+        newer events: commands here are serialised per campaign and every save puts the saved
+        campaign back in the cache, so only another process can have moved it on, and then the
+        save's unique (campaign, version) key refuses it and the retry reloads from the store.
+
+        A campaign another process has written lately (a save of ours conflicted) is read up to
+        date first instead, until a read finds nothing new: two processes taking turns on one
+        campaign would otherwise pay a refused write on every command.
+        """
+        cached = self.cached_aggregate(campaign_id) if optimistic else None
+        if isinstance(cached, Campaign):
+            if campaign_id not in self._shared:
+                return deepcopy(cached)
+            current = self.campaign(campaign_id)
+            if current.version == cached.version:
+                self._shared.discard(campaign_id)
+            return current
+        return self.campaign(campaign_id)
+
+    def _save(
+        self,
+        campaign: Campaign,
+        value: Any,
+        idempotency: Idempotency | None,
+        *,
+        seed: SeedRecord | None = None,
+        public: bool | None = None,
+    ) -> Outcome:
+        """Store the command's events with their side rows; find out what a lost commit did.
+
+        Each save carries a new attempt id, stored in the events' transaction. If the store fails
+        (a connection lost, perhaps after the commit), ``attempt_stored`` tells whether this
+        attempt is in the store: then the command succeeded, and is never decided again.
+        """
+        result = CommandResult.of(campaign, value)
+        record = None
+        if idempotency is not None:
+            record = IdempotencyRecord(
+                idempotency.scope, idempotency.key, idempotency.fingerprint, result.stored()
+            )
+        actor = current_actor()
+        owner = None
+        if actor is not None and campaign.version == len(campaign.pending_events):
+            owner = Membership(str(campaign.id), actor.id, "owner")
+        attempt = uuid4().hex
+        try:
+            self.save(
+                campaign,
+                seed=seed,
+                idempotency=record,
+                actor=actor_label(actor),
+                owner=owner,
+                public=public,
+                attempt=attempt,
+            )
+        except IntegrityError:
+            replay = self.replayed(idempotency)
+            if replay is not None:
+                return replay
+            raise
+        except TRANSIENT_ERRORS as error:
+            if (
+                never_sent(error)
+                or server_refused(error)
+                or not self._attempt_stored(attempt, error)
+            ):
+                raise WriteNotStored(str(error)) from error
+            log.warning("the store failed after committing attempt %s: %s", attempt, error)
+        # The next command on this campaign starts from the saved aggregate instead of reading
+        # back and re-applying the events it just wrote (fast-forward still picks up other
+        # processes' events; this process's commands on a campaign are serialised).
+        self.cache_aggregate(campaign)
+        return result
+
+    def _attempt_stored(self, attempt: str, error: Exception) -> bool:
+        """Whether a failed write's attempt is stored; a 503 (stored: unknown) if nobody knows."""
+        try:
+            return self.side_tables.attempt_stored(attempt)
+        except TRANSIENT_ERRORS as lookup_error:
+            raise unavailable(error, stored=None) from lookup_error
+
+    def replayed(self, idempotency: Idempotency | None) -> Outcome | None:
+        """The stored outcome of a repeated ``Idempotency-Key`` (422 if the body differs)."""
+        if idempotency is None:
+            return None
+        found = self.side_tables.idempotent_response(idempotency.scope, idempotency.key)
+        if found is None:
+            return None
+        fingerprint, stored = found
+        if fingerprint != idempotency.fingerprint:
+            raise InvalidInput.field(
+                "Idempotency-Key",
+                "this key was already used with a different request body",
+            )
+        return stored_outcome(stored)
+
+
+def is_disk_full(error: BaseException | None) -> bool:
+    """Whether a store error (or its cause) says the disk is full (PostgreSQL or SQLite)."""
+    while error is not None:
+        if getattr(error, "sqlstate", None) == "53100":
+            return True
+        if getattr(error, "sqlite_errorname", None) == "SQLITE_FULL":
+            return True
+        if "No space left on device" in str(error):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def unavailable(error: BaseException | None, *, stored: bool | None) -> StoreUnavailable:
+    """The retryable failure to answer for a store error."""
+    if is_disk_full(error):
+        return StoreUnavailable(
+            "The store's disk is full." + (" Nothing was stored." if stored is False else ""),
+            stored=stored,
+            disk_full=True,
+            retry_after=DISK_FULL_RETRY_AFTER,
+        )
+    what = {
+        False: "Nothing was stored; the request may be sent again.",
+        True: "The command was stored.",
+        None: "Whether the command was stored could not be found out; send it again with "
+        "the same Idempotency-Key to be safe.",
+    }[stored]
+    return StoreUnavailable(f"The store is unavailable. {what}", stored=stored)

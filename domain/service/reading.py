@@ -1,0 +1,130 @@
+"""Reading the log: campaigns now or at a version, their events, rolls with verdicts, the audit."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError
+
+from domain.model.campaign import Campaign, project_campaign
+from domain.model.errors import InvalidInput, NotFound
+from domain.model.text import ascii_number
+from domain.service.audit import AuditReport, audit_stream, with_verdict
+from domain.service.timeline import Timeline
+from domain.storage.es_compat import ApplicationHooks
+from domain.storage.store import SideTables, StoreConfig
+
+MAX_VERSION = 2**62
+MAX_PAGE = 1000
+
+
+class Reading(ApplicationHooks):
+    """The application's store and the queries on it; the services above add the commands."""
+
+    def __init__(self, config: StoreConfig | None = None, env: dict[str, str] | None = None):
+        self.config = config or StoreConfig.from_environ()
+        full_env = self.config.application_env(self.name.upper())
+        full_env.update(env or {})
+        with self.config.creation_lock():
+            super().__init__(env=full_env)
+
+    @property
+    def side_tables(self) -> SideTables:
+        """The recorder's seed, idempotency, token and access tables."""
+        recorder = self.recorder
+        assert isinstance(recorder, SideTables)
+        return recorder
+
+    def campaign(self, campaign_id: UUID, version: int | None = None) -> Campaign:
+        """The campaign now, or as it was at ``version``."""
+        if version is not None and not 1 <= version <= MAX_VERSION:
+            raise InvalidInput.field("version", f"must be from 1 to {MAX_VERSION}")
+        try:
+            campaign: Any = self.repository.get(
+                campaign_id, version=version, projector_func=project_campaign
+            )
+        except AggregateNotFoundError:
+            raise NotFound(f"Campaign {campaign_id} does not exist.") from None
+        if not isinstance(campaign, Campaign):
+            raise NotFound(f"Campaign {campaign_id} does not exist.")
+        if version is not None and campaign.version != version:
+            raise NotFound(
+                f"Campaign {campaign_id} has no version {version}; its head is {campaign.version}."
+            )
+        return campaign
+
+    def list_campaigns(self, *, after: int = 0, limit: int = 50) -> tuple[list[Any], int | None]:
+        """Campaigns in creation order, a page at a time; returns the page and the next cursor."""
+        if not 1 <= limit <= MAX_PAGE:
+            raise InvalidInput.field("limit", f"must be from 1 to {MAX_PAGE}")
+        if after < 0:
+            raise InvalidInput.field("after", "must be 0 or more")
+        if after >= MAX_VERSION:
+            return [], None
+        notifications = self.recorder.select_notifications(
+            start=after + 1, limit=limit + 1, topics=[Campaign.Created.TOPIC]
+        )
+        page = list(notifications[:limit])
+        next_cursor = page[-1].id if len(notifications) > limit else None
+        items = [(n.id, self.mapper.to_domain_event(n)) for n in page]
+        return items, next_cursor
+
+    def stored_events(
+        self, campaign_id: UUID, *, after: int = 0, limit: int | None = None
+    ) -> list[Any]:
+        """The campaign's stored (encoded) events after a version."""
+        if after >= MAX_VERSION:
+            return []
+        return list(self.recorder.select_events(campaign_id, gt=after, limit=limit))
+
+    def campaign_events(
+        self, campaign_id: UUID, *, after: int = 0, limit: int | None = None
+    ) -> list[Any]:
+        """The campaign's decoded events after a version."""
+        stored = self.stored_events(campaign_id, after=after, limit=limit)
+        return [self.mapper.to_domain_event(s) for s in stored]
+
+    def rolls(
+        self, campaign_id: UUID, *, after: int = 0, limit: int = 100
+    ) -> tuple[list[dict[str, Any]], int | None]:
+        """Roll records after a version, with verdicts; returns them and the next cursor."""
+        campaign = self.campaign(campaign_id)
+        revealed = campaign.dice["revealed"]
+        timeline = self.timeline(campaign)
+        found: list[dict[str, Any]] = []
+        cursor = after
+        while len(found) < limit and cursor < campaign.version:
+            batch = self.campaign_events(campaign_id, after=cursor, limit=500)
+            if not batch:
+                break
+            for event in batch:
+                cursor = event.originator_version
+                for record in getattr(event, "rolls", None) or []:
+                    found.append(with_verdict(record, revealed, timeline))
+                if len(found) >= limit:
+                    break
+        more = cursor < campaign.version
+        return found, (cursor if more else None)
+
+    def find_roll(self, campaign_id: UUID, roll_id: str) -> dict[str, Any]:
+        """One roll by id ("<version>-<n>"), with its proof and, once revealed, the seed."""
+        campaign = self.campaign(campaign_id)
+        version = ascii_number(roll_id.partition("-")[0])
+        if version is None:
+            raise NotFound(f"Roll {roll_id!r} does not exist in campaign {campaign_id}.")
+        for event in self.campaign_events(campaign_id, after=version - 1, limit=1):
+            for record in getattr(event, "rolls", None) or []:
+                if record.get("roll_id") == roll_id:
+                    return with_verdict(record, campaign.dice["revealed"], self.timeline(campaign))
+        raise NotFound(f"Roll {roll_id!r} does not exist in campaign {campaign_id}.")
+
+    def audit(self, campaign_id: UUID) -> AuditReport:
+        """Re-check the chain and every revealed server roll; list rollbacks and rerolls."""
+        self.campaign(campaign_id)
+        actors = self.side_tables.actors(str(campaign_id))
+        return audit_stream(self.mapper, self.stored_events(campaign_id), actors)
+
+    def timeline(self, campaign: Campaign) -> Timeline:
+        """The campaign's active history: which versions its rollbacks undid."""
+        return Timeline.of(campaign.rollbacks, campaign.version)

@@ -1,0 +1,160 @@
+"""The dice service: server dice from the campaign's secret seed, hand-rolled faces, seed changes.
+
+A campaign's server seed stays secret (in the seeds table, never in an event) until a rotation
+reveals it and commits to a new one; every server roll is derived from the seed, the client seed
+and the nonce, so that anyone can re-derive it once the seed is out (``domain.service.audit``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+from uuid import UUID
+
+from domain.model import dice as dicelib
+from domain.model.campaign import Campaign
+from domain.model.errors import InvalidInput
+from domain.model.text import check_text
+from domain.service.commands_service import CommandService, Idempotency, Outcome
+from domain.storage.store import SeedRecord, StoreConfig
+
+MAX_PURPOSE_LENGTH = 500
+MAX_CLIENT_SEED_LENGTH = 128
+
+
+class ReportedDice:
+    """Faces the player rolled by hand, used in draw order across a command's rolls (QC-08/09)."""
+
+    def __init__(self, faces: Sequence[object]) -> None:
+        if not isinstance(faces, list):
+            raise InvalidInput.field("faces", "must be a list of faces")
+        self.faces = list(faces)
+        self.used = 0
+        self.drawn: list[str] = []
+
+    def draw(self, sides: Sequence[int]) -> dicelib.Draw:
+        """Read the next reported faces for these dice."""
+        wanted = list(sides)
+        remaining = self.faces[self.used :]
+        if len(remaining) < len(wanted):
+            dice = "+".join(f"d{n}" for n in wanted)
+            raise InvalidInput.field(
+                "faces",
+                f"not enough faces: the next roll needs {len(wanted)} ({dice}), "
+                f"{len(remaining)} left after the {self.used} already used"
+                + self._so_far([*self.drawn, *(f"d{n}" for n in wanted)]),
+            )
+        shown = remaining[: len(wanted)]
+        read = dicelib.read_reported_faces(wanted, shown)
+        self.used += len(wanted)
+        self.drawn.extend(f"d{n}" for n in wanted)
+        return dicelib.Draw(
+            faces=read, source="reported", proof=None, raw=dicelib.shown_faces(shown)
+        )
+
+    def check_all_used(self) -> None:
+        """Refuse faces the command never needed."""
+        extra = len(self.faces) - self.used
+        if extra:
+            raise InvalidInput.field(
+                "faces",
+                f"{extra} face(s) left over: this command used {self.used}"
+                + self._so_far(self.drawn),
+            )
+
+    @staticmethod
+    def _so_far(dice: list[str]) -> str:
+        """The dice the command has asked for, in draw order."""
+        return f"; the dice in draw order: {', '.join(dice)}" if dice else ""
+
+
+class DiceService(CommandService):
+    """Rolls, client seeds and seed rotations; keeps the secret server seeds."""
+
+    def __init__(self, config: StoreConfig | None = None, env: dict[str, str] | None = None):
+        super().__init__(config, env)
+        self._seeds: dict[str, str] = {}
+
+    def roll(
+        self,
+        campaign_id: UUID,
+        *,
+        notation: str,
+        purpose: str,
+        faces: Sequence[object] | None = None,
+        expected_version: int | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Outcome:
+        """Roll dice on the server, or record faces the player rolled by hand."""
+        expression = dicelib.parse(notation)
+        check_text("purpose", purpose, MAX_PURPOSE_LENGTH, allow_empty=True, free_text=True)
+
+        def decide(campaign: Campaign) -> dict[str, Any]:
+            if faces is None:
+                return campaign.roll(expression, purpose, self.server_dice(campaign))
+            reported = ReportedDice(faces)
+            record = campaign.roll(expression, purpose, reported)
+            reported.check_all_used()
+            return record
+
+        return self.execute(campaign_id, decide, expected_version, idempotency)
+
+    def set_client_seed(
+        self,
+        campaign_id: UUID,
+        client_seed: str,
+        *,
+        expected_version: int | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Outcome:
+        """Set the client seed used by the server rolls that follow."""
+        check_text("client_seed", client_seed, MAX_CLIENT_SEED_LENGTH)
+
+        def decide(campaign: Campaign) -> dict[str, Any]:
+            campaign.set_client_seed(client_seed)
+            return {"dice": campaign.view()["dice"]}
+
+        return self.execute(campaign_id, decide, expected_version, idempotency)
+
+    def rotate_seed(
+        self,
+        campaign_id: UUID,
+        *,
+        expected_version: int | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Outcome:
+        """Reveal the current server seed and commit to a new one (nonce back to 0)."""
+        holder: dict[str, SeedRecord] = {}
+
+        def decide(campaign: Campaign) -> dict[str, Any]:
+            old_commitment = campaign.dice["commitment"]
+            old_seed = self.secret_seed(old_commitment)
+            new_seed = dicelib.new_server_seed()
+            commitment = dicelib.commitment_of(new_seed)
+            campaign.rotate_seed(revealed_seed=old_seed, new_commitment=commitment)
+            holder["seed"] = SeedRecord(str(campaign.id), commitment, new_seed)
+            return {
+                "dice": campaign.view()["dice"],
+                "revealed_seed": old_seed,
+                "revealed_commitment": old_commitment,
+            }
+
+        return self.execute(campaign_id, decide, expected_version, idempotency, seed_holder=holder)
+
+    def secret_seed(self, commitment: str) -> str:
+        """The server seed behind a commitment (kept out of every event until revealed)."""
+        seed = self._seeds.get(commitment)
+        if seed is None:
+            seed = self.side_tables.seed_for(commitment)
+            if seed is None:
+                raise LookupError(f"no stored server seed for commitment {commitment}")
+            self._seeds[commitment] = seed
+        return seed
+
+    def server_dice(self, campaign: Campaign) -> dicelib.ServerDice:
+        """The verifiable dice at the campaign's current seed, client seed and nonce."""
+        return dicelib.ServerDice(
+            self.secret_seed(campaign.dice["commitment"]),
+            campaign.dice["client_seed"],
+            campaign.dice["nonce"],
+        )

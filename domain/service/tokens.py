@@ -1,0 +1,42 @@
+"""Access tokens: create one (its secret shown once), authenticate a secret, revoke."""
+
+from __future__ import annotations
+
+from uuid import uuid4
+
+from domain.model.access import Token, new_token_secret, token_hash
+from domain.model.errors import InvalidInput, NotFound
+from domain.model.text import MAX_NAME_LENGTH, check_text
+from domain.storage.store import SideTables
+
+
+class TokenService:
+    """The token commands, on the application's side tables."""
+
+    @property
+    def side_tables(self) -> SideTables:
+        """The store's side tables (given by the application)."""
+        raise NotImplementedError
+
+    def create_token(self, name: str, *, admin: bool = False) -> tuple[Token, str]:
+        """A new token and its secret (shown once; only its hash is stored)."""
+        check_text("name", name, MAX_NAME_LENGTH)
+        if self.side_tables.find_token(name) is not None:
+            raise InvalidInput.field("name", f"a token named {name!r} exists already")
+        token = Token(id=uuid4().hex[:12], name=name, admin=admin)
+        secret = new_token_secret()
+        self.side_tables.add_token(token, token_hash(secret))
+        return token, secret
+
+    def authenticate(self, secret: str) -> Token | None:
+        """The live token with this secret, or None (unknown or revoked)."""
+        token = self.side_tables.token_by_hash(token_hash(secret))
+        return None if token is None or token.revoked else token
+
+    def revoke_token(self, name_or_id: str) -> Token:
+        """Revoke a token by name or id (404 if there is none)."""
+        token = self.side_tables.find_token(name_or_id)
+        if token is None:
+            raise NotFound(f"No token named or numbered {name_or_id!r}.")
+        self.side_tables.revoke_token(token.id)
+        return token

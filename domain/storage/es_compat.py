@@ -1,0 +1,168 @@
+"""Compatibility with eventsourcing: every use of the library's private internals by the
+application and the recorders, in one place (the aggregate's two are in
+``domain.model.es_aggregates``).
+
+Questlog relies on a few parts of eventsourcing 9.5 that are not its public API: protected hooks
+of the recorders and of ``Application.save``, the undecorated functions behind its retry
+decorator, and the connection pool's configure callback. They are reached only from here, each
+behind a small documented function or class, and ``tests/unit/test_es_compat.py`` pins the
+library behaviour each one relies on, so that an upgrade which changes it fails a test instead
+of silently changing what a lost commit, a version conflict or a read retry does
+(docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import Application, ProcessingEvent
+from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.sqlite import SQLiteApplicationRecorder
+
+
+def undecorated(cls: type[Any], name: str) -> Callable[..., Any] | None:
+    """The function under eventsourcing's ``@retry`` on a method, or None if it has none.
+
+    eventsourcing's ``retry`` decorator keeps the original function as ``__wrapped__``
+    (``functools.wraps``).
+    """
+    method = getattr(cls, name, None)
+    function: Callable[..., Any] | None = getattr(method, "__wrapped__", None)
+    return function
+
+
+def on_new_connections(pool: Any, configure: Callable[[Any], None]) -> None:
+    """Run ``configure`` on each new connection of a psycopg pool, after the pool's own.
+
+    psycopg_pool keeps its ``configure`` callback as ``_configure`` and calls it on every new
+    connection. Call this before the pool opens its first connections.
+    """
+    previous = pool._configure
+
+    def configure_both(connection: Any) -> None:
+        if previous is not None:
+            previous(connection)
+        configure(connection)
+
+    pool._configure = configure_both
+
+
+def sweep_on_dead_connection(pool: Any) -> None:
+    """Make a psycopg pool's check before use (pre-ping) sweep every idle connection on failure.
+
+    A dead pooled connection rarely dies alone: a database restart or terminated backends take
+    every idle one. psycopg_pool finds them one by one, backing off 1 s and then 2 s between
+    them, so a request waited out its pool timeout; here the first dead one makes the pool check
+    all its idle connections at once (``ConnectionPool.check``) and replace the dead ones.
+    psycopg_pool keeps the check as ``_check`` and runs it in ``getconn``.
+    """
+    check_connection = type(pool).check_connection
+
+    def check(connection: Any) -> None:
+        try:
+            check_connection(connection)
+        except Exception:
+            pool.check()
+            raise
+
+    pool._check = check
+
+
+class PostgresRecorderHooks(PostgresApplicationRecorder):
+    """eventsourcing's PostgreSQL application recorder, with the changes Questlog needs.
+
+    - the insert is sent once: no blind retry after a failure (the commit may have happened);
+    - ``after_insert_events`` runs in the events' transaction right after their insert was
+      synced, so a version conflict has been raised already as the events' ``IntegrityError``;
+    - the table lock statements run unprepared.
+    """
+
+    def insert_events(self, stored_events: Any, **kwargs: Any) -> Any:
+        """Insert events (and their ``after_insert_events`` rows) in one transaction, once.
+
+        eventsourcing retries a failed insert on ``OperationalError``; when the failure was a
+        connection lost after the commit, that retry hits the unique key and looks like another
+        writer's conflict. Here a failure is raised as it is.
+        """
+        insert = undecorated(PostgresApplicationRecorder, "insert_events")
+        assert insert is not None, "eventsourcing's insert_events lost its retry decorator"
+        return insert(self, stored_events, **kwargs)
+
+    def _lock_table(self, curs: Any) -> None:
+        # eventsourcing prepares the lock statements, which run inside the pipelined insert; a
+        # pipeline that fails on a version conflict can leave that prepare half-done.
+        for statement in self.lock_table_statements:
+            curs.execute(statement, prepare=False)
+
+    def _fetch_ids_after_insert_events(self, curs: Any, stored_events: Any, **kwargs: Any) -> Any:
+        # Called inside the pipelined transaction right after the events' insert was synced.
+        notification_ids = super()._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
+        self.after_insert_events(curs, stored_events, **kwargs)
+        return notification_ids
+
+    def after_insert_events(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
+        """Write rows that ride along with the events, in their transaction (here: none)."""
+
+
+class SQLiteRecorderHooks(SQLiteApplicationRecorder):
+    """eventsourcing's SQLite application recorder, with a hook after the events' insert."""
+
+    def _insert_events(self, c: Any, stored_events: Any, **kwargs: Any) -> Any:
+        notification_ids = super()._insert_events(c, stored_events, **kwargs)
+        self.after_insert_events(c, stored_events, **kwargs)
+        return notification_ids
+
+    def after_insert_events(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
+        """Write rows that ride along with the events, in their transaction (here: none)."""
+
+
+class ApplicationHooks(Application[UUID]):
+    """eventsourcing's ``Application``, with its save steps and aggregate cache reachable."""
+
+    def record_aggregates(self, aggregates: Sequence[Any], **kwargs: Any) -> list[Any]:
+        """Save aggregates as ``Application.save`` does, without its runtime Protocol checks.
+
+        The aggregates' new events go to the recorder's ``insert_events`` in one call with
+        ``kwargs``; then ``after_record`` runs (snapshots) and the application is notified.
+        """
+        processing_event: ProcessingEvent[UUID] = ProcessingEvent()
+        for aggregate in aggregates:
+            processing_event.events.extend(aggregate.collect_events())
+            processing_event.aggregates[aggregate.id] = aggregate
+        processing_event.saved_kwargs.update(kwargs)
+        recordings: list[Any] = self._record(processing_event)
+        self.after_record(processing_event.events, processing_event.aggregates)
+        self._notify(recordings)
+        return recordings
+
+    def _take_snapshots(self, processing_event: Any) -> None:
+        # eventsourcing's own save (of anything but the aggregates above) takes snapshots here.
+        self.take_due_snapshots(processing_event.events, processing_event.aggregates)
+
+    def after_record(self, events: Sequence[Any], aggregates: dict[UUID, Any]) -> None:
+        """Run after a save's events are stored: take the snapshots that are due."""
+        self.take_due_snapshots(events, aggregates)
+
+    def take_due_snapshots(self, events: Sequence[Any], aggregates: dict[UUID, Any]) -> None:
+        """Take the snapshots due after these events (eventsourcing's own way by default)."""
+        processing_event: ProcessingEvent[UUID] = ProcessingEvent()
+        processing_event.events.extend(events)
+        processing_event.aggregates.update(aggregates)
+        super()._take_snapshots(processing_event)
+
+    def cached_aggregate(self, aggregate_id: UUID) -> Any | None:
+        """The aggregate in the repository's cache (shared: copy it before changing it)."""
+        cache = self.repository.cache
+        if cache is None:
+            return None
+        try:
+            return cache.get(aggregate_id)
+        except KeyError:
+            return None
+
+    def cache_aggregate(self, aggregate: Any) -> None:
+        """Put a saved aggregate in the repository's cache (if the application has one)."""
+        if self.repository.cache is not None:
+            self.repository.cache.put(aggregate.id, aggregate)
