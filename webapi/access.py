@@ -12,9 +12,9 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 from uuid import UUID
 
 from flask import Flask, Response, current_app, g, request
@@ -25,6 +25,10 @@ from marshmallow import Schema, fields, validate
 from domain.model.access import ROLES, Membership, Token, acting_as, actor_label
 from domain.model.errors import InvalidInput, NotFound
 from domain.model.text import quoted
+from webapi.declared import ACTIONS as ACTIONS
+from webapi.declared import Access as Access
+from webapi.declared import declared_access as declared_access
+from webapi.declared import requires as requires
 from webapi.errors import problem
 from webapi.http import campaign_id, questlog
 from webapi.schemas import Flag, Text
@@ -35,7 +39,6 @@ DEFAULT_RATE_LIMIT = 50.0
 """Appends per second per token, with a burst of as many (QUESTLOG_RATE_LIMIT; 0 turns it off)."""
 EXEMPT_KEY = "questlog_rate_limit_exempt"
 OPEN_ENDPOINTS = frozenset({"api-docs.openapi_json", "static"})
-ADMIN_ONLY_PATHS = ("/admin/", "/views/rolls", "/views/campaigns", "/analytics/", "/projections")
 """Routes across every campaign (or, for /projections, the whole log's head and positions): only
 admin tokens may read them."""
 ALLOWED: dict[str, frozenset[str]] = {
@@ -119,58 +122,6 @@ def visible() -> set[str] | None:
     return questlog().side_tables.visible_campaigns(token.id)
 
 
-ACTIONS = frozenset({"any", "admin", "read", "audit", "append", "manage", "propose", "approve"})
-"""What a route may declare: any token, admin tokens only, or an action a campaign role allows."""
-ACCESS_ATTRIBUTE = "questlog_access"
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-@dataclass(frozen=True)
-class Access:
-    """What a route does, as its view method declares it with ``requires``.
-
-    ``action`` is what the caller's role on the campaign must allow (``ALLOWED``), or ``any``
-    (every live token) or ``admin``. ``seat`` names the body field with the player a seat-bound
-    token acts for; a player's seat must match it (in ``seat_games`` only, when given), and an
-    owner's too when ``seat_binds_owner``.
-    """
-
-    action: str
-    seat: str | None = None
-    seat_binds_owner: bool = False
-    seat_games: tuple[str, ...] | None = None
-
-
-def requires(
-    action: str,
-    *,
-    seat: str | None = None,
-    seat_binds_owner: bool = False,
-    seat_games: tuple[str, ...] | None = None,
-) -> Callable[[F], F]:
-    """Declare a view method's access (put it right above the ``def``)."""
-    if action not in ACTIONS:
-        raise ValueError(f"unknown action {action!r}; one of {sorted(ACTIONS)}")
-    declared = Access(action, seat, seat_binds_owner, seat_games)
-
-    def mark(method: F) -> F:
-        setattr(method, ACCESS_ATTRIBUTE, declared)
-        return method
-
-    return mark
-
-
-def declared_access(endpoint: str | None, method: str) -> Access | None:
-    """The access a route's view method declares (None: it declares none)."""
-    view = current_app.view_functions.get(endpoint or "")
-    view_class = getattr(view, "view_class", None)
-    handler = getattr(view_class, method.lower(), None) if view_class is not None else view
-    if handler is None and method.upper() == "HEAD" and view_class is not None:
-        handler = getattr(view_class, "get", None)
-    found: Access | None = getattr(handler, ACCESS_ATTRIBUTE, None)
-    return found
-
-
 def refuse(status: int, detail: str, **headers: str) -> Response:
     """A 401, 403, 404 or 429 problem."""
     titles = {401: "Unauthorized", 403: "Forbidden", 404: "Not found", 429: "Too many requests"}
@@ -236,17 +187,10 @@ def seat_check(access: Access, role: str, member: Membership | None, cid: str) -
     return None
 
 
-def appending(rule: str, method: str) -> bool:
-    """Whether a route appends to a campaign's log (what the rate limit counts); the rule may be
-    written the Flask way or the OpenAPI way (``<campaign>`` or ``{campaign}``)."""
-    return (
-        method.upper() == "POST" and rule.startswith("/campaigns") and not rule.endswith("/members")
-    )
-
-
 def appends() -> bool:
-    """Whether this request appends to a campaign's log."""
-    return appending(request.url_rule.rule if request.url_rule else "", request.method)
+    """Whether this request appends to a campaign's log (as its route declares)."""
+    declared = declared_access(request.endpoint, request.method)
+    return declared is not None and declared.appends
 
 
 def before() -> Response | None:

@@ -67,7 +67,7 @@ def create_app(
     )
     app.config.update(config)
     app.extensions["questlog"] = questlog or Questlog()
-    api = QuestlogApi(app, spec_kwargs={"extra_plugins": [openapi.ProblemResponses()]})
+    api = QuestlogApi(app, spec_kwargs={"extra_plugins": [openapi.ProblemResponses(app)]})
     api.register_blueprint(campaigns.blp)
     api.register_blueprint(dice.blp)
     api.register_blueprint(commands.blp)

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 from uuid import UUID
 
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.model.campaign import Campaign, event_record
+from domain.model.campaign import Campaign
 from domain.model.house_rules import book
 from domain.service.application import campaign_facts
-from domain.service.audit import stored_fields
 from domain.service.commands_service import CommandResult
 from domain.service.timeline import Timeline
 from domain.service.timetravel import TimeTravel
@@ -50,7 +48,7 @@ class Campaigns(MethodView):
     @blp.arguments(schemas.CampaignCreate, example={"game": "quest-calendar", "name": "Year one"})
     @blp.response(201, schemas.Campaign)
     @blp.doc(parameters=[{"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}}])
-    @access.requires("any")
+    @access.requires("any", appends=True)
     def post(self, body: dict[str, Any]) -> Any:
         """Start a campaign; its first event fixes the house rules and the dice commitment."""
         app = questlog()
@@ -117,41 +115,17 @@ class Events(MethodView):
         cid = campaign_id(campaign)
         found = app.campaign(cid)
         timeline = app.timeline(found)
-        stored = app.stored_events(cid, after=query["after"], limit=query["limit"])
-        actors = app.side_tables.actors(str(cid))
-        items = [
-            event_item(
-                app.mapper.to_domain_event(s),
-                timeline,
-                actors.get(s.originator_version),
-                stored_fields(app.mapper, s),
-            )
-            for s in stored
-        ]
+        records = app.event_records(cid, after=query["after"], limit=query["limit"])
+        items = [shown(record, timeline) for record in records]
         last = items[-1]["version"] if items else query["after"]
         return {"items": items, "next_after": last if last < found.version else None}
 
 
-def event_item(
-    event: Any, timeline: Timeline, actor: str | None, stored: Mapping[str, Any] | None = None
-) -> dict[str, Any]:
+def shown(record: dict[str, Any], timeline: Timeline) -> dict[str, Any]:
     """An event in the one shape the API shows events in (the event list, a command's answer, a
-    replay): ``event_body`` and who caused it (``actor``, null before actors were recorded)."""
-    return {**event_body(event, timeline, stored), "actor": actor}
-
-
-def event_body(
-    event: Any, timeline: Timeline, stored: Mapping[str, Any] | None = None
-) -> dict[str, Any]:
-    """An event as the API shows it (``domain.model.campaign.event_record``) and whether a rollback
-    undid it (``undone``, ``undone_by``)."""
-    record = event_record(event, stored)
+    replay step): the record (``Reading.event_records``) and whether a rollback undid it."""
     undone_by = timeline.undone_by(record["version"])
-    return {
-        **record,
-        "undone": undone_by is not None,
-        "undone_by": undone_by,
-    }
+    return {**record, "undone": undone_by is not None, "undone_by": undone_by}
 
 
 @blp.route("/campaigns/<campaign>/audit")

@@ -166,7 +166,7 @@ class Commands(MethodView):
     @blp.arguments(CommandBody, examples=command_examples())
     @blp.response(201, CommandResult)
     @blp.doc(parameters=APPEND_HEADERS, requestBody=command_body_doc())
-    @access.requires("append", seat="player", seat_games=("calendar-board",))
+    @access.requires("append", seat="player", seat_games=("calendar-board",), appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Run a game command; 409 names the rule that forbids it, 422 the field that is wrong."""
         outcome = questlog().command(
@@ -207,7 +207,7 @@ class CampaignHouseRules(MethodView):
     @blp.arguments(HouseRuleChange, example={"key": "qc.combat.mode", "value": "easy"})
     @blp.response(200, schemas.Appended)
     @blp.doc(parameters=APPEND_HEADERS)
-    @access.requires("manage")
+    @access.requires("manage", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Change one house rule; the change is a recorded event with the old and new values."""
         outcome = questlog().configure_house_rule(

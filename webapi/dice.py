@@ -47,7 +47,7 @@ class Rolls(MethodView):
     @blp.arguments(schemas.RollCreate(), example={"dice": "d20+3", "purpose": "investigate"})
     @blp.response(201, schemas.Roll)
     @blp.doc(parameters=APPEND_HEADERS)
-    @access.requires("append")
+    @access.requires("append", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Roll on the verifiable server dice, or record faces the player rolled by hand."""
         outcome = questlog().roll(
@@ -85,7 +85,7 @@ class ClientSeed(MethodView):
     @blp.arguments(schemas.ClientSeedSet, example={"client_seed": "my lucky string"})
     @blp.response(200, schemas.Appended)
     @blp.doc(parameters=APPEND_HEADERS)
-    @access.requires("manage")
+    @access.requires("manage", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Set the client seed mixed into the server rolls that follow."""
         outcome = questlog().set_client_seed(
@@ -101,7 +101,7 @@ class ClientSeed(MethodView):
 class Rotate(MethodView):
     @blp.response(200, schemas.Appended)
     @blp.doc(parameters=APPEND_HEADERS)
-    @access.requires("manage")
+    @access.requires("manage", appends=True)
     def post(self, campaign: str) -> Any:
         """Reveal the current server seed and commit to a new one; the nonce restarts at 0."""
         outcome = questlog().rotate_seed(

@@ -20,9 +20,9 @@ from domain.model.errors import (
 from domain.model.logs import TracebackThrottle
 from domain.service.commands_service import unavailable
 from domain.storage.store import TRANSIENT_ERRORS
+from webapi.declared import declared_access
 
 PROBLEM_JSON = "application/problem+json"
-SIDE_WRITES = ("/admin/tokens",)
 """Routes that write outside a campaign's log (with ``/campaigns/{id}/members``)."""
 MAX_INSTANCE = 200
 """The most characters of the request path a problem's ``instance`` echoes."""
@@ -127,7 +127,8 @@ def transient_problem(error: Exception) -> Response:
     where the write itself may have been cut short.
     """
     reading = request.method in ("GET", "HEAD", "OPTIONS")
-    side_write = request.path.startswith(SIDE_WRITES) or request.path.endswith("/members")
+    declared = declared_access(request.endpoint, request.method)
+    side_write = declared is not None and not declared.appends
     if side_write and not reading:
         return store_problem(unavailable(error, stored=None))
     return store_problem(unavailable(error, stored=False))

@@ -9,22 +9,28 @@ from http import HTTPStatus
 from typing import Any
 
 from apispec import APISpec, BasePlugin
+from flask import Flask
+from werkzeug.routing import Rule
 
-from webapi.access import ADMIN_ONLY_PATHS, appending
+from webapi.declared import Access, declared_access
 from webapi.errors import PROBLEM_JSON
 
 EVERYWHERE = (HTTPStatus.UNAUTHORIZED, HTTPStatus.SERVICE_UNAVAILABLE)
 """What any operation can answer: no valid token; the store is unavailable."""
 
 
-def problem_statuses(path: str, method: str, operation: dict[str, Any]) -> set[HTTPStatus]:
-    """The error statuses an operation can answer besides a generic 500."""
+def problem_statuses(
+    path: str, method: str, operation: dict[str, Any], declared: Access | None
+) -> set[HTTPStatus]:
+    """The error statuses an operation can answer besides a generic 500, from its path, its
+    inputs and the access its route declares (``webapi.access.requires``)."""
+    appends = declared is not None and declared.appends
     statuses = set(EVERYWHERE)
-    if "{campaign}" in path or path.startswith(ADMIN_ONLY_PATHS):
+    if "{campaign}" in path or (declared is not None and declared.action == "admin"):
         statuses.add(HTTPStatus.FORBIDDEN)
     if "{" in path:
         statuses.add(HTTPStatus.NOT_FOUND)
-    if appending(path, method):
+    if appends:
         statuses |= {HTTPStatus.CONFLICT, HTTPStatus.TOO_MANY_REQUESTS}
     if method.lower() in ("post", "put", "patch", "delete"):
         statuses.add(HTTPStatus.INSUFFICIENT_STORAGE)  # a write on a full disk
@@ -45,14 +51,23 @@ def problem_statuses(path: str, method: str, operation: dict[str, Any]) -> set[H
 class ProblemResponses(BasePlugin):
     """An apispec plugin: adds each operation's problem responses as it is registered."""
 
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+
     def operation_helper(
-        self, path: str | None = None, operations: dict[str, Any] | None = None, **_: Any
+        self,
+        path: str | None = None,
+        operations: dict[str, Any] | None = None,
+        rule: Rule | None = None,
+        **_: Any,
     ) -> None:
         """List the problems of every operation of a path (the components they refer to are
-        registered by ``register_problem_responses``)."""
+        registered by ``register_problem_responses``); the route's declared access tells whether
+        it appends."""
         for method, operation in (operations or {}).items():
+            declared = declared_access(rule.endpoint if rule else None, method, self.app)
             responses = operation.setdefault("responses", {})
-            for status in problem_statuses(path or "", method, operation):
+            for status in problem_statuses(path or "", method, operation, declared):
                 responses.setdefault(str(status.value), status.name)
             operation["responses"] = dict(sorted(responses.items(), key=by_status))
 

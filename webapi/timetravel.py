@@ -10,7 +10,7 @@ from flask_smorest import Blueprint
 from domain.service.commands_service import CommandResult
 from domain.service.timetravel import TimeTravel
 from webapi import access, schemas
-from webapi.campaigns import event_item, render_created
+from webapi.campaigns import render_created, shown
 from webapi.dice import APPEND_HEADERS
 from webapi.http import (
     Render,
@@ -44,7 +44,7 @@ class Rollback(MethodView):
     @blp.arguments(schemas.RollbackCreate, example={"to_version": 12, "reason": "misread the page"})
     @blp.response(201, schemas.RollbackResult)
     @blp.doc(parameters=APPEND_HEADERS)
-    @access.requires("manage")
+    @access.requires("manage", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Undo back to a version: one RolledBack event; 409 names the policy that forbids it."""
         outcome = TimeTravel(questlog()).rollback(
@@ -66,7 +66,7 @@ class Proposals(MethodView):
     )
     @blp.response(201, schemas.RollbackResult)
     @blp.doc(parameters=APPEND_HEADERS)
-    @access.requires("propose", seat="proposer")
+    @access.requires("propose", seat="proposer", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Propose a rollback that every player must agree to (the proposer agrees by proposing)."""
         outcome = TimeTravel(questlog()).propose_rollback(
@@ -92,7 +92,7 @@ class Approve(MethodView):
     @blp.arguments(schemas.Approval, example={"player": "B"})
     @blp.response(200, schemas.RollbackResult)
     @blp.doc(parameters=APPEND_HEADERS)
-    @access.requires("approve", seat="player", seat_binds_owner=True)
+    @access.requires("approve", seat="player", seat_binds_owner=True, appends=True)
     def post(self, body: dict[str, Any], campaign: str, proposal_id: str) -> Any:
         """A player agrees to a proposal; the last agreement carries the rollback out."""
         outcome = TimeTravel(questlog()).approve_rollback(
@@ -110,7 +110,7 @@ class ForkResource(MethodView):
     @blp.arguments(schemas.ForkCreate, example={"at_version": 12, "name": "What if I fled?"})
     @blp.response(201, schemas.Campaign)
     @blp.doc(parameters=APPEND_HEADERS)
-    @access.requires("manage")
+    @access.requires("manage", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Start a new campaign from this one's state at a version, with its own dice seed."""
         outcome = TimeTravel(questlog()).fork(
@@ -134,15 +134,11 @@ class ReplayResource(MethodView):
         app = questlog()
         cid = campaign_id(campaign)
         result = TimeTravel(app).replay(cid, first=query["first"], last=query.get("last"))
-        actors = app.side_tables.actors(str(cid))
+        first = result.steps[0].event.originator_version if result.steps else 0
+        records = app.event_records(cid, after=first - 1, limit=len(result.steps))
         items = [
-            {
-                "event": event_item(
-                    step.event, result.timeline, actors.get(step.event.originator_version)
-                ),
-                "patch": step.patch,
-            }
-            for step in result.steps
+            {"event": shown(record, result.timeline), "patch": step.patch}
+            for record, step in zip(records, result.steps, strict=True)
         ]
         last = result.steps[-1].event.originator_version if result.steps else query["first"] - 1
         more = last < result.timeline.head

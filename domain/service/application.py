@@ -1,4 +1,4 @@
-"""The Questlog application: the one object callers use, composed of the services below.
+"""The Questlog application: the one object callers use, built from the services below.
 
 Each service has one reason to change (docs/architecture.md):
 
@@ -9,7 +9,10 @@ Each service has one reason to change (docs/architecture.md):
   changes);
 - ``domain.service.tokens``: access tokens.
 
-This module adds campaign creation and the game's own commands.
+Each is a class that builds on the one before it (``CommandService`` extends ``Reading``,
+``DiceService`` extends ``CommandService``), because an eventsourcing ``Application`` is one
+object with one store; ``Questlog`` joins the last of them with ``TokenService`` and adds campaign
+creation and the game's own commands.
 """
 
 from __future__ import annotations

@@ -7,10 +7,10 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
 
-from domain.model.campaign import Campaign, project_campaign
+from domain.model.campaign import Campaign, event_record, project_campaign
 from domain.model.errors import InvalidInput, NotFound
 from domain.model.text import ascii_number
-from domain.service.audit import AuditReport, audit_stream, with_verdict
+from domain.service.audit import AuditReport, audit_stream, stored_fields, with_verdict
 from domain.service.timeline import Timeline
 from domain.storage.es_compat import ApplicationHooks
 from domain.storage.store import SideTables, StoreConfig
@@ -77,6 +77,22 @@ class Reading(ApplicationHooks):
         if after >= MAX_VERSION:
             return []
         return list(self.recorder.select_events(campaign_id, gt=after, limit=limit))
+
+    def event_records(
+        self, campaign_id: UUID, *, after: int = 0, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The campaign's events after a version, each as the API shows it: its fields as stored
+        (an event of an older payload version as it was written, which is what its hash covers;
+        ``event_record``) and who caused it (``actor``, null before actors were recorded)."""
+        stored = self.stored_events(campaign_id, after=after, limit=limit)
+        actors = self.side_tables.actors(str(campaign_id))
+        return [
+            {
+                **event_record(self.mapper.to_domain_event(s), stored_fields(self.mapper, s)),
+                "actor": actors.get(s.originator_version),
+            }
+            for s in stored
+        ]
 
     def campaign_events(
         self, campaign_id: UUID, *, after: int = 0, limit: int | None = None

@@ -7,8 +7,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from domain.service.application import Questlog
-from webapi.access import ACCESS_ATTRIBUTE, ADMIN_ONLY_PATHS, OPEN_ENDPOINTS, declared_access
+from webapi.access import OPEN_ENDPOINTS, declared_access
 from webapi.app import create_app
+from webapi.declared import ACCESS_ATTRIBUTE
 
 
 def routes(app: Flask) -> list[tuple[str, str, str]]:
@@ -41,15 +42,67 @@ def test_every_campaign_route_declares_a_campaign_action(flask_app: Flask) -> No
                 assert access.action not in ("any", "admin"), (rule, method, access)
 
 
-def test_admin_routes_are_those_the_openapi_document_marks(flask_app: Flask) -> None:
+APPENDING = {
+    ("/campaigns", "POST"),
+    ("/campaigns/<campaign>/commands", "POST"),
+    ("/campaigns/<campaign>/house-rules", "POST"),
+    ("/campaigns/<campaign>/rolls", "POST"),
+    ("/campaigns/<campaign>/dice/client-seed", "POST"),
+    ("/campaigns/<campaign>/dice/rotate", "POST"),
+    ("/campaigns/<campaign>/rollback", "POST"),
+    ("/campaigns/<campaign>/rollback/proposals", "POST"),
+    ("/campaigns/<campaign>/rollback/proposals/<proposal_id>/approve", "POST"),
+    ("/campaigns/<campaign>/fork", "POST"),
+}
+"""The routes that append to a campaign's log: what the rate limit counts."""
+
+
+def openapi_path(rule: str) -> str:
+    return rule.replace("<", "{").replace(">", "}")
+
+
+def test_the_appending_routes_are_those_that_declare_it(flask_app: Flask) -> None:
     with flask_app.test_request_context():
-        admin = {
-            rule
+        declared = {
+            (rule, method)
             for rule, method, endpoint in routes(flask_app)
-            if (access := declared_access(endpoint, method)) and access.action == "admin"
+            if (access := declared_access(endpoint, method)) and access.appends
         }
-    marked = {rule for rule, _, _ in routes(flask_app) if rule.startswith(ADMIN_ONLY_PATHS)}
-    assert admin == marked
+    assert declared == APPENDING
+
+
+def test_the_openapi_document_reads_each_routes_declaration(
+    flask_app: Flask, client: FlaskClient
+) -> None:
+    paths = client.get("/openapi.json").json["paths"]
+    with flask_app.test_request_context():
+        for rule, method, endpoint in routes(flask_app):
+            access = declared_access(endpoint, method)
+            assert access is not None
+            responses = paths[openapi_path(rule)][method.lower()]["responses"]
+            assert ("429" in responses) == access.appends, (rule, method)
+            if access.action == "admin":
+                assert "403" in responses, (rule, method)
+
+
+def test_a_route_that_appends_is_rate_limited_and_one_that_does_not_is_not(
+    questlog: Questlog,
+) -> None:
+    app = create_app(questlog, auth=True, rate_limit=0.01, TESTING=True)  # a burst of one
+    _, secret = questlog.create_token("limited")
+    client: FlaskClient = app.test_client()
+    headers = {"Authorization": f"Bearer {secret}"}
+    created = client.post(
+        "/campaigns", json={"game": "quest-calendar", "name": "x"}, headers=headers
+    )
+    assert created.status_code == 201
+    cid = created.json["id"]
+    for _ in range(3):  # reading never takes from the bucket
+        assert client.get(f"/campaigns/{cid}", headers=headers).status_code == 200
+    roll = client.post(
+        f"/campaigns/{cid}/rolls", json={"dice": "d6", "purpose": "p"}, headers=headers
+    )
+    assert roll.status_code == 429
 
 
 def test_a_route_that_declares_nothing_is_refused(questlog: Questlog) -> None:
