@@ -9,7 +9,7 @@ from typing import Any
 
 from domain.model import calendar_board, quest_calendar  # noqa: F401  (register the games' house rules)
 from domain.model.campaign import Campaign
-from domain.model.engine import EventType
+from domain.model.engine import EventType, Figures
 from domain.model.games import rules_for
 from domain.model.house_rules import CALENDAR_BOARD, QUEST_CALENDAR, book
 from domain.model.rule_index import SETTLED_IN_CODE, STATEMENTS
@@ -180,6 +180,21 @@ def payload_markdown(topic: str, declared: EventType) -> list[str]:
     return [*lines, ""]
 
 
+def figures_markdown(game: str, figures: Figures) -> list[str]:
+    """A game's tracked figures: the names and values its events record in ``figures``."""
+    lines = [
+        f"#### Figures of {game} (version {figures.version})",
+        "",
+        "| figure | type | description |",
+        "|---|---|---|",
+    ]
+    for name, text in figures.fields.items():
+        kind, _, description = text.partition(": ")
+        kind, description = kind.replace("|", " or "), description.replace("|", "\\|")
+        lines.append(f"| `{name}` | {kind} | {description} |")
+    return [*lines, ""]
+
+
 def campaign_events_markdown() -> str:
     """The campaign's own event types, from their declared payloads."""
     lines = [CAMPAIGN_EVENTS_BEGIN, ""]
@@ -195,6 +210,9 @@ def game_events_markdown() -> str:
     for game, prefix in (("quest-calendar", "qc"), ("calendar-board", "cb")):
         declared = rules_for(game).event_types
         lines += [f"### {game}", ""]
+        figures = rules_for(game).figures
+        if figures is not None:
+            lines += figures_markdown(game, figures)
         for name in sorted(declared):
             lines += payload_markdown(f"{prefix}.{name}", declared[name])
     lines.append(EVENTS_END)

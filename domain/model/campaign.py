@@ -497,6 +497,7 @@ class Campaign(Aggregate):
                     "details": pending.details,
                     "rolls": rolls,
                     "effects": pending.effects,
+                    "figures": pending.figures,
                     **self._counters(rolls),
                 }
                 declared = game.event_types[pending.event_type]
@@ -670,12 +671,17 @@ class Campaign(Aggregate):
 
 
 class GameEvent(Campaign.Event):
-    """Base of every game event: the command, what happened, its rolls and the state patch."""
+    """Base of every game event: the command, what happened, its rolls and the state patch.
+
+    ``figures`` holds the game's tracked figures the event changed (``engine.Figures``); events
+    stored before events recorded them have none (a reader then follows ``effects``).
+    """
 
     command: dict[str, Any]
     details: dict[str, Any]
     rolls: list[dict[str, Any]]
     effects: list[dict[str, Any]]
+    figures: dict[str, Any]
     next_nonce: int
     roll_count: int
 

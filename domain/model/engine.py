@@ -7,7 +7,9 @@ A game module registers commands on a ``GameRules`` and declares their schemas
 ``Values``. The handler checks only what depends on the state or the house rules, rolls through
 ``Context.roll``, changes ``Context.state`` (a working copy) and calls ``Context.emit`` at each
 past-tense event boundary. The aggregate then records one event per
-``emit`` with the JSON Patch of what changed, so applying an event never decides anything.
+``emit`` with the JSON Patch of what changed, so applying an event never decides anything,
+and the game's tracked figures that the event changed (``Figures``), so that a reader learns
+what changed from the facts of the event instead of following the patch.
 """
 
 from __future__ import annotations
@@ -104,6 +106,31 @@ def event_type(
     return EventType(name, summary, tuple(declared), version, upcasters)
 
 
+@dataclass(frozen=True)
+class Figures:
+    """The figures of a game's state that every game event records when it changes them.
+
+    ``fields`` is the contract (docs/events.md, "Figures"): each figure's name, ``"type:
+    description"``; a name with ``<party>`` or ``<compartment>`` stands for one figure per party
+    or compartment. ``locate`` gives the figures a state has and where each is kept; readers
+    never see those places, only the names and values an event records.
+    """
+
+    fields: Mapping[str, str]
+    locate: Callable[[Mapping[str, Any]], dict[str, str]]
+    version: int = 1
+
+    def read(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        """Every figure of a state by name (None where the state has no such value)."""
+        return {name: patch.resolve(state, at) for name, at in self.locate(state).items()}
+
+    def changed(self, before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+        """The figures that differ between two states, with their values after (None: gone)."""
+        old, new = self.read(before), self.read(after)
+        names = [*new, *(name for name in old if name not in new)]
+        return {name: new.get(name) for name in names if old.get(name) != new.get(name)}
+
+
 @dataclass
 class PendingEvent:
     """One event a command emitted: its type, details, the rolls it made and what it changed."""
@@ -112,6 +139,8 @@ class PendingEvent:
     details: dict[str, Any]
     rolls: list[dict[str, Any]]
     effects: list[dict[str, Any]]
+    figures: dict[str, Any] = field(default_factory=dict)
+    """The tracked figures the event changed, by name, with their values after it."""
 
 
 class Context:
@@ -125,9 +154,12 @@ class Context:
         dice_set: DiceSet | None = None,
         version: int | None = None,
         declared: Mapping[str, EventType] | None = None,
+        figures: Figures | None = None,
     ) -> None:
         self.state: dict[str, Any] = deepcopy(dict(state))
         self.declared = declared
+        self.figures = figures
+        """The game's tracked figures; every ``emit`` records those it changed."""
         """The game's event types; every ``emit`` is checked against its declaration."""
         self.version = version
         """The campaign's version before this command (None outside a campaign)."""
@@ -197,7 +229,8 @@ class Context:
                 raise RuntimeError(f"{event_type} is not a declared event type of this game")
             declaration.check(details)
         effects = patch.diff(self._mark, self.state)
-        self.events.append(PendingEvent(event_type, details, self._rolls, effects))
+        figures = {} if self.figures is None else self.figures.changed(self._mark, self.state)
+        self.events.append(PendingEvent(event_type, details, self._rolls, effects, figures))
         self._mark = deepcopy(self.state)
         self._rolls = []
 
@@ -270,6 +303,8 @@ class GameRules:
     setup: Callable[[Values, Mapping[str, Any]], dict[str, Any]] | None = None
     setup_schema: type[Schema] | None = None
     dice_set: Callable[[Mapping[str, Any]], DiceSet | None] | None = None
+    figures: Figures | None = None
+    """The figures every event of this game records when it changes them."""
 
     def declare(self, *event_types: EventType) -> None:
         """Declare event types this game emits (each gets a stable topic when the game loads).
@@ -372,6 +407,8 @@ class GameRules:
                 also=self.own_refusal(spec, state, house_rules, command),
             )
         allowed = self.dice_set(house_rules) if self.dice_set else None
-        context = Context(state, house_rules, dice, allowed, version, self.event_types)
+        context = Context(
+            state, house_rules, dice, allowed, version, self.event_types, self.figures
+        )
         spec.handler(context, values)
         return context.close()

@@ -7,7 +7,8 @@ Entries, in log order (``entry``):
   price (those two carry their own before and after). ``cause`` is the domain's cause.
 - ``opening``: a hero is selected or replaced (or the campaign starts with one, as a fork does);
   its balance is the hero's credits, as ``HeroSelected`` and ``HeroReplaced`` record them (payload
-  version 2; for older events, the credits in the followed state).
+  version 2; for older events, the ``hero.credits`` figure, followed through the patch for an
+  event that records no figures).
 - ``reversal`` / ``reinstatement``: a rollback undid a movement (its negation is appended; the
   original stays, with ``undone_by``), or a redo brought one back. ``reverses`` names the entry.
 - ``adjustment``: after a rollback, whatever still separates the running balance from the
@@ -15,7 +16,9 @@ Entries, in log order (``entry``):
 
 The ledger is append-only: the sum of every entry's ``delta`` is the hero's balance now. Debt
 spans (from the first entry below 0 to the first back at 0 or above) are worked out over the
-active entries, and worked out again when a rollback changes which entries are active.
+active entries, and worked out again when a rollback changes which entries are active. The hero
+and the page of an entry come from the figures events record (``hero.id``, ``page.date``;
+``projections.figures``).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 
 from domain.service.timeline import Timeline
 from projections.events import Recorded
+from projections.figures import apply_figures, qc_places, remember
 from projections.schema import table
 from projections.store import ViewStore
 from projections.view import (
@@ -33,11 +37,9 @@ from projections.view import (
     ROW_KEY,
     View,
     campaign_rows,
-    follow,
     handles,
     page,
     row_basics,
-    seed,
 )
 
 LEDGER = table(
@@ -70,7 +72,9 @@ SPANS = table(
     "entries INTEGER NOT NULL",
     key=ROW_KEY,
 )
-WATCHED = ("/hero/id", "/hero/credits", "/page/date")
+FIGURES = qc_places("hero.id", "hero.credits", "page.date")
+HERO, CREDITS, PAGE = (FIGURES[name] for name in ("hero.id", "hero.credits", "page.date"))
+"""Where the view's memory keeps each figure."""
 LEDGER_FIELDS = ("from", "to", "delta", "cause")
 ORIGINALS = ("movement", "opening")
 
@@ -129,11 +133,11 @@ class DebtLedger(View):
 
     def _restore(self, campaign_id: str, game_state: dict[str, Any]) -> dict[str, Any]:
         state = self.state(campaign_id)
-        mirror = seed(game_state, WATCHED)
+        mirror = remember(game_state, FIGURES)
         state["mirror"] = mirror
-        state["balance"] = mirror["/hero/credits"]
-        if mirror["/page/date"] is not None:
-            state["page_date"] = mirror["/page/date"]
+        state["balance"] = mirror[CREDITS]
+        if mirror[PAGE] is not None:
+            state["page_date"] = mirror[PAGE]
         return state
 
     @handles("qc.PageStarted")
@@ -147,11 +151,11 @@ class DebtLedger(View):
         state = self.state(event.campaign_id)
         mirror = state.setdefault("mirror", {})
         before = state.get("balance")
-        follow(mirror, event.effects, WATCHED)
+        apply_figures(event, mirror, FIGURES)
         after = event.details.get("credits")
         if after is None:
-            # An older store's event records no credits: the followed state has them.
-            after = mirror.get("/hero/credits")
+            # An older store's event records no credits: the figure does.
+            after = mirror.get(CREDITS)
         if after is None:
             return
         cause = "heroReplaced" if event.kind == "HeroReplaced" else "heroSelected"
@@ -206,7 +210,7 @@ class DebtLedger(View):
             "event_id": event.id,
             "n": n,
             "version": event.version,
-            "hero_id": hero_id or mirror.get("/hero/id"),
+            "hero_id": hero_id or mirror.get(HERO),
             "page_date": state.get("page_date"),
             "cause": cause,
             "delta": delta,
@@ -232,7 +236,7 @@ class DebtLedger(View):
             ),
         )
         state["balance"] = after
-        mirror["/hero/credits"] = after
+        mirror[CREDITS] = after
         if entry in ORIGINALS:
             self._track(state, row)
 
@@ -293,8 +297,7 @@ class DebtLedger(View):
                 changed,
             )
         restored = event.data.get("restored_state") or {}
-        mirror = seed(restored, WATCHED)
-        credits = mirror["/hero/credits"]
+        credits = remember(restored, FIGURES)[CREDITS]
         if credits is not None and credits != balance:
             context = {"to_version": event.data.get("to_version")}
             self._entry(

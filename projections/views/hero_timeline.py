@@ -1,9 +1,11 @@
 """HP and virtue timelines of Quest Calendar heroes, and their deaths and clones.
 
-The view follows ``/hero/hp``, ``/hero/hp_max``, ``/hero/virtue`` and the page date through every
-game event's JSON Patch, so any rule that changes them (damage, healing, starvation, infection,
-injuries, level-ups, a new hero) yields a row: the page date, the stat, its value and the value
-before, the maximum HP, and the cause (the event's ``cause`` if it has one, else its type).
+The view reads the figures every game event records when it changes them (``hero.hp``,
+``hero.hp_max``, ``hero.virtue``, ``hero.id``, ``page.date``; ``projections.figures``), so any rule
+that changes them (damage, healing, starvation, infection, injuries, level-ups, a new hero) yields
+a row: the page date, the stat, its value and the value before, the maximum HP, and the cause (the
+event's ``cause`` if it has one, else its type). Events of an older store, which record no
+figures, are followed through their JSON Patch instead.
 ``Died`` and ``Cloned`` events also go to ``hero_lives``. A rollback sets ``undone_by`` on the rows
 of the versions it undid and follows the restored state from there.
 """
@@ -14,6 +16,7 @@ from typing import Any
 
 from domain.service.timeline import Timeline
 from projections.events import Recorded
+from projections.figures import apply_figures, qc_places, remember
 from projections.schema import table
 from projections.store import ViewStore
 from projections.view import (
@@ -22,11 +25,9 @@ from projections.view import (
     ROW_COLUMNS,
     ROW_KEY,
     View,
-    follow,
     handles,
     page,
     row_basics,
-    seed,
 )
 
 TIMELINE = table(
@@ -57,8 +58,8 @@ LIVES = table(
     "undone_by BIGINT",
     key=ROW_KEY,
 )
-WATCHED = ("/hero/id", "/hero/hp", "/hero/hp_max", "/hero/virtue", "/page/date")
-STATS = {"/hero/hp": "hp", "/hero/virtue": "virtue"}
+FIGURES = qc_places("hero.id", "hero.hp", "hero.hp_max", "hero.virtue", "page.date")
+STATS = {"hero.hp": "hp", "hero.virtue": "virtue"}
 
 
 class HeroTimeline(View):
@@ -75,25 +76,26 @@ class HeroTimeline(View):
 
     def _restore(self, campaign_id: str, game_state: dict[str, Any]) -> None:
         state = self.state(campaign_id)
-        state["mirror"] = seed(game_state, WATCHED)
-        if state["mirror"]["/page/date"] is not None:
-            state["page_date"] = state["mirror"]["/page/date"]
+        state["mirror"] = remember(game_state, FIGURES)
+        if state["mirror"][FIGURES["page.date"]] is not None:
+            state["page_date"] = state["mirror"][FIGURES["page.date"]]
 
     @handles(ANY)
     def followed(self, event: Recorded) -> None:
-        """Rows for the stats the event's patch changed."""
-        if not event.topic.startswith("qc.") or not event.effects:
+        """Rows for the stats the event changed."""
+        if not event.topic.startswith("qc."):
             return
         state = self.state(event.campaign_id)
         mirror = state.setdefault("mirror", {})
         before = dict(mirror)
-        changed = follow(mirror, event.effects, WATCHED)
-        if "/page/date" in changed and mirror["/page/date"] is not None:
-            state["page_date"] = mirror["/page/date"]
+        changed = apply_figures(event, mirror, FIGURES)
+        if "page.date" in changed and mirror[FIGURES["page.date"]] is not None:
+            state["page_date"] = mirror[FIGURES["page.date"]]
         cause = event.details.get("cause")
-        for n, (pointer, stat) in enumerate(STATS.items()):
-            if pointer not in changed:
+        for n, (name, stat) in enumerate(STATS.items()):
+            if name not in changed:
                 continue
+            at = FIGURES[name]
             self.insert(
                 "hero_timeline",
                 (
@@ -101,12 +103,12 @@ class HeroTimeline(View):
                     event.id,
                     n,
                     event.version,
-                    mirror.get("/hero/id"),
+                    mirror.get(FIGURES["hero.id"]),
                     state.get("page_date"),
                     stat,
-                    mirror[pointer],
-                    before.get(pointer),
-                    mirror.get("/hero/hp_max") if stat == "hp" else None,
+                    mirror[at],
+                    before.get(at),
+                    mirror.get(FIGURES["hero.hp_max"]) if stat == "hp" else None,
                     cause if isinstance(cause, str) else event.kind,
                     event.kind,
                     event.timestamp,
@@ -129,7 +131,7 @@ class HeroTimeline(View):
                 event.id,
                 0,
                 event.version,
-                state.get("mirror", {}).get("/hero/id"),
+                state.get("mirror", {}).get(FIGURES["hero.id"]),
                 details.get("page_date") if died else state.get("page_date"),
                 "died" if died else "cloned",
                 details.get("cause"),

@@ -1,10 +1,12 @@
 """Ship history: the Integrity of each compartment over time, and the crew and upgrades lost.
 
-The view follows every compartment's ``integrity`` and ``integrity_max`` through the game events'
-JSON Patches (hits, destruction, repairs, crew assigned or lost), so a row records each change:
-the page date, the compartment, its new Integrity and maximum, the value before, and the event
-that changed it. ``CrewDied`` and ``UpgradeDestroyed`` go to ``ship_losses``. A rollback sets
-``undone_by`` on the rows of the versions it undid and follows the restored ship from there.
+The view reads the figures every game event records when it changes them: each compartment's
+``ship.<compartment>.integrity`` and ``integrity_max``, and ``page.date`` (``projections.figures``;
+an older store's events, which record none, are followed through their JSON Patch). So a row records
+each change (hits, destruction, repairs, crew assigned or lost): the page date, the compartment, its
+new Integrity and maximum, the value before, and the event that changed it. ``CrewDied`` and
+``UpgradeDestroyed`` go to ``ship_losses``. A rollback sets ``undone_by`` on the rows of the
+versions it undid and follows the restored ship from there.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from domain.model.quest_calendar.state import COMPARTMENTS
 from domain.service.timeline import Timeline
 from projections.events import Recorded
+from projections.figures import apply_figures, qc_places, remember
 from projections.schema import table
 from projections.store import ViewStore
 from projections.view import (
@@ -24,11 +27,9 @@ from projections.view import (
     ROW_KEY,
     View,
     campaign_rows,
-    follow,
     handles,
     page,
     row_basics,
-    seed,
 )
 
 HISTORY = table(
@@ -55,9 +56,9 @@ LOSSES = table(
     "undone_by BIGINT",
     key=ROW_KEY,
 )
-INTEGRITY = tuple(f"/ship/compartments/{key}/integrity" for key in COMPARTMENTS)
-MAXIMUM = tuple(f"/ship/compartments/{key}/integrity_max" for key in COMPARTMENTS)
-WATCHED = (*INTEGRITY, *MAXIMUM, "/page/date")
+INTEGRITY = tuple(f"ship.{key}.integrity" for key in COMPARTMENTS)
+MAXIMUM = tuple(f"ship.{key}.integrity_max" for key in COMPARTMENTS)
+FIGURES = qc_places(*INTEGRITY, *MAXIMUM, "page.date")
 
 
 class ShipHistory(View):
@@ -74,23 +75,23 @@ class ShipHistory(View):
 
     def _restore(self, campaign_id: str, game_state: dict[str, Any]) -> None:
         state = self.state(campaign_id)
-        state["mirror"] = seed(game_state, WATCHED)
-        if state["mirror"]["/page/date"] is not None:
-            state["page_date"] = state["mirror"]["/page/date"]
+        state["mirror"] = remember(game_state, FIGURES)
+        if state["mirror"][FIGURES["page.date"]] is not None:
+            state["page_date"] = state["mirror"][FIGURES["page.date"]]
 
     @handles(ANY)
     def followed(self, event: Recorded) -> None:
         """A row per compartment whose Integrity (or maximum) the event changed."""
-        if not event.topic.startswith("qc.") or not event.effects:
+        if not event.topic.startswith("qc."):
             return
         state = self.state(event.campaign_id)
         mirror = state.setdefault("mirror", {})
         before = dict(mirror)
-        changed = follow(mirror, event.effects, WATCHED)
+        changed = apply_figures(event, mirror, FIGURES)
         if not changed:
             return
-        if "/page/date" in changed and mirror["/page/date"] is not None:
-            state["page_date"] = mirror["/page/date"]
+        if "page.date" in changed and mirror[FIGURES["page.date"]] is not None:
+            state["page_date"] = mirror[FIGURES["page.date"]]
         n = 0
         for key, current, maximum in zip(COMPARTMENTS, INTEGRITY, MAXIMUM, strict=True):
             if current not in changed and maximum not in changed:
@@ -105,9 +106,9 @@ class ShipHistory(View):
                     state.get("page_date"),
                     key,
                     COMPARTMENTS[key],
-                    mirror.get(current),
-                    before.get(current),
-                    mirror.get(maximum),
+                    mirror.get(FIGURES[current]),
+                    before.get(FIGURES[current]),
+                    mirror.get(FIGURES[maximum]),
                     event.kind,
                     event.timestamp,
                     None,

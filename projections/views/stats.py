@@ -8,24 +8,24 @@
   won, how it ended.
 - ``stat_nights``: a row per party at the end of each Calendar Board night, with its exhaustion.
 
-A page's figures are the ones its ``qc.PageEnded`` records (payload version 2). For a PageEnded
-of an older store, which records none, and for the rest, the view follows the needed parts of
-the game state through every game event's JSON Patch, as the hero timeline does; a rollback
-marks the rows of the versions it undid (``undone_by``) and follows the restored state from
-there. ``campaign_figures`` turns these rows, and the weather view's nights, into the figures of
-``GET /analytics/campaigns``.
+A page's figures are the ones its ``qc.PageEnded`` records (payload version 2). For a PageEnded of
+an older store, which records none, and for the rest, the view keeps the figures every game event
+records when it changes them (the hero's, the pages played, the combat's mode and kind, each party's
+exhaustion; ``projections.figures``), as the hero timeline does; a rollback marks the rows of the
+versions it undid (``undone_by``) and starts again from the restored state. ``campaign_figures``
+turns these rows, and the weather view's nights, into the figures of ``GET /analytics/campaigns``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from domain.model.patch import pointer_token
 from domain.service.timeline import Timeline
 from projections.events import Recorded
+from projections.figures import apply_figures, cb_places, qc_places, remember
 from projections.schema import table
 from projections.store import ViewStore
-from projections.view import ANY, CREATED, ROW_COLUMNS, ROW_KEY, View, follow, handles, seed
+from projections.view import ANY, CREATED, ROW_COLUMNS, ROW_KEY, View, handles
 from projections.views.weather import WeatherHistory
 
 PAGES = table(
@@ -77,32 +77,38 @@ NIGHTS = table(
     "undone_by BIGINT",
     key=ROW_KEY,
 )
-QC_WATCHED = (
-    "/hero/id",
-    "/hero/level",
-    "/hero/credits",
-    "/hero/hp",
-    "/hero/hp_max",
-    "/hero/virtue",
-    "/calendar/pages_played",
-    "/page/combat/mode",
-    "/page/combat/kind",
+QC_FIGURES = qc_places(
+    "hero.id",
+    "hero.level",
+    "hero.credits",
+    "hero.hp",
+    "hero.hp_max",
+    "hero.virtue",
+    "calendar.pages_played",
+    "combat.mode",
+    "combat.kind",
 )
+HERO, LEVEL, MODE, KIND = (
+    QC_FIGURES[n] for n in ("hero.id", "hero.level", "combat.mode", "combat.kind")
+)
+"""Where the view's memory keeps those figures."""
 
 PAGE_FIGURES = {
-    "hero_id": "/hero/id",
-    "pages_played": "/calendar/pages_played",
-    "level": "/hero/level",
-    "credits": "/hero/credits",
-    "hp": "/hero/hp",
-    "hp_max": "/hero/hp_max",
-    "virtue": "/hero/virtue",
+    "hero_id": "hero.id",
+    "pages_played": "calendar.pages_played",
+    "level": "hero.level",
+    "credits": "hero.credits",
+    "hp": "hero.hp",
+    "hp_max": "hero.hp_max",
+    "virtue": "hero.virtue",
 }
-"""The figures a PageEnded records, and where older events leave them in the followed state."""
+"""The figures a PageEnded records, and the tracked figures they are for an older PageEnded."""
 
 
-def _exhaustion_path(party: str) -> str:
-    return f"/parties/{pointer_token(party)}/exhaustion"
+def _figures(state: dict[str, Any]) -> dict[str, str]:
+    """The figures a campaign's memory keeps: each party's exhaustion, or the hero's."""
+    parties = state.get("parties")
+    return QC_FIGURES if parties is None else cb_places(parties)
 
 
 class CampaignStats(View):
@@ -125,21 +131,20 @@ class CampaignStats(View):
         parties = game_state.get("parties")
         if isinstance(parties, dict):
             state["parties"] = list(game_state.get("players") or sorted(parties))
-            state["watched"] = [_exhaustion_path(p) for p in state["parties"]]
-        else:
-            state["watched"] = list(QC_WATCHED)
-        state["mirror"] = seed(game_state, state["watched"])
+        figures = _figures(state)
+        # Remembered as earlier releases did, so their view stores carry on unchanged.
+        state["watched"] = list(figures.values())
+        state["mirror"] = remember(game_state, figures)
 
     @handles(ANY)
     def followed(self, event: Recorded) -> None:
-        """Follow the patch, then record the pages, lives, combats and nights that ended."""
+        """Take in the figures, then record the pages, lives, combats and nights that ended."""
         if event.game is None:
             return
         state = self.state(event.campaign_id)
         mirror = state.setdefault("mirror", {})
         before = dict(mirror)
-        if event.effects:
-            follow(mirror, event.effects, state.get("watched") or QC_WATCHED)
+        apply_figures(event, mirror, _figures(state))
         recorder = RECORDERS.get(event.topic)
         if recorder is not None:
             recorder(self, event, state, before)
@@ -147,8 +152,9 @@ class CampaignStats(View):
     def _page_ended(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
         figures = event.details.get("figures")
         if not isinstance(figures, dict):
-            # A PageEnded of an older store records no figures: read them from the followed state.
-            figures = {name: state["mirror"].get(pointer) for name, pointer in PAGE_FIGURES.items()}
+            # A PageEnded of an older store records none: the tracked figures have them.
+            mirror = state["mirror"]
+            figures = {name: mirror.get(QC_FIGURES[f]) for name, f in PAGE_FIGURES.items()}
         self.insert(
             "stat_pages",
             (
@@ -169,15 +175,15 @@ class CampaignStats(View):
     def _life(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
         died = event.kind == "Died"
         if died:
-            state["death_level"] = before.get("/hero/level")
+            state["death_level"] = before.get(LEVEL)
             state["death_page"] = event.details.get("page_date")
         self.insert(
             "stat_lives",
             (
                 *self._key(event),
-                before.get("/hero/id"),
+                before.get(HERO),
                 "died" if died else "cloned",
-                state.get("death_level", before.get("/hero/level")),
+                state.get("death_level", before.get(LEVEL)),
                 event.details.get("cause"),
                 None if died else event.details.get("outcome"),
                 state.get("death_page"),
@@ -196,9 +202,9 @@ class CampaignStats(View):
             (
                 *self._key(event),
                 details.get("page_date"),
-                mirror.get("/page/combat/mode") or before.get("/page/combat/mode"),
-                mirror.get("/page/combat/kind") or before.get("/page/combat/kind"),
-                mirror.get("/hero/level"),
+                mirror.get(MODE) or before.get(MODE),
+                mirror.get(KIND) or before.get(KIND),
+                mirror.get(LEVEL),
                 None if played is None or unplayed is None else played + unplayed,
                 played,
                 details.get("rounds_won"),
@@ -210,7 +216,9 @@ class CampaignStats(View):
 
     def _night_ended(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
         mirror = state["mirror"]
-        for n, party in enumerate(state.get("parties") or []):
+        parties = state.get("parties") or []
+        places = cb_places(parties)
+        for n, party in enumerate(parties):
             self.insert(
                 "stat_nights",
                 (
@@ -220,7 +228,7 @@ class CampaignStats(View):
                     event.version,
                     event.details.get("night_number"),
                     party,
-                    mirror.get(_exhaustion_path(party)),
+                    mirror.get(places[f"party.{party}.exhaustion"]),
                     event.timestamp,
                     None,
                 ),
@@ -233,7 +241,7 @@ class CampaignStats(View):
     def rolled_back(self, event: Recorded, state: dict[str, Any], timeline: Timeline) -> None:
         """Follow the restored state from here."""
         restored = event.data.get("restored_state") or {}
-        state["mirror"] = seed(restored, state.get("watched") or QC_WATCHED)
+        state["mirror"] = remember(restored, _figures(state))
 
 
 RECORDERS = {

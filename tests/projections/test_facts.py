@@ -1,27 +1,35 @@
 """Read models read the facts events record, and follow the state only for older events.
 
-``qc.PageEnded`` (payload version 2) records the figures a page leaves, which the stats view's
-``stat_pages`` reads; ``qc.HeroSelected`` and ``qc.HeroReplaced`` (version 2) record the hero's
-credits, which open the debt ledger. Events of an older store have none of these, and the views
-read them from the state they follow. The release fixture must project to exactly the rows it
-projected to before (``tests/fixtures/release-2026-12-01.views.json``, every row of every view
-table, as the code this branch started from projected them).
+Every game event records the tracked figures it changed (``figures``, docs/events.md "Figures"),
+which the hero timeline, ship history, debt ledger and stats views read. ``qc.PageEnded``
+(payload version 2) records the figures a page leaves, which the stats view's ``stat_pages``
+reads; ``qc.HeroSelected`` and ``qc.HeroReplaced`` (version 2) record the hero's credits, which
+open the debt ledger. Events of an older store have none of these, and the views follow them
+through their patches (``projections.figures.followed_from_patch``). The release fixture must
+project to exactly the rows it projected to before
+(``tests/fixtures/release-2026-12-01.views.json``, every row of every view table, as the code
+this branch started from projected them).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from domain.model.games import rules_for
 from domain.service.application import Questlog
+from domain.service.timetravel import TimeTravel
 from domain.storage.store import StoreConfig
+from projections.engine import Target, apply_batch, read_batch
+from projections.events import Recorded
 from projections.store import ViewStore, open_view_store
 from projections.views import ALL_VIEWS
 from tests.projections.conftest import dump, sync
-from tests.projections.scenarios import quest_calendar_week
+from tests.projections.scenarios import calendar_board_match, quest_calendar_week
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 RELEASE = FIXTURES / "release-2026-12-01.sqlite3"
@@ -101,3 +109,81 @@ def test_a_hero_records_the_credits_the_debt_ledger_opens_with(
         credits = event.details["credits"]
         assert credits == app.campaign(cid, version=row["version"]).state["hero"]["credits"]
         assert row["balance_after"] == credits
+
+
+def played(app: Questlog) -> list[UUID]:
+    """A Quest Calendar week (damage, death, a clone, debt, a destroyed compartment) rolled back
+    part of the way, and a Calendar Board match (exhaustion, eliminations)."""
+    week = quest_calendar_week(app)
+    [first_page_end, *_] = [e for e in app.campaign_events(week) if e.TOPIC == "qc.PageEnded"]
+    TimeTravel(app).rollback(
+        week, to_version=first_page_end.command_versions[1], reason="replay the Sunday"
+    )
+    return [week, calendar_board_match(app)]
+
+
+def rebuilt(app: Questlog, store: ViewStore, change: Any) -> dict[str, Any]:
+    """Every view built into ``__facts`` tables from the log with each game event changed."""
+    suffix = "__facts"
+    with store.write() as cursor:
+        for view in ALL_VIEWS:
+            store.drop(cursor, view, suffix)
+            store.create(cursor, view, suffix, indexes=False)
+    events = [
+        change(e) if e.game is not None else e
+        for e in read_batch(app.recorder, app.mapper, 0, 100_000)
+    ]
+    apply_batch(store, [Target(view, suffix) for view in ALL_VIEWS], events)
+    return dump(store, suffix=suffix)
+
+
+def without(event: Recorded, field: str) -> Recorded:
+    """The event with one of its stored fields left out."""
+    data = {k: v for k, v in event.data.items() if k != field}
+    return Recorded(event.id, event.campaign_id, event.version, event.topic, event.timestamp, data)
+
+
+def test_a_new_store_s_views_are_built_from_the_facts_events_record(
+    app: Questlog, views: ViewStore
+) -> None:
+    played(app)
+    sync(app, views)
+    built = dump(views)
+    assert built["hero_timeline"] and built["ship_history"] and built["stat_nights"]
+
+    # The same rows with no patch to follow: the figures the events record are enough.
+    assert rebuilt(app, views, lambda e: without(e, "effects")) == built
+
+
+def test_events_without_figures_are_followed_to_the_same_rows(
+    app: Questlog, views: ViewStore
+) -> None:
+    played(app)
+    sync(app, views)
+
+    # As an older store's events are: no figures, only the patch.
+    assert rebuilt(app, views, lambda e: without(e, "figures")) == dump(views)
+
+
+def declared(name: str, fields: Any) -> bool:
+    """Whether a figure's name is one the contract declares (``<...>`` standing for a key)."""
+    return any(re.fullmatch(re.sub(r"<\w+>", ".+", re.escape(f)), name) for f in fields)
+
+
+def test_each_game_event_records_exactly_the_figures_it_changed(app: Questlog) -> None:
+    for cid in played(app):
+        campaign = app.campaign(cid)
+        figures = rules_for(campaign.game).figures
+        assert figures is not None
+        events = app.campaign_events(cid)
+        changed_some = False
+        for event in events:
+            if not hasattr(event, "details"):
+                continue
+            before = app.campaign(cid, version=event.originator_version - 1).state
+            after = app.campaign(cid, version=event.originator_version).state
+            expected = figures.changed(before, after)
+            assert event.figures == expected, (event.TOPIC, event.originator_version)
+            assert all(declared(name, figures.fields) for name in expected), expected
+            changed_some = changed_some or bool(expected)
+        assert changed_some

@@ -10,7 +10,7 @@ import pytest
 
 from domain.model.campaign import Campaign
 from domain.model.chain import ENVELOPE_FIELDS
-from domain.model.engine import PAYLOAD_TYPES, Context, GameRules, event_type
+from domain.model.engine import PAYLOAD_TYPES, Context, Figures, GameRules, event_type
 from domain.model.games import RULES
 
 COMMAND_FIELDS = {"command_id", "command_versions"}
@@ -97,3 +97,42 @@ def test_every_game_event_type_declares_a_described_payload(game_name: str) -> N
         assert payload.name == name and payload.summary.endswith(".")
         for field in payload.fields:
             assert set(field.type.split("|")) <= PAYLOAD_TYPES and field.description
+
+
+def test_an_event_records_the_tracked_figures_it_changed_with_their_values_after() -> None:
+    figures = Figures(
+        {"hero.hp": "integer|null: hit points", "party.<player>.gold": "integer: gold"},
+        lambda state: {
+            "hero.hp": "/hero/hp",
+            **{f"party.{p}.gold": f"/parties/{p}/gold" for p in state.get("parties", {})},
+        },
+    )
+    ctx = Context(
+        {"hero": {"hp": 5}, "parties": {"A": {"gold": 1}, "B": {"gold": 2}}},
+        {},
+        NoDice(),
+        declared=game().event_types,
+        figures=figures,
+    )
+    ctx.state["hero"]["hp"] = 3
+    ctx.emit("Paid", amount=1)
+    ctx.emit("Paid", amount=0)
+    ctx.state["hero"] = None
+    del ctx.state["parties"]["B"]
+    ctx.state["parties"]["A"]["gold"] = 0
+    ctx.emit("Paid", amount=1)
+
+    assert [e.figures for e in ctx.close()] == [
+        {"hero.hp": 3},
+        {},
+        {"hero.hp": None, "party.A.gold": 0, "party.B.gold": None},
+    ]
+
+
+@pytest.mark.parametrize("game_name", sorted(RULES))
+def test_every_game_declares_its_tracked_figures(game_name: str) -> None:
+    figures = RULES[game_name].figures
+    assert figures is not None and figures.fields
+    for text in figures.fields.values():
+        kind, _, description = text.partition(": ")
+        assert set(kind.split("|")) <= PAYLOAD_TYPES and description

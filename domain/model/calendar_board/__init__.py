@@ -22,6 +22,7 @@ from domain.model.house_rules import CALENDAR_BOARD
 rules = RULES[CALENDAR_BOARD]
 rules.setup = state.initial_state
 rules.setup_schema = commands.Setup
+rules.figures = state.FIGURES
 rules.contract(*commands.COMMANDS)
 for _event_type in sorted(rules.event_types):
     game_event_class(CALENDAR_BOARD, _event_type, rules.event_types[_event_type])

@@ -7,18 +7,39 @@ The state is plain JSON in the campaign aggregate. Every piece has a location:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from domain.model import decisions
-from domain.model.engine import Context, decision_summary
+from domain.model.engine import Context, Figures, decision_summary
 from domain.model.errors import InvalidInput, NoSuchDecision, RuleViolation
+from domain.model.patch import pointer_token
 
 FACINGS = ("N", "E", "S", "W")
 PARTNERS = ("catgirlGirlfriend", "catboyBoyfriend")
 WEAPON_KINDS = ("melee", "ranged", "hybrid")
 WEATHERS = ("normal", "rain", "snow", "fog", "hail")
 LOCATION_KINDS = ("pathway", "home", "elsewhere", "eliminated")
+
+
+def party_figures(players: Iterable[str]) -> dict[str, str]:
+    """The figures of these players' parties, by name, and where the state keeps each."""
+    return {f"party.{p}.exhaustion": f"/parties/{pointer_token(p)}/exhaustion" for p in players}
+
+
+def _figure_places(state: Mapping[str, Any]) -> dict[str, str]:
+    parties = state.get("parties")
+    if not isinstance(parties, dict):
+        return {}
+    players = [p for p in state.get("players") or () if p in parties]
+    return party_figures(players + sorted(p for p in parties if p not in players))
+
+
+FIGURES = Figures(
+    {"party.<player>.exhaustion": "integer|null: the exhaustion of a player's party"},
+    _figure_places,
+)
+"""The figures every Calendar Board event records when it changes them (docs/events.md)."""
 
 
 def read_piece(loaded: Mapping[str, Any]) -> dict[str, Any]:

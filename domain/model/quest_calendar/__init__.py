@@ -31,6 +31,7 @@ from domain.model.quest_calendar import (
 rules = RULES[QUEST_CALENDAR]
 rules.setup = state.initial_state
 rules.setup_schema = commands.Setup
+rules.figures = state.FIGURES
 rules.dice_set = house_rules.dice_set
 rules.contract(*commands.COMMANDS)
 rules.declare(

@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from domain.model.engine import Context
+from domain.model.engine import Context, Figures
 from domain.model.errors import InvalidInput, NoSuchDecision
 
 TRAITS = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
@@ -27,6 +27,45 @@ COMPARTMENTS = {
     "6": "Cargo",
 }
 HERO_PHASES = ("prologue", "main", "custom", "replacement")
+HERO_FIGURES = ("id", "level", "credits", "hp", "hp_max", "virtue")
+
+
+def _figure_places(state: Mapping[str, Any]) -> dict[str, str]:
+    hero = {f"hero.{name}": f"/hero/{name}" for name in HERO_FIGURES}
+    ship = {
+        f"ship.{key}.{name}": f"/ship/compartments/{key}/{name}"
+        for key in COMPARTMENTS
+        for name in ("integrity", "integrity_max")
+    }
+    return {
+        **hero,
+        "page.date": "/page/date",
+        "calendar.pages_played": "/calendar/pages_played",
+        "combat.mode": "/page/combat/mode",
+        "combat.kind": "/page/combat/kind",
+        **ship,
+    }
+
+
+FIGURES = Figures(
+    {
+        "hero.id": "string|null: the hero's id (null without a hero)",
+        "hero.level": "integer|null: the hero's level",
+        "hero.credits": "integer|null: the hero's credits (below 0: in debt)",
+        "hero.hp": "integer|null: the hero's hit points",
+        "hero.hp_max": "integer|null: the hero's maximum hit points",
+        "hero.virtue": "integer|null: the hero's virtue",
+        "page.date": "string|null: the date of the calendar page being played",
+        "calendar.pages_played": "integer: the pages played in the campaign",
+        "combat.mode": "string|null: the difficulty mode of the combat under way",
+        "combat.kind": "string|null: the kind of the combat under way",
+        "ship.<compartment>.integrity": "integer|null: a compartment's Integrity",
+        "ship.<compartment>.integrity_max": "integer|null: a compartment's maximum Integrity",
+    },
+    _figure_places,
+)
+"""The figures every Quest Calendar event records when it changes them (docs/events.md)."""
+
 PLAYER = "player"
 """Whose every Quest Calendar decision is (a campaign holds one hero)."""
 ANNOUNCED = ("decision", "rule", "options")
