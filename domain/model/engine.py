@@ -80,6 +80,40 @@ class EventType:
                 f"{self.name} emitted with undeclared field(s) {unknown} and without "
                 f"declared field(s) {missing}"
             )
+        for declared_field in self.fields:
+            if declared_field.name in details and not json_type_matches(
+                details[declared_field.name], declared_field.type
+            ):
+                raise RuntimeError(
+                    f"{self.name}.{declared_field.name} is declared {declared_field.type}, "
+                    f"emitted as {type(details[declared_field.name]).__name__}"
+                )
+
+
+def json_type_matches(value: Any, declared: str) -> bool:
+    """Whether a value is of one of the JSON types ``declared`` names (``integer|null``...).
+
+    >>> json_type_matches(3, "integer"), json_type_matches(True, "integer")
+    (True, False)
+    """
+    for kind in declared.split("|"):
+        if kind == "any":
+            return True
+        if kind == "null" and value is None:
+            return True
+        if kind == "boolean" and isinstance(value, bool):
+            return True
+        if kind in ("integer", "number") and isinstance(value, int) and not isinstance(value, bool):
+            return True
+        if kind == "number" and isinstance(value, float):
+            return True
+        if kind == "string" and isinstance(value, str):
+            return True
+        if kind == "array" and isinstance(value, list | tuple):
+            return True
+        if kind == "object" and isinstance(value, Mapping):
+            return True
+    return False
 
 
 def event_type(

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from domain.model import calendar_board, quest_calendar  # noqa: F401  (register the games)
+from domain.model.engine import event_type
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD, QUEST_CALENDAR
 
@@ -337,3 +338,45 @@ def test_the_keys_of_an_emit_are_followed_on_every_path() -> None:
         (11, ["amount", "price"], ["values"]),
         (20, ["amount", "shop"], []),
     ]
+
+
+def declaring_modules(folder: str) -> dict[str, str]:
+    """The module of a game package that declares each event type (``event_type("Name", ...)``)."""
+    found: dict[str, str] = {}
+    for path in sorted((ROOT / folder).glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "event_type"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
+                found[str(node.args[0].value)] = path.name
+    return found
+
+
+@pytest.mark.parametrize("game", sorted(PACKAGES))
+def test_each_event_type_is_declared_in_a_module_that_emits_it(game: str) -> None:
+    declared = declaring_modules(PACKAGES[game])
+    emitted: dict[str, set[str]] = {}
+    for called_game, call in CALLS:
+        if called_game == game:
+            emitted.setdefault(call.event_type, set()).add(call.module)
+    elsewhere = {
+        name: (declared.get(name), sorted(modules))
+        for name, modules in emitted.items()
+        if declared.get(name) not in modules
+    }
+    assert elsewhere == {}, "declared in (module), emitted in (modules)"
+
+
+def test_a_payload_value_of_an_undeclared_json_type_is_refused() -> None:
+    declared = event_type(
+        "Rested", "The hero rested.", {"pool": "object|null: the pool", "hp": "integer: hp"}
+    )
+    declared.check({"pool": None, "hp": 3})
+    declared.check({"pool": {"max": 2}, "hp": 3})
+    for wrong in ({"pool": [], "hp": 3}, {"pool": None, "hp": True}, {"pool": None, "hp": "3"}):
+        with pytest.raises(RuntimeError, match="is declared"):
+            declared.check(wrong)

@@ -8,7 +8,6 @@ nothing one of them rolls, spends or suffers touches another's hero (QC-03).
 from __future__ import annotations
 
 from domain.model.campaign import game_event_class
-from domain.model.engine import event_type
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import (
@@ -34,18 +33,6 @@ rules.setup_schema = commands.Setup
 rules.figures = state.FIGURES
 rules.dice_set = house_rules.dice_set
 rules.contract(*commands.COMMANDS)
-rules.declare(
-    event_type(
-        "HeroDamaged",
-        "The hero lost hit points.",
-        {
-            "amount": "integer: hit points lost",
-            "cause": "string: what caused it",
-            "hp_after": "integer: the hero's hit points after",
-            "hp_before": "integer: the hero's hit points before",
-        },
-    ),
-)
 for _event_type in sorted(rules.event_types):
     game_event_class(QUEST_CALENDAR, _event_type, rules.event_types[_event_type])
 

@@ -64,16 +64,6 @@ rules.declare(
         },
     ),
     event_type(
-        "SurgeSpent",
-        "The hero spent surge points.",
-        {
-            "ability_id": "string: the ability's id",
-            "cost": "integer: the cost",
-            "pool_max": "integer: the surge pool's maximum",
-            "remaining": "integer: surge points left",
-        },
-    ),
-    event_type(
         "ConditionApplied",
         "The hero gained a condition.",
         {

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.model import decisions
-from domain.model.engine import Context
+from domain.model.engine import Context, event_type
 from domain.model.errors import InvalidInput
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
@@ -36,6 +36,70 @@ from domain.model.quest_calendar.combat_rules import (
 )
 
 rules = RULES[QUEST_CALENDAR]
+rules.declare(
+    event_type(
+        "ConditionCheckRolled",
+        "A check against a condition was rolled in combat.",
+        {
+            "afflicted": "boolean: whether the condition took hold",
+            "bonus": "integer: the bonus added",
+            "booster": "integer: the trait booster added",
+            "condition": "string: the condition's name",
+            "d20": "integer: the d20 kept",
+            "faces": "array: the faces rolled",
+            "malfunction": "boolean: whether a malfunction applied",
+            "round": "integer: the round's number",
+            "target": "integer: the number to reach",
+            "total": "integer: the total",
+            "trait": "string: the trait",
+            "trait_mod": "integer: the trait modifier",
+        },
+    ),
+    event_type(
+        "ExtraAttackResolved",
+        "An extra attack was resolved.",
+        {
+            "combined_damage": "integer: the damage of both attacks together",
+            "extra_damage": "integer: the extra attack's damage",
+            "extra_hit": "boolean: whether the extra attack hit",
+            "first_damage": "integer: the first attack's damage",
+            "first_hit": "boolean: whether the first attack hit",
+            "round": "integer: the round's number",
+        },
+    ),
+    event_type(
+        "CombatRoundResolved",
+        "A combat round was resolved.",
+        {
+            "abilities": "array: the abilities used in the round",
+            "condition": "object|null: the condition checked in the round (null if none)",
+            "damage_dealt": "integer: damage dealt to the enemy",
+            "damage_needed": "integer: damage needed to win the round",
+            "damage_taken": "integer: damage the hero took",
+            "defense_tier": "string|null: the defence tier reached (null if none)",
+            "enemy": "string|null: the enemy (null here)",
+            "enemy_outcome": "string: what happened to the enemy",
+            "hit": "boolean: whether it hit",
+            "incoming": "integer: the enemy's incoming damage",
+            "judged_on": "string: what the round was judged on",
+            "round": "integer: the round's number",
+            "weakened": "boolean: whether the enemy was weakened",
+            "won": "boolean: whether the hero won the round",
+        },
+    ),
+    event_type(
+        "CombatEnded",
+        "A combat ended.",
+        {
+            "ended_by": "string: what ended it",
+            "enemies_remaining": "integer: enemies not beaten",
+            "page_date": "string: the calendar page's date",
+            "rounds_played": "integer: rounds played",
+            "rounds_unplayed": "integer: rounds not played",
+            "rounds_won": "integer: rounds won",
+        },
+    ),
+)
 
 ROUND_DECISION = "combat_round_abilities"
 ASSIGN_DECISION = "combat_assign_abilities"

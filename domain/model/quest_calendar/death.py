@@ -20,6 +20,18 @@ from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
+rules.declare(
+    event_type(
+        "HeroDamaged",
+        "The hero lost hit points.",
+        {
+            "amount": "integer: hit points lost",
+            "cause": "string: what caused it",
+            "hp_after": "integer: the hero's hit points after",
+            "hp_before": "integer: the hero's hit points before",
+        },
+    ),
+)
 
 
 def _hero_replaced_v1_v2(details: dict[str, Any]) -> None:

@@ -57,7 +57,7 @@ rules.declare(
             "new_abilities": "array: the abilities gained",
             "new_capacity_available": "boolean: whether new ability capacity is available",
             "new_uses": "object: ability uses gained, by ability",
-            "pool": "object: the surge pool after (null without one)",
+            "pool": "object|null: the surge pool after (null without one)",
             "to_level": "integer: the level after",
         },
     ),

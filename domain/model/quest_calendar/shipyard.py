@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from domain.model.command_schema import Values
-from domain.model.engine import Context
+from domain.model.engine import Context, event_type
 from domain.model.errors import InvalidInput
 from domain.model.quest_calendar import state as qc
 from domain.model.quest_calendar.ship import (
@@ -18,6 +18,77 @@ from domain.model.quest_calendar.ship import (
     read_crew,
     rules,
     stat_bonus,
+)
+
+rules.declare(
+    event_type(
+        "ShipRepaired",
+        "A ship compartment was repaired.",
+        {
+            "ability_id": "string|null: the ability used (null for ship parts)",
+            "amount": "integer: integrity restored",
+            "compartment": "string: the compartment's key",
+            "integrity_after": "integer: the compartment's integrity after",
+            "integrity_before": "integer: the compartment's integrity before",
+            "integrity_max": "integer: the compartment's maximum integrity",
+            "source": "string: shipParts or ability",
+            "upgrade_window": "boolean: whether an upgrade may be installed now",
+        },
+    ),
+    event_type(
+        "CrewHired",
+        "A crew member was hired.",
+        {
+            "credits_after": "integer: the hero's credits after",
+            "credits_before": "integer: the hero's credits before",
+            "crew_id": "string: the crew member's id",
+            "fee": "integer: the hiring fee",
+            "name": "string: the crew member's name",
+        },
+    ),
+    event_type(
+        "CrewAssigned",
+        "A crew member was assigned to a compartment.",
+        {
+            "abilities": "array: the abilities the crew member brings",
+            "compartment": "string: the compartment's key",
+            "crew_id": "string: the crew member's id",
+            "integrity_after": "integer: the compartment's integrity after",
+            "integrity_bonus": "integer: the integrity the crew member adds",
+            "integrity_max_after": "integer: the compartment's maximum integrity after",
+        },
+    ),
+    event_type(
+        "UpgradeInstalled",
+        "A ship upgrade was installed.",
+        {
+            "compartment": "string: the compartment's key",
+            "replaced_upgrade_id": "string|null: the upgrade it replaced (null if none)",
+            "stats_after": "object: the ship's stats after",
+            "trigger": "string: what triggered it",
+            "upgrade_id": "string: the upgrade's id",
+        },
+    ),
+    event_type(
+        "UpgradeRemoved",
+        "A ship upgrade was removed.",
+        {
+            "compartment": "string: the compartment's key",
+            "to_inventory": "boolean: whether it went to the inventory",
+            "upgrade_id": "string: the upgrade's id",
+        },
+    ),
+    event_type(
+        "UpgradeSold",
+        "A ship upgrade was sold.",
+        {
+            "credits_after": "integer: the hero's credits after",
+            "credits_before": "integer: the hero's credits before",
+            "price": "integer: the price",
+            "shop_id": "string: the shop's id",
+            "upgrade_id": "string: the upgrade's id",
+        },
+    ),
 )
 
 # -- repairs (QC-77) ---------------------------------------------------------------------------

@@ -11,8 +11,24 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from domain.model.engine import Context, Figures
+from domain.model.engine import Context, Figures, event_type
 from domain.model.errors import InvalidInput, NoSuchDecision
+from domain.model.games import RULES
+from domain.model.house_rules import QUEST_CALENDAR
+
+rules = RULES[QUEST_CALENDAR]
+rules.declare(
+    event_type(
+        "SurgeSpent",
+        "The hero spent surge points.",
+        {
+            "ability_id": "string: the ability's id",
+            "cost": "integer: the cost",
+            "pool_max": "integer: the surge pool's maximum",
+            "remaining": "integer: surge points left",
+        },
+    ),
+)
 
 TRAITS = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
 USAGES = ("per_rest", "per_page", "surge", "unlimited")
