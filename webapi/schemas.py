@@ -272,7 +272,10 @@ class Event(Schema):
     )
     actor = fields.String(
         allow_none=True,
-        metadata={"description": "Who caused it (token name#id or system); not in the hash."},
+        metadata={
+            "description": "Who caused it (token name#id or system); part of the event's hash "
+            "when present."
+        },
     )
 
 
