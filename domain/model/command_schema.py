@@ -170,13 +170,12 @@ def items(
     max_items: int = 100,
     item: fields.Field[Any] | None = None,
     at_least_one: str | None = None,
-    dotted: bool = False,
     not_a_list: str = "must be a list",
     check: Callable[[list[Any]], None] | None = None,
 ) -> fields.Field[Any]:
     """A JSON list of at most ``max_items`` (each an ``item``, default any JSON value);
     ``at_least_one`` is the message for an empty list, if one must not be empty. An item's errors
-    are named ``name[n]``, or ``name.n`` if ``dotted``."""
+    are named ``name[n]``."""
     checks: list[Callable[[Any], Any]] = [
         validate.Length(max=max_items, error=f"must have at most {max_items} items")
     ]
@@ -185,8 +184,6 @@ def items(
     if check is not None:
         checks.append(check)
     options = _common(description, required, default)
-    if dotted:
-        options["metadata"]["path"] = "dotted"
     field = fields.List(item or fields.Raw(), validate=checks, **options)
     field.error_messages["invalid"] = not_a_list
     return field
@@ -374,8 +371,8 @@ def load(schema: Schema, raw: object, name: str = "command") -> dict[str, Any]:
 def flatten(schema: Schema | None, messages: Any, prefix: str = "") -> dict[str, list[str]]:
     """Marshmallow's nested messages as one level: ``players[1].pieces[0].facing`` -> messages.
 
-    A list's items are named ``name[n]``, or ``name.n`` where the field's metadata says
-    ``"path": "dotted"``; an object's values (a ``fields.Dict``) ``name.key``.
+    A list's items are named ``name[n]``, everywhere; an object's values (a ``fields.Dict``)
+    ``name.key``.
     """
     if not isinstance(messages, dict):
         return {prefix or "_schema": [str(m) for m in messages]}
@@ -396,10 +393,8 @@ def _flatten_field(field: fields.Field[Any] | None, messages: Any, name: str) ->
         return {name: [str(m) for m in messages]}
     flat: dict[str, list[str]] = {}
     if isinstance(field, fields.List):
-        dotted = field.metadata.get("path") == "dotted"
         for index, inner in messages.items():
-            path = f"{name}.{index}" if dotted else f"{name}[{index}]"
-            flat.update(_flatten_field(field.inner, inner, path))
+            flat.update(_flatten_field(field.inner, inner, f"{name}[{index}]"))
     elif isinstance(field, fields.Dict):
         for key, inner in messages.items():
             if isinstance(inner, dict) and set(inner) <= {"key", "value"}:

@@ -155,8 +155,8 @@ def test_a_nested_field_is_named_by_its_path_over_http(client: FlaskClient) -> N
         json={"type": "start_combat", "kind": "one_enemy", "rounds": [bad_round]},
     )
     assert response.status_code == 422, response.json
-    assert response.json["errors"]["rounds.0.damage_needed"] == ["must be an integer"]
-    assert response.json["errors"]["rounds.0.enemy_attack"] == ["is required"]
+    assert response.json["errors"]["rounds[0].damage_needed"] == ["must be an integer"]
+    assert response.json["errors"]["rounds[0].enemy_attack"] == ["is required"]
     board = client.post(
         "/campaigns",
         json={

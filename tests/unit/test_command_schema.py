@@ -109,7 +109,7 @@ def test_every_commands_example_loads_through_its_schema(game: str, name: str) -
     [
         (
             {"type": "start_combat", "kind": "one_enemy", "rounds": [{"hit_target": 1}]},
-            "rounds.0.damage_needed",
+            "rounds[0].damage_needed",
         ),
         (
             {
@@ -126,13 +126,13 @@ def test_every_commands_example_loads_through_its_schema(game: str, name: str) -
                     }
                 ],
             },
-            "rounds.0.condition.name",
+            "rounds[0].condition.name",
         ),
-        ({"type": "boost_attack", "abilities": [{"id": "x", "roll": "up"}]}, "abilities.0.roll"),
-        ({"type": "boost_attack", "abilities": [7]}, "abilities.0"),
+        ({"type": "boost_attack", "abilities": [{"id": "x", "roll": "up"}]}, "abilities[0].roll"),
+        ({"type": "boost_attack", "abilities": [7]}, "abilities[0]"),
         (
             {"type": "resolve_rounds", "assignments": {"2": [{"id": "x", "attempt": 3}]}},
-            "assignments.2.0.attempt",
+            "assignments.2[0].attempt",
         ),
         (
             {"type": "select_hero", "phase": "main", "hero": {**HERO, "traits": {"STR": "2"}}},
@@ -144,7 +144,7 @@ def test_every_commands_example_loads_through_its_schema(game: str, name: str) -
                 "phase": "main",
                 "hero": {**HERO, "abilities": [{"id": "a", "usage": "often", "context": "both"}]},
             },
-            "hero.abilities.0.usage",
+            "hero.abilities[0].usage",
         ),
         (
             {"type": "select_hero", "phase": "main", "hero": {**HERO, "pool": {"name": "s"}}},
@@ -158,7 +158,7 @@ def test_every_commands_example_loads_through_its_schema(game: str, name: str) -
         ),
         (
             {"type": "hire_crew", "crew": {"id": "c", "abilities": [{"id": "a"}]}},
-            "crew.abilities.0.usage",
+            "crew.abilities[0].usage",
         ),
         ({"type": "dogfight", "rounds": [{"evasion_target": 1}]}, "rounds[0].enemy_aim"),
         ({"type": "level_up", "trait_points": {"STR": 3}}, "trait_points.STR"),

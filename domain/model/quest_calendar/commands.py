@@ -177,7 +177,7 @@ class Hero(Strict):
     virtue = integer("Virtue.", default=0, minimum=-10, maximum=10)
     credits = integer("Credits.", default=0, minimum=-100_000, maximum=100_000)
     rations = integer("Meal Rations.", default=0, minimum=0, maximum=1000)
-    abilities = many("The hero's abilities.", default=[], item=item_of(Ability), dotted=True)
+    abilities = many("The hero's abilities.", default=[], item=item_of(Ability))
     pool = nested("The pool of surges, if the hero has one.", Pool)
     inventory = many("Items the hero starts with.", default=[], item=item_of(Item))
 
@@ -199,9 +199,7 @@ class Crew(Strict):
 
     id = text("The crew member's id.", required=True, max_length=80)
     name = text("Their name.", default="", max_length=200)
-    abilities = many(
-        "The abilities they give.", default=[], max_items=20, item=item_of(Ability), dotted=True
-    )
+    abilities = many("The abilities they give.", default=[], max_items=20, item=item_of(Ability))
     integrity_bonus = integer("Integrity the compartment gains.", minimum=0, maximum=10)
 
 
@@ -279,7 +277,6 @@ def ability_uses(description: str) -> fields.Field[Any]:
         default=[],
         max_items=20,
         item=id_or_object("An ability id or an ability use.", AbilityUse),
-        dotted=True,
         not_a_list="must be a list of abilities",
     )
 
@@ -368,7 +365,6 @@ COMMANDS: list[Command] = [
             max_items=50,
             item=item_of(CombatRound),
             at_least_one="give at least one round",
-            dotted=True,
         ),
     ),
     command(GAME, "combat_round", COMBAT_DICE),
@@ -491,7 +487,6 @@ COMMANDS: list[Command] = [
                 validate=validate.Length(1, 80, error="must be an ability id"),
                 error_messages={"invalid": "must be an ability id", **REQUIRED},
             ),
-            dotted=True,
         ),
         roll=text(
             "The roll the abilities change (default: the roll just made).",

@@ -345,7 +345,7 @@ def resolve_dogfight_round(ctx: Context, args: Values) -> None:
     if roll not in (None, which):
         raise InvalidInput.field("roll", f"the {which} roll is open, not the {roll} roll")
     for index, name in enumerate(names):
-        _apply(ctx, fight, which, name, f"abilities.{index}")
+        _apply(ctx, fight, which, name, f"abilities[{index}]")
     if which == "aim":
         _after_aim(ctx, fight, ask=False)
     else:
