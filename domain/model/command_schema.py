@@ -206,10 +206,15 @@ def item_of(schema: type[Schema]) -> fields.Field[Any]:
 
 
 def mapping(
-    description: str, *, required: bool = False, default: dict[str, Any] | None = None
+    description: str,
+    *,
+    required: bool = False,
+    default: dict[str, Any] | None = None,
+    keys: fields.Field[Any] | None = None,
+    values: fields.Field[Any] | None = None,
 ) -> fields.Field[Any]:
-    """A JSON object of any keys."""
-    field = fields.Dict(**_common(description, required, default))
+    """A JSON object of any keys (each a ``keys``, if given) and values (each a ``values``)."""
+    field = fields.Dict(keys=keys, values=values, **_common(description, required, default))
     field.error_messages["invalid"] = "must be an object"
     return field
 

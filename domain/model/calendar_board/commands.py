@@ -214,7 +214,9 @@ COMMANDS: list[Command] = [
         "None.",
         player=text("The god-token holder.", required=True, max_length=80),
         order=items(
-            "The creature ids of one type, each once, in the order they act.", required=True
+            "The creature ids of one type, each once, in the order they act.",
+            required=True,
+            item=text("A creature id.", required=True, max_length=80),
         ),
     ),
     command(

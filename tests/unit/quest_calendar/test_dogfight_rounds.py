@@ -433,7 +433,7 @@ def test_resolve_dogfight_round_input_is_validated() -> None:
     assert "roll" in table.invalid(resolve(roll="sideways")).errors
     assert "rounds" in table_with().invalid({"type": "start_dogfight", "rounds": []}).errors
     bad = {**start(), "enemies": [1]}
-    assert "enemies" in table_with().invalid(bad).errors
+    assert table_with().invalid(bad).errors == {"enemies[0]": ["must be a string"]}
 
 
 # -- the one-shot dogfight stays as it was --------------------------------------------------------
