@@ -63,7 +63,7 @@ def describe_shape(field: fields.Field | None) -> dict[str, Any] | None:
     if field is None:
         return None
     schema = nested_schema(field)
-    if schema is None and isinstance(field, fields.Raw):
+    if schema is None and isinstance(field, fields.Raw) and "oneOf" not in field.metadata:
         return None
     shape: dict[str, Any] = {"type": field_type(field)}
     if schema is not None:

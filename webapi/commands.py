@@ -42,6 +42,8 @@ def command_body() -> Any:
 
 
 class CommandResult(Schema):
+    """A command's result: the events it stored and the state after them."""
+
     version = fields.Integer()
     head_hash = fields.String()
     events = fields.List(
@@ -61,8 +63,16 @@ class CommandsQuery(Schema):
 
 
 class CommandField(Schema):
+    """One field of a command: type, required, default, bounds or choices, description."""
+
     name = fields.String()
-    type = fields.String(metadata={"description": "integer, string, boolean, array or object."})
+    type = fields.String(
+        metadata={
+            "description": "integer, string, boolean, array or object; a field that takes one of "
+            "a few shapes names them joined by 'or', such as 'integer or string' (a compartment) "
+            "or 'string or object' (an id or a full definition)."
+        }
+    )
     required = fields.Boolean()
     default = fields.Raw(metadata={"description": "The value used when the field is left out."})
     minimum = fields.Integer()
@@ -90,12 +100,16 @@ class CommandField(Schema):
 
 
 class FieldShape(Schema):
+    """What a list's items or an object's values are: their type, and fields if objects."""
+
     type = fields.String()
     own_fields = fields.List(fields.Nested(CommandField), attribute="fields", data_key="fields")
     item_shape = fields.Nested(lambda: FieldShape(), data_key="items")
 
 
 class CommandInfo(Schema):
+    """One command of a game: summary, rule IDs, fields, dice and an example body."""
+
     name = fields.String()
     summary = fields.String()
     rules = fields.List(fields.String())
@@ -106,17 +120,25 @@ class CommandInfo(Schema):
         metadata={"description": "Its own fields, then `faces`."},
     )
     dice = fields.String(
-        metadata={"description": "The dice it may draw, in order: what `faces` must supply."}
+        allow_none=True,
+        metadata={
+            "description": "The dice it may draw, in order: what `faces` must supply; null if it "
+            "draws no dice."
+        },
     )
     example = fields.Dict()
 
 
 class CommandList(Schema):
+    """Every command of a game."""
+
     game = fields.String()
     commands = fields.List(fields.Nested(CommandInfo))
 
 
 class HouseRuleChange(Schema):
+    """A change of one house rule, recorded as an event."""
+
     key = schemas.Text(required=True, validate=validate.Length(1, 100))
     value = fields.Raw(required=True, allow_none=True)
 

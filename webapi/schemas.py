@@ -70,6 +70,8 @@ def version(**kwargs: Any) -> fields.Integer:
 
 
 class CampaignCreate(Schema):
+    """A new campaign: its game, name, house rules, client seed and the game's setup."""
+
     game = Text(
         required=True, validate=validate.OneOf(GAMES), metadata={"example": "quest-calendar"}
     )
@@ -97,6 +99,8 @@ class CampaignCreate(Schema):
 
 
 class DiceState(Schema):
+    """The campaign's dice: the commitment, the client seed, the next nonce, revealed seeds."""
+
     commitment = fields.String(metadata={"description": "SHA-256 of the current secret seed."})
     client_seed = fields.String()
     nonce = fields.Integer(metadata={"description": "The nonce of the next server roll."})
@@ -106,12 +110,16 @@ class DiceState(Schema):
 
 
 class Origin(Schema):
+    """Where a forked campaign came from."""
+
     campaign_id = fields.UUID(metadata={"description": "The campaign this one was forked from."})
     version = fields.Integer(metadata={"description": "The version it was forked at."})
     head_hash = fields.String(metadata={"description": "The original's head hash at that version."})
 
 
 class Fork(Schema):
+    """A campaign forked from this one."""
+
     id = fields.UUID()
     name = fields.String()
     at_version = fields.Integer(metadata={"description": "The version of this campaign forked."})
@@ -119,6 +127,8 @@ class Fork(Schema):
 
 
 class Campaign(Schema):
+    """A campaign: its game, version, head hash, dice commitment, house rules and state."""
+
     id = fields.UUID()
     game = fields.String()
     name = fields.String()
@@ -136,6 +146,8 @@ class Campaign(Schema):
 
 
 class CampaignSummary(Schema):
+    """A campaign as the campaign list shows it."""
+
     id = fields.UUID()
     game = fields.String()
     name = fields.String()
@@ -144,6 +156,8 @@ class CampaignSummary(Schema):
 
 
 class CampaignPage(Schema):
+    """One page of campaigns."""
+
     items = fields.List(fields.Nested(CampaignSummary))
     next_after = fields.Integer(allow_none=True)
 
@@ -176,6 +190,8 @@ class PageQuery(Schema):
 
 
 class Die(Schema):
+    """One die of a roll: its sides, its reading and what was shown."""
+
     sides = fields.Integer()
     face = fields.Integer(metadata={"description": "The reading (a lone d10's 0 reads 10)."})
     raw = fields.Raw(
@@ -188,6 +204,8 @@ class Die(Schema):
 
 
 class Proof(Schema):
+    """What proves a server roll: commitment, client seed, nonce and, once revealed, the seed."""
+
     commitment = fields.String()
     client_seed = fields.String()
     nonce = fields.Integer()
@@ -195,6 +213,8 @@ class Proof(Schema):
 
 
 class RollCreate(Schema):
+    """A free roll: its notation and purpose, or faces rolled by hand."""
+
     dice = Text(
         required=True,
         validate=validate.Length(max=200),
@@ -219,6 +239,8 @@ class RollCreate(Schema):
 
 
 class Roll(Schema):
+    """A stored roll: its notation, dice, total and proof."""
+
     roll_id = fields.String()
     version = fields.Integer()
     purpose = fields.String()
@@ -242,15 +264,21 @@ class Roll(Schema):
 
 
 class RollPage(Schema):
+    """One page of a campaign's rolls."""
+
     items = fields.List(fields.Nested(Roll))
     next_after = fields.Integer(allow_none=True)
 
 
 class ClientSeedSet(Schema):
+    """A new client seed for the campaign's server dice."""
+
     client_seed = Text(required=True, validate=validate.Length(1, 128))
 
 
 class Appended(Schema):
+    """What a change appended: the campaign's new version and head hash, and what it changed."""
+
     version = fields.Integer()
     head_hash = fields.String()
     dice = fields.Nested(DiceState)
@@ -260,6 +288,8 @@ class Appended(Schema):
 
 
 class Event(Schema):
+    """One stored event as the event list shows it, with its place in the hash chain."""
+
     version = fields.Integer()
     type = fields.String()
     timestamp = fields.String()
@@ -280,6 +310,8 @@ class Event(Schema):
 
 
 class EventPage(Schema):
+    """One page of a campaign's events."""
+
     items = fields.List(fields.Nested(Event))
     next_after = fields.Integer(allow_none=True)
 
@@ -292,6 +324,8 @@ class AuditQuery(Schema):
 
 
 class RollCounts(Schema):
+    """How many of a campaign's rolls are server, verified, awaiting a reveal, failed, reported."""
+
     server = fields.Integer()
     verified = fields.Integer()
     awaiting_reveal = fields.Integer()
@@ -300,6 +334,8 @@ class RollCounts(Schema):
 
 
 class Audit(Schema):
+    """Whether a campaign's hash chain and rolls verify, and the first problem found."""
+
     ok = fields.Boolean()
     chain_ok = fields.Boolean()
     first_bad_version = fields.Integer(allow_none=True)
@@ -333,6 +369,8 @@ class Audit(Schema):
 
 
 class RollbackCreate(Schema):
+    """A rollback to an earlier version (or a proposal of one, in a match)."""
+
     to_version = version(
         metadata={"description": "The earlier version whose state becomes the state again."},
     )
@@ -343,6 +381,8 @@ class RollbackCreate(Schema):
 
 
 class ProposalCreate(Schema):
+    """A proposal to roll a match back to an earlier version."""
+
     to_version = version()
     reason = Text(required=True, free_text=True, validate=validate.Length(1, 500))
     proposer = Text(
@@ -353,10 +393,14 @@ class ProposalCreate(Schema):
 
 
 class Approval(Schema):
+    """A player's approval of a rollback proposal."""
+
     player = Text(required=True, validate=validate.Length(1, 200))
 
 
 class Proposal(Schema):
+    """A proposed rollback and the approvals it has."""
+
     proposal_id = fields.String()
     version = fields.Integer(metadata={"description": "The version of the proposal event."})
     to_version = fields.Integer()
@@ -371,10 +415,14 @@ class Proposal(Schema):
 
 
 class ProposalList(Schema):
+    """The open rollback proposals of a match."""
+
     items = fields.List(fields.Nested(Proposal))
 
 
 class RollbackResult(Schema):
+    """A rollback request's result: new version and head hash, the rollback or proposal, state."""
+
     version = fields.Integer()
     head_hash = fields.String()
     rollback = fields.Dict(
@@ -385,6 +433,8 @@ class RollbackResult(Schema):
 
 
 class ForkCreate(Schema):
+    """A fork of this campaign at a version, as a new campaign."""
+
     at_version = version(
         metadata={"description": "The version of this campaign the fork starts from."},
     )
@@ -412,6 +462,8 @@ class ReplayQuery(Schema):
 
 
 class ReplayStep(Schema):
+    """One step of a replay: an event and the patch it makes to the view."""
+
     event = fields.Nested(Event)
     patch = fields.List(
         fields.Dict(),
@@ -420,6 +472,8 @@ class ReplayStep(Schema):
 
 
 class Replay(Schema):
+    """A campaign replayed event by event."""
+
     before = fields.Dict(metadata={"description": "The view before the first event ({} at 1)."})
     items = fields.List(fields.Nested(ReplayStep))
     next_from = fields.Integer(allow_none=True, metadata={"description": "The next page's from."})
@@ -430,6 +484,8 @@ class HouseRulesQuery(Schema):
 
 
 class HouseRule(Schema):
+    """One house rule: its key, default, kind, choices or bounds, and whether it may be null."""
+
     key = fields.String()
     default = fields.Raw(allow_none=True)
     kind = fields.String()
@@ -442,6 +498,8 @@ class HouseRule(Schema):
 
 
 class HouseRuleList(Schema):
+    """The house rules of a game."""
+
     game = fields.String()
     rules = fields.List(fields.Nested(HouseRule))
 

@@ -299,7 +299,28 @@ class CommandSchema(Strict):
     """What every command accepts besides its own fields: ``type`` and hand-rolled ``faces``."""
 
     faces = fields.List(
-        fields.Raw(),
+        fields.Raw(
+            metadata={
+                "description": "A die's face; a d100 may be given as its tens and units dice.",
+                "oneOf": [
+                    {"type": "integer"},
+                    {
+                        "type": "object",
+                        "properties": {
+                            "tens": {
+                                "type": "integer",
+                                "minimum": 0,
+                                "maximum": 90,
+                                "multipleOf": 10,
+                            },
+                            "units": {"type": "integer", "minimum": 0, "maximum": 9},
+                        },
+                        "required": ["tens", "units"],
+                        "additionalProperties": False,
+                    },
+                ],
+            }
+        ),
         allow_none=True,
         error_messages={"invalid": "must be a list of faces"},
         metadata={
@@ -310,12 +331,13 @@ class CommandSchema(Strict):
 
 @dataclass(frozen=True)
 class Command:
-    """One game command's contract: its request schema and the dice it may draw."""
+    """One game command's contract: its request schema and the dice it may draw, in draw order
+    (``None``: it draws no dice and uses no ``faces``)."""
 
     game: str
     name: str
     schema: type[Schema]
-    dice: str
+    dice: str | None
 
     @property
     def component(self) -> str:
@@ -328,7 +350,12 @@ Check = Callable[[dict[str, Any]], None]
 
 
 def command(
-    game: str, name: str, dice: str, *, checks: Iterable[Check] = (), **own: fields.Field[Any]
+    game: str,
+    name: str,
+    dice: str | None,
+    *,
+    checks: Iterable[Check] = (),
+    **own: fields.Field[Any],
 ) -> Command:
     """Declare a command's schema: ``type`` (this command's name), ``faces``, its own fields and
     the ``checks`` of its fields together (run once every field is valid)."""

@@ -29,7 +29,7 @@ def spy_game() -> tuple[GameRules, list[Any]]:
         command(
             "spy",
             "hit",
-            "None.",
+            None,
             target=text("Who is hit.", required=True, max_length=10),
             amount=integer("How hard.", default=1, minimum=1, maximum=5),
         )

@@ -402,14 +402,14 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "apply_condition",
-        "None.",
+        None,
         condition=text("The condition the page gives.", required=True, choices=items.CONDITIONS),
         source=text("What caused it.", default="page"),
     ),
     command(
         GAME,
         "make_choice",
-        "None.",
+        None,
         choice=text("The id of the printed choice.", required=True, max_length=80),
         options=many(
             "The printed option labels (numbers, lettered as '2-A').",
@@ -428,7 +428,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "start_combat",
-        "None.",
+        None,
         kind=text("Several enemies or one enemy.", required=True, choices=combat_rules.KINDS),
         mode=text(
             "The difficulty mode (default: the house rule qc.combat.mode).",
@@ -477,7 +477,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "choose_loot",
-        "None.",
+        None,
         item=text(
             "The equipment item lost for good: one the pending decision offers.",
             required=True,
@@ -487,7 +487,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "choose_clone_outcome",
-        "None.",
+        None,
         replace=flag("true switches to a new hero; false keeps the rushed clone.", required=True),
         hero=nested("The new hero (as in select_hero); only with replace: true.", Hero),
         checks=[hero_with_replace],
@@ -495,7 +495,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "rest",
-        "None.",
+        None,
         restore_stat=text(
             "The injured stat to restore (asked for when several are injured).",
             choices=qc.INJURY_STATS,
@@ -504,13 +504,13 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "choose_rest_stat",
-        "None.",
+        None,
         stat=text("The injured stat to restore: one the pending Rest offers.", required=True),
     ),
     command(
         GAME,
         "level_up",
-        "None.",
+        None,
         max_hp_gain=integer("How much max HP rises.", default=0, minimum=0, maximum=1000),
         trait_points=fields.Dict(
             keys=fields.String(validate=trait_name),
@@ -544,7 +544,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "start_dogfight",
-        "None.",
+        None,
         rounds=dogfight_rounds_field(),
         enemies=many("The enemy ships' names.", default=[], max_items=20, item=enemy_name()),
     ),
@@ -583,7 +583,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "decide_pickpocket",
-        "None.",
+        None,
         choice=text(
             "Accept the credits (and lose 1 virtue) or refuse them.",
             required=True,
@@ -593,7 +593,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "pay",
-        "None.",
+        None,
         purpose=text("What is paid for.", required=True, free_text=True),
         cost=integer("The price in credits.", required=True, minimum=0, maximum=1_000_000),
         required=flag("Whether the page requires it (it may then go into debt).", required=True),
@@ -601,14 +601,14 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "gain_credits",
-        "None.",
+        None,
         amount=integer("Credits gained.", required=True, minimum=1, maximum=1_000_000),
         cause=text("Why (a reward, a find).", default="reward"),
     ),
     command(
         GAME,
         "theft",
-        "None.",
+        None,
         amount=integer("Credits stolen.", required=True, minimum=1, maximum=1_000_000),
     ),
     command(
@@ -621,7 +621,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "enter_shop",
-        "None.",
+        None,
         shop_id=text("The shop's id.", required=True, max_length=80),
         stock=many(
             "What it sells: each item with its price.",
@@ -634,41 +634,41 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "buy",
-        "None.",
+        None,
         item=text("The id of an item the open shop sells.", required=True, max_length=80),
     ),
-    command(GAME, "sell", "None.", item=text(ITEM_ID, required=True, max_length=80)),
-    command(GAME, "leave_shop", "None."),
+    command(GAME, "sell", None, item=text(ITEM_ID, required=True, max_length=80)),
+    command(GAME, "leave_shop", None),
     command(
         GAME,
         "gain_item",
-        "None.",
+        None,
         item=nested("The item gained.", Item, required=True),
     ),
     command(
         GAME,
         "equip",
-        "None.",
+        None,
         item=text(ITEM_ID, required=True, max_length=80),
         replace=flag("Swap out the item already in that slot.", default=False),
     ),
     command(
         GAME,
         "unequip",
-        "None.",
+        None,
         item=text("The id of an equipped item.", required=True, max_length=80),
     ),
     command(
         GAME,
         "select_hero",
-        "None.",
+        None,
         phase=text("Which hero this is.", required=True, choices=("prologue", "main", "custom")),
         hero=nested("The hero.", Hero, required=True),
     ),
     command(
         GAME,
         "start_page",
-        "None.",
+        None,
         date=text("The page's date, YYYY-MM-DD or MM-DD.", required=True, max_length=10),
         weekday=text(
             "The weekday printed on the page (checked against the date).", choices=pages.WEEKDAYS
@@ -685,7 +685,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "change_virtue",
-        "None.",
+        None,
         delta=integer("The change in virtue.", required=True, minimum=-100, maximum=100),
         cause=text("The decision that changed it.", default="decision"),
     ),
@@ -701,21 +701,21 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "hire_crew",
-        "None.",
+        None,
         crew=nested("The crew member.", Crew, required=True),
         fee=integer("The one-time fee in credits.", default=0, minimum=0, maximum=1_000_000),
     ),
     command(
         GAME,
         "assign_crew",
-        "None.",
+        None,
         crew=text("The id of a hired crew member.", required=True, max_length=80),
         compartment=compartment("The compartment (1-6)."),
     ),
     command(
         GAME,
         "install_upgrade",
-        "None.",
+        None,
         upgrade=id_or_object("An upgrade in the inventory (its id), or one defined here.", Item),
         checks=[an_upgrade],
         compartment=compartment("The compartment (1-6)."),
@@ -724,7 +724,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "sell_upgrade",
-        "None.",
+        None,
         upgrade=text("The id of an upgrade in the inventory.", required=True, max_length=80),
     ),
 ]
