@@ -85,6 +85,8 @@ def create_app(
         api.spec.components.schema(
             entry.component, component={"description": summary}, schema=entry.schema
         )
+    for name, schema in catalogue.setup_schemas().items():
+        api.spec.components.schema(name, schema=schema)
     for name, schema in catalogue.inline_schemas().items():
         if name not in api.spec.components.schemas:
             api.spec.components.schema(name, schema=schema)

@@ -14,7 +14,7 @@ from domain.model.games import RULES, rules_for
 from domain.model.house_rules import GAMES
 from domain.service import commands_service
 from webapi import access, schemas
-from webapi.catalogue import COMMANDS, describe
+from webapi.catalogue import COMMANDS, describe, describe_setup
 from webapi.dice import APPEND_HEADERS
 from webapi.http import (
     Rendered,
@@ -130,10 +130,16 @@ class CommandInfo(Schema):
 
 
 class CommandList(Schema):
-    """Every command of a game."""
+    """Every command of a game, and the fields of its campaigns' setup."""
 
     game = fields.String()
     commands = fields.List(fields.Nested(CommandInfo))
+    setup = fields.List(
+        fields.Nested(CommandField),
+        metadata={
+            "description": "The fields of a new campaign's `setup` (POST /campaigns) in this game."
+        },
+    )
 
 
 class HouseRuleChange(Schema):
@@ -212,6 +218,7 @@ class CommandCatalogue(MethodView):
                 }
                 for _, s in sorted(game_rules.commands.items())
             ],
+            "setup": describe_setup(query["game"]),
         }
 
 

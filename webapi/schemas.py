@@ -11,6 +11,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from domain.model.house_rules import GAMES
 from domain.model.text import has_control_characters
 from domain.service.timetravel import MAX_REPLAY
+from webapi import catalogue
 
 MAX_POSITION = 2**62
 ISO_EXAMPLE = "2026-11-30T15:47:17Z"
@@ -90,7 +91,14 @@ class CampaignCreate(Schema):
     setup = fields.Dict(
         keys=Text(),
         load_default=dict,
-        metadata={"description": "The game's own setup (e.g. the players of a match)."},
+        metadata={
+            "description": "The game's own setup, checked by the game's setup schema: "
+            "QuestCalendarSetup for quest-calendar, CalendarBoardSetup for calendar-board (the "
+            "players of a match); GET /commands?game= lists its fields.",
+            "oneOf": [
+                {"$ref": f"#/components/schemas/{name}"} for name in catalogue.setup_schemas()
+            ],
+        },
     )
     public = Flag(
         load_default=False,

@@ -195,3 +195,29 @@ def test_a_nested_field_is_named_by_its_path_over_http(client: FlaskClient) -> N
     )
     assert board.status_code == 422, board.json
     assert "players[0].pieces[0].location" in board.json["errors"], board.json
+
+
+def test_each_games_setup_schema_is_published(client: FlaskClient) -> None:
+    document = client.get("/openapi.json").json
+    schemas = document["components"]["schemas"]
+    setup = schemas["CampaignCreate"]["properties"]["setup"]
+    assert [shape["$ref"].rsplit("/", 1)[1] for shape in setup["oneOf"]] == [
+        "CalendarBoardSetup",
+        "QuestCalendarSetup",
+    ]
+    board = schemas["CalendarBoardSetup"]
+    assert board["required"] == ["players"]
+    assert board["properties"]["players"]["items"] == {"$ref": "#/components/schemas/Player"}
+    assert schemas["Player"]["properties"]["pieces"]["items"]["$ref"].endswith("/Piece")
+    assert "prologue_complete" in schemas["QuestCalendarSetup"]["properties"]
+
+
+def test_the_catalogue_lists_each_games_setup_fields(client: FlaskClient) -> None:
+    board = client.get("/commands?game=calendar-board").json["setup"]
+    players = next(f for f in board if f["name"] == "players")
+    assert players["required"] is True
+    pieces = next(f for f in players["items"]["fields"] if f["name"] == "pieces")
+    facing = next(f for f in pieces["items"]["fields"] if f["name"] == "facing")
+    assert facing["choices"] == ["N", "E", "S", "W"]
+    quest = client.get("/commands?game=quest-calendar").json["setup"]
+    assert [f["name"] for f in quest] == ["prologue_complete"]
