@@ -260,11 +260,15 @@ def install(
 
 
 class TokenCreate(Schema):
+    """A new API token: its name and whether it is an admin."""
+
     name = Text(required=True, validate=validate.Length(1, 200))
     admin = Flag(load_default=False)
 
 
 class TokenInfo(Schema):
+    """An API token as listed (never its secret)."""
+
     id = fields.String()
     name = fields.String()
     admin = fields.Boolean()
@@ -272,14 +276,20 @@ class TokenInfo(Schema):
 
 
 class TokenCreated(TokenInfo):
+    """A new API token, with its secret (shown only once)."""
+
     token = fields.String(metadata={"description": "The secret: shown this once, never again."})
 
 
 class TokenList(Schema):
+    """The API tokens."""
+
     items = fields.List(fields.Nested(TokenInfo))
 
 
 class MemberCreate(Schema):
+    """A new member of a campaign: a token, its role and, in a match, its seat."""
+
     token_name = Text(validate=validate.Length(1, 200))
     token_id = Text(validate=validate.Length(1, 200))
     role = Text(required=True, validate=validate.OneOf(ROLES))
@@ -290,12 +300,16 @@ class MemberCreate(Schema):
 
 
 class Member(Schema):
+    """A campaign member: a token, its role and, in a match, its seat."""
+
     token_id = fields.String()
     role = fields.String()
     seat = fields.String(allow_none=True)
 
 
 class MemberList(Schema):
+    """The members of a campaign."""
+
     items = fields.List(fields.Nested(Member))
 
 

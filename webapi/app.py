@@ -8,6 +8,7 @@ from typing import Any
 from flask import Flask
 from flask_smorest import Api
 
+from domain.model.games import rules_for
 from domain.service.application import Questlog
 from webapi import (
     access,
@@ -67,7 +68,12 @@ def create_app(
     )
     app.config.update(config)
     app.extensions["questlog"] = questlog or Questlog()
-    api = QuestlogApi(app, spec_kwargs={"extra_plugins": [openapi.ProblemResponses(app)]})
+    api = QuestlogApi(
+        app,
+        spec_kwargs={
+            "extra_plugins": [openapi.ProblemResponses(app), openapi.SchemaDescriptions()]
+        },
+    )
     api.register_blueprint(campaigns.blp)
     api.register_blueprint(dice.blp)
     api.register_blueprint(commands.blp)
@@ -77,7 +83,12 @@ def create_app(
     api.register_blueprint(analytics.blp)
     api.register_blueprint(access.blp)
     for entry in catalogue.COMMANDS.values():
-        api.spec.components.schema(entry.component, schema=entry.schema)
+        summary = rules_for(entry.game).commands[entry.name].summary
+        api.spec.components.schema(
+            entry.component, component={"description": summary}, schema=entry.schema
+        )
+    for name, schema in catalogue.setup_schemas().items():
+        api.spec.components.schema(name, schema=schema)
     for name, schema in catalogue.inline_schemas().items():
         if name not in api.spec.components.schemas:
             api.spec.components.schema(name, schema=schema)

@@ -26,6 +26,8 @@ class ModifierQuery(Schema):
 
 
 class Modifiers(Schema):
+    """Weather and wind modifiers for a piece or a structure."""
+
     weather = fields.Dict(metadata={"description": "Tackle, attack, movement and spell effects."})
     wind = fields.Dict(metadata={"description": "Wind relation and damage modifier by facing."})
     version = fields.Integer()

@@ -13,9 +13,32 @@ from marshmallow import Schema, fields, missing, validate
 
 from domain.model import calendar_board, quest_calendar  # noqa: F401  (register the games' commands)
 from domain.model.command_schema import Command, IdOrObject, StrictBoolean, StrictInteger
-from domain.model.games import command_schemas
+from domain.model.games import RULES, command_schemas
 
 COMMANDS: dict[str, Command] = command_schemas()
+
+
+def setup_schemas() -> dict[str, type[Schema]]:
+    """Each game's setup schema (a new campaign's ``setup``) by its OpenAPI component name,
+    ``QuestCalendarSetup`` or ``CalendarBoardSetup``."""
+    return {
+        setup_component(game): rules.setup_schema
+        for game, rules in sorted(RULES.items())
+        if rules.setup_schema is not None
+    }
+
+
+def setup_component(game: str) -> str:
+    """The OpenAPI component name of a game's setup schema."""
+    return "".join(part.title() for part in game.split("-")) + "Setup"
+
+
+def describe_setup(game: str) -> list[dict[str, Any]]:
+    """A game's setup fields, as GET /commands lists them (``[]`` for a game without setup)."""
+    schema = RULES[game].setup_schema
+    if schema is None:
+        return []
+    return [describe_field(f.data_key or n, f) for n, f in schema().fields.items()]
 
 
 def inline_schemas() -> dict[str, type[Schema]]:
@@ -63,7 +86,7 @@ def describe_shape(field: fields.Field | None) -> dict[str, Any] | None:
     if field is None:
         return None
     schema = nested_schema(field)
-    if schema is None and isinstance(field, fields.Raw):
+    if schema is None and isinstance(field, fields.Raw) and "oneOf" not in field.metadata:
         return None
     shape: dict[str, Any] = {"type": field_type(field)}
     if schema is not None:

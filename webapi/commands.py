@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import request
 from flask.views import MethodView
 from flask_smorest import Blueprint
-from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import Schema, fields, validate
+from werkzeug.exceptions import BadRequest
 
-from domain.model.command_schema import flatten
 from domain.model.games import RULES, rules_for
 from domain.model.house_rules import GAMES
 from domain.service import commands_service
 from webapi import access, schemas
-from webapi.catalogue import COMMANDS, describe
+from webapi.catalogue import COMMANDS, describe, describe_setup
 from webapi.dice import APPEND_HEADERS
 from webapi.http import (
     Rendered,
@@ -28,29 +29,21 @@ from webapi.http import (
 blp = Blueprint("commands", __name__, description="Game commands and house rules.")
 
 
-class CommandBody(Schema):
-    """A game command: ``type`` names it; its own schema checks the other fields."""
-
-    class Meta:
-        unknown = INCLUDE
-
-    type = schemas.Text(required=True, metadata={"description": "The command (GET /commands)."})
-    faces = fields.Raw(metadata={"description": "Hand-rolled faces, in draw order."})
-
-    @validates_schema(pass_original=True)
-    def command_fields(self, _data: Any, original: Any, **_: Any) -> None:
-        """Check the body against its command's schema before the campaign is read (the game
-        checks it again before any rule runs); an unknown ``type`` is left to the game, which
-        names the commands it knows."""
-        entry = COMMANDS.get(original.get("type")) if isinstance(original, dict) else None
-        if entry is not None:
-            schema = entry.schema()
-            errors = schema.validate(original)
-            if errors:
-                raise ValidationError(flatten(schema, errors))
+def command_body() -> Any:
+    """The request's JSON body as sent: the campaign's game checks it against its own command
+    schemas before any rule runs, so every invalid body answers one problem type in the domain's
+    wording (an unknown ``type`` names the commands of that game only)."""
+    if not request.get_data():
+        return None
+    try:
+        return request.get_json(force=True)
+    except BadRequest:
+        raise BadRequest("The request body is not valid JSON.") from None
 
 
 class CommandResult(Schema):
+    """A command's result: the events it stored and the state after them."""
+
     version = fields.Integer()
     head_hash = fields.String()
     events = fields.List(
@@ -70,8 +63,16 @@ class CommandsQuery(Schema):
 
 
 class CommandField(Schema):
+    """One field of a command: type, required, default, bounds or choices, description."""
+
     name = fields.String()
-    type = fields.String(metadata={"description": "integer, string, boolean, array or object."})
+    type = fields.String(
+        metadata={
+            "description": "integer, string, boolean, array or object; a field that takes one of "
+            "a few shapes names them joined by 'or', such as 'integer or string' (a compartment) "
+            "or 'string or object' (an id or a full definition)."
+        }
+    )
     required = fields.Boolean()
     default = fields.Raw(metadata={"description": "The value used when the field is left out."})
     minimum = fields.Integer()
@@ -99,12 +100,16 @@ class CommandField(Schema):
 
 
 class FieldShape(Schema):
+    """What a list's items or an object's values are: their type, and fields if objects."""
+
     type = fields.String()
     own_fields = fields.List(fields.Nested(CommandField), attribute="fields", data_key="fields")
     item_shape = fields.Nested(lambda: FieldShape(), data_key="items")
 
 
 class CommandInfo(Schema):
+    """One command of a game: summary, rule IDs, fields, dice and an example body."""
+
     name = fields.String()
     summary = fields.String()
     rules = fields.List(fields.String())
@@ -115,17 +120,31 @@ class CommandInfo(Schema):
         metadata={"description": "Its own fields, then `faces`."},
     )
     dice = fields.String(
-        metadata={"description": "The dice it may draw, in order: what `faces` must supply."}
+        allow_none=True,
+        metadata={
+            "description": "The dice it may draw, in order: what `faces` must supply; null if it "
+            "draws no dice."
+        },
     )
     example = fields.Dict()
 
 
 class CommandList(Schema):
+    """Every command of a game, and the fields of its campaigns' setup."""
+
     game = fields.String()
     commands = fields.List(fields.Nested(CommandInfo))
+    setup = fields.List(
+        fields.Nested(CommandField),
+        metadata={
+            "description": "The fields of a new campaign's `setup` (POST /campaigns) in this game."
+        },
+    )
 
 
 class HouseRuleChange(Schema):
+    """A change of one house rule, recorded as an event."""
+
     key = schemas.Text(required=True, validate=validate.Length(1, 100))
     value = fields.Raw(required=True, allow_none=True)
 
@@ -137,7 +156,8 @@ def command_body_doc() -> dict[str, Any]:
         "oneOf": [{"$ref": ref} for ref in refs.values()],
         "discriminator": {"propertyName": "type", "mapping": refs},
     }
-    return {"content": {"application/json": {"schema": schema}}}
+    content = {"schema": schema, "examples": command_examples()}
+    return {"required": True, "content": {"application/json": content}}
 
 
 def command_examples() -> dict[str, Any]:
@@ -163,15 +183,14 @@ def render_house_rules(result: commands_service.CommandResult) -> Rendered:
 
 @blp.route("/campaigns/<campaign>/commands")
 class Commands(MethodView):
-    @blp.arguments(CommandBody, examples=command_examples())
     @blp.response(201, CommandResult)
     @blp.doc(parameters=APPEND_HEADERS, requestBody=command_body_doc())
     @access.requires("append", seat="player", seat_games=("calendar-board",), appends=True)
-    def post(self, body: dict[str, Any], campaign: str) -> Any:
+    def post(self, campaign: str) -> Any:
         """Run a game command; 409 names the rule that forbids it, 422 the field that is wrong."""
         outcome = questlog().command(
             campaign_id(campaign),
-            body,
+            command_body(),
             expected_version=expected_version(),
             idempotency=idempotency(),
         )
@@ -199,6 +218,7 @@ class CommandCatalogue(MethodView):
                 }
                 for _, s in sorted(game_rules.commands.items())
             ],
+            "setup": describe_setup(query["game"]),
         }
 
 

@@ -72,6 +72,24 @@ class ProblemResponses(BasePlugin):
             operation["responses"] = dict(sorted(responses.items(), key=by_status))
 
 
+class SchemaDescriptions(BasePlugin):
+    """An apispec plugin: each schema component is described by its schema's own docstring (its
+    first paragraph), unless it was registered with a description."""
+
+    def schema_helper(
+        self, name: str, definition: dict[str, Any], **kwargs: Any
+    ) -> dict[str, Any] | None:
+        """The component's description, from the docstring of the schema class itself."""
+        schema = kwargs.get("schema")
+        if definition.get("description") or schema is None:
+            return None
+        doc = (schema if isinstance(schema, type) else type(schema)).__doc__
+        if not doc:
+            return None
+        first = doc.strip().split("\n\n", 1)[0]
+        return {"description": " ".join(first.split())}
+
+
 def by_status(item: tuple[Any, Any]) -> tuple[bool, str]:
     """Responses in the order of their status codes, ``default`` last."""
     return str(item[0]) == "default", str(item[0])

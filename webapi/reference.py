@@ -59,7 +59,7 @@ def fields_markdown(name: str) -> list[str]:
             f"| `{path}` | {field['type']} | {required} | {default} "
             f"| {_allowed(field)} | {description} |"
         )
-    return [*lines, "", f"Dice: {COMMANDS[name].dice}"]
+    return [*lines, "", f"Dice: {COMMANDS[name].dice or 'none.'}"]
 
 
 def _rows(described: list[dict[str, Any]], prefix: str = "") -> list[tuple[str, dict[str, Any]]]:

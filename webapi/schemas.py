@@ -11,6 +11,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from domain.model.house_rules import GAMES
 from domain.model.text import has_control_characters
 from domain.service.timetravel import MAX_REPLAY
+from webapi import catalogue
 
 MAX_POSITION = 2**62
 ISO_EXAMPLE = "2026-11-30T15:47:17Z"
@@ -70,6 +71,8 @@ def version(**kwargs: Any) -> fields.Integer:
 
 
 class CampaignCreate(Schema):
+    """A new campaign: its game, name, house rules, client seed and the game's setup."""
+
     game = Text(
         required=True, validate=validate.OneOf(GAMES), metadata={"example": "quest-calendar"}
     )
@@ -88,7 +91,14 @@ class CampaignCreate(Schema):
     setup = fields.Dict(
         keys=Text(),
         load_default=dict,
-        metadata={"description": "The game's own setup (e.g. the players of a match)."},
+        metadata={
+            "description": "The game's own setup, checked by the game's setup schema: "
+            "QuestCalendarSetup for quest-calendar, CalendarBoardSetup for calendar-board (the "
+            "players of a match); GET /commands?game= lists its fields.",
+            "oneOf": [
+                {"$ref": f"#/components/schemas/{name}"} for name in catalogue.setup_schemas()
+            ],
+        },
     )
     public = Flag(
         load_default=False,
@@ -97,6 +107,8 @@ class CampaignCreate(Schema):
 
 
 class DiceState(Schema):
+    """The campaign's dice: the commitment, the client seed, the next nonce, revealed seeds."""
+
     commitment = fields.String(metadata={"description": "SHA-256 of the current secret seed."})
     client_seed = fields.String()
     nonce = fields.Integer(metadata={"description": "The nonce of the next server roll."})
@@ -106,12 +118,16 @@ class DiceState(Schema):
 
 
 class Origin(Schema):
+    """Where a forked campaign came from."""
+
     campaign_id = fields.UUID(metadata={"description": "The campaign this one was forked from."})
     version = fields.Integer(metadata={"description": "The version it was forked at."})
     head_hash = fields.String(metadata={"description": "The original's head hash at that version."})
 
 
 class Fork(Schema):
+    """A campaign forked from this one."""
+
     id = fields.UUID()
     name = fields.String()
     at_version = fields.Integer(metadata={"description": "The version of this campaign forked."})
@@ -119,6 +135,8 @@ class Fork(Schema):
 
 
 class Campaign(Schema):
+    """A campaign: its game, version, head hash, dice commitment, house rules and state."""
+
     id = fields.UUID()
     game = fields.String()
     name = fields.String()
@@ -136,6 +154,8 @@ class Campaign(Schema):
 
 
 class CampaignSummary(Schema):
+    """A campaign as the campaign list shows it."""
+
     id = fields.UUID()
     game = fields.String()
     name = fields.String()
@@ -144,6 +164,8 @@ class CampaignSummary(Schema):
 
 
 class CampaignPage(Schema):
+    """One page of campaigns."""
+
     items = fields.List(fields.Nested(CampaignSummary))
     next_after = fields.Integer(allow_none=True)
 
@@ -176,6 +198,8 @@ class PageQuery(Schema):
 
 
 class Die(Schema):
+    """One die of a roll: its sides, its reading and what was shown."""
+
     sides = fields.Integer()
     face = fields.Integer(metadata={"description": "The reading (a lone d10's 0 reads 10)."})
     raw = fields.Raw(
@@ -188,6 +212,8 @@ class Die(Schema):
 
 
 class Proof(Schema):
+    """What proves a server roll: commitment, client seed, nonce and, once revealed, the seed."""
+
     commitment = fields.String()
     client_seed = fields.String()
     nonce = fields.Integer()
@@ -195,6 +221,8 @@ class Proof(Schema):
 
 
 class RollCreate(Schema):
+    """A free roll: its notation and purpose, or faces rolled by hand."""
+
     dice = Text(
         required=True,
         validate=validate.Length(max=200),
@@ -219,6 +247,8 @@ class RollCreate(Schema):
 
 
 class Roll(Schema):
+    """A stored roll: its notation, dice, total and proof."""
+
     roll_id = fields.String()
     version = fields.Integer()
     purpose = fields.String()
@@ -242,15 +272,21 @@ class Roll(Schema):
 
 
 class RollPage(Schema):
+    """One page of a campaign's rolls."""
+
     items = fields.List(fields.Nested(Roll))
     next_after = fields.Integer(allow_none=True)
 
 
 class ClientSeedSet(Schema):
+    """A new client seed for the campaign's server dice."""
+
     client_seed = Text(required=True, validate=validate.Length(1, 128))
 
 
 class Appended(Schema):
+    """What a change appended: the campaign's new version and head hash, and what it changed."""
+
     version = fields.Integer()
     head_hash = fields.String()
     dice = fields.Nested(DiceState)
@@ -260,6 +296,8 @@ class Appended(Schema):
 
 
 class Event(Schema):
+    """One stored event as the event list shows it, with its place in the hash chain."""
+
     version = fields.Integer()
     type = fields.String()
     timestamp = fields.String()
@@ -272,11 +310,16 @@ class Event(Schema):
     )
     actor = fields.String(
         allow_none=True,
-        metadata={"description": "Who caused it (token name#id or system); not in the hash."},
+        metadata={
+            "description": "Who caused it (token name#id or system); part of the event's hash "
+            "when present."
+        },
     )
 
 
 class EventPage(Schema):
+    """One page of a campaign's events."""
+
     items = fields.List(fields.Nested(Event))
     next_after = fields.Integer(allow_none=True)
 
@@ -289,6 +332,8 @@ class AuditQuery(Schema):
 
 
 class RollCounts(Schema):
+    """How many of a campaign's rolls are server, verified, awaiting a reveal, failed, reported."""
+
     server = fields.Integer()
     verified = fields.Integer()
     awaiting_reveal = fields.Integer()
@@ -297,6 +342,8 @@ class RollCounts(Schema):
 
 
 class Audit(Schema):
+    """Whether a campaign's hash chain and rolls verify, and the first problem found."""
+
     ok = fields.Boolean()
     chain_ok = fields.Boolean()
     first_bad_version = fields.Integer(allow_none=True)
@@ -330,6 +377,8 @@ class Audit(Schema):
 
 
 class RollbackCreate(Schema):
+    """A rollback to an earlier version (or a proposal of one, in a match)."""
+
     to_version = version(
         metadata={"description": "The earlier version whose state becomes the state again."},
     )
@@ -340,6 +389,8 @@ class RollbackCreate(Schema):
 
 
 class ProposalCreate(Schema):
+    """A proposal to roll a match back to an earlier version."""
+
     to_version = version()
     reason = Text(required=True, free_text=True, validate=validate.Length(1, 500))
     proposer = Text(
@@ -350,10 +401,14 @@ class ProposalCreate(Schema):
 
 
 class Approval(Schema):
+    """A player's approval of a rollback proposal."""
+
     player = Text(required=True, validate=validate.Length(1, 200))
 
 
 class Proposal(Schema):
+    """A proposed rollback and the approvals it has."""
+
     proposal_id = fields.String()
     version = fields.Integer(metadata={"description": "The version of the proposal event."})
     to_version = fields.Integer()
@@ -368,10 +423,14 @@ class Proposal(Schema):
 
 
 class ProposalList(Schema):
+    """The open rollback proposals of a match."""
+
     items = fields.List(fields.Nested(Proposal))
 
 
 class RollbackResult(Schema):
+    """A rollback request's result: new version and head hash, the rollback or proposal, state."""
+
     version = fields.Integer()
     head_hash = fields.String()
     rollback = fields.Dict(
@@ -382,6 +441,8 @@ class RollbackResult(Schema):
 
 
 class ForkCreate(Schema):
+    """A fork of this campaign at a version, as a new campaign."""
+
     at_version = version(
         metadata={"description": "The version of this campaign the fork starts from."},
     )
@@ -409,6 +470,8 @@ class ReplayQuery(Schema):
 
 
 class ReplayStep(Schema):
+    """One step of a replay: an event and the patch it makes to the view."""
+
     event = fields.Nested(Event)
     patch = fields.List(
         fields.Dict(),
@@ -417,6 +480,8 @@ class ReplayStep(Schema):
 
 
 class Replay(Schema):
+    """A campaign replayed event by event."""
+
     before = fields.Dict(metadata={"description": "The view before the first event ({} at 1)."})
     items = fields.List(fields.Nested(ReplayStep))
     next_from = fields.Integer(allow_none=True, metadata={"description": "The next page's from."})
@@ -427,6 +492,8 @@ class HouseRulesQuery(Schema):
 
 
 class HouseRule(Schema):
+    """One house rule: its key, default, kind, choices or bounds, and whether it may be null."""
+
     key = fields.String()
     default = fields.Raw(allow_none=True)
     kind = fields.String()
@@ -439,6 +506,8 @@ class HouseRule(Schema):
 
 
 class HouseRuleList(Schema):
+    """The house rules of a game."""
+
     game = fields.String()
     rules = fields.List(fields.Nested(HouseRule))
 

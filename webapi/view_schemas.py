@@ -125,19 +125,27 @@ class Freshness(Schema):
 
 
 class ViewPage(Freshness):
+    """One page of a read model's rows."""
+
     items = fields.List(fields.Dict())
     next = fields.String(allow_none=True, metadata={"description": "Cursor for ?after=."})
 
 
 class SpanList(Freshness):
+    """A read model's spans."""
+
     items = fields.List(fields.Dict())
 
 
 class Summary(Freshness):
+    """A read model's summary of a campaign."""
+
     summary = fields.Dict(allow_none=True, metadata={"description": "Null until the view saw it."})
 
 
 class ProjectionStatus(Schema):
+    """How far each read model has caught up with the event store."""
+
     head = fields.Integer()
     views = fields.List(fields.Dict(), metadata={"description": "name, position, lag, applied..."})
     worker = fields.Dict(allow_none=True, metadata={"description": "The embedded runner, if any."})
@@ -174,6 +182,8 @@ class CampaignFiguresQuery(WaitQuery, Period):
 
 
 class DiceFairness(Freshness):
+    """How the campaign's dice have fallen, face by face."""
+
     dice = fields.List(
         fields.Dict(),
         metadata={
@@ -188,6 +198,8 @@ class DiceFairness(Freshness):
 
 
 class CampaignFigures(Freshness):
+    """A campaign's figures from the read models."""
+
     credits_by_page = fields.List(fields.Dict())
     deaths_by_level = fields.List(fields.Dict())
     clone_results = fields.Dict(metadata={"description": "clone result (d4 outcome) → count"})

@@ -170,13 +170,12 @@ def items(
     max_items: int = 100,
     item: fields.Field[Any] | None = None,
     at_least_one: str | None = None,
-    dotted: bool = False,
     not_a_list: str = "must be a list",
     check: Callable[[list[Any]], None] | None = None,
 ) -> fields.Field[Any]:
     """A JSON list of at most ``max_items`` (each an ``item``, default any JSON value);
     ``at_least_one`` is the message for an empty list, if one must not be empty. An item's errors
-    are named ``name[n]``, or ``name.n`` if ``dotted``."""
+    are named ``name[n]``."""
     checks: list[Callable[[Any], Any]] = [
         validate.Length(max=max_items, error=f"must have at most {max_items} items")
     ]
@@ -185,8 +184,6 @@ def items(
     if check is not None:
         checks.append(check)
     options = _common(description, required, default)
-    if dotted:
-        options["metadata"]["path"] = "dotted"
     field = fields.List(item or fields.Raw(), validate=checks, **options)
     field.error_messages["invalid"] = not_a_list
     return field
@@ -209,10 +206,15 @@ def item_of(schema: type[Schema]) -> fields.Field[Any]:
 
 
 def mapping(
-    description: str, *, required: bool = False, default: dict[str, Any] | None = None
+    description: str,
+    *,
+    required: bool = False,
+    default: dict[str, Any] | None = None,
+    keys: fields.Field[Any] | None = None,
+    values: fields.Field[Any] | None = None,
 ) -> fields.Field[Any]:
-    """A JSON object of any keys."""
-    field = fields.Dict(**_common(description, required, default))
+    """A JSON object of any keys (each a ``keys``, if given) and values (each a ``values``)."""
+    field = fields.Dict(keys=keys, values=values, **_common(description, required, default))
     field.error_messages["invalid"] = "must be an object"
     return field
 
@@ -297,7 +299,28 @@ class CommandSchema(Strict):
     """What every command accepts besides its own fields: ``type`` and hand-rolled ``faces``."""
 
     faces = fields.List(
-        fields.Raw(),
+        fields.Raw(
+            metadata={
+                "description": "A die's face; a d100 may be given as its tens and units dice.",
+                "oneOf": [
+                    {"type": "integer"},
+                    {
+                        "type": "object",
+                        "properties": {
+                            "tens": {
+                                "type": "integer",
+                                "minimum": 0,
+                                "maximum": 90,
+                                "multipleOf": 10,
+                            },
+                            "units": {"type": "integer", "minimum": 0, "maximum": 9},
+                        },
+                        "required": ["tens", "units"],
+                        "additionalProperties": False,
+                    },
+                ],
+            }
+        ),
         allow_none=True,
         error_messages={"invalid": "must be a list of faces"},
         metadata={
@@ -308,12 +331,13 @@ class CommandSchema(Strict):
 
 @dataclass(frozen=True)
 class Command:
-    """One game command's contract: its request schema and the dice it may draw."""
+    """One game command's contract: its request schema and the dice it may draw, in draw order
+    (``None``: it draws no dice and uses no ``faces``)."""
 
     game: str
     name: str
     schema: type[Schema]
-    dice: str
+    dice: str | None
 
     @property
     def component(self) -> str:
@@ -326,7 +350,12 @@ Check = Callable[[dict[str, Any]], None]
 
 
 def command(
-    game: str, name: str, dice: str, *, checks: Iterable[Check] = (), **own: fields.Field[Any]
+    game: str,
+    name: str,
+    dice: str | None,
+    *,
+    checks: Iterable[Check] = (),
+    **own: fields.Field[Any],
 ) -> Command:
     """Declare a command's schema: ``type`` (this command's name), ``faces``, its own fields and
     the ``checks`` of its fields together (run once every field is valid)."""
@@ -374,8 +403,8 @@ def load(schema: Schema, raw: object, name: str = "command") -> dict[str, Any]:
 def flatten(schema: Schema | None, messages: Any, prefix: str = "") -> dict[str, list[str]]:
     """Marshmallow's nested messages as one level: ``players[1].pieces[0].facing`` -> messages.
 
-    A list's items are named ``name[n]``, or ``name.n`` where the field's metadata says
-    ``"path": "dotted"``; an object's values (a ``fields.Dict``) ``name.key``.
+    A list's items are named ``name[n]``, everywhere; an object's values (a ``fields.Dict``)
+    ``name.key``.
     """
     if not isinstance(messages, dict):
         return {prefix or "_schema": [str(m) for m in messages]}
@@ -396,10 +425,8 @@ def _flatten_field(field: fields.Field[Any] | None, messages: Any, name: str) ->
         return {name: [str(m) for m in messages]}
     flat: dict[str, list[str]] = {}
     if isinstance(field, fields.List):
-        dotted = field.metadata.get("path") == "dotted"
         for index, inner in messages.items():
-            path = f"{name}.{index}" if dotted else f"{name}[{index}]"
-            flat.update(_flatten_field(field.inner, inner, path))
+            flat.update(_flatten_field(field.inner, inner, f"{name}[{index}]"))
     elif isinstance(field, fields.Dict):
         for key, inner in messages.items():
             if isinstance(inner, dict) and set(inner) <= {"key", "value"}:

@@ -51,6 +51,14 @@ def test_modifier_query_names_the_bad_field(client: FlaskClient) -> None:
     assert client.get(f"/campaigns/{cid}/modifiers").status_code == 422
 
 
+def test_the_modifier_query_schema_owns_facing_and_range(client: FlaskClient) -> None:
+    cid = match(client)
+    for query, field in (("facing=NE", "facing"), ("range=-1", "range"), ("range=x", "range")):
+        response = client.get(f"/campaigns/{cid}/modifiers?player=A&piece=a1&{query}")
+        assert response.status_code == 422, query
+        assert field in response.json["errors"], query
+
+
 def test_cb01_a_night_through_the_api_with_reported_dice(client: FlaskClient) -> None:
     cid = match(client)
     for player in ("A", "B"):

@@ -102,6 +102,52 @@ def test_malformed_commands_are_422_naming_the_field(client: FlaskClient) -> Non
         assert field in response.json["errors"], (body, response.json)
 
 
+def test_a_command_of_the_other_game_is_unknown_here(client: FlaskClient) -> None:
+    cid = qc_campaign(client)
+    before = stored_state(client, cid)
+    response = client.post(f"/campaigns/{cid}/commands", json={"type": "end_turn"})
+    assert response.status_code == 422
+    assert response.json["type"] == "urn:questlog:problem:invalid-input"
+    assert list(response.json["errors"]) == ["type"]
+    assert response.json["errors"]["type"][0].startswith("unknown command; this game knows: ")
+    assert "end_turn" not in response.json["errors"]["type"][0]
+    assert stored_state(client, cid) == before
+
+
+def test_every_invalid_command_body_is_one_problem_type_in_the_domain_wording(
+    client: FlaskClient,
+) -> None:
+    cid = qc_campaign(client)
+    client.post(f"/campaigns/{cid}/commands", json={"type": "start_page", "date": "01-04"})
+    for body, field, message in (
+        ({}, "type", "unknown command"),
+        ([1, 2], "command", "must be a JSON object"),
+        ("trait_check", "command", "must be a JSON object"),
+        ({"type": "trait_check", "target": 5}, "trait", "is required"),
+        ({"type": "trait_check", "trait": "INT", "target": "5"}, "target", "must be an integer"),
+        ({"type": "end_page", "faces": "six"}, "faces", "must be a list of faces"),
+    ):
+        response = client.post(f"/campaigns/{cid}/commands", json=body)
+        assert response.status_code == 422, body
+        assert response.mimetype == PROBLEM
+        assert response.json["type"] == "urn:questlog:problem:invalid-input", body
+        assert response.json["errors"][field][0].startswith(message), (body, response.json)
+        wording = str(response.json)
+        assert "Missing data" not in wording and "Invalid input type" not in wording
+
+
+def test_an_empty_or_broken_command_body(client: FlaskClient) -> None:
+    cid = qc_campaign(client)
+    empty = client.post(f"/campaigns/{cid}/commands")
+    assert empty.status_code == 422
+    assert empty.json["errors"] == {"command": ["must be a JSON object"]}
+    broken = client.post(
+        f"/campaigns/{cid}/commands", data="{not json", content_type="application/json"
+    )
+    assert broken.status_code == 400
+    assert broken.json["detail"] == "The request body is not valid JSON."
+
+
 def test_catalogue_lists_every_command_with_an_example(client: FlaskClient) -> None:
     body = client.get("/commands?game=quest-calendar").json
     names = {c["name"] for c in body["commands"]}

@@ -55,7 +55,7 @@ def test_a_schema_names_exactly_the_fields_its_handler_reads(game: str, name: st
     assert schema.validate(spec.example) == {}
     for field in schema.fields.values():
         assert field.metadata.get("description"), (name, field)
-    assert COMMANDS[name].dice
+    assert COMMANDS[name].dice is None or COMMANDS[name].dice.strip()
 
 
 def test_a_body_is_checked_against_its_schema_before_any_rule(client: FlaskClient) -> None:
@@ -113,7 +113,33 @@ def test_the_generated_command_docs_list_each_commands_fields() -> None:
     for name, entry in COMMANDS.items():
         markdown = reference.commands_markdown(entry.game)
         assert f"### `{name}`" in markdown
-        assert f"Dice: {entry.dice}" in markdown
+        assert f"Dice: {entry.dice or 'none.'}" in markdown
+
+
+def test_a_command_that_draws_no_dice_says_null(client: FlaskClient) -> None:
+    listed = client.get("/commands?game=quest-calendar").json["commands"]
+    dice = {command["name"]: command["dice"] for command in listed}
+    assert dice["leave_shop"] is None
+    assert dice["trait_check"].startswith("d20 for the check")
+    assert "None." not in dice.values()
+
+
+def test_every_schema_component_has_a_description(client: FlaskClient) -> None:
+    document = client.get("/openapi.json").json
+    schemas = document["components"]["schemas"]
+    assert [name for name, schema in schemas.items() if not schema.get("description")] == []
+    summary = RULES["quest-calendar"].commands["trait_check"].summary
+    assert schemas["TraitCheckCommand"]["description"] == summary
+    assert schemas["Hero"]["description"].startswith("A hero as the player defines them")
+    faces = schemas["TraitCheckCommand"]["properties"]["faces"]["items"]
+    assert [shape["type"] for shape in faces["oneOf"]] == ["integer", "object"]
+
+
+def test_the_catalogue_names_each_shape_of_a_one_of_shapes_field(client: FlaskClient) -> None:
+    listed = client.get("/commands?game=quest-calendar").json["commands"]
+    fields = {c["name"]: {f["name"]: f for f in c["fields"]} for c in listed}
+    assert fields["assign_crew"]["compartment"]["type"] == "integer or string"
+    assert fields["trait_check"]["faces"]["items"]["type"] == "integer or object"
 
 
 def test_the_catalogue_shows_nested_fields(client: FlaskClient) -> None:
@@ -155,8 +181,8 @@ def test_a_nested_field_is_named_by_its_path_over_http(client: FlaskClient) -> N
         json={"type": "start_combat", "kind": "one_enemy", "rounds": [bad_round]},
     )
     assert response.status_code == 422, response.json
-    assert response.json["errors"]["rounds.0.damage_needed"] == ["must be an integer"]
-    assert response.json["errors"]["rounds.0.enemy_attack"] == ["is required"]
+    assert response.json["errors"]["rounds[0].damage_needed"] == ["must be an integer"]
+    assert response.json["errors"]["rounds[0].enemy_attack"] == ["is required"]
     board = client.post(
         "/campaigns",
         json={
@@ -169,3 +195,29 @@ def test_a_nested_field_is_named_by_its_path_over_http(client: FlaskClient) -> N
     )
     assert board.status_code == 422, board.json
     assert "players[0].pieces[0].location" in board.json["errors"], board.json
+
+
+def test_each_games_setup_schema_is_published(client: FlaskClient) -> None:
+    document = client.get("/openapi.json").json
+    schemas = document["components"]["schemas"]
+    setup = schemas["CampaignCreate"]["properties"]["setup"]
+    assert [shape["$ref"].rsplit("/", 1)[1] for shape in setup["oneOf"]] == [
+        "CalendarBoardSetup",
+        "QuestCalendarSetup",
+    ]
+    board = schemas["CalendarBoardSetup"]
+    assert board["required"] == ["players"]
+    assert board["properties"]["players"]["items"] == {"$ref": "#/components/schemas/Player"}
+    assert schemas["Player"]["properties"]["pieces"]["items"]["$ref"].endswith("/Piece")
+    assert "prologue_complete" in schemas["QuestCalendarSetup"]["properties"]
+
+
+def test_the_catalogue_lists_each_games_setup_fields(client: FlaskClient) -> None:
+    board = client.get("/commands?game=calendar-board").json["setup"]
+    players = next(f for f in board if f["name"] == "players")
+    assert players["required"] is True
+    pieces = next(f for f in players["items"]["fields"] if f["name"] == "pieces")
+    facing = next(f for f in pieces["items"]["fields"] if f["name"] == "facing")
+    assert facing["choices"] == ["N", "E", "S", "W"]
+    quest = client.get("/commands?game=quest-calendar").json["setup"]
+    assert [f["name"] for f in quest] == ["prologue_complete"]

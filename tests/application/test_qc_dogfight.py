@@ -81,7 +81,7 @@ def test_qc_dogfight_round_by_round_with_abilities_through_the_api(week: Week) -
     problem = week.refused(
         {"type": "resolve_dogfight_round", "abilities": ["jink"]}, status=422, faces=[5]
     )
-    assert "abilities.0" in problem["errors"]
+    assert "abilities[0]" in problem["errors"]
 
     # Lock-on: 50 + 15 = 65 >= 60, a hit; no Evasion is rolled.
     reply = week.run({"type": "resolve_dogfight_round", "roll": "aim", "abilities": ["lock-on"]})

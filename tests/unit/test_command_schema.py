@@ -29,7 +29,7 @@ def spy_game() -> tuple[GameRules, list[Any]]:
         command(
             "spy",
             "hit",
-            "None.",
+            None,
             target=text("Who is hit.", required=True, max_length=10),
             amount=integer("How hard.", default=1, minimum=1, maximum=5),
         )
@@ -109,7 +109,7 @@ def test_every_commands_example_loads_through_its_schema(game: str, name: str) -
     [
         (
             {"type": "start_combat", "kind": "one_enemy", "rounds": [{"hit_target": 1}]},
-            "rounds.0.damage_needed",
+            "rounds[0].damage_needed",
         ),
         (
             {
@@ -126,13 +126,13 @@ def test_every_commands_example_loads_through_its_schema(game: str, name: str) -
                     }
                 ],
             },
-            "rounds.0.condition.name",
+            "rounds[0].condition.name",
         ),
-        ({"type": "boost_attack", "abilities": [{"id": "x", "roll": "up"}]}, "abilities.0.roll"),
-        ({"type": "boost_attack", "abilities": [7]}, "abilities.0"),
+        ({"type": "boost_attack", "abilities": [{"id": "x", "roll": "up"}]}, "abilities[0].roll"),
+        ({"type": "boost_attack", "abilities": [7]}, "abilities[0]"),
         (
             {"type": "resolve_rounds", "assignments": {"2": [{"id": "x", "attempt": 3}]}},
-            "assignments.2.0.attempt",
+            "assignments.2[0].attempt",
         ),
         (
             {"type": "select_hero", "phase": "main", "hero": {**HERO, "traits": {"STR": "2"}}},
@@ -144,7 +144,7 @@ def test_every_commands_example_loads_through_its_schema(game: str, name: str) -
                 "phase": "main",
                 "hero": {**HERO, "abilities": [{"id": "a", "usage": "often", "context": "both"}]},
             },
-            "hero.abilities.0.usage",
+            "hero.abilities[0].usage",
         ),
         (
             {"type": "select_hero", "phase": "main", "hero": {**HERO, "pool": {"name": "s"}}},
@@ -158,7 +158,7 @@ def test_every_commands_example_loads_through_its_schema(game: str, name: str) -
         ),
         (
             {"type": "hire_crew", "crew": {"id": "c", "abilities": [{"id": "a"}]}},
-            "crew.abilities.0.usage",
+            "crew.abilities[0].usage",
         ),
         ({"type": "dogfight", "rounds": [{"evasion_target": 1}]}, "rounds[0].enemy_aim"),
         ({"type": "level_up", "trait_points": {"STR": 3}}, "trait_points.STR"),
@@ -204,3 +204,47 @@ def test_a_command_that_is_not_an_object_is_invalid() -> None:
     with pytest.raises(InvalidInput) as invalid:
         load(RULES[QUEST_CALENDAR].schemas["pay"].schema(), ["pay"])
     assert invalid.value.errors == {"command": ["must be a JSON object"]}
+
+
+@pytest.mark.parametrize(
+    ("effect", "path", "message"),
+    [
+        ({"kind": "heal"}, "item.effect", "a heal effect needs dice or an amount"),
+        ({"kind": "heal", "dice": "2x"}, "item.effect.dice", "dice: 2x"),
+        ({"kind": "heal", "amount": "3"}, "item.effect.amount", "must be an integer"),
+        ({"kind": "heal", "amount": 1001}, "item.effect.amount", "must be from -1000 to 1000"),
+        ({"kind": "cure"}, "item.effect.condition", "a cure effect needs condition"),
+        ({"kind": "cure", "condition": "sad"}, "item.effect.condition", "must be one of"),
+        ({"kind": "booster", "amount": 1}, "item.effect.trait", "a booster effect needs trait"),
+        ({"kind": "check_bonus", "traits": ["STR", "LUCK"]}, "item.effect.traits[1]", "must be"),
+        ({"kind": "reroll", "keep": "worse"}, "item.effect.keep", "must be one of new, better"),
+        ({"kind": "ship_stat", "stat": "aim"}, "item.effect.amount", "a ship_stat effect needs"),
+        ({"kind": "ration", "text": "x"}, "item.effect.text", "unknown field"),
+        ([1], "item.effect", "must be an object"),
+    ],
+)
+def test_an_items_effect_is_checked_by_its_schema(effect: Any, path: str, message: str) -> None:
+    item = {"id": "kit", "kind": "consumable", "effect": effect}
+    with pytest.raises(InvalidInput) as error:
+        Table().run({"type": "gain_item", "item": item})
+    assert list(error.value.errors) == [path]
+    assert error.value.errors[path][0].startswith(message)
+
+
+def test_an_effect_keeps_only_the_keys_it_was_given() -> None:
+    item = {"id": "ration", "kind": "other", "effect": {"kind": "ration"}}
+    loaded = load(
+        RULES[QUEST_CALENDAR].schemas["gain_item"].schema(), {"type": "gain_item", "item": item}
+    )
+    assert loaded["item"]["effect"] == {"kind": "ration"}
+
+
+@pytest.mark.parametrize(
+    ("uses", "message"),
+    [("3", "must be an integer"), (True, "must be an integer"), (101, "must be from 0 to 100")],
+)
+def test_new_uses_are_integers_checked_by_the_schema(uses: Any, message: str) -> None:
+    body = {"type": "level_up", "trait_points": {}, "new_uses": {"second-wind": uses}}
+    with pytest.raises(InvalidInput) as error:
+        load(RULES[QUEST_CALENDAR].schemas["level_up"].schema(), body)
+    assert error.value.errors["new_uses.second-wind"] == [message]

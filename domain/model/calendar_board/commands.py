@@ -168,9 +168,7 @@ COMMANDS: list[Command] = [
         "reach them.",
         player=text(PLAYER, required=True, max_length=80),
     ),
-    command(
-        GAME, "decline_fate_reroll", "None.", player=text(PLAYER, required=True, max_length=80)
-    ),
+    command(GAME, "decline_fate_reroll", None, player=text(PLAYER, required=True, max_length=80)),
     command(
         GAME,
         "night_action",
@@ -183,14 +181,14 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "choose_ambush",
-        "None.",
+        None,
         player=text(PLAYER, required=True, max_length=80),
         piece=text("The id of the player's piece that moves.", required=True, max_length=80),
         target=text("The id of the enemy piece it ambushes.", required=True, max_length=80),
         form=text("The ambush form of the main rules.", required=True),
     ),
-    command(GAME, "start_acting", "None.", player=text(PLAYER, required=True, max_length=80)),
-    command(GAME, "day_sleep", "None.", player=text(PLAYER, required=True, max_length=80)),
+    command(GAME, "start_acting", None, player=text(PLAYER, required=True, max_length=80)),
+    command(GAME, "day_sleep", None, player=text(PLAYER, required=True, max_length=80)),
     command(
         GAME,
         "assign_hail_damage",
@@ -201,7 +199,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "choose_supply_weapon",
-        "None.",
+        None,
         player=text(PLAYER, required=True, max_length=80),
         weapon=text(
             "The id of the weapon the supply space refills (null declines, if allowed).",
@@ -211,16 +209,18 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "order_creatures",
-        "None.",
+        None,
         player=text("The god-token holder.", required=True, max_length=80),
         order=items(
-            "The creature ids of one type, each once, in the order they act.", required=True
+            "The creature ids of one type, each once, in the order they act.",
+            required=True,
+            item=text("A creature id.", required=True, max_length=80),
         ),
     ),
     command(
         GAME,
         "raise_annustar",
-        "None.",
+        None,
         amount=integer(
             "The change in Annustar damage.", required=True, minimum=-1000, maximum=1000
         ),
@@ -237,7 +237,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "declare_action",
-        "None.",
+        None,
         player=text(PLAYER, required=True, max_length=80),
         action=text(
             "Cast a spell that requires sight, or fortify.",

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.model.calendar_board.state import FACINGS
 from domain.model.errors import InvalidInput
 
 SLIPPERY = frozenset({"rain", "snow", "hail"})  # CB-22, CB-23
@@ -76,14 +75,6 @@ def weather_modifiers(
     }
 
 
-def _base_range(base_range: int | None) -> int | None:
-    if base_range is not None and (
-        isinstance(base_range, bool) or not isinstance(base_range, int) or base_range < 0
-    ):
-        raise InvalidInput.field("base_range", "must be a whole number of at least 0")
-    return base_range
-
-
 def piece_modifiers(
     state: Mapping[str, Any],
     house: Mapping[str, Any],
@@ -103,7 +94,7 @@ def piece_modifiers(
         state["weather"]["current"],
         pieces[piece_id]["adaptability"],
         house,
-        base_range=_base_range(base_range),
+        base_range=base_range,
     )
     return {"player": player, "piece_id": piece_id, **result}
 
@@ -117,7 +108,7 @@ def structure_modifiers(
         house["cb.structures.adaptability"],
         house,
         structure=True,
-        base_range=_base_range(base_range),
+        base_range=base_range,
     )
 
 
@@ -136,8 +127,6 @@ def wind_relation(
     state: Mapping[str, Any], house: Mapping[str, Any], facing: str
 ) -> dict[str, Any]:
     """CB-32, G-CB-23/24: the acting member's relation to the wind and the damage modifier."""
-    if facing not in FACINGS:
-        raise InvalidInput.field("facing", f"must be one of {', '.join(FACINGS)}")
     wind: Mapping[str, Any] = state["wind"]
     speed, direction = wind["speed"], wind["direction"]
     blows_towards = None

@@ -209,7 +209,7 @@ def order_creatures(ctx: Context, args: Values) -> None:
     cb.party(ctx, player)
     pending = cb.require_decision(ctx, CREATURE_DECISION, player, "CB-04")
     options: list[str] = pending["options"]
-    if not all(isinstance(i, str) for i in order) or sorted(order) != sorted(options):
+    if sorted(order) != sorted(options):
         raise InvalidInput.field("order", f"must list each of {', '.join(options)} exactly once")
     night.step_data(ctx, "creatures")["chosen"] = {"order": order, "by": player}
     ctx.emit(

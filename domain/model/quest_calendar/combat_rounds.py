@@ -236,9 +236,7 @@ def ask_decision(
 
 def _bonus(ctx: Context, effect: dict[str, Any], use: dict[str, Any], purpose: str) -> int:
     """An attack or damage bonus: its flat amount plus its dice, rolled now."""
-    amount = effect.get("amount", 0)
-    if isinstance(amount, bool) or not isinstance(amount, int):
-        raise InvalidInput.field(use["where"], f"{use['id']}: effect amount must be an integer")
+    amount = effect.get("amount") or 0
     if effect.get("dice") is not None:
         amount += int(ctx.roll(str(effect["dice"]), purpose)["total"])
     return int(amount)
@@ -248,9 +246,7 @@ def _reroll(
     ctx: Context, entry: Any, use: dict[str, Any], effect: dict[str, Any], which: str, purpose: str
 ) -> dict[str, Any]:
     """Roll the attack or damage again the same way; keep the new or the better result."""
-    keep = effect.get("keep", "new")
-    if keep not in ("new", "better"):
-        raise InvalidInput.field(use["where"], f"{use['id']}: effect keep must be new or better")
+    keep = effect.get("keep") or "new"
     if which == "attack":
         attack = entry["attack"]
         faces = _attack_faces(ctx, f"{purpose} ({use['id']})", attack["frightened"])

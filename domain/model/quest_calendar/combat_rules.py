@@ -165,13 +165,13 @@ def read_uses(raw: list[Any], where: str) -> list[dict[str, Any]]:
     uses = []
     for index, entry in enumerate(raw):
         if isinstance(entry, str):
-            uses.append({"id": entry, "attempt": None, "roll": None, "where": f"{where}.{index}"})
+            uses.append({"id": entry, "attempt": None, "roll": None, "where": f"{where}[{index}]"})
             continue
         use = {
             "id": entry["id"],
             "attempt": entry["attempt"],
             "roll": entry["roll"],
-            "where": f"{where}.{index}",
+            "where": f"{where}[{index}]",
         }
         uses.append(use)
     return uses

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import ValidationError, fields, validate, validates_schema
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from domain.model.command_schema import (
     REQUIRED,
@@ -31,6 +31,7 @@ from domain.model.quest_calendar import (
     economy,
     items,
     pages,
+    ship,
 )
 from domain.model.quest_calendar import state as qc
 
@@ -104,6 +105,77 @@ class Setup(Strict):
     prologue_complete = flag("Start after the prologue.", default=False)
 
 
+def dice_notation(value: str) -> None:
+    """Dice notation such as 1d10 or 2d6+1, as the dice roller reads it."""
+    try:
+        parse(value)
+    except InvalidInput as error:
+        raise ValidationError(error.message) from None
+
+
+EFFECT_KINDS = {
+    "heal": "restores HP: dice and/or amount (items, abilities)",
+    "cure": "ends a condition: condition (items, abilities)",
+    "remove_injury": "removes an injury; the command names the stat (items, abilities)",
+    "booster": "adds to a trait's checks: trait, dice and/or amount (items)",
+    "check_bonus": "adds to a trait check: dice and/or amount, traits it applies to (abilities)",
+    "reroll": "rolls again: keep new or better; in a dogfight, roll aim or evasion (abilities)",
+    "attack_bonus": "adds to an attack roll: dice and/or amount (abilities)",
+    "damage_bonus": "adds to a damage roll: dice and/or amount (abilities)",
+    "double_damage": "doubles a hit's damage (abilities)",
+    "extra_attack": "a second attack in the round (abilities)",
+    "aim_bonus": "adds to a dogfight Aim roll: dice and/or amount (abilities)",
+    "evasion_bonus": "adds to a dogfight Evasion roll: dice and/or amount (abilities)",
+    "repair": "restores ship integrity: dice or amount, default 1 (abilities)",
+    "ship_stat": "changes a ship stat while installed: stat and amount (upgrades)",
+}
+"""The effect kinds the engine applies; any other kind is descriptive and applied by nobody."""
+DICE_OR_AMOUNT = ("heal", "booster", "aim_bonus", "evasion_bonus")
+
+
+class Effect(Schema):
+    """What an item or ability does: its kind and that kind's dice, amount or target. A kind the
+    engine does not apply (such as ration) is descriptive; only the keys given are kept."""
+
+    class Meta:
+        unknown = RAISE
+
+    error_messages = Strict.error_messages
+
+    kind = text(
+        "What it does; applied kinds: "
+        + "; ".join(f"{kind} ({what})" for kind, what in EFFECT_KINDS.items())
+        + ".",
+        max_length=40,
+    )
+    dice = text("Dice rolled when it applies, such as 1d6.", max_length=40)
+    dice.validators.append(dice_notation)
+    amount = integer("A flat amount added to its dice.", **HUNDREDS)
+    condition = text("The condition a cure ends.", choices=items.CONDITIONS)
+    trait = text("The trait a booster adds to.", choices=qc.TRAITS)
+    traits = many(
+        "The traits a check bonus applies to (any if left out).",
+        max_items=6,
+        item=text("A trait.", required=True, choices=qc.TRAITS),
+    )
+    roll = text(
+        "The dogfight roll a reroll changes (default: the open one).", choices=dogfight_rounds.ROLLS
+    )
+    keep = text("Which result a reroll keeps.", choices=("new", "better"))
+    stat = text("The ship stat a ship_stat effect changes.", choices=ship.SHIP_STATS)
+
+    @validates_schema
+    def kind_needs(self, data: dict[str, Any], **_: Any) -> None:
+        """What each applied kind needs besides its kind."""
+        kind = data.get("kind")
+        if kind in DICE_OR_AMOUNT and data.get("dice") is None and data.get("amount") is None:
+            raise ValidationError(f"a {kind} effect needs dice or an amount")
+        needed = {"cure": ("condition",), "booster": ("trait",), "ship_stat": ("stat", "amount")}
+        for name in needed.get(str(kind), ()):
+            if data.get(name) is None:
+                raise ValidationError(f"a {kind} effect needs {name}", name)
+
+
 class Item(Strict):
     """An item from the book (G-QC-01): id, name, kind, a slot for equipment, price, effect."""
 
@@ -113,8 +185,12 @@ class Item(Strict):
     slot = text("The equipment slot it takes (equipment needs one).", max_length=40)
     price = integer("Its price in credits.", minimum=0, maximum=1_000_000)
     usable_between_rounds = flag("Whether it may be used between combat rounds.")
-    compartments = many("The compartments (1-6) an upgrade fits; any if left out.")
-    effect = mapping("What it does: its kind, and dice or an amount.", default={})
+    compartments = many(
+        "The compartments (1-6) an upgrade fits; any if left out.",
+        max_items=6,
+        item=compartment("A compartment, 1-6."),
+    )
+    effect = nested("What it does (see Effect).", Effect, default={})
 
     @validates_schema
     def slot_for_equipment(self, data: dict[str, Any], **_: Any) -> None:
@@ -132,15 +208,7 @@ class Ability(Strict):
     context = text("Where it may be used.", required=True, choices=qc.CONTEXTS)
     uses = integer("Uses per Rest (default: 1 for per_rest, else 0).", minimum=0, maximum=100)
     cost = integer("Surges it costs (default: 1 for surge, else 0).", minimum=0, maximum=100)
-    effect = mapping("What it does: its kind, and dice or an amount.", default={})
-
-    @validates_schema
-    def dogfight_effect(self, data: dict[str, Any], **_: Any) -> None:
-        """A dogfight effect is checked when the ability is defined, not only when used."""
-        try:
-            qc.check_dogfight_effect(data.get("effect") or {}, "effect")
-        except InvalidInput as error:
-            raise ValidationError(error.errors) from None
+    effect = nested("What it does (see Effect).", Effect, default={})
 
 
 class Traits(Strict):
@@ -177,7 +245,7 @@ class Hero(Strict):
     virtue = integer("Virtue.", default=0, minimum=-10, maximum=10)
     credits = integer("Credits.", default=0, minimum=-100_000, maximum=100_000)
     rations = integer("Meal Rations.", default=0, minimum=0, maximum=1000)
-    abilities = many("The hero's abilities.", default=[], item=item_of(Ability), dotted=True)
+    abilities = many("The hero's abilities.", default=[], item=item_of(Ability))
     pool = nested("The pool of surges, if the hero has one.", Pool)
     inventory = many("Items the hero starts with.", default=[], item=item_of(Item))
 
@@ -199,9 +267,7 @@ class Crew(Strict):
 
     id = text("The crew member's id.", required=True, max_length=80)
     name = text("Their name.", default="", max_length=200)
-    abilities = many(
-        "The abilities they give.", default=[], max_items=20, item=item_of(Ability), dotted=True
-    )
+    abilities = many("The abilities they give.", default=[], max_items=20, item=item_of(Ability))
     integrity_bonus = integer("Integrity the compartment gains.", minimum=0, maximum=10)
 
 
@@ -266,10 +332,9 @@ def an_upgrade(data: dict[str, Any]) -> None:
         raise ValidationError("must be upgrade", "upgrade.kind")
 
 
-def names(value: list[Any]) -> None:
-    """Names of at most 200 characters each."""
-    if not all(isinstance(name, str) and len(name) <= 200 for name in value):
-        raise ValidationError("must be a list of names")
+def enemy_name() -> fields.Field[Any]:
+    """An enemy ship's name, as a list's item."""
+    return text("An enemy ship's name.", required=True, max_length=200)
 
 
 def ability_uses(description: str) -> fields.Field[Any]:
@@ -279,7 +344,6 @@ def ability_uses(description: str) -> fields.Field[Any]:
         default=[],
         max_items=20,
         item=id_or_object("An ability id or an ability use.", AbilityUse),
-        dotted=True,
         not_a_list="must be a list of abilities",
     )
 
@@ -338,25 +402,33 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "apply_condition",
-        "None.",
+        None,
         condition=text("The condition the page gives.", required=True, choices=items.CONDITIONS),
         source=text("What caused it.", default="page"),
     ),
     command(
         GAME,
         "make_choice",
-        "None.",
+        None,
         choice=text("The id of the printed choice.", required=True, max_length=80),
         options=many(
-            "The printed option labels (numbers, lettered as '2-A').", required=True, max_items=50
+            "The printed option labels (numbers, lettered as '2-A').",
+            required=True,
+            max_items=50,
+            item=text("An option label such as 2-B.", required=True, max_length=40),
         ),
-        selected=many("The labels of the options taken.", required=True, max_items=50),
+        selected=many(
+            "The labels of the options taken.",
+            required=True,
+            max_items=50,
+            item=text("An option label such as 2-B.", required=True, max_length=40),
+        ),
         checks=[choice_labels],
     ),
     command(
         GAME,
         "start_combat",
-        "None.",
+        None,
         kind=text("Several enemies or one enemy.", required=True, choices=combat_rules.KINDS),
         mode=text(
             "The difficulty mode (default: the house rule qc.combat.mode).",
@@ -368,7 +440,6 @@ COMMANDS: list[Command] = [
             max_items=50,
             item=item_of(CombatRound),
             at_least_one="give at least one round",
-            dotted=True,
         ),
     ),
     command(GAME, "combat_round", COMBAT_DICE),
@@ -406,7 +477,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "choose_loot",
-        "None.",
+        None,
         item=text(
             "The equipment item lost for good: one the pending decision offers.",
             required=True,
@@ -416,7 +487,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "choose_clone_outcome",
-        "None.",
+        None,
         replace=flag("true switches to a new hero; false keeps the rushed clone.", required=True),
         hero=nested("The new hero (as in select_hero); only with replace: true.", Hero),
         checks=[hero_with_replace],
@@ -424,7 +495,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "rest",
-        "None.",
+        None,
         restore_stat=text(
             "The injured stat to restore (asked for when several are injured).",
             choices=qc.INJURY_STATS,
@@ -433,13 +504,13 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "choose_rest_stat",
-        "None.",
+        None,
         stat=text("The injured stat to restore: one the pending Rest offers.", required=True),
     ),
     command(
         GAME,
         "level_up",
-        "None.",
+        None,
         max_hp_gain=integer("How much max HP rises.", default=0, minimum=0, maximum=1000),
         trait_points=fields.Dict(
             keys=fields.String(validate=trait_name),
@@ -455,7 +526,12 @@ COMMANDS: list[Command] = [
         new_abilities=many(
             "New abilities, each defined as in select_hero.", default=[], item=item_of(Ability)
         ),
-        new_uses=mapping("Ability id -> its new number of uses.", default={}),
+        new_uses=mapping(
+            "Ability id -> its new number of uses (at least its uses now).",
+            default={},
+            keys=text("A per-rest ability's id.", required=True, max_length=80),
+            values=integer("Its new number of uses.", required=True, minimum=0, maximum=100),
+        ),
         pool_max=integer("The pool's new maximum.", minimum=0, maximum=100),
     ),
     command(
@@ -463,14 +539,14 @@ COMMANDS: list[Command] = [
         "dogfight",
         DOGFIGHT_DICE,
         rounds=dogfight_rounds_field(),
-        enemies=many("The enemy ships' names.", default=[], max_items=20, check=names),
+        enemies=many("The enemy ships' names.", default=[], max_items=20, item=enemy_name()),
     ),
     command(
         GAME,
         "start_dogfight",
-        "None.",
+        None,
         rounds=dogfight_rounds_field(),
-        enemies=many("The enemy ships' names.", default=[], max_items=20, check=names),
+        enemies=many("The enemy ships' names.", default=[], max_items=20, item=enemy_name()),
     ),
     command(
         GAME,
@@ -491,7 +567,6 @@ COMMANDS: list[Command] = [
                 validate=validate.Length(1, 80, error="must be an ability id"),
                 error_messages={"invalid": "must be an ability id", **REQUIRED},
             ),
-            dotted=True,
         ),
         roll=text(
             "The roll the abilities change (default: the roll just made).",
@@ -508,7 +583,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "decide_pickpocket",
-        "None.",
+        None,
         choice=text(
             "Accept the credits (and lose 1 virtue) or refuse them.",
             required=True,
@@ -518,7 +593,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "pay",
-        "None.",
+        None,
         purpose=text("What is paid for.", required=True, free_text=True),
         cost=integer("The price in credits.", required=True, minimum=0, maximum=1_000_000),
         required=flag("Whether the page requires it (it may then go into debt).", required=True),
@@ -526,14 +601,14 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "gain_credits",
-        "None.",
+        None,
         amount=integer("Credits gained.", required=True, minimum=1, maximum=1_000_000),
         cause=text("Why (a reward, a find).", default="reward"),
     ),
     command(
         GAME,
         "theft",
-        "None.",
+        None,
         amount=integer("Credits stolen.", required=True, minimum=1, maximum=1_000_000),
     ),
     command(
@@ -546,7 +621,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "enter_shop",
-        "None.",
+        None,
         shop_id=text("The shop's id.", required=True, max_length=80),
         stock=many(
             "What it sells: each item with its price.",
@@ -559,41 +634,41 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "buy",
-        "None.",
+        None,
         item=text("The id of an item the open shop sells.", required=True, max_length=80),
     ),
-    command(GAME, "sell", "None.", item=text(ITEM_ID, required=True, max_length=80)),
-    command(GAME, "leave_shop", "None."),
+    command(GAME, "sell", None, item=text(ITEM_ID, required=True, max_length=80)),
+    command(GAME, "leave_shop", None),
     command(
         GAME,
         "gain_item",
-        "None.",
+        None,
         item=nested("The item gained.", Item, required=True),
     ),
     command(
         GAME,
         "equip",
-        "None.",
+        None,
         item=text(ITEM_ID, required=True, max_length=80),
         replace=flag("Swap out the item already in that slot.", default=False),
     ),
     command(
         GAME,
         "unequip",
-        "None.",
+        None,
         item=text("The id of an equipped item.", required=True, max_length=80),
     ),
     command(
         GAME,
         "select_hero",
-        "None.",
+        None,
         phase=text("Which hero this is.", required=True, choices=("prologue", "main", "custom")),
         hero=nested("The hero.", Hero, required=True),
     ),
     command(
         GAME,
         "start_page",
-        "None.",
+        None,
         date=text("The page's date, YYYY-MM-DD or MM-DD.", required=True, max_length=10),
         weekday=text(
             "The weekday printed on the page (checked against the date).", choices=pages.WEEKDAYS
@@ -610,7 +685,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "change_virtue",
-        "None.",
+        None,
         delta=integer("The change in virtue.", required=True, minimum=-100, maximum=100),
         cause=text("The decision that changed it.", default="decision"),
     ),
@@ -626,21 +701,21 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "hire_crew",
-        "None.",
+        None,
         crew=nested("The crew member.", Crew, required=True),
         fee=integer("The one-time fee in credits.", default=0, minimum=0, maximum=1_000_000),
     ),
     command(
         GAME,
         "assign_crew",
-        "None.",
+        None,
         crew=text("The id of a hired crew member.", required=True, max_length=80),
         compartment=compartment("The compartment (1-6)."),
     ),
     command(
         GAME,
         "install_upgrade",
-        "None.",
+        None,
         upgrade=id_or_object("An upgrade in the inventory (its id), or one defined here.", Item),
         checks=[an_upgrade],
         compartment=compartment("The compartment (1-6)."),
@@ -649,7 +724,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "sell_upgrade",
-        "None.",
+        None,
         upgrade=text("The id of an upgrade in the inventory.", required=True, max_length=80),
     ),
 ]

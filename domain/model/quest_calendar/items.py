@@ -14,6 +14,7 @@ leaves it unset, healing items default to false and every other item to true.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from domain.model.command_schema import Values
@@ -126,10 +127,9 @@ def timing_now(page: dict[str, Any]) -> str:
 # -- effects shared by items and abilities -----------------------------------------------------
 
 
-def check_effect(effect: Any, allowed: tuple[str, ...], field: str) -> str | None:
-    """Validate an effect's data and return its kind (None: no effect the engine applies)."""
-    if not isinstance(effect, dict):
-        raise InvalidInput.field(field, "must be an object")
+def check_effect(effect: Mapping[str, Any], allowed: tuple[str, ...], field: str) -> str | None:
+    """An effect's kind if this command applies it (None: no effect the engine applies); its
+    shape was checked by its schema (``Effect``) when the item or ability was defined."""
     kind = effect.get("kind")
     if kind is None:
         return None
@@ -137,31 +137,13 @@ def check_effect(effect: Any, allowed: tuple[str, ...], field: str) -> str | Non
         raise InvalidInput.field(
             f"{field}.kind", f"{kind!r} is not applied by this command; use one of {allowed}"
         )
-    dice = effect.get("dice")
-    if dice is not None:
-        try:
-            parse(dice)
-        except InvalidInput as error:
-            raise InvalidInput.field(f"{field}.dice", error.message) from None
-    amount = effect.get("amount", 0)
-    if isinstance(amount, bool) or not isinstance(amount, int) or abs(amount) > 1000:
-        raise InvalidInput.field(f"{field}.amount", "must be an integer from -1000 to 1000")
-    if kind == "cure" and effect.get("condition") not in CONDITIONS:
-        raise InvalidInput.field(f"{field}.condition", f"must be one of {CONDITIONS}")
-    if kind == "booster" and effect.get("trait") not in qc.TRAITS:
-        raise InvalidInput.field(f"{field}.trait", f"must be one of {qc.TRAITS}")
-    traits = effect.get("traits")
-    if traits is not None and (not isinstance(traits, list) or not set(traits) <= set(qc.TRAITS)):
-        raise InvalidInput.field(f"{field}.traits", f"must be a list of {qc.TRAITS}")
-    if kind in ("heal", "booster") and dice is None and "amount" not in effect:
-        raise InvalidInput.field(field, f"a {kind} effect needs dice or an amount")
     result: str = kind
     return result
 
 
 def effect_amount(ctx: Context, effect: dict[str, Any], purpose: str) -> int:
     """An effect's size: its dice, rolled now, plus its flat amount."""
-    amount = int(effect.get("amount", 0))
+    amount = int(effect.get("amount") or 0)
     if effect.get("dice") is not None:
         amount += int(ctx.roll(effect["dice"], purpose)["total"])
     return amount

@@ -268,11 +268,7 @@ def level_up(ctx: Context, args: Values) -> None:
         ability = hero["abilities"].get(ability_id)
         if ability is None or ability["usage"] != "per_rest":
             raise InvalidInput.field(f"new_uses.{ability_id}", "not a per-rest ability of the hero")
-        if (
-            isinstance(uses, bool)
-            or not isinstance(uses, int)
-            or not ability["uses"] <= uses <= 100
-        ):
+        if uses < ability["uses"]:
             raise InvalidInput.field(
                 f"new_uses.{ability_id}", f"must be an integer from {ability['uses']} to 100"
             )

@@ -173,12 +173,10 @@ def _repair_by_ability(ctx: Context, ability_id: str, missing: int) -> int:
     dogfight = ability is not None and ability["context"] == "dogfight"
     context = "dogfight" if dogfight and qc.page(ctx).get("dogfight") else "outside"
     qc.spend_ability(ctx, ability_id, context)
-    if "dice" in effect:
-        restored = ctx.roll(str(effect["dice"]), f"{ability_id}: ship repair")["total"]
+    if effect.get("dice") is not None:
+        restored = int(ctx.roll(str(effect["dice"]), f"{ability_id}: ship repair")["total"])
     else:
-        restored = effect.get("amount", 1)
-    if isinstance(restored, bool) or not isinstance(restored, int):
-        raise InvalidInput.field("ability", f"{ability_id!r} has no whole repair amount")
+        restored = effect.get("amount") or 1
     return max(0, min(missing, restored))
 
 

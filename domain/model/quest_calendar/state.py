@@ -170,38 +170,6 @@ def read_ability(loaded: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-DOGFIGHT_EFFECT_KINDS = ("aim_bonus", "evasion_bonus", "reroll")
-DOGFIGHT_ROLLS = ("aim", "evasion")
-
-
-def check_dogfight_effect(effect: Mapping[str, Any], where: str) -> None:
-    """The shape of a dogfight ability's effect: dice and/or an amount, or a reroll (QC-70/71)."""
-    kind = effect.get("kind")
-    if kind not in DOGFIGHT_EFFECT_KINDS:
-        return
-    if kind == "reroll":
-        if effect.get("roll") not in (None, *DOGFIGHT_ROLLS):
-            raise InvalidInput.field(f"{where}.roll", "must be aim or evasion")
-        if effect.get("keep", "new") not in ("new", "better"):
-            raise InvalidInput.field(f"{where}.keep", "must be new or better")
-        return
-    if effect.get("dice") is None and "amount" not in effect:
-        raise InvalidInput.field(where, f"a {kind} effect needs dice or an amount")
-    dice = effect.get("dice")
-    if dice is not None:
-        from domain.model.dice import parse
-
-        if not isinstance(dice, str):
-            raise InvalidInput.field(f"{where}.dice", "must be dice notation such as 1d10")
-        try:
-            parse(dice)
-        except InvalidInput as error:
-            raise InvalidInput.field(f"{where}.dice", error.message) from None
-    amount = effect.get("amount", 0)
-    if isinstance(amount, bool) or not isinstance(amount, int) or abs(amount) > 1000:
-        raise InvalidInput.field(f"{where}.amount", "must be an integer from -1000 to 1000")
-
-
 def read_item(loaded: Mapping[str, Any]) -> dict[str, Any]:
     """An item (G-QC-01 content), from its loaded ``Item``."""
     keys = ("id", "name", "kind", "slot", "price", "usable_between_rounds", "compartments")

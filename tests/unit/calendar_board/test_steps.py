@@ -107,7 +107,7 @@ def test_cb04_the_order_must_name_each_creature_once(order: list[Any]) -> None:
     match = night_match("creatures", creatures=ZOMBIES_AND_OPHAN)
     run_night(match)
     error = match.invalid({"type": "order_creatures", "player": "A", "order": order})
-    assert "order" in error.errors
+    assert {key.partition("[")[0] for key in error.errors} == {"order"}
     assert match.state["pending"]["decision"] == "creature_order"
 
 

@@ -85,11 +85,11 @@ def test_qc20_combat_needs_a_page_a_hero_and_well_formed_rounds() -> None:
     assert Table(page=None).refused(start()).rule_id == "QC-17"
     table = Table()
     assert table.refused({"type": "combat_round"}).rule_id == "QC-20"
-    assert "rounds.0.hit_target" in table.invalid(start([{**ROUND, "hit_target": "x"}])).errors
+    assert "rounds[0].hit_target" in table.invalid(start([{**ROUND, "hit_target": "x"}])).errors
     assert "rounds" in table.invalid(start([])).errors
     bad_condition = {**ROUND, "condition": {"name": "sleepy", "target": 3}}
-    assert "rounds.0.condition.name" in table.invalid(start([bad_condition])).errors
-    assert "rounds.0.colour" in table.invalid(start([{**ROUND, "colour": "red"}])).errors
+    assert "rounds[0].condition.name" in table.invalid(start([bad_condition])).errors
+    assert "rounds[0].colour" in table.invalid(start([{**ROUND, "colour": "red"}])).errors
     assert "kind" in table.invalid({**start(), "kind": "horde"}).errors
 
 
@@ -247,8 +247,8 @@ def test_qc28_abilities_that_cannot_change_a_round_are_refused() -> None:
     table = Table(hero=hero(SMITE, MEND, RAM))
     table.run(start())
     table.run({"type": "combat_round"}, faces=[15, 4])
-    assert "abilities.0" in table.invalid({"type": "resolve_round", "abilities": ["mend"]}).errors
-    assert "abilities.0" in table.invalid({"type": "resolve_round", "abilities": ["nope"]}).errors
+    assert "abilities[0]" in table.invalid({"type": "resolve_round", "abilities": ["mend"]}).errors
+    assert "abilities[0]" in table.invalid({"type": "resolve_round", "abilities": ["nope"]}).errors
     assert table.refused({"type": "resolve_round", "abilities": ["ram"]}).rule_id == "QC-15"
 
 
@@ -268,7 +268,7 @@ def test_qc14_reroll_needs_a_target_roll_and_keeps_the_new_result() -> None:
     table.run(start())
     table.run({"type": "combat_round"}, faces=[5, 7])
     error = table.invalid({"type": "resolve_round", "abilities": ["lucky"]})
-    assert "abilities.0.roll" in error.errors
+    assert "abilities[0].roll" in error.errors
     events = table.run(
         {"type": "resolve_round", "abilities": [{"id": "lucky", "roll": "attack"}]}, faces=[12]
     )
@@ -339,7 +339,7 @@ def test_qc30_hard_mode_asks_boost_attack_before_any_damage_die() -> None:
     assert (pending["decision"], pending["commands"]) == ("combat_boost_attack", ["boost_attack"])
     assert [o["id"] for o in pending["options"]] == ["focus"]
     assert table.refused({"type": "resolve_round"}).rule_id == "QC-30"
-    assert "abilities.0" in table.invalid({"type": "boost_attack", "abilities": ["smite"]}).errors
+    assert "abilities[0]" in table.invalid({"type": "boost_attack", "abilities": ["smite"]}).errors
     events = table.run({"type": "boost_attack", "abilities": ["focus"]}, faces=[4])
     assert table.types(events) == ["AbilityUsed", "DamageRolled", "DecisionRequested"]
     assert details(events, "AbilityUsed")[0]["hit"] is True
@@ -499,7 +499,7 @@ def test_qc40_abilities_can_aim_at_the_extra_attack_after_it_is_made() -> None:
     table.run({"type": "combat_round"}, faces=[2, 4])
     aimed = {"id": "smite", "attempt": "extra"}
     error = table.invalid({"type": "resolve_round", "abilities": [aimed, "flurry"]})
-    assert "abilities.0" in error.errors
+    assert "abilities[0]" in error.errors
     events = table.run({"type": "resolve_round", "abilities": ["flurry", aimed]}, faces=[15, 5, 3])
     assert details(events, "AbilityUsed")[1]["attempt"] == "extra"
     assert details(events, "CombatRoundResolved")[0]["damage_dealt"] == 8

@@ -214,7 +214,7 @@ def test_qc14_declining_the_aim_rolls_the_evasion_which_then_stands() -> None:
     assert table.types(events) == ["EvasionRolled", "DecisionRequested"]
     # The Aim closed when the Evasion was rolled: only the Evasion roll is open now.
     assert "roll" in table.invalid(resolve("lock-on", roll="aim")).errors
-    assert "abilities.0" in table.invalid(resolve("lock-on")).errors
+    assert "abilities[0]" in table.invalid(resolve("lock-on")).errors
     events = table.run(resolve(roll="evasion"), faces=[1, 2, 3])
     (taken,) = of(events, "ShipDamageTaken")
     assert (taken["raw"], taken["net"]) == (4, 3)
@@ -409,8 +409,8 @@ def test_qc76_the_hero_dying_mid_dogfight_ends_it() -> None:
     ("effect", "field"),
     [
         # A malformed dogfight effect never gets this far: it is refused with the hero (below).
-        ({"kind": "heal", "amount": 3}, "abilities.0"),
-        ({}, "abilities.0"),
+        ({"kind": "heal", "amount": 3}, "abilities[0]"),
+        ({}, "abilities[0]"),
     ],
 )
 def test_dogfight_ability_effects_are_validated_naming_the_field(
@@ -428,12 +428,12 @@ def test_resolve_dogfight_round_input_is_validated() -> None:
     table = table_with(LOCK_ON)
     table.run(start())
     table.run(NEXT, faces=[40])
-    assert "abilities.0" in table.invalid(resolve("nobody")).errors
-    assert "abilities.1" in table.invalid(resolve("lock-on", 7)).errors
+    assert "abilities[0]" in table.invalid(resolve("nobody")).errors
+    assert "abilities[1]" in table.invalid(resolve("lock-on", 7)).errors
     assert "roll" in table.invalid(resolve(roll="sideways")).errors
     assert "rounds" in table_with().invalid({"type": "start_dogfight", "rounds": []}).errors
     bad = {**start(), "enemies": [1]}
-    assert "enemies" in table_with().invalid(bad).errors
+    assert table_with().invalid(bad).errors == {"enemies[0]": ["must be a string"]}
 
 
 # -- the one-shot dogfight stays as it was --------------------------------------------------------
@@ -473,15 +473,15 @@ def test_qc69_one_shot_dogfight_asks_nothing_and_plays_like_rounds_without_abili
 @pytest.mark.parametrize(
     ("effect", "field"),
     [
-        ({"kind": "aim_bonus"}, "hero.abilities.0.effect"),
-        ({"kind": "aim_bonus", "dice": "2x"}, "hero.abilities.0.effect.dice"),
-        ({"kind": "aim_bonus", "amount": "5"}, "hero.abilities.0.effect.amount"),
-        ({"kind": "aim_bonus", "dice": "1d7"}, "hero.abilities.0.effect.dice"),
-        ({"kind": "evasion_bonus", "amount": 1.5}, "hero.abilities.0.effect.amount"),
-        ({"kind": "evasion_bonus", "amount": True}, "hero.abilities.0.effect.amount"),
-        ({"kind": "aim_bonus", "amount": 10**30}, "hero.abilities.0.effect.amount"),
-        ({"kind": "reroll", "keep": "worse"}, "hero.abilities.0.effect.keep"),
-        ({"kind": "reroll", "roll": "damage"}, "hero.abilities.0.effect.roll"),
+        ({"kind": "aim_bonus"}, "hero.abilities[0].effect"),
+        ({"kind": "aim_bonus", "dice": "2x"}, "hero.abilities[0].effect.dice"),
+        ({"kind": "aim_bonus", "amount": "5"}, "hero.abilities[0].effect.amount"),
+        ({"kind": "aim_bonus", "dice": "1d7"}, "hero.abilities[0].effect.dice"),
+        ({"kind": "evasion_bonus", "amount": 1.5}, "hero.abilities[0].effect.amount"),
+        ({"kind": "evasion_bonus", "amount": True}, "hero.abilities[0].effect.amount"),
+        ({"kind": "aim_bonus", "amount": 10**30}, "hero.abilities[0].effect.amount"),
+        ({"kind": "reroll", "keep": "worse"}, "hero.abilities[0].effect.keep"),
+        ({"kind": "reroll", "roll": "damage"}, "hero.abilities[0].effect.roll"),
     ],
 )
 def test_qc15_a_malformed_dogfight_effect_is_refused_when_the_hero_is_chosen(

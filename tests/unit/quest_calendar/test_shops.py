@@ -8,7 +8,12 @@ import pytest
 
 from tests.unit.quest_calendar.harness import HERO, Table
 
-MED_KIT = {"id": "med-kit", "name": "Med Kit", "kind": "consumable", "effect": {"kind": "heal"}}
+MED_KIT = {
+    "id": "med-kit",
+    "name": "Med Kit",
+    "kind": "consumable",
+    "effect": {"kind": "heal", "dice": "1d6"},
+}
 RATION = {"id": "ration", "name": "Meal Ration", "kind": "other", "effect": {"kind": "ration"}}
 ANTIDOTE = {"id": "antidote", "name": "Antidote", "kind": "consumable", "price": 4}
 VISOR = {"id": "visor", "name": "Void Visor", "kind": "equipment", "slot": "helmet"}
