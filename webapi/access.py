@@ -25,6 +25,7 @@ from marshmallow import Schema, fields, validate
 from domain.access import ROLES, Membership, Token, acting_as, actor_label
 from domain.errors import InvalidInput, NotFound
 from domain.text import quoted
+from webapi import page
 from webapi.errors import problem
 from webapi.http import campaign_id, questlog
 from webapi.schemas import Flag, Text
@@ -34,7 +35,8 @@ RATE_KEY = "questlog_rate_limit"
 DEFAULT_RATE_LIMIT = 50.0
 """Appends per second per token, with a burst of as many (QUESTLOG_RATE_LIMIT; 0 turns it off)."""
 EXEMPT_KEY = "questlog_rate_limit_exempt"
-OPEN_ENDPOINTS = frozenset({"api-docs.openapi_json", "static"})
+OPEN_ENDPOINTS = frozenset({"api-docs.openapi_json", "static"}) | page.OPEN
+"""Routes any caller may use without a token: the OpenAPI document and the page's shell and files."""
 ADMIN_ONLY_PATHS = ("/admin/", "/views/rolls", "/views/campaigns", "/analytics/", "/projections")
 """Routes across every campaign (or, for /projections, the whole log's head and positions): only
 admin tokens may read them."""

@@ -20,6 +20,7 @@ from webapi import (
     errors,
     limits,
     openapi,
+    page,
     schemas,
     timetravel,
     views,
@@ -76,6 +77,7 @@ def create_app(
     api.register_blueprint(views.blp)
     api.register_blueprint(analytics.blp)
     api.register_blueprint(access.blp)
+    app.register_blueprint(page.blp)  # the table page: plain Flask, not in the OpenAPI document
     for entry in catalogue.COMMANDS.values():
         api.spec.components.schema(entry.component, schema=entry.schema)
     for name, schema in catalogue.inline_schemas().items():

@@ -1,0 +1,94 @@
+"""The store the browser tests open: campaigns of both games, tokens of each role, one tampered roll.
+
+Run it alone to try the page by hand: ``python -m tests.browser.seed DB`` seeds DB and prints the
+tokens and the campaign ids (then ``QUESTLOG_DB=DB questlog serve``).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from uuid import UUID
+
+from domain.access import Membership, acting_as
+from domain.application import Questlog
+from domain.store import StoreConfig
+from tests.fixtures.make_release_store import HERO, play_calendar_board, play_quest_calendar
+
+
+@dataclass
+class Seeded:
+    """What the seeded store holds: the tokens' secrets and the campaigns' ids by purpose."""
+
+    tokens: dict[str, str] = field(default_factory=dict)
+    campaigns: dict[str, str] = field(default_factory=dict)
+
+
+def hero_on_a_page(app: Questlog, name: str) -> UUID:
+    """A Quest Calendar campaign whose hero has a page open (2027-01-04)."""
+    cid = app.create_campaign(
+        game="quest-calendar", name=name, setup={"prologue_complete": True}
+    ).campaign_id
+    app.command(cid, {"type": "select_hero", "phase": "main", "hero": HERO})
+    app.command(cid, {"type": "start_page", "date": "2027-01-04"})
+    return cid
+
+
+def tamper_with_a_face(db: Path, campaign_id: str, version: int) -> None:
+    """Edit the first stored face of the roll at this version, as someone with the file might."""
+    with sqlite3.connect(db) as conn:
+        (state,) = conn.execute(
+            "SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = ?",
+            (UUID(campaign_id).hex, version),
+        ).fetchone()
+        fields = json.loads(state)
+        die = fields["rolls"][0]["dice"][0]
+        die["face"] = die["face"] % die["sides"] + 1
+        edited = json.dumps(fields, separators=(",", ":")).encode()
+        conn.execute(
+            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
+            (edited, UUID(campaign_id).hex, version),
+        )
+
+
+def seed(db: Path) -> Seeded:
+    """Seed a new store at ``db`` (the server is not running yet)."""
+    out = Seeded()
+    app = Questlog(StoreConfig(sqlite_path=db))
+    try:
+        owner, out.tokens["owner"] = app.create_token("owner")
+        viewer, out.tokens["viewer"] = app.create_token("viewer")
+        with acting_as(owner):
+            qc, _fork = play_quest_calendar(app)
+            out.campaigns["qc"] = str(qc)
+            out.campaigns["play"] = str(hero_on_a_page(app, "A page to play"))
+            pending = hero_on_a_page(app, "A pickpocket's four")
+            app.command(pending, {"type": "pickpocket", "icon_id": "alley", "faces": [4]})
+            out.campaigns["pending"] = str(pending)
+            undo = hero_on_a_page(app, "A page to undo")
+            for amount in (3, 4):
+                app.command(undo, {"type": "gain_credits", "amount": amount, "cause": "salvage"})
+            out.campaigns["undo"] = str(undo)
+            tampered = app.create_campaign(game="quest-calendar", name="Tampered").campaign_id
+            for n in range(3):
+                app.roll(tampered, notation="d20", purpose=f"roll {n + 1}")
+            app.rotate_seed(tampered)
+            out.campaigns["tampered"] = str(tampered)
+        out.campaigns["cb"] = str(play_calendar_board(app))
+        # the match's owner plays seat A, so that its rollbacks go through proposals
+        app.side_tables.set_member(Membership(out.campaigns["cb"], owner.id, "owner", seat="A"))
+        for cid in out.campaigns.values():
+            app.side_tables.set_member(Membership(cid, viewer.id, "viewer"))
+    finally:
+        app.close()
+    # the roll at version 3 is the second: the page must call that one, and only that one, a mismatch
+    tamper_with_a_face(db, out.campaigns["tampered"], 3)
+    return out
+
+
+if __name__ == "__main__":
+    seeded = seed(Path(sys.argv[1]))
+    print(json.dumps({"tokens": seeded.tokens, "campaigns": seeded.campaigns}, indent=2))
