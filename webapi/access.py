@@ -36,7 +36,7 @@ DEFAULT_RATE_LIMIT = 50.0
 """Appends per second per token, with a burst of as many (QUESTLOG_RATE_LIMIT; 0 turns it off)."""
 EXEMPT_KEY = "questlog_rate_limit_exempt"
 OPEN_ENDPOINTS = frozenset({"api-docs.openapi_json", "static"}) | page.OPEN
-"""Routes any caller may use without a token: the OpenAPI document and the page's shell and files."""
+"""Routes any caller may use without a token: the OpenAPI document, the page and its files."""
 ADMIN_ONLY_PATHS = ("/admin/", "/views/rolls", "/views/campaigns", "/analytics/", "/projections")
 """Routes across every campaign (or, for /projections, the whole log's head and positions): only
 admin tokens may read them."""

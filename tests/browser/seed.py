@@ -1,4 +1,4 @@
-"""The store the browser tests open: campaigns of both games, tokens of each role, one tampered roll.
+"""The store the browser tests open: both games, tokens of each role, one tampered roll.
 
 Run it alone to try the page by hand: ``python -m tests.browser.seed DB`` seeds DB and prints the
 tokens and the campaign ids (then ``QUESTLOG_DB=DB questlog serve``).
@@ -84,7 +84,7 @@ def seed(db: Path) -> Seeded:
             app.side_tables.set_member(Membership(cid, viewer.id, "viewer"))
     finally:
         app.close()
-    # the roll at version 3 is the second: the page must call that one, and only that one, a mismatch
+    # the roll at version 3 is the second: the page must call that one, and only it, a mismatch
     tamper_with_a_face(db, out.campaigns["tampered"], 3)
     return out
 
