@@ -1,0 +1,207 @@
+"""The table page in Chromium against a real server: what a player and a viewer see and do."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import Server
+
+pytestmark = pytest.mark.browser
+VERDICTS = {"verified", "mismatch", "awaiting-reveal", "reported"}
+
+
+def verdicts(page: Any) -> dict[str, str]:
+    """Every roll's id and verdict, once the page has computed them all."""
+    page.wait_for_selector("[data-roll-id]")
+    # locators, not wait_for_function: the page's CSP forbids the eval that polling a string needs
+    expect(page.locator(".rolls [data-roll-id]:not([data-verdict])")).to_have_count(0)
+    found: dict[str, str] = page.eval_on_selector_all(
+        ".rolls [data-roll-id]",
+        "els => Object.fromEntries(els.map(e => [e.dataset.rollId, e.dataset.verdict]))",
+    )
+    return found
+
+
+def shown_version(page: Any) -> int:
+    return int(page.get_attribute("[data-campaign-version]", "data-campaign-version"))
+
+
+def wait_for_version(page: Any, version: int) -> None:
+    page.wait_for_selector(f'[data-campaign-version="{version}"]')
+
+
+def test_sign_in_keeps_the_token_in_the_tab_and_lists_the_campaigns(
+    open_page: Any, server: Server
+) -> None:
+    page, watch = open_page()
+    watch.allowed.append(("/campaigns", (401,)))  # the wrong token, on purpose
+    page.goto(server.url("/"))
+    assert page.url.endswith("/app/")
+    page.get_by_label("API token").fill("ql_not-a-token")
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_selector("text=That token is not valid")
+    page.get_by_label("API token").fill(server.seeded.tokens["owner"])
+    page.get_by_label("API token").press("Enter")
+    page.get_by_role("link", name="A page to play").wait_for()
+    stored = page.evaluate("[sessionStorage.getItem('questlog.token'), localStorage.length]")
+    assert stored == [server.seeded.tokens["owner"], 0]
+
+
+def test_every_roll_verifies_in_the_browser_with_the_servers_verdict_removed(
+    open_page: Any, server: Server
+) -> None:
+    page, _ = open_page("owner")
+    stripped: list[str] = []
+
+    def strip_verified(route: Any) -> None:
+        response = route.fetch()
+        body = response.json()
+        for roll in body.get("items", []):
+            roll.pop("verified", None)
+        stripped.append(route.request.url)
+        route.fulfill(response=response, body=json.dumps(body))
+
+    page.route("**/campaigns/*/rolls?*", strip_verified)
+    page.goto(server.campaign_url("qc"))
+    found = verdicts(page)
+    assert stripped
+    _, listing = server.call("GET", f"/campaigns/{server.seeded.campaigns['qc']}/rolls?limit=100")
+    expected = {
+        roll["roll_id"]: "reported"
+        if roll["source"] == "reported"
+        else "verified"
+        if roll["proof"].get("server_seed")
+        else "awaiting-reveal"
+        for roll in listing["items"]
+    }
+    assert found == expected
+    assert "verified" in found.values()
+    page.wait_for_selector('[data-chain="ok"]')
+
+
+def test_a_face_edited_in_the_database_shows_that_roll_as_a_mismatch(
+    open_page: Any, server: Server
+) -> None:
+    page, _ = open_page("owner")
+    page.goto(server.campaign_url("tampered"))
+    assert verdicts(page) == {"2-1": "verified", "3-1": "mismatch", "4-1": "verified"}
+    page.wait_for_selector('[data-chain="broken"]')
+    assert "version 3" in page.inner_text(".chain")
+
+
+def test_a_command_played_through_its_form(open_page: Any, server: Server) -> None:
+    page, _ = open_page("owner")
+    page.goto(server.campaign_url("play"))
+    before = shown_version(page)
+    page.get_by_label("Command").select_option("gain_credits")
+    form = page.locator('form[data-command="gain_credits"]')
+    form.get_by_label("amount").fill("6")
+    form.get_by_label("cause").fill("a reward")
+    form.get_by_role("button", name="Send gain credits").click()
+    wait_for_version(page, before + 1)
+    assert "11" in page.inner_text('section[aria-label="Hero"] .facts')
+    assert page.get_attribute(".timeline .event >> nth=0", "data-type") == "qc.CreditsChanged"
+
+
+def test_a_pending_decision_is_asked_and_answered(open_page: Any, server: Server) -> None:
+    page, _ = open_page("owner")
+    page.goto(server.campaign_url("pending"))
+    before = shown_version(page)
+    pending = page.locator('section[aria-label="Pending decision"]')
+    pending.get_by_text("pickpocket four").wait_for()
+    choices = pending.locator("button.choice")
+    assert choices.count() >= 2
+    choices.first.focus()
+    page.keyboard.press("Enter")
+    version = page.locator("[data-campaign-version]")
+    expect(version).not_to_have_attribute("data-campaign-version", str(before))
+    pending.wait_for(state="hidden")
+    assert page.locator(".timeline .event").first.get_attribute("data-type").startswith("qc.")
+
+
+def test_a_rollback_from_the_timeline(open_page: Any, server: Server) -> None:
+    cid = server.seeded.campaigns["undo"]
+    _, state = server.call("GET", f"/campaigns/{cid}")
+    head = state["version"]
+    page, _ = open_page("owner")
+    page.goto(server.campaign_url("undo"))
+    page.locator(f'[data-rollback-to="{head - 1}"]').click()
+    page.get_by_label(f"Why roll back to version {head - 1}?").fill("misread the reward")
+    page.get_by_role("button", name="Confirm rollback").click()
+    wait_for_version(page, head + 1)
+    newest = page.locator(".timeline .event").first
+    assert newest.get_attribute("data-type") == "questlog.RolledBack"
+    assert "misread the reward" in newest.inner_text()
+    assert "undone by" in page.locator(f'.timeline .event[data-version="{head}"]').inner_text()
+    _, after = server.call("GET", f"/campaigns/{cid}")
+    assert after["state"]["hero"]["credits"] == 8  # 5, +3 kept, +4 undone
+    page.get_by_role("button", name="Redo: undo this rollback").click()
+    page.get_by_role("button", name="Confirm rollback").click()
+    wait_for_version(page, head + 2)
+
+
+def test_a_viewer_sees_the_campaign_and_no_play_controls(open_page: Any, server: Server) -> None:
+    page, _ = open_page("viewer")
+    page.goto(server.campaign_url("qc"))
+    verdicts(page)
+    page.get_by_text("you are viewer").wait_for()
+    assert page.locator('section[aria-label="Play"]').count() == 0
+    assert page.locator("[data-rollback-to], form.command, button.choice").count() == 0
+    assert page.get_by_role("button", name="Share a view-only link").count() == 0
+
+
+def test_a_version_opens_the_campaign_as_it_was(open_page: Any, server: Server) -> None:
+    page, _ = open_page("owner")
+    page.goto(server.campaign_url("qc", "?version=3"))
+    wait_for_version(page, 3)
+    page.get_by_text("You are looking at version 3").wait_for()
+    assert page.locator("section.play").is_hidden()
+    page.get_by_role("button", name="Step forward").click()
+    wait_for_version(page, 4)
+    assert page.url.endswith("?version=4")
+
+
+def test_the_match_at_390_pixels_wide(open_page: Any, server: Server) -> None:
+    page, _ = open_page("owner", width=390)
+    page.goto(server.campaign_url("cb"))
+    verdicts(page)
+    page.get_by_role("img", name="Calendar track: the god piece on space").wait_for()
+    assert "party" in page.inner_text('section[aria-label="Parties"]').lower()
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0
+
+
+def test_a_bundle_is_verified_entirely_in_the_browser(
+    open_page: Any, server: Server, tmp_path: Any
+) -> None:
+    cid = server.seeded.campaigns["qc"]
+    _, events = server.call("GET", f"/campaigns/{cid}/events?limit=1000")
+    _, campaign = server.call("GET", f"/campaigns/{cid}")
+    bundle = {
+        "format": "questlog-bundle/1",
+        "campaign_id": cid,
+        "exported_at": "2026-12-02T00:00:00+00:00",
+        "events": events["items"],
+        "revealed_seeds": {},
+        "head": {"version": campaign["version"], "hash": campaign["head_hash"]},
+    }
+    path = tmp_path / "bundle.json"
+    path.write_text(json.dumps(bundle), "utf-8")
+    page, watch = open_page()
+    page.goto(server.url("/app/verify"))
+    asked = len(watch.requests)
+    page.get_by_label("Bundle file").set_input_files(str(path))
+    page.wait_for_selector('.bundle-result [data-chain="ok"]')
+    found = verdicts(page)
+    assert "verified" in found.values() and "mismatch" not in found.values()
+    assert len(watch.requests) == asked  # nothing was fetched to check it
+    events["items"][3]["data"]["purpose"] = "edited"
+    bundle["events"] = events["items"]
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(bundle), "utf-8")
+    page.get_by_label("Bundle file").set_input_files(str(edited))
+    page.wait_for_selector('.bundle-result [data-chain="broken"]')
