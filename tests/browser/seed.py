@@ -37,6 +37,22 @@ def hero_on_a_page(app: Questlog, name: str) -> UUID:
     return cid
 
 
+LONG_EVENTS = 10_000
+"""The size of campaign the page must open quickly, loading only what it shows."""
+
+
+def long_campaign(app: Questlog, events: int) -> UUID:
+    """A campaign of ``events`` events: server rolls, the seed revealed half-way."""
+    cid = app.create_campaign(game="quest-calendar", name="Ten thousand events").campaign_id
+    for n in range(events - 2):
+        if n == events // 2:
+            app.rotate_seed(cid)
+        else:
+            app.roll(cid, notation="d20", purpose=f"roll {n + 1}")
+    app.roll(cid, notation="2d6", purpose="the last roll")
+    return cid
+
+
 def tamper_with_a_face(db: Path, campaign_id: str, version: int) -> None:
     """Edit the first stored face of the roll at this version, as someone with the file might."""
     with sqlite3.connect(db) as conn:
@@ -77,6 +93,7 @@ def seed(db: Path) -> Seeded:
                 app.roll(tampered, notation="d20", purpose=f"roll {n + 1}")
             app.rotate_seed(tampered)
             out.campaigns["tampered"] = str(tampered)
+            out.campaigns["long"] = str(long_campaign(app, LONG_EVENTS))
         out.campaigns["cb"] = str(play_calendar_board(app))
         # the match's owner plays seat A, so that its rollbacks go through proposals
         app.side_tables.set_member(Membership(out.campaigns["cb"], owner.id, "owner", seat="A"))

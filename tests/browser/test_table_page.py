@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Server
+from tests.browser.seed import LONG_EVENTS
 
 pytestmark = pytest.mark.browser
 VERDICTS = {"verified", "mismatch", "awaiting-reveal", "reported"}
@@ -205,3 +206,18 @@ def test_a_bundle_is_verified_entirely_in_the_browser(
     edited.write_text(json.dumps(bundle), "utf-8")
     page.get_by_label("Bundle file").set_input_files(str(edited))
     page.wait_for_selector('.bundle-result [data-chain="broken"]')
+
+
+def test_a_ten_thousand_event_campaign_is_usable_at_once(open_page: Any, server: Server) -> None:
+    page, watch = open_page("owner")
+    page.goto(server.campaign_url("long"))
+    page.wait_for_selector(".timeline .event")
+    page.wait_for_selector('section[aria-label="Hero"]')
+    usable = page.evaluate("performance.now()")  # since this document's navigation started
+    assert shown_version(page) == LONG_EVENTS
+    assert usable < 1500, f"usable after {usable:.0f} ms"
+    verdicts(page)
+    # paged: the newest 50 events, the rolls of the newest 500 versions, nothing more
+    assert page.locator(".timeline .event").count() == 50
+    assert page.locator(".rolls [data-roll-id]").count() <= 500
+    assert not [url for url in watch.requests if "limit=1000" in url and "/views/" not in url]

@@ -10,7 +10,7 @@ function meter(label, value, max, cls) {
 }
 
 function hero(hero) {
-  if (!hero) return h("section", { class: "card" }, h("h3", {}, "Hero"), h("p", { class: "muted" }, "No hero selected yet."));
+  if (!hero) return h("section", { class: "card", "aria-label": "Hero" }, h("h3", {}, "Hero"), h("p", { class: "muted" }, "No hero selected yet."));
   const abilities = Object.values(hero.abilities || {});
   return h(
     "section",

@@ -33,8 +33,7 @@ class CampaignPage {
 
   async open() {
     clear(this.main, h("p", { class: "muted" }, "Loading the campaign…"));
-    this.head = await get(`/campaigns/${this.id}`);
-    this.who = await whoAmI(this.id);
+    [this.head, this.who] = await Promise.all([get(`/campaigns/${this.id}`), whoAmI(this.id)]);
     this.catalogue = this.who.canPlay ? (await get(`/commands?game=${this.head.game}`)).commands : [];
     this.layout();
     await this.show();
