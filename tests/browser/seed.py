@@ -88,6 +88,7 @@ def seed(db: Path) -> Seeded:
             for amount in (3, 4):
                 app.command(undo, {"type": "gain_credits", "amount": amount, "cause": "salvage"})
             out.campaigns["undo"] = str(undo)
+            out.campaigns["live"] = str(hero_on_a_page(app, "Played elsewhere"))
             tampered = app.create_campaign(game="quest-calendar", name="Tampered").campaign_id
             for n in range(3):
                 app.roll(tampered, notation="d20", purpose=f"roll {n + 1}")

@@ -9,30 +9,11 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Server
+from tests.browser.helpers import shown_version, verdicts, wait_for_version
 from tests.browser.seed import LONG_EVENTS
 
 pytestmark = pytest.mark.browser
 VERDICTS = {"verified", "mismatch", "awaiting-reveal", "reported"}
-
-
-def verdicts(page: Any) -> dict[str, str]:
-    """Every roll's id and verdict, once the page has computed them all."""
-    page.wait_for_selector("[data-roll-id]")
-    # locators, not wait_for_function: the page's CSP forbids the eval that polling a string needs
-    expect(page.locator(".rolls [data-roll-id]:not([data-verdict])")).to_have_count(0)
-    found: dict[str, str] = page.eval_on_selector_all(
-        ".rolls [data-roll-id]",
-        "els => Object.fromEntries(els.map(e => [e.dataset.rollId, e.dataset.verdict]))",
-    )
-    return found
-
-
-def shown_version(page: Any) -> int:
-    return int(page.get_attribute("[data-campaign-version]", "data-campaign-version"))
-
-
-def wait_for_version(page: Any, version: int) -> None:
-    page.wait_for_selector(f'[data-campaign-version="{version}"]')
 
 
 def test_sign_in_keeps_the_token_in_the_tab_and_lists_the_campaigns(
