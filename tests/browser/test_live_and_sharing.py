@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import Server
 from tests.browser.helpers import shown_version, verdicts
+from tests.browser.server import Server
 
 pytestmark = pytest.mark.browser
 NEEDS = "needs the page-server routes"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import Server
+from tests.browser.server import Server
 
 pytestmark = pytest.mark.browser
 

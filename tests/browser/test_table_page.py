@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import Server
 from tests.browser.helpers import shown_version, verdicts, wait_for_version
 from tests.browser.seed import LONG_EVENTS
+from tests.browser.server import Server
 
 pytestmark = pytest.mark.browser
 VERDICTS = {"verified", "mismatch", "awaiting-reveal", "reported"}
