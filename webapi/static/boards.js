@@ -77,21 +77,24 @@ export function questCalendar(state) {
   return [hero(state.hero), page(state), ship(state.ship)];
 }
 
-// The calendar track as a ring of 28 spaces (hand-made SVG) with the god piece on its space.
+// The calendar track as a ring (hand-made SVG): Start (0), the day spaces 1..30 and End (31),
+// with the god piece on its space.
 function track(board, weather) {
-  const spaces = 28;
   const at = Number(board?.god_piece ?? 0);
+  const spaces = Math.max(32, at + 1);
+  const name = (k) => (k === 0 ? "Start" : k === spaces - 1 ? "End" : `space ${k}`);
   const cx = 110;
   const cy = 110;
   const r = 90;
   const dots = [];
-  for (let k = 1; k <= spaces; k++) {
-    const a = (2 * Math.PI * (k - 1)) / spaces - Math.PI / 2;
+  for (let k = 0; k < spaces; k++) {
+    const a = (2 * Math.PI * k) / spaces - Math.PI / 2;
     const x = cx + r * Math.cos(a);
     const y = cy + r * Math.sin(a);
-    dots.push(s("circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: k === at ? 9 : 5, class: k === at ? "god" : "space" }, s("title", {}, k === at ? `space ${k}: the god piece` : `space ${k}`)));
+    const cls = k === at ? "god" : k === 0 || k === spaces - 1 ? "space ends" : "space";
+    dots.push(s("circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: k === at ? 9 : 5, class: cls }, s("title", {}, k === at ? `${name(k)}: the god piece` : name(k))));
   }
-  return s("svg", { viewBox: "0 0 220 220", class: "track", role: "img", "aria-label": `Calendar track: the god piece on space ${at}, lap ${board?.laps ?? 0}` },
+  return s("svg", { viewBox: "0 0 220 220", class: "track", role: "img", "aria-label": `Calendar track: the god piece on ${name(at)}, lap ${board?.laps ?? 0}` },
     dots,
     s("text", { x: cx, y: cy - 6, "text-anchor": "middle", class: "big" }, String(at)),
     s("text", { x: cx, y: cy + 14, "text-anchor": "middle" }, weather?.current || "clear"));
