@@ -26,3 +26,13 @@ def shown_version(page: Any) -> int:
 
 def wait_for_version(page: Any, version: int) -> None:
     page.wait_for_selector(f'[data-campaign-version="{version}"]')
+
+
+def unlabelled(page: Any) -> list[str]:
+    """The form controls on the page that have no label (by name or id)."""
+    found: list[str] = page.eval_on_selector_all(
+        "input:not([type=hidden]), select, textarea",
+        "els => els.filter(e => !e.labels.length && !e.getAttribute('aria-label'))"
+        ".map(e => e.name || e.id || e.outerHTML.slice(0, 60))",
+    )
+    return found

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import shown_version, verdicts, wait_for_version
+from tests.browser.helpers import shown_version, unlabelled, verdicts, wait_for_version
 from tests.browser.seed import LONG_EVENTS
 from tests.browser.server import Server
 
@@ -81,6 +81,7 @@ def test_a_command_played_through_its_form(open_page: Any, server: Server) -> No
     before = shown_version(page)
     page.get_by_label("Command").select_option("gain_credits")
     form = page.locator('form[data-command="gain_credits"]')
+    assert unlabelled(page) == []
     form.get_by_label("amount").fill("6")
     form.get_by_label("cause").fill("a reward")
     form.get_by_role("button", name="Send gain credits").click()
@@ -147,12 +148,18 @@ def test_a_version_opens_the_campaign_as_it_was(open_page: Any, server: Server) 
     assert page.url.endswith("?version=4")
 
 
-def test_the_match_at_390_pixels_wide(open_page: Any, server: Server) -> None:
+@pytest.mark.parametrize("key", ["qc", "cb"])
+def test_each_game_at_390_pixels_wide(open_page: Any, server: Server, key: str) -> None:
     page, _ = open_page("owner", width=390)
-    page.goto(server.campaign_url("cb"))
+    page.goto(server.campaign_url(key))
     verdicts(page)
-    page.get_by_role("img", name="Calendar track: the god piece on").wait_for()
-    assert "party" in page.inner_text('section[aria-label="Parties"]').lower()
+    if key == "cb":
+        page.get_by_role("img", name="Calendar track: the god piece on").wait_for()
+        assert "party" in page.inner_text('section[aria-label="Parties"]').lower()
+    else:
+        page.locator('section[aria-label="Ship"]').wait_for()
+    page.get_by_label("Command").select_option(index=1)
+    assert unlabelled(page) == []
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0
 
