@@ -25,6 +25,7 @@ class Seeded:
 
     tokens: dict[str, str] = field(default_factory=dict)
     campaigns: dict[str, str] = field(default_factory=dict)
+    versions: dict[str, int] = field(default_factory=dict)
 
 
 def hero_on_a_page(app: Questlog, name: str) -> UUID:
@@ -53,6 +54,22 @@ def long_campaign(app: Questlog, events: int) -> UUID:
     return cid
 
 
+def two_rounds(app: Questlog) -> tuple[UUID, int]:
+    """A match of A and B (calendar nights only) two rounds in, and the version after round one."""
+    cid = app.create_campaign(
+        game="calendar-board",
+        name="Two rounds",
+        house_rules={"cb.night.steps": ["calendar"]},
+        setup={"players": [{"id": "A"}, {"id": "B"}]},
+    ).campaign_id
+    app.command(cid, {"type": "end_turn", "player": "A"})
+    app.command(cid, {"type": "end_turn", "player": "B", "faces": [2]})
+    round_two = app.campaign(cid).version
+    app.command(cid, {"type": "end_turn", "player": "A"})
+    app.command(cid, {"type": "end_turn", "player": "B", "faces": [3]})
+    return cid, round_two
+
+
 def tamper_with_a_face(db: Path, campaign_id: str, version: int) -> None:
     """Edit the first stored face of the roll at this version, as someone with the file might."""
     with sqlite3.connect(db) as conn:
@@ -77,6 +94,7 @@ def seed(db: Path) -> Seeded:
     try:
         owner, out.tokens["owner"] = app.create_token("owner")
         viewer, out.tokens["viewer"] = app.create_token("viewer")
+        bee, out.tokens["bee"] = app.create_token("bee")
         with acting_as(owner):
             qc, _fork = play_quest_calendar(app)
             out.campaigns["qc"] = str(qc)
@@ -96,6 +114,11 @@ def seed(db: Path) -> Seeded:
             out.campaigns["tampered"] = str(tampered)
             out.campaigns["long"] = str(long_campaign(app, LONG_EVENTS))
         out.campaigns["cb"] = str(play_calendar_board(app))
+        with acting_as(owner):
+            match, out.versions["match-round-two"] = two_rounds(app)
+            out.campaigns["match"] = str(match)
+        app.side_tables.set_member(Membership(str(match), owner.id, "owner", seat="A"))
+        app.side_tables.set_member(Membership(str(match), bee.id, "player", seat="B"))
         # the match's owner plays seat A, so that its rollbacks go through proposals
         app.side_tables.set_member(Membership(out.campaigns["cb"], owner.id, "owner", seat="A"))
         for cid in out.campaigns.values():

@@ -209,3 +209,37 @@ def test_a_ten_thousand_event_campaign_is_usable_at_once(open_page: Any, server:
     assert page.locator(".timeline .event").count() == 50
     assert page.locator(".rolls [data-roll-id]").count() <= 500
     assert not [url for url in watch.requests if "limit=1000" in url and "/views/" not in url]
+
+
+def test_in_a_match_a_rollback_is_proposed_and_agreed(open_page: Any, server: Server) -> None:
+    cid = server.seeded.campaigns["match"]
+    target = server.seeded.versions["match-round-two"]
+    _, state = server.call("GET", f"/campaigns/{cid}")
+    head = state["version"]
+    owner, _ = open_page("owner")
+    owner.goto(server.campaign_url("match"))
+    owner.get_by_text("you are owner (seat A)").wait_for()
+    owner.locator(f'[data-rollback-to="{target}"]').click()
+    owner.get_by_label(f"Why roll back to version {target}?").fill("B's night went wrong")
+    owner.get_by_role("button", name="Confirm rollback").click()
+    owner.get_by_text("Open rollback proposals").wait_for()
+    assert owner.get_by_role("button", name="Agree as A").count() == 0  # proposing is agreeing
+    bee, _ = open_page("bee")
+    bee.goto(server.campaign_url("match"))
+    bee.get_by_text("you are player (seat B)").wait_for()
+    bee.get_by_role("button", name="Agree as B").click()
+    newest = bee.locator(".timeline .event").first
+    expect(newest).to_have_attribute("data-type", "questlog.RolledBack")
+    assert "by agreed proposal" in newest.inner_text()
+    _, after = server.call("GET", f"/campaigns/{cid}")
+    assert after["version"] == head + 4  # proposed, agreed by A, agreed by B, carried out
+    wait_for_version(owner, head + 4)  # the owner's page follows without a reload
+
+
+def test_a_fork_from_the_timeline_opens_the_new_campaign(open_page: Any, server: Server) -> None:
+    page, _ = open_page("owner")
+    page.goto(server.campaign_url("qc"))
+    page.get_by_role("button", name="Fork at v8").click()
+    page.locator("section.title").get_by_text("Forked from").wait_for()
+    assert server.seeded.campaigns["qc"] not in page.url
+    wait_for_version(page, 1)

@@ -258,8 +258,8 @@ class CampaignPage {
   }
 
   // The buttons on one timeline event, by the rollback policy and the caller's role.
-  eventActions(event) {
-    if (!this.who.canPlay || this.asOf !== null) return null;
+  eventActions(event, mid) {
+    if (!this.who.canPlay || this.asOf !== null || mid) return null;
     const v = Number(event.version);
     const buttons = [];
     const isHead = v === this.head.version;

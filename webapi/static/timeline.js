@@ -35,8 +35,9 @@ function summary(event) {
   }
 }
 
-// One event of the timeline; `actions(event)` gives the buttons the caller may use on it.
-export function eventElement(item, actions) {
+// One event of the timeline; `actions(event, mid)` gives the buttons the caller may use on it
+// (`mid`: the event is in the middle of a command, where no rollback or fork may start).
+export function eventElement(item, actions, mid = false) {
   const { event, patch } = item;
   const rolls = (event.data?.rolls || []).map((r) => `${r.roll_id} ${r.purpose}: ${r.notation} [${r.dice.map((d) => d.face).join(", ")}] = ${r.total}`);
   return h(
@@ -51,7 +52,7 @@ export function eventElement(item, actions) {
     h("p", { class: "what" }, summary(event)),
     rolls.length ? h("p", { class: "rolls-line" }, rolls.join(" · ")) : null,
     patch && patch.length ? h("details", {}, h("summary", {}, `${patch.length} change(s)`), h("ul", { class: "patch" }, patch.slice(0, 40).map(change))) : null,
-    actions(event),
+    actions(event, mid),
   );
 }
 
@@ -84,21 +85,13 @@ export class Timeline {
     const check = await checkChain(this.id, events);
     this.note(check);
     if (this.oldest && check.ok && this.oldest.prev_hash !== check.last) this.note({ ok: false, version: this.oldest.version, why: "does not link to the page before it" });
+    // the events of one command share a timestamp: all but its last are mid-command
+    const next = (k) => (k + 1 < events.length ? events[k + 1] : this.oldest);
+    const mid = events.map((event, k) => next(k) !== null && next(k).timestamp === event.timestamp);
     this.oldest = events[0];
     this.newest = this.newest || events.at(-1);
-    for (const item of items.slice().reverse()) this.list.append(eventElement(item, this.actions));
+    for (let k = items.length - 1; k >= 0; k--) this.list.append(eventElement(items[k], this.actions, mid[k]));
     return from;
-  }
-
-  // Newer events (live, or after a command): prepended above the newest.
-  async loadAfter(head) {
-    if (!this.newest) return this.loadNewest(head);
-    const from = Number(this.newest.version) + 1;
-    if (from > head) return;
-    const { items, events } = await this.range(from, Math.min(head, from + 999));
-    this.note(await checkChain(this.id, events, this.newest.hash));
-    this.newest = events.at(-1);
-    for (const item of items) this.list.prepend(eventElement(item, this.actions));
   }
 
   // Versions from..to: the events as GET /events gives them (with the actor the hash covers) and
