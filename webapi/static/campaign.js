@@ -11,7 +11,7 @@ import { Timeline } from "./timeline.js";
 import { clear, h } from "./dom.js";
 import { toast } from "./ui.js";
 
-const ROLL_WINDOW = 500; // versions of rolls loaded at a time, newest first
+const ROLL_WINDOW = 200; // versions of rolls loaded at a time, newest first
 
 export async function campaignPage(main, id) {
   const page = new CampaignPage(main, id);
@@ -33,8 +33,10 @@ class CampaignPage {
 
   async open() {
     clear(this.main, h("p", { class: "muted" }, "Loading the campaign…"));
-    [this.head, this.who] = await Promise.all([get(`/campaigns/${this.id}`), whoAmI(this.id)]);
-    this.catalogue = this.who.canPlay ? (await get(`/commands?game=${this.head.game}`)).commands : [];
+    const head = get(`/campaigns/${this.id}`);
+    const catalogue = head.then((c) => get(`/commands?game=${c.game}`));
+    [this.head, this.who, this.catalogue] = await Promise.all([head, whoAmI(this.id), catalogue.then((c) => c.commands)]);
+    if (!this.who.canPlay) this.catalogue = [];
     this.layout();
     await this.show();
     this.live = new Live(this.id, this.head.version, () => this.changed(), (mode) => {
