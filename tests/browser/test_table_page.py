@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -194,6 +195,32 @@ def test_a_bundle_is_verified_entirely_in_the_browser(
     edited.write_text(json.dumps(bundle), "utf-8")
     page.get_by_label("Bundle file").set_input_files(str(edited))
     page.wait_for_selector('.bundle-result [data-chain="broken"]')
+    # a forger who hashes the log again still cannot move a roll under another commitment
+    roll = events["items"][2]["data"]["rolls"][0]
+    roll["proof"]["commitment"] = campaign["commitment"]  # the one committed after the reveal
+    bundle["events"] = rehashed(cid, events["items"])
+    bundle["head"]["hash"] = bundle["events"][-1]["hash"]
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(bundle), "utf-8")
+    page.get_by_label("Bundle file").set_input_files(str(forged))
+    page.wait_for_selector('.bundle-result [data-chain="ok"]')
+    assert verdicts(page)[roll["roll_id"]] == "mismatch"
+
+
+def rehashed(campaign_id: str, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events with every hash and link computed again (docs/events.md)."""
+    previous = "0" * 64
+    for event in events:
+        event["prev_hash"] = previous
+        body = {
+            "campaign_id": campaign_id,
+            **{k: event[k] for k in ("version", "type", "timestamp", "data", "prev_hash")},
+        }
+        if event.get("actor") is not None:
+            body["actor"] = event["actor"]
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        event["hash"] = previous = hashlib.sha256(text.encode()).hexdigest()
+    return events
 
 
 def test_a_ten_thousand_event_campaign_is_usable_at_once(open_page: Any, server: Server) -> None:

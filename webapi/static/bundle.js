@@ -2,7 +2,7 @@
 import { parse } from "./canon.js";
 import { clear, h } from "./dom.js";
 import { showRolls, tally } from "./rolls.js";
-import { checkChain, rollsOf, seedsFromEvents } from "./verify.js";
+import { checkChain, diceInForce, rollsOf, seedsFromEvents } from "./verify.js";
 
 export function verifyPage(main) {
   const input = h("input", { type: "file", id: "bundle-file", accept: ".json,application/json" });
@@ -50,7 +50,7 @@ export async function verifyBundle(bundle) {
       : `Chain broken at version ${chain.version}: ${chain.why}.`),
     h("p", { class: "muted" }, `Campaign ${bundle.campaign_id}, exported ${bundle.exported_at}.`),
     list);
-  const verdicts = await showRolls(list, rolls.reverse(), seeds);
+  const verdicts = await showRolls(list, rolls.reverse(), seeds, diceInForce(events));
   box.insertBefore(h("p", { class: "tally" }, `Rolls: ${tally(verdicts)}.`), list);
   return box;
 }

@@ -30,11 +30,12 @@ export function rollElement(roll) {
 }
 
 // Render the rolls into `list` and compute each verdict; resolves when all are known.
-export async function showRolls(list, rolls, seeds = {}) {
+// `inForce` maps roll ids to the commitment and client seed in force (see verify.js).
+export async function showRolls(list, rolls, seeds = {}, inForce = null) {
   const pending = rolls.map(async (roll) => {
     const { el, verdict, why } = rollElement(roll);
     list.append(el);
-    const result = await rollVerdict(roll, seeds);
+    const result = await rollVerdict(roll, seeds, inForce?.get(roll.roll_id));
     el.dataset.verdict = result.verdict;
     verdict.textContent = VERDICTS[result.verdict];
     verdict.className = `verdict ${result.verdict}`;

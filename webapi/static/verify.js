@@ -54,9 +54,17 @@ export const VERDICTS = {
 
 // A roll's verdict and why. `seeds` maps commitments to revealed seeds the page found itself
 // (a bundle's, or SeedRotated events'); proof.server_seed is used only after its hash is checked.
-export async function rollVerdict(roll, seeds = {}) {
+// `inForce`, when the page knows the whole log (a bundle), is the commitment and client seed in
+// force at the roll: a proof naming others is a mismatch, whatever its faces.
+export async function rollVerdict(roll, seeds = {}, inForce = null) {
   if (roll.source === "reported" || !roll.proof) return { verdict: "reported", why: "rolled by hand" };
   const { commitment, client_seed: clientSeed, nonce } = roll.proof;
+  if (inForce && inForce.commitment !== commitment) {
+    return { verdict: "mismatch", why: `the proof names commitment ${commitment.slice(0, 12)}…, but ${String(inForce.commitment).slice(0, 12)}… was in force` };
+  }
+  if (inForce && inForce.client_seed !== clientSeed) {
+    return { verdict: "mismatch", why: `the proof names client seed “${clientSeed}”, but “${inForce.client_seed}” was in force` };
+  }
   const seed = seeds[commitment] ?? roll.proof.server_seed;
   if (!seed) return { verdict: "awaiting-reveal", why: "the seed is still secret" };
   let committed = false;
@@ -117,6 +125,22 @@ export function seedsFromEvents(events) {
     if (event.type === "questlog.SeedRotated") seeds[event.data.revealed_commitment] = event.data.revealed_seed;
   }
   return seeds;
+}
+
+// Each server roll's commitment and client seed in force, walking the whole log in order: the
+// creation event's, then each SeedRotated's commitment and each ClientSeedChanged's client seed.
+// A rollback does not restore them (the dice stream goes on).
+export function diceInForce(events) {
+  const inForce = new Map();
+  let current = { commitment: null, client_seed: null };
+  for (const event of events) {
+    const d = event.data || {};
+    if (event.type === "questlog.CampaignCreated") current = { commitment: d.commitment, client_seed: d.client_seed };
+    else if (event.type === "questlog.SeedRotated") current = { ...current, commitment: d.commitment };
+    else if (event.type === "questlog.ClientSeedChanged") current = { ...current, client_seed: d.client_seed };
+    for (const roll of rollsOf(event)) inForce.set(roll.roll_id, current);
+  }
+  return inForce;
 }
 
 // Every roll record an event carries (DiceRolled and game events alike).
