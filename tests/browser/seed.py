@@ -16,7 +16,12 @@ from uuid import UUID
 from domain.access import Membership, acting_as
 from domain.application import Questlog
 from domain.store import StoreConfig
-from tests.fixtures.make_release_store import HERO, play_calendar_board, play_quest_calendar
+from tests.fixtures.make_release_store import (
+    HAIL_SETUP,
+    HERO,
+    play_calendar_board,
+    play_quest_calendar,
+)
 
 
 @dataclass
@@ -70,6 +75,20 @@ def two_rounds(app: Questlog) -> tuple[UUID, int]:
     return cid, round_two
 
 
+def hail_night(app: Questlog) -> UUID:
+    """A match whose fourth night lands on hail: A failed the save and may use a fate reroll."""
+    cid = app.create_campaign(
+        game="calendar-board",
+        name="A hail night",
+        house_rules={"cb.night.steps": ["calendar"]},
+        setup=HAIL_SETUP,
+    ).campaign_id
+    for faces in ([4], [4], [4], [1, 1]):  # god piece 4 -> 8 -> 12 -> 13 (hail); A's save: 1
+        app.command(cid, {"type": "end_turn", "player": "A"})
+        app.command(cid, {"type": "end_turn", "player": "B", "faces": faces})
+    return cid
+
+
 def tamper_with_a_face(db: Path, campaign_id: str, version: int) -> None:
     """Edit the first stored face of the roll at this version, as someone with the file might."""
     with sqlite3.connect(db) as conn:
@@ -119,6 +138,9 @@ def seed(db: Path) -> Seeded:
             out.campaigns["match"] = str(match)
         app.side_tables.set_member(Membership(str(match), owner.id, "owner", seat="A"))
         app.side_tables.set_member(Membership(str(match), bee.id, "player", seat="B"))
+        with acting_as(owner):
+            out.campaigns["hail"] = str(hail_night(app))
+        app.side_tables.set_member(Membership(out.campaigns["hail"], owner.id, "owner", seat="A"))
         # the match's owner plays seat A, so that its rollbacks go through proposals
         app.side_tables.set_member(Membership(out.campaigns["cb"], owner.id, "owner", seat="A"))
         for cid in out.campaigns.values():

@@ -107,6 +107,18 @@ def test_a_pending_decision_is_asked_and_answered(open_page: Any, server: Server
     assert page.locator(".timeline .event").first.get_attribute("data-type").startswith("qc.")
 
 
+def test_a_match_decision_is_answered_by_its_seat(open_page: Any, server: Server) -> None:
+    page, _ = open_page("owner")
+    page.goto(server.campaign_url("hail"))
+    pending = page.locator('section[aria-label="Pending decision"]')
+    pending.get_by_text("fate reroll: A decides").wait_for()
+    before = shown_version(page)
+    pending.get_by_role("button", name="fate reroll", exact=True).click()
+    version = page.locator("[data-campaign-version]")
+    expect(version).not_to_have_attribute("data-campaign-version", str(before))
+    expect(page.locator('.timeline .event[data-type="cb.FateRerollUsed"]')).to_have_count(1)
+
+
 def test_a_rollback_from_the_timeline(open_page: Any, server: Server) -> None:
     cid = server.seeded.campaigns["undo"]
     _, state = server.call("GET", f"/campaigns/{cid}")

@@ -197,24 +197,34 @@ class CampaignPage {
     this.pending.hidden = !pending;
     if (!pending) return;
     const forMe = this.who.canPlay && !past && (!this.who.seat || !pending.who || pending.who === this.who.seat || this.head.game === "quest-calendar");
-    const commands = this.catalogue.filter((c) => (pending.commands || []).includes(c.name));
-    const preset = pending.who && this.head.game === "calendar-board" ? { player: pending.who } : {};
+    const options = (pending.options || []).map(String);
+    const context = pending.context || {};
     const quick = [];
-    for (const command of commands) {
-      const field = command.fields.find((f) => f.choices && (pending.options || []).some((o) => f.choices.map(String).includes(String(o))));
-      const others = command.fields.filter((f) => f.required && f !== field && !(f.name in preset));
-      if (field && !others.length) {
-        for (const option of pending.options.filter((o) => field.choices.map(String).includes(String(o)))) {
-          quick.push(h("button", { type: "button", class: "choice", dataset: { command: command.name, option }, onclick: () => this.send({ type: command.name, ...preset, [field.name]: option }) }, String(option)));
-        }
+    const forms = [];
+    for (const command of this.catalogue.filter((c) => (pending.commands || []).includes(c.name))) {
+      // what the decision already says: who answers, and any field its context names (the roll…)
+      const preset = {};
+      for (const field of command.fields) {
+        if (field.name === "player" && pending.who && this.head.game === "calendar-board") preset.player = pending.who;
+        else if (field.name in context && field.name !== "faces") preset[field.name] = context[field.name];
       }
+      const choice = command.fields.find((f) => f.choices && !(f.name in preset) && options.some((o) => f.choices.map(String).includes(o)));
+      const open = command.fields.filter((f) => f.required && f !== choice && !(f.name in preset));
+      const answer = (extra) => () => this.send({ type: command.name, ...preset, ...extra }).catch((error) => toast(explain(error), true));
+      if (open.length) forms.push(commandForm(command, { seat: this.who.seat, preset, send: (body) => this.send(body) }));
+      else if (choice) {
+        for (const option of options.filter((o) => choice.choices.map(String).includes(o))) {
+          const value = choice.choices.find((c) => String(c) === option);
+          quick.push(h("button", { type: "button", class: "choice", dataset: { command: command.name, option }, onclick: answer({ [choice.name]: value }) }, option.replaceAll("_", " ")));
+        }
+      } else quick.push(h("button", { type: "button", class: "choice", dataset: { command: command.name }, onclick: answer({}) }, command.name.replaceAll("_", " ")));
     }
     clear(this.pending,
       h("h3", {}, "A decision is pending"),
       h("p", { class: "question" }, `${pending.decision.replaceAll("_", " ")}${pending.who ? `: ${pending.who} decides` : ""}${pending.rule ? ` (${pending.rule})` : ""}`),
-      pending.context ? h("p", { class: "hint" }, JSON.stringify(pending.context)) : null,
-      h("p", {}, `Options: ${(pending.options || []).join(", ") || "see the commands"}`),
-      forMe ? [h("div", { class: "choices", role: "group", "aria-label": "Answers" }, quick), quick.length ? null : commands.map((c) => commandForm(c, { seat: this.who.seat, preset, send: (body) => this.send(body) }))] : null);
+      Object.keys(context).length ? h("p", { class: "hint" }, Object.entries(context).map(([k, v]) => `${k.replaceAll("_", " ")} ${typeof v === "object" ? JSON.stringify(v) : v}`).join(" · ")) : null,
+      h("p", {}, `Options: ${options.join(", ") || "see the commands"}`),
+      forMe ? [h("div", { class: "choices", role: "group", "aria-label": "Answers" }, quick), forms] : null);
   }
 
   buildPlay() {
