@@ -25,6 +25,7 @@ from marshmallow import Schema, fields, validate
 from domain.model.access import ROLES, Membership, Token, acting_as, actor_label
 from domain.model.errors import InvalidInput, NotFound
 from domain.model.text import quoted
+from webapi import page
 from webapi.declared import ACTIONS as ACTIONS
 from webapi.declared import Access as Access
 from webapi.declared import declared_access as declared_access
@@ -38,9 +39,8 @@ RATE_KEY = "questlog_rate_limit"
 DEFAULT_RATE_LIMIT = 50.0
 """Appends per second per token, with a burst of as many (QUESTLOG_RATE_LIMIT; 0 turns it off)."""
 EXEMPT_KEY = "questlog_rate_limit_exempt"
-OPEN_ENDPOINTS = frozenset({"api-docs.openapi_json", "static"})
-"""Routes across every campaign (or, for /projections, the whole log's head and positions): only
-admin tokens may read them."""
+OPEN_ENDPOINTS = frozenset({"api-docs.openapi_json", "static"}) | page.OPEN
+"""Routes any caller may use without a token: the OpenAPI document, the page and its files."""
 ALLOWED: dict[str, frozenset[str]] = {
     "owner": frozenset({"read", "audit", "append", "manage", "propose", "approve"}),
     "player": frozenset({"read", "append", "propose", "approve"}),

@@ -21,6 +21,7 @@ from webapi import (
     errors,
     limits,
     openapi,
+    page,
     schemas,
     timetravel,
     views,
@@ -82,6 +83,7 @@ def create_app(
     api.register_blueprint(views.blp)
     api.register_blueprint(analytics.blp)
     api.register_blueprint(access.blp)
+    app.register_blueprint(page.blp)  # the table page: plain Flask, not in the OpenAPI document
     for entry in catalogue.COMMANDS.values():
         summary = rules_for(entry.game).commands[entry.name].summary
         api.spec.components.schema(

@@ -18,6 +18,7 @@ from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
 from tests.api.conftest import TokenClient, client_as
 from tests.api.test_cli_and_server import QUESTLOG
+from webapi import page
 from webapi.access import exempt_setting
 from webapi.app import create_app
 from webapi.cli import main
@@ -101,11 +102,12 @@ def expected(caller: str, rule: str, method: str) -> int | None:
 
 
 def routes(app: Flask) -> list[tuple[str, str]]:
-    """Every (rule, method) of the app but the static files and the docs' extra pages."""
+    """Every (rule, method) of the app but the static files and the table page."""
     return sorted(
         (rule.rule, method)
         for rule in app.url_map.iter_rules()
         if rule.endpoint != "static"
+        and rule.endpoint not in page.OPEN  # the table page: tests/api/test_page_routes.py
         for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"})
     )
 

@@ -1,0 +1,382 @@
+// The table page of one campaign: its state (now or at ?version=N), the pending decision, the
+// play forms, the rolls with verdicts computed here, the charts, the timeline and live updates.
+import { whoAmI } from "./access.js";
+import { ApiError, get, headers, post } from "./api.js";
+import { calendarBoard, questCalendar } from "./boards.js";
+import { dayCharts } from "./figures.js";
+import { Live } from "./live.js";
+import { commandForm, explain } from "./play.js";
+import { showRolls, tally } from "./rolls.js";
+import { Timeline } from "./timeline.js";
+import { clear, h } from "./dom.js";
+import { toast } from "./ui.js";
+
+const ROLL_WINDOW = 200; // versions of rolls loaded at a time, newest first
+
+export async function campaignPage(main, id) {
+  const page = new CampaignPage(main, id);
+  await page.open();
+  return page;
+}
+
+class CampaignPage {
+  constructor(main, id) {
+    this.main = main;
+    this.id = id;
+    this.live = null;
+  }
+
+  get asOf() {
+    const v = new URLSearchParams(location.search).get("version");
+    return v && /^\d+$/.test(v) ? Number(v) : null;
+  }
+
+  async open() {
+    clear(this.main, h("p", { class: "muted" }, "Loading the campaign…"));
+    const head = get(`/campaigns/${this.id}`);
+    const catalogue = head.then((c) => get(`/commands?game=${c.game}`));
+    [this.head, this.who, this.catalogue] = await Promise.all([head, whoAmI(this.id), catalogue.then((c) => c.commands)]);
+    if (!this.who.canPlay) this.catalogue = [];
+    this.layout();
+    await this.show();
+    this.live = new Live(this.id, this.head.version, () => this.changed(), (mode) => {
+      this.liveNote.textContent = mode === "stream" ? "Live: new events appear as they happen." : "Live: checking for new events every second.";
+      this.liveNote.dataset.live = mode;
+    }).start();
+    addEventListener("popstate", () => this.show());
+  }
+
+  layout() {
+    const c = this.head;
+    this.version = h("span", { class: "version", dataset: { campaignVersion: c.version } }, String(c.version));
+    this.chain = h("p", { class: "chain", "aria-live": "polite" }, "Checking the chain…");
+    this.liveNote = h("p", { class: "muted live" });
+    this.banner = h("div", { class: "banner", hidden: true });
+    this.state = h("div", { class: "state" });
+    this.pending = h("section", { class: "card pending", "aria-label": "Pending decision", hidden: true });
+    this.play = h("section", { class: "card play", "aria-label": "Play" });
+    this.rollList = h("ul", { class: "rolls", "aria-label": "Rolls" });
+    this.rollTally = h("p", { class: "muted" });
+    this.moreRolls = h("button", { type: "button", class: "small", hidden: true, onclick: () => this.loadRolls() }, "Older rolls");
+    this.charts = h("div", { class: "charts" });
+    this.events = h("ol", { class: "timeline", reversed: true });
+    this.moreEvents = h("button", { type: "button", class: "small", onclick: () => this.older() }, "Older events");
+    this.slider = h("input", { type: "range", id: "version-slider", min: 1, max: c.version, value: c.version, step: 1 });
+    this.sliderValue = h("output", { for: "version-slider" }, String(c.version));
+    this.slider.addEventListener("input", () => (this.sliderValue.textContent = this.slider.value));
+    this.slider.addEventListener("change", () => this.goTo(Number(this.slider.value)));
+    this.proposals = h("div", { class: "proposals" });
+    this.timeline = new Timeline(this.id, this.events, this.chain, (event) => this.eventActions(event));
+    const bundle = h("button", { type: "button", class: "small", onclick: () => this.download() }, "Download the bundle");
+    const share = this.who.owner ? h("button", { type: "button", class: "small", onclick: () => this.share() }, "Share a view-only link") : null;
+    this.shareOut = h("p", { class: "share", "aria-live": "polite" });
+    clear(
+      this.main,
+      h("section", { class: "card title" },
+        h("h2", {}, c.name),
+        h("p", {}, `${c.game === "quest-calendar" ? "Quest Calendar" : "The Calendar Board"} · version `, this.version, ` · you are ${this.who.role}${this.who.seat ? ` (seat ${this.who.seat})` : ""}`),
+        c.origin ? h("p", {}, "Forked from ", h("a", { href: `/app/campaigns/${c.origin.campaign_id}?version=${c.origin.version}` }, `${c.origin.campaign_id.slice(0, 8)} at version ${c.origin.version}`)) : null,
+        c.forks?.length ? h("p", {}, "Forks: ", c.forks.map((f) => [h("a", { href: `/app/campaigns/${f.id}` }, `${f.name} (at v${f.at_version})`), " "])) : null,
+        h("p", { class: "hash" }, "Head hash ", h("code", {}, c.head_hash)),
+        this.chain, this.liveNote,
+        h("p", { class: "actions" }, bundle, " ", share),
+        this.shareOut),
+      this.banner,
+      h("section", { class: "card travel", "aria-label": "Time travel" },
+        h("label", { for: "version-slider" }, "Show the campaign as it was at version "), this.sliderValue,
+        this.slider,
+        h("p", {},
+          h("button", { type: "button", class: "small", onclick: () => this.goTo(this.shown - 1) }, "◀ Step back"), " ",
+          h("button", { type: "button", class: "small", onclick: () => this.goTo(this.shown + 1) }, "Step forward ▶"), " ",
+          h("button", { type: "button", class: "small", onclick: () => this.goTo(null) }, "Now"))),
+      this.state, this.pending, this.who.canPlay ? this.play : null,
+      h("section", { class: "card", "aria-label": "Rolls" }, h("h3", {}, "Rolls"), this.rollTally, this.rollList, this.moreRolls),
+      h("section", { class: "card", "aria-label": "Charts" }, h("h3", {}, "Charts"), this.charts),
+      h("section", { class: "card", "aria-label": "Timeline" }, h("h3", {}, "Timeline"), this.proposals, this.events, this.moreEvents),
+    );
+    if (this.who.canPlay) this.buildPlay();
+  }
+
+  async goTo(version) {
+    const head = this.head.version;
+    const url = new URL(location.href);
+    if (version === null || version >= head) url.searchParams.delete("version");
+    else url.searchParams.set("version", String(Math.max(1, version)));
+    history.pushState(null, "", url);
+    await this.show();
+  }
+
+  // The state as of ?version= (or now), then everything that hangs on the head.
+  async show() {
+    const at = this.asOf;
+    const campaign = at ? await get(`/campaigns/${this.id}?version=${at}`) : this.head;
+    this.shown = campaign.version;
+    this.version.textContent = String(campaign.version);
+    this.version.dataset.campaignVersion = String(campaign.version);
+    this.slider.max = String(this.head.version);
+    this.slider.value = String(campaign.version);
+    this.sliderValue.textContent = String(campaign.version);
+    const past = at !== null && campaign.version < this.head.version;
+    this.banner.hidden = !past;
+    clear(this.banner, past ? [`You are looking at version ${campaign.version} of ${this.head.version}; nothing can be played here. `, h("a", { href: location.pathname }, "Back to now")] : []);
+    this.main.dataset.past = past ? "true" : "false";
+    const state = campaign.state || {};
+    clear(this.state, this.head.game === "quest-calendar" ? questCalendar(state) : calendarBoard(state));
+    this.showPending(state.pending, past);
+    this.play.hidden = past;
+    await Promise.all([this.timeline.loadNewest(this.head.version).then(() => this.afterTimeline()), this.reloadRolls().then(() => this.showCharts()), this.showProposals()]);
+  }
+
+  afterTimeline() {
+    this.moreEvents.hidden = !this.timeline.more;
+    if (this.timeline.newest && this.timeline.newest.hash !== this.head.head_hash && !this.timeline.broken) {
+      this.chain.textContent = "The newest event's hash is not the head hash the campaign reports.";
+      this.chain.dataset.chain = "broken";
+    }
+  }
+
+  async older() {
+    const from = await this.timeline.loadBefore(Number(this.timeline.oldest.version));
+    this.moreEvents.hidden = !this.timeline.more || from === undefined;
+  }
+
+  // Something was appended (by this page or anyone else): read the head again and show it.
+  async changed() {
+    if (this.refreshing) {
+      this.again = true;
+      return;
+    }
+    this.refreshing = true;
+    try {
+      do {
+        this.again = false;
+        this.head = await get(`/campaigns/${this.id}`);
+        await this.show();
+      } while (this.again);
+    } finally {
+      this.refreshing = false;
+    }
+  }
+
+  async reloadRolls() {
+    this.rollList.replaceChildren();
+    this.rollsBelow = this.head.version;
+    this.verdicts = [];
+    this.loadedRolls = [];
+    await this.loadRolls();
+  }
+
+  // Rolls of the versions below `rollsBelow`, a window at a time, newest first.
+  async loadRolls() {
+    const hi = this.rollsBelow;
+    const lo = Math.max(0, hi - ROLL_WINDOW);
+    const rolls = [];
+    let after = lo;
+    for (;;) {
+      const page = await get(`/campaigns/${this.id}/rolls?after=${after}&limit=200`);
+      rolls.push(...page.items.filter((r) => Number(r.version) <= hi));
+      if (page.next_after === null || page.next_after === undefined || Number(page.next_after) >= hi) break;
+      after = page.next_after;
+    }
+    this.rollsBelow = lo;
+    this.moreRolls.hidden = lo === 0;
+    this.verdicts.push(...(await showRolls(this.rollList, rolls.reverse())));
+    this.rollTally.textContent = `Verdicts computed in this browser: ${tally(this.verdicts)}.`;
+    this.loadedRolls.push(...rolls);
+  }
+
+  async showCharts() {
+    try {
+      clear(this.charts, await dayCharts(this.id, this.head.game, this.loadedRolls));
+    } catch (error) {
+      clear(this.charts, h("p", { class: "muted" }, `Charts unavailable: ${explain(error)}`));
+    }
+  }
+
+  showPending(pending, past) {
+    this.pending.hidden = !pending;
+    if (!pending) return;
+    const forMe = this.who.canPlay && !past && (!this.who.seat || !pending.who || pending.who === this.who.seat || this.head.game === "quest-calendar");
+    const options = (pending.options || []).map(String);
+    const context = pending.context || {};
+    const quick = [];
+    const forms = [];
+    for (const command of this.catalogue.filter((c) => (pending.commands || []).includes(c.name))) {
+      // what the decision already says: who answers, and any field its context names (the roll…)
+      const preset = {};
+      for (const field of command.fields) {
+        if (field.name === "player" && pending.who && this.head.game === "calendar-board") preset.player = pending.who;
+        else if (field.name in context && field.name !== "faces") preset[field.name] = context[field.name];
+      }
+      const choice = command.fields.find((f) => f.choices && !(f.name in preset) && options.some((o) => f.choices.map(String).includes(o)));
+      const open = command.fields.filter((f) => f.required && f !== choice && !(f.name in preset));
+      const answer = (extra) => () => this.send({ type: command.name, ...preset, ...extra }).catch((error) => toast(explain(error), true));
+      if (open.length) forms.push(commandForm(command, { seat: this.who.seat, preset, send: (body) => this.send(body) }));
+      else if (choice) {
+        for (const option of options.filter((o) => choice.choices.map(String).includes(o))) {
+          const value = choice.choices.find((c) => String(c) === option);
+          quick.push(h("button", { type: "button", class: "choice", dataset: { command: command.name, option }, onclick: answer({ [choice.name]: value }) }, option.replaceAll("_", " ")));
+        }
+      } else quick.push(h("button", { type: "button", class: "choice", dataset: { command: command.name }, onclick: answer({}) }, command.name.replaceAll("_", " ")));
+    }
+    clear(this.pending,
+      h("h3", {}, "A decision is pending"),
+      h("p", { class: "question" }, `${pending.decision.replaceAll("_", " ")}${pending.who ? `: ${pending.who} decides` : ""}${pending.rule ? ` (${pending.rule})` : ""}`),
+      Object.keys(context).length ? h("p", { class: "hint" }, Object.entries(context).map(([k, v]) => `${k.replaceAll("_", " ")} ${typeof v === "object" ? JSON.stringify(v) : v}`).join(" · ")) : null,
+      h("p", {}, `Options: ${options.join(", ") || "see the commands"}`),
+      forMe ? [h("div", { class: "choices", role: "group", "aria-label": "Answers" }, quick), forms] : null);
+  }
+
+  buildPlay() {
+    const select = h("select", { id: "command-select" }, h("option", { value: "" }, "Choose a command…"), this.catalogue.map((c) => h("option", { value: c.name }, c.name.replaceAll("_", " "))));
+    const slot = h("div", { class: "form-slot" });
+    select.addEventListener("change", () => {
+      const command = this.catalogue.find((c) => c.name === select.value);
+      clear(slot, command ? commandForm(command, { seat: this.who.seat, send: (body) => this.send(body) }) : null);
+      slot.querySelector("input, select, textarea")?.focus();
+    });
+    const dice = h("input", { id: "roll-dice", name: "dice", required: true, placeholder: "2d20kh1+3" });
+    const purpose = h("input", { id: "roll-purpose", name: "purpose", required: true, placeholder: "what it is for" });
+    const faces = h("input", { id: "roll-faces", name: "faces", placeholder: "leave empty for server dice", class: "faces" });
+    const rollError = h("p", { class: "error", role: "alert" });
+    const rollForm = h("form", { class: "command roll-form" },
+      h("h4", {}, "Roll dice"),
+      h("div", { class: "field" }, h("label", { for: "roll-dice" }, "Dice"), dice),
+      h("div", { class: "field" }, h("label", { for: "roll-purpose" }, "Purpose"), purpose),
+      h("div", { class: "field" }, h("label", { for: "roll-faces" }, "Faces rolled by hand (optional, e.g. 3, 17)"), faces),
+      h("button", { type: "submit" }, "Roll"), rollError);
+    rollForm.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      rollError.textContent = "";
+      const body = { dice: dice.value, purpose: purpose.value };
+      if (faces.value.trim()) body.faces = faces.value.trim().startsWith("[") ? JSON.parse(faces.value) : faces.value.split(",").map((f) => Number(f.trim()));
+      try {
+        const roll = await post(`/campaigns/${this.id}/rolls`, body);
+        toast(`Rolled ${roll.notation}: ${roll.total}`);
+        await this.changed();
+      } catch (error) {
+        rollError.textContent = explain(error);
+      }
+    });
+    clear(this.play, h("h3", {}, "Play"),
+      h("div", { class: "field" }, h("label", { for: "command-select" }, "Command"), select), slot, rollForm);
+  }
+
+  async send(body) {
+    const result = await post(`/campaigns/${this.id}/commands`, body);
+    toast(`${body.type}: stored ${result.events?.length ?? ""} event(s), now version ${result.version}`);
+    await this.changed();
+    return result;
+  }
+
+  // The buttons on one timeline event, by the rollback policy and the caller's role.
+  eventActions(event, mid) {
+    if (!this.who.canPlay || this.asOf !== null || mid) return null;
+    const v = Number(event.version);
+    const buttons = [];
+    const isHead = v === this.head.version;
+    if (event.type === "questlog.RolledBack" && !event.undone) buttons.push(this.rollbackButton(v - 1, `Redo: undo this rollback`));
+    else if (!isHead && !event.undone) buttons.push(this.rollbackButton(v, `Roll back to v${v}`));
+    if (this.who.owner) buttons.push(h("button", { type: "button", class: "small", onclick: () => this.fork(v) }, `Fork at v${v}`));
+    return buttons.length ? h("p", { class: "event-actions" }, buttons) : null;
+  }
+
+  rollbackButton(to, label) {
+    return h("button", { type: "button", class: "small", dataset: { rollbackTo: to }, onclick: (click) => this.askReason(click.currentTarget, to) }, label);
+  }
+
+  askReason(button, to) {
+    const id = `reason-${to}`;
+    const reason = h("input", { id, required: true, value: "undo at the table" });
+    const form = h("form", { class: "inline" }, h("label", { for: id }, `Why roll back to version ${to}?`), reason, h("button", { type: "submit" }, "Confirm rollback"));
+    form.addEventListener("submit", async (submit) => {
+      submit.preventDefault();
+      try {
+        await this.rollback(to, reason.value);
+      } catch (error) {
+        toast(explain(error), true);
+      }
+    });
+    button.replaceWith(form);
+    reason.focus();
+  }
+
+  // A direct rollback is the owner's and follows the house rule; in a match, or when the rule
+  // forbids undoing server rolls, the page proposes instead and the players agree.
+  async rollback(to, reason) {
+    const policy = this.head.state?.house_rules?.rollback_over_server_rolls;
+    const direct = this.who.owner && this.head.game === "quest-calendar" && policy !== "forbid";
+    if (direct) {
+      try {
+        await post(`/campaigns/${this.id}/rollback`, { to_version: to, reason });
+        toast(`Rolled back to version ${to}`);
+        return this.changed();
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status !== 409) throw error;
+      }
+    }
+    const proposer = this.who.seat || "owner";
+    const result = await post(`/campaigns/${this.id}/rollback/proposals`, { to_version: to, reason, proposer });
+    toast(result.rollback ? `Rolled back to version ${to}` : `Proposed a rollback to version ${to}; waiting for ${result.proposal.players.join(", ")}`);
+    return this.changed();
+  }
+
+  async showProposals() {
+    let proposals = [];
+    try {
+      proposals = (await get(`/campaigns/${this.id}/rollback/proposals`)).items || [];
+    } catch {
+      return;
+    }
+    const open = proposals.filter((p) => p.status === "open");
+    clear(this.proposals, open.length ? h("h4", {}, "Open rollback proposals") : null, open.map((p) => {
+      const mine = this.who.seat && p.players.includes(this.who.seat) && !(p.approvals || p.approved_by || []).includes(this.who.seat);
+      return h("p", { class: "proposal" }, `To version ${p.to_version}: “${p.reason}”, by ${p.proposer}; agreed: ${(p.approvals || p.approved_by || []).join(", ") || "nobody yet"}. `,
+        mine && this.asOf === null ? h("button", { type: "button", class: "small", onclick: () => this.approve(p.proposal_id) }, `Agree as ${this.who.seat}`) : null);
+    }));
+  }
+
+  async approve(proposalId) {
+    try {
+      await post(`/campaigns/${this.id}/rollback/proposals/${proposalId}/approve`, { player: this.who.seat });
+      await this.changed();
+    } catch (error) {
+      toast(explain(error), true);
+    }
+  }
+
+  async fork(at) {
+    try {
+      const fork = await post(`/campaigns/${this.id}/fork`, { at_version: at, name: `${this.head.name} (fork at v${at})` });
+      location.assign(`/app/campaigns/${fork.id}`);
+    } catch (error) {
+      toast(explain(error), true);
+    }
+  }
+
+  async download() {
+    try {
+      const response = await fetch(`/campaigns/${this.id}/bundle`, { headers: headers() });
+      if (response.status === 404) throw new Error("this server has no bundle route yet");
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const url = URL.createObjectURL(await response.blob());
+      const a = h("a", { href: url, download: `questlog-${this.id}.json` });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10000);
+    } catch (error) {
+      toast(`No bundle: ${error.message}`, true);
+    }
+  }
+
+  async share() {
+    try {
+      const link = await post(`/campaigns/${this.id}/share`, {});
+      const url = new URL(link.url, location.origin).href;
+      clear(this.shareOut, h("label", { for: "share-url" }, "View-only link (anyone holding it can read this campaign): "), h("input", { id: "share-url", readonly: true, value: url, size: 40 }));
+    } catch (error) {
+      clear(this.shareOut, `No link: ${error.status === 404 ? "this server has no share route yet" : explain(error)}`);
+    }
+  }
+}

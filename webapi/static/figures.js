@@ -1,0 +1,91 @@
+// The charts' data: the read models under /campaigns/{id}/views/..., and the dice faces.
+import { get } from "./api.js";
+import { h } from "./dom.js";
+import { facesChart, lineChart } from "./charts.js";
+
+const MAX_PAGES = 3; // at most 3,000 points per chart: enough to draw, never the whole log
+let adminAnalytics = true; // until the server says this token may not read them
+
+async function rows(path) {
+  const out = [];
+  let after = null;
+  for (let k = 0; k < MAX_PAGES; k++) {
+    const page = await get(`${path}${path.includes("?") ? "&" : "?"}limit=1000${after ? `&after=${after}` : ""}`);
+    out.push(...page.items.filter((r) => !r.undone));
+    if (!page.next) break;
+    after = page.next;
+  }
+  return out;
+}
+
+async function questCalendar(id) {
+  const [stats, ledger] = await Promise.all([rows(`/campaigns/${id}/views/hp-virtue`), rows(`/campaigns/${id}/views/debt-ledger`)]);
+  const points = (stat) => stats.filter((r) => r.stat === stat).map((r) => [Number(r.version), Number(r.value)]);
+  const balance = ledger.filter((r) => r.balance_after !== null).map((r) => [Number(r.version), Number(r.balance_after)]);
+  return [
+    lineChart("HP and virtue, event by event over the pages", [
+      { name: "HP", cls: "hp", points: points("hp") },
+      { name: "virtue", cls: "virtue", points: points("virtue") },
+    ]),
+    lineChart("Credits and debt", [
+      { name: "credits", cls: "credits", points: balance.map(([v, b]) => [v, Math.max(0, b)]) },
+      { name: "debt", cls: "debt", points: balance.map(([v, b]) => [v, Math.max(0, -b)]) },
+    ]),
+  ];
+}
+
+async function calendarBoard(id) {
+  const changes = await rows(`/campaigns/${id}/views/exhaustion-history`);
+  const parties = [...new Set(changes.map((r) => r.party))];
+  return [
+    lineChart(
+      "Exhaustion per night, per party",
+      parties.map((party, k) => ({
+        name: `party ${party}`,
+        cls: `party${k % 4}`,
+        points: changes.filter((r) => r.party === party).map((r) => [Number(r.night ?? 0), Number(r.to_value)]),
+      })),
+      "night",
+    ),
+  ];
+}
+
+// Faces per die type against the counts a fair die gives: the server's fairness analytics for
+// an admin, otherwise counted here from this campaign's loaded rolls (each drawn die is uniform).
+async function dice(id, rolls) {
+  if (adminAnalytics) {
+    try {
+      const analytics = await get(`/analytics/dice?campaign=${id}`);
+      if (analytics.dice?.length) {
+        return analytics.dice.map((d) => facesChart(`d${d.sides} (${d.source}), ${d.dice} dice${d.test ? `, p = ${Number(d.test.p_value).toFixed(3)}` : ""}`, d.faces, d.expected));
+      }
+    } catch {
+      adminAnalytics = false; // not an admin: count the faces of the rolls this page has loaded
+    }
+  }
+  const bySides = new Map();
+  for (const roll of rolls.filter((r) => !r.undone)) {
+    for (const die of roll.dice) {
+      const sides = Number(die.sides);
+      const face = Number(die.face);
+      if (!bySides.has(sides)) bySides.set(sides, {});
+      const counts = bySides.get(sides);
+      counts[face] = (counts[face] || 0) + 1;
+    }
+  }
+  return [...bySides.entries()].sort((a, b) => a[0] - b[0]).map(([sides, seen]) => {
+    const total = Object.values(seen).reduce((a, b) => a + b, 0);
+    const counts = {};
+    const expected = {};
+    for (let f = 1; f <= sides; f++) {
+      counts[f] = seen[f] || 0;
+      expected[f] = total / sides;
+    }
+    return facesChart(`d${sides}: ${total} dice in the loaded rolls`, counts, expected);
+  });
+}
+
+export async function dayCharts(id, game, rolls = []) {
+  const [own, faces] = await Promise.all([game === "quest-calendar" ? questCalendar(id) : calendarBoard(id), dice(id, rolls)]);
+  return [h("div", { class: "chart-row" }, own), h("h4", {}, "Dice faces against a fair die"), faces.length ? h("div", { class: "chart-row" }, faces) : h("p", { class: "muted" }, "No dice yet.")];
+}

@@ -1,0 +1,122 @@
+// The timeline: every event newest first, with the patch of what it changed (GET /replay), the
+// rollbacks and what they undid, forks, and the chain checked over the loaded events.
+import { get } from "./api.js";
+import { brief, h } from "./dom.js";
+import { checkChain } from "./verify.js";
+
+export const PAGE = 50;
+
+function change(op) {
+  const path = op.path.replace(/^\//, "").replaceAll("/", " › ");
+  if (op.op === "remove") return h("li", { class: "op remove" }, `${path} removed`);
+  return h("li", { class: `op ${op.op}` }, `${path}: `, h("code", {}, brief(op.value, 80)));
+}
+
+function summary(event) {
+  const d = event.data || {};
+  switch (event.type) {
+    case "questlog.RolledBack":
+      return `rolled back to version ${d.to_version}: “${d.reason}”${d.actor ? ` by ${d.actor}` : ""}; undid ${d.undone_versions?.length ?? 0} event(s)${d.undone_versions?.length ? ` (${d.undone_versions[0]}–${d.undone_versions.at(-1)})` : ""}${d.undone_rolls?.length ? ` and rolls ${d.undone_rolls.join(", ")}` : ""}${d.flagged ? " (flagged: server rolls undone)" : ""}${d.proposal_id ? " by agreed proposal" : ""}`;
+    case "questlog.RollbackProposed":
+      return `proposal to roll back to version ${d.to_version}: “${d.reason}” by ${d.proposer}; needs ${(d.players || []).join(", ")}`;
+    case "questlog.RollbackApproved":
+      return `${d.player} agreed to the rollback`;
+    case "questlog.CampaignCreated":
+      return d.origin ? `forked from ${d.origin.campaign_id} at version ${d.origin.version}` : `campaign “${d.name}” started (${d.game})`;
+    case "questlog.SeedRotated":
+      return `seed revealed (${String(d.revealed_seed).slice(0, 12)}…) and a new one committed`;
+    case "questlog.ClientSeedChanged":
+      return `client seed set to “${d.client_seed}”`;
+    case "questlog.HouseRuleConfigured":
+      return `house rule ${d.key}: ${brief(d.old_value, 30)} → ${brief(d.new_value, 30)}`;
+    default:
+      if (d.command) return `${d.command.type}${d.details && Object.keys(d.details).length ? `: ${brief(d.details, 100)}` : ""}`;
+      return d.purpose || "";
+  }
+}
+
+// One event of the timeline; `actions(event, mid)` gives the buttons the caller may use on it
+// (`mid`: the event is in the middle of a command, where no rollback or fork may start).
+export function eventElement(item, actions, mid = false) {
+  const { event, patch } = item;
+  const rolls = (event.data?.rolls || []).map((r) => `${r.roll_id} ${r.purpose}: ${r.notation} [${r.dice.map((d) => d.face).join(", ")}] = ${r.total}`);
+  return h(
+    "li",
+    { class: `event${event.undone ? " undone" : ""}${event.type === "questlog.RolledBack" ? " rollback" : ""}`, dataset: { version: event.version, type: event.type } },
+    h("div", { class: "head" },
+      h("a", { href: `?version=${event.version}`, class: "v", "aria-label": `open version ${event.version}` }, `v${event.version}`),
+      h("span", { class: "type" }, event.type.replace(/^(questlog|qc|cb)\./, "")),
+      h("time", { datetime: event.timestamp }, event.timestamp.replace("T", " ").slice(0, 19)),
+      event.actor ? h("span", { class: "actor" }, event.actor) : null,
+      event.undone ? h("span", { class: "badge" }, `undone by v${event.undone_by}`) : null),
+    h("p", { class: "what" }, summary(event)),
+    rolls.length ? h("p", { class: "rolls-line" }, rolls.join(" · ")) : null,
+    patch && patch.length ? h("details", {}, h("summary", {}, `${patch.length} change(s)`), h("ul", { class: "patch" }, patch.slice(0, 40).map(change))) : null,
+    actions(event, mid),
+  );
+}
+
+// Loads pages of the timeline from the head backwards and checks the chain over what it loaded.
+export class Timeline {
+  constructor(campaignId, list, status, actions) {
+    this.id = campaignId;
+    this.list = list;
+    this.status = status;
+    this.actions = actions;
+    this.oldest = null; // the oldest loaded event (ascending order is checked page by page)
+    this.newest = null;
+    this.checked = 0;
+    this.broken = null;
+  }
+
+  async loadNewest(head) {
+    this.list.replaceChildren();
+    this.oldest = this.newest = null;
+    this.checked = 0;
+    this.broken = null;
+    await this.loadBefore(head + 1);
+  }
+
+  async loadBefore(stop) {
+    const to = stop - 1;
+    if (to < 1) return;
+    const from = Math.max(1, to - PAGE + 1);
+    const { items, events } = await this.range(from, to);
+    const check = await checkChain(this.id, events);
+    this.note(check);
+    if (this.oldest && check.ok && this.oldest.prev_hash !== check.last) this.note({ ok: false, version: this.oldest.version, why: "does not link to the page before it" });
+    // the events of one command share a timestamp: all but its last are mid-command
+    const next = (k) => (k + 1 < events.length ? events[k + 1] : this.oldest);
+    const mid = events.map((event, k) => next(k) !== null && next(k).timestamp === event.timestamp);
+    this.oldest = events[0];
+    this.newest = this.newest || events.at(-1);
+    for (let k = items.length - 1; k >= 0; k--) this.list.append(eventElement(items[k], this.actions, mid[k]));
+    return from;
+  }
+
+  // Versions from..to: the events as GET /events gives them (with the actor the hash covers) and
+  // the patch of each from GET /replay (whose events carry no actor).
+  async range(from, to) {
+    const [replay, page] = await Promise.all([
+      get(`/campaigns/${this.id}/replay?from=${from}&to=${to}`),
+      get(`/campaigns/${this.id}/events?after=${from - 1}&limit=${to - from + 1}`),
+    ]);
+    const patches = new Map(replay.items.map((i) => [Number(i.event.version), i.patch]));
+    const events = page.items;
+    return { events, items: events.map((event) => ({ event, patch: patches.get(Number(event.version)) })) };
+  }
+
+  note(check) {
+    if (!check.ok && !this.broken) this.broken = check;
+    this.checked += check.checked;
+    const text = this.broken
+      ? `Chain broken at version ${this.broken.version}: ${this.broken.why}.`
+      : `Chain intact over the ${this.checked} loaded event(s): every hash recomputed here, every link followed.`;
+    this.status.textContent = text;
+    this.status.dataset.chain = this.broken ? "broken" : "ok";
+  }
+
+  get more() {
+    return this.oldest ? Number(this.oldest.version) > 1 : false;
+  }
+}

@@ -1,0 +1,149 @@
+// Verification in the browser with WebCrypto, from docs/dice-verification.md and docs/events.md.
+// Nothing here reads the server's `verified` field: every verdict is computed again.
+import { canonical } from "./canon.js";
+
+const subtle = crypto.subtle;
+const encoder = new TextEncoder();
+
+export function hexToBytes(hex) {
+  if (!/^([0-9a-fA-F]{2})*$/.test(hex)) throw new Error("not hex");
+  const out = new Uint8Array(hex.length / 2);
+  for (let k = 0; k < out.length; k++) out[k] = parseInt(hex.slice(2 * k, 2 * k + 2), 16);
+  return out;
+}
+
+export function bytesToHex(bytes) {
+  return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export async function sha256Hex(data) {
+  const bytes = typeof data === "string" ? encoder.encode(data) : data;
+  return bytesToHex(await subtle.digest("SHA-256", bytes));
+}
+
+// The faces a seed gives: HMAC-SHA256 blocks of "client_seed:nonce:k", read as big-endian 32-bit
+// words, one word per die, rejecting words at or above the largest multiple of the sides.
+export async function deriveFaces(seedHex, clientSeed, nonce, sides) {
+  const key = await subtle.importKey("raw", hexToBytes(seedHex), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const faces = [];
+  let words = [];
+  let block = 0;
+  for (const n of sides) {
+    for (;;) {
+      if (words.length === 0) {
+        const digest = new DataView(await subtle.sign("HMAC", key, encoder.encode(`${clientSeed}:${nonce}:${block}`)));
+        words = Array.from({ length: 8 }, (_, k) => digest.getUint32(4 * k, false));
+        block += 1;
+      }
+      const x = words.shift();
+      if (x < 2 ** 32 - (2 ** 32 % n)) {
+        faces.push((x % n) + 1);
+        break;
+      }
+    }
+  }
+  return faces;
+}
+
+export const VERDICTS = {
+  verified: "verified",
+  mismatch: "mismatch",
+  "awaiting-reveal": "awaiting reveal",
+  reported: "reported",
+};
+
+// A roll's verdict and why. `seeds` maps commitments to revealed seeds the page found itself
+// (a bundle's, or SeedRotated events'); proof.server_seed is used only after its hash is checked.
+// `inForce`, when the page knows the whole log (a bundle), is the commitment and client seed in
+// force at the roll: a proof naming others is a mismatch, whatever its faces.
+export async function rollVerdict(roll, seeds = {}, inForce = null) {
+  if (roll.source === "reported" || !roll.proof) return { verdict: "reported", why: "rolled by hand" };
+  const { commitment, client_seed: clientSeed, nonce } = roll.proof;
+  if (inForce && inForce.commitment !== commitment) {
+    return { verdict: "mismatch", why: `the proof names commitment ${commitment.slice(0, 12)}…, but ${String(inForce.commitment).slice(0, 12)}… was in force` };
+  }
+  if (inForce && inForce.client_seed !== clientSeed) {
+    return { verdict: "mismatch", why: `the proof names client seed “${clientSeed}”, but “${inForce.client_seed}” was in force` };
+  }
+  const seed = seeds[commitment] ?? roll.proof.server_seed;
+  if (!seed) return { verdict: "awaiting-reveal", why: "the seed is still secret" };
+  let committed = false;
+  try {
+    committed = (await sha256Hex(hexToBytes(seed))) === commitment;
+  } catch {
+    return { verdict: "mismatch", why: "the revealed seed is not hex" };
+  }
+  if (!committed) return { verdict: "mismatch", why: "SHA-256 of the seed is not the commitment" };
+  const sides = roll.dice.map((d) => Number(d.sides));
+  const claimed = roll.dice.map((d) => Number(d.face));
+  const derived = await deriveFaces(seed, clientSeed, Number(nonce), sides);
+  if (derived.join(",") !== claimed.join(",")) {
+    return { verdict: "mismatch", why: `the seed gives ${derived.join(", ")}; the log says ${claimed.join(", ")}` };
+  }
+  return { verdict: "verified", why: `seed matches the commitment; faces ${derived.join(", ")} derived again` };
+}
+
+export function eventBody(campaignId, event) {
+  const body = {
+    campaign_id: campaignId,
+    version: event.version,
+    type: event.type,
+    timestamp: event.timestamp,
+    data: event.data,
+    prev_hash: event.prev_hash,
+  };
+  if (event.actor !== null && event.actor !== undefined) body.actor = event.actor;
+  return body;
+}
+
+export async function eventHash(campaignId, event) {
+  return sha256Hex(canonical(eventBody(campaignId, event)));
+}
+
+// Check consecutive events (ascending versions): each hash recomputed, each prev_hash linked.
+// `prev` is the hash of the event before the first one, when known.
+export async function checkChain(campaignId, events, prev = undefined) {
+  let last = prev;
+  let checked = 0;
+  for (const event of events) {
+    if (Number(event.version) === 1) last = "0".repeat(64);
+    if (last !== undefined && event.prev_hash !== last) {
+      return { ok: false, checked, version: event.version, why: `prev_hash does not link to version ${event.version - 1}` };
+    }
+    const hash = await eventHash(campaignId, event);
+    if (hash !== event.hash) return { ok: false, checked, version: event.version, why: "its hash does not match its content" };
+    last = hash;
+    checked += 1;
+  }
+  return { ok: true, checked, last };
+}
+
+// Revealed seeds named by SeedRotated events, by the commitment they open.
+export function seedsFromEvents(events) {
+  const seeds = {};
+  for (const event of events) {
+    if (event.type === "questlog.SeedRotated") seeds[event.data.revealed_commitment] = event.data.revealed_seed;
+  }
+  return seeds;
+}
+
+// Each server roll's commitment and client seed in force, walking the whole log in order: the
+// creation event's, then each SeedRotated's commitment and each ClientSeedChanged's client seed.
+// A rollback does not restore them (the dice stream goes on).
+export function diceInForce(events) {
+  const inForce = new Map();
+  let current = { commitment: null, client_seed: null };
+  for (const event of events) {
+    const d = event.data || {};
+    if (event.type === "questlog.CampaignCreated") current = { commitment: d.commitment, client_seed: d.client_seed };
+    else if (event.type === "questlog.SeedRotated") current = { ...current, commitment: d.commitment };
+    else if (event.type === "questlog.ClientSeedChanged") current = { ...current, client_seed: d.client_seed };
+    for (const roll of rollsOf(event)) inForce.set(roll.roll_id, current);
+  }
+  return inForce;
+}
+
+// Every roll record an event carries (DiceRolled and game events alike).
+export function rollsOf(event) {
+  return Array.isArray(event.data?.rolls) ? event.data.rolls : [];
+}
