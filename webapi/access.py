@@ -1,7 +1,8 @@
 """Access control: who the caller is (a bearer token), what its role on a campaign allows,
 per-token rate limits on appends, and the admin and membership routes.
 
-Every request but the OpenAPI document needs a live token when auth is on. On a campaign route
+Every request but the OpenAPI document and the table page's shell (routes declared ``public``)
+needs a live token when auth is on. On a campaign route
 the caller's role decides: 404 if the campaign is private and the caller holds no role on it,
 403 if the role does not allow the action. Admin tokens may do everything (they run the server).
 """
@@ -119,8 +120,11 @@ def visible() -> set[str] | None:
     return questlog().side_tables.visible_campaigns(token.id)
 
 
-ACTIONS = frozenset({"any", "admin", "read", "audit", "append", "manage", "propose", "approve"})
-"""What a route may declare: any token, admin tokens only, or an action a campaign role allows."""
+ACTIONS = frozenset(
+    {"public", "any", "admin", "read", "audit", "append", "manage", "propose", "approve"}
+)
+"""What a route may declare: no token at all (the table page's HTML and static files, which hold
+no data), any token, admin tokens only, or an action a campaign role allows."""
 ACCESS_ATTRIBUTE = "questlog_access"
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -130,9 +134,9 @@ class Access:
     """What a route does, as its view method declares it with ``requires``.
 
     ``action`` is what the caller's role on the campaign must allow (``ALLOWED``), or ``any``
-    (every live token) or ``admin``. ``seat`` names the body field with the player a seat-bound
-    token acts for; a player's seat must match it (in ``seat_games`` only, when given), and an
-    owner's too when ``seat_binds_owner``.
+    (every live token), ``admin``, or ``public`` (no token needed). ``seat`` names the body
+    field with the player a seat-bound token acts for; a player's seat must match it (in
+    ``seat_games`` only, when given), and an owner's too when ``seat_binds_owner``.
     """
 
     action: str
@@ -240,7 +244,9 @@ def appending(rule: str, method: str) -> bool:
     """Whether a route appends to a campaign's log (what the rate limit counts); the rule may be
     written the Flask way or the OpenAPI way (``<campaign>`` or ``{campaign}``)."""
     return (
-        method.upper() == "POST" and rule.startswith("/campaigns") and not rule.endswith("/members")
+        method.upper() == "POST"
+        and rule.startswith("/campaigns")
+        and not rule.endswith(("/members", "/share"))
     )
 
 
@@ -252,6 +258,9 @@ def appends() -> bool:
 def before() -> Response | None:
     """Authenticate, authorize and rate-limit the request, and act as its token."""
     if request.endpoint in OPEN_ENDPOINTS or request.url_rule is None:
+        return None
+    declared = declared_access(request.endpoint, request.method)
+    if declared is not None and declared.action == "public":
         return None
     token: Token | None = None
     if current_app.config[AUTH_KEY]:

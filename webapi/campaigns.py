@@ -8,7 +8,7 @@ from uuid import UUID
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.application import campaign_facts
+from domain.application import Questlog, campaign_facts
 from domain.campaign import Campaign
 from domain.commands_service import CommandResult
 from domain.house_rules import book
@@ -111,17 +111,24 @@ class Events(MethodView):
     @access.requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """The campaign's events after ?after=V, each with its prev_hash and hash."""
-        app = questlog()
-        cid = campaign_id(campaign)
-        found = app.campaign(cid)
-        timeline = app.timeline(found)
-        events = app.campaign_events(cid, after=query["after"], limit=query["limit"])
-        actors = app.side_tables.actors(str(cid))
-        items = [
-            {**event_body(e, timeline), "actor": actors.get(e.originator_version)} for e in events
-        ]
+        found, items = event_items(
+            questlog(), campaign_id(campaign), after=query["after"], limit=query["limit"]
+        )
         last = items[-1]["version"] if items else query["after"]
         return {"items": items, "next_after": last if last < found.version else None}
+
+
+def event_items(
+    app: Questlog, cid: UUID, *, after: int = 0, limit: int | None = None
+) -> tuple[Campaign, list[dict[str, Any]]]:
+    """The campaign now and its events after a version, each as ``GET /events`` shows it (the
+    stream and the bundle send exactly these items)."""
+    found = app.campaign(cid)
+    timeline = app.timeline(found)
+    events = app.campaign_events(cid, after=after, limit=limit)
+    actors = app.side_tables.actors(str(cid))
+    items = [{**event_body(e, timeline), "actor": actors.get(e.originator_version)} for e in events]
+    return found, items
 
 
 def event_body(event: Any, timeline: Timeline) -> dict[str, Any]:

@@ -23,13 +23,25 @@ from domain.store import TRANSIENT_ERRORS
 
 PROBLEM_JSON = "application/problem+json"
 SIDE_WRITES = ("/admin/tokens",)
-"""Routes that write outside a campaign's log (with ``/campaigns/{id}/members``)."""
+"""Routes that write outside a campaign's log (with ``/campaigns/{id}/members`` and ``/share``)."""
 MAX_INSTANCE = 200
 """The most characters of the request path a problem's ``instance`` echoes."""
 TRACEBACK_INTERVAL = 10.0
 """Seconds between two logged tracebacks of one type of unexpected error."""
 TRACEBACKS_KEY = "questlog_tracebacks"
 log = logging.getLogger("questlog.api")
+
+
+class TooManyStreams(Exception):
+    """As many live streams are open in this process as it allows (QUESTLOG_MAX_STREAMS)."""
+
+    def __init__(self, cap: int) -> None:
+        super().__init__(f"{cap} live streams are open, the most this server allows")
+        self.cap = cap
+
+
+STREAM_RETRY_AFTER = 5
+"""Seconds a client refused a stream waits before it asks again."""
 
 
 def problem(
@@ -127,10 +139,26 @@ def transient_problem(error: Exception) -> Response:
     where the write itself may have been cut short.
     """
     reading = request.method in ("GET", "HEAD", "OPTIONS")
-    side_write = request.path.startswith(SIDE_WRITES) or request.path.endswith("/members")
+    side_write = request.path.startswith(SIDE_WRITES) or request.path.endswith(
+        ("/members", "/share")
+    )
     if side_write and not reading:
         return store_problem(unavailable(error, stored=None))
     return store_problem(unavailable(error, stored=False))
+
+
+def streams_problem(error: TooManyStreams) -> Response:
+    """503: every stream slot is taken; the commands and reads still work."""
+    return problem(
+        503,
+        "Too many streams",
+        f"{error.cap} live streams are open, the most this server allows "
+        "(QUESTLOG_MAX_STREAMS); retry later, or read GET /campaigns/{id}/events?after=N.",
+        slug="too-many-streams",
+        headers={"Retry-After": str(STREAM_RETRY_AFTER)},
+        limit="QUESTLOG_MAX_STREAMS",
+        max_streams=error.cap,
+    )
 
 
 def http_problem(error: HTTPException) -> Response:
@@ -164,6 +192,7 @@ def register(app: Flask) -> None:
     """Install the handlers on the Flask app."""
     app.register_error_handler(QuestlogError, domain_problem)
     app.register_error_handler(HTTPException, http_problem)
+    app.register_error_handler(TooManyStreams, streams_problem)
     for transient in TRANSIENT_ERRORS:
         app.register_error_handler(transient, transient_problem)
     throttle = app.extensions[TRACEBACKS_KEY] = TracebackThrottle(TRACEBACK_INTERVAL)
