@@ -1,11 +1,11 @@
 """The benchmark's server: the production stack (waitress + ``create_app``) plus a bare route.
 
 Run as ``python -m bench.server --db DIR/questlog.db --bare-db DIR/bare.db --port N
---rate-limit-exempt TOKEN_ID``. It serves exactly what ``questlog serve`` serves
-(``waitress.serve(create_app(Questlog(...)), threads=8)``, access control on, the rate limit at
-its setting) on a SQLite file, with one extra plain Flask route registered on that same app. The
-benchmark's own admin token (``create_bench_token``) is the one token the rate limit does not
-count: its load is meant to be delivered, not refused with 429.
+--rate-limit-exempt TOKEN_ID``. It serves exactly what ``questlog serve`` serves (waitress with
+8 request threads plus one per live stream it allows, ``create_app(Questlog(...))``, access
+control on, the rate limit at its setting) on a SQLite file, with one extra plain Flask route
+registered on that same app. The benchmark's own admin token (``create_bench_token``) is the one
+token the rate limit does not count: its load is meant to be delivered, not refused with 429.
 
 ``POST /bench/bare`` parses the JSON body, inserts one row into a SQLite table (its own WAL-mode
 file, one short transaction per request, one connection per worker thread) and answers a small
@@ -100,12 +100,13 @@ def create_bench_token(config: StoreConfig) -> tuple[str, str]:
     return token.id, secret
 
 
-def build_app(db: Path, bare_db: Path, exempt: list[str]) -> Flask:
+def build_app(db: Path, bare_db: Path, exempt: list[str], max_streams: int | None = None) -> Flask:
     """The production app on a SQLite store (access control on), plus the bare route."""
     from domain.service.application import Questlog
     from webapi.app import create_app
 
-    app = create_app(Questlog(StoreConfig(sqlite_path=db)), auth=True, rate_limit_exempt=exempt)
+    questlog = Questlog(StoreConfig(sqlite_path=db))
+    app = create_app(questlog, auth=True, rate_limit_exempt=exempt, max_streams=max_streams)
     add_bare_route(app, BareStore(bare_db))
     return app
 
@@ -117,6 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bare-db", type=Path, required=True)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--max-streams", type=int, default=None, help="as `questlog serve`")
     parser.add_argument(
         "--rate-limit-exempt",
         action="append",
@@ -128,8 +130,12 @@ def main(argv: list[str] | None = None) -> None:
 
     from waitress import serve
 
-    app = build_app(args.db, args.bare_db, args.rate_limit_exempt)
-    serve(app, host="127.0.0.1", port=args.port, threads=args.threads, ident="questlog")
+    from webapi.live import max_streams_setting, waitress_options
+
+    streams = max_streams_setting(args.max_streams)
+    app = build_app(args.db, args.bare_db, args.rate_limit_exempt, streams)
+    options = waitress_options(args.threads, streams)
+    serve(app, host="127.0.0.1", port=args.port, ident="questlog", **options)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Access control: who the caller is (a bearer token), what its role on a campaign allows,
 per-token rate limits on appends, and the admin and membership routes.
 
-Every request but the OpenAPI document needs a live token when auth is on. On a campaign route
+Every request but the OpenAPI document and the table page's shell (routes declared ``public``)
+needs a live token when auth is on. On a campaign route
 the caller's role decides: 404 if the campaign is private and the caller holds no role on it,
 403 if the role does not allow the action. Admin tokens may do everything (they run the server).
 """
@@ -196,6 +197,9 @@ def appends() -> bool:
 def before() -> Response | None:
     """Authenticate, authorize and rate-limit the request, and act as its token."""
     if request.endpoint in OPEN_ENDPOINTS or request.url_rule is None:
+        return None
+    declared = declared_access(request.endpoint, request.method)
+    if declared is not None and declared.action == "public":
         return None
     token: Token | None = None
     if current_app.config[AUTH_KEY]:

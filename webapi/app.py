@@ -20,9 +20,11 @@ from webapi import (
     dice,
     errors,
     limits,
+    live,
     openapi,
     page,
     schemas,
+    table,
     timetravel,
     views,
 )
@@ -49,13 +51,15 @@ def create_app(
     auth: bool | str | None = None,
     rate_limit: float | None = None,
     rate_limit_exempt: Iterable[str] | None = None,
+    max_streams: int | None = None,
     **config: Any,
 ) -> Flask:
     """Build the API around a Questlog application (one is opened from the environment if none).
 
     ``auth`` turns access control on or off (default: QUESTLOG_AUTH, else on); ``rate_limit`` is
     the appends per second each token may make (default: QUESTLOG_RATE_LIMIT; 0 is no limit);
-    ``rate_limit_exempt`` the token ids it does not count (default: QUESTLOG_RATE_LIMIT_EXEMPT).
+    ``rate_limit_exempt`` the token ids it does not count (default: QUESTLOG_RATE_LIMIT_EXEMPT);
+    ``max_streams`` the live streams open at once (default: QUESTLOG_MAX_STREAMS, else 64).
     """
     app = Flask("questlog")
     app.config.update(
@@ -68,7 +72,7 @@ def create_app(
         JSON_SORT_KEYS=False,
     )
     app.config.update(config)
-    app.extensions["questlog"] = questlog or Questlog()
+    app.extensions["questlog"] = questlog = questlog or Questlog()
     api = QuestlogApi(
         app,
         spec_kwargs={
@@ -83,6 +87,8 @@ def create_app(
     api.register_blueprint(views.blp)
     api.register_blueprint(analytics.blp)
     api.register_blueprint(access.blp)
+    api.register_blueprint(table.blp)
+    api.register_blueprint(live.blp)
     app.register_blueprint(page.blp)  # the table page: plain Flask, not in the OpenAPI document
     for entry in catalogue.COMMANDS.values():
         summary = rules_for(entry.game).commands[entry.name].summary
@@ -97,6 +103,7 @@ def create_app(
     api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
     api.spec.options["security"] = [{"bearer": []}]
     limits.install(app)
+    live.install(app, questlog, max_streams)
     access.install(app, auth=auth, rate_limit=rate_limit, rate_limit_exempt=rate_limit_exempt)
     errors.register(app)
     return app

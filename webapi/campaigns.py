@@ -10,7 +10,7 @@ from flask_smorest import Blueprint
 
 from domain.model.campaign import Campaign
 from domain.model.house_rules import book
-from domain.service.application import campaign_facts
+from domain.service.application import Questlog, campaign_facts
 from domain.service.commands_service import CommandResult
 from domain.service.timeline import Timeline
 from domain.service.timetravel import TimeTravel
@@ -111,12 +111,9 @@ class Events(MethodView):
     @access.requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """The campaign's events after ?after=V, each with its prev_hash and hash."""
-        app = questlog()
-        cid = campaign_id(campaign)
-        found = app.campaign(cid)
-        timeline = app.timeline(found)
-        records = app.event_records(cid, after=query["after"], limit=query["limit"])
-        items = [shown(record, timeline) for record in records]
+        found, items = event_items(
+            questlog(), campaign_id(campaign), after=query["after"], limit=query["limit"]
+        )
         last = items[-1]["version"] if items else query["after"]
         return {"items": items, "next_after": last if last < found.version else None}
 
@@ -126,6 +123,17 @@ def shown(record: dict[str, Any], timeline: Timeline) -> dict[str, Any]:
     replay step): the record (``Reading.event_records``) and whether a rollback undid it."""
     undone_by = timeline.undone_by(record["version"])
     return {**record, "undone": undone_by is not None, "undone_by": undone_by}
+
+
+def event_items(
+    app: Questlog, cid: UUID, *, after: int = 0, limit: int | None = None
+) -> tuple[Campaign, list[dict[str, Any]]]:
+    """The campaign now and its events after a version, each as ``GET /events`` shows it (the
+    stream and the bundle send exactly these items)."""
+    found = app.campaign(cid)
+    timeline = app.timeline(found)
+    records = app.event_records(cid, after=after, limit=limit)
+    return found, [shown(record, timeline) for record in records]
 
 
 @blp.route("/campaigns/<campaign>/audit")

@@ -38,22 +38,39 @@ def main() -> None:
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
-@click.option("--threads", default=8, show_default=True, type=int, help="Worker threads.")
+@click.option(
+    "--threads",
+    default=8,
+    show_default=True,
+    type=int,
+    help="Worker threads for requests (the live streams get as many more as they may open).",
+)
+@click.option(
+    "--max-streams",
+    type=int,
+    help="Live streams open at once (default: QUESTLOG_MAX_STREAMS, else 64); each gets its "
+    "own thread, so they never take the --threads that serve commands.",
+)
 @click.option(
     "--no-views",
     is_flag=True,
     help="Do not run the views in this process (a separate `questlog projections run` does).",
 )
-def serve(host: str, port: int, threads: int, no_views: bool) -> None:
+def serve(host: str, port: int, threads: int, max_streams: int | None, no_views: bool) -> None:
     """Serve the API with waitress on the configured store, the views kept up to date inside."""
     from waitress import serve as waitress_serve
 
     from projections.runners import ViewsWorker
     from webapi.access import auth_setting, exempt_setting
     from webapi.app import create_app
+    from webapi.live import max_streams_setting, waitress_options
     from webapi.views import WORKER_KEY, close_views
 
     auth = auth_setting(None)
+    try:
+        streams = max_streams_setting(max_streams)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="'--max-streams'") from None
     if not auth and host not in LOOPBACK:
         raise click.UsageError(
             f"Refusing to serve on {host} without authentication (QUESTLOG_AUTH=off). "
@@ -68,7 +85,7 @@ def serve(host: str, port: int, threads: int, no_views: bool) -> None:
             "First start: created the admin token [bold]admin[/bold]. It is shown this once:\n"
             f"  {secret}\nSend it as `Authorization: Bearer <token>`; see docs/access.md."
         )
-    app = create_app(questlog, auth=auth)
+    app = create_app(questlog, auth=auth, max_streams=streams)
     worker = None if no_views else ViewsWorker(questlog.config, app=questlog).start()
     app.extensions[WORKER_KEY] = worker
     # SIGTERM ends waitress's loop like Ctrl-C, so the worker below is stopped cleanly.
@@ -77,6 +94,7 @@ def serve(host: str, port: int, threads: int, no_views: bool) -> None:
     console.print(f"OpenAPI document: http://{host}:{port}/openapi.json")
     console.print("Views: " + ("run elsewhere (--no-views)" if worker is None else "embedded"))
     console.print("Auth: " + ("bearer tokens" if auth else "off (loopback only)"))
+    console.print(f"Threads: {threads} for requests + {streams} for live streams")
     exempt = exempt_setting(None)
     if exempt:
         console.print(
@@ -84,7 +102,8 @@ def serve(host: str, port: int, threads: int, no_views: bool) -> None:
             "(QUESTLOG_RATE_LIMIT_EXEMPT)"
         )
     try:
-        waitress_serve(app, host=host, port=port, threads=threads, ident="questlog")
+        options = waitress_options(threads, streams)
+        waitress_serve(app, host=host, port=port, ident="questlog", **options)
     finally:
         if worker is not None:
             worker.stop()
@@ -135,10 +154,24 @@ def token_revoke(name_or_id: str) -> None:
 
 
 @main.command()
-@click.argument("campaign_id")
+@click.argument("campaign_id", required=False)
 @click.option("--head", help="A head_hash receipt that must still be in the chain.")
-def verify(campaign_id: str, head: str | None) -> None:
-    """Audit a campaign: the hash chain, every stored byte, every revealed roll."""
+@click.option(
+    "--bundle",
+    "bundle_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Verify this bundle (GET /campaigns/{id}/bundle) offline, without any store.",
+)
+def verify(campaign_id: str | None, head: str | None, bundle_file: str | None) -> None:
+    """Audit a campaign: the hash chain, every stored byte, every revealed roll; or, with
+    --bundle, a downloaded bundle offline."""
+    if bundle_file is not None:
+        if campaign_id is not None:
+            raise click.UsageError("Give a CAMPAIGN_ID or --bundle FILE, not both.")
+        verify_bundle(bundle_file, head)
+        return
+    if campaign_id is None:
+        raise click.UsageError("Give a CAMPAIGN_ID (or --bundle FILE).")
     try:
         cid = UUID(campaign_id)
     except ValueError:
@@ -151,6 +184,39 @@ def verify(campaign_id: str, head: str | None) -> None:
         sys.exit(2)
     print_audit(cid, report)
     sys.exit(0 if report["ok"] else 1)
+
+
+def verify_bundle(path: str, head: str | None) -> None:
+    """Check a bundle file and print each roll's verdict and every problem; exit 1 on any."""
+    from webapi import bundle
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+        found = bundle.check(data)
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        console.print(f"[red]{escape(path)}: {escape(str(error))}[/red]")
+        sys.exit(2)
+    report = found.report
+    console.print(f"Bundle of campaign {escape(str(data.get('campaign_id')))}")
+    console.print(f"head: version {report.head_version}, hash {report.head_hash}")
+    for verdict in report.verdicts:
+        colour = {"verified": "green", "mismatch": "red"}.get(verdict["status"], "yellow")
+        console.print(
+            f"  version {verdict['version']:>5}  roll {escape(verdict['roll_id']):<10} "
+            f"[{colour}]{verdict['status']}[/{colour}]"
+        )
+    counts = ", ".join(f"{n} {name}" for name, n in report.rolls.items())
+    console.print(f"rolls: {counts}")
+    receipt_ok = head is None or head in report.hashes
+    if not receipt_ok:
+        console.print(f"[red]receipt {escape(head or '')} is not in the chain[/red]")
+    for problem in found.all_problems():
+        where = "bundle" if problem["version"] is None else f"version {problem['version']}"
+        console.print(f"[red]{where}: {escape(problem['problem'])}[/red]")
+    ok = found.ok and receipt_ok
+    console.print("[green]OK[/green]" if ok else "[red]FAILED[/red]")
+    sys.exit(0 if ok else 1)
 
 
 def print_audit(campaign_id: UUID, report: dict[str, object]) -> None:

@@ -32,6 +32,18 @@ TRACEBACKS_KEY = "questlog_tracebacks"
 log = logging.getLogger("questlog.api")
 
 
+class TooManyStreams(Exception):
+    """As many live streams are open in this process as it allows (QUESTLOG_MAX_STREAMS)."""
+
+    def __init__(self, cap: int) -> None:
+        super().__init__(f"{cap} live streams are open, the most this server allows")
+        self.cap = cap
+
+
+STREAM_RETRY_AFTER = 5
+"""Seconds a client refused a stream waits before it asks again."""
+
+
 def problem(
     status: int,
     title: str,
@@ -134,6 +146,20 @@ def transient_problem(error: Exception) -> Response:
     return store_problem(unavailable(error, stored=False))
 
 
+def streams_problem(error: TooManyStreams) -> Response:
+    """503: every stream slot is taken; the commands and reads still work."""
+    return problem(
+        503,
+        "Too many streams",
+        f"{error.cap} live streams are open, the most this server allows "
+        "(QUESTLOG_MAX_STREAMS); retry later, or read GET /campaigns/{id}/events?after=N.",
+        slug="too-many-streams",
+        headers={"Retry-After": str(STREAM_RETRY_AFTER)},
+        limit="QUESTLOG_MAX_STREAMS",
+        max_streams=error.cap,
+    )
+
+
 def http_problem(error: HTTPException) -> Response:
     """Map a werkzeug/webargs HTTP error, keeping webargs' per-field messages."""
     status = error.code or 500
@@ -165,6 +191,7 @@ def register(app: Flask) -> None:
     """Install the handlers on the Flask app."""
     app.register_error_handler(QuestlogError, domain_problem)
     app.register_error_handler(HTTPException, http_problem)
+    app.register_error_handler(TooManyStreams, streams_problem)
     for transient in TRANSIENT_ERRORS:
         app.register_error_handler(transient, transient_problem)
     throttle = app.extensions[TRACEBACKS_KEY] = TracebackThrottle(TRACEBACK_INTERVAL)

@@ -12,7 +12,9 @@ from flask import Blueprint, Response, redirect, send_from_directory
 
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
-CSP = "default-src 'self'; img-src 'self' data: blob:; base-uri 'none'; frame-ancestors 'none'"
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; img-src 'self' data: blob:; base-uri 'none'; frame-ancestors 'none'"
+)
 """Everything from this host only: no inline script or style, no other host."""
 
 blp = Blueprint("page", __name__)
@@ -28,7 +30,7 @@ def shell() -> Response:
 @blp.after_request
 def protect(response: Response) -> Response:
     """Only this host's scripts, styles and connections."""
-    response.headers["Content-Security-Policy"] = CSP
+    response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
     response.headers["Referrer-Policy"] = "no-referrer"
     return response
 

@@ -9,7 +9,7 @@ an earlier one by a game's fate-reroll rule, e.g. G-CB-12), each with the roll i
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +17,7 @@ from eventsourcing.persistence import Mapper, StoredEvent
 from eventsourcing.utils import get_topic
 
 from domain.model import chain
-from domain.model.dice import verify_faces
+from domain.model.dice import commitment_of, verify_faces
 from domain.service.timeline import Timeline
 
 ROLLED_BACK = "questlog.RolledBack"
@@ -83,6 +83,8 @@ class AuditReport:
     rerolls: list[dict[str, Any]] = field(default_factory=list)
     flagged_rolls: list[str] = field(default_factory=list)
     fate_rerolls: list[dict[str, Any]] = field(default_factory=list)
+    verdicts: list[dict[str, Any]] = field(default_factory=list)
+    """Each roll's verdict (``audit_public_events`` only): version, roll id, status."""
 
     def bad(self, version: int, problem: str) -> None:
         """Record a broken event; the first one is the first bad version."""
@@ -381,3 +383,99 @@ def rerolls(rolls: list[dict[str, Any]], timeline: Timeline) -> list[dict[str, A
                 }
             )
     return found
+
+
+def audit_public_events(
+    campaign_id: str, events: Sequence[Mapping[str, Any]]
+) -> tuple[AuditReport, dict[str, str]]:
+    """Audit a campaign from its public events alone (each as ``GET /campaigns/{id}/events``
+    shows it): the hash chain, the seeds its reveals name, every server roll. Returns the report,
+    with a verdict on each roll (verified, mismatch, awaiting_reveal, reported), and the seeds
+    the log revealed."""
+    report = AuditReport()
+    revealed: dict[str, str] = {}
+    rolls: list[tuple[int, dict[str, Any]]] = []
+    used_nonces: set[tuple[str, int]] = set()
+    prev_hash = chain.GENESIS_HASH
+    expected_version = 1
+    for event in events:
+        version = event.get("version")
+        if isinstance(version, bool) or not isinstance(version, int):
+            report.bad(expected_version, f"event number {expected_version} has no version")
+            prev_hash = ""
+            expected_version += 1
+            continue
+        if version != expected_version:
+            report.bad(expected_version, f"version {expected_version} is missing")
+        expected_version = version + 1
+        data = event.get("data")
+        data = data if isinstance(data, Mapping) else {}
+        body = {
+            "campaign_id": campaign_id,
+            "version": version,
+            "type": event.get("type"),
+            "timestamp": event.get("timestamp"),
+            "data": dict(data),
+            "prev_hash": event.get("prev_hash"),
+        }
+        if event.get("actor") is not None:
+            body["actor"] = event["actor"]
+        stored_hash = str(event.get("hash", ""))
+        if chain.hash_body(body) != stored_hash:
+            report.bad(version, "the event's hash does not match its contents")
+        if event.get("prev_hash") != prev_hash:
+            report.bad(version, "prev_hash does not match the previous event's hash")
+        prev_hash = stored_hash
+        report.hashes.add(stored_hash)
+        report.head_version = version
+        report.head_hash = stored_hash
+        if "revealed_seed" in data:
+            commitment, seed = str(data.get("revealed_commitment")), str(data["revealed_seed"])
+            if not _commits_to(seed, commitment):
+                report.bad(version, f"the revealed seed does not hash to {commitment}")
+            revealed[commitment] = seed
+        for record in data.get("rolls") or []:
+            rolls.append((version, dict(record)))
+    for version, record in rolls:
+        roll_id = str(record.get("roll_id"))
+        status = _public_verdict(record, revealed, used_nonces)
+        report.verdicts.append({"version": version, "roll_id": roll_id, "status": status})
+        report.rolls["reported" if status == "reported" else "server"] += 1
+        if status == "mismatch":
+            report.rolls["failed"] += 1
+            report.failed_rolls.append(roll_id)
+            report.problems.append(
+                {"version": version, "problem": f"roll {roll_id} does not verify"}
+            )
+        elif status in ("verified", "awaiting_reveal"):
+            report.rolls[status] += 1
+    return report, revealed
+
+
+def _commits_to(seed: str, commitment: str) -> bool:
+    """Whether a revealed seed's SHA-256 is the commitment."""
+    try:
+        return commitment_of(seed) == commitment
+    except ValueError:
+        return False
+
+
+def _public_verdict(
+    record: Mapping[str, Any], revealed: Mapping[str, str], used: set[tuple[str, int]]
+) -> str:
+    """One roll's verdict: reported, verified, mismatch or awaiting_reveal (a reused nonce is a
+    mismatch)."""
+    if record.get("source") == "reported":
+        return "reported"
+    proof = record.get("proof")
+    if record.get("source") != "server" or not isinstance(proof, Mapping):
+        return "mismatch"
+    try:
+        nonce_key = (str(proof.get("commitment")), int(proof.get("nonce", -1)))
+    except (TypeError, ValueError):
+        return "mismatch"
+    if nonce_key in used:
+        return "mismatch"
+    used.add(nonce_key)
+    verdict = roll_verdict(record, revealed)
+    return "awaiting_reveal" if verdict is None else "verified" if verdict else "mismatch"

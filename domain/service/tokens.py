@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from uuid import uuid4
+from uuid import UUID, uuid4
 
-from domain.model.access import Token, new_token_secret, token_hash
+from domain.model.access import Membership, Token, new_token_secret, token_hash
 from domain.model.errors import InvalidInput, NotFound
 from domain.model.text import MAX_NAME_LENGTH, check_text
 from domain.storage.store import SideTables
@@ -26,6 +26,20 @@ class TokenService:
         token = Token(id=uuid4().hex[:12], name=name, admin=admin)
         secret = new_token_secret()
         self.side_tables.add_token(token, token_hash(secret))
+        return token, secret
+
+    def share_campaign(self, campaign_id: UUID, name: str | None = None) -> tuple[Token, str]:
+        """A new read-only token bound to one campaign (the viewer role there, nothing else)
+        and its secret (shown once); unnamed, it is called ``share-<campaign>-<id>``."""
+        token_id = uuid4().hex[:12]
+        name = name if name is not None else f"share-{str(campaign_id)[:8]}-{token_id}"
+        check_text("name", name, MAX_NAME_LENGTH)
+        if self.side_tables.find_token(name) is not None:
+            raise InvalidInput.field("name", f"a token named {name!r} exists already")
+        token = Token(id=token_id, name=name, admin=False)
+        secret = new_token_secret()
+        self.side_tables.add_token(token, token_hash(secret))
+        self.side_tables.set_member(Membership(str(campaign_id), token.id, "viewer"))
         return token, secret
 
     def authenticate(self, secret: str) -> Token | None:

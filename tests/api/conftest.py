@@ -102,7 +102,8 @@ def store_campaign(store_client: FlaskClient) -> dict[str, Any]:
 
 
 def api_routes() -> list[tuple[str, str]]:
-    """Every (rule, method) of the API, read from an app that never serves a request."""
+    """Every (rule, method) of the API, read from an app that never serves a request (not the
+    table page's HTML routes, which are no part of the API)."""
     app = create_app(cast(Questlog, object()), auth=True, rate_limit=0)
     return sorted(
         (rule.rule, method)

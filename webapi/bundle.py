@@ -1,0 +1,83 @@
+"""A campaign bundle: everything needed to verify a campaign offline, in one JSON file.
+
+``build`` writes one from the store; ``check`` verifies one without any store, with the same
+chain and roll checks as the audit (``domain.service.audit.audit_public_events``). The format is
+described in docs/table-page.md ("The bundle").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID
+
+from domain.model import chain
+from domain.service.application import Questlog
+from domain.service.audit import AuditReport, audit_public_events
+from webapi.campaigns import event_items
+
+FORMAT = "questlog-bundle/1"
+
+
+def build(app: Questlog, cid: UUID) -> dict[str, Any]:
+    """The bundle of a campaign as it is now."""
+    found, events = event_items(app, cid)
+    _, revealed = audit_public_events(str(cid), events)
+    return {
+        "format": FORMAT,
+        "campaign_id": str(cid),
+        "exported_at": datetime.now(UTC).isoformat(),
+        "genesis_hash": chain.GENESIS_HASH,
+        "head": {"version": found.version, "hash": found.head_hash},
+        "revealed_seeds": revealed,
+        "events": events,
+    }
+
+
+@dataclass
+class BundleCheck:
+    """What checking a bundle found: the audit of its events and the bundle's own problems."""
+
+    report: AuditReport
+    problems: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Chain intact, no roll mismatch, and the bundle agrees with its events."""
+        return self.report.ok and not self.problems
+
+    def all_problems(self) -> list[dict[str, Any]]:
+        """Every problem, the log's first, each with the version it concerns (None: the file)."""
+        return [*self.report.problems, *self.problems]
+
+
+def check(bundle: Any) -> BundleCheck:
+    """Verify a bundle offline: its format, the hash chain, every roll, its head and seeds."""
+    if not isinstance(bundle, Mapping) or bundle.get("format") != FORMAT:
+        raise ValueError(f"not a Questlog bundle: its format must be {FORMAT!r}")
+    events = bundle.get("events")
+    if not isinstance(events, list) or not all(isinstance(e, Mapping) for e in events):
+        raise ValueError("not a Questlog bundle: 'events' must be a list of events")
+    report, revealed = audit_public_events(str(bundle.get("campaign_id")), events)
+    result = BundleCheck(report)
+    head = bundle.get("head")
+    head = head if isinstance(head, Mapping) else {}
+    if head.get("version") != report.head_version:
+        result.problems.append(
+            {
+                "version": head.get("version"),
+                "problem": f"the head names version {head.get('version')} but the events end "
+                f"at version {report.head_version}",
+            }
+        )
+    elif head.get("hash") != report.head_hash:
+        result.problems.append(
+            {"version": report.head_version, "problem": "the head hash is not the last event's"}
+        )
+    if bundle.get("revealed_seeds") != revealed:
+        result.problems.append(
+            {"version": None, "problem": "revealed_seeds are not the seeds the events reveal"}
+        )
+    return result
