@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from uuid import UUID
 
+from bench.campaigns import LONG_EVENTS, long_campaign
 from domain.model.access import Membership, acting_as
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
@@ -40,22 +41,6 @@ def hero_on_a_page(app: Questlog, name: str) -> UUID:
     ).campaign_id
     app.command(cid, {"type": "select_hero", "phase": "main", "hero": HERO})
     app.command(cid, {"type": "start_page", "date": "2027-01-04"})
-    return cid
-
-
-LONG_EVENTS = 10_000
-"""The size of campaign the page must open quickly, loading only what it shows."""
-
-
-def long_campaign(app: Questlog, events: int) -> UUID:
-    """A campaign of ``events`` events: server rolls, the seed revealed half-way."""
-    cid = app.create_campaign(game="quest-calendar", name="Ten thousand events").campaign_id
-    for n in range(events - 2):
-        if n == events // 2:
-            app.rotate_seed(cid)
-        else:
-            app.roll(cid, notation="d20", purpose=f"roll {n + 1}")
-    app.roll(cid, notation="2d6", purpose="the last roll")
     return cid
 
 

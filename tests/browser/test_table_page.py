@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from bench.campaigns import LONG_EVENTS
 from tests.browser.helpers import shown_version, unlabelled, verdicts, wait_for_version
-from tests.browser.seed import LONG_EVENTS
 from tests.browser.server import Server
 
 pytestmark = pytest.mark.browser
