@@ -147,6 +147,16 @@ def authenticate() -> Token | Response:
 BEARER = {"WWW-Authenticate": 'Bearer realm="questlog"'}
 
 
+def role_on(token: Token, cid: str) -> tuple[str, Membership | None] | None:
+    """A non-admin token's role on a campaign and its membership (``public``, with none, on a
+    public campaign it holds no role on), or None if the campaign is private to it."""
+    tables = questlog().side_tables
+    member = tables.membership(cid, token.id)
+    if member is None and not tables.is_public(cid):
+        return None
+    return (member.role if member else "public"), member
+
+
 def authorize(token: Token) -> Response | None:
     """None if the token may make this request, else the refusal (by the route's declaration)."""
     if request.method == "OPTIONS":
@@ -162,11 +172,10 @@ def authorize(token: Token) -> Response | None:
         cid = str(UUID((request.view_args or {}).get("campaign", "")))
     except ValueError:
         return None  # the view answers 404 for a malformed id
-    tables = questlog().side_tables
-    member = tables.membership(cid, token.id)
-    if member is None and not tables.is_public(cid):
+    standing = role_on(token, cid)
+    if standing is None:
         return refuse(404, f"No campaign {cid} that this token may see.")
-    role = member.role if member else "public"
+    role, member = standing
     if access.action not in ALLOWED[role]:
         return refuse(403, f"The role {role!r} may not {access.action} on this campaign.")
     return seat_check(access, role, member, cid)
@@ -317,6 +326,26 @@ class MemberList(Schema):
     items = fields.List(fields.Nested(Member))
 
 
+class Me(Schema):
+    """The caller on a campaign: its token, its role and seat, and what that role allows (the
+    same table access control uses, so the answer never disagrees with a refusal)."""
+
+    token_id = fields.String(allow_none=True, metadata={"description": "None when auth is off."})
+    name = fields.String(allow_none=True, metadata={"description": "None when auth is off."})
+    admin = fields.Boolean(metadata={"description": "An admin token (or auth off) may do all."})
+    role = fields.String(
+        validate=validate.OneOf(("admin", "public", *ROLES)),
+        metadata={"description": "admin, a role the caller holds, or public (a public campaign)."},
+    )
+    seat = fields.String(
+        allow_none=True, metadata={"description": "The player id a player acts for, if any."}
+    )
+    can_append = fields.Boolean()
+    can_manage = fields.Boolean()
+    can_propose = fields.Boolean()
+    can_approve = fields.Boolean()
+
+
 def token_info(token: Token) -> dict[str, Any]:
     """A token as the API shows it (never its secret or hash)."""
     return {"id": token.id, "name": token.name, "admin": token.admin, "revoked": token.revoked}
@@ -416,3 +445,37 @@ def label() -> str | None:
     """The caller as the log names it, or None when auth is off."""
     token = caller()
     return None if token is None else actor_label(token)
+
+
+def me_on(cid: str) -> dict[str, Any]:
+    """The caller's standing on a campaign it may read (the route's declaration checked that)."""
+    token = caller()
+    if token is None or token.admin:
+        role, seat, allowed = "admin", None, ACTIONS
+    else:
+        standing = role_on(token, cid)
+        role, member = standing if standing is not None else ("public", None)
+        seat, allowed = (member.seat if member else None), ALLOWED[role]
+    return {
+        "token_id": token.id if token else None,
+        "name": token.name if token else None,
+        "admin": role == "admin",
+        "role": role,
+        "seat": seat,
+        **{f"can_{action}": action in allowed for action in CAN},
+    }
+
+
+CAN = ("append", "manage", "propose", "approve")
+"""The actions /me answers for; a player's seat still binds what it appends, proposes, approves."""
+
+
+@blp.route("/campaigns/<campaign>/me")
+class MeOnCampaign(MethodView):
+    @blp.response(200, Me)
+    @requires("read")
+    def get(self, campaign: str) -> Any:
+        """Who the caller is on this campaign and what its role lets it do."""
+        cid = campaign_id(campaign)
+        questlog().campaign(cid)
+        return me_on(str(cid))

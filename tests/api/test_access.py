@@ -356,3 +356,99 @@ def test_in_a_match_the_rollback_approvals_come_from_the_players(questlog: Quest
     done = client_as(cast.app, second).post(approve, json={"player": "B"})
     assert done.status_code == 200, done.json
     assert done.json["rollback"] is not None
+
+
+def me(client: TokenClient, cid: str) -> dict[str, Any]:
+    answer = client.get(f"/campaigns/{cid}/me")
+    assert answer.status_code == 200, answer.json
+    body: dict[str, Any] = answer.json
+    return body
+
+
+def can(body: dict[str, Any]) -> set[str]:
+    return {
+        key.removeprefix("can_") for key, value in body.items() if key.startswith("can_") and value
+    }
+
+
+def test_me_names_the_owner_and_what_it_may_do(cast: Cast) -> None:
+    body = me(cast.as_("owner"), cast.cid)
+    assert body["name"] == "owner" and body["token_id"]
+    assert (body["role"], body["seat"], body["admin"]) == ("owner", None, False)
+    assert can(body) == {"append", "manage", "propose", "approve"}
+
+
+def test_me_names_a_players_seat(questlog: Questlog) -> None:
+    cast = Cast(questlog, game="calendar-board")
+    body = me(cast.as_("player"), cast.cid)
+    assert (body["name"], body["role"], body["seat"], body["admin"]) == (
+        "player",
+        "player",
+        "A",
+        False,
+    )
+    assert can(body) == {"append", "propose", "approve"}
+
+
+def test_me_on_a_share_link_is_a_viewer_that_may_only_read(cast: Cast) -> None:
+    shared = cast.as_("owner").post(f"/campaigns/{cast.cid}/share", json={})
+    assert shared.status_code == 201, shared.json
+    body = me(client_as(cast.app, shared.json["token"]), cast.cid)
+    assert (body["role"], body["seat"], body["admin"]) == ("viewer", None, False)
+    assert can(body) == set()
+
+
+def test_me_for_an_admin_may_do_everything(cast: Cast) -> None:
+    body = me(cast.as_("admin"), cast.cid)
+    assert (body["name"], body["role"], body["seat"], body["admin"]) == (
+        "admin",
+        "admin",
+        None,
+        True,
+    )
+    assert can(body) == {"append", "manage", "propose", "approve"}
+
+
+def test_me_on_a_public_campaign_without_a_role_is_public(cast: Cast) -> None:
+    made = cast.as_("owner").post(
+        "/campaigns", json={"game": "quest-calendar", "name": "Open", "public": True}
+    )
+    body = me(cast.as_("outsider"), made.json["id"])
+    assert (body["name"], body["role"], body["seat"], body["admin"]) == (
+        "outsider",
+        "public",
+        None,
+        False,
+    )
+    assert can(body) == set()
+
+
+def test_me_on_a_private_campaign_is_404_to_a_stranger(cast: Cast) -> None:
+    answer = cast.as_("outsider").get(f"/campaigns/{cast.cid}/me")
+    assert answer.status_code == 404
+    assert answer.content_type == "application/problem+json"
+
+
+def test_me_agrees_with_what_access_control_lets_each_role_do(cast: Cast) -> None:
+    # The answer comes from the table the refusals come from; check it against real refusals.
+    for role in ("owner", "viewer", "auditor"):
+        body = me(cast.as_(role), cast.cid)
+        assert body["role"] == role
+        managed = cast.as_(role).get(f"/campaigns/{cast.cid}/members").status_code
+        assert (managed == 200) == body["can_manage"], role
+        rolled = cast.as_(role).post(f"/campaigns/{cast.cid}/rolls", json={"dice": "d20"})
+        assert (rolled.status_code == 201) == body["can_append"], (role, rolled.status_code)
+
+
+def test_me_with_auth_off_may_do_everything(questlog: Questlog) -> None:
+    app = create_app(questlog, auth=False, rate_limit=0, TESTING=True)
+    client = client_as(app, None)
+    made = client.post("/campaigns", json={"game": "quest-calendar", "name": "Open house"})
+    body = me(client, made.json["id"])
+    assert (body["token_id"], body["name"], body["role"], body["admin"]) == (
+        None,
+        None,
+        "admin",
+        True,
+    )
+    assert can(body) == {"append", "manage", "propose", "approve"}
