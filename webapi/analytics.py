@@ -12,7 +12,14 @@ from projections.views.roll_log import RollLog
 from projections.views.stats import CampaignStats, campaign_figures
 from projections.views.weather import WeatherHistory
 from webapi import access
-from webapi.view_schemas import CampaignFigures, CampaignFiguresQuery, DiceFairness, DiceQuery
+from webapi.http import campaign_id
+from webapi.view_schemas import (
+    CampaignDiceQuery,
+    CampaignFigures,
+    CampaignFiguresQuery,
+    DiceFairness,
+    DiceQuery,
+)
 from webapi.views import iso, read
 
 blp = Blueprint(
@@ -46,6 +53,34 @@ class Dice(MethodView):
                 by_campaign=query["by_campaign"],
                 alpha=query["alpha"],
             ),
+        )
+
+
+@blp.route("/campaigns/<campaign>/analytics/dice")
+class CampaignDice(MethodView):
+    @blp.arguments(CampaignDiceQuery, location="query")
+    @blp.response(200, DiceFairness)
+    @access.requires("read")
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """One campaign's dice: face counts per die type and source against a fair die's, with
+        chi-square p-values (what ``/analytics/dice?campaign=`` shows an admin, for any reader)."""
+        cid = campaign_id(campaign)
+        return read(
+            [RollLog],
+            query,
+            lambda store: dice_fairness(
+                store,
+                campaign_id=str(cid),
+                game=None,
+                source=query.get("source"),
+                purpose=query.get("purpose"),
+                since=iso(query.get("since")),
+                until=iso(query.get("until")),
+                include_undone=query["include_undone"],
+                by_campaign=False,
+                alpha=query["alpha"],
+            ),
+            cid,
         )
 
 

@@ -162,6 +162,18 @@ class Period(Schema):
     )
 
 
+class CampaignDiceQuery(WaitQuery, Period):
+    """Which of one campaign's rolls to count: by source, purpose and time."""
+
+    source = fields.String(validate=validate.OneOf(["server", "reported"]))
+    purpose = text("Only rolls made for this purpose.", free_text=True)
+    alpha = fields.Float(
+        load_default=ALPHA,
+        validate=validate.Range(min=0, max=1, min_inclusive=False),
+        metadata={"description": "Flag dice whose p-value is below this (default 0.001)."},
+    )
+
+
 class DiceQuery(WaitQuery, Period):
     campaign = fields.UUID(metadata={"description": "Only this campaign."})
     game = fields.String(validate=validate.OneOf(GAMES))

@@ -20,7 +20,6 @@ from tests.browser.server import Server, ServerDidNotStart, running
 
 TOKEN_KEY = "questlog.token"
 EXPECTED_REFUSALS = (
-    ("/analytics/dice", (403,)),  # an admin's route; the page counts the faces itself instead
     ("/stream", (404,)),  # until the server has the stream, the page polls
     ("/bundle", (404,)),
     ("/share", (404,)),

@@ -4,7 +4,7 @@ import { h } from "./dom.js";
 import { facesChart, lineChart } from "./charts.js";
 
 const MAX_PAGES = 3; // at most 3,000 points per chart: enough to draw, never the whole log
-let adminAnalytics = true; // until the server says this token may not read them
+let serverAnalytics = true; // until a server without the route answers 404
 
 async function rows(path) {
   const out = [];
@@ -50,17 +50,17 @@ async function calendarBoard(id) {
   ];
 }
 
-// Faces per die type against the counts a fair die gives: the server's fairness analytics for
-// an admin, otherwise counted here from this campaign's loaded rolls (each drawn die is uniform).
+// Faces per die type against the counts a fair die gives: the server's fairness analytics of this
+// campaign (every roll, for any reader), else counted here from the loaded rolls.
 async function dice(id, rolls) {
-  if (adminAnalytics) {
+  if (serverAnalytics) {
     try {
-      const analytics = await get(`/analytics/dice?campaign=${id}`);
+      const analytics = await get(`/campaigns/${id}/analytics/dice`);
       if (analytics.dice?.length) {
         return analytics.dice.map((d) => facesChart(`d${d.sides} (${d.source}), ${d.dice} dice${d.test ? `, p = ${Number(d.test.p_value).toFixed(3)}` : ""}`, d.faces, d.expected));
       }
     } catch {
-      adminAnalytics = false; // not an admin: count the faces of the rolls this page has loaded
+      serverAnalytics = false; // no analytics here: count the faces of the rolls this page has loaded
     }
   }
   const bySides = new Map();
