@@ -14,6 +14,7 @@ what changed from the facts of the event instead of following the patch.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from copy import deepcopy
 from dataclasses import dataclass, field
@@ -25,6 +26,8 @@ from domain.model import patch
 from domain.model.command_schema import Command, Values, load
 from domain.model.dice import DiceExpression, DiceSource, evaluate, parse
 from domain.model.errors import InvalidInput, NoSuchDecision, QuestlogError, RuleViolation
+
+LOG = logging.getLogger(__name__)
 
 DiceSet = tuple[str, set[int]]
 """A rule id and the die sizes a campaign's dice set allows."""
@@ -407,6 +410,9 @@ class GameRules:
         except (QuestlogError, _Rolled):
             return None
         except Exception:
+            # Only a hint beside the real refusal, so it never fails the request; but a handler
+            # that crashes on a state without its decision is a bug, so say so in the log.
+            LOG.warning("the trial run of %s for the 'also' hint failed", spec.name, exc_info=True)
             return None
         return None
 
