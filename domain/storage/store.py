@@ -373,14 +373,15 @@ class SideTables:
         self._write(f"UPDATE {self._table(TOKENS_TABLE)} SET revoked = 1 WHERE id = ?", (token_id,))
 
     def set_member(self, member: Membership) -> None:
-        """Give a token a role on a campaign (replacing the one it had)."""
-        self._write(
-            f"DELETE FROM {self._table(MEMBERS_TABLE)} WHERE campaign_id = ? AND token_id = ?",
-            (member.campaign_id, member.token_id),
-        )
+        """Give a token a role on a campaign (replacing the one it had).
+
+        One upsert: the token never has no role in between, and two processes giving it a
+        role at once both succeed (the last one wins) instead of one failing on the key.
+        """
         self._write(
             f"INSERT INTO {self._table(MEMBERS_TABLE)} (campaign_id, token_id, role, seat) "
-            "VALUES (?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?) ON CONFLICT (campaign_id, token_id) "
+            "DO UPDATE SET role = excluded.role, seat = excluded.seat",
             (member.campaign_id, member.token_id, member.role, member.seat),
         )
 
