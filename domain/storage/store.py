@@ -529,7 +529,8 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
             "RETURNING tokens, allowed"
         )
         params = {"key": key, "rate": float(rate), "burst": float(burst)}
-        with self.datastore.transaction(commit=True) as cursor:
+        # One statement on an autocommit connection: one round trip, no BEGIN and COMMIT.
+        with self.datastore.cursor() as cursor:
             cursor.execute(statement, params, prepare=False)
             row = cursor.fetchone()
         if row["allowed"]:
