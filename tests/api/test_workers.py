@@ -109,9 +109,10 @@ class Served:
     def workers(self) -> list[int]:
         return sorted(children(self.process.pid))
 
-    def connect(self, pid: int, wait: float = 30) -> http.client.HTTPConnection:
+    def connect(self, pid: int, wait: float = 20) -> http.client.HTTPConnection:
         """A connection that worker ``pid`` has accepted (the other workers held meanwhile);
-        ``NotAccepted`` if it did not within ``wait`` seconds."""
+        ``NotAccepted`` if it did not within ``wait`` seconds (less than gunicorn's 30 s worker
+        timeout, after which the arbiter would kill a worker held this long)."""
         others = [other for other in self.workers if other != pid]
         for other in others:
             os.kill(other, signal.SIGSTOP)
@@ -472,3 +473,59 @@ def test_a_bad_workers_value_is_refused_naming_the_option(tmp_path: Path, worker
     assert refused.returncode == 2
     assert "'--workers'" in refused.stderr
     assert not (tmp_path / "bad.db").exists()
+
+
+@pytest.mark.postgres
+def test_the_first_start_admin_token_is_made_once_before_the_fork_and_the_metrics_dir_goes(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    factory = StoreFactory("postgres", tmp_path, postgres_url)
+    config = factory.new()
+    port = free_port()
+    env = {
+        **os.environ,
+        "QUESTLOG_DATABASE_URL": postgres_url,
+        "QUESTLOG_PG_SCHEMA": str(config.postgres_schema),
+    }
+    for name in ("QUESTLOG_AUTH", "PROMETHEUS_MULTIPROC_DIR"):
+        env.pop(name, None)
+    scratch = tmp_path / "scratch"  # the server's temporary directories go here
+    scratch.mkdir()
+    env["TMPDIR"] = str(scratch)
+    log_path = tmp_path / "first-start.log"
+    process = None
+    try:
+        with log_path.open("wb") as log:
+            process = subprocess.Popen(
+                [*QUESTLOG, "serve", "--workers", "2", "--port", str(port)],
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        served = Served(process, port, "", "")
+        deadline = time.monotonic() + START_SECONDS
+        while time.monotonic() < deadline:
+            text = log_path.read_text()
+            if "Workers: 2" in text and len(served.workers) == 2:
+                served.admin = text.split("It is shown this once:")[1].split()[0]
+                if all(ready(served, pid) for pid in served.workers):
+                    break
+            time.sleep(0.5)
+        else:
+            pytest.fail(f"two workers did not start answering: {log_path.read_text()}")
+        assert log_path.read_text().count("First start: created the admin token") == 1
+        store = Questlog(config)
+        try:
+            assert [token.name for token in store.side_tables.tokens()] == ["admin"]
+        finally:
+            store.close()
+        made = list(scratch.glob("questlog-metrics-*"))
+        assert len(made) == 1 and made[0].is_dir()
+        stop(served)
+        assert process.returncode == 0
+        assert not list(scratch.iterdir())
+    finally:
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+        factory.remove_all()
