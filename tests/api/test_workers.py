@@ -204,9 +204,15 @@ def test_killing_a_worker_loses_nothing_and_the_arbiter_replaces_it(
             },
         )
         os.kill(first, signal.SIGKILL)
-        with pytest.raises((OSError, http.client.HTTPException)):
-            doomed.getresponse().read()
-        doomed.close()
+        try:
+            # Almost always lost; if the worker answered before it died, the answer stands.
+            answered = doomed.getresponse()
+            assert answered.status == 201
+            answered.read()
+        except (OSError, http.client.HTTPException):
+            pass
+        finally:
+            doomed.close()
         # The client sends it again with the same key (to the survivor), then goes on.
         for n in range(6):
             key = {"Idempotency-Key": f"roll-{n}"}
