@@ -93,10 +93,10 @@ def rebuild(obj: dict[str, Any], name: str | None, batch_size: int) -> None:
 @projections.command()
 @click.pass_obj
 def status(obj: dict[str, Any]) -> None:
-    """Each view's position, the log's head and the lag."""
+    """Each view's position, the log's head, the lag and which process runs it (its lease)."""
     report = views_status(obj["config"], views_path=obj["views_path"])
     table = Table(title=f"Views (log head {report['head']})")
-    for column in ("view", "position", "lag", "events applied", "updated", "rebuild"):
+    for column in ("view", "position", "lag", "events applied", "updated", "rebuild", "run by"):
         table.add_column(column)
     for view in report["views"]:
         rebuilding = view["rebuilding"]
@@ -107,5 +107,15 @@ def status(obj: dict[str, Any]) -> None:
             str(view["applied"]),
             str(view["updated_at"] or "-"),
             "-" if rebuilding is None else f"at {rebuilding['position']}",
+            lease_text(view["lease"]),
         )
     console.print(table)
+
+
+def lease_text(lease: dict[str, Any] | None) -> str:
+    """Who holds a view's lease, for the status table: nobody, or the holder's name and pid."""
+    if lease is None:
+        return "nobody"
+    if "pid" in lease:
+        return f"{lease['application_name']} (pid {lease['pid']})"
+    return str(lease["application_name"])
