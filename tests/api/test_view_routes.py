@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -220,6 +221,25 @@ def test_projections_shows_each_views_position_the_head_and_the_lag(
     app.roll(UUID(week), notation="d20", purpose="after")
     lagging = get(client, "/projections")
     assert {v["lag"] for v in lagging["views"]} == {1}
+
+
+def test_projections_shows_which_process_holds_each_views_lease(
+    app: Questlog, client: FlaskClient, views: ViewStore
+) -> None:
+    """issue 14, point 1: the embedded worker leases the views; GET /projections names it."""
+    assert {v["lease"] for v in get(client, "/projections")["views"]} == {None}
+    worker = ViewsWorker(app.config, app=app if app.config.kind == "sqlite" else None).start()
+    try:
+        deadline = time.monotonic() + 20
+        leases = [v["lease"] for v in get(client, "/projections")["views"]]
+        while None in leases and time.monotonic() < deadline:
+            time.sleep(0.1)
+            leases = [v["lease"] for v in get(client, "/projections")["views"]]
+        names = {lease["application_name"] for lease in leases}
+        assert names == {f"questlog-views {socket.gethostname()}:{os.getpid()}"}
+    finally:
+        worker.stop()
+    assert {v["lease"] for v in get(client, "/projections")["views"]} == {None}
 
 
 def test_analytics_routes_flag_a_loaded_die_and_give_the_campaign_figures(
