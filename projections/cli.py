@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from domain.storage.store import StoreConfig
+from projections.leases import lease_retry
 from projections.rebuild import rebuild as rebuild_views
 from projections.rebuild import status as views_status
 from projections.runners import DEFAULT_BATCH_SIZE, run_views
@@ -45,8 +46,17 @@ def projections(context: click.Context, views_db: Path | None) -> None:
 @click.option("--batch-size", default=DEFAULT_BATCH_SIZE, show_default=True, type=int)
 @click.pass_obj
 def run(obj: dict[str, Any], names: tuple[str, ...], batch_size: int) -> None:
-    """Keep the views up to date until interrupted (SIGINT or SIGTERM stop it cleanly)."""
+    """Keep the views up to date until interrupted (SIGINT or SIGTERM stop it cleanly).
+
+    Only the views whose lease this process holds are run; the others are tried again every
+    QUESTLOG_VIEWS_LEASE_RETRY seconds, so a second process waits and takes over (see
+    docs/projections.md). Each change of what it runs is printed.
+    """
     config: StoreConfig = obj["config"]
+    try:
+        retry = lease_retry()
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
     stop = threading.Event()
 
     def request_stop(_signal: int, _frame: Any) -> None:
@@ -56,7 +66,23 @@ def run(obj: dict[str, Any], names: tuple[str, ...], batch_size: int) -> None:
     signal.signal(signal.SIGTERM, request_stop)
     chosen = list(names) or sorted(BY_NAME)
     console.print(f"Views {', '.join(chosen)} following {config.describe()}")
-    run_views(config, chosen, stop, views_path=obj["views_path"], batch_size=batch_size)
+
+    def announce(held: frozenset[str]) -> None:
+        waiting = [name for name in chosen if name not in held]
+        console.print(
+            f"running: {', '.join(sorted(held)) or 'none'}"
+            + (f"; waiting for the lease of: {', '.join(waiting)}" if waiting else "")
+        )
+
+    run_views(
+        config,
+        chosen,
+        stop,
+        views_path=obj["views_path"],
+        batch_size=batch_size,
+        retry=retry,
+        on_leases=announce,
+    )
     console.print("stopped")
 
 

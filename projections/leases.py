@@ -43,6 +43,11 @@ DEFAULT_LEASE_RETRY = 1.0
 LEASE_CONNECTION_NAME = "questlog-views"
 """``application_name`` prefix of the lease connection: ``questlog-views <host>:<pid>``."""
 
+SERVER_KEEPALIVES = (
+    "-c tcp_keepalives_idle=5 -c tcp_keepalives_interval=3 -c tcp_keepalives_count=3"
+)
+"""The server side's keepalives on the lease connection: it drops a vanished holder's locks."""
+
 
 class LeaseLost(RuntimeError):
     """This process no longer holds the lease of a view it was about to write."""
@@ -96,11 +101,14 @@ class PostgresLeases:
             password=env["LEASE_POSTGRES_PASSWORD"] or None,
             connect_timeout=env["LEASE_POSTGRES_CONNECT_TIMEOUT"],
             application_name=f"{LEASE_CONNECTION_NAME} {holder_label()}"[:63],
-            # A holder whose machine vanished (no FIN) is noticed by keepalives within ~20 s.
+            # A peer that vanished without closing its socket (a machine lost, a network cut) is
+            # noticed by TCP keepalives within about 15 s, on both sides: the client's settings
+            # here, the server's (which drop the lock of a vanished holder) in ``options``.
             keepalives=1,
             keepalives_idle=5,
             keepalives_interval=3,
             keepalives_count=3,
+            options=SERVER_KEEPALIVES,
         )
         self.connection: psycopg.Connection[Any] | None = None
         self.backend_pid = 0
@@ -285,6 +293,8 @@ def _file_holder(views_path: Path, name: str) -> dict[str, Any] | None:
 
 Fence = Callable[[Any, Iterable[str]], None]
 """``Leases.fence``: raises ``LeaseLost`` in a batch's transaction unless the leases are held."""
+LeasesCallback = Callable[[frozenset[str]], None]
+"""Called with the names of the views this process holds, each time that set changes."""
 RunViews = Callable[[tuple[type[View], ...], threading.Event], None]
 """Runs the given views until the event is set (raising what made it fail)."""
 
@@ -323,6 +333,7 @@ def run_leased(
     *,
     retry: float = DEFAULT_LEASE_RETRY,
     on_idle: Callable[[], None] | None = None,
+    on_leases: LeasesCallback | None = None,
 ) -> None:
     """Run exactly the views whose leases this process holds, until ``stop`` is set.
 
@@ -330,14 +341,19 @@ def run_leased(
     held has changed (or the runner has ended) stop the runner and start it on the new set. A
     runner that failed is re-raised (the caller decides to start again); one that ended because
     its lease was lost is not a failure. ``on_idle`` is called on each round holding no lease
-    (a standby process is healthy). Every lease is given up on the way out.
+    (a standby process is healthy), ``on_leases`` with the views held each time they change.
+    Every lease is given up on the way out.
     """
     names = [view.name for view in views]
     by_name = {view.name: view for view in views}
     running: _Running | None = None
+    announced: frozenset[str] | None = None
     try:
         while not stop.is_set():
             held = leases.acquire(names)
+            if held != announced and on_leases is not None:
+                on_leases(held)
+            announced = held
             if running is not None and (running.names != held or not running.thread.is_alive()):
                 error = running.end()
                 running = None

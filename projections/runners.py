@@ -21,7 +21,7 @@ from domain.model.logs import TracebackThrottle
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
 from projections.engine import BatchCallback, PassCallback, Target, catch_up
-from projections.leases import lease_retry, open_leases, run_leased
+from projections.leases import LeasesCallback, lease_retry, open_leases, run_leased
 from projections.store import ViewStore, open_view_store
 from projections.view import View
 from projections.views import resolve
@@ -88,6 +88,7 @@ def run_views(
     on_pass: PassCallback | None = None,
     app: Questlog | None = None,
     retry: float | None = None,
+    on_leases: LeasesCallback | None = None,
 ) -> None:
     """Keep the views up to date with the log until ``stop_event`` is set (every view if None).
 
@@ -97,7 +98,8 @@ def run_views(
     ``retry`` seconds (``QUESTLOG_VIEWS_LEASE_RETRY``, default 1). On SQLite an open ``app`` may
     be given to read the log with; the PostgreSQL runner always opens its own. ``on_pass`` is
     called each time the views have caught up with the log without a failure, and on each try
-    that finds every lease held elsewhere (a standby is healthy).
+    that finds every lease held elsewhere (a standby is healthy); ``on_leases`` with the names
+    of the views this process runs, each time they change.
     """
     selected = resolve(views)
     stop = stop_event or threading.Event()
@@ -139,7 +141,7 @@ def run_views(
                 )
                 poller.run(until)
 
-        run_leased(selected, stop, leases, run, retry=every, on_idle=on_pass)
+        run_leased(selected, stop, leases, run, retry=every, on_idle=on_pass, on_leases=on_leases)
     finally:
         store.close()
         if reader is not None and app is None:

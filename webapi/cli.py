@@ -60,6 +60,7 @@ def serve(host: str, port: int, threads: int, max_streams: int | None, no_views:
     """Serve the API with waitress on the configured store, the views kept up to date inside."""
     from waitress import serve as waitress_serve
 
+    from projections.leases import lease_retry
     from projections.runners import ViewsWorker
     from webapi.access import auth_setting, exempt_setting
     from webapi.app import create_app
@@ -71,6 +72,11 @@ def serve(host: str, port: int, threads: int, max_streams: int | None, no_views:
         streams = max_streams_setting(max_streams)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="'--max-streams'") from None
+    if not no_views:
+        try:
+            lease_retry()
+        except ValueError as error:
+            raise click.UsageError(str(error)) from None
     if not auth and host not in LOOPBACK:
         raise click.UsageError(
             f"Refusing to serve on {host} without authentication (QUESTLOG_AUTH=off). "

@@ -69,16 +69,40 @@ def runner_env(config: StoreConfig, retry: float = 0.5) -> dict[str, str]:
     else:
         env["QUESTLOG_DB"] = str(config.sqlite_path)
     env["QUESTLOG_VIEWS_LEASE_RETRY"] = str(retry)
+    env["PYTHONUNBUFFERED"] = "1"  # its lines arrive as it prints them
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
     return env
 
 
 def start_runner(config: StoreConfig, *, batch_size: int = 50) -> subprocess.Popen[bytes]:
-    """A separate views process (``python -m projections run``) on the test's store."""
+    """A separate views process (``python -m projections run``) on the test's store.
+
+    Its output (a few lines: what it runs, each time that changes) goes to a pipe; read it with
+    ``Output``, or after the process has stopped.
+    """
     command = [sys.executable, "-m", "projections", "run", "--batch-size", str(batch_size)]
     return subprocess.Popen(
-        command, env=runner_env(config), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        command, env=runner_env(config), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
+
+
+class Output:
+    """Collects a process's output lines in a thread, so a test can wait for one."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        assert process.stdout is not None
+        self.stream = process.stdout
+        self.lines: list[str] = []
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        for line in self.stream:
+            self.lines.append(line.decode().rstrip("\n"))
+
+    def text(self) -> str:
+        """Everything printed so far."""
+        return "\n".join(self.lines)
 
 
 def stop_all(processes: list[subprocess.Popen[bytes]]) -> None:
@@ -329,9 +353,12 @@ def test_a_second_runner_on_the_same_views_file_waits_for_the_lock(
     holder = FileLeases(Path(views.path))
     assert holder.acquire(NAMES) == frozenset(NAMES)
     process = start_runner(app.config)
+    output = Output(process)
+    waiting = f"running: none; waiting for the lease of: {', '.join(sorted(NAMES))}"
     try:
-        time.sleep(3)
-        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        wait_until(lambda: waiting in output.text(), 60, "the runner to say it waits")
+        time.sleep(2)
+        assert process.poll() is None, "the second runner stopped instead of waiting"
         positions = views.positions()
         assert all(positions.get(n, {}).get("position", 0) == 0 for n in NAMES)
         assert set(holder_pids(views).values()) == {os.getpid()}
@@ -342,3 +369,16 @@ def test_a_second_runner_on_the_same_views_file_waits_for_the_lock(
     finally:
         holder.close()
         stop_all([process])
+    output.thread.join(10)
+    assert f"running: {', '.join(sorted(NAMES))}" in output.lines
+    assert set(holder_pids(views).values()) == {None}, "a stopped runner gave its leases up"
+
+
+def test_a_bad_lease_retry_stops_the_runner_before_it_touches_anything(tmp_path: Path) -> None:
+    config = StoreConfig(sqlite_path=tmp_path / "questlog.db")
+    env = {**runner_env(config), "QUESTLOG_VIEWS_LEASE_RETRY": "never"}
+    command = [sys.executable, "-m", "projections", "run"]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "QUESTLOG_VIEWS_LEASE_RETRY" in done.stderr and "'never'" in done.stderr
+    assert list(tmp_path.iterdir()) == []
