@@ -342,7 +342,7 @@ def run_leased(
     runner that failed is re-raised (the caller decides to start again); one that ended because
     its lease was lost is not a failure. ``on_idle`` is called on each round holding no lease
     (a standby process is healthy), ``on_leases`` with the views held each time they change.
-    Every lease is given up on the way out.
+    Every lease is given up on the way out (and ``on_leases`` told so).
     """
     names = [view.name for view in views]
     by_name = {view.name: view for view in views}
@@ -369,3 +369,5 @@ def run_leased(
         if running is not None:
             running.end()
         leases.close()
+        if announced and on_leases is not None:
+            on_leases(frozenset())

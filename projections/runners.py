@@ -155,6 +155,7 @@ class ViewsWorker:
     ``retry_after`` seconds; exactly-once makes restarting safe. ``app``: see ``run_views``.
     ``current_error`` is the failure it has not yet recovered from: cleared by the next pass that
     catches up with the log (what ``GET /projections`` shows); ``last_error`` keeps the last one.
+    ``held`` names the views whose lease this worker holds, the ones it runs.
     """
 
     def __init__(
@@ -176,6 +177,7 @@ class ViewsWorker:
         self.stop_event = threading.Event()
         self.last_error: BaseException | None = None
         self.current_error: BaseException | None = None
+        self.held: frozenset[str] = frozenset()
         self.tracebacks = TracebackThrottle(TRACEBACK_INTERVAL)
         self.thread = threading.Thread(target=self._run, name="questlog-views", daemon=True)
 
@@ -195,6 +197,7 @@ class ViewsWorker:
                     batch_size=self.batch_size,
                     on_pass=self._healthy,
                     app=self.app,
+                    on_leases=self._leased,
                 )
             except Exception as error:
                 self.last_error = self.current_error = error
@@ -210,6 +213,9 @@ class ViewsWorker:
 
     def _healthy(self) -> None:
         self.current_error = None
+
+    def _leased(self, held: frozenset[str]) -> None:
+        self.held = held
 
     def stop(self, timeout: float = 10.0) -> None:
         """Ask the runner to stop and wait for its thread."""

@@ -284,7 +284,14 @@ def test_questlog_serve_runs_the_views_inside_and_projections_is_a_subcommand(
             except OSError:
                 assert time.monotonic() < deadline, "questlog serve did not start"
                 time.sleep(0.1)
-        assert status == 200 and body["worker"] == {"running": True, "last_error": None}
+        assert status == 200 and body["worker"]["running"] and not body["worker"]["last_error"]
+        while body["worker"]["leases"] != sorted(v["name"] for v in body["views"]):
+            assert time.monotonic() < deadline + 20, "the embedded worker took no lease"
+            time.sleep(0.1)
+            _, body = request(port, "GET", "/projections")
+        assert {v["lease"]["application_name"] for v in body["views"]} == {
+            f"questlog-views {socket.gethostname()}:{process.pid}"
+        }
         _, created = request(port, "POST", "/campaigns", {"game": "quest-calendar", "name": "s"})
         _, rolled = request(port, "POST", f"/campaigns/{created['id']}/rolls", {"dice": "d20"})
         path = f"/campaigns/{created['id']}/views/rolls?wait_for_version={rolled['version']}"

@@ -35,6 +35,7 @@ from projections.leases import (
     run_leased,
 )
 from projections.rebuild import view_status
+from projections.runners import ViewsWorker, run_views
 from projections.store import SQLiteViewStore, ViewStore
 from projections.view import View
 from projections.views import ALL_VIEWS
@@ -278,6 +279,81 @@ def test_two_leased_loops_split_the_views_and_a_lost_holder_stops_at_once(
             event.set()
         for thread in threads:
             thread.join(30)
+
+
+@postgres_only
+def test_a_real_runner_whose_lease_connection_is_cut_commits_no_batch_after_the_cut(
+    app: Questlog, views: ViewStore
+) -> None:
+    """issue 14, point 1: the lease connection lost, the runner stops writing at once."""
+    play(app, rolls=100)
+    batches: list[float] = []
+    announced: list[frozenset[str]] = []
+    stop = threading.Event()
+    runner = threading.Thread(
+        target=run_views,
+        args=(app.config, None, stop),
+        # A slow retry, so that the other holder below takes the freed leases first.
+        kwargs={
+            "retry": 2.0,
+            "on_batch": lambda _p, _n: batches.append(time.monotonic()),
+            "on_leases": announced.append,
+        },
+        daemon=True,
+    )
+    other = PostgresLeases(app.config)
+    runner.start()
+    try:
+        wait_until(lambda: caught_up(app, views), 60, "the runner to catch up")
+        pid = lease_holders(views, NAMES)["roll_log"]["pid"]  # type: ignore[index]
+        assert app.config.database_url is not None
+        with psycopg.connect(app.config.database_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s, 10000)", (pid,))
+        cut = time.monotonic()
+        wait_until(lambda: other.acquire(NAMES) == frozenset(NAMES), 15, "the leases to free")
+        positions = views.positions()
+        with Writer(app) as writer:
+            wait_until(lambda: writer.saved >= 100, 60, "load to be written")
+        wait_until(lambda: announced[-1] == frozenset(), 15, "the runner to give its views up")
+        assert [at for at in batches if at > cut] == [], "a batch was committed after the cut"
+        assert views.positions() == positions
+        other.close()
+        wait_until(lambda: caught_up(app, views), 60, "the runner to take its views back")
+        assert_exactly_once(app, views)
+    finally:
+        other.close()
+        stop.set()
+        runner.join(60)
+
+
+@pytest.mark.parametrize(
+    "store_config", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
+)
+def test_embedded_workers_lease_too_one_runs_and_the_other_takes_over_when_it_stops(
+    app: Questlog, views: ViewStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every API process (or worker of one) embeds a ViewsWorker: only one of them runs a view."""
+    monkeypatch.setenv("QUESTLOG_VIEWS_LEASE_RETRY", "0.3")
+    play(app, rolls=100)
+    first = ViewsWorker(app.config).start()
+    second: ViewsWorker | None = None
+    try:
+        wait_until(lambda: caught_up(app, views), 60, "the first worker to catch up")
+        second = ViewsWorker(app.config).start()
+        with Writer(app) as writer:
+            wait_until(lambda: writer.saved >= 50, 60, "load to be written")
+            assert first.held == frozenset(NAMES) and second.held == frozenset()
+            first.stop()
+            wait_until(lambda: second.held == frozenset(NAMES), 15, "the second to take over")
+            assert first.held == frozenset(), "a stopped worker still claims views"
+            wait_until(lambda: writer.saved >= 100, 60, "load after the takeover")
+        wait_until(lambda: caught_up(app, views), 60, "the second worker to catch up")
+        assert_exactly_once(app, views)
+        assert second.current_error is None and first.current_error is None
+    finally:
+        first.stop()
+        if second is not None:
+            second.stop()
 
 
 @postgres_only
