@@ -68,6 +68,9 @@ def run(obj: dict[str, Any], names: tuple[str, ...], batch_size: int) -> None:
     console.print(f"Views {', '.join(chosen)} following {config.describe()}")
 
     def announce(held: frozenset[str]) -> None:
+        if stop.is_set():
+            console.print("leases given up")
+            return
         waiting = [name for name in chosen if name not in held]
         console.print(
             f"running: {', '.join(sorted(held)) or 'none'}"
