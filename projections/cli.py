@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from domain.storage.store import StoreConfig
+from projections.leases import lease_retry
 from projections.rebuild import rebuild as rebuild_views
 from projections.rebuild import status as views_status
 from projections.runners import DEFAULT_BATCH_SIZE, run_views
@@ -45,8 +46,17 @@ def projections(context: click.Context, views_db: Path | None) -> None:
 @click.option("--batch-size", default=DEFAULT_BATCH_SIZE, show_default=True, type=int)
 @click.pass_obj
 def run(obj: dict[str, Any], names: tuple[str, ...], batch_size: int) -> None:
-    """Keep the views up to date until interrupted (SIGINT or SIGTERM stop it cleanly)."""
+    """Keep the views up to date until interrupted (SIGINT or SIGTERM stop it cleanly).
+
+    Only the views whose lease this process holds are run; the others are tried again every
+    QUESTLOG_VIEWS_LEASE_RETRY seconds, so a second process waits and takes over (see
+    docs/projections.md). Each change of what it runs is printed.
+    """
     config: StoreConfig = obj["config"]
+    try:
+        retry = lease_retry()
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
     stop = threading.Event()
 
     def request_stop(_signal: int, _frame: Any) -> None:
@@ -56,7 +66,26 @@ def run(obj: dict[str, Any], names: tuple[str, ...], batch_size: int) -> None:
     signal.signal(signal.SIGTERM, request_stop)
     chosen = list(names) or sorted(BY_NAME)
     console.print(f"Views {', '.join(chosen)} following {config.describe()}")
-    run_views(config, chosen, stop, views_path=obj["views_path"], batch_size=batch_size)
+
+    def announce(held: frozenset[str]) -> None:
+        if stop.is_set():
+            console.print("leases given up")
+            return
+        waiting = [name for name in chosen if name not in held]
+        console.print(
+            f"running: {', '.join(sorted(held)) or 'none'}"
+            + (f"; waiting for the lease of: {', '.join(waiting)}" if waiting else "")
+        )
+
+    run_views(
+        config,
+        chosen,
+        stop,
+        views_path=obj["views_path"],
+        batch_size=batch_size,
+        retry=retry,
+        on_leases=announce,
+    )
     console.print("stopped")
 
 
@@ -93,10 +122,10 @@ def rebuild(obj: dict[str, Any], name: str | None, batch_size: int) -> None:
 @projections.command()
 @click.pass_obj
 def status(obj: dict[str, Any]) -> None:
-    """Each view's position, the log's head and the lag."""
+    """Each view's position, the log's head, the lag and which process runs it (its lease)."""
     report = views_status(obj["config"], views_path=obj["views_path"])
     table = Table(title=f"Views (log head {report['head']})")
-    for column in ("view", "position", "lag", "events applied", "updated", "rebuild"):
+    for column in ("view", "position", "lag", "events applied", "updated", "rebuild", "run by"):
         table.add_column(column)
     for view in report["views"]:
         rebuilding = view["rebuilding"]
@@ -107,5 +136,15 @@ def status(obj: dict[str, Any]) -> None:
             str(view["applied"]),
             str(view["updated_at"] or "-"),
             "-" if rebuilding is None else f"at {rebuilding['position']}",
+            lease_text(view["lease"]),
         )
     console.print(table)
+
+
+def lease_text(lease: dict[str, Any] | None) -> str:
+    """Who holds a view's lease, for the status table: nobody, or the holder's name and pid."""
+    if lease is None:
+        return "nobody"
+    if "pid" in lease:
+        return f"{lease['application_name']} (pid {lease['pid']})"
+    return str(lease["application_name"])

@@ -28,6 +28,7 @@ from domain.service.application import Questlog
 from domain.storage.store import StoreConfig, configure_pool
 from projections.engine import BatchCallback, PassCallback, Target, apply_in
 from projections.events import Recorded, from_domain_event
+from projections.leases import Fence
 from projections.store import PostgresViewStore
 from projections.view import View
 
@@ -76,6 +77,7 @@ class ViewsProjection(Projection[PostgresViewsRecorder]):
     linger: ClassVar[float] = 0.02
     max_delay: ClassVar[float] = 0.1
     on_batch: ClassVar[BatchCallback | None] = None
+    fence: ClassVar[Fence | None] = None
 
     def __init__(self, view: PostgresViewsRecorder) -> None:
         super().__init__(view)
@@ -119,8 +121,12 @@ class ViewsProjection(Projection[PostgresViewsRecorder]):
         if not self._buffer or self.error is not None:
             return
         batch, self._buffer = self._buffer, []
+        fence = type(self).fence
         try:
             with self.store.write() as cursor:
+                if fence is not None:
+                    # In the batch's transaction: a process that lost a lease writes nothing.
+                    fence(cursor, [view.name for view in self.views])
                 apply_in(self.store, cursor, self.targets, batch)
         except BaseException as error:
             self.error = error
@@ -161,8 +167,10 @@ class PostgresRunner:
         linger: float = 0.02,
         on_batch: BatchCallback | None = None,
         on_pass: PassCallback | None = None,
+        fence: Fence | None = None,
     ) -> None:
         self.config = config
+        self.fence = fence
         self.views = tuple(views)
         self.batch_size = batch_size
         self.linger = linger
@@ -199,6 +207,7 @@ class PostgresRunner:
                 "batch_size": self.batch_size,
                 "linger": self.linger,
                 "on_batch": staticmethod(self.on_batch) if self.on_batch else None,
+                "fence": staticmethod(self.fence) if self.fence else None,
             },
         )
         try:

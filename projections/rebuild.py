@@ -20,6 +20,7 @@ from eventsourcing.persistence import ApplicationRecorder
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
 from projections.engine import Target, apply_in, catch_up, read_batch
+from projections.leases import lease_holders
 from projections.store import NEW, ViewStore, open_view_store
 from projections.view import View
 from projections.views import ALL_VIEWS, resolve
@@ -88,11 +89,15 @@ def rebuild_with(
 
 
 def view_status(store: ViewStore, recorder: ApplicationRecorder) -> dict[str, Any]:
-    """Each view's position, the log's head and the lag (in notification ids), and rebuilds."""
+    """Each view's position, the log's head and the lag (in notification ids), rebuilds, leases.
+
+    ``lease`` is who runs the view now (``projections.leases.lease_holders``), None if nobody.
+    """
     positions = store.positions()
     head = recorder.max_notification_id() or 0
     names = [view.name for view in ALL_VIEWS if view.name in positions]
     names += sorted(n for n in positions if not n.endswith(NEW) and n not in names)
+    holders = lease_holders(store, names)
     views = []
     for name in names:
         row = positions[name]
@@ -107,6 +112,7 @@ def view_status(store: ViewStore, recorder: ApplicationRecorder) -> dict[str, An
                 "rebuilding": None
                 if rebuilding is None
                 else {"position": int(rebuilding["position"])},
+                "lease": holders[name],
             }
         )
     return {"head": head, "views": views}

@@ -6,7 +6,8 @@
 - PostgreSQL: ``PostgresRunner``, the library's ``ProjectionRunner`` with LISTEN/NOTIFY.
 
 Both are exactly-once (see ``projections.engine``), so a runner can be stopped, killed or run
-twice at once without skipping or repeating an event.
+twice at once without skipping or repeating an event. Both run under leases
+(``projections.leases``): of several processes, one at a time runs each view.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from domain.model.logs import TracebackThrottle
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
 from projections.engine import BatchCallback, PassCallback, Target, catch_up
+from projections.leases import LeasesCallback, lease_retry, open_leases, run_leased
 from projections.store import ViewStore, open_view_store
 from projections.view import View
 from projections.views import resolve
@@ -85,46 +87,64 @@ def run_views(
     on_batch: BatchCallback | None = None,
     on_pass: PassCallback | None = None,
     app: Questlog | None = None,
+    retry: float | None = None,
+    on_leases: LeasesCallback | None = None,
 ) -> None:
     """Keep the views up to date with the log until ``stop_event`` is set (every view if None).
 
     Creates the views' tables on first use. Blocks; run it in a thread (``ViewsWorker``) to embed
-    it in a service, or in its own process (``python -m projections run``). On SQLite an open
-    ``app`` may be given to read the log with; the PostgreSQL runner always opens its own.
-    ``on_pass`` is called each time the views have caught up with the log without a failure.
+    it in a service, or in its own process (``python -m projections run``). Only the views whose
+    lease this process holds are run (``projections.leases``); the others are tried again every
+    ``retry`` seconds (``QUESTLOG_VIEWS_LEASE_RETRY``, default 1). On SQLite an open ``app`` may
+    be given to read the log with; the PostgreSQL runner always opens its own. ``on_pass`` is
+    called each time the views have caught up with the log without a failure, and on each try
+    that finds every lease held elsewhere (a standby is healthy); ``on_leases`` with the names
+    of the views this process runs, each time they change.
     """
     selected = resolve(views)
     stop = stop_event or threading.Event()
-    if app_config.kind == "postgres":
-        from projections.postgres_runner import PostgresRunner
-
-        store = open_view_store(app_config)
-        try:
-            store.ensure(selected)
-        finally:
-            store.close()
-        runner = PostgresRunner(
-            app_config, selected, batch_size=batch_size, on_batch=on_batch, on_pass=on_pass
-        )
-        runner.run(stop)
-        return
-    reader = app or Questlog(app_config)
+    every = lease_retry() if retry is None else retry
     store = open_view_store(app_config, views_path)
+    reader: Questlog | None = None
     try:
         store.ensure(selected)
-        poller = SQLitePoller(
-            reader,
-            store,
-            selected,
-            batch_size=batch_size,
-            poll_interval=poll_interval,
-            on_batch=on_batch,
-            on_pass=on_pass,
-        )
-        poller.run(stop)
+        leases = open_leases(app_config, store)
+        if app_config.kind == "postgres":
+            from projections.postgres_runner import PostgresRunner
+
+            store.close()
+
+            def run(chosen: tuple[type[View], ...], until: threading.Event) -> None:
+                runner = PostgresRunner(
+                    app_config,
+                    chosen,
+                    batch_size=batch_size,
+                    on_batch=on_batch,
+                    on_pass=on_pass,
+                    fence=leases.fence,
+                )
+                runner.run(until)
+
+        else:
+            reader = app or Questlog(app_config)
+            log_reader = reader
+
+            def run(chosen: tuple[type[View], ...], until: threading.Event) -> None:
+                poller = SQLitePoller(
+                    log_reader,
+                    store,
+                    chosen,
+                    batch_size=batch_size,
+                    poll_interval=poll_interval,
+                    on_batch=on_batch,
+                    on_pass=on_pass,
+                )
+                poller.run(until)
+
+        run_leased(selected, stop, leases, run, retry=every, on_idle=on_pass, on_leases=on_leases)
     finally:
         store.close()
-        if app is None:
+        if reader is not None and app is None:
             reader.close()
 
 
@@ -135,6 +155,7 @@ class ViewsWorker:
     ``retry_after`` seconds; exactly-once makes restarting safe. ``app``: see ``run_views``.
     ``current_error`` is the failure it has not yet recovered from: cleared by the next pass that
     catches up with the log (what ``GET /projections`` shows); ``last_error`` keeps the last one.
+    ``held`` names the views whose lease this worker holds, the ones it runs.
     """
 
     def __init__(
@@ -156,6 +177,7 @@ class ViewsWorker:
         self.stop_event = threading.Event()
         self.last_error: BaseException | None = None
         self.current_error: BaseException | None = None
+        self.held: frozenset[str] = frozenset()
         self.tracebacks = TracebackThrottle(TRACEBACK_INTERVAL)
         self.thread = threading.Thread(target=self._run, name="questlog-views", daemon=True)
 
@@ -175,6 +197,7 @@ class ViewsWorker:
                     batch_size=self.batch_size,
                     on_pass=self._healthy,
                     app=self.app,
+                    on_leases=self._leased,
                 )
             except Exception as error:
                 self.last_error = self.current_error = error
@@ -190,6 +213,9 @@ class ViewsWorker:
 
     def _healthy(self) -> None:
         self.current_error = None
+
+    def _leased(self, held: frozenset[str]) -> None:
+        self.held = held
 
     def stop(self, timeout: float = 10.0) -> None:
         """Ask the runner to stop and wait for its thread."""

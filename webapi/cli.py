@@ -70,6 +70,7 @@ def serve(
 ) -> None:
     """Serve the API on the configured store (waitress, or gunicorn with --workers), the views
     kept up to date inside."""
+    from projections.leases import lease_retry
     from webapi.access import auth_setting, exempt_setting
     from webapi.live import max_streams_setting
 
@@ -78,6 +79,11 @@ def serve(
         streams = max_streams_setting(max_streams)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="'--max-streams'") from None
+    if not no_views:
+        try:
+            lease_retry()
+        except ValueError as error:
+            raise click.UsageError(str(error)) from None
     if not auth and host not in LOOPBACK:
         raise click.UsageError(
             f"Refusing to serve on {host} without authentication (QUESTLOG_AUTH=off). "

@@ -147,7 +147,10 @@ class ProjectionStatus(Schema):
     """How far each read model has caught up with the event store."""
 
     head = fields.Integer()
-    views = fields.List(fields.Dict(), metadata={"description": "name, position, lag, applied..."})
+    views = fields.List(
+        fields.Dict(),
+        metadata={"description": "name, position, lag, applied, rebuilding, lease (who runs it)"},
+    )
     worker = fields.Dict(allow_none=True, metadata={"description": "The embedded runner, if any."})
 
 

@@ -388,6 +388,7 @@ class Projections(MethodView):
             else {
                 "running": worker.thread.is_alive(),
                 "last_error": None if worker.current_error is None else repr(worker.current_error),
+                "leases": sorted(worker.held),
             }
         )
         return report

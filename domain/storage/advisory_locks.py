@@ -3,8 +3,9 @@
 Two kinds are used. A *session* lock (held by a connection until it is released) serialises
 first-time setup across processes: the event store's tables (``SETUP_LOCK_KEY``) and the view
 tables (``projections.store``). A *transaction* lock (released when the transaction ends) makes
-processes writing one campaign take turns (``CAMPAIGN_LOCK_SPACE``). Keys are one ``bigint`` or
-two ``int`` values, as PostgreSQL's ``pg_advisory_*`` functions take them.
+processes writing one campaign take turns (``CAMPAIGN_LOCK_SPACE``). A session lock per view
+(``VIEW_LEASE_SPACE``) is the lease of the process that keeps that view up to date. Keys are one
+``bigint`` or two ``int`` values, as PostgreSQL's ``pg_advisory_*`` functions take them.
 """
 
 from __future__ import annotations
@@ -13,15 +14,28 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
+from zlib import crc32
 
 SETUP_LOCK_KEY = 0x51_75_65_73_74  # "Quest": the advisory lock held while creating tables
 VIEWS_SETUP_LOCK_KEY = 0x5175_6576  # "Quev": held while view tables are created
 CAMPAIGN_LOCK_SPACE = 0x51_4C  # "QL": first key of the per-campaign advisory locks
+VIEW_LEASE_SPACE = 0x51_56  # "QV": first key of the per-view leases
 
 
 def campaign_lock_keys(campaign_id: UUID) -> tuple[int, int]:
     """The two ``int`` keys of a campaign's lock: the space and the id's first 32 bits."""
     return CAMPAIGN_LOCK_SPACE, int.from_bytes(campaign_id.bytes[:4], "big", signed=True)
+
+
+def view_lease_keys(scope: str, view: str) -> tuple[int, int]:
+    """The two ``int`` keys of a view's lease: the space and a CRC-32 of ``<scope>/<view>``.
+
+    Advisory locks belong to the whole database, so the scope (the schema) is part of the key:
+    two deployments in two schemas of one database never wait for each other. CRC-32 is stable
+    across processes and releases (Python's ``hash()`` of a string is not); the top bit is
+    cleared so the key reads the same as ``pg_locks.objid``, which shows it unsigned.
+    """
+    return VIEW_LEASE_SPACE, crc32(f"{scope}/{view}".encode()) & 0x7FFF_FFFF
 
 
 def lock_statement(

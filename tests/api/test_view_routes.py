@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -222,6 +223,25 @@ def test_projections_shows_each_views_position_the_head_and_the_lag(
     assert {v["lag"] for v in lagging["views"]} == {1}
 
 
+def test_projections_shows_which_process_holds_each_views_lease(
+    app: Questlog, client: FlaskClient, views: ViewStore
+) -> None:
+    """issue 14, point 1: the embedded worker leases the views; GET /projections names it."""
+    assert {v["lease"] for v in get(client, "/projections")["views"]} == {None}
+    worker = ViewsWorker(app.config, app=app if app.config.kind == "sqlite" else None).start()
+    try:
+        deadline = time.monotonic() + 20
+        leases = [v["lease"] for v in get(client, "/projections")["views"]]
+        while None in leases and time.monotonic() < deadline:
+            time.sleep(0.1)
+            leases = [v["lease"] for v in get(client, "/projections")["views"]]
+        names = {lease["application_name"] for lease in leases}
+        assert names == {f"questlog-views {socket.gethostname()}:{os.getpid()}"}
+    finally:
+        worker.stop()
+    assert {v["lease"] for v in get(client, "/projections")["views"]} == {None}
+
+
 def test_analytics_routes_flag_a_loaded_die_and_give_the_campaign_figures(
     app: Questlog, client: FlaskClient, synced: dict[str, str]
 ) -> None:
@@ -264,7 +284,14 @@ def test_questlog_serve_runs_the_views_inside_and_projections_is_a_subcommand(
             except OSError:
                 assert time.monotonic() < deadline, "questlog serve did not start"
                 time.sleep(0.1)
-        assert status == 200 and body["worker"] == {"running": True, "last_error": None}
+        assert status == 200 and body["worker"]["running"] and not body["worker"]["last_error"]
+        while body["worker"]["leases"] != sorted(v["name"] for v in body["views"]):
+            assert time.monotonic() < deadline + 20, "the embedded worker took no lease"
+            time.sleep(0.1)
+            _, body = request(port, "GET", "/projections")
+        assert {v["lease"]["application_name"] for v in body["views"]} == {
+            f"questlog-views {socket.gethostname()}:{process.pid}"
+        }
         _, created = request(port, "POST", "/campaigns", {"game": "quest-calendar", "name": "s"})
         _, rolled = request(port, "POST", f"/campaigns/{created['id']}/rolls", {"dice": "d20"})
         path = f"/campaigns/{created['id']}/views/rolls?wait_for_version={rolled['version']}"
