@@ -187,8 +187,10 @@ class WaitSampler:
     """Samples what the store's client backends are doing, four times a second.
 
     Each sample counts the non-idle backends by wait event (``Lock:relation`` is a wait for a
-    table lock: here, the events table's, which the recorder takes for every insert; ``CPU:running``
-    is a backend with no wait), so the averages say how many backends were in each state.
+    table lock: here, the events table's, which the recorder takes for every insert;
+    ``Lock:object`` the server-wide lock PostgreSQL takes at the commit of a transaction that sent
+    ``NOTIFY``, as every insert does; ``CPU:running`` a backend with no wait), so the averages say
+    how many backends were in each state.
     """
 
     QUERY = (
