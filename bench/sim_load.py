@@ -199,8 +199,17 @@ class WaitSampler:
         "AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND state <> 'idle'"
     )
 
-    def __init__(self, url: str) -> None:
+    HOLDER = (
+        "SELECT coalesce(a.wait_event_type, 'CPU'), coalesce(a.wait_event, 'running'), a.state "
+        "FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+        "WHERE l.relation = to_regclass(%s) AND l.mode = 'ExclusiveLock' AND l.granted"
+    )
+
+    def __init__(self, url: str, events_table: str) -> None:
         self.url = url
+        self.events_table = events_table
+        self.holder: Counter[str] = Counter()
+        """What the backend holding the events table's write lock was doing, by sample."""
         self.samples = 0
         self.waits: Counter[str] = Counter()
         self.stop = threading.Event()
@@ -215,6 +224,9 @@ class WaitSampler:
                     # the events table's lock, waits for its (busy) Python process.
                     where = "in txn " if state.startswith("idle in transaction") else ""
                     self.waits[f"{where}{kind}:{event}"] += 1
+                for kind, event, state in conn.execute(self.HOLDER, (self.events_table,)):
+                    where = "in txn " if state.startswith("idle in transaction") else ""
+                    self.holder[f"{where}{kind}:{event}"] += 1
 
     def __enter__(self) -> WaitSampler:
         self.thread.start()
@@ -228,6 +240,13 @@ class WaitSampler:
         """The average number of backends in each state or wait, busiest first."""
         n = max(self.samples, 1)
         return {k: round(v / n, 2) for k, v in self.waits.most_common()}
+
+    def holder_share(self) -> dict[str, float]:
+        """The share of samples in which the events lock's holder was in each state; ``free``
+        when no one held it."""
+        n = max(self.samples, 1)
+        shares = {k: round(v / n, 2) for k, v in self.holder.most_common()}
+        return {**shares, "free": round(1 - sum(self.holder.values()) / n, 2)}
 
 
 def start_workers(

@@ -30,6 +30,7 @@ import json
 import os
 import random
 import secrets
+import signal
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -160,6 +161,7 @@ class Step:
     client_cpu: float
     machine_cpu: float
     waits: dict[str, float]
+    lock_holder: dict[str, float]
 
     @property
     def achieved(self) -> float:
@@ -202,7 +204,9 @@ def run_steps(
         note(f"{settings.processes * settings.tables} tables created; offering the rates")
         misses = 0
         for rate in settings.rates:
-            step, tally = one_step(settings, rate, url, inboxes, results)
+            step, tally = one_step(
+                settings, rate, url, config.postgres_schema or "", inboxes, results
+            )
             steps.append(step)
             total.add(tally)
             note(step_line(step, settings.p99_ms))
@@ -216,13 +220,13 @@ def run_steps(
 
 
 def one_step(
-    settings: Settings, rate: float, url: str, inboxes: list[Any], results: Any
+    settings: Settings, rate: float, url: str, schema: str, inboxes: list[Any], results: Any
 ) -> tuple[Step, Tally]:
     """Offer ``rate`` commands/s over every process and gather their figures."""
     share = rate / len(inboxes)
     pg_before, machine_before = postgres_cpu_s(), machine_cpu_s()
     began = time.perf_counter()
-    with WaitSampler(url) as sampler:
+    with WaitSampler(url, f"{schema}.questlog_events") as sampler:
         for inbox in inboxes:
             inbox.put((share, settings.step_seconds, settings.drain_seconds))
         parts: list[StepResult] = []
@@ -254,6 +258,7 @@ def one_step(
         client_cpu=sum(part.cpu_s for part in parts) / wall,
         machine_cpu=(machine_cpu_s() - machine_before) / wall,
         waits=sampler.per_sample(),
+        lock_holder=sampler.holder_share(),
     )
     return step, tally
 
@@ -388,12 +393,15 @@ def steps_table(steps: list[Step], bound: float) -> RichTable:
 
 
 def waits_lines(steps: list[Step]) -> list[str]:
-    """What the server's backends waited on at each step (average backends, top five)."""
-    return [
-        f"  {step.offered:>5.0f}/s: "
-        + (", ".join(f"{k} {v}" for k, v in list(step.waits.items())[:5]) or "-")
-        for step in steps
-    ]
+    """What the server's backends waited on at each step (average backends, top five), and what
+    the holder of the events table's lock was doing (share of samples)."""
+    lines = []
+    for step in steps:
+        waits = ", ".join(f"{k} {v}" for k, v in list(step.waits.items())[:5]) or "-"
+        holder = ", ".join(f"{k} {v:.0%}" for k, v in step.lock_holder.items())
+        lines.append(f"  {step.offered:>5.0f}/s: {waits}")
+        lines.append(f"         events lock holder: {holder}")
+    return lines
 
 
 def sizes_table(points: list[SizePoint]) -> RichTable:
@@ -539,6 +547,8 @@ def main(argv: list[str] | None = None) -> int:
     except psycopg.OperationalError as exc:
         console.print(f"FAILED: PostgreSQL at {url} is not reachable: {exc}")
         return 1
+    # A SIGTERM unwinds like an error, so the run's schema is dropped and its workers stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     return run(settings, url, args.json, args.keep)
 
 
