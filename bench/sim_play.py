@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import threading
+from abc import ABC, abstractmethod
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -130,7 +131,7 @@ class Tally:
         return sum(n for key, n in self.commands.items() if key.startswith(f"{game}/"))
 
 
-class Table:
+class Table(ABC):
     """One campaign and the player who chooses its next command."""
 
     game = ""
@@ -144,13 +145,13 @@ class Table:
         tally.campaigns[self.game] += 1
         tally.events[self.game] += 1
 
+    @abstractmethod
     def start(self) -> UUID:
         """Create the campaign (one command, one event)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def next_command(self) -> Json:
         """The command this table sends next."""
-        raise NotImplementedError
 
     def play_one(self) -> None:
         """Send the next command; count it, its events, or the rule that refused it."""
@@ -174,10 +175,10 @@ class Table:
             self.tally.nights += sum(1 for e in events if e["type"] == "cb.NightPhaseStarted")
         self.after(body, outcome.value)
 
-    def after(self, body: Json, value: Any) -> None:
+    def after(self, body: Json, value: Any) -> None:  # noqa: B027 - a hook, empty by default
         """Look at what the command did (the default: nothing)."""
 
-    def after_refusal(self, body: Json) -> None:
+    def after_refusal(self, body: Json) -> None:  # noqa: B027 - a hook, empty by default
         """Recover from a refused command (the default: nothing; the next one is chosen anew)."""
 
 
@@ -275,6 +276,7 @@ class CalendarBoardTable(Table):
         return {"type": "night_action", "player": who, "action": action}
 
     def after(self, body: Json, value: Any) -> None:
+        """Keep the state the command returned: the next decision is read from it."""
         self.state = value["state"]
 
     def after_refusal(self, body: Json) -> None:

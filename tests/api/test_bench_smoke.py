@@ -230,7 +230,7 @@ def test_the_simulation_refuses_rates_that_do_not_increase_and_names_the_option(
 
 def test_the_simulation_turns_measured_play_into_per_table_rates() -> None:
     from bench.sim_play import Tally
-    from bench.simulate import play_rates
+    from bench.sim_report import play_rates
 
     tally = Tally()
     tally.commands.update({"quest-calendar/start_page": 2, "quest-calendar/trait_check": 70})
@@ -243,3 +243,18 @@ def test_the_simulation_turns_measured_play_into_per_table_rates() -> None:
     assert rates["cb_events_per_night"] == 40
     assert rates["cb_table_commands_per_s"] == round(10 * 10 / 7200, 4)  # 10 nights in 2 h
     assert rates["qc_events_per_year"] == 40 * 365
+
+
+def test_a_step_tally_counts_only_what_happened_since_it_began() -> None:
+    from bench.sim_play import Tally
+
+    before = Tally()
+    before.commands.update({"quest-calendar/roll": 3})
+    before.events.update({"quest-calendar": 4})
+    now = Tally(nights=2)
+    now.add(before)
+    now.commands.update({"quest-calendar/roll": 2, "calendar-board/end_turn": 1})
+    now.events.update({"quest-calendar": 2, "calendar-board": 12})
+    since = now.minus(before)
+    assert +since.commands == {"quest-calendar/roll": 2, "calendar-board/end_turn": 1}
+    assert +since.events == {"quest-calendar": 2, "calendar-board": 12} and since.nights == 2
