@@ -31,6 +31,7 @@ import os
 import random
 import secrets
 import signal
+import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -238,14 +239,12 @@ def machine(url: str) -> dict[str, Any]:
 
 
 def commit() -> str:
-    """The repository's commit, if this is a git checkout."""
-    head = Path(__file__).resolve().parent.parent / ".git"
-    with contextlib.suppress(Exception):
-        import subprocess
-
+    """The repository's commit (short hash), or "unknown" outside a git checkout."""
+    root = Path(__file__).resolve().parent.parent
+    with contextlib.suppress(OSError, subprocess.CalledProcessError):
         return subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"],
-            cwd=head.parent,
+            cwd=root,
             capture_output=True,
             text=True,
             check=True,
