@@ -179,3 +179,82 @@ def test_two_process_contention_bench_completes_with_every_roll_stored_once(
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert "PASS  no 5xx" in result.stdout
     assert "stored exactly once: True" in result.stdout
+
+
+def simulate(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m bench.simulate ARGS`` from the repository root."""
+    return subprocess.run(
+        [sys.executable, "-m", "bench.simulate", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
+
+
+@pytest.mark.postgres
+def test_the_scaling_simulation_quick_run_measures_load_growth_and_user_terms(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    # Issue 14, point 1, last bullet: the simulation behind docs/scaling.md stays runnable.
+    figures = tmp_path / "simulate.json"
+    result = simulate(
+        "--quick", "--json", str(figures), env={"QUESTLOG_BENCH_DATABASE_URL": postgres_url}
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "one server carries about" in result.stdout or "no offered rate" in result.stdout
+    data = json.loads(figures.read_text())
+    steps = data["steps"]
+    assert [step["offered"] for step in steps] == [5.0, 20.0]
+    for step in steps:
+        # Every scheduled command ran and was counted; none failed in the store.
+        assert step["commands"] + step["late"] == step["scheduled"] > 0
+        assert step["errors"] == {} and step["events"] >= step["commands"] // 2
+    play = data["play"]
+    assert play["qc_events_per_command"] >= 1 and play["cb_events_per_command"] > 1
+    rows = [size["rows"] for size in data["sizes"]]
+    assert len(rows) == 2 and rows[0] >= 20_000 and rows[1] >= 50_000
+    assert all(size["table_bytes"] > size["index_bytes"] > 0 for size in data["sizes"])
+    assert data["user_terms"]["gb_per_1000_campaign_years"] > 0
+    assert data["machine"]["nproc"] and "loadavg_at_end" in data["machine"]
+
+
+def test_the_simulation_refuses_rates_that_do_not_increase_and_names_the_option() -> None:
+    result = simulate("--rates", "40,10")
+    assert result.returncode == 2 and "--rates" in result.stderr
+    result = simulate("--sizes", "many")
+    assert result.returncode == 2 and "--sizes" in result.stderr
+
+
+def test_the_simulation_turns_measured_play_into_per_table_rates() -> None:
+    from bench.sim_play import Tally
+    from bench.sim_report import play_rates
+
+    tally = Tally()
+    tally.commands.update({"quest-calendar/start_page": 2, "quest-calendar/trait_check": 70})
+    tally.events.update({"quest-calendar": 80, "calendar-board": 400})
+    tally.commands.update({"calendar-board/end_turn": 100})
+    tally.nights = 10
+    rates = play_rates(tally, cb_nights=10)
+    assert rates["qc_commands_per_page"] == 36  # 72 commands over 2 pages
+    assert rates["qc_table_commands_per_s"] == round(36 / 3600, 4)  # a page an hour
+    assert rates["cb_events_per_night"] == 40
+    assert rates["cb_table_commands_per_s"] == round(10 * 10 / 7200, 4)  # 10 nights in 2 h
+    assert rates["qc_events_per_year"] == 40 * 365
+
+
+def test_a_step_tally_counts_only_what_happened_since_it_began() -> None:
+    from bench.sim_play import Tally
+
+    before = Tally()
+    before.commands.update({"quest-calendar/roll": 3})
+    before.events.update({"quest-calendar": 4})
+    now = Tally(nights=2)
+    now.add(before)
+    now.commands.update({"quest-calendar/roll": 2, "calendar-board/end_turn": 1})
+    now.events.update({"quest-calendar": 2, "calendar-board": 12})
+    since = now.minus(before)
+    assert +since.commands == {"quest-calendar/roll": 2, "calendar-board/end_turn": 1}
+    assert +since.events == {"quest-calendar": 2, "calendar-board": 12} and since.nights == 2
