@@ -21,6 +21,7 @@ from domain.service.timetravel import Replay, ReplayStep, TimeTravel
 from domain.storage.store import StoreConfig
 from projections.cli import projections as projections_group
 from projections.export import EXPORTS, FORMATS, export_events, export_view
+from webapi.observability import LOG_FORMATS, configure_logging
 
 console = Console(soft_wrap=True)
 
@@ -56,7 +57,20 @@ def main() -> None:
     is_flag=True,
     help="Do not run the views in this process (a separate `questlog projections run` does).",
 )
-def serve(host: str, port: int, threads: int, max_streams: int | None, no_views: bool) -> None:
+@click.option(
+    "--log-format",
+    type=click.Choice(LOG_FORMATS),
+    help="Logs on stderr as text lines or one JSON object per line "
+    "(default: QUESTLOG_LOG_FORMAT, else text).",
+)
+def serve(
+    host: str,
+    port: int,
+    threads: int,
+    max_streams: int | None,
+    no_views: bool,
+    log_format: str | None,
+) -> None:
     """Serve the API with waitress on the configured store, the views kept up to date inside."""
     from waitress import serve as waitress_serve
 
@@ -71,6 +85,10 @@ def serve(host: str, port: int, threads: int, max_streams: int | None, no_views:
         streams = max_streams_setting(max_streams)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="'--max-streams'") from None
+    try:
+        configure_logging(log_format)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="'--log-format'") from None
     if not auth and host not in LOOPBACK:
         raise click.UsageError(
             f"Refusing to serve on {host} without authentication (QUESTLOG_AUTH=off). "

@@ -1,0 +1,156 @@
+"""The routes an operator's tools call: ``/healthz`` (the process is alive), ``/readyz`` (the
+store answers and the views are within the lag bound) and ``/metrics`` (Prometheus, admin only).
+
+``/healthz`` and ``/readyz`` need no token: a load balancer or an orchestrator calls them, and
+they say nothing secret (a view's name and lag, or that the store failed).
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+from flask import Flask, Response, current_app
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from marshmallow import Schema, fields
+
+from projections.rebuild import view_status
+from webapi.declared import requires
+from webapi.errors import problem
+from webapi.http import questlog
+from webapi.metrics import METRICS_KEY, Metrics
+from webapi.views import views_store
+
+READY_LAG_KEY = "questlog_ready_max_lag"
+READY_EXECUTOR_KEY = "questlog_ready_executor"
+DEFAULT_READY_MAX_LAG = 1000
+"""Events a view may be behind the log's head and still count as ready (QUESTLOG_READY_MAX_LAG)."""
+READY_TIMEOUT_SECONDS = 2.0
+"""How long ``/readyz`` waits for the store: a probe must answer well within its own timeout."""
+
+blp = Blueprint(
+    "operations",
+    __name__,
+    description="Health, readiness and metrics, for load balancers and monitoring.",
+)
+
+
+def ready_max_lag_setting(value: int | None) -> int:
+    """The lag bound: the argument, else QUESTLOG_READY_MAX_LAG, else 1000; a count of events."""
+    if value is None:
+        text = os.environ.get("QUESTLOG_READY_MAX_LAG", "").strip()
+        if not text:
+            return DEFAULT_READY_MAX_LAG
+        try:
+            value = int(text)
+        except ValueError:
+            raise ValueError(
+                f"QUESTLOG_READY_MAX_LAG must be a whole number of events, not {text!r}"
+            ) from None
+    if value < 0:
+        raise ValueError(f"QUESTLOG_READY_MAX_LAG must be 0 or more, not {value}")
+    return value
+
+
+def install(app: Flask, ready_max_lag: int | None) -> None:
+    """Set the readiness bound and the thread the store checks run in (so a hung store makes
+    ``/readyz`` answer 503 on time instead of hanging the probe)."""
+    app.config[READY_LAG_KEY] = ready_max_lag_setting(ready_max_lag)
+    app.extensions[READY_EXECUTOR_KEY] = ThreadPoolExecutor(2, thread_name_prefix="readyz")
+
+
+def views_report() -> dict[str, Any]:
+    """The log's head and each view's position and lag (one cheap query each)."""
+    return view_status(views_store(), questlog().recorder)
+
+
+def checked_report(app: Flask) -> dict[str, Any]:
+    """``views_report`` in the app's context, from the readiness thread."""
+    with app.app_context():
+        return views_report()
+
+
+class Health(Schema):
+    """The process is alive."""
+
+    status = fields.String(metadata={"example": "ok"})
+
+
+class LaggingView(Schema):
+    """A view further behind the log's head than the bound."""
+
+    name = fields.String()
+    lag = fields.Integer()
+
+
+class Readiness(Schema):
+    """The store answered and every view is within the lag bound."""
+
+    status = fields.String(metadata={"example": "ready"})
+    head = fields.Integer(metadata={"description": "The log's last notification id."})
+    max_lag = fields.Integer(metadata={"description": "The bound (QUESTLOG_READY_MAX_LAG)."})
+    views = fields.List(fields.Nested(LaggingView), metadata={"description": "Each view's lag."})
+
+
+@blp.route("/healthz")
+class Healthz(MethodView):
+    @blp.response(200, Health)
+    @blp.doc(security=[])
+    @requires("public")
+    def get(self) -> Any:
+        """The process is alive (no token; touches no store)."""
+        return {"status": "ok"}
+
+
+@blp.route("/readyz")
+class Readyz(MethodView):
+    @blp.response(200, Readiness)
+    @blp.alt_response(503, description="Not ready: the store's error, or the lagging views.")
+    @blp.doc(security=[])
+    @requires("public")
+    def get(self) -> Any:
+        """Ready to serve (no token): the store answers and every view is within the lag bound."""
+        app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+        bound: int = app.config[READY_LAG_KEY]
+        executor: ThreadPoolExecutor = app.extensions[READY_EXECUTOR_KEY]
+        try:
+            report = executor.submit(checked_report, app).result(timeout=READY_TIMEOUT_SECONDS)
+        except FutureTimeout:
+            return not_ready(f"The store did not answer within {READY_TIMEOUT_SECONDS:g} s.")
+        except Exception as error:  # whatever the store raised, the probe answers
+            return not_ready(f"The store failed: {type(error).__name__}: {error}"[:500])
+        views = [{"name": v["name"], "lag": v["lag"]} for v in report["views"]]
+        lagging = [view for view in views if view["lag"] > bound]
+        if lagging:
+            names = ", ".join(f"{view['name']} ({view['lag']})" for view in lagging)
+            return not_ready(
+                f"Views behind the log by more than {bound} events: {names}.",
+                lagging=lagging,
+                max_lag=bound,
+            )
+        return {"status": "ready", "head": report["head"], "max_lag": bound, "views": views}
+
+
+def not_ready(detail: str, **extra: Any) -> Response:
+    """503 problem+json naming what is not ready; a probe retries on its own schedule."""
+    return problem(503, "Not ready", detail, slug="not-ready", **extra)
+
+
+@blp.route("/metrics")
+class MetricsRoute(MethodView):
+    @blp.doc(
+        responses={
+            "200": {
+                "description": "The metrics in the Prometheus text format.",
+                "content": {"text/plain": {"schema": {"type": "string"}}},
+            }
+        }
+    )
+    @requires("admin")
+    def get(self) -> Response:
+        """Prometheus metrics (admin): requests, latency, commands, conflicts, view lag."""
+        metrics: Metrics = current_app.extensions[METRICS_KEY]
+        return metrics.exposition()
