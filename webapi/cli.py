@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import signal
 import sys
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -18,6 +19,7 @@ from domain.model import patch
 from domain.model.errors import InvalidInput, NotFound
 from domain.service.application import Questlog
 from domain.service.timetravel import Replay, ReplayStep, TimeTravel
+from domain.storage.backup import BackupRefused, backup_store
 from domain.storage.store import StoreConfig
 from projections.cli import projections as projections_group
 from projections.export import EXPORTS, FORMATS, export_events, export_view
@@ -169,6 +171,20 @@ def token_revoke(name_or_id: str) -> None:
     finally:
         questlog.close()
     console.print(f"Revoked token {escape(revoked.name)} (id {revoked.id}).")
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Replace FILE if it exists.")
+def backup(file: Path, force: bool) -> None:
+    """Copy the running SQLite store to FILE, consistently (PostgreSQL: pg_dump, see
+    docs/operations.md). The views file is not copied: the views are rebuilt from the log."""
+    try:
+        result = backup_store(StoreConfig.from_environ(), file, force=force)
+    except BackupRefused as error:
+        console.print(f"[red]{escape(str(error))}[/red]")
+        sys.exit(2)
+    console.print(f"Backed up the store to {escape(str(result.path))} ({result.bytes} bytes).")
 
 
 @main.command()
