@@ -196,16 +196,27 @@ def backup(file: Path, force: bool) -> None:
     type=click.Path(exists=True, dir_okay=False),
     help="Verify this bundle (GET /campaigns/{id}/bundle) offline, without any store.",
 )
-def verify(campaign_id: str | None, head: str | None, bundle_file: str | None) -> None:
-    """Audit a campaign: the hash chain, every stored byte, every revealed roll; or, with
-    --bundle, a downloaded bundle offline."""
+@click.option(
+    "--all",
+    "every",
+    is_flag=True,
+    help="Audit every campaign of the store (after a restore, say); one line each.",
+)
+def verify(campaign_id: str | None, head: str | None, bundle_file: str | None, every: bool) -> None:
+    """Audit a campaign: the hash chain, every stored byte, every revealed roll; with --all,
+    every campaign; or, with --bundle, a downloaded bundle offline."""
+    if sum((campaign_id is not None, bundle_file is not None, every)) > 1:
+        raise click.UsageError("Give one of CAMPAIGN_ID, --all or --bundle FILE.")
     if bundle_file is not None:
-        if campaign_id is not None:
-            raise click.UsageError("Give a CAMPAIGN_ID or --bundle FILE, not both.")
         verify_bundle(bundle_file, head)
         return
+    if every:
+        if head is not None:
+            raise click.UsageError("--head names one campaign's receipt; it cannot go with --all.")
+        verify_all()
+        return
     if campaign_id is None:
-        raise click.UsageError("Give a CAMPAIGN_ID (or --bundle FILE).")
+        raise click.UsageError("Give a CAMPAIGN_ID, --all, or --bundle FILE.")
     try:
         cid = UUID(campaign_id)
     except ValueError:
@@ -218,6 +229,29 @@ def verify(campaign_id: str | None, head: str | None, bundle_file: str | None) -
         sys.exit(2)
     print_audit(cid, report)
     sys.exit(0 if report["ok"] else 1)
+
+
+def verify_all() -> None:
+    """Audit every campaign of the store, one line each; exit 1 if any fails."""
+    questlog = open_store()
+    failed = checked = 0
+    try:
+        after = 0
+        while True:
+            page, cursor = questlog.list_campaigns(after=after, limit=500)
+            for _, created in page:
+                report = questlog.audit(created.originator_id)
+                checked += 1
+                failed += not report.ok
+                verdict = "[green]OK[/green]" if report.ok else "[red]FAILED[/red]"
+                console.print(f"{created.originator_id}  version {report.head_version}  {verdict}")
+            if cursor is None:
+                break
+            after = cursor
+    finally:
+        questlog.close()
+    console.print(f"{checked} campaigns audited, {failed} failed.")
+    sys.exit(1 if failed else 0)
 
 
 def verify_bundle(path: str, head: str | None) -> None:

@@ -21,7 +21,7 @@ from psycopg import sql
 
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
-from tests.api.test_cli_and_server import QUESTLOG
+from tests.api.test_cli_and_server import QUESTLOG, run
 from tests.conftest import StoreFactory
 
 CAMPAIGNS = 4
@@ -128,6 +128,9 @@ def test_a_sqlite_backup_taken_under_load_restores_every_campaign_clean(tmp_path
     assert during > 0, "no roll was appended while the backup ran: it proved nothing"
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
     assert not Path(f"{target}-wal").exists()  # one self-contained file
+    verified = run(["verify", "--all"], target)  # what docs/operations.md has an operator run
+    assert verified.returncode == 0, verified.stdout
+    assert f"{CAMPAIGNS} campaigns audited, 0 failed." in verified.stdout
 
 
 def test_backup_refuses_an_existing_file_unless_forced(tmp_path: Path) -> None:
