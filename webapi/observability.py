@@ -125,7 +125,7 @@ class JsonFormatter(logging.Formatter):
             "level": record.levelname,
             "logger": record.name,
             "message": record.getMessage(),
-            "request_id": None if record.request_id == "-" else record.request_id,
+            "request_id": rid if (rid := getattr(record, "request_id", "-")) != "-" else None,
         }
         access = getattr(record, "access", None)
         if isinstance(access, dict):

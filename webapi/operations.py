@@ -8,7 +8,8 @@ they say nothing secret (a view's name and lag, or that the store failed).
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
@@ -25,7 +26,7 @@ from webapi.metrics import METRICS_KEY, Metrics
 from webapi.views import views_store
 
 READY_LAG_KEY = "questlog_ready_max_lag"
-READY_EXECUTOR_KEY = "questlog_ready_executor"
+READY_PROBE_KEY = "questlog_ready_probe"
 DEFAULT_READY_MAX_LAG = 1000
 """Events a view may be behind the log's head and still count as ready (QUESTLOG_READY_MAX_LAG)."""
 READY_TIMEOUT_SECONDS = 2.0
@@ -56,21 +57,48 @@ def ready_max_lag_setting(value: int | None) -> int:
 
 
 def install(app: Flask, ready_max_lag: int | None) -> None:
-    """Set the readiness bound and the thread the store checks run in (so a hung store makes
-    ``/readyz`` answer 503 on time instead of hanging the probe)."""
+    """Set the readiness bound and the probe that asks the store."""
     app.config[READY_LAG_KEY] = ready_max_lag_setting(ready_max_lag)
-    app.extensions[READY_EXECUTOR_KEY] = ThreadPoolExecutor(2, thread_name_prefix="readyz")
+    app.extensions[READY_PROBE_KEY] = StoreProbe()
+
+
+class StoreProbe:
+    """Asks the store for the views' status in a thread of its own, so that a hung store makes
+    ``/readyz`` answer 503 on time instead of hanging the probe.
+
+    At most one question is in flight: probes that come while the store is still thinking wait
+    for the same answer, so a hung store costs one thread, not one per probe. The thread is a
+    daemon: a hung query never holds up the process's exit.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.pending: Future[dict[str, Any]] | None = None
+
+    def ask(self, app: Flask, timeout: float) -> dict[str, Any]:
+        """The views' status; raises the store's error, or ``TimeoutError`` after ``timeout`` s."""
+        with self.lock:
+            if self.pending is None or self.pending.done():
+                self.pending = Future()
+                threading.Thread(
+                    target=self.answer, args=(app, self.pending), name="readyz", daemon=True
+                ).start()
+            pending = self.pending
+        return pending.result(timeout=timeout)
+
+    @staticmethod
+    def answer(app: Flask, future: Future[dict[str, Any]]) -> None:
+        """Run the query in the app's context and hand over its result or its error."""
+        try:
+            with app.app_context():
+                future.set_result(views_report())
+        except BaseException as error:  # handed to the probe, which answers 503 with it
+            future.set_exception(error)
 
 
 def views_report() -> dict[str, Any]:
     """The log's head and each view's position and lag (one cheap query each)."""
     return view_status(views_store(), questlog().recorder)
-
-
-def checked_report(app: Flask) -> dict[str, Any]:
-    """``views_report`` in the app's context, from the readiness thread."""
-    with app.app_context():
-        return views_report()
 
 
 class Health(Schema):
@@ -115,9 +143,9 @@ class Readyz(MethodView):
         """Ready to serve (no token): the store answers and every view is within the lag bound."""
         app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
         bound: int = app.config[READY_LAG_KEY]
-        executor: ThreadPoolExecutor = app.extensions[READY_EXECUTOR_KEY]
+        probe: StoreProbe = app.extensions[READY_PROBE_KEY]
         try:
-            report = executor.submit(checked_report, app).result(timeout=READY_TIMEOUT_SECONDS)
+            report = probe.ask(app, READY_TIMEOUT_SECONDS)
         except FutureTimeout:
             return not_ready(f"The store did not answer within {READY_TIMEOUT_SECONDS:g} s.")
         except Exception as error:  # whatever the store raised, the probe answers
