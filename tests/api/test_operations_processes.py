@@ -131,3 +131,21 @@ def wait_for_port(port: int, process: subprocess.Popen[str]) -> None:
         except OSError:
             time.sleep(0.1)
     pytest.fail("questlog serve did not start")
+
+
+def test_the_overhead_benchmark_runs_and_prints_every_set_up() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.observability", "--requests", "50", "--rounds", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    for name in (
+        "no hooks",
+        "request id + metrics",
+        "+ access log as JSON",
+        "+ access log as text",
+    ):
+        assert name in done.stdout
