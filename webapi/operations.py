@@ -92,7 +92,7 @@ class StoreProbe:
         try:
             with app.app_context():
                 future.set_result(views_report())
-        except BaseException as error:  # handed to the probe, which answers 503 with it
+        except BaseException as error:  # any: a future left unresolved would fail every probe
             future.set_exception(error)
 
 
@@ -107,8 +107,8 @@ class Health(Schema):
     status = fields.String(metadata={"example": "ok"})
 
 
-class LaggingView(Schema):
-    """A view further behind the log's head than the bound."""
+class ViewLag(Schema):
+    """A view and how many events it is behind the log's head."""
 
     name = fields.String()
     lag = fields.Integer()
@@ -120,7 +120,7 @@ class Readiness(Schema):
     status = fields.String(metadata={"example": "ready"})
     head = fields.Integer(metadata={"description": "The log's last notification id."})
     max_lag = fields.Integer(metadata={"description": "The bound (QUESTLOG_READY_MAX_LAG)."})
-    views = fields.List(fields.Nested(LaggingView), metadata={"description": "Each view's lag."})
+    views = fields.List(fields.Nested(ViewLag), metadata={"description": "Each view's lag."})
 
 
 @blp.route("/healthz")
