@@ -21,7 +21,10 @@ from webapi import (
     errors,
     limits,
     live,
+    metrics,
+    observability,
     openapi,
+    operations,
     page,
     schemas,
     table,
@@ -52,6 +55,7 @@ def create_app(
     rate_limit: float | None = None,
     rate_limit_exempt: Iterable[str] | None = None,
     max_streams: int | None = None,
+    ready_max_lag: int | None = None,
     **config: Any,
 ) -> Flask:
     """Build the API around a Questlog application (one is opened from the environment if none).
@@ -59,7 +63,9 @@ def create_app(
     ``auth`` turns access control on or off (default: QUESTLOG_AUTH, else on); ``rate_limit`` is
     the appends per second each token may make (default: QUESTLOG_RATE_LIMIT; 0 is no limit);
     ``rate_limit_exempt`` the token ids it does not count (default: QUESTLOG_RATE_LIMIT_EXEMPT);
-    ``max_streams`` the live streams open at once (default: QUESTLOG_MAX_STREAMS, else 64).
+    ``max_streams`` the live streams open at once (default: QUESTLOG_MAX_STREAMS, else 64);
+    ``ready_max_lag`` the events a view may lag and ``/readyz`` still answer ready (default:
+    QUESTLOG_READY_MAX_LAG, else 1000).
     """
     app = Flask("questlog")
     app.config.update(
@@ -89,6 +95,7 @@ def create_app(
     api.register_blueprint(access.blp)
     api.register_blueprint(table.blp)
     api.register_blueprint(live.blp)
+    api.register_blueprint(operations.blp)
     app.register_blueprint(page.blp)  # the table page: plain Flask, not in the OpenAPI document
     for entry in catalogue.COMMANDS.values():
         summary = rules_for(entry.game).commands[entry.name].summary
@@ -102,6 +109,9 @@ def create_app(
             api.spec.components.schema(name, schema=schema)
     api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
     api.spec.options["security"] = [{"bearer": []}]
+    observability.install(app)  # first: every request, even one refused early, gets an id
+    metrics.install(app, questlog.counters, operations.views_report)
+    operations.install(app, ready_max_lag)
     limits.install(app)
     live.install(app, questlog, max_streams)
     access.install(app, auth=auth, rate_limit=rate_limit, rate_limit_exempt=rate_limit_exempt)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import signal
 import sys
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -18,9 +19,11 @@ from domain.model import patch
 from domain.model.errors import InvalidInput, NotFound
 from domain.service.application import Questlog
 from domain.service.timetravel import Replay, ReplayStep, TimeTravel
+from domain.storage.backup import BackupRefused, backup_store
 from domain.storage.store import StoreConfig
 from projections.cli import projections as projections_group
 from projections.export import EXPORTS, FORMATS, export_events, export_view
+from webapi.observability import LOG_FORMATS, configure_logging
 
 console = Console(soft_wrap=True)
 
@@ -65,8 +68,20 @@ def main() -> None:
     "process; more run gunicorn's pre-fork server, each worker with --threads plus "
     "--max-streams threads and its own views runner.",
 )
+@click.option(
+    "--log-format",
+    type=click.Choice(LOG_FORMATS),
+    help="Logs on stderr as text lines or one JSON object per line "
+    "(default: QUESTLOG_LOG_FORMAT, else text).",
+)
 def serve(
-    host: str, port: int, threads: int, max_streams: int | None, no_views: bool, workers: int
+    host: str,
+    port: int,
+    threads: int,
+    max_streams: int | None,
+    no_views: bool,
+    workers: int,
+    log_format: str | None,
 ) -> None:
     """Serve the API on the configured store (waitress, or gunicorn with --workers), the views
     kept up to date inside."""
@@ -79,6 +94,10 @@ def serve(
         streams = max_streams_setting(max_streams)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="'--max-streams'") from None
+    try:
+        configure_logging(log_format)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="'--log-format'") from None
     if not no_views:
         try:
             lease_retry()
@@ -225,6 +244,20 @@ def token_revoke(name_or_id: str) -> None:
 
 
 @main.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Replace FILE if it exists.")
+def backup(file: Path, force: bool) -> None:
+    """Copy the running SQLite store to FILE, consistently (PostgreSQL: pg_dump, see
+    docs/operations.md). The views file is not copied: the views are rebuilt from the log."""
+    try:
+        result = backup_store(StoreConfig.from_environ(), file, force=force)
+    except BackupRefused as error:
+        console.print(f"[red]{escape(str(error))}[/red]")
+        sys.exit(2)
+    console.print(f"Backed up the store to {escape(str(result.path))} ({result.bytes} bytes).")
+
+
+@main.command()
 @click.argument("campaign_id", required=False)
 @click.option("--head", help="A head_hash receipt that must still be in the chain.")
 @click.option(
@@ -233,16 +266,27 @@ def token_revoke(name_or_id: str) -> None:
     type=click.Path(exists=True, dir_okay=False),
     help="Verify this bundle (GET /campaigns/{id}/bundle) offline, without any store.",
 )
-def verify(campaign_id: str | None, head: str | None, bundle_file: str | None) -> None:
-    """Audit a campaign: the hash chain, every stored byte, every revealed roll; or, with
-    --bundle, a downloaded bundle offline."""
+@click.option(
+    "--all",
+    "every",
+    is_flag=True,
+    help="Audit every campaign of the store (after a restore, say); one line each.",
+)
+def verify(campaign_id: str | None, head: str | None, bundle_file: str | None, every: bool) -> None:
+    """Audit a campaign: the hash chain, every stored byte, every revealed roll; with --all,
+    every campaign; or, with --bundle, a downloaded bundle offline."""
+    if sum((campaign_id is not None, bundle_file is not None, every)) > 1:
+        raise click.UsageError("Give one of CAMPAIGN_ID, --all or --bundle FILE.")
     if bundle_file is not None:
-        if campaign_id is not None:
-            raise click.UsageError("Give a CAMPAIGN_ID or --bundle FILE, not both.")
         verify_bundle(bundle_file, head)
         return
+    if every:
+        if head is not None:
+            raise click.UsageError("--head names one campaign's receipt; it cannot go with --all.")
+        verify_all()
+        return
     if campaign_id is None:
-        raise click.UsageError("Give a CAMPAIGN_ID (or --bundle FILE).")
+        raise click.UsageError("Give a CAMPAIGN_ID, --all, or --bundle FILE.")
     try:
         cid = UUID(campaign_id)
     except ValueError:
@@ -255,6 +299,29 @@ def verify(campaign_id: str | None, head: str | None, bundle_file: str | None) -
         sys.exit(2)
     print_audit(cid, report)
     sys.exit(0 if report["ok"] else 1)
+
+
+def verify_all() -> None:
+    """Audit every campaign of the store, one line each; exit 1 if any fails."""
+    questlog = open_store()
+    failed = checked = 0
+    try:
+        after = 0
+        while True:
+            page, cursor = questlog.list_campaigns(after=after, limit=500)
+            for _, created in page:
+                report = questlog.audit(created.originator_id)
+                checked += 1
+                failed += not report.ok
+                verdict = "[green]OK[/green]" if report.ok else "[red]FAILED[/red]"
+                console.print(f"{created.originator_id}  version {report.head_version}  {verdict}")
+            if cursor is None:
+                break
+            after = cursor
+    finally:
+        questlog.close()
+    console.print(f"{checked} campaigns audited, {failed} failed.")
+    sys.exit(1 if failed else 0)
 
 
 def verify_bundle(path: str, head: str | None) -> None:

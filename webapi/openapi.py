@@ -26,6 +26,8 @@ def problem_statuses(
     inputs and the access its route declares (``webapi.access.requires``)."""
     appends = declared is not None and declared.appends
     statuses = set(EVERYWHERE)
+    if declared is not None and declared.action == "public":
+        statuses.discard(HTTPStatus.UNAUTHORIZED)  # no token is asked for
     if "{campaign}" in path or (declared is not None and declared.action == "admin"):
         statuses.add(HTTPStatus.FORBIDDEN)
     if "{" in path:

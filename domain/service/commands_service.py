@@ -52,6 +52,40 @@ DISK_FULL_RETRY_AFTER = 30
 log = logging.getLogger("questlog.store")
 
 
+class CommandCounters:
+    """Hooks the service calls as commands are stored and conflicts retried.
+
+    The domain counts nothing itself and knows no metrics library: whoever serves the
+    application (the API's ``/metrics``) adds callbacks here and turns each call into a counter.
+    A callback must be quick and must not raise; one that does is logged and ignored, because a
+    stored command has succeeded whatever its counting does.
+    """
+
+    def __init__(self) -> None:
+        self.on_stored: list[Callable[[str, Sequence[str]], None]] = []
+        """Called with the campaign's game and the stored events' type names, once per command."""
+        self.on_conflict: list[Callable[[str], None]] = []
+        """Called with the game each time a command is decided again after another writer won."""
+
+    def stored(self, game: str, events: Sequence[str]) -> None:
+        """A command of ``game`` stored ``events``."""
+        for callback in self.on_stored:
+            _call_safely(callback, game, events)
+
+    def conflict(self, game: str) -> None:
+        """A command of ``game`` lost its version to another writer and is being retried."""
+        for callback in self.on_conflict:
+            _call_safely(callback, game)
+
+
+def _call_safely(callback: Callable[..., None], *args: Any) -> None:
+    """Run a counting callback; its failure is logged, never the command's."""
+    try:
+        callback(*args)
+    except Exception:
+        log.exception("a command counter failed (the command stands)")
+
+
 class WriteNotStored(Exception):
     """The store failed during a command's write, and the command is certainly not stored."""
 
@@ -149,6 +183,8 @@ class CommandService(Reading):
         self._locks_guard = threading.Lock()
         self._shared: set[UUID] = set()
         """Campaigns another process has written lately (see ``_working_copy``)."""
+        self.counters = CommandCounters()
+        """Hooks for stored commands and retried conflicts (the API's metrics read them)."""
 
     def save(self, *objs: Any, **kwargs: Any) -> Any:
         """Save campaigns: eventsourcing's save without its two runtime Protocol checks."""
@@ -274,6 +310,7 @@ class CommandService(Reading):
                 if expected_version is not None:
                     latest = self.campaign(campaign_id).version
                     raise StaleVersion(expected_version, latest) from None
+                self.counters.conflict(campaign.game)
                 continue
         raise ConcurrencyConflict(
             f"Campaign {campaign_id} kept changing under this command; nothing was stored."
@@ -335,6 +372,7 @@ class CommandService(Reading):
         if actor is not None and campaign.version == len(campaign.pending_events):
             owner = Membership(str(campaign.id), actor.id, "owner")
         attempt = uuid4().hex
+        event_types = [type(event).__name__ for event in campaign.pending_events]
         try:
             self.save(
                 campaign,
@@ -362,6 +400,7 @@ class CommandService(Reading):
         # back and re-applying the events it just wrote (fast-forward still picks up other
         # processes' events; this process's commands on a campaign are serialised).
         self.cache_aggregate(campaign)
+        self.counters.stored(campaign.game, event_types)
         return result
 
     def _attempt_stored(self, attempt: str, error: Exception) -> bool:

@@ -34,7 +34,16 @@ MAY: dict[str, set[str]] = {
     "approve": set(),  # approvals come from a seat; the matrix names none
 }
 """What each role may do on a private campaign it belongs to, by kind of action."""
-ADMIN_ONLY = ("/admin/", "/views/rolls", "/views/campaigns", "/analytics/", "/projections")
+ADMIN_ONLY = (
+    "/admin/",
+    "/views/rolls",
+    "/views/campaigns",
+    "/analytics/",
+    "/projections",
+    "/metrics",
+)
+OPEN = ("/healthz", "/readyz")
+"""The health checks a load balancer calls without a token (issue 14, point 2)."""
 
 
 class Cast:
@@ -88,6 +97,8 @@ def expected(caller: str, rule: str, method: str) -> int | None:
     """The refusal a caller must get (None: allowed)."""
     if rule.startswith("/openapi") or rule == "/" or rule.startswith("/app/"):
         return None  # the OpenAPI document and the table page's shell hold no data
+    if rule in OPEN:
+        return None
     if caller == "anonymous":
         return 401
     if caller == "admin":

@@ -122,6 +122,22 @@ def test_verify_fails_on_a_tampered_file_and_names_the_version(tmp_path: Path) -
     verified = run(["verify", campaign_id], db)
     assert verified.returncode == 1
     assert "version 3" in verified.stdout
+    every = run(["verify", "--all"], db)
+    assert every.returncode == 1
+    assert f"{campaign_id}  version" in every.stdout and "FAILED" in every.stdout
+    assert "1 campaigns audited, 1 failed." in every.stdout
+
+
+def test_verify_all_audits_every_campaign_and_refuses_a_mix(tmp_path: Path) -> None:
+    db = tmp_path / "two.db"
+    ids = [run(["demo", "--rolls", "2"], db).stdout.split("questlog verify ")[1].split()[0]]
+    ids.append(run(["demo", "--rolls", "2"], db).stdout.split("questlog verify ")[1].split()[0])
+    every = run(["verify", "--all"], db)
+    assert every.returncode == 0, every.stdout
+    assert all(cid in every.stdout for cid in ids)
+    assert "2 campaigns audited, 0 failed." in every.stdout
+    assert run(["verify", "--all", ids[0]], db).returncode == 2
+    assert run(["verify", "--all", "--head", "x"], db).returncode == 2
 
 
 def test_verify_refuses_bad_ids(tmp_path: Path) -> None:

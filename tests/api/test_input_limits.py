@@ -377,13 +377,24 @@ def test_a_header_of_odd_bytes_is_a_4xx_problem(
 
 # -- the OpenAPI document lists the problems ------------------------------------------------------
 
-CROSS_CAMPAIGN = ("/admin/", "/views/rolls", "/views/campaigns", "/analytics/", "/projections")
+CROSS_CAMPAIGN = (
+    "/admin/",
+    "/views/rolls",
+    "/views/campaigns",
+    "/analytics/",
+    "/projections",
+    "/metrics",
+)
+NO_TOKEN = ("/healthz", "/readyz")
+"""The health checks ask for no token, so they never answer 401 (issue 14, point 2)."""
+PLAIN_TEXT = ("/metrics",)
+"""Prometheus reads its own text format, not JSON."""
 HTTP_METHODS = ("get", "put", "post", "delete", "patch")
 
 
 def documented_problems(path: str, method: str, op: dict[str, Any]) -> set[int]:
     """The error statuses an operation must list, written out apart from webapi.openapi."""
-    statuses = {401, 503}
+    statuses = {503} if path in NO_TOKEN else {401, 503}
     if "{campaign}" in path or path.startswith(CROSS_CAMPAIGN):
         statuses.add(403)
     if "{" in path:
@@ -423,6 +434,8 @@ def test_the_openapi_document_lists_each_operations_problems(flask_app: Flask) -
                 want = PROBLEM if is_error else "application/json"
                 if not is_error and path.endswith("/stream"):
                     want = "text/event-stream"
+                if not is_error and path in PLAIN_TEXT:
+                    want = "text/plain"
                 if is_error and content != {
                     PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}
                 }:
