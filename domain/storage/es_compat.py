@@ -18,8 +18,9 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import Application, ProcessingEvent
-from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
+from psycopg.pq import TransactionStatus
 
 
 def undecorated(cls: type[Any], name: str) -> Callable[..., Any] | None:
@@ -74,8 +75,8 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
     """eventsourcing's PostgreSQL application recorder, with the changes Questlog needs.
 
     - the insert is sent once: no blind retry after a failure (the commit may have happened);
-    - ``after_insert_events`` runs in the events' transaction right after their insert was
-      synced, so a version conflict has been raised already as the events' ``IntegrityError``;
+    - the whole insert transaction goes to the server in one round trip (``insert_events``),
+      with ``after_insert_events`` rows queued after the events;
     - the table lock statements run unprepared.
     """
 
@@ -85,10 +86,44 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
         eventsourcing retries a failed insert on ``OperationalError``; when the failure was a
         connection lost after the commit, that retry hits the unique key and looks like another
         writer's conflict. Here a failure is raised as it is.
+
+        eventsourcing sends the transaction in two round trips (the lock and the events, then the
+        rest and the commit after reading the notification ids back), and holds the events
+        table's write lock across the second one and whatever the client does in between. Here
+        ``BEGIN``, the lock, the events, the side rows and ``COMMIT`` are pipelined and synced
+        once: the lock is held only while the server runs the transaction, and the order of
+        notification ids and commits it protects is unchanged. A version conflict is still the
+        events' ``IntegrityError``: the server skips every statement after the first that fails.
         """
-        insert = undecorated(PostgresApplicationRecorder, "insert_events")
-        assert insert is not None, "eventsourcing's insert_events lost its retry decorator"
-        return insert(self, stored_events, **kwargs)
+        with self.datastore.get_connection() as connection:
+            events = connection.cursor()
+            failure = self._send_insert(connection, events, stored_events, **kwargs)
+            if failure is not None:
+                _end_failed_transaction(connection)
+                raise failure
+            return self._fetch_ids_after_insert_events(events, stored_events, **kwargs)
+
+    def _send_insert(
+        self, connection: Any, events: Any, stored_events: Any, **kwargs: Any
+    ) -> Exception | None:
+        """Queue the insert transaction and sync it; the error the server answered, if any.
+
+        The error is returned, not raised, so that it is raised after the pipeline has closed
+        (psycopg warns when a pipeline is left by an exception).
+        """
+        try:
+            with connection.pipeline():
+                statements = connection.cursor()
+                statements.execute("BEGIN", prepare=False)
+                self._lock_table(statements)
+                self._notify_channel(statements)
+                PostgresAggregateRecorder._insert_stored_events(self, events, stored_events)
+                self.after_insert_events(statements, stored_events, **kwargs)
+                statements.execute("COMMIT", prepare=False)
+                # Leaving the pipeline sends one Sync and reads every result back.
+        except Exception as error:
+            return error
+        return None
 
     def _lock_table(self, curs: Any) -> None:
         # eventsourcing prepares the lock statements, which run inside the pipelined insert; a
@@ -96,14 +131,17 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
         for statement in self.lock_table_statements:
             curs.execute(statement, prepare=False)
 
-    def _fetch_ids_after_insert_events(self, curs: Any, stored_events: Any, **kwargs: Any) -> Any:
-        # Called inside the pipelined transaction right after the events' insert was synced.
-        notification_ids = super()._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
-        self.after_insert_events(curs, stored_events, **kwargs)
-        return notification_ids
-
     def after_insert_events(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
-        """Write rows that ride along with the events, in their transaction (here: none)."""
+        """Queue rows that ride along with the events, in their transaction (here: none)."""
+
+
+def _end_failed_transaction(connection: Any) -> None:
+    """Roll back a transaction that an error left open (a lost connection needs nothing)."""
+    try:
+        if connection.info.transaction_status != TransactionStatus.IDLE:
+            connection.execute("ROLLBACK", prepare=False)
+    except Exception:  # the connection is gone: the server has rolled back already
+        return
 
 
 class SQLiteRecorderHooks(SQLiteApplicationRecorder):

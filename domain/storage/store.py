@@ -44,9 +44,9 @@ from psycopg_pool import PoolTimeout
 from domain.model.access import Membership, Token
 from domain.storage.advisory_locks import (
     SETUP_LOCK_KEY,
+    begin_with_transaction_lock,
     campaign_lock_keys,
     session_lock,
-    take_transaction_lock,
 )
 from domain.storage.es_compat import (
     PostgresRecorderHooks,
@@ -459,7 +459,7 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
         return f'"{self.datastore.schema}".{name}'
 
     def after_insert_events(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
-        """The side rows, after the events' insert was synced (a conflict has been raised)."""
+        """The side rows, queued after the events' insert (a conflict there skips them)."""
         self.insert_side_rows(cursor, stored_events, **kwargs)
 
     @contextmanager
@@ -471,21 +471,34 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
         it they take turns (PostgreSQL grants waiting locks in order). It is for fairness, not
         correctness: if it cannot be had within ``CAMPAIGN_LOCK_TIMEOUT`` (or its connection is
         lost), the command goes on without it and the unique version key refuses a stale write.
+
+        The lock's transaction is begun and the lock taken in one round trip, and ended (rolled
+        back: it writes nothing) in one more.
         """
         held = ExitStack()
         try:
-            cursor = held.enter_context(self.datastore.transaction(commit=False))
-            take_transaction_lock(
-                cursor, campaign_lock_keys(campaign_id), timeout=CAMPAIGN_LOCK_TIMEOUT
+            connection = held.enter_context(self.datastore.get_connection())
+            held.callback(connection.execute, "ROLLBACK", prepare=False)
+            begin_with_transaction_lock(
+                connection, campaign_lock_keys(campaign_id), timeout=CAMPAIGN_LOCK_TIMEOUT
             )
         except (*TRANSIENT_ERRORS, psycopg.OperationalError, psycopg.InterfaceError) as error:
-            # Raised inside the held transaction, a driver error is not yet translated.
+            # Raised inside the held connection, a driver error is not yet translated.
             log.warning("campaign %s: going on without its lock: %s", campaign_id, error)
             _release(held)
         try:
             yield
         finally:
             _release(held)
+
+    def _fetch(self, statement: str, params: tuple[Any, ...]) -> list[Any]:
+        """One SELECT in autocommit: one round trip, where a transaction would add two."""
+
+        def read() -> list[Any]:
+            with self.datastore.get_connection() as connection:
+                return list(connection.execute(self._sql(statement), params).fetchall())
+
+        return read_with_retries(read)
 
     def wait_for_writers(self, cursor: Any) -> None:
         """Take a lock that conflicts with the events table's write lock, and so waits for it."""

@@ -8,8 +8,9 @@ conflict or a read retry behaves differently (docs/reliability.md).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from uuid import uuid4
 
@@ -22,6 +23,7 @@ from eventsourcing.persistence import IntegrityError, OperationalError, StoredEv
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteDatastore
 from eventsourcing.utils import get_topic
+from psycopg.pq import TransactionStatus
 
 from domain.model.es_aggregates import create_aggregate, drop_pending_events
 from domain.storage.es_compat import (
@@ -92,9 +94,12 @@ class _Cursor:
 
 
 class _Connection:
+    """A psycopg connection in autocommit that answers the pipeline's one Sync."""
+
     def __init__(self, log: list[Any], conflict: bool) -> None:
         self.log = log
         self.conflict = conflict
+        self.info = SimpleNamespace(transaction_status=TransactionStatus.IDLE)
 
     def __enter__(self) -> _Connection:
         return self
@@ -103,22 +108,20 @@ class _Connection:
         return None
 
     @contextmanager
-    def pipeline(self) -> Iterator[Any]:
-        log, conflict = self.log, self.conflict
+    def pipeline(self) -> Iterator[None]:
+        yield
+        self.log.append("sync")
+        if self.conflict:
+            # The server skipped every statement after the failed insert; BEGIN stays open.
+            self.info.transaction_status = TransactionStatus.INERROR
+            raise IntegrityError("duplicate key (originator_id, originator_version)")
 
-        class Pipeline:
-            def sync(self) -> None:
-                log.append("sync")
-                if conflict:
-                    raise IntegrityError("duplicate key (originator_id, originator_version)")
+    def cursor(self) -> _Cursor:
+        return _Cursor(self.log)
 
-        yield Pipeline()
-
-    def transaction(self) -> Any:
-        return nullcontext()
-
-    def cursor(self) -> Any:
-        return nullcontext(_Cursor(self.log))
+    def execute(self, query: Any, **kwargs: Any) -> None:
+        self.log.append(("connection", query))
+        self.info.transaction_status = TransactionStatus.IDLE
 
 
 class _ProbeRecorder(PostgresRecorderHooks):
@@ -142,25 +145,38 @@ def _probe(log: list[Any], *, conflict: bool = False) -> _ProbeRecorder:
     return recorder  # type: ignore[no-any-return]
 
 
-def test_the_pipelined_insert_writes_side_rows_after_syncing_the_events() -> None:
+def _steps(log: list[Any]) -> list[Any]:
+    return [
+        entry if isinstance(entry, str) else entry[1] if entry[0] != "side rows" else entry[0]
+        for entry in log
+    ]
+
+
+def test_the_insert_is_one_round_trip_from_begin_to_commit_with_side_rows_after_events() -> None:
     log: list[Any] = []
 
     ids = _probe(log).insert_events([_stored()], attempt="a1")
 
-    steps = [entry if isinstance(entry, str) else entry[:2] for entry in log]
     assert ids == [7]
-    assert steps[:2] == [("execute", "LOCK-1"), ("execute", "LOCK-2")]
-    assert steps[-3:] == [("execute", "INSERT-EVENTS"), "sync", ("side rows", {"attempt": "a1"})]
+    steps = _steps(log)
+    assert steps[:3] == ["BEGIN", "LOCK-1", "LOCK-2"]
+    assert steps[-4:] == ["INSERT-EVENTS", "side rows", "COMMIT", "sync"]
+    assert steps.count("sync") == 1
+    assert ("side rows", {"attempt": "a1"}) in log
+    assert all(
+        entry[2] is False
+        for entry in log
+        if entry[0] == "execute" and entry[1] in ("BEGIN", "LOCK-1", "LOCK-2", "COMMIT")
+    )
 
 
-def test_a_version_conflict_raises_integrity_error_before_any_side_row() -> None:
+def test_a_version_conflict_raises_integrity_error_and_rolls_the_transaction_back() -> None:
     log: list[Any] = []
 
     with pytest.raises(IntegrityError):
         _probe(log, conflict=True).insert_events([_stored()], attempt="a1")
 
-    assert log[-1] == "sync"
-    assert not any(entry[0] == "side rows" for entry in log if isinstance(entry, tuple))
+    assert _steps(log)[-2:] == ["sync", "ROLLBACK"]
 
 
 def test_the_library_locks_the_table_with_exactly_its_lock_table_statements() -> None:
