@@ -26,6 +26,7 @@ import fcntl
 import json
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -39,6 +40,7 @@ import psycopg
 from eventsourcing import postgres as es_postgres
 from eventsourcing.persistence import InterfaceError, InternalError, OperationalError
 from eventsourcing.postgres import PostgresDatastore
+from psycopg.pq import TransactionStatus
 from psycopg_pool import PoolTimeout
 
 from domain.model.access import Membership, Token
@@ -51,6 +53,7 @@ from domain.storage.advisory_locks import (
 from domain.storage.es_compat import (
     PostgresRecorderHooks,
     SQLiteRecorderHooks,
+    end_open_transaction,
     on_new_connections,
     sweep_on_dead_connection,
     undecorated,
@@ -452,6 +455,7 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
         # Before super().__init__, which opens the pool's first connections.
         configure_pool(datastore, APPLICATION_NAME, unprepared=True)
         super().__init__(datastore, **kwargs)
+        self._held = threading.local()
         sql: Any = es_postgres.SQL  # type: ignore[attr-defined]  # psycopg's, via eventsourcing
         self.sql_create_statements.extend(sql(s) for s in self.side_table_statements())
 
@@ -472,13 +476,14 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
         correctness: if it cannot be had within ``CAMPAIGN_LOCK_TIMEOUT`` (or its connection is
         lost), the command goes on without it and the unique version key refuses a stale write.
 
-        The lock's transaction is begun and the lock taken in one round trip, and ended (rolled
-        back: it writes nothing) in one more.
+        The lock's transaction is begun and the lock taken in one round trip, and the command's
+        insert commits it (``open_transaction``): the lock costs no connection and no round trip
+        of its own beyond that first one. A command that stores nothing rolls it back.
         """
         held = ExitStack()
         try:
             connection = held.enter_context(self.datastore.get_connection())
-            held.callback(connection.execute, "ROLLBACK", prepare=False)
+            held.callback(end_open_transaction, connection)
             begin_with_transaction_lock(
                 connection, campaign_lock_keys(campaign_id), timeout=CAMPAIGN_LOCK_TIMEOUT
             )
@@ -486,10 +491,20 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
             # Raised inside the held connection, a driver error is not yet translated.
             log.warning("campaign %s: going on without its lock: %s", campaign_id, error)
             _release(held)
+        else:
+            self._held.connection = connection
         try:
             yield
         finally:
+            self._held.connection = None
             _release(held)
+
+    def open_transaction(self) -> Any | None:
+        """The connection of this thread's campaign lock, while its transaction is open."""
+        connection = getattr(self._held, "connection", None)
+        if connection is None or connection.info.transaction_status != TransactionStatus.INTRANS:
+            return None
+        return connection
 
     def _fetch(self, statement: str, params: tuple[Any, ...]) -> list[Any]:
         """One SELECT in autocommit: one round trip, where a transaction would add two."""

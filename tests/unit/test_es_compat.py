@@ -14,6 +14,7 @@ from types import SimpleNamespace
 from typing import Any
 from uuid import uuid4
 
+import psycopg
 import psycopg_pool
 import pytest
 from eventsourcing import utils as es_utils
@@ -31,6 +32,7 @@ from domain.storage.es_compat import (
     SQLiteRecorderHooks,
     on_new_connections,
     sweep_on_dead_connection,
+    translated_errors,
     undecorated,
 )
 from domain.storage.store import RETRIED_READS
@@ -64,7 +66,7 @@ def test_the_decorated_insert_retries_and_the_undecorated_one_does_not(
             attempts.append(1)
             raise OperationalError("connection lost")
 
-    recorder: Any = object.__new__(PostgresApplicationRecorder)
+    recorder: Any = object.__new__(PostgresRecorderHooks)
     recorder.datastore = Datastore()
 
     with pytest.raises(OperationalError):
@@ -177,6 +179,41 @@ def test_a_version_conflict_raises_integrity_error_and_rolls_the_transaction_bac
         _probe(log, conflict=True).insert_events([_stored()], attempt="a1")
 
     assert _steps(log)[-2:] == ["sync", "ROLLBACK"]
+
+
+def _held_probe(log: list[Any], *, conflict: bool = False) -> _ProbeRecorder:
+    recorder = _probe(log, conflict=conflict)
+    held = _Connection(log, conflict)
+    held.info.transaction_status = TransactionStatus.INTRANS
+    recorder.open_transaction = lambda: held  # type: ignore[method-assign]
+    return recorder
+
+
+def test_an_insert_in_a_held_transaction_starts_at_a_savepoint_and_commits_it() -> None:
+    log: list[Any] = []
+
+    ids = _held_probe(log).insert_events([_stored()], attempt="a1")
+
+    assert ids == [7]
+    steps = _steps(log)
+    assert steps[0] == "SAVEPOINT questlog_insert" and "BEGIN" not in steps
+    assert steps[-2:] == ["COMMIT", "sync"]
+
+
+def test_a_conflict_in_a_held_transaction_rolls_back_to_the_savepoint_only() -> None:
+    log: list[Any] = []
+
+    with pytest.raises(IntegrityError):
+        _held_probe(log, conflict=True).insert_events([_stored()], attempt="a1")
+
+    assert _steps(log)[-2:] == ["sync", "ROLLBACK TO SAVEPOINT questlog_insert"]
+
+
+def test_driver_errors_in_a_held_transaction_are_raised_as_the_librarys() -> None:
+    with pytest.raises(IntegrityError), translated_errors():
+        raise psycopg.errors.UniqueViolation("duplicate key")
+    with pytest.raises(OperationalError), translated_errors():
+        raise psycopg.errors.LockNotAvailable("lock timeout")
 
 
 def test_the_library_locks_the_table_with_exactly_its_lock_table_statements() -> None:
