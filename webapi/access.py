@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from flask import Flask, Response, current_app, g, request
@@ -34,6 +34,10 @@ from webapi.declared import requires as requires
 from webapi.errors import problem
 from webapi.http import campaign_id, questlog
 from webapi.schemas import Flag, Text
+
+if TYPE_CHECKING:
+    from domain.service.application import Questlog
+    from domain.storage.store import SideTables
 
 AUTH_KEY = "questlog_auth"
 RATE_KEY = "questlog_rate_limit"
@@ -107,6 +111,30 @@ class RateLimiter:
                 bucket.tokens -= 1
                 return 0.0
             return (1 - bucket.tokens) / self.rate
+
+
+class StoreRateLimiter:
+    """Per-token buckets kept in the store (PostgreSQL), shared by every API process on it: N
+    workers together allow the configured rate, not N times it."""
+
+    def __init__(self, rate: float, tables: SideTables) -> None:
+        self.rate = rate
+        self.burst = max(1.0, rate)
+        self.tables = tables
+
+    def take(self, key: str) -> float:
+        """Take one append; 0 if allowed, else the seconds until one is allowed."""
+        return self.tables.take_rate_token(key, self.rate, self.burst)
+
+
+def rate_limiter(rate: float, app: Questlog) -> RateLimiter | StoreRateLimiter | None:
+    """The append limiter: none at rate 0; the store's buckets when the store shares them
+    between processes (PostgreSQL); else this process's own (SQLite: one process)."""
+    if rate <= 0:
+        return None
+    if app.side_tables.shares_rate_buckets:
+        return StoreRateLimiter(rate, app.side_tables)
+    return RateLimiter(rate)
 
 
 def caller() -> Token | None:
@@ -220,7 +248,7 @@ def before() -> Response | None:
         refused = authorize(token)
         if refused is not None:
             return refused
-    limiter: RateLimiter | None = current_app.extensions.get(RATE_KEY)
+    limiter: RateLimiter | StoreRateLimiter | None = current_app.extensions.get(RATE_KEY)
     exempt = token is not None and token.id in current_app.extensions[EXEMPT_KEY]
     if limiter is not None and not exempt and appends():
         wait = limiter.take(token.id if token else request.remote_addr or "-")
@@ -262,7 +290,7 @@ def install(
     that limit does not count."""
     app.config[AUTH_KEY] = auth_setting(auth)
     rate = rate_setting(rate_limit)
-    app.extensions[RATE_KEY] = RateLimiter(rate) if rate > 0 else None
+    app.extensions[RATE_KEY] = rate_limiter(rate, app.extensions["questlog"])
     app.extensions[EXEMPT_KEY] = exempt_setting(rate_limit_exempt)
     app.before_request(before)
     app.after_request(answer_headers)

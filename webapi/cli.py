@@ -56,15 +56,22 @@ def main() -> None:
     is_flag=True,
     help="Do not run the views in this process (a separate `questlog projections run` does).",
 )
-def serve(host: str, port: int, threads: int, max_streams: int | None, no_views: bool) -> None:
-    """Serve the API with waitress on the configured store, the views kept up to date inside."""
-    from waitress import serve as waitress_serve
-
-    from projections.runners import ViewsWorker
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="API processes on the port (PostgreSQL only above 1): 1 serves with waitress in this "
+    "process; more run gunicorn's pre-fork server, each worker with --threads plus "
+    "--max-streams threads and its own views runner.",
+)
+def serve(
+    host: str, port: int, threads: int, max_streams: int | None, no_views: bool, workers: int
+) -> None:
+    """Serve the API on the configured store (waitress, or gunicorn with --workers), the views
+    kept up to date inside."""
     from webapi.access import auth_setting, exempt_setting
-    from webapi.app import create_app
-    from webapi.live import max_streams_setting, waitress_options
-    from webapi.views import WORKER_KEY, close_views
+    from webapi.live import max_streams_setting
 
     auth = auth_setting(None)
     try:
@@ -78,6 +85,9 @@ def serve(host: str, port: int, threads: int, max_streams: int | None, no_views:
             "`questlog token create --name NAME --admin` and send it as "
             "`Authorization: Bearer <token>` (see docs/access.md)."
         )
+    config = StoreConfig.from_environ()
+    if workers > 1 and config.kind != "postgres":
+        raise click.BadParameter(SQLITE_ONE_WORKER, param_hint="'--workers'")
     questlog = open_store()
     if auth and not questlog.side_tables.tokens():
         _, secret = questlog.create_token("admin", admin=True)
@@ -85,22 +95,52 @@ def serve(host: str, port: int, threads: int, max_streams: int | None, no_views:
             "First start: created the admin token [bold]admin[/bold]. It is shown this once:\n"
             f"  {secret}\nSend it as `Authorization: Bearer <token>`; see docs/access.md."
         )
-    app = create_app(questlog, auth=auth, max_streams=streams)
-    worker = None if no_views else ViewsWorker(questlog.config, app=questlog).start()
-    app.extensions[WORKER_KEY] = worker
-    # SIGTERM ends waitress's loop like Ctrl-C, so the worker below is stopped cleanly.
-    signal.signal(signal.SIGTERM, lambda _signal, _frame: sys.exit(0))
     console.print(f"Questlog on http://{host}:{port}  (store: {questlog.config.describe()})")
     console.print(f"OpenAPI document: http://{host}:{port}/openapi.json")
-    console.print("Views: " + ("run elsewhere (--no-views)" if worker is None else "embedded"))
+    console.print("Views: " + ("run elsewhere (--no-views)" if no_views else "embedded"))
     console.print("Auth: " + ("bearer tokens" if auth else "off (loopback only)"))
-    console.print(f"Threads: {threads} for requests + {streams} for live streams")
+    each = " in each worker" if workers > 1 else ""
+    console.print(f"Threads: {threads} for requests + {streams} for live streams{each}")
+    console.print(
+        f"Workers: {workers} (gunicorn, gthread)" if workers > 1 else "Workers: 1 (waitress)"
+    )
     exempt = exempt_setting(None)
     if exempt:
         console.print(
             f"Rate limit not counted for the token(s) {', '.join(sorted(exempt))} "
             "(QUESTLOG_RATE_LIMIT_EXEMPT)"
         )
+    if workers == 1:
+        serve_one(questlog, host, port, threads, streams, auth=auth, views=not no_views)
+        return
+    # Nothing the parent opened may cross the fork: each worker opens its own store.
+    questlog.close()
+    serve_many(host, port, workers, threads, streams, auth=auth, views=not no_views)
+
+
+SQLITE_ONE_WORKER = (
+    "more than one worker needs PostgreSQL: SQLite lets one process write one file at a time, "
+    "and the aggregate cache and the rate limit are kept per process there. Set "
+    "QUESTLOG_DATABASE_URL to a PostgreSQL database to serve with several workers."
+)
+
+
+def serve_one(
+    questlog: Questlog, host: str, port: int, threads: int, streams: int, *, auth: bool, views: bool
+) -> None:
+    """Serve with waitress in this process, the views runner in a thread beside it."""
+    from waitress import serve as waitress_serve
+
+    from projections.runners import ViewsWorker
+    from webapi.app import create_app
+    from webapi.live import waitress_options
+    from webapi.views import WORKER_KEY, close_views
+
+    app = create_app(questlog, auth=auth, max_streams=streams)
+    worker = ViewsWorker(questlog.config, app=questlog).start() if views else None
+    app.extensions[WORKER_KEY] = worker
+    # SIGTERM ends waitress's loop like Ctrl-C, so the worker below is stopped cleanly.
+    signal.signal(signal.SIGTERM, lambda _signal, _frame: sys.exit(0))
     try:
         options = waitress_options(threads, streams)
         waitress_serve(app, host=host, port=port, ident="questlog", **options)
@@ -108,6 +148,28 @@ def serve(host: str, port: int, threads: int, max_streams: int | None, no_views:
         if worker is not None:
             worker.stop()
         close_views(app)
+
+
+def serve_many(
+    host: str, port: int, workers: int, threads: int, streams: int, *, auth: bool, views: bool
+) -> None:
+    """Serve with gunicorn's arbiter and ``workers`` forked workers, each building its own app
+    after the fork; the arbiter handles SIGTERM/SIGINT (graceful stop) and restarts a worker
+    that dies."""
+    from functools import partial
+
+    from webapi.server import (
+        QuestlogServer,
+        build_app,
+        gunicorn_options,
+        metrics_directory,
+        release_app,
+    )
+
+    options = gunicorn_options(host, port, workers, threads, streams)
+    with metrics_directory():
+        build = partial(build_app, auth=auth, streams=streams, views=views)
+        QuestlogServer(options, build, release_app).run()
 
 
 main.add_command(projections_group, name="projections")

@@ -264,6 +264,8 @@ class CommandService(Reading):
                 if attempt == 0 and self.campaign(campaign_id).version != campaign.version:
                     continue
                 raise
+            if attempt == 0 and not campaign.pending_events and self._moved_on(campaign):
+                continue
             seed = seed_holder.get("seed") if seed_holder else None
             try:
                 return self._save(campaign, value, idempotency, seed=seed)
@@ -298,6 +300,14 @@ class CommandService(Reading):
                 self._shared.discard(campaign_id)
             return current
         return self.campaign(campaign_id)
+
+    def _moved_on(self, campaign: Campaign) -> bool:
+        """Whether the store holds a newer version than this (cached) copy of the campaign.
+
+        A command that appends nothing is never checked by the events' unique key, so its
+        answer must not come from a copy another process has moved past.
+        """
+        return self.campaign(campaign.id).version != campaign.version
 
     def _save(
         self,

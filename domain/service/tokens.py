@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from uuid import UUID, uuid4
 
+from eventsourcing.persistence import IntegrityError
+
 from domain.model.access import Membership, Token, new_token_secret, token_hash
 from domain.model.errors import InvalidInput, NotFound
 from domain.model.text import MAX_NAME_LENGTH, check_text
@@ -25,7 +27,7 @@ class TokenService:
             raise InvalidInput.field("name", f"a token named {name!r} exists already")
         token = Token(id=uuid4().hex[:12], name=name, admin=admin)
         secret = new_token_secret()
-        self.side_tables.add_token(token, token_hash(secret))
+        self._add_token(token, secret)
         return token, secret
 
     def share_campaign(self, campaign_id: UUID, name: str | None = None) -> tuple[Token, str]:
@@ -38,9 +40,18 @@ class TokenService:
             raise InvalidInput.field("name", f"a token named {name!r} exists already")
         token = Token(id=token_id, name=name, admin=False)
         secret = new_token_secret()
-        self.side_tables.add_token(token, token_hash(secret))
+        self._add_token(token, secret)
         self.side_tables.set_member(Membership(str(campaign_id), token.id, "viewer"))
         return token, secret
+
+    def _add_token(self, token: Token, secret: str) -> None:
+        """Store a token; a name another process took since the check above is the same 422."""
+        try:
+            self.side_tables.add_token(token, token_hash(secret))
+        except IntegrityError:
+            raise InvalidInput.field(
+                "name", f"a token named {token.name!r} exists already"
+            ) from None
 
     def authenticate(self, secret: str) -> Token | None:
         """The live token with this secret, or None (unknown or revoked)."""

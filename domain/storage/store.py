@@ -12,6 +12,8 @@ Tables sit beside eventsourcing's ``stored_events``:
 - ``questlog_access``: whether a campaign is public, written with its creation event.
 - ``questlog_attempts``: one row per stored command attempt, so that after a commit whose answer
   was lost (the connection dropped) the application can find out whether the attempt is stored.
+- ``questlog_rate_buckets`` (PostgreSQL only): each token's append rate-limit bucket, shared by
+  every API process on the store (on SQLite, one process keeps its buckets in memory).
 
 Seeds, idempotency records, actors, owners, access flags and attempts are written by the
 application recorder *inside the same transaction* as the events of the command that needs them,
@@ -69,6 +71,7 @@ TOKENS_TABLE = "questlog_tokens"
 MEMBERS_TABLE = "questlog_members"
 ACCESS_TABLE = "questlog_access"
 ATTEMPTS_TABLE = "questlog_attempts"
+RATE_TABLE = "questlog_rate_buckets"
 APPLICATION_NAME = "questlog"
 """PostgreSQL ``application_name`` of every connection (``questlog/<schema>``), so an operator
 can tell the service's connections apart in ``pg_stat_activity``."""
@@ -166,6 +169,8 @@ class SideTables:
     placeholder = "?"
     write_options: dict[str, Any] = {}
     datastore: Any
+    shares_rate_buckets = False
+    """Whether the store keeps the rate-limit buckets (``take_rate_token``) for every process."""
 
     def _table(self, name: str) -> str:
         return name
@@ -371,14 +376,15 @@ class SideTables:
         self._write(f"UPDATE {self._table(TOKENS_TABLE)} SET revoked = 1 WHERE id = ?", (token_id,))
 
     def set_member(self, member: Membership) -> None:
-        """Give a token a role on a campaign (replacing the one it had)."""
-        self._write(
-            f"DELETE FROM {self._table(MEMBERS_TABLE)} WHERE campaign_id = ? AND token_id = ?",
-            (member.campaign_id, member.token_id),
-        )
+        """Give a token a role on a campaign (replacing the one it had).
+
+        One upsert: the token never has no role in between, and two processes giving it a
+        role at once both succeed (the last one wins) instead of one failing on the key.
+        """
         self._write(
             f"INSERT INTO {self._table(MEMBERS_TABLE)} (campaign_id, token_id, role, seat) "
-            "VALUES (?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?) ON CONFLICT (campaign_id, token_id) "
+            "DO UPDATE SET role = excluded.role, seat = excluded.seat",
             (member.campaign_id, member.token_id, member.role, member.seat),
         )
 
@@ -446,6 +452,7 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
     """
 
     placeholder = "%s"
+    shares_rate_buckets = True
     # These rows are written inside eventsourcing's pipelined insert. psycopg prepares a statement
     # after a few executions, and a pipeline that fails (a version conflict) can drop the prepared
     # statement while psycopg still believes it exists ("prepared statement ... does not exist").
@@ -457,7 +464,8 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
         super().__init__(datastore, **kwargs)
         self._held = threading.local()
         sql: Any = es_postgres.SQL  # type: ignore[attr-defined]  # psycopg's, via eventsourcing
-        self.sql_create_statements.extend(sql(s) for s in self.side_table_statements())
+        statements = [*self.side_table_statements(), self.rate_table_statement()]
+        self.sql_create_statements.extend(sql(s) for s in statements)
 
     def _table(self, name: str) -> str:
         return f'"{self.datastore.schema}".{name}'
@@ -514,6 +522,48 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
                 return list(connection.execute(self._sql(statement), params).fetchall())
 
         return read_with_retries(read)
+
+    def rate_table_statement(self) -> str:
+        """CREATE statement of the rate-limit buckets: tokens left at ``stamp`` (epoch seconds,
+        the database's clock) and whether the last take was allowed."""
+        return (
+            f"CREATE TABLE IF NOT EXISTS {self._table(RATE_TABLE)} ("
+            "key TEXT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL, "
+            "stamp DOUBLE PRECISION NOT NULL, allowed BOOLEAN NOT NULL)"
+        )
+
+    def take_rate_token(self, key: str, rate: float, burst: float) -> float:
+        """Take one append from ``key``'s bucket, shared by every process on this store: 0 if
+        allowed, else the seconds until one is allowed.
+
+        One statement refills the bucket from its stored stamp at ``rate`` per second (at most
+        ``burst``) and takes a token if one is there. PostgreSQL locks the row for the upsert, so
+        N processes taking at once are served one after the other and together get exactly the
+        rate. The time is the database's (one clock for every process and host); a stamp a
+        racing statement already moved past never refills backwards.
+        """
+        table = self._table(RATE_TABLE)
+        available = (
+            "LEAST(%(burst)s, bucket.tokens + %(rate)s * GREATEST(0, "
+            "extract(epoch FROM statement_timestamp()) - bucket.stamp))"
+        )
+        statement = (
+            f"INSERT INTO {table} AS bucket (key, tokens, stamp, allowed) "
+            "VALUES (%(key)s, %(burst)s - 1, extract(epoch FROM statement_timestamp()), true) "
+            "ON CONFLICT (key) DO UPDATE SET "
+            f"tokens = CASE WHEN {available} >= 1 THEN {available} - 1 ELSE {available} END, "
+            "stamp = GREATEST(bucket.stamp, extract(epoch FROM statement_timestamp())), "
+            f"allowed = {available} >= 1 "
+            "RETURNING tokens, allowed"
+        )
+        params = {"key": key, "rate": float(rate), "burst": float(burst)}
+        # One statement on an autocommit connection: one round trip, no BEGIN and COMMIT.
+        with self.datastore.cursor() as cursor:
+            cursor.execute(statement, params, prepare=False)
+            row = cursor.fetchone()
+        if row["allowed"]:
+            return 0.0
+        return (1.0 - float(row["tokens"])) / rate
 
     def wait_for_writers(self, cursor: Any) -> None:
         """Take a lock that conflicts with the events table's write lock, and so waits for it."""

@@ -1,0 +1,142 @@
+"""Several API processes on one port: ``questlog serve --workers N`` (N > 1) on PostgreSQL.
+
+gunicorn's arbiter forks N workers of the ``gthread`` class and restarts any that dies. Each
+worker builds its own application (``create_app``) *after* the fork, so no database connection,
+pool or thread crosses a fork; each embeds the views runner unless they run elsewhere. Everything
+a worker shares with the others lives in the PostgreSQL store (docs/architecture.md, "Several
+API processes").
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from flask import Flask
+from gunicorn.app.base import BaseApplication
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+"""Where prometheus_client's multiprocess mode keeps each worker's samples."""
+GRACEFUL_TIMEOUT = 10
+"""Seconds a stopping worker gives its open requests (a live stream never ends by itself)."""
+log = logging.getLogger("questlog.server")
+
+
+def gunicorn_options(
+    host: str, port: int, workers: int, threads: int, streams: int
+) -> dict[str, Any]:
+    """gunicorn's settings for ``workers`` processes of ``threads`` request threads each, plus one
+    thread per live stream a worker may open (a stream holds its thread while it is open, the
+    same reason as ``webapi.live.waitress_options``)."""
+    return {
+        "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
+        "workers": workers,
+        "worker_class": "gthread",
+        "threads": threads + streams,
+        "graceful_timeout": GRACEFUL_TIMEOUT,
+        "preload_app": False,
+        "proc_name": "questlog",
+        "accesslog": None,
+        "errorlog": "-",
+        "loglevel": "info",
+    }
+
+
+class QuestlogServer(BaseApplication):  # type: ignore[misc]
+    """gunicorn embedded: ``build`` makes one worker's Flask app, called in each worker after the
+    fork; ``release`` undoes it when the worker exits (stops its views runner, closes its store)."""
+
+    def __init__(
+        self,
+        options: dict[str, Any],
+        build: Callable[[], Flask],
+        release: Callable[[Flask], None],
+    ) -> None:
+        self.options = options
+        self.build = build
+        self.release = release
+        super().__init__()
+
+    def load_config(self) -> None:
+        """Apply the options and the hooks to gunicorn's configuration."""
+        for key, value in self.options.items():
+            self.cfg.set(key, value)
+        if "control_socket_disable" in self.cfg.settings:
+            # gunicorn 24+ opens a control socket at one path per user: two servers on one
+            # machine would share it, and nothing here uses it.
+            self.cfg.set("control_socket_disable", True)
+        self.cfg.set("worker_exit", self._worker_exit)
+        self.cfg.set("child_exit", _child_exit)
+
+    def load(self) -> Flask:
+        """Build this worker's app: runs in the worker, after the fork (``preload_app`` is off)."""
+        return self.build()
+
+    def _worker_exit(self, _server: Any, worker: Any) -> None:
+        """In the exiting worker: release what its app holds."""
+        app = getattr(worker, "wsgi", None)
+        if isinstance(app, Flask):
+            self.release(app)
+
+
+def build_app(*, auth: bool, streams: int, views: bool) -> Flask:
+    """One process's app on the store named by the environment, with its own views runner."""
+    from domain.service.application import Questlog
+    from domain.storage.store import StoreConfig
+    from projections.runners import ViewsWorker
+    from webapi.app import create_app
+    from webapi.views import WORKER_KEY
+
+    questlog = Questlog(StoreConfig.from_environ())
+    app = create_app(questlog, auth=auth, max_streams=streams)
+    app.extensions[WORKER_KEY] = (
+        ViewsWorker(questlog.config, app=questlog).start() if views else None
+    )
+    return app
+
+
+def release_app(app: Flask) -> None:
+    """Stop the app's views runner, close its view store and its store."""
+    from webapi.views import WORKER_KEY, close_views
+
+    worker = app.extensions.get(WORKER_KEY)
+    if worker is not None:
+        worker.stop()
+    close_views(app)
+    app.extensions["questlog"].close()
+
+
+def _child_exit(_server: Any, worker: Any) -> None:
+    """In the arbiter, once a worker is gone (exited or killed): drop its live metrics files, as
+    prometheus_client's multiprocess mode asks."""
+    if os.environ.get(MULTIPROC_ENV):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)
+
+
+@contextmanager
+def metrics_directory() -> Iterator[str]:
+    """``PROMETHEUS_MULTIPROC_DIR`` for the workers: the operator's if set (kept), else a fresh
+    temporary directory, set in the environment the workers inherit and removed at exit.
+
+    A forked worker leaves through this same ``with`` (its ``SystemExit`` unwinds the stack it
+    inherited), so only the process that made the directory removes it."""
+    chosen = os.environ.get(MULTIPROC_ENV)
+    if chosen:
+        yield chosen
+        return
+    made = tempfile.mkdtemp(prefix="questlog-metrics-")
+    owner = os.getpid()
+    os.environ[MULTIPROC_ENV] = made
+    try:
+        yield made
+    finally:
+        if os.getpid() == owner:
+            os.environ.pop(MULTIPROC_ENV, None)
+            shutil.rmtree(made, ignore_errors=True)
