@@ -167,6 +167,9 @@ def serve_many(
     )
 
     options = gunicorn_options(host, port, workers, threads, streams)
+    # Output still buffered at the fork would be written once by every worker.
+    sys.stdout.flush()
+    sys.stderr.flush()
     with metrics_directory():
         build = partial(build_app, auth=auth, streams=streams, views=views)
         QuestlogServer(options, build, release_app).run()

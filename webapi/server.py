@@ -9,7 +9,6 @@ API processes").
 
 from __future__ import annotations
 
-import logging
 import os
 import shutil
 import tempfile
@@ -24,7 +23,6 @@ MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 """Where prometheus_client's multiprocess mode keeps each worker's samples."""
 GRACEFUL_TIMEOUT = 10
 """Seconds a stopping worker gives its open requests (a live stream never ends by itself)."""
-log = logging.getLogger("questlog.server")
 
 
 def gunicorn_options(
@@ -47,7 +45,7 @@ def gunicorn_options(
     }
 
 
-class QuestlogServer(BaseApplication):  # type: ignore[misc]
+class QuestlogServer(BaseApplication):
     """gunicorn embedded: ``build`` makes one worker's Flask app, called in each worker after the
     fork; ``release`` undoes it when the worker exits (stops its views runner, closes its store)."""
 
