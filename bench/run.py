@@ -7,13 +7,16 @@
 (c) auditing that campaign;
 (d) the views catching up on 100,000 events on SQLite and PostgreSQL beside the
     one-transaction-per-event baseline (``bench/views_bench.py``);
-(e) the views' lag under a steady 500 commands/s through the API (``bench/views_lag.py``).
+(e) the views' lag under a steady 500 commands/s through the API (``bench/views_lag.py``);
+(f) scale-out: ``questlog serve`` on SQLite (one process) beside ``questlog serve --workers 2``
+    on PostgreSQL, 8 clients rolling over 8 campaigns each, in alternating rounds
+    (``bench/scale.py``).
 
 Access control is on wherever HTTP is used, as the service's defaults have it: each run creates
 its own admin token on the store before its server starts and exempts exactly that token from the
 per-token rate limit (``QUESTLOG_RATE_LIMIT_EXEMPT``), so that the load is delivered.
 
-Each part prints its figures beside the targets (issues 2 and 6) with PASS/MISS as soon as it
+Each part prints its figures beside the targets (issues 2, 6 and 14) with PASS/MISS as soon as it
 has them, and ``--json`` is rewritten after each part. Every HTTP status is counted; a load with
 fewer than 99 % of its requests answered 201 is FAILED, with no verdict. A part that fails is
 reported with the reason and the remaining parts still run; the exit status is then 1 (0 when
@@ -42,6 +45,7 @@ from bench.domain_bench import measure_domain
 from bench.http_bench import BenchError, measure_http
 from bench.load import free_port
 from bench.report import domain_json, http_json, http_table, targets_table, verdict
+from bench.scale import URL, measure_scale, scale_json, scale_table
 from bench.views_bench import (
     catch_up_json,
     catch_up_table,
@@ -73,6 +77,11 @@ class Settings:
     audit_repeat: int
     quick: bool
     extras: bool
+    scale_seconds: float
+    scale_rounds: int
+    scale_warmup: float
+    scale_workers: int
+    scale_clients: int
 
 
 def parse_args(argv: list[str] | None) -> tuple[Settings, argparse.Namespace]:
@@ -111,6 +120,18 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, argparse.Namespace]:
     parser.add_argument("--views-seconds", type=float, help="seconds of steady load (default 10)")
     parser.add_argument("--views-rate", type=float, default=500.0, help="commands/s of the load")
     parser.add_argument("--no-postgres", action="store_true", help="part (d) on SQLite only")
+    parser.add_argument("--skip-scale", action="store_true", help="skip part (f)")
+    parser.add_argument("--scale-only", action="store_true", help="run only part (f)")
+    parser.add_argument(
+        "--scale-seconds", type=float, help="part (f): measured seconds per store (default 30)"
+    )
+    parser.add_argument(
+        "--scale-rounds", type=int, help="part (f): alternating rounds per store (default 6)"
+    )
+    parser.add_argument("--scale-workers", type=int, default=2, help="part (f): API workers")
+    parser.add_argument(
+        "--scale-clients", type=int, default=8, help="part (f): clients, one campaign each"
+    )
     parser.add_argument(
         "--json", type=Path, help="also write the results to this JSON file (after every part)"
     )
@@ -130,15 +151,24 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, argparse.Namespace]:
         audit_repeat=args.audit_repeat or (2 if quick else 5),
         quick=quick,
         extras=not args.no_extras,
+        scale_seconds=args.scale_seconds or (2.0 if quick else 30.0),
+        scale_rounds=args.scale_rounds or (1 if quick else 6),
+        scale_warmup=0.5 if quick else 3.0,
+        scale_workers=args.scale_workers,
+        scale_clients=args.scale_clients,
     )
     if (
         settings.rounds < 1
         or settings.clients < 1
         or settings.events < 2
         or not 1 <= settings.at_version <= events
+        or settings.scale_rounds < 1
+        or settings.scale_workers < 1
+        or settings.scale_clients < 1
     ):
         parser.error(
-            "need --rounds >= 1, --clients >= 1, --events >= 2 and 1 <= --at-version <= --events"
+            "need --rounds >= 1, --clients >= 1, --events >= 2, 1 <= --at-version <= --events, "
+            "--scale-rounds >= 1, --scale-workers >= 1 and --scale-clients >= 1"
         )
     return settings, args
 
@@ -297,8 +327,33 @@ def main(argv: list[str] | None = None) -> int:
         shortfall = lag.shortfall()
         return None if shortfall is None else f"{shortfall}: no verdict on a load not delivered"
 
-    if args.views_only:
+    def scale_part() -> str | None:
+        console.print("[bold](f)[/bold] scale-out: PostgreSQL with several workers against SQLite")
+        scale = measure_scale(
+            workdir / "scale",
+            url=URL,
+            workers=settings.scale_workers,
+            clients=settings.scale_clients,
+            warmup=settings.scale_warmup,
+            seconds=settings.scale_seconds,
+            rounds=settings.scale_rounds,
+            note=note,
+        )
+        results.record("scale", scale_json(scale))
+        console.print(scale_table(scale))
+        failure = scale.failure()
+        if failure is None:
+            for what, figure, met in scale.checks():
+                console.print(f"  {verdict(met)}  {what}: {figure}")
+        console.print(f"  [dim]{scale.consistency_note}[/dim]")
+        return failure
+
+    if args.views_only or args.scale_only:
         args.skip_http = args.skip_domain = True
+    if args.scale_only:
+        args.skip_views = True
+    if args.views_only:
+        args.skip_scale = True
     parts: list[tuple[str, Part]] = []
     if not args.skip_http:
         parts.append(("http", http_part))
@@ -309,6 +364,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_postgres:
             parts.append(("views_postgres", catch_up_part("postgres")))
         parts.append(("views_lag", lag_part))
+    if not args.skip_scale:
+        parts.append(("scale", scale_part))
     try:
         for name, part in parts:
             try:

@@ -52,9 +52,16 @@ def lock_statement(
     return f"SELECT set_config('lock_timeout', %s, true), {call}", (timeout, *keys)
 
 
-def take_transaction_lock(cursor: Any, keys: tuple[int, ...], *, timeout: str) -> None:
-    """Take a lock held until the cursor's transaction ends (unprepared: it runs once)."""
-    cursor.execute(*lock_statement(keys, transaction=True, timeout=timeout), prepare=False)
+def begin_with_transaction_lock(connection: Any, keys: tuple[int, ...], *, timeout: str) -> None:
+    """Begin a transaction on an autocommit connection and take a lock held until it ends.
+
+    ``BEGIN`` and the lock are pipelined: one round trip instead of two. A lock not had within
+    ``timeout`` raises ``LockNotAvailable`` and leaves the transaction failed (roll it back).
+    Unprepared: each runs once per transaction.
+    """
+    with connection.pipeline():
+        connection.execute("BEGIN", prepare=False)
+        connection.execute(*lock_statement(keys, transaction=True, timeout=timeout), prepare=False)
 
 
 @contextmanager

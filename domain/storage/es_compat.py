@@ -13,13 +13,17 @@ of silently changing what a lost commit, a version conflict or a read retry does
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
 
+import psycopg
+from eventsourcing import persistence
 from eventsourcing.application import Application, ProcessingEvent
-from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
+from psycopg.pq import TransactionStatus
 
 
 def undecorated(cls: type[Any], name: str) -> Callable[..., Any] | None:
@@ -74,10 +78,13 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
     """eventsourcing's PostgreSQL application recorder, with the changes Questlog needs.
 
     - the insert is sent once: no blind retry after a failure (the commit may have happened);
-    - ``after_insert_events`` runs in the events' transaction right after their insert was
-      synced, so a version conflict has been raised already as the events' ``IntegrityError``;
+    - the whole insert transaction goes to the server in one round trip (``insert_events``),
+      with ``after_insert_events`` rows queued after the events;
+    - an insert may finish a transaction the caller holds open (``open_transaction``);
     - the table lock statements run unprepared.
     """
+
+    INSERT_SAVEPOINT = "questlog_insert"
 
     def insert_events(self, stored_events: Any, **kwargs: Any) -> Any:
         """Insert events (and their ``after_insert_events`` rows) in one transaction, once.
@@ -85,10 +92,65 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
         eventsourcing retries a failed insert on ``OperationalError``; when the failure was a
         connection lost after the commit, that retry hits the unique key and looks like another
         writer's conflict. Here a failure is raised as it is.
+
+        eventsourcing sends the transaction in two round trips (the lock and the events, then the
+        rest and the commit after reading the notification ids back), and holds the events
+        table's write lock across the second one and whatever the client does in between. Here
+        ``BEGIN``, the lock, the events, the side rows and ``COMMIT`` are pipelined and synced
+        once: the lock is held only while the server runs the transaction, and the order of
+        notification ids and commits it protects is unchanged. A version conflict is still the
+        events' ``IntegrityError``: the server skips every statement after the first that fails.
         """
-        insert = undecorated(PostgresApplicationRecorder, "insert_events")
-        assert insert is not None, "eventsourcing's insert_events lost its retry decorator"
-        return insert(self, stored_events, **kwargs)
+        held = self.open_transaction()
+        if held is not None:
+            with translated_errors():
+                return self._insert_on(held, stored_events, nested=True, **kwargs)
+        with self.datastore.get_connection() as connection:
+            return self._insert_on(connection, stored_events, nested=False, **kwargs)
+
+    def open_transaction(self) -> Any | None:
+        """A connection whose open transaction this thread's insert should commit (here: none).
+
+        The insert then starts at a savepoint instead of ``BEGIN``: a conflict rolls back to it
+        and leaves the transaction (and the locks it took before) open for the next attempt.
+        """
+        return None
+
+    def _insert_on(
+        self, connection: Any, stored_events: Any, *, nested: bool, **kwargs: Any
+    ) -> Any:
+        events = connection.cursor()
+        failure = self._send_insert(connection, events, stored_events, nested=nested, **kwargs)
+        if failure is not None:
+            if nested:
+                _roll_back_to(connection, self.INSERT_SAVEPOINT)
+            else:
+                end_open_transaction(connection)
+            raise failure
+        return self._fetch_ids_after_insert_events(events, stored_events, **kwargs)
+
+    def _send_insert(
+        self, connection: Any, events: Any, stored_events: Any, *, nested: bool, **kwargs: Any
+    ) -> Exception | None:
+        """Queue the insert transaction and sync it; the error the server answered, if any.
+
+        The error is returned, not raised, so that it is raised after the pipeline has closed
+        (psycopg warns when a pipeline is left by an exception).
+        """
+        start = f"SAVEPOINT {self.INSERT_SAVEPOINT}" if nested else "BEGIN"
+        try:
+            with connection.pipeline():
+                statements = connection.cursor()
+                statements.execute(start, prepare=False)
+                self._lock_table(statements)
+                self._notify_channel(statements)
+                PostgresAggregateRecorder._insert_stored_events(self, events, stored_events)
+                self.after_insert_events(statements, stored_events, **kwargs)
+                statements.execute("COMMIT", prepare=False)
+                # Leaving the pipeline sends one Sync and reads every result back.
+        except Exception as error:
+            return error
+        return None
 
     def _lock_table(self, curs: Any) -> None:
         # eventsourcing prepares the lock statements, which run inside the pipelined insert; a
@@ -96,14 +158,56 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
         for statement in self.lock_table_statements:
             curs.execute(statement, prepare=False)
 
-    def _fetch_ids_after_insert_events(self, curs: Any, stored_events: Any, **kwargs: Any) -> Any:
-        # Called inside the pipelined transaction right after the events' insert was synced.
-        notification_ids = super()._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
-        self.after_insert_events(curs, stored_events, **kwargs)
-        return notification_ids
-
     def after_insert_events(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
-        """Write rows that ride along with the events, in their transaction (here: none)."""
+        """Queue rows that ride along with the events, in their transaction (here: none)."""
+
+
+def end_open_transaction(connection: Any) -> None:
+    """Roll back a transaction left open or failed (a lost connection needs nothing)."""
+    try:
+        if connection.info.transaction_status != TransactionStatus.IDLE:
+            connection.execute("ROLLBACK", prepare=False)
+    except Exception:  # the connection is gone: the server has rolled back already
+        return
+
+
+def _roll_back_to(connection: Any, savepoint: str) -> None:
+    """Undo a failed insert in a held transaction, keeping what came before its savepoint."""
+    try:
+        if connection.info.transaction_status == TransactionStatus.INERROR:
+            connection.execute(f"ROLLBACK TO SAVEPOINT {savepoint}", prepare=False)
+    except Exception:  # the connection is gone; its holder ends the transaction
+        return
+
+
+@contextmanager
+def translated_errors() -> Iterator[None]:
+    """Raise psycopg's errors as eventsourcing's, as its ``get_connection`` does.
+
+    Needed where a statement runs on a connection taken out of ``get_connection`` earlier (a held
+    transaction), so that callers see one set of exceptions whichever connection was used.
+    """
+    try:
+        yield
+    except psycopg.Error as error:
+        for driver, library in _ERROR_TRANSLATIONS:
+            if isinstance(error, driver):
+                raise library(str(error)) from error
+        raise
+
+
+_ERROR_TRANSLATIONS: list[tuple[type[Exception], type[Exception]]] = [
+    (psycopg.InterfaceError, persistence.InterfaceError),
+    (psycopg.OperationalError, persistence.OperationalError),
+    (psycopg.DataError, persistence.DataError),
+    (psycopg.IntegrityError, persistence.IntegrityError),
+    (psycopg.InternalError, persistence.InternalError),
+    (psycopg.ProgrammingError, persistence.ProgrammingError),
+    (psycopg.NotSupportedError, persistence.NotSupportedError),
+    (psycopg.DatabaseError, persistence.DatabaseError),
+    (psycopg.Error, persistence.PersistenceError),
+]
+"""eventsourcing's order in ``PostgresDatastore.get_connection``: subclasses before bases."""
 
 
 class SQLiteRecorderHooks(SQLiteApplicationRecorder):

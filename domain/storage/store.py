@@ -28,6 +28,7 @@ import fcntl
 import json
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -41,18 +42,20 @@ import psycopg
 from eventsourcing import postgres as es_postgres
 from eventsourcing.persistence import InterfaceError, InternalError, OperationalError
 from eventsourcing.postgres import PostgresDatastore
+from psycopg.pq import TransactionStatus
 from psycopg_pool import PoolTimeout
 
 from domain.model.access import Membership, Token
 from domain.storage.advisory_locks import (
     SETUP_LOCK_KEY,
+    begin_with_transaction_lock,
     campaign_lock_keys,
     session_lock,
-    take_transaction_lock,
 )
 from domain.storage.es_compat import (
     PostgresRecorderHooks,
     SQLiteRecorderHooks,
+    end_open_transaction,
     on_new_connections,
     sweep_on_dead_connection,
     undecorated,
@@ -459,6 +462,7 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
         # Before super().__init__, which opens the pool's first connections.
         configure_pool(datastore, APPLICATION_NAME, unprepared=True)
         super().__init__(datastore, **kwargs)
+        self._held = threading.local()
         sql: Any = es_postgres.SQL  # type: ignore[attr-defined]  # psycopg's, via eventsourcing
         statements = [*self.side_table_statements(), self.rate_table_statement()]
         self.sql_create_statements.extend(sql(s) for s in statements)
@@ -467,7 +471,7 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
         return f'"{self.datastore.schema}".{name}'
 
     def after_insert_events(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
-        """The side rows, after the events' insert was synced (a conflict has been raised)."""
+        """The side rows, queued after the events' insert (a conflict there skips them)."""
         self.insert_side_rows(cursor, stored_events, **kwargs)
 
     @contextmanager
@@ -479,21 +483,45 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
         it they take turns (PostgreSQL grants waiting locks in order). It is for fairness, not
         correctness: if it cannot be had within ``CAMPAIGN_LOCK_TIMEOUT`` (or its connection is
         lost), the command goes on without it and the unique version key refuses a stale write.
+
+        The lock's transaction is begun and the lock taken in one round trip, and the command's
+        insert commits it (``open_transaction``): the lock costs no connection and no round trip
+        of its own beyond that first one. A command that stores nothing rolls it back.
         """
         held = ExitStack()
         try:
-            cursor = held.enter_context(self.datastore.transaction(commit=False))
-            take_transaction_lock(
-                cursor, campaign_lock_keys(campaign_id), timeout=CAMPAIGN_LOCK_TIMEOUT
+            connection = held.enter_context(self.datastore.get_connection())
+            held.callback(end_open_transaction, connection)
+            begin_with_transaction_lock(
+                connection, campaign_lock_keys(campaign_id), timeout=CAMPAIGN_LOCK_TIMEOUT
             )
         except (*TRANSIENT_ERRORS, psycopg.OperationalError, psycopg.InterfaceError) as error:
-            # Raised inside the held transaction, a driver error is not yet translated.
+            # Raised inside the held connection, a driver error is not yet translated.
             log.warning("campaign %s: going on without its lock: %s", campaign_id, error)
             _release(held)
+        else:
+            self._held.connection = connection
         try:
             yield
         finally:
+            self._held.connection = None
             _release(held)
+
+    def open_transaction(self) -> Any | None:
+        """The connection of this thread's campaign lock, while its transaction is open."""
+        connection = getattr(self._held, "connection", None)
+        if connection is None or connection.info.transaction_status != TransactionStatus.INTRANS:
+            return None
+        return connection
+
+    def _fetch(self, statement: str, params: tuple[Any, ...]) -> list[Any]:
+        """One SELECT in autocommit: one round trip, where a transaction would add two."""
+
+        def read() -> list[Any]:
+            with self.datastore.get_connection() as connection:
+                return list(connection.execute(self._sql(statement), params).fetchall())
+
+        return read_with_retries(read)
 
     def rate_table_statement(self) -> str:
         """CREATE statement of the rate-limit buckets: tokens left at ``stamp`` (epoch seconds,

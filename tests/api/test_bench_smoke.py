@@ -15,6 +15,7 @@ from rich.console import Console
 from bench.http_bench import HttpResult
 from bench.load import LoadResult, free_port
 from bench.report import targets_table
+from bench.scale import ScaleResult
 from bench.views_lag import Lag, lag_verdict, measure_lag
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,6 +47,7 @@ def test_bench_quick_run_measures_every_part_with_access_control_on(
     result = bench_run(
         "--quick",
         *SHORT_VIEWS,
+        "--skip-scale",  # part (f) has its own test below
         "--json",
         str(figures),
         env={"QUESTLOG_BENCH_DATABASE_URL": postgres_url, "QUESTLOG_AUTH": "on"},
@@ -75,6 +77,7 @@ def test_a_failed_part_is_reported_and_the_figures_measured_are_kept(tmp_path: P
         "--audit-repeat",
         "1",
         "--no-extras",
+        "--skip-scale",
         *SHORT_VIEWS,
         "--json",
         str(figures),
@@ -258,3 +261,74 @@ def test_a_step_tally_counts_only_what_happened_since_it_began() -> None:
     since = now.minus(before)
     assert +since.commands == {"quest-calendar/roll": 2, "calendar-board/end_turn": 1}
     assert +since.events == {"quest-calendar": 2, "calendar-board": 12} and since.nights == 2
+
+
+@pytest.mark.postgres
+def test_the_scale_out_part_serves_both_stores_and_checks_every_target(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    # Issue 14, point 1: SQLite's one process beside PostgreSQL with two API workers, auth on.
+    figures = tmp_path / "bench.json"
+    result = bench_run(
+        "--scale-only",
+        "--quick",
+        "--json",
+        str(figures),
+        env={"QUESTLOG_BENCH_DATABASE_URL": postgres_url},
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    data = json.loads(figures.read_text())
+    assert data["parts"] == {"scale": "ok"} and data["failed"] == {}
+    scale = data["scale"]
+    assert scale["workers"] == 2 and scale["clients"] == 8 and scale["consistent"]
+    for side in ("sqlite", "postgres"):
+        assert scale[side]["requests"] > 0
+        assert scale[side]["statuses"] == {"201": scale[side]["requests"]}
+    assert [check["target"] for check in scale["checks"]] == [
+        "PostgreSQL (2 workers) / SQLite throughput >= 1",
+        "PostgreSQL p99 <= 50 ms",
+        "PostgreSQL: no error",
+    ]
+    rates = scale["postgres"]["requests_per_s"] / scale["sqlite"]["requests_per_s"]
+    assert scale["ratio"] == pytest.approx(rates)
+    assert "PostgreSQL (2 workers) / SQLite throughput >= 1" in result.stdout
+
+
+def _scale(sqlite_rps: float, postgres_rps: float, p99_ms: float, **statuses: int) -> ScaleResult:
+    def run(name: str, rps: float, latency_ms: float, seen: dict[int, int]) -> LoadResult:
+        count = int(rps * 10)
+        return LoadResult(name, 8, 10.0, [int(latency_ms * 1e6)] * count, Counter(seen))
+
+    extra = {int(status.lstrip("s")): n for status, n in statuses.items()}
+    return ScaleResult(
+        sqlite=run("sqlite", sqlite_rps, 10.0, {201: int(sqlite_rps * 10)}),
+        postgres=run("postgres", postgres_rps, p99_ms, {201: int(postgres_rps * 10), **extra}),
+        workers=2,
+        clients=8,
+        consistent=True,
+        consistency_note="",
+    )
+
+
+@pytest.mark.parametrize(
+    ("sqlite", "postgres", "p99", "extra", "met"),
+    [
+        (300, 330, 40.0, {}, [True, True, True]),
+        (300, 290, 40.0, {}, [False, True, True]),
+        (300, 330, 51.0, {}, [True, False, True]),
+        (300, 330, 40.0, {"s503": 1}, [True, True, False]),
+    ],
+)
+def test_the_scale_out_targets_are_the_ratio_the_p99_and_no_error(
+    sqlite: int, postgres: int, p99: float, extra: dict[str, int], met: list[bool]
+) -> None:
+    result = _scale(sqlite, postgres, p99, **extra)
+
+    assert [ok for _, _, ok in result.checks()] == met
+
+
+def test_a_scale_out_run_that_lost_a_roll_gets_no_verdict() -> None:
+    result = _scale(300, 330, 40.0)
+    result.consistent, result.consistency_note = False, "postgres: 10 rolls stored, 11 acknowledged"
+
+    assert result.failure() == "postgres: 10 rolls stored, 11 acknowledged"

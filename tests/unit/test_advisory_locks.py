@@ -6,15 +6,16 @@ from uuid import UUID
 
 import psycopg
 import pytest
+from psycopg.pq import TransactionStatus
 
 from domain.storage.advisory_locks import (
     CAMPAIGN_LOCK_SPACE,
     SETUP_LOCK_KEY,
     VIEWS_SETUP_LOCK_KEY,
+    begin_with_transaction_lock,
     campaign_lock_keys,
     lock_statement,
     session_lock,
-    take_transaction_lock,
 )
 
 CAMPAIGN = UUID("fedcba98-7654-3210-0123-456789abcdef")
@@ -47,11 +48,30 @@ def test_a_held_lock_makes_another_transaction_time_out(postgres_url: str) -> No
     keys = campaign_lock_keys(CAMPAIGN)
     with (
         psycopg.connect(postgres_url, autocommit=True) as holder,
-        psycopg.connect(postgres_url) as waiter,
+        psycopg.connect(postgres_url, autocommit=True) as waiter,
         session_lock(holder, keys),
     ):
         with pytest.raises(psycopg.errors.LockNotAvailable):
-            take_transaction_lock(waiter.cursor(), keys, timeout="50ms")
-        waiter.rollback()
-    with psycopg.connect(postgres_url) as later:
-        take_transaction_lock(later.cursor(), keys, timeout="50ms")
+            begin_with_transaction_lock(waiter, keys, timeout="50ms")
+        assert waiter.info.transaction_status == TransactionStatus.INERROR
+        waiter.execute("ROLLBACK")
+    with psycopg.connect(postgres_url, autocommit=True) as later:
+        begin_with_transaction_lock(later, keys, timeout="50ms")
+        assert later.info.transaction_status == TransactionStatus.INTRANS
+
+
+@pytest.mark.postgres
+def test_the_transaction_lock_is_held_until_its_transaction_ends(postgres_url: str) -> None:
+    keys = campaign_lock_keys(CAMPAIGN)
+    with (
+        psycopg.connect(postgres_url, autocommit=True) as holder,
+        psycopg.connect(postgres_url, autocommit=True) as other,
+    ):
+        begin_with_transaction_lock(holder, keys, timeout="1s")
+        with pytest.raises(psycopg.errors.LockNotAvailable):
+            begin_with_transaction_lock(other, keys, timeout="50ms")
+        other.execute("ROLLBACK")
+        holder.execute("ROLLBACK")
+
+        begin_with_transaction_lock(other, keys, timeout="50ms")
+        other.execute("ROLLBACK")

@@ -8,11 +8,13 @@ conflict or a read retry behaves differently (docs/reliability.md).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from uuid import uuid4
 
+import psycopg
 import psycopg_pool
 import pytest
 from eventsourcing import utils as es_utils
@@ -22,6 +24,7 @@ from eventsourcing.persistence import IntegrityError, OperationalError, StoredEv
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteDatastore
 from eventsourcing.utils import get_topic
+from psycopg.pq import TransactionStatus
 
 from domain.model.es_aggregates import create_aggregate, drop_pending_events
 from domain.storage.es_compat import (
@@ -29,6 +32,7 @@ from domain.storage.es_compat import (
     SQLiteRecorderHooks,
     on_new_connections,
     sweep_on_dead_connection,
+    translated_errors,
     undecorated,
 )
 from domain.storage.store import RETRIED_READS
@@ -62,7 +66,7 @@ def test_the_decorated_insert_retries_and_the_undecorated_one_does_not(
             attempts.append(1)
             raise OperationalError("connection lost")
 
-    recorder: Any = object.__new__(PostgresApplicationRecorder)
+    recorder: Any = object.__new__(PostgresRecorderHooks)
     recorder.datastore = Datastore()
 
     with pytest.raises(OperationalError):
@@ -92,9 +96,12 @@ class _Cursor:
 
 
 class _Connection:
+    """A psycopg connection in autocommit that answers the pipeline's one Sync."""
+
     def __init__(self, log: list[Any], conflict: bool) -> None:
         self.log = log
         self.conflict = conflict
+        self.info = SimpleNamespace(transaction_status=TransactionStatus.IDLE)
 
     def __enter__(self) -> _Connection:
         return self
@@ -103,22 +110,20 @@ class _Connection:
         return None
 
     @contextmanager
-    def pipeline(self) -> Iterator[Any]:
-        log, conflict = self.log, self.conflict
+    def pipeline(self) -> Iterator[None]:
+        yield
+        self.log.append("sync")
+        if self.conflict:
+            # The server skipped every statement after the failed insert; BEGIN stays open.
+            self.info.transaction_status = TransactionStatus.INERROR
+            raise IntegrityError("duplicate key (originator_id, originator_version)")
 
-        class Pipeline:
-            def sync(self) -> None:
-                log.append("sync")
-                if conflict:
-                    raise IntegrityError("duplicate key (originator_id, originator_version)")
+    def cursor(self) -> _Cursor:
+        return _Cursor(self.log)
 
-        yield Pipeline()
-
-    def transaction(self) -> Any:
-        return nullcontext()
-
-    def cursor(self) -> Any:
-        return nullcontext(_Cursor(self.log))
+    def execute(self, query: Any, **kwargs: Any) -> None:
+        self.log.append(("connection", query))
+        self.info.transaction_status = TransactionStatus.IDLE
 
 
 class _ProbeRecorder(PostgresRecorderHooks):
@@ -142,25 +147,73 @@ def _probe(log: list[Any], *, conflict: bool = False) -> _ProbeRecorder:
     return recorder  # type: ignore[no-any-return]
 
 
-def test_the_pipelined_insert_writes_side_rows_after_syncing_the_events() -> None:
+def _steps(log: list[Any]) -> list[Any]:
+    return [
+        entry if isinstance(entry, str) else entry[1] if entry[0] != "side rows" else entry[0]
+        for entry in log
+    ]
+
+
+def test_the_insert_is_one_round_trip_from_begin_to_commit_with_side_rows_after_events() -> None:
     log: list[Any] = []
 
     ids = _probe(log).insert_events([_stored()], attempt="a1")
 
-    steps = [entry if isinstance(entry, str) else entry[:2] for entry in log]
     assert ids == [7]
-    assert steps[:2] == [("execute", "LOCK-1"), ("execute", "LOCK-2")]
-    assert steps[-3:] == [("execute", "INSERT-EVENTS"), "sync", ("side rows", {"attempt": "a1"})]
+    steps = _steps(log)
+    assert steps[:3] == ["BEGIN", "LOCK-1", "LOCK-2"]
+    assert steps[-4:] == ["INSERT-EVENTS", "side rows", "COMMIT", "sync"]
+    assert steps.count("sync") == 1
+    assert ("side rows", {"attempt": "a1"}) in log
+    assert all(
+        entry[2] is False
+        for entry in log
+        if entry[0] == "execute" and entry[1] in ("BEGIN", "LOCK-1", "LOCK-2", "COMMIT")
+    )
 
 
-def test_a_version_conflict_raises_integrity_error_before_any_side_row() -> None:
+def test_a_version_conflict_raises_integrity_error_and_rolls_the_transaction_back() -> None:
     log: list[Any] = []
 
     with pytest.raises(IntegrityError):
         _probe(log, conflict=True).insert_events([_stored()], attempt="a1")
 
-    assert log[-1] == "sync"
-    assert not any(entry[0] == "side rows" for entry in log if isinstance(entry, tuple))
+    assert _steps(log)[-2:] == ["sync", "ROLLBACK"]
+
+
+def _held_probe(log: list[Any], *, conflict: bool = False) -> _ProbeRecorder:
+    recorder = _probe(log, conflict=conflict)
+    held = _Connection(log, conflict)
+    held.info.transaction_status = TransactionStatus.INTRANS
+    recorder.open_transaction = lambda: held  # type: ignore[method-assign]
+    return recorder
+
+
+def test_an_insert_in_a_held_transaction_starts_at_a_savepoint_and_commits_it() -> None:
+    log: list[Any] = []
+
+    ids = _held_probe(log).insert_events([_stored()], attempt="a1")
+
+    assert ids == [7]
+    steps = _steps(log)
+    assert steps[0] == "SAVEPOINT questlog_insert" and "BEGIN" not in steps
+    assert steps[-2:] == ["COMMIT", "sync"]
+
+
+def test_a_conflict_in_a_held_transaction_rolls_back_to_the_savepoint_only() -> None:
+    log: list[Any] = []
+
+    with pytest.raises(IntegrityError):
+        _held_probe(log, conflict=True).insert_events([_stored()], attempt="a1")
+
+    assert _steps(log)[-2:] == ["sync", "ROLLBACK TO SAVEPOINT questlog_insert"]
+
+
+def test_driver_errors_in_a_held_transaction_are_raised_as_the_librarys() -> None:
+    with pytest.raises(IntegrityError), translated_errors():
+        raise psycopg.errors.UniqueViolation("duplicate key")
+    with pytest.raises(OperationalError), translated_errors():
+        raise psycopg.errors.LockNotAvailable("lock timeout")
 
 
 def test_the_library_locks_the_table_with_exactly_its_lock_table_statements() -> None:

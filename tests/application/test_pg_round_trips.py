@@ -1,0 +1,112 @@
+"""A command on PostgreSQL uses one connection: its campaign lock's transaction, which its insert
+commits (issue 14, point 1: round trips per roll).
+
+The lock is for fairness between processes (docs/reliability.md); these tests pin that it is held
+from before the decision until the insert commits, that a version conflict inside it keeps it for
+the next attempt, and that a command that stores nothing lets it go.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from uuid import UUID
+
+import psycopg
+import pytest
+from eventsourcing.persistence import IntegrityError
+
+from domain.service.application import Questlog
+from domain.storage.advisory_locks import campaign_lock_keys
+from domain.storage.store import StoreConfig
+
+pytestmark = pytest.mark.postgres
+POSTGRES_ONLY = pytest.mark.parametrize(
+    "store_config", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
+)
+
+
+def _lock_is_free(config: StoreConfig, campaign_id: UUID) -> bool:
+    """Whether another session could take the campaign's lock right now."""
+    assert config.database_url is not None
+    with psycopg.connect(config.database_url, autocommit=True) as other:
+        row = other.execute(
+            "SELECT pg_try_advisory_lock(%s, %s)", campaign_lock_keys(campaign_id)
+        ).fetchone()
+        taken = bool(row and row[0])
+        if taken:
+            other.execute("SELECT pg_advisory_unlock(%s, %s)", campaign_lock_keys(campaign_id))
+        return taken
+
+
+@contextmanager
+def _checkouts(app: Questlog) -> Iterator[list[int]]:
+    """Count the connections taken from the recorder's pool while the block runs."""
+    pool: Any = app.recorder.datastore.pool  # type: ignore[attr-defined]
+    taken: list[int] = []
+    original = pool.getconn
+
+    def getconn(*args: Any, **kwargs: Any) -> Any:
+        taken.append(1)
+        return original(*args, **kwargs)
+
+    pool.getconn = getconn
+    try:
+        yield taken
+    finally:
+        del pool.getconn
+
+
+def _campaign(app: Questlog) -> UUID:
+    return app.create_campaign(game="quest-calendar", name="round trips").campaign_id
+
+
+@POSTGRES_ONLY
+def test_a_roll_takes_one_connection_and_commits_the_lock_with_its_events(
+    app: Questlog, store_config: StoreConfig
+) -> None:
+    campaign_id = _campaign(app)
+    app.roll(campaign_id, notation="d20", purpose="warm the cache")
+
+    with _checkouts(app) as taken:
+        outcome = app.roll(campaign_id, notation="d20", purpose="one connection")
+
+    assert len(taken) == 1
+    assert app.campaign(campaign_id).version == outcome.version == 3
+    assert _lock_is_free(store_config, campaign_id)
+
+
+@POSTGRES_ONLY
+def test_a_conflict_inside_the_lock_keeps_it_for_the_next_attempt(
+    app: Questlog, store_config: StoreConfig
+) -> None:
+    campaign_id = _campaign(app)
+    stale, fresh = app.campaign(campaign_id), app.campaign(campaign_id)
+    fresh.set_client_seed("fresh")
+    app.save(fresh)
+    stale.set_client_seed("stale")
+
+    with app.side_tables.campaign_write_lock(campaign_id):
+        with pytest.raises(IntegrityError):
+            app.save(stale, attempt="stale")
+        assert not _lock_is_free(store_config, campaign_id)
+        current = app.campaign(campaign_id)
+        current.set_client_seed("current")
+        app.save(current, attempt="current")
+        assert _lock_is_free(store_config, campaign_id)
+
+    assert not app.side_tables.attempt_stored("stale")
+    assert app.side_tables.attempt_stored("current")
+
+
+@POSTGRES_ONLY
+def test_a_command_that_stores_nothing_lets_the_lock_go(
+    app: Questlog, store_config: StoreConfig
+) -> None:
+    campaign_id = _campaign(app)
+
+    with app.side_tables.campaign_write_lock(campaign_id):
+        assert not _lock_is_free(store_config, campaign_id)
+
+    assert _lock_is_free(store_config, campaign_id)
