@@ -99,9 +99,10 @@ class Metrics:
 
     def __init__(self, status: Status) -> None:
         self.directory = multiprocess_dir()
-        if self.directory is not None and values.ValueClass is values.MutexValue:
+        if (self.directory is None) != (values.ValueClass is values.MutexValue):
             # prometheus_client picks in-memory or file-backed values when it is first imported;
-            # the variable may have been set after that (by `serve --workers`, before forking).
+            # the variable may have been set after that (by `serve --workers`, before forking),
+            # or unset since (an earlier app of this process was one of several).
             values.ValueClass = values.get_value_class()
         self.registry = CollectorRegistry()
         self.status = status

@@ -59,6 +59,8 @@ def test_a_forked_worker_leaving_the_with_block_does_not_remove_the_directory(
     assert Path(made).is_dir()
     monkeypatch.undo()
     Path(made).rmdir()
+    # The worker's branch leaves the variable set (the process is about to end); this one goes on.
+    os.environ.pop(MULTIPROC_ENV, None)
 
 
 def test_a_dead_workers_live_gauges_are_dropped(
