@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -88,6 +88,13 @@ def owner(pids: set[int], inode: int) -> int | None:
     return None
 
 
+def signal_if_alive(pid: int, signum: int) -> None:
+    """Send a signal to a worker, unless it has gone since it was listed (a worker just killed
+    can still be among the arbiter's children until the arbiter reaps it)."""
+    with suppress(ProcessLookupError):
+        os.kill(pid, signum)
+
+
 class NotAccepted(OSError):
     """The chosen worker did not accept the connection (it is not serving yet, or is gone)."""
 
@@ -112,7 +119,7 @@ class Served:
         timeout, after which the arbiter would kill a worker held this long)."""
         others = [other for other in self.workers if other != pid]
         for other in others:
-            os.kill(other, signal.SIGSTOP)
+            signal_if_alive(other, signal.SIGSTOP)
         try:
             conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
             conn.connect()
@@ -128,7 +135,7 @@ class Served:
                 raise NotAccepted(f"worker {pid} did not accept a connection within {wait} s")
         finally:
             for other in others:
-                os.kill(other, signal.SIGCONT)
+                signal_if_alive(other, signal.SIGCONT)
         self.served_by[pid] = self.served_by.get(pid, 0) + 1
         return conn
 
