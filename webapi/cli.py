@@ -511,7 +511,14 @@ def demo(reset: bool) -> None:
     catch the views up, and print share links and a roll to check by hand."""
     import time
 
-    from webapi.demo import ResetRefused, demo_config, play_demo, print_demo, reset_store
+    from webapi.demo import (
+        DemoError,
+        ResetRefused,
+        demo_config,
+        play_demo,
+        print_demo,
+        reset_store,
+    )
 
     config = demo_config()
     started = time.perf_counter()
@@ -520,7 +527,11 @@ def demo(reset: bool) -> None:
             reset_store(config)
         except ResetRefused as error:
             raise click.UsageError(str(error)) from None
-    result = play_demo(config)
+    try:
+        result = play_demo(config)
+    except DemoError as error:
+        console.print(f"[red]The demo could not finish: {escape(str(error))}[/red]")
+        sys.exit(1)
     print_demo(result, console, time.perf_counter() - started)
     sys.exit(0 if result.ok else 1)
 

@@ -100,7 +100,7 @@ def play_match(questlog: Questlog, name: str = NAME) -> Player:
     play_night(match, NIGHT_PLANS[0])
     # Day 2: A moves a piece; B, tired, sleeps through the day; C ends the day.
     match.run({"type": "roll_movement", "player": "A", "piece": "a1"})
-    answer_night(match, NIGHT_PLANS[0])
+    play_night(match, NIGHT_PLANS[0])
     match.run({"type": "end_turn", "player": "A"})
     if exhaustion(match, "B") > 0:
         match.run({"type": "day_sleep", "player": "B"})
@@ -112,12 +112,8 @@ def play_match(questlog: Questlog, name: str = NAME) -> Player:
 
 
 def play_night(match: Player, plan: dict[str, str]) -> None:
-    """Answer every decision of the night just started, the night actions by ``plan``."""
-    answer_night(match, plan)
-
-
-def answer_night(match: Player, plan: dict[str, str]) -> None:
-    """Answer decisions until none is pending."""
+    """Answer every decision pending (a night's: supply, hail, fate rerolls, night actions by
+    ``plan``) until none is."""
     while match.pending is not None:
         match.run(answer(match.pending, plan))
 

@@ -55,10 +55,6 @@ class Player:
         self.version = outcome.version
         return events
 
-    def house_rule(self, key: str, value: Any) -> None:
-        """Change a house rule by its recorded event, as ``POST .../house-rules`` does."""
-        self.version = result(self.questlog.configure_house_rule(self.id, key, value)).version
-
     def roll_back(self, to_version: int, reason: str) -> None:
         """Undo the events after ``to_version`` with one recorded ``RolledBack`` event."""
         travel = TimeTravel(self.questlog)

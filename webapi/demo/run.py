@@ -13,7 +13,6 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from uuid import UUID
 
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
@@ -201,8 +200,3 @@ def server_dice(store: ViewStore, campaign_id: str) -> int:
     """How many server dice /analytics/dice counts for a campaign (every die type)."""
     report: dict[str, Any] = dice_fairness(store, campaign_id=campaign_id, source="server")
     return sum(int(entry["dice"]) for entry in report["dice"])
-
-
-def campaign_ids(result: DemoResult) -> list[UUID]:
-    """The ids of the two campaigns a run made."""
-    return [result.week.player.id, result.match.player.id]
