@@ -163,13 +163,7 @@ def wednesday(week: Player) -> None:
     """The debt paid back, then the Void titan until the hero dies and is cloned."""
     week.run({"type": "start_page", "date": "2027-01-06"})
     week.run({"type": "gain_credits", "amount": -credits(week) + 6, "cause": "bounty"})
-    for _ in range(MOST_FIGHTS):
-        if week.count("Died"):
-            break
-        fight(week, TITAN)
-    else:
-        raise DemoError("the hero survived every fight with the Void titan")
-    answer_pending(week)
+    fight_until_death(week, TITAN)
     week.run({"type": "eat_rations", "count": 1})
     week.run({"type": "end_page"})
 
@@ -223,6 +217,17 @@ def fight_until(week: Player, enemy: Json, *, won: bool) -> None:
             return
         answer_pending(week)
     raise DemoError(f"no combat against {enemy['enemy']} was {'won' if won else 'lost'}")
+
+
+def fight_until_death(week: Player, enemy: Json) -> None:
+    """Fight ``enemy`` until the hero dies, then answer the clone's decisions."""
+    deaths = week.count("Died")
+    for _ in range(MOST_FIGHTS):
+        fight(week, enemy)
+        if week.count("Died") > deaths:
+            answer_pending(week)
+            return
+    raise DemoError(f"the hero survived every fight with the {enemy['enemy']}")
 
 
 def fight(week: Player, enemy: Json) -> bool:
