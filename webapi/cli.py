@@ -1,5 +1,5 @@
-"""The ``questlog`` command: serve the API, run a demo, verify or replay a campaign, run the
-views (``questlog projections ...``) and export them."""
+"""The ``questlog`` command: serve the API, run the demo (``webapi.demo``), verify or replay a
+campaign, run the views (``questlog projections ...``) and export them."""
 
 from __future__ import annotations
 
@@ -500,37 +500,40 @@ def reference(subject: str, write: str | None) -> None:
 
 
 @main.command()
-@click.option("--rolls", default=36, show_default=True, type=int, help="How many rolls to make.")
-def demo(rolls: int) -> None:
-    """Create a sample campaign, roll dice, rotate the seed, audit, and say what to try next."""
-    questlog = open_store()
-    created = questlog.create_campaign(
-        game="quest-calendar",
-        name="Demo: a week of the Voidspark Chronicles",
+@click.option(
+    "--reset",
+    is_flag=True,
+    help="Delete the demo store first (refused if it holds a campaign the demo did not make).",
+)
+def demo(reset: bool) -> None:
+    """Play a Quest Calendar week and a Calendar Board match on server dice in the demo store
+    (QUESTLOG_DB, else questlog-demo.db here; each run adds two campaigns), reveal the seeds,
+    catch the views up, and print share links and a roll to check by hand."""
+    import time
+
+    from webapi.demo import (
+        DemoError,
+        ResetRefused,
+        demo_config,
+        play_demo,
+        print_demo,
+        reset_store,
     )
-    cid = created.campaign_id
-    notations = ["d20+2", "2d20kh1", "2d20kl1", "d100", "2d6+d4-1", "d10", "d8+1", "d12"]
-    for n in range(rolls):
-        questlog.roll(cid, notation=notations[n % len(notations)], purpose=f"demo roll {n + 1}")
-    questlog.roll(cid, notation="d20", purpose="a roll made by hand", faces=[17])
-    questlog.rotate_seed(cid)
-    report = questlog.audit(cid).as_dict()
-    campaign = questlog.campaign(cid)
-    console.print(f"[bold]Campaign[/bold] {cid}  ({campaign.name})")
-    console.print(f"Store: {questlog.config.describe()}")
-    console.print(
-        f"{rolls} server rolls and 1 reported roll, then the seed was rotated and revealed; "
-        f"the log has {campaign.version} events, head {campaign.head_hash[:16]}…"
-    )
-    print_audit(cid, report)
-    console.print("\n[bold]Try next[/bold]")
-    console.print(f"  questlog verify {cid}")
-    console.print("  questlog serve   # prints an admin token on its first start; then:")
-    bearer = '-H "Authorization: Bearer $TOKEN"'
-    console.print(f"  curl {bearer} http://127.0.0.1:8000/campaigns/{cid}/audit")
-    console.print(f"  curl {bearer} http://127.0.0.1:8000/campaigns/{cid}/rolls/2-1")
-    console.print("  docs/dice-verification.md shows how to re-check any roll yourself.")
-    sys.exit(0 if report["ok"] else 1)
+
+    config = demo_config()
+    started = time.perf_counter()
+    if reset:
+        try:
+            reset_store(config)
+        except ResetRefused as error:
+            raise click.UsageError(str(error)) from None
+    try:
+        result = play_demo(config)
+    except DemoError as error:
+        console.print(f"[red]The demo could not finish: {escape(str(error))}[/red]")
+        sys.exit(1)
+    print_demo(result, console, time.perf_counter() - started)
+    sys.exit(0 if result.ok else 1)
 
 
 @main.command("export")
