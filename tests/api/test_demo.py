@@ -201,6 +201,13 @@ def test_it_prints_the_story_the_server_command_the_share_links_and_a_roll_to_ch
         assert client.post(
             f"/campaigns/{own}/commands", json={"type": "end_page"}, headers=bearer
         ).status_code in (401, 403)
+        # The printed curl line works as printed: its path and its bearer token.
+        [curl] = re.findall(
+            r"curl http://127\.0\.0\.1:8000(\S+) -H \"Authorization: Bearer (\S+)\"", out
+        )
+        path, printed = curl
+        answer = client.get(path, headers={"Authorization": f"Bearer {printed}"})
+        assert answer.status_code == 200 and answer.get_json()["roll_id"] in path
     finally:
         questlog.close()
     # The disputed roll: the printed arguments of the script in docs/dice-verification.md.

@@ -99,6 +99,10 @@ def print_next_steps(console: Console, result: DemoResult) -> None:
     for played in (result.week, result.match):
         console.print(f"  {escape(played.share_url)}")
     console.print("  (viewer links: read-only, this campaign only)")
+    console.print(
+        "  The demo store holds only these viewer tokens, so `questlog serve` makes no admin "
+        f"token on it; for one: {escape(env)} questlog token create --name me --admin"
+    )
     roll = result.disputed
     proof = roll["proof"]
     faces = ",".join(str(d["face"]) for d in roll["dice"])
@@ -109,9 +113,10 @@ def print_next_steps(console: Console, result: DemoResult) -> None:
         f"= {roll['total']} (roll {roll['roll_id']}), the last roll before the hero's first death."
     )
     console.print(f"  {escape(env)} questlog verify {cid}")
+    viewer = result.week.share_url.rsplit("#token=", 1)[1]
     console.print(
         f"  curl http://127.0.0.1:8000/campaigns/{cid}/rolls/{roll['roll_id']} "
-        '-H "Authorization: Bearer $TOKEN"'
+        f'-H "Authorization: Bearer {viewer}"    # the week\'s viewer token'
     )
     arguments = [
         proof["server_seed"],
