@@ -291,3 +291,30 @@ def test_a_fork_from_the_timeline_opens_the_new_campaign(open_page: Any, server:
     page.locator("section.title").get_by_text("Forked from").wait_for()
     assert server.seeded.campaigns["qc"] not in page.url
     wait_for_version(page, 1)
+
+
+@pytest.mark.parametrize(
+    ("key", "chart", "view"),
+    [
+        ("qc", "HP and virtue", "hp-virtue"),
+    ],
+)
+def test_each_games_charts_draw_their_read_model(
+    open_page: Any, server: Server, key: str, chart: str, view: str
+) -> None:
+    # The chart reads the view's rows as the API renders them (the exhaustion rows' "to", not the
+    # column name): every point a number, one line per series.
+    cid = server.seeded.campaigns[key]
+    _, campaign = server.call("GET", f"/campaigns/{cid}")
+    status, rows = server.call(
+        "GET", f"/campaigns/{cid}/views/{view}?wait_for_version={campaign['version']}"
+    )
+    assert status == 200 and rows["items"], "the seeded campaign must have rows to draw"
+    page, _ = open_page("owner")
+    page.goto(server.campaign_url(key))
+    figure = page.locator("figure.chart", has_text=chart)
+    figure.locator("svg path.line").first.wait_for(state="attached")
+    drawn = figure.locator("svg path.line").evaluate_all(
+        "(paths) => paths.map((p) => p.getAttribute('d'))"
+    )
+    assert drawn and all(d and "NaN" not in d for d in drawn)

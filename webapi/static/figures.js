@@ -43,7 +43,7 @@ async function calendarBoard(id) {
       parties.map((party, k) => ({
         name: `party ${party}`,
         cls: `party${k % 4}`,
-        points: changes.filter((r) => r.party === party).map((r) => [Number(r.night ?? 0), Number(r.to_value)]),
+        points: changes.filter((r) => r.party === party).map((r) => [Number(r.night ?? 0), Number(r.to)]),
       })),
       "night",
     ),
