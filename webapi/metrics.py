@@ -37,6 +37,10 @@ from webapi.observability import elapsed_seconds
 
 METRICS_KEY = "questlog_metrics"
 MULTIPROC_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+"""The method labels; any other method a client sends is counted as ``OTHER_METHOD``, so that
+nobody can add series (memory, and files under --workers) by inventing methods."""
+OTHER_METHOD = "other"
 UNMATCHED = "unmatched"
 """The route label of a request no URL rule matched (a 404 or 405): one series for all of them."""
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
@@ -164,8 +168,9 @@ class Metrics:
         """Count an answered request under its route and status, with its latency."""
         rule = request.url_rule
         route = rule.rule if rule is not None else UNMATCHED
-        self.requests.labels(request.method, route, str(response.status_code)).inc()
-        self.latency.labels(request.method, route).observe(elapsed_seconds())
+        method = request.method if request.method in METHODS else OTHER_METHOD
+        self.requests.labels(method, route, str(response.status_code)).inc()
+        self.latency.labels(method, route).observe(elapsed_seconds())
         self.in_progress.dec()
         return response
 

@@ -7,6 +7,7 @@ they say nothing secret (a view's name and lag, or that the store failed).
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from concurrent.futures import Future
@@ -25,6 +26,7 @@ from webapi.http import questlog
 from webapi.metrics import METRICS_KEY, Metrics
 from webapi.views import views_store
 
+log = logging.getLogger("questlog.operations")
 READY_LAG_KEY = "questlog_ready_max_lag"
 READY_PROBE_KEY = "questlog_ready_probe"
 DEFAULT_READY_MAX_LAG = 1000
@@ -149,7 +151,13 @@ class Readyz(MethodView):
         except FutureTimeout:
             return not_ready(f"The store did not answer within {READY_TIMEOUT_SECONDS:g} s.")
         except Exception as error:  # whatever the store raised, the probe answers
-            return not_ready(f"The store failed: {type(error).__name__}: {error}"[:500])
+            # The error's text can name the database's host, port and user: it goes to the log
+            # (with this request's id), and the answer, which needs no token, names only its kind.
+            log.warning("readiness: the store failed: %s: %s", type(error).__name__, error)
+            return not_ready(
+                f"The store failed ({type(error).__name__}); the server's log has the detail "
+                f"under this answer's X-Request-Id."
+            )
         views = [{"name": v["name"], "lag": v["lag"]} for v in report["views"]]
         lagging = [view for view in views if view["lag"] > bound]
         if lagging:

@@ -98,12 +98,19 @@ def test_readyz_names_each_view_behind_the_bound_until_the_views_catch_up(
 
 
 def test_readyz_is_503_with_the_stores_error_when_the_store_fails(
-    flask_app: Flask, questlog: Questlog, monkeypatch: pytest.MonkeyPatch
+    flask_app: Flask,
+    questlog: Questlog,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     broken_store(questlog, monkeypatch, refuse)
-    answer = client_as(flask_app, None).get("/readyz")
+    with caplog.at_level(logging.WARNING, logger="questlog.operations"):
+        answer = client_as(flask_app, None).get("/readyz")
     assert answer.status_code == 503
-    assert "connection refused (a test's store)" in answer.json["detail"]
+    # The answer needs no token: it names the kind of failure, the log has the detail.
+    assert "The store failed" in answer.json["detail"]
+    assert "connection refused (a test's store)" not in answer.json["detail"]
+    assert "connection refused (a test's store)" in caplog.text
 
 
 def test_readyz_answers_503_on_time_when_the_store_hangs(
@@ -153,6 +160,19 @@ def test_metrics_count_requests_by_route_never_by_path(client: FlaskClient) -> N
     assert not [key for key in found if any(cid in str(key) for cid in ids)]
     unmatched = (("method", "GET"), ("route", "unmatched"), ("status", "404"))
     assert found[("questlog_http_requests_total", unmatched)] == 1
+    # An invented method is counted as "other": nobody adds series by inventing methods.
+    for method in ("FOO0", "FOO1", "BAR"):
+        client.open("/no/such/route", method=method)
+    found = scrape(client)
+    assert not [key for key in found if "FOO" in str(key) or "BAR" in str(key)]
+    assert (
+        sum(
+            v
+            for (name, labels), v in found.items()
+            if name == "questlog_http_requests_total" and ("method", "other") in labels
+        )
+        == 3
+    )
     latency = (("method", "POST"), ("route", "/campaigns/<campaign>/rolls"))
     assert found[("questlog_http_request_duration_seconds_count", latency)] == 2
     every = tuple(sorted((*latency, ("le", "+Inf"))))
