@@ -499,6 +499,10 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
             # Raised inside the held connection, a driver error is not yet translated.
             log.warning("campaign %s: going on without its lock: %s", campaign_id, error)
             _release(held)
+        except BaseException:
+            # Any other failure (or an interrupt) must not keep the connection, nor its lock.
+            _release(held)
+            raise
         else:
             self._held.connection = connection
         try:
