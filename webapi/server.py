@@ -14,6 +14,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from flask import Flask
@@ -119,6 +120,16 @@ def _child_exit(_server: Any, worker: Any) -> None:
 
 
 @contextmanager
+def clear_metric_files(directory: Path) -> None:
+    """Remove the metric files an earlier server left in the operator's directory (a server
+    killed before its workers said they were gone would leave its in-progress gauges counted for
+    ever); prometheus_client asks for the directory to be wiped between runs. Only its ``*.db``
+    files go: the directory and anything else in it stay."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for stale in directory.glob("*.db"):
+        stale.unlink(missing_ok=True)
+
+
 def metrics_directory() -> Iterator[str]:
     """``PROMETHEUS_MULTIPROC_DIR`` for the workers: the operator's if set (kept), else a fresh
     temporary directory, set in the environment the workers inherit and removed at exit.
@@ -127,6 +138,7 @@ def metrics_directory() -> Iterator[str]:
     inherited), so only the process that made the directory removes it."""
     chosen = os.environ.get(MULTIPROC_ENV)
     if chosen:
+        clear_metric_files(Path(chosen))
         yield chosen
         return
     made = tempfile.mkdtemp(prefix="questlog-metrics-")

@@ -42,8 +42,11 @@ def test_the_operators_metrics_directory_is_used_and_kept(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv(MULTIPROC_ENV, str(tmp_path))
+    (tmp_path / "gauge_livesum_999.db").write_bytes(b"")  # an earlier, killed server's
+    (tmp_path / "README").write_text("the operator's", encoding="utf-8")
     with metrics_directory() as used:
         assert used == str(tmp_path)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["README"]
     assert tmp_path.is_dir()
     assert os.environ[MULTIPROC_ENV] == str(tmp_path)
 
