@@ -119,7 +119,6 @@ def _child_exit(_server: Any, worker: Any) -> None:
         multiprocess.mark_process_dead(worker.pid)
 
 
-@contextmanager
 def clear_metric_files(directory: Path) -> None:
     """Remove the metric files an earlier server left in the operator's directory (a server
     killed before its workers said they were gone would leave its in-progress gauges counted for
@@ -130,6 +129,7 @@ def clear_metric_files(directory: Path) -> None:
         stale.unlink(missing_ok=True)
 
 
+@contextmanager
 def metrics_directory() -> Iterator[str]:
     """``PROMETHEUS_MULTIPROC_DIR`` for the workers: the operator's if set (kept), else a fresh
     temporary directory, set in the environment the workers inherit and removed at exit.
