@@ -14,6 +14,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,11 @@ Decide = Callable[[Campaign], Any]
 """A command's decision on the campaign: it triggers the events and returns the facts (JSON)."""
 
 COMMAND_ATTEMPTS = 8
+CONTENDED_SECONDS = 30.0
+"""How long after a write conflict on a campaign this process takes its cross-process lock
+before each command on it (``CommandService.execute``)."""
+MAX_CONTENDED = 10_000
+"""Contention marks kept before the expired ones are swept out."""
 SNAPSHOT_INTERVAL = 100
 STORE_RETRY_SECONDS = 2.0
 """How long a command keeps trying through store failures that stored nothing, before a 503."""
@@ -183,6 +189,8 @@ class CommandService(Reading):
         self._locks_guard = threading.Lock()
         self._shared: set[UUID] = set()
         """Campaigns another process has written lately (see ``_working_copy``)."""
+        self._contended: dict[UUID, float] = {}
+        """Until when (monotonic seconds) each campaign's commands take the campaign lock."""
         self.counters = CommandCounters()
         """Hooks for stored commands and retried conflicts (the API's metrics read them)."""
 
@@ -230,8 +238,20 @@ class CommandService(Reading):
         *,
         seed_holder: dict[str, SeedRecord] | None = None,
     ) -> Outcome:
-        """Load, decide, save; retry when a concurrent writer took the version first."""
-        with self._command_lock(campaign_id), self.side_tables.campaign_write_lock(campaign_id):
+        """Load, decide, save; retry when a concurrent writer took the version first.
+
+        Commands on one campaign in this process take turns (``_command_lock``). Processes take
+        turns through the store's campaign lock only where they have lately met (a write
+        conflict in the last ``CONTENDED_SECONDS``): the lock is for fairness, not correctness
+        (the unique version key refuses a stale write), and a campaign one process writes alone,
+        the usual case, does not pay for it on every command.
+        """
+        store_lock = (
+            self.side_tables.campaign_write_lock(campaign_id)
+            if self._is_contended(campaign_id)
+            else nullcontext()
+        )
+        with self._command_lock(campaign_id), store_lock:
             return self._through_store_failures(
                 lambda: self._execute(
                     campaign_id, decide, expected_version, idempotency, seed_holder
@@ -261,6 +281,20 @@ class CommandService(Reading):
                 raise unavailable(error, stored=False) from error
             time.sleep(random.uniform(delay / 2, delay))
             delay *= 2
+
+    def _is_contended(self, campaign_id: UUID) -> bool:
+        """Whether another process has lately written this campaign under our feet."""
+        until = self._contended.get(campaign_id)
+        return until is not None and until > time.monotonic()
+
+    def _mark_contended(self, campaign_id: UUID) -> None:
+        """Take the campaign's store lock for its next commands; forget marks long expired."""
+        now = time.monotonic()
+        with self._locks_guard:
+            if len(self._contended) > MAX_CONTENDED:
+                for expired in [key for key, until in self._contended.items() if until <= now]:
+                    del self._contended[expired]
+            self._contended[campaign_id] = now + CONTENDED_SECONDS
 
     def _command_lock(self, campaign_id: UUID) -> threading.Lock:
         """One lock per campaign, so this process's commands on it never race each other."""
@@ -307,6 +341,7 @@ class CommandService(Reading):
                 return self._save(campaign, value, idempotency, seed=seed)
             except IntegrityError:
                 self._shared.add(campaign_id)
+                self._mark_contended(campaign_id)
                 if expected_version is not None:
                     latest = self.campaign(campaign_id).version
                     raise StaleVersion(expected_version, latest) from None

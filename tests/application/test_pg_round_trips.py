@@ -3,7 +3,8 @@ commits (issue 14, point 1: round trips per roll).
 
 The lock is for fairness between processes (docs/reliability.md); these tests pin that it is held
 from before the decision until the insert commits, that a version conflict inside it keeps it for
-the next attempt, and that a command that stores nothing lets it go.
+the next attempt, that a command that stores nothing lets it go, and that a process takes it only
+for a campaign where another process's write has conflicted with its own.
 """
 
 from __future__ import annotations
@@ -110,3 +111,42 @@ def test_a_command_that_stores_nothing_lets_the_lock_go(
         assert not _lock_is_free(store_config, campaign_id)
 
     assert _lock_is_free(store_config, campaign_id)
+
+
+@contextmanager
+def _store_locks(app: Questlog) -> Iterator[list[UUID]]:
+    """Record the campaigns whose store lock a command takes while the block runs."""
+    side_tables: Any = app.side_tables
+    taken: list[UUID] = []
+    original = side_tables.campaign_write_lock
+
+    def campaign_write_lock(campaign_id: UUID) -> Any:
+        taken.append(campaign_id)
+        return original(campaign_id)
+
+    side_tables.campaign_write_lock = campaign_write_lock
+    try:
+        yield taken
+    finally:
+        del side_tables.campaign_write_lock
+
+
+@POSTGRES_ONLY
+def test_the_store_lock_is_taken_only_where_another_process_has_written(
+    app: Questlog, make_app: Any
+) -> None:
+    campaign_id = _campaign(app)
+    other = make_app()  # another process on the same store
+    app.roll(campaign_id, notation="d20", purpose="cached here")
+
+    with _store_locks(app) as taken:
+        app.roll(campaign_id, notation="d20", purpose="alone: no store lock")
+    assert taken == []
+
+    other.roll(campaign_id, notation="d20", purpose="the other process moves it on")
+    with _store_locks(app) as taken:
+        # The cached copy is behind: the save conflicts, the command is decided again and stored.
+        first = app.roll(campaign_id, notation="d20", purpose="meets the other process")
+        second = app.roll(campaign_id, notation="d20", purpose="now takes the lock")
+    assert taken == [campaign_id]
+    assert app.campaign(campaign_id).version == second.version == first.version + 1
