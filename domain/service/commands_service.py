@@ -14,7 +14,6 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Sequence
-from contextlib import nullcontext
 from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
@@ -175,6 +174,11 @@ def stored_outcome(stored: dict[str, Any]) -> Outcome:
     )
 
 
+class MetAnotherProcess(Exception):
+    """A command run without the campaign's store lock met another process's write: it is
+    decided again under the lock (``CommandService.execute``). Never leaves the service."""
+
+
 class CommandService(Reading):
     """Runs commands: load, decide, save; retries, store failures and idempotency."""
 
@@ -246,17 +250,22 @@ class CommandService(Reading):
         (the unique version key refuses a stale write), and a campaign one process writes alone,
         the usual case, does not pay for it on every command.
         """
-        store_lock = (
-            self.side_tables.campaign_write_lock(campaign_id)
-            if self._is_contended(campaign_id)
-            else nullcontext()
-        )
-        with self._command_lock(campaign_id), store_lock:
+
+        def run(locked: bool) -> Outcome:
             return self._through_store_failures(
                 lambda: self._execute(
-                    campaign_id, decide, expected_version, idempotency, seed_holder
+                    campaign_id, decide, expected_version, idempotency, seed_holder, locked=locked
                 )
             )
+
+        with self._command_lock(campaign_id):
+            if not self._is_contended(campaign_id):
+                try:
+                    return run(locked=False)
+                except MetAnotherProcess:
+                    pass  # now marked: decided again below, taking turns with the other
+            with self.side_tables.campaign_write_lock(campaign_id):
+                return run(locked=True)
 
     def _through_store_failures(self, run: Callable[[], Outcome]) -> Outcome:
         """Run a command, and run it again while the store fails without storing it.
@@ -312,6 +321,8 @@ class CommandService(Reading):
         expected_version: int | None,
         idempotency: Idempotency | None,
         seed_holder: dict[str, SeedRecord] | None,
+        *,
+        locked: bool,
     ) -> Outcome:
         # Another process may still take the version first: reload and decide again. The first
         # retry goes at once (the usual conflict is this process's cached copy being behind the
@@ -346,6 +357,8 @@ class CommandService(Reading):
                     latest = self.campaign(campaign_id).version
                     raise StaleVersion(expected_version, latest) from None
                 self.counters.conflict(campaign.game)
+                if not locked:
+                    raise MetAnotherProcess(campaign_id) from None
                 continue
         raise ConcurrencyConflict(
             f"Campaign {campaign_id} kept changing under this command; nothing was stored."

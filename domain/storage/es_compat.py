@@ -142,6 +142,8 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
             with connection.pipeline():
                 statements = connection.cursor()
                 statements.execute(start, prepare=False)
+                if not nested:
+                    self.lock_originators(statements, stored_events)
                 self._lock_table(statements)
                 self._notify_channel(statements)
                 PostgresAggregateRecorder._insert_stored_events(self, events, stored_events)
@@ -157,6 +159,10 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
         # pipeline that fails on a version conflict can leave that prepare half-done.
         for statement in self.lock_table_statements:
             curs.execute(statement, prepare=False)
+
+    def lock_originators(self, cursor: Any, stored_events: Any) -> None:
+        """Queue locks on the aggregates written, before the table lock, in an insert that does
+        not already hold them (here: none)."""
 
     def after_insert_events(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
         """Queue rows that ride along with the events, in their transaction (here: none)."""

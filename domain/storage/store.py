@@ -50,6 +50,7 @@ from domain.storage.advisory_locks import (
     SETUP_LOCK_KEY,
     begin_with_transaction_lock,
     campaign_lock_keys,
+    lock_statement,
     session_lock,
 )
 from domain.storage.es_compat import (
@@ -473,6 +474,22 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
     def after_insert_events(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
         """The side rows, queued after the events' insert (a conflict there skips them)."""
         self.insert_side_rows(cursor, stored_events, **kwargs)
+
+    def lock_originators(self, cursor: Any, stored_events: Any) -> None:
+        """Queue each written campaign's advisory lock in an insert that does not hold it.
+
+        A process takes the campaign lock for a whole command only where it has met another
+        process (``CommandService.execute``); its insert still waits here, in the same round
+        trip, for a process that holds the lock while it decides. So a writer that has never
+        conflicted cannot slip its insert between another's read and write: it waits, then meets
+        the version key, and from then on takes the lock for its commands too. The locks are
+        taken in id order (no deadlock between two multi-campaign inserts).
+        """
+        for campaign_id in sorted({stored.originator_id for stored in stored_events}):
+            statement, params = lock_statement(
+                campaign_lock_keys(campaign_id), transaction=True, timeout=CAMPAIGN_LOCK_TIMEOUT
+            )
+            cursor.execute(statement, params, prepare=False)
 
     @contextmanager
     def campaign_write_lock(self, campaign_id: UUID) -> Iterator[None]:
