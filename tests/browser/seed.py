@@ -23,6 +23,7 @@ from tests.fixtures.make_release_store import (
     play_calendar_board,
     play_quest_calendar,
 )
+from webapi.demo.match import play_match
 
 
 @dataclass
@@ -125,6 +126,8 @@ def seed(db: Path) -> Seeded:
         app.side_tables.set_member(Membership(str(match), bee.id, "player", seat="B"))
         with acting_as(owner):
             out.campaigns["hail"] = str(hail_night(app))
+            # the demo's match: two nights with exhaustion climbing (the exhaustion chart)
+            out.campaigns["demo-match"] = str(play_match(app).id)
         app.side_tables.set_member(Membership(out.campaigns["hail"], owner.id, "owner", seat="A"))
         # the match's owner plays seat A, so that its rollbacks go through proposals
         app.side_tables.set_member(Membership(out.campaigns["cb"], owner.id, "owner", seat="A"))

@@ -297,6 +297,7 @@ def test_a_fork_from_the_timeline_opens_the_new_campaign(open_page: Any, server:
     ("key", "chart", "view"),
     [
         ("qc", "HP and virtue", "hp-virtue"),
+        ("demo-match", "Exhaustion per night, per party", "exhaustion-history"),
     ],
 )
 def test_each_games_charts_draw_their_read_model(
