@@ -35,14 +35,68 @@ class BenchError(RuntimeError):
     """The benchmark could not measure (as opposed to a figure that misses its target)."""
 
 
-class ServerProcess:
+class LoggedServer:
+    """A server subprocess of ours, its output in a log file: waiting for it to answer, the end
+    of its log, and stopping it by its pid. Subclasses start ``process`` on ``port``."""
+
+    label = "the server"
+    stop_timeout = 10.0
+    poll_interval = 0.05
+    process: subprocess.Popen[bytes]
+    port: int
+
+    def open_log(self, path: Path) -> None:
+        """The file the server's output goes to (closed in ``stop``)."""
+        self.log_path = path
+        self.log = open(path, "wb")  # noqa: SIM115 - closed in stop()
+
+    @property
+    def pid(self) -> int:
+        """The server's process id."""
+        return self.process.pid
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        """Wait until the server answers, or fail with its log."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise BenchError(
+                    f"{self.label} exited with {self.process.returncode}:\n{self.tail()}"
+                )
+            try:
+                status, _ = request_json(self.port, "GET", READY_PATH, timeout=5)
+                if status == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(self.poll_interval)
+        raise BenchError(f"{self.label} did not answer within {timeout:.0f} s:\n{self.tail()}")
+
+    def tail(self, lines: int = 30) -> str:
+        """The end of the server's log."""
+        self.log.flush()
+        text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        return "\n".join(text.splitlines()[-lines:])
+
+    def stop(self) -> None:
+        """Terminate the server (it is ours, and so are its workers) and close its log."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=self.stop_timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+
+
+class ServerProcess(LoggedServer):
     """``python -m bench.server`` in a subprocess, its output in a log file."""
 
     def __init__(self, workdir: Path, threads: int, exempt: str) -> None:
         self.port = free_port()
         workdir.mkdir(parents=True, exist_ok=True)
-        self.log_path = workdir / "server.log"
-        self.log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
+        self.open_log(workdir / "server.log")
         command = [
             sys.executable,
             "-m",
@@ -66,45 +120,6 @@ class ServerProcess:
         self.process = subprocess.Popen(
             command, cwd=root, env=env, stdout=self.log, stderr=subprocess.STDOUT
         )
-
-    @property
-    def pid(self) -> int:
-        """The server's process id."""
-        return self.process.pid
-
-    def wait_ready(self, timeout: float = 60.0) -> None:
-        """Wait until the server answers, or fail with its log."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise BenchError(
-                    f"the server exited with {self.process.returncode}:\n{self.tail()}"
-                )
-            try:
-                status, _ = request_json(self.port, "GET", READY_PATH, timeout=5)
-                if status == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.05)
-        raise BenchError(f"the server did not answer within {timeout:.0f} s:\n{self.tail()}")
-
-    def tail(self, lines: int = 30) -> str:
-        """The end of the server's log."""
-        self.log.flush()
-        text = self.log_path.read_text(encoding="utf-8", errors="replace")
-        return "\n".join(text.splitlines()[-lines:])
-
-    def stop(self) -> None:
-        """Terminate the server (it is ours) and close its log."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.log.close()
 
 
 @dataclass

@@ -18,7 +18,6 @@ import os
 import secrets
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ import psycopg
 from psycopg import sql
 from rich.table import Table
 
-from bench.http_bench import ROLL_BODY, BenchError, create_campaign
+from bench.http_bench import ROLL_BODY, BenchError, LoggedServer, create_campaign
 from bench.load import LoadResult, free_port, merge, request_json, run_load, statuses_text
 from bench.server import create_bench_token
 from domain.storage.store import StoreConfig
@@ -38,7 +37,6 @@ DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/test"
 URL = os.environ.get("QUESTLOG_BENCH_DATABASE_URL", DEFAULT_URL)
 RATIO_TARGET = 1.0
 P99_TARGET_MS = 50.0
-READY_PATH = "/openapi.json"
 
 
 @dataclass(frozen=True)
@@ -50,14 +48,17 @@ class Target:
     workers: int
 
 
-class Served:
+class Served(LoggedServer):
     """``questlog serve`` in a subprocess (its output in a log file), stopped by its pid."""
+
+    stop_timeout = 20.0
+    poll_interval = 0.1
 
     def __init__(self, target: Target, workdir: Path, exempt: str) -> None:
         self.target = target
+        self.label = f"the {target.name} server"
         self.port = free_port()
-        self.log_path = workdir / f"serve-{target.name}.log"
-        self.log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
+        self.open_log(workdir / f"serve-{target.name}.log")
         env = {
             **os.environ,
             "QUESTLOG_AUTH": "on",
@@ -72,38 +73,6 @@ class Served:
         self.process = subprocess.Popen(
             command, cwd=root, env=env, stdout=self.log, stderr=subprocess.STDOUT
         )
-
-    def wait_ready(self, timeout: float = 90.0) -> None:
-        """Wait until the server answers, or fail with the end of its log."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise BenchError(f"{self.target.name} server exited:\n{self.tail()}")
-            try:
-                status, _ = request_json(self.port, "GET", READY_PATH, timeout=5)
-                if status == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.1)
-        raise BenchError(f"{self.target.name} server silent for {timeout:.0f} s:\n{self.tail()}")
-
-    def tail(self, lines: int = 30) -> str:
-        """The end of the server's log."""
-        self.log.flush()
-        text = self.log_path.read_text(encoding="utf-8", errors="replace")
-        return "\n".join(text.splitlines()[-lines:])
-
-    def stop(self) -> None:
-        """Terminate our server (and so its workers) and close its log."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.log.close()
 
 
 def store_environ(config: StoreConfig) -> dict[str, str]:
@@ -265,7 +234,7 @@ def start_side(target: Target, workdir: Path, clients: int, stack: ExitStack) ->
     token_id, token = create_bench_token(target.config)
     server = Served(target, workdir, token_id)
     stack.callback(server.stop)
-    server.wait_ready()
+    server.wait_ready(timeout=90.0)
     campaigns = [
         create_campaign(server.port, f"scale: {target.name} {i}", token) for i in range(clients)
     ]
