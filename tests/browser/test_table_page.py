@@ -228,6 +228,50 @@ def test_a_bundle_is_verified_entirely_in_the_browser(
     assert verdicts(page)[roll["roll_id"]] == "mismatch"
 
 
+def test_the_bundle_verifier_catches_a_roll_removed_and_the_chain_recomputed(
+    open_page: Any, server: Server, tmp_path: Any
+) -> None:
+    """A host deletes a server roll, renumbers the later events and hashes them again: the chain
+    checks clean, and the page names the version after the gap and the missing nonce."""
+    cid = server.seeded.campaigns["qc"]
+    _, events = server.call("GET", f"/campaigns/{cid}/events?limit=1000")
+    items = events["items"]
+    server_rolls = [
+        (index, event)
+        for index, event in enumerate(items)
+        if event["type"] == "questlog.DiceRolled"
+        and event["data"]["rolls"][0]["source"] == "server"
+    ]
+    (index, removed), (_, after) = server_rolls[0], server_rolls[1]
+    assert (
+        after["data"]["rolls"][0]["proof"]["commitment"]
+        == (removed["data"]["rolls"][0]["proof"]["commitment"])
+    )
+    missing = removed["data"]["rolls"][0]["proof"]["nonce"]
+    kept = items[:index] + items[index + 1 :]
+    for event in kept[index:]:
+        event["version"] -= 1
+    bundle = {
+        "format": "questlog-bundle/1",
+        "campaign_id": cid,
+        "exported_at": "2026-12-02T00:00:00+00:00",
+        "events": rehashed(cid, kept),
+        "revealed_seeds": {},
+        "head": {"version": kept[-1]["version"], "hash": kept[-1]["hash"]},
+    }
+    path = tmp_path / "rewritten.json"
+    path.write_text(json.dumps(bundle), "utf-8")
+    page, _ = open_page()
+    page.goto(server.url("/app/verify"))
+    page.get_by_label("Bundle file").set_input_files(str(path))
+    page.wait_for_selector('.bundle-result [data-chain="ok"]')
+    gap = page.locator('.bundle-result [data-nonces="broken"]')
+    expect(gap).to_contain_text(
+        f"version {after['version']}: roll {after['data']['rolls'][0]['roll_id']} carries nonce "
+        f"{missing + 1}, but nonce {missing} under this commitment is missing from the log"
+    )
+
+
 def rehashed(campaign_id: str, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The events with every hash and link computed again (docs/events.md)."""
     previous = "0" * 64

@@ -147,3 +147,38 @@ export function diceInForce(events) {
 export function rollsOf(event) {
   return Array.isArray(event.data?.rolls) ? event.data.rolls : [];
 }
+
+// The server rolls under each commitment must carry nonces 0, 1, 2, ... in log order (a rollback
+// keeps its rolls, so nothing ever takes a nonce back). A missing nonce is a roll removed from the
+// log, even when the chain was recomputed after it; each problem names the version and the nonces.
+export function nonceProblems(events) {
+  const next = new Map();
+  const used = new Map();
+  const problems = [];
+  for (const event of events) {
+    for (const roll of rollsOf(event)) {
+      if (roll.source !== "server" || !roll.proof) continue;
+      const { commitment, nonce } = roll.proof;
+      const where = { version: event.version, roll_id: roll.roll_id };
+      if (!Number.isInteger(nonce) || nonce < 0) {
+        problems.push({ ...where, why: `roll ${roll.roll_id} has no valid nonce` });
+        continue;
+      }
+      if (!used.has(commitment)) used.set(commitment, new Set());
+      if (used.get(commitment).has(nonce)) {
+        problems.push({ ...where, why: `nonce ${nonce} reused by roll ${roll.roll_id}` });
+        continue;
+      }
+      used.get(commitment).add(nonce);
+      const expected = next.get(commitment) ?? 0;
+      if (nonce > expected) {
+        const missing = nonce === expected + 1 ? `nonce ${expected} under this commitment is` : `nonces ${expected} to ${nonce - 1} under this commitment are`;
+        problems.push({ ...where, missing: [expected, nonce - 1], why: `roll ${roll.roll_id} carries nonce ${nonce}, but ${missing} missing from the log` });
+      } else if (nonce < expected) {
+        problems.push({ ...where, why: `roll ${roll.roll_id} carries nonce ${nonce} after nonce ${expected - 1}: out of order` });
+      }
+      next.set(commitment, Math.max(expected, nonce + 1));
+    }
+  }
+  return problems;
+}
