@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 import pytest
@@ -90,6 +91,35 @@ def test_a_command_played_through_its_form(open_page: Any, server: Server) -> No
     wait_for_version(page, before + 1)
     assert "11" in page.inner_text('section[aria-label="Hero"] .facts')
     assert page.get_attribute(".timeline .event >> nth=0", "data-type") == "qc.CreditsChanged"
+
+
+def test_a_roll_from_the_page_carries_the_browsers_entropy(open_page: Any, server: Server) -> None:
+    """The page draws entropy from crypto.getRandomValues for each server roll it asks for, and
+    shows it in the roll's proof; the command forms have no entropy field to fill by hand."""
+    page, _ = open_page("owner")
+    page.goto(server.campaign_url("play"))
+    before = shown_version(page)
+    page.get_by_label("Command").select_option("gain_credits")
+    assert page.locator('form[data-command="gain_credits"] [name="entropy"]').count() == 0
+    page.get_by_label("Dice", exact=True).fill("3d20")
+    page.get_by_label("Purpose").fill("entropy from this browser")
+    page.get_by_role("button", name="Roll", exact=True).click()
+    wait_for_version(page, before + 1)
+    cid = server.seeded.campaigns["play"]
+    _, roll = server.call("GET", f"/campaigns/{cid}/rolls/{before + 1}-1")
+    entropy = roll["proof"]["entropy"]
+    assert re.fullmatch(r"[A-Za-z0-9_-]{22}", entropy), entropy
+    shown = page.locator(f'li.roll[data-roll-id="{before + 1}-1"]')
+    shown.locator("summary", has_text="proof").click()
+    expect(shown.locator("dd.entropy")).to_have_text(entropy)
+
+
+def test_a_roll_with_the_players_entropy_verifies_in_the_browser(
+    open_page: Any, server: Server
+) -> None:
+    page, _ = open_page("owner")
+    page.goto(server.campaign_url("entropy"))
+    assert verdicts(page) == {"2-1": "verified", "3-1": "verified"}
 
 
 def test_a_pending_decision_is_asked_and_answered(open_page: Any, server: Server) -> None:

@@ -21,17 +21,26 @@ export async function sha256Hex(data) {
   return bytesToHex(await subtle.digest("SHA-256", bytes));
 }
 
-// The faces a seed gives: HMAC-SHA256 blocks of "client_seed:nonce:k", read as big-endian 32-bit
-// words, one word per die, rejecting words at or above the largest multiple of the sides.
-export async function deriveFaces(seedHex, clientSeed, nonce, sides) {
+// The player's entropy for a server roll: 16 bytes from crypto.getRandomValues, in unpadded
+// base64url (22 characters of [A-Za-z0-9_-]), drawn at the moment of rolling.
+export function freshEntropy() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+// The faces a seed gives: HMAC-SHA256 blocks of "client_seed:nonce:k" (":entropy" appended when
+// the player gave entropy), read as big-endian 32-bit words, one word per die, rejecting words at
+// or above the largest multiple of the sides.
+export async function deriveFaces(seedHex, clientSeed, nonce, sides, entropy = null) {
   const key = await subtle.importKey("raw", hexToBytes(seedHex), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const suffix = entropy === null || entropy === undefined ? "" : `:${entropy}`;
   const faces = [];
   let words = [];
   let block = 0;
   for (const n of sides) {
     for (;;) {
       if (words.length === 0) {
-        const digest = new DataView(await subtle.sign("HMAC", key, encoder.encode(`${clientSeed}:${nonce}:${block}`)));
+        const digest = new DataView(await subtle.sign("HMAC", key, encoder.encode(`${clientSeed}:${nonce}:${block}${suffix}`)));
         words = Array.from({ length: 8 }, (_, k) => digest.getUint32(4 * k, false));
         block += 1;
       }
@@ -76,7 +85,7 @@ export async function rollVerdict(roll, seeds = {}, inForce = null) {
   if (!committed) return { verdict: "mismatch", why: "SHA-256 of the seed is not the commitment" };
   const sides = roll.dice.map((d) => Number(d.sides));
   const claimed = roll.dice.map((d) => Number(d.face));
-  const derived = await deriveFaces(seed, clientSeed, Number(nonce), sides);
+  const derived = await deriveFaces(seed, clientSeed, Number(nonce), sides, roll.proof.entropy ?? null);
   if (derived.join(",") !== claimed.join(",")) {
     return { verdict: "mismatch", why: `the seed gives ${derived.join(", ")}; the log says ${claimed.join(", ")}` };
   }
