@@ -170,3 +170,24 @@ def test_player_entropy_is_a_house_rule_with_optional_the_default(client: FlaskC
     )
     assert bad.status_code == 422
     assert "house_rules.player_entropy" in bad.json["errors"]
+
+
+def test_a_command_retried_with_other_entropy_is_refused(client: FlaskClient) -> None:
+    cid = qc_campaign(client)
+    client.post(f"/campaigns/{cid}/commands", json={"type": "start_page", "date": "01-03"})
+    headers = {"Idempotency-Key": "check-1"}
+    command = {"type": "trait_check", "trait": "INT", "target": 5}
+    first = client.post(
+        f"/campaigns/{cid}/commands", json={**command, "entropy": "one"}, headers=headers
+    )
+    assert first.status_code == 201, first.json
+    before = stored_state(client, cid)
+    again = client.post(
+        f"/campaigns/{cid}/commands", json={**command, "entropy": "one"}, headers=headers
+    )
+    assert again.status_code == 201 and again.json == first.json
+    other = client.post(
+        f"/campaigns/{cid}/commands", json={**command, "entropy": "two"}, headers=headers
+    )
+    assert other.status_code == 422 and list(other.json["errors"]) == ["entropy"]
+    assert stored_state(client, cid) == before
