@@ -161,6 +161,7 @@ class ViewStore(ABC):
         for logical, spec in view.all_tables().items():
             bare = self.bare(logical, suffix)
             cursor.execute(spec.create_sql(self.physical(logical, suffix), f"{bare}_pkey"))
+            self.add_new_columns(cursor, self.physical(logical, suffix), spec)
             if indexes:
                 self.create_indexes(cursor, logical, spec, suffix)
         cursor.execute(
@@ -170,6 +171,19 @@ class ViewStore(ABC):
             ),
             (view.name + suffix,),
         )
+
+    @staticmethod
+    def add_new_columns(cursor: Any, physical: str, spec: Table) -> None:
+        """Add the columns a later release gave a table that an earlier release created.
+
+        A column added to a view after its first release is nullable, and NULL in the rows
+        written before it (a roll's ``entropy``, say: the rolls before it carried none).
+        """
+        cursor.execute(f"SELECT * FROM {physical} LIMIT 0")
+        present = {column[0] for column in cursor.description}
+        for name, kind in spec.columns:
+            if name not in present:
+                cursor.execute(f"ALTER TABLE {physical} ADD COLUMN {name} {kind}")
 
     def create_indexes(self, cursor: Any, logical: str, spec: Table, suffix: str = "") -> None:
         """Create the secondary indexes of one table."""
