@@ -134,9 +134,15 @@ class ViewStore(ABC):
         )
 
     def positions(self) -> dict[str, dict[str, Any]]:
-        """Every position row, by view (rebuilds in progress end in ``__new``)."""
-        with self.read() as cursor:
-            found = self.rows(cursor, "SELECT * FROM {positions} ORDER BY view")
+        """Every position row, by view (rebuilds in progress end in ``__new``); none before any
+        views process has made the positions table."""
+        try:
+            with self.read() as cursor:
+                found = self.rows(cursor, "SELECT * FROM {positions} ORDER BY view")
+        except Exception as error:
+            if _no_such_table(error):
+                return {}
+            raise
         return {str(row.pop("view")): row for row in found}
 
     def wait_for(self, position: int, names: Iterable[str], timeout: float = 5.0) -> bool:
@@ -387,6 +393,19 @@ def postgres_datastore(config: StoreConfig, *, pool_size: int = 2) -> PostgresDa
         lock_timeout=int(env["VIEWS_POSTGRES_LOCK_TIMEOUT"]),
         schema=config.postgres_schema or "",
     )
+
+
+def _no_such_table(error: BaseException) -> bool:
+    """Whether a query failed because its table does not exist (SQLite or PostgreSQL; the
+    driver's error may be wrapped by eventsourcing's)."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if getattr(cause, "sqlstate", None) == "42P01":  # PostgreSQL: undefined_table
+            return True
+        if "no such table" in str(cause):
+            return True
+        cause = cause.__cause__
+    return False
 
 
 def open_view_store(config: StoreConfig, views_path: Path | None = None) -> ViewStore:
