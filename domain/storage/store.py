@@ -648,11 +648,25 @@ def _unprepared_cursor(base: type[Any]) -> type[Any]:
 
 @dataclass(frozen=True)
 class StoreConfig:
-    """Where the log lives: a SQLite file (default) or a PostgreSQL URL."""
+    """Where the log lives: a SQLite file (default) or a PostgreSQL URL.
+
+    ``sqlite_path`` may be given as a ``str`` or any path-like; it is kept as a ``Path``.
+    """
 
     sqlite_path: Path | None = None
     database_url: str | None = None
     postgres_schema: str | None = None
+
+    def __init__(
+        self,
+        sqlite_path: str | os.PathLike[str] | None = None,
+        database_url: str | None = None,
+        postgres_schema: str | None = None,
+    ) -> None:
+        path = None if sqlite_path is None else Path(sqlite_path)
+        object.__setattr__(self, "sqlite_path", path)
+        object.__setattr__(self, "database_url", database_url)
+        object.__setattr__(self, "postgres_schema", postgres_schema)
 
     @classmethod
     def from_environ(cls, environ: dict[str, str] | None = None) -> StoreConfig:
