@@ -155,7 +155,7 @@ class Campaign(Aggregate):
                 "key": "string: the house rule's key",
                 "old_value": "any: its value before",
                 "new_value": "any: its value from now on",
-                "gap": "string|null: the gap it settles (G-QC-xx or G-CB-xx in docs/rules.md), if any",
+                "gap": "string|null: the gap it settles (G-QC-xx or G-CB-xx, docs/rules.md)",
             },
         )
         key: str
