@@ -11,6 +11,7 @@ from marshmallow import INCLUDE, Schema, fields
 from domain.service.commands_service import CommandResult
 from webapi import access, bundle
 from webapi.http import Rendered, questlog, reply
+from webapi.schemas import Text
 
 blp = Blueprint(
     "imports", __name__, description="Moving a campaign between hosts: import a bundle (admin)."
@@ -25,10 +26,10 @@ class BundleBody(Schema):
     class Meta:
         unknown = INCLUDE
 
-    format = fields.String(required=True, metadata={"description": "questlog-bundle/1"})
-    campaign_id = fields.String(required=True)
-    exported_at = fields.String(allow_none=True)
-    genesis_hash = fields.String()
+    format = Text(required=True, metadata={"description": "questlog-bundle/1"})
+    campaign_id = Text(required=True)
+    exported_at = Text(allow_none=True)
+    genesis_hash = Text()
     head = fields.Dict(required=True, metadata={"description": "The bundle's version and hash."})
     revealed_seeds = fields.Dict(required=True)
     events = fields.List(

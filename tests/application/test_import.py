@@ -1,0 +1,274 @@
+"""Moving a campaign between hosts: a bundle from instance A imported into instance B.
+
+Each test runs on SQLite and on PostgreSQL: A is the test's store, B another of the same kind.
+The bundle goes through JSON text with sorted keys, as a download would carry it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+from uuid import UUID
+
+import pytest
+
+from domain.model.access import Token, acting_as
+from domain.model.errors import InvalidInput, RuleViolation
+from domain.service.application import Questlog
+from domain.service.importing import CAMPAIGN_EXISTS, CampaignImport
+from domain.service.timetravel import TimeTravel
+from tests.application.qc_week_data import HERO
+from tests.conftest import RawStore, StoreFactory
+from webapi import bundle
+
+SELECT_HERO = {"type": "select_hero", "phase": "main", "hero": HERO}
+
+
+def played(app: Questlog) -> UUID:
+    """A campaign with server and reported rolls, a rotation, a game command and a rollback."""
+    cid = app.create_campaign(
+        game="quest-calendar",
+        name="Moving house",
+        house_rules={"rollback_over_server_rolls": "allow"},
+        setup={"prologue_complete": True},
+    ).campaign_id
+    with acting_as(Token("t1", "gm", admin=False)):
+        app.roll(cid, notation="2d6+1", purpose="first")
+        app.roll(cid, notation="d20", purpose="by hand", faces=[17])
+        app.rotate_seed(cid)
+        app.command(cid, dict(SELECT_HERO))
+        app.roll(cid, notation="d8", purpose="undone soon")
+    TimeTravel(app).rollback(cid, to_version=app.campaign(cid).version - 1, reason="mistake")
+    app.roll(cid, notation="d8", purpose="under the source's last commitment")
+    return cid
+
+
+def exported(app: Questlog, cid: UUID) -> dict[str, Any]:
+    """The campaign's bundle, as the file a download writes."""
+    loaded: dict[str, Any] = json.loads(json.dumps(bundle.build(app, cid), sort_keys=True))
+    return loaded
+
+
+@pytest.fixture
+def other(stores: StoreFactory) -> Iterator[Questlog]:
+    """Instance B: a second application on a store of its own."""
+    app = Questlog(stores.new())
+    yield app
+    app.close()
+
+
+def table_bytes(app: Questlog) -> dict[str, bytes]:
+    """Every table of a store, as bytes: what a refused import must leave as it was."""
+    raw = RawStore(app)
+    return {table: raw.table_bytes(table) for table in raw.tables()}
+
+
+def test_a_campaign_moves_to_another_instance_with_every_event_unchanged(
+    app: Questlog, other: Questlog
+) -> None:
+    """Events, versions, timestamps, hashes, actors, proofs and revealed seeds arrive as they
+    were, one CampaignImported event follows, and the audit and re-export verify."""
+    cid = played(app)
+    source = exported(app, cid)
+
+    result = bundle.load(other, source)
+
+    head = source["head"]["version"]
+    assert (result.campaign_id, result.first_version, result.version) == (cid, 1, head + 1)
+    moved = bundle.build(other, cid)["events"]
+    assert json.dumps(moved[:head], sort_keys=True) == json.dumps(source["events"], sort_keys=True)
+    imported = moved[head]
+    assert imported["type"] == "questlog.CampaignImported"
+    assert imported["prev_hash"] == source["head"]["hash"]
+    assert imported["data"]["bundle_head"] == source["head"]
+    assert imported["data"]["unrevealed_commitment"] == app.campaign(cid).dice["commitment"]
+    assert imported["data"]["commitment"] == other.campaign(cid).dice["commitment"]
+    assert other.campaign(cid).dice["nonce"] == 0
+    assert other.campaign(cid).state == app.campaign(cid).state
+    report = other.audit(cid)
+    assert report.ok, report.problems
+    assert report.rolls["verified"] == 1 and report.rolls["reported"] == 1
+    assert bundle.check(exported(other, cid)).ok
+
+
+def test_stored_rows_are_the_encoding_the_code_writes(app: Questlog, other: Questlog) -> None:
+    """Each rebuilt row decodes to the source's stored fields, and re-encodes to its own bytes
+    (what ``questlog verify`` checks of every stored byte)."""
+    cid = played(app)
+    bundle.load(other, exported(app, cid))
+
+    for mine, theirs in zip(app.stored_events(cid), other.stored_events(cid), strict=False):
+        assert theirs.topic == mine.topic
+        assert other.mapper.transcoder.decode(theirs.state) == app.mapper.transcoder.decode(
+            mine.state
+        )
+        assert list(json.loads(theirs.state)) == list(json.loads(mine.state))
+
+
+def test_the_imported_campaign_plays_on_under_a_fresh_commitment(
+    app: Questlog, other: Questlog
+) -> None:
+    """A server roll after the import draws nonce 0 of the new seed held here; a rotation
+    reveals that seed and the audit verifies the roll; the source's last rolls stay awaiting
+    reveal."""
+    cid = played(app)
+    bundle.load(other, exported(app, cid))
+    commitment = other.campaign(cid).dice["commitment"]
+
+    roll = other.roll(cid, notation="d20", purpose="on the new host").value
+    other.rotate_seed(cid)
+
+    assert roll["proof"]["commitment"] == commitment and roll["proof"]["nonce"] == 0
+    report = other.audit(cid)
+    assert report.ok, report.problems
+    assert report.rolls["verified"] == 2
+    assert report.rolls["awaiting_reveal"] == 2  # under the source's unrevealed commitment
+    assert other.find_roll(cid, roll["roll_id"])["verified"] is True
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param("face", id="an edited face"),
+        pytest.param("hash", id="an edited hash"),
+        pytest.param("drop", id="a dropped event"),
+    ],
+)
+def test_a_bundle_with_one_edit_is_refused_naming_the_first_bad_version(
+    app: Questlog, other: Questlog, edit: str
+) -> None:
+    """One edited byte is refused with the version it broke and its problem; no table of the
+    importing store changes."""
+    cid = played(app)
+    source = exported(app, cid)
+    rolled = next(e for e in source["events"] if e["data"].get("rolls") and e["version"] > 2)
+    version = rolled["version"]
+    if edit == "face":
+        die = rolled["data"]["rolls"][0]["dice"][0]
+        die["face"] = die["face"] % die["sides"] + 1
+        problem = "the event's hash does not match its contents"
+    elif edit == "hash":
+        rolled["hash"] = rolled["hash"][:-1] + ("0" if rolled["hash"][-1] != "0" else "1")
+        problem = "the event's hash does not match its contents"
+    else:
+        source["events"].remove(rolled)
+        problem = f"version {version} is missing"
+    before = table_bytes(other)
+
+    with pytest.raises(InvalidInput) as refused:
+        bundle.load(other, source)
+
+    first = refused.value.errors["bundle"][0]
+    assert first == f"version {version}: {problem}"
+    assert f"({first})" in refused.value.message
+    assert table_bytes(other) == before
+
+
+def test_a_campaign_already_here_is_refused_naming_the_first_differing_version(
+    app: Questlog, other: Questlog
+) -> None:
+    """The same bundle twice, or a bundle the source moved on from after its import here: 409,
+    and nothing stored."""
+    cid = played(app)
+    first = exported(app, cid)
+    bundle.load(other, first)
+    app.roll(cid, notation="d4", purpose="the source plays on")
+    later = exported(app, cid)
+    before = table_bytes(other)
+
+    with pytest.raises(RuleViolation) as again:
+        bundle.load(other, first)
+    with pytest.raises(RuleViolation) as moved_on:
+        bundle.load(other, later)
+
+    head = first["head"]["version"]
+    assert again.value.rule_id == moved_on.value.rule_id == CAMPAIGN_EXISTS
+    assert f"past the bundle's head (version {head})" in again.value.reason
+    assert f"differs from the bundle at version {head + 1}" in moved_on.value.reason
+    assert table_bytes(other) == before
+
+
+def test_a_bundle_that_extends_the_campaign_here_appends_its_new_events(
+    app: Questlog, other: Questlog
+) -> None:
+    """The campaign moves A -> B, plays on at B, and moves back to A, which still holds it:
+    A appends B's new events and its own import event, and its next command (from the cached
+    campaign) goes on from the imported state."""
+    cid = played(app)
+    held = app.campaign(cid).version
+    bundle.load(other, exported(app, cid))
+    other.roll(cid, notation="d6", purpose="at B")
+    back = exported(other, cid)
+
+    result = bundle.load(app, back)
+
+    assert result.value["extended"] is True
+    assert result.first_version == held + 1
+    assert result.value["imported_events"] == back["head"]["version"] - held
+    roll = app.roll(cid, notation="d6", purpose="back at A").value
+    assert roll["version"] == back["head"]["version"] + 2
+    assert roll["proof"]["nonce"] == 0
+    assert roll["proof"]["commitment"] == result.value["commitment"]
+    assert app.audit(cid).ok
+    assert [e["hash"] for e in bundle.build(app, cid)["events"][: len(back["events"])]] == [
+        e["hash"] for e in back["events"]
+    ]
+
+
+def test_an_import_writes_nothing_when_the_store_fails_midway(
+    app: Questlog, other: Questlog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failure while the side rows are written (after the events' insert, in its transaction)
+    leaves every table as it was: one transaction."""
+    cid = played(app)
+    source = exported(app, cid)
+    before = table_bytes(other)
+    tables = other.side_tables
+
+    def fail(*_args: Any, **_kwargs: Any) -> None:
+        raise RuntimeError("the server died here")
+
+    monkeypatch.setattr(tables, "insert_side_rows", fail)
+    with pytest.raises(RuntimeError):
+        bundle.load(other, source)
+    monkeypatch.undo()
+
+    assert table_bytes(other) == before
+    assert bundle.load(other, source).version == source["head"]["version"] + 1
+
+
+def test_an_import_by_a_token_makes_it_the_owner_of_a_private_campaign(
+    app: Questlog, other: Questlog
+) -> None:
+    """The importing token owns the campaign here (tokens of the source mean nothing here), the
+    campaign is private unless asked, and the import event names the importer as its actor."""
+    cid = played(app)
+    importer, _ = other.create_token("importer", admin=True)
+
+    with acting_as(importer):
+        bundle.load(other, exported(app, cid))
+
+    member = other.side_tables.membership(str(cid), importer.id)
+    assert member is not None and member.role == "owner"
+    assert not other.side_tables.is_public(str(cid))
+    records = other.event_records(cid)
+    assert records[-1]["actor"] == f"importer#{importer.id}"
+    assert records[1]["actor"] == "gm#t1"
+
+
+def test_an_unknown_event_type_is_refused_without_resolving_it(
+    app: Questlog, other: Questlog
+) -> None:
+    """A topic that names no campaign event is never looked up as a module path, even by an
+    import that skipped the bundle check."""
+    cid = played(app)
+    source = exported(app, cid)
+    source["events"][1]["type"] = "os:system"
+
+    with pytest.raises(InvalidInput) as refused:
+        CampaignImport(other).load(source)
+
+    assert refused.value.errors["bundle"] == [
+        "version 2: 'os:system' is not an event type of a quest-calendar campaign"
+    ]
