@@ -400,10 +400,13 @@ def import_(file: Path, public: bool) -> None:
         f"{value['bundle_head']['version']}), then the import event at version {result.version}."
     )
     console.print(f"head: version {result.version}, hash {result.head_hash}")
-    console.print(
-        f"new commitment {value['commitment']}; rolls under {value['unrevealed_commitment']} "
-        "stay awaiting reveal here"
-    )
+    console.print(f"new commitment {value['commitment']}, nonce 0")
+    if value["awaiting_reveal"]:
+        console.print(
+            f"[yellow]{value['awaiting_reveal']} server roll(s) of the bundle await a reveal "
+            f"only the source can make (commitment {value['unrevealed_commitment']}); a rotation "
+            "on the source before exporting avoids this[/yellow]"
+        )
 
 
 def print_audit(campaign_id: UUID, report: dict[str, object]) -> None:

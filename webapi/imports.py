@@ -71,6 +71,12 @@ class ImportedCampaign(Schema):
     unrevealed_commitment = fields.String(
         metadata={"description": "The source's commitment; its rolls stay awaiting reveal here."}
     )
+    awaiting_reveal = fields.Integer(
+        metadata={
+            "description": "Server rolls of the bundle whose seed it does not reveal: only the "
+            "source can reveal it (rotate there before exporting, and there are none)."
+        }
+    )
 
 
 def render_imported(result: CommandResult) -> Rendered:

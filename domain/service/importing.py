@@ -119,6 +119,7 @@ class CampaignImport:
                 "commitment": commitment,
                 "client_seed": campaign.dice["client_seed"],
                 "unrevealed_commitment": unrevealed,
+                "awaiting_reveal": report.rolls["awaiting_reveal"],
             },
         )
 
@@ -188,8 +189,9 @@ class CampaignImport:
             if version > len(events):
                 raise RuleViolation(
                     CAMPAIGN_EXISTS,
-                    f"campaign {campaign_id} already exists here at version {len(local)}, past "
-                    f"the bundle's head (version {len(events)}); nothing was stored",
+                    f"campaign {campaign_id} already holds every event of the bundle here, and "
+                    f"more: it is at version {len(local)}, the bundle ends at version "
+                    f"{len(events)}; nothing was stored",
                 )
             if record["hash"] != events[version - 1].get("hash"):
                 raise RuleViolation(
@@ -200,8 +202,8 @@ class CampaignImport:
         if local and len(local) == len(events):
             raise RuleViolation(
                 CAMPAIGN_EXISTS,
-                f"campaign {campaign_id} already exists here with every event of the bundle "
-                f"(head version {len(events)}); nothing was stored",
+                f"campaign {campaign_id} already holds every event of the bundle here (head "
+                f"version {len(events)}); nothing was stored",
             )
         return len(local)
 

@@ -214,6 +214,6 @@ def test_questlog_import_loads_a_bundle_file_and_refuses_a_second_or_tampered_on
     assert "version 3: the event's hash does not match its contents" in refused.output
     assert imported.exit_code == 0, imported.output
     assert f"Campaign {cid}" in imported.output and "imported" in imported.output
-    assert again.exit_code == 1 and "already exists" in again.output
+    assert again.exit_code == 1 and "already holds every event" in again.output
     assert not_bundle.exit_code == 2 and "questlog-bundle/1" in not_bundle.output
     assert verified.exit_code == 0, verified.output

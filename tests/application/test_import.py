@@ -47,6 +47,7 @@ def test_a_campaign_moves_to_another_instance_with_every_event_unchanged(
 
     head = source["head"]["version"]
     assert (result.campaign_id, result.first_version, result.version) == (cid, 1, head + 1)
+    assert result.value["awaiting_reveal"] == 2  # the source's last rolls, never revealed
     moved = bundle.build(other, cid)["events"]
     assert json.dumps(moved[:head], sort_keys=True) == json.dumps(source["events"], sort_keys=True)
     imported = moved[head]
@@ -155,7 +156,7 @@ def test_a_campaign_already_here_is_refused_naming_the_first_differing_version(
 
     head = first["head"]["version"]
     assert again.value.rule_id == moved_on.value.rule_id == CAMPAIGN_EXISTS
-    assert f"past the bundle's head (version {head})" in again.value.reason
+    assert f"at version {head + 1}, the bundle ends at version {head}" in again.value.reason
     assert f"differs from the bundle at version {head + 1}" in moved_on.value.reason
     assert table_bytes(other) == before
 
