@@ -91,6 +91,41 @@ def test_a_campaign_moves_between_instances_over_the_api(
     }
 
 
+def test_a_public_import_is_readable_by_every_token_and_a_private_one_by_its_owner(
+    store_client: TokenClient, target_client: TokenClient, target: Questlog
+) -> None:
+    """The importing admin owns the campaign; ``?public=true`` opens it to every token."""
+    public, private = played(store_client), played(store_client)
+    for cid, query in ((public, "?public=true"), (private, "")):
+        body = download(store_client, cid)
+        assert target_client.post(f"/campaigns/import{query}", json=body).status_code == 201
+    _, secret = target.create_token("someone")
+    someone = client_as(target_client.application, secret)
+
+    assert someone.get(f"/campaigns/{public}").status_code == 200
+    assert someone.get(f"/campaigns/{private}").status_code == 404
+    [importer] = [t for t in target.side_tables.tokens() if t.name == "target-admin"]
+    membership = target.side_tables.membership(private, importer.id)
+    assert membership is not None and membership.role == "owner"
+
+
+def test_a_bundle_exported_again_from_the_new_host_verifies_offline(
+    store_client: TokenClient, target_client: TokenClient, tmp_path: Path
+) -> None:
+    """The new host's bundle (the old events, the import event, a roll after it) passes
+    ``questlog verify --bundle``."""
+    cid = played(store_client)
+    target_client.post("/campaigns/import", json=download(store_client, cid))
+    target_client.post(f"/campaigns/{cid}/rolls", json={"dice": "d4", "purpose": "new host"})
+    path = tmp_path / "again.json"
+    path.write_text(json.dumps(download(target_client, cid)))
+
+    result = CliRunner().invoke(main, ["verify", "--bundle", str(path)])
+
+    assert result.exit_code == 0, result.output
+    assert "OK" in result.output
+
+
 def test_an_edited_bundle_is_a_422_naming_the_first_bad_version(
     store_client: TokenClient, target_client: TokenClient
 ) -> None:

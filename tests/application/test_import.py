@@ -7,7 +7,9 @@ The bundle goes through JSON text with sorted keys, as a download would carry it
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +18,7 @@ from domain.model.access import acting_as
 from domain.model.errors import InvalidInput, RuleViolation
 from domain.service.application import Questlog
 from domain.service.importing import CAMPAIGN_EXISTS, CampaignImport
+from domain.storage.store import StoreConfig
 from tests.application.moving import exported, played
 from tests.conftest import RawStore, StoreFactory
 from webapi import bundle
@@ -244,3 +247,41 @@ def test_an_unknown_event_type_is_refused_without_resolving_it(
     assert refused.value.errors["bundle"] == [
         "version 2: 'os:system' is not an event type of a quest-calendar campaign"
     ]
+
+
+def test_a_campaign_from_a_store_of_an_earlier_release_moves_unchanged(
+    app: Questlog, tmp_path: Path
+) -> None:
+    """Events stored before events named their command (and any payload version since) are
+    rebuilt as they were stored: the importing store audits them clean."""
+    fixture = sorted((Path(__file__).parents[1] / "fixtures").glob("release-*.sqlite3"))[0]
+    shutil.copy(fixture, tmp_path / "old.db")
+    old = Questlog(StoreConfig(sqlite_path=tmp_path / "old.db"))
+    try:
+        campaigns = [created.originator_id for _, created in old.list_campaigns()[0]]
+        assert campaigns
+        for cid in campaigns:
+            source = exported(old, cid)
+            assert bundle.load(app, source).value["imported_events"] == len(source["events"])
+            assert app.event_records(cid)[: len(source["events"])] == old.event_records(cid)
+            assert app.audit(cid).ok, app.audit(cid).problems
+    finally:
+        old.close()
+
+
+def test_a_long_campaign_is_snapshotted_as_it_is_imported(app: Questlog, other: Questlog) -> None:
+    """An import of more than 100 events stores the snapshot a campaign played here would have,
+    and the campaign loads from it to the same state."""
+    cid = app.create_campaign(game="quest-calendar", name="Long").campaign_id
+    for face in range(120):
+        app.roll(cid, notation="d20", purpose="filler", faces=[face % 20 + 1])
+
+    bundle.load(other, exported(app, cid))
+
+    assert RawStore(other).snapshot_versions(cid) == [100]
+    fresh = Questlog(other.config)
+    try:
+        assert fresh.campaign(cid).view() == other.campaign(cid).view()
+        assert fresh.campaign(cid).version == 122
+    finally:
+        fresh.close()
