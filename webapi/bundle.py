@@ -89,12 +89,29 @@ def check(bundle: Any) -> BundleCheck:
     return result
 
 
+def checked(bundle: Any) -> BundleCheck:
+    """``check``, with any failure to read the bundle as a ``ValueError`` saying it is none."""
+    try:
+        return check(bundle)
+    except ValueError as error:
+        if str(error).startswith("not a Questlog bundle"):
+            raise
+        raise _wrong_shape(error) from None
+    except (TypeError, AttributeError, KeyError) as error:
+        raise _wrong_shape(error) from None
+
+
+def _wrong_shape(error: Exception) -> ValueError:
+    """A value of the wrong shape inside an event (rolls that are no list of objects, say)."""
+    return ValueError(f"not a Questlog bundle: an event has a value of the wrong shape ({error})")
+
+
 def load(app: Questlog, bundle: Any, *, public: bool = False) -> CommandResult:
     """Import a bundle from another instance: checked whole first (``check``), refused with the
     first bad version and its problem if it does not verify, and then stored unchanged with
     its ``CampaignImported`` event (``domain.service.importing``)."""
     try:
-        found = check(bundle)
+        found = checked(bundle)
     except ValueError as error:
         raise InvalidInput.field("bundle", str(error)) from None
     if not found.ok:

@@ -374,7 +374,7 @@ def import_(file: Path, public: bool) -> None:
         sys.exit(2)
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
-        bundle.check(data)
+        bundle.checked(data)
     except (OSError, UnicodeDecodeError, ValueError) as error:
         console.print(f"[red]{escape(str(file))}: {escape(str(error))}[/red]")
         sys.exit(2)

@@ -102,7 +102,8 @@ class CampaignImport:
                 owner=Membership(str(campaign_id), actor.id, "owner") if new and actor else None,
                 public=public if new else None,
             )
-        self.app.cache_aggregate(campaign)
+            # The next command here starts from the imported campaign, not a cached older copy.
+            self.app.cache_aggregate(campaign)
         self.app.after_record([*decoded[local_head:], *imported], {campaign_id: campaign})
         self.app.counters.stored(campaign.game, [type(e).__name__ for e in imported])
         return CommandResult(

@@ -186,6 +186,21 @@ def test_junk_is_refused_and_nothing_is_stored(
     assert client.get("/campaigns").json["items"] == []
 
 
+@pytest.mark.parametrize("rolls", [5, [5], ["ab"]], ids=["a number", "numbers", "strings"])
+def test_an_event_of_the_wrong_shape_is_a_422_not_a_crash(
+    client: FlaskClient, rolls: object
+) -> None:
+    """Values no event holds (rolls that are no list of objects) are refused as no bundle."""
+    cid = played(client)
+    body = download(client, cid)
+    body["events"][1]["data"]["rolls"] = rolls
+
+    response = client.post("/campaigns/import", json=body)
+
+    assert response.status_code == 422 and response.mimetype == PROBLEM
+    assert "wrong shape" in response.json["errors"]["bundle"][0]
+
+
 def test_a_bundle_of_another_format_is_a_422(client: FlaskClient) -> None:
     body = {"format": "zip", "campaign_id": "x", "head": {}, "revealed_seeds": {}, "events": []}
     response = client.post("/campaigns/import", json=body)
