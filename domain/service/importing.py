@@ -78,19 +78,10 @@ class CampaignImport:
             raise refusal(report.problems)
         decoded = [self.app.mapper.to_domain_event(item) for item in stored]
         campaign = _project(decoded)
+        unrevealed = campaign.dice["commitment"]
         with self.app.campaign_locks(campaign_id):
             local_head = self.local_head(campaign_id, events)
-            seed = dicelib.new_server_seed()
-            commitment = dicelib.commitment_of(seed)
-            unrevealed = campaign.dice["commitment"]
-            checkpoint = bundle.get("checkpoint")
-            exported_at = bundle.get("exported_at")
-            campaign.record_import(
-                exported_at=exported_at if isinstance(exported_at, str) else None,
-                checkpoint=checkpoint if isinstance(checkpoint, str) else None,
-                new_commitment=commitment,
-            )
-            imported = campaign.collect_events()
+            imported, seed = self.record_import(campaign, bundle)
             actor = current_actor()
             actors.update({event.originator_version: actor_label(actor) for event in imported})
             rows = [*stored[local_head:], *map(self.app.mapper.to_stored_event, imported)]
@@ -98,7 +89,7 @@ class CampaignImport:
             self._insert(
                 rows,
                 actors={v: a for v, a in actors.items() if v > local_head},
-                seed=SeedRecord(str(campaign_id), commitment, seed),
+                seed=seed,
                 owner=Membership(str(campaign_id), actor.id, "owner") if new and actor else None,
                 public=public if new else None,
             )
@@ -117,12 +108,29 @@ class CampaignImport:
                 "extended": not new,
                 "imported_events": len(stored) - local_head,
                 "bundle_head": {"version": report.head_version, "hash": report.head_hash},
-                "commitment": commitment,
+                "commitment": seed.commitment,
                 "client_seed": campaign.dice["client_seed"],
                 "unrevealed_commitment": unrevealed,
                 "awaiting_reveal": report.rolls["awaiting_reveal"],
             },
         )
+
+    @staticmethod
+    def record_import(
+        campaign: Campaign, bundle: Mapping[str, Any]
+    ) -> tuple[list[Any], SeedRecord]:
+        """Trigger the import event on the campaign the bundle makes, committing to a new server
+        seed; returns the event and the seed to store with it."""
+        seed = dicelib.new_server_seed()
+        commitment = dicelib.commitment_of(seed)
+        checkpoint = bundle.get("checkpoint")
+        exported_at = bundle.get("exported_at")
+        campaign.record_import(
+            exported_at=exported_at if isinstance(exported_at, str) else None,
+            checkpoint=checkpoint if isinstance(checkpoint, str) else None,
+            new_commitment=commitment,
+        )
+        return list(campaign.collect_events()), SeedRecord(str(campaign.id), commitment, seed)
 
     def rebuild(
         self, campaign_id: UUID, events: Sequence[Any]
