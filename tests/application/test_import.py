@@ -181,6 +181,8 @@ def test_a_bundle_that_extends_the_campaign_here_appends_its_new_events(
     assert result.value["extended"] is True
     assert result.first_version == held + 1
     assert result.value["imported_events"] == back["head"]["version"] - held
+    cached = app.cached_aggregate(cid)
+    assert cached is not None and cached.version == result.version
     roll = app.roll(cid, notation="d6", purpose="back at A").value
     assert roll["version"] == back["head"]["version"] + 2
     assert roll["proof"]["nonce"] == 0
