@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from domain.model.access import acting_as
-from domain.model.errors import InvalidInput, RuleViolation
+from domain.model.errors import ConcurrencyConflict, InvalidInput, RuleViolation
 from domain.service.application import Questlog
+from domain.service.commands_service import CommandResult
 from domain.service.importing import CAMPAIGN_EXISTS, CampaignImport
 from domain.storage.store import StoreConfig
 from tests.application.moving import exported, played
@@ -25,11 +27,29 @@ from webapi import bundle
 
 
 @pytest.fixture
-def other(stores: StoreFactory) -> Iterator[Questlog]:
+def other_store(stores: StoreFactory) -> StoreConfig:
+    """Instance B's store."""
+    return stores.new()
+
+
+@pytest.fixture
+def make_other(other_store: StoreConfig) -> Iterator[Callable[[], Questlog]]:
+    """Opens applications on instance B's store (another process of B, say)."""
+    opened: list[Questlog] = []
+
+    def make() -> Questlog:
+        opened.append(Questlog(other_store))
+        return opened[-1]
+
+    yield make
+    for app in reversed(opened):
+        app.close()
+
+
+@pytest.fixture
+def other(make_other: Callable[[], Questlog]) -> Questlog:
     """Instance B: a second application on a store of its own."""
-    app = Questlog(stores.new())
-    yield app
-    app.close()
+    return make_other()
 
 
 def table_bytes(app: Questlog) -> dict[str, bytes]:
@@ -287,3 +307,31 @@ def test_a_long_campaign_is_snapshotted_as_it_is_imported(app: Questlog, other: 
         assert fresh.campaign(cid).version == 122
     finally:
         fresh.close()
+
+
+def test_two_imports_of_one_bundle_at_once_store_it_once(
+    app: Questlog, other: Questlog, make_other: Callable[[], Questlog]
+) -> None:
+    """Two processes importing the same bundle together: one stores it, the other is refused
+    (the campaign is there, or its versions were taken), and the log holds one import."""
+    cid = played(app)
+    source = exported(app, cid)
+    second = make_other()
+    outcomes: list[object] = []
+
+    def run(target: Questlog) -> None:
+        try:
+            outcomes.append(bundle.load(target, source))
+        except (RuleViolation, ConcurrencyConflict) as refused:
+            outcomes.append(refused)
+
+    threads = [threading.Thread(target=run, args=(target,)) for target in (other, second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    stored = [o for o in outcomes if isinstance(o, CommandResult)]
+    assert len(stored) == 1 and len(outcomes) == 2
+    assert other.campaign(cid).version == second.campaign(cid).version == stored[0].version
+    assert other.audit(cid).ok
