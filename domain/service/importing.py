@@ -27,6 +27,7 @@ from domain.model import dice as dicelib
 from domain.model.access import Membership, actor_label, current_actor
 from domain.model.campaign import Campaign, event_class_of
 from domain.model.errors import ConcurrencyConflict, InvalidInput, RuleViolation
+from domain.model.house_rules import GAMES
 from domain.model.text import has_control_characters
 from domain.service.application import Questlog
 from domain.service.audit import audit_stream, encoded
@@ -141,6 +142,8 @@ class CampaignImport:
         game = data.get("game") if isinstance(data, Mapping) else None
         if not isinstance(first, Mapping) or first.get("type") != Campaign.Created.TOPIC:
             raise bad_event(1, f"the first event must be a {Campaign.Created.TOPIC}")
+        if game not in GAMES:
+            raise bad_event(1, f"{game!r} is not a game this service plays ({', '.join(GAMES)})")
         stored: list[StoredEvent] = []
         actors: dict[int, str] = {}
         for number, event in enumerate(events, start=1):

@@ -254,6 +254,19 @@ def test_an_import_by_a_token_makes_it_the_owner_of_a_private_campaign(
     assert records[1]["actor"] == "gm#t1"
 
 
+def test_a_campaign_of_a_game_this_service_does_not_play_is_refused(
+    app: Questlog, other: Questlog
+) -> None:
+    cid = played(app)
+    source = exported(app, cid)
+    source["events"][0]["data"]["game"] = "chess"
+
+    with pytest.raises(InvalidInput) as refused:
+        CampaignImport(other).load(source)
+
+    assert refused.value.errors["bundle"][0].startswith("version 1: 'chess' is not a game")
+
+
 def test_an_unknown_event_type_is_refused_without_resolving_it(
     app: Questlog, other: Questlog
 ) -> None:
