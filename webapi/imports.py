@@ -47,6 +47,8 @@ class ImportQuery(Schema):
 
 
 class BundleHead(Schema):
+    """The head (version and hash) of the bundle an import loaded."""
+
     version = fields.Integer()
     hash = fields.String()
 
