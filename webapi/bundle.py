@@ -115,5 +115,5 @@ def load(app: Questlog, bundle: Any, *, public: bool = False) -> CommandResult:
     except ValueError as error:
         raise InvalidInput.field("bundle", str(error)) from None
     if not found.ok:
-        raise refusal(found.all_problems())
+        raise refusal(found.all_problems(), found.report.first_bad_version)
     return CampaignImport(app).load(bundle, public=public)

@@ -303,20 +303,26 @@ class Campaign(Aggregate):
                 "bundle_head": "object: the bundle's head (version and hash), the event before it",
                 "bundle_exported_at": "string|null: when the source made the bundle, as it says",
                 "checkpoint": "string|null: the bundle's signed checkpoint, if it had one",
-                "unrevealed_commitment": "string: the source's commitment this instance cannot "
-                "reveal (its rolls stay awaiting reveal here unless the source reveals the seed)",
+                "unrevealed_commitment": "string|null: the source's commitment this instance "
+                "cannot reveal (its rolls stay awaiting reveal here unless the source reveals the "
+                "seed); null if this instance holds its seed and reveals it here",
+                "revealed_seeds": "object: the seeds this instance held for commitments of the "
+                "log not yet revealed (its own, after a campaign comes back), by commitment: they "
+                "are revealed here, so every roll made under them can be checked",
                 "commitment": "string: the commitment to the new server seed this instance holds",
             },
         )
         bundle_head: dict[str, Any]
         bundle_exported_at: str | None
         checkpoint: str | None
-        unrevealed_commitment: str
+        unrevealed_commitment: str | None
+        revealed_seeds: dict[str, str]
         commitment: str
 
         def assign(self, campaign: Campaign) -> None:
             campaign.dice["commitment"] = self.commitment
             campaign.dice["nonce"] = 0
+            campaign.dice["revealed"].update(self.revealed_seeds)
 
     EVENT_TYPES: ClassVar[tuple[type[Event], ...]] = (
         Created,
@@ -483,14 +489,18 @@ class Campaign(Aggregate):
         exported_at: str | None,
         checkpoint: str | None,
         new_commitment: str,
+        revealed_seeds: dict[str, str],
     ) -> None:
-        """Record that the log up to here came from a bundle, and commit to a new server seed."""
+        """Record that the log up to here came from a bundle, reveal the seeds this instance
+        held for its commitments (``revealed_seeds``), and commit to a new server seed."""
+        current = self.dice["commitment"]
         self.trigger_event(
             self.Imported,
             bundle_head={"version": self.version, "hash": self.head_hash},
             bundle_exported_at=exported_at,
             checkpoint=checkpoint,
-            unrevealed_commitment=self.dice["commitment"],
+            unrevealed_commitment=None if current in revealed_seeds else current,
+            revealed_seeds=dict(revealed_seeds),
             commitment=new_commitment,
         )
 

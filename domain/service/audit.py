@@ -225,6 +225,10 @@ def audit_stream(
         report.head_hash = stored_hash
         if "revealed_seed" in fields:
             revealed[str(fields["revealed_commitment"])] = str(fields["revealed_seed"])
+        for commitment, seed in _revealed_seeds(fields).items():
+            if not _commits_to(seed, commitment):
+                report.bad(version, f"the revealed seed does not hash to {commitment}")
+            revealed[commitment] = seed
         history.add(item.topic, version, fields)
         problem = commands.add(version, fields)
         if problem:
@@ -539,6 +543,10 @@ def audit_public_events(
             if not _commits_to(seed, commitment):
                 report.bad(version, f"the revealed seed does not hash to {commitment}")
             revealed[commitment] = seed
+        for commitment, seed in _revealed_seeds(data).items():
+            if not _commits_to(seed, commitment):
+                report.bad(version, f"the revealed seed does not hash to {commitment}")
+            revealed[commitment] = seed
         records = data.get("rolls") or []
         if not isinstance(records, list) or not all(isinstance(r, Mapping) for r in records):
             report.bad(version, "the event's rolls are not a list of roll objects")
@@ -562,6 +570,14 @@ def audit_public_events(
         elif status in ("verified", "awaiting_reveal"):
             report.rolls[status] += 1
     return report, revealed
+
+
+def _revealed_seeds(fields: Mapping[str, Any]) -> dict[str, str]:
+    """The seeds an import event revealed (``revealed_seeds``), by commitment."""
+    seeds = fields.get("revealed_seeds")
+    if not isinstance(seeds, Mapping):
+        return {}
+    return {str(commitment): str(seed) for commitment, seed in seeds.items()}
 
 
 def _commits_to(seed: str, commitment: str) -> bool:

@@ -30,7 +30,7 @@ from domain.model.errors import ConcurrencyConflict, InvalidInput, RuleViolation
 from domain.model.house_rules import GAMES
 from domain.model.text import has_control_characters
 from domain.service.application import Questlog
-from domain.service.audit import audit_stream, encoded
+from domain.service.audit import audit_stream, encoded, roll_verdict
 from domain.service.commands_service import CommandResult, unavailable
 from domain.storage.store import TRANSIENT_ERRORS, SeedRecord, never_sent, server_refused
 
@@ -40,10 +40,19 @@ ENVELOPE = ("originator_id", "originator_version")
 """Fields of a rebuilt event that are the row's columns, not its stored state."""
 
 
-def refusal(problems: Sequence[Mapping[str, Any]]) -> InvalidInput:
+def refusal(problems: Sequence[Mapping[str, Any]], first: int | None = None) -> InvalidInput:
     """The 422 for a bundle that does not verify: its first bad version and that problem first
-    (a problem of the file as a whole, with no version, after every event's), then the others."""
-    ordered = sorted(problems, key=lambda p: (p.get("version") is None, p.get("version") or 0))
+    (a problem of the file as a whole, with no version, after every event's), then the others.
+
+    ``first`` is the first version whose stored content is broken (the chain's first bad
+    version), when there is one: an edited event comes before the rolls it makes fail, which
+    may lie earlier (an edited seed reveal fails the rolls made under that seed)."""
+
+    def order(problem: Mapping[str, Any]) -> tuple[bool, bool, int]:
+        version = problem.get("version")
+        return (version is None, version != first, version or 0)
+
+    ordered = sorted(problems, key=order)
     messages = [
         f"{'bundle' if p.get('version') is None else 'version ' + str(p['version'])}: "
         f"{p['problem']}"
@@ -76,13 +85,16 @@ class CampaignImport:
         stored, actors = self.rebuild(campaign_id, events)
         report = audit_stream(self.app.mapper, stored, actors)
         if not report.ok:
-            raise refusal(report.problems)
+            raise refusal(report.problems, report.first_bad_version)
         decoded = [self.app.mapper.to_domain_event(item) for item in stored]
         campaign = _project(decoded)
-        unrevealed = campaign.dice["commitment"]
+        held = self.held_seeds(decoded, campaign)
+        forged = rolls_not_from(decoded, held)
+        if forged:
+            raise refusal(forged)
         with self.app.campaign_locks(campaign_id):
             local_head = self.local_head(campaign_id, events)
-            imported, seed = self.record_import(campaign, bundle)
+            imported, seed = self.record_import(campaign, bundle, held)
             actor = current_actor()
             actors.update({event.originator_version: actor_label(actor) for event in imported})
             rows = [*stored[local_head:], *map(self.app.mapper.to_stored_event, imported)]
@@ -111,17 +123,40 @@ class CampaignImport:
                 "bundle_head": {"version": report.head_version, "hash": report.head_hash},
                 "commitment": seed.commitment,
                 "client_seed": campaign.dice["client_seed"],
-                "unrevealed_commitment": unrevealed,
-                "awaiting_reveal": report.rolls["awaiting_reveal"],
+                "unrevealed_commitment": imported[-1].unrevealed_commitment,
+                "revealed_commitments": sorted(held),
+                "awaiting_reveal": app_audit_awaiting(report.rolls, decoded, held),
             },
         )
 
+    def held_seeds(self, events: Sequence[Any], campaign: Campaign) -> dict[str, str]:
+        """The seeds this instance holds for commitments of the log that it has not revealed
+        (its own, when a campaign comes back after playing elsewhere), by commitment."""
+        named: set[str] = set()
+        for event in events:
+            for key in ("commitment", "unrevealed_commitment"):
+                value = getattr(event, key, None)
+                if isinstance(value, str):
+                    named.add(value)
+            for record in getattr(event, "rolls", None) or []:
+                proof = record.get("proof") if isinstance(record, Mapping) else None
+                if isinstance(proof, Mapping) and isinstance(proof.get("commitment"), str):
+                    named.add(proof["commitment"])
+        held = {}
+        for commitment in sorted(named - set(campaign.dice["revealed"])):
+            # Only this campaign's own seeds: a bundle naming another campaign's commitment
+            # must never make this instance reveal that campaign's secret.
+            seed = self.app.side_tables.seed_for(commitment, str(campaign.id))
+            if seed is not None:
+                held[commitment] = seed
+        return held
+
     @staticmethod
     def record_import(
-        campaign: Campaign, bundle: Mapping[str, Any]
+        campaign: Campaign, bundle: Mapping[str, Any], held: Mapping[str, str]
     ) -> tuple[list[Any], SeedRecord]:
-        """Trigger the import event on the campaign the bundle makes, committing to a new server
-        seed; returns the event and the seed to store with it."""
+        """Trigger the import event on the campaign the bundle makes, revealing the seeds held
+        here and committing to a new server seed; returns the event and the seed to store."""
         seed = dicelib.new_server_seed()
         commitment = dicelib.commitment_of(seed)
         checkpoint = bundle.get("checkpoint")
@@ -130,6 +165,7 @@ class CampaignImport:
             exported_at=exported_at if isinstance(exported_at, str) else None,
             checkpoint=checkpoint if isinstance(checkpoint, str) else None,
             new_commitment=commitment,
+            revealed_seeds=dict(held),
         )
         return list(campaign.collect_events()), SeedRecord(str(campaign.id), commitment, seed)
 
@@ -238,6 +274,40 @@ class CampaignImport:
                 raise unavailable(error, stored=None) from lookup_error
             if not stored:
                 raise unavailable(error, stored=False) from error
+
+
+def rolls_not_from(events: Sequence[Any], held: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The server rolls made under a commitment whose seed this instance holds that the seed
+    does not give: only this instance could have drawn them, so the bundle forged them."""
+    forged = []
+    for event in events:
+        for record in getattr(event, "rolls", None) or []:
+            proof = record.get("proof") or {}
+            seed = held.get(str(proof.get("commitment")))
+            if seed is not None and roll_verdict(record, {proof["commitment"]: seed}) is False:
+                forged.append(
+                    {
+                        "version": event.originator_version,
+                        "problem": f"roll {record.get('roll_id')} is under commitment "
+                        f"{str(proof['commitment'])[:12]}…, whose seed this instance holds, and "
+                        "that seed does not give its faces: it was not drawn here",
+                    }
+                )
+    return forged
+
+
+def app_audit_awaiting(
+    rolls: Mapping[str, int], events: Sequence[Any], held: Mapping[str, str]
+) -> int:
+    """The bundle's server rolls still awaiting a reveal once the held seeds are revealed."""
+    now_revealed = sum(
+        1
+        for event in events
+        for record in getattr(event, "rolls", None) or []
+        if record.get("source") == "server"
+        and (record.get("proof") or {}).get("commitment") in held
+    )
+    return int(rolls["awaiting_reveal"]) - now_revealed
 
 
 def _campaign_id(value: object) -> UUID:

@@ -270,8 +270,16 @@ class SideTables:
                 **self.write_options,
             )
 
-    def seed_for(self, commitment: str) -> str | None:
-        """The secret seed behind a commitment, or None if this store never had it."""
+    def seed_for(self, commitment: str, campaign_id: str | None = None) -> str | None:
+        """The secret seed behind a commitment, or None if this store never had it (or, given
+        ``campaign_id``, had it for another campaign)."""
+        if campaign_id is not None:
+            rows = self._fetch(
+                f"SELECT seed FROM {self._table(SEEDS_TABLE)} "
+                "WHERE commitment = ? AND campaign_id = ?",
+                (commitment, campaign_id),
+            )
+            return str(rows[0]["seed"]) if rows else None
         rows = self._fetch(
             f"SELECT seed FROM {self._table(SEEDS_TABLE)} WHERE commitment = ?", (commitment,)
         )

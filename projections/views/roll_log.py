@@ -95,10 +95,19 @@ class RollLog(View):
             )
 
     @handles("questlog.SeedRotated")
-    def revealed(self, event: Recorded) -> None:
-        """Re-derive every server roll made on the revealed seed."""
-        commitment = event.data["revealed_commitment"]
-        revealed = {commitment: event.data["revealed_seed"]}
+    def rotated(self, event: Recorded) -> None:
+        """Re-derive every server roll made on the seed the rotation revealed."""
+        self.revealed(event, event.data["revealed_commitment"], event.data["revealed_seed"])
+
+    @handles("questlog.CampaignImported")
+    def imported(self, event: Recorded) -> None:
+        """Re-derive the rolls made on the seeds an import revealed (a campaign come back)."""
+        for commitment, seed in (event.data.get("revealed_seeds") or {}).items():
+            self.revealed(event, commitment, seed)
+
+    def revealed(self, event: Recorded, commitment: str, seed: str) -> None:
+        """Re-derive every server roll of the campaign made on a revealed seed."""
+        revealed = {commitment: seed}
         rows = self.query(
             "SELECT event_id, n, dice, commitment, client_seed, nonce, entropy, source "
             "FROM {rolls} WHERE campaign_id = ? AND commitment = ?",

@@ -15,7 +15,9 @@ from typing import Any
 
 import pytest
 
+from domain.model import chain
 from domain.model.access import acting_as
+from domain.model.dice import derive_faces
 from domain.model.errors import ConcurrencyConflict, InvalidInput, RuleViolation
 from domain.service.application import Questlog
 from domain.service.commands_service import CommandResult
@@ -348,3 +350,95 @@ def test_two_imports_of_one_bundle_at_once_store_it_once(
     assert len(stored) == 1 and len(outcomes) == 2
     assert other.campaign(cid).version == second.campaign(cid).version == stored[0].version
     assert other.audit(cid).ok
+
+
+def rechained(source: dict[str, Any]) -> dict[str, Any]:
+    """The bundle with every hash and link computed again, as a forger would."""
+    previous = chain.GENESIS_HASH
+    for event in source["events"]:
+        event["prev_hash"] = previous
+        body = {"campaign_id": source["campaign_id"], **{k: event[k] for k in BODY}}
+        if event.get("actor") is not None:
+            body["actor"] = event["actor"]
+        event["hash"] = previous = chain.hash_body(body)
+    source["head"] = {"version": source["events"][-1]["version"], "hash": previous}
+    return source
+
+
+BODY = ("version", "type", "timestamp", "data", "prev_hash")
+
+
+def test_a_campaign_that_comes_back_reveals_the_seed_it_left_with(
+    app: Questlog, other: Questlog
+) -> None:
+    """A -> B -> A: A held the seed of its last commitment, which B could not reveal; A's import
+    event reveals it, so every roll A made can be checked, and only B's stay awaiting."""
+    cid = played(app)
+    left_with = app.campaign(cid).dice["commitment"]
+    bundle.load(other, exported(app, cid))
+    other.roll(cid, notation="d6", purpose="at B")
+
+    result = bundle.load(app, exported(other, cid))
+
+    assert result.value["revealed_commitments"] == [left_with]
+    imported = app.campaign_events(cid, after=result.version - 1)[0]
+    assert imported.revealed_seeds == {left_with: app.side_tables.seed_for(left_with)}
+    report = app.audit(cid)
+    assert report.ok, report.problems
+    assert report.rolls["awaiting_reveal"] == 1  # the roll made at B
+    assert report.rolls["verified"] == report.rolls["server"] - 1
+    offline = bundle.check(exported(app, cid))
+    assert offline.ok and offline.report.rolls["verified"] == report.rolls["verified"]
+
+
+def test_a_roll_forged_under_a_commitment_held_here_is_refused(
+    app: Questlog, other: Questlog
+) -> None:
+    """A bundle that 'extends' a campaign with a roll under this instance's own commitment,
+    whose faces its seed does not give, is refused naming that version; nothing is stored."""
+    cid = app.create_campaign(game="quest-calendar", name="Held here").campaign_id
+    for n in range(2):
+        app.roll(cid, notation="d20", purpose=f"real {n}")
+    forged = exported(app, cid)
+    last = json.loads(json.dumps(forged["events"][-1]))
+    version = last["version"] + 1
+    record = last["data"]["rolls"][0]
+    commitment = record["proof"]["commitment"]
+    true_face = derive_faces(
+        app.side_tables.seed_for(commitment) or "", record["proof"]["client_seed"], 2, [20]
+    )[0]
+    face = true_face % 20 + 1
+    record.update(roll_id=f"{version}-1", version=version, total=face)
+    record["dice"][0]["face"] = face
+    record["proof"]["nonce"] = 2
+    last["data"].update(command_id=version, command_versions=[version, version], next_nonce=3)
+    last["version"] = version
+    forged["events"].append(last)
+    before = table_bytes(app)
+
+    with pytest.raises(InvalidInput) as refused:
+        bundle.load(app, rechained(forged))
+
+    assert refused.value.errors["bundle"][0].startswith(f"version {version}: roll {version}-1")
+    assert "it was not drawn here" in refused.value.errors["bundle"][0]
+    assert table_bytes(app) == before
+
+
+def test_an_import_never_reveals_the_seed_of_another_campaign(
+    app: Questlog, other: Questlog
+) -> None:
+    """A bundle that names another campaign's secret commitment does not make this instance
+    reveal it."""
+    secret = app.create_campaign(game="quest-calendar", name="Someone else's").campaign_id
+    commitment = app.campaign(secret).dice["commitment"]
+    cid = other.create_campaign(game="quest-calendar", name="Crafted").campaign_id
+    other.roll(cid, notation="d20", purpose="claims another commitment")
+    crafted = exported(other, cid)
+    crafted["events"][-1]["data"]["rolls"][0]["proof"]["commitment"] = commitment
+
+    result = bundle.load(app, rechained(crafted))
+
+    assert result.value["revealed_commitments"] == []
+    imported = app.campaign_events(cid, after=result.version - 1)[0]
+    assert imported.revealed_seeds == {}
+    assert commitment not in app.campaign(cid).dice["revealed"]

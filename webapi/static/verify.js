@@ -132,6 +132,7 @@ export function seedsFromEvents(events) {
   const seeds = {};
   for (const event of events) {
     if (event.type === "questlog.SeedRotated") seeds[event.data.revealed_commitment] = event.data.revealed_seed;
+    if (event.type === "questlog.CampaignImported") Object.assign(seeds, event.data.revealed_seeds || {});
   }
   return seeds;
 }
