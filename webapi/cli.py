@@ -362,6 +362,11 @@ def print_audit(campaign_id: UUID, report: dict[str, object]) -> None:
     table = Table(title=f"Audit of campaign {campaign_id}", show_header=False)
     table.add_row("chain", "[green]intact[/green]" if report["chain_ok"] else "[red]BROKEN[/red]")
     table.add_row("first bad version", str(report["first_bad_version"]))
+    nonces_ok = report.get("nonces_ok", True)
+    table.add_row(
+        "nonces",
+        "[green]in sequence[/green]" if nonces_ok else "[red]MISSING OR OUT OF ORDER[/red]",
+    )
     head = dict(report["head"])  # type: ignore[call-overload]
     table.add_row("head", f"version {head['version']}, hash {head['hash']}")
     for name, count in dict(report["rolls"]).items():  # type: ignore[call-overload]

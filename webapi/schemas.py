@@ -355,6 +355,24 @@ class RollCounts(Schema):
     awaiting_reveal = fields.Integer()
     failed = fields.Integer()
     reported = fields.Integer()
+    with_entropy = fields.Integer(
+        metadata={"description": "Server rolls that carried the player's entropy."}
+    )
+
+
+class NonceGap(Schema):
+    """A server roll whose nonce is not the next one under its commitment."""
+
+    version = fields.Integer()
+    roll_id = fields.String()
+    commitment = fields.String()
+    nonce = fields.Raw(metadata={"description": "The nonce the roll carries."})
+    missing = fields.List(
+        fields.Integer(),
+        allow_none=True,
+        metadata={"description": "The first and last missing nonce, or null (out of order)."},
+    )
+    problem = fields.String()
 
 
 class Audit(Schema):
@@ -367,6 +385,13 @@ class Audit(Schema):
     problems = fields.List(fields.Dict())
     rolls = fields.Nested(RollCounts)
     failed_rolls = fields.List(fields.String())
+    nonces_ok = fields.Boolean(
+        metadata={
+            "description": "Whether the server rolls under each commitment carry nonces 0, 1, "
+            "2, ... in log order (a missing nonce is a roll removed from the log)."
+        }
+    )
+    nonce_gaps = fields.List(fields.Nested(NonceGap))
     receipt = fields.Dict()
     rollbacks = fields.List(
         fields.Dict(),

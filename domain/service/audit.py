@@ -75,9 +75,12 @@ class AuditReport:
             "awaiting_reveal": 0,
             "failed": 0,
             "reported": 0,
+            "with_entropy": 0,
         }
     )
     failed_rolls: list[str] = field(default_factory=list)
+    nonce_gaps: list[dict[str, Any]] = field(default_factory=list)
+    """Server rolls whose nonce is not the next one under their commitment (``Nonces``)."""
     hashes: set[str] = field(default_factory=set)
     rollbacks: list[dict[str, Any]] = field(default_factory=list)
     rerolls: list[dict[str, Any]] = field(default_factory=list)
@@ -94,9 +97,21 @@ class AuditReport:
         self.problems.append({"version": version, "problem": problem})
 
     @property
+    def nonces_ok(self) -> bool:
+        """Whether the server rolls under each commitment carry nonces 0, 1, 2, ... in order."""
+        return not self.nonce_gaps
+
+    @property
     def ok(self) -> bool:
-        """Chain intact and no server roll failed."""
-        return self.chain_ok and self.rolls["failed"] == 0
+        """Chain intact, no nonce missing or out of order, and no server roll failed."""
+        return self.chain_ok and self.nonces_ok and self.rolls["failed"] == 0
+
+    def count_server_roll(self, record: Mapping[str, Any]) -> None:
+        """Count a server roll, and whether its player added entropy to it."""
+        self.rolls["server"] += 1
+        proof = record.get("proof")
+        if isinstance(proof, Mapping) and proof.get("entropy") is not None:
+            self.rolls["with_entropy"] += 1
 
     def as_dict(self, receipt: str | None = None) -> dict[str, Any]:
         """The report as JSON; given a receipt (a kept head hash), whether it is in the chain."""
@@ -108,6 +123,8 @@ class AuditReport:
             "problems": self.problems,
             "rolls": dict(self.rolls),
             "failed_rolls": self.failed_rolls,
+            "nonces_ok": self.nonces_ok,
+            "nonce_gaps": self.nonce_gaps,
             "rollbacks": self.rollbacks,
             "rerolls": {"count": len(self.rerolls), "items": self.rerolls},
             "flagged_rolls": self.flagged_rolls,
@@ -164,7 +181,7 @@ def audit_stream(
     report = AuditReport()
     revealed: dict[str, str] = {}
     server_rolls: list[tuple[int, dict[str, Any]]] = []
-    used_nonces: set[tuple[str, int]] = set()
+    nonces = Nonces(report)
     history = History()
     commands = Commands()
     prev_hash = chain.GENESIS_HASH
@@ -216,17 +233,11 @@ def audit_stream(
             if record.get("source") == "reported":
                 report.rolls["reported"] += 1
                 continue
-            report.rolls["server"] += 1
-            proof = record.get("proof") or {}
-            nonce_key = (str(proof.get("commitment")), int(proof.get("nonce", -1)))
-            if nonce_key in used_nonces:
+            report.count_server_roll(record)
+            if nonces.reused(version, record):
                 report.rolls["failed"] += 1
                 report.failed_rolls.append(str(record.get("roll_id")))
-                report.problems.append(
-                    {"version": version, "problem": f"nonce reused by roll {record.get('roll_id')}"}
-                )
                 continue
-            used_nonces.add(nonce_key)
             server_rolls.append((version, record))
     for version, record in server_rolls:
         verdict = roll_verdict(record, revealed)
@@ -245,6 +256,87 @@ def audit_stream(
         report.bad(last, f"the command at versions {first} to {last} is missing events")
     history.report(report)
     return report
+
+
+class Nonces:
+    """Checks that the server rolls under each commitment carry nonces 0, 1, 2, ... in log order.
+
+    The server draws every roll under a commitment with the next nonce, and a rollback never
+    takes one back, so a log that misses a nonce has lost a roll: a host who deletes a roll's
+    event and re-chains the rest passes the chain check, but not this one
+    (docs/dice-verification.md, "What the nonce check proves"). A gap or a nonce out of order is
+    written in the report's ``nonce_gaps`` and ``problems``; a nonce used twice is a failed roll.
+    """
+
+    def __init__(self, report: AuditReport) -> None:
+        self.report = report
+        self.next: dict[str, int] = {}
+        self.used: dict[str, set[int]] = {}
+
+    def reused(self, version: int, record: Mapping[str, Any]) -> bool:
+        """Take note of a server roll; whether its nonce was used before under its commitment."""
+        proof = record.get("proof")
+        proof = proof if isinstance(proof, Mapping) else {}
+        commitment, nonce = str(proof.get("commitment")), proof.get("nonce")
+        roll_id = str(record.get("roll_id"))
+        if isinstance(nonce, bool) or not isinstance(nonce, int) or nonce < 0:
+            self._gap(version, roll_id, commitment, nonce, f"has no valid nonce ({nonce!r})")
+            return True
+        used = self.used.setdefault(commitment, set())
+        if nonce in used:
+            self.report.problems.append(
+                {"version": version, "problem": f"nonce {nonce} reused by roll {roll_id}"}
+            )
+            return True
+        used.add(nonce)
+        expected = self.next.get(commitment, 0)
+        if nonce > expected:
+            missing = (
+                f"nonce {expected}"
+                if nonce == expected + 1
+                else (f"nonces {expected} to {nonce - 1}")
+            )
+            self._gap(
+                version,
+                roll_id,
+                commitment,
+                nonce,
+                f"carries nonce {nonce}, but {missing} under this commitment "
+                f"{'is' if nonce == expected + 1 else 'are'} missing from the log",
+                missing=[expected, nonce - 1],
+            )
+        elif nonce < expected:
+            self._gap(
+                version,
+                roll_id,
+                commitment,
+                nonce,
+                f"carries nonce {nonce} after nonce {expected - 1}: out of order",
+            )
+        self.next[commitment] = max(expected, nonce + 1)
+        return False
+
+    def _gap(
+        self,
+        version: int,
+        roll_id: str,
+        commitment: str,
+        nonce: object,
+        what: str,
+        missing: list[int] | None = None,
+    ) -> None:
+        problem = f"roll {roll_id} {what}"
+        self.report.problems.append({"version": version, "problem": problem})
+        self.report.nonce_gaps.append(
+            {
+                "version": version,
+                "roll_id": roll_id,
+                "commitment": commitment,
+                "nonce": nonce,
+                "missing": missing,
+                "problem": problem,
+            }
+        )
 
 
 class Commands:
@@ -408,7 +500,7 @@ def audit_public_events(
     report = AuditReport()
     revealed: dict[str, str] = {}
     rolls: list[tuple[int, dict[str, Any]]] = []
-    used_nonces: set[tuple[str, int]] = set()
+    nonces = Nonces(report)
     prev_hash = chain.GENESIS_HASH
     expected_version = 1
     for event in events:
@@ -451,9 +543,12 @@ def audit_public_events(
             rolls.append((version, dict(record)))
     for version, record in rolls:
         roll_id = str(record.get("roll_id"))
-        status = _public_verdict(record, revealed, used_nonces)
+        status = _public_verdict(version, record, revealed, nonces)
         report.verdicts.append({"version": version, "roll_id": roll_id, "status": status})
-        report.rolls["reported" if status == "reported" else "server"] += 1
+        if status == "reported":
+            report.rolls["reported"] += 1
+        else:
+            report.count_server_roll(record)
         if status == "mismatch":
             report.rolls["failed"] += 1
             report.failed_rolls.append(roll_id)
@@ -474,7 +569,7 @@ def _commits_to(seed: str, commitment: str) -> bool:
 
 
 def _public_verdict(
-    record: Mapping[str, Any], revealed: Mapping[str, str], used: set[tuple[str, int]]
+    version: int, record: Mapping[str, Any], revealed: Mapping[str, str], nonces: Nonces
 ) -> str:
     """One roll's verdict: reported, verified, mismatch or awaiting_reveal (a reused nonce is a
     mismatch)."""
@@ -483,12 +578,7 @@ def _public_verdict(
     proof = record.get("proof")
     if record.get("source") != "server" or not isinstance(proof, Mapping):
         return "mismatch"
-    try:
-        nonce_key = (str(proof.get("commitment")), int(proof.get("nonce", -1)))
-    except (TypeError, ValueError):
+    if nonces.reused(version, record):
         return "mismatch"
-    if nonce_key in used:
-        return "mismatch"
-    used.add(nonce_key)
     verdict = roll_verdict(record, revealed)
     return "awaiting_reveal" if verdict is None else "verified" if verdict else "mismatch"

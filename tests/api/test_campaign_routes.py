@@ -155,7 +155,10 @@ def test_audit_counts_rolls_and_checks_receipts(
         "awaiting_reveal": 1,
         "failed": 0,
         "reported": 1,
+        "with_entropy": 0,
     }
+    assert before["nonces_ok"] is True
+    assert before["nonce_gaps"] == []
     client.post(f"/campaigns/{cid}/dice/rotate")
     after = client.get(f"/campaigns/{cid}/audit?head={receipt}").json
     assert after["rolls"]["verified"] == 1

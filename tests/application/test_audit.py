@@ -74,7 +74,14 @@ def test_a_clean_campaign_audits_ok_with_every_roll_counted(
         assert report.first_bad_version is None
         assert report.ok
         assert report.problems == []
-    expected_before = {"server": 3, "verified": 0, "awaiting_reveal": 3, "failed": 0, "reported": 2}
+    expected_before = {
+        "server": 3,
+        "verified": 0,
+        "awaiting_reveal": 3,
+        "failed": 0,
+        "reported": 2,
+        "with_entropy": 0,
+    }
     assert before.rolls == expected_before
     assert after.rolls == {**expected_before, "verified": 3, "awaiting_reveal": 0}
     assert later.rolls == {**expected_before, "server": 4, "verified": 3, "awaiting_reveal": 1}
