@@ -122,8 +122,10 @@ def serve(
             "First start: created the admin token [bold]admin[/bold]. It is shown this once:\n"
             f"  {secret}\nSend it as `Authorization: Bearer <token>`; see docs/access.md."
         )
+    ring = questlog.key_ring.current()  # made on the first start (docs/trust.md)
     console.print(f"Questlog on http://{host}:{port}  (store: {questlog.config.describe()})")
     console.print(f"OpenAPI document: http://{host}:{port}/openapi.json")
+    console.print(f"Signing key: {escape(ring.signer.verifier.text)}")
     console.print("Views: " + ("run elsewhere (--no-views)" if no_views else "embedded"))
     console.print("Auth: " + ("bearer tokens" if auth else "off (loopback only)"))
     each = " in each worker" if workers > 1 else ""
@@ -366,10 +368,11 @@ def verify(
         sys.exit(2)
     finally:
         questlog.close()
-    print_audit(cid, report)
     if verdict is not None:
         print_checkpoint_verdict(verdict)
-    sys.exit(0 if report["ok"] and (verdict is None or verdict.ok) else 1)
+        report = {**report, "ok": report["ok"] and verdict.ok}
+    print_audit(cid, report)
+    sys.exit(0 if report["ok"] else 1)
 
 
 def parse_keys(texts: tuple[str, ...]) -> list[VerifierKey] | None:
