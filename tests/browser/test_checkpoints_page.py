@@ -17,6 +17,7 @@ from domain.storage.store import StoreConfig
 from tests.browser.conftest import Watch
 from tests.browser.server import running
 from tests.host_rewrite import delete_and_rechain
+from tests.unit.test_signed_note import GO_NOTE, GO_TEXT, GO_VERIFIER_KEY
 
 pytestmark = pytest.mark.browser
 
@@ -105,3 +106,21 @@ def test_the_bundle_verifier_checks_the_bundles_checkpoint(
     path.write_text(json.dumps(data), "utf-8")
     page.set_input_files("#bundle-file", str(path))
     page.locator(".bundle-result [data-checkpoint='ok']").wait_for()
+
+
+def test_the_page_verifies_gos_example_note(open_page: Any, server: Any) -> None:
+    """checkpoints.js reads Go's example key and note (golang.org/x/mod/sumdb/note) and checks
+    the signature with WebCrypto Ed25519; one changed byte is a bad signature."""
+    page, _ = open_page()
+    page.goto(server.url("/app/verify"))
+    verdicts = page.evaluate(
+        """async ([note, key]) => {
+            const { openNote } = await import("/app/static/checkpoints.js");
+            const good = await openNote(note, [key]);
+            const bad = await openNote(note.replace("cryptography", "cryptographY"), [key]);
+            const other = await openNote(note, []);
+            return [good.verdict, good.body, bad.verdict, other.verdict];
+        }""",
+        [GO_NOTE, GO_VERIFIER_KEY],
+    )
+    assert verdicts == ["ok", GO_TEXT, "bad-signature", "unknown-key"]

@@ -64,31 +64,41 @@ export function parseCheckpoint(body) {
   return { logName: origin.slice(0, at), campaignId: origin.slice(at + "/campaigns/".length), version: Number(version), hash };
 }
 
-// The verdict on a checkpoint of `campaignId`, given verifier key texts and `hashAt(version)`
-// (the log's hash at a version, or null past its end): "ok", "malformed", "unknown-key",
-// "bad-signature", "another-campaign" or "rewritten", with why.
-export async function checkCheckpoint(note, keyTexts, campaignId, hashAt) {
+// A signed note checked against verifier key texts: { verdict: "ok", body, key } when a known key
+// signed it, else { verdict: "malformed" | "unknown-key" | "bad-signature", why }.
+export async function openNote(note, keyTexts) {
   let parsed;
-  let checkpoint;
   try {
     parsed = parseNote(note);
-    checkpoint = parseCheckpoint(parsed.body);
   } catch (error) {
     return { verdict: "malformed", why: error.message };
   }
   const keys = [];
   for (const text of keyTexts) keys.push(await parseVerifierKey(text));
-  let signedBy = null;
   for (const signature of parsed.signatures) {
     const key = keys.find((k) => k.name === signature.name && k.hash === signature.hash);
     if (!key) continue;
     const imported = await crypto.subtle.importKey("raw", key.raw, { name: "Ed25519" }, false, ["verify"]);
     const good = await crypto.subtle.verify({ name: "Ed25519" }, imported, signature.signature, encoder.encode(parsed.body));
-    if (!good) return { verdict: "bad-signature", why: `the signature by ${key.name} does not verify: the checkpoint was forged or altered`, checkpoint };
-    signedBy = key;
-    break;
+    if (!good) return { verdict: "bad-signature", why: `the signature by ${key.name} does not verify: the checkpoint was forged or altered` };
+    return { verdict: "ok", body: parsed.body, key };
   }
-  if (!signedBy) return { verdict: "unknown-key", why: "it is signed by none of the keys this server lists", checkpoint };
+  return { verdict: "unknown-key", why: "it is signed by none of the keys this server lists" };
+}
+
+// The verdict on a checkpoint of `campaignId`, given verifier key texts and `hashAt(version)`
+// (the log's hash at a version, or null past its end): "ok", "malformed", "unknown-key",
+// "bad-signature", "another-campaign" or "rewritten", with why.
+export async function checkCheckpoint(note, keyTexts, campaignId, hashAt) {
+  const opened = await openNote(note, keyTexts);
+  if (opened.verdict !== "ok") return opened;
+  let checkpoint;
+  try {
+    checkpoint = parseCheckpoint(opened.body);
+  } catch (error) {
+    return { verdict: "malformed", why: error.message };
+  }
+  const signedBy = opened.key;
   if (checkpoint.campaignId !== campaignId) return { verdict: "another-campaign", why: `it is of campaign ${checkpoint.campaignId}`, checkpoint };
   const logHash = await hashAt(checkpoint.version);
   if (logHash === null) {
