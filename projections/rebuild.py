@@ -95,12 +95,13 @@ def view_status(store: ViewStore, recorder: ApplicationRecorder) -> dict[str, An
     """
     positions = store.positions()
     head = recorder.max_notification_id() or 0
-    names = [view.name for view in ALL_VIEWS if view.name in positions]
+    names = [view.name for view in ALL_VIEWS]
     names += sorted(n for n in positions if not n.endswith(NEW) and n not in names)
     holders = lease_holders(store, names)
     views = []
     for name in names:
-        row = positions[name]
+        # A view no process has run yet is at position 0.
+        row = positions.get(name) or {"position": 0, "applied": 0, "updated_at": None}
         rebuilding = positions.get(name + NEW)
         views.append(
             {

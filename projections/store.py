@@ -134,9 +134,15 @@ class ViewStore(ABC):
         )
 
     def positions(self) -> dict[str, dict[str, Any]]:
-        """Every position row, by view (rebuilds in progress end in ``__new``)."""
-        with self.read() as cursor:
-            found = self.rows(cursor, "SELECT * FROM {positions} ORDER BY view")
+        """Every position row, by view (rebuilds in progress end in ``__new``); none before any
+        views process has made the positions table."""
+        try:
+            with self.read() as cursor:
+                found = self.rows(cursor, "SELECT * FROM {positions} ORDER BY view")
+        except Exception as error:
+            if _no_such_table(error):
+                return {}
+            raise
         return {str(row.pop("view")): row for row in found}
 
     def wait_for(self, position: int, names: Iterable[str], timeout: float = 5.0) -> bool:
@@ -161,6 +167,7 @@ class ViewStore(ABC):
         for logical, spec in view.all_tables().items():
             bare = self.bare(logical, suffix)
             cursor.execute(spec.create_sql(self.physical(logical, suffix), f"{bare}_pkey"))
+            self.add_new_columns(cursor, self.physical(logical, suffix), spec)
             if indexes:
                 self.create_indexes(cursor, logical, spec, suffix)
         cursor.execute(
@@ -170,6 +177,19 @@ class ViewStore(ABC):
             ),
             (view.name + suffix,),
         )
+
+    @staticmethod
+    def add_new_columns(cursor: Any, physical: str, spec: Table) -> None:
+        """Add the columns a later release gave a table that an earlier release created.
+
+        A column added to a view after its first release is nullable, and NULL in the rows
+        written before it (a roll's ``entropy``, say: the rolls before it carried none).
+        """
+        cursor.execute(f"SELECT * FROM {physical} LIMIT 0")
+        present = {column[0] for column in cursor.description}
+        for name, kind in spec.columns:
+            if name not in present:
+                cursor.execute(f"ALTER TABLE {physical} ADD COLUMN {name} {kind}")
 
     def create_indexes(self, cursor: Any, logical: str, spec: Table, suffix: str = "") -> None:
         """Create the secondary indexes of one table."""
@@ -373,6 +393,19 @@ def postgres_datastore(config: StoreConfig, *, pool_size: int = 2) -> PostgresDa
         lock_timeout=int(env["VIEWS_POSTGRES_LOCK_TIMEOUT"]),
         schema=config.postgres_schema or "",
     )
+
+
+def _no_such_table(error: BaseException) -> bool:
+    """Whether a query failed because its table does not exist (SQLite or PostgreSQL; the
+    driver's error may be wrapped by eventsourcing's)."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if getattr(cause, "sqlstate", None) == "42P01":  # PostgreSQL: undefined_table
+            return True
+        if "no such table" in str(cause):
+            return True
+        cause = cause.__cause__
+    return False
 
 
 def open_view_store(config: StoreConfig, views_path: Path | None = None) -> ViewStore:

@@ -135,7 +135,8 @@ def describe_field(name: str, field: fields.Field) -> dict[str, Any]:
 
 
 def describe(entry: Command) -> list[dict[str, Any]]:
-    """A command's own fields (``type`` aside, ``faces`` last), as GET /commands lists them."""
+    """A command's own fields (``type`` aside; ``faces`` and ``entropy`` last), as GET
+    /commands lists them."""
     own = entry.schema().fields
-    names = [n for n in own if n not in ("type", "faces")] + ["faces"]
+    names = [n for n in own if n not in ("type", "faces", "entropy")] + ["faces", "entropy"]
     return [describe_field(n, own[n]) for n in names]

@@ -118,7 +118,7 @@ class CommandInfo(Schema):
         fields.Nested(CommandField),
         attribute="fields",
         data_key="fields",
-        metadata={"description": "Its own fields, then `faces`."},
+        metadata={"description": "Its own fields, then `faces` and `entropy`."},
     )
     dice = fields.String(
         allow_none=True,

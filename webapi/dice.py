@@ -55,6 +55,7 @@ class Rolls(MethodView):
             notation=body["dice"],
             purpose=body["purpose"],
             faces=body.get("faces"),
+            entropy=body.get("entropy"),
             expected_version=expected_version(),
             idempotency=idempotency(),
         )

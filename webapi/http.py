@@ -60,6 +60,9 @@ def idempotency() -> Idempotency | None:
         body = json.loads(request.get_data(cache=True) or b"null")
     except ValueError:
         body = request.get_data(cache=True).decode("utf-8", "replace")
+    # The player's entropy is fingerprinted apart, so that a retry with other entropy is refused
+    # by name (domain.service.commands_service.Idempotency).
+    entropy = body.pop("entropy", None) if isinstance(body, dict) else None
     material = json.dumps(
         {"body": body, "if_match": request.headers.get("If-Match")},
         sort_keys=True,
@@ -70,6 +73,7 @@ def idempotency() -> Idempotency | None:
         scope=f"{request.method} {request.path}" + (f" {caller.id}" if caller else ""),
         key=key,
         fingerprint=hashlib.sha256(material.encode()).hexdigest(),
+        entropy=None if entropy is None else hashlib.sha256(str(entropy).encode()).hexdigest(),
     )
 
 

@@ -226,11 +226,15 @@ class Die(Schema):
 
 
 class Proof(Schema):
-    """What proves a server roll: commitment, client seed, nonce and, once revealed, the seed."""
+    """What proves a server roll: commitment, client seed, nonce, the player's entropy if the
+    roll carried one and, once revealed, the seed."""
 
     commitment = fields.String()
     client_seed = fields.String()
     nonce = fields.Integer()
+    entropy = fields.String(
+        metadata={"description": "The player's entropy, when the roll carried one."}
+    )
     server_seed = fields.String(metadata={"description": "Present once the seed is revealed."})
 
 
@@ -256,6 +260,19 @@ class RollCreate(Schema):
         metadata={
             "description": "Faces rolled by hand, in draw order: integers, a d10 may read 0 "
             '(= 10), a d100 may be {"tens": 60, "units": 5}. Omit to roll on the server.'
+        },
+    )
+    entropy = Text(
+        validate=validate.Regexp(
+            r"^[A-Za-z0-9_-]{1,64}$",
+            error="must be 1 to 64 characters, each a letter, a digit, '_' or '-'",
+        ),
+        metadata={
+            "example": "k3V9-qT2x_8bLw0Z",
+            "description": "The player's entropy, chosen at the moment of rolling (the table "
+            "page fills it from crypto.getRandomValues): mixed into the server's dice so that "
+            "not even the host can foresee the roll, and kept in its proof. A retry under the "
+            "same Idempotency-Key must carry the same entropy. Not with `faces`.",
         },
     )
 

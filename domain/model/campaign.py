@@ -155,7 +155,7 @@ class Campaign(Aggregate):
                 "key": "string: the house rule's key",
                 "old_value": "any: its value before",
                 "new_value": "any: its value from now on",
-                "gap": "string|null: the Part C gap it settles, if any",
+                "gap": "string|null: the gap it settles (G-QC-xx or G-CB-xx, docs/rules.md)",
             },
         )
         key: str
@@ -715,7 +715,8 @@ def event_record(event: Any, stored: Mapping[str, Any] | None = None) -> dict[st
 
 
 class CheckedDice:
-    """A dice source held to the campaign's ``dice_mode`` house rule and current commitment."""
+    """A dice source held to the campaign's ``dice_mode`` and ``player_entropy`` house rules and
+    its current commitment."""
 
     def __init__(self, campaign: Campaign, dice: DiceSource) -> None:
         self.campaign = campaign
@@ -732,6 +733,14 @@ class CheckedDice:
             )
         if draw.proof is not None and draw.proof["commitment"] != self.campaign.dice["commitment"]:
             raise ValueError("dice source is not on the campaign's current commitment")
+        required = self.campaign.house_rules.get("player_entropy") == "required"
+        if required and draw.source == "server" and (draw.proof or {}).get("entropy") is None:
+            raise InvalidInput.field(
+                "entropy",
+                "this campaign's house rule player_entropy is 'required': a command that rolls "
+                "server dice must carry the player's entropy (1 to 64 characters of A-Z, a-z, "
+                "0-9, '_' and '-')",
+            )
         return draw
 
 

@@ -296,7 +296,8 @@ class Strict(Schema):
 
 
 class CommandSchema(Strict):
-    """What every command accepts besides its own fields: ``type`` and hand-rolled ``faces``."""
+    """What every command accepts besides its own fields: ``type``, hand-rolled ``faces`` and the
+    player's ``entropy`` for server dice."""
 
     faces = fields.List(
         fields.Raw(
@@ -325,6 +326,19 @@ class CommandSchema(Strict):
         error_messages={"invalid": "must be a list of faces"},
         metadata={
             "description": "Hand-rolled faces for this command's dice, in draw order (see `dice`)."
+        },
+    )
+    entropy = fields.String(
+        allow_none=True,
+        validate=validate.Regexp(
+            r"^[A-Za-z0-9_-]{1,64}$",
+            error="must be 1 to 64 characters, each a letter, a digit, '_' or '-'",
+        ),
+        metadata={
+            "description": "The player's entropy for this command's server dice: 1 to 64 "
+            "characters from [A-Za-z0-9_-], chosen at the moment of rolling, mixed into every "
+            "server roll it draws so that not even the host can foresee them "
+            "(docs/dice-verification.md). Not with `faces`."
         },
     )
 

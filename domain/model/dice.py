@@ -25,6 +25,8 @@ MAX_NOTATION_LENGTH = 200
 _SIDES_TEXT = ", ".join(str(s) for s in ALLOWED_SIDES[:-1]) + f" or {ALLOWED_SIDES[-1]}"
 _WORD_SPACE = 2**32
 _HEX_SEED = re.compile(r"[0-9a-f]{64}")
+ENTROPY = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""The player's entropy: 1 to 64 characters from ``[A-Za-z0-9_-]``, chosen when rolling."""
 
 # Tokens are signs and "words" (runs of anything but whitespace and signs); each word must then be
 # a die or a number in full, so whitespace can separate terms but never split one.
@@ -231,21 +233,40 @@ def _check_client_seed_and_nonce(client_seed: str, nonce: int) -> None:
         raise ValueError(f"the nonce is a whole number >= 0, not {nonce!r}")
 
 
-def _words(key: bytes, client_seed: str, nonce: int) -> Iterator[int]:
+def check_entropy(entropy: object) -> str:
+    """The player's entropy, checked: 1 to 64 characters from ``[A-Za-z0-9_-]``."""
+    if not isinstance(entropy, str) or not ENTROPY.fullmatch(entropy):
+        raise InvalidInput.field(
+            "entropy", "must be 1 to 64 characters, each a letter, a digit, '_' or '-'"
+        )
+    return entropy
+
+
+def _words(key: bytes, client_seed: str, nonce: int, entropy: str | None) -> Iterator[int]:
+    suffix = "" if entropy is None else f":{entropy}"
     block = 0
     while True:
-        message = f"{client_seed}:{nonce}:{block}".encode()
+        message = f"{client_seed}:{nonce}:{block}{suffix}".encode()
         yield from struct.unpack(">8I", hmac.new(key, message, hashlib.sha256).digest())
         block += 1
 
 
 def derive_faces(
-    server_seed_hex: str, client_seed: str, nonce: int, sides: Sequence[int]
+    server_seed_hex: str,
+    client_seed: str,
+    nonce: int,
+    sides: Sequence[int],
+    entropy: str | None = None,
 ) -> list[int]:
-    """The faces of one server roll, by the public algorithm (HMAC-SHA256 stream, rejection)."""
+    """The faces of one server roll, by the public algorithm (HMAC-SHA256 stream, rejection).
+
+    With the player's ``entropy``, each HMAC message is ``client_seed:nonce:k:entropy``.
+    """
     key = _seed_bytes(server_seed_hex)
     _check_client_seed_and_nonce(client_seed, nonce)
-    words = _words(key, client_seed, nonce)
+    if entropy is not None and (not isinstance(entropy, str) or not ENTROPY.fullmatch(entropy)):
+        raise ValueError("the entropy is 1 to 64 characters from [A-Za-z0-9_-]")
+    words = _words(key, client_seed, nonce, entropy)
     faces = []
     for n in _check_sides(sides):
         # Words at or above the largest multiple of n would make the low faces more likely.
@@ -268,8 +289,13 @@ def verify_faces(
     try:
         if not hmac.compare_digest(commitment_of(server_seed_hex), str(proof["commitment"])):
             return False
+        entropy = proof.get("entropy")
         derived = derive_faces(
-            server_seed_hex, str(proof["client_seed"]), int(proof["nonce"]), sides
+            server_seed_hex,
+            str(proof["client_seed"]),
+            int(proof["nonce"]),
+            sides,
+            None if entropy is None else str(entropy),
         )
     except (KeyError, TypeError, ValueError):
         return False
@@ -277,14 +303,18 @@ def verify_faces(
 
 
 class ServerDice:
-    """The verifiable dice source: draws from one seed and client seed, one nonce per roll."""
+    """The verifiable dice source: draws from one seed and client seed, one nonce per roll,
+    mixing in the player's entropy when one is given (it then goes in every roll's proof)."""
 
-    def __init__(self, server_seed_hex: str, client_seed: str, nonce: int) -> None:
+    def __init__(
+        self, server_seed_hex: str, client_seed: str, nonce: int, entropy: str | None = None
+    ) -> None:
         _check_client_seed_and_nonce(client_seed, nonce)
         self.__seed = server_seed_hex
         self._commitment = commitment_of(server_seed_hex)
         self._client_seed = client_seed
         self._nonce = nonce
+        self._entropy = None if entropy is None else check_entropy(entropy)
 
     @property
     def commitment(self) -> str:
@@ -307,9 +337,15 @@ class ServerDice:
         if not checked:
             raise ValueError("a roll needs at least one die")
         nonce = self._nonce
-        faces = derive_faces(self.__seed, self._client_seed, nonce, checked)
+        faces = derive_faces(self.__seed, self._client_seed, nonce, checked, self._entropy)
         self._nonce = nonce + 1
-        proof = {"commitment": self._commitment, "client_seed": self._client_seed, "nonce": nonce}
+        proof: dict[str, Any] = {
+            "commitment": self._commitment,
+            "client_seed": self._client_seed,
+            "nonce": nonce,
+        }
+        if self._entropy is not None:
+            proof["entropy"] = self._entropy
         return Draw(faces=faces, source="server", proof=proof)
 
     def __repr__(self) -> str:

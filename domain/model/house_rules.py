@@ -120,6 +120,17 @@ DICE_MODE = HouseRule(
     ),
 )
 
+PLAYER_ENTROPY = HouseRule(
+    key="player_entropy",
+    default="optional",
+    choices=("optional", "required"),
+    description=(
+        "Whether every server roll must carry the player's own entropy (the command's 'entropy' "
+        "field, chosen at the moment of rolling), so that not even the host can foresee a roll: "
+        "'optional' (a roll may carry it) or 'required' (a server roll without it is refused)."
+    ),
+)
+
 ROLLBACK_OVER_SERVER_ROLLS = "rollback_over_server_rolls"
 ROLLBACK_POLICIES = ("allow", "flag", "forbid")
 _ROLLBACK_DESCRIPTION = (
@@ -143,6 +154,7 @@ ROLLBACK_TABLE = HouseRule(
 BOOKS: dict[str, HouseRuleBook] = {game: HouseRuleBook() for game in GAMES}
 for _book in BOOKS.values():
     _book.add(DICE_MODE)
+    _book.add(PLAYER_ENTROPY)
 BOOKS[QUEST_CALENDAR].add(ROLLBACK_SOLO)
 BOOKS[CALENDAR_BOARD].add(ROLLBACK_TABLE)
 

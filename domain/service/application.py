@@ -31,7 +31,12 @@ from domain.model.games import rules_for
 from domain.model.house_rules import book
 from domain.model.text import MAX_NAME_LENGTH, check_text
 from domain.service.commands_service import SNAPSHOT_INTERVAL, Idempotency, Outcome
-from domain.service.seeds import MAX_CLIENT_SEED_LENGTH, DiceService, ReportedDice
+from domain.service.seeds import (
+    MAX_CLIENT_SEED_LENGTH,
+    DiceService,
+    ReportedDice,
+    check_entropy_with,
+)
 from domain.service.tokens import TokenService
 from domain.storage.store import SeedRecord
 
@@ -130,11 +135,13 @@ class Questlog(DiceService, TokenService):
         if not isinstance(body, dict):
             raise InvalidInput.field("command", "must be a JSON object")
 
+        faces, entropy = body.get("faces"), body.get("entropy")
+        check_entropy_with(entropy, faces)
+
         def decide(campaign: Campaign) -> dict[str, Any]:
             game = rules_for(campaign.game)
-            faces = body.get("faces")
             if faces is None:
-                events = campaign.run_command(game, body, self.server_dice(campaign))
+                events = campaign.run_command(game, body, self.server_dice(campaign, entropy))
             else:
                 reported = ReportedDice(faces)
                 events = campaign.run_command(game, body, reported)

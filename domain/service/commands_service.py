@@ -97,11 +97,23 @@ class WriteNotStored(Exception):
 
 @dataclass(frozen=True)
 class Idempotency:
-    """An ``Idempotency-Key``: its scope (route and caller), key and request fingerprint."""
+    """An ``Idempotency-Key``: its scope (route and caller), key and request fingerprint.
+
+    ``fingerprint`` covers the request but the player's ``entropy``, which has a fingerprint of
+    its own (``entropy``), so that a retry with other entropy is refused by name: a failure must
+    never become a reroll.
+    """
 
     scope: str
     key: str
     fingerprint: str
+    entropy: str | None = None
+    """The fingerprint of the request's entropy, if it carries one."""
+
+    @property
+    def stored_fingerprint(self) -> str:
+        """What the idempotency row keeps: the request's fingerprint, then the entropy's."""
+        return self.fingerprint if self.entropy is None else f"{self.fingerprint}:{self.entropy}"
 
 
 @dataclass(frozen=True)
@@ -413,7 +425,10 @@ class CommandService(Reading):
         record = None
         if idempotency is not None:
             record = IdempotencyRecord(
-                idempotency.scope, idempotency.key, idempotency.fingerprint, result.stored()
+                idempotency.scope,
+                idempotency.key,
+                idempotency.stored_fingerprint,
+                result.stored(),
             )
         actor = current_actor()
         owner = None
@@ -466,7 +481,14 @@ class CommandService(Reading):
         if found is None:
             return None
         fingerprint, stored = found
-        if fingerprint != idempotency.fingerprint:
+        if fingerprint != idempotency.stored_fingerprint:
+            if fingerprint.partition(":")[0] == idempotency.fingerprint:
+                raise InvalidInput.field(
+                    "entropy",
+                    "this Idempotency-Key was first used with other entropy (or none): a retry "
+                    "must carry the same entropy and gets the same answer, so that a failed "
+                    "request never becomes a reroll",
+                )
             raise InvalidInput.field(
                 "Idempotency-Key",
                 "this key was already used with a different request body",

@@ -82,16 +82,19 @@ class DiceService(CommandService):
         notation: str,
         purpose: str,
         faces: Sequence[object] | None = None,
+        entropy: str | None = None,
         expected_version: int | None = None,
         idempotency: Idempotency | None = None,
     ) -> Outcome:
-        """Roll dice on the server, or record faces the player rolled by hand."""
+        """Roll dice on the server (with the player's ``entropy`` mixed in, if given), or record
+        faces the player rolled by hand."""
         expression = dicelib.parse(notation)
         check_text("purpose", purpose, MAX_PURPOSE_LENGTH, allow_empty=True, free_text=True)
+        check_entropy_with(entropy, faces)
 
         def decide(campaign: Campaign) -> dict[str, Any]:
             if faces is None:
-                return campaign.roll(expression, purpose, self.server_dice(campaign))
+                return campaign.roll(expression, purpose, self.server_dice(campaign, entropy))
             reported = ReportedDice(faces)
             record = campaign.roll(expression, purpose, reported)
             reported.check_all_used()
@@ -151,10 +154,25 @@ class DiceService(CommandService):
             self._seeds[commitment] = seed
         return seed
 
-    def server_dice(self, campaign: Campaign) -> dicelib.ServerDice:
-        """The verifiable dice at the campaign's current seed, client seed and nonce."""
+    def server_dice(self, campaign: Campaign, entropy: str | None = None) -> dicelib.ServerDice:
+        """The verifiable dice at the campaign's current seed, client seed and nonce, with the
+        player's entropy if given."""
         return dicelib.ServerDice(
             self.secret_seed(campaign.dice["commitment"]),
             campaign.dice["client_seed"],
             campaign.dice["nonce"],
+            entropy,
+        )
+
+
+def check_entropy_with(entropy: object, faces: object) -> None:
+    """Refuse entropy that is not 1 to 64 of ``[A-Za-z0-9_-]``, or that comes with hand-rolled
+    faces (it only ever goes into the server's dice)."""
+    if entropy is None:
+        return
+    dicelib.check_entropy(entropy)
+    if faces is not None:
+        raise InvalidInput.field(
+            "entropy",
+            "goes into the server's dice; faces rolled by hand carry none (send one or the other)",
         )

@@ -679,7 +679,10 @@ def _unprepared_cursor(base: type[Any]) -> type[Any]:
 
 @dataclass(frozen=True)
 class StoreConfig:
-    """Where the log lives: a SQLite file (default) or a PostgreSQL URL."""
+    """Where the log lives: a SQLite file (default) or a PostgreSQL URL.
+
+    ``sqlite_path`` may be given as a ``str`` or any path-like; it is kept as a ``Path``.
+    """
 
     sqlite_path: Path | None = None
     database_url: str | None = None
@@ -688,6 +691,17 @@ class StoreConfig:
     """The signing key ring's file (default: beside a SQLite store; PostgreSQL: a table)."""
     log_name: str | None = None
     """The log's name, given to a new key ring (``domain.storage.keys``)."""
+
+    def __init__(
+        self,
+        sqlite_path: str | os.PathLike[str] | None = None,
+        database_url: str | None = None,
+        postgres_schema: str | None = None,
+    ) -> None:
+        path = None if sqlite_path is None else Path(sqlite_path)
+        object.__setattr__(self, "sqlite_path", path)
+        object.__setattr__(self, "database_url", database_url)
+        object.__setattr__(self, "postgres_schema", postgres_schema)
 
     @classmethod
     def from_environ(cls, environ: dict[str, str] | None = None) -> StoreConfig:

@@ -37,6 +37,7 @@ ROLLS = table(
     "verified INTEGER",
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
+    "entropy TEXT",
     key=ROW_KEY,
     by_event=("event_id", "n"),
     by_game=("game", "source"),
@@ -89,6 +90,7 @@ class RollLog(View):
                     None,
                     event.timestamp,
                     None,
+                    proof.get("entropy"),
                 ),
             )
 
@@ -98,8 +100,8 @@ class RollLog(View):
         commitment = event.data["revealed_commitment"]
         revealed = {commitment: event.data["revealed_seed"]}
         rows = self.query(
-            "SELECT event_id, n, dice, commitment, client_seed, nonce, source FROM {rolls} "
-            "WHERE campaign_id = ? AND commitment = ?",
+            "SELECT event_id, n, dice, commitment, client_seed, nonce, entropy, source "
+            "FROM {rolls} WHERE campaign_id = ? AND commitment = ?",
             (event.campaign_id, commitment),
         )
         verdicts = []
@@ -107,11 +109,7 @@ class RollLog(View):
             record = {
                 "source": row["source"],
                 "dice": json.loads(row["dice"]),
-                "proof": {
-                    "commitment": row["commitment"],
-                    "client_seed": row["client_seed"],
-                    "nonce": row["nonce"],
-                },
+                "proof": proof_of(row),
             }
             verdict = roll_verdict(record, revealed)
             if verdict is not None:
@@ -124,6 +122,18 @@ class RollLog(View):
                 ),
                 verdicts,
             )
+
+
+def proof_of(row: dict[str, Any]) -> dict[str, Any]:
+    """A server roll's proof from its row: the player's entropy only when it carried one."""
+    proof = {
+        "commitment": row["commitment"],
+        "client_seed": row["client_seed"],
+        "nonce": row["nonce"],
+    }
+    if row["entropy"] is not None:
+        proof["entropy"] = row["entropy"]
+    return proof
 
 
 def _item(row: dict[str, Any]) -> dict[str, Any]:
@@ -140,13 +150,7 @@ def _item(row: dict[str, Any]) -> dict[str, Any]:
         modifier=row["modifier"],
         total=row["total"],
         source=row["source"],
-        proof=None
-        if row["commitment"] is None
-        else {
-            "commitment": row["commitment"],
-            "client_seed": row["client_seed"],
-            "nonce": row["nonce"],
-        },
+        proof=None if row["commitment"] is None else proof_of(row),
         verified=None if verified is None else bool(verified),
         recorded_at=row["recorded_at"],
     )

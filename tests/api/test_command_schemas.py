@@ -51,7 +51,7 @@ def test_every_command_has_a_schema_and_every_schema_a_command() -> None:
 def test_a_schema_names_exactly_the_fields_its_handler_reads(game: str, name: str) -> None:
     spec = RULES[game].commands[name]
     schema = COMMANDS[name].schema()
-    assert set(schema.fields) - {"type", "faces"} == fields_read(spec.handler)
+    assert set(schema.fields) - {"type", "faces", "entropy"} == fields_read(spec.handler)
     assert schema.validate(spec.example) == {}
     for field in schema.fields.values():
         assert field.metadata.get("description"), (name, field)
@@ -98,12 +98,12 @@ def test_the_catalogue_lists_each_commands_fields_and_dice(client: FlaskClient) 
     assert by_name["bonus"]["default"] == 0
     assert (by_name["bonus"]["minimum"], by_name["bonus"]["maximum"]) == (-100, 100)
     assert by_name["target"]["required"] is False
-    assert check["fields"][-1]["name"] == "faces"
+    assert [f["name"] for f in check["fields"][-2:]] == ["faces", "entropy"]
     assert check["dice"].startswith("d20")
     board = client.get("/commands?game=calendar-board").json
     movement = next(c for c in board["commands"] if c["name"] == "roll_movement")
     assert movement["dice"] == "d6."
-    assert [f["name"] for f in movement["fields"]] == ["player", "piece", "faces"]
+    assert [f["name"] for f in movement["fields"]] == ["player", "piece", "faces", "entropy"]
 
 
 def test_the_generated_command_docs_list_each_commands_fields() -> None:

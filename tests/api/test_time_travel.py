@@ -326,3 +326,17 @@ def test_questlog_replay_prints_one_line_per_event(tmp_path: Path) -> None:
         [*command, "--from", "4", "--to", "3"], env=env, capture_output=True, text=True, timeout=60
     )
     assert bad.returncode == 2 and "--from" in bad.stdout
+
+
+def test_a_replayed_event_is_the_event_exactly_as_the_event_list_shows_it(
+    client: FlaskClient, campaign: dict[str, Any]
+) -> None:
+    """docs/time-travel.md: each step's ``event`` is the event as ``GET /events`` shows it,
+    ``actor`` included."""
+    cid = campaign["id"]
+    for notation in ("d20", "2d6"):
+        assert client.post(f"/campaigns/{cid}/rolls", json={"dice": notation}).status_code == 201
+    events = client.get(f"/campaigns/{cid}/events").json["items"]
+    replayed = [step["event"] for step in client.get(f"/campaigns/{cid}/replay").json["items"]]
+    assert replayed == events
+    assert all(event["actor"] for event in replayed)

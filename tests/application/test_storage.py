@@ -249,3 +249,17 @@ def test_a_store_written_before_attempt_ids_loads_verifies_and_takes_commands(
         assert len(raw._run(f"SELECT attempt FROM {ATTEMPTS_TABLE}")) == 1
     finally:
         reopened.close()
+
+
+def test_a_store_config_takes_a_str_or_a_path(tmp_path: Path) -> None:
+    """``StoreConfig(sqlite_path="...")`` works as ``StoreConfig(sqlite_path=Path(...))``."""
+    as_text = StoreConfig(sqlite_path=str(tmp_path / "text.db"))
+    assert as_text == StoreConfig(sqlite_path=tmp_path / "text.db")
+    assert isinstance(as_text.sqlite_path, Path)
+    app = Questlog(as_text)
+    try:
+        created = app.create_campaign(game="quest-calendar", name="from a str path")
+        assert app.campaign(created.campaign_id).name == "from a str path"
+    finally:
+        app.close()
+    assert (tmp_path / "text.db").exists()

@@ -117,6 +117,11 @@ def seed(db: Path) -> Seeded:
                 app.roll(tampered, notation="d20", purpose=f"roll {n + 1}")
             app.rotate_seed(tampered)
             out.campaigns["tampered"] = str(tampered)
+            entropy = app.create_campaign(game="quest-calendar", name="Entropy").campaign_id
+            app.roll(entropy, notation="3d20", purpose="with entropy", entropy="From-the-player_1")
+            app.roll(entropy, notation="3d20", purpose="without")
+            app.rotate_seed(entropy)
+            out.campaigns["entropy"] = str(entropy)
             out.campaigns["long"] = str(long_campaign(app, LONG_EVENTS))
         out.campaigns["cb"] = str(play_calendar_board(app))
         with acting_as(owner):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 import pytest
@@ -90,6 +91,35 @@ def test_a_command_played_through_its_form(open_page: Any, server: Server) -> No
     wait_for_version(page, before + 1)
     assert "11" in page.inner_text('section[aria-label="Hero"] .facts')
     assert page.get_attribute(".timeline .event >> nth=0", "data-type") == "qc.CreditsChanged"
+
+
+def test_a_roll_from_the_page_carries_the_browsers_entropy(open_page: Any, server: Server) -> None:
+    """The page draws entropy from crypto.getRandomValues for each server roll it asks for, and
+    shows it in the roll's proof; the command forms have no entropy field to fill by hand."""
+    page, _ = open_page("owner")
+    page.goto(server.campaign_url("play"))
+    before = shown_version(page)
+    page.get_by_label("Command").select_option("gain_credits")
+    assert page.locator('form[data-command="gain_credits"] [name="entropy"]').count() == 0
+    page.get_by_label("Dice", exact=True).fill("3d20")
+    page.get_by_label("Purpose").fill("entropy from this browser")
+    page.get_by_role("button", name="Roll", exact=True).click()
+    wait_for_version(page, before + 1)
+    cid = server.seeded.campaigns["play"]
+    _, roll = server.call("GET", f"/campaigns/{cid}/rolls/{before + 1}-1")
+    entropy = roll["proof"]["entropy"]
+    assert re.fullmatch(r"[A-Za-z0-9_-]{22}", entropy), entropy
+    shown = page.locator(f'li.roll[data-roll-id="{before + 1}-1"]')
+    shown.locator("summary", has_text="proof").click()
+    expect(shown.locator("dd.entropy")).to_have_text(entropy)
+
+
+def test_a_roll_with_the_players_entropy_verifies_in_the_browser(
+    open_page: Any, server: Server
+) -> None:
+    page, _ = open_page("owner")
+    page.goto(server.campaign_url("entropy"))
+    assert verdicts(page) == {"2-1": "verified", "3-1": "verified"}
 
 
 def test_a_pending_decision_is_asked_and_answered(open_page: Any, server: Server) -> None:
@@ -226,6 +256,50 @@ def test_a_bundle_is_verified_entirely_in_the_browser(
     page.get_by_label("Bundle file").set_input_files(str(forged))
     page.wait_for_selector('.bundle-result [data-chain="ok"]')
     assert verdicts(page)[roll["roll_id"]] == "mismatch"
+
+
+def test_the_bundle_verifier_catches_a_roll_removed_and_the_chain_recomputed(
+    open_page: Any, server: Server, tmp_path: Any
+) -> None:
+    """A host deletes a server roll, renumbers the later events and hashes them again: the chain
+    checks clean, and the page names the version after the gap and the missing nonce."""
+    cid = server.seeded.campaigns["qc"]
+    _, events = server.call("GET", f"/campaigns/{cid}/events?limit=1000")
+    items = events["items"]
+    server_rolls = [
+        (index, event)
+        for index, event in enumerate(items)
+        if event["type"] == "questlog.DiceRolled"
+        and event["data"]["rolls"][0]["source"] == "server"
+    ]
+    (index, removed), (_, after) = server_rolls[0], server_rolls[1]
+    assert (
+        after["data"]["rolls"][0]["proof"]["commitment"]
+        == (removed["data"]["rolls"][0]["proof"]["commitment"])
+    )
+    missing = removed["data"]["rolls"][0]["proof"]["nonce"]
+    kept = items[:index] + items[index + 1 :]
+    for event in kept[index:]:
+        event["version"] -= 1
+    bundle = {
+        "format": "questlog-bundle/1",
+        "campaign_id": cid,
+        "exported_at": "2026-12-02T00:00:00+00:00",
+        "events": rehashed(cid, kept),
+        "revealed_seeds": {},
+        "head": {"version": kept[-1]["version"], "hash": kept[-1]["hash"]},
+    }
+    path = tmp_path / "rewritten.json"
+    path.write_text(json.dumps(bundle), "utf-8")
+    page, _ = open_page()
+    page.goto(server.url("/app/verify"))
+    page.get_by_label("Bundle file").set_input_files(str(path))
+    page.wait_for_selector('.bundle-result [data-chain="ok"]')
+    gap = page.locator('.bundle-result [data-nonces="broken"]')
+    expect(gap).to_contain_text(
+        f"version {after['version']}: roll {after['data']['rolls'][0]['roll_id']} carries nonce "
+        f"{missing + 1}, but nonce {missing} under this commitment is missing from the log"
+    )
 
 
 def rehashed(campaign_id: str, events: list[dict[str, Any]]) -> list[dict[str, Any]]:

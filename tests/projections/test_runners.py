@@ -19,7 +19,7 @@ from domain.storage.store import StoreConfig
 from projections.cli import projections
 from projections.rebuild import view_status
 from projections.runners import ViewsWorker
-from projections.store import ViewStore, views_path_for
+from projections.store import ViewStore, open_view_store, views_path_for
 from projections.view import ANY
 from projections.views import ALL_VIEWS
 from projections.views.exhaustion import exhaustion_history
@@ -73,6 +73,23 @@ def test_the_embedded_worker_starts_again_after_a_failure(
     assert isinstance(worker.last_error, RuntimeError)
     assert {views.positions()[name]["applied"] for name in NAMES} == {log_size(app)}
     assert len(roll_log(views, limit=1000)["items"]) == 50
+
+
+def test_status_of_a_views_store_no_process_has_run_lists_every_view_at_zero(
+    app: Questlog,
+) -> None:
+    """Before any views process has made its tables, the status says so instead of failing."""
+    quest_calendar_week(app)
+    store = open_view_store(app.config)
+    try:
+        report = view_status(store, app.recorder)
+    finally:
+        store.close()
+    head = app.recorder.max_notification_id()
+    assert [v["name"] for v in report["views"]] == [view.name for view in ALL_VIEWS]
+    assert {(v["position"], v["lag"], v["updated_at"]) for v in report["views"]} == {
+        (0, head, None)
+    }
 
 
 def test_status_reports_position_head_and_lag(app: Questlog, views: ViewStore) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from domain.service.application import Questlog
 from projections.store import ViewStore
+from projections.views import ALL_VIEWS
 from projections.views.campaigns import campaign_summaries, campaign_summary
 from projections.views.debt_ledger import debt_ledger, debt_spans
 from projections.views.exhaustion import exhaustion_history
@@ -235,6 +236,38 @@ def test_server_rolls_are_verified_once_the_seed_is_revealed(
     summary = campaign_summary(views, str(week))
     assert summary is not None
     assert (summary["server_rolls"], summary["seed_rotations"]) == (3, 1)
+
+
+def test_a_roll_with_the_players_entropy_is_verified_with_it(
+    app: Questlog, views: ViewStore
+) -> None:
+    week = quest_calendar_week(app)
+    app.roll(week, notation="4d20", purpose="with entropy", entropy="From-the-player_1")
+    app.roll(week, notation="4d20", purpose="without")
+    app.rotate_seed(week)
+    sync(app, views)
+    rows = roll_log(views, campaign_id=str(week), source="server")["items"][-2:]
+    assert [r["verified"] for r in rows] == [True, True]
+    assert rows[0]["proof"]["entropy"] == "From-the-player_1"
+    assert "entropy" not in rows[1]["proof"]
+
+
+def test_a_views_store_of_an_earlier_release_gains_the_new_columns(
+    app: Questlog, views: ViewStore
+) -> None:
+    """The roll log's ``entropy`` column came later: a store made without it gets it on start."""
+    rolls = views.physical("rolls")
+    with views.write() as cursor:
+        cursor.execute(f"ALTER TABLE {rolls} DROP COLUMN entropy")
+        cursor.execute(f"SELECT * FROM {rolls} LIMIT 0")
+        assert "entropy" not in {c[0] for c in cursor.description}
+    views.ensure(ALL_VIEWS)
+    week = quest_calendar_week(app)
+    app.roll(week, notation="d20", purpose="after the upgrade", entropy="abc")
+    app.rotate_seed(week)
+    sync(app, views)
+    [row] = roll_log(views, campaign_id=str(week), purpose="after the upgrade")["items"]
+    assert (row["proof"]["entropy"], row["verified"]) == ("abc", True)
 
 
 def test_queries_refuse_a_bad_cursor_or_limit(views: ViewStore) -> None:

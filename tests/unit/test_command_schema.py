@@ -70,8 +70,8 @@ def test_a_handler_receives_every_field_typed_with_its_default() -> None:
     game.run({}, {}, {"type": "hit", "target": "x", "amount": None}, ScriptedDice([]))
     game.run({}, {}, {"type": "hit", "target": "y", "amount": 3}, ScriptedDice([]))
     assert calls == [
-        {"type": "hit", "target": "x", "amount": 1, "faces": None},
-        {"type": "hit", "target": "y", "amount": 3, "faces": None},
+        {"type": "hit", "target": "x", "amount": 1, "faces": None, "entropy": None},
+        {"type": "hit", "target": "y", "amount": 3, "faces": None, "entropy": None},
     ]
 
 

@@ -15,6 +15,7 @@ from domain.model.dice import ServerDice, commitment_of, evaluate, parse
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "dice-verification.md"
 SEED = "5da6c32850a48d22c78554ebecd7a1eeadbfc77d9c0226fcc78cc0b1f83b20d2"
+WORKED_WITH_ENTROPY = [2, 14, 3]  # docs/dice-verification.md, "Worked example"
 
 
 def doc_script() -> str:
@@ -146,3 +147,33 @@ def test_worked_example_of_the_doc(script: Path) -> None:
     commitment = "46698f6f4e0767b718db49f3f32658a1c1760a3569136bae3d61410b689f5493"
     assert run(script, SEED, commitment, "table-7", "0", "20,20,4", "2,6,3") == 0
     assert run(script, SEED, commitment, "table-7", "0", "20,20,4", "2,6,4") == 1
+
+
+def test_script_checks_a_roll_that_carried_the_players_entropy(
+    script: Path, tmp_path: Path
+) -> None:
+    draw = ServerDice(SEED, "table:7", 4, entropy="From-the-player_1").draw([20, 20, 20, 20])
+    assert draw.proof is not None and draw.proof["entropy"] == "From-the-player_1"
+    faces = ",".join(map(str, draw.faces))
+    args = [SEED, commitment_of(SEED), "table:7", "4", "20,20,20,20", faces]
+    assert run(script, *args, "From-the-player_1") == 0
+    assert run(script, *args, "From-the-player_2") == 1
+    assert run(script, *args) == 1  # without the entropy the faces are others
+    expression = parse("4d20")
+    outcome = evaluate(expression, draw.faces)
+    roll = {"dice": outcome.dice, "proof": {**draw.proof, "server_seed": SEED}}
+    path = tmp_path / "entropy.json"
+    path.write_text(json.dumps(roll), encoding="utf-8")
+    assert run(script, str(path)) == 0
+    roll["proof"]["entropy"] = "another"
+    path.write_text(json.dumps(roll), encoding="utf-8")
+    assert run(script, str(path)) == 1
+
+
+def test_worked_example_with_entropy(script: Path) -> None:
+    commitment = "46698f6f4e0767b718db49f3f32658a1c1760a3569136bae3d61410b689f5493"
+    faces = ServerDice(SEED, "table-7", 0, entropy="k3V9-qT2x_8bLw0Z").draw([20, 20, 4]).faces
+    assert faces == WORKED_WITH_ENTROPY
+    worked = ",".join(map(str, faces))
+    assert run(script, SEED, commitment, "table-7", "0", "20,20,4", worked, "k3V9-qT2x_8bLw0Z") == 0
+    assert f"2d20+d4 gives the faces {', '.join(map(str, faces))}" in DOC.read_text("utf-8")

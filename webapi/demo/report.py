@@ -125,6 +125,7 @@ def print_next_steps(console: Console, result: DemoResult) -> None:
         str(proof["nonce"]),
         sides,
         faces,
+        *([str(proof["entropy"])] if proof.get("entropy") else []),
     ]
     console.print(f"  python verify_roll.py {shlex.join(arguments)}")
     console.print(f"  (verify_roll.py: the standard-library script in {VERIFY_SCRIPT})")

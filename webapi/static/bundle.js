@@ -3,7 +3,7 @@ import { parse } from "./canon.js";
 import { bundleCheckpoints } from "./checkpoints.js";
 import { clear, h } from "./dom.js";
 import { showRolls, tally } from "./rolls.js";
-import { checkChain, diceInForce, rollsOf, seedsFromEvents } from "./verify.js";
+import { checkChain, diceInForce, nonceProblems, rollsOf, seedsFromEvents } from "./verify.js";
 
 export function verifyPage(main) {
   const input = h("input", { type: "file", id: "bundle-file", accept: ".json,application/json" });
@@ -44,12 +44,18 @@ export async function verifyBundle(bundle) {
   const seeds = { ...seedsFromEvents(events), ...(bundle.revealed_seeds || {}) };
   const rolls = events.flatMap((e) => rollsOf(e).map((r) => ({ ...r, undone: e.undone, undone_by: e.undone_by })));
   const list = h("ul", { class: "rolls", "aria-label": "Rolls in the bundle" });
+  const gaps = nonceProblems(events);
   const verdict = chain.ok && headOk ? "ok" : "broken";
   const box = h("div", {},
     h("p", { class: `chain ${verdict}`, dataset: { chain: verdict } }, chain.ok
       ? headOk ? `Chain intact: ${chain.checked} events, every hash recomputed, head ${bundle.head.hash.slice(0, 12)}… at version ${bundle.head.version}.` : "The events do not end at the bundle's head."
       : `Chain broken at version ${chain.version}: ${chain.why}.`),
     await bundleCheckpoints(bundle, events),
+    gaps.length === 0
+      ? h("p", { class: "nonces ok", dataset: { nonces: "ok" } }, "Nonces in sequence: no server roll is missing from the log.")
+      : h("div", { class: "nonces broken", dataset: { nonces: "broken" } },
+        h("p", {}, "Server rolls are missing from the log (a nonce is skipped or out of order):"),
+        h("ul", {}, ...gaps.map((gap) => h("li", {}, `version ${gap.version}: ${gap.why}`)))),
     h("p", { class: "muted" }, `Campaign ${bundle.campaign_id}, exported ${bundle.exported_at}.`),
     list);
   const verdicts = await showRolls(list, rolls.reverse(), seeds, diceInForce(events));

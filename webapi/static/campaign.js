@@ -11,6 +11,7 @@ import { showRolls, tally } from "./rolls.js";
 import { Timeline } from "./timeline.js";
 import { clear, h } from "./dom.js";
 import { toast } from "./ui.js";
+import { freshEntropy } from "./verify.js";
 
 const ROLL_WINDOW = 200; // versions of rolls loaded at a time, newest first
 
@@ -263,6 +264,7 @@ class CampaignPage {
       rollError.textContent = "";
       const body = { dice: dice.value, purpose: purpose.value };
       if (faces.value.trim()) body.faces = faces.value.trim().startsWith("[") ? JSON.parse(faces.value) : faces.value.split(",").map((f) => Number(f.trim()));
+      else body.entropy = freshEntropy();
       try {
         const roll = await post(`/campaigns/${this.id}/rolls`, body);
         toast(`Rolled ${roll.notation}: ${roll.total}`);
@@ -275,7 +277,10 @@ class CampaignPage {
       h("div", { class: "field" }, h("label", { for: "command-select" }, "Command"), select), slot, rollForm);
   }
 
+  // Every command the page sends for server dice carries fresh entropy from this browser, so
+  // that not even the host can foresee its rolls (docs/dice-verification.md).
   async send(body) {
+    if (body.faces === undefined && body.entropy === undefined) body = { ...body, entropy: freshEntropy() };
     const result = await post(`/campaigns/${this.id}/commands`, body);
     toast(`${body.type}: stored ${result.events?.length ?? ""} event(s), now version ${result.version}`);
     await this.changed();

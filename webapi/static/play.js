@@ -119,7 +119,8 @@ function control(field, seat) {
 
 // The form of one command; `send(body)` posts it and returns a promise.
 export function commandForm(command, { seat, send, preset = {} }) {
-  const fields = command.fields.filter((f) => !(f.name in preset));
+  // The page fills `entropy` itself, at the moment the command is sent (campaign.js).
+  const fields = command.fields.filter((f) => !(f.name in preset) && f.name !== "entropy");
   const parts = fields.map((f) => control(f, seat));
   const error = h("p", { class: "error", role: "alert" });
   const form = h(

@@ -15,6 +15,7 @@ export function rollElement(roll) {
           h("dt", {}, "commitment"), h("dd", { title: roll.proof.commitment }, short(roll.proof.commitment)),
           h("dt", {}, "client seed"), h("dd", {}, roll.proof.client_seed),
           h("dt", {}, "nonce"), h("dd", {}, String(roll.proof.nonce)),
+          roll.proof.entropy ? [h("dt", {}, "player entropy"), h("dd", { class: "entropy" }, roll.proof.entropy)] : null,
           h("dt", {}, "server seed"), h("dd", { title: roll.proof.server_seed || "" }, roll.proof.server_seed ? short(roll.proof.server_seed) : "not revealed yet")))
     : null;
   const el = h("li", { class: `roll${roll.undone ? " undone" : ""}`, dataset: { rollId: roll.roll_id } },

@@ -21,17 +21,26 @@ export async function sha256Hex(data) {
   return bytesToHex(await subtle.digest("SHA-256", bytes));
 }
 
-// The faces a seed gives: HMAC-SHA256 blocks of "client_seed:nonce:k", read as big-endian 32-bit
-// words, one word per die, rejecting words at or above the largest multiple of the sides.
-export async function deriveFaces(seedHex, clientSeed, nonce, sides) {
+// The player's entropy for a server roll: 16 bytes from crypto.getRandomValues, in unpadded
+// base64url (22 characters of [A-Za-z0-9_-]), drawn at the moment of rolling.
+export function freshEntropy() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+// The faces a seed gives: HMAC-SHA256 blocks of "client_seed:nonce:k" (":entropy" appended when
+// the player gave entropy), read as big-endian 32-bit words, one word per die, rejecting words at
+// or above the largest multiple of the sides.
+export async function deriveFaces(seedHex, clientSeed, nonce, sides, entropy = null) {
   const key = await subtle.importKey("raw", hexToBytes(seedHex), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const suffix = entropy === null || entropy === undefined ? "" : `:${entropy}`;
   const faces = [];
   let words = [];
   let block = 0;
   for (const n of sides) {
     for (;;) {
       if (words.length === 0) {
-        const digest = new DataView(await subtle.sign("HMAC", key, encoder.encode(`${clientSeed}:${nonce}:${block}`)));
+        const digest = new DataView(await subtle.sign("HMAC", key, encoder.encode(`${clientSeed}:${nonce}:${block}${suffix}`)));
         words = Array.from({ length: 8 }, (_, k) => digest.getUint32(4 * k, false));
         block += 1;
       }
@@ -76,7 +85,7 @@ export async function rollVerdict(roll, seeds = {}, inForce = null) {
   if (!committed) return { verdict: "mismatch", why: "SHA-256 of the seed is not the commitment" };
   const sides = roll.dice.map((d) => Number(d.sides));
   const claimed = roll.dice.map((d) => Number(d.face));
-  const derived = await deriveFaces(seed, clientSeed, Number(nonce), sides);
+  const derived = await deriveFaces(seed, clientSeed, Number(nonce), sides, roll.proof.entropy ?? null);
   if (derived.join(",") !== claimed.join(",")) {
     return { verdict: "mismatch", why: `the seed gives ${derived.join(", ")}; the log says ${claimed.join(", ")}` };
   }
@@ -146,4 +155,39 @@ export function diceInForce(events) {
 // Every roll record an event carries (DiceRolled and game events alike).
 export function rollsOf(event) {
   return Array.isArray(event.data?.rolls) ? event.data.rolls : [];
+}
+
+// The server rolls under each commitment must carry nonces 0, 1, 2, ... in log order (a rollback
+// keeps its rolls, so nothing ever takes a nonce back). A missing nonce is a roll removed from the
+// log, even when the chain was recomputed after it; each problem names the version and the nonces.
+export function nonceProblems(events) {
+  const next = new Map();
+  const used = new Map();
+  const problems = [];
+  for (const event of events) {
+    for (const roll of rollsOf(event)) {
+      if (roll.source !== "server" || !roll.proof) continue;
+      const { commitment, nonce } = roll.proof;
+      const where = { version: event.version, roll_id: roll.roll_id };
+      if (!Number.isInteger(nonce) || nonce < 0) {
+        problems.push({ ...where, why: `roll ${roll.roll_id} has no valid nonce` });
+        continue;
+      }
+      if (!used.has(commitment)) used.set(commitment, new Set());
+      if (used.get(commitment).has(nonce)) {
+        problems.push({ ...where, why: `nonce ${nonce} reused by roll ${roll.roll_id}` });
+        continue;
+      }
+      used.get(commitment).add(nonce);
+      const expected = next.get(commitment) ?? 0;
+      if (nonce > expected) {
+        const missing = nonce === expected + 1 ? `nonce ${expected} under this commitment is` : `nonces ${expected} to ${nonce - 1} under this commitment are`;
+        problems.push({ ...where, missing: [expected, nonce - 1], why: `roll ${roll.roll_id} carries nonce ${nonce}, but ${missing} missing from the log` });
+      } else if (nonce < expected) {
+        problems.push({ ...where, why: `roll ${roll.roll_id} carries nonce ${nonce} after nonce ${expected - 1}: out of order` });
+      }
+      next.set(commitment, Math.max(expected, nonce + 1));
+    }
+  }
+  return problems;
 }
