@@ -697,11 +697,15 @@ class StoreConfig:
         sqlite_path: str | os.PathLike[str] | None = None,
         database_url: str | None = None,
         postgres_schema: str | None = None,
+        signing_key: str | os.PathLike[str] | None = None,
+        log_name: str | None = None,
     ) -> None:
         path = None if sqlite_path is None else Path(sqlite_path)
         object.__setattr__(self, "sqlite_path", path)
         object.__setattr__(self, "database_url", database_url)
         object.__setattr__(self, "postgres_schema", postgres_schema)
+        object.__setattr__(self, "signing_key", None if signing_key is None else Path(signing_key))
+        object.__setattr__(self, "log_name", log_name)
 
     @classmethod
     def from_environ(cls, environ: dict[str, str] | None = None) -> StoreConfig:
