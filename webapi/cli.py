@@ -126,6 +126,11 @@ def serve(
     console.print(f"Questlog on http://{host}:{port}  (store: {questlog.config.describe()})")
     console.print(f"OpenAPI document: http://{host}:{port}/openapi.json")
     console.print(f"Signing key: {escape(ring.signer.verifier.text)}")
+    if config.log_name and config.log_name != ring.log_name:
+        console.print(
+            f"[yellow]QUESTLOG_LOG_NAME is {escape(config.log_name)!r}, but the keys were made "
+            f"as {escape(ring.log_name)!r}: the name is fixed when they are made[/yellow]"
+        )
     console.print("Views: " + ("run elsewhere (--no-views)" if no_views else "embedded"))
     console.print("Auth: " + ("bearer tokens" if auth else "off (loopback only)"))
     each = " in each worker" if workers > 1 else ""
