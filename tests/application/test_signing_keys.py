@@ -133,3 +133,18 @@ def test_another_logs_checkpoint_needs_that_logs_key(
         assert here.check_checkpoint(found.id, note, other.verifier_keys()).verdict == "ok"
     finally:
         here.close()
+
+
+def test_an_unreadable_key_file_is_refused_naming_it(tmp_path: Path) -> None:
+    key_file = tmp_path / "keys.json"
+    key_file.write_text("{not json", "utf-8")
+    ring = keys_module.KeyRing(keys_module.RingFile(key_file))
+    with pytest.raises(keys_module.KeyRingError, match=r"keys\.json"):
+        ring.current()
+
+
+def test_a_log_name_with_a_space_is_refused_when_the_ring_is_made(tmp_path: Path) -> None:
+    ring = keys_module.KeyRing(keys_module.RingFile(tmp_path / "keys.json"), "my log")
+    with pytest.raises(keys_module.KeyRingError, match="QUESTLOG_LOG_NAME"):
+        ring.current()
+    assert not (tmp_path / "keys.json").exists()
