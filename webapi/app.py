@@ -14,11 +14,13 @@ from webapi import (
     access,
     analytics,
     boards,
+    bundle,
     campaigns,
     catalogue,
     commands,
     dice,
     errors,
+    imports,
     limits,
     live,
     metrics,
@@ -95,6 +97,7 @@ def create_app(
     api.register_blueprint(analytics.blp)
     api.register_blueprint(access.blp)
     api.register_blueprint(table.blp)
+    api.register_blueprint(imports.blp)
     api.register_blueprint(live.blp)
     api.register_blueprint(operations.blp)
     api.register_blueprint(trust.blp)
@@ -114,7 +117,7 @@ def create_app(
     observability.install(app)  # first: every request, even one refused early, gets an id
     metrics.install(app, questlog.counters, operations.views_report)
     operations.install(app, ready_max_lag)
-    limits.install(app)
+    limits.install(app, {imports.ENDPOINT: bundle.MAX_BUNDLE_BYTES})
     live.install(app, questlog, max_streams)
     access.install(app, auth=auth, rate_limit=rate_limit, rate_limit_exempt=rate_limit_exempt)
     errors.register(app)

@@ -1,8 +1,9 @@
 """A campaign bundle: everything needed to verify a campaign offline, in one JSON file.
 
 ``build`` writes one from the store; ``check`` verifies one without any store, with the same
-chain and roll checks as the audit (``domain.service.audit.audit_public_events``). The format is
-described in docs/table-page.md ("The bundle").
+chain and roll checks as the audit (``domain.service.audit.audit_public_events``); ``load``
+imports one into this instance after checking it whole (``domain.service.importing``). The format
+is described in docs/table-page.md ("The bundle"), moving a campaign in docs/moving-campaigns.md.
 """
 
 from __future__ import annotations
@@ -14,13 +15,18 @@ from typing import Any
 from uuid import UUID
 
 from domain.model import chain
+from domain.model.errors import InvalidInput
 from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
 from domain.service.application import Questlog
 from domain.service.audit import AuditReport, audit_public_events
 from domain.service.checkpoints import CheckpointVerdict, check_checkpoint, hashes_by_version
+from domain.service.commands_service import CommandResult
+from domain.service.importing import CampaignImport, refusal
 from webapi.campaigns import event_items
 
 FORMAT = "questlog-bundle/1"
+MAX_BUNDLE_BYTES = 64 * 1024 * 1024
+"""The largest bundle ``questlog import`` and ``POST /campaigns/import`` take (64 MiB)."""
 
 
 def build(app: Questlog, cid: UUID) -> dict[str, Any]:
@@ -61,8 +67,20 @@ class BundleCheck:
         return self.report.ok and not self.problems and all(v.ok for v in self.checkpoints)
 
     def all_problems(self) -> list[dict[str, Any]]:
-        """Every problem, the log's first, each with the version it concerns (None: the file)."""
-        return [*self.report.problems, *self.problems]
+        """Every problem, the log's first, each with the version it concerns (None: the file),
+        then each checkpoint that failed (at the version it names, if it names one)."""
+        return [*self.report.problems, *self.problems, *self.checkpoint_problems()]
+
+    def checkpoint_problems(self) -> list[dict[str, Any]]:
+        """Each checkpoint that failed, as a problem: its verdict and why."""
+        return [
+            {
+                "version": verdict.checkpoint.version if verdict.checkpoint else None,
+                "problem": f"checkpoint ({verdict.verdict}): {verdict.message}",
+            }
+            for verdict in self.checkpoints
+            if not verdict.ok
+        ]
 
 
 def check(bundle: Any, keys: list[VerifierKey] | None = None) -> BundleCheck:
@@ -146,3 +164,33 @@ def bundle_keys(bundle: Mapping[str, Any], result: BundleCheck) -> list[Verifier
         except NoteError as error:
             result.problems.append({"version": None, "problem": f"a listed key: {error}"})
     return keys
+
+
+def checked(bundle: Any) -> BundleCheck:
+    """``check``, with any failure to read the bundle as a ``ValueError`` saying it is none."""
+    try:
+        return check(bundle)
+    except ValueError as error:
+        if str(error).startswith("not a Questlog bundle"):
+            raise
+        raise _wrong_shape(error) from None
+    except (TypeError, AttributeError, KeyError) as error:
+        raise _wrong_shape(error) from None
+
+
+def _wrong_shape(error: Exception) -> ValueError:
+    """A value of the wrong shape inside an event (rolls that are no list of objects, say)."""
+    return ValueError(f"not a Questlog bundle: an event has a value of the wrong shape ({error})")
+
+
+def load(app: Questlog, bundle: Any, *, public: bool = False) -> CommandResult:
+    """Import a bundle from another instance: checked whole first (``check``), refused with the
+    first bad version and its problem if it does not verify, and then stored unchanged with
+    its ``CampaignImported`` event (``domain.service.importing``)."""
+    try:
+        found = checked(bundle)
+    except ValueError as error:
+        raise InvalidInput.field("bundle", str(error)) from None
+    if not found.ok:
+        raise refusal(found.all_problems())
+    return CampaignImport(app).load(bundle, public=public)

@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from domain.model import patch
-from domain.model.errors import InvalidInput, NotFound
+from domain.model.errors import InvalidInput, NotFound, RuleViolation
 from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
 from domain.service.application import Questlog
 from domain.service.checkpoints import CheckpointVerdict
@@ -473,7 +473,7 @@ def verify_bundle(path: str, head: str | None, keys: list[VerifierKey] | None = 
     receipt_ok = head is None or head in report.hashes
     if not receipt_ok:
         console.print(f"[red]receipt {escape(head or '')} is not in the chain[/red]")
-    for problem in found.all_problems():
+    for problem in [*report.problems, *found.problems]:  # the checkpoints' verdicts follow
         where = "bundle" if problem["version"] is None else f"version {problem['version']}"
         console.print(f"[red]{where}: {escape(problem['problem'])}[/red]")
     for verdict in found.checkpoints:
@@ -487,6 +487,58 @@ def verify_bundle(path: str, head: str | None, keys: list[VerifierKey] | None = 
     ok = found.ok and receipt_ok
     console.print("[green]OK[/green]" if ok else "[red]FAILED[/red]")
     sys.exit(0 if ok else 1)
+
+
+@main.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--public", is_flag=True, help="Make the campaign readable by every token.")
+def import_(file: Path, public: bool) -> None:
+    """Import a campaign bundle (GET /campaigns/{id}/bundle) from another instance: verified
+    whole, then stored unchanged, to play on here under a new server seed. Exits 1 if the
+    bundle does not verify or the campaign is here already, 2 if FILE is not a bundle."""
+    from webapi import bundle
+
+    if file.stat().st_size > bundle.MAX_BUNDLE_BYTES:
+        console.print(
+            f"[red]{escape(str(file))}: larger than {bundle.MAX_BUNDLE_BYTES} bytes, the most "
+            "an import takes[/red]"
+        )
+        sys.exit(2)
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+        bundle.checked(data)
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        console.print(f"[red]{escape(str(file))}: {escape(str(error))}[/red]")
+        sys.exit(2)
+    questlog = open_store()
+    try:
+        result = bundle.load(questlog, data, public=public)
+    except InvalidInput as error:
+        console.print(f"[red]Refused: {escape(error.message)}[/red]")
+        for messages in error.errors.values():
+            for message in messages:
+                console.print(f"[red]  {escape(message)}[/red]")
+        sys.exit(1)
+    except RuleViolation as error:
+        console.print(f"[red]Refused: {escape(error.reason)}[/red]")
+        sys.exit(1)
+    finally:
+        questlog.close()
+    value = result.value
+    how = "extended" if value["extended"] else "imported"
+    console.print(
+        f"Campaign {result.campaign_id} ({escape(value['game'])}, {escape(value['name'])}) "
+        f"{how}: {value['imported_events']} events of the bundle (head version "
+        f"{value['bundle_head']['version']}), then the import event at version {result.version}."
+    )
+    console.print(f"head: version {result.version}, hash {result.head_hash}")
+    console.print(f"new commitment {value['commitment']}, nonce 0")
+    if value["awaiting_reveal"]:
+        console.print(
+            f"[yellow]{value['awaiting_reveal']} server roll(s) of the bundle await a reveal "
+            f"only the source can make (commitment {value['unrevealed_commitment']}); a rotation "
+            "on the source before exporting avoids this[/yellow]"
+        )
 
 
 def print_audit(campaign_id: UUID, report: dict[str, object]) -> None:

@@ -180,7 +180,10 @@ def http_problem(error: HTTPException) -> Response:
     if status == 400 and "json" in extra.get("errors", {}):
         detail = "The request body is not valid JSON."
     if status == 413:
-        detail = "The request body is larger than this service accepts."
+        limit = request.max_content_length
+        detail = "The request body is larger than this service accepts" + (
+            f" ({limit} bytes)." if limit else "."
+        )
     slug = (error.name or "error").lower().replace(" ", "-")
     # The error's own headers stay (a 405's Allow); the body is a problem, whatever it said.
     headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}

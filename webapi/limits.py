@@ -12,10 +12,11 @@ fingerprints parse the body too.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from itertools import accumulate, count
 from operator import sub
 
-from flask import Flask, request
+from flask import Flask, current_app, request
 
 from domain.model.errors import InvalidInput, NotFound
 from domain.model.text import has_control_characters, quoted
@@ -81,12 +82,21 @@ def check_body() -> None:
         raise InvalidInput.field("body", f"has a number of more than {MAX_NUMBER_DIGITS} digits")
 
 
+BODY_LIMITS_KEY = "questlog_body_limits"
+
+
 def check_input() -> None:
     """The checks every request passes before authentication and the views."""
+    larger = current_app.extensions[BODY_LIMITS_KEY].get(request.endpoint)
+    if larger is not None:
+        request.max_content_length = larger
     check_path()
     check_body()
 
 
-def install(app: Flask) -> None:
-    """Check every request's input (registered before access control, so it runs first)."""
+def install(app: Flask, body_limits: Mapping[str, int] | None = None) -> None:
+    """Check every request's input (registered before access control, so it runs first);
+    ``body_limits`` names the endpoints that take a larger body than ``MAX_CONTENT_LENGTH`` (an
+    imported bundle), with their limit in bytes."""
+    app.extensions[BODY_LIMITS_KEY] = dict(body_limits or {})
     app.before_request(check_input)

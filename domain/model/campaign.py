@@ -290,6 +290,34 @@ class Campaign(Aggregate):
         def assign(self, campaign: Campaign) -> None:
             campaign.proposals[self.proposal_id]["approvals"].append(self.player)
 
+    class Imported(Event):
+        """The campaign was imported from another instance's bundle, and plays on here under a
+        fresh commitment to a server seed this instance holds (the nonce restarts at 0)."""
+
+        TOPIC = "questlog.CampaignImported"
+        PAYLOAD: ClassVar[EventType] = event_type(
+            "CampaignImported",
+            "The campaign was imported from a bundle (questlog import, POST /campaigns/import); "
+            "the events before it are the bundle's, unchanged.",
+            {
+                "bundle_head": "object: the bundle's head (version and hash), the event before it",
+                "bundle_exported_at": "string|null: when the source made the bundle, as it says",
+                "checkpoint": "string|null: the bundle's signed checkpoint, if it had one",
+                "unrevealed_commitment": "string: the source's commitment this instance cannot "
+                "reveal (its rolls stay awaiting reveal here unless the source reveals the seed)",
+                "commitment": "string: the commitment to the new server seed this instance holds",
+            },
+        )
+        bundle_head: dict[str, Any]
+        bundle_exported_at: str | None
+        checkpoint: str | None
+        unrevealed_commitment: str
+        commitment: str
+
+        def assign(self, campaign: Campaign) -> None:
+            campaign.dice["commitment"] = self.commitment
+            campaign.dice["nonce"] = 0
+
     EVENT_TYPES: ClassVar[tuple[type[Event], ...]] = (
         Created,
         ClientSeedChanged,
@@ -299,6 +327,7 @@ class Campaign(Aggregate):
         RolledBack,
         RollbackProposed,
         RollbackApproved,
+        Imported,
     )
 
     def __init__(self) -> None:
@@ -445,6 +474,23 @@ class Campaign(Aggregate):
             self.SeedRotated,
             revealed_commitment=self.dice["commitment"],
             revealed_seed=revealed_seed,
+            commitment=new_commitment,
+        )
+
+    def record_import(
+        self,
+        *,
+        exported_at: str | None,
+        checkpoint: str | None,
+        new_commitment: str,
+    ) -> None:
+        """Record that the log up to here came from a bundle, and commit to a new server seed."""
+        self.trigger_event(
+            self.Imported,
+            bundle_head={"version": self.version, "hash": self.head_hash},
+            bundle_exported_at=exported_at,
+            checkpoint=checkpoint,
+            unrevealed_commitment=self.dice["commitment"],
             commitment=new_commitment,
         )
 
@@ -745,6 +791,19 @@ class CheckedDice:
 
 
 _GAME_EVENT_CLASSES: dict[str, type[GameEvent]] = {}
+
+
+def event_class_of(game: str, topic: str) -> type[Campaign.Event] | None:
+    """The event class a stored topic names in a campaign of ``game``: a campaign event or one
+    of that game's declared events; None for any other topic (never resolved as a module path,
+    so a topic from outside, an imported bundle's say, imports nothing)."""
+    for event_class in Campaign.EVENT_TYPES:
+        if topic == getattr(event_class, "TOPIC", None):
+            return event_class
+    prefix = {"quest-calendar": "qc.", "calendar-board": "cb."}.get(game)
+    if prefix is None or not topic.startswith(prefix):
+        return None
+    return _GAME_EVENT_CLASSES.get(topic)
 
 
 def _details_upcaster(upcaster: Upcaster) -> staticmethod[[dict[str, Any]], None]:

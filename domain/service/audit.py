@@ -539,7 +539,11 @@ def audit_public_events(
             if not _commits_to(seed, commitment):
                 report.bad(version, f"the revealed seed does not hash to {commitment}")
             revealed[commitment] = seed
-        for record in data.get("rolls") or []:
+        records = data.get("rolls") or []
+        if not isinstance(records, list) or not all(isinstance(r, Mapping) for r in records):
+            report.bad(version, "the event's rolls are not a list of roll objects")
+            continue
+        for record in records:
             rolls.append((version, dict(record)))
     for version, record in rolls:
         roll_id = str(record.get("roll_id"))

@@ -13,7 +13,8 @@ import random
 import threading
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
@@ -278,6 +279,13 @@ class CommandService(Reading):
                     pass  # now marked: decided again below, taking turns with the other
             with self.side_tables.campaign_write_lock(campaign_id):
                 return run(locked=True)
+
+    @contextmanager
+    def campaign_locks(self, campaign_id: UUID) -> Iterator[None]:
+        """Hold the campaign's lock in this process and its store lock across processes, as a
+        contended command does, for a write that is not a command (an import)."""
+        with self._command_lock(campaign_id), self.side_tables.campaign_write_lock(campaign_id):
+            yield
 
     def _through_store_failures(self, run: Callable[[], Outcome]) -> Outcome:
         """Run a command, and run it again while the store fails without storing it.

@@ -229,16 +229,20 @@ class SideTables:
                 **self.write_options,
             )
         actor: str | None = kwargs.get("actor")
-        if actor is not None:
-            for stored in stored_events:
-                cursor.execute(
-                    self._sql(
-                        f"INSERT INTO {self._table(ACTORS_TABLE)} (campaign_id, version, actor) "
-                        "VALUES (?, ?, ?)"
-                    ),
-                    (str(stored.originator_id), stored.originator_version, actor),
-                    **self.write_options,
-                )
+        # An import keeps each event's own actor (``actors``, by version; none: no row).
+        actors: dict[int, str] | None = kwargs.get("actors")
+        for stored in stored_events if actor is not None or actors else ():
+            label = actor if actors is None else actors.get(stored.originator_version)
+            if label is None:
+                continue
+            cursor.execute(
+                self._sql(
+                    f"INSERT INTO {self._table(ACTORS_TABLE)} (campaign_id, version, actor) "
+                    "VALUES (?, ?, ?)"
+                ),
+                (str(stored.originator_id), stored.originator_version, label),
+                **self.write_options,
+            )
         owner: Membership | None = kwargs.get("owner")
         if owner is not None:
             cursor.execute(

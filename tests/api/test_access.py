@@ -41,6 +41,7 @@ ADMIN_ONLY = (
     "/analytics/",
     "/projections",
     "/metrics",
+    "/campaigns/import",
 )
 OPEN = ("/healthz", "/readyz", "/.well-known/questlog-key")
 """The health checks a load balancer calls without a token (issue 14, point 2), and the verifier

@@ -44,6 +44,7 @@ def test_every_campaign_route_declares_a_campaign_action(flask_app: Flask) -> No
 
 APPENDING = {
     ("/campaigns", "POST"),
+    ("/campaigns/import", "POST"),
     ("/campaigns/<campaign>/commands", "POST"),
     ("/campaigns/<campaign>/house-rules", "POST"),
     ("/campaigns/<campaign>/rolls", "POST"),

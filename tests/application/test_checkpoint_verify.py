@@ -9,10 +9,13 @@ from collections.abc import Callable
 from pathlib import Path
 from uuid import UUID
 
+import pytest
 from click.testing import CliRunner, Result
 
+from domain.model.errors import InvalidInput
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
+from tests.conftest import StoreFactory
 from tests.host_rewrite import delete_and_rechain
 from webapi import bundle
 from webapi.cli import main
@@ -279,3 +282,21 @@ def test_a_tampered_bundle_checkpoint_fails(
     checked = bundle.check(data)
     assert [v.verdict for v in checked.checkpoints] == ["bad signature"]
     assert not checked.ok
+
+
+def test_an_import_refuses_a_bundle_whose_checkpoint_does_not_verify(
+    app: Questlog, new_campaign: Callable[..., UUID], stores: StoreFactory
+) -> None:
+    """The bundle is verified whole before anything is stored, its checkpoints included."""
+    campaign_id = rolled_campaign(app, new_campaign, 1)
+    data = bundle.build(app, campaign_id)
+    data["checkpoints"][0] = data["checkpoints"][0].replace("\n2\n", "\n1\n")
+    elsewhere = Questlog(stores.new())
+    try:
+        with pytest.raises(InvalidInput) as refused:
+            bundle.load(elsewhere, data)
+        [message] = refused.value.errors["bundle"]
+        assert message.startswith("bundle: checkpoint (bad signature):")
+        assert elsewhere.list_campaigns()[0] == []
+    finally:
+        elsewhere.close()

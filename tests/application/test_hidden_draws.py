@@ -14,6 +14,7 @@ from uuid import UUID
 from click.testing import CliRunner
 
 from domain.service.application import Questlog
+from domain.service.audit import audit_public_events
 from domain.service.timetravel import TimeTravel
 from domain.storage.store import StoreConfig
 from tests.host_rewrite import delete_and_rechain
@@ -97,3 +98,14 @@ def test_questlog_verify_and_the_bundle_verifier_name_the_version_and_the_missin
     offline = CliRunner().invoke(main, ["verify", "--bundle", str(path)])
     assert offline.exit_code == 1
     assert "nonce 1 under this commitment is missing" in " ".join(offline.output.split())
+
+
+def test_a_bundle_whose_rolls_are_not_roll_objects_is_a_problem_not_a_crash() -> None:
+    events = [
+        {"version": 1, "type": "questlog.CampaignCreated", "data": {"rolls": "not a list"}},
+        {"version": 2, "type": "questlog.DiceRolled", "data": {"rolls": [7]}},
+    ]
+    report, _ = audit_public_events("c", events)
+    assert not report.ok
+    problems = [p for p in report.problems if "roll objects" in p["problem"]]
+    assert [p["version"] for p in problems] == [1, 2]

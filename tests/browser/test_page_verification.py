@@ -4,11 +4,16 @@ JSON text for awkward values, and the documented dice vector."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from domain.service.application import Questlog
+from domain.storage.store import StoreConfig
+from tests.application.moving import exported
 from tests.browser.server import Server
+from webapi import bundle
 
 pytestmark = pytest.mark.browser
 
@@ -53,3 +58,43 @@ def test_the_documented_dice_vector(open_page: Any, server: Server) -> None:
         seed,
     )
     assert result == [[2, 6, 3], "46698f6f4e0767b718db49f3f32658a1c1760a3569136bae3d61410b689f5493"]
+
+
+def test_the_page_verifies_the_rolls_of_an_imported_campaign(
+    open_page: Any, server: Server, tmp_path: Path
+) -> None:
+    """After an import, the page takes the import event's commitment as the one in force: a roll
+    on the new host verifies once its seed is revealed, like the rolls before the move."""
+    source = Questlog(StoreConfig(sqlite_path=tmp_path / "source.db"))
+    target = Questlog(StoreConfig(sqlite_path=tmp_path / "target.db"))
+    try:
+        cid = source.create_campaign(game="quest-calendar", name="Moved").campaign_id
+        source.roll(cid, notation="d20", purpose="before the move")
+        source.rotate_seed(cid)
+        bundle.load(target, exported(source, cid))
+        target.roll(cid, notation="2d6", purpose="after the move")
+        target.rotate_seed(cid)
+        moved = exported(target, cid)
+    finally:
+        source.close()
+        target.close()
+    page, _ = open_page()
+    page.goto(server.url("/app/verify"))
+
+    verdicts = page.evaluate(
+        """async (bundle) => {
+            const v = await import("/app/static/verify.js");
+            const inForce = v.diceInForce(bundle.events);
+            const found = [];
+            for (const event of bundle.events) {
+                for (const roll of v.rollsOf(event)) {
+                    const seeds = bundle.revealed_seeds, held = inForce.get(roll.roll_id);
+                    found.push((await v.rollVerdict(roll, seeds, held)).verdict);
+                }
+            }
+            return found;
+        }""",
+        moved,
+    )
+
+    assert verdicts == ["verified", "verified"]

@@ -25,6 +25,8 @@ function summary(event) {
       return d.origin ? `forked from ${d.origin.campaign_id} at version ${d.origin.version}` : `campaign “${d.name}” started (${d.game})`;
     case "questlog.SeedRotated":
       return `seed revealed (${String(d.revealed_seed).slice(0, 12)}…) and a new one committed`;
+    case "questlog.CampaignImported":
+      return `imported from a bundle ending at version ${d.bundle_head?.version}; a new seed committed on this host`;
     case "questlog.ClientSeedChanged":
       return `client seed set to “${d.client_seed}”`;
     case "questlog.HouseRuleConfigured":

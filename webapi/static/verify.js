@@ -137,15 +137,16 @@ export function seedsFromEvents(events) {
 }
 
 // Each server roll's commitment and client seed in force, walking the whole log in order: the
-// creation event's, then each SeedRotated's commitment and each ClientSeedChanged's client seed.
-// A rollback does not restore them (the dice stream goes on).
+// creation event's, then each SeedRotated's and CampaignImported's commitment (an import commits
+// to a seed the new host holds) and each ClientSeedChanged's client seed. A rollback does not
+// restore them (the dice stream goes on).
 export function diceInForce(events) {
   const inForce = new Map();
   let current = { commitment: null, client_seed: null };
   for (const event of events) {
     const d = event.data || {};
     if (event.type === "questlog.CampaignCreated") current = { commitment: d.commitment, client_seed: d.client_seed };
-    else if (event.type === "questlog.SeedRotated") current = { ...current, commitment: d.commitment };
+    else if (event.type === "questlog.SeedRotated" || event.type === "questlog.CampaignImported") current = { ...current, commitment: d.commitment };
     else if (event.type === "questlog.ClientSeedChanged") current = { ...current, client_seed: d.client_seed };
     for (const roll of rollsOf(event)) inForce.set(roll.roll_id, current);
   }

@@ -1,0 +1,273 @@
+"""Importing a campaign from another instance's bundle (docs/moving-campaigns.md).
+
+The caller checks the bundle whole first (``webapi.bundle.check``: the chain, the seeds, every
+roll, the head). Here each public event is rebuilt into the event this code stores: its class
+from its topic (only a campaign event or one of its game's declared events), its fields back in
+their stored types, its payload version as it was written. The rebuilt rows are audited again as
+``questlog verify`` audits a store (``audit_stream``), so what is stored is exactly what verifies.
+The campaign is then stored with one more event, ``CampaignImported``, which commits to a new
+server seed held here: events, actors, seed, owner and access flag in one transaction, so a
+failure stores nothing.
+
+A campaign that already exists here is refused unless the bundle extends it (the same events up
+to its head): then only the bundle's newer events are appended, with the import event.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+from uuid import UUID, uuid4
+
+from eventsourcing.persistence import IntegrityError, StoredEvent
+
+from domain.model import dice as dicelib
+from domain.model.access import Membership, actor_label, current_actor
+from domain.model.campaign import Campaign, event_class_of
+from domain.model.errors import ConcurrencyConflict, InvalidInput, RuleViolation
+from domain.model.house_rules import GAMES
+from domain.model.text import has_control_characters
+from domain.service.application import Questlog
+from domain.service.audit import audit_stream, encoded
+from domain.service.commands_service import CommandResult, unavailable
+from domain.storage.store import TRANSIENT_ERRORS, SeedRecord, never_sent, server_refused
+
+CAMPAIGN_EXISTS = "campaign-exists"
+"""The rule an import breaks when the campaign is here already and the bundle does not extend it."""
+ENVELOPE = ("originator_id", "originator_version")
+"""Fields of a rebuilt event that are the row's columns, not its stored state."""
+
+
+def refusal(problems: Sequence[Mapping[str, Any]]) -> InvalidInput:
+    """The 422 for a bundle that does not verify: its first bad version and that problem first
+    (a problem of the file as a whole, with no version, after every event's), then the others."""
+    ordered = sorted(problems, key=lambda p: (p.get("version") is None, p.get("version") or 0))
+    messages = [
+        f"{'bundle' if p.get('version') is None else 'version ' + str(p['version'])}: "
+        f"{p['problem']}"
+        for p in ordered
+    ]
+    return InvalidInput(
+        {"bundle": messages},
+        message=f"The bundle does not verify ({messages[0]}); nothing was stored.",
+    )
+
+
+def bad_event(version: object, problem: str) -> InvalidInput:
+    """The 422 for one event that cannot be rebuilt."""
+    return refusal([{"version": version, "problem": problem}])
+
+
+class CampaignImport:
+    """Stores a verified bundle's campaign here, unchanged, and lets it play on."""
+
+    def __init__(self, app: Questlog) -> None:
+        self.app = app
+
+    def load(self, bundle: Mapping[str, Any], *, public: bool = False) -> CommandResult:
+        """Import a bundle (already checked by ``webapi.bundle.check``); ``public`` is the access
+        flag of a campaign new here (an extended one keeps its own)."""
+        campaign_id = _campaign_id(bundle.get("campaign_id"))
+        events = bundle.get("events")
+        if not isinstance(events, list) or not events:
+            raise InvalidInput.field("events", "must be a non-empty list of events")
+        stored, actors = self.rebuild(campaign_id, events)
+        report = audit_stream(self.app.mapper, stored, actors)
+        if not report.ok:
+            raise refusal(report.problems)
+        decoded = [self.app.mapper.to_domain_event(item) for item in stored]
+        campaign = _project(decoded)
+        unrevealed = campaign.dice["commitment"]
+        with self.app.campaign_locks(campaign_id):
+            local_head = self.local_head(campaign_id, events)
+            imported, seed = self.record_import(campaign, bundle)
+            actor = current_actor()
+            actors.update({event.originator_version: actor_label(actor) for event in imported})
+            rows = [*stored[local_head:], *map(self.app.mapper.to_stored_event, imported)]
+            new = local_head == 0
+            self._insert(
+                rows,
+                actors={v: a for v, a in actors.items() if v > local_head},
+                seed=seed,
+                owner=Membership(str(campaign_id), actor.id, "owner") if new and actor else None,
+                public=public if new else None,
+            )
+            # The next command here starts from the imported campaign, not a cached older copy.
+            self.app.cache_aggregate(campaign)
+        self.app.after_record([*decoded[local_head:], *imported], {campaign_id: campaign})
+        self.app.counters.stored(campaign.game, [type(e).__name__ for e in imported])
+        return CommandResult(
+            campaign_id=campaign_id,
+            first_version=local_head + 1,
+            version=campaign.version,
+            head_hash=campaign.head_hash,
+            value={
+                "game": campaign.game,
+                "name": campaign.name,
+                "extended": not new,
+                "imported_events": len(stored) - local_head,
+                "bundle_head": {"version": report.head_version, "hash": report.head_hash},
+                "commitment": seed.commitment,
+                "client_seed": campaign.dice["client_seed"],
+                "unrevealed_commitment": unrevealed,
+                "awaiting_reveal": report.rolls["awaiting_reveal"],
+            },
+        )
+
+    @staticmethod
+    def record_import(
+        campaign: Campaign, bundle: Mapping[str, Any]
+    ) -> tuple[list[Any], SeedRecord]:
+        """Trigger the import event on the campaign the bundle makes, committing to a new server
+        seed; returns the event and the seed to store with it."""
+        seed = dicelib.new_server_seed()
+        commitment = dicelib.commitment_of(seed)
+        checkpoint = bundle.get("checkpoint")
+        exported_at = bundle.get("exported_at")
+        campaign.record_import(
+            exported_at=exported_at if isinstance(exported_at, str) else None,
+            checkpoint=checkpoint if isinstance(checkpoint, str) else None,
+            new_commitment=commitment,
+        )
+        return list(campaign.collect_events()), SeedRecord(str(campaign.id), commitment, seed)
+
+    def rebuild(
+        self, campaign_id: UUID, events: Sequence[Any]
+    ) -> tuple[list[StoredEvent], dict[int, str]]:
+        """Each public event as the row this code stores, and the actor of each version."""
+        first = events[0]
+        data = first.get("data") if isinstance(first, Mapping) else None
+        game = data.get("game") if isinstance(data, Mapping) else None
+        if not isinstance(first, Mapping) or first.get("type") != Campaign.Created.TOPIC:
+            raise bad_event(1, f"the first event must be a {Campaign.Created.TOPIC}")
+        if game not in GAMES:
+            raise bad_event(1, f"{game!r} is not a game this service plays ({', '.join(GAMES)})")
+        stored: list[StoredEvent] = []
+        actors: dict[int, str] = {}
+        for number, event in enumerate(events, start=1):
+            stored.append(self.rebuild_event(campaign_id, str(game), number, event))
+            actor = event.get("actor")
+            if actor is not None:
+                if not isinstance(actor, str) or has_control_characters(actor):
+                    raise bad_event(number, "its actor must be a string (no control characters)")
+                actors[number] = actor
+        return stored, actors
+
+    def rebuild_event(self, campaign_id: UUID, game: str, number: int, event: Any) -> StoredEvent:
+        """One public event (``GET /events``) as its stored row, or a 422 naming its version."""
+        if not isinstance(event, Mapping) or event.get("version") != number:
+            raise bad_event(number, f"version {number} is missing")
+        topic = event.get("type")
+        event_class = event_class_of(game, topic) if isinstance(topic, str) else None
+        if event_class is None:
+            raise bad_event(number, f"{topic!r} is not an event type of a {game} campaign")
+        if (event_class is Campaign.Created) != (number == 1):
+            raise bad_event(number, f"only version 1 is a {Campaign.Created.TOPIC}")
+        data = event.get("data")
+        if not isinstance(data, Mapping):
+            raise bad_event(number, "its data must be an object")
+        fields = {k: v for k, v in data.items() if k not in (*ENVELOPE, "timestamp")}
+        class_version = fields.pop("class_version", None)
+        fields.update(
+            timestamp=_timestamp(number, event.get("timestamp")),
+            prev_hash=event.get("prev_hash"),
+            hash=event.get("hash"),
+        )
+        # The order the code stores an event's fields in: its class's, as the mapper writes them.
+        declared = [f.name for f in dataclasses.fields(event_class) if f.name not in ENVELOPE]
+        state = {name: fields.pop(name) for name in declared if name in fields}
+        state.update(fields)
+        if class_version is not None:
+            state["class_version"] = class_version
+        try:
+            state_bytes = encoded(self.app.mapper, state)
+        except (TypeError, ValueError) as error:
+            raise bad_event(number, f"its data cannot be stored: {error}") from None
+        return StoredEvent(
+            originator_id=campaign_id,
+            originator_version=number,
+            topic=str(topic),
+            state=state_bytes,
+        )
+
+    def local_head(self, campaign_id: UUID, events: Sequence[Mapping[str, Any]]) -> int:
+        """The version this instance holds the campaign at (0: not at all), if the bundle
+        extends it; a 409 naming the first version where they differ, if not."""
+        local = self.app.event_records(campaign_id)
+        for record in local:
+            version = record["version"]
+            if version > len(events):
+                raise RuleViolation(
+                    CAMPAIGN_EXISTS,
+                    f"campaign {campaign_id} already holds every event of the bundle here, and "
+                    f"more: it is at version {len(local)}, the bundle ends at version "
+                    f"{len(events)}; nothing was stored",
+                )
+            if record["hash"] != events[version - 1].get("hash"):
+                raise RuleViolation(
+                    CAMPAIGN_EXISTS,
+                    f"campaign {campaign_id} already exists here and differs from the bundle "
+                    f"at version {version}; nothing was stored",
+                )
+        if local and len(local) == len(events):
+            raise RuleViolation(
+                CAMPAIGN_EXISTS,
+                f"campaign {campaign_id} already holds every event of the bundle here (head "
+                f"version {len(events)}); nothing was stored",
+            )
+        return len(local)
+
+    def _insert(self, rows: list[StoredEvent], **side_rows: Any) -> None:
+        """Store the rows and their side rows in one transaction; a failure stores nothing."""
+        attempt = uuid4().hex
+        try:
+            self.app.recorder.insert_events(rows, attempt=attempt, **side_rows)
+        except IntegrityError:
+            raise ConcurrencyConflict(
+                f"Campaign {rows[0].originator_id} was written here while the import ran; "
+                "nothing was stored. Import again."
+            ) from None
+        except TRANSIENT_ERRORS as error:
+            if never_sent(error) or server_refused(error):
+                raise unavailable(error, stored=False) from error
+            try:
+                stored = self.app.side_tables.attempt_stored(attempt)
+            except TRANSIENT_ERRORS as lookup_error:
+                raise unavailable(error, stored=None) from lookup_error
+            if not stored:
+                raise unavailable(error, stored=False) from error
+
+
+def _campaign_id(value: object) -> UUID:
+    """The bundle's campaign id, a UUID (the events' hashes cover it)."""
+    try:
+        return UUID(str(value))
+    except ValueError:
+        raise InvalidInput.field("campaign_id", "must be a campaign id (a UUID)") from None
+
+
+def _timestamp(number: int, value: object) -> datetime:
+    """An event's timestamp back as the datetime stored, written exactly as it was."""
+    try:
+        moment = datetime.fromisoformat(str(value))
+    except ValueError:
+        raise bad_event(number, f"its timestamp {value!r} is not ISO 8601") from None
+    if moment.tzinfo is None or moment.isoformat() != value:
+        raise bad_event(number, f"its timestamp {value!r} is not as this service writes one")
+    return moment
+
+
+def _project(events: Sequence[Any]) -> Campaign:
+    """The campaign the events make, or a 422 naming the first that does not apply."""
+    campaign: Any = None
+    for event in events:
+        try:
+            campaign = event.mutate(campaign)
+        except Exception as error:  # an event from outside may fit no state this code holds
+            raise bad_event(
+                event.originator_version, f"the event does not apply: {type(error).__name__}"
+            ) from None
+    assert isinstance(campaign, Campaign)
+    return campaign
