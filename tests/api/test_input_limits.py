@@ -386,8 +386,7 @@ CROSS_CAMPAIGN = (
     "/metrics",
 )
 NO_TOKEN = ("/healthz", "/readyz", "/.well-known/questlog-key")
-"""The health checks and the verifier keys ask for no token, so they never answer 401 (issue 14,
-point 2)."""
+"""The health checks and the verifier keys ask for no token, so they never answer 401."""
 PLAIN_TEXT = ("/metrics",)
 """Prometheus reads its own text format, not JSON."""
 HTTP_METHODS = ("get", "put", "post", "delete", "patch")
