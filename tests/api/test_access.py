@@ -44,8 +44,8 @@ ADMIN_ONLY = (
     "/campaigns/import",
 )
 OPEN = ("/healthz", "/readyz", "/.well-known/questlog-key")
-"""The health checks a load balancer calls without a token (issue 14, point 2), and the verifier
-keys anyone checks a checkpoint with."""
+"""The health checks a load balancer calls without a token, and the verifier keys anyone checks a
+checkpoint with."""
 
 
 class Cast:
