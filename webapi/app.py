@@ -31,6 +31,7 @@ from webapi import (
     schemas,
     table,
     timetravel,
+    trust,
     views,
 )
 
@@ -99,6 +100,7 @@ def create_app(
     api.register_blueprint(imports.blp)
     api.register_blueprint(live.blp)
     api.register_blueprint(operations.blp)
+    api.register_blueprint(trust.blp)
     app.register_blueprint(page.blp)  # the table page: plain Flask, not in the OpenAPI document
     for entry in catalogue.COMMANDS.values():
         summary = rules_for(entry.game).commands[entry.name].summary

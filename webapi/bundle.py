@@ -16,8 +16,10 @@ from uuid import UUID
 
 from domain.model import chain
 from domain.model.errors import InvalidInput
+from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
 from domain.service.application import Questlog
 from domain.service.audit import AuditReport, audit_public_events
+from domain.service.checkpoints import CheckpointVerdict, check_checkpoint, hashes_by_version
 from domain.service.commands_service import CommandResult
 from domain.service.importing import CampaignImport, refusal
 from webapi.campaigns import event_items
@@ -31,12 +33,16 @@ def build(app: Questlog, cid: UUID) -> dict[str, Any]:
     """The bundle of a campaign as it is now."""
     found, events = event_items(app, cid)
     _, revealed = audit_public_events(str(cid), events)
+    ring = app.key_ring.current()
     return {
         "format": FORMAT,
         "campaign_id": str(cid),
         "exported_at": datetime.now(UTC).isoformat(),
         "genesis_hash": chain.GENESIS_HASH,
         "head": {"version": found.version, "hash": found.head_hash},
+        "checkpoints": [app.checkpoint(found.id, found.version, found.head_hash)],
+        "log_name": ring.log_name,
+        "keys": [listed.as_dict() for listed in ring.keys],
         "revealed_seeds": revealed,
         "events": events,
     }
@@ -48,19 +54,38 @@ class BundleCheck:
 
     report: AuditReport
     problems: list[dict[str, Any]] = field(default_factory=list)
+    checkpoints: list[CheckpointVerdict] = field(default_factory=list)
+    """The verdict on each checkpoint the bundle carries (an older bundle carries none)."""
+    keys_source: str | None = None
+    """Whose keys checked them: ``given`` (the caller's), ``bundle`` (the bundle's own list,
+    which proves only that the bundle is consistent with itself), or None (no checkpoints)."""
 
     @property
     def ok(self) -> bool:
-        """Chain intact, no roll mismatch, and the bundle agrees with its events."""
-        return self.report.ok and not self.problems
+        """Chain intact, no roll mismatch, the bundle agrees with its events, and every
+        checkpoint verifies and is in the chain."""
+        return self.report.ok and not self.problems and all(v.ok for v in self.checkpoints)
 
     def all_problems(self) -> list[dict[str, Any]]:
-        """Every problem, the log's first, each with the version it concerns (None: the file)."""
-        return [*self.report.problems, *self.problems]
+        """Every problem, the log's first, each with the version it concerns (None: the file),
+        then each checkpoint that failed (at the version it names, if it names one)."""
+        return [*self.report.problems, *self.problems, *self.checkpoint_problems()]
+
+    def checkpoint_problems(self) -> list[dict[str, Any]]:
+        """Each checkpoint that failed, as a problem: its verdict and why."""
+        return [
+            {
+                "version": verdict.checkpoint.version if verdict.checkpoint else None,
+                "problem": f"checkpoint ({verdict.verdict}): {verdict.message}",
+            }
+            for verdict in self.checkpoints
+            if not verdict.ok
+        ]
 
 
-def check(bundle: Any) -> BundleCheck:
-    """Verify a bundle offline: its format, the hash chain, every roll, its head and seeds."""
+def check(bundle: Any, keys: list[VerifierKey] | None = None) -> BundleCheck:
+    """Verify a bundle offline: its format, the hash chain, every roll, its head and seeds, and
+    its checkpoints against ``keys`` (default: the keys the bundle lists)."""
     if not isinstance(bundle, Mapping) or bundle.get("format") != FORMAT:
         raise ValueError(f"not a Questlog bundle: its format must be {FORMAT!r}")
     events = bundle.get("events")
@@ -86,7 +111,59 @@ def check(bundle: Any) -> BundleCheck:
         result.problems.append(
             {"version": None, "problem": "revealed_seeds are not the seeds the events reveal"}
         )
+    check_checkpoints(bundle, events, keys, result)
     return result
+
+
+def check_checkpoints(
+    bundle: Mapping[str, Any],
+    events: list[Any],
+    keys: list[VerifierKey] | None,
+    result: BundleCheck,
+) -> None:
+    """Check every checkpoint of a bundle: its signature, then the bundle's chain at its version."""
+    notes = bundle.get("checkpoints") or []
+    if not isinstance(notes, list):
+        result.problems.append({"version": None, "problem": "'checkpoints' must be a list"})
+        return
+    if not notes:
+        return
+    log_name: str | None = None
+    if keys is None:
+        result.keys_source = "bundle"
+        keys = bundle_keys(bundle, result)
+        log_name = bundle.get("log_name") if isinstance(bundle.get("log_name"), str) else None
+    else:
+        result.keys_source = "given"
+    try:
+        campaign_id = UUID(str(bundle.get("campaign_id")))
+    except ValueError:
+        result.problems.append({"version": None, "problem": "campaign_id is not a UUID"})
+        return
+    hash_at = hashes_by_version(events)
+    for note in notes:
+        result.checkpoints.append(
+            check_checkpoint(
+                note if isinstance(note, str) else "",
+                keys,
+                campaign_id=campaign_id,
+                hash_at=hash_at,
+                log_name=log_name,
+            )
+        )
+
+
+def bundle_keys(bundle: Mapping[str, Any], result: BundleCheck) -> list[VerifierKey]:
+    """The verifier keys a bundle lists (a malformed one is a problem of the bundle)."""
+    keys: list[VerifierKey] = []
+    listed = bundle.get("keys")
+    for entry in listed if isinstance(listed, list) else []:
+        text = entry.get("key") if isinstance(entry, Mapping) else None
+        try:
+            keys.append(parse_verifier_key(str(text)))
+        except NoteError as error:
+            result.problems.append({"version": None, "problem": f"a listed key: {error}"})
+    return keys
 
 
 def checked(bundle: Any) -> BundleCheck:

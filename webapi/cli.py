@@ -17,7 +17,9 @@ from rich.table import Table
 
 from domain.model import patch
 from domain.model.errors import InvalidInput, NotFound, RuleViolation
+from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
 from domain.service.application import Questlog
+from domain.service.checkpoints import CheckpointVerdict
 from domain.service.timetravel import Replay, ReplayStep, TimeTravel
 from domain.storage.backup import BackupRefused, backup_store
 from domain.storage.store import StoreConfig
@@ -120,8 +122,15 @@ def serve(
             "First start: created the admin token [bold]admin[/bold]. It is shown this once:\n"
             f"  {secret}\nSend it as `Authorization: Bearer <token>`; see docs/access.md."
         )
+    ring = questlog.key_ring.current()  # made on the first start (docs/trust.md)
     console.print(f"Questlog on http://{host}:{port}  (store: {questlog.config.describe()})")
     console.print(f"OpenAPI document: http://{host}:{port}/openapi.json")
+    console.print(f"Signing key: {escape(ring.signer.verifier.text)}")
+    if config.log_name and config.log_name != ring.log_name:
+        console.print(
+            f"[yellow]QUESTLOG_LOG_NAME is {escape(config.log_name)!r}, but the keys were made "
+            f"as {escape(ring.log_name)!r}: the name is fixed when they are made[/yellow]"
+        )
     console.print("Views: " + ("run elsewhere (--no-views)" if no_views else "embedded"))
     console.print("Auth: " + ("bearer tokens" if auth else "off (loopback only)"))
     each = " in each worker" if workers > 1 else ""
@@ -243,6 +252,40 @@ def token_revoke(name_or_id: str) -> None:
     console.print(f"Revoked token {escape(revoked.name)} (id {revoked.id}).")
 
 
+@main.group()
+def key() -> None:
+    """The service's signing keys: show the verifier keys, rotate the signing key."""
+
+
+@key.command("show")
+def key_show() -> None:
+    """Print the log name and every verifier key (the current one last), with their dates."""
+    questlog = open_store()
+    try:
+        ring = questlog.key_ring.current()
+        where = questlog.key_ring.store.where
+    finally:
+        questlog.close()
+    console.print(f"log name: {escape(ring.log_name)}")
+    console.print(f"kept in:  {escape(where)}")
+    for listed in ring.keys:
+        state = f"retired {listed.retired}" if listed.retired else "current"
+        console.print(f"{escape(listed.verifier.text)}  created {listed.created}, {state}")
+
+
+@key.command("rotate")
+def key_rotate() -> None:
+    """Retire the current signing key and sign with a new one from now on (old keys stay listed,
+    so their checkpoints still verify)."""
+    questlog = open_store()
+    try:
+        ring = questlog.key_ring.rotate()
+    finally:
+        questlog.close()
+    console.print(f"New signing key: {escape(ring.signer.verifier.text)}")
+    console.print(f"{len(ring.keys) - 1} older key(s) stay listed (questlog key show).")
+
+
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Replace FILE if it exists.")
@@ -261,6 +304,20 @@ def backup(file: Path, force: bool) -> None:
 @click.argument("campaign_id", required=False)
 @click.option("--head", help="A head_hash receipt that must still be in the chain.")
 @click.option(
+    "--checkpoint",
+    "checkpoint_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="A signed checkpoint (an answer's `checkpoint`, as text or the answer's JSON): its "
+    "signature must verify and the chain must have its hash at its version.",
+)
+@click.option(
+    "--key",
+    "verifier_keys",
+    multiple=True,
+    help="A verifier key to check checkpoints with (repeatable); default: the keys the store "
+    "lists, or for --bundle the bundle's own keys.",
+)
+@click.option(
     "--bundle",
     "bundle_file",
     type=click.Path(exists=True, dir_okay=False),
@@ -272,17 +329,32 @@ def backup(file: Path, force: bool) -> None:
     is_flag=True,
     help="Audit every campaign of the store (after a restore, say); one line each.",
 )
-def verify(campaign_id: str | None, head: str | None, bundle_file: str | None, every: bool) -> None:
-    """Audit a campaign: the hash chain, every stored byte, every revealed roll; with --all,
-    every campaign; or, with --bundle, a downloaded bundle offline."""
+def verify(
+    campaign_id: str | None,
+    head: str | None,
+    checkpoint_file: str | None,
+    verifier_keys: tuple[str, ...],
+    bundle_file: str | None,
+    every: bool,
+) -> None:
+    """Audit a campaign: the hash chain, every stored byte, every revealed roll, and with
+    --checkpoint a signed checkpoint; with --all, every campaign; or, with --bundle, a
+    downloaded bundle offline."""
     if sum((campaign_id is not None, bundle_file is not None, every)) > 1:
         raise click.UsageError("Give one of CAMPAIGN_ID, --all or --bundle FILE.")
+    keys = parse_keys(verifier_keys)
     if bundle_file is not None:
-        verify_bundle(bundle_file, head)
+        if checkpoint_file is not None:
+            raise click.UsageError(
+                "--checkpoint checks a store's campaign; a bundle's are its own."
+            )
+        verify_bundle(bundle_file, head, keys)
         return
     if every:
-        if head is not None:
-            raise click.UsageError("--head names one campaign's receipt; it cannot go with --all.")
+        if head is not None or checkpoint_file is not None:
+            raise click.UsageError(
+                "--head and --checkpoint name one campaign's receipt; they cannot go with --all."
+            )
         verify_all()
         return
     if campaign_id is None:
@@ -291,14 +363,66 @@ def verify(campaign_id: str | None, head: str | None, bundle_file: str | None, e
         cid = UUID(campaign_id)
     except ValueError:
         raise click.BadParameter("not a campaign id (a UUID)", param_hint="CAMPAIGN_ID") from None
+    note = None if checkpoint_file is None else read_checkpoint(checkpoint_file)
     questlog = open_store()
     try:
         report = questlog.audit(cid).as_dict(receipt=head)
+        verdict = None if note is None else questlog.check_checkpoint(cid, note, keys)
     except NotFound as error:
         console.print(f"[red]{error.message}[/red]")
         sys.exit(2)
+    finally:
+        questlog.close()
+    if verdict is not None:
+        print_checkpoint_verdict(verdict)
+        report = {**report, "ok": report["ok"] and verdict.ok}
     print_audit(cid, report)
     sys.exit(0 if report["ok"] else 1)
+
+
+def parse_keys(texts: tuple[str, ...]) -> list[VerifierKey] | None:
+    """The verifier keys given with --key (None if none were)."""
+    if not texts:
+        return None
+    try:
+        return [parse_verifier_key(text) for text in texts]
+    except NoteError as error:
+        raise click.BadParameter(str(error), param_hint="--key") from None
+
+
+def read_checkpoint(path: str) -> str:
+    """A checkpoint file's note: the file's text, or the ``checkpoint`` of a saved JSON answer."""
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError) as error:
+        console.print(f"[red]{escape(path)}: {escape(str(error))}[/red]")
+        sys.exit(2)
+    if text.lstrip().startswith("{"):
+        try:
+            saved = json.loads(text)
+        except ValueError:
+            return text
+        if isinstance(saved, dict) and isinstance(saved.get("checkpoint"), str):
+            return str(saved["checkpoint"])
+    return text
+
+
+CHECKPOINT_LABELS = {
+    "ok": "[green]OK[/green]",
+    "malformed": "[red]MALFORMED[/red]",
+    "unknown key": "[red]UNKNOWN KEY[/red]",
+    "bad signature": "[red]FORGED (bad signature)[/red]",
+    "another campaign": "[red]ANOTHER CAMPAIGN[/red]",
+    "another log": "[red]ANOTHER LOG[/red]",
+    "rewritten": "[red]REWRITTEN[/red]",
+}
+
+
+def print_checkpoint_verdict(verdict: CheckpointVerdict) -> None:
+    """One line: the checkpoint's verdict and what it means."""
+    label = CHECKPOINT_LABELS.get(verdict.verdict, verdict.verdict)
+    console.print(f"checkpoint: {label}: {escape(verdict.message)}")
 
 
 def verify_all() -> None:
@@ -324,14 +448,14 @@ def verify_all() -> None:
     sys.exit(1 if failed else 0)
 
 
-def verify_bundle(path: str, head: str | None) -> None:
+def verify_bundle(path: str, head: str | None, keys: list[VerifierKey] | None = None) -> None:
     """Check a bundle file and print each roll's verdict and every problem; exit 1 on any."""
     from webapi import bundle
 
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
-        found = bundle.check(data)
+        found = bundle.check(data, keys)
     except (OSError, UnicodeDecodeError, ValueError) as error:
         console.print(f"[red]{escape(path)}: {escape(str(error))}[/red]")
         sys.exit(2)
@@ -349,9 +473,17 @@ def verify_bundle(path: str, head: str | None) -> None:
     receipt_ok = head is None or head in report.hashes
     if not receipt_ok:
         console.print(f"[red]receipt {escape(head or '')} is not in the chain[/red]")
-    for problem in found.all_problems():
+    for problem in [*report.problems, *found.problems]:  # the checkpoints' verdicts follow
         where = "bundle" if problem["version"] is None else f"version {problem['version']}"
         console.print(f"[red]{where}: {escape(problem['problem'])}[/red]")
+    for verdict in found.checkpoints:
+        print_checkpoint_verdict(verdict)
+    if found.keys_source == "bundle":
+        console.print(
+            "[yellow]checkpoints checked with the bundle's own keys: this shows the bundle is "
+            "consistent with itself; give --key (the host's published key) to tie it to the "
+            "host[/yellow]"
+        )
     ok = found.ok and receipt_ok
     console.print("[green]OK[/green]" if ok else "[red]FAILED[/red]")
     sys.exit(0 if ok else 1)

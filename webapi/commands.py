@@ -46,6 +46,7 @@ class CommandResult(Schema):
 
     version = fields.Integer()
     head_hash = fields.String()
+    checkpoint = schemas.checkpoint_field()
     events = fields.List(
         fields.Nested(schemas.Event),
         metadata={

@@ -83,13 +83,16 @@ Render = Callable[[CommandResult], Rendered]
 
 
 def appended(status: int, result: CommandResult, body: dict[str, Any]) -> Rendered:
-    """An appending response: the body plus the new version and head hash (the receipt)."""
+    """An appending response: the body plus the new version and head hash (the receipt); ``reply``
+    adds the signed checkpoint."""
     body = {**body, "version": result.version, "head_hash": result.head_hash}
     return status, body, {"ETag": f'"{result.version}"'}
 
 
 def reply(outcome: Outcome, render: Render) -> Response:
-    """Render a command's result, first answer or replay, into an HTTP response.
+    """Render a command's result, first answer or replay, into an HTTP response, with the
+    signed checkpoint of its version and head hash (a replay gets the same checkpoint: the
+    signature is deterministic, as long as the key has not been rotated since).
 
     A replay of a row stored by an earlier release (which kept the response itself) answers
     that response as it was stored.
@@ -99,6 +102,12 @@ def reply(outcome: Outcome, render: Render) -> Response:
         status, body, headers = stored["status"], stored["body"], stored["headers"]
     else:
         status, body, headers = render(outcome)
+        body = {
+            **body,
+            "checkpoint": questlog().checkpoint(
+                outcome.campaign_id, outcome.version, outcome.head_hash
+            ),
+        }
     response = Response(json.dumps(body), status=status, mimetype="application/json")
     for name, value in headers.items():
         response.headers[name] = value

@@ -17,6 +17,17 @@ MAX_POSITION = 2**62
 ISO_EXAMPLE = "2026-11-30T15:47:17Z"
 
 
+CHECKPOINT_DESCRIPTION = (
+    "A signed checkpoint of this answer's version and head hash: a C2SP signed note "
+    "(docs/trust.md). Keep it: it proves what the log said, to anyone with the verifier key."
+)
+
+
+def checkpoint_field(description: str = CHECKPOINT_DESCRIPTION) -> fields.String:
+    """The ``checkpoint`` of an appending answer."""
+    return fields.String(metadata={"description": description})
+
+
 class Timestamp(fields.Field):
     """An ISO-8601 timestamp; without an offset it is UTC.
 
@@ -142,6 +153,9 @@ class Campaign(Schema):
     name = fields.String()
     version = fields.Integer()
     head_hash = fields.String()
+    checkpoint = checkpoint_field(
+        f"{CHECKPOINT_DESCRIPTION} Only in the answer that creates the campaign (or the fork)."
+    )
     commitment = fields.String()
     client_seed = fields.String()
     origin = fields.Nested(
@@ -286,6 +300,7 @@ class Roll(Schema):
         allow_none=True, metadata={"description": "The version of the rollback that undid it."}
     )
     head_hash = fields.String(metadata={"description": "Chain head after the append (receipt)."})
+    checkpoint = checkpoint_field(f"{CHECKPOINT_DESCRIPTION} Only in a new roll's answer.")
 
 
 class RollPage(Schema):
@@ -306,6 +321,7 @@ class Appended(Schema):
 
     version = fields.Integer()
     head_hash = fields.String()
+    checkpoint = checkpoint_field()
     dice = fields.Nested(DiceState)
     house_rules = fields.Dict()
     revealed_seed = fields.String()
@@ -475,6 +491,7 @@ class RollbackResult(Schema):
 
     version = fields.Integer()
     head_hash = fields.String()
+    checkpoint = checkpoint_field()
     rollback = fields.Dict(
         allow_none=True, metadata={"description": "The RolledBack event's data, once carried out."}
     )

@@ -9,10 +9,13 @@ from eventsourcing.application import AggregateNotFoundError
 
 from domain.model.campaign import Campaign, event_record, project_campaign
 from domain.model.errors import InvalidInput, NotFound
+from domain.model.signed_note import VerifierKey
 from domain.model.text import ascii_number
 from domain.service.audit import AuditReport, audit_stream, stored_fields, with_verdict
+from domain.service.checkpoints import CheckpointVerdict, check_checkpoint
 from domain.service.timeline import Timeline
 from domain.storage.es_compat import ApplicationHooks
+from domain.storage.keys import KeyRing
 from domain.storage.store import SideTables, StoreConfig
 
 MAX_VERSION = 2**62
@@ -28,6 +31,45 @@ class Reading(ApplicationHooks):
         full_env.update(env or {})
         with self.config.creation_lock():
             super().__init__(env=full_env)
+        self._key_ring: KeyRing | None = None
+
+    @property
+    def key_ring(self) -> KeyRing:
+        """The signing keys (``domain.storage.keys``), made the first time they are needed."""
+        if self._key_ring is None:
+            self._key_ring = KeyRing.open(self.config, self.recorder)
+        return self._key_ring
+
+    def checkpoint(self, campaign_id: UUID, version: int, head_hash: str) -> str:
+        """The signed checkpoint of a campaign's head (a C2SP signed note)."""
+        return self.key_ring.sign_checkpoint(campaign_id, version, head_hash)
+
+    def head_checkpoint(self, campaign_id: UUID) -> tuple[Campaign, str]:
+        """The campaign now and the signed checkpoint of its head."""
+        campaign = self.campaign(campaign_id)
+        return campaign, self.checkpoint(campaign.id, campaign.version, campaign.head_hash)
+
+    def hash_at(self, campaign_id: UUID, version: int) -> str | None:
+        """The stored hash of a campaign's event at a version (None past its head)."""
+        if not 1 <= version <= MAX_VERSION:
+            return None
+        events = self.campaign_events(campaign_id, after=version - 1, limit=1)
+        return str(events[0].hash) if events else None
+
+    def check_checkpoint(
+        self, campaign_id: UUID, note: str, keys: list[VerifierKey] | None = None
+    ) -> CheckpointVerdict:
+        """Check a signed checkpoint of a campaign against ``keys`` (default: every key this
+        store lists, and then its log name too) and against the log."""
+        self.campaign(campaign_id)
+        own = keys is None
+        return check_checkpoint(
+            note,
+            self.key_ring.verifier_keys() if keys is None else keys,
+            campaign_id=campaign_id,
+            hash_at=lambda version: self.hash_at(campaign_id, version),
+            log_name=self.key_ring.log_name if own else None,
+        )
 
     @property
     def side_tables(self) -> SideTables:

@@ -18,6 +18,7 @@ from zlib import crc32
 
 SETUP_LOCK_KEY = 0x51_75_65_73_74  # "Quest": the advisory lock held while creating tables
 VIEWS_SETUP_LOCK_KEY = 0x5175_6576  # "Quev": held while view tables are created
+KEY_RING_LOCK_KEY = 0x5175_654B  # "QueK": held while the signing key ring is made or rotated
 CAMPAIGN_LOCK_SPACE = 0x51_4C  # "QL": first key of the per-campaign advisory locks
 VIEW_LEASE_SPACE = 0x51_56  # "QV": first key of the per-view leases
 

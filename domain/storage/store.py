@@ -14,6 +14,8 @@ Tables sit beside eventsourcing's ``stored_events``:
   was lost (the connection dropped) the application can find out whether the attempt is stored.
 - ``questlog_rate_buckets`` (PostgreSQL only): each token's append rate-limit bucket, shared by
   every API process on the store (on SQLite, one process keeps its buckets in memory).
+- ``questlog_signing_keys`` (PostgreSQL only): the signing key ring (``domain.storage.keys``),
+  unless ``QUESTLOG_SIGNING_KEY`` names a file for it (on SQLite it is a file beside the store).
 
 Seeds, idempotency records, actors, owners, access flags and attempts are written by the
 application recorder *inside the same transaction* as the events of the command that needs them,
@@ -47,6 +49,7 @@ from psycopg_pool import PoolTimeout
 
 from domain.model.access import Membership, Token
 from domain.storage.advisory_locks import (
+    KEY_RING_LOCK_KEY,
     SETUP_LOCK_KEY,
     begin_with_transaction_lock,
     campaign_lock_keys,
@@ -73,6 +76,7 @@ MEMBERS_TABLE = "questlog_members"
 ACCESS_TABLE = "questlog_access"
 ATTEMPTS_TABLE = "questlog_attempts"
 RATE_TABLE = "questlog_rate_buckets"
+KEYS_TABLE = "questlog_signing_keys"
 APPLICATION_NAME = "questlog"
 """PostgreSQL ``application_name`` of every connection (``questlog/<schema>``), so an operator
 can tell the service's connections apart in ``pg_stat_activity``."""
@@ -477,7 +481,12 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
         super().__init__(datastore, **kwargs)
         self._held = threading.local()
         sql: Any = es_postgres.SQL  # type: ignore[attr-defined]  # psycopg's, via eventsourcing
-        statements = [*self.side_table_statements(), self.rate_table_statement()]
+        statements = [
+            *self.side_table_statements(),
+            self.rate_table_statement(),
+            f"CREATE TABLE IF NOT EXISTS {self._table(KEYS_TABLE)} ("
+            "id TEXT PRIMARY KEY, ring TEXT NOT NULL)",
+        ]
         self.sql_create_statements.extend(sql(s) for s in statements)
 
     def _table(self, name: str) -> str:
@@ -555,6 +564,28 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
                 return list(connection.execute(self._sql(statement), params).fetchall())
 
         return read_with_retries(read)
+
+    def signing_ring(self) -> str | None:
+        """The signing key ring's JSON kept in the store, if any."""
+        rows = self._fetch(f"SELECT ring FROM {self._table(KEYS_TABLE)} WHERE id = 'ring'", ())
+        return str(rows[0]["ring"]) if rows else None
+
+    def write_signing_ring(self, ring: str) -> None:
+        """Keep the signing key ring's JSON in the store (its one row)."""
+        self._write(
+            f"INSERT INTO {self._table(KEYS_TABLE)} (id, ring) VALUES ('ring', ?) "
+            "ON CONFLICT (id) DO UPDATE SET ring = excluded.ring",
+            (ring,),
+        )
+
+    @contextmanager
+    def ring_lock(self) -> Iterator[None]:
+        """An advisory lock held while the key ring is made or rotated, across processes."""
+        with (
+            self.datastore.get_connection() as connection,
+            session_lock(connection, (KEY_RING_LOCK_KEY,)),
+        ):
+            yield
 
     def rate_table_statement(self) -> str:
         """CREATE statement of the rate-limit buckets: tokens left at ``stamp`` (epoch seconds,
@@ -668,26 +699,40 @@ class StoreConfig:
     sqlite_path: Path | None = None
     database_url: str | None = None
     postgres_schema: str | None = None
+    signing_key: Path | None = None
+    """The signing key ring's file (default: beside a SQLite store; PostgreSQL: a table)."""
+    log_name: str | None = None
+    """The log's name, given to a new key ring (``domain.storage.keys``)."""
 
     def __init__(
         self,
         sqlite_path: str | os.PathLike[str] | None = None,
         database_url: str | None = None,
         postgres_schema: str | None = None,
+        signing_key: str | os.PathLike[str] | None = None,
+        log_name: str | None = None,
     ) -> None:
         path = None if sqlite_path is None else Path(sqlite_path)
         object.__setattr__(self, "sqlite_path", path)
         object.__setattr__(self, "database_url", database_url)
         object.__setattr__(self, "postgres_schema", postgres_schema)
+        object.__setattr__(self, "signing_key", None if signing_key is None else Path(signing_key))
+        object.__setattr__(self, "log_name", log_name)
 
     @classmethod
     def from_environ(cls, environ: dict[str, str] | None = None) -> StoreConfig:
-        """Read ``QUESTLOG_DATABASE_URL`` (PostgreSQL) or ``QUESTLOG_DB`` (SQLite file)."""
+        """Read ``QUESTLOG_DATABASE_URL`` (PostgreSQL) or ``QUESTLOG_DB`` (SQLite file), and
+        ``QUESTLOG_SIGNING_KEY`` and ``QUESTLOG_LOG_NAME`` (the key ring)."""
         environ = dict(os.environ if environ is None else environ)
+        key_file = environ.get("QUESTLOG_SIGNING_KEY", "").strip()
+        keys: dict[str, Any] = {
+            "signing_key": Path(key_file) if key_file else None,
+            "log_name": environ.get("QUESTLOG_LOG_NAME", "").strip() or None,
+        }
         url = environ.get("QUESTLOG_DATABASE_URL", "").strip()
         if url:
-            return cls(database_url=url, postgres_schema=environ.get("QUESTLOG_PG_SCHEMA"))
-        return cls(sqlite_path=Path(environ.get("QUESTLOG_DB", "questlog.db")))
+            return cls(database_url=url, postgres_schema=environ.get("QUESTLOG_PG_SCHEMA"), **keys)
+        return cls(sqlite_path=Path(environ.get("QUESTLOG_DB", "questlog.db")), **keys)
 
     @property
     def kind(self) -> str:

@@ -385,8 +385,8 @@ CROSS_CAMPAIGN = (
     "/projections",
     "/metrics",
 )
-NO_TOKEN = ("/healthz", "/readyz")
-"""The health checks ask for no token, so they never answer 401 (issue 14, point 2)."""
+NO_TOKEN = ("/healthz", "/readyz", "/.well-known/questlog-key")
+"""The health checks and the verifier keys ask for no token, so they never answer 401."""
 PLAIN_TEXT = ("/metrics",)
 """Prometheus reads its own text format, not JSON."""
 HTTP_METHODS = ("get", "put", "post", "delete", "patch")

@@ -73,11 +73,17 @@ class ServerDidNotStart(RuntimeError):
 
 
 @contextmanager
-def running(folder: Path) -> Iterator[Server]:
-    """Seed a store in ``folder``, serve it on a free loopback port, stop it afterwards."""
+def running(
+    folder: Path, *, port: int | None = None, seeded: Seeded | None = None
+) -> Iterator[Server]:
+    """Seed a store in ``folder``, serve it on a free loopback port, stop it afterwards.
+
+    Given what an earlier run ``seeded``, serve the store as it is (a restart), on ``port`` if
+    given (the same origin, so the page keeps what it stored).
+    """
     db = folder / "questlog.db"
-    seeded = seed(db)
-    port = free_port()
+    seeded = seeded or seed(db)
+    port = port or free_port()
     env = {**os.environ, "QUESTLOG_DB": str(db), "QUESTLOG_RATE_LIMIT": "0"}
     for name in ("QUESTLOG_DATABASE_URL", "QUESTLOG_AUTH", "QUESTLOG_VIEWS_DB"):
         env.pop(name, None)

@@ -1,5 +1,6 @@
 // /app/verify: a bundle file checked entirely in this browser, with no request to any server.
 import { parse } from "./canon.js";
+import { bundleCheckpoints } from "./checkpoints.js";
 import { clear, h } from "./dom.js";
 import { showRolls, tally } from "./rolls.js";
 import { checkChain, diceInForce, nonceProblems, rollsOf, seedsFromEvents } from "./verify.js";
@@ -49,6 +50,7 @@ export async function verifyBundle(bundle) {
     h("p", { class: `chain ${verdict}`, dataset: { chain: verdict } }, chain.ok
       ? headOk ? `Chain intact: ${chain.checked} events, every hash recomputed, head ${bundle.head.hash.slice(0, 12)}… at version ${bundle.head.version}.` : "The events do not end at the bundle's head."
       : `Chain broken at version ${chain.version}: ${chain.why}.`),
+    await bundleCheckpoints(bundle, events),
     gaps.length === 0
       ? h("p", { class: "nonces ok", dataset: { nonces: "ok" } }, "Nonces in sequence: no server roll is missing from the log.")
       : h("div", { class: "nonces broken", dataset: { nonces: "broken" } },

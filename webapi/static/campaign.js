@@ -3,6 +3,7 @@
 import { whoAmI } from "./access.js";
 import { ApiError, get, headers, post } from "./api.js";
 import { calendarBoard, questCalendar } from "./boards.js";
+import { guardCampaign } from "./checkpoints.js";
 import { dayCharts } from "./figures.js";
 import { Live } from "./live.js";
 import { commandForm, explain } from "./play.js";
@@ -39,7 +40,7 @@ class CampaignPage {
     [this.head, this.who, this.catalogue] = await Promise.all([head, whoAmI(this.id), catalogue.then((c) => c.commands)]);
     if (!this.who.canPlay) this.catalogue = [];
     this.layout();
-    await this.show();
+    await Promise.all([this.show(), this.guard()]);
     this.live = new Live(this.id, this.head.version, () => this.changed(), (mode) => {
       this.liveNote.textContent = mode === "stream" ? "Live: new events appear as they happen." : "Live: checking for new events every second.";
       this.liveNote.dataset.live = mode;
@@ -47,10 +48,22 @@ class CampaignPage {
     addEventListener("popstate", () => this.show());
   }
 
+  // The kept checkpoint still in the log, the head's signed (checkpoints.js); a failure to check
+  // is shown, never thrown: the page works on without it.
+  async guard() {
+    try {
+      await guardCampaign(this.id, this.checkpoint);
+    } catch (error) {
+      this.checkpoint.textContent = `The checkpoint could not be checked: ${error.message}`;
+      this.checkpoint.dataset.checkpoint = "unchecked";
+    }
+  }
+
   layout() {
     const c = this.head;
     this.version = h("span", { class: "version", dataset: { campaignVersion: c.version } }, String(c.version));
     this.chain = h("p", { class: "chain", "aria-live": "polite" }, "Checking the chain…");
+    this.checkpoint = h("div", { class: "checkpoint", "aria-live": "polite" }, "Checking the signed checkpoint…");
     this.liveNote = h("p", { class: "muted live" });
     this.banner = h("div", { class: "banner", hidden: true });
     this.state = h("div", { class: "state" });
@@ -79,7 +92,7 @@ class CampaignPage {
         c.origin ? h("p", {}, "Forked from ", h("a", { href: `/app/campaigns/${c.origin.campaign_id}?version=${c.origin.version}` }, `${c.origin.campaign_id.slice(0, 8)} at version ${c.origin.version}`)) : null,
         c.forks?.length ? h("p", {}, "Forks: ", c.forks.map((f) => [h("a", { href: `/app/campaigns/${f.id}` }, `${f.name} (at v${f.at_version})`), " "])) : null,
         h("p", { class: "hash" }, "Head hash ", h("code", {}, c.head_hash)),
-        this.chain, this.liveNote,
+        this.chain, this.checkpoint, this.liveNote,
         h("p", { class: "actions" }, bundle, " ", share),
         this.shareOut),
       this.banner,
