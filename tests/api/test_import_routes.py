@@ -190,7 +190,8 @@ def test_junk_is_refused_and_nothing_is_stored(
 def test_an_event_of_the_wrong_shape_is_a_422_not_a_crash(
     client: FlaskClient, rolls: object
 ) -> None:
-    """Values no event holds (rolls that are no list of objects) are refused as no bundle."""
+    """Values no event holds (rolls that are no list of objects) are refused naming the
+    event's version, not a crash."""
     cid = played(client)
     body = download(client, cid)
     body["events"][1]["data"]["rolls"] = rolls
@@ -198,7 +199,9 @@ def test_an_event_of_the_wrong_shape_is_a_422_not_a_crash(
     response = client.post("/campaigns/import", json=body)
 
     assert response.status_code == 422 and response.mimetype == PROBLEM
-    assert "wrong shape" in response.json["errors"]["bundle"][0]
+    errors = response.json["errors"]["bundle"]
+    assert errors[0] == "version 2: the event's hash does not match its contents"
+    assert "version 2: the event's rolls are not a list of roll objects" in errors
 
 
 def test_a_bundle_of_another_format_is_a_422(client: FlaskClient) -> None:
