@@ -166,10 +166,10 @@ def bundle_keys(bundle: Mapping[str, Any], result: BundleCheck) -> list[Verifier
     return keys
 
 
-def checked(bundle: Any) -> BundleCheck:
+def checked(bundle: Any, keys: list[VerifierKey] | None = None) -> BundleCheck:
     """``check``, with any failure to read the bundle as a ``ValueError`` saying it is none."""
     try:
-        return check(bundle)
+        return check(bundle, keys)
     except ValueError as error:
         if str(error).startswith("not a Questlog bundle"):
             raise
@@ -183,14 +183,41 @@ def _wrong_shape(error: Exception) -> ValueError:
     return ValueError(f"not a Questlog bundle: an event has a value of the wrong shape ({error})")
 
 
-def load(app: Questlog, bundle: Any, *, public: bool = False) -> CommandResult:
-    """Import a bundle from another instance: checked whole first (``check``), refused with the
-    first bad version and its problem if it does not verify, and then stored unchanged with
-    its ``CampaignImported`` event (``domain.service.importing``)."""
+def load(
+    app: Questlog, bundle: Any, *, public: bool = False, keys: list[VerifierKey] | None = None
+) -> CommandResult:
+    """Import a bundle from another instance: checked whole first (``check``, its checkpoints
+    against ``keys``, default the bundle's own), refused with the first bad version and its
+    problem if it does not verify, and then stored unchanged with its ``CampaignImported``
+    event (``domain.service.importing``), which records the source's last verified checkpoint,
+    its log name and verifier keys."""
     try:
-        found = checked(bundle)
+        found = checked(bundle, keys)
     except ValueError as error:
         raise InvalidInput.field("bundle", str(error)) from None
     if not found.ok:
         raise refusal(found.all_problems(), found.report.first_bad_version)
-    return CampaignImport(app).load(bundle, public=public)
+    return CampaignImport(app).load(bundle, public=public, source=source_of(bundle, found))
+
+
+def source_of(bundle: Mapping[str, Any], found: BundleCheck) -> dict[str, Any]:
+    """What the import event records of the source: its log name, its verifier keys, whose keys
+    checked its checkpoints, and its last checkpoint (every one verified, or the import would
+    have been refused)."""
+    notes = [n for n in bundle.get("checkpoints") or [] if isinstance(n, str)]
+    versions = [v.checkpoint.version if v.checkpoint else -1 for v in found.checkpoints]
+    last = notes[versions.index(max(versions))] if notes and len(versions) == len(notes) else None
+    listed = bundle.get("keys") if isinstance(bundle.get("keys"), list) else []
+    log_name = bundle.get("log_name")
+    return {
+        "log_name": log_name if isinstance(log_name, str) else None,
+        "verifier_keys": sorted(
+            {
+                str(k["key"])
+                for k in listed
+                if isinstance(k, Mapping) and isinstance(k.get("key"), str)
+            }
+        ),
+        "checkpoint": last,
+        "checkpoint_keys": found.keys_source,
+    }

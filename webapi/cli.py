@@ -492,7 +492,14 @@ def verify_bundle(path: str, head: str | None, keys: list[VerifierKey] | None = 
 @main.command("import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--public", is_flag=True, help="Make the campaign readable by every token.")
-def import_(file: Path, public: bool) -> None:
+@click.option(
+    "--key",
+    "verifier_keys",
+    multiple=True,
+    help="The source's verifier key (repeatable; GET /.well-known/questlog-key on the source): "
+    "the bundle's checkpoints must be signed by it; default: the keys the bundle lists.",
+)
+def import_(file: Path, public: bool, verifier_keys: tuple[str, ...]) -> None:
     """Import a campaign bundle (GET /campaigns/{id}/bundle) from another instance: verified
     whole, then stored unchanged, to play on here under a new server seed. Exits 1 if the
     bundle does not verify or the campaign is here already, 2 if FILE is not a bundle."""
@@ -504,15 +511,16 @@ def import_(file: Path, public: bool) -> None:
             "an import takes[/red]"
         )
         sys.exit(2)
+    keys = parse_keys(verifier_keys)
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
-        bundle.checked(data)
+        bundle.checked(data, keys)
     except (OSError, UnicodeDecodeError, ValueError) as error:
         console.print(f"[red]{escape(str(file))}: {escape(str(error))}[/red]")
         sys.exit(2)
     questlog = open_store()
     try:
-        result = bundle.load(questlog, data, public=public)
+        result = bundle.load(questlog, data, public=public, keys=keys)
     except InvalidInput as error:
         console.print(f"[red]Refused: {escape(error.message)}[/red]")
         for messages in error.errors.values():

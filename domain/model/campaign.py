@@ -302,7 +302,11 @@ class Campaign(Aggregate):
             {
                 "bundle_head": "object: the bundle's head (version and hash), the event before it",
                 "bundle_exported_at": "string|null: when the source made the bundle, as it says",
-                "checkpoint": "string|null: the bundle's signed checkpoint, if it had one",
+                "checkpoint": "string|null: the bundle's last signed checkpoint, verified before "
+                "the import (null if it carried none)",
+                "source": "object: the source as its bundle names it: log_name, verifier_keys "
+                "(the keys that check its checkpoints) and checkpoint_keys (given: checked "
+                "with keys the importer named; bundle: with the bundle's own; null: none)",
                 "unrevealed_commitment": "string|null: the source's commitment this instance "
                 "cannot reveal (its rolls stay awaiting reveal here unless the source reveals the "
                 "seed); null if this instance holds its seed and reveals it here",
@@ -315,6 +319,7 @@ class Campaign(Aggregate):
         bundle_head: dict[str, Any]
         bundle_exported_at: str | None
         checkpoint: str | None
+        source: dict[str, Any]
         unrevealed_commitment: str | None
         revealed_seeds: dict[str, str]
         commitment: str
@@ -488,6 +493,7 @@ class Campaign(Aggregate):
         *,
         exported_at: str | None,
         checkpoint: str | None,
+        source: dict[str, Any],
         new_commitment: str,
         revealed_seeds: dict[str, str],
     ) -> None:
@@ -499,6 +505,7 @@ class Campaign(Aggregate):
             bundle_head={"version": self.version, "hash": self.head_hash},
             bundle_exported_at=exported_at,
             checkpoint=checkpoint,
+            source=dict(source),
             unrevealed_commitment=None if current in revealed_seeds else current,
             revealed_seeds=dict(revealed_seeds),
             commitment=new_commitment,

@@ -75,9 +75,16 @@ class CampaignImport:
     def __init__(self, app: Questlog) -> None:
         self.app = app
 
-    def load(self, bundle: Mapping[str, Any], *, public: bool = False) -> CommandResult:
+    def load(
+        self,
+        bundle: Mapping[str, Any],
+        *,
+        public: bool = False,
+        source: Mapping[str, Any] | None = None,
+    ) -> CommandResult:
         """Import a bundle (already checked by ``webapi.bundle.check``); ``public`` is the access
-        flag of a campaign new here (an extended one keeps its own)."""
+        flag of a campaign new here (an extended one keeps its own); ``source`` what the import
+        event records of the source (its log name, verifier keys and verified checkpoint)."""
         campaign_id = _campaign_id(bundle.get("campaign_id"))
         events = bundle.get("events")
         if not isinstance(events, list) or not events:
@@ -94,7 +101,7 @@ class CampaignImport:
             raise refusal(forged)
         with self.app.campaign_locks(campaign_id):
             local_head = self.local_head(campaign_id, events)
-            imported, seed = self.record_import(campaign, bundle, held)
+            imported, seed = self.record_import(campaign, bundle, held, source or {})
             actor = current_actor()
             actors.update({event.originator_version: actor_label(actor) for event in imported})
             rows = [*stored[local_head:], *map(self.app.mapper.to_stored_event, imported)]
@@ -153,17 +160,25 @@ class CampaignImport:
 
     @staticmethod
     def record_import(
-        campaign: Campaign, bundle: Mapping[str, Any], held: Mapping[str, str]
+        campaign: Campaign,
+        bundle: Mapping[str, Any],
+        held: Mapping[str, str],
+        source: Mapping[str, Any],
     ) -> tuple[list[Any], SeedRecord]:
         """Trigger the import event on the campaign the bundle makes, revealing the seeds held
         here and committing to a new server seed; returns the event and the seed to store."""
         seed = dicelib.new_server_seed()
         commitment = dicelib.commitment_of(seed)
-        checkpoint = bundle.get("checkpoint")
+        checkpoint = source.get("checkpoint")
         exported_at = bundle.get("exported_at")
         campaign.record_import(
             exported_at=exported_at if isinstance(exported_at, str) else None,
             checkpoint=checkpoint if isinstance(checkpoint, str) else None,
+            source={
+                "log_name": source.get("log_name"),
+                "verifier_keys": list(source.get("verifier_keys") or []),
+                "checkpoint_keys": source.get("checkpoint_keys"),
+            },
             new_commitment=commitment,
             revealed_seeds=dict(held),
         )

@@ -19,6 +19,7 @@ from domain.model import chain
 from domain.model.access import acting_as
 from domain.model.dice import derive_faces
 from domain.model.errors import ConcurrencyConflict, InvalidInput, RuleViolation
+from domain.model.signed_note import parse_verifier_key
 from domain.service.application import Questlog
 from domain.service.commands_service import CommandResult
 from domain.service.importing import CAMPAIGN_EXISTS, CampaignImport
@@ -444,3 +445,29 @@ def test_an_import_never_reveals_the_seed_of_another_campaign(
     imported = app.campaign_events(cid, after=result.version - 1)[0]
     assert imported.revealed_seeds == {}
     assert commitment not in app.campaign(cid).dice["revealed"]
+
+
+def test_the_import_event_records_the_sources_checkpoint_and_keys(
+    app: Questlog, other: Questlog
+) -> None:
+    """The bundle's last checkpoint (verified first) and the source's log name and verifier keys
+    are kept in the import event; with the source's key given, the checkpoints must be its."""
+    cid = played(app)
+    source = exported(app, cid)
+    source_key = parse_verifier_key(source["keys"][-1]["key"])
+    stranger = other.key_ring.verifier_keys()[-1]
+    before = table_bytes(other)
+
+    with pytest.raises(InvalidInput) as refused:
+        bundle.load(other, source, keys=[stranger])
+    assert "checkpoint (unknown key)" in refused.value.errors["bundle"][0]
+    assert table_bytes(other) == before
+
+    result = bundle.load(other, source, keys=[source_key])
+    imported = other.campaign_events(cid, after=result.version - 1)[0]
+    assert imported.checkpoint == source["checkpoints"][-1]
+    assert imported.source == {
+        "log_name": source["log_name"],
+        "verifier_keys": [k["key"] for k in source["keys"]],
+        "checkpoint_keys": "given",
+    }
