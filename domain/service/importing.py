@@ -16,6 +16,7 @@ to its head): then only the bundle's newer events are appended, with the import 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -25,13 +26,16 @@ from eventsourcing.persistence import IntegrityError, StoredEvent
 
 from domain.model import dice as dicelib
 from domain.model.access import Membership, actor_label, current_actor
-from domain.model.campaign import Campaign, event_class_of
+from domain.model.campaign import Campaign, GameEvent, event_class_of
+from domain.model.engine import json_type_matches
 from domain.model.errors import ConcurrencyConflict, InvalidInput, RuleViolation
-from domain.model.house_rules import GAMES
-from domain.model.text import has_control_characters
+from domain.model.games import rules_for
+from domain.model.house_rules import GAMES, book
+from domain.model.text import MAX_NAME_LENGTH, check_text, has_control_characters
 from domain.service.application import Questlog
 from domain.service.audit import audit_stream, encoded, roll_verdict
 from domain.service.commands_service import CommandResult, unavailable
+from domain.service.seeds import MAX_CLIENT_SEED_LENGTH
 from domain.storage.store import TRANSIENT_ERRORS, SeedRecord, never_sent, server_refused
 
 CAMPAIGN_EXISTS = "campaign-exists"
@@ -94,6 +98,11 @@ class CampaignImport:
         if not report.ok:
             raise refusal(report.problems, report.first_bad_version)
         decoded = [self.app.mapper.to_domain_event(item) for item in stored]
+        game = str(getattr(decoded[0], "game", ""))
+        for event in decoded:
+            problem = event_problem(event, game)
+            if problem:
+                raise bad_event(event.originator_version, problem)
         campaign = _project(decoded)
         held = self.held_seeds(decoded, campaign)
         forged = rolls_not_from(decoded, held)
@@ -289,6 +298,113 @@ class CampaignImport:
                 raise unavailable(error, stored=None) from lookup_error
             if not stored:
                 raise unavailable(error, stored=False) from error
+
+
+HEX_64 = re.compile(r"[0-9a-f]{64}")
+
+
+def event_problem(event: Any, game: str) -> str | None:
+    """Why an event from a bundle is not one this code could have stored, or None.
+
+    The chain proves only that the source stored it; what this instance stores must also be
+    what its own commands could have written, or later reads of the campaign would fail. So each
+    event's fields are held to their declared types (a game event's ``details`` to its game's
+    declaration), its rolls to the shape of a roll, and the core events' values to the checks
+    their commands make.
+    """
+    if isinstance(event, GameEvent):
+        declared = rules_for(game).event_types.get(type(event).__name__)
+        if declared is None:
+            return f"{type(event).__name__} is not declared by its game"
+        try:
+            declared.check(event.details)
+        except RuntimeError as error:
+            return f"its details do not match their declaration: {error}"
+    else:
+        payload = getattr(type(event), "PAYLOAD", None)
+        for field in payload.fields if payload is not None else ():
+            value = getattr(event, field.name, None)
+            if not json_type_matches(value, field.type):
+                return f"{field.name} must be {field.type.replace('|', ' or ')}"
+    return _values_problem(event, game) or _rolls_problem(event)
+
+
+def _values_problem(event: Any, game: str) -> str | None:
+    """What a core event holds that its command would have refused, or None."""
+    try:
+        if isinstance(event, Campaign.Created):
+            check_text("name", event.name, MAX_NAME_LENGTH)
+            check_text("client_seed", event.client_seed, MAX_CLIENT_SEED_LENGTH)
+            rules = book(game).rules
+            for key, value in event.house_rules.items():
+                rule = rules.get(key)
+                if rule is None or rule.check(value) is not None:
+                    return f"house rule {key} = {value!r} is not one this service knows"
+            if not HEX_64.fullmatch(event.commitment):
+                return "its commitment is not 64 lowercase hex digits"
+        elif isinstance(event, Campaign.ClientSeedChanged):
+            check_text("client_seed", event.client_seed, MAX_CLIENT_SEED_LENGTH)
+        elif isinstance(event, Campaign.HouseRuleConfigured):
+            rule = book(game).rules.get(event.key)
+            if rule is None or rule.check(event.new_value) is not None:
+                return f"house rule {event.key} = {event.new_value!r} is not one this service knows"
+        elif isinstance(event, Campaign.SeedRotated):
+            if not all(
+                HEX_64.fullmatch(str(v))
+                for v in (event.revealed_seed, event.revealed_commitment, event.commitment)
+            ):
+                return "its seeds and commitments must be 64 lowercase hex digits"
+        elif isinstance(event, Campaign.RolledBack) and not (
+            1 <= event.to_version < event.originator_version
+        ):
+            return f"it rolls back to version {event.to_version}, not an earlier version"
+    except InvalidInput as error:
+        return error.message
+    return None
+
+
+def _rolls_problem(event: Any) -> str | None:
+    """Why a roll record of the event is not the shape of a roll, or None."""
+    for record in getattr(event, "rolls", None) or []:
+        dice = record.get("dice")
+        if record.get("source") not in ("server", "reported"):
+            return f"roll {record.get('roll_id')}: its source must be server or reported"
+        if not isinstance(dice, list) or not dice or not all(_die_ok(d) for d in dice):
+            return f"roll {record.get('roll_id')}: each die must have sides and a face on it"
+        if not json_type_matches(record.get("total"), "integer"):
+            return f"roll {record.get('roll_id')}: its total must be an integer"
+        proof = record.get("proof")
+        if record["source"] == "server" and not _proof_ok(proof):
+            return f"roll {record.get('roll_id')}: a server roll's proof must be well formed"
+    return None
+
+
+def _die_ok(die: Any) -> bool:
+    if not isinstance(die, Mapping):
+        return False
+    sides, face = die.get("sides"), die.get("face")
+    if isinstance(sides, bool) or isinstance(face, bool):
+        return False
+    if not isinstance(sides, int) or not isinstance(face, int):
+        return False
+    return sides in dicelib.ALLOWED_SIDES and 1 <= face <= sides
+
+
+def _proof_ok(proof: Any) -> bool:
+    if not isinstance(proof, Mapping):
+        return False
+    nonce, entropy = proof.get("nonce"), proof.get("entropy")
+    if isinstance(nonce, bool) or not isinstance(nonce, int) or nonce < 0:
+        return False
+    return (
+        isinstance(proof.get("commitment"), str)
+        and HEX_64.fullmatch(proof["commitment"]) is not None
+        and isinstance(proof.get("client_seed"), str)
+        and (
+            entropy is None
+            or (isinstance(entropy, str) and bool(dicelib.ENTROPY.fullmatch(entropy)))
+        )
+    )
 
 
 def rolls_not_from(events: Sequence[Any], held: Mapping[str, str]) -> list[dict[str, Any]]:

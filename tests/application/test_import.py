@@ -471,3 +471,74 @@ def test_the_import_event_records_the_sources_checkpoint_and_keys(
         "verifier_keys": [k["key"] for k in source["keys"]],
         "checkpoint_keys": "given",
     }
+
+
+def _first(events: list[dict[str, Any]], kind: str) -> dict[str, Any]:
+    return next(e for e in events if e["type"] == kind)
+
+
+CRAFTED = {
+    "a rollback to a version that is no number": (
+        "questlog.RolledBack",
+        lambda d: d.update(to_version="x"),
+        "to_version must be integer",
+    ),
+    "a rollback to a later version": (
+        "questlog.RolledBack",
+        lambda d: d.update(to_version=99),
+        "not an earlier version",
+    ),
+    "a rollback to version 0": (
+        "questlog.RolledBack",
+        lambda d: d.update(to_version=0),
+        "not an earlier version",
+    ),
+    "an unknown house rule": (
+        "questlog.CampaignCreated",
+        lambda d: d["house_rules"].update(dice_mode="bogus"),
+        "house rule dice_mode = 'bogus'",
+    ),
+    "a name of 200,000 characters": (
+        "questlog.CampaignCreated",
+        lambda d: d.update(name="x" * 200_000),
+        "name:",
+    ),
+    "an empty client seed": (
+        "questlog.CampaignCreated",
+        lambda d: d.update(client_seed=""),
+        "client_seed:",
+    ),
+    "a die whose face is text": (
+        "questlog.DiceRolled",
+        lambda d: d["rolls"][0]["dice"][0].update(face="6"),
+        "each die must have sides and a face",
+    ),
+    "a game event's details of the wrong type": (
+        "qc.HeroSelected",
+        lambda d: d["details"].update(level="one"),
+        "its details do not match their declaration",
+    ),
+}
+
+
+@pytest.mark.parametrize("crafted", sorted(CRAFTED))
+def test_an_event_this_code_could_not_have_stored_is_refused(
+    app: Questlog, other: Questlog, crafted: str
+) -> None:
+    """A bundle whose chain is whole (recomputed by a forger) but whose event holds what no
+    command of this service stores is refused naming its version, before anything is stored:
+    such an event would break every later read of the campaign."""
+    kind, change, message = CRAFTED[crafted]
+    cid = played(app)
+    source = exported(app, cid)
+    event = _first(source["events"], kind)
+    change(event["data"])
+    before = table_bytes(other)
+
+    with pytest.raises(InvalidInput) as refused:
+        bundle.load(other, rechained(source))
+
+    first = refused.value.errors["bundle"][0]
+    assert first.startswith(f"version {event['version']}: "), first
+    assert message in first
+    assert table_bytes(other) == before
