@@ -114,6 +114,46 @@ def test_a_roll_from_the_page_carries_the_browsers_entropy(open_page: Any, serve
     expect(shown.locator("dd.entropy")).to_have_text(entropy)
 
 
+def test_a_roll_sent_again_after_a_failure_carries_the_same_key_and_entropy(
+    open_page: Any, server: Server
+) -> None:
+    """A host that drops a roll it dislikes (a 503 here) cannot get a reroll with new entropy
+    from the page: sending it again reuses the Idempotency-Key and the entropy."""
+    page, watch = open_page("owner")
+    watch.allowed.append(("/rolls", (503,)))
+    page.goto(server.campaign_url("play"))
+    before = shown_version(page)
+    sent: list[tuple[str, dict[str, Any]]] = []
+
+    def drop_the_first(route: Any) -> None:
+        request = route.request
+        sent.append((request.headers.get("idempotency-key", ""), request.post_data_json))
+        if len(sent) == 1:
+            route.fulfill(
+                status=503,
+                content_type="application/problem+json",
+                body=json.dumps({"title": "Service Unavailable", "status": 503}),
+            )
+        else:
+            route.continue_()
+
+    page.route("**/campaigns/*/rolls", drop_the_first)
+    page.get_by_label("Dice", exact=True).fill("d20")
+    page.get_by_label("Purpose").fill("the host dislikes this one")
+    page.get_by_role("button", name="Roll", exact=True).click()
+    page.wait_for_selector(".roll-form .error:not(:empty)")
+    page.get_by_role("button", name="Roll", exact=True).click()
+    wait_for_version(page, before + 1)
+    (first_key, first_body), (second_key, second_body) = sent
+    assert first_key and first_key == second_key
+    assert first_body["entropy"] == second_body["entropy"]
+    page.get_by_label("Purpose").fill("another roll")
+    page.get_by_role("button", name="Roll", exact=True).click()
+    wait_for_version(page, before + 2)
+    third_key, third_body = sent[2]
+    assert third_key != first_key and third_body["entropy"] != first_body["entropy"]
+
+
 def test_a_roll_with_the_players_entropy_verifies_in_the_browser(
     open_page: Any, server: Server
 ) -> None:

@@ -264,9 +264,8 @@ class CampaignPage {
       rollError.textContent = "";
       const body = { dice: dice.value, purpose: purpose.value };
       if (faces.value.trim()) body.faces = faces.value.trim().startsWith("[") ? JSON.parse(faces.value) : faces.value.split(",").map((f) => Number(f.trim()));
-      else body.entropy = freshEntropy();
       try {
-        const roll = await post(`/campaigns/${this.id}/rolls`, body);
+        const roll = await this.append("rolls", body);
         toast(`Rolled ${roll.notation}: ${roll.total}`);
         await this.changed();
       } catch (error) {
@@ -277,13 +276,26 @@ class CampaignPage {
       h("div", { class: "field" }, h("label", { for: "command-select" }, "Command"), select), slot, rollForm);
   }
 
-  // Every command the page sends for server dice carries fresh entropy from this browser, so
-  // that not even the host can foresee its rolls (docs/dice-verification.md).
   async send(body) {
-    if (body.faces === undefined && body.entropy === undefined) body = { ...body, entropy: freshEntropy() };
-    const result = await post(`/campaigns/${this.id}/commands`, body);
+    const result = await this.append("commands", body);
     toast(`${body.type}: stored ${result.events?.length ?? ""} event(s), now version ${result.version}`);
     await this.changed();
+    return result;
+  }
+
+  // A roll or command that may draw server dice. It carries entropy from this browser, so that
+  // not even the host can foresee its rolls, and an Idempotency-Key. Until it is answered with a
+  // success, sending the same request again reuses both: a request the host dropped or failed
+  // cannot be turned into a reroll with new entropy (docs/dice-verification.md).
+  async append(route, body) {
+    const signature = `${route} ${JSON.stringify(body)}`;
+    if (this.attempt?.signature !== signature) {
+      this.attempt = { signature, key: crypto.randomUUID(), entropy: freshEntropy() };
+    }
+    const { key, entropy } = this.attempt;
+    const sent = body.faces === undefined ? { ...body, entropy } : body;
+    const result = await post(`/campaigns/${this.id}/${route}`, sent, { "Idempotency-Key": key });
+    this.attempt = null;
     return result;
   }
 
