@@ -267,9 +267,11 @@ class Nonces:
 
     The server draws every roll under a commitment with the next nonce, and a rollback never
     takes one back, so a log that misses a nonce has lost a roll: a host who deletes a roll's
-    event and re-chains the rest passes the chain check, but not this one
-    (docs/dice-verification.md, "What the nonce check proves"). A gap or a nonce out of order is
-    written in the report's ``nonce_gaps`` and ``problems``; a nonce used twice is a failed roll.
+    event and re-chains the rest passes the chain check, but not this one. (A host who also
+    re-derives every later roll from the seed it holds passes it too; a checkpoint a player kept
+    catches that: docs/dice-verification.md, "What the nonce check proves".) A gap or a nonce
+    out of order is written in the report's ``nonce_gaps`` and ``problems``; a nonce used twice
+    is a failed roll.
     """
 
     def __init__(self, report: AuditReport) -> None:
