@@ -263,6 +263,7 @@ class RollCreate(Schema):
         },
     )
     entropy = Text(
+        allow_none=True,
         validate=validate.Regexp(
             r"^[A-Za-z0-9_-]{1,64}$",
             error="must be 1 to 64 characters, each a letter, a digit, '_' or '-'",

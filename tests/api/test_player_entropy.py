@@ -95,7 +95,7 @@ def test_a_retry_must_carry_the_same_entropy(client: FlaskClient, campaign: dict
     assert stored_state(client, cid) == before
 
 
-@pytest.mark.parametrize("entropy", ["", "x" * 65, "two words", "é", "a\n", 7, None])
+@pytest.mark.parametrize("entropy", ["", "x" * 65, "two words", "é", "a\n", 7, True])
 def test_bad_entropy_is_refused_naming_the_field(
     client: FlaskClient, campaign: dict[str, Any], entropy: object
 ) -> None:
@@ -191,3 +191,14 @@ def test_a_command_retried_with_other_entropy_is_refused(client: FlaskClient) ->
     )
     assert other.status_code == 422 and list(other.json["errors"]) == ["entropy"]
     assert stored_state(client, cid) == before
+
+
+def test_null_entropy_is_no_entropy_on_rolls_and_commands_alike(client: FlaskClient) -> None:
+    """As every optional field of a command, ``"entropy": null`` counts as left out."""
+    cid = qc_campaign(client)
+    assert roll(client, cid, entropy=None).json["proof"].get("entropy") is None
+    client.post(f"/campaigns/{cid}/commands", json={"type": "start_page", "date": "01-03"})
+    check = {"type": "trait_check", "trait": "INT", "target": 5, "entropy": None}
+    answer = client.post(f"/campaigns/{cid}/commands", json=check)
+    assert answer.status_code == 201
+    assert "entropy" not in answer.json["events"][0]["data"]["rolls"][0]["proof"]
