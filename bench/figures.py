@@ -257,7 +257,7 @@ def in_process_cpu_ms(
     if auth:
         flask_app = build_app(db, folder / "bare.db", [token_id])
     else:
-        flask_app = create_app(Questlog(StoreConfig(sqlite_path=db)), auth=False)
+        flask_app = create_app(Questlog(StoreConfig(sqlite_path=db)), auth=False, rate_limit=0)
         add_bare_route(flask_app, BareStore(folder / "bare.db"))
     statuses: list[str] = []
 
