@@ -465,11 +465,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, help="samples after the warm-up (5; quick 1)")
     parser.add_argument("--no-postgres", action="store_true", help="skip the PostgreSQL figures")
     args = parser.parse_args(argv)
-    quick = args.quick
-    args.events = args.events or (1_000 if quick else 20_000)
-    args.campaign_events = args.campaign_events or (300 if quick else 10_000)
-    args.requests = args.requests or (30 if quick else 1_000)
-    args.repeat = args.repeat or (1 if quick else 5)
+    defaults = {"events": 20_000, "campaign_events": 10_000, "requests": 1_000, "repeat": 5}
+    if args.quick:
+        defaults = {"events": 1_000, "campaign_events": 300, "requests": 30, "repeat": 1}
+    for name, default in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
     for name in ("events", "campaign_events", "requests", "repeat"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
