@@ -11,7 +11,8 @@ measures, on this machine and this commit:
    on a log of rolls it skips every event, so it costs little more than reading and decoding.
 3. On PostgreSQL (``QUESTLOG_BENCH_DATABASE_URL``, a fresh schema dropped at the end): every view
    catching up with the batch code, and through ``ProjectionRunner`` (``PostgresRunner``, start-up
-   included, timed until it has caught up with the head) (docs/projections.md, Speed).
+   included, timed until it has caught up with the head) (docs/projections.md, Speed); and the
+   lease fence the runner runs in each batch's transaction (docs/projections.md, Leases).
 4. The CPU of one request in-process, the WSGI app called directly (docs/performance.md, notes on
    the targets): ``POST /campaigns/{id}/rolls`` and the bare route of ``bench.server``, access
    control on; then the same requests, one keep-alive client after the other, through
@@ -63,6 +64,7 @@ from projections.views import ALL_VIEWS
 from projections.views.debt_ledger import DebtLedger
 
 Say = Callable[[str], None]
+FENCE_CALLS = 2_000
 
 
 @dataclass
@@ -202,6 +204,27 @@ def log_figures(workdir: Path, events: int, repeat: int, say: Say) -> list[Figur
     ]
 
 
+def fence_ms(config: StoreConfig, calls: int) -> float:
+    """ms per lease fence (one ``pg_locks`` query) on a view store transaction, every view's
+    lease held, as the PostgreSQL runner fences each batch."""
+    from projections.leases import PostgresLeases
+
+    names = [view.name for view in ALL_VIEWS]
+    leases = PostgresLeases(config)
+    store = open_view_store(config)
+    try:
+        if leases.acquire(names) != frozenset(names):
+            raise RuntimeError("the views' leases are held by another process")
+        with store.write() as cursor:
+            began = time.perf_counter()
+            for _ in range(calls):
+                leases.fence(cursor, names)
+            return (time.perf_counter() - began) / calls * 1e3
+    finally:
+        store.close()
+        leases.close()
+
+
 def postgres_figures(events: int, repeat: int, say: Say) -> list[Figure]:
     """Figure 3, in a fresh schema of the benchmark's PostgreSQL."""
     found = postgres_config(say)
@@ -221,6 +244,8 @@ def postgres_figures(events: int, repeat: int, say: Say) -> list[Figure]:
         say("PostgreSQL: every view catching up, batch code and ProjectionRunner")
         batched = repeated(batch, repeat)
         runner = repeated(lambda: runner_rate(config, events), repeat)
+        say("PostgreSQL: the lease fence")
+        fence = repeated(lambda: fence_ms(config, FENCE_CALLS), repeat)
     finally:
         app.close()
         drop_schema()
@@ -230,6 +255,12 @@ def postgres_figures(events: int, repeat: int, say: Say) -> list[Figure]:
             doc, f"PostgreSQL: every view, batch code, batches of {BATCH:,}", batched, "events/s"
         ),
         Figure(doc, "PostgreSQL: every view through ProjectionRunner", runner, "events/s"),
+        Figure(
+            "docs/projections.md, Leases: one process per view",
+            f"PostgreSQL: the fence of a batch, one query (mean of {FENCE_CALLS:,} calls)",
+            fence,
+            "ms",
+        ),
     ]
 
 

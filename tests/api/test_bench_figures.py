@@ -25,6 +25,9 @@ FIGURES = {
         "PostgreSQL: every view, batch code, batches of 2,000: ",
         "PostgreSQL: every view through ProjectionRunner: ",
     ],
+    "docs/projections.md, Leases: one process per view": [
+        "PostgreSQL: the fence of a batch, one query (mean of 2,000 calls): ",
+    ],
     "docs/performance.md, Notes on the targets": [
         "in-process, access control off: roll, CPU per request: ",
         "in-process, access control on: bare, CPU per request: ",
