@@ -21,6 +21,7 @@ measures, on this machine and this commit:
    ``isinstance`` (docs/performance.md, fix 2).
 6. ``?at=<time>`` on a campaign of ``--campaign-events`` events: ``TimeTravel.version_at`` for
    moments spread over the campaign (docs/time-travel.md).
+7. An ``fsync`` of a 4 KiB write in the scratch directory (docs/performance.md, The machine).
 
 Each figure is the median of ``--repeat`` runs after one untimed warm-up, with the fastest and
 the slowest beside it. The header names the commit, the machine and its load average, since the
@@ -389,6 +390,32 @@ def request_figures(workdir: Path, requests: int, repeat: int, say: Say) -> list
 # -- 5 and 6: the protocol check and ?at= -------------------------------------------------------
 
 
+def fsync_figure(workdir: Path, repeat: int) -> Figure:
+    """Figure 7: ms per ``fsync`` of a 4 KiB write in the scratch directory (the machine's disk)."""
+    path = workdir / "fsync.bin"
+    block = os.urandom(4096)
+
+    def sample() -> float:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        try:
+            spent = []
+            for _ in range(50):
+                os.write(fd, block)
+                began = time.perf_counter()
+                os.fsync(fd)
+                spent.append(time.perf_counter() - began)
+        finally:
+            os.close(fd)
+        return statistics.median(spent) * 1e3
+
+    return Figure(
+        "docs/performance.md, The machine",
+        f"fsync of a 4 KiB write in {tempfile.gettempdir()} (median of 50 calls)",
+        repeated(sample, repeat),
+        "ms",
+    )
+
+
 def protocol_figure(workdir: Path, repeat: int) -> Figure:
     """Figure 5: µs per ``isinstance(event, CanMutateProtocol)`` on a stored roll event."""
     from eventsourcing.domain import CanMutateProtocol
@@ -530,6 +557,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             figures += postgres_figures(args.events, args.repeat, say)
         figures += request_figures(scratch, args.requests, args.repeat, say)
         figures.append(protocol_figure(scratch, args.repeat))
+        figures.append(fsync_figure(scratch, args.repeat))
         figures.append(at_figure(scratch, args.campaign_events, args.repeat, say))
     out = io.StringIO()
     doc = None

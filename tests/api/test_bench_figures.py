@@ -35,6 +35,7 @@ FIGURES = {
         "waitress adds to a bare request (CPU): ",
         "isinstance(event, CanMutateProtocol) on a roll event, Python 3.",
     ],
+    "docs/performance.md, The machine": ["fsync of a 4 KiB write in "],
     "docs/time-travel.md, The state at a point": [
         "?at=: finding the version on a campaign of 40 events (SQLite): ",
     ],
