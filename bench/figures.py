@@ -21,7 +21,9 @@ measures, on this machine and this commit:
    ``isinstance`` (docs/performance.md, fix 2).
 6. ``?at=<time>`` on a campaign of ``--campaign-events`` events: ``TimeTravel.version_at`` for
    moments spread over the campaign (docs/time-travel.md).
-7. An ``fsync`` of a 4 KiB write in the scratch directory (docs/performance.md, The machine).
+7. A roll's CPU in one process: ``Questlog.roll`` (a server d20) ``--rolls`` times in a loop on
+   one campaign, on SQLite and on PostgreSQL (docs/performance.md, the lazy campaign lock).
+8. An ``fsync`` of a 4 KiB write in the scratch directory (docs/performance.md, The machine).
 
 Each figure is the median of ``--repeat`` runs after one untimed warm-up, with the fastest and
 the slowest beside it. The header names the commit, the machine and its load average, since the
@@ -173,8 +175,8 @@ def runner_rate(config: StoreConfig, events: int) -> float:
     return events / elapsed
 
 
-def log_figures(workdir: Path, events: int, repeat: int, say: Say) -> list[Figure]:
-    """Figures 1 and 2, on SQLite."""
+def log_figures(workdir: Path, events: int, rolls: int, repeat: int, say: Say) -> list[Figure]:
+    """Figures 1 and 2, and a roll's CPU, on SQLite."""
     config = StoreConfig(sqlite_path=workdir / "log" / "questlog.db")
     app = Questlog(config)
     try:
@@ -192,6 +194,8 @@ def log_figures(workdir: Path, events: int, repeat: int, say: Say) -> list[Figur
         ledger = repeated(lambda: catch_up_rate(app, fresh, [DebtLedger]), repeat)
     finally:
         app.close()
+    say(f"SQLite: {rolls:,} rolls in one process")
+    roll_cpu = roll_cpu_ms(StoreConfig(sqlite_path=workdir / "rolls.db"), rolls, repeat)
     perf = "docs/performance.md, Views: catch-up and lag (Reading them)"
     return [
         Figure(perf, f"SQLite: SELECT of {events:,} notifications alone", select, "events/s"),
@@ -202,6 +206,7 @@ def log_figures(workdir: Path, events: int, repeat: int, say: Say) -> list[Figur
             ledger,
             "events/s",
         ),
+        Figure(ROLL_DOC, f"SQLite: Questlog.roll, {rolls:,} in one process, CPU", roll_cpu, "ms"),
     ]
 
 
@@ -226,7 +231,28 @@ def fence_ms(config: StoreConfig, calls: int) -> float:
         leases.close()
 
 
-def postgres_figures(events: int, repeat: int, say: Say) -> list[Figure]:
+def roll_cpu_ms(config: StoreConfig, rolls: int, repeat: int) -> list[float]:
+    """CPU ms of the process per ``Questlog.roll`` (a server d20), ``rolls`` in a loop on one
+    campaign, after a warm-up loop."""
+    app = Questlog(config)
+    try:
+        campaign_id = app.create_campaign(game="quest-calendar", name="figures").campaign_id
+
+        def sample() -> float:
+            began = time.process_time()
+            for _ in range(rolls):
+                app.roll(campaign_id, notation="d20", purpose="figures")
+            return (time.process_time() - began) / rolls * 1e3
+
+        return repeated(sample, repeat)
+    finally:
+        app.close()
+
+
+ROLL_DOC = "docs/performance.md, PostgreSQL with several workers (The lazy campaign lock)"
+
+
+def postgres_figures(events: int, rolls: int, repeat: int, say: Say) -> list[Figure]:
     """Figure 3, in a fresh schema of the benchmark's PostgreSQL."""
     found = postgres_config(say)
     if found is None:
@@ -247,6 +273,8 @@ def postgres_figures(events: int, repeat: int, say: Say) -> list[Figure]:
         runner = repeated(lambda: runner_rate(config, events), repeat)
         say("PostgreSQL: the lease fence")
         fence = repeated(lambda: fence_ms(config, FENCE_CALLS), repeat)
+        say(f"PostgreSQL: {rolls:,} rolls in one process")
+        roll_cpu = roll_cpu_ms(config, rolls, repeat)
     finally:
         app.close()
         drop_schema()
@@ -261,6 +289,9 @@ def postgres_figures(events: int, repeat: int, say: Say) -> list[Figure]:
             f"PostgreSQL: the fence of a batch, one query (mean of {FENCE_CALLS:,} calls)",
             fence,
             "ms",
+        ),
+        Figure(
+            ROLL_DOC, f"PostgreSQL: Questlog.roll, {rolls:,} in one process, CPU", roll_cpu, "ms"
         ),
     ]
 
@@ -391,7 +422,7 @@ def request_figures(workdir: Path, requests: int, repeat: int, say: Say) -> list
 
 
 def fsync_figure(workdir: Path, repeat: int) -> Figure:
-    """Figure 7: ms per ``fsync`` of a 4 KiB write in the scratch directory (the machine's disk)."""
+    """Figure 8: ms per ``fsync`` of a 4 KiB write in the scratch directory (the machine's disk)."""
     path = workdir / "fsync.bin"
     block = os.urandom(4096)
 
@@ -520,16 +551,20 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--requests", type=int, help="requests per route and sample (1,000; quick 30)"
     )
+    parser.add_argument(
+        "--rolls", type=int, help="rolls per sample in one process (2,000; quick 30)"
+    )
     parser.add_argument("--repeat", type=int, help="samples after the warm-up (5; quick 1)")
     parser.add_argument("--no-postgres", action="store_true", help="skip the PostgreSQL figures")
     args = parser.parse_args(argv)
-    defaults = {"events": 20_000, "campaign_events": 10_000, "requests": 1_000, "repeat": 5}
+    defaults = {"events": 20_000, "campaign_events": 10_000, "requests": 1_000, "rolls": 2_000}
     if args.quick:
-        defaults = {"events": 1_000, "campaign_events": 300, "requests": 30, "repeat": 1}
+        defaults = {"events": 1_000, "campaign_events": 300, "requests": 30, "rolls": 30}
+    defaults["repeat"] = 1 if args.quick else 5
     for name, default in defaults.items():
         if getattr(args, name) is None:
             setattr(args, name, default)
-    for name in ("events", "campaign_events", "requests", "repeat"):
+    for name in defaults:
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
     return args
@@ -552,9 +587,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"python -m bench.figures{' --quick' if args.quick else ''}: {header()}")
     figures: list[Figure] = []
     with workdir() as scratch:
-        figures += log_figures(scratch, args.events, args.repeat, say)
+        figures += log_figures(scratch, args.events, args.rolls, args.repeat, say)
         if not args.no_postgres:
-            figures += postgres_figures(args.events, args.repeat, say)
+            figures += postgres_figures(args.events, args.rolls, args.repeat, say)
         figures += request_figures(scratch, args.requests, args.repeat, say)
         figures.append(protocol_figure(scratch, args.repeat))
         figures.append(fsync_figure(scratch, args.repeat))
