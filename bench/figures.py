@@ -595,6 +595,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         figures.append(fsync_figure(scratch, args.repeat))
         figures.append(at_figure(scratch, args.campaign_events, args.repeat, say))
     out = io.StringIO()
+    docs = list(dict.fromkeys(figure.doc for figure in figures))
+    figures.sort(key=lambda figure: docs.index(figure.doc))  # stable: each doc's figures together
     doc = None
     for figure in figures:
         if figure.doc != doc:
