@@ -254,11 +254,15 @@ def open_checkpoint(note: str, keys: Iterable[VerifierKey]) -> tuple[Checkpoint,
     return parse_checkpoint(opened.body), opened.key
 
 
+_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f]")
+"""A control character other than the newline."""
+
+
 def _check_body(body: str) -> bytes:
     """The body's bytes, once it is known to be lines of text each ending in a newline."""
     if not body.endswith("\n"):
         raise MalformedNote("a note's body must end in a newline")
-    if any(c != "\n" and (ord(c) < 0x20 or ord(c) == 0x7F) for c in body):
+    if _CONTROL.search(body):
         raise MalformedNote("a note's body must hold no control characters but newlines")
     try:
         return body.encode()

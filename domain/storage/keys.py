@@ -14,8 +14,8 @@ ring is made the first time it is needed, with the log name ``QUESTLOG_LOG_NAME`
 A rotation (``rotate``) retires the current key and adds a new one; every key stays listed with
 the dates it was created and retired, so checkpoints signed before still verify. A running
 process sees a rotation without a restart: it looks at the file's identity (inode, size and
-modification time, one ``stat``) before each signature, and re-reads the table at most every
-``TABLE_RECHECK_SECONDS``.
+modification time, one ``stat``) at most every ``FILE_RECHECK_SECONDS`` before a signature, and
+re-reads the table at most every ``TABLE_RECHECK_SECONDS``.
 """
 
 from __future__ import annotations
@@ -48,6 +48,9 @@ from domain.storage.store import StoreConfig
 
 RING_FORMAT = "questlog-keys/1"
 TABLE_RECHECK_SECONDS = 10.0
+FILE_RECHECK_SECONDS = 1.0
+"""How long a reading of the key file is trusted before it is ``stat``-ed again for a rotation
+(signing is on every append: a ``stat`` each time would cost more than the signature's rest)."""
 """How stale a worker's copy of a ring kept in the store's table may be (after a rotation)."""
 
 
@@ -164,6 +167,7 @@ class RingFile:
         self.path = path
         self.where = str(path)
         self._seen: tuple[int, int, int] | None = None
+        self._checked_at = -FILE_RECHECK_SECONDS
 
     def _identity(self) -> tuple[int, int, int] | None:
         try:
@@ -185,7 +189,12 @@ class RingFile:
         return data
 
     def changed(self) -> bool:
-        """Whether the file is another one, or was written, since it was read."""
+        """Whether the file is another one, or was written, since it was read (asked of the
+        file at most every ``FILE_RECHECK_SECONDS``)."""
+        now = time.monotonic()
+        if now - self._checked_at < FILE_RECHECK_SECONDS:
+            return False
+        self._checked_at = now
         return self._identity() != self._seen
 
     @contextmanager

@@ -89,6 +89,7 @@ def test_rotation_signs_with_a_new_key_and_keeps_the_old_ones_listed(
     """A worker that is running sees the rotation without a restart; a checkpoint signed before
     the rotation still verifies against the store's keys."""
     monkeypatch.setattr(keys_module, "TABLE_RECHECK_SECONDS", 0.0)
+    monkeypatch.setattr(keys_module, "FILE_RECHECK_SECONDS", 0.0)
     worker, operator = make_app(), make_app()
     campaign_id, _ = new_campaign(worker)
     before = worker.head_checkpoint(campaign_id)[1]  # type: ignore[arg-type]
