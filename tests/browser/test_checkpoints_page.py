@@ -15,6 +15,7 @@ import pytest
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
 from tests.browser.conftest import Watch
+from tests.browser.helpers import shown_version, wait_for_version
 from tests.browser.server import running
 from tests.host_rewrite import delete_and_rechain
 from tests.unit.test_signed_note import GO_NOTE, GO_TEXT, GO_VERIFIER_KEY
@@ -124,3 +125,26 @@ def test_the_page_verifies_gos_example_note(open_page: Any, server: Any) -> None
         [GO_NOTE, GO_VERIFIER_KEY],
     )
     assert verdicts == ["ok", GO_TEXT, "bad-signature", "unknown-key"]
+
+
+def test_the_kept_checkpoint_moves_on_with_the_players_own_appends(
+    open_page: Any, server: Any
+) -> None:
+    """After a roll from the page, the checkpoint it keeps is of the new head, not of the head
+    it loaded."""
+    page, _ = open_page("owner")
+    cid = server.seeded.campaigns["play"]
+    page.goto(server.campaign_url("play"))
+    page.wait_for_selector('[data-checkpoint="ok"]')
+    before = shown_version(page)
+    page.get_by_label("Dice", exact=True).fill("d6")
+    page.get_by_label("Purpose").fill("a checkpoint for this one")
+    page.get_by_role("button", name="Roll", exact=True).click()
+    wait_for_version(page, before + 1)
+    key = page.evaluate(f"'questlog.checkpoint.' + location.origin + '/{cid}'")
+    kept = page.wait_for_function(
+        "([key, version]) => { const note = localStorage.getItem(key);"
+        " return note && note.split('\\n')[1] === String(version) ? note : null; }",
+        arg=[key, before + 1],
+    ).json_value()
+    assert kept.split("\n")[1] == str(before + 1)

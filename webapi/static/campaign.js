@@ -167,6 +167,9 @@ class CampaignPage {
         this.head = await get(`/campaigns/${this.id}`);
         await this.show();
       } while (this.again);
+      // The checkpoint kept for this campaign moves on with what the page now shows (only if the
+      // log still extends the one kept before: a warning stays).
+      if (this.asOf === null) await this.guard();
     } finally {
       this.refreshing = false;
     }
