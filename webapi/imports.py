@@ -71,7 +71,18 @@ class ImportedCampaign(Schema):
     commitment = fields.String(metadata={"description": "The new server seed's commitment."})
     client_seed = fields.String()
     unrevealed_commitment = fields.String(
-        metadata={"description": "The source's commitment; its rolls stay awaiting reveal here."}
+        allow_none=True,
+        metadata={
+            "description": "The source's commitment; its rolls stay awaiting reveal here (null "
+            "if this host holds its seed and revealed it)."
+        },
+    )
+    revealed_commitments = fields.List(
+        fields.String(),
+        metadata={
+            "description": "The commitments whose seeds this host held and the import event "
+            "revealed (a campaign that comes back: its own last one)."
+        },
     )
     awaiting_reveal = fields.Integer(
         metadata={
