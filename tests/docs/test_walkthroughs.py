@@ -15,7 +15,7 @@ from domain.service.application import Questlog
 from tests.docs.examples import mismatches, walkthrough
 from webapi.app import create_app
 
-WALKTHROUGHS = ["quest-calendar.md", "calendar-board.md", "time-travel.md"]
+WALKTHROUGHS = ["quest-calendar.md", "calendar-board.md", "time-travel.md", "dice-verification.md"]
 
 
 @pytest.mark.parametrize("doc", WALKTHROUGHS)
