@@ -15,7 +15,13 @@ from domain.service.application import Questlog
 from tests.docs.examples import mismatches, walkthrough
 from webapi.app import create_app
 
-WALKTHROUGHS = ["quest-calendar.md", "calendar-board.md", "time-travel.md", "dice-verification.md"]
+WALKTHROUGHS = [
+    "quest-calendar.md",
+    "calendar-board.md",
+    "time-travel.md",
+    "dice-verification.md",
+    "projections.md",
+]
 
 
 @pytest.mark.parametrize("doc", WALKTHROUGHS)
