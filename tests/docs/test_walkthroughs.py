@@ -25,6 +25,7 @@ WALKTHROUGHS = [
     "time-travel.md",
     "dice-verification.md",
     "projections.md",
+    "table-page.md",
 ]
 
 
@@ -56,3 +57,5 @@ def test_the_walkthrough_plays_as_written(app: Questlog, doc: str) -> None:
             campaign = body["id"]
         if example.method == "POST" and example.path == "/admin/tokens":
             secrets[f"token:{body['name']}"] = body["token"]
+        if example.method == "POST" and example.path.endswith("/share") and "token" in body:
+            secrets[f"token:{example.body['name']}"] = body["token"]
