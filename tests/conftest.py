@@ -15,10 +15,19 @@ from uuid import UUID
 
 import psycopg
 import pytest
+from hypothesis import HealthCheck, settings
 from psycopg import sql
 
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
+
+# Hypothesis on a slow or busy machine: no per-example deadline and no "too slow" health check,
+# in every property test (a test's own @settings still sets its number of examples). A property
+# that fails does so on its data, never on the machine's speed.
+settings.register_profile(
+    "questlog", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile("questlog")
 
 SETUPS: dict[str, dict[str, object]] = {
     "quest-calendar": {},
