@@ -280,9 +280,13 @@ class KeyRing:
         ring = self._ring
         if ring is not None and not self.store.changed():
             return ring
+        # Asked once: the store answers "changed" at most once per recheck interval, so asking
+        # again under the lock would say no and keep the old ring. Another thread that reloaded
+        # meanwhile has replaced ``self._ring``; then its reading stands.
         with self._lock:
-            if self._ring is None or self.store.changed():
+            if self._ring is ring:
                 self._ring = self._load()
+            assert self._ring is not None
             return self._ring
 
     def _load(self) -> Ring:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import stat
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -149,3 +150,21 @@ def test_a_log_name_with_a_space_is_refused_when_the_ring_is_made(tmp_path: Path
     with pytest.raises(keys_module.KeyRingError, match="QUESTLOG_LOG_NAME"):
         ring.current()
     assert not (tmp_path / "keys.json").exists()
+
+
+def test_a_worker_signs_with_the_new_key_once_the_recheck_interval_has_passed(
+    make_app: Callable[[], Questlog], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the key file looked at once per interval, a rotation by another process is signed
+    with as soon as the interval has passed (the check is asked once, not again under the lock,
+    which answered "unchanged" and kept the retired key)."""
+    monkeypatch.setattr(keys_module, "TABLE_RECHECK_SECONDS", 0.05)
+    monkeypatch.setattr(keys_module, "FILE_RECHECK_SECONDS", 0.05)
+    worker, operator = make_app(), make_app()
+    campaign_id, _ = new_campaign(worker)
+    worker.head_checkpoint(campaign_id)
+    rotated = operator.key_ring.rotate()
+    time.sleep(0.1)
+    after = worker.head_checkpoint(campaign_id)[1]  # type: ignore[arg-type]
+    assert open_checkpoint(after, [rotated.signer.verifier])[1] == rotated.signer.verifier
+    assert [k.text for k in worker.key_ring.verifier_keys()][-1] == rotated.signer.verifier.text

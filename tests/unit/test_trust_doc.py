@@ -86,3 +86,8 @@ def test_the_verifier_refuses_another_key(script: Path, tmp_path: Path) -> None:
     done = run(script, note, other.verifier.text, tmp_path)
     assert done.returncode != 0
     assert "no signature by this key" in done.stderr
+
+
+def test_the_verifier_is_ten_lines_of_code() -> None:
+    [code] = fenced(section("A ten-line verifier"), "python")
+    assert len([line for line in code.splitlines() if line.strip()]) <= 10
