@@ -26,6 +26,7 @@ WALKTHROUGHS = [
     "dice-verification.md",
     "projections.md",
     "table-page.md",
+    "reliability.md",
 ]
 
 
