@@ -21,7 +21,6 @@ re-reads the table at most every ``TABLE_RECHECK_SECONDS``.
 from __future__ import annotations
 
 import base64
-import fcntl
 import json
 import os
 import secrets
@@ -44,7 +43,7 @@ from domain.model.signed_note import (
     parse_verifier_key,
     valid_name,
 )
-from domain.storage.store import StoreConfig
+from domain.storage.store import StoreConfig, file_lock
 
 RING_FORMAT = "questlog-keys/1"
 TABLE_RECHECK_SECONDS = 10.0
@@ -200,14 +199,8 @@ class RingFile:
     @contextmanager
     def exclusive(self) -> Iterator[None]:
         """An exclusive ``flock`` on ``<file>.lock``, across processes."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        lock = self.path.with_name(self.path.name + ".lock")
-        with open(lock, "a+b") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        with file_lock(self.path):
+            yield
 
     def write(self, data: dict[str, Any]) -> None:
         """Write a temporary file (0600) and rename it over the ring's file."""

@@ -689,6 +689,18 @@ def _unprepared_cursor(base: type[Any]) -> type[Any]:
     return _UNPREPARED[base]
 
 
+@contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """An exclusive ``flock`` on ``<path>.lock`` beside ``path``, across processes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 @dataclass(frozen=True)
 class StoreConfig:
     """Where the log lives: a SQLite file (default) or a PostgreSQL URL.
@@ -812,11 +824,5 @@ class StoreConfig:
             with self._postgres_setup_lock():
                 yield
             return
-        self.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
-        lock_path = self.sqlite_path.with_name(self.sqlite_path.name + ".lock")
-        with open(lock_path, "a+b") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        with file_lock(self.sqlite_path):
+            yield
