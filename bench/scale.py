@@ -46,6 +46,8 @@ class Target:
     name: str
     config: StoreConfig
     workers: int
+    options: tuple[str, ...] = ()
+    """More ``questlog serve`` options (``--no-views`` for a measurement without the views)."""
 
 
 class Served(LoggedServer):
@@ -69,6 +71,7 @@ class Served(LoggedServer):
         command += ["--port", str(self.port)]
         if target.workers > 1:
             command += ["--workers", str(target.workers)]
+        command += list(target.options)
         root = Path(__file__).resolve().parent.parent
         self.process = subprocess.Popen(
             command, cwd=root, env=env, stdout=self.log, stderr=subprocess.STDOUT

@@ -20,6 +20,8 @@ from typing import Any
 from flask import Flask
 from gunicorn.app.base import BaseApplication
 
+from webapi import fair_worker
+
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 """Where prometheus_client's multiprocess mode keeps each worker's samples."""
 GRACEFUL_TIMEOUT = 10
@@ -35,7 +37,7 @@ def gunicorn_options(
     return {
         "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         "workers": workers,
-        "worker_class": "gthread",
+        "worker_class": "webapi.fair_worker.FairThreadWorker",
         "threads": threads + streams,
         "graceful_timeout": GRACEFUL_TIMEOUT,
         "preload_app": False,
@@ -65,6 +67,7 @@ class QuestlogServer(BaseApplication):
         """Apply the options and the hooks to gunicorn's configuration."""
         for key, value in self.options.items():
             self.cfg.set(key, value)
+        fair_worker.prepare(int(self.options.get("workers", 1)))
         if "control_socket_disable" in self.cfg.settings:
             # gunicorn 24+ opens a control socket at one path per user: two servers on one
             # machine would share it, and nothing here uses it.

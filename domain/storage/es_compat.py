@@ -13,6 +13,7 @@ of silently changing what a lost commit, a version conflict or a read retry does
 
 from __future__ import annotations
 
+import select
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -65,6 +66,8 @@ def sweep_on_dead_connection(pool: Any) -> None:
     check_connection = type(pool).check_connection
 
     def check(connection: Any) -> None:
+        if not server_has_spoken(connection):
+            return
         try:
             check_connection(connection)
         except Exception:
@@ -72,6 +75,26 @@ def sweep_on_dead_connection(pool: Any) -> None:
             raise
 
     pool._check = check
+
+
+def server_has_spoken(connection: Any) -> bool:
+    """Whether an idle pooled connection's socket has anything to read (or is closed).
+
+    An idle connection receives nothing unless the server ends it: a terminated backend, a
+    restart or an idle timeout sends its FATAL error and closes the socket, which then polls
+    readable (and a closed or broken connection counts as spoken). So the pool's check pings
+    (a round trip) only a connection the server has spoken on, instead of every one: a roll
+    takes two checkouts, and the pings were two of its round trips. A connection lost without
+    a word (a cut network) fails on its first statement, as it would after a ping that passed.
+    """
+    if connection.closed or connection.broken:
+        return True
+    try:
+        poller = select.poll()
+        poller.register(connection.fileno(), select.POLLIN | select.POLLERR | select.POLLHUP)
+        return bool(poller.poll(0))
+    except (OSError, ValueError, psycopg.Error):
+        return True
 
 
 class PostgresRecorderHooks(PostgresApplicationRecorder):

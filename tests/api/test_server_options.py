@@ -16,7 +16,7 @@ def test_each_worker_gets_the_request_threads_plus_one_per_stream() -> None:
     options = gunicorn_options("127.0.0.1", 8000, 3, 8, 64)
 
     assert options["workers"] == 3
-    assert options["worker_class"] == "gthread"
+    assert options["worker_class"] == "webapi.fair_worker.FairThreadWorker"
     assert options["threads"] == 8 + 64
     assert options["bind"] == "127.0.0.1:8000"
     # Each worker builds its own app after the fork: nothing opened before it is shared.

@@ -30,7 +30,9 @@ from .workers_harness import (
     RULES,
     START_SECONDS,
     Served,
+    accepted_inode,
     free_port,
+    owner,
     ready,
     stop,
     two_workers,
@@ -180,6 +182,41 @@ def test_a_live_stream_on_one_worker_sees_events_appended_on_the_other(served: S
         read_until(response, f"id: {roll['version']}\n".encode(), 60)
     finally:
         stream.close()
+
+
+@pytest.mark.postgres
+def test_clients_connecting_at_once_are_shared_between_the_workers(served: Served) -> None:
+    """Eight keep-alive clients connect in a burst (as the benchmark's do) while one worker is
+    slow to wake (held for a moment, as a busy 2-core machine holds it): each worker still ends up
+    with its share (``webapi/fair_worker.py``). Plain ``gthread`` lets the awake worker take all
+    eight, and it then serves them alone for as long as they stay connected."""
+    late, awake = served.workers
+    connections = [
+        http.client.HTTPConnection("127.0.0.1", served.port, timeout=60) for _ in range(8)
+    ]
+    os.kill(late, signal.SIGSTOP)
+    try:
+        for conn in connections:
+            conn.connect()
+            conn.request("GET", RULES, headers={"Authorization": f"Bearer {served.admin}"})
+        time.sleep(0.5)
+    finally:
+        os.kill(late, signal.SIGCONT)
+    try:
+        for conn in connections:
+            answer = conn.getresponse()
+            answer.read()
+            assert answer.status == 200
+        holders = [
+            owner({late, awake}, accepted_inode(served.port, conn.sock.getsockname()[1]))
+            for conn in connections
+        ]
+        counts = {pid: holders.count(pid) for pid in (late, awake)}
+        assert sum(counts.values()) == 8, holders
+        assert abs(counts[late] - counts[awake]) <= 2, f"connections per worker: {counts}"
+    finally:
+        for conn in connections:
+            conn.close()
 
 
 @pytest.mark.postgres
