@@ -1,0 +1,48 @@
+"""The pool's check before use (``es_compat.server_has_spoken``): an idle pooled connection is
+pinged only when the server has said something on it, which a terminated backend, a restart or
+an idle timeout always does before closing (docs/reliability.md: terminated backends cost a
+reconnect, not an error)."""
+
+from __future__ import annotations
+
+import time
+
+import psycopg
+import pytest
+
+from domain.storage.es_compat import server_has_spoken
+
+
+def wait_until_spoken(connection: psycopg.Connection, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if server_has_spoken(connection):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+@pytest.mark.postgres
+def test_an_idle_live_connection_needs_no_ping(postgres_url: str) -> None:
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        connection.execute("SELECT 1").fetchall()
+        assert not server_has_spoken(connection)
+
+
+@pytest.mark.postgres
+def test_a_terminated_backend_is_seen_without_a_round_trip(postgres_url: str) -> None:
+    with (
+        psycopg.connect(postgres_url, autocommit=True) as victim,
+        psycopg.connect(postgres_url, autocommit=True) as admin,
+    ):
+        admin.execute("SELECT pg_terminate_backend(%s)", (victim.info.backend_pid,))
+        assert wait_until_spoken(victim)
+        with pytest.raises(psycopg.OperationalError):
+            victim.execute("")  # the ping the pool then sends fails, and it reconnects
+
+
+@pytest.mark.postgres
+def test_a_closed_connection_counts_as_spoken(postgres_url: str) -> None:
+    connection = psycopg.connect(postgres_url, autocommit=True)
+    connection.close()
+    assert server_has_spoken(connection)
