@@ -1,16 +1,17 @@
 """The walkthroughs of the game docs: requests and the answers they show, played for real.
 
-A doc marks a walkthrough with ``<!-- walkthrough:begin -->`` and ``<!-- walkthrough:end -->``.
-Inside, every ```` ```http ```` block is a request (``METHOD /path``, optional headers, a blank
-line, a JSON body) or the answer to the request before it (``HTTP/1.1 201 Created``, a blank
-line, and a JSON object with the fields the doc names). ``{id}`` in a path stands for the
-campaign the walkthrough created last. An answer's JSON is compared field by field: every key it
-shows must be in the real answer with that value (objects may leave keys out; lists are shown
-whole, each item compared the same way). ``tests/docs/test_walkthroughs.py`` plays each one.
+A doc marks a walkthrough with ``<!-- walkthrough:begin -->`` and ``<!-- walkthrough:end -->``;
+a doc may have several, each played on its own from a fresh app. Inside, every
+```` ```http ```` block is a request (``METHOD /path``, optional headers, a blank line, a JSON
+body) or the answer to the request before it (``HTTP/1.1 201 Created``, a blank line, and a JSON
+object with the fields the doc names). ``{id}`` in a path stands for the campaign the walkthrough
+created last. An answer's JSON is compared field by field: every key it shows must be in the real
+answer with that value (objects may leave keys out; lists are shown whole, each item compared the
+same way). ``tests/docs/test_walkthroughs.py`` plays each one.
 
-``accepted_after`` plays a game's walkthrough once and finds, for each command of the game, the
-first step after which its reference example is accepted (a fork of the campaign at that point
-takes it): what ``questlog reference`` writes beside each command.
+``accepted_after`` plays a game's first walkthrough once and finds, for each command of the game,
+the first step after which its reference example is accepted (a fork of the campaign at that
+point takes it): what ``questlog reference`` writes beside each command.
 """
 
 from __future__ import annotations
@@ -47,11 +48,35 @@ class Example:
         return f"docs/{doc} line {self.line}: {self.method} {self.path}"
 
 
+def regions(text: str) -> list[tuple[int, int]]:
+    """The spans of text between each pair of walkthrough markers, in page order."""
+    spans: list[tuple[int, int]] = []
+    position = 0
+    while (start := text.find(BEGIN, position)) != -1:
+        end = text.find(END, start)
+        if end == -1 or BEGIN in text[start + len(BEGIN) : end]:
+            line = text.count("\n", 0, start) + 1
+            raise ValueError(f"line {line}: a walkthrough that is not closed before the next")
+        spans.append((start, end))
+        position = end + len(END)
+    if END in text[position:]:
+        line = text.count("\n", 0, text.index(END, position)) + 1
+        raise ValueError(f"line {line}: a walkthrough end with no begin")
+    return spans
+
+
+def walkthroughs(text: str) -> list[list[Example]]:
+    """The examples of each walkthrough of a doc, in page order (none without markers)."""
+    return [_examples(text, start, end) for start, end in regions(text)]
+
+
 def walkthrough(text: str) -> list[Example]:
-    """The examples between a doc's walkthrough markers, in page order (none without them)."""
-    if BEGIN not in text:
-        return []
-    start, end = text.index(BEGIN), text.index(END)
+    """The examples of a doc's first walkthrough, in page order (none without markers)."""
+    found = walkthroughs(text)
+    return found[0] if found else []
+
+
+def _examples(text: str, start: int, end: int) -> list[Example]:
     examples: list[Example] = []
     for match in BLOCK.finditer(text, start, end):
         line = text.count("\n", 0, match.start()) + 1
@@ -173,7 +198,7 @@ def _probe(
 
 
 def anchor(text: str) -> str | None:
-    """The link anchor of the heading the walkthrough sits under (GitHub's slug)."""
+    """The link anchor of the heading the first walkthrough sits under (GitHub's slug)."""
     if BEGIN not in text:
         return None
     headings = re.findall(r"^## (.+)$", text[: text.index(BEGIN)], re.M)
