@@ -53,7 +53,6 @@ from domain.storage.advisory_locks import (
     SETUP_LOCK_KEY,
     begin_with_transaction_lock,
     campaign_lock_keys,
-    lock_statement,
     session_lock,
 )
 from domain.storage.es_compat import (
@@ -208,71 +207,83 @@ class SideTables:
 
     def insert_side_rows(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
         """Insert the rows that ride along with events (called after the events' insert)."""
+        rows = self.side_rows(stored_events, **kwargs)
+        if rows:
+            self.execute_side_rows(cursor, rows)
+
+    def execute_side_rows(self, cursor: Any, rows: list[tuple[str, tuple[Any, ...]]]) -> None:
+        """Send the side rows' INSERTs, one statement each."""
+        for statement, params in rows:
+            cursor.execute(statement, params, **self.write_options)
+
+    def side_rows(self, stored_events: Any, **kwargs: Any) -> list[tuple[str, tuple[Any, ...]]]:
+        """The INSERT statements (in this store's placeholders) and parameters of the rows that
+        ride along with ``stored_events``."""
+        rows: list[tuple[str, tuple[Any, ...]]] = []
+
+        def insert(table: str, columns: str, *values: Any) -> None:
+            marks = ", ".join("?" * len(values))
+            statement = f"INSERT INTO {self._table(table)} ({columns}) VALUES ({marks})"
+            rows.append((self._sql(statement), values))
+
+        if not stored_events:
+            return rows
+        first = stored_events[0]
         attempt: str | None = kwargs.get("attempt")
-        if attempt is not None and stored_events:
-            first = stored_events[0]
-            cursor.execute(
-                self._sql(
-                    f"INSERT INTO {self._table(ATTEMPTS_TABLE)} (attempt, campaign_id, version) "
-                    "VALUES (?, ?, ?)"
-                ),
-                (attempt, str(first.originator_id), first.originator_version),
-                **self.write_options,
+        if attempt is not None:
+            insert(
+                ATTEMPTS_TABLE,
+                "attempt, campaign_id, version",
+                attempt,
+                str(first.originator_id),
+                first.originator_version,
             )
         public: bool | None = kwargs.get("public")
-        if public is not None and stored_events:
-            cursor.execute(
-                self._sql(
-                    f"INSERT INTO {self._table(ACCESS_TABLE)} (campaign_id, public) VALUES (?, ?)"
-                ),
-                (str(stored_events[0].originator_id), int(public)),
-                **self.write_options,
-            )
+        if public is not None:
+            insert(ACCESS_TABLE, "campaign_id, public", str(first.originator_id), int(public))
         actor: str | None = kwargs.get("actor")
         # An import keeps each event's own actor (``actors``, by version; none: no row).
         actors: dict[int, str] | None = kwargs.get("actors")
         for stored in stored_events if actor is not None or actors else ():
             label = actor if actors is None else actors.get(stored.originator_version)
-            if label is None:
-                continue
-            cursor.execute(
-                self._sql(
-                    f"INSERT INTO {self._table(ACTORS_TABLE)} (campaign_id, version, actor) "
-                    "VALUES (?, ?, ?)"
-                ),
-                (str(stored.originator_id), stored.originator_version, label),
-                **self.write_options,
-            )
+            if label is not None:
+                insert(
+                    ACTORS_TABLE,
+                    "campaign_id, version, actor",
+                    str(stored.originator_id),
+                    stored.originator_version,
+                    label,
+                )
         owner: Membership | None = kwargs.get("owner")
         if owner is not None:
-            cursor.execute(
-                self._sql(
-                    f"INSERT INTO {self._table(MEMBERS_TABLE)} (campaign_id, token_id, role, seat) "
-                    "VALUES (?, ?, ?, ?)"
-                ),
-                (owner.campaign_id, owner.token_id, owner.role, owner.seat),
-                **self.write_options,
+            insert(
+                MEMBERS_TABLE,
+                "campaign_id, token_id, role, seat",
+                owner.campaign_id,
+                owner.token_id,
+                owner.role,
+                owner.seat,
             )
         seed: SeedRecord | None = kwargs.get("seed")
         if seed is not None:
-            cursor.execute(
-                self._sql(
-                    f"INSERT INTO {self._table(SEEDS_TABLE)} (commitment, campaign_id, seed) "
-                    "VALUES (?, ?, ?)"
-                ),
-                (seed.commitment, seed.campaign_id, seed.seed),
-                **self.write_options,
+            insert(
+                SEEDS_TABLE,
+                "commitment, campaign_id, seed",
+                seed.commitment,
+                seed.campaign_id,
+                seed.seed,
             )
         record: IdempotencyRecord | None = kwargs.get("idempotency")
         if record is not None:
-            cursor.execute(
-                self._sql(
-                    f"INSERT INTO {self._table(IDEMPOTENCY_TABLE)} "
-                    "(scope, key, fingerprint, response) VALUES (?, ?, ?, ?)"
-                ),
-                (record.scope, record.key, record.fingerprint, json.dumps(record.response)),
-                **self.write_options,
+            insert(
+                IDEMPOTENCY_TABLE,
+                "scope, key, fingerprint, response",
+                record.scope,
+                record.key,
+                record.fingerprint,
+                json.dumps(record.response),
             )
+        return rows
 
     def seed_for(self, commitment: str, campaign_id: str | None = None) -> str | None:
         """The secret seed behind a commitment, or None if this store never had it (or, given
@@ -496,21 +507,37 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
         """The side rows, queued after the events' insert (a conflict there skips them)."""
         self.insert_side_rows(cursor, stored_events, **kwargs)
 
-    def lock_originators(self, cursor: Any, stored_events: Any) -> None:
-        """Queue each written campaign's advisory lock in an insert that does not hold it.
+    def execute_side_rows(self, cursor: Any, rows: list[tuple[str, tuple[Any, ...]]]) -> None:
+        """Every side row in one statement: the INSERTs but the last as data-modifying ``WITH``
+        queries of the last (PostgreSQL runs each exactly once, in the one statement), which
+        costs the client and the server one statement instead of one per row."""
+        *leading, (last, last_params) = rows
+        if not leading:
+            cursor.execute(last, last_params, **self.write_options)
+            return
+        queries = ", ".join(
+            f"side_{n} AS ({statement})" for n, (statement, _) in enumerate(leading)
+        )
+        params = tuple(value for _, values in leading for value in values) + last_params
+        cursor.execute(f"WITH {queries} {last}", params, **self.write_options)
+
+    def originator_locks(self, stored_events: Any) -> list[tuple[str, tuple[Any, ...]]]:
+        """Each written campaign's advisory lock, for an insert that does not hold it.
 
         A process takes the campaign lock for a whole command only where it has met another
         process (``CommandService.execute``); its insert still waits here, in the same round
         trip, for a process that holds the lock while it decides. So a writer that has never
         conflicted cannot slip its insert between another's read and write: it waits, then meets
         the version key, and from then on takes the lock for its commands too. The locks are
-        taken in id order (no deadlock between two multi-campaign inserts).
+        taken in id order (no deadlock between two multi-campaign inserts), each waiting at
+        most ``CAMPAIGN_LOCK_TIMEOUT``.
         """
+        calls: list[tuple[str, tuple[Any, ...]]] = []
         for campaign_id in sorted({stored.originator_id for stored in stored_events}):
-            statement, params = lock_statement(
-                campaign_lock_keys(campaign_id), transaction=True, timeout=CAMPAIGN_LOCK_TIMEOUT
-            )
-            cursor.execute(statement, params, prepare=False)
+            keys = campaign_lock_keys(campaign_id)
+            calls.append(("set_config('lock_timeout', %s, true)", (CAMPAIGN_LOCK_TIMEOUT,)))
+            calls.append((f"pg_advisory_xact_lock({', '.join(['%s'] * len(keys))})", keys))
+        return calls
 
     @contextmanager
     def campaign_write_lock(self, campaign_id: UUID) -> Iterator[None]:

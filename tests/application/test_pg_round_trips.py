@@ -17,6 +17,7 @@ from uuid import UUID
 import psycopg
 import pytest
 from eventsourcing.persistence import IntegrityError
+from eventsourcing.postgres import PostgresApplicationRecorder
 
 from domain.service.application import Questlog
 from domain.storage.advisory_locks import campaign_lock_keys
@@ -193,3 +194,33 @@ def test_two_processes_hammering_one_campaign_take_turns_and_never_give_up(
     assert first.campaign(campaign_id).version == 1 + stored["first"] + stored["second"]
     # Taking turns: neither process is starved (a starved one gets a few percent).
     assert min(stored.values()) >= 0.25 * max(stored.values()), stored
+
+
+@POSTGRES_ONLY
+def test_the_prologue_and_table_lock_are_what_the_library_sends(
+    app: Questlog, store_config: StoreConfig
+) -> None:
+    """The insert sends the library's table lock with the library's timeout, and notifies the
+    library's channel (``es_compat.insert_prologue``): an eventsourcing upgrade that locks or
+    notifies differently fails here."""
+    recorder: Any = app.recorder
+    with recorder.datastore.get_connection() as connection:
+        library = [s.as_string(connection) for s in recorder.lock_table_statements]
+        ours = recorder.table_lock_statement().as_string(connection)
+    timeout = f"{recorder.datastore.lock_timeout}s"
+    assert library == [f"SET LOCAL lock_timeout = '{timeout}'", ours]
+    assert "IN EXCLUSIVE MODE" in ours and recorder.events_table_name in ours
+    statement, params = recorder.insert_prologue([], nested=True)
+    assert statement == "SELECT set_config('lock_timeout', %s, true), pg_notify(%s, '')"
+    assert params == (timeout, recorder.channel_name)
+
+    class Notices:
+        sent: list[str] = []
+
+        def execute(self, query: Any, *args: Any, **kwargs: Any) -> None:
+            self.sent.append(query.as_string(connection))
+
+    with recorder.datastore.get_connection() as connection:
+        notices = Notices()
+        PostgresApplicationRecorder._notify_channel(recorder, notices)  # type: ignore[arg-type]
+        assert notices.sent == [f'NOTIFY "{recorder.channel_name}"']

@@ -61,6 +61,8 @@ def test_the_decorated_insert_retries_and_the_undecorated_one_does_not(
 
     class Datastore:
         enable_db_functions = False
+        lock_timeout = 10
+        schema = "public"
 
         def get_connection(self) -> Any:
             attempts.append(1)
@@ -134,14 +136,17 @@ class _ProbeRecorder(PostgresRecorderHooks):
 def _probe(log: list[Any], *, conflict: bool = False) -> _ProbeRecorder:
     class Datastore:
         enable_db_functions = False
+        lock_timeout = 10
+        schema = "public"
 
         def get_connection(self) -> _Connection:
             return _Connection(log, conflict)
 
     recorder: Any = object.__new__(_ProbeRecorder)
     recorder.datastore = Datastore()
-    recorder.lock_table_statements = ["LOCK-1", "LOCK-2"]
+    recorder.events_table_name = "events"
     recorder.channel_name = "channel"
+    recorder.table_lock_statement = lambda: "LOCK-TABLE"
     recorder.insert_events_statement = "INSERT-EVENTS"
     recorder.construct_pg_stored_event = lambda *fields: fields
     return recorder  # type: ignore[no-any-return]
@@ -161,14 +166,15 @@ def test_the_insert_is_one_round_trip_from_begin_to_commit_with_side_rows_after_
 
     assert ids == [7]
     steps = _steps(log)
-    assert steps[:3] == ["BEGIN", "LOCK-1", "LOCK-2"]
+    prologue = "SELECT set_config('lock_timeout', %s, true), pg_notify(%s, '')"
+    assert steps[:3] == ["BEGIN", prologue, "LOCK-TABLE"]
     assert steps[-4:] == ["INSERT-EVENTS", "side rows", "COMMIT", "sync"]
     assert steps.count("sync") == 1
     assert ("side rows", {"attempt": "a1"}) in log
     assert all(
         entry[2] is False
         for entry in log
-        if entry[0] == "execute" and entry[1] in ("BEGIN", "LOCK-1", "LOCK-2", "COMMIT")
+        if entry[0] == "execute" and entry[1] in ("BEGIN", prologue, "LOCK-TABLE", "COMMIT")
     )
 
 
@@ -216,18 +222,23 @@ def test_driver_errors_in_a_held_transaction_are_raised_as_the_librarys() -> Non
         raise psycopg.errors.LockNotAvailable("lock timeout")
 
 
-def test_the_library_locks_the_table_with_exactly_its_lock_table_statements() -> None:
+def test_an_insert_that_does_not_hold_its_campaigns_locks_takes_them_first_in_the_prologue() -> (
+    None
+):
     log: list[Any] = []
-    recorder: Any = object.__new__(PostgresApplicationRecorder)
-    recorder.lock_table_statements = ["LOCK-1", "LOCK-2"]
+    recorder = _probe(log)
+    recorder.originator_locks = lambda stored: [("pg_advisory_xact_lock(%s)", (5,))]  # type: ignore[method-assign]
 
-    PostgresApplicationRecorder._lock_table(recorder, _Cursor(log))
-    ours = list(log)
-    log.clear()
-    PostgresRecorderHooks._lock_table(recorder, _Cursor(log))
+    recorder.insert_events([_stored()], attempt="a1")
 
-    assert [entry[1] for entry in ours] == ["LOCK-1", "LOCK-2"]
-    assert log == [("execute", "LOCK-1", False), ("execute", "LOCK-2", False)]
+    assert _steps(log)[1] == (
+        "SELECT pg_advisory_xact_lock(%s), set_config('lock_timeout', %s, true), pg_notify(%s, '')"
+    )
+    held: list[Any] = []
+    nested = _held_probe(held)
+    nested.originator_locks = lambda stored: [("pg_advisory_xact_lock(%s)", (5,))]  # type: ignore[method-assign]
+    nested.insert_events([_stored()], attempt="a1")
+    assert "pg_advisory_xact_lock" not in _steps(held)[1]  # held already: not asked again
 
 
 # -- SQLite -------------------------------------------------------------------------------------
