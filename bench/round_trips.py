@@ -8,10 +8,11 @@ pool checkout, and every check the pool sent before a checkout (a ping). It prin
 roll, the statements of one roll in order, and the CPU per roll of this process and of the
 schema's PostgreSQL backends::
 
-    python -m bench.round_trips                 # 500 rolls: about 5 s
+    python -m bench.round_trips                 # 500 rolls, then the statement cost: ~10 s
     python -m bench.round_trips --rolls 2000
 
-The table "What a roll cost on PostgreSQL" in docs/performance.md is this script's output.
+It also times what one more unprepared statement in a pipeline costs the client and the server.
+The table "What a roll costs on PostgreSQL" in docs/performance.md is this script's output.
 """
 
 from __future__ import annotations
@@ -149,6 +150,38 @@ def measure(rolls: int, url: str) -> tuple[Watch, dict[str, float]]:
         return watch, cpu
 
 
+def statement_cost(url: str, pipelines: int = 3000, extra: int = 4) -> tuple[float, float]:
+    """What one more unprepared statement in a pipeline costs: client and server CPU in µs.
+
+    Pipelines of ``BEGIN``, ``extra`` times ``SELECT set_config(...)`` and ``COMMIT`` are timed
+    against pipelines of ``BEGIN`` and ``COMMIT`` alone, alternately, twice each.
+    """
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.prepare_threshold = None
+        backend = connection.info.backend_pid
+
+        def run(statements: int) -> tuple[float, float]:
+            client, server = time.process_time(), cpu_seconds(backend)
+            for _ in range(pipelines):
+                with connection.pipeline():
+                    cursor = connection.cursor()
+                    cursor.execute("BEGIN", prepare=False)
+                    for _ in range(statements):
+                        cursor.execute(
+                            "SELECT set_config('lock_timeout', %s, true)", ("10s",), prepare=False
+                        )
+                    cursor.execute("COMMIT", prepare=False)
+            return time.process_time() - client, cpu_seconds(backend) - server
+
+        samples = [run(n) for n in (0, extra, 0, extra)]
+        bare = [samples[0], samples[2]]
+        more = [samples[1], samples[3]]
+        per = extra * pipelines / 1e6
+        client = (sum(m[0] for m in more) - sum(b[0] for b in bare)) / 2 / per
+        server = (sum(m[1] for m in more) - sum(b[1] for b in bare)) / 2 / per
+        return client, server
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.round_trips", description=__doc__)
     parser.add_argument("--rolls", type=int, default=500)
@@ -170,6 +203,12 @@ def main(argv: list[str] | None = None) -> int:
     for name, ms in cpu.items():
         table.add_row(f"{name}, ms", f"{ms:.3f}")
     console.print(table)
+    client, server = statement_cost(URL)
+    console.print(
+        f"one more unprepared statement in a pipeline: {client:.0f} µs of this process's CPU, "
+        f"{server:.0f} µs of its backend's",
+        soft_wrap=True,
+    )
     console.print("the statements of one roll, in order:")
     for statement in watch.statements:
         console.print(f"  {statement}", markup=False, soft_wrap=True)
