@@ -291,6 +291,7 @@ when it spells it out, names a range that includes it (`XX-nn..XX-mm`), or, for 
 it in a test function's name (`test_qcnn_...`, `test_g_cbnn_...`). After changing any of
 them, regenerate it:
 
+<!-- example: shell docs/rules.md=this-doc -->
 ```sh
 questlog reference rules --write docs/rules.md
 ```

@@ -1,0 +1,358 @@
+"""Every shell example of README.md and docs/ marked ``<!-- example: shell -->`` runs for real.
+
+Each doc's marked blocks run in page order in a sandbox of their own:
+
+- the cwd is an empty temp dir; ``PATH`` has this virtualenv's ``bin`` first (``questlog``,
+  ``python`` and ``python3`` are the project's) and, before it, a ``curl`` that adds
+  ``--fail-with-body`` (an answer of 400 or more fails the block); no ``QUESTLOG_*`` variable
+  comes from outside, so the store is ``./questlog.db`` in the temp dir (``questlog demo``:
+  ``./questlog-demo.db``), or, on PostgreSQL, ``QUESTLOG_DATABASE_URL`` with a fresh
+  ``QUESTLOG_PG_SCHEMA`` dropped afterwards; the log's name is ``dice.example.org``
+  (``QUESTLOG_LOG_NAME``), the example host the docs use;
+- ``python3 -m venv .venv && .venv/bin/pip install -e SPEC && `` in front of a command is not run
+  (SPEC must be ``.`` or ``.[EXTRA]`` with EXTRA an extra of pyproject.toml), and ``.venv/bin/``
+  is this virtualenv's ``bin``;
+- ``localhost:8000`` and ``127.0.0.1:8000`` are rewritten to a free port, where the doc's server
+  runs: a block that is one ``questlog serve`` is started in the background with ``--port PORT``
+  added; a doc that sends requests without starting one gets ``questlog serve`` started by the
+  test before its first block that needs it. Either is stopped by its pid after the doc;
+- a block runs under ``bash -e -o pipefail``; it must exit 0, or with ``exit=N`` on its marker N;
+- a console block (``$ `` commands, each followed by its output) must print the output shown:
+  ``…`` stands for any text, a line that is only ``…`` for any lines, and hex digits just before
+  ``…`` (``266ee3da-…``) are an example of any. A block that is one ``questlog serve`` shows the
+  server's first lines;
+- the marker may declare a setup, ``<!-- example: shell NAME=SETUP ... -->``, done once before
+  the block: an UPPERCASE name is a shell variable for this and every later block of the doc,
+  ``admin`` (the admin token the server printed on its first start), ``new-campaign`` or
+  ``new-match`` (the id of a new Quest Calendar campaign, or Calendar Board match with seats A
+  and B, made by that admin over HTTP) or ``key`` (the server's verifier key from
+  ``/.well-known/questlog-key``); a file name is a file made in the cwd, ``python-block`` (the
+  doc's one ``python`` block) or ``edited-bundle`` (the bundle of a campaign from another store
+  with one server roll, 2-1, one face of it edited), or ``this-doc`` (a copy of the doc itself,
+  which the block must leave as it is: the doc is what the block's command writes).
+
+Blocks marked ``<!-- example: checked-by tests/docs/test_shell_examples.py -->`` are too long or
+too host-bound to run here (benchmarks, systemd, another host's paths): each of their lines is
+checked instead (``test_every_checked_line_parses``): ``questlog ...`` parses with the real click
+command, ``python -m MODULE ...`` with the real argparse parser of that module, every
+``QUESTLOG_*`` variable is one the code reads, a ``curl`` URL is a route of the app, the flags of
+``pg_dump``, ``pg_restore`` and ``createdb`` are in their ``--help``, and ``sudo systemctl`` names
+a unit whose file the doc shows. README's test command must be the one .ci/run runs, and
+README's demo output must be what ``questlog demo`` prints (its figures may differ: each run
+rolls new dice).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import tomllib
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from tests.docs.shell import (
+    DOCS,
+    ROOT,
+    SHELL_LANGS,
+    Block,
+    blocks,
+    doc_blocks,
+    output_problems,
+    relative,
+    steps,
+)
+
+SELF = "tests/docs/test_shell_examples.py"
+BIN = Path(sys.executable).parent
+LOG_NAME = "dice.example.org"
+DOC_PORTS = ("localhost:8000", "127.0.0.1:8000")
+INSTALL = re.compile(
+    r"^python3 -m venv \.venv && \.venv/bin/pip install -e (?P<spec>\S+) && (?P<rest>.*)$", re.S
+)
+SERVE = re.compile(r"^(?:\S+/)?questlog serve\b(?P<args>[^\n]*)$")
+TIMEOUT = 60
+
+SHELL_DOCS = sorted(
+    {relative(path) for path in DOCS for block in blocks(path) if block.kind == "shell"}
+)
+POSTGRES_TOO = {"docs/access.md", "docs/moving-campaigns.md", "docs/table-page.md", "docs/trust.md"}
+"""The docs whose commands touch the store beyond a new campaign: run on PostgreSQL as well."""
+
+
+def free_port() -> int:
+    """A port nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def install_spec_ok(spec: str) -> bool:
+    """``.`` or ``.[EXTRA]`` (quoted or not) with EXTRA an extra of pyproject.toml."""
+    spec = spec.strip("'\"")
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"].get(
+        "optional-dependencies", {}
+    )
+    found = re.fullmatch(r"\.(?:\[(?P<extra>[\w-]+)\])?", spec)
+    return found is not None and (found["extra"] is None or found["extra"] in extras)
+
+
+class Sandbox:
+    """The temp dir, environment, server and variables one doc's blocks run with."""
+
+    def __init__(self, doc: str, tmp: Path, postgres: tuple[str, str] | None) -> None:
+        self.doc = doc
+        self.cwd = tmp / "cwd"
+        self.cwd.mkdir()
+        self.logs = tmp / "logs"
+        self.logs.mkdir()
+        tools = tmp / "tools"
+        tools.mkdir()
+        curl = shutil.which("curl")
+        assert curl, "the shell examples need curl"
+        wrapper = tools / "curl"
+        wrapper.write_text(f'#!/bin/sh\nexec {curl} --fail-with-body "$@"\n')
+        wrapper.chmod(0o755)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("QUESTLOG_")}
+        env["PATH"] = os.pathsep.join([str(tools), str(BIN), env.get("PATH", "")])
+        env["PYTHONUNBUFFERED"] = "1"
+        env["QUESTLOG_LOG_NAME"] = LOG_NAME
+        if postgres:
+            env["QUESTLOG_DATABASE_URL"], env["QUESTLOG_PG_SCHEMA"] = postgres
+        self.env = env
+        self.port = free_port()
+        self.server: subprocess.Popen[bytes] | None = None
+        self.server_log = self.logs / "server.out"
+        self.variables: dict[str, str] = {}
+        self.unchanged: dict[Path, str] = {}
+        """Files set up as ``this-doc``: the doc's blocks must leave them as the doc is."""
+
+    # -- the server ---------------------------------------------------------------------------
+
+    def url(self, path: str) -> str:
+        """A URL of the doc's server."""
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def start_server(self, command: str) -> str:
+        """Start ``command`` (a ``questlog serve``) on the sandbox's port; its first output."""
+        assert self.server is None, f"{self.doc}: a second server"
+        with self.server_log.open("wb") as out:
+            self.server = subprocess.Popen(
+                ["bash", "-c", f"exec {command} --port {self.port}"],
+                cwd=self.cwd,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.server.poll() is not None:
+                pytest.fail(f"{self.doc}: the server exited:\n{self.server_log.read_text()}")
+            try:
+                with urllib.request.urlopen(self.url("/healthz"), timeout=2):
+                    return self.server_log.read_text()
+            except OSError:
+                time.sleep(0.1)
+        pytest.fail(f"{self.doc}: the server did not answer:\n{self.server_log.read_text()}")
+
+    def stop(self) -> None:
+        """Stop the server by its pid (SIGTERM, then SIGKILL after 10 s)."""
+        if self.server is None or self.server.poll() is not None:
+            return
+        os.killpg(self.server.pid, signal.SIGTERM)
+        try:
+            self.server.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.server.pid, signal.SIGKILL)
+            self.server.wait(10)
+
+    def ensure_server(self) -> None:
+        """The doc's server, started by the test if the doc has not started one."""
+        if self.server is None:
+            self.start_server("questlog serve")
+
+    def request(self, method: str, path: str, body: Any = None) -> Any:
+        """A request to the doc's server as its admin; the JSON answer."""
+        self.ensure_server()
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Authorization": f"Bearer {self.admin()}", "Content-Type": "application/json"}
+        request = urllib.request.Request(self.url(path), data, headers, method=method)
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return json.load(answer)
+
+    def admin(self) -> str:
+        """The admin token the server printed on its first start."""
+        self.ensure_server()
+        found = re.search(r"admin token admin\b.*?\n\s*(ql_[\w-]+)", self.server_log.read_text())
+        assert found, (
+            f"{self.doc}: the server printed no admin token:\n{self.server_log.read_text()}"
+        )
+        return found[1]
+
+    # -- setups ------------------------------------------------------------------------------
+
+    def setup(self, block: Block, name: str, what: str) -> None:
+        """Make the variable or file a marker declares (see the module's docstring)."""
+        if name == "exit":
+            return
+        if name.isupper():
+            if name not in self.variables:
+                self.variables[name] = self.value(block, what)
+            return
+        path = self.cwd / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if what == "this-doc":
+            path.write_text((ROOT / self.doc).read_text(encoding="utf-8"), encoding="utf-8")
+            self.unchanged[path] = path.read_text(encoding="utf-8")
+        elif what == "python-block":
+            [python] = [b for b in doc_blocks(self.doc.removeprefix("docs/")) if b.lang == "python"]
+            path.write_text(python.text + "\n", encoding="utf-8")
+        elif what == "edited-bundle":
+            path.write_text(json.dumps(edited_bundle(self.logs / "other")), encoding="utf-8")
+        else:
+            pytest.fail(f"{block.where()}: no file setup {what!r}")
+
+    def value(self, block: Block, what: str) -> str:
+        """The value of a variable setup."""
+        if what == "admin":
+            return self.admin()
+        if what == "new-campaign":
+            body = {"game": "quest-calendar", "name": "Year one"}
+            return str(self.request("POST", "/campaigns", body)["id"])
+        if what == "new-match":
+            setup = {"players": [{"id": "A"}, {"id": "B"}]}
+            body = {"game": "calendar-board", "name": "A match", "setup": setup}
+            return str(self.request("POST", "/campaigns", body)["id"])
+        if what == "key":
+            self.ensure_server()
+            with urllib.request.urlopen(self.url("/.well-known/questlog-key"), timeout=30) as a:
+                return str(json.load(a)["key"])
+        pytest.fail(f"{block.where()}: no variable setup {what!r}")
+
+    # -- running a block ---------------------------------------------------------------------
+
+    def rewrite(self, command: str) -> str:
+        """The command as the sandbox runs it (see the module's docstring)."""
+        installed = INSTALL.match(command)
+        if installed:
+            assert install_spec_ok(installed["spec"]), f"no such install: {installed['spec']}"
+            command = installed["rest"]
+        command = command.replace(".venv/bin/", f"{BIN}/")
+        for doc_port in DOC_PORTS:
+            command = command.replace(doc_port, f"127.0.0.1:{self.port}")
+        return command
+
+    def run(self, block: Block) -> None:
+        """Run one block as the module's docstring says, failing the test on any difference."""
+        for name, what in block.options.items():
+            self.setup(block, name, what)
+        if any(port in block.text for port in DOC_PORTS):
+            self.ensure_server()
+        expected = int(block.options.get("exit", "0"))
+        for step in steps(block):
+            command = self.rewrite(step.command)
+            serve = SERVE.match(command.strip())
+            if serve:
+                output = self.start_server(command.strip())
+                status = 0
+            else:
+                done = subprocess.run(
+                    ["bash", "-e", "-o", "pipefail", "-c", command],
+                    cwd=self.cwd,
+                    env={**self.env, **self.variables},
+                    capture_output=True,
+                    text=True,
+                    timeout=TIMEOUT,
+                    check=False,
+                )
+                output, status = done.stdout + done.stderr, done.returncode
+            assert status == expected, (
+                f"{block.where()}: exit {status}, not {expected}\n$ {command}\n{output}"
+            )
+            if step.output is not None:
+                problems = output_problems(step.output, output)
+                assert not problems, f"{block.where()}: $ {command}\n" + "\n".join(problems)
+        for path, text in self.unchanged.items():
+            assert path.read_text(encoding="utf-8") == text, (
+                f"{block.where()}: the block rewrote {path.name}: the doc is not what it writes"
+            )
+
+
+def edited_bundle(where: Path) -> dict[str, Any]:
+    """The bundle of a campaign of another store with one server roll (2-1), its seed revealed,
+    and the first face of that roll edited."""
+    from domain.service.application import Questlog
+    from domain.storage.store import StoreConfig
+    from webapi import bundle
+
+    app = Questlog(StoreConfig(sqlite_path=where / "questlog.db"))
+    try:
+        cid = app.create_campaign(game="quest-calendar", name="Year one").campaign_id
+        app.roll(cid, notation="2d6", purpose="the roll to edit")
+        app.rotate_seed(cid)
+        data: dict[str, Any] = json.loads(json.dumps(bundle.build(app, cid)))
+    finally:
+        app.close()
+    [roll] = data["events"][1]["data"]["rolls"]
+    die = roll["dice"][0]
+    die["face"] = die["face"] % 6 + 1
+    return data
+
+
+@pytest.fixture
+def pg_schema(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
+    """A fresh PostgreSQL schema (URL and name), dropped afterwards."""
+    url = request.getfixturevalue("postgres_url")
+    schema = f"ql_docs_{secrets.token_hex(4)}"
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    yield url, schema
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("SET lock_timeout = '10s'")
+        connection.execute(
+            sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
+        )
+
+
+DOC_STORES = [pytest.param(doc, "sqlite", id=f"{doc}-sqlite") for doc in SHELL_DOCS] + [
+    pytest.param(doc, "postgres", id=f"{doc}-postgres", marks=pytest.mark.postgres)
+    for doc in SHELL_DOCS
+    if doc in POSTGRES_TOO
+]
+
+
+@pytest.mark.parametrize(("doc", "store"), DOC_STORES)
+def test_the_shell_examples_run_as_written(
+    doc: str, store: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    postgres = request.getfixturevalue("pg_schema") if store == "postgres" else None
+    sandbox = Sandbox(doc, tmp_path, postgres)
+    try:
+        for block in blocks(ROOT / doc):
+            if block.kind == "shell":
+                sandbox.run(block)
+    finally:
+        sandbox.stop()
+
+
+def test_every_shell_block_has_a_marker() -> None:
+    """An sh or console block with no marker would be run by nothing (the inventory test says
+    the same for every block; this names the shell ones early)."""
+    unmarked = [
+        b.where() for path in DOCS for b in blocks(path) if b.lang in SHELL_LANGS and not b.kind
+    ]
+    assert not unmarked, unmarked
