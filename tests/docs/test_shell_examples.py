@@ -44,10 +44,13 @@ rolls new dice).
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import json
 import os
 import re
 import secrets
+import shlex
 import shutil
 import signal
 import socket
@@ -59,7 +62,9 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
+import click
 import psycopg
 import pytest
 from psycopg import sql
@@ -356,3 +361,191 @@ def test_every_shell_block_has_a_marker() -> None:
         b.where() for path in DOCS for b in blocks(path) if b.lang in SHELL_LANGS and not b.kind
     ]
     assert not unmarked, unmarked
+
+
+# -- the blocks checked line by line ----------------------------------------------------------
+
+CHECKED_DOCS = {
+    "README.md",
+    "docs/events.md",
+    "docs/operations.md",
+    "docs/performance.md",
+    "docs/scaling.md",
+}
+"""The docs with blocks marked ``checked-by tests/docs/test_shell_examples.py``."""
+CHECKED = [
+    pytest.param(block, id=f"{block.doc}:{block.line}")
+    for path in DOCS
+    for block in blocks(path)
+    if block.kind == "checked-by" and block.rest == SELF and block.lang == "sh"
+]
+SEPARATORS = {";", "&&", "||", "|", "&"}
+CODE_DIRS = ("domain", "webapi", "projections", "bench")
+SUDO = re.compile(
+    r"^sudo (?:systemctl (?:daemon-reload|(?:enable --now|start|stop|restart) (?P<units>.+))"
+    r"|-u postgres (?:createuser|createdb) .+)$"
+)
+PLAIN = {"cd", "mv", "rm", "cp"}
+"""File commands whose arguments are the host's paths: nothing to check."""
+PG_TOOLS = {"pg_dump", "pg_restore", "createdb"}
+
+
+class Parsed(Exception):
+    """Raised by the patched ``parse_args`` once the real parser has accepted the arguments."""
+
+
+def commands(text: str) -> list[list[str]]:
+    """The commands of an sh block, each as its words (comments dropped, ``$(...)`` as X)."""
+    text = re.sub(r"\$\([^)]*\)", "X", text.replace("\\\n", " "))
+    found: list[list[str]] = []
+    for line in text.splitlines():
+        lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
+        lexer.whitespace_split = True
+        words: list[str] = []
+        for token in lexer:
+            if token in SEPARATORS:
+                found.append(words)
+                words = []
+            else:
+                words.append(token)
+        found.append(words)
+    return [words for words in found if words]
+
+
+def code_reads(name: str) -> bool:
+    """Whether the code names this environment variable."""
+    return any(
+        f'"{name}"' in path.read_text(encoding="utf-8")
+        for directory in CODE_DIRS
+        for path in (ROOT / directory).rglob("*.py")
+    )
+
+
+def ci_pytest_arguments() -> list[str]:
+    """The arguments .ci/run gives ``python -m pytest``."""
+    lines = (ROOT / ".ci/run").read_text().splitlines()
+    [line] = [line for line in lines if line.startswith('"$VENV/bin/python" -m pytest')]
+    return shlex.split(line)[3:]
+
+
+def parse_questlog(args: list[str]) -> None:
+    """Parse ``questlog ARGS`` with the real click command, down to the subcommand."""
+    from webapi.cli import main
+
+    command: click.Command = main
+    context = command.make_context("questlog", list(args))
+    while isinstance(command, click.Group):
+        rest = [*context._protected_args, *context.args]
+        name, found, rest = command.resolve_command(context, rest)
+        assert found is not None and name is not None
+        command = found
+        context = command.make_context(name, rest, parent=context)
+
+
+def parse_module(module: str, args: list[str]) -> None:
+    """Parse ``python -m MODULE ARGS`` with that module's real argparse parser: its ``main``
+    runs until it parses, and stops there."""
+    real = argparse.ArgumentParser.parse_args
+
+    def parse_only(self: argparse.ArgumentParser, *given: Any, **named: Any) -> Any:
+        real(self, *given, **named)
+        raise Parsed
+
+    loaded = importlib.import_module(module)
+    with mock.patch.object(argparse.ArgumentParser, "parse_args", parse_only):
+        try:
+            loaded.main(args)
+        except Parsed:
+            return
+        except SystemExit as error:
+            pytest.fail(f"python -m {module} {shlex.join(args)}: refused (exit {error.code})")
+    pytest.fail(f"python -m {module} never parsed its arguments")
+
+
+def check_curl(words: list[str]) -> None:
+    """A curl line's URL is a route of the app."""
+    from webapi.app import create_app
+
+    [url] = [w for w in words if re.match(r"^(?:https?://)?(?:localhost|127\.0\.0\.1):\d+", w)]
+    path = "/" + url.split("/", 3)[-1] if "://" in url else "/" + url.split("/", 1)[1]
+    path = re.sub(r"\$\w+", "00000000-0000-0000-0000-000000000000", path)
+    app = create_app(mock.MagicMock(), auth=False, rate_limit=0)
+    method = "POST" if "-X" in words and words[words.index("-X") + 1] == "POST" else "GET"
+    app.url_map.bind("localhost").match(path.split("?")[0], method=method)
+
+
+def check_command(block: Block, words: list[str], tmp: Path) -> None:
+    """One command of a checked block, as the module's docstring says."""
+    while words and re.fullmatch(r"[A-Z_]+=.*", words[0]):
+        name = words.pop(0).split("=", 1)[0]
+        assert code_reads(name), f"{block.where()}: the code reads no {name}"
+    if not words:
+        return
+    first, args = words[0].removeprefix(".venv/bin/"), words[1:]
+    line = shlex.join(words)
+    if first == "sudo":
+        found = SUDO.match(line)
+        assert found, f"{block.where()}: a host command this test does not know: {line}"
+        text = (ROOT / block.doc).read_text(encoding="utf-8")
+        for unit in (found["units"] or "").split():
+            assert f"/etc/systemd/system/{unit}.service" in text, f"{block.where()}: no {unit}"
+    elif first == "questlog":
+        for word in args:
+            if re.fullmatch(r"[\w$.-]+\.(?:json|txt)", word):
+                (tmp / word).touch()
+        parse_questlog(args)
+    elif first in ("python", "python3") and args[:2] == ["-m", "venv"]:
+        assert args[2:] == [".venv"], f"{block.where()}: {line}"
+    elif first in ("python", "python3") and args[:2] == ["-m", "pytest"]:
+        assert args[2:] == ci_pytest_arguments(), f"{block.where()}: not what .ci/run runs"
+    elif first in ("python", "python3") and args[:1] == ["-m"]:
+        parse_module(args[1], args[2:])
+    elif first == "pip":
+        assert args[:2] == ["install", "-e"] and install_spec_ok(args[2]), line
+    elif first == "curl":
+        check_curl(words)
+    elif first in PG_TOOLS:
+        if shutil.which(first) is None:
+            pytest.skip(f"{first} is not installed (apt-get install postgresql-client)")
+        manual = subprocess.run([first, "--help"], capture_output=True, text=True, check=True)
+        for flag in (w.split("=")[0] for w in args if w.startswith("--")):
+            assert flag in manual.stdout, f"{block.where()}: {first} has no {flag}"
+    else:
+        assert first in PLAIN, f"{block.where()}: a command this test does not check: {line}"
+
+
+@pytest.mark.parametrize("block", CHECKED)
+def test_every_checked_line_parses(
+    block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for words in commands(block.text):
+        check_command(block, words, tmp_path)
+
+
+def test_the_checked_docs_are_these() -> None:
+    """The docs this file checks blocks of, named (the inventory test looks for the names)."""
+    docs = {b.doc for p in DOCS for b in blocks(p) if b.kind == "checked-by" and b.rest == SELF}
+    assert docs == CHECKED_DOCS
+
+
+def test_the_readme_shows_what_the_demo_prints(tmp_path: Path) -> None:
+    """README's demo output (its ``text`` block, checked by this file) is what the command of the
+    shell block before it prints in an empty directory; the numbers stand for any number, since
+    every run rolls new dice."""
+    readme = doc_blocks("README.md")
+    [shown] = [b for b in readme if b.lang == "text"]
+    assert shown.kind == "checked-by" and shown.rest == SELF
+    [command] = [b for b in readme if b.kind == "shell" and b.line < shown.line][-1:]
+    sandbox = Sandbox("README.md", tmp_path, None)
+    done = subprocess.run(
+        ["bash", "-e", "-c", sandbox.rewrite(command.text)],
+        cwd=sandbox.cwd,
+        env=sandbox.env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=True,
+    )
+    problems = output_problems(shown.text.splitlines(), done.stdout, any_number=True)
+    assert not problems, f"{shown.where()}:\n" + "\n".join(problems)
