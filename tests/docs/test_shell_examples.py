@@ -15,7 +15,9 @@ Each doc's marked blocks run in page order in a sandbox of their own:
 - ``localhost:8000`` and ``127.0.0.1:8000`` are rewritten to a free port, where the doc's server
   runs: a block that is one ``questlog serve`` is started in the background with ``--port PORT``
   added; a doc that sends requests without starting one gets ``questlog serve`` started by the
-  test before its first block that needs it. Either is stopped by its pid after the doc;
+  test before its first block that needs it. Another port of the doc (8611, 8612: two hosts) is
+  a ``questlog serve`` of its own, on its own free port and SQLite store. Each is stopped by its
+  pid after the doc;
 - a block runs under ``bash -e -o pipefail``; it must exit 0, or with ``exit=N`` on its marker N;
 - a console block (``$ `` commands, each followed by its output) must print the output shown:
   ``…`` stands for any text, a line that is only ``…`` for any lines, and hex digits just before
@@ -25,11 +27,15 @@ Each doc's marked blocks run in page order in a sandbox of their own:
   the block: an UPPERCASE name is a shell variable for this and every later block of the doc,
   ``admin`` (the admin token the server printed on its first start), ``new-campaign`` or
   ``new-match`` (the id of a new Quest Calendar campaign, or Calendar Board match with seats A
-  and B, made by that admin over HTTP) or ``key`` (the server's verifier key from
-  ``/.well-known/questlog-key``); a file name is a file made in the cwd, ``python-block`` (the
-  doc's one ``python`` block) or ``edited-bundle`` (the bundle of a campaign from another store
-  with one server roll, 2-1, one face of it edited), or ``this-doc`` (a copy of the doc itself,
-  which the block must leave as it is: the doc is what the block's command writes).
+  and B, made by that admin over HTTP), ``played-campaign`` (a new campaign with a server roll,
+  2-1, and a reported one, 3-1) or ``key`` (the server's verifier key from
+  ``/.well-known/questlog-key``), each on the doc's server, or with ``@PORT`` on that doc port's
+  server; a host path (``/var/lib/questlog=store@8612``) stands, in this and every later block,
+  for the directory of that server's store; a file name is a file made in the cwd,
+  ``python-block`` (the doc's one ``python`` block), ``edited-bundle`` (the bundle of a
+  campaign from another store with one server roll, 2-1, one face of it edited) or ``this-doc``
+  (a copy of the doc itself, which the block must leave as it is: the doc is what the block's
+  command writes); ``exit=N`` is the exit status the block shows.
 
 Blocks marked ``<!-- example: checked-by tests/docs/test_shell_examples.py -->`` are too long or
 too host-bound to run here (benchmarks, systemd, another host's paths): each of their lines is
@@ -84,7 +90,8 @@ from tests.docs.shell import (
 SELF = "tests/docs/test_shell_examples.py"
 BIN = Path(sys.executable).parent
 LOG_NAME = "dice.example.org"
-DOC_PORTS = ("localhost:8000", "127.0.0.1:8000")
+DOC_PORT = re.compile(r"(?:localhost|127\.0\.0\.1):(\d{4})\b")
+"""A server address in a doc: each port is a host of its own (8000: the doc's server)."""
 INSTALL = re.compile(
     r"^python3 -m venv \.venv && \.venv/bin/pip install -e (?P<spec>\S+) && (?P<rest>.*)$", re.S
 )
@@ -115,11 +122,92 @@ def install_spec_ok(spec: str) -> bool:
     return found is not None and (found["extra"] is None or found["extra"] in extras)
 
 
+class Host:
+    """A ``questlog serve`` of one doc port, on a free port and a store of its own."""
+
+    def __init__(self, doc: str, doc_port: int, env: dict[str, str], cwd: Path, log: Path) -> None:
+        self.doc = doc
+        self.doc_port = doc_port
+        self.env = env
+        self.cwd = cwd
+        self.log = log
+        self.port = free_port()
+        self.server: subprocess.Popen[bytes] | None = None
+
+    def url(self, path: str) -> str:
+        """A URL of this server."""
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def start(self, command: str = "questlog serve") -> str:
+        """Start ``command`` (a ``questlog serve``) on this host's port; its first output."""
+        assert self.server is None, f"{self.doc}: a second server for port {self.doc_port}"
+        with self.log.open("wb") as out:
+            self.server = subprocess.Popen(
+                ["bash", "-c", f"exec {command} --port {self.port}"],
+                cwd=self.cwd,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.server.poll() is not None:
+                pytest.fail(f"{self.doc}: the server exited:\n{self.log.read_text()}")
+            try:
+                with urllib.request.urlopen(self.url("/healthz"), timeout=2):
+                    return self.log.read_text()
+            except OSError:
+                time.sleep(0.1)
+        pytest.fail(f"{self.doc}: the server did not answer:\n{self.log.read_text()}")
+
+    def ensure(self) -> Host:
+        """This host, its server started if the doc has not started it."""
+        if self.server is None:
+            self.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop the server by its pid (SIGTERM, then SIGKILL after 10 s)."""
+        if self.server is None or self.server.poll() is not None:
+            return
+        os.killpg(self.server.pid, signal.SIGTERM)
+        try:
+            self.server.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.server.pid, signal.SIGKILL)
+            self.server.wait(10)
+
+    def admin(self) -> str:
+        """The admin token the server printed on its first start."""
+        self.ensure()
+        printed = self.log.read_text()
+        found = re.search(r"admin token admin\b.*?\n\s*(ql_[\w-]+)", printed)
+        assert found, f"{self.doc}: the server printed no admin token:\n{printed}"
+        return found[1]
+
+    def request(self, method: str, path: str, body: Any = None) -> Any:
+        """A request to this server as its admin; the JSON answer."""
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Authorization": f"Bearer {self.admin()}", "Content-Type": "application/json"}
+        request = urllib.request.Request(self.url(path), data, headers, method=method)
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return json.load(answer)
+
+    def new_campaign(self, game: str = "quest-calendar") -> str:
+        """A new campaign (a match with seats A and B) made by the admin; its id."""
+        body: dict[str, Any] = {"game": game, "name": "Year one"}
+        if game == "calendar-board":
+            body["setup"] = {"players": [{"id": "A"}, {"id": "B"}]}
+        return str(self.request("POST", "/campaigns", body)["id"])
+
+
 class Sandbox:
-    """The temp dir, environment, server and variables one doc's blocks run with."""
+    """The temp dir, environment, servers and variables one doc's blocks run with."""
 
     def __init__(self, doc: str, tmp: Path, postgres: tuple[str, str] | None) -> None:
         self.doc = doc
+        self.tmp = tmp
         self.cwd = tmp / "cwd"
         self.cwd.mkdir()
         self.logs = tmp / "logs"
@@ -135,88 +223,52 @@ class Sandbox:
         env["PATH"] = os.pathsep.join([str(tools), str(BIN), env.get("PATH", "")])
         env["PYTHONUNBUFFERED"] = "1"
         env["QUESTLOG_LOG_NAME"] = LOG_NAME
+        self.postgres = postgres
         if postgres:
             env["QUESTLOG_DATABASE_URL"], env["QUESTLOG_PG_SCHEMA"] = postgres
         self.env = env
-        self.port = free_port()
-        self.server: subprocess.Popen[bytes] | None = None
-        self.server_log = self.logs / "server.out"
+        self.hosts: dict[int, Host] = {}
+        self.paths: dict[str, Path] = {}
+        """Host paths of the doc (``/var/lib/questlog``) and the sandbox's dir for each."""
         self.variables: dict[str, str] = {}
         self.unchanged: dict[Path, str] = {}
         """Files set up as ``this-doc``: the doc's blocks must leave them as the doc is."""
 
-    # -- the server ---------------------------------------------------------------------------
-
-    def url(self, path: str) -> str:
-        """A URL of the doc's server."""
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def start_server(self, command: str) -> str:
-        """Start ``command`` (a ``questlog serve``) on the sandbox's port; its first output."""
-        assert self.server is None, f"{self.doc}: a second server"
-        with self.server_log.open("wb") as out:
-            self.server = subprocess.Popen(
-                ["bash", "-c", f"exec {command} --port {self.port}"],
-                cwd=self.cwd,
-                env=self.env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.server.poll() is not None:
-                pytest.fail(f"{self.doc}: the server exited:\n{self.server_log.read_text()}")
-            try:
-                with urllib.request.urlopen(self.url("/healthz"), timeout=2):
-                    return self.server_log.read_text()
-            except OSError:
-                time.sleep(0.1)
-        pytest.fail(f"{self.doc}: the server did not answer:\n{self.server_log.read_text()}")
+    def host(self, doc_port: int = 8000) -> Host:
+        """The server of a doc port: 8000 serves the cwd's store, any other a store of its own
+        in ``hosts/PORT/`` (SQLite only)."""
+        if doc_port not in self.hosts:
+            log = self.logs / f"server-{doc_port}.out"
+            if doc_port == 8000:
+                self.hosts[doc_port] = Host(self.doc, doc_port, self.env, self.cwd, log)
+            else:
+                assert not self.postgres, f"{self.doc}: a second host runs on SQLite only"
+                where = self.tmp / "hosts" / str(doc_port)
+                where.mkdir(parents=True)
+                env = {**self.env, "QUESTLOG_DB": str(where / "questlog.db")}
+                self.hosts[doc_port] = Host(self.doc, doc_port, env, where, log)
+        return self.hosts[doc_port]
 
     def stop(self) -> None:
-        """Stop the server by its pid (SIGTERM, then SIGKILL after 10 s)."""
-        if self.server is None or self.server.poll() is not None:
-            return
-        os.killpg(self.server.pid, signal.SIGTERM)
-        try:
-            self.server.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.server.pid, signal.SIGKILL)
-            self.server.wait(10)
-
-    def ensure_server(self) -> None:
-        """The doc's server, started by the test if the doc has not started one."""
-        if self.server is None:
-            self.start_server("questlog serve")
-
-    def request(self, method: str, path: str, body: Any = None) -> Any:
-        """A request to the doc's server as its admin; the JSON answer."""
-        self.ensure_server()
-        data = None if body is None else json.dumps(body).encode()
-        headers = {"Authorization": f"Bearer {self.admin()}", "Content-Type": "application/json"}
-        request = urllib.request.Request(self.url(path), data, headers, method=method)
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return json.load(answer)
-
-    def admin(self) -> str:
-        """The admin token the server printed on its first start."""
-        self.ensure_server()
-        found = re.search(r"admin token admin\b.*?\n\s*(ql_[\w-]+)", self.server_log.read_text())
-        assert found, (
-            f"{self.doc}: the server printed no admin token:\n{self.server_log.read_text()}"
-        )
-        return found[1]
+        """Stop every server the doc started."""
+        for host in self.hosts.values():
+            host.stop()
 
     # -- setups ------------------------------------------------------------------------------
 
     def setup(self, block: Block, name: str, what: str) -> None:
         """Make the variable or file a marker declares (see the module's docstring)."""
+        what, _, port = what.partition("@")
+        host = self.host(int(port or 8000))
         if name == "exit":
+            return
+        if name.startswith("/"):
+            assert what == "store", f"{block.where()}: a host path maps to a store@PORT"
+            self.paths[name] = host.cwd
             return
         if name.isupper():
             if name not in self.variables:
-                self.variables[name] = self.value(block, what)
+                self.variables[name] = self.value(block, what, host)
             return
         path = self.cwd / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -231,20 +283,24 @@ class Sandbox:
         else:
             pytest.fail(f"{block.where()}: no file setup {what!r}")
 
-    def value(self, block: Block, what: str) -> str:
-        """The value of a variable setup."""
+    def value(self, block: Block, what: str, host: Host) -> str:
+        """The value of a variable setup, on the given host."""
         if what == "admin":
-            return self.admin()
+            return host.admin()
         if what == "new-campaign":
-            body = {"game": "quest-calendar", "name": "Year one"}
-            return str(self.request("POST", "/campaigns", body)["id"])
+            return host.ensure().new_campaign()
         if what == "new-match":
-            setup = {"players": [{"id": "A"}, {"id": "B"}]}
-            body = {"game": "calendar-board", "name": "A match", "setup": setup}
-            return str(self.request("POST", "/campaigns", body)["id"])
+            return host.ensure().new_campaign("calendar-board")
+        if what == "played-campaign":
+            cid = host.ensure().new_campaign()
+            host.request("POST", f"/campaigns/{cid}/rolls", {"dice": "d20", "purpose": "server"})
+            reported = {"dice": "d20", "purpose": "by hand", "faces": [17]}
+            host.request("POST", f"/campaigns/{cid}/rolls", reported)
+            return cid
         if what == "key":
-            self.ensure_server()
-            with urllib.request.urlopen(self.url("/.well-known/questlog-key"), timeout=30) as a:
+            with urllib.request.urlopen(
+                host.ensure().url("/.well-known/questlog-key"), timeout=30
+            ) as a:
                 return str(json.load(a)["key"])
         pytest.fail(f"{block.where()}: no variable setup {what!r}")
 
@@ -257,22 +313,23 @@ class Sandbox:
             assert install_spec_ok(installed["spec"]), f"no such install: {installed['spec']}"
             command = installed["rest"]
         command = command.replace(".venv/bin/", f"{BIN}/")
-        for doc_port in DOC_PORTS:
-            command = command.replace(doc_port, f"127.0.0.1:{self.port}")
+        command = DOC_PORT.sub(lambda m: f"127.0.0.1:{self.host(int(m[1])).port}", command)
+        for doc_path, there in self.paths.items():
+            command = command.replace(doc_path, str(there))
         return command
 
     def run(self, block: Block) -> None:
         """Run one block as the module's docstring says, failing the test on any difference."""
         for name, what in block.options.items():
             self.setup(block, name, what)
-        if any(port in block.text for port in DOC_PORTS):
-            self.ensure_server()
+        for port in {int(m[1]) for m in DOC_PORT.finditer(block.text)}:
+            self.host(port).ensure()
         expected = int(block.options.get("exit", "0"))
         for step in steps(block):
             command = self.rewrite(step.command)
             serve = SERVE.match(command.strip())
             if serve:
-                output = self.start_server(command.strip())
+                output = self.host().start(command.strip())
                 status = 0
             else:
                 done = subprocess.run(
