@@ -19,19 +19,24 @@ Each doc's marked blocks run in page order in a sandbox of their own:
   a ``questlog serve`` of its own, on its own free port and SQLite store. Each is stopped by its
   pid after the doc;
 - a block runs under ``bash -e -o pipefail``; it must exit 0, or with ``exit=N`` on its marker N;
+  ``date +%F`` prints 2026-12-01, the date of the docs' example backups; a ``sudo systemctl``
+  line is played by the test: its units must be ones whose unit file the doc shows, ``stop``
+  stops the doc's server and ``start`` (or ``enable --now``) starts it again on its store;
 - a console block (``$ `` commands, each followed by its output) must print the output shown:
   ``…`` stands for any text, a line that is only ``…`` for any lines, and hex digits just before
   ``…`` (``266ee3da-…``) are an example of any. A block that is one ``questlog serve`` shows the
   server's first lines;
 - the marker may declare a setup, ``<!-- example: shell NAME=SETUP ... -->``, done once before
-  the block: an UPPERCASE name is a shell variable for this and every later block of the doc,
+  the block: an UPPERCASE name is a shell variable for this and every later block of the doc
+  (declared again with another setup, it is made again),
   ``admin`` (the admin token the server printed on its first start), ``new-campaign`` or
   ``new-match`` (the id of a new Quest Calendar campaign, or Calendar Board match with seats A
   and B, made by that admin over HTTP), ``played-campaign`` (a new campaign with a server roll,
   2-1, and a reported one, 3-1) or ``key`` (the server's verifier key from
   ``/.well-known/questlog-key``), each on the doc's server, or with ``@PORT`` on that doc port's
-  server; a host path (``/var/lib/questlog=store@8612``) stands, in this and every later block,
-  for the directory of that server's store; a file name is a file made in the cwd,
+  server; a host path stands, in this and every later block, for the directory of the doc's
+  (or with ``@PORT`` that port's) server's store (``/var/lib/questlog=store@8612``) or for an
+  empty directory (``/var/backups/questlog=dir``); a file name is a file made in the cwd,
   ``python-block`` (the doc's one ``python`` block), ``edited-bundle`` (the bundle of a
   campaign from another store with one server roll, 2-1, one face of it edited) or ``this-doc``
   (a copy of the doc itself, which the block must leave as it is: the doc is what the block's
@@ -95,6 +100,9 @@ DOC_PORT = re.compile(r"(?:localhost|127\.0\.0\.1):(\d{4})\b")
 INSTALL = re.compile(
     r"^python3 -m venv \.venv && \.venv/bin/pip install -e (?P<spec>\S+) && (?P<rest>.*)$", re.S
 )
+SYSTEMCTL = re.compile(r"^sudo systemctl ")
+DOC_DATE = "2026-12-01"
+"""What ``date +%F`` prints in the sandbox: the date of the docs' example backups."""
 SERVE = re.compile(r"^(?:\S+/)?questlog serve\b(?P<args>[^\n]*)$")
 TIMEOUT = 60
 
@@ -141,7 +149,7 @@ class Host:
     def start(self, command: str = "questlog serve") -> str:
         """Start ``command`` (a ``questlog serve``) on this host's port; its first output."""
         assert self.server is None, f"{self.doc}: a second server for port {self.doc_port}"
-        with self.log.open("wb") as out:
+        with self.log.open("ab") as out:
             self.server = subprocess.Popen(
                 ["bash", "-c", f"exec {command} --port {self.port}"],
                 cwd=self.cwd,
@@ -177,6 +185,7 @@ class Host:
         except subprocess.TimeoutExpired:
             os.killpg(self.server.pid, signal.SIGKILL)
             self.server.wait(10)
+        self.server = None
 
     def admin(self) -> str:
         """The admin token the server printed on its first start."""
@@ -219,6 +228,12 @@ class Sandbox:
         wrapper = tools / "curl"
         wrapper.write_text(f'#!/bin/sh\nexec {curl} --fail-with-body "$@"\n')
         wrapper.chmod(0o755)
+        date = tools / "date"
+        real_date = shutil.which("date")
+        date.write_text(
+            f'#!/bin/sh\n[ "$*" = "+%F" ] && echo {DOC_DATE} && exit\nexec {real_date} "$@"\n'
+        )
+        date.chmod(0o755)
         env = {k: v for k, v in os.environ.items() if not k.startswith("QUESTLOG_")}
         env["PATH"] = os.pathsep.join([str(tools), str(BIN), env.get("PATH", "")])
         env["PYTHONUNBUFFERED"] = "1"
@@ -231,6 +246,8 @@ class Sandbox:
         self.paths: dict[str, Path] = {}
         """Host paths of the doc (``/var/lib/questlog``) and the sandbox's dir for each."""
         self.variables: dict[str, str] = {}
+        self.declared: dict[str, tuple[str, int]] = {}
+        """The setup each variable was made by: declared again alike, it keeps its value."""
         self.unchanged: dict[Path, str] = {}
         """Files set up as ``this-doc``: the doc's blocks must leave them as the doc is."""
 
@@ -263,12 +280,17 @@ class Sandbox:
         if name == "exit":
             return
         if name.startswith("/"):
-            assert what == "store", f"{block.where()}: a host path maps to a store@PORT"
+            if what == "dir":
+                self.paths[name] = self.tmp / "host" / name.lstrip("/")
+                self.paths[name].mkdir(parents=True)
+                return
+            assert what == "store", f"{block.where()}: a host path is a dir or a store@PORT"
             self.paths[name] = host.cwd
             return
         if name.isupper():
-            if name not in self.variables:
+            if self.declared.get(name) != (what, host.doc_port):
                 self.variables[name] = self.value(block, what, host)
+                self.declared[name] = (what, host.doc_port)
             return
         path = self.cwd / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -318,6 +340,21 @@ class Sandbox:
             command = command.replace(doc_path, str(there))
         return command
 
+    def systemctl(self, block: Block, command: str) -> str:
+        """``sudo systemctl`` as the doc's host would: ``stop`` stops the doc's server, ``start``
+        starts it again on the same store; a unit must be one whose file the doc shows."""
+        found = SUDO.match(command.strip())
+        assert found, f"{block.where()}: a host command this test does not know: {command}"
+        doc = (ROOT / self.doc).read_text(encoding="utf-8")
+        for unit in (found["units"] or "").split():
+            assert f"/etc/systemd/system/{unit}.service" in doc, f"{block.where()}: no {unit}"
+        host = self.host()
+        if " stop " in command:
+            host.stop()
+        elif " start " in command or " --now " in command:
+            host.ensure()
+        return ""
+
     def run(self, block: Block) -> None:
         """Run one block as the module's docstring says, failing the test on any difference."""
         for name, what in block.options.items():
@@ -328,7 +365,9 @@ class Sandbox:
         for step in steps(block):
             command = self.rewrite(step.command)
             serve = SERVE.match(command.strip())
-            if serve:
+            if SYSTEMCTL.match(command):
+                output, status = self.systemctl(block, command), 0
+            elif serve:
                 output = self.host().start(command.strip())
                 status = 0
             else:
