@@ -55,7 +55,7 @@ def blocks(path: Path) -> list[Block]:
     index = 0
     while index < len(lines):
         opening = FENCE.match(lines[index])
-        if not opening or not opening["lang"]:
+        if not opening:
             index += 1
             continue
         indent = len(opening["indent"])

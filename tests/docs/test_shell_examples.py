@@ -645,3 +645,18 @@ def test_the_readme_shows_what_the_demo_prints(tmp_path: Path) -> None:
     )
     problems = output_problems(shown.text.splitlines(), done.stdout, any_number=True)
     assert not problems, f"{shown.where()}:\n" + "\n".join(problems)
+
+
+def test_the_output_matcher_fails_on_a_difference() -> None:
+    """The matcher the console blocks rely on: ``…`` and hex examples stand for text, nothing
+    else does."""
+    real = "Bundle of campaign 3d5e39cb-8d05-41c1\nhead: version 4\n  a\n  b\nOK\n"
+    assert not output_problems(
+        ["Bundle of campaign ee75a586-…", "head: version 4", "…", "OK"], real
+    )
+    assert output_problems(["Bundle of campaign ee75a586-…", "head: version 5", "…", "OK"], real)
+    assert output_problems(["Bundle of campaign …", "head: version 4", "OK"], real)
+    assert output_problems(["Bundle of campaign …", "head: version 4", "…", "FAILED"], real)
+    assert not output_problems(["x 3 of 7 (0.3 s)"], "x 12 of 7 (1.25 s)", any_number=True)
+    assert output_problems(["x 3 of 7 (0.3 s)"], "x 12 of 7 (1.25 s)")
+    assert output_problems(["x 3 of 7"], "y 3 of 7", any_number=True)
