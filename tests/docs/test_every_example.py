@@ -7,7 +7,8 @@ A block belongs to exactly one class:
 2. a block inside a generated region (``questlog reference`` writes it; the drift tests of
    ``tests/api/test_docs.py`` compare it with the code);
 3. a block whose opening fence follows, on the line right before, one marker comment:
-   ``<!-- example: shell -->`` (an sh/console block run by ``tests/docs/test_shell_examples.py``),
+   ``<!-- example: shell -->`` (an sh/console block run by ``tests/docs/test_shell_examples.py``,
+   which reads the setups that may follow ``shell``),
    ``<!-- example: checked-by tests/PATH.py -->`` (that test reads this block out of the doc and
    checks it against the code; it must exist and name the doc) or
    ``<!-- example: not-run: REASON -->`` (the reason is required).
@@ -98,7 +99,7 @@ def unclassified(name: str, text: str, root: Path = ROOT) -> list[str]:
             problems.append(f"{where}: no class (put it in a walkthrough or mark it)")
             continue
         kind = marker.group(1)
-        if kind == "shell":
+        if kind.partition(" ")[0] == "shell":  # setups may follow: test_shell_examples.py
             if block.language not in SHELL_LANGUAGES:
                 problems.append(f"{where}: `example: shell` on a block that is not sh/console")
         elif kind.startswith("checked-by "):
@@ -151,7 +152,7 @@ def test_the_inventory_finds_what_it_must() -> None:
             f"{fence}json",  # 20: in a walkthrough, but not played
             fence,
             WALKTHROUGH[1],
-            "<!-- example: shell -->",
+            "<!-- example: shell TOKEN=admin -->",
             f"{fence}json",  # 24: not a shell block
             fence,
             "<!-- example: shell -->",
