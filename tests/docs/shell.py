@@ -92,8 +92,8 @@ class Step:
 def steps(block: Block) -> list[Step]:
     """A console block's ``$ `` commands, each with the lines after it; an sh block is one step."""
     if block.lang != "console":
-        # A host's ``sudo systemctl`` line is a step of its own (the test plays it).
-        parts = re.split(r"^(sudo systemctl [^\n]*)\n?", block.text, flags=re.M)
+        # A host's ``sudo`` line is a step of its own (the test plays it).
+        parts = re.split(r"^(sudo [^\n]*)\n?", block.text, flags=re.M)
         return [Step(part, None) for part in parts if part.strip()]
     found: list[Step] = []
     lines = block.text.splitlines()

@@ -21,7 +21,8 @@ Each doc's marked blocks run in page order in a sandbox of their own:
 - a block runs under ``bash -e -o pipefail``; it must exit 0, or with ``exit=N`` on its marker N;
   ``date +%F`` prints 2026-12-01, the date of the docs' example backups; a ``sudo systemctl``
   line is played by the test: its units must be ones whose unit file the doc shows, ``stop``
-  stops the doc's server and ``start`` (or ``enable --now``) starts it again on its store;
+  stops the doc's server and ``start`` (or ``enable --now``) starts it again on its store; so is
+  ``sudo -u postgres createdb``, which makes the database its name stands for;
 - a console block (``$ `` commands, each followed by its output) must print the output shown:
   ``…`` stands for any text, a line that is only ``…`` for any lines, and hex digits just before
   ``…`` (``266ee3da-…``) are an example of any. A block that is one ``questlog serve`` shows the
@@ -36,7 +37,10 @@ Each doc's marked blocks run in page order in a sandbox of their own:
   ``/.well-known/questlog-key``), each on the doc's server, or with ``@PORT`` on that doc port's
   server; a host path stands, in this and every later block, for the directory of the doc's
   (or with ``@PORT`` that port's) server's store (``/var/lib/questlog=store@8612``) or for an
-  empty directory (``/var/backups/questlog=dir``); a file name is a file made in the cwd,
+  empty directory (``/var/backups/questlog=dir``); a PostgreSQL URL of the doc stands for a fresh
+  database on the test's PostgreSQL, dropped after the doc: ``database`` (made, with a campaign
+  and a server roll in its ``public`` schema) or ``new-database`` (made when the doc runs
+  ``sudo -u postgres createdb ... NAME`` with its name); a file name is a file made in the cwd,
   ``python-block`` (the doc's one ``python`` block), ``edited-bundle`` (the bundle of a
   campaign from another store with one server roll, 2-1, one face of it edited) or ``this-doc``
   (a copy of the doc itself, which the block must leave as it is: the doc is what the block's
@@ -70,10 +74,11 @@ import sys
 import time
 import tomllib
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from unittest import mock
+from urllib.parse import urlsplit, urlunsplit
 
 import click
 import psycopg
@@ -95,12 +100,13 @@ from tests.docs.shell import (
 SELF = "tests/docs/test_shell_examples.py"
 BIN = Path(sys.executable).parent
 LOG_NAME = "dice.example.org"
-DOC_PORT = re.compile(r"(?:localhost|127\.0\.0\.1):(\d{4})\b")
+DOC_PORT = re.compile(r"(?<!@)(?:localhost|127\.0\.0\.1):(\d{4})\b")
 """A server address in a doc: each port is a host of its own (8000: the doc's server)."""
 INSTALL = re.compile(
     r"^python3 -m venv \.venv && \.venv/bin/pip install -e (?P<spec>\S+) && (?P<rest>.*)$", re.S
 )
 SYSTEMCTL = re.compile(r"^sudo systemctl ")
+CREATEDB = re.compile(r"^sudo -u postgres createdb (?:--owner=\w+ )?\w+\s*$")
 DOC_DATE = "2026-12-01"
 """What ``date +%F`` prints in the sandbox: the date of the docs' example backups."""
 SERVE = re.compile(r"^(?:\S+/)?questlog serve\b(?P<args>[^\n]*)$")
@@ -214,9 +220,19 @@ class Host:
 class Sandbox:
     """The temp dir, environment, servers and variables one doc's blocks run with."""
 
-    def __init__(self, doc: str, tmp: Path, postgres: tuple[str, str] | None) -> None:
+    def __init__(
+        self,
+        doc: str,
+        tmp: Path,
+        postgres: tuple[str, str] | None,
+        postgres_url: Callable[[], str] | None = None,
+    ) -> None:
         self.doc = doc
         self.tmp = tmp
+        self.postgres_url = postgres_url
+        self.databases: dict[str, str] = {}
+        """Each database URL of the doc declared ``new-database`` and the fresh name it stands for
+        (made when the doc creates it); every one is dropped after the doc."""
         self.cwd = tmp / "cwd"
         self.cwd.mkdir()
         self.logs = tmp / "logs"
@@ -243,8 +259,8 @@ class Sandbox:
             env["QUESTLOG_DATABASE_URL"], env["QUESTLOG_PG_SCHEMA"] = postgres
         self.env = env
         self.hosts: dict[int, Host] = {}
-        self.paths: dict[str, Path] = {}
-        """Host paths of the doc (``/var/lib/questlog``) and the sandbox's dir for each."""
+        self.paths: dict[str, str] = {}
+        """Host paths and database URLs of the doc and what each stands for here."""
         self.variables: dict[str, str] = {}
         self.declared: dict[str, tuple[str, int]] = {}
         """The setup each variable was made by: declared again alike, it keeps its value."""
@@ -267,9 +283,10 @@ class Sandbox:
         return self.hosts[doc_port]
 
     def stop(self) -> None:
-        """Stop every server the doc started."""
+        """Stop every server the doc started, then drop the databases it made."""
         for host in self.hosts.values():
             host.stop()
+        self.drop_databases()
 
     # -- setups ------------------------------------------------------------------------------
 
@@ -281,11 +298,15 @@ class Sandbox:
             return
         if name.startswith("/"):
             if what == "dir":
-                self.paths[name] = self.tmp / "host" / name.lstrip("/")
-                self.paths[name].mkdir(parents=True)
+                there = self.tmp / "host" / name.lstrip("/")
+                there.mkdir(parents=True, exist_ok=True)
+                self.paths[name] = str(there)
                 return
             assert what == "store", f"{block.where()}: a host path is a dir or a store@PORT"
-            self.paths[name] = host.cwd
+            self.paths[name] = str(host.cwd)
+            return
+        if name.startswith("postgresql://"):
+            self.paths[name] = self.database(block, name, what)
             return
         if name.isupper():
             if self.declared.get(name) != (what, host.doc_port):
@@ -334,11 +355,60 @@ class Sandbox:
         if installed:
             assert install_spec_ok(installed["spec"]), f"no such install: {installed['spec']}"
             command = installed["rest"]
-        command = command.replace(".venv/bin/", f"{BIN}/")
-        command = DOC_PORT.sub(lambda m: f"127.0.0.1:{self.host(int(m[1])).port}", command)
-        for doc_path, there in self.paths.items():
-            command = command.replace(doc_path, str(there))
-        return command
+        command = self.mapped(command.replace(".venv/bin/", f"{BIN}/"))
+        return DOC_PORT.sub(lambda m: f"127.0.0.1:{self.host(int(m[1])).port}", command)
+
+    def mapped(self, text: str) -> str:
+        """The text with each declared host path and database URL replaced (longest first)."""
+        for doc_path in sorted(self.paths, key=len, reverse=True):
+            text = text.replace(doc_path, self.paths[doc_path])
+        return text
+
+    def database(self, block: Block, url: str, what: str) -> str:
+        """A fresh database on the test's PostgreSQL for a database URL of the doc: ``database``
+        (made, with a played campaign in its ``public`` schema) or ``new-database`` (made when
+        the doc runs ``sudo -u postgres createdb ... NAME``); its URL."""
+        assert self.postgres_url is not None, f"{block.where()}: no PostgreSQL here"
+        if shutil.which("pg_dump") is None or shutil.which("pg_restore") is None:
+            pytest.skip(
+                "pg_dump and pg_restore are not installed (apt-get install postgresql-client)"
+            )
+        base = self.postgres_url()
+        fresh = f"ql_docs_{secrets.token_hex(4)}"
+        self.databases[url] = fresh
+        fresh_url = urlunsplit(urlsplit(base)._replace(path=f"/{fresh}"))
+        if what == "database":
+            self.create_database(fresh)
+            played_store(fresh_url)
+        else:
+            assert what == "new-database", f"{block.where()}: no database setup {what!r}"
+        return fresh_url
+
+    def create_database(self, name: str) -> None:
+        """CREATE DATABASE on the test's PostgreSQL."""
+        assert self.postgres_url is not None
+        with psycopg.connect(self.postgres_url(), autocommit=True) as connection:
+            connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+    def drop_databases(self) -> None:
+        """Drop every database the doc's setups made."""
+        if not self.databases:
+            return
+        assert self.postgres_url is not None
+        with psycopg.connect(self.postgres_url(), autocommit=True) as connection:
+            for name in self.databases.values():
+                connection.execute(
+                    sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+                )
+
+    def createdb(self, block: Block, command: str) -> str:
+        """``sudo -u postgres createdb [--owner=ROLE] NAME`` as the host's superuser would: the
+        fresh database a ``new-database`` URL of the doc with that name stands for (the owner
+        role is the host's; here the test's user owns it)."""
+        name = shlex.split(command)[-1]
+        [url] = [u for u in self.databases if urlsplit(u).path == f"/{name}"]
+        self.create_database(self.databases[url])
+        return ""
 
     def systemctl(self, block: Block, command: str) -> str:
         """``sudo systemctl`` as the doc's host would: ``stop`` stops the doc's server, ``start``
@@ -359,7 +429,7 @@ class Sandbox:
         """Run one block as the module's docstring says, failing the test on any difference."""
         for name, what in block.options.items():
             self.setup(block, name, what)
-        for port in {int(m[1]) for m in DOC_PORT.finditer(block.text)}:
+        for port in {int(m[1]) for m in DOC_PORT.finditer(self.mapped(block.text))}:
             self.host(port).ensure()
         expected = int(block.options.get("exit", "0"))
         for step in steps(block):
@@ -367,6 +437,8 @@ class Sandbox:
             serve = SERVE.match(command.strip())
             if SYSTEMCTL.match(command):
                 output, status = self.systemctl(block, command), 0
+            elif CREATEDB.match(command):
+                output, status = self.createdb(block, command), 0
             elif serve:
                 output = self.host().start(command.strip())
                 status = 0
@@ -391,6 +463,19 @@ class Sandbox:
             assert path.read_text(encoding="utf-8") == text, (
                 f"{block.where()}: the block rewrote {path.name}: the doc is not what it writes"
             )
+
+
+def played_store(url: str) -> None:
+    """A store at a PostgreSQL URL (schema ``public``) with a campaign and a server roll."""
+    from domain.service.application import Questlog
+    from domain.storage.store import StoreConfig
+
+    app = Questlog(StoreConfig(database_url=url))
+    try:
+        cid = app.create_campaign(game="quest-calendar", name="Year one").campaign_id
+        app.roll(cid, notation="d20", purpose="before the backup")
+    finally:
+        app.close()
 
 
 def edited_bundle(where: Path) -> dict[str, Any]:
@@ -441,7 +526,7 @@ def test_the_shell_examples_run_as_written(
     doc: str, store: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     postgres = request.getfixturevalue("pg_schema") if store == "postgres" else None
-    sandbox = Sandbox(doc, tmp_path, postgres)
+    sandbox = Sandbox(doc, tmp_path, postgres, lambda: str(request.getfixturevalue("postgres_url")))
     try:
         for block in blocks(ROOT / doc):
             if block.kind == "shell":
