@@ -4,7 +4,8 @@ Each doc's marked blocks run in page order in a sandbox of their own:
 
 - the cwd is an empty temp dir; ``PATH`` has this virtualenv's ``bin`` first (``questlog``,
   ``python`` and ``python3`` are the project's) and, before it, a ``curl`` that adds
-  ``--fail-with-body`` (an answer of 400 or more fails the block); no ``QUESTLOG_*`` variable
+  ``--fail-with-body`` unless the block gives ``-f`` (either way an answer of 400 or more fails
+  the block); no ``QUESTLOG_*`` variable
   comes from outside, so the store is ``./questlog.db`` in the temp dir (``questlog demo``:
   ``./questlog-demo.db``), or, on PostgreSQL, ``QUESTLOG_DATABASE_URL`` with a fresh
   ``QUESTLOG_PG_SCHEMA`` dropped afterwards; the log's name is ``dice.example.org``
@@ -242,7 +243,11 @@ class Sandbox:
         curl = shutil.which("curl")
         assert curl, "the shell examples need curl"
         wrapper = tools / "curl"
-        wrapper.write_text(f'#!/bin/sh\nexec {curl} --fail-with-body "$@"\n')
+        wrapper.write_text(
+            "#!/bin/sh\n"  # a block's own -f (--fail) stays; else --fail-with-body is added
+            f'for a; do case "$a" in --fail|-[!-]*f*|-f*) exec {curl} "$@";; esac; done\n'
+            f'exec {curl} --fail-with-body "$@"\n'
+        )
         wrapper.chmod(0o755)
         date = tools / "date"
         real_date = shutil.which("date")
