@@ -683,6 +683,10 @@ def reference(subject: str, write: str | None) -> None:
         if write is None:
             click.echo(index, nl=False)
         else:
+            if not Path(write).parent.is_dir():
+                raise click.BadParameter(
+                    f"Folder {str(Path(write).parent)!r} does not exist.", param_hint="'--write'"
+                )
             Path(write).write_text(index)
             click.echo(f"wrote {write}")
         return

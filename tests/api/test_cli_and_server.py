@@ -163,3 +163,9 @@ def test_reference_writes_the_rule_index_and_still_needs_a_game_doc_to_exist(
     )
     assert missing.returncode == 2
     assert "does not exist" in missing.stderr
+    nowhere = run(
+        ["reference", "rules", "--write", str(tmp_path / "no" / "rules.md")], tmp_path / "x.db"
+    )
+    assert nowhere.returncode == 2, nowhere.stderr
+    assert "--write" in nowhere.stderr and "does not exist" in nowhere.stderr
+    assert "Traceback" not in nowhere.stderr
