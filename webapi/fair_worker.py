@@ -9,9 +9,10 @@ be one core's worth of work while the others idle (seen: 6 of 8 clients on one o
 So each worker publishes how many connections it holds in a table the arbiter shares with every
 worker (shared memory made before the fork), and takes new ones only while it holds no more than
 the least loaded live worker. The others are then the first to accept, and the counts stay within
-one of each other. A worker that holds more looks again every ``RECHECK`` seconds, and a worker
-that has died or hangs never stops the others: a slot counts only while its pid is alive and it
-has looked within ``STALE`` seconds (an idle worker looks at least once a second).
+one of each other when they accept (connections that close later are not moved). A worker that
+holds more looks again every ``RECHECK`` seconds. A worker that has died or hangs holds the others
+back for at most ``STALE`` seconds: a slot counts only while its pid is alive and it has looked
+within ``STALE`` seconds (an idle worker looks at least once a second).
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from typing import Any
 
 from gunicorn.workers.gthread import ThreadWorker
 
-RECHECK = 0.005
-"""Seconds a worker holding more than its share waits before it looks again."""
+RECHECK = 0.05
+"""Seconds a worker holding more than its share waits before it looks again (the others, which
+accept meanwhile, are the ones new clients go to)."""
 STALE = 3.0
 """Seconds after its last look that a worker no longer counts (it hangs)."""
 FIELDS = 3
@@ -49,6 +51,12 @@ class Shares:
                     self._table[FIELDS * slot : FIELDS * slot + FIELDS] = [pid, 0, _now()]
                     return slot
         return -1  # more workers than slots (never with --workers): it accepts freely
+
+    def release(self, pid: int) -> None:
+        """Free ``pid``'s slot (its worker has stopped, or is gone)."""
+        for slot in range(self.slots):
+            if self._table[FIELDS * slot] == pid:
+                self._table[FIELDS * slot] = 0
 
     def publish(self, slot: int, connections: int) -> None:
         """Say how many connections ``slot``'s worker holds, and that it is looking now."""
@@ -94,24 +102,44 @@ def prepare(workers: int) -> None:
 
 
 class FairThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has no type hints
-    """``gthread``, taking a new connection only while no live worker holds fewer."""
+    """``gthread``, taking a new connection only while no live worker holds fewer.
+
+    The worker takes its slot once its app is built (``run``, after ``init_process`` has loaded
+    it), so a worker still booting never makes the others wait, and gives it up when its loop
+    ends; the arbiter also frees a dead worker's slot (``release``, from ``child_exit``). Once
+    the worker is stopping (``alive`` false) it never takes a new connection again.
+    """
 
     slot = -1
 
-    def init_process(self) -> None:
+    def run(self) -> None:
         if SHARES is not None:
             self.slot = SHARES.claim(os.getpid())
-        super().init_process()
+        try:
+            super().run()
+        finally:
+            if SHARES is not None and self.slot >= 0:
+                SHARES.release(os.getpid())
+                self.slot = -1
+
+    def fair(self) -> bool:
+        """Whether no live worker holds fewer connections than this one."""
+        if SHARES is None or self.slot < 0:
+            return True
+        fewest = SHARES.fewest_elsewhere(self.slot)
+        return fewest is None or self.nr_conns <= fewest
+
+    def set_accept_enabled(self, enabled: bool) -> None:
+        """gunicorn's switch (on below ``worker_connections``, off when stopping), and off too
+        while another live worker holds fewer connections."""
+        super().set_accept_enabled(enabled and self.alive and self.fair())
 
     def wait_for_and_dispatch_events(self, timeout: float) -> None:
-        if SHARES is None or self.slot < 0:
+        if SHARES is None or self.slot < 0 or not self.alive:
             super().wait_for_and_dispatch_events(timeout)
             return
         SHARES.publish(self.slot, self.nr_conns)
-        fewest = SHARES.fewest_elsewhere(self.slot)
-        fair = fewest is None or self.nr_conns <= fewest
-        can_accept = fair and self.nr_conns < self.worker_connections
-        if can_accept != self._accepting:
-            self.set_accept_enabled(can_accept)
+        fair = self.fair()
+        self.set_accept_enabled(self.nr_conns < self.worker_connections)
         super().wait_for_and_dispatch_events(timeout if fair else min(timeout, RECHECK))
         SHARES.publish(self.slot, self.nr_conns)

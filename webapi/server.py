@@ -26,6 +26,9 @@ MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 """Where prometheus_client's multiprocess mode keeps each worker's samples."""
 GRACEFUL_TIMEOUT = 10
 """Seconds a stopping worker gives its open requests (a live stream never ends by itself)."""
+KEEPALIVE = 15
+"""Seconds an idle keep-alive connection stays open (gunicorn's default is 2 s: a client pausing
+between commands would reconnect, and land on whichever worker accepts first)."""
 
 
 def gunicorn_options(
@@ -40,6 +43,7 @@ def gunicorn_options(
         "worker_class": "webapi.fair_worker.FairThreadWorker",
         "threads": threads + streams,
         "graceful_timeout": GRACEFUL_TIMEOUT,
+        "keepalive": KEEPALIVE,
         "preload_app": False,
         "proc_name": "questlog",
         "accesslog": None,
@@ -114,8 +118,11 @@ def release_app(app: Flask) -> None:
 
 
 def _child_exit(_server: Any, worker: Any) -> None:
-    """In the arbiter, once a worker is gone (exited or killed): drop its live metrics files, as
-    prometheus_client's multiprocess mode asks."""
+    """In the arbiter, once a worker is gone (exited or killed): free its slot in the fair
+    worker's table, and drop its live metrics files, as prometheus_client's multiprocess mode
+    asks."""
+    if fair_worker.SHARES is not None:
+        fair_worker.SHARES.release(worker.pid)
     if os.environ.get(MULTIPROC_ENV):
         from prometheus_client import multiprocess
 

@@ -14,6 +14,7 @@ of silently changing what a lost commit, a version conflict or a read retry does
 from __future__ import annotations
 
 import select
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -67,7 +68,7 @@ def sweep_on_dead_connection(pool: Any) -> None:
     check_connection = type(pool).check_connection
 
     def check(connection: Any) -> None:
-        if not server_has_spoken(connection):
+        if recently_lent(connection) and not server_has_spoken(connection):
             return
         try:
             check_connection(connection)
@@ -78,15 +79,32 @@ def sweep_on_dead_connection(pool: Any) -> None:
     pool._check = check
 
 
+IDLE_PING_SECONDS = 1.0
+"""A pooled connection not lent for this long is pinged before use whatever its socket says."""
+
+
+def recently_lent(connection: Any) -> bool:
+    """Whether the pool lent this connection within ``IDLE_PING_SECONDS`` (and note it lent now).
+
+    A server that dies without a word (its host gone, a failover, a firewall's idle drop) leaves
+    the socket silent, so ``server_has_spoken`` cannot tell; a connection idle for a second is
+    pinged as before, and under load (every connection lent every few milliseconds) none is.
+    """
+    now = time.monotonic()
+    last = getattr(connection, "_questlog_lent_at", None)
+    connection._questlog_lent_at = now
+    return last is not None and now - last < IDLE_PING_SECONDS
+
+
 def server_has_spoken(connection: Any) -> bool:
     """Whether an idle pooled connection's socket has anything to read (or is closed).
 
     An idle connection receives nothing unless the server ends it: a terminated backend, a
     restart or an idle timeout sends its FATAL error and closes the socket, which then polls
     readable (and a closed or broken connection counts as spoken). So the pool's check pings
-    (a round trip) only a connection the server has spoken on, instead of every one: a roll
-    takes two checkouts, and the pings were two of its round trips. A connection lost without
-    a word (a cut network) fails on its first statement, as it would after a ping that passed.
+    (a round trip) only a connection the server has spoken on, or one idle for a while
+    (``recently_lent``), instead of every one: a roll takes two checkouts, and the pings were
+    two of its round trips.
     """
     if connection.closed or connection.broken:
         return True
@@ -186,8 +204,9 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
         Here they are ``set_config(..., true)`` and ``pg_notify`` in one statement, after the
         locks ``originator_locks`` asks for (an insert that does not hold them): PostgreSQL
         evaluates a ``SELECT``'s list from left to right, so each lock waits with its own
-        timeout and the table lock then gets the library's. One statement instead of up to
-        four, each of which cost the client and the server a parse (``bench.round_trips``).
+        timeout and the table lock then gets the library's. One statement instead of three
+        (or more, one lock per campaign), each of which cost the client and the server a parse
+        (``bench.round_trips``).
         """
         calls: list[str] = []
         params: list[Any] = []

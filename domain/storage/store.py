@@ -472,6 +472,10 @@ class SQLiteRecorder(SideTables, SQLiteRecorderHooks):
         self.insert_side_rows(cursor, stored_events, **kwargs)
 
 
+COMBINED_SIDE_ROWS = 8
+"""At most this many side rows go in one PostgreSQL statement (a command writes 2 to 5)."""
+
+
 class PostgresRecorder(SideTables, PostgresRecorderHooks):
     """The PostgreSQL application recorder with the side tables.
 
@@ -511,10 +515,12 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
         """Every side row in one statement: the INSERTs but the last as data-modifying ``WITH``
         queries of the last (PostgreSQL runs each exactly once, in the one statement), which
         costs the client and the server one statement instead of one per row."""
-        *leading, (last, last_params) = rows
-        if not leading:
-            cursor.execute(last, last_params, **self.write_options)
+        if len(rows) == 1 or len(rows) > COMBINED_SIDE_ROWS:
+            # An import writes a row per event: one statement each, as many as there are, since
+            # a WITH of thousands of queries plans slowly and can exceed 65,535 parameters.
+            super().execute_side_rows(cursor, rows)
             return
+        *leading, (last, last_params) = rows
         queries = ", ".join(
             f"side_{n} AS ({statement})" for n, (statement, _) in enumerate(leading)
         )

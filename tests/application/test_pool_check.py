@@ -8,8 +8,10 @@ from __future__ import annotations
 import time
 
 import psycopg
+import psycopg_pool
 import pytest
 
+from domain.storage import es_compat
 from domain.storage.es_compat import server_has_spoken
 
 
@@ -46,3 +48,39 @@ def test_a_closed_connection_counts_as_spoken(postgres_url: str) -> None:
     connection = psycopg.connect(postgres_url, autocommit=True)
     connection.close()
     assert server_has_spoken(connection)
+
+
+@pytest.mark.postgres
+def test_a_connection_idle_for_a_while_is_pinged_and_a_busy_one_is_not(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that dies without a word leaves the socket silent: an idle connection is pinged
+    before use as before (``es_compat.recently_lent``); under load none is."""
+    pings: list[int] = []
+
+    def counted(connection: psycopg.Connection) -> None:
+        pings.append(1)
+        connection.execute("")
+
+    monkeypatch.setattr(psycopg_pool.ConnectionPool, "check_connection", staticmethod(counted))
+    pool = psycopg_pool.ConnectionPool(
+        postgres_url,
+        min_size=1,
+        max_size=1,
+        check=counted,
+        kwargs={"autocommit": True},
+        open=True,
+    )
+    try:
+        es_compat.sweep_on_dead_connection(pool)
+        for _ in range(5):
+            with pool.connection() as connection:
+                connection.execute("SELECT 1")
+        assert len(pings) == 1  # the first lending only: then lent every few milliseconds
+        monkeypatch.setattr(es_compat, "IDLE_PING_SECONDS", 0.05)
+        time.sleep(0.1)
+        with pool.connection() as connection:
+            connection.execute("SELECT 1")
+        assert len(pings) == 2
+    finally:
+        pool.close()

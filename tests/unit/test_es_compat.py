@@ -399,3 +399,21 @@ def test_create_takes_the_id_and_timestamp_of_the_created_event() -> None:
     (created,) = dog.collect_events()
     assert (dog.id, dog.name, dog.version) == (dog_id, "Rex", 1)
     assert (created.originator_id, created.timestamp) == (dog_id, timestamp)
+
+
+def test_a_few_side_rows_go_in_one_statement_and_many_one_each() -> None:
+    from domain.storage.store import COMBINED_SIDE_ROWS, PostgresRecorder
+
+    recorder: Any = object.__new__(PostgresRecorder)
+    log: list[Any] = []
+    rows = [(f"INSERT INTO t{n} (a) VALUES (%s)", (n,)) for n in range(3)]
+    recorder.execute_side_rows(_Cursor(log), rows)
+    assert [entry[1] for entry in log] == [
+        "WITH side_0 AS (INSERT INTO t0 (a) VALUES (%s)), side_1 AS (INSERT INTO t1 (a) "
+        "VALUES (%s)) INSERT INTO t2 (a) VALUES (%s)"
+    ]
+    log.clear()
+    # An import's actor rows (one per event): never one statement of thousands of queries.
+    many = [("INSERT INTO t (a) VALUES (%s)", (n,)) for n in range(COMBINED_SIDE_ROWS + 1)]
+    recorder.execute_side_rows(_Cursor(log), many)
+    assert len(log) == COMBINED_SIDE_ROWS + 1

@@ -59,3 +59,75 @@ def test_more_workers_than_slots_accept_freely() -> None:
     shares = Shares(1)
     assert shares.claim(os.getpid()) == 0
     assert shares.claim(os.getppid()) == -1
+
+
+class Poller:
+    """The worker's selector, recording what is registered."""
+
+    def __init__(self) -> None:
+        self.registered: list[object] = []
+
+    def register(self, fileobj: object, *_: object) -> None:
+        self.registered.append(fileobj)
+
+    def unregister(self, fileobj: object) -> None:
+        self.registered.remove(fileobj)
+
+    def select(self, timeout: float) -> list[object]:
+        return []
+
+
+class Listener:
+    def setblocking(self, flag: bool) -> None:
+        pass
+
+
+def worker(shares: Shares, *, connections: int, alive: bool = True) -> fair_worker.FairThreadWorker:
+    """A fair worker as its run loop sees itself, without a socket or an app."""
+    made: fair_worker.FairThreadWorker = object.__new__(fair_worker.FairThreadWorker)
+    made.alive = alive
+    made._accepting = False
+    made.sockets = [Listener()]
+    made.poller = Poller()
+    made.nr_conns = connections
+    made.worker_connections = 1000
+    made.slot = shares.claim(os.getpid())
+    return made
+
+
+def test_a_worker_accepts_only_while_no_other_holds_fewer(monkeypatch: pytest.MonkeyPatch) -> None:
+    shares = Shares(2)
+    monkeypatch.setattr(fair_worker, "SHARES", shares)
+    busy = worker(shares, connections=3)
+    other = shares.claim(os.getppid())
+    shares.publish(other, 1)
+    busy.wait_for_and_dispatch_events(0)
+    assert busy._accepting is False and busy.poller.registered == []
+    busy.set_accept_enabled(True)  # gunicorn's own switch (below its limit) does not override it
+    assert busy._accepting is False
+    shares.publish(other, 3)
+    busy.wait_for_and_dispatch_events(0)
+    assert busy._accepting is True and busy.poller.registered == busy.sockets
+
+
+def test_a_stopping_worker_never_takes_a_connection_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    shares = Shares(2)
+    monkeypatch.setattr(fair_worker, "SHARES", shares)
+    stopping = worker(shares, connections=0)
+    stopping.wait_for_and_dispatch_events(0)
+    assert stopping._accepting is True
+    # gunicorn's run loop ends: it turns accepting off, then drains its open connections.
+    stopping.alive = False
+    stopping.set_accept_enabled(False)
+    for _ in range(3):
+        stopping.wait_for_and_dispatch_events(0)
+        stopping.set_accept_enabled(True)
+    assert stopping._accepting is False and stopping.poller.registered == []
+
+
+def test_a_released_slot_no_longer_counts() -> None:
+    shares = Shares(2)
+    mine = shares.claim(os.getpid())
+    shares.claim(os.getppid())
+    shares.release(os.getppid())
+    assert shares.fewest_elsewhere(mine) is None
