@@ -10,10 +10,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench import views_bench
 from bench.views_bench import BATCH, POSTGRES_URL, build_log, postgres_config
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
-from projections.engine import Target, catch_up
 from projections.events import decode_notification
 from projections.store import ViewStore, open_view_store
 from projections.view import View
@@ -72,22 +72,7 @@ def catch_up_rate(
     app: Questlog, open_store: Callable[[], ViewStore], views: Sequence[type[View]]
 ) -> float:
     """Events/s of ``views`` catching up on the whole log on a fresh store, batches of 2,000."""
-    store = open_store()
-    try:
-        store.ensure(views)
-        applied = [0]
-        started = time.perf_counter()
-        catch_up(
-            app.recorder,
-            app.mapper,
-            store,
-            [Target(view) for view in views],
-            batch_size=BATCH,
-            on_batch=lambda _position, count: applied.__setitem__(0, applied[0] + count),
-        )
-        return applied[0] / (time.perf_counter() - started)
-    finally:
-        store.close()
+    return views_bench.catch_up_rate(app, open_store, views, batch_size=BATCH)[1]
 
 
 def drop_views(config: StoreConfig, views: Sequence[type[View]]) -> None:

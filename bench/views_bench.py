@@ -92,7 +92,7 @@ def build_log(app: Questlog, events: int, *, campaigns: int = 20) -> float:
 # -- catching up ---------------------------------------------------------------------------------
 
 
-def _rate(
+def catch_up_rate(
     app: Questlog,
     open_store: Callable[[], ViewStore],
     views: Sequence[type[View]],
@@ -100,7 +100,8 @@ def _rate(
     batch_size: int,
     limit: int | None = None,
 ) -> tuple[int, float]:
-    """Events applied per second by a fresh store's views (at most ``limit`` events)."""
+    """Events applied, and per second, by a fresh store's views catching up on the log (at most
+    ``limit`` events), ``batch_size`` events per transaction."""
     store = open_store()
     try:
         store.ensure(views)
@@ -155,13 +156,13 @@ def measure_catch_up(
                     store.close()
 
         note(f"{kind}: the roll log catching up in batches of {BATCH:,}")
-        count, view_rate = _rate(app, fresh, [RollLog], batch_size=BATCH)
+        count, view_rate = catch_up_rate(app, fresh, [RollLog], batch_size=BATCH)
         drop([RollLog])
         note(f"{kind}: the naive loop, one transaction per event, on {baseline:,} events")
-        base_count, base_rate = _rate(app, fresh, [RollLog], batch_size=1, limit=baseline)
+        base_count, base_rate = catch_up_rate(app, fresh, [RollLog], batch_size=1, limit=baseline)
         drop([RollLog])
         note(f"{kind}: every view catching up in batches of {BATCH:,}")
-        _, all_rate = _rate(app, fresh, ALL_VIEWS, batch_size=BATCH)
+        _, all_rate = catch_up_rate(app, fresh, ALL_VIEWS, batch_size=BATCH)
         drop(ALL_VIEWS)
         return CatchUp(kind, count, built, view_rate, base_count, base_rate, all_rate)
     finally:
