@@ -37,6 +37,13 @@ def questlog(config: StoreConfig, *args: str) -> Result:
     return CliRunner().invoke(main, list(args), env=store_env(config))
 
 
+def verify_checkpoint(
+    config: StoreConfig, campaign_id: UUID, checkpoint: str, *extra: str
+) -> Result:
+    """``questlog verify CAMPAIGN --checkpoint FILE [EXTRA...]`` on the store."""
+    return questlog(config, "verify", str(campaign_id), "--checkpoint", checkpoint, *extra)
+
+
 def flat(result: Result) -> str:
     """The command's output on one line (the console may wrap a long verdict)."""
     return " ".join(result.output.split())
@@ -61,9 +68,7 @@ def test_a_kept_checkpoint_verifies(
     campaign_id = rolled_campaign(app, new_campaign, 2)
     note = app.head_checkpoint(campaign_id)[1]
     app.roll(campaign_id, notation="d20", purpose="later")  # the log extends the checkpoint
-    result = questlog(
-        store_config, "verify", str(campaign_id), "--checkpoint", kept(tmp_path, note)
-    )
+    result = verify_checkpoint(store_config, campaign_id, kept(tmp_path, note))
     assert result.exit_code == 0, result.output
     assert "checkpoint: OK: the log has hash" in flat(result)
 
@@ -74,9 +79,7 @@ def test_a_saved_answer_is_a_checkpoint_file_too(
     campaign_id = new_campaign()
     found, note = app.head_checkpoint(campaign_id)
     answer = json.dumps({"version": found.version, "checkpoint": note})
-    result = questlog(
-        store_config, "verify", str(campaign_id), "--checkpoint", kept(tmp_path, answer)
-    )
+    result = verify_checkpoint(store_config, campaign_id, kept(tmp_path, answer))
     assert result.exit_code == 0, result.output
 
 
@@ -87,9 +90,7 @@ def test_a_forged_checkpoint_is_refused_as_forged(
     campaign_id = rolled_campaign(app, new_campaign, 1)
     found, note = app.head_checkpoint(campaign_id)
     forged = note.replace(found.head_hash, "0" * 64)
-    result = questlog(
-        store_config, "verify", str(campaign_id), "--checkpoint", kept(tmp_path, forged)
-    )
+    result = verify_checkpoint(store_config, campaign_id, kept(tmp_path, forged))
     assert result.exit_code == 1
     assert "checkpoint: FORGED (bad signature)" in flat(result)
 
@@ -100,27 +101,11 @@ def test_a_checkpoint_checked_with_the_wrong_key_is_refused(
     campaign_id = new_campaign()
     note = app.head_checkpoint(campaign_id)[1]
     wrong = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"
-    result = questlog(
-        store_config,
-        "verify",
-        str(campaign_id),
-        "--checkpoint",
-        kept(tmp_path, note),
-        "--key",
-        wrong,
-    )
+    result = verify_checkpoint(store_config, campaign_id, kept(tmp_path, note), "--key", wrong)
     assert result.exit_code == 1
     assert "checkpoint: UNKNOWN KEY" in flat(result)
     right = app.key_ring.current().signer.verifier.text
-    result = questlog(
-        store_config,
-        "verify",
-        str(campaign_id),
-        "--checkpoint",
-        kept(tmp_path, note),
-        "--key",
-        right,
-    )
+    result = verify_checkpoint(store_config, campaign_id, kept(tmp_path, note), "--key", right)
     assert result.exit_code == 0, result.output
 
 
@@ -129,12 +114,10 @@ def test_a_malformed_checkpoint_and_a_malformed_key_are_refused(
 ) -> None:
     campaign_id = new_campaign()
     path = kept(tmp_path, "version 1, trust me\n")
-    result = questlog(store_config, "verify", str(campaign_id), "--checkpoint", path)
+    result = verify_checkpoint(store_config, campaign_id, path)
     assert result.exit_code == 1
     assert "checkpoint: MALFORMED" in flat(result)
-    result = questlog(
-        store_config, "verify", str(campaign_id), "--checkpoint", path, "--key", "not-a-key"
-    )
+    result = verify_checkpoint(store_config, campaign_id, path, "--key", "not-a-key")
     assert result.exit_code == 2
     assert "--key" in result.output
 
@@ -144,7 +127,7 @@ def test_a_checkpoint_of_another_campaign_is_refused(
 ) -> None:
     first, second = new_campaign(), new_campaign()
     note = app.head_checkpoint(first)[1]
-    result = questlog(store_config, "verify", str(second), "--checkpoint", kept(tmp_path, note))
+    result = verify_checkpoint(store_config, second, kept(tmp_path, note))
     assert result.exit_code == 1
     assert "checkpoint: ANOTHER CAMPAIGN: the checkpoint" in flat(result)
     assert f"is of campaign {first}, not {second}" in flat(result)
@@ -168,9 +151,7 @@ def test_the_hosts_rewrite_is_caught_by_a_kept_checkpoint(
     finally:
         reopened.close()
     assert log_hash is not None and log_hash != found.head_hash
-    result = questlog(
-        store_config, "verify", str(campaign_id), "--checkpoint", kept(tmp_path, note)
-    )
+    result = verify_checkpoint(store_config, campaign_id, kept(tmp_path, note))
     assert result.exit_code == 1
     assert (
         f"checkpoint: REWRITTEN: {REWRITTEN}: at version 5 the checkpoint has hash "
@@ -198,9 +179,7 @@ def test_key_show_and_rotate(
     shown = flat(questlog(store_config, "key", "show"))
     assert shown.index(old) < shown.index(new)
     assert "retired" in shown.split(old)[1].split(new)[0]
-    result = questlog(
-        store_config, "verify", str(campaign_id), "--checkpoint", kept(tmp_path, note)
-    )
+    result = verify_checkpoint(store_config, campaign_id, kept(tmp_path, note))
     assert result.exit_code == 0, result.output
 
 
