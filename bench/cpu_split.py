@@ -9,7 +9,9 @@ schema (named by ``application_name``) is read, and divided by the rolls answere
     python -m bench.cpu_split                      # PostgreSQL, 2 workers, then SQLite: ~40 s
     python -m bench.cpu_split --store postgres --workers 2 --seconds 10 --py-spy prof.txt
 
-``--py-spy FILE`` also samples the busiest worker with py-spy (installed apart, not a
+``--waits`` also samples ``pg_stat_activity`` every 10 ms and prints, for the run's backends,
+how many were on average running (``active: CPU``) or waiting, and for what (a lock, the WAL,
+the client). ``--py-spy FILE`` also samples the busiest worker with py-spy (installed apart, not a
 dependency) and writes its top functions (own time) to FILE. Linux only; the PostgreSQL must
 run on this machine for its backends' CPU to be read.
 """
@@ -23,9 +25,10 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections import Counter
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from contextlib import ExitStack, contextmanager, nullcontext
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import psycopg
@@ -98,6 +101,54 @@ def backends(url: str, schema: str | None) -> list[int]:
     return sorted({int(row[0]) for row in rows})
 
 
+class WaitSampler:
+    """What the run's PostgreSQL backends are doing, sampled every ``interval`` seconds from
+    ``pg_stat_activity``: a count per state and wait event (``active: CPU`` when not waiting)."""
+
+    def __init__(self, url: str, schema: str, interval: float = 0.01) -> None:
+        self.url, self.schema, self.interval = url, schema, interval
+        self.counts: Counter[str] = Counter()
+        self.samples = 0
+        self.error = ""
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> WaitSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        try:
+            self._sample_until_stopped()
+        except psycopg.Error as error:
+            self.error = f"sampling stopped: {error}"
+
+    def _sample_until_stopped(self) -> None:
+        query = (
+            "SELECT state, wait_event_type, wait_event FROM pg_stat_activity "
+            "WHERE application_name LIKE %s AND pid <> pg_backend_pid()"
+        )
+        with psycopg.connect(self.url, autocommit=True) as connection:
+            while not self._stop.wait(self.interval):
+                self.samples += 1
+                for state, kind, event in connection.execute(query, (f"%{self.schema}%",)):
+                    if state == "idle":
+                        continue
+                    self.counts[f"{state}: {f'{kind}:{event}' if kind else 'CPU'}"] += 1
+
+    def lines(self) -> list[str]:
+        """Average backends in each state over the samples, most first."""
+        found = [
+            f"{count / max(self.samples, 1):6.2f}  {what}"
+            for what, count in self.counts.most_common(12)
+        ]
+        return [*found, self.error] if self.error else found or ["(no backend was ever busy)"]
+
+
 @dataclass
 class Split:
     """CPU per acknowledged roll of each process group, in ms."""
@@ -108,6 +159,7 @@ class Split:
     seconds: float
     per_process: dict[str, float]
     machine: float = 0.0
+    waits: list[str] = field(default_factory=list)
 
 
 @contextmanager
@@ -180,6 +232,7 @@ def measure(
     url: str,
     spy: Path | None,
     no_views: bool = False,
+    waits: bool = False,
 ) -> Split:
     """Load one store for ``seconds`` after a 3 s warm-up; CPU per roll of each process group."""
     with ExitStack() as stack:
@@ -203,7 +256,12 @@ def measure(
             raw = workdir / "spy.txt"
             spying = py_spy(busiest, seconds, raw)
         everything, machine = every_process(), machine_seconds()
-        with sampled(servers) as server_cpu, sampled(database) as database_cpu:
+        sampler = WaitSampler(url, schema) if waits and schema is not None else None
+        with (
+            sampled(servers) as server_cpu,
+            sampled(database) as database_cpu,
+            sampler if sampler is not None else nullcontext(),
+        ):
             run: LoadResult = side.load(seconds, "measured")
         machine = machine_seconds() - machine
         after = every_process()
@@ -232,7 +290,10 @@ def measure(
         rest = " ".join(f"{name} {cpu * 1000 / max(rolls, 1):.2f}" for name, cpu in top)
         per[f"other processes ({rest})"] = sum(others.values()) * 1000 / max(rolls, 1)
         per["machine, every core (/proc/stat)"] = 0.0
-        return Split(store, workers, rolls, seconds, per, machine * 1000 / max(rolls, 1))
+        split = Split(store, workers, rolls, seconds, per, machine * 1000 / max(rolls, 1))
+        if sampler is not None:
+            split.waits = sampler.lines()
+        return split
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -244,6 +305,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-views", action="store_true", help="serve without the views (a measurement only)"
     )
+    parser.add_argument(
+        "--waits",
+        action="store_true",
+        help="sample what PostgreSQL's backends wait for (pg_stat_activity, every 10 ms)",
+    )
     parser.add_argument("--py-spy", type=Path, default=None, dest="spy", metavar="FILE")
     args = parser.parse_args(argv)
     console = Console()
@@ -251,7 +317,16 @@ def main(argv: list[str] | None = None) -> int:
     console.print(f"load average {os.getloadavg()[0]:.2f}")
     for store in stores:
         workers = args.workers if store == "postgres" else 1
-        split = measure(store, workers, args.clients, args.seconds, URL, args.spy, args.no_views)
+        split = measure(
+            store,
+            workers,
+            args.clients,
+            args.seconds,
+            URL,
+            args.spy,
+            no_views=args.no_views,
+            waits=args.waits,
+        )
         table = Table(
             title=f"{store}, {workers} process(es): {split.rolls} rolls in {split.seconds:g} s "
             f"({split.rolls / split.seconds:.0f}/s), CPU ms per roll"
@@ -261,6 +336,10 @@ def main(argv: list[str] | None = None) -> int:
         for name, ms in split.per_process.items():
             table.add_row(name, f"{split.machine if name.startswith('machine') else ms:.2f}")
         console.print(table)
+        if split.waits:
+            console.print("PostgreSQL backends, on average, by what they were doing:")
+            for line in split.waits:
+                console.print(f"  {line}", markup=False)
     console.print(f"load average {os.getloadavg()[0]:.2f}")
     return 0
 

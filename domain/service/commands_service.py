@@ -353,9 +353,9 @@ class CommandService(Reading):
             replay = self.replayed(idempotency)
             if replay is not None:
                 return replay
-            campaign = self._working_copy(campaign_id, optimistic=attempt == 0)
+            campaign, from_cache = self._working_copy(campaign_id, optimistic=attempt == 0)
             if expected_version is not None and campaign.version != expected_version:
-                campaign = self.campaign(campaign_id)
+                campaign, from_cache = self.campaign(campaign_id), False
                 if campaign.version != expected_version:
                     raise StaleVersion(expected_version, campaign.version)
             try:
@@ -372,20 +372,26 @@ class CommandService(Reading):
                 return self._save(campaign, value, idempotency, seed=seed)
             except IntegrityError:
                 self._shared.add(campaign_id)
-                self._mark_contended(campaign_id)
+                # A cached copy that was behind (another process wrote the campaign once, say
+                # a client that moved to this worker) is not contention: decide again on the
+                # stored state, without the lock. A copy read from the store that still loses
+                # is: take turns under the lock from now on.
+                behind = from_cache and not locked
+                if not behind:
+                    self._mark_contended(campaign_id)
                 if expected_version is not None:
                     latest = self.campaign(campaign_id).version
                     raise StaleVersion(expected_version, latest) from None
                 self.counters.conflict(campaign.game)
-                if not locked:
+                if not locked and not behind:
                     raise MetAnotherProcess(campaign_id) from None
                 continue
         raise ConcurrencyConflict(
             f"Campaign {campaign_id} kept changing under this command; nothing was stored."
         )
 
-    def _working_copy(self, campaign_id: UUID, *, optimistic: bool) -> Campaign:
-        """The campaign a command decides on.
+    def _working_copy(self, campaign_id: UUID, *, optimistic: bool) -> tuple[Campaign, bool]:
+        """The campaign a command decides on, and whether it is this process's cached copy.
 
         The first attempt trusts this process's cached campaign without asking the store for
         newer events: commands here are serialised per campaign and every save puts the saved
@@ -399,12 +405,12 @@ class CommandService(Reading):
         cached = self.cached_aggregate(campaign_id) if optimistic else None
         if isinstance(cached, Campaign):
             if campaign_id not in self._shared:
-                return deepcopy(cached)
+                return deepcopy(cached), True
             current = self.campaign(campaign_id)
             if current.version == cached.version:
                 self._shared.discard(campaign_id)
-            return current
-        return self.campaign(campaign_id)
+            return current, False
+        return self.campaign(campaign_id), False
 
     def _moved_on(self, campaign: Campaign) -> bool:
         """Whether the store holds a newer version than this (cached) copy of the campaign.

@@ -182,7 +182,7 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
         """
         start = f"SAVEPOINT {self.INSERT_SAVEPOINT}" if nested else "BEGIN"
         try:
-            with connection.pipeline():
+            with connection.pipeline() as pipeline, sent_at_sync(pipeline):
                 statements = connection.cursor()
                 statements.execute(start, prepare=False)
                 prologue, params = self.insert_prologue(stored_events, nested=nested)
@@ -236,6 +236,37 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
 
     def after_insert_events(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
         """Queue rows that ride along with the events, in their transaction (here: none)."""
+
+
+@contextmanager
+def sent_at_sync(pipeline: Any) -> Iterator[None]:
+    """Queue a psycopg pipeline's statements without sending any until it syncs.
+
+    psycopg sends each statement of a pipeline as soon as it is executed (``execute`` ends with
+    the pipeline's ``_communicate_gen``), so the server runs ``LOCK TABLE`` and then waits for
+    the client while Python builds and sends the next statements; with other request threads
+    holding the GIL that wait lasts milliseconds, and every other insert queues behind the
+    events table's lock (``python -m bench.cpu_split --waits``: backends in ``Lock:relation``
+    and in ``ClientRead`` inside the transaction). Here the statements stay in psycopg's queue,
+    are handed to libpq together at the end, and the sync sends them in one write: the server
+    then holds the lock only while it runs them. ``tests/application/test_pool_check.py`` pins
+    the psycopg behaviour this relies on.
+    """
+
+    def queued_only() -> Iterator[None]:
+        return
+        yield
+
+    pipeline._communicate_gen = queued_only
+    try:
+        yield
+        # Hand every queued statement to libpq, which buffers them in pipeline mode (it flushes
+        # by itself only past 64 kB); the sync then sends them in one write.
+        queued = getattr(pipeline, "command_queue", ())
+        while queued:
+            queued.popleft()()
+    finally:
+        del pipeline._communicate_gen
 
 
 def end_open_transaction(connection: Any) -> None:

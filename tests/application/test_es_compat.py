@@ -72,9 +72,10 @@ def test_the_working_copy_is_a_copy_of_the_cached_campaign(app: Questlog) -> Non
     campaign_id = _campaign(app)
     cached = app.cached_aggregate(campaign_id)
 
-    copy = app._working_copy(campaign_id, optimistic=True)
+    copy, from_cache = app._working_copy(campaign_id, optimistic=True)
 
     assert isinstance(cached, Campaign)
+    assert from_cache is True
     assert copy is not cached
     assert copy.version == cached.version
     assert copy.dice is not cached.dice
@@ -86,7 +87,7 @@ def test_deciding_on_a_copy_leaves_the_cached_campaigns_state_untouched(app: Que
     cached = app.cached_aggregate(campaign_id)
     assert isinstance(cached, Campaign)
     before = json.dumps(cached.state, sort_keys=True)
-    copy = app._working_copy(campaign_id, optimistic=True)
+    copy, _ = app._working_copy(campaign_id, optimistic=True)
 
     copy.run_command(rules_for(copy.game), dict(SELECT_HERO), app.server_dice(copy))
 

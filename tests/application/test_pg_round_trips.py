@@ -146,13 +146,36 @@ def test_the_store_lock_is_taken_only_where_another_process_has_written(
 
     other.roll(campaign_id, notation="d20", purpose="the other process moves it on")
     with _store_locks(app) as taken:
-        # The cached copy is behind: the save conflicts, and the command is decided again under
-        # the lock; the next command takes it from the start.
-        first = app.roll(campaign_id, notation="d20", purpose="meets the other process")
-        assert taken == [campaign_id]
-        second = app.roll(campaign_id, notation="d20", purpose="now takes the lock")
-    assert taken == [campaign_id, campaign_id]
+        # The cached copy is behind (a client that moved here, say): the save conflicts and the
+        # command is decided again on the stored state, still without the lock, and so is the
+        # next one: one write by another process is not contention.
+        first = app.roll(campaign_id, notation="d20", purpose="cache behind")
+        second = app.roll(campaign_id, notation="d20", purpose="alone again")
+    assert taken == []
     assert app.campaign(campaign_id).version == second.version == first.version + 1
+    assert first.version == 5  # created, two rolls here, the other's roll, then this one
+
+    # A copy read from the store that still loses (the other process wrote in between) is
+    # contention: the command is decided again under the lock, and the next ones take it.
+    original = app._working_copy
+    raced: list[int] = []
+
+    def racing(campaign: UUID, *, optimistic: bool) -> Any:
+        copy = original(campaign, optimistic=False)  # read from the store...
+        if not raced:
+            raced.append(1)
+            other.roll(campaign, notation="d20", purpose="...then moved on at once")
+        return copy
+
+    app._working_copy = racing  # type: ignore[method-assign]
+    with _store_locks(app) as taken:
+        third = app.roll(campaign_id, notation="d20", purpose="meets the other process")
+        assert taken == [campaign_id]
+    del app._working_copy
+    with _store_locks(app) as taken:
+        app.roll(campaign_id, notation="d20", purpose="now takes the lock")
+    assert taken == [campaign_id]
+    assert third.version == second.version + 2
 
 
 @POSTGRES_ONLY

@@ -84,3 +84,41 @@ def test_a_connection_idle_for_a_while_is_pinged_and_a_busy_one_is_not(
         assert len(pings) == 2
     finally:
         pool.close()
+
+
+@pytest.mark.postgres
+def test_a_pipelines_statements_reach_the_server_only_at_its_sync(postgres_url: str) -> None:
+    """``es_compat.sent_at_sync``: while the insert's statements are queued, the server has seen
+    none of them (another session sees no lock taken), and the sync sends them all."""
+    with (
+        psycopg.connect(postgres_url, autocommit=True) as writer,
+        psycopg.connect(postgres_url, autocommit=True) as observer,
+    ):
+        writer.execute("CREATE TEMP TABLE queued (n int)")
+        key = 774411
+
+        def lock_seen() -> bool:
+            row = observer.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = %s",
+                (key,),
+            ).fetchone()
+            return bool(row and row[0])
+
+        with writer.pipeline() as pipeline, es_compat.sent_at_sync(pipeline):
+            cursor = writer.cursor()
+            cursor.execute("BEGIN", prepare=False)
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", (key,), prepare=False)
+            cursor.execute("INSERT INTO queued VALUES (1)", prepare=False)
+            time.sleep(0.2)
+            assert not lock_seen()  # nothing sent yet
+            cursor.execute("COMMIT", prepare=False)
+            # Without it psycopg would have sent each statement as it was executed.
+        assert writer.execute("SELECT count(*) FROM queued").fetchone() == (1,)
+        assert not lock_seen()
+        with writer.pipeline():
+            cursor = writer.cursor()
+            cursor.execute("BEGIN", prepare=False)
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", (key,), prepare=False)
+            time.sleep(0.2)
+            assert lock_seen()  # psycopg's own behaviour: sent at once, held meanwhile
+            cursor.execute("COMMIT", prepare=False)

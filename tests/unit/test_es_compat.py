@@ -112,8 +112,8 @@ class _Connection:
         return None
 
     @contextmanager
-    def pipeline(self) -> Iterator[None]:
-        yield
+    def pipeline(self) -> Iterator[SimpleNamespace]:
+        yield SimpleNamespace()
         self.log.append("sync")
         if self.conflict:
             # The server skipped every statement after the failed insert; BEGIN stays open.
