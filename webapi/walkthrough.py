@@ -120,9 +120,9 @@ def mismatches(shown: Any, actual: Any, path: str = "") -> list[str]:
             for n, (s, a) in enumerate(zip(shown, actual, strict=True))
             for m in mismatches(s, a, f"{path}[{n}]")
         ]
-    return (
-        [] if shown == actual else [f"{path}: the doc shows {shown!r}, the answer has {actual!r}"]
-    )
+    same = shown == actual and isinstance(shown, bool) == isinstance(actual, bool)
+    same = same and isinstance(shown, float) == isinstance(actual, float)
+    return [] if same else [f"{path}: the doc shows {shown!r}, the answer has {actual!r}"]
 
 
 @dataclass(frozen=True)

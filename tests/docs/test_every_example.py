@@ -70,6 +70,14 @@ def blocks(text: str) -> list[Block]:
                 regions.discard(begin)
         opening = FENCE.match(line.strip())
         if opening is not None:
+            # The runners read only ``` and a bare language (an http request at the line's
+            # start): any other fence would pass here and never run.
+            assert re.fullmatch(r"\s*```[\w+-]*\s*", line), (
+                f"line {number}: write a fence as ``` and a bare language"
+            )
+            assert not (opening.group(2) == "http" and line.startswith((" ", "\t"))), (
+                f"line {number}: an http block starts at the line's start"
+            )
             fence = opening.group(1)
             before = lines[number - 2].strip() if number > 1 else ""
             found.append(Block(number, opening.group(2), before, frozenset(regions)))
@@ -166,3 +174,18 @@ def test_the_inventory_finds_what_it_must() -> None:
     problems = unclassified("sample.md", text)
     lines = sorted(int(re.findall(r"^sample\.md line (\d+)", p)[0]) for p in problems)
     assert lines == [1, 8, 11, 20, 24, 26], problems
+
+
+@pytest.mark.parametrize("fence", ["~~~sh", "````sh", "```sh title", "   ```http"])
+def test_a_fence_no_runner_reads_is_refused(fence: str) -> None:
+    with pytest.raises(AssertionError, match="line 1"):
+        blocks(f"{fence}\nls\n{fence.strip().split()[0][:3]}\n")
+
+
+def test_the_walkthrough_comparison_tells_a_bool_and_a_float_from_a_number() -> None:
+    from webapi.walkthrough import mismatches
+
+    assert mismatches({"undone": False}, {"undone": False}) == []
+    assert mismatches({"undone": False}, {"undone": 0})
+    assert mismatches({"version": 2}, {"version": 2.0})
+    assert mismatches({"version": 1}, {"version": True})

@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import secrets
 import shlex
@@ -281,7 +282,8 @@ def check_command(block: Block, words: list[str], tmp: Path) -> None:
         check_curl(words)
     elif first in PG_TOOLS:
         if shutil.which(first) is None:
-            pytest.skip(f"{first} is not installed (apt-get install postgresql-client)")
+            missing = f"{first} is not installed (apt-get install postgresql-client)"
+            (pytest.fail if os.environ.get("CI") == "true" else pytest.skip)(missing)
         manual = subprocess.run([first, "--help"], capture_output=True, text=True, check=True)
         for flag in (w.split("=")[0] for w in args if w.startswith("--")):
             assert flag in manual.stdout, f"{block.where()}: {first} has no {flag}"
