@@ -94,6 +94,14 @@ def test_the_replay_answer_has_the_documented_shape(client: FlaskClient, campaig
     assert set(shown["items"][0]["event"]) == set(item["event"]) == set(events(client, campaign)[1])
     for change in shown["items"][0]["patch"] + item["patch"]:
         assert set(change) == {"op", "path", "value"}
+        assert change["op"] in {"add", "remove", "replace"}  # the JSON Patch operations used
+    for key in ("undone", "undone_by"):
+        assert shown["items"][0]["event"][key] == item["event"][key]
+        assert type(shown["items"][0]["event"][key]) is type(item["event"][key])
+    assert set(shown["before"]["rolls"]) <= set(real["before"]["rolls"])
+    # "next_from": the version after the last one returned (null at the head).
+    assert shown["next_from"] == shown["items"][-1]["event"]["version"] + 1
+    assert real["next_from"] in (None, item["event"]["version"] + 1)
 
 
 # -- table-page.md --------------------------------------------------------------------------------
