@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 PARTS = ("http", "domain", "views_sqlite", "views_postgres", "views_lag")
 SHORT_VIEWS = ["--views-events", "1000", "--views-baseline", "200", "--views-seconds", "2"]
-SHORT_VIEWS += ["--views-rate", "100"]  # a rate a busy CI machine keeps to (the lag checks it)
+SHORT_VIEWS += ["--views-rate", "50"]  # a rate a slow CI machine keeps to (the lag checks it:
+# at 100/s one run sent at 72/s and failed its part)
 
 
 def bench_run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
