@@ -61,7 +61,6 @@ def questlog_command(span: str) -> click.Command:
 def bench_options(module: str) -> set[str]:
     """The options ``python -m MODULE`` accepts: its argparse parser's, caught as it parses."""
     seen: set[str] = set()
-    real = argparse.ArgumentParser.parse_args
 
     class Parsed(Exception):
         pass
@@ -81,7 +80,6 @@ def bench_options(module: str) -> set[str]:
             loaded.main([]) if takes_argv else loaded.main()
         except Parsed:
             return seen | {"--help"}
-    del real
     pytest.fail(f"python -m {module} never built its parser")
 
 
