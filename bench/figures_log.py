@@ -22,6 +22,7 @@ from projections.views.debt_ledger import DebtLedger
 
 Say = Callable[[str], None]
 FENCE_CALLS = 2_000
+FENCE_ACQUIRE_SECONDS = 20
 
 
 @dataclass
@@ -152,14 +153,24 @@ def log_figures(workdir: Path, events: int, rolls: int, repeat: int, say: Say) -
 def fence_ms(config: StoreConfig, calls: int) -> float:
     """ms per lease fence (one ``pg_locks`` query) on a view store transaction, every view's
     lease held, as the PostgreSQL runner fences each batch."""
-    from projections.leases import PostgresLeases
+    from projections.leases import PostgresLeases, lease_holders
 
     names = [view.name for view in ALL_VIEWS]
     leases = PostgresLeases(config)
     store = open_view_store(config)
     try:
-        if leases.acquire(names) != frozenset(names):
-            raise RuntimeError("the views' leases are held by another process")
+        # ``acquire`` answers "none held" when the lease connection fails (a busy machine can
+        # time out a connect): try again for a while, then say who holds what.
+        deadline = time.monotonic() + FENCE_ACQUIRE_SECONDS
+        while leases.acquire(names) != frozenset(names):
+            if time.monotonic() > deadline:
+                missing = sorted(set(names) - leases.held)
+                holders = lease_holders(store, missing)
+                raise RuntimeError(
+                    f"the leases of {missing} not taken in {FENCE_ACQUIRE_SECONDS} s;"
+                    f" holders: {holders} (none named: the lease connection failed)"
+                )
+            time.sleep(0.5)
         with store.write() as cursor:
             began = time.perf_counter()
             for _ in range(calls):
