@@ -8,6 +8,7 @@ click group (``questlog projections ...``).
 
 from __future__ import annotations
 
+import logging
 import signal
 import threading
 from pathlib import Path
@@ -20,12 +21,14 @@ from rich.table import Table
 
 from domain.storage.store import StoreConfig
 from projections.leases import lease_retry
+from projections.logs import LOG_FORMATS, configure_logging, is_json
 from projections.rebuild import rebuild as rebuild_views
 from projections.rebuild import status as views_status
 from projections.runners import DEFAULT_BATCH_SIZE, run_views
 from projections.views import BY_NAME
 
 console = Console(soft_wrap=True)
+log = logging.getLogger("questlog.views")
 
 
 @click.group()
@@ -44,19 +47,33 @@ def projections(context: click.Context, views_db: Path | None) -> None:
 @projections.command()
 @click.option("--view", "names", multiple=True, type=click.Choice(sorted(BY_NAME)))
 @click.option("--batch-size", default=DEFAULT_BATCH_SIZE, show_default=True, type=int)
+@click.option(
+    "--log-format",
+    type=click.Choice(LOG_FORMATS),
+    help="Logs on stderr as text lines or one JSON object per line, this process's status lines "
+    "among them (default: QUESTLOG_LOG_FORMAT, else text).",
+)
 @click.pass_obj
-def run(obj: dict[str, Any], names: tuple[str, ...], batch_size: int) -> None:
+def run(
+    obj: dict[str, Any], names: tuple[str, ...], batch_size: int, log_format: str | None
+) -> None:
     """Keep the views up to date until interrupted (SIGINT or SIGTERM stop it cleanly).
 
     Only the views whose lease this process holds are run; the others are tried again every
     QUESTLOG_VIEWS_LEASE_RETRY seconds, so a second process waits and takes over (see
-    docs/projections.md). Each change of what it runs is printed.
+    docs/projections.md). Each change of what it runs is printed, or logged as a JSON record
+    with --log-format json.
     """
     config: StoreConfig = obj["config"]
     try:
         retry = lease_retry()
     except ValueError as error:
         raise click.UsageError(str(error)) from None
+    try:
+        handler = configure_logging(log_format)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="'--log-format'") from None
+    say = log.info if is_json(handler) else console.print
     stop = threading.Event()
 
     def request_stop(_signal: int, _frame: Any) -> None:
@@ -65,14 +82,14 @@ def run(obj: dict[str, Any], names: tuple[str, ...], batch_size: int) -> None:
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
     chosen = list(names) or sorted(BY_NAME)
-    console.print(f"Views {', '.join(chosen)} following {config.describe()}")
+    say(f"Views {', '.join(chosen)} following {config.describe()}")
 
     def announce(held: frozenset[str]) -> None:
         if stop.is_set():
-            console.print("leases given up")
+            say("leases given up")
             return
         waiting = [name for name in chosen if name not in held]
-        console.print(
+        say(
             f"running: {', '.join(sorted(held)) or 'none'}"
             + (f"; waiting for the lease of: {', '.join(waiting)}" if waiting else "")
         )
@@ -86,7 +103,7 @@ def run(obj: dict[str, Any], names: tuple[str, ...], batch_size: int) -> None:
         retry=retry,
         on_leases=announce,
     )
-    console.print("stopped")
+    say("stopped")
 
 
 @projections.command()

@@ -4,8 +4,10 @@ campaign, run the views (``questlog projections ...``) and export them."""
 from __future__ import annotations
 
 import json
+import logging
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -14,6 +16,7 @@ import click
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from domain.model import patch
 from domain.model.errors import InvalidInput, NotFound, RuleViolation
@@ -25,7 +28,8 @@ from domain.storage.backup import BackupRefused, backup_store
 from domain.storage.store import StoreConfig
 from projections.cli import projections as projections_group
 from projections.export import EXPORTS, FORMATS, export_events, export_view
-from webapi.observability import LOG_FORMATS, configure_logging
+from projections.logs import LOG_FORMATS, is_json
+from webapi.observability import configure_logging
 
 console = Console(soft_wrap=True)
 
@@ -38,6 +42,15 @@ def open_store() -> Questlog:
 @click.group()
 def main() -> None:
     """Questlog: an event-sourced game log with verifiable dice and a tamper-evident log."""
+
+
+def banner(*, as_json: bool) -> Callable[[str], None]:
+    """How ``serve`` says what it serves: rich lines on stdout, or with JSON logs, log records
+    (logger ``questlog.serve``, the markup dropped), so everything the process logs is JSON."""
+    if not as_json:
+        return console.print
+    log = logging.getLogger("questlog.serve")
+    return lambda markup: log.info(Text.from_markup(markup).plain)
 
 
 @main.command()
@@ -97,9 +110,10 @@ def serve(
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="'--max-streams'") from None
     try:
-        configure_logging(log_format)
+        as_json = is_json(configure_logging(log_format))
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="'--log-format'") from None
+    say = banner(as_json=as_json)
     if not no_views:
         try:
             lease_retry()
@@ -118,29 +132,30 @@ def serve(
     questlog = open_store()
     if auth and not questlog.side_tables.tokens():
         _, secret = questlog.create_token("admin", admin=True)
+        # The secret goes to stdout only, never into a log record that a shipper forwards.
         console.print(
             "First start: created the admin token [bold]admin[/bold]. It is shown this once:\n"
             f"  {secret}\nSend it as `Authorization: Bearer <token>`; see docs/access.md."
         )
+        if as_json:
+            say("First start: created the admin token admin; its secret is on stdout, once")
     ring = questlog.key_ring.current()  # made on the first start (docs/trust.md)
-    console.print(f"Questlog on http://{host}:{port}  (store: {questlog.config.describe()})")
-    console.print(f"OpenAPI document: http://{host}:{port}/openapi.json")
-    console.print(f"Signing key: {escape(ring.signer.verifier.text)}")
+    say(f"Questlog on http://{host}:{port}  (store: {questlog.config.describe()})")
+    say(f"OpenAPI document: http://{host}:{port}/openapi.json")
+    say(f"Signing key: {escape(ring.signer.verifier.text)}")
     if config.log_name and config.log_name != ring.log_name:
-        console.print(
+        say(
             f"[yellow]QUESTLOG_LOG_NAME is {escape(config.log_name)!r}, but the keys were made "
             f"as {escape(ring.log_name)!r}: the name is fixed when they are made[/yellow]"
         )
-    console.print("Views: " + ("run elsewhere (--no-views)" if no_views else "embedded"))
-    console.print("Auth: " + ("bearer tokens" if auth else "off (loopback only)"))
+    say("Views: " + ("run elsewhere (--no-views)" if no_views else "embedded"))
+    say("Auth: " + ("bearer tokens" if auth else "off (loopback only)"))
     each = " in each worker" if workers > 1 else ""
-    console.print(f"Threads: {threads} for requests + {streams} for live streams{each}")
-    console.print(
-        f"Workers: {workers} (gunicorn, gthread)" if workers > 1 else "Workers: 1 (waitress)"
-    )
+    say(f"Threads: {threads} for requests + {streams} for live streams{each}")
+    say(f"Workers: {workers} (gunicorn, gthread)" if workers > 1 else "Workers: 1 (waitress)")
     exempt = exempt_setting(None)
     if exempt:
-        console.print(
+        say(
             f"Rate limit not counted for the token(s) {', '.join(sorted(exempt))} "
             "(QUESTLOG_RATE_LIMIT_EXEMPT)"
         )

@@ -8,26 +8,19 @@ record emitted while the request is handled carries it, through a filter on the 
 
 from __future__ import annotations
 
-import json
 import logging
-import os
-import sys
 import time
-import traceback
 import uuid
-from datetime import UTC, datetime
 from typing import IO, Any
 
 from flask import Flask, Response, g, has_request_context, request
 
+from projections import logs
+
 REQUEST_ID_HEADER = "X-Request-Id"
 MAX_REQUEST_ID = 128
 """The longest incoming request id taken as it is (longer ones are replaced)."""
-LOG_FORMATS = ("text", "json")
 ACCESS_LOG = logging.getLogger("questlog.access")
-TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
-HANDLER_NAME = "questlog"
-"""The name of the handler ``configure_logging`` installs (it replaces its own, never others)."""
 
 
 def sane_request_id(value: str | None) -> str | None:
@@ -114,50 +107,7 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
-class JsonFormatter(logging.Formatter):
-    """One JSON object per record, on one line: time, level, logger, message, request id, the
-    access fields of an access line, and the traceback of an error."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        """The record as a JSON line."""
-        body: dict[str, Any] = {
-            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
-            "level": record.levelname,
-            "logger": record.name,
-            "message": record.getMessage(),
-            "request_id": rid if (rid := getattr(record, "request_id", "-")) != "-" else None,
-        }
-        access = getattr(record, "access", None)
-        if isinstance(access, dict):
-            body.update(access)
-        if record.exc_info:
-            body["traceback"] = "".join(traceback.format_exception(*record.exc_info))
-        return json.dumps(body, default=str)
-
-
-def log_format_setting(value: str | None) -> str:
-    """``text`` or ``json``: the argument, else QUESTLOG_LOG_FORMAT, else text."""
-    chosen = (value or os.environ.get("QUESTLOG_LOG_FORMAT", "") or "text").strip().lower()
-    if chosen not in LOG_FORMATS:
-        raise ValueError(f"QUESTLOG_LOG_FORMAT must be 'text' or 'json', not {chosen!r}")
-    return chosen
-
-
 def configure_logging(log_format: str | None, stream: IO[str] | None = None) -> logging.Handler:
-    """Send every log record at INFO and above to ``stream`` (stderr) in the chosen format.
-
-    Called once by ``questlog serve``; calling it again replaces its handler (a test may).
-    """
-    handler = logging.StreamHandler(stream or sys.stderr)
-    handler.set_name(HANDLER_NAME)
-    handler.addFilter(RequestIdFilter())
-    if log_format_setting(log_format) == "json":
-        handler.setFormatter(JsonFormatter())
-    else:
-        handler.setFormatter(logging.Formatter(TEXT_FORMAT))
-    root = logging.getLogger()
-    for old in [h for h in root.handlers if h.get_name() == HANDLER_NAME]:
-        root.removeHandler(old)
-    root.addHandler(handler)
-    root.setLevel(logging.INFO)
-    return handler
+    """``projections.logs.configure_logging`` with each record stamped with its request's id:
+    called once by ``questlog serve``; calling it again replaces its handler (a test may)."""
+    return logs.configure_logging(log_format, stream, filters=[RequestIdFilter()])

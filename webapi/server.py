@@ -19,6 +19,7 @@ from typing import Any
 
 from flask import Flask
 from gunicorn.app.base import BaseApplication
+from gunicorn.glogging import Logger
 
 from webapi import fair_worker
 
@@ -49,7 +50,23 @@ def gunicorn_options(
         "accesslog": None,
         "errorlog": "-",
         "loglevel": "info",
+        "logger_class": RootLogger,
     }
+
+
+class RootLogger(Logger):
+    """gunicorn's own log (a worker booted, exited, timed out) through the root logger, so it
+    takes the handler ``questlog serve`` installed: text lines, or one JSON object per line with
+    ``--log-format json``, like every other record. gunicorn's access log stays off (Questlog
+    writes its own, ``questlog.access``)."""
+
+    def setup(self, cfg: Any) -> None:
+        """gunicorn's setup, then its own handlers removed and its error log propagated."""
+        super().setup(cfg)
+        for handler in list(self.error_log.handlers):
+            if getattr(handler, "_gunicorn", False):
+                self.error_log.removeHandler(handler)
+        self.error_log.propagate = True
 
 
 class QuestlogServer(BaseApplication):

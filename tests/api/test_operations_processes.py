@@ -1,5 +1,6 @@
 """Issue 14, point 2, across processes: a scrape sums every worker's metrics
-(PROMETHEUS_MULTIPROC_DIR), and `questlog serve --log-format json` logs JSON lines on stderr."""
+(PROMETHEUS_MULTIPROC_DIR), and `questlog serve --log-format json` (one process or several) and
+`questlog projections run --log-format json` write nothing but JSON lines on stderr."""
 
 from __future__ import annotations
 
@@ -9,13 +10,16 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.api.test_cli_and_server import QUESTLOG, free_port
+from tests.conftest import StoreFactory
 
 WORKER = """
 import sys
@@ -117,6 +121,119 @@ def test_serve_refuses_an_unknown_log_format_by_name(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "QUESTLOG_LOG_FORMAT" in done.stderr
     assert not (tmp_path / "x.db").exists()
+
+
+def json_records(stderr: str) -> list[dict[str, Any]]:
+    """Every line of ``stderr`` as a JSON object: fails naming the first line that is not one."""
+    records = []
+    for line in stderr.splitlines():
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            pytest.fail(f"not a JSON line on stderr: {line!r}")
+    return records
+
+
+@pytest.mark.postgres
+def test_serve_with_two_workers_and_log_format_json_writes_only_json_lines(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """gunicorn's own records (a worker booted, the arbiter stopping) and the banner are JSON
+    records too; the first-start admin secret goes to stdout only, never into a log record."""
+    factory = StoreFactory("postgres", tmp_path, postgres_url)
+    config = factory.new()
+    port = free_port()
+    env = {
+        **os.environ,
+        "QUESTLOG_DATABASE_URL": postgres_url,
+        "QUESTLOG_PG_SCHEMA": str(config.postgres_schema),
+        "QUESTLOG_LOG_FORMAT": "json",
+    }
+    env.pop("QUESTLOG_AUTH", None)
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    process = subprocess.Popen(
+        [*QUESTLOG, "serve", "--workers", "2", "--port", str(port), "--threads", "2"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for_port(port, process)
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        connection.request("GET", "/healthz", headers={"X-Request-Id": "two-workers-1"})
+        answer = connection.getresponse()
+        answer.read()
+        connection.close()
+        assert answer.status == 200
+    finally:
+        process.terminate()
+        stdout, stderr = process.communicate(timeout=60)
+        factory.remove_all()
+    records = json_records(stderr)
+    by_logger: dict[str, list[str]] = {}
+    for record in records:
+        by_logger.setdefault(record["logger"], []).append(record["message"])
+    assert sum("Booting worker" in m for m in by_logger["gunicorn.error"]) == 2
+    assert "Shutting down: Master" in by_logger["gunicorn.error"]
+    assert "Workers: 2 (gunicorn, gthread)" in by_logger["questlog.serve"]
+    access = [r for r in records if r.get("request_id") == "two-workers-1"]
+    assert [r["logger"] for r in access] == ["questlog.access"]
+    secret = next(w for w in stdout.split() if w.startswith("ql_"))
+    assert "shown this once" in stdout
+    assert secret not in stderr
+
+
+def test_projections_run_with_log_format_json_writes_only_json_lines(tmp_path: Path) -> None:
+    """The views process logs as the API does: its status lines become records of the
+    ``questlog.views`` logger, nothing is printed on stdout, and it stops cleanly on SIGTERM."""
+    env = {**os.environ, "QUESTLOG_DB": str(tmp_path / "views.db"), "QUESTLOG_LEASE_RETRY": "1"}
+    env.pop("QUESTLOG_DATABASE_URL", None)
+    env.pop("QUESTLOG_LOG_FORMAT", None)
+    process = subprocess.Popen(
+        [*QUESTLOG, "projections", "run", "--log-format", "json"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    seen = []
+    watchdog = threading.Timer(90, process.kill)  # never hang the suite
+    watchdog.start()
+    try:
+        for line in process.stderr:  # until it runs the views (or exits)
+            seen.append(line)
+            if '"running: ' in line:
+                break
+        process.terminate()
+        stdout, rest = process.communicate(timeout=60)
+    finally:
+        watchdog.cancel()
+    stderr = "".join(seen) + rest
+    assert process.returncode == 0, stderr
+    assert stdout == ""
+    messages = [r["message"] for r in json_records(stderr) if r["logger"] == "questlog.views"]
+    assert messages[0].startswith("Views campaigns, debt_ledger,")
+    assert any(m.startswith("running: campaigns,") for m in messages), messages
+    assert messages[-1] == "stopped"
+
+
+def test_projections_run_refuses_an_unknown_log_format_by_name(tmp_path: Path) -> None:
+    env = {**os.environ, "QUESTLOG_DB": str(tmp_path / "x.db"), "QUESTLOG_LOG_FORMAT": "xml"}
+    env.pop("QUESTLOG_DATABASE_URL", None)
+    done = subprocess.run(
+        [*QUESTLOG, "projections", "run"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "QUESTLOG_LOG_FORMAT must be 'text' or 'json', not 'xml'" in done.stderr
+    assert "--log-format" in done.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 def wait_for_port(port: int, process: subprocess.Popen[str]) -> None:

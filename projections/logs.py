@@ -1,0 +1,93 @@
+"""Log records as text lines or as one JSON object per line, for every Questlog process: the views
+process (``questlog projections run``) installs the handler here, the API (``questlog serve``)
+through ``webapi.observability``, which stamps each record with its request's id.
+
+The format is chosen by ``--log-format`` or ``QUESTLOG_LOG_FORMAT`` (``text``, the default, or
+``json``); docs/operations.md, "Logs", shows both.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import traceback
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import IO, Any
+
+LOG_FORMATS = ("text", "json")
+TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
+HANDLER_NAME = "questlog"
+"""The name of the handler ``configure_logging`` installs (it replaces its own, never others)."""
+
+
+def log_format_setting(value: str | None) -> str:
+    """``text`` or ``json``: the argument, else QUESTLOG_LOG_FORMAT, else text."""
+    chosen = (value or os.environ.get("QUESTLOG_LOG_FORMAT", "") or "text").strip().lower()
+    if chosen not in LOG_FORMATS:
+        raise ValueError(f"QUESTLOG_LOG_FORMAT must be 'text' or 'json', not {chosen!r}")
+    return chosen
+
+
+class NoRequestId(logging.Filter):
+    """Gives a record outside any request the request id ``-``; never drops a record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Add ``request_id`` where the record has none."""
+        if not hasattr(record, "request_id"):
+            record.request_id = "-"
+        return True
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per record, on one line: time, level, logger, message, request id, the
+    access fields of an access line, and the traceback of an error."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as a JSON line."""
+        body: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+            "request_id": rid if (rid := getattr(record, "request_id", "-")) != "-" else None,
+        }
+        access = getattr(record, "access", None)
+        if isinstance(access, dict):
+            body.update(access)
+        if record.exc_info:
+            body["traceback"] = "".join(traceback.format_exception(*record.exc_info))
+        return json.dumps(body, default=str)
+
+
+def configure_logging(
+    log_format: str | None,
+    stream: IO[str] | None = None,
+    filters: Iterable[logging.Filter] = (),
+) -> logging.Handler:
+    """Send every log record at INFO and above to ``stream`` (stderr) in the chosen format;
+    ``ValueError`` names a bad QUESTLOG_LOG_FORMAT.
+
+    Called once by a process; calling it again replaces its handler (a test may).
+    """
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.set_name(HANDLER_NAME)
+    for added in (*filters, NoRequestId()):
+        handler.addFilter(added)
+    if log_format_setting(log_format) == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter(TEXT_FORMAT))
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if h.get_name() == HANDLER_NAME]:
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    return handler
+
+
+def is_json(handler: logging.Handler) -> bool:
+    """Whether ``handler`` writes JSON lines."""
+    return isinstance(handler.formatter, JsonFormatter)
