@@ -48,6 +48,10 @@ class Target:
     workers: int
     options: tuple[str, ...] = ()
     """More ``questlog serve`` options (``--no-views`` for a measurement without the views)."""
+    program: str = "from webapi.cli import main; main()"
+    """The Python that runs ``questlog`` (``bench.table_lock`` patches the insert first)."""
+    environ: tuple[tuple[str, str], ...] = ()
+    """More variables for the server's environment."""
 
 
 class Served(LoggedServer):
@@ -66,8 +70,9 @@ class Served(LoggedServer):
             "QUESTLOG_AUTH": "on",
             "QUESTLOG_RATE_LIMIT_EXEMPT": exempt,
             **store_environ(target.config),
+            **dict(target.environ),
         }
-        command = [sys.executable, "-c", "from webapi.cli import main; main()", "serve"]
+        command = [sys.executable, "-c", target.program, "serve"]
         command += ["--port", str(self.port)]
         if target.workers > 1:
             command += ["--workers", str(target.workers)]

@@ -9,7 +9,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import psycopg
 import pytest
+from psycopg import sql
 from rich.console import Console
 
 from bench.http_bench import HttpResult
@@ -17,6 +19,7 @@ from bench.load import LoadResult, free_port
 from bench.report import targets_table
 from bench.scale import ScaleResult
 from bench.views_lag import Lag, lag_verdict, measure_lag
+from tests.conftest import StoreFactory
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -371,3 +374,69 @@ def test_the_cpu_split_measures_each_process_of_both_stores(postgres_url: str) -
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     for line in ("postgres, 2 process(es)", "sqlite, 1 process(es)", "PostgreSQL backends"):
         assert line in result.stdout
+
+
+@pytest.mark.postgres
+def test_the_table_lock_bench_serves_each_variant_and_stores_every_roll(postgres_url: str) -> None:
+    # Issue 14: what the events table's lock costs and what an advisory lock would gain.
+    result = bench_module(
+        "table_lock",
+        *["--seconds", "2", "--rounds", "1", "--warmup", "0.5", "--clients", "2"],
+        url=postgres_url,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    for line in ("against table", "table: ", "advisory: ", "none: "):
+        assert line in result.stdout
+    for variant in ("table", "advisory", "none"):
+        stored, acked = (
+            next(x for x in result.stdout.splitlines() if x.strip().startswith(f"{variant}: "))
+            .split(":", 1)[1]
+            .replace(" rolls stored,", "")
+            .replace(" acknowledged", "")
+            .split()
+        )
+        assert stored == acked and int(stored) > 0
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("variant", ["advisory", "none"])
+def test_a_table_lock_variant_replaces_the_lock_in_the_insert_it_sends(
+    variant: str, postgres_url: str, tmp_path: Path
+) -> None:
+    """The variant is what the insert runs: with another transaction holding a ``ROW SHARE``
+    lock on the events table (which ``EXCLUSIVE`` waits for and an insert's ``ROW EXCLUSIVE``
+    does not), a roll is stored at once; the table lock would wait out its timeout and fail."""
+    from bench.table_lock import lock_statement, patch_lock
+    from domain.service.application import Questlog
+    from domain.storage.es_compat import PostgresRecorderHooks
+
+    factory = StoreFactory("postgres", tmp_path, postgres_url)
+    config = factory.new()
+    undo = patch_lock(variant)
+    try:
+        app = Questlog(config)
+        try:
+            recorder = app.recorder
+            assert isinstance(recorder, PostgresRecorderHooks)
+            assert recorder.table_lock_statement() == lock_statement(
+                variant, str(config.postgres_schema), None
+            )
+            campaign = app.create_campaign(game="quest-calendar", name="lock").campaign_id
+            events = sql.Identifier(str(config.postgres_schema), recorder.events_table_name)
+            with psycopg.connect(postgres_url) as holder:
+                holder.execute(sql.SQL("LOCK TABLE {} IN ROW SHARE MODE").format(events))
+                app.roll(campaign, notation="d20", purpose="lock")
+            assert app.repository.get(campaign).version == 2
+        finally:
+            app.close()
+    finally:
+        undo()
+        factory.remove_all()
+    assert "LOCK TABLE" in PostgresRecorderHooks.table_lock_statement(recorder).as_string(None)
+
+
+def test_the_table_lock_bench_refuses_an_unknown_variant_by_name() -> None:
+    from bench.table_lock import lock_statement
+
+    with pytest.raises(SystemExit, match="QUESTLOG_BENCH_TABLE_LOCK must be one of"):
+        lock_statement("rowlock", "s", None)
