@@ -165,10 +165,10 @@ def fence_ms(config: StoreConfig, calls: int) -> float:
         while leases.acquire(names) != frozenset(names):
             if time.monotonic() > deadline:
                 missing = sorted(set(names) - leases.held)
-                holders = lease_holders(store, missing)
+                holders = {k: v for k, v in lease_holders(store, missing).items() if v}
                 raise RuntimeError(
-                    f"the leases of {missing} not taken in {FENCE_ACQUIRE_SECONDS} s;"
-                    f" holders: {holders} (none named: the lease connection failed)"
+                    f"the leases of {missing} not taken in {FENCE_ACQUIRE_SECONDS} s: "
+                    + (f"held by {holders}" if holders else "no holder: the connection failed")
                 )
             time.sleep(0.5)
         with store.write() as cursor:

@@ -21,7 +21,7 @@ from rich.table import Table
 
 from domain.storage.store import StoreConfig
 from projections.leases import lease_retry
-from projections.logs import LOG_FORMATS, configure_logging, is_json
+from projections.logs import LOG_FORMATS, configure_logging, is_json, log_uncaught_errors
 from projections.rebuild import rebuild as rebuild_views
 from projections.rebuild import status as views_status
 from projections.runners import DEFAULT_BATCH_SIZE, run_views
@@ -73,7 +73,10 @@ def run(
         handler = configure_logging(log_format)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="'--log-format'") from None
-    say = log.info if is_json(handler) else console.print
+    say = console.print
+    if is_json(handler):
+        say = log.info
+        log_uncaught_errors()
     stop = threading.Event()
 
     def request_stop(_signal: int, _frame: Any) -> None:

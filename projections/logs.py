@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import sys
+import threading
 import traceback
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -86,6 +87,37 @@ def configure_logging(
     root.addHandler(handler)
     root.setLevel(logging.INFO)
     return handler
+
+
+def log_uncaught_errors() -> None:
+    """Make a process's last words (an error nothing caught, in the main thread or another) a
+    log record with its traceback rather than a bare traceback on stderr: what a process that
+    logs JSON calls once, after ``configure_logging``."""
+    sys.excepthook = log_uncaught
+    threading.excepthook = log_uncaught_in_thread
+
+
+def log_uncaught(kind: type[BaseException], error: BaseException, trace: Any) -> None:
+    """``sys.excepthook`` with JSON logs: the error as a CRITICAL record with its traceback."""
+    if issubclass(kind, KeyboardInterrupt):
+        sys.__excepthook__(kind, error, trace)
+        return
+    logging.getLogger("questlog").critical(
+        "stopped by an error: %s", error, exc_info=(kind, error, trace)
+    )
+
+
+def log_uncaught_in_thread(args: threading.ExceptHookArgs) -> None:
+    """``threading.excepthook`` with JSON logs: a thread's uncaught error as an ERROR record."""
+    if args.exc_type is SystemExit or args.exc_value is None:
+        return
+    name = args.thread.name if args.thread is not None else "?"
+    logging.getLogger("questlog").error(
+        "thread %s stopped by an error: %s",
+        name,
+        args.exc_value,
+        exc_info=(args.exc_type, args.exc_value, args.exc_traceback),
+    )
 
 
 def is_json(handler: logging.Handler) -> bool:

@@ -28,7 +28,7 @@ from domain.storage.backup import BackupRefused, backup_store
 from domain.storage.store import StoreConfig
 from projections.cli import projections as projections_group
 from projections.export import EXPORTS, FORMATS, export_events, export_view
-from projections.logs import LOG_FORMATS, is_json
+from projections.logs import LOG_FORMATS, is_json, log_uncaught_errors
 from webapi.observability import configure_logging
 
 console = Console(soft_wrap=True)
@@ -44,13 +44,19 @@ def main() -> None:
     """Questlog: an event-sourced game log with verifiable dice and a tamper-evident log."""
 
 
-def banner(*, as_json: bool) -> Callable[[str], None]:
-    """How ``serve`` says what it serves: rich lines on stdout, or with JSON logs, log records
-    (logger ``questlog.serve``, the markup dropped), so everything the process logs is JSON."""
-    if not as_json:
-        return console.print
+def banner(*, as_json: bool) -> Callable[..., None]:
+    """How ``serve`` says what it serves: ``say(markup, level=logging.INFO)`` prints a rich line
+    on stdout, or with JSON logs logs a record at ``level`` (logger ``questlog.serve``, the
+    markup dropped), so everything the process logs is JSON."""
     log = logging.getLogger("questlog.serve")
-    return lambda markup: log.info(Text.from_markup(markup).plain)
+
+    def say(markup: str, level: int = logging.INFO) -> None:
+        if as_json:
+            log.log(level, Text.from_markup(markup).plain)
+        else:
+            console.print(markup)
+
+    return say
 
 
 @main.command()
@@ -114,6 +120,8 @@ def serve(
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="'--log-format'") from None
     say = banner(as_json=as_json)
+    if as_json:
+        log_uncaught_errors()
     if not no_views:
         try:
             lease_retry()
@@ -146,7 +154,8 @@ def serve(
     if config.log_name and config.log_name != ring.log_name:
         say(
             f"[yellow]QUESTLOG_LOG_NAME is {escape(config.log_name)!r}, but the keys were made "
-            f"as {escape(ring.log_name)!r}: the name is fixed when they are made[/yellow]"
+            f"as {escape(ring.log_name)!r}: the name is fixed when they are made[/yellow]",
+            logging.WARNING,
         )
     say("Views: " + ("run elsewhere (--no-views)" if no_views else "embedded"))
     say("Auth: " + ("bearer tokens" if auth else "off (loopback only)"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections import Counter
@@ -339,16 +340,25 @@ def test_a_scale_out_run_that_lost_a_roll_gets_no_verdict() -> None:
 
 
 def bench_module(module: str, *args: str, url: str) -> subprocess.CompletedProcess[str]:
-    """``python -m bench.MODULE ARGS`` from the repository root, on the test PostgreSQL."""
-    return subprocess.run(
-        [sys.executable, "-m", f"bench.{module}", *args],
+    """``python -m bench.MODULE ARGS`` from the repository root, on the test PostgreSQL; in a
+    session of its own, so that a run past its time is stopped with every server it started."""
+    command = [sys.executable, "-m", f"bench.{module}", *args]
+    process = subprocess.Popen(
+        command,
         cwd=ROOT,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=300,
-        check=False,
+        start_new_session=True,
         env={**os.environ, "QUESTLOG_BENCH_DATABASE_URL": url, "COLUMNS": "200"},
     )
+    try:
+        stdout, stderr = process.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        stdout, stderr = process.communicate()
+        pytest.fail(f"python -m bench.{module} ran past 600 s:\n{stdout[-2000:]}{stderr[-2000:]}")
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
 @pytest.mark.postgres

@@ -160,15 +160,15 @@ def test_serve_with_two_workers_and_log_format_json_writes_only_json_lines(
     )
     try:
         wait_for_port(port, process)
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        # Generous: two workers boot, each opening its store and views, on a shared machine.
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=90)
         connection.request("GET", "/healthz", headers={"X-Request-Id": "two-workers-1"})
         answer = connection.getresponse()
         answer.read()
         connection.close()
         assert answer.status == 200
     finally:
-        process.terminate()
-        stdout, stderr = process.communicate(timeout=60)
+        stdout, stderr = stop(process)
         factory.remove_all()
     records = json_records(stderr)
     by_logger: dict[str, list[str]] = {}
@@ -187,7 +187,7 @@ def test_serve_with_two_workers_and_log_format_json_writes_only_json_lines(
 def test_projections_run_with_log_format_json_writes_only_json_lines(tmp_path: Path) -> None:
     """The views process logs as the API does: its status lines become records of the
     ``questlog.views`` logger, nothing is printed on stdout, and it stops cleanly on SIGTERM."""
-    env = {**os.environ, "QUESTLOG_DB": str(tmp_path / "views.db"), "QUESTLOG_LEASE_RETRY": "1"}
+    env = {**os.environ, "QUESTLOG_DB": str(tmp_path / "views.db")}
     env.pop("QUESTLOG_DATABASE_URL", None)
     env.pop("QUESTLOG_LOG_FORMAT", None)
     process = subprocess.Popen(
@@ -197,7 +197,7 @@ def test_projections_run_with_log_format_json_writes_only_json_lines(tmp_path: P
         stderr=subprocess.PIPE,
         text=True,
     )
-    assert process.stderr is not None
+    assert process.stderr is not None and process.stdout is not None
     seen = []
     watchdog = threading.Timer(90, process.kill)  # never hang the suite
     watchdog.start()
@@ -207,9 +207,15 @@ def test_projections_run_with_log_format_json_writes_only_json_lines(tmp_path: P
             if '"running: ' in line:
                 break
         process.terminate()
-        stdout, rest = process.communicate(timeout=60)
+        # Read the rest through the same file objects: what they already read ahead counts.
+        rest = process.stderr.read()
+        stdout = process.stdout.read()
+        process.wait(timeout=60)
     finally:
         watchdog.cancel()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
     stderr = "".join(seen) + rest
     assert process.returncode == 0, stderr
     assert stdout == ""
@@ -234,6 +240,38 @@ def test_projections_run_refuses_an_unknown_log_format_by_name(tmp_path: Path) -
     assert "QUESTLOG_LOG_FORMAT must be 'text' or 'json', not 'xml'" in done.stderr
     assert "--log-format" in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_projections_run_with_json_logs_ends_on_an_error_with_a_json_record(
+    tmp_path: Path,
+) -> None:
+    """An error nothing caught (here: no PostgreSQL at the URL) is the process's last record,
+    with its traceback, not a bare traceback on stderr."""
+    env = {**os.environ, "QUESTLOG_DATABASE_URL": f"postgresql://127.0.0.1:{free_port()}/none"}
+    env.pop("QUESTLOG_DB", None)
+    env["QUESTLOG_LOG_FORMAT"] = "json"
+    done = subprocess.run(
+        [*QUESTLOG, "projections", "run"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1
+    last = json_records(done.stderr)[-1]
+    assert last["level"] == "CRITICAL" and last["message"].startswith("stopped by an error: ")
+    assert "Traceback (most recent call last)" in last["traceback"]
+
+
+def stop(process: subprocess.Popen[str]) -> tuple[str, str]:
+    """SIGTERM, then SIGKILL if it has not ended in 60 s; its stdout and stderr."""
+    process.terminate()
+    try:
+        return process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        return process.communicate(timeout=30)
 
 
 def wait_for_port(port: int, process: subprocess.Popen[str]) -> None:

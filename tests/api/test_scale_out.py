@@ -231,7 +231,6 @@ def test_two_api_and_two_views_processes_lose_and_double_nothing_when_one_of_eac
     workers = api_processes == "serve --workers 2"
     ports = [free_port()] * 2 if workers else [free_port(), free_port()]
     players: list[Player] = []
-    replaced: list[int] = []
     try:
         if workers:
             api = [cluster.serve(ports[0], "--workers", "2", "--threads", "4")]
@@ -266,7 +265,6 @@ def test_two_api_and_two_views_processes_lose_and_double_nothing_when_one_of_eac
                 60,
                 "the arbiter to replace the killed worker",
             )
-            replaced = sorted(children(api[0].pid) - {killed_api})
         before = sum(len(p.acknowledged) for p in players)
         wait_until(
             lambda: sum(len(p.acknowledged) for p in players) >= before + 150,
@@ -305,11 +303,9 @@ def test_two_api_and_two_views_processes_lose_and_double_nothing_when_one_of_eac
         assert report.chain_ok and report.problems == [], report.problems
     assert_exactly_once(app, views)
     failed = sum(p.failed_attempts for p in players)
-    if workers:
-        # The port stays served: a request lost with the killed worker is sent again to it.
-        assert len(replaced) == 2 and killed_api not in replaced
-    else:
-        assert failed > 0, "no request was ever sent again to the other API process"
+    # Requests were in flight on the killed process (or worker) and were sent again: to the
+    # other process, or with --workers 2 to the same port, which the arbiter keeps served.
+    assert failed > 0, "no request was ever sent again after the kill"
     acknowledged = sum(len(p.acknowledged) for p in players)
     with capsys.disabled():
         print(
