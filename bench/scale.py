@@ -218,12 +218,7 @@ def measure_scale(
             f"on (the run's admin token exempt from the rate limit); {warmup:g} s warm-up, then "
             f"{seconds:g} s per store in {rounds} alternating round(s)"
         )
-        for side in sides:
-            side.warmup = side.load(warmup, "warm-up")
-        for number in range(rounds):
-            for side in sides:
-                side.rounds.append(side.load(seconds / rounds, f"round {number + 1}"))
-            note(f"round {number + 1} done, load average {os.getloadavg()[0]:.2f}")
+        alternate(sides, warmup=warmup, seconds=seconds, rounds=rounds, note=note)
         counts = {side.target.name: (side.stored_rolls(), side.acknowledged()) for side in sides}
         consistent = all(stored == acked for stored, acked in counts.values())
         notes = [f"{name}: {s} rolls stored, {a} acknowledged" for name, (s, a) in counts.items()]
@@ -235,6 +230,19 @@ def measure_scale(
             consistent=consistent,
             consistency_note="; ".join(notes),
         )
+
+
+def alternate(
+    sides: list[Side], *, warmup: float, seconds: float, rounds: int, note: Callable[[str], None]
+) -> None:
+    """A warm-up for each side, then ``seconds`` for each in ``rounds`` alternating rounds (so a
+    slow patch of a shared machine hits every side alike); the loads go to each side's rounds."""
+    for side in sides:
+        side.warmup = side.load(warmup, "warm-up")
+    for number in range(rounds):
+        for side in sides:
+            side.rounds.append(side.load(seconds / rounds, f"round {number + 1}"))
+        note(f"round {number + 1} done, load average {os.getloadavg()[0]:.2f}")
 
 
 def start_side(target: Target, workdir: Path, clients: int, stack: ExitStack) -> Side:

@@ -39,7 +39,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.load import LoadResult, merge, statuses_text
-from bench.scale import URL, Side, Target, fresh_schema, start_side
+from bench.scale import URL, Side, Target, alternate, fresh_schema, start_side
 from domain.storage.store import StoreConfig
 
 VARIANTS = ("table", "advisory", "none")
@@ -118,12 +118,7 @@ def measure(
             f"views embedded, access control on; {warmup:g} s warm-up, then {seconds:g} s per "
             f"variant in {rounds} alternating round(s)"
         )
-        for side in sides:
-            side.warmup = side.load(warmup, "warm-up")
-        for number in range(rounds):
-            for side in sides:
-                side.rounds.append(side.load(seconds / rounds, f"round {number + 1}"))
-            say(f"round {number + 1} done, load average {os.getloadavg()[0]:.2f}")
+        alternate(sides, warmup=warmup, seconds=seconds, rounds=rounds, note=say)
         merged = {side.target.name: merge(side.target.name, side.rounds) for side in sides}
         counts = {side.target.name: (side.stored_rolls(), side.acknowledged()) for side in sides}
     return merged, counts
