@@ -186,6 +186,7 @@ def test_qc41_qc43_qc48_a_death_and_the_clone_decision(campaigns: list[Played]) 
         rolls = game.details("CloneRollMade")
         assert all(r["applied"] == (r["d4"] in (2, 4)) for r in rolls)
         assert sum(r["applied"] for r in rolls) == len(died)
+        assert game.types["HeroReplaced"] <= 1
         replaced += game.types["HeroReplaced"] > 0
         kept += game.types["PerRestAbilitiesExhausted"] > 0
     assert replaced and kept  # both answers of the clone decision were given
@@ -253,3 +254,24 @@ def test_sixty_campaigns_play_within_a_minute(
     """Both fixtures ran: CAMPAIGNS of each game, in SECONDS at most."""
     assert len(campaigns) == len(matches) == CAMPAIGNS
     assert sum(TIMES.values()) < SECONDS, TIMES
+
+
+def stored_commands(client: FlaskClient, cid: str) -> list[Json]:
+    """The command each stored command's events record, once per command, in order."""
+    items = client.get(f"/campaigns/{cid}/events?limit=1000").json["items"]
+    commands: dict[int, Json] = {}
+    for event in items:
+        data = event["data"]
+        if "command" in data:
+            commands.setdefault(data["command_id"], data["command"])
+    return list(commands.values())
+
+
+def test_the_log_holds_exactly_the_bodies_the_plan_sent(
+    client: FlaskClient, campaigns: list[Played], matches: list[Played]
+) -> None:
+    """Issue 26: nothing written that nobody chose. Each stored command is the body sent, with
+    no default filled in (a plain round has no condition, a hero no field it was not given);
+    the rolled-back payment stays in the log, as a rollback deletes nothing."""
+    for game in [*campaigns[:5], *matches[:5]]:
+        assert stored_commands(client, game.table.cid) == game.trace.sent

@@ -259,23 +259,18 @@ def qc_steps() -> list[Step]:
     ]
 
 
-ABILITY_ANSWERS = (
-    "resolve_round",
-    "resolve_rounds",
-    "boost_attack",
-    "boost_damage",
-    "resolve_dogfight_round",
-)
+ABILITY_ANSWERS = "resolve_round resolve_rounds boost_attack boost_damage resolve_dogfight_round"
 
 
 def qc_answer(pending: Json, state: Json, *, replace: bool = False) -> Json:
     """A valid answer to any Quest Calendar decision: no ability on a roll (plain rounds), keep
-    the rushed clone (or ``replace`` with the Mystic), the first item or stat offered, and
-    accept a pickpocketed 4."""
+    the rushed clone (or ``replace`` it by the Mystic, once), the first item or stat offered,
+    and accept a pickpocketed 4."""
     decision = pending["decision"]
     options = pending.get("options") or []
     if decision == CLONE_DECISION:
-        if replace:
+        # Replace once at most: each replacement heals every injury, and the Rest needs two.
+        if replace and state["hero"].get("phase") != "replacement":
             return {
                 "type": "choose_clone_outcome",
                 "replace": True,
@@ -289,7 +284,7 @@ def qc_answer(pending: Json, state: Json, *, replace: bool = False) -> Json:
     if decision == "pickpocket_four":
         return {"type": "decide_pickpocket", "choice": "accept"}
     command = pending["commands"][0]
-    if command in ABILITY_ANSWERS:
+    if command in ABILITY_ANSWERS.split():
         return {"type": command}  # no ability: the body holds nothing the player did not choose
     raise PlanFailed(f"no answer for the decision {decision}")
 
