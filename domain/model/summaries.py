@@ -86,6 +86,11 @@ def summary(topic: str) -> Callable[[Summariser], Summariser]:
     return register
 
 
+def topics() -> frozenset[str]:
+    """The topics that have a summary of their own."""
+    return frozenset(_SUMMARIES)
+
+
 def has_summary(topic: str) -> bool:
     """Whether an event type has a summary of its own (not the fallback)."""
     return topic in _SUMMARIES
@@ -115,9 +120,14 @@ def summarise(event: Mapping[str, Any]) -> str:
     return one_line(line) if isinstance(line, str) and line.strip() else fallback(topic)
 
 
+def decoded(event: Any) -> dict[str, Any]:
+    """A decoded domain event (as the code reads it, upcast) in the shape ``summarise`` reads."""
+    return {"type": getattr(event, "TOPIC", None), "data": vars(event)}
+
+
 def summarise_decoded(event: Any) -> str:
-    """A decoded domain event (as the code reads it, upcast) in one line."""
-    return summarise({"type": getattr(event, "TOPIC", None), "data": vars(event)})
+    """A decoded domain event in one line."""
+    return summarise(decoded(event))
 
 
 # -- wording helpers ----------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Calendar Board events in words, naming the seat that acts (``domain.model.summaries``).
 
-Each line reads only the event's stored details; the rule ids in the comments are those whose
-outcome the line tells.
+Each line reads only the event's stored details; the unit tests (tests/unit/test_summaries.py)
+name the rules whose outcome a line tells.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def _seat(value: Any) -> str:
 
 
 def _fate(f: Facts) -> str:
-    """G-CB-12: a roll that replaced another by a fate reroll says so."""
+    """A roll that replaced another by a fate reroll says so."""
     replaced = f.d.get("fate_reroll_of")
     return f" (fate reroll of {text(replaced, 20)})" if replaced else ""
 
@@ -62,7 +62,7 @@ def _declared(f: Facts) -> str:
 
 @summary("cb.MovementRolled")
 def _movement(f: Facts) -> str:
-    # CB-2x: a six earns a bonus roll unless the weather takes it away.
+    # A six earns a bonus roll unless the weather takes it away.
     d = f.d
     line = f"{_seat(d['player'])}'s {text(d['piece_id'], 20)} rolls {d['value']} to move"
     if d.get("bonus_roll_earned"):

@@ -40,7 +40,6 @@ def _page_ended(f: Facts) -> str:
 
 @summary("qc.Rested")
 def _rested(f: Facts) -> str:
-    # QC-51, QC-52: a Rest restores HP, an injured stat, uses and the surge pool.
     d = f.d
     parts = [f"+{d['hp_restored']} HP"]
     if d.get("injury_stat_restored"):
@@ -56,7 +55,6 @@ def _rested(f: Facts) -> str:
 
 @summary("qc.LevelledUp")
 def _levelled(f: Facts) -> str:
-    # QC-53..QC-56: the level-up's HP, abilities and surge pool.
     d = f.d
     line = f"Level {change(d['from_level'], d['to_level'])}: max HP +{d['max_hp_gain']}"
     if d.get("new_abilities"):
@@ -111,7 +109,6 @@ def _shop_left(f: Facts) -> str:
 
 @summary("qc.ItemBought")
 def _bought(f: Facts) -> str:
-    # QC-57: bought at the shop's price.
     d = f.d
     after = d["credits_after"]
     where = " (to the rations)" if d.get("to_rations") else ""
@@ -123,7 +120,6 @@ def _bought(f: Facts) -> str:
 
 @summary("qc.ItemSold")
 def _sold(f: Facts) -> str:
-    # QC-58: sold back at the shop's price.
     d = f.d
     after = d["credits_after"]
     return (
@@ -195,7 +191,6 @@ def _stolen(f: Facts) -> str:
 
 @summary("qc.PaymentMade")
 def _payment(f: Facts) -> str:
-    # QC-60, QC-62: a required payment may go into debt; an optional one may not.
     d = f.d
     kind = "required" if d.get("mandatory") else "optional"
     return (
@@ -206,7 +201,6 @@ def _payment(f: Facts) -> str:
 
 @summary("qc.DebtIncurred")
 def _debt(f: Facts) -> str:
-    # G-QC-19: the penalty on going into debt.
     d = f.d
     again = ", already in debt" if d.get("already_in_debt") else ""
     return (
@@ -217,7 +211,6 @@ def _debt(f: Facts) -> str:
 
 @summary("qc.DebtPaid")
 def _debt_paid(f: Facts) -> str:
-    # QC-61: repayments come first out of new credits.
     d = f.d
     cleared = "; debt cleared" if d.get("cleared") else ""
     now = f"credits now {d['credits_after']}{cleared}"
@@ -226,7 +219,6 @@ def _debt_paid(f: Facts) -> str:
 
 @summary("qc.LotteryPlayed")
 def _lottery(f: Facts) -> str:
-    # QC-66..QC-68: the Sunday lottery; a loss stops at 0 credits.
     d = f.d
     applied = "" if d["applied"] == d["delta"] else f" ({delta(d['applied'])} applied)"
     won = delta(d["delta"])
@@ -235,7 +227,6 @@ def _lottery(f: Facts) -> str:
 
 @summary("qc.PickpocketRolled")
 def _pickpocket_rolled(f: Facts) -> str:
-    # QC-38: the pickpocket d4.
     d = f.d
     waiting = "; the hero decides" if d.get("pending") else ""
     rolled = f"d4 {d['d4']}{signed(d.get('smuggler_bonus'))}"
@@ -257,7 +248,6 @@ def _pickpocketed(f: Facts) -> str:
 
 @summary("qc.RationsConsumed")
 def _rations(f: Facts) -> str:
-    # QC-65: each missing ration costs HP.
     d = f.d
     line = f"Ate {d['consumed']} of {d['required']} ration(s) required"
     if d.get("missing"):

@@ -1,4 +1,4 @@
-"""Quest Calendar events in words: dogfights, the ship, its crew and upgrades (QC-69..QC-80).
+"""Quest Calendar events in words: dogfights, the ship, its crew and upgrades.
 
 See ``domain.model.summaries``; each line reads only the event's stored details and figures.
 """
@@ -26,7 +26,6 @@ def _dogfight_started(f: Facts) -> str:
 
 @summary("qc.AimRolled")
 def _aim(f: Facts) -> str:
-    # QC-71: d100 + Aim against the enemy's target.
     d = f.d
     return (
         f"Round {d['round']} Aim: {d['value']} + {d['aim']} = {d['total']} against "
@@ -36,7 +35,6 @@ def _aim(f: Facts) -> str:
 
 @summary("qc.EvasionRolled")
 def _evasion(f: Facts) -> str:
-    # QC-72: d100 + Evasion against the enemy's Aim gives the damage tier.
     d = f.d
     return (
         f"Round {d['round']} Evasion: {d['value']} + {d['eva']} = {d['total']} against enemy "
@@ -56,7 +54,6 @@ def _dogfight_round(f: Facts) -> str:
 
 @summary("qc.ShipDamageTaken")
 def _ship_damage(f: Facts) -> str:
-    # QC-73: the Shield takes its share off the damage.
     d = f.d
     return (
         f"Round {d['round']}: the ship takes {d['raw']} - Shield {d['shield']} = {d['net']} damage"
@@ -65,7 +62,6 @@ def _ship_damage(f: Facts) -> str:
 
 @summary("qc.CompartmentHit")
 def _compartment_hit(f: Facts) -> str:
-    # QC-74: each damage point's d6 picks the compartment hit.
     d = f.d
     line = (
         f"Round {d['round']} damage point {d['point']}: d6 {d['d6']} hits {_compartment(f)} "
@@ -78,7 +74,6 @@ def _compartment_hit(f: Facts) -> str:
 
 @summary("qc.CompartmentDestroyed")
 def _compartment_destroyed(f: Facts) -> str:
-    # QC-75, QC-80: a destroyed compartment loses its crew and upgrade.
     d = f.d
     lost = [f.name(x) for x in (d.get("crew_lost"), d.get("upgrade_lost")) if x]
     return f"{_compartment(f)} destroyed" + (f"; lost {listed(lost)}" if lost else "")
@@ -102,7 +97,6 @@ def _crew_hired(f: Facts) -> str:
 
 @summary("qc.CrewAssigned")
 def _crew_assigned(f: Facts) -> str:
-    # QC-78: a crew member adds Integrity to their compartment.
     d = f.d
     return (
         f"{f.name(d['crew_id'])} assigned to {_compartment(f)}: +{d['integrity_bonus']} "
@@ -126,7 +120,6 @@ def _crew_died(f: Facts) -> str:
 
 @summary("qc.ShipRepaired")
 def _repaired(f: Facts) -> str:
-    # QC-77: repairs with ship parts or an ability.
     d = f.d
     by = f.name(d["ability_id"]) if d.get("ability_id") else words(d["source"])
     return (

@@ -1,8 +1,8 @@
 """Quest Calendar events in words: the hero, checks, combat and death (``domain.model.summaries``).
 
-Each summary reads only the event's stored details, rolls and figures; the rule ids in the
-comments are those whose outcome the line tells. Pages, shops and credits are in
-``economy_summaries``, dogfights and the ship in ``ship_summaries``.
+Each summary reads only the event's stored details, rolls and figures; the unit tests
+(tests/unit/test_summaries.py) name the rules whose outcome a line tells. Pages, shops and
+credits are in ``economy_summaries``, dogfights and the ship in ``ship_summaries``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from domain.model.summaries import (
 
 
 def _malfunction(d: Mapping[str, Any]) -> str:
-    """QC-32: under Malfunction two d20s are rolled and the lower kept."""
+    """Under Malfunction two d20s are rolled and the lower kept."""
     if not d.get("malfunction"):
         return ""
     return f" (Malfunction: lower of {listed(d.get('faces'))})"
@@ -53,7 +53,6 @@ def _traits(f: Facts) -> str:
 
 @summary("qc.CheckRolled")
 def _check(f: Facts) -> str:
-    # QC-10: d20 + trait modifier (+ booster, bonus) against the target.
     d = f.d
     label = f"{text(d['trait'])} check"
     purpose = d.get("purpose")
@@ -151,7 +150,6 @@ def _condition_cleared(f: Facts) -> str:
 
 @summary("qc.ConditionNotStacked")
 def _not_stacked(f: Facts) -> str:
-    # QC-34: a condition the hero has already is not applied again.
     d = f.d
     return (
         f"The hero already has the {words(d['condition'])} condition: not applied again "
@@ -171,7 +169,6 @@ def _combat_started(f: Facts) -> str:
 
 @summary("qc.AttackRolled")
 def _attack(f: Facts) -> str:
-    # QC-21: d20 + ATK (+ bonus) against the enemy's hit target.
     d = f.d
     if d["d20"] is None:
         rolled = f"no roll, total {d['total']}"
@@ -187,7 +184,6 @@ def _attack(f: Facts) -> str:
 
 @summary("qc.DamageRolled")
 def _damage(f: Facts) -> str:
-    # QC-22: the damage dice + flat modifiers (doubled on a hard-mode boost, QC-30).
     d = f.d
     line = (
         f"Round {d['round']} {words(d['attempt'])} damage: {text(d['dice'], 20)} rolled "
@@ -210,7 +206,6 @@ def _extra_attack(f: Facts) -> str:
 
 @summary("qc.CombatRoundResolved")
 def _round(f: Facts) -> str:
-    # QC-22, QC-28: the round is won when the damage reaches what the enemy needs.
     d = f.d
     enemy = text(d["enemy"], 60)
     if d["hit"]:
@@ -259,7 +254,6 @@ def _healed(f: Facts) -> str:
 
 @summary("qc.Died")
 def _died(f: Facts) -> str:
-    # QC-41: death ends the encounters under way; the clone roll follows.
     d = f.d
     ended = f"; ended {listed(d['encounters_ended'])}" if d.get("encounters_ended") else ""
     return (
@@ -270,7 +264,6 @@ def _died(f: Facts) -> str:
 
 @summary("qc.CloneRollMade")
 def _clone_roll(f: Facts) -> str:
-    # QC-42, QC-43: the clone cost d4; a result the hero cannot pay is rerolled.
     d = f.d
     line = f"Clone cost roll: {d['d4']}"
     if d.get("rerolled"):
@@ -280,7 +273,6 @@ def _clone_roll(f: Facts) -> str:
 
 @summary("qc.Cloned")
 def _cloned(f: Facts) -> str:
-    # QC-44..QC-47: the clone's outcome by the d4 result.
     d = f.d
     line = (
         f"Cloned (result {d['outcome']}, after {words(d['cause'])}): "
@@ -295,7 +287,6 @@ def _cloned(f: Facts) -> str:
 
 @summary("qc.InjurySuffered")
 def _injury(f: Facts) -> str:
-    # QC-45: the d10 picks the injured stat.
     d = f.d
     return f"Clone injury: d10 {d['d10_value']}: {words(d['stat'])} -{d['amount']}"
 
@@ -323,7 +314,6 @@ def _replaced(f: Facts) -> str:
 
 @summary("qc.InfectionTicked")
 def _infection(f: Facts) -> str:
-    # QC-31: the end-of-page Infected roll.
     d = f.d
     lost = f": {d['hp_lost']} HP lost" if d.get("hp_lost") else ": no HP lost"
     return f"Infected roll on {text(d['page_date'], 20)}: {d['total']}{lost}"
