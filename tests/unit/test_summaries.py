@@ -136,7 +136,7 @@ def test_qc32_a_check_under_malfunction_names_the_two_d20s() -> None:
     )
 
 
-def test_qc22_a_combat_round_names_the_enemy_its_hit_and_the_hero_s_hp_before_and_after() -> None:
+def test_qc21_a_lost_round_names_the_enemy_its_hit_and_the_hero_s_hp_before_and_after() -> None:
     round_details = {"round": 1, "enemy": "Void hound", "condition": None, "hit": False}
     round_details |= {"damage_dealt": 0, "won": False, "enemy_outcome": "unharmed"}
     round_details |= {"damage_needed": 7, "judged_on": "final_rolls", "abilities": []}
@@ -152,7 +152,7 @@ def test_qc22_a_combat_round_names_the_enemy_its_hit_and_the_hero_s_hp_before_an
     )
 
 
-def test_qc21_an_attack_reads_d20_plus_atk_against_the_hit_target() -> None:
+def test_qc20_an_attack_reads_d20_plus_atk_against_the_hit_target() -> None:
     details = {"round": 2, "attempt": "first", "restrained": False, "frightened": True}
     details |= {"d20_faces": [12], "d20": 12, "atk": 3, "bonus": 0, "total": 15}
     details |= {"hit": True, "hit_target": 13}
@@ -161,7 +161,7 @@ def test_qc21_an_attack_reads_d20_plus_atk_against_the_hit_target() -> None:
     )
 
 
-def test_qc71_the_dogfight_aim_reads_d100_plus_aim_against_the_target() -> None:
+def test_qc70_the_dogfight_aim_reads_d100_plus_aim_against_the_target() -> None:
     details = {"round": 1, "d100_faces": {"tens": 40, "units": 0}, "value": 40, "aim": 10}
     details |= {"total": 50, "target": 60, "hit": False}
     assert summaries.summarise(event("qc.AimRolled", details)) == (
@@ -177,7 +177,7 @@ def test_qc57_a_purchase_names_the_item_from_the_command_and_the_credits_before_
     assert line == "Bought Med Kit at dock-market for 4 (credits 9 → 5)"
 
 
-def test_qc66_the_sunday_lottery_says_what_was_won_and_what_was_applied() -> None:
+def test_qc67_qc68_the_lottery_says_what_the_d6_paid_and_what_the_purse_allowed() -> None:
     details = {"page_date": "2027-01-10", "d6": 1, "delta": -2, "applied": -1}
     details["credits_after"] = 0
     assert summaries.summarise(event("qc.LotteryPlayed", details)) == (
@@ -192,7 +192,7 @@ def test_a_qc_shop_left_of_payload_version_1_without_its_shop_still_reads() -> N
     )
 
 
-def test_a_hail_save_names_the_seat_the_die_and_the_goal() -> None:
+def test_cb28_a_hail_save_names_the_seat_the_die_and_the_goal() -> None:
     details = {"player": "A", "goal": 2, "die_value": 1, "luck_mod": 0, "total": 1}
     details |= {"success": False, "automatic": False}
     assert summaries.summarise(event("cb.HailSaveRolled", details)) == (
@@ -200,7 +200,7 @@ def test_a_hail_save_names_the_seat_the_die_and_the_goal() -> None:
     )
 
 
-def test_g_cb_12_a_fate_reroll_says_which_roll_it_replaced() -> None:
+def test_g_cb_12_a_hail_save_s_fate_reroll_says_which_roll_it_replaced() -> None:
     details = {"player": "B", "goal": 2, "die_value": 15, "luck_mod": 1, "total": 16}
     details |= {"success": True, "automatic": False, "fate_reroll_of": "200-1"}
     assert summaries.summarise(event("cb.HailSaveRolled", details)) == (
@@ -216,7 +216,7 @@ def test_cb33_a_night_action_decision_names_who_decides_and_the_options() -> Non
     )
 
 
-def test_a_rizz_reads_die_plus_int_against_the_defender_and_names_the_partner_won() -> None:
+def test_cb38_a_rizz_reads_die_plus_int_against_the_defender_and_names_the_partner_won() -> None:
     details = {"player": "B", "party": "B", "exhaustion_before": 0, "defender_value": 10}
     details |= {"die_value": 8, "int_mod": 3, "total": 11, "success": True}
     details["chosen_partner_type"] = "catgirlGirlfriend"
