@@ -10,6 +10,7 @@ from flask_smorest import Blueprint
 
 from domain.model.campaign import Campaign
 from domain.model.house_rules import book
+from domain.model.summaries import summarise
 from domain.service.application import Questlog, campaign_facts
 from domain.service.commands_service import CommandResult
 from domain.service.timeline import Timeline
@@ -115,7 +116,16 @@ class Events(MethodView):
             questlog(), campaign_id(campaign), after=query["after"], limit=query["limit"]
         )
         last = items[-1]["version"] if items else query["after"]
-        return {"items": items, "next_after": last if last < found.version else None}
+        return {
+            "items": [summarised(item) for item in items],
+            "next_after": last if last < found.version else None,
+        }
+
+
+def summarised(item: dict[str, Any]) -> dict[str, Any]:
+    """An event as the API shows it, with its ``summary`` in words: computed from its data now,
+    never stored and outside its hash (a bundle, a verification artefact, leaves it out)."""
+    return {**item, "summary": summarise(item)}
 
 
 def shown(record: dict[str, Any], timeline: Timeline) -> dict[str, Any]:

@@ -9,7 +9,6 @@ import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 from uuid import UUID
 
 import click
@@ -18,9 +17,9 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from domain.model import patch
 from domain.model.errors import InvalidInput, NotFound, RuleViolation
 from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
+from domain.model.summaries import summarise_decoded
 from domain.service.application import Questlog
 from domain.service.checkpoints import CheckpointVerdict
 from domain.service.timetravel import Replay, ReplayStep, TimeTravel
@@ -619,8 +618,7 @@ def replay(campaign_id: str, first: int, last: int | None) -> None:
 
 
 def print_timeline(result: Replay) -> None:
-    """One line per event: version, time, type, what changed; undone events are marked."""
-    view: Any = result.before
+    """One line per event: version, time, type, the event in words; undone events are marked."""
     for step in result.steps:
         event = step.event
         version = event.originator_version
@@ -628,60 +626,17 @@ def print_timeline(result: Replay) -> None:
         kind = type(event).__name__
         line = (
             f"[bold]{version:>5}[/bold]  {event.timestamp:%Y-%m-%d %H:%M:%S}  "
-            f"[cyan]{kind:<22}[/cyan] {escape(describe(step, view))}"
+            f"[cyan]{kind:<22}[/cyan] {escape(describe(step))}"
         )
         if undone_by is not None:
             line = f"[dim]{line}  [yellow](undone by {undone_by})[/yellow][/dim]"
         console.print(line)
-        view = patch.apply(view, step.patch)
 
 
-MAX_CHANGES = 4
-NOISE = ("/dice/nonce", "/rolls/count")  # every roll moves these; the roll itself is shown
-
-
-def describe(step: ReplayStep, before: Any) -> str:
-    """What one event did, in words: its rolls, a rollback, or the paths its patch changed."""
-    event = step.event
-    kind = type(event).__name__
-    parts: list[str] = []
-    ops = step.patch
-    if kind == "Created":
-        parts.append(f"{event.game} campaign {event.name!r}")
-        if event.origin:
-            parts.append(f"forked from {event.origin['campaign_id']} at v{event.origin['version']}")
-        ops = []  # everything is new; the name says enough
-    elif kind == "RolledBack":
-        actor = f" by {event.actor}" if event.actor else ""
-        flagged = " [flagged]" if event.flagged else ""
-        parts.append(
-            f"back to version {event.to_version}{actor}: {event.reason!r}, "
-            f"undid {len(event.undone_rolls)} roll(s){flagged}"
-        )
-    for roll in getattr(event, "rolls", None) or []:
-        faces = ",".join(str(d["face"]) for d in roll["dice"])
-        parts.append(f"{roll['purpose'] or 'roll'} {roll['notation']} [{faces}] = {roll['total']}")
-    changes = [change(op, before) for op in ops if not op["path"].startswith(NOISE)]
-    if len(changes) > MAX_CHANGES:
-        changes = [*changes[:MAX_CHANGES], f"… {len(changes) - MAX_CHANGES} more"]
-    return "; ".join(parts + changes) or "—"
-
-
-def change(op: dict[str, Any], before: Any) -> str:
-    """One patch operation as ``path: old → new``."""
-    path = op["path"].lstrip("/")
-    old = patch.resolve(before, op["path"])
-    if op["op"] == "remove":
-        return f"{path}: {short(old)} → (removed)"
-    if op["op"] == "add":
-        return f"{path}: + {short(op['value'])}"
-    return f"{path}: {short(old)} → {short(op['value'])}"
-
-
-def short(value: Any, limit: int = 40) -> str:
-    """A value as compact JSON, cut to ``limit`` characters."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def describe(step: ReplayStep) -> str:
+    """What one event did, in words: its summary (``domain.model.summaries``, the line the API
+    and the page show)."""
+    return summarise_decoded(step.event)
 
 
 @main.command()

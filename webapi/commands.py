@@ -14,6 +14,7 @@ from domain.model.games import RULES, rules_for
 from domain.model.house_rules import GAMES
 from domain.service import commands_service
 from webapi import access, schemas
+from webapi.campaigns import summarised
 from webapi.catalogue import COMMANDS, describe, describe_setup
 from webapi.dice import APPEND_HEADERS
 from webapi.http import (
@@ -52,7 +53,8 @@ class CommandResult(Schema):
         metadata={
             "description": "The events the command stored, in the shape of "
             "GET /campaigns/{id}/events (version, type, timestamp, prev_hash, hash, data, "
-            "undone, undone_by, actor); data.details is what happened, data.rolls its rolls."
+            "undone, undone_by, actor, summary); data.details is what happened, data.rolls its "
+            "rolls, summary the event in words."
         },
     )
     state = fields.Dict(metadata={"description": "The campaign state after the command."})
@@ -173,7 +175,10 @@ def command_examples() -> dict[str, Any]:
 def render_command(result: commands_service.CommandResult) -> Rendered:
     """A game command's response: the events it stored and the state after them."""
     state = result.value["state"]
-    body = {"events": result.value["events"], "state": state, "pending": state.get("pending")}
+    # The summaries are made here, not in the result: an idempotency row keeps the result, and
+    # a summary is never stored.
+    events = [summarised(event) for event in result.value["events"]]
+    body = {"events": events, "state": state, "pending": state.get("pending")}
     return appended(201, result, body)
 
 

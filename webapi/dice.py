@@ -7,6 +7,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
+from domain.model.summaries import roll_summary
 from domain.service.commands_service import CommandResult
 from webapi import access, schemas
 from webapi.http import (
@@ -33,7 +34,9 @@ def render_roll(result: CommandResult) -> Rendered:
     """A roll's response."""
     # The record is already plain JSON in the documented Roll shape; a schema dump would only
     # copy it again (this is the hottest route, see docs/performance.md).
-    return appended(201, result, {**result.value, "verified": None})
+    # The summary is made here (never stored, so not in the idempotency row's result).
+    summary = roll_summary(result.value)
+    return appended(201, result, {**result.value, "verified": None, "summary": summary})
 
 
 def render_dice(result: CommandResult) -> Rendered:

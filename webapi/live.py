@@ -28,7 +28,7 @@ from domain.model.logs import TracebackThrottle
 from domain.model.text import ascii_number
 from domain.service.application import Questlog
 from webapi import access
-from webapi.campaigns import event_items
+from webapi.campaigns import event_items, summarised
 from webapi.errors import TooManyStreams
 from webapi.http import campaign_id, questlog
 
@@ -171,7 +171,7 @@ class Live:
             if cached is not None and cached[0] == (after, mark):
                 return cached[1]
             _, items = event_items(self.app, cid, after=after, limit=BATCH)
-            messages = [(item["version"], sse(encode, item)) for item in items]
+            messages = [(item["version"], sse(encode, summarised(item))) for item in items]
             self.latest[campaign] = ((after, mark), messages)
             return messages
 

@@ -300,6 +300,13 @@ class Roll(Schema):
     undone_by = fields.Integer(
         allow_none=True, metadata={"description": "The version of the rollback that undid it."}
     )
+    summary = fields.String(
+        metadata={
+            "description": "The roll in words: its purpose, dice, modifier and total, and when a "
+            "game event made it, that event's summary (its outcome). Computed when read, never "
+            "stored (docs/events.md, Summaries)."
+        }
+    )
     head_hash = fields.String(metadata={"description": "Chain head after the append (receipt)."})
     checkpoint = checkpoint_field(f"{CHECKPOINT_DESCRIPTION} Only in a new roll's answer.")
 
@@ -348,6 +355,13 @@ class Event(Schema):
             "description": "Who caused it (token name#id or system); part of the event's hash "
             "when present."
         },
+    )
+    summary = fields.String(
+        metadata={
+            "description": "The event in one line of words, read from its data (who, the numbers "
+            "and what they mean, before → after, the outcome). Computed when read, never stored "
+            "and outside the hash (docs/events.md, Summaries). Not in a bundle."
+        }
     )
 
 

@@ -10,7 +10,7 @@ from flask_smorest import Blueprint
 from domain.service.commands_service import CommandResult
 from domain.service.timetravel import TimeTravel
 from webapi import access, schemas
-from webapi.campaigns import render_created, shown
+from webapi.campaigns import render_created, shown, summarised
 from webapi.dice import APPEND_HEADERS
 from webapi.http import (
     Render,
@@ -137,7 +137,7 @@ class ReplayResource(MethodView):
         first = result.steps[0].event.originator_version if result.steps else 0
         records = app.event_records(cid, after=first - 1, limit=len(result.steps))
         items = [
-            {"event": shown(record, result.timeline), "patch": step.patch}
+            {"event": summarised(shown(record, result.timeline)), "patch": step.patch}
             for record, step in zip(records, result.steps, strict=True)
         ]
         last = result.steps[-1].event.originator_version if result.steps else query["first"] - 1

@@ -10,6 +10,7 @@ from eventsourcing.application import AggregateNotFoundError
 from domain.model.campaign import Campaign, event_record, project_campaign
 from domain.model.errors import InvalidInput, NotFound
 from domain.model.signed_note import VerifierKey
+from domain.model.summaries import decoded, roll_summary
 from domain.model.text import ascii_number
 from domain.service.audit import AuditReport, audit_stream, stored_fields, with_verdict
 from domain.service.checkpoints import CheckpointVerdict, check_checkpoint
@@ -159,7 +160,7 @@ class Reading(ApplicationHooks):
             for event in batch:
                 cursor = event.originator_version
                 for record in getattr(event, "rolls", None) or []:
-                    found.append(with_verdict(record, revealed, timeline))
+                    found.append(self._roll(record, event, revealed, timeline))
                 if len(found) >= limit:
                     break
         more = cursor < campaign.version
@@ -174,8 +175,19 @@ class Reading(ApplicationHooks):
         for event in self.campaign_events(campaign_id, after=version - 1, limit=1):
             for record in getattr(event, "rolls", None) or []:
                 if record.get("roll_id") == roll_id:
-                    return with_verdict(record, campaign.dice["revealed"], self.timeline(campaign))
+                    revealed = campaign.dice["revealed"]
+                    return self._roll(record, event, revealed, self.timeline(campaign))
         raise NotFound(f"Roll {roll_id!r} does not exist in campaign {campaign_id}.")
+
+    @staticmethod
+    def _roll(
+        record: dict[str, Any], event: Any, revealed: dict[str, str], timeline: Timeline
+    ) -> dict[str, Any]:
+        """A roll as the roll routes show it: its verdict, and its summary in words (with the
+        outcome of the game event that made it; computed now, never stored)."""
+        shown = with_verdict(record, revealed, timeline)
+        shown["summary"] = roll_summary(record, decoded(event))
+        return shown
 
     def audit(self, campaign_id: UUID) -> AuditReport:
         """Re-check the chain and every revealed server roll; list rollbacks and rerolls."""

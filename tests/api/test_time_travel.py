@@ -314,10 +314,13 @@ def test_questlog_replay_prints_one_line_per_event(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == 4
-    assert "Created" in lines[0] and "quest-calendar campaign 'cli'" in lines[0]
-    assert "open the door 1d20" in lines[1]
+    # Each line is the event's summary, the line the API shows (domain.model.summaries).
+    assert "Created" in lines[0] and "quest-calendar campaign “cli” started" in lines[0]
+    assert "open the door: " in lines[1] and "(1d20)" in lines[1]
     assert "undone by 4" in lines[2]
-    assert "back to version 2 by Sam: 'wrong door', undid 1 roll(s)" in lines[3]
+    assert (
+        "Rolled back to version 2 by Sam: “wrong door”; undid 1 event(s) and 1 roll(s)" in lines[3]
+    )
     part = subprocess.run(
         [*command, "--from", "3", "--to", "4"], env=env, capture_output=True, text=True, timeout=60
     )

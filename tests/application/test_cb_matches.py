@@ -41,6 +41,7 @@ from tests.application.cb_match_data import (
     THREE_HOUSE_RULES,
     THREE_PLAYERS,
 )
+from tests.application.summarised import check_summaries
 from webapi.app import create_app
 
 Json = dict[str, Any]
@@ -217,6 +218,7 @@ class Table:
             assert fresh.campaign(UUID(self.id)).view() == self.state
         finally:
             fresh.close()
+        check_summaries(self.client, self.id)  # every event and roll reads in words (issue 26)
 
     def audit(self) -> Json:
         """The audit of the whole log."""

@@ -57,6 +57,7 @@ from tests.application.qc_week_data import (
     WEDNESDAY_ROUNDS,
     Json,
 )
+from tests.application.summarised import check_summaries
 from webapi.app import create_app
 
 Faces = list[Any]
@@ -895,6 +896,8 @@ def test_qc_week_whole_week_with_dogfight_rest_level_up_lottery_and_audit(week: 
     ]
     died = [e for e in events if e["type"] == "qc.Died"]
     assert len(died) == 5
+    # Every event and roll of the week reads in words (issue 26).
+    assert check_summaries(week.client, week.id) == len(events)
 
     # Every command the week used is in the catalogue, with an example body and its rules.
     response = week.client.get("/commands?game=quest-calendar")

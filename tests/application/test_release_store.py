@@ -27,6 +27,8 @@ import pytest
 from domain.model.dice import commitment_of
 from domain.service.application import Questlog
 from domain.storage.store import ACTORS_TABLE, SEEDS_TABLE, StoreConfig
+from tests.application.summarised import check_summaries
+from webapi.app import create_app
 
 Json = dict[str, Any]
 ROOT = Path(__file__).resolve().parents[2]
@@ -238,6 +240,26 @@ def test_an_earlier_release_store_takes_new_commands_and_keeps_its_rows(
     append_a_roll_to_each(store, manifest)
 
     check_original_rows_kept(store, manifest)
+
+
+def test_every_event_and_roll_of_an_earlier_release_store_reads_in_words_and_nothing_changes(
+    release: tuple[Path, Json],
+) -> None:
+    """Issue 26: summaries are computed when events are read, so events written before they
+    existed get them too; reading them stores nothing, so the rows, chains and audits stay the
+    manifest's byte for byte."""
+    store, manifest = release
+    app = Questlog(StoreConfig(sqlite_path=store))
+    try:
+        client = create_app(app, auth=False, rate_limit=0, TESTING=True).test_client()
+        counted = [check_summaries(client, c["id"]) for c in manifest["campaigns"]]
+        replayed = client.get(f"/campaigns/{manifest['campaigns'][0]['id']}/replay").get_json()
+        assert all(step["event"]["summary"] for step in replayed["items"])
+    finally:
+        app.close()
+
+    assert sum(counted) == len(manifest["events"])
+    check_store(store, manifest)
 
 
 # -- the generator -------------------------------------------------------------------------------

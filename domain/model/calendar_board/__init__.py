@@ -1,7 +1,7 @@
 """The Calendar Board: Chapter 9 of the board game (docs/rules.md Part A), as commands and events.
 
-Importing this package registers the game's house rules, its commands, its night steps and its
-event types.
+Importing this package registers the game's house rules, its commands, its night steps, its
+event types and their summaries.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from domain.model.calendar_board import (
     night,
     state,
     steps,
+    summaries,
 )
 from domain.model.campaign import game_event_class
 from domain.model.games import RULES
@@ -27,4 +28,4 @@ rules.contract(*commands.COMMANDS)
 for _event_type in sorted(rules.event_types):
     game_event_class(CALENDAR_BOARD, _event_type, rules.event_types[_event_type])
 
-__all__ = ["actions", "calendar", "commands", "house_rules", "night", "state", "steps"]
+__all__ = ["actions", "calendar", "commands", "house_rules", "night", "state", "steps", "summaries"]

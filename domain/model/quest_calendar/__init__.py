@@ -1,6 +1,7 @@
 """Quest Calendar: The Voidspark Chronicles (QC-xx in docs/rules.md) as commands and events.
 
-Importing this package registers the game's house rules, its commands and its event types. A
+Importing this package registers the game's house rules, its commands, its event types and
+their summaries. A
 campaign holds one hero: people who share a calendar each play a campaign of their own, so
 nothing one of them rolls, spends or suffers touches another's hero (QC-03).
 """
@@ -18,13 +19,16 @@ from domain.model.quest_calendar import (
     death,
     dogfight_rounds,
     economy,
+    economy_summaries,
     house_rules,
     pages,
     rest,
     ship,
+    ship_summaries,
     shipyard,
     shops,
     state,
+    summaries,
 )
 
 rules = RULES[QUEST_CALENDAR]
@@ -44,11 +48,14 @@ __all__ = [
     "death",
     "dogfight_rounds",
     "economy",
+    "economy_summaries",
     "house_rules",
     "pages",
     "rest",
     "ship",
+    "ship_summaries",
     "shipyard",
     "shops",
     "state",
+    "summaries",
 ]

@@ -1,0 +1,305 @@
+"""Every event in words: one line per event, made here and read by the API, the page and the CLI.
+
+Each event type's summary is written once, by a function registered for its topic with
+``@summary(topic)``: the campaign events' below, each game's in its own ``summaries`` module
+(imported by the game's package). A summary reads only what the event stored (its ``data``: a game
+event's ``details``, ``rolls``, ``figures`` and ``command``), so it is computed whenever an event is
+read and never stored: no stored byte or hash depends on it, and events written by earlier
+releases get summaries too (docs/events.md, "Summaries").
+
+``summarise`` never raises: a payload its summary cannot read (an old or odd shape) gets the
+generic line of ``fallback``, which names the event's type.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+LOG = logging.getLogger(__name__)
+
+MAX_TEXT = 120
+"""The most characters of a text the event recorded as given (a reason, a purpose) a summary
+quotes; a longer one ends in an ellipsis."""
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
+_WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[a-z])(?=[0-9])")
+
+
+class Facts:
+    """What a summary reads of one event: its type and stored data, with helpers for game events."""
+
+    def __init__(self, topic: str, data: Mapping[str, Any]) -> None:
+        self.topic = topic
+        self.data = data
+        details = data.get("details")
+        self.d: Mapping[str, Any] = details if isinstance(details, Mapping) else {}
+        """A game event's details (empty for a campaign event)."""
+
+    @property
+    def rolls(self) -> list[Mapping[str, Any]]:
+        """The roll records the event stored."""
+        rolls = self.data.get("rolls")
+        return [r for r in rolls if isinstance(r, Mapping)] if isinstance(rolls, list) else []
+
+    @property
+    def figures(self) -> Mapping[str, Any]:
+        """The tracked figures the event changed, with their values after (none before figures)."""
+        figures = self.data.get("figures")
+        return figures if isinstance(figures, Mapping) else {}
+
+    def name(self, ident: Any) -> str:
+        """The name the event's command or patch gives the thing with id ``ident`` (an item, an
+        ability, a crew member), or the id itself."""
+        for found in _objects(self.data.get("command"), self.data.get("effects")):
+            if found.get("id") == ident and isinstance(found.get("name"), str):
+                return text(found["name"])
+        return text(ident)
+
+
+def _objects(*values: Any) -> Iterator[Mapping[str, Any]]:
+    """Every JSON object inside the values, depth first."""
+    stack = list(values)
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Mapping):
+            yield value
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+
+
+Summariser = Callable[[Facts], str]
+_SUMMARIES: dict[str, Summariser] = {}
+
+
+def summary(topic: str) -> Callable[[Summariser], Summariser]:
+    """Register the summary of an event type by its topic (``qc.TraitChecked``); once only."""
+
+    def register(function: Summariser) -> Summariser:
+        if topic in _SUMMARIES:
+            raise RuntimeError(f"{topic} has a summary already")
+        _SUMMARIES[topic] = function
+        return function
+
+    return register
+
+
+def topics() -> frozenset[str]:
+    """The topics that have a summary of their own."""
+    return frozenset(_SUMMARIES)
+
+
+def has_summary(topic: str) -> bool:
+    """Whether an event type has a summary of its own (not the fallback)."""
+    return topic in _SUMMARIES
+
+
+def fallback(topic: str) -> str:
+    """The generic line of an event whose summary cannot read it: its type in words and topic."""
+    name = text(topic).rpartition(".")[2]
+    words = _WORD_START.sub(" ", name).lower().capitalize() or "Event"
+    return f"{words} ({text(topic)})"
+
+
+def summarise(event: Mapping[str, Any]) -> str:
+    """One event as the API shows it (``type`` and ``data``) in one line; never raises."""
+    topic = event.get("type")
+    if not isinstance(topic, str):
+        return fallback("event")
+    data = event.get("data")
+    function = _SUMMARIES.get(topic)
+    if function is None or not isinstance(data, Mapping):
+        return fallback(topic)
+    try:
+        line = function(Facts(topic, data))
+    except Exception:  # an old or odd payload: the generic line, never an error for the reader
+        LOG.debug("no summary of a %s event", topic, exc_info=True)
+        return fallback(topic)
+    return one_line(line) if isinstance(line, str) and line.strip() else fallback(topic)
+
+
+def decoded(event: Any) -> dict[str, Any]:
+    """A decoded domain event (as the code reads it, upcast) in the shape ``summarise`` reads."""
+    return {"type": getattr(event, "TOPIC", None), "data": vars(event)}
+
+
+def summarise_decoded(event: Any) -> str:
+    """A decoded domain event in one line."""
+    return summarise(decoded(event))
+
+
+# -- wording helpers ----------------------------------------------------------------------------
+
+
+def one_line(value: str) -> str:
+    """Text on one line, without control characters."""
+    return _CONTROL.sub(" ", value).strip()
+
+
+def text(value: Any, limit: int = MAX_TEXT) -> str:
+    """A recorded value as text on one line, at most ``limit`` characters."""
+    shown = one_line(str(value))
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+def words(value: Any) -> str:
+    """A recorded code name in words: ``nightlyDecay`` and ``until_cured`` read "nightly decay"
+    and "until cured"."""
+    shown = text(value)
+    if shown.isupper():
+        return shown  # an abbreviation (a trait such as STR) stays as written
+    return _WORD_START.sub(" ", shown).replace("_", " ").lower()
+
+
+def signed(number: Any) -> str:
+    """A modifier as it is added: ``+ 2``, ``- 2`` (nothing for 0 or a missing one)."""
+    if not isinstance(number, int) or isinstance(number, bool) or number == 0:
+        return ""
+    return f" + {number}" if number > 0 else f" - {-number}"
+
+
+def delta(number: Any) -> str:
+    """A change by a number, with its sign: ``+6``, ``-4``, ``0``."""
+    return f"{number:+d}" if isinstance(number, int) and number else str(number)
+
+
+def added(value: Any, *modifiers: Any, total: Any = None) -> str:
+    """A die and the modifiers added to it, then the total if any modifier was added:
+    ``13 + 2 = 15``, or ``3`` alone."""
+    shown = "".join(signed(m) for m in modifiers)
+    return f"{value}{shown} = {total}" if shown and total is not None else f"{value}{shown}"
+
+
+def change(before: Any, after: Any) -> str:
+    """A figure that changed, ``before → after``."""
+    return f"{before} → {after}"
+
+
+def outcome(flag: Any, yes: str = "success", no: str = "failed") -> str:
+    """A recorded boolean outcome in words."""
+    return yes if flag else no
+
+
+def listed(values: Any, empty: str = "none") -> str:
+    """A recorded list (or the keys of an object) as ``a, b, c``."""
+    if isinstance(values, Mapping):
+        values = list(values)
+    if not isinstance(values, list) or not values:
+        return empty
+    return ", ".join(text(v, 40) for v in values[:8]) + (", …" if len(values) > 8 else "")
+
+
+def faces(roll: Mapping[str, Any]) -> str:
+    """A roll's dice in words: the kept faces added up, with the modifier and total, and the dice
+    dropped (``13 + 2 = 15``, ``11 = 11 (dropped 4)``)."""
+    dice = [d for d in roll.get("dice") or [] if isinstance(d, Mapping)]
+    kept = [str(d.get("face")) for d in dice if d.get("kept", True)]
+    dropped = [str(d.get("face")) for d in dice if not d.get("kept", True)]
+    line = " + ".join(kept) or "0"
+    if len(kept) > 1 or signed(roll.get("modifier")) or dropped:
+        line += f"{signed(roll.get('modifier'))} = {roll.get('total')}"
+    if dropped:
+        line += f" (dropped {', '.join(dropped)})"
+    return line
+
+
+def roll_words(roll: Mapping[str, Any]) -> str:
+    """One roll record in words: its purpose, its dice with modifier and total, its notation."""
+    purpose = text(roll.get("purpose") or "roll")
+    return f"{purpose}: {faces(roll)} ({text(roll.get('notation'), 40)})"
+
+
+def roll_summary(roll: Mapping[str, Any], event: Mapping[str, Any] | None = None) -> str:
+    """A roll in words, and when a game event made it, that event's summary (its outcome):
+    ``decode the panel: 11 = 11 (1d20) — INT check …: 11 + 2 = 13 against 12: success``."""
+    try:
+        line = roll_words(roll)
+    except Exception:  # a roll record of an odd shape still gets a line
+        return fallback("roll")
+    if event is None or not str(event.get("type", "")).startswith(("qc.", "cb.")):
+        return one_line(line)
+    return one_line(f"{line} — {summarise(event)}")
+
+
+# -- the campaign events (domain/model/campaign.py) -----------------------------------------------
+
+
+@summary("questlog.CampaignCreated")
+def _created(f: Facts) -> str:
+    game = text(f.data["game"])
+    origin = f.data.get("origin")
+    if isinstance(origin, Mapping):
+        return (
+            f"{game} campaign “{text(f.data['name'])}” forked from "
+            f"{text(origin.get('campaign_id'))} at version {origin.get('version')}"
+        )
+    return f"{game} campaign “{text(f.data['name'])}” started, committed to its first dice seed"
+
+
+@summary("questlog.ClientSeedChanged")
+def _client_seed(f: Facts) -> str:
+    return f"Client seed set to “{text(f.data['client_seed'], 40)}” for the rolls that follow"
+
+
+@summary("questlog.SeedRotated")
+def _rotated(f: Facts) -> str:
+    return (
+        f"Server seed {text(f.data['revealed_commitment'])[:12]}… revealed; "
+        f"new seed committed ({text(f.data['commitment'])[:12]}…), nonce back to 0"
+    )
+
+
+@summary("questlog.HouseRuleConfigured")
+def _house_rule(f: Facts) -> str:
+    gap = f" (settles {text(f.data['gap'])})" if f.data.get("gap") else ""
+    key, old, new = f.data["key"], f.data["old_value"], f.data["new_value"]
+    return f"House rule {text(key)}: {text(old, 40)} → {text(new, 40)}{gap}"
+
+
+@summary("questlog.DiceRolled")
+def _rolled(f: Facts) -> str:
+    rolls = f.rolls
+    if not rolls:
+        raise ValueError("a roll event without a roll")
+    return "; ".join(roll_words(roll) for roll in rolls)
+
+
+@summary("questlog.RolledBack")
+def _rolled_back(f: Facts) -> str:
+    undone = f.data["undone_versions"]
+    by = f" by {text(f.data['actor'], 60)}" if f.data.get("actor") else ""
+    proposal = " (as proposed and agreed)" if f.data.get("proposal_id") else ""
+    flagged = ", flagged" if f.data.get("flagged") else ""
+    return (
+        f"Rolled back to version {f.data['to_version']}{by}{proposal}: "
+        f"“{text(f.data['reason'])}”; undid {len(undone)} event(s) and "
+        f"{len(f.data['undone_rolls'])} roll(s){flagged}"
+    )
+
+
+@summary("questlog.RollbackProposed")
+def _proposed(f: Facts) -> str:
+    return (
+        f"{text(f.data['proposer'], 60)} proposed rolling back to version "
+        f"{f.data['to_version']}: “{text(f.data['reason'])}”; needs {listed(f.data['players'])}"
+    )
+
+
+@summary("questlog.RollbackApproved")
+def _approved(f: Facts) -> str:
+    return f"{text(f.data['player'], 60)} agreed to the rollback proposal"
+
+
+@summary("questlog.CampaignImported")
+def _imported(f: Facts) -> str:
+    head = f.data["bundle_head"]
+    source = f.data.get("source") or {}
+    name = source.get("log_name") if isinstance(source, Mapping) else None
+    checked = "checkpoint verified" if f.data.get("checkpoint") else "no checkpoint"
+    origin = f" from {text(name, 60)}" if name else ""
+    return (
+        f"Imported{origin} at its version {head.get('version')} ({checked}); "
+        "plays on here under a new dice seed"
+    )

@@ -1,0 +1,28 @@
+"""The check the scripted campaigns run at their end: every event and roll reads in words.
+
+Issue 26: each event the API returns has a ``summary`` of its own type (not the generic fallback
+of ``domain.model.summaries``), and each roll a ``summary`` too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.testing import FlaskClient
+
+from domain.model.summaries import fallback
+
+
+def check_summaries(client: FlaskClient, campaign_id: str) -> int:
+    """Every event and roll of a campaign has its summary; the number of events checked."""
+    events: list[dict[str, Any]] = []
+    after: int | None = 0
+    while after is not None:
+        page = client.get(f"/campaigns/{campaign_id}/events?after={after}&limit=1000").get_json()
+        events += page["items"]
+        after = page["next_after"]
+    plain = [e for e in events if e.get("summary") in (None, "", fallback(e["type"]))]
+    assert not plain, [(e["version"], e["type"], e["data"].get("details")) for e in plain[:5]]
+    rolls = client.get(f"/campaigns/{campaign_id}/rolls?limit=1000").get_json()["items"]
+    assert all(isinstance(r["summary"], str) and r["summary"] for r in rolls)
+    return len(events)

@@ -1,0 +1,296 @@
+"""Every event in words (issue 26): ``domain.model.summaries`` and each game's summaries.
+
+Every declared event type has a summary of its own; a summary reads only the event's stored data
+and never raises, whatever the payload (an old or odd one gets the generic line naming the type).
+The examples name the rules whose outcome the line tells.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import domain.model.calendar_board
+import domain.model.quest_calendar  # noqa: F401  (registers the games and their summaries)
+from domain.model import summaries
+from domain.model.campaign import Campaign
+from domain.model.engine import EventType
+from domain.model.games import RULES
+
+Json = dict[str, Any]
+PREFIX = {"quest-calendar": "qc", "calendar-board": "cb"}
+SAMPLE = {
+    "integer": 3,
+    "number": 3,
+    "string": "x",
+    "boolean": True,
+    "array": [],
+    "object": {},
+    "null": None,
+    "any": "x",
+}
+
+
+def declared() -> list[tuple[str, EventType]]:
+    """Every declared event type by topic: the campaign events and both games' events."""
+    found = [(str(cls.TOPIC), cls.PAYLOAD) for cls in Campaign.EVENT_TYPES]
+    for game, rules in sorted(RULES.items()):
+        found += [(f"{PREFIX[game]}.{name}", t) for name, t in sorted(rules.event_types.items())]
+    return found
+
+
+DECLARED = declared()
+TOPICS = [topic for topic, _ in DECLARED]
+
+
+def sample_payload(declaration: EventType) -> Json:
+    """A payload built from the declaration alone: each field, optional ones too, with a value of
+    its first declared type."""
+    return {f.name: SAMPLE[f.type.split("|")[0]] for f in declaration.fields}
+
+
+def event(topic: str, details: Json | None = None, **data: Any) -> Json:
+    """An event as the API shows it: a game event's data holds ``details``."""
+    if topic.startswith(("qc.", "cb.")):
+        data = {"command": {}, "details": details or {}, "rolls": [], "effects": [], **data}
+    return {"type": topic, "data": data}
+
+
+def built(topic: str, declaration: EventType) -> Json:
+    payload = sample_payload(declaration)
+    if topic == "questlog.DiceRolled":
+        payload["rolls"] = [{"purpose": "x", "notation": "1d20", "dice": [], "total": 3}]
+    if topic.startswith(("qc.", "cb.")):
+        return event(topic, payload)
+    return event(topic, **payload)
+
+
+def test_every_event_type_is_declared_once_and_both_games_are_covered() -> None:
+    assert len(TOPICS) == len(set(TOPICS))
+    assert {t.split(".")[0] for t in TOPICS} == {"questlog", "qc", "cb"}
+    assert "questlog.CampaignImported" in TOPICS and "questlog.RollbackApproved" in TOPICS
+
+
+@pytest.mark.parametrize(("topic", "declaration"), DECLARED, ids=TOPICS)
+def test_every_declared_event_type_has_a_summary_of_its_own(
+    topic: str, declaration: EventType
+) -> None:
+    assert summaries.has_summary(topic)
+    line = summaries.summarise(built(topic, declaration))
+    assert line != summaries.fallback(topic), f"{topic} fell back on {sample_payload(declaration)}"
+    assert line.strip() == line and "\n" not in line
+
+
+def test_no_summary_is_registered_for_an_undeclared_type() -> None:
+    assert summaries.topics() == set(TOPICS)
+
+
+@pytest.mark.parametrize(("topic", "declaration"), DECLARED, ids=TOPICS)
+def test_a_summary_never_raises_on_an_odd_or_old_payload(
+    topic: str, declaration: EventType
+) -> None:
+    odd: list[Json] = [
+        {"type": topic},
+        {"type": topic, "data": None},
+        {"type": topic, "data": []},
+        {"type": topic, "data": {}},
+        {"type": topic, "data": {"details": []}},
+        event(topic, {}),
+        event(topic, {f.name: None for f in declaration.fields}),
+        event(topic, {f.name: {"a": [1]} for f in declaration.fields}),
+        event(topic, {f.name: "\n\x00" * 200 for f in declaration.fields}),
+        event(topic, sample_payload(declaration), figures="odd", rolls="odd", command=[1]),
+    ]
+    for payload in odd:
+        line = summaries.summarise(payload)
+        assert isinstance(line, str) and line and "\n" not in line and "\x00" not in line
+
+
+def test_the_fallback_names_the_type_in_words() -> None:
+    assert summaries.fallback("qc.AttackRolled") == "Attack rolled (qc.AttackRolled)"
+    assert summaries.summarise({"type": "qc.NoSuchThing", "data": {}}) == (
+        "No such thing (qc.NoSuchThing)"
+    )
+    assert summaries.summarise({"data": {}}) == "Event (event)"
+
+
+# -- examples: the rules whose outcome a line tells ---------------------------------------------
+
+
+def test_qc10_a_trait_check_reads_die_plus_trait_against_the_target() -> None:
+    details = {"purpose": "INT check", "target": 12, "success": True, "check": 0, "trait": "INT"}
+    details |= {"d20": 13, "faces": [13], "trait_mod": 2, "booster": 0, "bonus": 0, "total": 15}
+    details["malfunction"] = False
+    line = summaries.summarise(event("qc.CheckRolled", details))
+    assert line == "INT check: 13 + 2 = 15 against 12: success"
+
+
+def test_qc32_a_check_under_malfunction_names_the_two_d20s() -> None:
+    details = {"purpose": "pick the lock", "target": 15, "success": False, "trait": "DEX"}
+    details |= {"d20": 4, "faces": [4, 17], "trait_mod": 1, "booster": 0, "bonus": 0, "total": 5}
+    details |= {"malfunction": True, "check": 0}
+    line = summaries.summarise(event("qc.CheckRolled", details))
+    assert line == (
+        "DEX check (pick the lock): 4 + 1 = 5 against 15: failed (Malfunction: lower of 4, 17)"
+    )
+
+
+def test_qc21_a_lost_round_names_the_enemy_its_hit_and_the_hero_s_hp_before_and_after() -> None:
+    round_details = {"round": 1, "enemy": "Void hound", "condition": None, "hit": False}
+    round_details |= {"damage_dealt": 0, "won": False, "enemy_outcome": "unharmed"}
+    round_details |= {"damage_needed": 7, "judged_on": "final_rolls", "abilities": []}
+    round_details |= {"incoming": 6, "defense_tier": "full", "weakened": False, "damage_taken": 6}
+    damaged = {"amount": 6, "cause": "combat", "hp_before": 14, "hp_after": 8}
+
+    assert summaries.summarise(event("qc.CombatRoundResolved", round_details)) == (
+        "Round 1 against Void hound: missed (7 damage needed), round lost (Void hound unharmed); "
+        "Void hound hits for 6 (full damage)"
+    )
+    assert summaries.summarise(event("qc.HeroDamaged", damaged)) == (
+        "The hero takes 6 damage (combat) (HP 14 → 8)"
+    )
+
+
+def test_qc20_an_attack_reads_d20_plus_atk_against_the_hit_target() -> None:
+    details = {"round": 2, "attempt": "first", "restrained": False, "frightened": True}
+    details |= {"d20_faces": [12], "d20": 12, "atk": 3, "bonus": 0, "total": 15}
+    details |= {"hit": True, "hit_target": 13}
+    assert summaries.summarise(event("qc.AttackRolled", details)) == (
+        "Round 2 first attack (frightened): 12 + 3 = 15 against 13: hit"
+    )
+
+
+def test_qc70_the_dogfight_aim_reads_d100_plus_aim_against_the_target() -> None:
+    details = {"round": 1, "d100_faces": {"tens": 40, "units": 0}, "value": 40, "aim": 10}
+    details |= {"total": 50, "target": 60, "hit": False}
+    assert summaries.summarise(event("qc.AimRolled", details)) == (
+        "Round 1 Aim: 40 + 10 = 50 against 60: missed"
+    )
+
+
+def test_qc57_a_purchase_names_the_item_from_the_command_and_the_credits_before_and_after() -> None:
+    details = {"shop_id": "dock-market", "item_id": "med-kit", "price": 4, "to_rations": False}
+    details["credits_after"] = 5
+    command = {"type": "buy_item", "item": {"id": "med-kit", "name": "Med Kit"}}
+    line = summaries.summarise(event("qc.ItemBought", details, command=command))
+    assert line == "Bought Med Kit at dock-market for 4 (credits 9 → 5)"
+
+
+def test_qc67_qc68_the_lottery_says_what_the_d6_paid_and_what_the_purse_allowed() -> None:
+    details = {"page_date": "2027-01-10", "d6": 1, "delta": -2, "applied": -1}
+    details["credits_after"] = 0
+    assert summaries.summarise(event("qc.LotteryPlayed", details)) == (
+        "Sunday lottery: d6 1: -2 credits (-1 applied), now 0"
+    )
+
+
+def test_a_qc_shop_left_of_payload_version_1_without_its_shop_still_reads() -> None:
+    # Version 1 of qc.ShopLeft had no shop_id when a page ended with a shop open.
+    assert summaries.summarise(event("qc.ShopLeft", {"reason": "page_ended"})) == (
+        "Left the shop (page ended)"
+    )
+
+
+def test_cb28_a_hail_save_names_the_seat_the_die_and_the_goal() -> None:
+    details = {"player": "A", "goal": 2, "die_value": 1, "luck_mod": 0, "total": 1}
+    details |= {"success": False, "automatic": False}
+    assert summaries.summarise(event("cb.HailSaveRolled", details)) == (
+        "A's hail save: 1 against 2: failed"
+    )
+
+
+def test_g_cb_12_a_hail_save_s_fate_reroll_says_which_roll_it_replaced() -> None:
+    details = {"player": "B", "goal": 2, "die_value": 15, "luck_mod": 1, "total": 16}
+    details |= {"success": True, "automatic": False, "fate_reroll_of": "200-1"}
+    assert summaries.summarise(event("cb.HailSaveRolled", details)) == (
+        "B's hail save (fate reroll of 200-1): 15 + 1 = 16 against 2: success"
+    )
+
+
+def test_cb33_a_night_action_decision_names_who_decides_and_the_options() -> None:
+    details = {"decision": "night_action", "who": "B", "rule": "CB-33"}
+    details |= {"options": ["ambush", "rizz", "sleep"], "context": {}}
+    assert summaries.summarise(event("cb.DecisionRequested", details)) == (
+        "Decision for B (CB-33): night action; options: ambush, rizz, sleep"
+    )
+
+
+def test_cb38_a_rizz_reads_die_plus_int_against_the_defender_and_names_the_partner_won() -> None:
+    details = {"player": "B", "party": "B", "exhaustion_before": 0, "defender_value": 10}
+    details |= {"die_value": 8, "int_mod": 3, "total": 11, "success": True}
+    details["chosen_partner_type"] = "catgirlGirlfriend"
+    assert summaries.summarise(event("cb.RizzAttempted", details)) == (
+        "B's rizz: 8 + 3 = 11 against 10: success, wins a catgirl girlfriend"
+    )
+
+
+def test_the_campaign_events_read_in_words() -> None:
+    rolled_back = {"to_version": 19, "reason": "misread the page", "actor": "owner"}
+    rolled_back |= {"undone_versions": [20, 21], "undone_rolls": ["20-1"], "flagged": True}
+    rolled_back |= {"proposal_id": None, "server_rolls_undone": 1, "policy": "flag"}
+    house_rule = {"key": "qc.combat.mode", "old_value": "standard", "new_value": "easy"}
+    house_rule["gap"] = "G-QC-08"
+
+    assert summaries.summarise(event("questlog.RolledBack", **rolled_back)) == (
+        "Rolled back to version 19 by owner: “misread the page”; undid 2 event(s) and "
+        "1 roll(s), flagged"
+    )
+    assert summaries.summarise(event("questlog.HouseRuleConfigured", **house_rule)) == (
+        "House rule qc.combat.mode: standard → easy (settles G-QC-08)"
+    )
+
+
+def test_recorded_text_is_kept_to_one_short_line() -> None:
+    reason = "line one\nline two\x00" + "x" * 500
+    line = summaries.summarise(
+        event(
+            "questlog.RollbackProposed",
+            proposal_id="p",
+            to_version=2,
+            reason=reason,
+            proposer="A",
+            players=["A", "B"],
+        )
+    )
+    assert "\n" not in line and "\x00" not in line
+    assert "line one line two" in line and "…" in line and len(line) < 250
+
+
+# -- rolls --------------------------------------------------------------------------------------
+
+
+def roll(purpose: str, faces: list[tuple[int, bool]], modifier: int, total: int) -> Json:
+    dice = [{"sides": 20, "face": face, "kept": kept} for face, kept in faces]
+    notation = "2d20kh1+2" if len(faces) > 1 else f"1d20{'+' if modifier else ''}{modifier or ''}"
+    return {
+        "purpose": purpose,
+        "notation": notation,
+        "dice": dice,
+        "modifier": modifier,
+        "total": total,
+    }
+
+
+def test_a_plain_roll_reads_its_dice_modifier_and_total() -> None:
+    assert summaries.roll_summary(roll("open the door", [(13, True)], 2, 15)) == (
+        "open the door: 13 + 2 = 15 (1d20+2)"
+    )
+    assert summaries.roll_summary(roll("advantage", [(15, True), (4, False)], 2, 17)) == (
+        "advantage: 15 + 2 = 17 (dropped 4) (2d20kh1+2)"
+    )
+    assert summaries.roll_summary(roll("plain", [(6, True)], 0, 6)) == "plain: 6 (1d20)"
+
+
+def test_qc10_a_game_roll_adds_the_outcome_of_the_event_that_made_it() -> None:
+    details = {"purpose": "INT check", "target": 12, "success": True, "check": 0, "trait": "INT"}
+    details |= {"d20": 13, "faces": [13], "trait_mod": 2, "booster": 0, "bonus": 0, "total": 15}
+    details["malfunction"] = False
+    made_by = event("qc.CheckRolled", details)
+    line = summaries.roll_summary(roll("INT check", [(13, True)], 0, 13), made_by)
+    assert line == "INT check: 13 (1d20) — INT check: 13 + 2 = 15 against 12: success"
+
+
+def test_a_roll_of_an_odd_shape_still_gets_a_line() -> None:
+    assert summaries.roll_summary({}) == "roll: 0 (None)"
+    assert summaries.roll_summary({"dice": "odd"}).startswith("roll")
