@@ -26,12 +26,12 @@ def _turn_party(state: State) -> Mapping[str, Any]:
     return party
 
 
-def end_turn(state: State, house: Mapping[str, Any]) -> Refusal | None:
+def can_end_turn(state: State, house: Mapping[str, Any]) -> Refusal | None:
     """CB-01: by day the player whose turn it is may end it."""
     return NIGHT if state.get("night") is not None else None
 
 
-def start_acting(state: State, house: Mapping[str, Any]) -> Refusal | None:
+def can_start_acting(state: State, house: Mapping[str, Any]) -> Refusal | None:
     """CB-40: the turn's first action, once."""
     if state.get("night") is not None:
         return NIGHT
@@ -40,7 +40,7 @@ def start_acting(state: State, house: Mapping[str, Any]) -> Refusal | None:
     return None
 
 
-def day_sleep(state: State, house: Mapping[str, Any]) -> Refusal | None:
+def can_day_sleep(state: State, house: Mapping[str, Any]) -> Refusal | None:
     """CB-40 / CB-41: at the very start of the turn, with exhaustion to sleep off."""
     if state.get("night") is not None:
         return ("CB-40", NIGHT[1])
@@ -51,7 +51,7 @@ def day_sleep(state: State, house: Mapping[str, Any]) -> Refusal | None:
     return None
 
 
-def roll_movement(state: State, house: Mapping[str, Any]) -> Refusal | None:
+def can_roll_movement(state: State, house: Mapping[str, Any]) -> Refusal | None:
     """CB-01 by day, CB-36 a piece that is not eliminated."""
     if state.get("night") is not None:
         return NIGHT
@@ -61,14 +61,14 @@ def roll_movement(state: State, house: Mapping[str, Any]) -> Refusal | None:
     return None
 
 
-def declare_action(state: State, house: Mapping[str, Any]) -> Refusal | None:
+def can_declare_action(state: State, house: Mapping[str, Any]) -> Refusal | None:
     """CB-27: Fog forbids both the sight spells and fortifying."""
     if state["weather"]["current"] == "fog":
         return ("CB-27", "fog: no sight spell or fortifying while Fog is in effect")
     return None
 
 
-def fate_reroll(state: State, house: Mapping[str, Any]) -> Refusal | None:
+def can_fate_reroll(state: State, house: Mapping[str, Any]) -> Refusal | None:
     """CB-10: a reroll of some kind of roll the house rules allow (by day; at night only when
     a decision offers one)."""
     if set(ROLL_KINDS) <= set(house.get("cb.fateReroll.forbidden", ())):
@@ -86,12 +86,12 @@ def answers(rule: str, decision: str) -> Availability:
 
 
 AVAILABILITY: dict[str, Availability] = {
-    "end_turn": end_turn,
-    "start_acting": start_acting,
-    "day_sleep": day_sleep,
-    "roll_movement": roll_movement,
-    "declare_action": declare_action,
-    "fate_reroll": fate_reroll,
+    "end_turn": can_end_turn,
+    "start_acting": can_start_acting,
+    "day_sleep": can_day_sleep,
+    "roll_movement": can_roll_movement,
+    "declare_action": can_declare_action,
+    "fate_reroll": can_fate_reroll,
     "night_action": answers("CB-33", "night_action"),
     "choose_ambush": answers("CB-35", "ambush_target"),
     "choose_supply_weapon": answers("CB-15", "supply_weapon"),

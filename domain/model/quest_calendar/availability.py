@@ -13,8 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from domain.model.engine import Availability, Refusal
-from domain.model.quest_calendar import abilities, items
-from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar import usable
 
 State = Mapping[str, Any]
 NO_HERO: Refusal = ("QC-02", "no hero has been selected yet")
@@ -59,7 +58,7 @@ def needs(*checks: Callable[[State], Refusal | None]) -> Availability:
     return predicate
 
 
-def select_hero(state: State, house: Mapping[str, Any]) -> Refusal | None:
+def can_select_hero(state: State, house: Mapping[str, Any]) -> Refusal | None:
     """QC-02: the prologue hero may be followed by the chosen one, and then no other."""
     hero = state.get("hero")
     if hero is not None and hero.get("phase") != "prologue":
@@ -67,14 +66,14 @@ def select_hero(state: State, house: Mapping[str, Any]) -> Refusal | None:
     return None
 
 
-def start_page(state: State, house: Mapping[str, Any]) -> Refusal | None:
+def can_start_page(state: State, house: Mapping[str, Any]) -> Refusal | None:
     """QC-17: one page is open at a time."""
     if state.get("page") is not None:
         return ("QC-17", f"page {state['page']['date']} is still open; end it first")
     return None
 
 
-def end_page(state: State, house: Mapping[str, Any]) -> Refusal | None:
+def can_end_page(state: State, house: Mapping[str, Any]) -> Refusal | None:
     """QC-17 an open page; QC-20 no fight left in progress on it."""
     page = state.get("page")
     if page is None:
@@ -85,12 +84,12 @@ def end_page(state: State, house: Mapping[str, Any]) -> Refusal | None:
     return None
 
 
-def change_virtue(state: State, house: Mapping[str, Any]) -> Refusal | None:
+def can_change_virtue(state: State, house: Mapping[str, Any]) -> Refusal | None:
     """QC-06: virtue is the hero's (no page needed)."""
     return NO_HERO if state.get("hero") is None else None
 
 
-def make_choice(state: State, house: Mapping[str, Any]) -> Refusal | None:
+def can_make_choice(state: State, house: Mapping[str, Any]) -> Refusal | None:
     """QC-11: a printed choice is made on the open page."""
     return NO_PAGE if state.get("page") is None else None
 
@@ -126,85 +125,6 @@ def _dogfight_rounds(state: State) -> Refusal | None:
     return None
 
 
-def _effect_refusal(hero: Mapping[str, Any], kind: str | None, effect: Mapping[str, Any]) -> Any:
-    """QC-31 / QC-32 a cure needs its condition; QC-50 an injury removal needs an injury."""
-    if kind == "cure" and effect.get("condition") not in hero["conditions"]:
-        condition = effect.get("condition")
-        return (items.CURE_RULE.get(str(condition), "QC-31"), f"the hero is not {condition}")
-    if kind == "remove_injury" and not hero["injuries"]:
-        return ("QC-50", "the hero has no injury to remove")
-    return None
-
-
-def _item_refusal(page: Mapping[str, Any], hero: Mapping[str, Any], item: Any) -> Refusal | None:
-    """Why this carried item may not be used now (use_item's guards, in its order)."""
-    kind = item["effect"].get("kind")
-    if kind is not None and kind not in items.ITEM_EFFECTS:
-        return ("QC-24", f"{item['id']} has no effect use_item applies")
-    if items.fight_in_progress(dict(page)):
-        between = item.get("usable_between_rounds")
-        if between is None:
-            between = kind != "heal"
-        if not between:
-            rule = "QC-23" if kind == "heal" else "QC-24"
-            return (rule, f"{item['id']} cannot be used between rounds (notBetweenRounds)")
-    refusal: Refusal | None = _effect_refusal(hero, kind, item["effect"])
-    return refusal
-
-
-def _consumable(state: State) -> Refusal | None:
-    """QC-23 / QC-24 / QC-31 / QC-32 / QC-50: a carried consumable that may be used now."""
-    hero, page = state["hero"], state["page"]
-    refusals = [
-        _item_refusal(page, hero, item)
-        for item in hero["inventory"]
-        if item.get("kind") == "consumable"
-    ]
-    if not refusals:
-        return ("QC-23", "the hero carries no consumable")
-    if None in refusals:
-        return None
-    return refusals[0]
-
-
-def _ability_refusal(page: Mapping[str, Any], hero: Mapping[str, Any], ability: Any) -> Any:
-    """Why this ability may not be used now (use_ability's guards, in its order)."""
-    context = items.context_now(dict(page))
-    if context not in qc.CONTEXT_ALLOWS[ability["context"]]:
-        return ("QC-15", f"{ability['id']} is a {ability['context']} ability, not usable {context}")
-    kind = ability["effect"].get("kind")
-    if kind in abilities.CHECK_EFFECTS and not page.get("checks"):
-        return ("QC-14", "no check has been rolled on this page for it to change")
-    refusal = _effect_refusal(hero, kind, ability["effect"])
-    if refusal is not None:
-        return refusal
-    usage, pool = ability["usage"], hero.get("pool")
-    if usage == "surge" and (pool is None or pool["max"] - pool["spent"] < ability["cost"]):
-        return ("QC-19", f"{ability['id']} needs {ability['cost']} unspent surge(s)")
-    if usage == "per_rest" and ability["used"] >= ability["uses"]:
-        return ("QC-16", f"{ability['id']} has no uses left until the next Rest")
-    if usage == "per_page" and ability["used_this_page"]:
-        return ("QC-17", f"{ability['id']} was already used on this page")
-    return None
-
-
-def _ability(state: State) -> Refusal | None:
-    """QC-14..QC-19: an ability the hero may use now (one whose effect use_ability applies)."""
-    hero, page = state["hero"], state["page"]
-    applied = [
-        ability
-        for ability in hero["abilities"].values()
-        if ability["effect"].get("kind") in (None, *abilities.ABILITY_EFFECTS)
-    ]
-    refusals = [_ability_refusal(page, hero, ability) for ability in applied]
-    if not refusals:
-        return ("QC-15", "the hero has no ability that use_ability applies")
-    if None in refusals:
-        return None
-    refusal: Refusal = refusals[0]
-    return refusal
-
-
 def _shop_open(state: State) -> Refusal | None:
     """QC-57 / QC-59: the hero is in a shop."""
     page = state["page"]
@@ -234,7 +154,7 @@ def _not_in_shop(state: State) -> Refusal | None:
     return None
 
 
-def leave_shop(state: State, house: Mapping[str, Any]) -> Refusal | None:
+def can_leave_shop(state: State, house: Mapping[str, Any]) -> Refusal | None:
     """QC-59: leaving needs an open page and an open shop (no hero needed)."""
     page = state.get("page")
     if page is None:
@@ -284,7 +204,7 @@ def _equipment_window(state: State) -> Refusal | None:
     return None
 
 
-def equip(state: State, house: Mapping[str, Any]) -> Refusal | None:
+def can_equip(state: State, house: Mapping[str, Any]) -> Refusal | None:
     """QC-64: a carried equipment item not equipped yet, then an open page on a day that
     allows equipment changes (the handler's order)."""
     hero = state.get("hero")
@@ -301,7 +221,7 @@ def equip(state: State, house: Mapping[str, Any]) -> Refusal | None:
     return None
 
 
-def unequip(state: State, house: Mapping[str, Any]) -> Refusal | None:
+def can_unequip(state: State, house: Mapping[str, Any]) -> Refusal | None:
     """QC-64: an equipped item, then a page that allows equipment changes."""
     hero = state.get("hero")
     if hero is None:
@@ -316,42 +236,7 @@ def _window(state: State) -> Refusal | None:
     return NO_PAGE if state.get("page") is None else _equipment_window(state)
 
 
-def _repair(state: State, house: Mapping[str, Any]) -> Refusal | None:
-    """QC-77: a damaged compartment, and Ship Parts usable now or a repair ability with a use."""
-    compartments = state["ship"]["compartments"].values()
-    if all(c["integrity"] >= c["integrity_max"] for c in compartments):
-        return ("QC-77", "every compartment is at full Integrity")
-    page, hero = state["page"], state["hero"]
-    fighting = any(
-        isinstance(page.get(kind), Mapping) and page[kind].get("status") == "in_progress"
-        for kind in ("combat", "dogfight")
-    )
-    late = page.get("first_roll_made") and not house.get("qc.repair.allowPageEnd")
-    parts = any(item["kind"] == "ship_parts" for item in hero["inventory"])
-    if parts and not fighting and not late:
-        return None
-    for ability in hero["abilities"].values():
-        if ability["effect"].get("kind") == "repair" and _has_use(hero, ability):
-            return None
-    if parts:
-        when = "between rounds" if fighting else "after the page's first roll"
-        return ("QC-77", f"Ship Parts cannot be used {when}, and no repair ability has a use")
-    return ("QC-77", "the hero has no Ship Parts and no repair ability with a use left")
-
-
-def _has_use(hero: Mapping[str, Any], ability: Mapping[str, Any]) -> bool:
-    """QC-16 / QC-17 / QC-19: a use left of this ability."""
-    usage, pool = ability["usage"], hero.get("pool")
-    if usage == "surge":
-        return pool is not None and pool["max"] - pool["spent"] >= ability["cost"]
-    if usage == "per_rest":
-        return bool(ability["used"] < ability["uses"])
-    if usage == "per_page":
-        return not ability["used_this_page"]
-    return True
-
-
-def hire_crew(state: State, house: Mapping[str, Any]) -> Refusal | None:
+def can_hire_crew(state: State, house: Mapping[str, Any]) -> Refusal | None:
     """QC-79 fewer than six crew members, aboard or waiting; QC-78 a fee the hero can pay (a
     hero in debt hires nobody, even for free, unless qc.crew.feeCanCreateDebt)."""
     refusal = _hero_and_page(state)
@@ -367,7 +252,7 @@ def hire_crew(state: State, house: Mapping[str, Any]) -> Refusal | None:
     return None
 
 
-def assign_crew(state: State, house: Mapping[str, Any]) -> Refusal | None:
+def can_assign_crew(state: State, house: Mapping[str, Any]) -> Refusal | None:
     """QC-79: a hired crew member waits, and a compartment with no crew and Integrity left."""
     if state.get("hero") is None:
         return NO_HERO
@@ -439,16 +324,16 @@ def answers(rule: str, decision: str, *checks: Callable[[State], Refusal | None]
 
 
 AVAILABILITY: dict[str, Availability] = {
-    "select_hero": select_hero,
-    "start_page": start_page,
-    "end_page": end_page,
-    "change_virtue": change_virtue,
-    "make_choice": make_choice,
-    "leave_shop": leave_shop,
+    "select_hero": can_select_hero,
+    "start_page": can_start_page,
+    "end_page": can_end_page,
+    "change_virtue": can_change_virtue,
+    "make_choice": can_make_choice,
+    "leave_shop": can_leave_shop,
     "trait_check": needs(),
     "apply_condition": needs(),
-    "use_item": needs(_consumable),
-    "use_ability": needs(_ability),
+    "use_item": needs(usable.consumable),
+    "use_ability": needs(usable.ability),
     "start_combat": needs(_no_fight),
     "combat_round": needs(_combat),
     "dogfight": needs(_no_fight_dogfight_rule),
@@ -464,13 +349,13 @@ AVAILABILITY: dict[str, Availability] = {
     "buy": needs(_shop_open, _affordable),
     "sell": needs(_shop_open, _something_to_sell),
     "gain_item": needs(),
-    "equip": equip,
-    "unequip": unequip,
+    "equip": can_equip,
+    "unequip": can_unequip,
     "rest": lambda state, house: _page_then_hero(state) or _rest_day(state),
     "level_up": lambda state, house: _page_then_hero(state) or _level_up_day(state),
-    "repair_ship": lambda state, house: _hero_and_page(state) or _repair(state, house),
-    "hire_crew": hire_crew,
-    "assign_crew": assign_crew,
+    "repair_ship": lambda state, house: _hero_and_page(state) or usable.repair(state, house),
+    "hire_crew": can_hire_crew,
+    "assign_crew": can_assign_crew,
     "install_upgrade": lambda state, house: _hero_and_page(state) or _upgrade_room(state, house),
     "sell_upgrade": needs(_upgrade_shop),
     "choose_loot": answers("QC-46", "clone_loot"),
