@@ -87,10 +87,12 @@ class TableActions:
         first, _, name = found
         to_version = first - 1
         policy, reason = self._policy(campaign, to_version)
+        # A player proposes as its seat (docs/access.md): one without a seat cannot propose.
+        may_propose = caller.can_manage or (caller.can_propose and caller.seat is not None)
         if policy == "direct" and not caller.can_manage:
             policy, reason = "proposal", "only the owner rolls back directly; a proposal may"
-        if policy == "proposal" and not (caller.can_propose or caller.can_manage):
-            policy, reason = "forbidden", "this role may neither roll back nor propose a rollback"
+        if policy == "proposal" and not may_propose:
+            policy, reason = "forbidden", "this caller may neither roll back nor propose a rollback"
         return {
             "to_version": to_version,
             "command": name,

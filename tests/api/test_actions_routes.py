@@ -137,15 +137,21 @@ def test_a_match_says_whose_turn_it_is(store_app: Flask, store_client: TokenClie
     assert actions(store_client, cid)["turn"]["yours"] is False  # the admin holds no seat
 
 
-def test_a_viewer_may_read_the_actions_but_not_undo(
+def test_a_viewer_or_a_solo_player_may_read_the_actions_but_not_undo(
     store_app: Flask, store_client: TokenClient
 ) -> None:
-    """A viewer reads (GET is read access) and its undo is forbidden."""
+    """A viewer reads (GET is read access) and its undo is forbidden; so is a quest-calendar
+    player's, which may neither roll back nor propose as a seat."""
     cid = store_client.post("/campaigns", json={"game": "quest-calendar", "name": "V"}).json["id"]
     command(store_client, cid, {"type": "select_hero", **hero(1)})
     invite = store_client.post(f"/campaigns/{cid}/invites", json={"role": "viewer"})
     viewer = client_as(store_app, invite.json["token"])
     assert actions(viewer, cid)["undo"]["policy"] == "forbidden"
+    # A solo game's player has no seat to propose as, and may not roll back directly.
+    invite = store_client.post(f"/campaigns/{cid}/invites", json={"role": "player"})
+    player = client_as(store_app, invite.json["token"])
+    assert actions(player, cid)["undo"]["policy"] == "forbidden"
+    assert actions(store_client, cid)["undo"]["policy"] == "direct"
 
 
 def test_unknown_campaign_is_404(client: FlaskClient) -> None:
