@@ -346,6 +346,7 @@ class Member(Schema):
     token_id = fields.String()
     role = fields.String()
     seat = fields.String(allow_none=True)
+    name = fields.String(allow_none=True, metadata={"description": "The token's name."})
 
 
 class MemberList(Schema):
@@ -452,7 +453,7 @@ class Members(MethodView):
         token = member_token(field, name)
         member = Membership(str(cid), token.id, body["role"], body.get("seat"))
         app.side_tables.set_member(member)
-        return {"token_id": token.id, "role": member.role, "seat": member.seat}
+        return {"token_id": token.id, "role": member.role, "seat": member.seat, "name": token.name}
 
     @blp.response(200, MemberList)
     @requires("manage")
@@ -461,12 +462,13 @@ class Members(MethodView):
         cid = campaign_id(campaign)
         app = questlog()
         app.campaign(cid)
-        return {
-            "items": [
-                {"token_id": m.token_id, "role": m.role, "seat": m.seat}
-                for m in app.side_tables.members(str(cid))
-            ]
-        }
+        tables = app.side_tables
+        items = []
+        for m in tables.members(str(cid)):
+            token = tables.find_token(m.token_id)
+            name = token.name if token is not None else None
+            items.append({"token_id": m.token_id, "role": m.role, "seat": m.seat, "name": name})
+        return {"items": items}
 
 
 def label() -> str | None:

@@ -12,6 +12,7 @@ from domain.model.games import rules_for
 from domain.service.application import Questlog
 from webapi import (
     access,
+    actions,
     analytics,
     boards,
     bundle,
@@ -21,6 +22,7 @@ from webapi import (
     dice,
     errors,
     imports,
+    invites,
     limits,
     live,
     metrics,
@@ -97,6 +99,8 @@ def create_app(
     api.register_blueprint(analytics.blp)
     api.register_blueprint(access.blp)
     api.register_blueprint(table.blp)
+    api.register_blueprint(actions.blp)
+    api.register_blueprint(invites.blp)
     api.register_blueprint(imports.blp)
     api.register_blueprint(live.blp)
     api.register_blueprint(operations.blp)

@@ -285,6 +285,14 @@ class Context:
 
 Handler = Callable[[Context, Values], None]
 
+Refusal = tuple[str, str]
+"""A rule id and why that rule refuses a command now."""
+Availability = Callable[[Mapping[str, Any], Mapping[str, Any]], Refusal | None]
+"""Whether a state accepts a command (with a valid body): None, or the rule that refuses it.
+
+Each game writes one per command from its handler's guards (``<game>/availability.py``); a test
+runs the commands at many states to hold the two together."""
+
 
 def one_of(name: str, value: str, allowed: Iterable[str]) -> str:
     """A value the state offers (a pending decision's options), or invalid input naming it."""
@@ -342,6 +350,8 @@ class GameRules:
     dice_set: Callable[[Mapping[str, Any]], DiceSet | None] | None = None
     figures: Figures | None = None
     """The figures every event of this game records when it changes them."""
+    availability: dict[str, Availability] = field(default_factory=dict)
+    """Per command, whether a state accepts it (``available``)."""
 
     def declare(self, *event_types: EventType) -> None:
         """Declare event types this game emits (each gets a stable topic when the game loads).
@@ -414,6 +424,31 @@ class GameRules:
             # that crashes on a state without its decision is a bug, so say so in the log.
             LOG.warning("the trial run of %s for the 'also' hint failed", spec.name, exc_info=True)
             return None
+        return None
+
+    def available(
+        self, name: str, state: Mapping[str, Any], house_rules: Mapping[str, Any]
+    ) -> Refusal | None:
+        """Whether the state accepts command ``name`` now: None, or the rule that refuses it.
+
+        A pending decision accepts exactly the commands it lists (``run`` refuses the others
+        under the decision's rule); otherwise the command's availability predicate decides, and
+        a command that only answers a decision is refused while none is pending.
+        """
+        spec = self.spec(name)
+        pending = state.get("pending")
+        if pending:
+            if spec.name in pending.get("commands", ()):
+                return None
+            return (
+                str(pending.get("rule", "pending-decision")),
+                f"a decision is pending ({pending.get('decision')}, for {pending.get('who')})",
+            )
+        predicate = self.availability.get(spec.name)
+        if predicate is not None:
+            return predicate(state, house_rules)
+        if spec.resolves:
+            return ("pending-decision", f"it answers a decision ({', '.join(spec.resolves)})")
         return None
 
     def initial_state(self, setup: Mapping[str, Any], house_rules: Mapping[str, Any]) -> Any:

@@ -7,7 +7,7 @@ from uuid import UUID, uuid4
 from eventsourcing.persistence import IntegrityError
 
 from domain.model.access import Membership, Token, new_token_secret, token_hash
-from domain.model.errors import InvalidInput, NotFound
+from domain.model.errors import InvalidInput, NotFound, RuleViolation
 from domain.model.text import MAX_NAME_LENGTH, check_text
 from domain.storage.store import SideTables
 
@@ -33,16 +33,58 @@ class TokenService:
     def share_campaign(self, campaign_id: UUID, name: str | None = None) -> tuple[Token, str]:
         """A new read-only token bound to one campaign (the viewer role there, nothing else)
         and its secret (shown once); unnamed, it is called ``share-<campaign>-<id>``."""
+        return self.invite(campaign_id, "viewer", name=name, prefix="share")
+
+    def invite(
+        self,
+        campaign_id: UUID,
+        role: str,
+        *,
+        seat: str | None = None,
+        name: str | None = None,
+        prefix: str = "invite",
+    ) -> tuple[Token, str]:
+        """A new token made for one campaign, with this role (and seat) there and nothing else,
+        and its secret (shown once); unnamed, it is called ``<prefix>-<campaign>-<id>``.
+
+        The caller checks the role and seat against the campaign; the token is noted as made for
+        it, so that removing its membership revokes it (``remove_member``).
+        """
         token_id = uuid4().hex[:12]
-        name = name if name is not None else f"share-{str(campaign_id)[:8]}-{token_id}"
+        name = name if name is not None else f"{prefix}-{str(campaign_id)[:8]}-{token_id}"
         check_text("name", name, MAX_NAME_LENGTH)
         if self.side_tables.find_token(name) is not None:
             raise InvalidInput.field("name", f"a token named {name!r} exists already")
         token = Token(id=token_id, name=name, admin=False)
         secret = new_token_secret()
         self._add_token(token, secret)
-        self.side_tables.set_member(Membership(str(campaign_id), token.id, "viewer"))
+        self.side_tables.record_invite(token.id, str(campaign_id))
+        self.side_tables.set_member(Membership(str(campaign_id), token.id, role, seat))
         return token, secret
+
+    def remove_member(self, campaign_id: UUID, token_id: str) -> tuple[Membership, bool]:
+        """Take a token's role on a campaign away; a token the server made for this campaign
+        (a share link or an invitation) holds nothing else, so it is revoked too. Returns the
+        membership removed and whether the token was revoked.
+
+        An unknown member is a 404; the campaign's last owner membership stays (409), so that
+        someone other than an admin can still manage it.
+        """
+        cid = str(campaign_id)
+        member = self.side_tables.membership(cid, token_id)
+        if member is None:
+            raise NotFound(f"No member {token_id!r} on campaign {cid}.")
+        owners = [m for m in self.side_tables.members(cid) if m.role == "owner"]
+        if member.role == "owner" and len(owners) == 1:
+            raise RuleViolation(
+                "last-owner",
+                f"{token_id} is the campaign's last owner; give another the role first",
+            )
+        self.side_tables.remove_member(cid, token_id)
+        revoke = self.side_tables.invited_to(token_id) == cid
+        if revoke:
+            self.side_tables.revoke_token(token_id)
+        return member, revoke
 
     def _add_token(self, token: Token, secret: str) -> None:
         """Store a token; a name another process took since the check above is the same 422."""

@@ -75,6 +75,9 @@ MEMBERS_TABLE = "questlog_members"
 ACCESS_TABLE = "questlog_access"
 ATTEMPTS_TABLE = "questlog_attempts"
 RATE_TABLE = "questlog_rate_buckets"
+INVITES_TABLE = "questlog_invites"
+"""Tokens the server made for one campaign (a share link or an invitation): removing their
+membership revokes them, since they hold nothing else."""
 KEYS_TABLE = "questlog_signing_keys"
 APPLICATION_NAME = "questlog"
 """PostgreSQL ``application_name`` of every connection (``questlog/<schema>``), so an operator
@@ -200,6 +203,8 @@ class SideTables:
             "campaign_id TEXT PRIMARY KEY, public INTEGER NOT NULL)",
             f"CREATE TABLE IF NOT EXISTS {self._table(ATTEMPTS_TABLE)} ("
             "attempt TEXT PRIMARY KEY, campaign_id TEXT NOT NULL, version INTEGER NOT NULL)",
+            f"CREATE TABLE IF NOT EXISTS {self._table(INVITES_TABLE)} ("
+            "token_id TEXT PRIMARY KEY, campaign_id TEXT NOT NULL)",
         ]
 
     def _sql(self, statement: str) -> str:
@@ -415,6 +420,28 @@ class SideTables:
             "DO UPDATE SET role = excluded.role, seat = excluded.seat",
             (member.campaign_id, member.token_id, member.role, member.seat),
         )
+
+    def remove_member(self, campaign_id: str, token_id: str) -> None:
+        """Take a token's role on a campaign away (nothing if it had none)."""
+        self._write(
+            f"DELETE FROM {self._table(MEMBERS_TABLE)} WHERE campaign_id = ? AND token_id = ?",
+            (campaign_id, token_id),
+        )
+
+    def record_invite(self, token_id: str, campaign_id: str) -> None:
+        """Note that the server made this token for this campaign only (share or invite)."""
+        self._write(
+            f"INSERT INTO {self._table(INVITES_TABLE)} (token_id, campaign_id) VALUES (?, ?)",
+            (token_id, campaign_id),
+        )
+
+    def invited_to(self, token_id: str) -> str | None:
+        """The campaign the server made this token for, if it made it for one."""
+        rows = self._fetch(
+            f"SELECT campaign_id FROM {self._table(INVITES_TABLE)} WHERE token_id = ?",
+            (token_id,),
+        )
+        return str(rows[0]["campaign_id"]) if rows else None
 
     def membership(self, campaign_id: str, token_id: str) -> Membership | None:
         """A token's role on a campaign, if it has one."""

@@ -105,7 +105,12 @@ def test_an_admin_learns_why_a_token_may_not_be_a_member(
     unknown = store_client.post(path, json={field: "ghost-token", "role": "viewer"})
     assert unknown.status_code == 404
     assert store_client.get(path).json["items"] == [
-        {"token_id": store_client_token_id(app), "role": "owner", "seat": None}
+        {
+            "token_id": store_client_token_id(app),
+            "role": "owner",
+            "seat": None,
+            "name": "store-admin",
+        }
     ]
 
 

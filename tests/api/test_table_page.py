@@ -60,7 +60,13 @@ def test_a_share_link_is_a_viewer_token_on_that_campaign_only(
     assert shared["campaign_id"] == played
     assert shared["url"] == f"/app/campaigns/{played}#token={shared['token']}"
     members = client.get(f"/campaigns/{played}/members").json["items"]
-    assert {"token_id": shared["token_id"], "role": "viewer", "seat": None} in members
+    viewer = {
+        "token_id": shared["token_id"],
+        "role": "viewer",
+        "seat": None,
+        "name": "for the table",
+    }
+    assert viewer in members
     token = questlog.side_tables.find_token("for the table")
     assert token is not None and not token.admin and token.id == shared["token_id"]
     other = client.post("/campaigns", json={"game": "quest-calendar", "name": "other"}).json

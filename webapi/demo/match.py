@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.model import samples
 from domain.service.application import Questlog
 from webapi.demo.player import DemoError, Json, Player
 
 NAME = "Demo: a Calendar Board match, two nights"
 
-LAYOUT = ["start", "supply", "hail", "hail", "hail", "hail", "hail", "hail", "hail", "end"]
+LAYOUT = samples.DEMO_LAYOUT
 """The board (cb.calendar.layout) from Start to End (see the module docstring for why this one)."""
 
 
@@ -40,40 +41,7 @@ def weapon(wid: str, kind: str, ammo: int, ammo_max: int, regen: int) -> Json:
     }
 
 
-SETUP: Json = {
-    "players": [
-        {
-            "id": "A",
-            "int_mod": 2,
-            "pieces": [
-                {"id": "a1", "location": pathway(3), "facing": "E", "adaptability": 1},
-                {"id": "a2", "location": {"kind": "home"}, "facing": "N"},
-            ],
-            "weapons": [weapon("bow", "ranged", 1, 6, 2), weapon("crossbow", "hybrid", 0, 4, 3)],
-        },
-        {
-            "id": "B",
-            "exhaustion": 1,
-            "pieces": [
-                {"id": "b1", "location": pathway(5), "facing": "S"},
-                {"id": "b2", "location": {"kind": "home"}},
-            ],
-            "weapons": [weapon("sling", "ranged", 2, 3, 2)],
-        },
-        {
-            "id": "C",
-            "int_mod": 1,
-            "pieces": [
-                {"id": "c1", "location": pathway(8), "facing": "W", "adaptability": -1},
-                {"id": "c2", "location": {"kind": "home"}},
-            ],
-        },
-    ],
-    "starting_token": "A",
-    "creatures": [{"id": "zed", "type": "Zombie"}],
-    "annustar": 2,
-    "options": {"ceasefire_rule": True, "event_rules": False},
-}
+SETUP: Json = samples.THREE_PLAYERS
 
 NIGHT_PLANS: list[dict[str, str]] = [
     {"A": "rizz", "B": "ambush", "C": "sleep"},

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.model import samples
 from domain.service.application import Questlog
 from webapi.demo.player import DemoError, Json, Player, of_type
 
@@ -30,43 +31,7 @@ RATION: Json = {
     "effect": {"kind": "ration"},
 }
 
-HERO: Json = {
-    "id": "vanguard",
-    "name": "The Vanguard",
-    "level": 1,
-    "traits": {"STR": 2, "DEX": 1, "CON": 1, "INT": 2, "WIS": 0, "CHA": -1},
-    "hp_max": 20,
-    "def": 12,
-    "atk": 3,
-    "damage_dice": "1d8",
-    "damage_mod": 1,
-    "credits": 3,
-    "rations": 0,
-    "abilities": [
-        {
-            "id": "smite",
-            "name": "Smite",
-            "usage": "per_page",
-            "context": "combat",
-            "effect": {"kind": "damage_bonus", "dice": "1d4"},
-        },
-        {
-            "id": "second-wind",
-            "name": "Second Wind",
-            "usage": "per_rest",
-            "uses": 1,
-            "context": "both",
-            "effect": {"kind": "heal", "dice": "1d6"},
-        },
-    ],
-    "pool": {"name": "surges", "max": 2},
-    "inventory": [
-        {"id": "plasma-blade", "name": "Plasma Blade", "kind": "equipment", "slot": "weapon"},
-        VISOR,
-        {"id": "flak-vest", "name": "Flak Vest", "kind": "equipment", "slot": "armor"},
-        MED_KIT,
-    ],
-}
+HERO: Json = samples.VANGUARD
 
 DRONE: Json = {
     "enemy": "Training drone",

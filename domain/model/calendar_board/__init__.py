@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from domain.model.calendar_board import (
     actions,
+    availability,
     calendar,
     commands,
     house_rules,
@@ -25,7 +26,18 @@ rules.setup = state.initial_state
 rules.setup_schema = commands.Setup
 rules.figures = state.FIGURES
 rules.contract(*commands.COMMANDS)
+rules.availability.update(availability.AVAILABILITY)
 for _event_type in sorted(rules.event_types):
     game_event_class(CALENDAR_BOARD, _event_type, rules.event_types[_event_type])
 
-__all__ = ["actions", "calendar", "commands", "house_rules", "night", "state", "steps", "summaries"]
+__all__ = [
+    "actions",
+    "availability",
+    "calendar",
+    "commands",
+    "house_rules",
+    "night",
+    "state",
+    "steps",
+    "summaries",
+]

@@ -13,6 +13,7 @@ from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import (
     abilities,
+    availability,
     checks,
     combat,
     commands,
@@ -37,11 +38,13 @@ rules.setup_schema = commands.Setup
 rules.figures = state.FIGURES
 rules.dice_set = house_rules.dice_set
 rules.contract(*commands.COMMANDS)
+rules.availability.update(availability.AVAILABILITY)
 for _event_type in sorted(rules.event_types):
     game_event_class(QUEST_CALENDAR, _event_type, rules.event_types[_event_type])
 
 __all__ = [
     "abilities",
+    "availability",
     "checks",
     "combat",
     "commands",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from domain.model import samples
 from domain.model.command_schema import Values
 from domain.model.engine import Context, event_type
 from domain.model.errors import InvalidInput
@@ -122,35 +123,8 @@ rules.declare(
 )
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
-HERO_EXAMPLE = {
-    "id": "vanguard",
-    "name": "The Vanguard",
-    "level": 1,
-    "traits": {"STR": 2, "DEX": 1, "CON": 1, "INT": 0, "WIS": 0, "CHA": -1},
-    "hp_max": 20,
-    "def": 12,
-    "atk": 3,
-    "damage_dice": "1d8",
-    "damage_mod": 1,
-    "credits": 5,
-    "rations": 2,
-    "abilities": [
-        {
-            "id": "smite",
-            "usage": "per_page",
-            "context": "combat",
-            "effect": {"kind": "damage_bonus", "dice": "1d4"},
-        },
-        {
-            "id": "second-wind",
-            "usage": "per_rest",
-            "uses": 2,
-            "context": "both",
-            "effect": {"kind": "heal", "dice": "1d6"},
-        },
-    ],
-    "pool": {"name": "surges", "max": 3},
-}
+HERO_EXAMPLE = samples.VANGUARD
+"""The sample hero (``domain.model.samples``) is the command's example."""
 
 
 @rules.command(
