@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import shown_version, verdicts, wait_for_version
+from tests.browser.helpers import shown_version, unlabelled, verdicts, wait_for_version
 from tests.browser.server import Server
+from tests.fixtures.make_release_store import HERO
 
 pytestmark = pytest.mark.browser
 
@@ -54,12 +55,26 @@ def created_bodies(page: Any) -> list[dict[str, Any]]:
 
 
 def test_a_quest_calendar_campaign_started_on_the_page(open_page: Any, server: Server) -> None:
+    """With a hero saved on this device (heroes.js), chosen in the form: the campaign, then its
+    select_hero, each body exactly what the form was given."""
     page, _ = open_page("owner")
     sent = created_bodies(page)
+    commands: list[Any] = []
+    page.on(
+        "request",
+        lambda r: r.url.endswith("/commands") and commands.append(json.loads(r.post_data or "{}")),
+    )
     page.goto(server.url("/app/"))
+    ready(page)
+    mine = {"phase": "main", "hero": HERO}
+    page.evaluate(
+        "async (hero) => (await import('/app/static/heroes.js')).saveHero('My scout', hero)", mine
+    )
     page.get_by_role("button", name="New campaign").click()
     page.get_by_label("Game").select_option("quest-calendar")
     page.get_by_label("Name").fill("Started on the page")
+    page.get_by_label("The prologue is complete").check()
+    page.get_by_label("Hero", exact=True).select_option(label="My scout (saved on this device)")
     page.locator("details.house-rules summary").click()
     rule = page.locator('[data-rule="rollback_over_server_rolls"] select')
     default = rule.input_value()
@@ -72,14 +87,17 @@ def test_a_quest_calendar_campaign_started_on_the_page(open_page: Any, server: S
     page.get_by_role("button", name="Create the campaign").click()
     page.wait_for_url("**/app/campaigns/*")
     ready(page)
-    assert shown_version(page) == 1
+    assert shown_version(page) == 2
     assert sent == [
         {
             "game": "quest-calendar",
             "name": "Started on the page",
+            "setup": {"prologue_complete": True},
             "house_rules": {"rollback_over_server_rolls": other},
         }
     ]
+    assert commands == [{"type": "select_hero", **mine}]
+    page.locator('section[aria-label="Hero"]').get_by_text(HERO["name"]).wait_for()
     cid = page.url.rsplit("/", 1)[1]
     _, campaign = server.call("GET", f"/campaigns/{cid}")
     assert campaign["state"]["house_rules"]["rollback_over_server_rolls"] == other
@@ -255,3 +273,18 @@ def test_a_link_survives_a_new_tab_and_a_new_browser_until_forgotten(
         again.get_by_label("API token").wait_for()
     finally:
         later.close()
+
+
+@pytest.mark.parametrize("game", ["quest-calendar", "calendar-board"])
+def test_the_new_campaign_form_at_390_pixels_wide(
+    open_page: Any, server: Server, game: str
+) -> None:
+    page, _ = open_page("owner", width=390)
+    page.goto(server.url("/app/"))
+    page.get_by_role("button", name="New campaign").click()
+    page.get_by_label("Game").select_option(game)
+    page.locator("details.house-rules summary").click()
+    ready(page)
+    assert unlabelled(page) == []
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0

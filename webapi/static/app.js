@@ -33,7 +33,7 @@ function signedIn() {
 function linkedCampaigns() {
   const ids = Object.keys(linkTokens());
   if (!ids.length) return null;
-  return h("section", { class: "card linked" }, h("h2", {}, "Opened by link on this device"),
+  return h("section", { class: "card linked wide" }, h("h2", {}, "Opened by link on this device"),
     h("ul", { class: "campaigns" }, ids.map((id) => h("li", {}, h("a", { href: `/app/campaigns/${id}` }, `campaign ${id.slice(0, 8)}…`)))));
 }
 
@@ -84,7 +84,7 @@ async function campaignList() {
   });
   const slot = h("div", { class: "new-slot" });
   const start = h("button", { type: "button", onclick: () => newCampaign(slot, start) }, "New campaign");
-  clear(main, h("section", { class: "card" }, h("h2", {}, "Your campaigns"), h("p", {}, start), slot, list, more, form), linkedCampaigns());
+  clear(main, h("section", { class: "card wide" }, h("h2", {}, "Your campaigns"), h("p", {}, start), slot, list, more, form), linkedCampaigns());
   await load();
   if (!list.children.length) list.append(h("li", { class: "muted" }, "No campaign this token may see."));
 }

@@ -94,6 +94,10 @@ export function layoutOf(state) {
   return Array.from({ length: 32 }, (_, k) => (k === 0 ? "start" : k === 31 ? "end" : "normal"));
 }
 
+// Each space type's mark: a letter or sign on the space and in the legend (not colour alone).
+const MARKS = { start: "S", end: "E", normal: "N", rain: "R", snow: "W", fog: "F", hail: "H", supply: "+", event: "!" };
+const mark = (type) => MARKS[type] || type[0].toUpperCase();
+
 // The calendar track as a ring (hand-made SVG), each space a circle with its type
 // (`data-space`, `data-space-type`) and its letter, the god piece on its space.
 function track(board, weather, layout) {
@@ -107,7 +111,7 @@ function track(board, weather, layout) {
     const [x, y] = [cx + r * Math.cos(a), cy + r * Math.sin(a)];
     return s("g", { class: `space type-${type}${k === at ? " god" : ""}`, "data-space": k, "data-space-type": type },
       s("circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: k === at ? dot + 3 : dot }),
-      s("text", { x: x.toFixed(1), y: (y + 3.5).toFixed(1), "text-anchor": "middle", class: "mark" }, type[0].toUpperCase()),
+      s("text", { x: x.toFixed(1), y: (y + 3.5).toFixed(1), "text-anchor": "middle", class: "mark" }, mark(type)),
       s("title", {}, k === at ? `${name(k)}: the god piece` : name(k)));
   });
   return s("svg", { viewBox: "0 0 240 240", class: "track", role: "img", "aria-label": `Calendar track of ${n} spaces: the god piece on ${name(at)}, lap ${board?.laps ?? 0}` },
@@ -118,7 +122,7 @@ function track(board, weather, layout) {
 
 function legend(layout) {
   const types = [...new Set(layout)];
-  return h("ul", { class: "space-legend" }, types.map((t) => h("li", {}, h("span", { class: `swatch type-${t}`, "aria-hidden": "true" }, t[0].toUpperCase()), ` ${t}`)));
+  return h("ul", { class: "space-legend" }, types.map((t) => h("li", {}, h("span", { class: `swatch type-${t}`, "aria-hidden": "true" }, mark(t)), ` ${t}`)));
 }
 
 function nightStep(night, nights) {

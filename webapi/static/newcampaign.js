@@ -3,7 +3,7 @@
 // body sent holds what the owner chose or accepted, nothing else; then the campaign opens.
 import { get, post } from "./api.js";
 import { clear, h } from "./dom.js";
-import { samples } from "./heroes.js";
+import { samples, savedHeroes } from "./heroes.js";
 import { explain } from "./play.js";
 import { setupBuilder } from "./setup.js";
 
@@ -71,10 +71,17 @@ async function matchSetup(slot, rulesSlot, state) {
   await use();
 }
 
-function questSetup(slot, state) {
+// Quest Calendar: the prologue, and a hero to start with (a sample or one saved on this device),
+// sent as the first command (select_hero) once the campaign exists; none by default.
+async function questSetup(slot, state) {
   const prologue = h("input", { id: "setup-prologue", type: "checkbox" });
-  clear(slot, h("p", { class: "check" }, prologue, h("label", { for: "setup-prologue" }, " The prologue is complete (start on the calendar)")));
+  const heroes = await savedHeroes();
+  const pick = h("select", { id: "setup-hero" }, h("option", { value: "" }, "no hero yet (choose later)"),
+    heroes.map((x, k) => h("option", { value: String(k) }, `${x.name}${x.source === "mine" ? " (saved on this device)" : " (sample)"}`)));
+  clear(slot, h("p", { class: "check" }, prologue, h("label", { for: "setup-prologue" }, " The prologue is complete (start on the calendar)")),
+    heroes.length ? h("div", { class: "field" }, h("label", { for: "setup-hero" }, "Hero"), pick) : null);
   state.setup = () => (prologue.checked ? { prologue_complete: true } : undefined);
+  state.hero = () => (pick.value === "" ? undefined : heroes[Number(pick.value)].hero);
 }
 
 // The form, put in `slot`; `opener` (the "New campaign" button) is hidden while it is open.
@@ -84,11 +91,15 @@ export async function newCampaign(slot, opener) {
   const setupSlot = h("div", { class: "setup-slot" });
   const rulesSlot = h("div", { class: "rules-slot" });
   const error = h("p", { class: "error", role: "alert" });
-  const state = { setup: () => undefined, rules: () => ({}) };
+  const state = { setup: () => undefined, rules: () => ({}), hero: () => undefined };
   const choose = async () => {
-    if (game.value === "calendar-board") await matchSetup(setupSlot, rulesSlot, state);
+    if (game.value === "calendar-board") {
+      state.hero = () => undefined;
+      await matchSetup(setupSlot, rulesSlot, state);
+    }
     else {
-      questSetup(setupSlot, state);
+      state.hero = () => undefined;
+      await questSetup(setupSlot, state);
       state.rules = await houseRules(rulesSlot, game.value);
     }
   };
@@ -104,7 +115,9 @@ export async function newCampaign(slot, opener) {
     event.preventDefault();
     error.textContent = "";
     let body;
+    let hero;
     try {
+      hero = state.hero();
       body = { game: game.value, name: name.value.trim() };
       const setup = state.setup();
       const rules = state.rules();
@@ -116,6 +129,14 @@ export async function newCampaign(slot, opener) {
     }
     try {
       const created = await post("/campaigns", body, { "Idempotency-Key": crypto.randomUUID() });
+      if (hero) {
+        try {
+          await post(`/campaigns/${created.id}/commands`, { type: "select_hero", ...hero }, { "Idempotency-Key": crypto.randomUUID() });
+        } catch (problem) {
+          error.textContent = `The campaign is made, but not its hero: ${explain(problem)}`;
+          return;
+        }
+      }
       location.assign(`/app/campaigns/${created.id}`);
     } catch (problem) {
       error.textContent = explain(problem);

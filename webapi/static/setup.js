@@ -32,8 +32,8 @@ function pieceRow(owner, piece = {}) {
   const id = input(`Piece id (${owner()})`, { required: true, maxlength: 80 }, piece.id);
   const kind = select("Starts", KINDS, piece.location?.kind ?? "home", null);
   const space = input("Pathway space", { type: "number", min: 0, max: 10000 }, piece.location?.space);
-  const facing = select("Facing", FACINGS, piece.facing);
-  const adapt = input("Adaptability", { type: "number", min: -20, max: 20 }, piece.adaptability);
+  const facing = select("Facing", FACINGS, piece.facing, "(default: N)");
+  const adapt = input("Adaptability", { type: "number", min: -20, max: 20, placeholder: "default 0" }, piece.adaptability);
   const sync = () => (space.box.hidden = kind.el.value !== "pathway");
   kind.el.addEventListener("change", sync);
   sync();
@@ -51,9 +51,10 @@ function pieceRow(owner, piece = {}) {
 function weaponRow(owner, weapon = {}) {
   const id = input(`Weapon id (${owner()})`, { required: true, maxlength: 80 }, weapon.id);
   const kind = select("Kind", WEAPONS, weapon.kind ?? "melee", null);
-  const ammo = input("Ammunition", { type: "number", min: 0 }, weapon.ammo);
-  const most = input("Capacity", { type: "number", min: 0 }, weapon.ammo_max);
-  const regen = input("Regained each night", { type: "number", min: 0 }, weapon.ammo_regen);
+  const none = { type: "number", min: 0, placeholder: "none (no ammunition)" };
+  const ammo = input("Ammunition", none, weapon.ammo);
+  const most = input("Capacity", none, weapon.ammo_max);
+  const regen = input("Regained each night", none, weapon.ammo_regen);
   const row = h("fieldset", { class: "nested weapon" }, h("legend", {}, "Weapon"), id.box, kind.box, ammo.box, most.box, regen.box);
   const read = () => {
     const out = { id: id.el.value.trim(), kind: kind.el.value };
