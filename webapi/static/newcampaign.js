@@ -6,6 +6,7 @@ import { clear, h } from "./dom.js";
 import { samples, savedHeroes } from "./heroes.js";
 import { explain } from "./play.js";
 import { setupBuilder } from "./setup.js";
+import { ready } from "./ui.js";
 
 const GAMES = { "quest-calendar": "Quest Calendar", "calendar-board": "The Calendar Board (a match)" };
 // A match needs two players: the setup offered when the server has no samples.
@@ -88,22 +89,38 @@ async function questSetup(slot, state) {
 export async function newCampaign(slot, opener) {
   const game = h("select", { id: "new-game" }, Object.entries(GAMES).map(([k, v]) => h("option", { value: k }, v)));
   const name = h("input", { id: "new-name", required: true, maxlength: 200 });
-  const setupSlot = h("div", { class: "setup-slot" });
-  const rulesSlot = h("div", { class: "rules-slot" });
+  let setupSlot = h("div", { class: "setup-slot" });
+  let rulesSlot = h("div", { class: "rules-slot" });
   const error = h("p", { class: "error", role: "alert" });
-  const state = { setup: () => undefined, rules: () => ({}), hero: () => undefined };
+  let state = { setup: () => undefined, rules: () => ({}), hero: () => undefined };
+  let generation = 0;
+  // Built aside and put in place only if the game was not changed again meanwhile.
   const choose = async () => {
-    if (game.value === "calendar-board") {
-      state.hero = () => undefined;
-      await matchSetup(setupSlot, rulesSlot, state);
-    }
+    const gen = ++generation;
+    const next = { setup: () => undefined, rules: () => ({}), hero: () => undefined };
+    const [setup, rules] = [h("div", { class: "setup-slot" }), h("div", { class: "rules-slot" })];
+    if (game.value === "calendar-board") await matchSetup(setup, rules, next);
     else {
-      state.hero = () => undefined;
-      await questSetup(setupSlot, state);
-      state.rules = await houseRules(rulesSlot, game.value);
+      await questSetup(setup, next);
+      next.rules = await houseRules(rules, game.value);
+    }
+    if (gen !== generation) return;
+    state = next;
+    setupSlot.replaceWith(setup);
+    rulesSlot.replaceWith(rules);
+    [setupSlot, rulesSlot] = [setup, rules];
+  };
+  const chosen = async () => {
+    ready(false);
+    try {
+      await choose();
+    } catch (problem) {
+      error.textContent = explain(problem);
+    } finally {
+      ready(true);
     }
   };
-  game.addEventListener("change", () => choose().catch((e) => (error.textContent = explain(e))));
+  game.addEventListener("change", chosen);
   const cancel = h("button", { type: "button", class: "small", onclick: () => { slot.replaceChildren(); opener.hidden = false; opener.focus(); } }, "Cancel");
   const form = h("form", { class: "new-campaign", "aria-label": "New campaign" },
     h("h3", {}, "New campaign"),
@@ -145,5 +162,5 @@ export async function newCampaign(slot, opener) {
   opener.hidden = true;
   clear(slot, form);
   name.focus();
-  await choose();
+  await chosen();
 }
