@@ -288,3 +288,30 @@ def test_the_new_campaign_form_at_390_pixels_wide(
     assert unlabelled(page) == []
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0
+
+
+def test_an_invite_link_seats_its_player_in_a_new_tab_and_browser(
+    browser: Any, open_page: Any, server: Server
+) -> None:
+    cid = server.seeded.campaigns["demo-match"]
+    _, campaign = server.call("GET", f"/campaigns/{cid}")
+    seat = campaign["state"]["players"][-1]
+    status, invite = server.call(
+        "POST", f"/campaigns/{cid}/invites", {"role": "player", "seat": seat, "name": "invited"}
+    )
+    if status in (404, 405):
+        pytest.skip("needs the invites route (POST /campaigns/{id}/invites answers 404)")
+    assert status == 201, invite
+    player, _ = open_page()
+    player.goto(server.url(invite["url"]))
+    player.get_by_text(f"you are player (seat {seat})").wait_for()
+    tab = player.context.new_page()
+    tab.goto(server.url(f"/app/campaigns/{cid}"))
+    tab.get_by_text(f"you are player (seat {seat})").wait_for()
+    later = browser.new_context(storage_state=player.context.storage_state())
+    try:
+        again = later.new_page()
+        again.goto(server.url(f"/app/campaigns/{cid}"))
+        again.get_by_text(f"you are player (seat {seat})").wait_for()
+    finally:
+        later.close()
