@@ -246,7 +246,7 @@ def test_each_game_at_390_pixels_wide(open_page: Any, server: Server, key: str) 
     page.goto(server.campaign_url(key))
     verdicts(page)
     if key == "cb":
-        page.get_by_role("img", name="Calendar track: the god piece on").wait_for()
+        page.get_by_role("img", name="Calendar track of 32 spaces: the god piece on").wait_for()
         assert "party" in page.inner_text('section[aria-label="Parties"]').lower()
     else:
         page.locator('section[aria-label="Ship"]').wait_for()
@@ -402,6 +402,7 @@ def test_a_fork_from_the_timeline_opens_the_new_campaign(open_page: Any, server:
     page, _ = open_page("owner")
     page.goto(server.campaign_url("qc"))
     page.get_by_role("button", name="Fork at v8").click()
+    page.get_by_role("button", name="Confirm fork").click()
     page.locator("section.title").get_by_text("Forked from").wait_for()
     assert server.seeded.campaigns["qc"] not in page.url
     wait_for_version(page, 1)

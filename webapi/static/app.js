@@ -1,36 +1,55 @@
-// The table page's entry: sign in, pick a campaign, or verify a bundle; routed by the address.
-import { ApiError, get, setToken, token } from "./api.js";
+// The table page's entry: sign in, pick or start a campaign, or verify a bundle; routed by the
+// address. When a page has finished loading, body[data-ready="true"] (ui.js, ready()).
+import { ApiError, LIFETIME_DAYS, dropLinkToken, forgetDevice, get, keepLinkToken, linkToken, linkTokens, setToken, signedInToken, token, useCampaign } from "./api.js";
 import { verifyPage } from "./bundle.js";
 import { campaignPage } from "./campaign.js";
 import { clear, h } from "./dom.js";
+import { newCampaign } from "./newcampaign.js";
+import { ready } from "./ui.js";
 
 const main = document.getElementById("main");
 const who = document.getElementById("who");
+const campaignPath = /^\/app\/campaigns\/([^/]+)$/;
 
-// A share link carries its token in the fragment, which never reaches a server: keep it for this
-// tab and take it out of the address bar (and so out of the history and any copied link).
+// A share or invite link carries its token in the fragment, which never reaches a server: keep it
+// for this campaign on this device (api.js) and take it out of the address bar (and so out of the
+// history and any copied link).
 function readShareLink() {
   const match = /^#token=(.+)$/.exec(location.hash);
   if (!match) return;
-  setToken(decodeURIComponent(match[1]));
+  const secret = decodeURIComponent(match[1]);
+  const campaign = campaignPath.exec(location.pathname);
+  if (campaign) keepLinkToken(decodeURIComponent(campaign[1]), secret);
+  else setToken(secret);
   history.replaceState(null, "", location.pathname + location.search);
 }
 
 function signedIn() {
-  clear(who, token() ? h("button", { type: "button", class: "small", onclick: () => { setToken(null); location.assign("/app/"); } }, "Sign out") : null);
+  const out = signedInToken() ? h("button", { type: "button", class: "small", onclick: () => { setToken(null); location.assign("/app/"); } }, "Sign out") : null;
+  const forget = h("button", { type: "button", class: "small", onclick: () => { forgetDevice(); location.assign("/app/"); } }, "Forget this device");
+  clear(who, out, " ", token() || Object.keys(linkTokens()).length ? forget : null);
+}
+
+function linkedCampaigns() {
+  const ids = Object.keys(linkTokens());
+  if (!ids.length) return null;
+  return h("section", { class: "card linked wide" }, h("h2", {}, "Opened by link on this device"),
+    h("ul", { class: "campaigns" }, ids.map((id) => h("li", {}, h("a", { href: `/app/campaigns/${id}` }, `campaign ${id.slice(0, 8)}…`)))));
 }
 
 function signIn(message) {
   const input = h("input", { id: "token", name: "token", type: "password", autocomplete: "off", required: true, spellcheck: "false" });
+  const keep = h("input", { id: "keep-signed-in", type: "checkbox" });
   const error = h("p", { class: "error", role: "alert" }, message || "");
   const form = h("form", { class: "card signin" },
     h("h2", {}, "Sign in"),
     h("p", {}, "Paste your Questlog API token. It stays in this tab only (sessionStorage) and is sent to this server alone."),
     h("div", { class: "field" }, h("label", { for: "token" }, "API token"), input),
+    h("p", { class: "check" }, keep, h("label", { for: "keep-signed-in" }, ` Keep me signed in on this device for ${LIFETIME_DAYS} days (localStorage)`)),
     h("button", { type: "submit" }, "Sign in"), error);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    setToken(input.value.trim());
+    setToken(input.value.trim(), { keep: keep.checked });
     try {
       await get("/campaigns?limit=1");
       await route();
@@ -39,8 +58,9 @@ function signIn(message) {
       error.textContent = problem instanceof ApiError && problem.status === 401 ? "That token is not valid (unknown or revoked)." : `Could not sign in: ${problem.message}`;
     }
   });
-  clear(main, form);
+  clear(main, form, linkedCampaigns());
   input.focus();
+  ready(true);
 }
 
 async function campaignList() {
@@ -62,26 +82,44 @@ async function campaignList() {
     event.preventDefault();
     location.assign(`/app/campaigns/${encodeURIComponent(open.value.trim())}`);
   });
-  clear(main, h("section", { class: "card" }, h("h2", {}, "Your campaigns"), list, more, form));
+  const slot = h("div", { class: "new-slot" });
+  const start = h("button", { type: "button", onclick: () => newCampaign(slot, start) }, "New campaign");
+  clear(main, h("section", { class: "card wide" }, h("h2", {}, "Your campaigns"), h("p", {}, start), slot, list, more, form), linkedCampaigns());
   await load();
   if (!list.children.length) list.append(h("li", { class: "muted" }, "No campaign this token may see."));
 }
 
 async function route() {
-  signedIn();
+  ready(false);
   const path = location.pathname;
-  if (path === "/app/verify") return verifyPage(main);
+  const campaign = campaignPath.exec(path);
+  const id = campaign ? decodeURIComponent(campaign[1]) : null;
+  useCampaign(id);
+  signedIn();
+  if (path === "/app/verify") {
+    verifyPage(main);
+    return ready(true);
+  }
   if (!token()) return signIn();
-  const campaign = /^\/app\/campaigns\/([^/]+)$/.exec(path);
   try {
-    if (campaign) return await campaignPage(main, decodeURIComponent(campaign[1]));
-    return await campaignList();
+    if (campaign) await campaignPage(main, id);
+    else await campaignList();
+    return ready(true);
   } catch (problem) {
     if (problem instanceof ApiError && problem.status === 401) {
+      if (id && linkToken()) {
+        dropLinkToken(id);
+        if (signedInToken()) {
+          ready(true);
+          return route();
+        }
+        return signIn("The link's token no longer works (revoked or expired); sign in, or ask for a new link.");
+      }
       setToken(null);
       return signIn("That token no longer works; sign in again.");
     }
     clear(main, h("section", { class: "card" }, h("h2", {}, "Cannot show this"), h("p", { class: "error", role: "alert" }, problem.message)));
+    ready(true);
   }
 }
 

@@ -1,13 +1,22 @@
-// What each game's state shows: the hero and the ship, or the calendar track and the parties.
-import { brief, h, s } from "./dom.js";
+// What each game's state shows: the hero and the ship, or the calendar track and the parties,
+// each part in words (panels.js), never as JSON.
+import { h, s } from "./dom.js";
+import { dl, panel, say, words } from "./panels.js";
 
-const dl = (pairs) => h("dl", { class: "facts" }, pairs.filter(([, v]) => v !== undefined).map(([k, v]) => [h("dt", {}, k), h("dd", {}, v === null || v === "" ? "—" : v)]));
-const list = (items, render = (x) => brief(x)) => (items && items.length ? h("ul", { class: "plain" }, items.map((x) => h("li", {}, render(x)))) : h("p", { class: "muted" }, "none"));
+const list = (items, render = (x) => say(x)) => (items && items.length ? h("ul", { class: "plain" }, items.map((x) => h("li", {}, render(x)))) : h("p", { class: "muted" }, "none"));
 
 function meter(label, value, max, cls) {
-
   return h("div", { class: `meter ${cls || ""}` }, h("span", {}, `${label} ${value}${max ? ` / ${max}` : ""}`), h("meter", { min: 0, max: max || 1, value: Math.max(0, value), "aria-label": label }));
 }
+
+// An equipped item by its name: an id is looked up in the inventory.
+function itemName(item, inventory) {
+  if (item && typeof item === "object") return item.name || item.id || say(item);
+  const found = (inventory || []).find((i) => i.id === item);
+  return found?.name || words(item ?? "—");
+}
+
+const pool = (p) => (p ? `${p.name ? words(p.name) : "pool"}: ${Number(p.max ?? 0) - Number(p.spent ?? 0)} of ${p.max ?? 0} left` : undefined);
 
 function hero(hero) {
   if (!hero) return h("section", { class: "card", "aria-label": "Hero" }, h("h3", {}, "Hero"), h("p", { class: "muted" }, "No hero selected yet."));
@@ -24,16 +33,16 @@ function hero(hero) {
       ["DEF / ATK", `${hero.def} / +${hero.atk}`],
       ["Damage", `${hero.damage_dice}${hero.damage_mod ? `+${hero.damage_mod}` : ""}`],
       ["Rations", hero.rations],
-      ["Pool", hero.pool ? brief(hero.pool) : undefined],
+      ["Pool", pool(hero.pool)],
     ]),
     h("h4", {}, "Traits"),
     h("ul", { class: "traits" }, Object.entries(hero.traits || {}).map(([k, v]) => h("li", {}, h("b", {}, k), ` ${v >= 0 ? "+" : ""}${v}`))),
     h("h4", {}, "Conditions"),
-    list(hero.conditions, (c) => (typeof c === "string" ? c : c.id || c.name || brief(c))),
+    list(hero.conditions, (c) => (typeof c === "string" ? words(c) : c.name || c.id || say(c))),
     h("h4", {}, "Injuries"),
-    list(hero.injuries, (c) => (typeof c === "string" ? c : brief(c))),
+    list(hero.injuries, (c) => (typeof c === "string" ? words(c) : c.name || say(c))),
     h("h4", {}, "Equipment"),
-    list(Object.entries(hero.equipped || {}), ([slot, item]) => `${slot}: ${item?.name || item?.id || brief(item)}`),
+    list(Object.entries(hero.equipped || {}), ([slot, item]) => `${words(slot)}: ${itemName(item, hero.inventory)}`),
     h("h4", {}, "Inventory"),
     list(hero.inventory, (i) => `${i.name || i.id}${i.kind ? ` (${i.kind})` : ""}`),
     h("h4", {}, "Abilities"),
@@ -48,8 +57,8 @@ function ship(ship) {
     { class: "card", "aria-label": "Ship" },
     h("h3", {}, "Ship"),
     dl([["AIM", ship.aim], ["EVA", ship.eva], ["SHD", ship.shd]]),
-    h("table", { class: "grid" }, h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Compartment"), h("th", {}, "Integrity"), h("th", {}, "Crew"), h("th", {}, "Upgrade"))),
-      h("tbody", {}, Object.entries(ship.compartments || {}).map(([n, c]) => h("tr", {}, h("td", {}, n), h("td", {}, c.name), h("td", {}, `${c.integrity}/${c.integrity_max}`), h("td", {}, c.crew ? c.crew.name || c.crew.id || brief(c.crew) : "—"), h("td", {}, c.upgrade ? c.upgrade.name || c.upgrade.id || brief(c.upgrade) : "—"))))),
+    h("div", { class: "scroll" }, h("table", { class: "grid" }, h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Compartment"), h("th", {}, "Integrity"), h("th", {}, "Crew"), h("th", {}, "Upgrade"))),
+      h("tbody", {}, Object.entries(ship.compartments || {}).map(([n, c]) => h("tr", {}, h("td", {}, n), h("td", {}, c.name), h("td", {}, `${c.integrity}/${c.integrity_max}`), h("td", {}, c.crew ? c.crew.name || c.crew.id || say(c.crew) : "—"), h("td", {}, c.upgrade ? c.upgrade.name || c.upgrade.id || say(c.upgrade) : "—")))))),
   );
 }
 
@@ -61,14 +70,14 @@ function page(state) {
     { class: "card", "aria-label": "Today's page" },
     h("h3", {}, "Today's page"),
     p
-      ? dl([
+      ? [dl([
           ["Date", `${p.date}${p.weekday ? ` (${p.weekday})` : ""}`],
           ["Checks", (p.checks || []).length],
-          ["Shop", p.shop ? p.shop.shop_id || brief(p.shop, 60) : undefined],
-          ["Combat", p.combat ? brief(p.combat, 80) : undefined],
-          ["Dogfight", p.dogfight ? brief(p.dogfight, 80) : undefined],
           ["Flags", ["rest", "level_up", "equipment"].filter((k) => p[k] || p[`${k}_day`]).join(", ") || undefined],
-        ])
+        ]),
+        p.combat ? panel("Combat", p.combat, "Combat", ["status", "mode", "kind", "round", "rounds", "open", "results"]) : null,
+        p.shop ? panel(`Shop${p.shop.shop_id ? `: ${words(p.shop.shop_id)}` : ""}`, p.shop, "Shop") : null,
+        p.dogfight ? panel("Dogfight", p.dogfight, "Dogfight", ["status", "mode", "round", "rounds", "open"]) : null]
       : h("p", { class: "muted" }, `No page open. Pages played: ${cal.pages_played ?? 0}${cal.last_date ? `, the last on ${cal.last_date}` : ""}.`),
   );
 }
@@ -77,48 +86,107 @@ export function questCalendar(state) {
   return [hero(state.hero), page(state), ship(state.ship)];
 }
 
-// The calendar track as a ring (hand-made SVG): Start (0), the day spaces 1..30 and End (31),
-// with the god piece on its space.
-function track(board, weather) {
+// The calendar's spaces from Start to End: the house rule cb.calendar.layout in force (the state's
+// house rules), else the state's calendar, else 32 spaces of unknown type.
+export function layoutOf(state) {
+  const layout = state.house_rules?.["cb.calendar.layout"] || state.calendar?.layout;
+  if (Array.isArray(layout) && layout.length >= 2) return layout.map(String);
+  return Array.from({ length: 32 }, (_, k) => (k === 0 ? "start" : k === 31 ? "end" : "normal"));
+}
+
+// Each space type's mark: a letter or sign on the space and in the legend (not colour alone).
+const MARKS = { start: "S", end: "E", normal: "N", rain: "R", snow: "W", fog: "F", hail: "H", supply: "+", event: "!" };
+const mark = (type) => MARKS[type] || type[0].toUpperCase();
+
+// The calendar track as a ring (hand-made SVG), each space a circle with its type
+// (`data-space`, `data-space-type`) and its letter, the god piece on its space.
+function track(board, weather, layout) {
   const at = Number(board?.god_piece ?? 0);
-  const spaces = Math.max(32, at + 1);
-  const name = (k) => (k === 0 ? "Start" : k === spaces - 1 ? "End" : `space ${k}`);
-  const cx = 110;
-  const cy = 110;
-  const r = 90;
-  const dots = [];
-  for (let k = 0; k < spaces; k++) {
-    const a = (2 * Math.PI * k) / spaces - Math.PI / 2;
-    const x = cx + r * Math.cos(a);
-    const y = cy + r * Math.sin(a);
-    const cls = k === at ? "god" : k === 0 || k === spaces - 1 ? "space ends" : "space";
-    dots.push(s("circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: k === at ? 9 : 5, class: cls }, s("title", {}, k === at ? `${name(k)}: the god piece` : name(k))));
-  }
-  return s("svg", { viewBox: "0 0 220 220", class: "track", role: "img", "aria-label": `Calendar track: the god piece on ${name(at)}, lap ${board?.laps ?? 0}` },
-    dots,
+  const n = layout.length;
+  const name = (k) => `space ${k} (${layout[k] ?? "?"})`;
+  const [cx, cy, r] = [120, 120, 96];
+  const dot = Math.max(5, Math.min(14, (Math.PI * r) / n - 2));
+  const spaces = layout.map((type, k) => {
+    const a = (2 * Math.PI * k) / n - Math.PI / 2;
+    const [x, y] = [cx + r * Math.cos(a), cy + r * Math.sin(a)];
+    return s("g", { class: `space type-${type}${k === at ? " god" : ""}`, "data-space": k, "data-space-type": type },
+      s("circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: k === at ? dot + 3 : dot }),
+      s("text", { x: x.toFixed(1), y: (y + 3.5).toFixed(1), "text-anchor": "middle", class: "mark" }, mark(type)),
+      s("title", {}, k === at ? `${name(k)}: the god piece` : name(k)));
+  });
+  return s("svg", { viewBox: "0 0 240 240", class: "track", role: "img", "aria-label": `Calendar track of ${n} spaces: the god piece on ${name(at)}, lap ${board?.laps ?? 0}` },
+    spaces,
     s("text", { x: cx, y: cy - 6, "text-anchor": "middle", class: "big" }, String(at)),
     s("text", { x: cx, y: cy + 14, "text-anchor": "middle" }, weather?.current || "clear"));
 }
 
+function legend(layout) {
+  const types = [...new Set(layout)];
+  return h("ul", { class: "space-legend" }, types.map((t) => h("li", {}, h("span", { class: `swatch type-${t}`, "aria-hidden": "true" }, mark(t)), ` ${t}`)));
+}
+
+function nightStep(night, nights) {
+  if (!night) return "no night in progress";
+  const order = night.order || [];
+  const data = night.data?.[night.step] || {};
+  const bits = [`night ${night.number ?? nights}, step ${night.index !== undefined ? night.index + 1 : "?"} of ${order.length}: ${words(night.step ?? "")}`];
+  if (data.landed !== undefined) bits.push(`the god piece landed on ${data.landed}`);
+  if (data.hail?.length) bits.push(`hail saves for ${data.hail.join(", ")}`);
+  if (data.firings?.length) bits.push(`supply fires at ${data.firings.map((f) => f.space).join(", ")}`);
+  return bits.join("; ");
+}
+
+const where = (loc) => (!loc ? "—" : loc.kind === "pathway" ? `pathway space ${loc.space}` : words(loc.kind));
+
+// Who stands where on the pathway (by space), and who is home, elsewhere or eliminated.
+function pathway(parties) {
+  const at = new Map();
+  for (const [party, p] of parties) {
+    for (const piece of Object.values(p.pieces || {})) {
+      const key = piece.location?.kind === "pathway" ? Number(piece.location.space) : piece.location?.kind || "?";
+      if (!at.has(key)) at.set(key, []);
+      at.get(key).push(`${piece.id} (${party})`);
+    }
+  }
+  const spaces = [...at.keys()].filter((k) => typeof k === "number").sort((a, b) => a - b);
+  const off = [...at.keys()].filter((k) => typeof k !== "number");
+  if (!at.size) return h("p", { class: "muted" }, "No pieces.");
+  return h("ul", { class: "pathway" },
+    spaces.map((k) => h("li", { dataset: { pathwaySpace: k } }, h("b", {}, `space ${k}`), `: ${at.get(k).join(", ")}`)),
+    off.map((k) => h("li", { dataset: { pathwayPlace: k } }, h("b", {}, words(k)), `: ${at.get(k).join(", ")}`)));
+}
+
+function party(id, p) {
+  const weapons = Object.values(p.weapons || {});
+  return h("article", { class: "party", dataset: { party: id } }, h("h4", {}, `Party ${id}`),
+    dl([
+      ["Exhaustion", p.exhaustion],
+      ["Partner", p.partner ? `${words(p.partner)}, relationship ${p.relationship}` : "none"],
+      ["Luck / INT", `${p.luck_mod >= 0 ? "+" : ""}${p.luck_mod ?? 0} / ${p.int_mod >= 0 ? "+" : ""}${p.int_mod ?? 0}`],
+      ["Weapons", weapons.length ? weapons.map((w) => `${w.id} (${w.kind}${w.uses_ammo ? `, ammo ${w.ammo}/${w.ammo_max}, +${w.ammo_regen} a night` : ""}${w.looted ? ", looted" : ""})`).join("; ") : "none"],
+      ["Pieces", Object.values(p.pieces || {}).map((x) => `${x.id} on ${where(x.location)}, facing ${x.facing}${x.conditions?.length ? `, ${x.conditions.map(say).join(", ")}` : ""}`).join("; ") || "none"],
+    ]));
+}
+
 export function calendarBoard(state) {
   const parties = Object.entries(state.parties || {});
+  const layout = layoutOf(state);
+  const turn = state.turn?.player ? `${state.turn.player}${state.turn.started ? " (acting)" : ""}` : state.night ? "night" : "—";
   return [
-    h("section", { class: "card", "aria-label": "Calendar" }, h("h3", {}, "Calendar"), track(state.board, state.weather),
+    h("section", { class: "card", "aria-label": "Calendar" }, h("h3", {}, "Calendar"), track(state.board, state.weather, layout), legend(layout),
       dl([
-        ["God piece", state.board?.god_piece],
+        ["God piece", `space ${state.board?.god_piece ?? 0} of ${layout.length - 1} (${layout[state.board?.god_piece ?? 0] ?? "?"})`],
         ["Laps", state.board?.laps],
         ["Round", state.round],
         ["Nights", state.nights],
-        ["Weather", state.weather?.current || "clear"],
-        ["Wind", state.wind ? `${state.wind.speed}${state.wind.direction ? ` from ${state.wind.direction}` : ""}` : undefined],
-        ["Turn", state.turn ? `${state.turn.player}${state.turn.started ? " (acting)" : ""}` : undefined],
+        ["Weather", `${state.weather?.current || "normal"}${state.weather?.pending ? `, ${state.weather.pending} coming` : ""}`],
+        ["Wind", state.wind ? `${state.wind.speed}${state.wind.direction ? ` from the ${state.wind.direction}` : ""}` : undefined],
+        ["Turn", turn],
         ["God token", state.god_token],
-        ["Night step", state.night ? brief(state.night, 100) : "no night in progress"],
+        ["Night step", nightStep(state.night, state.nights)],
       ])),
     h("section", { class: "card", "aria-label": "Parties" }, h("h3", {}, "Parties"),
-      h("table", { class: "grid" }, h("thead", {}, h("tr", {}, ["Party", "Exhaustion", "Partner", "Relationship", "Weapons", "Pieces"].map((t) => h("th", {}, t)))),
-        h("tbody", {}, parties.map(([id, p]) => h("tr", { dataset: { party: id } }, h("td", {}, id), h("td", {}, p.exhaustion), h("td", {}, p.partner ?? "—"), h("td", {}, p.relationship ?? "—"),
-          h("td", {}, Object.keys(p.weapons || {}).length ? Object.entries(p.weapons).map(([w, v]) => `${w} ${brief(v, 40)}`).join("; ") : "—"),
-          h("td", {}, Object.values(p.pieces || {}).map((piece) => `${piece.id}@${piece.location?.space ?? piece.location?.kind}`).join(", ") || "—")))))),
+      h("div", { class: "parties" }, parties.map(([id, p]) => party(id, p))),
+      h("h4", {}, "The pathway"), pathway(parties)),
   ];
 }

@@ -1,16 +1,18 @@
 // The table page of one campaign: its state (now or at ?version=N), the pending decision, the
 // play forms, the rolls with verdicts computed here, the charts, the timeline and live updates.
 import { whoAmI } from "./access.js";
-import { ApiError, get, headers, post } from "./api.js";
+import { ApiError, get, headers, optional, post } from "./api.js";
 import { calendarBoard, questCalendar } from "./boards.js";
 import { guardCampaign } from "./checkpoints.js";
 import { dayCharts } from "./figures.js";
 import { Live } from "./live.js";
+import { ownerCard, updateOwnerCard } from "./owner.js";
 import { commandForm, explain } from "./play.js";
 import { showRolls, tally } from "./rolls.js";
-import { Timeline } from "./timeline.js";
+import { Timeline, eventSummary } from "./timeline.js";
+import { showTurn } from "./turn.js";
 import { clear, h } from "./dom.js";
-import { toast } from "./ui.js";
+import { ready, toast } from "./ui.js";
 import { freshEntropy } from "./verify.js";
 
 const ROLL_WINDOW = 200; // versions of rolls loaded at a time, newest first
@@ -65,7 +67,10 @@ class CampaignPage {
     this.chain = h("p", { class: "chain", "aria-live": "polite" }, "Checking the chain…");
     this.checkpoint = h("div", { class: "checkpoint", "aria-live": "polite" }, "Checking the signed checkpoint…");
     this.liveNote = h("p", { class: "muted live" });
+    this.hash = h("code", { dataset: { headHash: c.head_hash } }, c.head_hash);
+    this.hashLabel = h("span", {}, "Head hash ");
     this.banner = h("div", { class: "banner", hidden: true });
+    this.turn = h("div", { class: "turn", role: "status", "aria-live": "polite", hidden: true });
     this.state = h("div", { class: "state" });
     this.pending = h("section", { class: "card pending", "aria-label": "Pending decision", hidden: true });
     this.play = h("section", { class: "card play", "aria-label": "Play" });
@@ -80,10 +85,11 @@ class CampaignPage {
     this.slider.addEventListener("input", () => (this.sliderValue.textContent = this.slider.value));
     this.slider.addEventListener("change", () => this.goTo(Number(this.slider.value)));
     this.proposals = h("div", { class: "proposals" });
-    this.timeline = new Timeline(this.id, this.events, this.chain, (event) => this.eventActions(event));
+    // `mid`: the event is inside a command, where no rollback or fork may start (timeline.js)
+    this.timeline = new Timeline(this.id, this.events, this.chain, (event, mid) => this.eventActions(event, mid));
     const bundle = h("button", { type: "button", class: "small", onclick: () => this.download() }, "Download the bundle");
-    const share = this.who.owner ? h("button", { type: "button", class: "small", onclick: () => this.share() }, "Share a view-only link") : null;
     this.shareOut = h("p", { class: "share", "aria-live": "polite" });
+    this.owner = this.who.owner ? ownerCard(this) : null;
     clear(
       this.main,
       h("section", { class: "card title" },
@@ -91,10 +97,10 @@ class CampaignPage {
         h("p", {}, `${c.game === "quest-calendar" ? "Quest Calendar" : "The Calendar Board"} · version `, this.version, ` · you are ${this.who.role}${this.who.seat ? ` (seat ${this.who.seat})` : ""}`),
         c.origin ? h("p", {}, "Forked from ", h("a", { href: `/app/campaigns/${c.origin.campaign_id}?version=${c.origin.version}` }, `${c.origin.campaign_id.slice(0, 8)} at version ${c.origin.version}`)) : null,
         c.forks?.length ? h("p", {}, "Forks: ", c.forks.map((f) => [h("a", { href: `/app/campaigns/${f.id}` }, `${f.name} (at v${f.at_version})`), " "])) : null,
-        h("p", { class: "hash" }, "Head hash ", h("code", {}, c.head_hash)),
+        h("p", { class: "hash" }, this.hashLabel, this.hash),
         this.chain, this.checkpoint, this.liveNote,
-        h("p", { class: "actions" }, bundle, " ", share),
-        this.shareOut),
+        h("p", { class: "actions" }, bundle)),
+      this.turn,
       this.banner,
       h("section", { class: "card travel", "aria-label": "Time travel" },
         h("label", { for: "version-slider" }, "Show the campaign as it was at version "), this.sliderValue,
@@ -107,6 +113,7 @@ class CampaignPage {
       h("section", { class: "card", "aria-label": "Rolls" }, h("h3", {}, "Rolls"), this.rollTally, this.rollList, this.moreRolls),
       h("section", { class: "card", "aria-label": "Charts" }, h("h3", {}, "Charts"), this.charts),
       h("section", { class: "card", "aria-label": "Timeline" }, h("h3", {}, "Timeline"), this.proposals, this.events, this.moreEvents),
+      this.owner,
     );
     if (this.who.canPlay) this.buildPlay();
   }
@@ -120,11 +127,25 @@ class CampaignPage {
     await this.show();
   }
 
-  // The state as of ?version= (or now), then everything that hangs on the head.
+  // The state as of ?version= (or now), then everything that hangs on it: the head hash, the turn,
+  // the rolls and the events up to that version only. body[data-ready] is "false" meanwhile.
   async show() {
+    ready(false);
+    try {
+      await this.showNow();
+    } finally {
+      ready(true);
+    }
+  }
+
+  async showNow() {
     const at = this.asOf;
     const campaign = at ? await get(`/campaigns/${this.id}?version=${at}`) : this.head;
     this.shown = campaign.version;
+    this.shownHash = campaign.head_hash;
+    this.hash.textContent = campaign.head_hash;
+    this.hash.dataset.headHash = campaign.head_hash;
+    this.hashLabel.textContent = at !== null && campaign.version < this.head.version ? `Hash of version ${campaign.version} ` : "Head hash ";
     this.version.textContent = String(campaign.version);
     this.version.dataset.campaignVersion = String(campaign.version);
     this.slider.max = String(this.head.version);
@@ -138,13 +159,28 @@ class CampaignPage {
     clear(this.state, this.head.game === "quest-calendar" ? questCalendar(state) : calendarBoard(state));
     this.showPending(state.pending, past);
     this.play.hidden = past;
-    await Promise.all([this.timeline.loadNewest(this.head.version).then(() => this.afterTimeline()), this.reloadRolls().then(() => this.showCharts()), this.showProposals()]);
+    if (this.owner) updateOwnerCard(this.owner, this.head.state);
+    await Promise.all([this.showTurn(state, past), this.timeline.loadNewest(this.shown).then(() => this.afterTimeline()), this.reloadRolls().then(() => this.showCharts()), this.showProposals()]);
+  }
+
+  // The turn banner: the actions route's `turn` when the server has the route, else the state.
+  async showTurn(state, past) {
+    let actions = null;
+    if (!past && this.hasActions !== false) {
+      try {
+        actions = await optional(`/campaigns/${this.id}/actions`);
+      } catch {
+        actions = null;
+      }
+      if (actions === null) this.hasActions = false;
+    }
+    showTurn(this.turn, this.head.game, state, this.who, actions, past);
   }
 
   afterTimeline() {
     this.moreEvents.hidden = !this.timeline.more;
-    if (this.timeline.newest && this.timeline.newest.hash !== this.head.head_hash && !this.timeline.broken) {
-      this.chain.textContent = "The newest event's hash is not the head hash the campaign reports.";
+    if (this.timeline.newest && this.timeline.newest.hash !== this.shownHash && !this.timeline.broken) {
+      this.chain.textContent = "The newest event's hash is not the hash the campaign reports for this version.";
       this.chain.dataset.chain = "broken";
     }
   }
@@ -177,7 +213,7 @@ class CampaignPage {
 
   async reloadRolls() {
     this.rollList.replaceChildren();
-    this.rollsBelow = this.head.version;
+    this.rollsBelow = this.shown; // in the past view, the rolls up to the version shown only
     this.verdicts = [];
     this.loadedRolls = [];
     await this.loadRolls();
@@ -281,7 +317,8 @@ class CampaignPage {
 
   async send(body) {
     const result = await this.append("commands", body);
-    toast(`${body.type}: stored ${result.events?.length ?? ""} event(s), now version ${result.version}`);
+    const said = (result.events || []).map(eventSummary).filter(Boolean);
+    toast(said.length ? said.join(" · ") : `${body.type.replaceAll("_", " ")}: done, now version ${result.version}`);
     await this.changed();
     return result;
   }
@@ -310,7 +347,7 @@ class CampaignPage {
     const isHead = v === this.head.version;
     if (event.type === "questlog.RolledBack" && !event.undone) buttons.push(this.rollbackButton(v - 1, `Redo: undo this rollback`));
     else if (!isHead && !event.undone) buttons.push(this.rollbackButton(v, `Roll back to v${v}`));
-    if (this.who.owner) buttons.push(h("button", { type: "button", class: "small", onclick: () => this.fork(v) }, `Fork at v${v}`));
+    if (this.who.owner) buttons.push(h("button", { type: "button", class: "small", onclick: (click) => this.askFork(click.currentTarget, v) }, `Fork at v${v}`));
     return buttons.length ? h("p", { class: "event-actions" }, buttons) : null;
   }
 
@@ -321,7 +358,8 @@ class CampaignPage {
   askReason(button, to) {
     const id = `reason-${to}`;
     const reason = h("input", { id, required: true, value: "undo at the table" });
-    const form = h("form", { class: "inline" }, h("label", { for: id }, `Why roll back to version ${to}?`), reason, h("button", { type: "submit" }, "Confirm rollback"));
+    const cancel = h("button", { type: "button", class: "small", onclick: () => form.replaceWith(button) }, "Cancel");
+    const form = h("form", { class: "inline" }, h("label", { for: id }, `Why roll back to version ${to}?`), reason, h("button", { type: "submit" }, "Confirm rollback"), cancel);
     form.addEventListener("submit", async (submit) => {
       submit.preventDefault();
       try {
@@ -350,7 +388,10 @@ class CampaignPage {
     }
     const proposer = this.who.seat || "owner";
     const result = await post(`/campaigns/${this.id}/rollback/proposals`, { to_version: to, reason, proposer });
-    toast(result.rollback ? `Rolled back to version ${to}` : `Proposed a rollback to version ${to}; waiting for ${result.proposal.players.join(", ")}`);
+    // proposing is agreeing: the proposer is not among those still to agree
+    const agreed = [proposer, ...(result.proposal?.approvals || result.proposal?.approved_by || [])];
+    const waiting = (result.proposal?.players || []).filter((p) => !agreed.includes(p));
+    toast(result.rollback ? `Rolled back to version ${to}` : `Proposed a rollback to version ${to}${waiting.length ? `; waiting for ${waiting.join(", ")}` : ""}`);
     return this.changed();
   }
 
@@ -376,6 +417,16 @@ class CampaignPage {
     } catch (error) {
       toast(explain(error), true);
     }
+  }
+
+  // A fork makes a new campaign: asked once more, with a Cancel.
+  askFork(button, at) {
+    const box = h("p", { class: "confirm", role: "group", "aria-label": `Fork at version ${at}` },
+      `Start a new campaign from version ${at}? `,
+      h("button", { type: "button", class: "small", onclick: () => this.fork(at) }, "Confirm fork"), " ",
+      h("button", { type: "button", class: "small", onclick: () => { box.replaceWith(button); button.focus(); } }, "Cancel"));
+    button.replaceWith(box);
+    box.querySelector("button").focus();
   }
 
   async fork(at) {

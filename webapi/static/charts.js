@@ -24,7 +24,7 @@ function axes(xs, ys, x, y, xlabel) {
 }
 
 // series: [{name, cls, points: [[x, y], ...]}]; stepped lines, since a value holds until it changes.
-export function lineChart(title, series, xlabel = "version") {
+export function lineChart(title, series, xlabel = "page") {
   const all = series.flatMap((one) => one.points);
   const figure = h("figure", { class: "chart" }, h("figcaption", {}, title));
   if (!all.length) {
@@ -61,12 +61,12 @@ export function facesChart(title, counts, expected) {
     const c = Number(counts[f]);
     const e = Number(expected[f] ?? 0);
     return s("g", {},
-      s("rect", { x: (x0 + band * 0.15).toFixed(1), y: y(c).toFixed(1), width: (band * 0.7).toFixed(1), height: (H - PAD.b - y(c)).toFixed(1), class: "bar" }, s("title", {}, `face ${f}: ${c} (expected ${e.toFixed(1)})`)),
+      s("rect", { x: (x0 + band * 0.15).toFixed(1), y: y(c).toFixed(1), width: (band * 0.7).toFixed(1), height: (H - PAD.b - y(c)).toFixed(1), class: "faces-bar" }, s("title", {}, `face ${f}: ${c} (expected ${e.toFixed(1)})`)),
       s("line", { x1: x0.toFixed(1), x2: (x0 + band).toFixed(1), y1: y(e).toFixed(1), y2: y(e).toFixed(1), class: "expected" }),
       faces.length <= 20 ? s("text", { x: (x0 + band / 2).toFixed(1), y: H - 10, "text-anchor": "middle", class: "tick" }, String(f)) : null);
   });
   return h("figure", { class: "chart" }, h("figcaption", {}, title),
     s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": `${title}: ${faces.map((f) => `${f}: ${counts[f]}`).join(", ")}` },
       s("line", { x1: PAD.l, y1: H - PAD.b, x2: W - PAD.r, y2: H - PAD.b, class: "axis" }), bars),
-    h("p", { class: "legend" }, h("span", { class: "key bar" }, "faces rolled"), h("span", { class: "key expected" }, "expected if fair")));
+    h("p", { class: "legend" }, h("span", { class: "key faces-bar" }, "faces rolled"), h("span", { class: "key expected" }, "expected if fair")));
 }

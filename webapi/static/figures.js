@@ -18,19 +18,29 @@ async function rows(path) {
   return out;
 }
 
+// The x of each row: the count of pages played up to it (0 before the first page), from the
+// rows' page_date; a chart counts pages, not versions.
+function byPage(rows) {
+  const seen = new Set();
+  return rows.map((r) => {
+    if (r.page_date) seen.add(r.page_date);
+    return [seen.size, r];
+  });
+}
+
 async function questCalendar(id) {
   const [stats, ledger] = await Promise.all([rows(`/campaigns/${id}/views/hp-virtue`), rows(`/campaigns/${id}/views/debt-ledger`)]);
-  const points = (stat) => stats.filter((r) => r.stat === stat).map((r) => [Number(r.version), Number(r.value)]);
-  const balance = ledger.filter((r) => r.balance_after !== null).map((r) => [Number(r.version), Number(r.balance_after)]);
+  const points = (stat) => byPage(stats.filter((r) => r.stat === stat)).map(([page, r]) => [page, Number(r.value)]);
+  const balance = byPage(ledger.filter((r) => r.balance_after !== null)).map(([page, r]) => [page, Number(r.balance_after)]);
   return [
     lineChart("HP and virtue, event by event over the pages", [
       { name: "HP", cls: "hp", points: points("hp") },
       { name: "virtue", cls: "virtue", points: points("virtue") },
-    ]),
+    ], "page"),
     lineChart("Credits and debt", [
       { name: "credits", cls: "credits", points: balance.map(([v, b]) => [v, Math.max(0, b)]) },
       { name: "debt", cls: "debt", points: balance.map(([v, b]) => [v, Math.max(0, -b)]) },
-    ]),
+    ], "page"),
   ];
 }
 

@@ -25,6 +25,7 @@ export function rollElement(roll) {
     dice,
     h("b", { class: "total" }, `= ${roll.total}`),
     h("span", { class: "source" }, roll.source),
+    roll.summary ? h("span", { class: "roll-summary" }, roll.summary) : null,
     roll.undone ? h("span", { class: "badge" }, `undone by v${roll.undone_by}`) : null,
     verdict, why, proof);
   return { el, verdict, why };

@@ -12,7 +12,14 @@ function change(op) {
   return h("li", { class: `op ${op.op}` }, `${path}: `, h("code", {}, brief(op.value, 80)));
 }
 
-function summary(event) {
+// The event in one line of English: the server's `summary` (computed when the event is read), else
+// the page's own words, for a server that does not send one yet.
+export function eventSummary(event) {
+  if (typeof event.summary === "string" && event.summary) return event.summary;
+  return localSummary(event);
+}
+
+function localSummary(event) {
   const d = event.data || {};
   switch (event.type) {
     case "questlog.RolledBack":
@@ -41,19 +48,23 @@ function summary(event) {
 // (`mid`: the event is in the middle of a command, where no rollback or fork may start).
 export function eventElement(item, actions, mid = false) {
   const { event, patch } = item;
-  const rolls = (event.data?.rolls || []).map((r) => `${r.roll_id} ${r.purpose}: ${r.notation} [${r.dice.map((d) => d.face).join(", ")}] = ${r.total}`);
+  // a roll the event's summary already tells is not told again; a roll's own summary when it has one
+  const rolls = event.summary ? [] : (event.data?.rolls || []).map((r) => r.summary || `${r.roll_id} ${r.purpose}: ${r.notation} [${r.dice.map((d) => d.face).join(", ")}] = ${r.total}`);
+  const raw = { ...event };
+  delete raw.summary;
   return h(
     "li",
-    { class: `event${event.undone ? " undone" : ""}${event.type === "questlog.RolledBack" ? " rollback" : ""}`, dataset: { version: event.version, type: event.type } },
+    { class: `event${event.undone ? " undone" : ""}${event.type === "questlog.RolledBack" ? " rollback" : ""}`, dataset: { version: event.version, type: event.type, ends: mid ? "false" : "true" } },
     h("div", { class: "head" },
       h("a", { href: `?version=${event.version}`, class: "v", "aria-label": `open version ${event.version}` }, `v${event.version}`),
       h("span", { class: "type" }, event.type.replace(/^(questlog|qc|cb)\./, "")),
       h("time", { datetime: event.timestamp }, event.timestamp.replace("T", " ").slice(0, 19)),
       event.actor ? h("span", { class: "actor" }, event.actor) : null,
       event.undone ? h("span", { class: "badge" }, `undone by v${event.undone_by}`) : null),
-    h("p", { class: "what" }, summary(event)),
+    h("p", { class: "what" }, eventSummary(event)),
     rolls.length ? h("p", { class: "rolls-line" }, rolls.join(" · ")) : null,
     patch && patch.length ? h("details", {}, h("summary", {}, `${patch.length} change(s)`), h("ul", { class: "patch" }, patch.slice(0, 40).map(change))) : null,
+    h("details", { class: "raw" }, h("summary", {}, "the raw event"), h("pre", { class: "raw-event" }, JSON.stringify(raw, (_k, v) => (v && v.raw !== undefined ? Number(v.raw) : v), 2))),
     actions(event, mid),
   );
 }

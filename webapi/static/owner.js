@@ -1,0 +1,147 @@
+// The owner's controls: reveal the seed, run the audit, the house rules, seats and invitations.
+// `page` is the campaign page (campaign.js): its id, head, who, changed() and share().
+import { ApiError, del, get, post } from "./api.js";
+import { clear, h } from "./dom.js";
+import { explain } from "./play.js";
+import { toast } from "./ui.js";
+
+const key = () => ({ "Idempotency-Key": crypto.randomUUID() });
+
+// The audit's verdict in words (GET /campaigns/{id}/audit).
+export function auditWords(a) {
+  const r = a.rolls || {};
+  const lines = [
+    a.ok ? `Nothing wrong: the chain is intact up to version ${a.head?.version}, every hash recomputed by the server.` : `The audit found problems${a.first_bad_version ? `, the first at version ${a.first_bad_version}` : ""}.`,
+    a.nonces_ok === false ? "Server rolls are missing from the log (a nonce is skipped)." : "The server rolls' nonces are in sequence.",
+    `Rolls: ${r.verified ?? 0} verified, ${r.awaiting_reveal ?? 0} awaiting the seed's reveal, ${r.reported ?? 0} rolled by hand, ${r.failed ?? 0} failed.`,
+    `${(a.rollbacks || []).length} rollback(s)${a.flagged_rolls?.length ? `; server rolls undone (flagged): ${a.flagged_rolls.join(", ")}` : ""}; ${a.rerolls?.count ?? 0} reroll(s), ${a.fate_rerolls?.count ?? 0} fate reroll(s).`,
+    ...(a.problems || []).map((p) => (typeof p === "string" ? p : `version ${p.version ?? "?"}: ${p.why || p.detail || p.message || JSON.stringify(p)}`)),
+  ];
+  return lines;
+}
+
+function diceAndAudit(page) {
+  const out = h("div", { class: "audit-out", "aria-live": "polite" });
+  const reveal = h("button", { type: "button", onclick: async () => {
+    reveal.disabled = true;
+    try {
+      await post(`/campaigns/${page.id}/dice/rotate`, undefined, key());
+      toast("Seed revealed: every server roll made with it can now be verified here; a new seed is committed for the next rolls.");
+      await page.changed();
+    } catch (error) {
+      toast(explain(error), true);
+    } finally {
+      reveal.disabled = false;
+    }
+  } }, "Reveal the seed");
+  const audit = h("button", { type: "button", onclick: async () => {
+    clear(out, h("p", { class: "muted" }, "Auditing…"));
+    try {
+      const report = await get(`/campaigns/${page.id}/audit`);
+      clear(out, h("div", { class: `audit ${report.ok ? "ok" : "broken"}`, dataset: { audit: report.ok ? "ok" : "problems" } }, auditWords(report).map((line) => h("p", {}, line))));
+    } catch (error) {
+      clear(out, h("p", { class: "error" }, explain(error)));
+    }
+  } }, "Run the audit");
+  return h("div", { class: "owner-dice" },
+    h("h4", {}, "Dice and audit"),
+    h("p", { class: "hint" }, "Revealing the seed lets everyone verify the server rolls made so far; the server commits to a new secret seed for the next ones."),
+    h("p", { class: "actions" }, reveal, " ", audit), out);
+}
+
+function houseRules(page) {
+  const rules = page.head.state?.house_rules || {};
+  const keys = Object.keys(rules).sort();
+  const pick = h("select", { id: "rule-key" }, keys.map((k) => h("option", { value: k }, k)));
+  const value = h("input", { id: "rule-value", spellcheck: "false" });
+  const fill = () => (value.value = JSON.stringify(rules[pick.value]));
+  pick.addEventListener("change", fill);
+  fill();
+  const error = h("p", { class: "error", role: "alert" });
+  const form = h("form", { class: "rule-change" },
+    h("div", { class: "field" }, h("label", { for: "rule-key" }, "House rule"), pick),
+    h("div", { class: "field" }, h("label", { for: "rule-value" }, "New value (JSON: 3, true, \"text\", [\"a\", \"b\"])"), value),
+    h("button", { type: "submit" }, "Change the house rule"), error);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    let parsed;
+    try {
+      parsed = JSON.parse(value.value);
+    } catch {
+      parsed = value.value; // plain text is a string
+    }
+    try {
+      await post(`/campaigns/${page.id}/house-rules`, { key: pick.value, value: parsed }, key());
+      toast(`House rule ${pick.value} is now ${JSON.stringify(parsed)}`);
+      await page.changed();
+    } catch (problem) {
+      error.textContent = explain(problem);
+    }
+  });
+  return h("div", { class: "owner-rules" }, h("h4", {}, "House rules"),
+    h("details", {}, h("summary", {}, `The ${keys.length} rules in force`),
+      h("dl", { class: "facts rules" }, keys.map((k) => [h("dt", {}, k), h("dd", { dataset: { rule: k } }, JSON.stringify(rules[k]))]))),
+    form);
+}
+
+// Seats and invitations: the members, an invitation per seat and role, the viewer link.
+function seats(page) {
+  const list = h("ul", { class: "members plain" });
+  const links = h("div", { class: "invites", "aria-live": "polite" });
+  const load = async () => {
+    let members = [];
+    try {
+      members = (await get(`/campaigns/${page.id}/members`)).items || [];
+    } catch (error) {
+      clear(list, h("li", { class: "muted" }, `Members unavailable: ${explain(error)}`));
+      return;
+    }
+    clear(list, members.map((m) => h("li", { dataset: { member: m.token_id, role: m.role, seat: m.seat ?? "" } },
+      `${m.name || m.token_id}: ${m.role}${m.seat ? `, seat ${m.seat}` : ""} `,
+      m.role === "owner" ? null : h("button", { type: "button", class: "small", onclick: () => remove(m) }, `Remove ${m.name || m.token_id}`))));
+  };
+  const remove = async (m) => {
+    try {
+      await del(`/campaigns/${page.id}/members/${encodeURIComponent(m.token_id)}`);
+      toast(`${m.name || m.token_id} is no longer a member`);
+    } catch (error) {
+      toast(error instanceof ApiError && (error.status === 404 || error.status === 405) ? "This server cannot remove members yet." : explain(error), true);
+    }
+    await load();
+  };
+  const invite = async (role, seat) => {
+    const what = seat ? `seat ${seat}` : `a ${role}`;
+    try {
+      const made = await post(`/campaigns/${page.id}/invites`, seat ? { role, seat } : { role }, key());
+      const url = new URL(made.url, location.origin).href;
+      const id = `invite-${role}-${seat || made.token_id}`;
+      links.append(h("p", { class: "invite", dataset: { inviteRole: role, inviteSeat: seat || "" } },
+        h("label", { for: id }, `Invite link for ${what} (${made.name || role}): `), h("input", { id, readonly: true, value: url, size: 40 })));
+      await load();
+    } catch (error) {
+      links.append(h("p", { class: "error" }, `No invitation for ${what}: ${error.status === 404 ? "this server cannot make invitations yet" : explain(error)}`));
+    }
+  };
+  const players = page.head.game === "calendar-board" ? page.head.state?.players || [] : [null];
+  const buttons = [
+    ...players.map((seat) => h("button", { type: "button", class: "small", onclick: () => invite("player", seat) }, seat ? `Invite seat ${seat}` : "Invite a player")),
+    h("button", { type: "button", class: "small", onclick: () => invite("viewer") }, "Invite a viewer"),
+    h("button", { type: "button", class: "small", onclick: () => invite("auditor") }, "Invite an auditor"),
+    h("button", { type: "button", class: "small", onclick: () => page.share() }, "Share a view-only link"),
+  ];
+  load();
+  return h("div", { class: "owner-seats" }, h("h4", {}, "Seats and invitations"), list,
+    h("p", { class: "actions" }, buttons.map((b) => [b, " "])), links, page.shareOut);
+}
+
+export function ownerCard(page) {
+  return h("section", { class: "card owner", "aria-label": "Owner's controls" },
+    h("h3", {}, "Owner's controls"), diceAndAudit(page), houseRules(page), seats(page));
+}
+
+// The house rules shown follow the campaign (a change, a rollback): their values are written again.
+export function updateOwnerCard(card, state) {
+  const rules = state?.house_rules || {};
+  for (const dd of card.querySelectorAll("dd[data-rule]")) dd.textContent = JSON.stringify(rules[dd.dataset.rule]);
+}

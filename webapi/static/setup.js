@@ -1,0 +1,109 @@
+// The match setup builder: players (ids), their pieces (id, location, facing, adaptability) and
+// weapons, seeded from a sample setup. read() gives the setup with only what is filled in: a field
+// left empty (or on "default") stays out, so the server's defaults apply and nothing is sent that
+// the owner did not choose or accept.
+import { h } from "./dom.js";
+
+const KINDS = ["pathway", "home", "elsewhere", "eliminated"];
+const FACINGS = ["N", "E", "S", "W"];
+const WEAPONS = ["melee", "ranged", "hybrid"];
+let uid = 0;
+
+function input(label, attrs, value) {
+  const id = `setup-${++uid}`;
+  const el = h("input", { id, ...attrs });
+  if (value !== undefined && value !== null) el.value = String(value);
+  return { el, box: h("div", { class: "field" }, h("label", { for: id }, label), el) };
+}
+
+function select(label, options, value, blank = "(default)") {
+  const id = `setup-${++uid}`;
+  const el = h("select", { id }, blank ? h("option", { value: "" }, blank) : null, options.map((o) => h("option", { value: o }, o)));
+  if (value !== undefined && value !== null) el.value = String(value);
+  return { el, box: h("div", { class: "field" }, h("label", { for: id }, label), el) };
+}
+
+const num = (el) => (el.value.trim() === "" ? undefined : Number(el.value));
+const put = (out, key, value) => {
+  if (value !== undefined && value !== "") out[key] = value;
+};
+
+function pieceRow(owner, piece = {}) {
+  const id = input(`Piece id (${owner()})`, { required: true, maxlength: 80 }, piece.id);
+  const kind = select("Starts", KINDS, piece.location?.kind ?? "home", null);
+  const space = input("Pathway space", { type: "number", min: 0, max: 10000 }, piece.location?.space);
+  const facing = select("Facing", FACINGS, piece.facing, "(default: N)");
+  const adapt = input("Adaptability", { type: "number", min: -20, max: 20, placeholder: "default 0" }, piece.adaptability);
+  const sync = () => (space.box.hidden = kind.el.value !== "pathway");
+  kind.el.addEventListener("change", sync);
+  sync();
+  const row = h("fieldset", { class: "nested piece" }, h("legend", {}, "Piece"), id.box, kind.box, space.box, facing.box, adapt.box);
+  const read = () => {
+    const out = { id: id.el.value.trim(), location: { kind: kind.el.value } };
+    if (kind.el.value === "pathway") out.location.space = num(space.el) ?? 0;
+    put(out, "facing", facing.el.value);
+    put(out, "adaptability", num(adapt.el));
+    return out;
+  };
+  return { row, read };
+}
+
+function weaponRow(owner, weapon = {}) {
+  const id = input(`Weapon id (${owner()})`, { required: true, maxlength: 80 }, weapon.id);
+  const kind = select("Kind", WEAPONS, weapon.kind ?? "melee", null);
+  const none = { type: "number", min: 0, placeholder: "none (no ammunition)" };
+  const ammo = input("Ammunition", none, weapon.ammo);
+  const most = input("Capacity", none, weapon.ammo_max);
+  const regen = input("Regained each night", none, weapon.ammo_regen);
+  const row = h("fieldset", { class: "nested weapon" }, h("legend", {}, "Weapon"), id.box, kind.box, ammo.box, most.box, regen.box);
+  const read = () => {
+    const out = { id: id.el.value.trim(), kind: kind.el.value };
+    const [a, m, r] = [num(ammo.el), num(most.el), num(regen.el)];
+    if (a !== undefined || m !== undefined || r !== undefined) out.uses_ammo = true; // ammunition given: it uses some
+    put(out, "ammo", a);
+    put(out, "ammo_max", m);
+    put(out, "ammo_regen", r);
+    return out;
+  };
+  return { row, read };
+}
+
+// A group of rows that can be added and removed.
+function group(title, make, initial) {
+  const rows = [];
+  const list = h("div", { class: "rows" });
+  const add = (value) => {
+    const entry = make(value);
+    entry.row.append(h("button", { type: "button", class: "small", onclick: () => { rows.splice(rows.indexOf(entry), 1); entry.row.remove(); } }, `Remove this ${title}`));
+    rows.push(entry);
+    list.append(entry.row);
+  };
+  (initial || []).forEach(add);
+  return { el: h("div", { class: `group ${title}s` }, list, h("button", { type: "button", class: "small", onclick: () => add() }, `Add a ${title}`)), read: () => rows.map((r) => r.read()) };
+}
+
+function playerRow(player = {}) {
+  const id = input("Player id", { required: true, maxlength: 80, class: "player-id" }, player.id);
+  const owner = () => id.el.value || "player";
+  const pieces = group("piece", (p) => pieceRow(owner, p), player.pieces);
+  const weapons = group("weapon", (w) => weaponRow(owner, w), player.weapons);
+  const row = h("fieldset", { class: "nested player" }, h("legend", {}, "Player"), id.box, h("h5", {}, "Pieces"), pieces.el, h("h5", {}, "Weapons"), weapons.el);
+  const read = () => {
+    const out = { id: id.el.value.trim() };
+    const [p, w] = [pieces.read(), weapons.read()];
+    if (p.length) out.pieces = p;
+    if (w.length) out.weapons = w;
+    // what the sample set beyond pieces and weapons (a partner...) is kept: the owner accepted it
+    for (const key of ["partner", "relationship", "exhaustion", "luck_mod", "int_mod"]) put(out, key, player[key]);
+    return out;
+  };
+  return { row, read };
+}
+
+export function setupBuilder(sample) {
+  const players = group("player", playerRow, sample?.players || []);
+  const extra = Object.fromEntries(Object.entries(sample || {}).filter(([k]) => k !== "players"));
+  const el = h("fieldset", { class: "setup-builder" }, h("legend", {}, "Players, their pieces and weapons"), players.el,
+    Object.keys(extra).length ? h("p", { class: "hint" }, `Also from the sample: ${Object.keys(extra).join(", ")}`) : null);
+  return { el, read: () => ({ ...extra, players: players.read() }) };
+}

@@ -1,0 +1,41 @@
+// Whose turn it is, on a banner that stands out (`data-turn`): "yours", "waiting", "decision"
+// (a pending decision for this seat), "asked" (a decision for another seat), "night" (a night step
+// in progress) or "none". From GET /campaigns/{id}/actions' `turn` when the server has that route,
+// else from the state. It never says "null".
+const words = (s) => String(s).replaceAll("_", " ");
+
+function fromState(game, state, who) {
+  const seat = who.seat;
+  const pending = state.pending;
+  const night = state.night;
+  const at = night ? `Night ${night.number ?? state.nights ?? ""}, step ${words(night.step ?? "")}: ` : "";
+  if (pending) {
+    const mine = who.canPlay && (game === "quest-calendar" || !pending.who || !seat || pending.who === seat);
+    const asked = pending.who ? `${pending.who} is asked` : "a decision is asked";
+    return mine
+      ? { turn: "decision", text: `${at}Your decision: ${words(pending.decision)}` }
+      : { turn: "asked", text: `${at}${asked}: ${words(pending.decision)}` };
+  }
+  if (night) return { turn: "night", text: `${at}in progress` };
+  if (game === "quest-calendar") return who.canPlay ? { turn: "yours", text: "Your turn" } : { turn: "waiting", text: "Waiting for the player" };
+  const player = state.turn?.player;
+  if (player === null || player === undefined) return { turn: "none", text: "" };
+  return player === seat ? { turn: "yours", text: "Your turn" } : { turn: "waiting", text: `Waiting for ${player}` };
+}
+
+// {turn, text} for the banner; `actions` is the actions route's answer or null.
+export function turnOf(game, state, who, actions) {
+  const told = actions?.turn;
+  if (!state.pending && told && told.player !== null && told.player !== undefined) {
+    const phase = told.phase && told.phase !== "day" ? ` (${words(told.phase)})` : "";
+    return told.yours ? { turn: "yours", text: `Your turn${phase}` } : { turn: "waiting", text: `Waiting for ${told.player}${phase}` };
+  }
+  return fromState(game, state, who);
+}
+
+export function showTurn(el, game, state, who, actions, past) {
+  const { turn, text } = past ? { turn: "none", text: "" } : turnOf(game, state, who, actions);
+  el.dataset.turn = turn;
+  el.textContent = text;
+  el.hidden = !text;
+}
