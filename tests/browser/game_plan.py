@@ -7,7 +7,7 @@ every pending decision, whatever the server dice gave (no body carries ``faces``
 An undo step rolls back to the version before the last command ("Undo the last command").
 
 Quest Calendar (three pages, QC-02..QC-62):
-1. a hero (the Vanguard, the ``select_hero`` example hero); page 1: two trait checks, a combat of
+1. a hero (the Scout, a sample hero of ``domain.model.samples``); page 1: two trait checks, a combat of
    two plain rounds (no condition), a shop (enter, buy the Med Kit for all 5 credits, leave), a
    mistaken required payment, undone by a rollback;
 2. page 2: the hopeless fight, one round nobody wins (hit target 1000, 1000 damage), kills the
@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from domain.model.quest_calendar.pages import HERO_EXAMPLE
+from domain.model import samples
 
 Json = dict[str, Any]
 
@@ -136,8 +136,8 @@ QC_CAMPAIGN: Json = {
     "house_rules": {"qc.death.replaceHeroOnFour": True},  # QC-48, the harder variant
     "setup": {"prologue_complete": True},
 }
-VANGUARD: Json = copy.deepcopy(HERO_EXAMPLE)
-"""The ``select_hero`` example. Any hero with ATK < 980, 8 < HP max <= 1000, no equipment and
+HERO: Json = copy.deepcopy(samples.SCOUT)
+"""A sample hero, as the page offers it. Any hero with ATK < 980, 8 < HP max <= 1000, no equipment and
 the Med Kit's price in credits plays the plan (the clone d4 counts then only on 2 and 4)."""
 
 REPLACEMENT: Json = {
@@ -196,7 +196,7 @@ def qc_steps() -> list[Step]:
         step(
             "Make the hero",
             "QC-02 QC-04 QC-05",
-            {"type": "select_hero", "phase": "main", "hero": VANGUARD},
+            {"type": "select_hero", "phase": "main", "hero": HERO},
         ),
         step("Open page 1", "QC-12 QC-17", {"type": "start_page", "date": "2027-01-04"}),
         step(
