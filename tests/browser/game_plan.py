@@ -7,9 +7,9 @@ every pending decision, whatever the server dice gave (no body carries ``faces``
 An undo step rolls back to the version before the last command ("Undo the last command").
 
 Quest Calendar (three pages, QC-02..QC-62):
-1. a hero (the Scout, a sample hero of ``domain.model.samples``); page 1: two trait checks, a combat of
-   two plain rounds (no condition), a shop (enter, buy the Med Kit for all 5 credits, leave), a
-   mistaken required payment, undone by a rollback;
+1. a hero (the Scout, a sample hero of ``domain.model.samples``); page 1: two trait checks, a
+   combat of two plain rounds (no condition), a shop (enter, buy the Med Kit for all 5 credits,
+   leave), a mistaken required payment, undone by a rollback;
 2. page 2: the hopeless fight, one round nobody wins (hit target 1000, 1000 damage), kills the
    hero for certain (QC-41, G-QC-12); then the hero starves (1000 rations asked, QC-65) until the
    clone decision came and two stats are injured. Each death rolls the clone cost d4 (QC-43):
@@ -137,8 +137,9 @@ QC_CAMPAIGN: Json = {
     "setup": {"prologue_complete": True},
 }
 HERO: Json = copy.deepcopy(samples.SCOUT)
-"""A sample hero, as the page offers it. Any hero with ATK < 980, 8 < HP max <= 1000, no equipment and
-the Med Kit's price in credits plays the plan (the clone d4 counts then only on 2 and 4)."""
+"""A sample hero, as the page offers it. Any hero with ATK < 980, 8 < HP max <= 1000, no
+equipment and the Med Kit's price in credits plays the plan (the clone d4 counts then only on 2
+and 4)."""
 
 REPLACEMENT: Json = {
     "id": "mystic",
