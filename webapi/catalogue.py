@@ -113,6 +113,8 @@ def describe_field(name: str, field: fields.Field) -> dict[str, Any]:
         info["default"] = field.load_default
     if "picks" in field.metadata:
         info["picks"] = field.metadata["picks"]
+    if "required_when" in field.metadata:
+        info["required_when"] = field.metadata["required_when"]
     for check in field.validators:
         if isinstance(check, validate.Range):
             if check.min is not None:

@@ -86,6 +86,12 @@ class CommandField(Schema):
         lambda: Picks(),
         metadata={"description": "Where a client picks the value from in the campaign state."},
     )
+    required_when = fields.Dict(
+        metadata={
+            "description": "An optional field needed when the command's other fields have "
+            'these values (such as a rizz\'s partner: {"action": "rizz"}).'
+        }
+    )
     own_fields = fields.List(
         fields.Nested(lambda: CommandField()),
         attribute="fields",

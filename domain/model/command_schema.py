@@ -269,6 +269,13 @@ def picks(
     return field
 
 
+def required_when(field: fields.Field[Any], **values: Any) -> fields.Field[Any]:
+    """Mark an optional ``field`` as needed when the command's other fields have ``values`` (a
+    check of the command enforces it; ``GET /commands`` lists it as ``required_when``)."""
+    field.metadata = {**field.metadata, "required_when": values}
+    return field
+
+
 class IdOrObject(fields.Raw):
     """An id (a string) or an object that ``nested_schema`` loads."""
 

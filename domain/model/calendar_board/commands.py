@@ -18,6 +18,7 @@ from domain.model.command_schema import (
     items,
     nested,
     picks,
+    required_when,
     text,
 )
 
@@ -187,7 +188,9 @@ COMMANDS: list[Command] = [
         "rizz rolls d20; ambush rolls d6; sleep rolls none.",
         player=player_id(),
         action=text("The night action.", required=True, choices=actions.NIGHT_ACTIONS),
-        partner=text("The partner wanted if the rizz succeeds.", choices=cb.PARTNERS),
+        partner=required_when(
+            text("The partner wanted if the rizz succeeds.", choices=cb.PARTNERS), action="rizz"
+        ),
         checks=[partner_with_rizz],
     ),
     command(

@@ -20,6 +20,7 @@ from domain.model.command_schema import (
     mapping,
     nested,
     picks,
+    required_when,
     text,
 )
 from domain.model.command_schema import items as many
@@ -516,7 +517,10 @@ COMMANDS: list[Command] = [
         "choose_clone_outcome",
         None,
         replace=flag("true switches to a new hero; false keeps the rushed clone.", required=True),
-        hero=nested("The new hero (as in select_hero); only with replace: true.", Hero),
+        hero=required_when(
+            nested("The new hero (as in select_hero); only with replace: true.", Hero),
+            replace=True,
+        ),
         checks=[hero_with_replace],
     ),
     command(
