@@ -23,6 +23,7 @@ EXPECTED_REFUSALS = (
     ("/stream", (404,)),  # until the server has the stream, the page polls
     ("/bundle", (404,)),
     ("/share", (404,)),
+    ("/actions", (404,)),  # until the server has the actions route, the page lists every command
 )
 """Refusals the page expects and handles; any other answer of 400 or more fails a test."""
 
