@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -213,3 +214,152 @@ def test_the_loot_is_chosen_by_its_name(open_page: Any, server: Server) -> None:
     expect(pending).to_be_hidden()
     _, campaign = server.call("GET", f"/campaigns/{cid}")
     assert [i["id"] for i in campaign["state"]["hero"]["inventory"]] == ["repair-kit"]
+
+
+AMBUSH = {
+    "decision": "ambush_target",
+    "who": "A",
+    "rule": "CB-35",
+    "commands": ["choose_ambush", "fate_reroll"],
+    "options": [
+        {"piece": "a1", "target": "b1", "from": 1, "to": 4},
+        {"piece": "a1", "target": "b2", "from": 1, "to": 4},
+    ],
+    "context": {"d6": 3, "order_index": 0, "roll": "ambush", "roll_id": "9-1"},
+}
+SUPPLY = {
+    "decision": "supply_weapon",
+    "who": "A",
+    "rule": "CB-15",
+    "commands": ["choose_supply_weapon"],
+    "options": ["bow", "crossbow"],
+    "context": {"space_index": 5, "may_decline": True},
+}
+CREATURES = {
+    "decision": "creature_order",
+    "who": "A",
+    "rule": "CB-04",
+    "commands": ["order_creatures"],
+    "options": ["zombie-1", "zombie-2"],
+    "context": {"creature_type": "zombie"},
+}
+REST = {
+    "decision": "rest_stat",
+    "who": "player",
+    "rule": "QC-52",
+    "commands": ["choose_rest_stat"],
+    "options": ["STR", "DEF"],
+    "context": {},
+}
+ROUND = {
+    "decision": "round_abilities",
+    "who": "player",
+    "rule": "QC-28",
+    "commands": ["resolve_round"],
+    "options": [{"id": "smite", "kind": "damage_bonus", "usage": "per_rest", "uses_left": 1}],
+    "context": {"round": 1},
+}
+
+
+def answers_of(open_page: Any, server: Server, key: str, pending: dict[str, Any], act: Any) -> Any:
+    """Open campaign ``key`` as if ``pending`` were its decision; ``act`` answers; the body sent."""
+    cid = server.seeded.campaigns[key]
+    page, watch = open_page("owner")
+    watch.allowed.append(("/commands", (422,)))
+
+    def with_pending(route: Any) -> None:
+        response = route.fetch()
+        campaign = response.json()
+        campaign["state"]["pending"] = pending
+        if key == "match":
+            campaign["state"]["creatures"] = [
+                {"id": "zombie-1", "type": "zombie"},
+                {"id": "zombie-2", "type": "zombie"},
+            ]
+        route.fulfill(response=response, body=json.dumps(campaign))
+
+    sent: list[dict[str, Any]] = []
+
+    def refuse(route: Any) -> None:
+        sent.append(route.request.post_data_json)
+        route.fulfill(status=422, content_type="application/problem+json", body=json.dumps({}))
+
+    page.route(lambda url: urlsplit(url).path == f"/campaigns/{cid}", with_pending)
+    page.route("**/campaigns/*/commands", refuse)
+    page.goto(server.url(f"/app/campaigns/{cid}"))
+    section = page.locator('section[aria-label="Pending decision"]')
+    expect(section.locator(".whose")).to_have_text("Your decision")
+    act(section)
+    expect(page.locator(".toast.error, section.pending .error:not(:empty)").first).to_be_visible()
+    return {k: v for k, v in sent[-1].items() if k != "entropy"}
+
+
+def test_an_ambush_names_the_piece_target_and_form(open_page: Any, server: Server) -> None:
+    def act(section: Any) -> None:
+        form = section.locator('form[data-command="choose_ambush"]')
+        form.get_by_label("Answer").select_option(label="a1 ambushes b2 (space 1 → 4)")
+        form.get_by_label("form").fill("surprise attack")
+        form.locator("button[type=submit]").click()
+
+    body = answers_of(open_page, server, "match", AMBUSH, act)
+    assert body == {
+        "type": "choose_ambush",
+        "player": "A",
+        "piece": "a1",
+        "target": "b2",
+        "form": "surprise attack",
+    }
+
+
+def test_a_fate_reroll_of_the_ambush_names_its_roll(open_page: Any, server: Server) -> None:
+    act = lambda s: s.get_by_role("button", name="fate reroll", exact=True).click()  # noqa: E731
+    body = answers_of(open_page, server, "match", AMBUSH, act)
+    assert body == {"type": "fate_reroll", "player": "A", "roll": "ambush"}
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("crossbow", {"weapon": "crossbow"}),
+        ("Decline", {}),
+    ],
+)
+def test_a_supply_weapon_or_its_decline(
+    open_page: Any, server: Server, name: str, expected: dict[str, Any]
+) -> None:
+    act = lambda s: s.get_by_role("button", name=name, exact=True).click()  # noqa: E731
+    body = answers_of(open_page, server, "match", SUPPLY, act)
+    assert body == {"type": "choose_supply_weapon", "player": "A", **expected}
+
+
+def test_the_creatures_order_comes_filled_in(open_page: Any, server: Server) -> None:
+    def act(section: Any) -> None:
+        form = section.locator('form[data-command="order_creatures"]')
+        form.locator('[name="order[0]"]').select_option("zombie-2")
+        form.locator('[name="order[1]"]').select_option("zombie-1")
+        form.locator("button[type=submit]").click()
+
+    body = answers_of(open_page, server, "match", CREATURES, act)
+    assert body == {"type": "order_creatures", "player": "A", "order": ["zombie-2", "zombie-1"]}
+
+
+def test_a_rest_stat_is_one_button(open_page: Any, server: Server) -> None:
+    act = lambda s: s.get_by_role("button", name="DEF", exact=True).click()  # noqa: E731
+    assert answers_of(open_page, server, "play", REST, act) == {
+        "type": "choose_rest_stat",
+        "stat": "DEF",
+    }
+
+
+@pytest.mark.parametrize(("tick", "expected"), [(True, {"abilities": ["smite"]}), (False, {})])
+def test_abilities_on_a_round_or_none(
+    open_page: Any, server: Server, tick: bool, expected: dict[str, Any]
+) -> None:
+    def act(section: Any) -> None:
+        form = section.locator('form[data-command="resolve_round"]')
+        if tick:
+            form.get_by_label("smite", exact=False).check()
+        form.locator("button[type=submit]").click()
+
+    body = answers_of(open_page, server, "play", ROUND, act)
+    assert body == {"type": "resolve_round", **expected}
