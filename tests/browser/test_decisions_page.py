@@ -118,7 +118,13 @@ def test_a_rizz_carries_the_partner_chosen(open_page: Any, server: Server) -> No
 def test_the_commands_possible_now_and_the_undo_button(open_page: Any, server: Server) -> None:
     """GET /campaigns/{id}/actions (its contract, served here by the test): the available commands
     first, the others under "All commands" with their reasons, and the undo by its policy."""
-    cid = server.seeded.campaigns["undo"]
+    cid = new_campaign(
+        server,
+        {"game": "quest-calendar", "name": "One to undo", "setup": {"prologue_complete": True}},
+    )
+    command(server, cid, {"type": "select_hero", "phase": "main", "hero": HERO})
+    command(server, cid, {"type": "start_page", "date": "2027-01-04"})
+    command(server, cid, {"type": "gain_credits", "amount": 3, "cause": "salvage"})
     _, campaign = server.call("GET", f"/campaigns/{cid}")
     head = campaign["version"]
     page, _ = open_page("owner")
