@@ -89,6 +89,8 @@ def describe_shape(field: fields.Field | None) -> dict[str, Any] | None:
     if schema is None and isinstance(field, fields.Raw) and "oneOf" not in field.metadata:
         return None
     shape: dict[str, Any] = {"type": field_type(field)}
+    if "picks" in field.metadata:
+        shape["picks"] = field.metadata["picks"]
     if schema is not None:
         shape["fields"] = [describe_field(f.data_key or n, f) for n, f in schema.fields.items()]
     elif isinstance(field, fields.List) and (items := describe_shape(field.inner)) is not None:
@@ -97,9 +99,10 @@ def describe_shape(field: fields.Field | None) -> dict[str, Any] | None:
 
 
 def describe_field(name: str, field: fields.Field) -> dict[str, Any]:
-    """One field of a command: name, type, required, default, bounds or choices, description;
-    an object's own ``fields``, a list's ``item_shape`` and an object's ``value_shape`` (shown as
-    ``items`` and ``values``) where declared."""
+    """One field of a command: name, type, required, default, bounds or choices, description,
+    where a client picks it from in the state (``picks``); an object's own ``fields``, a list's
+    ``item_shape`` and an object's ``value_shape`` (shown as ``items`` and ``values``) where
+    declared."""
     info: dict[str, Any] = {
         "name": name,
         "type": field_type(field),
@@ -108,6 +111,10 @@ def describe_field(name: str, field: fields.Field) -> dict[str, Any]:
     }
     if field.load_default is not missing:
         info["default"] = field.load_default
+    if "picks" in field.metadata:
+        info["picks"] = field.metadata["picks"]
+    if "required_when" in field.metadata:
+        info["required_when"] = field.metadata["required_when"]
     for check in field.validators:
         if isinstance(check, validate.Range):
             if check.min is not None:

@@ -84,6 +84,16 @@ class CommandField(Schema):
     max_items = fields.Integer()
     choices = fields.List(fields.String())
     description = fields.String()
+    picks = fields.Nested(
+        lambda: Picks(),
+        metadata={"description": "Where a client picks the value from in the campaign state."},
+    )
+    required_when = fields.Dict(
+        metadata={
+            "description": "An optional field needed when the command's other fields have "
+            'these values (such as a rizz\'s partner: {"action": "rizz"}).'
+        }
+    )
     own_fields = fields.List(
         fields.Nested(lambda: CommandField()),
         attribute="fields",
@@ -102,10 +112,37 @@ class CommandField(Schema):
     )
 
 
+class Picks(Schema):
+    """Where a field's value is picked from: entries of the campaign state, not a typed id."""
+
+    source = fields.String(
+        metadata={
+            "description": "A JSON pointer into the campaign state (GET /campaigns/{id} `state`); "
+            "`{name}` stands for the value of the command's field `name`, `*` for every member."
+        }
+    )
+    value = fields.String(
+        metadata={
+            "description": "The entry's member sent (default: its `id`, else its key in an "
+            "object, else the entry itself); `@key` is its key in an object."
+        }
+    )
+    label = fields.String(
+        metadata={"description": "The entry's member shown beside it (dotted if nested)."}
+    )
+    where = fields.Dict(
+        metadata={"description": "Only the entries whose members have these values."}
+    )
+    free = fields.Boolean(
+        metadata={"description": "true: the rules also accept a value the state does not hold."}
+    )
+
+
 class FieldShape(Schema):
     """What a list's items or an object's values are: their type, and fields if objects."""
 
     type = fields.String()
+    picks = fields.Nested(Picks)
     own_fields = fields.List(fields.Nested(CommandField), attribute="fields", data_key="fields")
     item_shape = fields.Nested(lambda: FieldShape(), data_key="items")
 

@@ -236,6 +236,46 @@ def compartment(description: str) -> fields.Field[Any]:
     return OneOfShapes(check, **options)
 
 
+def picks(
+    field: fields.Field[Any],
+    source: str,
+    *,
+    value: str | None = None,
+    label: str | None = None,
+    where: Mapping[str, Any] | None = None,
+    free: bool = False,
+) -> fields.Field[Any]:
+    """Mark ``field`` as picked from the campaign state, so that a client offers the entries at
+    ``source`` instead of asking for a typed id (``GET /commands`` lists it as ``picks``).
+
+    ``source`` is a JSON pointer into the state; ``{name}`` stands for the value of the command's
+    field ``name`` (such as ``{player}``) and ``*`` for every member of an object or list. The
+    entries found there are a list or an object's values; ``value`` is the member sent (default:
+    an entry's ``id``, else its key in an object, else the entry itself; ``@key`` is its key in an
+    object) and ``label`` the member shown beside it (dotted for a nested one). ``where`` keeps
+    the entries whose members have those values; ``free`` says the rules also accept a value the
+    state does not hold.
+    """
+    hint: dict[str, Any] = {"source": source}
+    if value is not None:
+        hint["value"] = value
+    if label is not None:
+        hint["label"] = label
+    if where:
+        hint["where"] = dict(where)
+    if free:
+        hint["free"] = True
+    field.metadata = {**field.metadata, "picks": hint}
+    return field
+
+
+def required_when(field: fields.Field[Any], **values: Any) -> fields.Field[Any]:
+    """Mark an optional ``field`` as needed when the command's other fields have ``values`` (a
+    check of the command enforces it; ``GET /commands`` lists it as ``required_when``)."""
+    field.metadata = {**field.metadata, "required_when": values}
+    return field
+
+
 class IdOrObject(fields.Raw):
     """An id (a string) or an object that ``nested_schema`` loads."""
 

@@ -23,10 +23,6 @@ EXPECTED_REFUSALS = (
     ("/stream", (404,)),  # until the server has the stream, the page polls
     ("/bundle", (404,)),
     ("/share", (404,)),
-    # issue 26's routes, built beside the page: until merged the page degrades without them
-    ("/actions", (404,)),
-    ("/samples", (404,)),
-    ("/invites", (404,)),
 )
 """Refusals the page expects and handles; any other answer of 400 or more fails a test."""
 

@@ -182,7 +182,7 @@ def test_a_match_decision_is_answered_by_its_seat(open_page: Any, server: Server
     page, _ = open_page("owner")
     page.goto(server.campaign_url("hail"))
     pending = page.locator('section[aria-label="Pending decision"]')
-    pending.get_by_text("fate reroll: A decides").wait_for()
+    pending.get_by_text("Your decision").wait_for()  # the owner holds seat A
     before = shown_version(page)
     pending.get_by_role("button", name="fate reroll", exact=True).click()
     version = page.locator("[data-campaign-version]")

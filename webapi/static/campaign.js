@@ -6,8 +6,9 @@ import { calendarBoard, questCalendar } from "./boards.js";
 import { guardCampaign } from "./checkpoints.js";
 import { dayCharts } from "./figures.js";
 import { Live } from "./live.js";
+import { buildPlay, showPending } from "./actions.js";
 import { ownerCard, updateOwnerCard } from "./owner.js";
-import { commandForm, explain } from "./play.js";
+import { explain } from "./play.js";
 import { showRolls, tally } from "./rolls.js";
 import { Timeline, eventSummary } from "./timeline.js";
 import { showTurn } from "./turn.js";
@@ -115,7 +116,7 @@ class CampaignPage {
       h("section", { class: "card", "aria-label": "Timeline" }, h("h3", {}, "Timeline"), this.proposals, this.events, this.moreEvents),
       this.owner,
     );
-    if (this.who.canPlay) this.buildPlay();
+    if (this.who.canPlay) buildPlay(this);
   }
 
   async goTo(version) {
@@ -157,7 +158,7 @@ class CampaignPage {
     this.main.dataset.past = past ? "true" : "false";
     const state = campaign.state || {};
     clear(this.state, this.head.game === "quest-calendar" ? questCalendar(state) : calendarBoard(state));
-    this.showPending(state.pending, past);
+    showPending(this, state.pending, past);
     this.play.hidden = past;
     if (this.owner) updateOwnerCard(this.owner, this.head.state);
     await Promise.all([this.showTurn(state, past), this.timeline.loadNewest(this.shown).then(() => this.afterTimeline()), this.reloadRolls().then(() => this.showCharts()), this.showProposals()]);
@@ -244,75 +245,6 @@ class CampaignPage {
     } catch (error) {
       clear(this.charts, h("p", { class: "muted" }, `Charts unavailable: ${explain(error)}`));
     }
-  }
-
-  showPending(pending, past) {
-    this.pending.hidden = !pending;
-    if (!pending) return;
-    const forMe = this.who.canPlay && !past && (!this.who.seat || !pending.who || pending.who === this.who.seat || this.head.game === "quest-calendar");
-    const options = (pending.options || []).map(String);
-    const context = pending.context || {};
-    const quick = [];
-    const forms = [];
-    for (const command of this.catalogue.filter((c) => (pending.commands || []).includes(c.name))) {
-      // what the decision already says: who answers, and any field its context names (the roll…)
-      const preset = {};
-      for (const field of command.fields) {
-        if (field.name === "player" && pending.who && this.head.game === "calendar-board") preset.player = pending.who;
-        else if (field.name in context && field.name !== "faces") preset[field.name] = context[field.name];
-      }
-      const choice = command.fields.find((f) => f.choices && !(f.name in preset) && options.some((o) => f.choices.map(String).includes(o)));
-      const open = command.fields.filter((f) => f.required && f !== choice && !(f.name in preset));
-      const answer = (extra) => () => this.send({ type: command.name, ...preset, ...extra }).catch((error) => toast(explain(error), true));
-      if (open.length) forms.push(commandForm(command, { seat: this.who.seat, preset, send: (body) => this.send(body) }));
-      else if (choice) {
-        for (const option of options.filter((o) => choice.choices.map(String).includes(o))) {
-          const value = choice.choices.find((c) => String(c) === option);
-          quick.push(h("button", { type: "button", class: "choice", dataset: { command: command.name, option }, onclick: answer({ [choice.name]: value }) }, option.replaceAll("_", " ")));
-        }
-      } else quick.push(h("button", { type: "button", class: "choice", dataset: { command: command.name }, onclick: answer({}) }, command.name.replaceAll("_", " ")));
-    }
-    clear(this.pending,
-      h("h3", {}, "A decision is pending"),
-      h("p", { class: "question" }, `${pending.decision.replaceAll("_", " ")}${pending.who ? `: ${pending.who} decides` : ""}${pending.rule ? ` (${pending.rule})` : ""}`),
-      Object.keys(context).length ? h("p", { class: "hint" }, Object.entries(context).map(([k, v]) => `${k.replaceAll("_", " ")} ${typeof v === "object" ? JSON.stringify(v) : v}`).join(" · ")) : null,
-      h("p", {}, `Options: ${options.join(", ") || "see the commands"}`),
-      forMe ? [h("div", { class: "choices", role: "group", "aria-label": "Answers" }, quick), forms] : null);
-  }
-
-  buildPlay() {
-    const select = h("select", { id: "command-select" }, h("option", { value: "" }, "Choose a command…"), this.catalogue.map((c) => h("option", { value: c.name }, c.name.replaceAll("_", " "))));
-    const slot = h("div", { class: "form-slot" });
-    select.addEventListener("change", () => {
-      const command = this.catalogue.find((c) => c.name === select.value);
-      clear(slot, command ? commandForm(command, { seat: this.who.seat, send: (body) => this.send(body) }) : null);
-      slot.querySelector("input, select, textarea")?.focus();
-    });
-    const dice = h("input", { id: "roll-dice", name: "dice", required: true, placeholder: "2d20kh1+3" });
-    const purpose = h("input", { id: "roll-purpose", name: "purpose", required: true, placeholder: "what it is for" });
-    const faces = h("input", { id: "roll-faces", name: "faces", placeholder: "leave empty for server dice", class: "faces" });
-    const rollError = h("p", { class: "error", role: "alert" });
-    const rollForm = h("form", { class: "command roll-form" },
-      h("h4", {}, "Roll dice"),
-      h("div", { class: "field" }, h("label", { for: "roll-dice" }, "Dice"), dice),
-      h("div", { class: "field" }, h("label", { for: "roll-purpose" }, "Purpose"), purpose),
-      h("div", { class: "field" }, h("label", { for: "roll-faces" }, "Faces rolled by hand (optional, e.g. 3, 17)"), faces),
-      h("button", { type: "submit" }, "Roll"), rollError);
-    rollForm.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      rollError.textContent = "";
-      const body = { dice: dice.value, purpose: purpose.value };
-      if (faces.value.trim()) body.faces = faces.value.trim().startsWith("[") ? JSON.parse(faces.value) : faces.value.split(",").map((f) => Number(f.trim()));
-      try {
-        const roll = await this.append("rolls", body);
-        toast(`Rolled ${roll.notation}: ${roll.total}`);
-        await this.changed();
-      } catch (error) {
-        rollError.textContent = explain(error);
-      }
-    });
-    clear(this.play, h("h3", {}, "Play"),
-      h("div", { class: "field" }, h("label", { for: "command-select" }, "Command"), select), slot, rollForm);
   }
 
   async send(body) {

@@ -1,17 +1,29 @@
-// Forms generated from the command schemas of GET /commands: one control per field, nested
-// objects as fieldsets, lists of objects as groups that can be added and removed.
-import { h } from "./dom.js";
+// Forms generated from the command schemas of GET /commands. A form sends exactly what the player
+// chose: a field left empty or "(not set)" is left out, an optional object stays out until its
+// "Add" button is pressed (and "Remove" takes it out again), an optional list starts empty, and a
+// field the catalogue says is picked from the state (`picks`) is a choice among the state's entries.
+// Every control is named by its path in the body (`hero.pool.max`, `rounds[0].condition`), and
+// the buttons that add or remove a part carry it as `data-add` / `data-remove`.
+import { clear, h } from "./dom.js";
+import { pickEntries } from "./picks.js";
 
 let uid = 0;
-const nextId = (name) => `f-${name.replace(/[^a-zA-Z0-9_-]/g, "-")}-${++uid}`;
+const nextId = (path) => `f-${path.replace(/[^a-zA-Z0-9_-]/g, "-")}-${++uid}`;
+const words = (name) => String(name).replaceAll("_", " ");
+const OTHER = "…another…"; // the option of a value typed by hand (no id in the state looks like it)
 
 function describe(field) {
   const bits = [];
   if (field.description) bits.push(field.description);
   if (field.minimum !== undefined || field.maximum !== undefined) bits.push(`range ${field.minimum ?? "…"}–${field.maximum ?? "…"}`);
-  if (field.default !== undefined) bits.push(`default ${JSON.stringify(field.default)}`);
+  if (field.default !== undefined) bits.push(`left out: ${JSON.stringify(field.default)}`);
+  if (field.required_when) bits.push(`needed when ${Object.entries(field.required_when).map(([k, v]) => `${words(k)} is ${JSON.stringify(v)}`).join(" and ")}`);
   return bits.join(" · ");
 }
+
+const isObject = (field) => field.type === "object" && Array.isArray(field.fields);
+const isRows = (field) => field.type === "array" && (Array.isArray(field.items?.fields) || field.items?.picks);
+const numeric = (text) => /^-?\d+$/.test(text);
 
 // Parse a free-text list: JSON when it starts with '[', else values separated by commas.
 function listValue(text, itemType) {
@@ -21,86 +33,201 @@ function listValue(text, itemType) {
   return trimmed.split(",").map((part) => {
     const value = part.trim();
     if (value.startsWith("{")) return JSON.parse(value);
-    return itemType === "string" || Number.isNaN(Number(value)) ? value : Number(value);
+    return itemType === "string" || !numeric(value) ? value : Number(value);
   });
 }
 
-// One field: returns {el, read()} where read() gives the value or undefined (left out).
-function control(field, seat) {
-  const id = nextId(field.name);
-  const label = h("label", { for: id }, field.name.replaceAll("_", " "), field.required ? h("span", { class: "req", "aria-hidden": "true" }, " *") : null);
+// The set parts of an object: each field the player set, nothing else.
+function readParts(parts) {
+  const out = {};
+  for (const [name, part] of parts) {
+    const value = part.read();
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+function build(fields, path, ctx) {
+  return fields.map((f) => [f.name, control(f, path ? `${path}.${f.name}` : f.name, ctx)]);
+}
+
+// An object: open when required (or `open`), else behind "Add <name>" until the player adds it.
+function objectControl(field, path, ctx, open) {
+  const label = words(field.name);
+  const hint = describe(field);
+  let parts = null;
+  const fieldset = () => {
+    parts = build(field.fields, path, ctx);
+    return h("fieldset", { class: "nested", dataset: { field: path } }, h("legend", {}, label), hint ? h("small", { class: "hint" }, hint) : null, parts.map(([, p]) => p.el));
+  };
+  if (field.required || open) {
+    const el = fieldset();
+    return { el, read: () => readParts(parts), set: (value) => setParts(parts, value) };
+  }
+  const slot = h("div", { class: "optional", dataset: { optional: path } });
+  const add = h("button", { type: "button", class: "small", dataset: { add: path } }, `Add ${label}`);
+  const show = () => {
+    const inner = fieldset();
+    const remove = h("button", { type: "button", class: "small", dataset: { remove: path } }, `Remove ${label}`);
+    remove.addEventListener("click", () => {
+      parts = null;
+      inner.remove();
+      add.hidden = false;
+      add.focus();
+    });
+    inner.append(remove);
+    slot.append(inner);
+    add.hidden = true;
+  };
+  add.addEventListener("click", () => {
+    show();
+    slot.querySelector("input, select, textarea")?.focus();
+  });
+  slot.append(add);
+  return {
+    el: slot,
+    read: () => (parts ? readParts(parts) : undefined),
+    set: (value) => {
+      if (!parts) show();
+      setParts(parts, value);
+    },
+  };
+}
+
+function setParts(parts, value) {
+  for (const [name, part] of parts) if (value && value[name] !== undefined) part.set?.(value[name]);
+}
+
+// A list of objects, or of values picked from the state: rows added and removed one by one.
+function rowsControl(field, path, ctx) {
+  const label = words(field.name);
+  const shape = field.items;
+  const rows = [];
+  let made = 0;
+  const list = h("div", { class: "rows" });
+  const add = h("button", { type: "button", class: "small", dataset: { add: path } }, `Add ${label}`);
+  const addRow = () => {
+    const at = `${path}[${made++}]`;
+    const entry = { at };
+    let body;
+    if (shape.fields) {
+      entry.parts = build(shape.fields, at, ctx);
+      body = entry.parts.map(([, p]) => p.el);
+    } else {
+      entry.part = control({ name: `${field.name} item`, type: shape.type, required: true, picks: shape.picks }, at, ctx);
+      body = entry.part.el;
+    }
+    const row = h("fieldset", { class: "nested", dataset: { field: at, row: path } }, h("legend", {}, `${label} ${rows.length + 1}`), body);
+    const remove = h("button", { type: "button", class: "small", dataset: { remove: at } }, `Remove ${label} ${rows.length + 1}`);
+    remove.addEventListener("click", () => {
+      rows.splice(rows.indexOf(entry), 1);
+      row.remove();
+      add.focus();
+    });
+    row.append(remove);
+    entry.row = row;
+    rows.push(entry);
+    list.append(row);
+    return entry;
+  };
+  add.addEventListener("click", () => addRow().row.querySelector("input, select, textarea")?.focus());
+  const hint = describe(field);
+  const el = h("div", { class: "field", dataset: { field: path } }, h("span", { class: "label" }, label), hint ? h("small", { class: "hint" }, hint) : null, list, add);
+  if (field.required) addRow();
+  const readRow = (entry) => {
+    if (entry.part) return entry.part.read();
+    const out = readParts(entry.parts);
+    // An item that may be an id or an object: an id alone is sent as the id.
+    const first = shape.fields[0]?.name;
+    if (shape.type.includes("string") && Object.keys(out).length === 1 && first in out) return out[first];
+    return out;
+  };
+  return {
+    el,
+    read: () => (!rows.length && !field.required ? undefined : rows.map(readRow)),
+    set: (values) => {
+      while (rows.length < values.length) addRow();
+      values.forEach((v, i) => (rows[i].part ? rows[i].part.set(v) : setParts(rows[i].parts, typeof v === "object" ? v : { [shape.fields[0].name]: v })));
+    },
+  };
+}
+
+// A choice among the state's entries (`picks`), with a typed value where the rules allow one.
+function pickControl(field, common, ctx) {
+  const input = h("select", common);
+  const free = field.picks.free ? (field.type.includes("object") ? h("textarea", { rows: 2, "aria-label": `${words(field.name)}: another value (an id, or a JSON object)`, hidden: true }) : h("input", { type: "text", "aria-label": `${words(field.name)}: another value`, hidden: true })) : null;
+  let entries = [];
+  const refresh = () => {
+    const chosen = input.value;
+    entries = pickEntries(ctx.state(), field.picks, ctx.valueOf);
+    clear(input,
+      h("option", { value: "" }, entries.length || free ? "(not set)" : "(none in the state now)"),
+      entries.map((e) => h("option", { value: String(e.value) }, e.label)),
+      free ? h("option", { value: OTHER }, "(another value…)") : null,
+    );
+    const again = [...input.options].find((o) => o.value === chosen);
+    input.value = again ? chosen : "";
+    if (free) free.hidden = input.value !== OTHER;
+  };
+  refresh();
+  ctx.refreshers.push(refresh);
+  input.addEventListener("change", () => free && (free.hidden = input.value !== OTHER));
+  const read = () => {
+    if (input.value === "") return undefined;
+    if (input.value === OTHER) {
+      const text = free.value.trim();
+      if (!text) return undefined;
+      return text.startsWith("{") ? JSON.parse(text) : field.type.includes("integer") && numeric(text) ? Number(text) : text;
+    }
+    const value = entries.find((e) => String(e.value) === input.value)?.value;
+    if (value === undefined) return undefined;
+    return field.type.includes("integer") && numeric(String(value)) ? Number(value) : value;
+  };
+  const set = (value) => {
+    if (entries.some((e) => String(e.value) === String(value))) input.value = String(value);
+    else if (free) {
+      input.value = OTHER;
+      free.hidden = false;
+      free.value = typeof value === "object" ? JSON.stringify(value) : String(value);
+    }
+  };
+  if (field.name === "player" && ctx.seat) set(ctx.seat);
+  return { input, extra: free, read, set };
+}
+
+function scalarControl(field, path, ctx) {
+  const id = nextId(path);
+  const type = field.type;
   const hint = describe(field);
   const hintId = hint ? `${id}-hint` : null;
-  const help = hint ? h("small", { id: hintId, class: "hint" }, hint) : null;
-  const type = field.type;
-
-  if (type === "object" && field.fields) {
-    const parts = field.fields.map((f) => control(f, seat));
-    const el = h("fieldset", { class: "nested" }, h("legend", {}, field.name.replaceAll("_", " ")), help, parts.map((p) => p.el));
-    return {
-      el,
-      read() {
-        const out = {};
-        for (const [k, p] of parts.entries()) {
-          const v = p.read();
-          if (v !== undefined) out[field.fields[k].name] = v;
-        }
-        return Object.keys(out).length || field.required ? out : undefined;
-      },
-    };
-  }
-  if (type === "array" && field.items?.fields) {
-    const rows = [];
-    const list = h("div", { class: "rows" });
-    const add = () => {
-      const parts = field.items.fields.map((f) => control(f, seat));
-      const row = h("fieldset", { class: "nested" }, h("legend", {}, `${field.name.replaceAll("_", " ")} ${rows.length + 1}`), parts.map((p) => p.el));
-      const entry = { row, parts };
-      row.append(h("button", { type: "button", class: "small", onclick: () => { rows.splice(rows.indexOf(entry), 1); row.remove(); } }, "Remove"));
-      rows.push(entry);
-      list.append(row);
-    };
-    const el = h("div", { class: "field" }, h("span", { class: "label" }, field.name.replaceAll("_", " ")), help, list, h("button", { type: "button", class: "small", onclick: add }, `Add ${field.name.replaceAll("_", " ")}`));
-    if (field.required) add();
-    return {
-      el,
-      read() {
-        if (!rows.length && !field.required) return undefined;
-        return rows.map(({ parts }) => {
-          const out = {};
-          for (const [k, p] of parts.entries()) {
-            const v = p.read();
-            if (v !== undefined) out[field.items.fields[k].name] = v;
-          }
-          return out;
-        });
-      },
-    };
-  }
+  const common = { id, name: path, "aria-describedby": hintId };
   let input;
   let read;
-  const common = { id, name: field.name, "aria-describedby": hintId };
-  if (field.choices) {
-    input = h("select", common, field.required ? null : h("option", { value: "" }, "(default)"), field.choices.map((c) => h("option", { value: String(c) }, String(c))));
+  let set = (value) => (input.value = typeof value === "object" ? JSON.stringify(value) : String(value));
+  let extra = null;
+  if (field.picks) {
+    ({ input, read, set, extra } = pickControl(field, common, ctx));
+  } else if (field.choices) {
+    input = h("select", common, h("option", { value: "" }, "(not set)"), field.choices.map((c) => h("option", { value: String(c) }, words(c))));
     read = () => {
       if (input.value === "") return undefined;
-      const original = field.choices.find((c) => String(c) === input.value);
-      return type === "integer" ? Number(input.value) : original;
+      if (type.includes("integer") && numeric(input.value)) return Number(input.value);
+      return field.choices.find((c) => String(c) === input.value);
     };
-    if (field.name === "player" && seat && field.choices.map(String).includes(seat)) input.value = seat;
   } else if (type === "boolean") {
-    input = h("select", common, h("option", { value: "" }, "(default)"), h("option", { value: "true" }, "yes"), h("option", { value: "false" }, "no"));
+    input = h("select", common, h("option", { value: "" }, "(not set)"), h("option", { value: "true" }, "yes"), h("option", { value: "false" }, "no"));
     read = () => (input.value === "" ? undefined : input.value === "true");
   } else if (type === "integer") {
     input = h("input", { ...common, type: "number", inputmode: "numeric", min: field.minimum, max: field.maximum, step: 1 });
     read = () => (input.value === "" ? undefined : Number(input.value));
   } else if (type === "integer or string") {
     input = h("input", { ...common, type: "text" });
-    read = () => (input.value === "" ? undefined : /^-?\d+$/.test(input.value) ? Number(input.value) : input.value);
+    read = () => (input.value === "" ? undefined : numeric(input.value) ? Number(input.value) : input.value);
   } else if (type === "array") {
-    const placeholder = field.name === "faces" ? "faces you rolled, e.g. 11, 6" : "values separated by commas, or JSON";
-    input = h("input", { ...common, type: "text", placeholder, class: field.name === "faces" ? "faces" : null });
+    const faces = field.name === "faces";
+    input = h("input", { ...common, type: "text", placeholder: faces ? "faces you rolled, e.g. 11, 6" : "values separated by commas, or JSON", class: faces ? "faces" : null });
     read = () => listValue(input.value, field.items?.type);
+    set = (value) => (input.value = JSON.stringify(value));
   } else if (type === "object" || type === "string or object") {
     input = h("textarea", { ...common, rows: 2, placeholder: type === "object" ? "JSON object" : "text or JSON object" });
     read = () => {
@@ -110,38 +237,56 @@ function control(field, seat) {
     };
   } else {
     input = h("input", { ...common, type: "text", maxlength: field.max_length });
-    if (field.name === "player" && seat) input.value = seat;
     read = () => (input.value === "" ? undefined : input.value);
   }
   if (field.required) input.setAttribute("required", "");
-  return { el: h("div", { class: "field" }, label, input, help), read };
+  const label = h("label", { for: id }, words(field.name), field.required ? h("span", { class: "req", "aria-hidden": "true" }, " *") : null);
+  const help = hint ? h("small", { id: hintId, class: "hint" }, hint) : null;
+  return { el: h("div", { class: "field", dataset: { field: path } }, label, input, extra, help), read, set };
 }
 
-// The form of one command; `send(body)` posts it and returns a promise.
-export function commandForm(command, { seat, send, preset = {} }) {
+function control(field, path, ctx, open = false) {
+  if (isObject(field)) return objectControl(field, path, ctx, open);
+  if (isRows(field)) return rowsControl(field, path, ctx);
+  return scalarControl(field, path, ctx);
+}
+
+// The form of one command. `send(body)` posts it and returns a promise; `preset` fields are sent
+// as given and not shown; `initial` values are shown filled in (the player may change them);
+// `open` names optional objects shown open; `answers` ([{label, values}]) is a required choice
+// whose values join the body; `state()` is the campaign state the picks come from.
+export function commandForm(command, { seat, send, preset = {}, initial = {}, open = [], answers = null, state = () => ({}), title = null, submit = null } = {}) {
   // The page fills `entropy` itself, at the moment the command is sent (campaign.js).
-  const fields = command.fields.filter((f) => !(f.name in preset) && f.name !== "entropy");
-  const parts = fields.map((f) => control(f, seat));
+  // The answer's values are its own: their fields are not asked again.
+  const covered = new Set((answers || []).flatMap((a) => Object.keys(a.values)));
+  const fields = command.fields.filter((f) => !(f.name in preset) && !covered.has(f.name) && f.name !== "entropy");
+  let parts = [];
+  const ctx = { seat, state, refreshers: [], valueOf: (name) => (name in preset ? preset[name] : parts.find(([n]) => n === name)?.[1].read()) };
+  parts = fields.map((f) => [f.name, control(f, f.name, ctx, open.includes(f.name))]);
+  for (const [name, part] of parts) if (initial[name] !== undefined) part.set?.(initial[name]);
+  const answerId = nextId(`${command.name}-answer`);
+  const answer = answers ? h("select", { id: answerId, name: "answer", required: true }, h("option", { value: "" }, "(choose)"), answers.map((a, i) => h("option", { value: String(i) }, a.label))) : null;
   const error = h("p", { class: "error", role: "alert" });
+  const name = words(command.name);
   const form = h(
     "form",
     { class: "command", dataset: { command: command.name } },
-    h("h4", {}, command.name.replaceAll("_", " ")),
+    h("h4", {}, title || name),
     command.summary ? h("p", { class: "hint" }, command.summary) : null,
     command.dice && command.dice !== "None." ? h("p", { class: "hint" }, `Dice: ${command.dice}`) : null,
-    parts.map((p) => p.el),
-    h("button", { type: "submit" }, `Send ${command.name.replaceAll("_", " ")}`),
+    answer ? h("div", { class: "field" }, h("label", { for: answerId }, "Answer"), answer) : null,
+    parts.map(([, p]) => p.el),
+    h("button", { type: "submit" }, submit || `Send ${name}`),
     error,
   );
-  form.addEventListener("submit", async (submit) => {
-    submit.preventDefault();
+  form.addEventListener("change", () => ctx.refreshers.forEach((refresh) => refresh()));
+  form.refresh = () => ctx.refreshers.forEach((refresh) => refresh());
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
     error.textContent = "";
-    const body = { type: command.name, ...preset };
+    let body;
     try {
-      for (const [k, p] of parts.entries()) {
-        const v = p.read();
-        if (v !== undefined) body[fields[k].name] = v;
-      }
+      body = { type: command.name, ...preset, ...(answer ? answers[Number(answer.value)].values : {}), ...readParts(parts) };
     } catch (problem) {
       error.textContent = `Could not read the form: ${problem.message}`;
       return;
@@ -159,12 +304,19 @@ export function commandForm(command, { seat, send, preset = {} }) {
   return form;
 }
 
-// A problem+json answer in one sentence: the rule, the detail and the fields' messages.
+// A problem+json answer in one sentence: the rule, the detail and the fields' messages, each once
+// (a 422's detail already names its one field: "partner: name the partner…").
 export function explain(problem) {
   const p = problem.problem || {};
+  const detail = String(p.detail || problem.message || "");
   const bits = [];
-  if (p.rule) bits.push(`[${p.rule}]`);
-  bits.push(p.detail || problem.message);
-  if (p.errors) bits.push(Object.entries(p.errors).map(([k, v]) => `${k}: ${Array.isArray(v) && v.every((m) => typeof m === "string") ? v.join(" ") : JSON.stringify(v)}`).join("; "));
+  if (p.rule && !detail.includes(p.rule)) bits.push(`[${p.rule}]`);
+  if (detail) bits.push(detail);
+  if (p.errors && typeof p.errors === "object") {
+    const more = Object.entries(p.errors)
+      .map(([k, v]) => `${k}: ${Array.isArray(v) && v.every((m) => typeof m === "string") ? v.join(" ") : JSON.stringify(v)}`)
+      .filter((line) => !detail.includes(line));
+    if (more.length) bits.push(more.join("; "));
+  }
   return bits.join(" ");
 }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import ValidationError, validates_schema
+from marshmallow import ValidationError, fields, validates_schema
 
 from domain.model.calendar_board import actions, modifiers, steps
 from domain.model.calendar_board import state as cb
@@ -17,12 +17,25 @@ from domain.model.command_schema import (
     item_of,
     items,
     nested,
+    picks,
+    required_when,
     text,
 )
 
 GAME = "calendar-board"
 PLAYER = "The id of the player who acts."
 PIECE = "The id of one of the player's pieces."
+OWN_PIECES = "/parties/{player}/pieces"
+
+
+def player_id(description: str = PLAYER) -> fields.Field[Any]:
+    """A player of the match, picked from its players."""
+    return picks(text(description, required=True, max_length=80), "/players")
+
+
+def own_piece(description: str = PIECE) -> fields.Field[Any]:
+    """One of the acting player's pieces, picked from their party."""
+    return picks(text(description, required=True, max_length=80), OWN_PIECES)
 
 
 class Location(Strict):
@@ -166,55 +179,69 @@ COMMANDS: list[Command] = [
         "depend on the state: d4 (calendar), d20 (hail save per exposed piece), d4 (hail damage), "
         "d20 (wind), 2d20 (basketball), d20 (annustaria breaker), in the order the night's steps "
         "reach them.",
-        player=text(PLAYER, required=True, max_length=80),
+        player=player_id(),
     ),
-    command(GAME, "decline_fate_reroll", None, player=text(PLAYER, required=True, max_length=80)),
+    command(GAME, "decline_fate_reroll", None, player=player_id()),
     command(
         GAME,
         "night_action",
         "rizz rolls d20; ambush rolls d6; sleep rolls none.",
-        player=text(PLAYER, required=True, max_length=80),
+        player=player_id(),
         action=text("The night action.", required=True, choices=actions.NIGHT_ACTIONS),
-        partner=text("The partner wanted if the rizz succeeds.", choices=cb.PARTNERS),
+        partner=required_when(
+            text("The partner wanted if the rizz succeeds.", choices=cb.PARTNERS), action="rizz"
+        ),
         checks=[partner_with_rizz],
     ),
     command(
         GAME,
         "choose_ambush",
         None,
-        player=text(PLAYER, required=True, max_length=80),
-        piece=text("The id of the player's piece that moves.", required=True, max_length=80),
-        target=text("The id of the enemy piece it ambushes.", required=True, max_length=80),
+        player=player_id(),
+        piece=own_piece("The id of the player's piece that moves."),
+        target=picks(
+            text("The id of the enemy piece it ambushes.", required=True, max_length=80),
+            "/parties/*/pieces",
+        ),
         form=text("The ambush form of the main rules.", required=True),
     ),
-    command(GAME, "start_acting", None, player=text(PLAYER, required=True, max_length=80)),
-    command(GAME, "day_sleep", None, player=text(PLAYER, required=True, max_length=80)),
+    command(GAME, "start_acting", None, player=player_id()),
+    command(GAME, "day_sleep", None, player=player_id()),
     command(
         GAME,
         "assign_hail_damage",
         "None (the d4 was rolled with the hail save).",
-        player=text(PLAYER, required=True, max_length=80),
-        piece=text("The counted piece that takes the damage.", required=True, max_length=80),
+        player=player_id(),
+        piece=own_piece("The counted piece that takes the damage."),
     ),
     command(
         GAME,
         "choose_supply_weapon",
         None,
-        player=text(PLAYER, required=True, max_length=80),
-        weapon=text(
-            "The id of the weapon the supply space refills (null declines, if allowed).",
-            max_length=80,
+        player=player_id(),
+        weapon=picks(
+            text(
+                "The id of the weapon the supply space refills (null declines, if allowed).",
+                max_length=80,
+            ),
+            "/parties/{player}/weapons",
+            label="kind",
         ),
     ),
     command(
         GAME,
         "order_creatures",
         None,
-        player=text("The god-token holder.", required=True, max_length=80),
+        player=player_id("The god-token holder."),
         order=items(
             "The creature ids of one type, each once, in the order they act.",
             required=True,
-            item=text("A creature id.", required=True, max_length=80),
+            item=picks(
+                text("A creature id.", required=True, max_length=80),
+                "/creatures",
+                value="id",
+                label="type",
+            ),
         ),
     ),
     command(
@@ -231,14 +258,14 @@ COMMANDS: list[Command] = [
         "fate_reroll",
         "The rerolled roll's dice again (d4 calendar, d20 hail, d20 wind, d20 rizz, d6 ambush, "
         "d6 movement, ...).",
-        player=text(PLAYER, required=True, max_length=80),
+        player=player_id(),
         roll=text("The kind of roll rerolled.", required=True, choices=steps.ROLL_KINDS),
     ),
     command(
         GAME,
         "declare_action",
         None,
-        player=text(PLAYER, required=True, max_length=80),
+        player=player_id(),
         action=text(
             "Cast a spell that requires sight, or fortify.",
             required=True,
@@ -249,7 +276,7 @@ COMMANDS: list[Command] = [
         GAME,
         "roll_movement",
         "d6.",
-        player=text(PLAYER, required=True, max_length=80),
-        piece=text(PIECE, required=True, max_length=80),
+        player=player_id(),
+        piece=own_piece(),
     ),
 ]

@@ -19,6 +19,8 @@ from domain.model.command_schema import (
     item_of,
     mapping,
     nested,
+    picks,
+    required_when,
     text,
 )
 from domain.model.command_schema import items as many
@@ -37,6 +39,27 @@ from domain.model.quest_calendar import state as qc
 
 GAME = "quest-calendar"
 ITEM_ID = "The id of an item in the hero's inventory."
+INVENTORY = "/hero/inventory"
+ABILITY_IDS = "/hero/abilities"
+COMPARTMENTS = "/ship/compartments"
+
+
+def inventory_item(description: str = ITEM_ID, **where: Any) -> fields.Field[Any]:
+    """An item picked from the hero's inventory (of a kind, if ``where`` says so)."""
+    field = text(description, required=True, max_length=80)
+    return picks(field, INVENTORY, value="id", label="name", where=where)
+
+
+def hero_ability(description: str, *, required: bool = True) -> fields.Field[Any]:
+    """One of the hero's abilities, picked by id."""
+    return picks(text(description, required=required, max_length=80), ABILITY_IDS, label="name")
+
+
+def ship_compartment(description: str) -> fields.Field[Any]:
+    """A compartment of the hero's ship (1-6), picked by its name."""
+    return picks(compartment(description), COMPARTMENTS, value="@key", label="name")
+
+
 ABILITIES = (
     "Abilities to use: ability ids, or objects {id, attempt: first|extra, roll: attack|damage} "
     "naming the attack and roll an ability changes."
@@ -94,7 +117,7 @@ class CombatRound(Strict):
 class AbilityUse(Strict):
     """An ability used in combat, naming the attack and the roll it changes."""
 
-    id = text("The id of one of the hero's abilities.", required=True, max_length=80)
+    id = hero_ability("The id of one of the hero's abilities.")
     attempt = text("The attack it changes (default: the current one).", choices=("first", "extra"))
     roll = text("The roll it changes (default: as its effect says).", choices=("attack", "damage"))
 
@@ -383,7 +406,7 @@ COMMANDS: list[Command] = [
         GAME,
         "use_item",
         "The item's effect dice if it has any (e.g. a heal of 1d6); otherwise none.",
-        item=text(ITEM_ID, required=True, max_length=80),
+        item=inventory_item(),
         stat=text("The injured stat an injury-removing item restores.", choices=qc.INJURY_STATS),
     ),
     command(
@@ -391,7 +414,7 @@ COMMANDS: list[Command] = [
         "use_ability",
         "The ability's effect dice if it has any (a heal, a check bonus); a reroll ability rolls "
         "the check again: " + CHECK_DICE,
-        ability=text("The id of one of the hero's abilities.", required=True, max_length=80),
+        ability=hero_ability("The id of one of the hero's abilities."),
         on_roll=integer(
             "The check this ability changes: its 0-based index among this page's checks.",
             minimum=0,
@@ -478,10 +501,15 @@ COMMANDS: list[Command] = [
         GAME,
         "choose_loot",
         None,
-        item=text(
-            "The equipment item lost for good: one the pending decision offers.",
-            required=True,
-            max_length=80,
+        item=picks(
+            text(
+                "The equipment item lost for good: one the pending decision offers.",
+                required=True,
+                max_length=80,
+            ),
+            "/pending/options",
+            value="item",
+            label="name",
         ),
     ),
     command(
@@ -489,7 +517,10 @@ COMMANDS: list[Command] = [
         "choose_clone_outcome",
         None,
         replace=flag("true switches to a new hero; false keeps the rushed clone.", required=True),
-        hero=nested("The new hero (as in select_hero); only with replace: true.", Hero),
+        hero=required_when(
+            nested("The new hero (as in select_hero); only with replace: true.", Hero),
+            replace=True,
+        ),
         checks=[hero_with_replace],
     ),
     command(
@@ -505,7 +536,10 @@ COMMANDS: list[Command] = [
         GAME,
         "choose_rest_stat",
         None,
-        stat=text("The injured stat to restore: one the pending Rest offers.", required=True),
+        stat=picks(
+            text("The injured stat to restore: one the pending Rest offers.", required=True),
+            "/pending/options",
+        ),
     ),
     command(
         GAME,
@@ -563,9 +597,13 @@ COMMANDS: list[Command] = [
             "Dogfight ability ids to use.",
             default=[],
             max_items=20,
-            item=fields.String(
-                validate=validate.Length(1, 80, error="must be an ability id"),
-                error_messages={"invalid": "must be an ability id", **REQUIRED},
+            item=picks(
+                fields.String(
+                    validate=validate.Length(1, 80, error="must be an ability id"),
+                    error_messages={"invalid": "must be an ability id", **REQUIRED},
+                ),
+                ABILITY_IDS,
+                label="name",
             ),
         ),
         roll=text(
@@ -635,9 +673,14 @@ COMMANDS: list[Command] = [
         GAME,
         "buy",
         None,
-        item=text("The id of an item the open shop sells.", required=True, max_length=80),
+        item=picks(
+            text("The id of an item the open shop sells.", required=True, max_length=80),
+            "/page/shop/stock",
+            value="@key",
+            label="item.name",
+        ),
     ),
-    command(GAME, "sell", None, item=text(ITEM_ID, required=True, max_length=80)),
+    command(GAME, "sell", None, item=inventory_item()),
     command(GAME, "leave_shop", None),
     command(
         GAME,
@@ -649,14 +692,18 @@ COMMANDS: list[Command] = [
         GAME,
         "equip",
         None,
-        item=text(ITEM_ID, required=True, max_length=80),
+        item=inventory_item(kind="equipment"),
         replace=flag("Swap out the item already in that slot.", default=False),
     ),
     command(
         GAME,
         "unequip",
         None,
-        item=text("The id of an equipped item.", required=True, max_length=80),
+        item=picks(
+            text("The id of an equipped item.", required=True, max_length=80),
+            "/hero/equipped",
+            label="@key",
+        ),
     ),
     command(
         GAME,
@@ -693,9 +740,9 @@ COMMANDS: list[Command] = [
         GAME,
         "repair_ship",
         "The repair ability's dice when an ability repairs; otherwise none.",
-        compartment=compartment("The compartment repaired (1-6)."),
+        compartment=ship_compartment("The compartment repaired (1-6)."),
         parts=integer("Ship Parts to use.", minimum=1, maximum=100),
-        ability=text("A repair ability to use instead of parts.", max_length=80),
+        ability=hero_ability("A repair ability to use instead of parts.", required=False),
         checks=[parts_or_ability],
     ),
     command(
@@ -709,22 +756,34 @@ COMMANDS: list[Command] = [
         GAME,
         "assign_crew",
         None,
-        crew=text("The id of a hired crew member.", required=True, max_length=80),
-        compartment=compartment("The compartment (1-6)."),
+        crew=picks(
+            text("The id of a hired crew member.", required=True, max_length=80),
+            "/ship/unassigned_crew",
+            value="id",
+            label="name",
+        ),
+        compartment=ship_compartment("The compartment (1-6)."),
     ),
     command(
         GAME,
         "install_upgrade",
         None,
-        upgrade=id_or_object("An upgrade in the inventory (its id), or one defined here.", Item),
+        upgrade=picks(
+            id_or_object("An upgrade in the inventory (its id), or one defined here.", Item),
+            INVENTORY,
+            value="id",
+            label="name",
+            where={"kind": "upgrade"},
+            free=True,
+        ),
         checks=[an_upgrade],
-        compartment=compartment("The compartment (1-6)."),
+        compartment=ship_compartment("The compartment (1-6)."),
         replace=flag("Swap out the upgrade already installed there.", default=False),
     ),
     command(
         GAME,
         "sell_upgrade",
         None,
-        upgrade=text("The id of an upgrade in the inventory.", required=True, max_length=80),
+        upgrade=inventory_item("The id of an upgrade in the inventory.", kind="upgrade"),
     ),
 ]

@@ -1,0 +1,371 @@
+"""Pending decisions answered on the page with what the rules need, and the play panel's
+commands possible now, "All commands" and "Undo the last command" (issue 26)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.helpers import shown_version, wait_for_version
+from tests.browser.server import Server
+from tests.fixtures.make_release_store import HAIL_SETUP, HERO
+
+pytestmark = pytest.mark.browser
+SHOP_RULE = "QC-" + "57"  # spelled apart: this file names no rule it tests (docs/rules.md)
+
+
+def new_campaign(server: Server, body: dict[str, Any]) -> str:
+    status, created = server.call("POST", "/campaigns", body)
+    assert status == 201, created
+    return str(created["id"])
+
+
+def command(server: Server, cid: str, body: dict[str, Any]) -> None:
+    status, answer = server.call("POST", f"/campaigns/{cid}/commands", body)
+    assert status == 201, answer
+
+
+def stored(server: Server, cid: str, event_type: str) -> list[dict[str, Any]]:
+    _, page = server.call("GET", f"/campaigns/{cid}/events?limit=200")
+    return [e for e in page["items"] if e["type"] == event_type]
+
+
+def test_keep_the_rushed_clone_is_one_button(open_page: Any, server: Server) -> None:
+    cid = new_campaign(
+        server,
+        {
+            "game": "quest-calendar",
+            "name": "A clone to keep",
+            "setup": {"prologue_complete": True},
+            "house_rules": {"qc.death.replaceHeroOnFour": True},
+        },
+    )
+    hero = {**copy.deepcopy(HERO), "hp_max": 1, "rations": 0}
+    command(server, cid, {"type": "select_hero", "phase": "main", "hero": hero})
+    command(server, cid, {"type": "start_page", "date": "2027-01-04"})
+    command(server, cid, {"type": "eat_rations", "count": 1, "faces": [4]})  # starves; d4 = 4
+    page, _ = open_page("owner")
+    page.goto(server.url(f"/app/campaigns/{cid}"))
+    pending = page.locator('section[aria-label="Pending decision"]')
+    expect(pending.locator(".whose")).to_have_text("Your decision")
+    assert pending.get_attribute("data-decision-for") == "you"
+    # the other option asks for the new hero, open, beside the one-button answer
+    expect(
+        pending.locator('form[data-command="choose_clone_outcome"] fieldset[data-field="hero"]')
+    ).to_have_count(1)
+    before = shown_version(page)
+    pending.get_by_role("button", name="Keep the rushed clone").click()
+    expect(page.locator("[data-campaign-version]")).not_to_have_attribute(
+        "data-campaign-version", str(before)
+    )
+    expect(pending).to_be_hidden()
+    _, campaign = server.call("GET", f"/campaigns/{cid}")
+    assert campaign["state"]["pending"] is None
+
+
+def test_a_rizz_carries_the_partner_chosen(open_page: Any, server: Server) -> None:
+    cid = new_campaign(
+        server,
+        {
+            "game": "calendar-board",
+            "name": "A night of rizz",
+            "house_rules": {"cb.night.steps": ["actions"]},
+            "setup": {"players": [{"id": "A"}, {"id": "B"}]},
+        },
+    )
+    command(server, cid, {"type": "end_turn", "player": "A"})
+    command(server, cid, {"type": "end_turn", "player": "B"})
+    page, _ = open_page("owner")
+    sent: list[dict[str, Any]] = []
+    page.on(
+        "request",
+        lambda r: (
+            r.method == "POST" and r.url.endswith("/commands") and sent.append(r.post_data_json)
+        ),
+    )
+    page.goto(server.url(f"/app/campaigns/{cid}"))
+    pending = page.locator('section[aria-label="Pending decision"]')
+    expect(pending.locator(".whose")).to_have_text("Waiting for A")  # the owner holds no seat
+    answers = pending.locator("button.choice")
+    labels = answers.all_inner_texts()
+    assert "ambush" in labels and "sleep" in labels
+    assert [t for t in labels if t.startswith("rizz")] == [
+        "rizz: catgirlGirlfriend",
+        "rizz: catboyBoyfriend",
+    ]
+    before = shown_version(page)
+    pending.get_by_role("button", name="rizz: catboyBoyfriend").click()
+    expect(page.locator("[data-campaign-version]")).not_to_have_attribute(
+        "data-campaign-version", str(before)
+    )
+    body = {k: v for k, v in sent[-1].items() if k != "entropy"}
+    assert body == {
+        "type": "night_action",
+        "player": "A",
+        "action": "rizz",
+        "partner": "catboyBoyfriend",
+    }
+    assert [e["data"]["details"]["action"] for e in stored(server, cid, "cb.NightActionTaken")] == [
+        "rizz"
+    ]
+
+
+def test_the_commands_possible_now_and_the_undo_button(open_page: Any, server: Server) -> None:
+    """GET /campaigns/{id}/actions (its contract, served here by the test): the available commands
+    first, the others under "All commands" with their reasons, and the undo by its policy."""
+    cid = new_campaign(
+        server,
+        {"game": "quest-calendar", "name": "One to undo", "setup": {"prologue_complete": True}},
+    )
+    command(server, cid, {"type": "select_hero", "phase": "main", "hero": HERO})
+    command(server, cid, {"type": "start_page", "date": "2027-01-04"})
+    command(server, cid, {"type": "gain_credits", "amount": 3, "cause": "salvage"})
+    _, campaign = server.call("GET", f"/campaigns/{cid}")
+    head = campaign["version"]
+    page, _ = open_page("owner")
+
+    def actions(route: Any) -> None:
+        _, now = server.call("GET", f"/campaigns/{cid}")
+        version = now["version"]
+        answer = {
+            "version": version,
+            "pending": None,
+            "turn": None,
+            "commands": [
+                {"name": "gain_credits", "available": True},
+                {"name": "buy", "available": False, "rule": SHOP_RULE, "reason": "no shop is open"},
+            ],
+            "undo": {
+                "to_version": version - 1,
+                "command": "gain_credits",
+                "from_version": version,
+                "policy": "direct",
+                "reason": None,
+            }
+            if version == head
+            else None,
+        }
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(answer))
+
+    page.route(f"**/campaigns/{cid}/actions", actions)
+    page.goto(server.url(f"/app/campaigns/{cid}"))
+    now = page.locator(".actions-now")
+    expect(now.locator("[data-open-command]")).to_have_count(1)
+    expect(now.locator('[data-open-command="gain_credits"]')).to_be_visible()
+    refused = page.locator('.all-commands li[data-command="buy"]')
+    assert refused.get_attribute("data-available") == "false"
+    page.locator("details.all-commands summary").click()
+    expect(refused).to_contain_text(f"[{SHOP_RULE}] no shop is open")
+    undo = page.get_by_role("button", name="Undo the last command", exact=True)
+    undo.click()
+    page.get_by_role("button", name="Cancel").click()
+    expect(page.locator("form.undo")).to_have_count(0)
+    undo.click()
+    page.get_by_label("Why undo gain credits?").fill("typed the wrong amount")
+    page.get_by_role("button", name="Confirm undo").click()
+    wait_for_version(page, head + 1)
+    rolled = stored(server, cid, "questlog.RolledBack")
+    assert rolled and rolled[0]["data"]["to_version"] == head - 1
+    expect(undo).to_be_disabled()
+
+
+def test_a_declined_fate_reroll_then_the_hail_damage_on_a_piece(
+    open_page: Any, server: Server
+) -> None:
+    cid = new_campaign(
+        server,
+        {
+            "game": "calendar-board",
+            "name": "A hail to answer",
+            "house_rules": {"cb.night.steps": ["calendar"]},
+            "setup": HAIL_SETUP,
+        },
+    )
+    for faces in ([4], [4], [4], [1, 1]):  # the god piece reaches hail (13); A's save: 1
+        command(server, cid, {"type": "end_turn", "player": "A"})
+        command(server, cid, {"type": "end_turn", "player": "B", "faces": faces})
+    page, _ = open_page("owner")
+    page.goto(server.url(f"/app/campaigns/{cid}"))
+    pending = page.locator('section[aria-label="Pending decision"]')
+    expect(pending.locator(".question")).to_contain_text("fate reroll")
+    pending.get_by_role("button", name="decline fate reroll", exact=True).click()
+    expect(pending.locator(".question")).to_contain_text("hail")
+    expect(pending.locator("button.choice")).to_have_text(["a1", "a2"])
+    pending.get_by_role("button", name="a2", exact=True).click()
+    expect(pending).to_be_hidden()
+    taken = stored(server, cid, "cb.HailDamageTaken")
+    assert [e["data"]["details"]["piece_id"] for e in taken] == ["a2"]
+
+
+def test_the_loot_is_chosen_by_its_name(open_page: Any, server: Server) -> None:
+    cid = new_campaign(
+        server,
+        {"game": "quest-calendar", "name": "Loot", "setup": {"prologue_complete": True}},
+    )
+    visor = {"id": "visor", "name": "Void Visor", "kind": "equipment", "slot": "helmet"}
+    hero = {**copy.deepcopy(HERO), "hp_max": 1, "rations": 0}
+    hero["inventory"] = [*hero["inventory"], visor]
+    command(server, cid, {"type": "select_hero", "phase": "main", "hero": hero})
+    command(server, cid, {"type": "start_page", "date": "2027-01-04"})
+    command(server, cid, {"type": "eat_rations", "count": 1, "faces": [3]})  # d4 = 3: loot
+    page, _ = open_page("owner")
+    page.goto(server.url(f"/app/campaigns/{cid}"))
+    pending = page.locator('section[aria-label="Pending decision"]')
+    pending.get_by_role("button", name="Void Visor (helmet)").click()
+    expect(pending).to_be_hidden()
+    _, campaign = server.call("GET", f"/campaigns/{cid}")
+    assert [i["id"] for i in campaign["state"]["hero"]["inventory"]] == ["repair-kit"]
+
+
+AMBUSH = {
+    "decision": "ambush_target",
+    "who": "A",
+    "rule": "CB-35",
+    "commands": ["choose_ambush", "fate_reroll"],
+    "options": [
+        {"piece": "a1", "target": "b1", "from": 1, "to": 4},
+        {"piece": "a1", "target": "b2", "from": 1, "to": 4},
+    ],
+    "context": {"d6": 3, "order_index": 0, "roll": "ambush", "roll_id": "9-1"},
+}
+SUPPLY = {
+    "decision": "supply_weapon",
+    "who": "A",
+    "rule": "CB-15",
+    "commands": ["choose_supply_weapon"],
+    "options": ["bow", "crossbow"],
+    "context": {"space_index": 5, "may_decline": True},
+}
+CREATURES = {
+    "decision": "creature_order",
+    "who": "A",
+    "rule": "CB-04",
+    "commands": ["order_creatures"],
+    "options": ["zombie-1", "zombie-2"],
+    "context": {"creature_type": "zombie"},
+}
+REST = {
+    "decision": "rest_stat",
+    "who": "player",
+    "rule": "QC-52",
+    "commands": ["choose_rest_stat"],
+    "options": ["STR", "DEF"],
+    "context": {},
+}
+ROUND = {
+    "decision": "round_abilities",
+    "who": "player",
+    "rule": "QC-28",
+    "commands": ["resolve_round"],
+    "options": [{"id": "smite", "kind": "damage_bonus", "usage": "per_rest", "uses_left": 1}],
+    "context": {"round": 1},
+}
+
+
+def answers_of(open_page: Any, server: Server, key: str, pending: dict[str, Any], act: Any) -> Any:
+    """Open campaign ``key`` as if ``pending`` were its decision; ``act`` answers; the body sent."""
+    cid = server.seeded.campaigns[key]
+    page, watch = open_page("owner")
+    watch.allowed.append(("/commands", (422,)))
+
+    def with_pending(route: Any) -> None:
+        response = route.fetch()
+        campaign = response.json()
+        campaign["state"]["pending"] = pending
+        if key == "match":
+            campaign["state"]["creatures"] = [
+                {"id": "zombie-1", "type": "zombie"},
+                {"id": "zombie-2", "type": "zombie"},
+            ]
+        route.fulfill(response=response, body=json.dumps(campaign))
+
+    sent: list[dict[str, Any]] = []
+
+    def refuse(route: Any) -> None:
+        sent.append(route.request.post_data_json)
+        route.fulfill(status=422, content_type="application/problem+json", body=json.dumps({}))
+
+    page.route(lambda url: urlsplit(url).path == f"/campaigns/{cid}", with_pending)
+    page.route("**/campaigns/*/commands", refuse)
+    page.goto(server.url(f"/app/campaigns/{cid}"))
+    section = page.locator('section[aria-label="Pending decision"]')
+    expect(section.locator(".whose")).to_have_text("Your decision")
+    act(section)
+    expect(page.locator(".toast.error, section.pending .error:not(:empty)").first).to_be_visible()
+    return {k: v for k, v in sent[-1].items() if k != "entropy"}
+
+
+def test_an_ambush_names_the_piece_target_and_form(open_page: Any, server: Server) -> None:
+    def act(section: Any) -> None:
+        form = section.locator('form[data-command="choose_ambush"]')
+        form.get_by_label("Answer").select_option(label="a1 ambushes b2 (space 1 → 4)")
+        form.get_by_label("form").fill("surprise attack")
+        form.locator("button[type=submit]").click()
+
+    body = answers_of(open_page, server, "match", AMBUSH, act)
+    assert body == {
+        "type": "choose_ambush",
+        "player": "A",
+        "piece": "a1",
+        "target": "b2",
+        "form": "surprise attack",
+    }
+
+
+def test_a_fate_reroll_of_the_ambush_names_its_roll(open_page: Any, server: Server) -> None:
+    act = lambda s: s.get_by_role("button", name="fate reroll", exact=True).click()  # noqa: E731
+    body = answers_of(open_page, server, "match", AMBUSH, act)
+    assert body == {"type": "fate_reroll", "player": "A", "roll": "ambush"}
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("crossbow", {"weapon": "crossbow"}),
+        ("Decline", {}),
+    ],
+)
+def test_a_supply_weapon_or_its_decline(
+    open_page: Any, server: Server, name: str, expected: dict[str, Any]
+) -> None:
+    act = lambda s: s.get_by_role("button", name=name, exact=True).click()  # noqa: E731
+    body = answers_of(open_page, server, "match", SUPPLY, act)
+    assert body == {"type": "choose_supply_weapon", "player": "A", **expected}
+
+
+def test_the_creatures_order_comes_filled_in(open_page: Any, server: Server) -> None:
+    def act(section: Any) -> None:
+        form = section.locator('form[data-command="order_creatures"]')
+        form.locator('[name="order[0]"]').select_option("zombie-2")
+        form.locator('[name="order[1]"]').select_option("zombie-1")
+        form.locator("button[type=submit]").click()
+
+    body = answers_of(open_page, server, "match", CREATURES, act)
+    assert body == {"type": "order_creatures", "player": "A", "order": ["zombie-2", "zombie-1"]}
+
+
+def test_a_rest_stat_is_one_button(open_page: Any, server: Server) -> None:
+    act = lambda s: s.get_by_role("button", name="DEF", exact=True).click()  # noqa: E731
+    assert answers_of(open_page, server, "play", REST, act) == {
+        "type": "choose_rest_stat",
+        "stat": "DEF",
+    }
+
+
+@pytest.mark.parametrize(("tick", "expected"), [(True, {"abilities": ["smite"]}), (False, {})])
+def test_abilities_on_a_round_or_none(
+    open_page: Any, server: Server, tick: bool, expected: dict[str, Any]
+) -> None:
+    def act(section: Any) -> None:
+        form = section.locator('form[data-command="resolve_round"]')
+        if tick:
+            form.get_by_label("smite", exact=False).check()
+        form.locator("button[type=submit]").click()
+
+    body = answers_of(open_page, server, "play", ROUND, act)
+    assert body == {"type": "resolve_round", **expected}

@@ -1,0 +1,177 @@
+// The play panel of a campaign page: the commands possible now (GET /campaigns/{id}/actions, the
+// rules' answer), every other command behind "All commands" with the reason it is refused, the
+// form of the command chosen, "Undo the last command" by the rollback policy, and the roll form.
+// Each function takes the campaign page (campaign.js) and reads what it needs from it.
+import { ApiError, get, post } from "./api.js";
+import { answerPending } from "./decisions.js";
+import { clear, h } from "./dom.js";
+import { commandForm, explain } from "./play.js";
+import { toast } from "./ui.js";
+
+const words = (name) => String(name).replaceAll("_", " ");
+
+// The pending decision (decisions.js), then the commands possible now: called on every show.
+export function showPending(page, pending, past) {
+  answerPending(page, pending, past, (body) => sent(page, body));
+  if (page.who.canPlay && !past && page.actionsNow) refreshActions(page);
+}
+
+// A command sent from this panel: on success every old error goes and the form closes.
+async function sent(page, body) {
+  const result = await page.send(body);
+  for (const el of [page.play, page.pending]) el?.querySelectorAll(".error").forEach((e) => (e.textContent = ""));
+  if (page.openForm && page.openForm.isConnected && body.type === page.openForm.dataset.command) {
+    clear(page.formSlot, h("p", { class: "muted sent" }, `Sent ${words(body.type)}.`));
+    page.openForm = null;
+  }
+  return result;
+}
+
+function openCommand(page, name) {
+  const command = page.catalogue.find((c) => c.name === name);
+  if (!command) return;
+  page.openForm = commandForm(command, { seat: page.who.seat, state: () => page.head.state || {}, send: (body) => sent(page, body) });
+  clear(page.formSlot, page.openForm);
+  page.openForm.querySelector("input, select, textarea")?.focus();
+}
+
+const commandButton = (page, name) => h("button", { type: "button", class: "small", dataset: { openCommand: name }, onclick: () => openCommand(page, name) }, words(name));
+
+// What the rules accept now, asked of the server; a server without the route (404) gets the whole
+// list instead, and is not asked again.
+async function refreshActions(page) {
+  const ask = (page.actionsAsk = (page.actionsAsk || 0) + 1);
+  let actions = null;
+  if (!page.noActionsRoute) {
+    try {
+      actions = await get(`/campaigns/${page.id}/actions`);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) page.noActionsRoute = true;
+      else toast(`Which commands are possible now is unknown: ${explain(error)}`, true);
+    }
+  }
+  if (ask !== page.actionsAsk) return; // a later refresh is on its way
+  const by = new Map((actions?.commands || []).map((c) => [c.name, c]));
+  const now = page.catalogue.filter((c) => by.get(c.name)?.available);
+  page.actionsNow.dataset.known = actions ? "true" : "false";
+  clear(page.actionsNow,
+    h("h4", {}, actions?.turn ? `Possible now${actions.turn.yours ? " (your turn)" : ` (waiting for ${actions.turn.player})`}` : "Possible now"),
+    !actions ? h("p", { class: "hint" }, "This server does not say which commands are possible now: every command is under “All commands”.")
+      : now.length ? h("div", { class: "choices" }, now.map((c) => commandButton(page, c.name)))
+        : h("p", { class: "hint" }, "No command is possible now."));
+  page.allCommands.open = page.allCommands.open || !actions;
+  clear(page.allList, page.catalogue.map((c) => {
+    const state = by.get(c.name);
+    const reason = state && !state.available ? `${state.rule ? `[${state.rule}] ` : ""}${state.reason || ""}` : null;
+    return h("li", { dataset: { command: c.name, available: state ? String(state.available) : "unknown" } }, commandButton(page, c.name), reason ? h("small", { class: "hint" }, reason) : null);
+  }));
+  showUndo(page, actions ? actions.undo : undefined);
+  fillSelect(page, actions ? now.map((c) => c.name) : null);
+  page.openForm?.refresh?.();
+}
+
+// The same choice as a select labelled "Command": the commands possible now first.
+function fillSelect(page, now) {
+  const chosen = page.commandSelect.value;
+  const option = (c) => h("option", { value: c.name }, words(c.name));
+  const others = page.catalogue.filter((c) => !now?.includes(c.name));
+  clear(page.commandSelect, h("option", { value: "" }, "Choose a command…"),
+    now ? [h("optgroup", { label: "Possible now" }, page.catalogue.filter((c) => now.includes(c.name)).map(option)), h("optgroup", { label: "Other commands" }, others.map(option))] : others.map(option));
+  page.commandSelect.value = chosen;
+}
+
+// "Undo the last command": back to `undo.to_version` directly or by a proposal, as the server says.
+function showUndo(page, undo) {
+  const button = page.undoButton;
+  clear(page.undoNote);
+  page.undoForm?.remove();
+  button.disabled = !undo || undo.policy === "forbidden";
+  if (undo === undefined) page.undoNote.append("The server does not say which command is the last one.");
+  else if (!undo) page.undoNote.append("Nothing to undo.");
+  else if (undo.policy === "forbidden") page.undoNote.append(`Cannot be undone: ${undo.reason || "the rollback policy forbids it"}.`);
+  else page.undoNote.append(`${words(undo.command)}: back to version ${undo.to_version}${undo.policy === "proposal" ? ", once the players agree" : ""}.`);
+  button.onclick = () => askUndo(page, undo);
+}
+
+function askUndo(page, undo) {
+  if (!undo || page.undoForm?.isConnected) return;
+  const reason = h("input", { id: "undo-reason", name: "reason", required: true });
+  const cancel = h("button", { type: "button", class: "small" }, "Cancel");
+  const error = h("p", { class: "error", role: "alert" });
+  const form = h("form", { class: "inline undo" }, h("label", { for: "undo-reason" }, `Why undo ${words(undo.command)}?`), reason, h("button", { type: "submit" }, "Confirm undo"), cancel, error);
+  cancel.addEventListener("click", () => {
+    form.remove();
+    page.undoButton.focus();
+  });
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      await undoTo(page, undo, reason.value);
+      form.remove();
+    } catch (problem) {
+      error.textContent = explain(problem);
+    }
+  });
+  page.undoForm = form;
+  page.undoButton.after(form);
+  reason.focus();
+}
+
+async function undoTo(page, undo, reason) {
+  const to = undo.to_version;
+  if (undo.policy === "direct") {
+    await post(`/campaigns/${page.id}/rollback`, { to_version: to, reason });
+    toast(`Undone: back to version ${to}`);
+  } else {
+    const result = await post(`/campaigns/${page.id}/rollback/proposals`, { to_version: to, reason, proposer: page.who.seat || "owner" });
+    const proposal = result.proposal || {};
+    const agreed = proposal.approvals || proposal.approved_by || [];
+    const waiting = (proposal.players || []).filter((p) => !agreed.includes(p));
+    toast(result.rollback ? `Undone: back to version ${to}` : `Proposed undoing ${words(undo.command)}; waiting for ${waiting.join(", ") || "the players"}`);
+  }
+  await page.changed();
+}
+
+// The play panel, built once; its lists are refreshed on every show (showPending).
+export function buildPlay(page) {
+  page.actionsNow = h("div", { class: "actions-now", "aria-live": "polite" });
+  page.allList = h("ul", { class: "all-commands-list" });
+  page.allCommands = h("details", { class: "all-commands" }, h("summary", {}, "All commands"), page.allList);
+  page.formSlot = h("div", { class: "form-slot" });
+  page.commandSelect = h("select", { id: "command-select" });
+  page.commandSelect.addEventListener("change", () => (page.commandSelect.value ? openCommand(page, page.commandSelect.value) : clear(page.formSlot)));
+  fillSelect(page, null);
+  page.undoButton = h("button", { type: "button", class: "small undo-last", disabled: true }, "Undo the last command");
+  page.undoNote = h("small", { class: "hint undo-note" });
+  clear(page.play, h("h3", {}, "Play"), page.actionsNow, page.allCommands,
+    h("div", { class: "field" }, h("label", { for: "command-select" }, "Command"), page.commandSelect), page.formSlot,
+    h("div", { class: "undo-box" }, page.undoButton, page.undoNote), rollForm(page));
+}
+
+function rollForm(page) {
+  const dice = h("input", { id: "roll-dice", name: "dice", required: true, placeholder: "2d20kh1+3" });
+  const purpose = h("input", { id: "roll-purpose", name: "purpose", required: true, placeholder: "what it is for" });
+  const faces = h("input", { id: "roll-faces", name: "faces", placeholder: "leave empty for server dice", class: "faces" });
+  const rollError = h("p", { class: "error", role: "alert" });
+  const form = h("form", { class: "command roll-form" },
+    h("h4", {}, "Roll dice"),
+    h("div", { class: "field" }, h("label", { for: "roll-dice" }, "Dice"), dice),
+    h("div", { class: "field" }, h("label", { for: "roll-purpose" }, "Purpose"), purpose),
+    h("div", { class: "field" }, h("label", { for: "roll-faces" }, "Faces rolled by hand (optional, e.g. 3, 17)"), faces),
+    h("button", { type: "submit" }, "Roll"), rollError);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    rollError.textContent = "";
+    const body = { dice: dice.value, purpose: purpose.value };
+    try {
+      if (faces.value.trim()) body.faces = faces.value.trim().startsWith("[") ? JSON.parse(faces.value) : faces.value.split(",").map((f) => Number(f.trim()));
+      const roll = await page.append("rolls", body);
+      toast(`Rolled ${roll.notation}: ${roll.total}`);
+      for (const el of [page.play, page.pending]) el?.querySelectorAll(".error").forEach((e) => (e.textContent = ""));
+      await page.changed();
+    } catch (error) {
+      rollError.textContent = explain(error);
+    }
+  });
+  return form;
+}

@@ -1,0 +1,127 @@
+// A pending decision and its answers. Every option the rules offer gets an answer that carries
+// what the rules need: a button when the option says everything, a short form when the rules
+// need more (an ambush's form, a new hero, a rizz's partner, an order of creatures). Which
+// fields an answer fills comes from the decision (`who`, `context`, `options`) and the
+// catalogue (`choices`, `picks`, `required_when`), never from a list of field names here.
+import { clear, h } from "./dom.js";
+import { commandForm, explain } from "./play.js";
+import { toast } from "./ui.js";
+
+const words = (name) => String(name).replaceAll("_", " ");
+const SKIP = new Set(["faces", "entropy"]);
+
+// How an option reads: known shapes in words, anything else as its members.
+function optionLabel(option) {
+  if (option === null || typeof option !== "object") return words(option);
+  if (option.replace === false) return "Keep the rushed clone";
+  if (option.replace === true) return `Switch to a new hero${option.level ? ` (level ${option.level})` : ""}`;
+  if (option.piece && option.target) return `${option.piece} ambushes ${option.target}${option.to !== undefined ? ` (space ${option.from} → ${option.to})` : ""}`;
+  if (option.item) return `${option.name || option.item}${option.slot ? ` (${option.slot}${option.equipped ? ", equipped" : ""})` : ""}`;
+  return Object.entries(option).map(([k, v]) => `${words(k)} ${typeof v === "object" ? JSON.stringify(v) : v}`).join(", ");
+}
+
+// The values an option gives the command's fields, or null if it names none of them.
+function optionValues(option, open) {
+  if (option !== null && typeof option === "object") {
+    const values = Object.fromEntries(open.filter((f) => f.name in option).map((f) => [f.name, option[f.name]]));
+    return Object.keys(values).length ? values : null;
+  }
+  const text = String(option);
+  const field = open.find((f) => f.choices?.map(String).includes(text))
+    || open.find((f) => f.picks?.source === "/pending/options")
+    || (open.filter((f) => f.type === "string").length === 1 ? open.find((f) => f.type === "string") : null);
+  if (!field) return null;
+  return { [field.name]: field.choices?.find((c) => String(c) === text) ?? option };
+}
+
+// Fields still needed once `values` are given: the required ones, and those a check needs now.
+function stillNeeded(open, values) {
+  return open.filter((f) => !(f.name in values) && (f.required || (f.required_when && Object.entries(f.required_when).every(([k, v]) => values[k] === v))));
+}
+
+function answersFor(command, pending, ctx) {
+  const preset = {};
+  const context = pending.context || {};
+  for (const field of command.fields) {
+    if (field.name === "player" && pending.who && ctx.game === "calendar-board") preset.player = pending.who;
+    else if (field.name in context && !SKIP.has(field.name)) preset[field.name] = context[field.name];
+  }
+  const open = command.fields.filter((f) => !(f.name in preset) && !SKIP.has(f.name));
+  const button = (label, values, option) => h("button", { type: "button", class: "choice", dataset: { command: command.name, option: option ?? "" }, onclick: () => ctx.send({ type: command.name, ...preset, ...values }).catch((error) => toast(explain(error), true)) }, label);
+  const form = (extra) => commandForm(command, { seat: ctx.seat, state: ctx.state, send: ctx.send, preset, ...extra });
+  const options = pending.options || [];
+  const abilities = open.find((f) => f.name === "abilities" && f.type === "array");
+  if (abilities && options.length && options.every((o) => o && o.id)) return { forms: [abilityForm(command, options, preset, ctx)] };
+  const list = open.find((f) => f.required && f.type === "array");
+  if (list && options.every((o) => typeof o !== "object")) return { forms: [form({ initial: { [list.name]: options } })] };
+  const mapped = options.map((o) => [o, optionValues(o, open)]).filter(([, v]) => v);
+  if (!mapped.length) {
+    // The options name no field of this command: it answers as it is (a fate reroll, a
+    // decline), with its form beside it when it has fields of its own to fill.
+    if (open.some((f) => f.required)) return { forms: [form({})] };
+    return { quick: [button(words(command.name), {}, command.name)], forms: open.length ? [form({ title: `${words(command.name)}, with details` })] : [] };
+  }
+  const quick = [];
+  const rest = [];
+  for (const [option, values] of mapped) {
+    const needed = stillNeeded(open, values);
+    const key = typeof option === "object" ? JSON.stringify(option) : String(option);
+    if (!needed.length) quick.push(button(optionLabel(option), values, key));
+    else if (needed.length === 1 && needed[0].choices) for (const c of needed[0].choices) quick.push(button(`${optionLabel(option)}: ${words(c)}`, { ...values, [needed[0].name]: c }, `${key}:${c}`));
+    else rest.push({ label: optionLabel(option), values, needed });
+  }
+  if (pending.context?.may_decline) quick.push(button("Decline", {}, "decline"));
+  // An option that says part of the answer: the rest is asked beside it (an ambush's form).
+  const forms = rest.length ? [form({ answers: rest, open: [...new Set(rest.flatMap((r) => r.needed.map((f) => f.name)))] })] : [];
+  return { quick, forms };
+}
+
+// Abilities used on a roll: any of the offered ones, or none.
+function abilityForm(command, options, preset, ctx) {
+  const boxes = options.map((o) => {
+    const id = `use-${command.name}-${o.id}`;
+    const box = h("input", { type: "checkbox", id, name: "abilities", value: o.id });
+    return [box, h("label", { class: "check", for: id }, box, ` ${o.id}${o.kind ? ` (${words(o.kind)}${o.uses_left !== null && o.uses_left !== undefined ? `, ${o.uses_left} left` : ""})` : ""}`)];
+  });
+  const error = h("p", { class: "error", role: "alert" });
+  const form = h("form", { class: "command", dataset: { command: command.name } },
+    h("h4", {}, words(command.name)), h("fieldset", { class: "nested" }, h("legend", {}, "Abilities to use (none is an answer too)"), boxes.map(([, label]) => label)),
+    h("button", { type: "submit" }, `Send ${words(command.name)}`), error);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    const chosen = boxes.filter(([box]) => box.checked).map(([box]) => box.value);
+    try {
+      await ctx.send({ type: command.name, ...preset, ...(chosen.length ? { abilities: chosen } : {}) });
+    } catch (problem) {
+      error.textContent = explain(problem);
+    }
+  });
+  return form;
+}
+
+// The pending section: whose decision it is, what it asks and, for who may answer, the answers.
+export function answerPending(page, pending, past, send) {
+  page.pending.hidden = !pending;
+  if (!pending) return;
+  const solo = page.head.game === "quest-calendar";
+  const mine = solo || !pending.who || pending.who === page.who.seat;
+  const canAnswer = page.who.canPlay && !past && (mine || !page.who.seat);
+  const ctx = { game: page.head.game, seat: page.who.seat, state: () => page.head.state || {}, send };
+  const quick = [];
+  const forms = [];
+  if (canAnswer) {
+    for (const command of page.catalogue.filter((c) => (pending.commands || []).includes(c.name))) {
+      const found = answersFor(command, pending, ctx);
+      quick.push(...(found.quick || []));
+      forms.push(...(found.forms || []));
+    }
+  }
+  const context = pending.context || {};
+  page.pending.dataset.decisionFor = mine && page.who.canPlay ? "you" : "other";
+  clear(page.pending,
+    h("h3", { class: "whose" }, mine && page.who.canPlay ? "Your decision" : `Waiting for ${pending.who || "the player"}`),
+    h("p", { class: "question" }, `${words(pending.decision)}${pending.rule ? ` (${pending.rule})` : ""}`),
+    Object.keys(context).length ? h("p", { class: "hint" }, Object.entries(context).map(([k, v]) => `${words(k)} ${typeof v === "object" ? JSON.stringify(v) : v}`).join(" · ")) : null,
+    canAnswer ? [h("div", { class: "choices", role: "group", "aria-label": "Answers" }, quick), forms] : h("p", {}, `Options: ${(pending.options || []).map(optionLabel).join("; ") || "see the commands"}`));
+}

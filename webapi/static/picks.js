@@ -1,0 +1,53 @@
+// Values picked from the campaign state: a field of GET /commands may say where its value comes
+// from (`picks`: a JSON pointer into the state, the member sent, the member shown, a filter), so
+// the page offers the hero's items, the shop's stock or the match's pieces instead of an empty box.
+
+// A member of an entry by a dotted path ("item.name"); "@key" is the entry's key.
+function member(entry, key, path) {
+  if (path === "@key") return key;
+  let value = entry;
+  for (const part of path.split(".")) value = value && typeof value === "object" ? value[part] : undefined;
+  return value;
+}
+
+// Every node the pointer reaches: `{name}` is the value of the form's field `name`, `*` every member.
+function reach(state, source, valueOf) {
+  let nodes = [state];
+  for (const raw of source.split("/").slice(1)) {
+    let part = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    const named = /^\{(.+)\}$/.exec(part);
+    if (named) {
+      part = valueOf(named[1]);
+      if (part === undefined || part === null || part === "") return [];
+    }
+    nodes = nodes.flatMap((node) => {
+      if (!node || typeof node !== "object") return [];
+      if (part === "*") return Object.values(node);
+      return node[part] === undefined ? [] : [node[part]];
+    });
+  }
+  return nodes;
+}
+
+// The entries a field may take now: [{value, label}], each value once, in the state's order.
+export function pickEntries(state, hint, valueOf = () => undefined) {
+  const seen = new Set();
+  const out = [];
+  for (const node of reach(state || {}, hint.source, valueOf)) {
+    if (!node || typeof node !== "object") continue;
+    const pairs = Array.isArray(node) ? node.map((e, i) => [i, e]) : Object.entries(node);
+    for (const [key, entry] of pairs) {
+      if (hint.where && !Object.entries(hint.where).every(([m, v]) => member(entry, key, m) === v)) continue;
+      let value;
+      if (hint.value) value = member(entry, key, hint.value);
+      else if (entry && typeof entry === "object") value = entry.id ?? key;
+      else value = entry;
+      if (value === undefined || value === null || seen.has(String(value))) continue;
+      seen.add(String(value));
+      const shown = hint.label ? member(entry, key, hint.label) : undefined;
+      const label = shown !== undefined && shown !== null && shown !== "" && String(shown) !== String(value) ? `${shown} (${value})` : String(value);
+      out.push({ value, label });
+    }
+  }
+  return out;
+}
