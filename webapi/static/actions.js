@@ -166,7 +166,7 @@ function rollForm(page) {
     try {
       if (faces.value.trim()) body.faces = faces.value.trim().startsWith("[") ? JSON.parse(faces.value) : faces.value.split(",").map((f) => Number(f.trim()));
       const roll = await page.append("rolls", body);
-      toast(`Rolled ${roll.notation}: ${roll.total}`);
+      toast(roll.summary || `Rolled ${roll.notation}: ${roll.total}`);
       for (const el of [page.play, page.pending]) el?.querySelectorAll(".error").forEach((e) => (e.textContent = ""));
       await page.changed();
     } catch (error) {
