@@ -329,7 +329,9 @@ def test_every_form_sends_exactly_what_the_player_chose(
     bodies = Bodies()
     page.route("**/campaigns/*/commands", bodies)
     page.goto(server.url(f"/app/campaigns/{cid}"))
-    page.locator("details.all-commands li[data-command]").first.wait_for()
+    page.locator("details.all-commands li[data-command]").first.wait_for(state="attached")
+    if not page.locator("details.all-commands").evaluate("d => d.open"):
+        page.locator("details.all-commands > summary").click()
     checked = 0
     for command in commands:
         base = base_body(command)

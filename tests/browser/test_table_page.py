@@ -392,7 +392,7 @@ def test_in_a_match_a_rollback_is_proposed_and_agreed(open_page: Any, server: Se
     bee.get_by_role("button", name="Agree as B").click()
     newest = bee.locator(".timeline .event").first
     expect(newest).to_have_attribute("data-type", "questlog.RolledBack")
-    assert "by agreed proposal" in newest.inner_text()
+    assert "as proposed and agreed" in newest.inner_text()
     _, after = server.call("GET", f"/campaigns/{cid}")
     assert after["version"] == head + 4  # proposed, agreed by A, agreed by B, carried out
     wait_for_version(owner, head + 4)  # the owner's page follows without a reload

@@ -97,6 +97,9 @@ function seats(page) {
       clear(list, h("li", { class: "muted" }, `Members unavailable: ${explain(error)}`));
       return;
     }
+    // owners first, then the seats in order, then viewers and auditors
+    const rank = { owner: 0, player: 1, auditor: 2, viewer: 3 };
+    members.sort((a, b) => (rank[a.role] ?? 9) - (rank[b.role] ?? 9) || String(a.seat ?? "").localeCompare(String(b.seat ?? "")));
     clear(list, members.map((m) => h("li", { dataset: { member: m.token_id, role: m.role, seat: m.seat ?? "" } },
       `${m.name || m.token_id}: ${m.role}${m.seat ? `, seat ${m.seat}` : ""} `,
       m.role === "owner" ? null : h("button", { type: "button", class: "small", onclick: () => remove(m) }, `Remove ${m.name || m.token_id}`))));
