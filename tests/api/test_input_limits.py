@@ -399,7 +399,7 @@ def documented_problems(path: str, method: str, op: dict[str, Any]) -> set[int]:
         statuses.add(403)
     if "{" in path:
         statuses.add(404)
-    side_write = path.endswith(("/members", "/share"))  # writes no event: no rule, no rate limit
+    side_write = path.endswith(("/members", "/share", "/invites"))  # no event: no rule, no limit
     if method == "post" and path.startswith("/campaigns") and not side_write:
         statuses |= {409, 429}
     headers = {p["name"] for p in op.get("parameters", []) if p["in"] == "header"}
