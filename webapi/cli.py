@@ -196,8 +196,9 @@ def serve_one(
     app = create_app(questlog, auth=auth, max_streams=streams)
     worker = ViewsWorker(questlog.config, app=questlog).start() if views else None
     app.extensions[WORKER_KEY] = worker
-    # SIGTERM ends waitress's loop like Ctrl-C, so the worker below is stopped cleanly.
-    signal.signal(signal.SIGTERM, lambda _signal, _frame: sys.exit(0))
+    # SIGTERM ends waitress's loop like Ctrl-C, so the worker below is stopped cleanly; the open
+    # live streams end first, or waitress would wait 5 s for the threads they hold (trial snag 20).
+    signal.signal(signal.SIGTERM, lambda _signal, _frame: _stop(app.extensions))
     try:
         options = waitress_options(threads, streams)
         waitress_serve(app, host=host, port=port, ident="questlog", **options)
@@ -205,6 +206,16 @@ def serve_one(
         if worker is not None:
             worker.stop()
         close_views(app)
+
+
+def _stop(extensions: dict[str, object]) -> None:
+    """End the live streams, then waitress's loop (by SystemExit, as Ctrl-C would)."""
+    from webapi.live import LIVE_KEY, Live
+
+    live = extensions.get(LIVE_KEY)
+    if isinstance(live, Live):
+        live.watcher.stop()
+    sys.exit(0)
 
 
 def serve_many(

@@ -33,7 +33,10 @@ class InviteCreate(Schema):
     )
     name = Text(
         validate=validate.Length(1, 200),
-        metadata={"description": "The token's name (default: invite-<campaign>-<id>)."},
+        metadata={
+            "description": "The token's name (default: what it is for, such as seat B, viewer "
+            "or auditor; seat B (2) if taken)."
+        },
     )
 
 

@@ -85,6 +85,7 @@ class LogWatcher:
         self.listeners = 0
         self.thread: threading.Thread | None = None
         self.throttle = TracebackThrottle(60.0)
+        self.stopping = False
 
     def register(self) -> int:
         """Count one more open stream; the notification id it has seen (the log's head now)."""
@@ -106,8 +107,16 @@ class LogWatcher:
         """Wait until the campaign changed after notification ``seen`` (or the timeout); the
         last notification id that touched it."""
         with self.condition:
-            self.condition.wait_for(lambda: self.changed.get(campaign, 0) > seen, timeout)
+            self.condition.wait_for(
+                lambda: self.stopping or self.changed.get(campaign, 0) > seen, timeout
+            )
             return self.changed.get(campaign, 0)
+
+    def stop(self) -> None:
+        """Wake every waiting stream for good: the server is shutting down."""
+        with self.condition:
+            self.stopping = True
+            self.condition.notify_all()
 
     def run(self) -> None:
         """Poll while streams are open; wake them when their campaign changes."""
@@ -229,6 +238,8 @@ def stream(
             deadline = time.monotonic() + live.keep_alive
             while True:
                 moved = live.watcher.wait(campaign, seen, max(0.0, deadline - time.monotonic()))
+                if live.watcher.stopping:
+                    return  # the server stops: end the stream so its thread is free to exit
                 if moved > seen:
                     seen = mark = moved
                     break

@@ -13,6 +13,7 @@ generic line of ``fallback``, which names the event's type.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -25,6 +26,8 @@ MAX_TEXT = 120
 quotes; a longer one ends in an ellipsis."""
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 _WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[a-z])(?=[0-9])")
+_ROLL_REF = re.compile(r"\(fate reroll of [^)]*\)")
+"""A roll id (``72-1``) in a recorded purpose: an internal reference the reader has no use for."""
 
 
 class Facts:
@@ -153,6 +156,32 @@ def words(value: Any) -> str:
     return _WORD_START.sub(" ", shown).replace("_", " ").lower()
 
 
+def value(recorded: Any, limit: int = 40) -> str:
+    """A recorded value as a reader reads it: ``yes``/``no`` for a boolean, ``none`` for null,
+    a text as written, and anything else as JSON (never a Python repr such as ``True``)."""
+    if isinstance(recorded, bool):
+        return "yes" if recorded else "no"
+    if recorded is None:
+        return "none"
+    if isinstance(recorded, str):
+        return text(recorded, limit)
+    try:
+        shown = json.dumps(recorded, ensure_ascii=False, separators=(", ", ": "), default=str)
+    except ValueError:  # a circular value cannot be recorded; its text still reads
+        shown = str(recorded)
+    return text(shown, limit)
+
+
+def choice(option: Any) -> str:
+    """One option a decision offers, in words: its name or id, or its fields and values."""
+    if not isinstance(option, Mapping):
+        return words(option) if isinstance(option, str) else value(option)
+    for key in ("name", "id", "kind"):
+        if option.get(key):
+            return text(option[key], 40)
+    return " ".join(f"{words(k)} {value(v)}" for k, v in option.items()) or "none"
+
+
 def signed(number: Any) -> str:
     """A modifier as it is added: ``+ 2``, ``- 2`` (nothing for 0 or a missing one)."""
     if not isinstance(number, int) or isinstance(number, bool) or number == 0:
@@ -207,7 +236,7 @@ def faces(roll: Mapping[str, Any]) -> str:
 
 def roll_words(roll: Mapping[str, Any]) -> str:
     """One roll record in words: its purpose, its dice with modifier and total, its notation."""
-    purpose = text(roll.get("purpose") or "roll")
+    purpose = _ROLL_REF.sub("(fate reroll)", text(roll.get("purpose") or "roll"))
     return f"{purpose}: {faces(roll)} ({text(roll.get('notation'), 40)})"
 
 
@@ -255,7 +284,7 @@ def _rotated(f: Facts) -> str:
 def _house_rule(f: Facts) -> str:
     gap = f" (settles {text(f.data['gap'])})" if f.data.get("gap") else ""
     key, old, new = f.data["key"], f.data["old_value"], f.data["new_value"]
-    return f"House rule {text(key)}: {text(old, 40)} → {text(new, 40)}{gap}"
+    return f"House rule {text(key)}: {value(old)} → {value(new)}{gap}"
 
 
 @summary("questlog.DiceRolled")

@@ -19,6 +19,18 @@ from domain.model.house_rules import CALENDAR_BOARD, ROLLBACK_OVER_SERVER_ROLLS
 from domain.service.application import Questlog
 from domain.service.timetravel import SOLO_PLAYER, TimeTravel, players_of
 
+_LOOK_BACK = 50
+"""How many events undo reads at a time, looking back past rollback proposals and votes."""
+_VOTES = (Campaign.RollbackProposed, Campaign.RollbackApproved)
+_CAMPAIGN_ACTIONS = {
+    "DiceRolled": "roll",
+    "HouseRuleConfigured": "set_house_rule",
+    "ClientSeedChanged": "set_client_seed",
+    "SeedRotated": "rotate_seed",
+    "RolledBack": "rollback",
+    "CampaignImported": "import",
+}
+
 
 @dataclass(frozen=True)
 class Caller:
@@ -62,21 +74,32 @@ class TableActions:
         }
 
     def last_command(self, campaign: Campaign) -> tuple[int, int, str] | None:
-        """The first and last versions of the newest command, and its name (None: only the
-        campaign's creation so far)."""
+        """The first and last versions of the newest game command (or roll), and its name: a
+        command's type, ``roll`` for a dice roll (None: only the campaign's creation so far).
+
+        A rollback proposal and its approvals are no command: undo skips them (the rollback
+        that undoes the command drops them with it), so Undo never points at one's own vote."""
         head = campaign.version
-        if head <= 1:
+        newest = head
+        last: Any = None
+        while newest > 1:
+            after = max(0, newest - _LOOK_BACK)
+            events = self.app.campaign_events(campaign.id, after=after, limit=newest - after)
+            last = next((e for e in reversed(events) if not isinstance(e, _VOTES)), None)
+            if last is not None:
+                break
+            newest = after
+        if last is None:
             return None
-        last: Any = self.app.campaign_events(campaign.id, after=head - 1, limit=1)[0]
+        newest = int(last.originator_version)
         span = command_versions_of(last)
         if span is None and isinstance(last, GameEvent):
             # Events stored before they named their command: one command shares a timestamp.
-            span = self.travel._timestamp_span(campaign.id, head, last.timestamp)
-        first, final = span or (head, head)
+            span = self.travel._timestamp_span(campaign.id, newest, last.timestamp)
+        first, final = span or (newest, newest)
         if first <= 1:
             return None
-        game = isinstance(last, GameEvent)
-        return first, final, str(last.command.get("type")) if game else type(last).__name__
+        return first, final, command_name(last)
 
     def undo(self, campaign: Campaign, caller: Caller) -> dict[str, Any] | None:
         """How the newest command is undone: a rollback to the version before it, directly or
@@ -115,6 +138,14 @@ class TableActions:
             )
         flagged = " (the audit flags it)" if server and rule == "flag" else ""
         return "direct", f"{ROLLBACK_OVER_SERVER_ROLLS} is {rule}{flagged}"
+
+
+def command_name(event: Any) -> str:
+    """What undo names: a game command's type, ``roll`` for a dice roll, else what the campaign
+    event did (``set_house_rule``), never an event's type."""
+    if isinstance(event, GameEvent):
+        return str(event.command.get("type"))
+    return _CAMPAIGN_ACTIONS.get(type(event).__name__, "campaign change")
 
 
 def turn(campaign: Campaign, seat: str | None) -> dict[str, Any] | None:

@@ -11,6 +11,10 @@ from domain.model.errors import InvalidInput, NotFound, RuleViolation
 from domain.model.text import MAX_NAME_LENGTH, check_text
 from domain.storage.store import SideTables
 
+_NAME_TRIES = 50
+"""How many suffixes an invitation's default name tries (``seat B (2)`` …) before the old
+unique ``invite-<campaign>-<id>``."""
+
 
 class TokenService:
     """The token commands, on the application's side tables."""
@@ -45,13 +49,17 @@ class TokenService:
         prefix: str = "invite",
     ) -> tuple[Token, str]:
         """A new token made for one campaign, with this role (and seat) there and nothing else,
-        and its secret (shown once); unnamed, it is called ``<prefix>-<campaign>-<id>``.
+        and its secret (shown once). Unnamed, an invitation's token is called by what it is for
+        (``seat B``, ``viewer``, ``auditor``; ``seat B (2)`` if that name is taken, since token
+        names are unique), a share link's ``<prefix>-<campaign>-<id>``.
 
         The caller checks the role and seat against the campaign; the token is noted as made for
         it, so that removing its membership revokes it (``remove_member``).
         """
         token_id = uuid4().hex[:12]
-        name = name if name is not None else f"{prefix}-{str(campaign_id)[:8]}-{token_id}"
+        if name is None:
+            fallback = f"{prefix}-{str(campaign_id)[:8]}-{token_id}"
+            name = self._readable_name(role, seat, fallback) if prefix == "invite" else fallback
         check_text("name", name, MAX_NAME_LENGTH)
         if self.side_tables.find_token(name) is not None:
             raise InvalidInput.field("name", f"a token named {name!r} exists already")
@@ -61,6 +69,15 @@ class TokenService:
         self.side_tables.record_invite(token.id, str(campaign_id))
         self.side_tables.set_member(Membership(str(campaign_id), token.id, role, seat))
         return token, secret
+
+    def _readable_name(self, role: str, seat: str | None, fallback: str) -> str:
+        """An invitation token's default name in words, with a suffix only if it is taken."""
+        base = f"seat {seat}" if seat else role
+        for number in range(1, _NAME_TRIES + 1):
+            name = base if number == 1 else f"{base} ({number})"
+            if self.side_tables.find_token(name) is None:
+                return name
+        return fallback  # a crowded store: the unique name of old
 
     def remove_member(self, campaign_id: UUID, token_id: str) -> tuple[Membership, bool]:
         """Take a token's role on a campaign away; a token the server made for this campaign

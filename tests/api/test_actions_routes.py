@@ -175,3 +175,31 @@ def test_the_samples_are_accepted_by_the_rules(client: FlaskClient) -> None:
         assert response.status_code == 201, (setup["name"], response.json)
         players = [p["id"] for p in setup["setup"]["players"]]
         assert response.json["state"]["players"] == players
+
+
+def test_undo_skips_rollback_proposals_and_votes(
+    store_app: Flask, store_client: TokenClient
+) -> None:
+    """Trial snag 12: after B proposes undoing end_turn and C agrees, undo still names end_turn
+    and the version before it, never the proposal or one's own agreement."""
+    cid = match(store_client)
+    b, c = (seated(store_app, store_client, cid, seat) for seat in ("B", "C"))
+    command(store_client, cid, {"type": "end_turn", "player": "A"})
+    before = actions(b, cid)["undo"]
+    proposal = {"to_version": before["to_version"], "reason": "misclick", "proposer": "B"}
+    proposed = b.post(f"/campaigns/{cid}/rollback/proposals", json=proposal)
+    assert proposed.status_code == 201, proposed.json
+    pid = proposed.json["proposal"]["proposal_id"]
+    agreed = c.post(f"/campaigns/{cid}/rollback/proposals/{pid}/approve", json={"player": "C"})
+    assert agreed.status_code == 200, agreed.json
+    after = actions(b, cid)["undo"]
+    assert (after["command"], after["to_version"]) == ("end_turn", before["to_version"])
+    assert after["from_version"] == before["from_version"]
+
+
+def test_undo_of_a_plain_dice_roll_names_a_roll(store_client: TokenClient) -> None:
+    """A roll of the dice (no game command) is undone as "roll", not as its event type."""
+    cid = store_client.post("/campaigns", json={"game": "quest-calendar", "name": "R"}).json["id"]
+    rolled = store_client.post(f"/campaigns/{cid}/rolls", json={"dice": "d20", "purpose": "x"})
+    assert rolled.status_code == 201, rolled.json
+    assert actions(store_client, cid)["undo"]["command"] == "roll"

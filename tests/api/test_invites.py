@@ -161,3 +161,28 @@ def test_a_player_may_neither_invite_nor_remove(
     assert player.post(f"/campaigns/{match}/invites", json={"role": "viewer"}).status_code == 403
     gone = player.delete(f"/campaigns/{match}/members/{invite['token_id']}")
     assert gone.status_code == 403
+
+
+def test_an_unnamed_invitation_is_called_by_what_it_is_for(
+    flask_app: Flask, client: FlaskClient, match: str
+) -> None:
+    """Trial snag 11: "seat B", "viewer", "auditor", with a suffix only when the name is taken;
+    the members list and the actor of the token's events read it."""
+    made = [
+        client.post(f"/campaigns/{match}/invites", json=body).json
+        for body in (
+            {"role": "player", "seat": "B"},
+            {"role": "viewer"},
+            {"role": "auditor"},
+            {"role": "player", "seat": "B"},
+        )
+    ]
+    assert [m["name"] for m in made] == ["seat B", "viewer", "auditor", "seat B (2)"]
+    listed = {m["token_id"]: m["name"] for m in members(client, match)}
+    assert listed[made[0]["token_id"]] == "seat B"
+    b = client_as(flask_app, made[0]["token"])
+    client.post(f"/campaigns/{match}/commands", json={"type": "end_turn", "player": "A"})
+    ended = b.post(f"/campaigns/{match}/commands", json={"type": "end_turn", "player": "B"})
+    assert ended.status_code == 201, ended.json
+    events = client.get(f"/campaigns/{match}/events?limit=1000").json["items"]
+    assert events[-1]["actor"] == f"seat B#{made[0]['token_id']}"

@@ -180,3 +180,19 @@ def test_the_stream_cap_is_read_from_the_environment(
     monkeypatch.setenv("QUESTLOG_MAX_STREAMS", "none")
     with pytest.raises(ValueError, match="QUESTLOG_MAX_STREAMS"):
         create_app(questlog, auth=False)
+
+
+def test_an_open_stream_ends_at_once_when_the_server_stops(
+    client: TokenClient, flask_app: Flask, campaign: dict[str, Any]
+) -> None:
+    """Trial snag 20: on SIGTERM ``questlog serve`` stops the watcher, and every open stream
+    ends, so waitress does not wait 5 s for the threads the streams hold."""
+    live: Live = flask_app.extensions[LIVE_KEY]
+    reader = Reader(open_stream(client, campaign["id"]), want=1000, timeout=30.0)
+    reader.start()
+    time.sleep(0.3)
+    assert reader.is_alive()
+    started = time.monotonic()
+    live.watcher.stop()
+    reader.join(5)
+    assert not reader.is_alive() and time.monotonic() - started < 2.0

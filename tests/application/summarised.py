@@ -6,11 +6,21 @@ of ``domain.model.summaries``), and each roll a ``summary`` too.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask.testing import FlaskClient
 
 from domain.model.summaries import fallback
+
+CODE_WORDS = re.compile(r"\b(None|True|False)\b|(?<![\d-])\d+-\d+(?![\d-])")
+"""What a summary in words never shows (issue 26, trial snags 8 and 11): a Python value or a roll
+id such as ``72-1`` (a date such as 2026-01-05 is no roll id)."""
+
+
+def code_words(lines: list[str]) -> list[str]:
+    """The lines that show a Python value or a roll id."""
+    return [line for line in lines if CODE_WORDS.search(line)]
 
 
 def check_summaries(client: FlaskClient, campaign_id: str) -> int:
@@ -25,4 +35,6 @@ def check_summaries(client: FlaskClient, campaign_id: str) -> int:
     assert not plain, [(e["version"], e["type"], e["data"].get("details")) for e in plain[:5]]
     rolls = client.get(f"/campaigns/{campaign_id}/rolls?limit=1000").get_json()["items"]
     assert all(isinstance(r["summary"], str) and r["summary"] for r in rolls)
+    shown = code_words([e["summary"] for e in events] + [r["summary"] for r in rolls])
+    assert not shown, shown[:10]
     return len(events)

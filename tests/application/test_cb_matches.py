@@ -386,7 +386,7 @@ def test_three_players_lap_a_short_board_with_supply_rizz_day_sleep_hail_and_eli
     )
     table.refused({"type": "fate_reroll", "player": "A", "roll": "calendar"}, "CB-10")
     table.refused({"type": "fate_reroll", "player": "A", "roll": "wind"}, "CB-10")
-    assert "notExhausted" in table.refused({"type": "day_sleep", "player": "A"}, "CB-40")
+    assert "is not exhausted" in table.refused({"type": "day_sleep", "player": "A"}, "CB-40")
     table.refused({"type": "day_sleep", "player": "C"}, "CB-40")  # not C's turn
     six = table.run({"type": "roll_movement", "player": "A", "piece": "a1"}, [6])
     assert six.one("MovementRolled")["bonus_roll_earned"] is True
@@ -472,7 +472,7 @@ def test_three_players_lap_a_short_board_with_supply_rizz_day_sleep_hail_and_eli
     assert table.location("B", "b1") == {"kind": "eliminated"}
     assert table.location("B", "b2") == {"kind": "home"}
     asks(missed, "night_action", "C", ["ambush", "sleep"])  # CB-37: C has a partner
-    assert "alreadyHasPartner" in table.refused(
+    assert "already has a partner" in table.refused(
         {"type": "night_action", "player": "C", "action": "rizz", "partner": "catboyBoyfriend"},
         "CB-37",
     )

@@ -380,7 +380,7 @@ def tuesday(week: Week) -> None:
     reply = week.run({"type": "start_page", "date": "2027-01-05"})
     assert week.one(reply, "PageStarted")["is_sunday"] is False
     problem = week.refused({"type": "play_lottery"}, rule="QC-66", faces=[6])
-    assert "notSunday" in problem["detail"]
+    assert "played on Sundays" in problem["detail"]
 
     reply = week.run(SHOP)
     assert week.one(reply, "ShopEntered")["stock"] == {"med-kit": 4, "visor": 6, "ration": 2}
@@ -817,7 +817,7 @@ def sunday(week: Week) -> None:
     }
     assert week.one(reply, "CreditsChanged")["cause"] == "lottery"
     problem = week.refused({"type": "play_lottery"}, rule="QC-66", faces=[1])
-    assert "alreadyPlayed" in problem["detail"]
+    assert "already played" in problem["detail"]
 
     # Server dice: only invariants can be asserted.
     reply = week.run_on_server_dice({"type": "trait_check", "trait": "CHA", "target": 10})

@@ -200,11 +200,11 @@ def test_cb28_a_hail_save_names_the_seat_the_die_and_the_goal() -> None:
     )
 
 
-def test_g_cb_12_a_hail_save_s_fate_reroll_says_which_roll_it_replaced() -> None:
+def test_g_cb_12_a_hail_save_s_fate_reroll_says_it_is_one_without_the_roll_id() -> None:
     details = {"player": "B", "goal": 2, "die_value": 15, "luck_mod": 1, "total": 16}
     details |= {"success": True, "automatic": False, "fate_reroll_of": "200-1"}
     assert summaries.summarise(event("cb.HailSaveRolled", details)) == (
-        "B's hail save (fate reroll of 200-1): 15 + 1 = 16 against 2: success"
+        "B's hail save (a fate reroll): 15 + 1 = 16 against 2: success"
     )
 
 

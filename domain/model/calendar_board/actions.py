@@ -230,7 +230,7 @@ def night_action(ctx: Context, args: Values) -> None:
     party = cb.party(ctx, player)
     pending = cb.require_decision(ctx, "night_action", player, "CB-33")
     if action not in legal_actions(party):
-        ctx.refuse("CB-37", f"alreadyHasPartner: {player}'s party already has a partner")
+        ctx.refuse("CB-37", f"{player}'s party already has a partner")
     data = night.step_data(ctx, "actions")
     data["index"] += 1
     order_index = pending["context"]["order_index"]
@@ -547,7 +547,7 @@ def day_sleep(ctx: Context, args: Values) -> None:
         ctx.refuse("CB-40", "day sleep is only possible at the very start of the turn")
     before = party["exhaustion"]
     if before < 1:
-        ctx.refuse("CB-40", f"notExhausted: {player}'s party has exhaustion 0")
+        ctx.refuse("CB-40", f"{player}'s party is not exhausted (exhaustion 0)")
     ctx.emit("SleptDuringDay", party=player, round=state["round"], exhaustion_before=before)
     _set_exhaustion(ctx, player, party, before - 1, "daySleep")
     party["reactions_locked"] = True

@@ -47,7 +47,7 @@ def can_day_sleep(state: State, house: Mapping[str, Any]) -> Refusal | None:
     if state["turn"].get("started"):
         return ("CB-40", "day sleep is only possible at the very start of the turn")
     if _turn_party(state)["exhaustion"] < 1:
-        return ("CB-40", f"notExhausted: {state['turn']['player']}'s party has exhaustion 0")
+        return ("CB-40", f"{state['turn']['player']}'s party is not exhausted (exhaustion 0)")
     return None
 
 

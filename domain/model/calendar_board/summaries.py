@@ -9,7 +9,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.model.summaries import Facts, added, change, listed, outcome, summary, text, words
+from domain.model.summaries import (
+    Facts,
+    added,
+    change,
+    choice,
+    listed,
+    outcome,
+    summary,
+    text,
+    words,
+)
 
 
 def _seat(value: Any) -> str:
@@ -17,9 +27,8 @@ def _seat(value: Any) -> str:
 
 
 def _fate(f: Facts) -> str:
-    """A roll that replaced another by a fate reroll says so."""
-    replaced = f.d.get("fate_reroll_of")
-    return f" (fate reroll of {text(replaced, 20)})" if replaced else ""
+    """A roll that replaced another by a fate reroll says so (not which roll: its id is no word)."""
+    return " (a fate reroll)" if f.d.get("fate_reroll_of") else ""
 
 
 def _chosen(by: Any) -> str:
@@ -182,14 +191,22 @@ def _exhaustion(f: Facts) -> str:
 @summary("cb.DecisionRequested")
 def _decision(f: Facts) -> str:
     d = f.d
-    options = [
-        (o.get("id") or o.get("name")) if isinstance(o, Mapping) else o
-        for o in d.get("options") or []
-    ]
     return (
         f"Decision for {_seat(d['who'])} ({text(d['rule'], 20)}): {words(d['decision'])}; "
-        f"options: {listed(options)}"
+        f"{_asks(d.get('options'))}"
     )
+
+
+def _asks(options: Any) -> str:
+    """What a decision offers: an ambush's strikes (CB-35) as piece → target, else each choice."""
+    listed_options = options if isinstance(options, list) else []
+    shown = [
+        f"{text(o['piece'], 20)} on {text(o['target'], 20)} (space {o.get('from')} → {o.get('to')})"
+        if isinstance(o, Mapping) and "piece" in o and "target" in o
+        else choice(o)
+        for o in listed_options
+    ]
+    return f"options: {listed(shown)}" if shown else "no options listed"
 
 
 @summary("cb.NightPhaseStarted")
@@ -308,14 +325,14 @@ def _hail_damage(f: Facts) -> str:
 def _fate_used(f: Facts) -> str:
     d = f.d
     at = f" at {words(d['at'])}" if d.get("at") else ""
-    roll = f"{words(d['roll'])} roll {text(d['roll_id'], 20)}"
+    roll = f"{words(d['roll'])} roll"
     return f"{_seat(d['player'])} spends a fate reroll on the {roll}{at}"
 
 
 @summary("cb.FateRerollDeclined")
 def _fate_declined(f: Facts) -> str:
     d = f.d
-    roll = f"{words(d['roll'])} roll {text(d['roll_id'], 20)}"
+    roll = f"{words(d['roll'])} roll"
     return f"{_seat(d['player'])} keeps the {roll} (no fate reroll)"
 
 

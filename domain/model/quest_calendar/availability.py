@@ -142,7 +142,7 @@ def _affordable(state: State) -> Refusal | None:
     if not stocked:
         return ("QC-57", f"{shop['id']} has sold out of everything (G-QC-23)")
     if not any(entry["price"] <= 0 or credits >= entry["price"] for entry in stocked):
-        return ("QC-62", f"insufficientCredits: the hero has {credits} credits")
+        return ("QC-62", f"not enough credits: the hero has {credits}")
     return None
 
 
@@ -190,9 +190,12 @@ def _lottery(state: State) -> Refusal | None:
     if not state["calendar"].get("prologue_complete"):
         return ("QC-66", "prologue: the lottery opens only after the prologue")
     if page.get("weekday") != "Sunday":
-        return ("QC-66", f"notSunday: {page['date']} is a {page.get('weekday')}")
+        return (
+            "QC-66",
+            f"the lottery is played on Sundays; {page['date']} is a {page.get('weekday')}",
+        )
     if page.get("lottery_played"):
-        return ("QC-66", "alreadyPlayed: the lottery was already played on this Sunday")
+        return ("QC-66", "the lottery was already played on this Sunday")
     return None
 
 

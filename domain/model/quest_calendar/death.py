@@ -111,6 +111,7 @@ rules.declare(
             "level": "integer: the new hero's level",
             "new_hero_id": "string: the new hero's id",
             "old_hero_id": "string: the old hero's id",
+            "old_hero_name": "string?: the old hero's name (for the summary; absent before it)",
             "credits": "integer|null: the new hero's credits (null in version 1)",
         },
         # 2: the new hero's credits (version 1 left them to the state).
@@ -408,6 +409,7 @@ def choose_clone_outcome(ctx: Context, args: Values) -> None:
     ctx.emit(
         "HeroReplaced",
         old_hero_id=old["id"],
+        **({"old_hero_name": old["name"]} if old.get("name") else {}),
         new_hero_id=new_hero["id"],
         level=new_hero["level"],
         carried=carried,

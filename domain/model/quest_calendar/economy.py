@@ -362,9 +362,11 @@ def play_lottery(ctx: Context, args: Values) -> None:
     if not ctx.state["calendar"]["prologue_complete"]:
         ctx.refuse("QC-66", "prologue: the lottery opens only after the prologue")
     if page["weekday"] != "Sunday":
-        ctx.refuse("QC-66", f"notSunday: {page['date']} is a {page['weekday']}")
+        ctx.refuse(
+            "QC-66", f"the lottery is played on Sundays; {page['date']} is a {page['weekday']}"
+        )
     if page.get("lottery_played"):
-        ctx.refuse("QC-66", "alreadyPlayed: the lottery was already played on this Sunday")
+        ctx.refuse("QC-66", "the lottery was already played on this Sunday")
     d6 = ctx.roll("1d6", "Sunday lottery")["total"]
     delta = LOTTERY[d6]
     if delta < 0:

@@ -148,9 +148,15 @@ def _used(f: Facts) -> str:
 @summary("qc.EquipmentEquipped")
 def _equipped(f: Facts) -> str:
     d = f.d
-    replacing = f", replacing {f.name(d['replaced_item_id'])}" if d.get("replaced_item_id") else ""
+    replaced = _item(f, d.get("replaced_item_id"), d.get("replaced_name"))
+    replacing = f", replacing {replaced}" if d.get("replaced_item_id") else ""
     slot = f"{words(d['item_type'])}{replacing}"
-    return f"Equipped {f.name(d['item_id'])} as {slot} ({words(d['timing'])})"
+    return f"Equipped {_item(f, d['item_id'], d.get('name'))} as {slot} ({words(d['timing'])})"
+
+
+def _item(f: Facts, item_id: object, name: object) -> str:
+    """An item by the name the event recorded (``the Plasma Blade``), else by its id."""
+    return f"the {text(name, 60)}" if name else f.name(item_id)
 
 
 @summary("qc.EquipmentUnequipped")

@@ -70,6 +70,8 @@ rules.declare(
             "item_id": "string: the item's id",
             "item_type": "string: the equipment slot",
             "replaced_item_id": "string|null: the item it replaced (null if none)",
+            "name": "string?: the item's name (for the summary; absent before it)",
+            "replaced_name": "string?: the replaced item's name (absent if none or unnamed)",
             "timing": "string: when it happened",
         },
     ),
@@ -212,8 +214,8 @@ def buy(ctx: Context, args: Values) -> None:
     price = entry["price"]
     credits = hero["credits"]
     if price > 0 and credits < price:
-        reason = "the hero is in debt" if credits < 0 else f"the hero has only {credits} credits"
-        ctx.refuse("QC-62", f"insufficientCredits: {item_id} costs {price}; {reason}")
+        reason = "the hero is in debt" if credits < 0 else f"the hero has {credits}"
+        ctx.refuse("QC-62", f"not enough credits: the {item_id} costs {price} and {reason}")
     if entry["quantity"] is not None:
         entry["quantity"] -= 1
     item = deepcopy(entry["item"])
@@ -362,15 +364,19 @@ def equip(ctx: Context, args: Values) -> None:
     if current is not None and not replace:
         ctx.refuse(
             "QC-64",
-            f"duplicateType: {current} is already equipped as {slot}; send replace: true to swap",
+            f"the {current} is already equipped as {slot}; send replace: true to swap",
         )
     hero["equipped"][slot] = item_id
+    replaced: dict[str, Any] = next((i for i in hero["inventory"] if i["id"] == current), {})
     ctx.emit(
         "EquipmentEquipped",
         item_id=item_id,
         item_type=slot,
         timing=timing,
         replaced_item_id=current,
+        # the names, for the summary's words
+        **({"name": item["name"]} if item.get("name") else {}),
+        **({"replaced_name": replaced["name"]} if replaced.get("name") else {}),
     )
 
 

@@ -14,6 +14,7 @@ from domain.model.summaries import (
     Facts,
     added,
     change,
+    choice,
     listed,
     outcome,
     signed,
@@ -306,10 +307,12 @@ def _replaced(f: Facts) -> str:
     d = f.d
     credits = f", {d['credits']} credits" if d.get("credits") is not None else ""
     carried = f"; carried over {listed(d['carried'])}" if d.get("carried") else ""
-    return (
-        f"Hero {f.name(d['old_hero_id'])} replaced by {f.name(d['new_hero_id'])} "
-        f"(level {d['level']}{credits}){carried}"
+    old = (
+        text(d["old_hero_name"], 60)
+        if d.get("old_hero_name")
+        else f"Hero {f.name(d['old_hero_id'])}"
     )
+    return f"{old} replaced by {f.name(d['new_hero_id'])} (level {d['level']}{credits}){carried}"
 
 
 @summary("qc.InfectionTicked")
@@ -322,11 +325,21 @@ def _infection(f: Facts) -> str:
 @summary("qc.DecisionRequested")
 def _decision(f: Facts) -> str:
     d = f.d
-    options = [
-        (o.get("id") or o.get("name") or o.get("kind")) if isinstance(o, Mapping) else o
-        for o in d.get("options") or []
-    ]
     return (
         f"Decision for the hero ({text(d['rule'], 20)}): {words(d['decision'])}; "
-        f"options: {listed(options)}"
+        f"{_asks(d.get('options'))}"
     )
+
+
+def _asks(options: Any) -> str:
+    """What a decision offers: keep the hero or replace them (QC-48), else each choice."""
+    listed_options = options if isinstance(options, list) else []
+    shown = [
+        (f"a new level {o.get('level')} hero" if o["replace"] else "keep the hero")
+        if isinstance(o, Mapping) and "replace" in o
+        else choice(o)
+        for o in listed_options
+    ]
+    if shown and all(isinstance(o, Mapping) and "replace" in o for o in listed_options):
+        return " or ".join(shown)
+    return f"options: {listed(shown)}" if shown else "no options listed"

@@ -307,14 +307,17 @@ def test_qc65_starving_to_0_hp_runs_death_and_cloning() -> None:
 
 def test_qc66_lottery_only_on_sundays_after_the_prologue_once() -> None:
     monday = Table(page="2027-01-04")
-    assert "notSunday" in monday.refused({"type": "play_lottery"}).reason
+    assert "played on Sundays" in monday.refused({"type": "play_lottery"}).reason
     prologue = Table(prologue_complete=False, page=SUNDAY)
     refused = prologue.refused({"type": "play_lottery"})
     assert (refused.rule_id, refused.reason.startswith("prologue")) == ("QC-66", True)
     table = Table(page=SUNDAY)
     table.run({"type": "play_lottery"}, faces=[3])
     again = table.refused({"type": "play_lottery"})
-    assert (again.rule_id, again.reason.startswith("alreadyPlayed")) == ("QC-66", True)
+    assert (again.rule_id, again.reason.startswith("the lottery was already played")) == (
+        "QC-66",
+        True,
+    )
     table.run({"type": "end_page"})
     table.run({"type": "start_page", "date": "2027-01-17"})
     table.run({"type": "play_lottery"}, faces=[3])
