@@ -199,14 +199,16 @@ class CampaignPage {
     }
     this.refreshing = true;
     try {
+      // A change announced while the checkpoint is checked is shown too (the loop runs again),
+      // not dropped until the next one.
       do {
         this.again = false;
         this.head = await get(`/campaigns/${this.id}`);
         await this.show();
+        // The checkpoint kept for this campaign moves on with what the page now shows (only if
+        // the log still extends the one kept before: a warning stays).
+        if (!this.again && this.asOf === null) await this.guard();
       } while (this.again);
-      // The checkpoint kept for this campaign moves on with what the page now shows (only if the
-      // log still extends the one kept before: a warning stays).
-      if (this.asOf === null) await this.guard();
     } finally {
       this.refreshing = false;
     }
