@@ -10,10 +10,12 @@ import { toast } from "./ui.js";
 
 const words = (name) => String(name).replaceAll("_", " ");
 
-// The pending decision (decisions.js), then the commands possible now: called on every show.
+// The pending decision (decisions.js), then the commands possible now: called on every show,
+// which waits for the returned promise, so the page reads as ready only once the panel is.
 export function showPending(page, pending, past) {
   answerPending(page, pending, past, (body) => sent(page, body));
-  if (page.who.canPlay && !past && page.actionsNow) refreshActions(page);
+  if (page.who.canPlay && !past && page.actionsNow) return refreshActions(page);
+  return Promise.resolve();
 }
 
 // A command sent from this panel: on success every old error goes and the form closes.

@@ -158,10 +158,10 @@ class CampaignPage {
     this.main.dataset.past = past ? "true" : "false";
     const state = campaign.state || {};
     clear(this.state, this.head.game === "quest-calendar" ? questCalendar(state) : calendarBoard(state));
-    showPending(this, state.pending, past);
+    const acting = showPending(this, state.pending, past);
     this.play.hidden = past;
     if (this.owner) updateOwnerCard(this.owner, this.head.state);
-    await Promise.all([this.showTurn(state, past), this.timeline.loadNewest(this.shown).then(() => this.afterTimeline()), this.reloadRolls().then(() => this.showCharts()), this.showProposals()]);
+    await Promise.all([acting, this.showTurn(state, past), this.timeline.loadNewest(this.shown).then(() => this.afterTimeline()), this.reloadRolls().then(() => this.showCharts()), this.showProposals()]);
   }
 
   // The turn banner: the actions route's `turn` when the server has the route, else the state.
