@@ -98,7 +98,7 @@ function playerRow(player = {}) {
     relationship: input("Relationship", { type: "number", min: 0, max: 100, placeholder: "default 0" }, player.relationship),
   };
   const row = h("fieldset", { class: "nested player" }, h("legend", {}, "Player"), id.box,
-    h("div", { class: "party" }, Object.values(party).map((p) => p.box)), h("h5", {}, "Pieces"), pieces.el, h("h5", {}, "Weapons"), weapons.el);
+    h("div", { class: "party-numbers" }, Object.values(party).map((p) => p.box)), h("h5", {}, "Pieces"), pieces.el, h("h5", {}, "Weapons"), weapons.el);
   const read = () => {
     const out = { id: id.el.value.trim() };
     for (const [key, part] of Object.entries(party)) put(out, key, key === "partner" ? part.el.value : num(part.el));
