@@ -2,7 +2,9 @@
 
 Seeds a store in a temporary folder, serves it, and saves each game's page (the owner's view,
 1280 px wide, the top of the page) as docs/table-page-<game>.png, and the "New campaign" form of a
-match as docs/table-page-new-campaign.png.
+match as docs/table-page-new-campaign.png. Then the flows of issue 26, played on the page by the
+full-game test's helpers (tests/browser/page_table.py) and the game plan, each cropped to its
+element: docs/table-page-flow-*.png (FLOWS).
 """
 
 from __future__ import annotations
@@ -15,11 +17,133 @@ from typing import Any
 
 from playwright.sync_api import expect, sync_playwright
 
+from tests.browser import game_plan as plan
 from tests.browser.conftest import TOKEN_KEY
+from tests.browser.page_table import (
+    Effort,
+    PageTable,
+    at_version,
+    build_setup,
+    change_house_rules,
+    create,
+    open_new_campaign,
+    posted,
+    ready,
+)
 from tests.browser.server import Server, running
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 PAGES = {"quest-calendar": "qc", "calendar-board": "cb"}
+FLOWS = {
+    "new-quest-calendar": "the new campaign form of a Quest Calendar campaign, a sample hero",
+    "setup-builder": "the match setup builder, holding the game plan's three players",
+    "owner-card": "the owner's card, with the invitations of seats B and C",
+    "play-panel": "the play panel: the commands possible now, All commands, Undo",
+    "decision": "B's night action, a decision answered by its buttons (rizz with a partner)",
+    "board": "the calendar track drawn from the campaign's six-space layout",
+    "timeline": "the timeline, each event's summary in words",
+    "rolls-verified": "the rolls after the owner revealed the seed, each verified",
+}
+"""Each flow's screenshot (docs/table-page-flow-<name>.png) and what it shows."""
+TALLEST = 900
+"""A crop's height at most, in pixels (the top of a long element)."""
+CONTENT = (
+    "el => Math.max(...[...el.children].map(c => c.getBoundingClientRect().bottom))"
+    " - el.getBoundingClientRect().top + 16"
+)
+"""The height of an element's content: a card stretched by its grid row is cropped to it."""
+
+
+def shoot(locator: Any, name: str) -> None:
+    """Save the element (its top TALLEST pixels) as docs/table-page-flow-<name>.png."""
+    assert name in FLOWS
+    page = locator.page
+    locator.scroll_into_view_if_needed()
+    box = locator.bounding_box()
+    top = page.evaluate("() => window.scrollY")
+    clip = {
+        "x": box["x"],
+        "y": box["y"] + top,
+        "width": box["width"],
+        "height": min(box["height"], locator.evaluate(CONTENT), TALLEST),
+    }
+    path = DOCS / f"table-page-flow-{name}.png"
+    page.screenshot(path=str(path), full_page=True, clip=clip)
+    print(f"wrote {path}")
+
+
+def owner_page(browser: Any, server: Server) -> Any:
+    """A context of its own, signed in as the seeded owner."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    secret = json.dumps(server.seeded.tokens["owner"])
+    context.add_init_script(f"sessionStorage.setItem('{TOKEN_KEY}', {secret})")
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(server.url("/app/"))
+    ready(page)
+    return page
+
+
+class ShootingTable(PageTable):
+    """The page's table, which shoots B's night action before answering it."""
+
+    def send(self, body: plan.Json) -> plan.Json:
+        pending = self.state.get("pending") or {}
+        if pending.get("decision") == "night_action" and pending.get("who") == "B":
+            at_version(self.pages["B"], self.version)
+            shoot(self.pages["B"].locator('section[aria-label="Pending decision"]'), "decision")
+        return super().send(body)
+
+
+def quest_calendar_flows(browser: Any, server: Server) -> None:
+    """The new campaign form with a sample hero; the play panel once page 1 is open."""
+    effort = Effort()
+    page = owner_page(browser, server)
+    open_new_campaign(effort, page, "quest-calendar", plan.QC_CAMPAIGN["name"])
+    page.get_by_label("The prologue is complete").check()
+    page.get_by_label("Hero", exact=True).select_option(label="The Scout (sample)")
+    change_house_rules(effort, page, plan.QC_CAMPAIGN["house_rules"])
+    shoot(page.locator("form.new-campaign"), "new-quest-calendar")
+    create(effort, page)
+    table = PageTable(effort, {"owner": page}, 2)
+    plan.play(plan.qc_steps()[1:3], table, plan.qc_answer)
+    shoot(page.locator('section[aria-label="Play"]'), "play-panel")
+    page.context.close()
+
+
+def calendar_board_flows(browser: Any, server: Server) -> None:
+    """The setup builder, the owner's card with invitations, a decision, the board, the
+    timeline, and the rolls verified after the reveal."""
+    effort = Effort()
+    owner = owner_page(browser, server)
+    open_new_campaign(effort, owner, "calendar-board", plan.CB_CAMPAIGN["name"])
+    build_setup(effort, owner, plan.CB_CAMPAIGN["setup"])
+    shoot(owner.locator(".setup-builder"), "setup-builder")
+    change_house_rules(effort, owner, plan.CB_CAMPAIGN["house_rules"])
+    create(effort, owner)
+    pages = {"owner": owner, "A": owner}
+    for seat in ("B", "C"):
+        owner.get_by_role("button", name=f"Invite seat {seat}").click()
+        link = owner.locator(f'p[data-invite-seat="{seat}"] input')
+        link.wait_for()
+        player = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        player.set_default_timeout(15_000)
+        player.goto(link.input_value())
+        ready(player)
+        pages[seat] = player
+    shoot(owner.locator('section[aria-label="Owner\'s controls"]'), "owner-card")
+    table = ShootingTable(effort, pages, 1)
+    plan.play(plan.cb_steps(), table, plan.cb_answer)
+    at_version(owner, table.version)
+    shoot(owner.locator('section[aria-label="Calendar"]'), "board")
+    shoot(owner.locator('section[aria-label="Timeline"]'), "timeline")
+    with owner.expect_response(posted("/dice/rotate")) as answered:
+        owner.get_by_role("button", name="Reveal the seed").click()
+    at_version(owner, int(answered.value.json()["version"]))
+    expect(owner.locator('[data-roll-id]:not([data-verdict="verified"])')).to_have_count(0)
+    shoot(owner.locator('section[aria-label="Rolls"]'), "rolls-verified")
+    for page in {id(p): p for p in pages.values()}.values():
+        page.context.close()
 
 
 def new_campaign(browser: Any, server: Server) -> None:
@@ -62,6 +186,8 @@ def main() -> None:
             print(f"wrote {path}")
             context.close()
         new_campaign(browser, server)
+        quest_calendar_flows(browser, server)
+        calendar_board_flows(browser, server)
         browser.close()
 
 

@@ -10,17 +10,20 @@ import { toast } from "./ui.js";
 
 const words = (name) => String(name).replaceAll("_", " ");
 
-// The pending decision (decisions.js), then the commands possible now: called on every show.
+// The pending decision (decisions.js), then the commands possible now: called on every show,
+// which waits for the returned promise, so the page reads as ready only once the panel is.
 export function showPending(page, pending, past) {
   answerPending(page, pending, past, (body) => sent(page, body));
-  if (page.who.canPlay && !past && page.actionsNow) refreshActions(page);
+  if (page.who.canPlay && !past && page.actionsNow) return refreshActions(page);
+  return Promise.resolve();
 }
 
-// A command sent from this panel: on success every old error goes and the form closes.
-async function sent(page, body) {
+// A command sent from this panel: on success every old error goes and the form that sent it
+// closes (only that one: a form of the same command opened meanwhile stays open).
+async function sent(page, body, form = null) {
   const result = await page.send(body);
   for (const el of [page.play, page.pending]) el?.querySelectorAll(".error").forEach((e) => (e.textContent = ""));
-  if (page.openForm && page.openForm.isConnected && body.type === page.openForm.dataset.command) {
+  if (form && page.openForm === form && form.isConnected) {
     clear(page.formSlot, h("p", { class: "muted sent" }, `Sent ${words(body.type)}.`));
     page.openForm = null;
   }
@@ -30,7 +33,8 @@ async function sent(page, body) {
 function openCommand(page, name) {
   const command = page.catalogue.find((c) => c.name === name);
   if (!command) return;
-  page.openForm = commandForm(command, { seat: page.who.seat, state: () => page.head.state || {}, send: (body) => sent(page, body) });
+  const form = commandForm(command, { seat: page.who.seat, state: () => page.head.state || {}, send: (body) => sent(page, body, form) });
+  page.openForm = form;
   clear(page.formSlot, page.openForm);
   page.openForm.querySelector("input, select, textarea")?.focus();
 }

@@ -158,10 +158,10 @@ class CampaignPage {
     this.main.dataset.past = past ? "true" : "false";
     const state = campaign.state || {};
     clear(this.state, this.head.game === "quest-calendar" ? questCalendar(state) : calendarBoard(state));
-    showPending(this, state.pending, past);
+    const acting = showPending(this, state.pending, past);
     this.play.hidden = past;
     if (this.owner) updateOwnerCard(this.owner, this.head.state);
-    await Promise.all([this.showTurn(state, past), this.timeline.loadNewest(this.shown).then(() => this.afterTimeline()), this.reloadRolls().then(() => this.showCharts()), this.showProposals()]);
+    await Promise.all([acting, this.showTurn(state, past), this.timeline.loadNewest(this.shown).then(() => this.afterTimeline()), this.reloadRolls().then(() => this.showCharts()), this.showProposals()]);
   }
 
   // The turn banner: the actions route's `turn` when the server has the route, else the state.
@@ -199,14 +199,16 @@ class CampaignPage {
     }
     this.refreshing = true;
     try {
+      // A change announced while the checkpoint is checked is shown too (the loop runs again),
+      // not dropped until the next one.
       do {
         this.again = false;
         this.head = await get(`/campaigns/${this.id}`);
         await this.show();
+        // The checkpoint kept for this campaign moves on with what the page now shows (only if
+        // the log still extends the one kept before: a warning stays).
+        if (!this.again && this.asOf === null) await this.guard();
       } while (this.again);
-      // The checkpoint kept for this campaign moves on with what the page now shows (only if the
-      // log still extends the one kept before: a warning stays).
-      if (this.asOf === null) await this.guard();
     } finally {
       this.refreshing = false;
     }

@@ -82,7 +82,13 @@ async function questSetup(slot, state) {
   clear(slot, h("p", { class: "check" }, prologue, h("label", { for: "setup-prologue" }, " The prologue is complete (start on the calendar)")),
     heroes.length ? h("div", { class: "field" }, h("label", { for: "setup-hero" }, "Hero"), pick) : null);
   state.setup = () => (prologue.checked ? { prologue_complete: true } : undefined);
-  state.hero = () => (pick.value === "" ? undefined : heroes[Number(pick.value)].hero);
+  // A sample is a new campaign's prologue hero; once the prologue is complete the rules take
+  // only a main or custom hero (QC-02), so the same hero is sent as a main one.
+  state.hero = () => {
+    if (pick.value === "") return undefined;
+    const chosen = heroes[Number(pick.value)].hero;
+    return prologue.checked && chosen.phase === "prologue" ? { ...chosen, phase: "main" } : chosen;
+  };
 }
 
 // The form, put in `slot`; `opener` (the "New campaign" button) is hidden while it is open.

@@ -7,6 +7,7 @@ import { h } from "./dom.js";
 const KINDS = ["pathway", "home", "elsewhere", "eliminated"];
 const FACINGS = ["N", "E", "S", "W"];
 const WEAPONS = ["melee", "ranged", "hybrid"];
+const PARTNERS = ["catgirlGirlfriend", "catboyBoyfriend"];
 let uid = 0;
 
 function input(label, attrs, value) {
@@ -87,23 +88,41 @@ function playerRow(player = {}) {
   const owner = () => id.el.value || "player";
   const pieces = group("piece", (p) => pieceRow(owner, p), player.pieces);
   const weapons = group("weapon", (w) => weaponRow(owner, w), player.weapons);
-  const row = h("fieldset", { class: "nested player" }, h("legend", {}, "Player"), id.box, h("h5", {}, "Pieces"), pieces.el, h("h5", {}, "Weapons"), weapons.el);
+  // The party's numbers and partner, shown at the sample's values (empty: the server's default).
+  const numbers = { type: "number", min: -20, max: 20, placeholder: "default 0" };
+  const party = {
+    exhaustion: input("Exhaustion", { type: "number", min: 0, max: 100, placeholder: "default 0" }, player.exhaustion),
+    luck_mod: input("Luck modifier", numbers, player.luck_mod),
+    int_mod: input("INT modifier", numbers, player.int_mod),
+    partner: select("Partner", PARTNERS, player.partner, "(none)"),
+    relationship: input("Relationship", { type: "number", min: 0, max: 100, placeholder: "default 0" }, player.relationship),
+  };
+  const row = h("fieldset", { class: "nested player" }, h("legend", {}, "Player"), id.box,
+    h("div", { class: "party-numbers" }, Object.values(party).map((p) => p.box)), h("h5", {}, "Pieces"), pieces.el, h("h5", {}, "Weapons"), weapons.el);
   const read = () => {
     const out = { id: id.el.value.trim() };
+    for (const [key, part] of Object.entries(party)) put(out, key, key === "partner" ? part.el.value : num(part.el));
     const [p, w] = [pieces.read(), weapons.read()];
     if (p.length) out.pieces = p;
     if (w.length) out.weapons = w;
-    // what the sample set beyond pieces and weapons (a partner...) is kept: the owner accepted it
-    for (const key of ["partner", "relationship", "exhaustion", "luck_mod", "int_mod"]) put(out, key, player[key]);
     return out;
   };
   return { row, read };
 }
 
+// The rest of the setup (creatures, the starting token, options...) as JSON the owner may edit:
+// the sample's, or nothing when the field is emptied.
+function restOfSetup(extra) {
+  const id = `setup-${++uid}`;
+  const el = h("textarea", { id, rows: 3, spellcheck: "false", class: "setup-rest" });
+  el.value = Object.keys(extra).length ? JSON.stringify(extra) : "";
+  const box = h("div", { class: "field" }, h("label", { for: id }, "The rest of the setup (JSON: creatures, starting_token, annustar, options)"), el);
+  return { box, read: () => (el.value.trim() ? JSON.parse(el.value) : {}) };
+}
+
 export function setupBuilder(sample) {
   const players = group("player", playerRow, sample?.players || []);
-  const extra = Object.fromEntries(Object.entries(sample || {}).filter(([k]) => k !== "players"));
-  const el = h("fieldset", { class: "setup-builder" }, h("legend", {}, "Players, their pieces and weapons"), players.el,
-    Object.keys(extra).length ? h("p", { class: "hint" }, `Also from the sample: ${Object.keys(extra).join(", ")}`) : null);
-  return { el, read: () => ({ ...extra, players: players.read() }) };
+  const rest = restOfSetup(Object.fromEntries(Object.entries(sample || {}).filter(([k]) => k !== "players")));
+  const el = h("fieldset", { class: "setup-builder" }, h("legend", {}, "Players, their pieces and weapons"), players.el, rest.box);
+  return { el, read: () => ({ ...rest.read(), players: players.read() }) };
 }
