@@ -369,3 +369,38 @@ def test_abilities_on_a_round_or_none(
 
     body = answers_of(open_page, server, "play", ROUND, act)
     assert body == {"type": "resolve_round", **expected}
+
+
+def seated(open_page: Any, server: Server, name: str, seat: str, night: bool = False) -> Any:
+    """A new match of A (two pieces) and B, and its page as the player invited to ``seat``."""
+    rules = {"cb.night.steps": ["actions"]} if night else {}
+    cid = new_campaign(
+        server, {"game": "calendar-board", "name": name, "setup": HAIL_SETUP, "house_rules": rules}
+    )
+    status, invite = server.call(
+        "POST", f"/campaigns/{cid}/invites", {"role": "player", "seat": seat, "name": name}
+    )
+    assert status == 201, invite
+    page, _ = open_page()
+    page.goto(server.url(invite["url"]))
+    page.get_by_text(f"you are player (seat {seat})").wait_for()
+    return page
+
+
+def all_commands(page: Any) -> Any:
+    """The "All commands" list, open."""
+    details = page.locator("details.all-commands")
+    details.locator("li[data-command]").first.wait_for(state="attached")
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+    return details
+
+
+def test_a_piece_is_offered_for_the_seat_filled_in(open_page: Any, server: Server) -> None:
+    """The page fills in the seat's player: the fields picked from that player's state (the
+    piece to move) are filled from it at once, without touching the player select."""
+    page = seated(open_page, server, "Pieces of the seat", "A")
+    all_commands(page).locator('[data-open-command="roll_movement"]').click()
+    form = page.locator('.form-slot form[data-command="roll_movement"]')
+    expect(form.locator('[name="player"]')).to_have_value("A")
+    assert form.locator('[name="piece"] option').all_inner_texts() == ["(not set)", "a1", "a2"]
