@@ -90,7 +90,10 @@ def test_a_rizz_carries_the_partner_chosen(open_page: Any, server: Server) -> No
     )
     page.goto(server.url(f"/app/campaigns/{cid}"))
     pending = page.locator('section[aria-label="Pending decision"]')
-    expect(pending.locator(".whose")).to_have_text("Waiting for A")  # the owner holds no seat
+    # the owner holds no seat and answers for A: the panel says what the banner says
+    expect(pending.locator(".whose")).to_have_text("Your decision (as A)")
+    expect(page.locator("[data-turn]")).to_contain_text("Your decision")
+    assert pending.get_attribute("data-decision-for") == "you"
     answers = pending.locator("button.choice")
     labels = answers.all_inner_texts()
     assert "ambush" in labels and "sleep" in labels
@@ -404,3 +407,21 @@ def test_a_piece_is_offered_for_the_seat_filled_in(open_page: Any, server: Serve
     form = page.locator('.form-slot form[data-command="roll_movement"]')
     expect(form.locator('[name="player"]')).to_have_value("A")
     assert form.locator('[name="piece"] option').all_inner_texts() == ["(not set)", "a1", "a2"]
+
+
+def test_another_players_move_is_not_offered_as_yours(open_page: Any, server: Server) -> None:
+    """A's move: seat B is told to wait and finds A's commands only under "All commands"; the
+    owner, who holds no seat, may act for A, and the buttons say so."""
+    page = seated(open_page, server, "B waits", "B")
+    now = page.locator(".actions-now")
+    expect(now.locator("h4")).to_have_text("Waiting for A")
+    expect(now.locator('[data-open-command="end_turn"]')).to_have_count(0)
+    expect(all_commands(page).locator('[data-open-command="end_turn"]')).to_have_count(1)
+    owner, _ = open_page("owner")
+    cid = page.url.split("/app/campaigns/")[1].split("#")[0]
+    owner.goto(server.url(f"/app/campaigns/{cid}"))
+    button = owner.locator('.actions-now [data-open-command="end_turn"]')
+    expect(button).to_have_text("end turn as A")
+    button.click()
+    form = owner.locator('.form-slot form[data-command="end_turn"]')
+    expect(form.locator('[name="player"]')).to_have_value("A")
