@@ -105,8 +105,10 @@ export function answerPending(page, pending, past, send) {
   page.pending.hidden = !pending;
   if (!pending) return;
   const solo = page.head.game === "quest-calendar";
-  const mine = solo || !pending.who || pending.who === page.who.seat;
-  const canAnswer = page.who.canPlay && !past && (mine || !page.who.seat);
+  // The banner's rule (turn.js): an owner without a seat answers for the player asked.
+  const mine = page.who.canPlay && (solo || !pending.who || !page.who.seat || pending.who === page.who.seat);
+  const actingFor = mine && !solo && pending.who && !page.who.seat ? pending.who : null;
+  const canAnswer = mine && !past;
   const ctx = { game: page.head.game, seat: page.who.seat, state: () => page.head.state || {}, send };
   const quick = [];
   const forms = [];
@@ -118,9 +120,9 @@ export function answerPending(page, pending, past, send) {
     }
   }
   const context = pending.context || {};
-  page.pending.dataset.decisionFor = mine && page.who.canPlay ? "you" : "other";
+  page.pending.dataset.decisionFor = mine ? "you" : "other";
   clear(page.pending,
-    h("h3", { class: "whose" }, mine && page.who.canPlay ? "Your decision" : `Waiting for ${pending.who || "the player"}`),
+    h("h3", { class: "whose" }, mine ? `Your decision${actingFor ? ` (as ${actingFor})` : ""}` : `Waiting for ${pending.who || "the player"}`),
     h("p", { class: "question" }, `${words(pending.decision)}${pending.rule ? ` (${pending.rule})` : ""}`),
     Object.keys(context).length ? h("p", { class: "hint" }, Object.entries(context).map(([k, v]) => `${words(k)} ${typeof v === "object" ? JSON.stringify(v) : v}`).join(" · ")) : null,
     canAnswer ? [h("div", { class: "choices", role: "group", "aria-label": "Answers" }, quick), forms] : h("p", {}, `Options: ${(pending.options || []).map(optionLabel).join("; ") || "see the commands"}`));
