@@ -425,3 +425,35 @@ def test_another_players_move_is_not_offered_as_yours(open_page: Any, server: Se
     button.click()
     form = owner.locator('.form-slot form[data-command="end_turn"]')
     expect(form.locator('[name="player"]')).to_have_value("A")
+
+
+ASSIGN = {
+    "decision": "combat_assign_abilities",
+    "who": "player",
+    "rule": "QC-29",
+    "commands": ["resolve_rounds"],
+    "options": [{"id": "smite", "kind": "damage_bonus", "usage": "per_rest", "uses_left": 1}],
+    "context": {
+        "rounds": [
+            {"round": 1, "condition": None, "damage_dealt": 0, "hit": False, "won": False},
+            {"round": 2, "condition": None, "damage_dealt": 4, "hit": True, "won": True},
+        ],
+        "roll_id": "26-1",
+        "order_index": 0,
+    },
+}
+
+
+def test_easy_mode_abilities_are_ticked_per_round(open_page: Any, server: Server) -> None:
+    """QC-29's decision: a checkbox per ability and rolled round, its rounds told in words."""
+
+    def act(section: Any) -> None:
+        shown = section.inner_text()
+        for raw in ("null", "false", "{", "26-1", "order index"):
+            assert raw not in shown, shown
+        assert "Round 1: missed" in shown and "Round 2: damage dealt 4, hit, won" in shown
+        section.locator('fieldset[data-round="2"]').get_by_label("smite", exact=False).check()
+        section.locator('form[data-command="resolve_rounds"] button[type=submit]').click()
+
+    body = answers_of(open_page, server, "play", ASSIGN, act)
+    assert body == {"type": "resolve_rounds", "assignments": {"2": ["smite"]}}
