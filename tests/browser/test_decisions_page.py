@@ -457,3 +457,31 @@ def test_easy_mode_abilities_are_ticked_per_round(open_page: Any, server: Server
 
     body = answers_of(open_page, server, "play", ASSIGN, act)
     assert body == {"type": "resolve_rounds", "assignments": {"2": ["smite"]}}
+
+
+def test_switch_to_a_sample_hero_is_one_button(open_page: Any, server: Server) -> None:
+    """QC-48's replacement hero: the sample heroes are offered, at the old hero's level."""
+    cid = new_campaign(
+        server,
+        {
+            "game": "quest-calendar",
+            "name": "A clone to switch",
+            "setup": {"prologue_complete": True},
+            "house_rules": {"qc.death.replaceHeroOnFour": True},
+        },
+    )
+    hero = {**copy.deepcopy(HERO), "hp_max": 1, "rations": 0}
+    command(server, cid, {"type": "select_hero", "phase": "main", "hero": hero})
+    command(server, cid, {"type": "start_page", "date": "2027-01-04"})
+    command(server, cid, {"type": "eat_rations", "count": 1, "faces": [4]})  # starves; d4 = 4
+    page, _ = open_page("owner")
+    page.goto(server.url(f"/app/campaigns/{cid}"))
+    pending = page.locator('section[aria-label="Pending decision"]')
+    samples = pending.locator(".hero-choices button")
+    expect(samples.first).to_contain_text("(sample)")
+    expect(pending.locator('form[data-command="choose_clone_outcome"] h4')).to_have_text(
+        "Switch to a hero of my own"
+    )
+    samples.first.click()
+    expect(pending).to_be_hidden()
+    assert len(stored(server, cid, "qc.HeroReplaced")) == 1

@@ -4,6 +4,7 @@
 // fields an answer fills comes from the decision (`who`, `context`, `options`) and the
 // catalogue (`choices`, `picks`, `required_when`), never from a list of field names here.
 import { clear, h } from "./dom.js";
+import { savedHeroes } from "./heroes.js";
 import { commandForm, explain } from "./play.js";
 import { toast } from "./ui.js";
 
@@ -104,13 +105,15 @@ function answersFor(command, pending, ctx) {
   for (const [option, values] of mapped) {
     const needed = stillNeeded(open, values);
     const key = typeof option === "object" ? JSON.stringify(option) : String(option);
+    if (option?.replace === true && needed.some((f) => f.name === "hero")) quick.push(heroButtons(option, values, button));
     if (!needed.length) quick.push(button(optionLabel(option), values, key));
     else if (needed.length === 1 && needed[0].choices) for (const c of needed[0].choices) quick.push(button(`${optionLabel(option)}: ${words(c)}`, { ...values, [needed[0].name]: c }, `${key}:${c}`));
     else rest.push({ label: optionLabel(option), values, needed });
   }
   if (pending.context?.may_decline) quick.push(button("Decline", {}, "decline"));
   // An option that says part of the answer: the rest is asked beside it (an ambush's form).
-  const forms = rest.length ? [form({ answers: rest, open: [...new Set(rest.flatMap((r) => r.needed.map((f) => f.name)))] })] : [];
+  const own = rest.some((r) => r.values.replace === true) ? { title: "Switch to a hero of my own", submit: "Switch to this hero" } : {};
+  const forms = rest.length ? [form({ answers: rest, open: [...new Set(rest.flatMap((r) => r.needed.map((f) => f.name)))], ...own })] : [];
   return { quick, forms };
 }
 
@@ -144,6 +147,18 @@ function assignForm(command, field, rounds, options, preset, ctx) {
     }
   });
   return form;
+}
+
+// QC-48: the sample and saved heroes (heroes.js) as one-button answers, each brought to the
+// level the rules require of the new hero (the old hero's).
+function heroButtons(option, values, button) {
+  const slot = h("span", { class: "choices hero-choices" });
+  savedHeroes().then((heroes) => slot.append(...heroes.map((x) => {
+    const hero = { ...(x.hero?.hero ?? x.hero) };
+    if (option.level !== undefined && option.level !== null) hero.level = option.level;
+    return button(`Switch to ${x.name}${x.source === "mine" ? " (saved)" : " (sample)"}${option.level ? `, level ${option.level}` : ""}`, { ...values, hero }, `hero:${x.name}`);
+  })));
+  return slot;
 }
 
 // Abilities used on a roll: any of the offered ones, or none.
