@@ -90,7 +90,10 @@ def test_a_rizz_carries_the_partner_chosen(open_page: Any, server: Server) -> No
     )
     page.goto(server.url(f"/app/campaigns/{cid}"))
     pending = page.locator('section[aria-label="Pending decision"]')
-    expect(pending.locator(".whose")).to_have_text("Waiting for A")  # the owner holds no seat
+    # the owner holds no seat and answers for A: the panel says what the banner says
+    expect(pending.locator(".whose")).to_have_text("Your decision (as A)")
+    expect(page.locator("[data-turn]")).to_contain_text("Your decision")
+    assert pending.get_attribute("data-decision-for") == "you"
     answers = pending.locator("button.choice")
     labels = answers.all_inner_texts()
     assert "ambush" in labels and "sleep" in labels
@@ -369,3 +372,116 @@ def test_abilities_on_a_round_or_none(
 
     body = answers_of(open_page, server, "play", ROUND, act)
     assert body == {"type": "resolve_round", **expected}
+
+
+def seated(open_page: Any, server: Server, name: str, seat: str, night: bool = False) -> Any:
+    """A new match of A (two pieces) and B, and its page as the player invited to ``seat``."""
+    rules = {"cb.night.steps": ["actions"]} if night else {}
+    cid = new_campaign(
+        server, {"game": "calendar-board", "name": name, "setup": HAIL_SETUP, "house_rules": rules}
+    )
+    status, invite = server.call(
+        "POST", f"/campaigns/{cid}/invites", {"role": "player", "seat": seat, "name": name}
+    )
+    assert status == 201, invite
+    page, _ = open_page()
+    page.goto(server.url(invite["url"]))
+    page.get_by_text(f"you are player (seat {seat})").wait_for()
+    return page
+
+
+def all_commands(page: Any) -> Any:
+    """The "All commands" list, open."""
+    details = page.locator("details.all-commands")
+    details.locator("li[data-command]").first.wait_for(state="attached")
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+    return details
+
+
+def test_a_piece_is_offered_for_the_seat_filled_in(open_page: Any, server: Server) -> None:
+    """The page fills in the seat's player: the fields picked from that player's state (the
+    piece to move) are filled from it at once, without touching the player select."""
+    page = seated(open_page, server, "Pieces of the seat", "A")
+    all_commands(page).locator('[data-open-command="roll_movement"]').click()
+    form = page.locator('.form-slot form[data-command="roll_movement"]')
+    expect(form.locator('[name="player"]')).to_have_value("A")
+    assert form.locator('[name="piece"] option').all_inner_texts() == ["(not set)", "a1", "a2"]
+
+
+def test_another_players_move_is_not_offered_as_yours(open_page: Any, server: Server) -> None:
+    """A's move: seat B is told to wait and finds A's commands only under "All commands"; the
+    owner, who holds no seat, may act for A, and the buttons say so."""
+    page = seated(open_page, server, "B waits", "B")
+    now = page.locator(".actions-now")
+    expect(now.locator("h4")).to_have_text("Waiting for A")
+    expect(now.locator('[data-open-command="end_turn"]')).to_have_count(0)
+    expect(all_commands(page).locator('[data-open-command="end_turn"]')).to_have_count(1)
+    owner, _ = open_page("owner")
+    cid = page.url.split("/app/campaigns/")[1].split("#")[0]
+    owner.goto(server.url(f"/app/campaigns/{cid}"))
+    button = owner.locator('.actions-now [data-open-command="end_turn"]')
+    expect(button).to_have_text("end turn as A")
+    button.click()
+    form = owner.locator('.form-slot form[data-command="end_turn"]')
+    expect(form.locator('[name="player"]')).to_have_value("A")
+
+
+ASSIGN = {
+    "decision": "combat_assign_abilities",
+    "who": "player",
+    "rule": "QC-29",
+    "commands": ["resolve_rounds"],
+    "options": [{"id": "smite", "kind": "damage_bonus", "usage": "per_rest", "uses_left": 1}],
+    "context": {
+        "rounds": [
+            {"round": 1, "condition": None, "damage_dealt": 0, "hit": False, "won": False},
+            {"round": 2, "condition": None, "damage_dealt": 4, "hit": True, "won": True},
+        ],
+        "roll_id": "26-1",
+        "order_index": 0,
+    },
+}
+
+
+def test_easy_mode_abilities_are_ticked_per_round(open_page: Any, server: Server) -> None:
+    """QC-29's decision: a checkbox per ability and rolled round, its rounds told in words."""
+
+    def act(section: Any) -> None:
+        shown = section.inner_text()
+        for raw in ("null", "false", "{", "26-1", "order index"):
+            assert raw not in shown, shown
+        assert "Round 1: missed" in shown and "Round 2: damage dealt 4, hit, won" in shown
+        section.locator('fieldset[data-round="2"]').get_by_label("smite", exact=False).check()
+        section.locator('form[data-command="resolve_rounds"] button[type=submit]').click()
+
+    body = answers_of(open_page, server, "play", ASSIGN, act)
+    assert body == {"type": "resolve_rounds", "assignments": {"2": ["smite"]}}
+
+
+def test_switch_to_a_sample_hero_is_one_button(open_page: Any, server: Server) -> None:
+    """QC-48's replacement hero: the sample heroes are offered, at the old hero's level."""
+    cid = new_campaign(
+        server,
+        {
+            "game": "quest-calendar",
+            "name": "A clone to switch",
+            "setup": {"prologue_complete": True},
+            "house_rules": {"qc.death.replaceHeroOnFour": True},
+        },
+    )
+    hero = {**copy.deepcopy(HERO), "hp_max": 1, "rations": 0}
+    command(server, cid, {"type": "select_hero", "phase": "main", "hero": hero})
+    command(server, cid, {"type": "start_page", "date": "2027-01-04"})
+    command(server, cid, {"type": "eat_rations", "count": 1, "faces": [4]})  # starves; d4 = 4
+    page, _ = open_page("owner")
+    page.goto(server.url(f"/app/campaigns/{cid}"))
+    pending = page.locator('section[aria-label="Pending decision"]')
+    samples = pending.locator(".hero-choices button")
+    expect(samples.first).to_contain_text("(sample)")
+    expect(pending.locator('form[data-command="choose_clone_outcome"] h4')).to_have_text(
+        "Switch to a hero of my own"
+    )
+    samples.first.click()
+    expect(pending).to_be_hidden()
+    assert len(stored(server, cid, "qc.HeroReplaced")) == 1

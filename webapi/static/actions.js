@@ -30,16 +30,32 @@ async function sent(page, body, form = null) {
   return result;
 }
 
+// `page.actingFor` is the player an owner without a seat acts for (whose turn it is).
 function openCommand(page, name) {
   const command = page.catalogue.find((c) => c.name === name);
   if (!command) return;
-  const form = commandForm(command, { seat: page.who.seat, state: () => page.head.state || {}, send: (body) => sent(page, body, form) });
+  const form = commandForm(command, { seat: page.who.seat || page.actingFor, state: () => page.head.state || {}, send: (body) => sent(page, body, form) });
   page.openForm = form;
   clear(page.formSlot, page.openForm);
   page.openForm.querySelector("input, select, textarea")?.focus();
 }
 
-const commandButton = (page, name) => h("button", { type: "button", class: "small", dataset: { openCommand: name }, onclick: () => openCommand(page, name) }, words(name));
+const hasPlayer = (command) => command.fields.some((f) => f.name === "player");
+const commandButton = (page, command, as = null) => h("button", { type: "button", class: "small", dataset: { openCommand: command.name }, onclick: () => openCommand(page, command.name) }, `${words(command.name)}${as && hasPlayer(command) ? ` as ${as}` : ""}`);
+
+// The heading and the commands of "Possible now". In a match, when the move is another player's,
+// a seated player is offered only what they may do themselves (the commands with no player);
+// an owner without a seat may act for the player whose move it is: "end turn as A".
+function possibleNow(page, turn, available) {
+  page.actingFor = null;
+  if (!turn || turn.player === null || turn.player === undefined) return { heading: "Possible now", now: available };
+  if (turn.yours) return { heading: "Possible now (your turn)", now: available };
+  if (!page.who.seat) {
+    page.actingFor = turn.player;
+    return { heading: `Possible now (${turn.player}'s move: you may act as ${turn.player})`, now: available, as: turn.player };
+  }
+  return { heading: `Waiting for ${turn.player}`, now: available.filter((c) => !hasPlayer(c)) };
+}
 
 // What the rules accept now, asked of the server; a server without the route (404) gets the whole
 // list instead, and is not asked again.
@@ -56,18 +72,18 @@ async function refreshActions(page) {
   }
   if (ask !== page.actionsAsk) return; // a later refresh is on its way
   const by = new Map((actions?.commands || []).map((c) => [c.name, c]));
-  const now = page.catalogue.filter((c) => by.get(c.name)?.available);
+  const { heading, now, as } = possibleNow(page, actions?.turn, page.catalogue.filter((c) => by.get(c.name)?.available));
   page.actionsNow.dataset.known = actions ? "true" : "false";
   clear(page.actionsNow,
-    h("h4", {}, actions?.turn ? `Possible now${actions.turn.yours ? " (your turn)" : ` (waiting for ${actions.turn.player})`}` : "Possible now"),
+    h("h4", {}, heading),
     !actions ? h("p", { class: "hint" }, "This server does not say which commands are possible now: every command is under “All commands”.")
-      : now.length ? h("div", { class: "choices" }, now.map((c) => commandButton(page, c.name)))
-        : h("p", { class: "hint" }, "No command is possible now."));
+      : now.length ? h("div", { class: "choices" }, now.map((c) => commandButton(page, c, as)))
+        : h("p", { class: "hint" }, heading.startsWith("Waiting") ? "Nothing is yours to do until then: every command is under “All commands”." : "No command is possible now."));
   page.allCommands.open = page.allCommands.open || !actions;
   clear(page.allList, page.catalogue.map((c) => {
     const state = by.get(c.name);
     const reason = state && !state.available ? `${state.rule ? `[${state.rule}] ` : ""}${state.reason || ""}` : null;
-    return h("li", { dataset: { command: c.name, available: state ? String(state.available) : "unknown" } }, commandButton(page, c.name), reason ? h("small", { class: "hint" }, reason) : null);
+    return h("li", { dataset: { command: c.name, available: state ? String(state.available) : "unknown" } }, commandButton(page, c, page.actingFor), reason ? h("small", { class: "hint" }, reason) : null);
   }));
   showUndo(page, actions ? actions.undo : undefined);
   fillSelect(page, actions ? now.map((c) => c.name) : null);

@@ -4,6 +4,7 @@
 // fields an answer fills comes from the decision (`who`, `context`, `options`) and the
 // catalogue (`choices`, `picks`, `required_when`), never from a list of field names here.
 import { clear, h } from "./dom.js";
+import { savedHeroes } from "./heroes.js";
 import { commandForm, explain } from "./play.js";
 import { toast } from "./ui.js";
 
@@ -17,7 +18,41 @@ function optionLabel(option) {
   if (option.replace === true) return `Switch to a new hero${option.level ? ` (level ${option.level})` : ""}`;
   if (option.piece && option.target) return `${option.piece} ambushes ${option.target}${option.to !== undefined ? ` (space ${option.from} → ${option.to})` : ""}`;
   if (option.item) return `${option.name || option.item}${option.slot ? ` (${option.slot}${option.equipped ? ", equipped" : ""})` : ""}`;
-  return Object.entries(option).map(([k, v]) => `${words(k)} ${typeof v === "object" ? JSON.stringify(v) : v}`).join(", ");
+  return objectWords(option) || "this one";
+}
+
+// A decision's context in words: a round reads "hit, won, 3 damage dealt"; nothing unset, no
+// "false", no ids or indexes meant for the engine (a roll id, an order index).
+const HIDDEN = /(^|_)(id|index)$/;
+function valueWords(key, value) {
+  if (value === null || value === undefined || value === false || value === "" || HIDDEN.test(key)) return null;
+  if (value === true) return key === "may_decline" ? "you may decline" : words(key);
+  if (key === "condition" && typeof value === "object" && value.name) return `condition ${words(value.name)}${value.afflicted ? " (afflicted)" : value.afflicted === false ? " (resisted)" : ""}`;
+  if (Array.isArray(value)) {
+    const parts = value.map((v) => (v && typeof v === "object" ? objectWords(v) : words(v))).filter(Boolean);
+    return parts.length ? `${words(key)}: ${parts.join("; ")}` : null;
+  }
+  if (typeof value === "object") {
+    const inner = objectWords(value);
+    return inner ? `${words(key)}: ${inner}` : null;
+  }
+  if (typeof value === "number") return key === "round" ? `round ${value}` : `${words(key)} ${value}`;
+  return `${words(key)} ${words(value)}`;
+}
+const objectWords = (object) => Object.entries(object).map(([k, v]) => valueWords(k, v)).filter(Boolean).join(", ");
+function roundWords(round) {
+  const rest = Object.fromEntries(Object.entries(round).filter(([k]) => k !== "round"));
+  return objectWords({ missed: round.hit === false, ...rest }) || "rolled";
+}
+
+function contextView(context) {
+  const entries = Object.entries(context || {});
+  if (Array.isArray(context?.rounds)) {
+    const others = objectWords(Object.fromEntries(entries.filter(([k]) => k !== "rounds")));
+    return h("div", { class: "hint context" }, others ? h("p", {}, others) : null, h("ul", {}, context.rounds.map((r) => h("li", {}, `Round ${r.round}: ${roundWords(r)}`))));
+  }
+  const text = objectWords(context || {});
+  return text ? h("p", { class: "hint context" }, text) : null;
 }
 
 // The values an option gives the command's fields, or null if it names none of them.
@@ -51,7 +86,11 @@ function answersFor(command, pending, ctx) {
   const form = (extra) => commandForm(command, { seat: ctx.seat, state: ctx.state, send: ctx.send, preset, ...extra });
   const options = pending.options || [];
   const abilities = open.find((f) => f.name === "abilities" && f.type === "array");
-  if (abilities && options.length && options.every((o) => o && o.id)) return { forms: [abilityForm(command, options, preset, ctx)] };
+  const byAbility = options.length && options.every((o) => o && o.id);
+  if (abilities && byAbility) return { forms: [abilityForm(command, options, preset, ctx)] };
+  // Easy mode (QC-29): a map of round number -> abilities, asked as checkboxes per rolled round.
+  const perRound = open.find((f) => f.type === "object" && !f.fields);
+  if (perRound && byAbility && Array.isArray(pending.context?.rounds)) return { forms: [assignForm(command, perRound.name, pending.context.rounds, options, preset, ctx)] };
   const list = open.find((f) => f.required && f.type === "array");
   if (list && options.every((o) => typeof o !== "object")) return { forms: [form({ initial: { [list.name]: options } })] };
   const mapped = options.map((o) => [o, optionValues(o, open)]).filter(([, v]) => v);
@@ -66,23 +105,65 @@ function answersFor(command, pending, ctx) {
   for (const [option, values] of mapped) {
     const needed = stillNeeded(open, values);
     const key = typeof option === "object" ? JSON.stringify(option) : String(option);
+    if (option?.replace === true && needed.some((f) => f.name === "hero")) quick.push(heroButtons(option, values, button));
     if (!needed.length) quick.push(button(optionLabel(option), values, key));
     else if (needed.length === 1 && needed[0].choices) for (const c of needed[0].choices) quick.push(button(`${optionLabel(option)}: ${words(c)}`, { ...values, [needed[0].name]: c }, `${key}:${c}`));
     else rest.push({ label: optionLabel(option), values, needed });
   }
   if (pending.context?.may_decline) quick.push(button("Decline", {}, "decline"));
   // An option that says part of the answer: the rest is asked beside it (an ambush's form).
-  const forms = rest.length ? [form({ answers: rest, open: [...new Set(rest.flatMap((r) => r.needed.map((f) => f.name)))] })] : [];
+  const own = rest.some((r) => r.values.replace === true) ? { title: "Switch to a hero of my own", submit: "Switch to this hero" } : {};
+  const forms = rest.length ? [form({ answers: rest, open: [...new Set(rest.flatMap((r) => r.needed.map((f) => f.name)))], ...own })] : [];
   return { quick, forms };
+}
+
+const abilityText = (o) => `${o.name || o.id}${o.kind ? ` (${words(o.kind)}${o.uses_left !== null && o.uses_left !== undefined ? `, ${o.uses_left} left` : ""})` : ""}`;
+
+function abilityBoxes(prefix, options, name) {
+  return options.map((o) => {
+    const id = `${prefix}-${o.id}`;
+    const box = h("input", { type: "checkbox", id, name, value: o.id });
+    return [box, h("label", { class: "check", for: id }, box, ` ${abilityText(o)}`)];
+  });
+}
+
+// Easy mode: for each rolled round, the abilities to use in it (none at all is an answer too);
+// sent as {"2": ["smite"]}, only the rounds that got one.
+function assignForm(command, field, rounds, options, preset, ctx) {
+  const perRound = rounds.map((r) => [String(r.round), abilityBoxes(`use-${command.name}-${r.round}`, options, `${field}.${r.round}`)]);
+  const error = h("p", { class: "error", role: "alert" });
+  const form = h("form", { class: "command", dataset: { command: command.name } },
+    h("h4", {}, "Abilities for each round (none is an answer too)"),
+    rounds.map((r, i) => h("fieldset", { class: "nested", dataset: { round: String(r.round) } }, h("legend", {}, `Round ${r.round}: ${roundWords(r)}`), perRound[i][1].map(([, label]) => label))),
+    h("button", { type: "submit" }, "Resolve the rounds"), error);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    const chosen = Object.fromEntries(perRound.map(([n, boxes]) => [n, boxes.filter(([box]) => box.checked).map(([box]) => box.value)]).filter(([, ids]) => ids.length));
+    try {
+      await ctx.send({ type: command.name, ...preset, [field]: chosen });
+    } catch (problem) {
+      error.textContent = explain(problem);
+    }
+  });
+  return form;
+}
+
+// QC-48: the sample and saved heroes (heroes.js) as one-button answers, each brought to the
+// level the rules require of the new hero (the old hero's).
+function heroButtons(option, values, button) {
+  const slot = h("span", { class: "choices hero-choices" });
+  savedHeroes().then((heroes) => slot.append(...heroes.map((x) => {
+    const hero = { ...(x.hero?.hero ?? x.hero) };
+    if (option.level !== undefined && option.level !== null) hero.level = option.level;
+    return button(`Switch to ${x.name}${x.source === "mine" ? " (saved)" : " (sample)"}${option.level ? `, level ${option.level}` : ""}`, { ...values, hero }, `hero:${x.name}`);
+  })));
+  return slot;
 }
 
 // Abilities used on a roll: any of the offered ones, or none.
 function abilityForm(command, options, preset, ctx) {
-  const boxes = options.map((o) => {
-    const id = `use-${command.name}-${o.id}`;
-    const box = h("input", { type: "checkbox", id, name: "abilities", value: o.id });
-    return [box, h("label", { class: "check", for: id }, box, ` ${o.id}${o.kind ? ` (${words(o.kind)}${o.uses_left !== null && o.uses_left !== undefined ? `, ${o.uses_left} left` : ""})` : ""}`)];
-  });
+  const boxes = abilityBoxes(`use-${command.name}`, options, "abilities");
   const error = h("p", { class: "error", role: "alert" });
   const form = h("form", { class: "command", dataset: { command: command.name } },
     h("h4", {}, words(command.name)), h("fieldset", { class: "nested" }, h("legend", {}, "Abilities to use (none is an answer too)"), boxes.map(([, label]) => label)),
@@ -105,8 +186,10 @@ export function answerPending(page, pending, past, send) {
   page.pending.hidden = !pending;
   if (!pending) return;
   const solo = page.head.game === "quest-calendar";
-  const mine = solo || !pending.who || pending.who === page.who.seat;
-  const canAnswer = page.who.canPlay && !past && (mine || !page.who.seat);
+  // The banner's rule (turn.js): an owner without a seat answers for the player asked.
+  const mine = page.who.canPlay && (solo || !pending.who || !page.who.seat || pending.who === page.who.seat);
+  const actingFor = mine && !solo && pending.who && !page.who.seat ? pending.who : null;
+  const canAnswer = mine && !past;
   const ctx = { game: page.head.game, seat: page.who.seat, state: () => page.head.state || {}, send };
   const quick = [];
   const forms = [];
@@ -118,10 +201,10 @@ export function answerPending(page, pending, past, send) {
     }
   }
   const context = pending.context || {};
-  page.pending.dataset.decisionFor = mine && page.who.canPlay ? "you" : "other";
+  page.pending.dataset.decisionFor = mine ? "you" : "other";
   clear(page.pending,
-    h("h3", { class: "whose" }, mine && page.who.canPlay ? "Your decision" : `Waiting for ${pending.who || "the player"}`),
+    h("h3", { class: "whose" }, mine ? `Your decision${actingFor ? ` (as ${actingFor})` : ""}` : `Waiting for ${pending.who || "the player"}`),
     h("p", { class: "question" }, `${words(pending.decision)}${pending.rule ? ` (${pending.rule})` : ""}`),
-    Object.keys(context).length ? h("p", { class: "hint" }, Object.entries(context).map(([k, v]) => `${words(k)} ${typeof v === "object" ? JSON.stringify(v) : v}`).join(" · ")) : null,
+    contextView(context),
     canAnswer ? [h("div", { class: "choices", role: "group", "aria-label": "Answers" }, quick), forms] : h("p", {}, `Options: ${(pending.options || []).map(optionLabel).join("; ") || "see the commands"}`));
 }

@@ -264,6 +264,9 @@ export function commandForm(command, { seat, send, preset = {}, initial = {}, op
   const ctx = { seat, state, refreshers: [], valueOf: (name) => (name in preset ? preset[name] : parts.find(([n]) => n === name)?.[1].read()) };
   parts = fields.map((f) => [f.name, control(f, f.name, ctx, open.includes(f.name))]);
   for (const [name, part] of parts) if (initial[name] !== undefined) part.set?.(initial[name]);
+  // The seat (or an initial value) was set after the fields that depend on it were filled in:
+  // fill them again, so that a piece is among the pieces of the player already chosen.
+  ctx.refreshers.forEach((refresh) => refresh());
   const answerId = nextId(`${command.name}-answer`);
   const answer = answers ? h("select", { id: answerId, name: "answer", required: true }, h("option", { value: "" }, "(choose)"), answers.map((a, i) => h("option", { value: String(i) }, a.label))) : null;
   const error = h("p", { class: "error", role: "alert" });
