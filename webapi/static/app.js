@@ -42,7 +42,7 @@ function signIn(message) {
   const keep = h("input", { id: "keep-signed-in", type: "checkbox" });
   const error = h("p", { class: "error", role: "alert" }, message || "");
   const form = h("form", { class: "card signin" },
-    h("h2", {}, "Sign in"),
+    h("h1", {}, "Sign in"),
     h("p", {}, "Paste your Questlog API token. It stays in this tab only (sessionStorage) and is sent to this server alone."),
     h("div", { class: "field" }, h("label", { for: "token" }, "API token"), input),
     h("p", { class: "check" }, keep, h("label", { for: "keep-signed-in" }, ` Keep me signed in on this device for ${LIFETIME_DAYS} days (localStorage)`)),
@@ -84,7 +84,7 @@ async function campaignList() {
   });
   const slot = h("div", { class: "new-slot" });
   const start = h("button", { type: "button", onclick: () => newCampaign(slot, start) }, "New campaign");
-  clear(main, h("section", { class: "card wide" }, h("h2", {}, "Your campaigns"), h("p", {}, start), slot, list, more, form), linkedCampaigns());
+  clear(main, h("section", { class: "card wide" }, h("h1", {}, "Your campaigns"), h("p", {}, start), slot, list, more, form), linkedCampaigns());
   await load();
   if (!list.children.length) list.append(h("li", { class: "muted" }, "No campaign this token may see."));
 }
@@ -118,7 +118,7 @@ async function route() {
       setToken(null);
       return signIn("That token no longer works; sign in again.");
     }
-    clear(main, h("section", { class: "card" }, h("h2", {}, "Cannot show this"), h("p", { class: "error", role: "alert" }, problem.message)));
+    clear(main, h("section", { class: "card" }, h("h1", {}, "Cannot show this"), h("p", { class: "error", role: "alert" }, problem.message)));
     ready(true);
   }
 }

@@ -123,7 +123,7 @@ export async function newCampaign(slot, opener) {
   game.addEventListener("change", chosen);
   const cancel = h("button", { type: "button", class: "small", onclick: () => { slot.replaceChildren(); opener.hidden = false; opener.focus(); } }, "Cancel");
   const form = h("form", { class: "new-campaign", "aria-label": "New campaign" },
-    h("h3", {}, "New campaign"),
+    h("h2", {}, "New campaign"),
     h("div", { class: "field" }, h("label", { for: "new-game" }, "Game"), game),
     h("div", { class: "field" }, h("label", { for: "new-name" }, "Name"), name),
     setupSlot, rulesSlot,

@@ -22,7 +22,7 @@ export function auditWords(a) {
 
 function diceAndAudit(page) {
   const out = h("div", { class: "audit-out", "aria-live": "polite" });
-  const reveal = h("button", { type: "button", onclick: async () => {
+  const doReveal = async () => {
     reveal.disabled = true;
     try {
       await post(`/campaigns/${page.id}/dice/rotate`, undefined, key());
@@ -33,6 +33,15 @@ function diceAndAudit(page) {
     } finally {
       reveal.disabled = false;
     }
+  };
+  // Revealing cannot be undone: asked once more, saying what it does, with a Cancel.
+  const reveal = h("button", { type: "button", onclick: () => {
+    const box = h("p", { class: "confirm", role: "group", "aria-label": "Reveal the seed?" },
+      "Reveal the seed? Everyone can then verify the server rolls made with it, and the server commits to a new secret seed for the next rolls. This cannot be undone. ",
+      h("button", { type: "button", class: "small", onclick: () => { box.replaceWith(reveal); doReveal(); } }, "Reveal"), " ",
+      h("button", { type: "button", class: "small", onclick: () => { box.replaceWith(reveal); reveal.focus(); } }, "Cancel"));
+    reveal.replaceWith(box);
+    box.querySelector("button").focus();
   } }, "Reveal the seed");
   const audit = h("button", { type: "button", onclick: async () => {
     clear(out, h("p", { class: "muted" }, "Auditing…"));
@@ -44,7 +53,7 @@ function diceAndAudit(page) {
     }
   } }, "Run the audit");
   return h("div", { class: "owner-dice" },
-    h("h4", {}, "Dice and audit"),
+    h("h3", {}, "Dice and audit"),
     h("p", { class: "hint" }, "Revealing the seed lets everyone verify the server rolls made so far; the server commits to a new secret seed for the next ones."),
     h("p", { class: "actions" }, reveal, " ", audit), out);
 }
@@ -79,7 +88,7 @@ function houseRules(page) {
       error.textContent = explain(problem);
     }
   });
-  return h("div", { class: "owner-rules" }, h("h4", {}, "House rules"),
+  return h("div", { class: "owner-rules" }, h("h3", {}, "House rules"),
     h("details", {}, h("summary", {}, `The ${keys.length} rules in force`),
       h("dl", { class: "facts rules" }, keys.map((k) => [h("dt", {}, k), h("dd", { dataset: { rule: k } }, JSON.stringify(rules[k]))]))),
     form);
@@ -134,13 +143,13 @@ function seats(page) {
     h("button", { type: "button", class: "small", onclick: () => page.share() }, "Share a view-only link"),
   ];
   load();
-  return h("div", { class: "owner-seats" }, h("h4", {}, "Seats and invitations"), list,
+  return h("div", { class: "owner-seats" }, h("h3", {}, "Seats and invitations"), list,
     h("p", { class: "actions" }, buttons.map((b) => [b, " "])), links, page.shareOut);
 }
 
 export function ownerCard(page) {
   return h("section", { class: "card owner", "aria-label": "Owner's controls" },
-    h("h3", {}, "Owner's controls"), diceAndAudit(page), houseRules(page), seats(page));
+    h("h2", {}, "Owner's controls"), diceAndAudit(page), houseRules(page), seats(page));
 }
 
 // The house rules shown follow the campaign (a change, a rollback): their values are written again.

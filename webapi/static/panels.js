@@ -20,5 +20,5 @@ export const dl = (pairs, cls = "facts") => h("dl", { class: cls }, pairs.filter
 // An object's every field as a fact, in words; `first` names the fields shown first.
 export function panel(title, obj, label, first = []) {
   const keys = [...first.filter((k) => k in obj), ...Object.keys(obj).filter((k) => !first.includes(k))];
-  return h("section", { class: "panel", "aria-label": label || title }, h("h4", {}, title), dl(keys.map((k) => [words(k), say(obj[k])])));
+  return h("section", { class: "panel", "aria-label": label || title }, h("h3", {}, title), dl(keys.map((k) => [words(k), say(obj[k])])));
 }

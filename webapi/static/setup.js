@@ -87,7 +87,7 @@ function playerRow(player = {}) {
   const owner = () => id.el.value || "player";
   const pieces = group("piece", (p) => pieceRow(owner, p), player.pieces);
   const weapons = group("weapon", (w) => weaponRow(owner, w), player.weapons);
-  const row = h("fieldset", { class: "nested player" }, h("legend", {}, "Player"), id.box, h("h5", {}, "Pieces"), pieces.el, h("h5", {}, "Weapons"), weapons.el);
+  const row = h("fieldset", { class: "nested player" }, h("legend", {}, "Player"), id.box, h("h4", {}, "Pieces"), pieces.el, h("h4", {}, "Weapons"), weapons.el);
   const read = () => {
     const out = { id: id.el.value.trim() };
     const [p, w] = [pieces.read(), weapons.read()];
