@@ -126,3 +126,35 @@ def test_a_decision_box_is_as_tall_as_its_content(open_page: Any, server: Server
     pending.wait_for()
     align = "getComputedStyle(document.querySelector('section.pending')).alignSelf"
     assert page.evaluate(align) == "start"
+
+
+def test_a_house_rule_is_changed_by_its_type_and_shown_in_words(
+    open_page: Any, server: Server
+) -> None:
+    status, created = server.call(
+        "POST", "/campaigns", {"game": "quest-calendar", "name": "House rules in words"}
+    )
+    assert status == 201
+    page, watch = open_page("owner")
+    watch.allowed.append(("/house-rules", (422,)))
+    page.goto(server.url(f"/app/campaigns/{created['id']}"))
+    ready(page)
+    card = page.locator('section[aria-label="Owner\'s controls"]')
+    pick = card.get_by_label("House rule", exact=True)
+    labels = pick.locator("option").all_inner_texts()
+    assert "qc.boosters.stack: Boosters for the same trait add up." in labels
+    pick.select_option("qc.boosters.stack")
+    value = card.get_by_label("New value of qc.boosters.stack")
+    assert value.locator("option").all_inner_texts() == ["yes", "no"]
+    expect(card.locator('dd[data-rule="qc.boosters.stack"]')).to_have_text("yes")
+    value.select_option(label="no")
+    card.get_by_role("button", name="Change the house rule").click()
+    expect(card.locator('dd[data-rule="qc.boosters.stack"]')).to_have_text("no")
+    pick.select_option("qc.calendar.year")
+    year = card.get_by_label("New value of qc.calendar.year")
+    assert year.get_attribute("type") == "number"
+    year.fill("1800")
+    year.evaluate("e => e.removeAttribute('min')")  # past the browser's own check: the server's
+    card.get_by_role("button", name="Change the house rule").click()
+    expect(card.get_by_role("alert")).to_contain_text("qc.calendar.year")
+    assert "true" not in card.locator("dl.rules").inner_text()

@@ -2,6 +2,7 @@
 // `page` is the campaign page (campaign.js): its id, head, who, changed() and share().
 import { ApiError, del, get, post } from "./api.js";
 import { clear, h } from "./dom.js";
+import { ruleInput, ruleWords } from "./newcampaign.js";
 import { explain } from "./play.js";
 import { toast } from "./ui.js";
 
@@ -58,40 +59,61 @@ function diceAndAudit(page) {
     h("p", { class: "actions" }, reveal, " ", audit), out);
 }
 
+// The house rules in force, in words, and a form to change one: the select names each rule by
+// its description (GET /house-rules), and the value's control follows the rule's type.
 function houseRules(page) {
+  const box = h("div", { class: "owner-rules" }, h("h3", {}, "House rules"), h("p", { class: "muted" }, "Loading the house rules…"));
+  get(`/house-rules?game=${page.head.game}`)
+    .then(({ rules }) => clear(box, h("h3", {}, "House rules"), ...ruleForm(page, rules)))
+    .catch((error) => clear(box, h("h3", {}, "House rules"), h("p", { class: "error" }, `House rules unavailable: ${explain(error)}`)));
+  return box;
+}
+
+function ruleForm(page, described) {
   const rules = page.head.state?.house_rules || {};
+  const known = new Map(described.map((r) => [r.key, r]));
   const keys = Object.keys(rules).sort();
-  const pick = h("select", { id: "rule-key" }, keys.map((k) => h("option", { value: k }, k)));
-  const value = h("input", { id: "rule-value", spellcheck: "false" });
-  const fill = () => (value.value = JSON.stringify(rules[pick.value]));
+  const about = (k) => known.get(k)?.description || "";
+  const short = (k) => (about(k).length > 70 ? `${about(k).slice(0, 67)}…` : about(k));
+  const pick = h("select", { id: "rule-key" }, keys.map((k) => h("option", { value: k }, short(k) ? `${k}: ${short(k)}` : k)));
+  const slot = h("div", { class: "field" });
+  const hint = h("small", { class: "hint", id: "rule-about" });
+  let input;
+  const fill = () => {
+    const rules = page.head.state?.house_rules || {}; // as of now: a change or rollback moves it
+    const rule = known.get(pick.value) || { key: pick.value, kind: "object", default: rules[pick.value] };
+    input = ruleInput(rule, rules[pick.value], "rule-value");
+    input.el.setAttribute("aria-describedby", "rule-about");
+    clear(slot, h("label", { for: "rule-value" }, `New value of ${pick.value}`), input.el);
+    hint.textContent = `${about(pick.value)} Now: ${ruleWords(rules[pick.value])}.${rule.default !== undefined ? ` Default: ${ruleWords(rule.default)}.` : ""}`;
+  };
   pick.addEventListener("change", fill);
   fill();
   const error = h("p", { class: "error", role: "alert" });
   const form = h("form", { class: "rule-change" },
-    h("div", { class: "field" }, h("label", { for: "rule-key" }, "House rule"), pick),
-    h("div", { class: "field" }, h("label", { for: "rule-value" }, "New value (JSON: 3, true, \"text\", [\"a\", \"b\"])"), value),
+    h("div", { class: "field" }, h("label", { for: "rule-key" }, "House rule"), pick), hint, slot,
     h("button", { type: "submit" }, "Change the house rule"), error);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.textContent = "";
-    let parsed;
+    const rule = pick.value;
     try {
-      parsed = JSON.parse(value.value);
-    } catch {
-      parsed = value.value; // plain text is a string
-    }
-    try {
-      await post(`/campaigns/${page.id}/house-rules`, { key: pick.value, value: parsed }, key());
-      toast(`House rule ${pick.value} is now ${JSON.stringify(parsed)}`);
+      const value = input.read();
+      await post(`/campaigns/${page.id}/house-rules`, { key: rule, value }, key());
+      toast(`House rule ${rule} is now ${ruleWords(value)}`);
       await page.changed();
+      fill();
     } catch (problem) {
-      error.textContent = explain(problem);
+      // the server names the field ("value"); the owner needs the rule's name
+      const why = problem instanceof ApiError ? explain(problem) : problem.message;
+      error.textContent = why.startsWith(rule) ? why : `House rule ${rule}: ${why}`;
     }
   });
-  return h("div", { class: "owner-rules" }, h("h3", {}, "House rules"),
+  return [
     h("details", {}, h("summary", {}, `The ${keys.length} rules in force`),
-      h("dl", { class: "facts rules" }, keys.map((k) => [h("dt", {}, k), h("dd", { dataset: { rule: k } }, JSON.stringify(rules[k]))]))),
-    form);
+      h("dl", { class: "facts rules" }, keys.map((k) => [h("dt", { title: about(k) }, k), h("dd", { dataset: { rule: k } }, ruleWords(rules[k]))]))),
+    form,
+  ];
 }
 
 // Seats and invitations: the members, an invitation per seat and role, the viewer link.
@@ -155,5 +177,5 @@ export function ownerCard(page) {
 // The house rules shown follow the campaign (a change, a rollback): their values are written again.
 export function updateOwnerCard(card, state) {
   const rules = state?.house_rules || {};
-  for (const dd of card.querySelectorAll("dd[data-rule]")) dd.textContent = JSON.stringify(rules[dd.dataset.rule]);
+  for (const dd of card.querySelectorAll("dd[data-rule]")) dd.textContent = ruleWords(rules[dd.dataset.rule]);
 }
