@@ -4,6 +4,7 @@ house-rule form, the seed's confirmation, the page's h1, phone widths and the ch
 from __future__ import annotations
 
 import itertools
+import json
 from typing import Any
 
 import pytest
@@ -158,3 +159,80 @@ def test_a_house_rule_is_changed_by_its_type_and_shown_in_words(
     card.get_by_role("button", name="Change the house rule").click()
     expect(card.get_by_role("alert")).to_contain_text("qc.calendar.year")
     assert "true" not in card.locator("dl.rules").inner_text()
+
+
+FULL_SAMPLE = {
+    "heroes": [],
+    "setups": [
+        {
+            "name": "Everything shown",
+            "setup": {
+                "players": [
+                    {
+                        "id": "A",
+                        "int_mod": 2,
+                        "partner": "catboyBoyfriend",
+                        "relationship": 12,
+                        "pieces": [{"id": "a1", "location": {"kind": "home"}}],
+                        "weapons": [
+                            {
+                                "id": "bow",
+                                "kind": "ranged",
+                                "uses_ammo": True,
+                                "ammo": 3,
+                                "ammo_max": 5,
+                            }
+                        ],
+                    },
+                    {
+                        "id": "B",
+                        "exhaustion": 1,
+                        "pieces": [{"id": "b1", "location": {"kind": "home"}}],
+                    },
+                ],
+                "annustar": 2,
+                "starting_token": "B",
+                "creatures": [{"id": "z1", "type": "Zombie"}],
+            },
+        }
+    ],
+}
+
+
+def test_the_match_builder_sends_only_what_it_shows(open_page: Any, server: Server) -> None:
+    page, _ = open_page("owner")
+    sent: list[Any] = []
+    page.on(
+        "request",
+        lambda r: r.method == "POST" and r.url.endswith("/campaigns") and sent.append(r.post_data),
+    )
+    page.route("**/samples", lambda route: route.fulfill(json=FULL_SAMPLE))
+    page.goto(server.url("/app/"))
+    page.get_by_role("button", name="New campaign").click()
+    page.get_by_label("Game").select_option("calendar-board")
+    page.get_by_label("Name").fill("Everything shown")
+    a, b = page.locator(".setup-builder .player").all()
+    expect(a.get_by_label("INT modifier")).to_have_value("2")
+    expect(a.get_by_label("Partner", exact=True)).to_have_value("catboyBoyfriend")
+    assert (
+        a.get_by_label("Partner", exact=True).locator("option:checked").inner_text()
+        == "catboy boyfriend"
+    )
+    expect(a.get_by_label("Uses ammunition")).to_have_value("true")
+    expect(b.get_by_label("Exhaustion")).to_have_value("1")
+    b.get_by_label("Exhaustion").fill("")  # emptied: the server's default, not the sample's 1
+    a.get_by_label("INT modifier").fill("1")
+    expect(page.get_by_label("Starting player (id)")).to_have_value("B")
+    expect(page.get_by_label("Annustar damage at the start")).to_have_value("2")
+    expect(page.get_by_label("Creature id")).to_have_value("z1")
+    page.get_by_role("button", name="Create the campaign").click()
+    page.wait_for_url("**/app/campaigns/*")
+    setup = json.loads(sent[0])["setup"]
+    assert setup["players"][1] == {
+        "id": "B",
+        "pieces": [{"id": "b1", "location": {"kind": "home"}}],
+    }
+    assert setup["players"][0]["int_mod"] == 1
+    assert setup["players"][0]["weapons"][0]["uses_ammo"] is True
+    assert setup["annustar"] == 2 and setup["starting_token"] == "B"
+    assert setup["creatures"] == [{"id": "z1", "type": "Zombie"}]

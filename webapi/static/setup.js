@@ -1,12 +1,15 @@
-// The match setup builder: players (ids), their pieces (id, location, facing, adaptability) and
-// weapons, seeded from a sample setup. read() gives the setup with only what is filled in: a field
-// left empty (or on "default") stays out, so the server's defaults apply and nothing is sent that
-// the owner did not choose or accept.
+// The match setup builder: players (ids, partner, relationship, exhaustion, luck and INT
+// modifiers), their pieces (id, location, facing, adaptability) and weapons (kind, ammunition,
+// looted), the starting player, the annustar, the optional rules and the creatures, seeded from a
+// sample setup. Every value it sends is shown and editable: read() gives only what is filled in,
+// a field left empty (or on "default") stays out and the server's default applies. What the
+// builder does not show (a sample's active event) is not sent (docs/table-page.md).
 import { h } from "./dom.js";
 
 const KINDS = ["pathway", "home", "elsewhere", "eliminated"];
 const FACINGS = ["N", "E", "S", "W"];
 const WEAPONS = ["melee", "ranged", "hybrid"];
+const PARTNERS = { catgirlGirlfriend: "catgirl girlfriend", catboyBoyfriend: "catboy boyfriend" };
 let uid = 0;
 
 function input(label, attrs, value) {
@@ -16,14 +19,17 @@ function input(label, attrs, value) {
   return { el, box: h("div", { class: "field" }, h("label", { for: id }, label), el) };
 }
 
+// options: values, or [value, words] pairs
 function select(label, options, value, blank = "(default)") {
   const id = `setup-${++uid}`;
-  const el = h("select", { id }, blank ? h("option", { value: "" }, blank) : null, options.map((o) => h("option", { value: o }, o)));
+  const el = h("select", { id }, blank ? h("option", { value: "" }, blank) : null, options.map((o) => (Array.isArray(o) ? h("option", { value: o[0] }, o[1]) : h("option", { value: o }, o))));
   if (value !== undefined && value !== null) el.value = String(value);
   return { el, box: h("div", { class: "field" }, h("label", { for: id }, label), el) };
 }
 
 const num = (el) => (el.value.trim() === "" ? undefined : Number(el.value));
+const YES_NO = [["true", "yes"], ["false", "no"]];
+const yes = (value) => (value ? "true" : "false");
 const put = (out, key, value) => {
   if (value !== undefined && value !== "") out[key] = value;
 };
@@ -55,11 +61,14 @@ function weaponRow(owner, weapon = {}) {
   const ammo = input("Ammunition", none, weapon.ammo);
   const most = input("Capacity", none, weapon.ammo_max);
   const regen = input("Regained each night", none, weapon.ammo_regen);
-  const row = h("fieldset", { class: "nested weapon" }, h("legend", {}, "Weapon"), id.box, kind.box, ammo.box, most.box, regen.box);
+  const uses = select("Uses ammunition", YES_NO, yes(weapon.uses_ammo), null);
+  const looted = select("Looted", YES_NO, yes(weapon.looted), null);
+  const row = h("fieldset", { class: "nested weapon" }, h("legend", {}, "Weapon"), id.box, kind.box, uses.box, ammo.box, most.box, regen.box, looted.box);
   const read = () => {
     const out = { id: id.el.value.trim(), kind: kind.el.value };
     const [a, m, r] = [num(ammo.el), num(most.el), num(regen.el)];
-    if (a !== undefined || m !== undefined || r !== undefined) out.uses_ammo = true; // ammunition given: it uses some
+    if (uses.el.value === "true") out.uses_ammo = true; // "no" is the server's default: left out
+    if (looted.el.value === "true") out.looted = true;
     put(out, "ammo", a);
     put(out, "ammo_max", m);
     put(out, "ammo_regen", r);
@@ -87,14 +96,38 @@ function playerRow(player = {}) {
   const owner = () => id.el.value || "player";
   const pieces = group("piece", (p) => pieceRow(owner, p), player.pieces);
   const weapons = group("weapon", (w) => weaponRow(owner, w), player.weapons);
-  const row = h("fieldset", { class: "nested player" }, h("legend", {}, "Player"), id.box, h("h4", {}, "Pieces"), pieces.el, h("h4", {}, "Weapons"), weapons.el);
+  const partner = select("Partner", Object.entries(PARTNERS), player.partner, "(none)");
+  const bond = input("Relationship (with a partner)", { type: "number", min: 0, max: 1000 }, player.relationship);
+  const zero = { type: "number", min: -20, max: 20, placeholder: "default 0" };
+  const tired = input("Exhaustion", { ...zero, min: 0 }, player.exhaustion);
+  const luck = input("Luck modifier", zero, player.luck_mod);
+  const wit = input("INT modifier", zero, player.int_mod);
+  const row = h("fieldset", { class: "nested player" }, h("legend", {}, "Player"), id.box,
+    h("div", { class: "party-fields" }, partner.box, bond.box, tired.box, luck.box, wit.box),
+    h("h3", {}, "Pieces"), pieces.el, h("h3", {}, "Weapons"), weapons.el);
   const read = () => {
     const out = { id: id.el.value.trim() };
     const [p, w] = [pieces.read(), weapons.read()];
     if (p.length) out.pieces = p;
     if (w.length) out.weapons = w;
-    // what the sample set beyond pieces and weapons (a partner...) is kept: the owner accepted it
-    for (const key of ["partner", "relationship", "exhaustion", "luck_mod", "int_mod"]) put(out, key, player[key]);
+    put(out, "partner", partner.el.value);
+    put(out, "relationship", num(bond.el));
+    put(out, "exhaustion", num(tired.el));
+    put(out, "luck_mod", num(luck.el));
+    put(out, "int_mod", num(wit.el));
+    return out;
+  };
+  return { row, read };
+}
+
+function creatureRow(creature = {}) {
+  const id = input("Creature id", { required: true, maxlength: 80 }, creature.id);
+  const type = input("Type", { required: true, maxlength: 80 }, creature.type);
+  const night = select("Acts at night", YES_NO, yes(creature.night_active ?? true), null);
+  const row = h("fieldset", { class: "nested creature" }, h("legend", {}, "Creature"), id.box, type.box, night.box);
+  const read = () => {
+    const out = { id: id.el.value.trim(), type: type.el.value.trim() };
+    if (night.el.value === "false") out.night_active = false; // acting at night is the default
     return out;
   };
   return { row, read };
@@ -102,8 +135,25 @@ function playerRow(player = {}) {
 
 export function setupBuilder(sample) {
   const players = group("player", playerRow, sample?.players || []);
-  const extra = Object.fromEntries(Object.entries(sample || {}).filter(([k]) => k !== "players"));
-  const el = h("fieldset", { class: "setup-builder" }, h("legend", {}, "Players, their pieces and weapons"), players.el,
-    Object.keys(extra).length ? h("p", { class: "hint" }, `Also from the sample: ${Object.keys(extra).join(", ")}`) : null);
-  return { el, read: () => ({ ...extra, players: players.read() }) };
+  const start = input("Starting player (id)", { maxlength: 80, placeholder: "default: the first player" }, sample?.starting_token);
+  const annustar = input("Annustar damage at the start", { type: "number", min: 0, placeholder: "default 0" }, sample?.annustar);
+  const ceasefire = select("Ceasefire rule", YES_NO, yes(sample?.options?.ceasefire_rule), null);
+  const events = select("Event rules", YES_NO, yes(sample?.options?.event_rules), null);
+  const creatures = group("creature", creatureRow, sample?.creatures || []);
+  const el = h("fieldset", { class: "setup-builder" }, h("legend", {}, "Players, their parties, the creatures and the optional rules"), players.el,
+    h("h3", {}, "The match"), start.box, annustar.box, ceasefire.box, events.box,
+    h("h3", {}, "Creatures"), creatures.el);
+  const read = () => {
+    const out = { players: players.read() };
+    put(out, "starting_token", start.el.value.trim());
+    put(out, "annustar", num(annustar.el));
+    const options = {};
+    if (ceasefire.el.value === "true") options.ceasefire_rule = true;
+    if (events.el.value === "true") options.event_rules = true;
+    if (Object.keys(options).length) out.options = options;
+    const c = creatures.read();
+    if (c.length) out.creatures = c;
+    return out;
+  };
+  return { el, read };
 }
