@@ -236,3 +236,21 @@ def test_the_match_builder_sends_only_what_it_shows(open_page: Any, server: Serv
     assert setup["players"][0]["weapons"][0]["uses_ammo"] is True
     assert setup["annustar"] == 2 and setup["starting_token"] == "B"
     assert setup["creatures"] == [{"id": "z1", "type": "Zombie"}]
+
+
+def test_members_and_games_are_named_in_words(open_page: Any, server: Server) -> None:
+    status, created = server.call(
+        "POST", "/campaigns", {"game": "quest-calendar", "name": "Members in words"}
+    )
+    assert status == 201
+    page, _ = open_page("owner")
+    page.goto(server.url(f"/app/campaigns/{created['id']}"))
+    ready(page)
+    card = page.locator('section[aria-label="Owner\'s controls"]')
+    card.get_by_role("button", name="Invite a viewer").click()
+    expect(card.locator(".members")).to_contain_text("viewer (invited): viewer")
+    assert "invite-" not in card.locator(".members").inner_text()
+    page.goto(server.url("/app/"))
+    expect(page.locator("main li").filter(has_text="Members in words")).to_contain_text(
+        "Quest Calendar"
+    )

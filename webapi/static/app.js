@@ -7,6 +7,8 @@ import { clear, h } from "./dom.js";
 import { newCampaign } from "./newcampaign.js";
 import { ready } from "./ui.js";
 
+const GAME_NAMES = { "quest-calendar": "Quest Calendar", "calendar-board": "The Calendar Board" };
+
 const main = document.getElementById("main");
 const who = document.getElementById("who");
 const campaignPath = /^\/app\/campaigns\/([^/]+)$/;
@@ -70,7 +72,7 @@ async function campaignList() {
   const load = async () => {
     const page = await get(`/campaigns?limit=50${after !== null ? `&after=${after}` : ""}`);
     for (const c of page.items) {
-      list.append(h("li", {}, h("a", { href: `/app/campaigns/${c.id}` }, c.name), ` · ${c.game} · started ${String(c.created_at).slice(0, 10)}`));
+      list.append(h("li", {}, h("a", { href: `/app/campaigns/${c.id}` }, c.name), ` · ${GAME_NAMES[c.game] || c.game} · started ${String(c.created_at).slice(0, 10)}`));
     }
     after = page.next_after;
     more.hidden = after === null || after === undefined;

@@ -1,7 +1,7 @@
 // What each game's state shows: the hero and the ship, or the calendar track and the parties,
 // each part in words (panels.js), never as JSON.
 import { h, s } from "./dom.js";
-import { dl, panel, say, words } from "./panels.js";
+import { dl, panel, say, sayWord, words } from "./panels.js";
 
 const list = (items, render = (x) => say(x)) => (items && items.length ? h("ul", { class: "plain" }, items.map((x) => h("li", {}, render(x)))) : h("p", { class: "muted" }, "none"));
 
@@ -46,7 +46,7 @@ function hero(hero) {
     h("h3", {}, "Inventory"),
     list(hero.inventory, (i) => `${i.name || i.id}${i.kind ? ` (${i.kind})` : ""}`),
     h("h3", {}, "Abilities"),
-    list(abilities, (a) => `${a.name || a.id}: ${a.usage}${a.uses ? `, ${a.used}/${a.uses} used` : ""}${a.used_this_page ? ", used this page" : ""}`),
+    list(abilities, (a) => `${a.name || a.id}: ${sayWord(a.usage)}${a.uses ? `, ${a.used}/${a.uses} used` : ""}${a.used_this_page ? ", used this page" : ""}`),
   );
 }
 

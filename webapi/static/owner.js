@@ -116,6 +116,15 @@ function ruleForm(page, described) {
   ];
 }
 
+// A member by a name a person gave: the token's name, unless it is the random one the server
+// gives an invitation's or a share link's token ("invite-…", "share-…"): then what it is for.
+export function memberName(m) {
+  const name = m.name || "";
+  if (/^invite-/.test(name)) return m.seat ? `seat ${m.seat} (invited)` : `${m.role} (invited)`;
+  if (/^share-/.test(name)) return "viewer link";
+  return name || m.token_id;
+}
+
 // Seats and invitations: the members, an invitation per seat and role, the viewer link.
 function seats(page) {
   const list = h("ul", { class: "members plain" });
@@ -132,13 +141,13 @@ function seats(page) {
     const rank = { owner: 0, player: 1, auditor: 2, viewer: 3 };
     members.sort((a, b) => (rank[a.role] ?? 9) - (rank[b.role] ?? 9) || String(a.seat ?? "").localeCompare(String(b.seat ?? "")));
     clear(list, members.map((m) => h("li", { dataset: { member: m.token_id, role: m.role, seat: m.seat ?? "" } },
-      `${m.name || m.token_id}: ${m.role}${m.seat ? `, seat ${m.seat}` : ""} `,
-      m.role === "owner" ? null : h("button", { type: "button", class: "small", onclick: () => remove(m) }, `Remove ${m.name || m.token_id}`))));
+      `${memberName(m)}: ${m.role}${m.seat ? `, seat ${m.seat}` : ""} `,
+      m.role === "owner" ? null : h("button", { type: "button", class: "small", onclick: () => remove(m) }, `Remove ${memberName(m)}`))));
   };
   const remove = async (m) => {
     try {
       await del(`/campaigns/${page.id}/members/${encodeURIComponent(m.token_id)}`);
-      toast(`${m.name || m.token_id} is no longer a member`);
+      toast(`${memberName(m)} is no longer a member`);
     } catch (error) {
       toast(error instanceof ApiError && (error.status === 404 || error.status === 405) ? "This server cannot remove members yet." : explain(error), true);
     }
