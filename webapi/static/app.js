@@ -7,6 +7,8 @@ import { clear, h } from "./dom.js";
 import { newCampaign } from "./newcampaign.js";
 import { ready } from "./ui.js";
 
+const GAME_NAMES = { "quest-calendar": "Quest Calendar", "calendar-board": "The Calendar Board" };
+
 const main = document.getElementById("main");
 const who = document.getElementById("who");
 const campaignPath = /^\/app\/campaigns\/([^/]+)$/;
@@ -42,7 +44,7 @@ function signIn(message) {
   const keep = h("input", { id: "keep-signed-in", type: "checkbox" });
   const error = h("p", { class: "error", role: "alert" }, message || "");
   const form = h("form", { class: "card signin" },
-    h("h2", {}, "Sign in"),
+    h("h1", {}, "Sign in"),
     h("p", {}, "Paste your Questlog API token. It stays in this tab only (sessionStorage) and is sent to this server alone."),
     h("div", { class: "field" }, h("label", { for: "token" }, "API token"), input),
     h("p", { class: "check" }, keep, h("label", { for: "keep-signed-in" }, ` Keep me signed in on this device for ${LIFETIME_DAYS} days (localStorage)`)),
@@ -70,7 +72,7 @@ async function campaignList() {
   const load = async () => {
     const page = await get(`/campaigns?limit=50${after !== null ? `&after=${after}` : ""}`);
     for (const c of page.items) {
-      list.append(h("li", {}, h("a", { href: `/app/campaigns/${c.id}` }, c.name), ` · ${c.game} · started ${String(c.created_at).slice(0, 10)}`));
+      list.append(h("li", {}, h("a", { href: `/app/campaigns/${c.id}` }, c.name), ` · ${GAME_NAMES[c.game] || c.game} · started ${String(c.created_at).slice(0, 10)}`));
     }
     after = page.next_after;
     more.hidden = after === null || after === undefined;
@@ -84,7 +86,7 @@ async function campaignList() {
   });
   const slot = h("div", { class: "new-slot" });
   const start = h("button", { type: "button", onclick: () => newCampaign(slot, start) }, "New campaign");
-  clear(main, h("section", { class: "card wide" }, h("h2", {}, "Your campaigns"), h("p", {}, start), slot, list, more, form), linkedCampaigns());
+  clear(main, h("section", { class: "card wide" }, h("h1", {}, "Your campaigns"), h("p", {}, start), slot, list, more, form), linkedCampaigns());
   await load();
   if (!list.children.length) list.append(h("li", { class: "muted" }, "No campaign this token may see."));
 }
@@ -118,7 +120,7 @@ async function route() {
       setToken(null);
       return signIn("That token no longer works; sign in again.");
     }
-    clear(main, h("section", { class: "card" }, h("h2", {}, "Cannot show this"), h("p", { class: "error", role: "alert" }, problem.message)));
+    clear(main, h("section", { class: "card" }, h("h1", {}, "Cannot show this"), h("p", { class: "error", role: "alert" }, problem.message)));
     ready(true);
   }
 }

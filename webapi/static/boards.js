@@ -1,7 +1,7 @@
 // What each game's state shows: the hero and the ship, or the calendar track and the parties,
 // each part in words (panels.js), never as JSON.
 import { h, s } from "./dom.js";
-import { dl, panel, say, words } from "./panels.js";
+import { dl, panel, say, sayWord, words } from "./panels.js";
 
 const list = (items, render = (x) => say(x)) => (items && items.length ? h("ul", { class: "plain" }, items.map((x) => h("li", {}, render(x)))) : h("p", { class: "muted" }, "none"));
 
@@ -19,12 +19,12 @@ function itemName(item, inventory) {
 const pool = (p) => (p ? `${p.name ? words(p.name) : "pool"}: ${Number(p.max ?? 0) - Number(p.spent ?? 0)} of ${p.max ?? 0} left` : undefined);
 
 function hero(hero) {
-  if (!hero) return h("section", { class: "card", "aria-label": "Hero" }, h("h3", {}, "Hero"), h("p", { class: "muted" }, "No hero selected yet."));
+  if (!hero) return h("section", { class: "card", "aria-label": "Hero" }, h("h2", {}, "Hero"), h("p", { class: "muted" }, "No hero selected yet."));
   const abilities = Object.values(hero.abilities || {});
   return h(
     "section",
     { class: "card", "aria-label": "Hero" },
-    h("h3", {}, `${hero.name} `, h("small", {}, `level ${hero.level} · ${hero.phase || ""}`)),
+    h("h2", {}, `${hero.name} `, h("small", {}, `level ${hero.level} · ${hero.phase || ""}`)),
     meter("HP", hero.hp, hero.hp_max, "hp"),
     dl([
       ["Virtue", hero.virtue],
@@ -35,18 +35,18 @@ function hero(hero) {
       ["Rations", hero.rations],
       ["Pool", pool(hero.pool)],
     ]),
-    h("h4", {}, "Traits"),
+    h("h3", {}, "Traits"),
     h("ul", { class: "traits" }, Object.entries(hero.traits || {}).map(([k, v]) => h("li", {}, h("b", {}, k), ` ${v >= 0 ? "+" : ""}${v}`))),
-    h("h4", {}, "Conditions"),
+    h("h3", {}, "Conditions"),
     list(hero.conditions, (c) => (typeof c === "string" ? words(c) : c.name || c.id || say(c))),
-    h("h4", {}, "Injuries"),
+    h("h3", {}, "Injuries"),
     list(hero.injuries, (c) => (typeof c === "string" ? words(c) : c.name || say(c))),
-    h("h4", {}, "Equipment"),
+    h("h3", {}, "Equipment"),
     list(Object.entries(hero.equipped || {}), ([slot, item]) => `${words(slot)}: ${itemName(item, hero.inventory)}`),
-    h("h4", {}, "Inventory"),
+    h("h3", {}, "Inventory"),
     list(hero.inventory, (i) => `${i.name || i.id}${i.kind ? ` (${i.kind})` : ""}`),
-    h("h4", {}, "Abilities"),
-    list(abilities, (a) => `${a.name || a.id}: ${a.usage}${a.uses ? `, ${a.used}/${a.uses} used` : ""}${a.used_this_page ? ", used this page" : ""}`),
+    h("h3", {}, "Abilities"),
+    list(abilities, (a) => `${a.name || a.id}: ${sayWord(a.usage)}${a.uses ? `, ${a.used}/${a.uses} used` : ""}${a.used_this_page ? ", used this page" : ""}`),
   );
 }
 
@@ -55,7 +55,7 @@ function ship(ship) {
   return h(
     "section",
     { class: "card", "aria-label": "Ship" },
-    h("h3", {}, "Ship"),
+    h("h2", {}, "Ship"),
     dl([["AIM", ship.aim], ["EVA", ship.eva], ["SHD", ship.shd]]),
     h("div", { class: "scroll" }, h("table", { class: "grid" }, h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Compartment"), h("th", {}, "Integrity"), h("th", {}, "Crew"), h("th", {}, "Upgrade"))),
       h("tbody", {}, Object.entries(ship.compartments || {}).map(([n, c]) => h("tr", {}, h("td", {}, n), h("td", {}, c.name), h("td", {}, `${c.integrity}/${c.integrity_max}`), h("td", {}, c.crew ? c.crew.name || c.crew.id || say(c.crew) : "—"), h("td", {}, c.upgrade ? c.upgrade.name || c.upgrade.id || say(c.upgrade) : "—")))))),
@@ -68,7 +68,7 @@ function page(state) {
   return h(
     "section",
     { class: "card", "aria-label": "Today's page" },
-    h("h3", {}, "Today's page"),
+    h("h2", {}, "Today's page"),
     p
       ? [dl([
           ["Date", `${p.date}${p.weekday ? ` (${p.weekday})` : ""}`],
@@ -158,7 +158,7 @@ function pathway(parties) {
 
 function party(id, p) {
   const weapons = Object.values(p.weapons || {});
-  return h("article", { class: "party", dataset: { party: id } }, h("h4", {}, `Party ${id}`),
+  return h("article", { class: "party", dataset: { party: id } }, h("h3", {}, `Party ${id}`),
     dl([
       ["Exhaustion", p.exhaustion],
       ["Partner", p.partner ? `${words(p.partner)}, relationship ${p.relationship}` : "none"],
@@ -173,7 +173,7 @@ export function calendarBoard(state) {
   const layout = layoutOf(state);
   const turn = state.turn?.player ? `${state.turn.player}${state.turn.started ? " (acting)" : ""}` : state.night ? "night" : "—";
   return [
-    h("section", { class: "card", "aria-label": "Calendar" }, h("h3", {}, "Calendar"), track(state.board, state.weather, layout), legend(layout),
+    h("section", { class: "card", "aria-label": "Calendar" }, h("h2", {}, "Calendar"), track(state.board, state.weather, layout), legend(layout),
       dl([
         ["God piece", `space ${state.board?.god_piece ?? 0} of ${layout.length - 1} (${layout[state.board?.god_piece ?? 0] ?? "?"})`],
         ["Laps", state.board?.laps],
@@ -185,8 +185,8 @@ export function calendarBoard(state) {
         ["God token", state.god_token],
         ["Night step", nightStep(state.night, state.nights)],
       ])),
-    h("section", { class: "card", "aria-label": "Parties" }, h("h3", {}, "Parties"),
+    h("section", { class: "card", "aria-label": "Parties" }, h("h2", {}, "Parties"),
       h("div", { class: "parties" }, parties.map(([id, p]) => party(id, p))),
-      h("h4", {}, "The pathway"), pathway(parties)),
+      h("h3", {}, "The pathway"), pathway(parties)),
   ];
 }

@@ -1,6 +1,5 @@
 // The table page of one campaign: its state (now or at ?version=N), the pending decision, the
 // play forms, the rolls with verdicts computed here, the charts, the timeline and live updates.
-import { whoAmI } from "./access.js";
 import { ApiError, get, headers, optional, post } from "./api.js";
 import { calendarBoard, questCalendar } from "./boards.js";
 import { guardCampaign } from "./checkpoints.js";
@@ -17,6 +16,13 @@ import { ready, toast } from "./ui.js";
 import { freshEntropy } from "./verify.js";
 
 const ROLL_WINDOW = 200; // versions of rolls loaded at a time, newest first
+
+// The caller on this campaign (GET /campaigns/{id}/me), as access.js reads it, with `admin`: an
+// admin token may agree to a proposal for any seat.
+async function whoAmI(campaignId) {
+  const me = await get(`/campaigns/${campaignId}/me`);
+  return { role: me.role, seat: me.seat ?? null, canPlay: me.can_append, owner: me.can_manage, admin: Boolean(me.admin) };
+}
 
 export async function campaignPage(main, id) {
   const page = new CampaignPage(main, id);
@@ -94,7 +100,7 @@ class CampaignPage {
     clear(
       this.main,
       h("section", { class: "card title" },
-        h("h2", {}, c.name),
+        h("h1", {}, c.name),
         h("p", {}, `${c.game === "quest-calendar" ? "Quest Calendar" : "The Calendar Board"} · version `, this.version, ` · you are ${this.who.role}${this.who.seat ? ` (seat ${this.who.seat})` : ""}`),
         c.origin ? h("p", {}, "Forked from ", h("a", { href: `/app/campaigns/${c.origin.campaign_id}?version=${c.origin.version}` }, `${c.origin.campaign_id.slice(0, 8)} at version ${c.origin.version}`)) : null,
         c.forks?.length ? h("p", {}, "Forks: ", c.forks.map((f) => [h("a", { href: `/app/campaigns/${f.id}` }, `${f.name} (at v${f.at_version})`), " "])) : null,
@@ -111,9 +117,9 @@ class CampaignPage {
           h("button", { type: "button", class: "small", onclick: () => this.goTo(this.shown + 1) }, "Step forward ▶"), " ",
           h("button", { type: "button", class: "small", onclick: () => this.goTo(null) }, "Now"))),
       this.state, this.pending, this.who.canPlay ? this.play : null,
-      h("section", { class: "card", "aria-label": "Rolls" }, h("h3", {}, "Rolls"), this.rollTally, this.rollList, this.moreRolls),
-      h("section", { class: "card", "aria-label": "Charts" }, h("h3", {}, "Charts"), this.charts),
-      h("section", { class: "card", "aria-label": "Timeline" }, h("h3", {}, "Timeline"), this.proposals, this.events, this.moreEvents),
+      h("section", { class: "card", "aria-label": "Rolls" }, h("h2", {}, "Rolls"), this.rollTally, this.rollList, this.moreRolls),
+      h("section", { class: "card", "aria-label": "Charts" }, h("h2", {}, "Charts"), this.charts),
+      h("section", { class: "card", "aria-label": "Timeline" }, h("h2", {}, "Timeline"), this.proposals, this.events, this.moreEvents),
       this.owner,
     );
     if (this.who.canPlay) buildPlay(this);
@@ -279,8 +285,11 @@ class CampaignPage {
     const v = Number(event.version);
     const buttons = [];
     const isHead = v === this.head.version;
+    // a proposal or an agreement is not a place to roll back to: undoing to it would only undo
+    // the agreements after it (the trial's "Roll back to v89" on the proposal event)
+    const agreement = event.type === "questlog.RollbackProposed" || event.type === "questlog.RollbackApproved";
     if (event.type === "questlog.RolledBack" && !event.undone) buttons.push(this.rollbackButton(v - 1, `Redo: undo this rollback`));
-    else if (!isHead && !event.undone) buttons.push(this.rollbackButton(v, `Roll back to v${v}`));
+    else if (!isHead && !event.undone && !agreement) buttons.push(this.rollbackButton(v, `Roll back to v${v}`));
     if (this.who.owner) buttons.push(h("button", { type: "button", class: "small", onclick: (click) => this.askFork(click.currentTarget, v) }, `Fork at v${v}`));
     return buttons.length ? h("p", { class: "event-actions" }, buttons) : null;
   }
@@ -337,16 +346,29 @@ class CampaignPage {
       return;
     }
     const open = proposals.filter((p) => p.status === "open");
-    clear(this.proposals, open.length ? h("h4", {}, "Open rollback proposals") : null, open.map((p) => {
-      const mine = this.who.seat && p.players.includes(this.who.seat) && !(p.approvals || p.approved_by || []).includes(this.who.seat);
-      return h("p", { class: "proposal" }, `To version ${p.to_version}: “${p.reason}”, by ${p.proposer}; agreed: ${(p.approvals || p.approved_by || []).join(", ") || "nobody yet"}. `,
-        mine && this.asOf === null ? h("button", { type: "button", class: "small", onclick: () => this.approve(p.proposal_id) }, `Agree as ${this.who.seat}`) : null);
+    clear(this.proposals, open.length ? h("h3", {}, "Open rollback proposals") : null, open.map((p) => {
+      const agreed = p.approvals || p.approved_by || [];
+      const seats = this.asOf === null ? this.agreeingSeats(p.players || [], agreed) : [];
+      const note = this.asOf === null && !seats.length && this.who.owner && !this.who.seat && !this.who.admin
+        ? h("span", { class: "hint" }, "Only a seat's own player can agree for it: the server takes no agreement from an owner without a seat. Invite a player for each seat still to agree.")
+        : null;
+      return h("p", { class: "proposal" }, `To version ${p.to_version}: “${p.reason}”, by ${p.proposer}; agreed: ${agreed.join(", ") || "nobody yet"}. `,
+        seats.map((seat) => [h("button", { type: "button", class: "small", onclick: () => this.approve(p.proposal_id, seat) }, `Agree as ${seat}`), " "]), note);
     }));
   }
 
-  async approve(proposalId) {
+  // The seats this token may agree for: its own; for an admin token (the server lets it act for
+  // any seat: webapi/access.py seat_check), every seat still to agree, so that the seats no
+  // invited player holds can agree too. An owner's token agrees only for the seat it holds.
+  agreeingSeats(players, agreed) {
+    const waiting = players.filter((seat) => !agreed.includes(seat));
+    if (this.who.admin) return this.who.seat && waiting.includes(this.who.seat) ? [this.who.seat, ...waiting.filter((s) => s !== this.who.seat)] : waiting;
+    return this.who.seat && waiting.includes(this.who.seat) ? [this.who.seat] : [];
+  }
+
+  async approve(proposalId, seat) {
     try {
-      await post(`/campaigns/${this.id}/rollback/proposals/${proposalId}/approve`, { player: this.who.seat });
+      await post(`/campaigns/${this.id}/rollback/proposals/${proposalId}/approve`, { player: seat });
       await this.changed();
     } catch (error) {
       toast(explain(error), true);

@@ -10,10 +10,21 @@ function scale(lo, hi, a, b) {
   return (v) => a + ((v - lo) / span) * (b - a);
 }
 
+// Evenly spaced whole-number ticks from lo to hi: a step of 1, 2 or 5 times a power of ten, so
+// that there are at most six (never "0, 2, 3").
+export function integerTicks(lo, hi) {
+  const from = Math.ceil(lo);
+  const to = Math.floor(hi);
+  if (to <= from) return [from];
+  let step = 1;
+  for (let k = 0; (to - from) / step > 5; k++) step = [2, 5, 10][k % 3] * 10 ** Math.floor(k / 3);
+  const ticks = [];
+  for (let t = Math.ceil(from / step) * step; t <= to; t += step) ticks.push(t);
+  return ticks;
+}
+
 function axes(xs, ys, x, y, xlabel) {
-  const y0 = Math.min(...ys);
-  const y1 = Math.max(...ys);
-  const ticks = y0 === y1 ? [y0] : [y0, Math.round((y0 + y1) / 2), y1];
+  const ticks = integerTicks(Math.min(...ys), Math.max(...ys));
   return [
     s("line", { x1: PAD.l, y1: H - PAD.b, x2: W - PAD.r, y2: H - PAD.b, class: "axis" }),
     s("line", { x1: PAD.l, y1: PAD.t, x2: PAD.l, y2: H - PAD.b, class: "axis" }),

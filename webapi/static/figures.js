@@ -97,5 +97,5 @@ async function dice(id, rolls) {
 
 export async function dayCharts(id, game, rolls = []) {
   const [own, faces] = await Promise.all([game === "quest-calendar" ? questCalendar(id) : calendarBoard(id), dice(id, rolls)]);
-  return [h("div", { class: "chart-row" }, own), h("h4", {}, "Dice faces against a fair die"), faces.length ? h("div", { class: "chart-row" }, faces) : h("p", { class: "muted" }, "No dice yet.")];
+  return [h("div", { class: "chart-row" }, own), h("h3", {}, "Dice faces against a fair die"), faces.length ? h("div", { class: "chart-row" }, faces) : h("p", { class: "muted" }, "No dice yet.")];
 }

@@ -14,30 +14,67 @@ const FALLBACK = { name: "Two players, one piece each", setup: { players: [{ id:
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
+// A house rule's value in words: yes/no, none, a comma list, text without quotes.
+export function ruleWords(value) {
+  if (value === true) return "yes";
+  if (value === false) return "no";
+  if (value === null || value === undefined) return "none";
+  if (Array.isArray(value)) return value.length ? value.map(ruleWords).join(", ") : "(empty list)";
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+// The input for one house rule, by its type (GET /house-rules): yes/no for a boolean, a number
+// for an integer, a select of its choices, a comma list for a list of words or numbers (a list of
+// lists, like cb.wind.table, and an object are JSON), text for text; read() throws
+// an Error naming the rule when the value cannot be read.
+export function ruleInput(rule, value, id) {
+  const bad = (why) => { throw new Error(`${rule.key}: ${why}`); };
+  if (rule.choices && rule.kind !== "list") {
+    const el = h("select", { id }, rule.nullable ? h("option", { value: "null" }, "none") : null, rule.choices.map((c) => h("option", { value: JSON.stringify(c) }, ruleWords(c))));
+    el.value = JSON.stringify(value ?? null);
+    return { el, read: () => JSON.parse(el.value) };
+  }
+  if (rule.kind === "int") {
+    const el = h("input", { id, type: "number", step: 1, min: rule.minimum, max: rule.maximum, value: value ?? "", placeholder: rule.nullable ? "none" : "" });
+    return { el, read: () => {
+      if (el.value.trim() === "") return rule.nullable ? null : bad("a whole number is needed");
+      const n = Number(el.value);
+      return Number.isInteger(n) ? n : bad("must be a whole number");
+    } };
+  }
+  if (rule.kind === "bool" || typeof rule.default === "boolean") {
+    const el = h("select", { id }, h("option", { value: "true" }, "yes"), h("option", { value: "false" }, "no"));
+    el.value = String(Boolean(value));
+    return { el, read: () => el.value === "true" };
+  }
+  const flat = (v) => Array.isArray(v) && v.every((item) => typeof item === "string" || typeof item === "number");
+  if (rule.kind === "list" && flat(rule.default ?? []) && (value == null || flat(value))) {
+    const numbers = Array.isArray(rule.default) && rule.default.some((v) => typeof v === "number");
+    const el = h("input", { id, value: (value || []).join(", "), spellcheck: "false" });
+    return { el, read: () => el.value.split(",").map((v) => v.trim()).filter(Boolean).map((v) => (numbers && /^-?\d+$/.test(v) ? Number(v) : v)) };
+  }
+  if (rule.kind === "str") {
+    const el = h("input", { id, value: value ?? "" });
+    return { el, read: () => (el.value === "" && rule.nullable ? null : el.value) };
+  }
+  const el = h("textarea", { id, rows: 3, spellcheck: "false" }, JSON.stringify(value));
+  return { el, read: () => {
+    try {
+      return JSON.parse(el.value);
+    } catch {
+      return bad("must be written as JSON, like {\"key\": 1}");
+    }
+  } };
+}
+
 // One house rule's control, showing its default; read() is undefined while it equals the default.
 function ruleControl(rule, start) {
   const id = `rule-${rule.key.replace(/[^a-zA-Z0-9_-]/g, "-")}`;
-  const value = start === undefined ? rule.default : start;
-  let el;
-  let read;
-  if (rule.choices && rule.kind !== "list") {
-    el = h("select", { id }, rule.choices.map((c) => h("option", { value: JSON.stringify(c) }, String(c))));
-    el.value = JSON.stringify(value);
-    read = () => JSON.parse(el.value);
-  } else if (rule.kind === "int" && !rule.nullable) {
-    el = h("input", { id, type: "number", min: rule.minimum, max: rule.maximum, value: value });
-    read = () => (el.value === "" ? rule.default : Number(el.value));
-  } else if (rule.kind === "bool" || typeof rule.default === "boolean") {
-    el = h("select", { id }, h("option", { value: "true" }, "yes"), h("option", { value: "false" }, "no"));
-    el.value = String(value);
-    read = () => el.value === "true";
-  } else {
-    el = h("input", { id, value: JSON.stringify(value), spellcheck: "false" });
-    read = () => JSON.parse(el.value);
-  }
+  const { el, read } = ruleInput(rule, start === undefined ? rule.default : start, id);
   const box = h("div", { class: "field rule", dataset: { rule: rule.key } },
     h("label", { for: id }, rule.key), el,
-    h("small", { class: "hint" }, `${rule.description} Default: ${JSON.stringify(rule.default)}.`));
+    h("small", { class: "hint" }, `${rule.description} Default: ${ruleWords(rule.default)}.`));
   return { box, key: rule.key, read: () => { const v = read(); return same(v, rule.default) ? undefined : v; } };
 }
 
@@ -129,7 +166,7 @@ export async function newCampaign(slot, opener) {
   game.addEventListener("change", chosen);
   const cancel = h("button", { type: "button", class: "small", onclick: () => { slot.replaceChildren(); opener.hidden = false; opener.focus(); } }, "Cancel");
   const form = h("form", { class: "new-campaign", "aria-label": "New campaign" },
-    h("h3", {}, "New campaign"),
+    h("h2", {}, "New campaign"),
     h("div", { class: "field" }, h("label", { for: "new-game" }, "Game"), game),
     h("div", { class: "field" }, h("label", { for: "new-name" }, "Name"), name),
     setupSlot, rulesSlot,

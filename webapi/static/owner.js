@@ -2,6 +2,7 @@
 // `page` is the campaign page (campaign.js): its id, head, who, changed() and share().
 import { ApiError, del, get, post } from "./api.js";
 import { clear, h } from "./dom.js";
+import { ruleInput, ruleWords } from "./newcampaign.js";
 import { explain } from "./play.js";
 import { toast } from "./ui.js";
 
@@ -22,7 +23,7 @@ export function auditWords(a) {
 
 function diceAndAudit(page) {
   const out = h("div", { class: "audit-out", "aria-live": "polite" });
-  const reveal = h("button", { type: "button", onclick: async () => {
+  const doReveal = async () => {
     reveal.disabled = true;
     try {
       await post(`/campaigns/${page.id}/dice/rotate`, undefined, key());
@@ -33,6 +34,15 @@ function diceAndAudit(page) {
     } finally {
       reveal.disabled = false;
     }
+  };
+  // Revealing cannot be undone: asked once more, saying what it does, with a Cancel.
+  const reveal = h("button", { type: "button", onclick: () => {
+    const box = h("p", { class: "confirm", role: "group", "aria-label": "Reveal the seed?" },
+      "Reveal the seed? Everyone can then verify the server rolls made with it, and the server commits to a new secret seed for the next rolls. This cannot be undone. ",
+      h("button", { type: "button", class: "small", onclick: () => { box.replaceWith(reveal); doReveal(); } }, "Reveal"), " ",
+      h("button", { type: "button", class: "small", onclick: () => { box.replaceWith(reveal); reveal.focus(); } }, "Cancel"));
+    reveal.replaceWith(box);
+    box.querySelector("button").focus();
   } }, "Reveal the seed");
   const audit = h("button", { type: "button", onclick: async () => {
     clear(out, h("p", { class: "muted" }, "Auditing…"));
@@ -44,45 +54,75 @@ function diceAndAudit(page) {
     }
   } }, "Run the audit");
   return h("div", { class: "owner-dice" },
-    h("h4", {}, "Dice and audit"),
+    h("h3", {}, "Dice and audit"),
     h("p", { class: "hint" }, "Revealing the seed lets everyone verify the server rolls made so far; the server commits to a new secret seed for the next ones."),
     h("p", { class: "actions" }, reveal, " ", audit), out);
 }
 
+// The house rules in force, in words, and a form to change one: the select names each rule by
+// its description (GET /house-rules), and the value's control follows the rule's type.
 function houseRules(page) {
+  const box = h("div", { class: "owner-rules" }, h("h3", {}, "House rules"), h("p", { class: "muted" }, "Loading the house rules…"));
+  get(`/house-rules?game=${page.head.game}`)
+    .then(({ rules }) => clear(box, h("h3", {}, "House rules"), ...ruleForm(page, rules)))
+    .catch((error) => clear(box, h("h3", {}, "House rules"), h("p", { class: "error" }, `House rules unavailable: ${explain(error)}`)));
+  return box;
+}
+
+function ruleForm(page, described) {
   const rules = page.head.state?.house_rules || {};
+  const known = new Map(described.map((r) => [r.key, r]));
   const keys = Object.keys(rules).sort();
-  const pick = h("select", { id: "rule-key" }, keys.map((k) => h("option", { value: k }, k)));
-  const value = h("input", { id: "rule-value", spellcheck: "false" });
-  const fill = () => (value.value = JSON.stringify(rules[pick.value]));
+  const about = (k) => known.get(k)?.description || "";
+  const short = (k) => (about(k).length > 70 ? `${about(k).slice(0, 67)}…` : about(k));
+  const pick = h("select", { id: "rule-key" }, keys.map((k) => h("option", { value: k }, short(k) ? `${k}: ${short(k)}` : k)));
+  const slot = h("div", { class: "field" });
+  const hint = h("small", { class: "hint", id: "rule-about" });
+  let input;
+  const fill = () => {
+    const rules = page.head.state?.house_rules || {}; // as of now: a change or rollback moves it
+    const rule = known.get(pick.value) || { key: pick.value, kind: "object", default: rules[pick.value] };
+    input = ruleInput(rule, rules[pick.value], "rule-value");
+    input.el.setAttribute("aria-describedby", "rule-about");
+    clear(slot, h("label", { for: "rule-value" }, `New value of ${pick.value}`), input.el);
+    hint.textContent = `${about(pick.value)} Now: ${ruleWords(rules[pick.value])}.${rule.default !== undefined ? ` Default: ${ruleWords(rule.default)}.` : ""}`;
+  };
   pick.addEventListener("change", fill);
   fill();
   const error = h("p", { class: "error", role: "alert" });
   const form = h("form", { class: "rule-change" },
-    h("div", { class: "field" }, h("label", { for: "rule-key" }, "House rule"), pick),
-    h("div", { class: "field" }, h("label", { for: "rule-value" }, "New value (JSON: 3, true, \"text\", [\"a\", \"b\"])"), value),
+    h("div", { class: "field" }, h("label", { for: "rule-key" }, "House rule"), pick), hint, slot,
     h("button", { type: "submit" }, "Change the house rule"), error);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.textContent = "";
-    let parsed;
+    const rule = pick.value;
     try {
-      parsed = JSON.parse(value.value);
-    } catch {
-      parsed = value.value; // plain text is a string
-    }
-    try {
-      await post(`/campaigns/${page.id}/house-rules`, { key: pick.value, value: parsed }, key());
-      toast(`House rule ${pick.value} is now ${JSON.stringify(parsed)}`);
+      const value = input.read();
+      await post(`/campaigns/${page.id}/house-rules`, { key: rule, value }, key());
+      toast(`House rule ${rule} is now ${ruleWords(value)}`);
       await page.changed();
+      fill();
     } catch (problem) {
-      error.textContent = explain(problem);
+      // the server names the field ("value"); the owner needs the rule's name
+      const why = problem instanceof ApiError ? explain(problem) : problem.message;
+      error.textContent = why.startsWith(rule) ? why : `House rule ${rule}: ${why}`;
     }
   });
-  return h("div", { class: "owner-rules" }, h("h4", {}, "House rules"),
+  return [
     h("details", {}, h("summary", {}, `The ${keys.length} rules in force`),
-      h("dl", { class: "facts rules" }, keys.map((k) => [h("dt", {}, k), h("dd", { dataset: { rule: k } }, JSON.stringify(rules[k]))]))),
-    form);
+      h("dl", { class: "facts rules" }, keys.map((k) => [h("dt", { title: about(k) }, k), h("dd", { dataset: { rule: k } }, ruleWords(rules[k]))]))),
+    form,
+  ];
+}
+
+// A member by a name a person gave: the token's name, unless it is the random one the server
+// gives an invitation's or a share link's token ("invite-…", "share-…"): then what it is for.
+export function memberName(m) {
+  const name = m.name || "";
+  if (/^invite-/.test(name)) return m.seat ? `seat ${m.seat} (invited)` : `${m.role} (invited)`;
+  if (/^share-/.test(name)) return "viewer link";
+  return name || m.token_id;
 }
 
 // Seats and invitations: the members, an invitation per seat and role, the viewer link.
@@ -101,13 +141,13 @@ function seats(page) {
     const rank = { owner: 0, player: 1, auditor: 2, viewer: 3 };
     members.sort((a, b) => (rank[a.role] ?? 9) - (rank[b.role] ?? 9) || String(a.seat ?? "").localeCompare(String(b.seat ?? "")));
     clear(list, members.map((m) => h("li", { dataset: { member: m.token_id, role: m.role, seat: m.seat ?? "" } },
-      `${m.name || m.token_id}: ${m.role}${m.seat ? `, seat ${m.seat}` : ""} `,
-      m.role === "owner" ? null : h("button", { type: "button", class: "small", onclick: () => remove(m) }, `Remove ${m.name || m.token_id}`))));
+      `${memberName(m)}: ${m.role}${m.seat ? `, seat ${m.seat}` : ""} `,
+      m.role === "owner" ? null : h("button", { type: "button", class: "small", onclick: () => remove(m) }, `Remove ${memberName(m)}`))));
   };
   const remove = async (m) => {
     try {
       await del(`/campaigns/${page.id}/members/${encodeURIComponent(m.token_id)}`);
-      toast(`${m.name || m.token_id} is no longer a member`);
+      toast(`${memberName(m)} is no longer a member`);
     } catch (error) {
       toast(error instanceof ApiError && (error.status === 404 || error.status === 405) ? "This server cannot remove members yet." : explain(error), true);
     }
@@ -134,17 +174,17 @@ function seats(page) {
     h("button", { type: "button", class: "small", onclick: () => page.share() }, "Share a view-only link"),
   ];
   load();
-  return h("div", { class: "owner-seats" }, h("h4", {}, "Seats and invitations"), list,
+  return h("div", { class: "owner-seats" }, h("h3", {}, "Seats and invitations"), list,
     h("p", { class: "actions" }, buttons.map((b) => [b, " "])), links, page.shareOut);
 }
 
 export function ownerCard(page) {
   return h("section", { class: "card owner", "aria-label": "Owner's controls" },
-    h("h3", {}, "Owner's controls"), diceAndAudit(page), houseRules(page), seats(page));
+    h("h2", {}, "Owner's controls"), diceAndAudit(page), houseRules(page), seats(page));
 }
 
 // The house rules shown follow the campaign (a change, a rollback): their values are written again.
 export function updateOwnerCard(card, state) {
   const rules = state?.house_rules || {};
-  for (const dd of card.querySelectorAll("dd[data-rule]")) dd.textContent = JSON.stringify(rules[dd.dataset.rule]);
+  for (const dd of card.querySelectorAll("dd[data-rule]")) dd.textContent = ruleWords(rules[dd.dataset.rule]);
 }
