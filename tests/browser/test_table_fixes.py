@@ -160,44 +160,6 @@ def test_a_house_rule_is_changed_by_its_type_and_shown_in_words(
     assert "true" not in card.locator("dl.rules").inner_text()
 
 
-FULL_SAMPLE = {
-    "heroes": [],
-    "setups": [
-        {
-            "name": "Everything shown",
-            "setup": {
-                "players": [
-                    {
-                        "id": "A",
-                        "int_mod": 2,
-                        "partner": "catboyBoyfriend",
-                        "relationship": 12,
-                        "pieces": [{"id": "a1", "location": {"kind": "home"}}],
-                        "weapons": [
-                            {
-                                "id": "bow",
-                                "kind": "ranged",
-                                "uses_ammo": True,
-                                "ammo": 3,
-                                "ammo_max": 5,
-                            }
-                        ],
-                    },
-                    {
-                        "id": "B",
-                        "exhaustion": 1,
-                        "pieces": [{"id": "b1", "location": {"kind": "home"}}],
-                    },
-                ],
-                "annustar": 2,
-                "starting_token": "B",
-                "creatures": [{"id": "z1", "type": "Zombie"}],
-            },
-        }
-    ],
-}
-
-
 def test_members_and_games_are_named_in_words(open_page: Any, server: Server) -> None:
     status, created = server.call(
         "POST", "/campaigns", {"game": "quest-calendar", "name": "Members in words"}
