@@ -220,16 +220,17 @@ class CampaignPage {
     }
   }
 
+  // The newest window again; the list shown is swapped in one step once the new one is ready, so
+  // a reader never sees it empty while a refresh is under way.
   async reloadRolls() {
-    this.rollList.replaceChildren();
     this.rollsBelow = this.shown; // in the past view, the rolls up to the version shown only
     this.verdicts = [];
     this.loadedRolls = [];
-    await this.loadRolls();
+    await this.loadRolls(true);
   }
 
   // Rolls of the versions below `rollsBelow`, a window at a time, newest first.
-  async loadRolls() {
+  async loadRolls(fresh = false) {
     const hi = this.rollsBelow;
     const lo = Math.max(0, hi - ROLL_WINDOW);
     const rolls = [];
@@ -242,7 +243,9 @@ class CampaignPage {
     }
     this.rollsBelow = lo;
     this.moreRolls.hidden = lo === 0;
-    this.verdicts.push(...(await showRolls(this.rollList, rolls.reverse())));
+    const target = fresh ? h("ul") : this.rollList;
+    this.verdicts.push(...(await showRolls(target, rolls.reverse())));
+    if (fresh) this.rollList.replaceChildren(...target.childNodes);
     this.rollTally.textContent = `Verdicts computed in this browser: ${tally(this.verdicts)}.`;
     this.loadedRolls.push(...rolls);
   }
