@@ -14,6 +14,15 @@ function change(op) {
 
 // The event in one line of English: the server's `summary` (computed when the event is read), else
 // the page's own words, for a server that does not send one yet.
+// An actor ("name#token-id", as the hash covers it) by the name a person gave: a token the server
+// named for an invitation or a share link says so; the whole actor stays in the title.
+export function actorName(actor) {
+  const name = String(actor).split("#")[0];
+  if (/^invite-/.test(name)) return "an invited member";
+  if (/^share-/.test(name)) return "a viewer link";
+  return name || String(actor);
+}
+
 export function eventSummary(event) {
   if (typeof event.summary === "string" && event.summary) return event.summary;
   return localSummary(event);
@@ -23,7 +32,7 @@ function localSummary(event) {
   const d = event.data || {};
   switch (event.type) {
     case "questlog.RolledBack":
-      return `rolled back to version ${d.to_version}: “${d.reason}”${d.actor ? ` by ${d.actor}` : ""}; undid ${d.undone_versions?.length ?? 0} event(s)${d.undone_versions?.length ? ` (${d.undone_versions[0]}–${d.undone_versions.at(-1)})` : ""}${d.undone_rolls?.length ? ` and rolls ${d.undone_rolls.join(", ")}` : ""}${d.flagged ? " (flagged: server rolls undone)" : ""}${d.proposal_id ? " by agreed proposal" : ""}`;
+      return `rolled back to version ${d.to_version}: “${d.reason}”${d.actor ? ` by ${actorName(d.actor)}` : ""}; undid ${d.undone_versions?.length ?? 0} event(s)${d.undone_versions?.length ? ` (${d.undone_versions[0]}–${d.undone_versions.at(-1)})` : ""}${d.undone_rolls?.length ? ` and rolls ${d.undone_rolls.join(", ")}` : ""}${d.flagged ? " (flagged: server rolls undone)" : ""}${d.proposal_id ? " by agreed proposal" : ""}`;
     case "questlog.RollbackProposed":
       return `proposal to roll back to version ${d.to_version}: “${d.reason}” by ${d.proposer}; needs ${(d.players || []).join(", ")}`;
     case "questlog.RollbackApproved":
@@ -59,7 +68,7 @@ export function eventElement(item, actions, mid = false) {
       h("a", { href: `?version=${event.version}`, class: "v", "aria-label": `open version ${event.version}` }, `v${event.version}`),
       h("span", { class: "type" }, event.type.replace(/^(questlog|qc|cb)\./, "")),
       h("time", { datetime: event.timestamp }, event.timestamp.replace("T", " ").slice(0, 19)),
-      event.actor ? h("span", { class: "actor" }, event.actor) : null,
+      event.actor ? h("span", { class: "actor", title: event.actor }, actorName(event.actor)) : null,
       event.undone ? h("span", { class: "badge" }, `undone by v${event.undone_by}`) : null),
     h("p", { class: "what" }, eventSummary(event)),
     rolls.length ? h("p", { class: "rolls-line" }, rolls.join(" · ")) : null,
