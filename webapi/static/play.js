@@ -14,10 +14,10 @@ const OTHER = "…another…"; // the option of a value typed by hand (no id in 
 
 function describe(field) {
   const bits = [];
-  if (field.description) bits.push(field.description);
+  // Help in words: the catalogue's `code` marks and its defaults ("left out: false") are noise.
+  if (field.description) bits.push(field.description.replace(/`([^`]*)`/g, (_, name) => words(name)));
   if (field.minimum !== undefined || field.maximum !== undefined) bits.push(`range ${field.minimum ?? "…"}–${field.maximum ?? "…"}`);
-  if (field.default !== undefined) bits.push(`left out: ${JSON.stringify(field.default)}`);
-  if (field.required_when) bits.push(`needed when ${Object.entries(field.required_when).map(([k, v]) => `${words(k)} is ${JSON.stringify(v)}`).join(" and ")}`);
+  if (field.required_when) bits.push(`needed when ${Object.entries(field.required_when).map(([k, v]) => `${words(k)} is ${v === true ? "yes" : v === false ? "no" : words(v)}`).join(" and ")}`);
   return bits.join(" · ");
 }
 
@@ -98,14 +98,19 @@ function setParts(parts, value) {
   for (const [name, part] of parts) if (value && value[name] !== undefined) part.set?.(value[name]);
 }
 
+// One row of a list named in the plural ("rounds" -> "round"; "stock" stays).
+const single = (label) => label.replace(/ies$/, "y").replace(/([^s])s$/, "$1");
+const article = (noun) => (/^[aeiou]/.test(noun) ? "an" : "a");
+
 // A list of objects, or of values picked from the state: rows added and removed one by one.
 function rowsControl(field, path, ctx) {
   const label = words(field.name);
+  const one = single(label);
   const shape = field.items;
   const rows = [];
   let made = 0;
   const list = h("div", { class: "rows" });
-  const add = h("button", { type: "button", class: "small", dataset: { add: path } }, `Add ${label}`);
+  const add = h("button", { type: "button", class: "small", dataset: { add: path } }, shape.fields && /s$/.test(label) ? `Add ${article(one)} ${one}` : `Add an item to the ${label}`);
   const addRow = () => {
     const at = `${path}[${made++}]`;
     const entry = { at };
@@ -117,8 +122,9 @@ function rowsControl(field, path, ctx) {
       entry.part = control({ name: `${field.name} item`, type: shape.type, required: true, picks: shape.picks }, at, ctx);
       body = entry.part.el;
     }
-    const row = h("fieldset", { class: "nested", dataset: { field: at, row: path } }, h("legend", {}, `${label} ${rows.length + 1}`), body);
-    const remove = h("button", { type: "button", class: "small", dataset: { remove: at } }, `Remove ${label} ${rows.length + 1}`);
+    const title = `${one[0].toUpperCase()}${one.slice(1)} ${rows.length + 1}`;
+    const row = h("fieldset", { class: "nested", dataset: { field: at, row: path } }, h("legend", {}, title), body);
+    const remove = h("button", { type: "button", class: "small", dataset: { remove: at } }, `Remove ${one} ${rows.length + 1}`);
     remove.addEventListener("click", () => {
       rows.splice(rows.indexOf(entry), 1);
       row.remove();
@@ -195,6 +201,14 @@ function pickControl(field, common, ctx) {
   return { input, extra: free, read, set };
 }
 
+// A field's label; inside a part ("effect.price" beside a row's own "price") it names the part,
+// so that two fields of one row never read the same.
+function fieldLabel(name, path) {
+  const parents = path.split(".").slice(0, -1).map((p) => p.replace(/\[\d+\]$/, ""));
+  const inner = parents.slice(1);
+  return inner.length ? `${words(inner[inner.length - 1])} ${words(name)}` : words(name);
+}
+
 function scalarControl(field, path, ctx) {
   const id = nextId(path);
   const type = field.type;
@@ -235,12 +249,15 @@ function scalarControl(field, path, ctx) {
       if (!text) return undefined;
       return type === "object" || text.startsWith("{") ? JSON.parse(text) : text;
     };
+  } else if (field.format === "date" || (field.name === "date" && type === "string")) {
+    input = h("input", { ...common, type: "date" }); // its value is YYYY-MM-DD, as the API wants
+    read = () => (input.value === "" ? undefined : input.value);
   } else {
     input = h("input", { ...common, type: "text", maxlength: field.max_length });
     read = () => (input.value === "" ? undefined : input.value);
   }
   if (field.required) input.setAttribute("required", "");
-  const label = h("label", { for: id }, words(field.name), field.required ? h("span", { class: "req", "aria-hidden": "true" }, " *") : null);
+  const label = h("label", { for: id }, fieldLabel(field.name, path), field.required ? h("span", { class: "req", "aria-hidden": "true" }, " *") : null);
   const help = hint ? h("small", { id: hintId, class: "hint" }, hint) : null;
   return { el: h("div", { class: "field", dataset: { field: path } }, label, input, extra, help), read, set };
 }
@@ -259,7 +276,9 @@ export function commandForm(command, { seat, send, preset = {}, initial = {}, op
   // The page fills `entropy` itself, at the moment the command is sent (campaign.js).
   // The answer's values are its own: their fields are not asked again.
   const covered = new Set((answers || []).flatMap((a) => Object.keys(a.values)));
-  const fields = command.fields.filter((f) => !(f.name in preset) && !covered.has(f.name) && f.name !== "entropy");
+  // Faces only for a command that rolls dice (the catalogue's `dice` says which; null: none).
+  const rolls = Boolean(command.dice) && !/^None\b/.test(command.dice);
+  const fields = command.fields.filter((f) => !(f.name in preset) && !covered.has(f.name) && f.name !== "entropy" && (rolls || f.name !== "faces"));
   let parts = [];
   const ctx = { seat, state, refreshers: [], valueOf: (name) => (name in preset ? preset[name] : parts.find(([n]) => n === name)?.[1].read()) };
   parts = fields.map((f) => [f.name, control(f, f.name, ctx, open.includes(f.name))]);
@@ -276,7 +295,7 @@ export function commandForm(command, { seat, send, preset = {}, initial = {}, op
     { class: "command", dataset: { command: command.name } },
     h("h4", {}, title || name),
     command.summary ? h("p", { class: "hint" }, command.summary) : null,
-    command.dice && command.dice !== "None." ? h("p", { class: "hint" }, `Dice: ${command.dice}`) : null,
+    rolls ? h("p", { class: "hint" }, `Dice: ${command.dice.replace(/`([^`]*)`/g, (_, name) => words(name))}`) : null,
     answer ? h("div", { class: "field" }, h("label", { for: answerId }, "Answer"), answer) : null,
     parts.map(([, p]) => p.el),
     h("button", { type: "submit" }, submit || `Send ${name}`),

@@ -203,7 +203,11 @@ COMMANDS: list[Command] = [
             text("The id of the enemy piece it ambushes.", required=True, max_length=80),
             "/parties/*/pieces",
         ),
-        form=text("The ambush form of the main rules.", required=True),
+        form=text(
+            "Which of the two ambush forms of the main rules the player uses, in the table's "
+            "words: the rules here do not list the forms (G-CB-25), so the log keeps it as told.",
+            required=True,
+        ),
     ),
     command(GAME, "start_acting", None, player=player_id()),
     command(GAME, "day_sleep", None, player=player_id()),

@@ -165,10 +165,13 @@ class Effect(Schema):
 
     error_messages = Strict.error_messages
 
+    # Not a closed list (any other kind is descriptive), so no choices: the help names them all,
+    # ration included, since a shop's Meal Rations need it (QC-65).
     kind = text(
         "What it does; applied kinds: "
         + "; ".join(f"{kind} ({what})" for kind, what in EFFECT_KINDS.items())
-        + ".",
+        + "; ration (a Meal Ration: counted in the hero's rations, not the inventory, QC-65)"
+        + "; any other kind only describes the item.",
         max_length=40,
     )
     dice = text("Dice rolled when it applies, such as 1d6.", max_length=40)
@@ -406,7 +409,7 @@ COMMANDS: list[Command] = [
         GAME,
         "use_item",
         "The item's effect dice if it has any (e.g. a heal of 1d6); otherwise none.",
-        item=inventory_item(),
+        item=inventory_item("The id of a consumable in the inventory.", kind="consumable"),
         stat=text("The injured stat an injury-removing item restores.", choices=qc.INJURY_STATS),
     ),
     command(
