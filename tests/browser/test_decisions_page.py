@@ -485,3 +485,21 @@ def test_switch_to_a_sample_hero_is_one_button(open_page: Any, server: Server) -
     samples.first.click()
     expect(pending).to_be_hidden()
     assert len(stored(server, cid, "qc.HeroReplaced")) == 1
+
+
+def test_forms_ask_faces_only_with_dice_and_a_date_by_calendar(
+    open_page: Any, server: Server
+) -> None:
+    """No faces on a command without dice; a page's date is a date control; help in words."""
+    page, _ = open_page("owner")
+    page.goto(server.campaign_url("play"))
+    listed = all_commands(page)
+    listed.locator('[data-open-command="equip"]').click()
+    form = page.locator('.form-slot form[data-command="equip"]')
+    expect(form.locator('[name="item"]')).to_have_count(1)
+    expect(form.locator('[name="faces"]')).to_have_count(0)
+    listed.locator('[data-open-command="start_page"]').click()
+    form = page.locator('.form-slot form[data-command="start_page"]')
+    expect(form.locator('[name="date"]')).to_have_attribute("type", "date")
+    help_text = form.inner_text()
+    assert "`" not in help_text and "left out" not in help_text, help_text
