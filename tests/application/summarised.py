@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 
 from domain.model.summaries import fallback
 
-CODE_WORDS = re.compile(r"\b(None|True|False)\b|(?<![\d-])\d+-\d+(?![\d-])")
+CODE_WORDS = re.compile(r"\b(None|True|False)\b|(?<![\w-])\d+-\d+(?![\w-])")
 """What a summary in words never shows (issue 26, trial snags 8 and 11): a Python value or a roll
 id such as ``72-1`` (a date such as 2026-01-05 is no roll id)."""
 

@@ -82,4 +82,5 @@ def test_a_partner_reads_in_words() -> None:
 
 def test_the_code_word_check_finds_reprs_and_roll_ids_but_not_dates() -> None:
     lines = ["options: None", "x: False → True", "roll 72-1", "Page 2026-01-05 begins", "a 3 b"]
+    lines.append("forked from ff360452-9cd1-4609-8014-1e0ac5c7c715")  # a campaign id is no roll id
     assert code_words(lines) == lines[:3]
