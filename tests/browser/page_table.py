@@ -274,8 +274,13 @@ def change_house_rules(effort: Effort, page: Any, rules: Json) -> None:
     effort.click(page.locator("details.house-rules summary"))
     for key, value in rules.items():
         control = page.locator(f'[data-rule="{key}"]').locator("select, input").first
-        if control.evaluate("e => e.tagName") == "SELECT":
+        tag = control.evaluate("e => e.tagName")
+        if tag == "SELECT":
             effort.select(control, json.dumps(value))
+        elif tag == "INPUT" and isinstance(value, list):  # a list of words: a comma list
+            effort.fill(control, ", ".join(str(v) for v in value))
+        elif tag == "INPUT":
+            effort.fill(control, str(value))
         else:
             effort.fill(control, json.dumps(value))
 

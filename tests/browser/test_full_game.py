@@ -99,8 +99,9 @@ def reveal_and_verify(effort: Effort, page: Any) -> int:
     """ "Reveal the seed" on the owner's card; then every roll on the page reads verified.
     The number of rolls shown."""
     effort.begin("Reveal the seed")
-    with page.expect_response(posted("/dice/rotate")) as answered:
-        effort.click(page.get_by_role("button", name="Reveal the seed"))
+    effort.click(page.get_by_role("button", name="Reveal the seed"))
+    with page.expect_response(posted("/dice/rotate")) as answered:  # asked once more first
+        effort.click(page.get_by_role("button", name="Reveal", exact=True))
     assert answered.value.status == 200, answered.value.text()
     at_version(page, int(answered.value.json()["version"]))  # the SeedRotated event, shown
     verified = page.locator('[data-roll-id][data-verdict="verified"]')

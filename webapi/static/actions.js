@@ -104,7 +104,10 @@ function fillSelect(page, now) {
 function showUndo(page, undo) {
   const button = page.undoButton;
   clear(page.undoNote);
-  page.undoForm?.remove();
+  // a refresh that finds the same last command keeps an open "why" form (and what was typed)
+  const key = undo ? `${undo.from_version}:${undo.to_version}:${undo.policy}` : "";
+  if (key !== page.undoKey) page.undoForm?.remove();
+  page.undoKey = key;
   button.disabled = !undo || undo.policy === "forbidden";
   if (undo === undefined) page.undoNote.append("The server does not say which command is the last one.");
   else if (!undo) page.undoNote.append("Nothing to undo.");
