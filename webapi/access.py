@@ -210,7 +210,9 @@ def authorize(token: Token) -> Response | None:
 
 
 def seat_check(access: Access, role: str, member: Membership | None, cid: str) -> Response | None:
-    """A player acts only for its own seat; in a match, approvals come from the players."""
+    """A player acts only for its own seat. In a match, approvals come from the players: a seat's
+    own member agrees for it, and an owner without a seat agrees for the seats nobody holds (the
+    ones it plays at its own screen)."""
     field = access.seat
     if field is None or (role == "owner" and not access.seat_binds_owner):
         return None
@@ -220,9 +222,21 @@ def seat_check(access: Access, role: str, member: Membership | None, cid: str) -
     body = request.get_json(silent=True)
     named = body.get(field) if isinstance(body, dict) else None
     seat = member.seat if member else None
-    if seat is None or named != seat:
-        return refuse(403, f"This token may act only for its own seat ({field} = {seat!r}).")
-    return None
+    if named is not None and named == seat:
+        return None
+    if role == "owner" and seat is None and named is not None and not seat_held(cid, named):
+        return None  # the owner plays the seats nobody was invited to: it agrees for them too
+    if role == "owner" and seat is None:
+        return refuse(
+            403,
+            f"Seat {named!r} has a player of its own: only that player agrees for it ({field}).",
+        )
+    return refuse(403, f"This token may act only for its own seat ({field} = {seat!r}).")
+
+
+def seat_held(cid: str, seat: Any) -> bool:
+    """Whether a member of the campaign holds ``seat`` (an invited player, or a seated owner)."""
+    return any(m.seat == seat for m in questlog().side_tables.members(cid))
 
 
 def appends() -> bool:

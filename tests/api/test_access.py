@@ -371,6 +371,29 @@ def test_in_a_match_the_rollback_approvals_come_from_the_players(questlog: Quest
     assert done.json["rollback"] is not None
 
 
+def test_an_owner_without_a_seat_agrees_for_the_seats_nobody_holds(questlog: Questlog) -> None:
+    """A hot-seat match: seat B has no player of its own, so the owner, who plays it at its own
+    screen, agrees for it; seat A's own player holds A, so the owner may not agree for A."""
+    cast = Cast(questlog, game="calendar-board")
+    owner = cast.as_("owner")
+    owner.post(f"/campaigns/{cast.cid}/dice/client-seed", json={"client_seed": "moved"})
+    proposed = owner.post(
+        f"/campaigns/{cast.cid}/rollback/proposals",
+        json={"to_version": 1, "reason": "undo the seed", "proposer": "owner"},
+    )
+    assert proposed.status_code == 201, proposed.json
+    proposal = proposed.json["proposal"]["proposal_id"]
+    approve = f"/campaigns/{cast.cid}/rollback/proposals/{proposal}/approve"
+    before = questlog.campaign(UUID(cast.cid)).version
+    held = owner.post(approve, json={"player": "A"})
+    assert held.status_code == 403 and "'A'" in held.json["detail"], held.json
+    assert questlog.campaign(UUID(cast.cid)).version == before
+    assert owner.post(approve, json={"player": "B"}).status_code == 200
+    done = cast.as_("player").post(approve, json={"player": "A"})
+    assert done.status_code == 200, done.json
+    assert done.json["rollback"] is not None
+
+
 def me(client: TokenClient, cid: str) -> dict[str, Any]:
     answer = client.get(f"/campaigns/{cid}/me")
     assert answer.status_code == 200, answer.json

@@ -349,24 +349,39 @@ class CampaignPage {
       return;
     }
     const open = proposals.filter((p) => p.status === "open");
+    const held = open.length ? await this.heldSeats() : new Set();
     clear(this.proposals, open.length ? h("h3", {}, "Open rollback proposals") : null, open.map((p) => {
       const agreed = p.approvals || p.approved_by || [];
-      const seats = this.asOf === null ? this.agreeingSeats(p.players || [], agreed) : [];
-      const note = this.asOf === null && !seats.length && this.who.owner && !this.who.seat && !this.who.admin
-        ? h("span", { class: "hint" }, "Only a seat's own player can agree for it: the server takes no agreement from an owner without a seat. Invite a player for each seat still to agree.")
+      const seats = this.asOf === null ? this.agreeingSeats(p.players || [], agreed, held) : [];
+      const others = (p.players || []).filter((seat) => !agreed.includes(seat) && !seats.includes(seat));
+      const note = this.asOf === null && others.length
+        ? h("span", { class: "hint" }, `Waiting for ${others.join(", ")}: only a seat's own player agrees for it.`)
         : null;
       return h("p", { class: "proposal" }, `To version ${p.to_version}: “${p.reason}”, by ${p.proposer}; agreed: ${agreed.join(", ") || "nobody yet"}. `,
         seats.map((seat) => [h("button", { type: "button", class: "small", onclick: () => this.approve(p.proposal_id, seat) }, `Agree as ${seat}`), " "]), note);
     }));
   }
 
-  // The seats this token may agree for: its own; for an admin token (the server lets it act for
-  // any seat: webapi/access.py seat_check), every seat still to agree, so that the seats no
-  // invited player holds can agree too. An owner's token agrees only for the seat it holds.
-  agreeingSeats(players, agreed) {
+  // The seats this token may agree for (as webapi/access.py seat_check allows): its own; for an
+  // admin token, every seat still to agree; for an owner without a seat, the seats still to agree
+  // that no member holds (the ones it plays at its own screen).
+  agreeingSeats(players, agreed, held) {
     const waiting = players.filter((seat) => !agreed.includes(seat));
-    if (this.who.admin) return this.who.seat && waiting.includes(this.who.seat) ? [this.who.seat, ...waiting.filter((s) => s !== this.who.seat)] : waiting;
-    return this.who.seat && waiting.includes(this.who.seat) ? [this.who.seat] : [];
+    const own = this.who.seat && waiting.includes(this.who.seat) ? [this.who.seat] : [];
+    if (this.who.admin) return [...own, ...waiting.filter((s) => s !== this.who.seat)];
+    if (this.who.owner && !this.who.seat) return waiting.filter((seat) => !held.has(seat));
+    return own;
+  }
+
+  // The seats a member holds (owner only: GET /members); none known to anyone else.
+  async heldSeats() {
+    if (!this.who.owner) return new Set();
+    try {
+      const { items } = await get(`/campaigns/${this.id}/members`);
+      return new Set(items.map((m) => m.seat).filter(Boolean));
+    } catch {
+      return new Set();
+    }
   }
 
   async approve(proposalId, seat) {

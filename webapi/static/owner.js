@@ -102,7 +102,9 @@ function ruleForm(page, described) {
       await post(`/campaigns/${page.id}/house-rules`, { key: rule, value }, key());
       toast(`House rule ${rule} is now ${ruleWords(value)}`);
       await page.changed();
-      fill();
+      // the live stream may have shown the change first and the owner moved on to another rule:
+      // re-filling then would put back the rule's current value in place of what is being typed
+      if (pick.value === rule) fill();
     } catch (problem) {
       // the server names the field ("value"); the owner needs the rule's name
       const why = problem instanceof ApiError ? explain(problem) : problem.message;
