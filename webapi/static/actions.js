@@ -61,15 +61,8 @@ function possibleNow(page, turn, available) {
 // list instead, and is not asked again.
 async function refreshActions(page) {
   const ask = (page.actionsAsk = (page.actionsAsk || 0) + 1);
-  let actions = null;
-  if (!page.noActionsRoute) {
-    try {
-      actions = await get(`/campaigns/${page.id}/actions`);
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 404) page.noActionsRoute = true;
-      else toast(`Which commands are possible now is unknown: ${explain(error)}`, true);
-    }
-  }
+  const { actions, error } = await page.actionsFetch; // the show's one GET /actions (campaign.js)
+  if (error && !(error instanceof ApiError && error.status === 404)) toast(`Which commands are possible now is unknown: ${explain(error)}`, true);
   if (ask !== page.actionsAsk) return; // a later refresh is on its way
   const by = new Map((actions?.commands || []).map((c) => [c.name, c]));
   const { heading, now, as } = possibleNow(page, actions?.turn, page.catalogue.filter((c) => by.get(c.name)?.available));

@@ -1,6 +1,6 @@
 // The table page of one campaign: its state (now or at ?version=N), the pending decision, the
 // play forms, the rolls with verdicts computed here, the charts, the timeline and live updates.
-import { ApiError, get, headers, optional, post } from "./api.js";
+import { ApiError, get, headers, post } from "./api.js";
 import { calendarBoard, questCalendar } from "./boards.js";
 import { guardCampaign } from "./checkpoints.js";
 import { dayCharts } from "./figures.js";
@@ -164,6 +164,13 @@ class CampaignPage {
     this.main.dataset.past = past ? "true" : "false";
     const state = campaign.state || {};
     clear(this.state, this.head.game === "quest-calendar" ? questCalendar(state) : calendarBoard(state));
+    // GET /actions once per show: the turn banner and the play panel both read this answer
+    this.actionsFetch = past || this.noActionsRoute
+      ? Promise.resolve({ actions: null })
+      : get(`/campaigns/${this.id}/actions`).then((actions) => ({ actions }), (error) => {
+        if (error instanceof ApiError && error.status === 404) this.noActionsRoute = true;
+        return { actions: null, error };
+      });
     const acting = showPending(this, state.pending, past);
     this.play.hidden = past;
     if (this.owner) updateOwnerCard(this.owner, this.head.state);
@@ -172,15 +179,7 @@ class CampaignPage {
 
   // The turn banner: the actions route's `turn` when the server has the route, else the state.
   async showTurn(state, past) {
-    let actions = null;
-    if (!past && this.hasActions !== false) {
-      try {
-        actions = await optional(`/campaigns/${this.id}/actions`);
-      } catch {
-        actions = null;
-      }
-      if (actions === null) this.hasActions = false;
-    }
+    const { actions } = await this.actionsFetch;
     showTurn(this.turn, this.head.game, state, this.who, actions, past);
   }
 

@@ -184,12 +184,21 @@ function abilityForm(command, options, preset, ctx) {
 // The pending section: whose decision it is, what it asks and, for who may answer, the answers.
 export function answerPending(page, pending, past, send) {
   page.pending.hidden = !pending;
-  if (!pending) return;
+  if (!pending) {
+    delete page.pending.dataset.shown;
+    return;
+  }
   const solo = page.head.game === "quest-calendar";
   // The banner's rule (turn.js): an owner without a seat answers for the player asked.
   const mine = page.who.canPlay && (solo || !pending.who || !page.who.seat || pending.who === page.who.seat);
   const actingFor = mine && !solo && pending.who && !page.who.seat ? pending.who : null;
   const canAnswer = mine && !past;
+  // The same decision at the same version shown again (a refresh that finds nothing new, a
+  // second announcement of the same command): the section stays as it is, so an answer half
+  // typed is not wiped under the player's fingers.
+  const shown = JSON.stringify([page.shown, pending, mine, canAnswer]);
+  if (page.pending.dataset.shown === shown && page.pending.isConnected) return;
+  page.pending.dataset.shown = shown;
   const ctx = { game: page.head.game, seat: page.who.seat, state: () => page.head.state || {}, send };
   const quick = [];
   const forms = [];

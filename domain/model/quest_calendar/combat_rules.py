@@ -328,4 +328,21 @@ def round_options(
             kinds &= {"extra_attack"}
     if stage == "damage" and entry is not None and entry["damage"]["doubled"]:
         kinds.discard("double_damage")
-    return combat_options(hero["abilities"].values(), hero["pool"], sorted(kinds), stage)
+    options = combat_options(hero["abilities"].values(), hero["pool"], sorted(kinds), stage)
+    if entry is not None and entry["attack"]["rolled"] and not entry["attack"]["hit"]:
+        # QC-22: a missed attack's damage never counts, so more damage is worth offering only
+        # beside an ability that could still make an attack hit
+        if not any(makes_a_hit(option) for option in options):
+            options = [o for o in options if o["kind"] not in DAMAGE_ONLY]
+    return options
+
+
+DAMAGE_ONLY = ("damage_bonus", "double_damage")
+
+
+def makes_a_hit(option: Mapping[str, Any]) -> bool:
+    """Whether an offered ability could turn a miss into a hit (a bonus, a new attack, a reroll
+    of the attack roll)."""
+    if option["kind"] in ("attack_bonus", "extra_attack"):
+        return True
+    return option["kind"] == "reroll" and option["effect"].get("roll") in (None, "attack")

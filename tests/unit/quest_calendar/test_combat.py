@@ -221,11 +221,13 @@ def test_qc28_standard_mode_asks_after_the_round_and_smite_wins_it() -> None:
     assert table.hero["hp"] == 20
 
 
-def test_qc28_a_missed_round_can_keep_smite_and_a_closed_round_stays_closed() -> None:
+def test_qc22_qc28_a_missed_round_offers_no_damage_alone_and_a_closed_round_stays_closed() -> None:
+    """A miss's damage never counts (QC-22): with only Smite (more damage) there is nothing to
+    ask, so the round closes at once, lost, and Smite stays unused."""
     table = Table(hero=hero(SMITE))
     table.run(start([ROUND, ROUND]))
-    table.run({"type": "combat_round"}, faces=[3, 8])
-    events = table.run({"type": "resolve_round", "abilities": []})
+    events = table.run({"type": "combat_round"}, faces=[3, 8])
+    assert "DecisionRequested" not in table.types(events)
     assert details(events, "CombatRoundResolved")[0]["won"] is False
     assert table.hero["abilities"]["smite"]["used_this_page"] is False
     assert table.hero["hp"] == 16
@@ -233,6 +235,14 @@ def test_qc28_a_missed_round_can_keep_smite_and_a_closed_round_stays_closed() ->
     assert table.state["pending"] is None
     refused = table.refused({"type": "resolve_round", "abilities": ["smite"]})
     assert refused.rule_id == "pending-decision"
+
+
+def test_qc22_qc28_a_miss_offers_damage_beside_what_could_make_it_hit() -> None:
+    table = Table(hero=hero(SMITE, FOCUS))
+    table.run(start())
+    table.run({"type": "combat_round"}, faces=[3, 8])
+    offered = [option["id"] for option in table.state["pending"]["options"]]
+    assert sorted(offered) == ["focus", "smite"]
 
 
 def test_qc28_no_decision_is_asked_when_no_ability_could_apply() -> None:
@@ -620,7 +630,7 @@ def test_qc20_a_new_combat_can_start_once_the_last_one_is_over() -> None:
 
 
 def test_g_qc12_death_in_combat_ends_it_unresolved_and_skips_the_rest() -> None:
-    table = Table(hero=hero(SMITE, hp=4))
+    table = Table(hero=hero(SMITE, FOCUS, hp=4))
     table.run(start([ROUND, ROUND, ROUND], mode="easy"))
     table.run({"type": "combat_round"}, faces=[2, 8, 2, 8, 2, 8])
     # Round 1 takes 4: HP 0, the clone cost d4 shows 4 (a rushed clone).
