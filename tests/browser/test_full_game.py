@@ -220,6 +220,7 @@ def calendar_board(browser: Any, server: Server, watches: list[Watch]) -> Json:
     rizz = [b for b in trace.sent if b.get("action") == "rizz"]
     assert rizz == [{"type": "night_action", "player": "B", **plan.NIGHT_ACTIONS["B"]}]
     assert any(b["type"] == "fate_reroll" for b in trace.sent)
+    at_version(owner, table.version)  # the last answer may have come from another seat's page
     rolls = reveal_and_verify(effort, owner)
     check_log(server, cid, plan.CB_CAMPAIGN, trace.sent)
     figures = {"campaign": cid, "versions": table.version, "rolls verified": rolls}

@@ -49,7 +49,14 @@ class CampaignPage {
     [this.head, this.who, this.catalogue] = await Promise.all([head, whoAmI(this.id), catalogue.then((c) => c.commands)]);
     if (!this.who.canPlay) this.catalogue = [];
     this.layout();
-    await Promise.all([this.show(), this.guard()]);
+    // ready only once the checkpoint is checked too: its verdict changes the title card's height,
+    // and nothing may move under a reader's (or a test's) click after the page says it is ready
+    ready(false);
+    try {
+      await Promise.all([this.show(), this.guard()]);
+    } finally {
+      ready(true);
+    }
     this.live = new Live(this.id, this.head.version, () => this.changed(), (mode) => {
       this.liveNote.textContent = mode === "stream" ? "Live: new events appear as they happen." : "Live: checking for new events every second.";
       this.liveNote.dataset.live = mode;
@@ -73,7 +80,7 @@ class CampaignPage {
     this.version = h("span", { class: "version", dataset: { campaignVersion: c.version } }, String(c.version));
     this.chain = h("p", { class: "chain", "aria-live": "polite" }, "Checking the chain…");
     this.checkpoint = h("div", { class: "checkpoint", "aria-live": "polite" }, "Checking the signed checkpoint…");
-    this.liveNote = h("p", { class: "muted live" });
+    this.liveNote = h("p", { class: "muted live" }, "Live: connecting…"); // a line held from the start
     this.hash = h("code", { dataset: { headHash: c.head_hash } }, c.head_hash);
     this.hashLabel = h("span", {}, "Head hash ");
     this.banner = h("div", { class: "banner", hidden: true });
@@ -203,6 +210,7 @@ class CampaignPage {
       return;
     }
     this.refreshing = true;
+    ready(false); // until the checkpoint below is checked as well (see open)
     try {
       // A change announced while the checkpoint is checked is shown too (the loop runs again),
       // not dropped until the next one.
@@ -216,6 +224,7 @@ class CampaignPage {
       } while (this.again);
     } finally {
       this.refreshing = false;
+      ready(true);
     }
   }
 
