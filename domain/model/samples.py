@@ -66,8 +66,9 @@ VANGUARD: Json = {
     ],
     "pool": {"name": "surges", "max": 2},
     "inventory": [PLASMA_BLADE, VISOR, FLAK_VEST, MED_KIT],
+    "equipped": ["plasma-blade", "flak-vest"],  # the visor rides in the pack, to sell
 }
-"""The hero of the demo's week and of the application tests' week."""
+"""The hero of the demo's week and of the application tests' week, wearing its gear."""
 
 SCOUT: Json = {
     "id": "scout",

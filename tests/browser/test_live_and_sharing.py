@@ -51,6 +51,25 @@ def test_the_page_reads_the_stream(open_page: Any, server: Server) -> None:
     expect(version).to_have_attribute("data-campaign-version", str(before + 1), timeout=1500)
 
 
+def test_with_every_stream_taken_the_page_asks_once_a_second(
+    open_page: Any, server: Server
+) -> None:
+    """The server's streams all taken (503, Retry-After: 30): the page follows by asking for new
+    events once a second until it may try the stream again, and says so."""
+    cid = server.seeded.campaigns["live"]
+    page, watch = open_page("viewer")
+    watch.allowed.append(("/stream", (503,)))
+    full = {"status": 503, "headers": {"Retry-After": "30"}, "body": "streams full"}
+    page.route("**/campaigns/*/stream", lambda route: route.fulfill(**full))
+    page.goto(server.campaign_url("live"))
+    page.wait_for_selector('[data-live="polling"]')
+    before = shown_version(page)
+    status, _ = server.call("POST", f"/campaigns/{cid}/rolls", {"dice": "d8", "purpose": "full"})
+    assert status == 201
+    version = page.locator("[data-campaign-version]")
+    expect(version).to_have_attribute("data-campaign-version", str(before + 1), timeout=2500)
+
+
 def test_a_share_link_opens_the_campaign_read_only(open_page: Any, server: Server) -> None:
     cid = server.seeded.campaigns["qc"]
     status, _ = server.call("POST", f"/campaigns/{cid}/share", {})

@@ -47,7 +47,9 @@ def propose_as_b(server: Server, key: str) -> None:
         assert status == 422 and len(answers) < 30, answers
 
 
-def test_a_proposal_offers_the_seats_each_caller_may_agree_for(open_page: Any, server: Server) -> None:
+def test_a_proposal_offers_the_seats_each_caller_may_agree_for(
+    open_page: Any, server: Server
+) -> None:
     propose_as_b(server, "demo-match")
     page, _ = open_page("owner")
     as_admin(page)

@@ -1,6 +1,8 @@
 // Live updates: GET /campaigns/{id}/stream read with fetch (EventSource cannot send a bearer
 // token), resumed with Last-Event-ID; where the server has no stream, the page asks for new
-// events once a second instead.
+// events once a second instead. While the stream cannot be had (the server's streams are all
+// taken: 503 with Retry-After, or the connection failed), the page asks once a second too, and
+// tries the stream again after the wait the server asked for.
 import { get, headers } from "./api.js";
 import { parse } from "./canon.js";
 
@@ -15,7 +17,7 @@ export class Live {
   }
 
   start() {
-    this.stream().catch(() => this.retry());
+    this.stream().catch(() => this.fallback(2));
     return this;
   }
 
@@ -40,7 +42,10 @@ export class Live {
       this.onMode("polling");
       return this.poll();
     }
-    if (!response.ok || !response.body) throw new Error(`stream: HTTP ${response.status}`);
+    if (!response.ok || !response.body) {
+      const wait = Number(response.headers.get("Retry-After"));
+      return this.fallback(Number.isFinite(wait) ? Math.min(30, Math.max(2, wait)) : 2);
+    }
     this.onMode("stream");
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = "";
@@ -76,18 +81,38 @@ export class Live {
 
   async poll() {
     while (!this.stopped) {
-      try {
-        const page = await get(`/campaigns/${this.id}/events?after=${this.version}&limit=100`);
-        for (const event of page.items) {
-          this.version = Number(event.version);
-          this.onEvent(event);
-        }
-      } catch {
-        // a failed poll is tried again on the next tick
-      }
-      await new Promise((resolve) => {
-        this.timer = setTimeout(resolve, 1000);
-      });
+      await this.pollOnce();
+      await this.tick();
     }
+  }
+
+  // Polled for `seconds` (the stream is not to be had now), then the stream tried again.
+  async fallback(seconds) {
+    if (this.stopped) return;
+    this.onMode("polling");
+    const until = Date.now() + seconds * 1000;
+    while (!this.stopped && Date.now() < until) {
+      await this.pollOnce();
+      await this.tick();
+    }
+    if (!this.stopped) this.start();
+  }
+
+  async pollOnce() {
+    try {
+      const page = await get(`/campaigns/${this.id}/events?after=${this.version}&limit=100`);
+      for (const event of page.items) {
+        this.version = Number(event.version);
+        this.onEvent(event);
+      }
+    } catch {
+      // a failed poll is tried again on the next tick
+    }
+  }
+
+  tick() {
+    return new Promise((resolve) => {
+      this.timer = setTimeout(resolve, 1000);
+    });
   }
 }

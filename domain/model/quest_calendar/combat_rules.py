@@ -329,11 +329,11 @@ def round_options(
     if stage == "damage" and entry is not None and entry["damage"]["doubled"]:
         kinds.discard("double_damage")
     options = combat_options(hero["abilities"].values(), hero["pool"], sorted(kinds), stage)
-    if entry is not None and entry["attack"]["rolled"] and not entry["attack"]["hit"]:
+    missed = entry is not None and entry["attack"]["rolled"] and not entry["attack"]["hit"]
+    if missed and not any(makes_a_hit(option) for option in options):
         # QC-22: a missed attack's damage never counts, so more damage is worth offering only
         # beside an ability that could still make an attack hit
-        if not any(makes_a_hit(option) for option in options):
-            options = [o for o in options if o["kind"] not in DAMAGE_ONLY]
+        options = [o for o in options if o["kind"] not in DAMAGE_ONLY]
     return options
 
 

@@ -274,6 +274,13 @@ class Hero(Strict):
     abilities = many("The hero's abilities.", default=[], item=item_of(Ability))
     pool = nested("The pool of surges, if the hero has one.", Pool)
     inventory = many("Items the hero starts with.", default=[], item=item_of(Item))
+    equipped = many(
+        "The inventory's equipment the hero starts wearing, by item id: one item per type "
+        "(QC-64). Left out, the hero wears nothing until a Rest or a day equipment is gained.",
+        default=[],
+        max_items=20,
+        item=text("An equipment item's id, from the inventory.", required=True, max_length=80),
+    )
 
     @validates_schema
     def numbers(self, data: dict[str, Any], **_: Any) -> None:
@@ -286,6 +293,25 @@ class Hero(Strict):
                 parse(data["damage_dice"])
             except InvalidInput as error:
                 raise ValidationError(error.message, "damage_dice") from None
+
+    @validates_schema
+    def worn(self, data: dict[str, Any], **_: Any) -> None:
+        """QC-64: what the hero starts wearing is equipment it carries, one item per type."""
+        carried = {item.get("id"): item for item in data.get("inventory") or []}
+        slots: dict[str, str] = {}
+        for at, item_id in enumerate(data.get("equipped") or []):
+            item = carried.get(item_id)
+            if item is None:
+                raise ValidationError(f"{item_id!r} is not in the inventory", f"equipped.{at}")
+            if item.get("kind") != "equipment":
+                raise ValidationError(f"{item_id!r} is not equipment", f"equipped.{at}")
+            slot = str(item.get("slot"))
+            if slot in slots:
+                raise ValidationError(
+                    f"{item_id!r} and {slots[slot]!r} are both {slot}: one item per type (QC-64)",
+                    f"equipped.{at}",
+                )
+            slots[slot] = item_id
 
 
 class Crew(Strict):

@@ -8,7 +8,7 @@ virtue clamped, death and cloning at 0 HP) in one place.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain.model.engine import Context, Figures, event_type
@@ -148,8 +148,16 @@ def read_hero(loaded: Mapping[str, Any]) -> dict[str, Any]:
             else {"name": loaded["pool"]["name"], "max": loaded["pool"]["max"], "spent": 0}
         ),
         "inventory": [read_item(item) for item in loaded["inventory"]],
-        "equipped": {},
+        # QC-64: what the hero book shows the hero wearing (checked by the Hero schema)
+        "equipped": {
+            slot_of(loaded["inventory"], item_id): item_id for item_id in loaded["equipped"]
+        },
     }
+
+
+def slot_of(inventory: Sequence[Mapping[str, Any]], item_id: str) -> str:
+    """The slot of a carried equipment item."""
+    return str(next(item["slot"] for item in inventory if item["id"] == item_id))
 
 
 def read_ability(loaded: Mapping[str, Any]) -> dict[str, Any]:

@@ -75,7 +75,8 @@ def _injured(state: Json) -> list[str]:
 
 BODIES = {
     "select_hero": lambda s, h: [
-        {"phase": "prologue", "hero": samples.VANGUARD},
+        # wearing nothing at first, so that the walk has gear to equip and sell
+        {"phase": "prologue", "hero": {**samples.VANGUARD, "equipped": []}},
         {"phase": "main", "hero": samples.SCOUT},
     ],
     "start_page": lambda s, h: [

@@ -244,6 +244,32 @@ def test_qc64_gaining_equipment_makes_an_equipment_day_and_swaps_need_replace() 
     assert table.refused({"type": "equip", "item": "halo"}).rule_id == "QC-64"
 
 
+def test_qc02_qc64_a_hero_starts_wearing_the_equipment_its_book_shows() -> None:
+    table = Table(hero=hero(inventory=[VISOR, BOOTS, MED_KIT], equipped=["visor", "mag-boots"]))
+    assert table.hero["equipped"] == {"helmet": "visor", "boots": "mag-boots"}
+    # worn from the first page on: an ordinary day still changes nothing (QC-64)
+    assert table.refused({"type": "unequip", "item": "visor"}).rule_id == "QC-64"
+
+
+@pytest.mark.parametrize(
+    ("inventory", "equipped", "says"),
+    [
+        ([VISOR], ["halo"], "'halo' is not in the inventory"),
+        ([VISOR, MED_KIT], ["med-kit"], "'med-kit' is not equipment"),
+        ([VISOR, HALO], ["visor", "halo"], "one item per type (QC-64)"),
+    ],
+)
+def test_qc64_what_a_new_hero_wears_is_checked_field_by_field(
+    inventory: list[dict[str, Any]], equipped: list[str], says: str
+) -> None:
+    table = Table(with_hero=False)
+    body = {"phase": "main", "hero": hero(inventory=inventory, equipped=equipped)}
+    errors = table.invalid({"type": "select_hero", **body}).errors
+    (where,) = [key for key in errors if key.startswith("hero.equipped.")]
+    assert says in str(errors[where])
+    assert table.state.get("hero") is None
+
+
 def test_qc64_no_equipment_change_on_an_ordinary_day() -> None:
     table = Table(hero=hero(inventory=[VISOR, MED_KIT]))
     assert table.refused({"type": "equip", "item": "visor"}).rule_id == "QC-64"
