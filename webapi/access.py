@@ -210,9 +210,9 @@ def authorize(token: Token) -> Response | None:
 
 
 def seat_check(access: Access, role: str, member: Membership | None, cid: str) -> Response | None:
-    """A player acts only for its own seat. In a match, approvals come from the players: a seat's
-    own member agrees for it, and an owner without a seat agrees for the seats nobody holds (the
-    ones it plays at its own screen)."""
+    """A player acts only for its own seat. Where the route binds owners too (a match's commands
+    and approvals), an owner acts for its own seat and for the seats no member holds (the ones it
+    plays at its own screen), never for a seat an invited player holds."""
     field = access.seat
     if field is None or (role == "owner" and not access.seat_binds_owner):
         return None
@@ -224,12 +224,12 @@ def seat_check(access: Access, role: str, member: Membership | None, cid: str) -
     seat = member.seat if member else None
     if named is not None and named == seat:
         return None
-    if role == "owner" and seat is None and named is not None and not seat_held(cid, named):
-        return None  # the owner plays the seats nobody was invited to: it agrees for them too
-    if role == "owner" and seat is None:
+    if role == "owner":
+        if named is None or not seat_held(cid, named):
+            return None  # no seat named, or one nobody was invited to: the owner plays it
         return refuse(
             403,
-            f"Seat {named!r} has a player of its own: only that player agrees for it ({field}).",
+            f"Seat {named!r} has a player of its own: only that player acts for it ({field}).",
         )
     return refuse(403, f"This token may act only for its own seat ({field} = {seat!r}).")
 

@@ -228,7 +228,9 @@ def render_house_rules(result: commands_service.CommandResult) -> Rendered:
 class Commands(MethodView):
     @blp.response(201, CommandResult)
     @blp.doc(parameters=APPEND_HEADERS, requestBody=command_body_doc())
-    @access.requires("append", seat="player", seat_games=("calendar-board",), appends=True)
+    @access.requires(
+        "append", seat="player", seat_binds_owner=True, seat_games=("calendar-board",), appends=True
+    )
     def post(self, campaign: str) -> Any:
         """Run a game command; 409 names the rule that forbids it, 422 the field that is wrong."""
         outcome = questlog().command(

@@ -31,7 +31,9 @@ MAY: dict[str, set[str]] = {
     "append": {"owner", "player"},
     "manage": {"owner"},
     "propose": {"owner"},  # a player proposes only for its own seat; the matrix sends none
-    "approve": set(),  # approvals come from a seat; the matrix names none
+    # approvals come from a seat: a player names its own (the matrix names none); an owner may
+    # agree for the seats no member holds, so an approval naming none reaches the schema (422)
+    "approve": {"owner"},
 }
 """What each role may do on a private campaign it belongs to, by kind of action."""
 ADMIN_ONLY = (
@@ -392,6 +394,22 @@ def test_an_owner_without_a_seat_agrees_for_the_seats_nobody_holds(questlog: Que
     done = cast.as_("player").post(approve, json={"player": "A"})
     assert done.status_code == 200, done.json
     assert done.json["rollback"] is not None
+
+
+def test_an_owner_plays_no_seat_an_invited_player_holds(questlog: Questlog) -> None:
+    """CB-01: seat A has a player of its own, so the owner may not act for A (403 naming the seat,
+    nothing stored); seat B has none, so the owner's command for B reaches the rules."""
+    cast = Cast(questlog, game="calendar-board")
+    owner = cast.as_("owner")
+    commands = f"/campaigns/{cast.cid}/commands"
+    before = questlog.campaign(UUID(cast.cid)).version
+    held = owner.post(commands, json={"type": "end_turn", "player": "A"})
+    assert held.status_code == 403 and "'A'" in held.json["detail"], held.json
+    assert questlog.campaign(UUID(cast.cid)).version == before
+    played = owner.post(commands, json={"type": "end_turn", "player": "B"})
+    assert played.status_code == 409, played.json  # not B's turn: the rules answer, not access
+    mine = cast.as_("player").post(commands, json={"type": "end_turn", "player": "A"})
+    assert mine.status_code == 201, mine.json
 
 
 def me(client: TokenClient, cid: str) -> dict[str, Any]:

@@ -69,14 +69,15 @@ def test_a_proposal_offers_the_seats_each_caller_may_agree_for(
     waiting = [seat for seat in match["state"]["players"] if seat != "B"]  # B proposed
     buttons = plain.locator(".proposal button").all_inner_texts()
     assert buttons == [f"Agree as {seat}" for seat in waiting]
-    # once a player is invited to seat A, only that player agrees for it, and the page says so
+    # once a player is invited to seat A, only that player agrees for it (the server refuses the
+    # owner: tests/api/test_access.py), and the page says whom it waits for
     status, invited = server.call(
         "POST", f"/campaigns/{cid}/invites", {"role": "player", "seat": "A"}
     )
     assert status == 201, invited
     plain.reload()
     plain.get_by_text("Open rollback proposals").wait_for()
-    expect(plain.locator(".proposal")).to_contain_text("Waiting for A: only a seat's own player")
+    expect(plain.locator(".proposal")).to_contain_text("Waiting for A to agree.")
     assert "Agree as A" not in plain.locator(".proposal button").all_inner_texts()
 
 

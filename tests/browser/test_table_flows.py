@@ -142,9 +142,9 @@ def test_a_match_started_on_the_page_from_a_sample_setup(open_page: Any, server:
     assert types == [[str(k), t] for k, t in enumerate(LAYOUT)]
     expect(page.locator('.track [data-space="0"]')).to_have_class("space type-start god")
     expect(page.locator('.pathway [data-pathway-space="2"]')).to_contain_text("a1 (A)")
-    # the owner holds no seat: A is to play, and the banner says so
-    expect(page.locator("[data-turn]")).to_have_attribute("data-turn", "waiting")
-    expect(page.locator("[data-turn]")).to_have_text("Waiting for A")
+    # the owner holds no seat and nobody was invited to A: A is to play, at the owner's screen
+    expect(page.locator("[data-turn]")).to_have_attribute("data-turn", "yours")
+    expect(page.locator("[data-turn]")).to_have_text("A's turn: you play for A")
 
 
 def test_the_turn_banner_follows_the_seat(open_page: Any, server: Server) -> None:

@@ -45,14 +45,15 @@ const commandButton = (page, command, as = null) => h("button", { type: "button"
 
 // The heading and the commands of "Possible now". In a match, when the move is another player's,
 // a seated player is offered only what they may do themselves (the commands with no player);
-// an owner without a seat may act for the player whose move it is: "end turn as A".
+// an owner may act for the player whose move it is when it plays that seat (no invited player
+// holds it): "end turn as A".
 function possibleNow(page, turn, available) {
   page.actingFor = null;
   if (!turn || turn.player === null || turn.player === undefined) return { heading: "Possible now", now: available };
   if (turn.yours) return { heading: "Possible now (your turn)", now: available };
-  if (!page.who.seat) {
+  if (page.who.plays(turn.player)) {
     page.actingFor = turn.player;
-    return { heading: `Possible now (${turn.player}'s move: you may act as ${turn.player})`, now: available, as: turn.player };
+    return { heading: `Possible now (${turn.player}'s move: you play for ${turn.player})`, now: available, as: turn.player };
   }
   return { heading: `Waiting for ${turn.player}`, now: available.filter((c) => !hasPlayer(c)) };
 }

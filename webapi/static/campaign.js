@@ -17,11 +17,16 @@ import { freshEntropy } from "./verify.js";
 
 const ROLL_WINDOW = 200; // versions of rolls loaded at a time, newest first
 
-// The caller on this campaign (GET /campaigns/{id}/me), as access.js reads it, with `admin`: an
-// admin token may agree to a proposal for any seat.
+// The caller on this campaign (GET /campaigns/{id}/me), as access.js reads it, with `admin`, and
+// `plays(seat)`: the seats this page plays in a match, its own and, for an owner, every seat no
+// member holds (`held`, read again on every show): the owner plays those at its own screen, and
+// the server lets it act and agree for them (webapi/access.py seat_check), never for a seat an
+// invited player holds.
 async function whoAmI(campaignId) {
   const me = await get(`/campaigns/${campaignId}/me`);
-  return { role: me.role, seat: me.seat ?? null, canPlay: me.can_append, owner: me.can_manage, admin: Boolean(me.admin) };
+  const who = { role: me.role, seat: me.seat ?? null, canPlay: me.can_append, owner: me.can_manage, admin: Boolean(me.admin), held: new Set() };
+  who.plays = (seat) => seat !== null && seat !== undefined && (seat === who.seat || (who.owner && !who.held.has(seat)));
+  return who;
 }
 
 export async function campaignPage(main, id) {
@@ -154,6 +159,7 @@ class CampaignPage {
 
   async showNow() {
     const at = this.asOf;
+    if (this.who.owner && this.head.game !== "quest-calendar") this.who.held = await this.heldSeats();
     const campaign = at ? await get(`/campaigns/${this.id}?version=${at}`) : this.head;
     this.shown = campaign.version;
     this.shownHash = campaign.head_hash;
@@ -357,31 +363,25 @@ class CampaignPage {
       return;
     }
     const open = proposals.filter((p) => p.status === "open");
-    const held = open.length ? await this.heldSeats() : new Set();
     clear(this.proposals, open.length ? h("h3", {}, "Open rollback proposals") : null, open.map((p) => {
       const agreed = p.approvals || p.approved_by || [];
-      const seats = this.asOf === null ? this.agreeingSeats(p.players || [], agreed, held) : [];
-      const others = (p.players || []).filter((seat) => !agreed.includes(seat) && !seats.includes(seat));
-      const note = this.asOf === null && others.length
-        ? h("span", { class: "hint" }, `Waiting for ${others.join(", ")}: only a seat's own player agrees for it.`)
-        : null;
+      const waiting = (p.players || []).filter((seat) => !agreed.includes(seat));
+      const seats = this.asOf === null ? this.agreeingSeats(waiting) : [];
+      const others = waiting.filter((seat) => !seats.includes(seat));
+      const note = this.asOf === null && others.length ? h("span", { class: "hint" }, `Waiting for ${others.join(", ")} to agree.`) : null;
       return h("p", { class: "proposal" }, `To version ${p.to_version}: “${p.reason}”, by ${p.proposer}; agreed: ${agreed.join(", ") || "nobody yet"}. `,
         seats.map((seat) => [h("button", { type: "button", class: "small", onclick: () => this.approve(p.proposal_id, seat) }, `Agree as ${seat}`), " "]), note);
     }));
   }
 
-  // The seats this token may agree for (as webapi/access.py seat_check allows): its own; for an
-  // admin token, every seat still to agree; for an owner without a seat, the seats still to agree
-  // that no member holds (the ones it plays at its own screen).
-  agreeingSeats(players, agreed, held) {
-    const waiting = players.filter((seat) => !agreed.includes(seat));
-    const own = this.who.seat && waiting.includes(this.who.seat) ? [this.who.seat] : [];
-    if (this.who.admin) return [...own, ...waiting.filter((s) => s !== this.who.seat)];
-    if (this.who.owner && !this.who.seat) return waiting.filter((seat) => !held.has(seat));
-    return own;
+  // The seats this page agrees for: those still to agree that it plays (its own, and for an
+  // owner the seats no member holds), its own first.
+  agreeingSeats(players) {
+    const waiting = players.filter((seat) => this.who.plays(seat));
+    return [...waiting.filter((s) => s === this.who.seat), ...waiting.filter((s) => s !== this.who.seat)];
   }
 
-  // The seats a member holds (owner only: GET /members); none known to anyone else.
+  // The seats a member holds (owner only: GET /members).
   async heldSeats() {
     if (!this.who.owner) return new Set();
     try {

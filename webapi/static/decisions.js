@@ -190,8 +190,8 @@ export function answerPending(page, pending, past, send) {
   }
   const solo = page.head.game === "quest-calendar";
   // The banner's rule (turn.js): an owner without a seat answers for the player asked.
-  const mine = page.who.canPlay && (solo || !pending.who || !page.who.seat || pending.who === page.who.seat);
-  const actingFor = mine && !solo && pending.who && !page.who.seat ? pending.who : null;
+  const mine = page.who.canPlay && (solo || !pending.who || page.who.plays(pending.who));
+  const actingFor = mine && !solo && pending.who && pending.who !== page.who.seat ? pending.who : null;
   const canAnswer = mine && !past;
   // The same decision at the same version shown again (a refresh that finds nothing new, a
   // second announcement of the same command): the section stays as it is, so an answer half

@@ -10,7 +10,7 @@ function fromState(game, state, who) {
   const night = state.night;
   const at = night ? `Night ${night.number ?? state.nights ?? ""}, step ${words(night.step ?? "")}: ` : "";
   if (pending) {
-    const mine = who.canPlay && (game === "quest-calendar" || !pending.who || !seat || pending.who === seat);
+    const mine = who.canPlay && (game === "quest-calendar" || !pending.who || who.plays(pending.who));
     const asked = pending.who ? `${pending.who} is asked` : "a decision is asked";
     return mine
       ? { turn: "decision", text: `${at}Your decision: ${words(pending.decision)}` }
@@ -20,7 +20,8 @@ function fromState(game, state, who) {
   if (game === "quest-calendar") return who.canPlay ? { turn: "yours", text: "Your turn" } : { turn: "waiting", text: "Waiting for the player" };
   const player = state.turn?.player;
   if (player === null || player === undefined) return { turn: "none", text: "" };
-  return player === seat ? { turn: "yours", text: "Your turn" } : { turn: "waiting", text: `Waiting for ${player}` };
+  if (player === seat) return { turn: "yours", text: "Your turn" };
+  return who.canPlay && who.plays(player) ? { turn: "yours", text: `${player}'s turn: you play for ${player}` } : { turn: "waiting", text: `Waiting for ${player}` };
 }
 
 // {turn, text} for the banner; `actions` is the actions route's answer or null.
@@ -28,7 +29,9 @@ export function turnOf(game, state, who, actions) {
   const told = actions?.turn;
   if (!state.pending && told && told.player !== null && told.player !== undefined) {
     const phase = told.phase && told.phase !== "day" ? ` (${words(told.phase)})` : "";
-    return told.yours ? { turn: "yours", text: `Your turn${phase}` } : { turn: "waiting", text: `Waiting for ${told.player}${phase}` };
+    if (told.yours) return { turn: "yours", text: `Your turn${phase}` };
+    if (who.canPlay && who.plays(told.player)) return { turn: "yours", text: `${told.player}'s turn${phase}: you play for ${told.player}` };
+    return { turn: "waiting", text: `Waiting for ${told.player}${phase}` };
   }
   return fromState(game, state, who);
 }
