@@ -17,13 +17,17 @@ from domain.model import chain
 from domain.model.campaign import game_event_class
 from domain.service.application import Questlog
 from projections.events import decode_notification
+from tests.application.test_qc_property import PLAY_HERO
 from tests.application.test_rollback import command, qc_campaign
 from tests.conftest import RawStore
 
 SHOP = {
     "type": "enter_shop",
     "shop_id": "dock-market",
-    "stock": [{"item": {"id": "med-kit", "name": "Med Kit", "kind": "consumable"}, "price": 5}],
+    # the hero's own Med Kit (an id names one item)
+    "stock": [
+        {"item": next(i for i in PLAY_HERO["inventory"] if i["id"] == "med-kit"), "price": 5}
+    ],
 }
 
 

@@ -114,7 +114,13 @@ def test_a_match_started_on_the_page_from_a_sample_setup(open_page: Any, server:
     expect(page.locator(".setup-builder .player")).to_have_count(2)
     first = page.locator(".setup-builder .player").first
     first.get_by_role("button", name="Add a weapon").click()
-    first.get_by_label("Weapon id (A)").fill("sword")
+    first.get_by_label("Weapon id").fill("sword")
+    # the starting player is picked from the players as named now (the first by default)
+    start = page.get_by_label("Starting player")
+    assert start.locator("option").all_inner_texts() == ["(the first player)", "A", "B"]
+    first.get_by_label("Player id").fill("Ann")
+    expect(start.locator("option")).to_have_text(["(the first player)", "Ann", "B"])
+    first.get_by_label("Player id").fill("A")
     page.get_by_role("button", name="Create the campaign").click()
     page.wait_for_url("**/app/campaigns/*")
     ready(page)

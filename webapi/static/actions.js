@@ -21,6 +21,7 @@ export function showPending(page, pending, past) {
 // A command sent from this panel: on success every old error goes and the form that sent it
 // closes (only that one: a form of the same command opened meanwhile stays open).
 async function sent(page, body, form = null) {
+  page.formSlot?.querySelector(".sent")?.remove(); // "Sent …" of an earlier command is stale now
   const result = await page.send(body);
   for (const el of [page.play, page.pending]) el?.querySelectorAll(".error").forEach((e) => (e.textContent = ""));
   if (form && page.openForm === form && form.isConnected) {
@@ -136,6 +137,7 @@ function askUndo(page, undo) {
 
 async function undoTo(page, undo, reason) {
   const to = undo.to_version;
+  page.formSlot?.querySelector(".sent")?.remove();
   if (undo.policy === "direct") {
     await post(`/campaigns/${page.id}/rollback`, { to_version: to, reason });
     toast(`Undone: back to version ${to}`);
@@ -162,7 +164,9 @@ export function buildPlay(page) {
   page.undoNote = h("small", { class: "hint undo-note" });
   clear(page.play, h("h3", {}, "Play"), page.actionsNow, page.allCommands,
     h("div", { class: "field" }, h("label", { for: "command-select" }, "Command"), page.commandSelect), page.formSlot,
-    h("div", { class: "undo-box" }, page.undoButton, page.undoNote), rollForm(page));
+    // the open rollback proposals sit by the undo button for whoever plays (the timeline's for
+    // everyone else), so that a proposal made here shows where it was made
+    h("div", { class: "undo-box" }, page.undoButton, page.undoNote, page.proposals), rollForm(page));
 }
 
 function rollForm(page) {

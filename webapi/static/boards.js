@@ -62,6 +62,39 @@ function ship(ship) {
   );
 }
 
+// A combat in words: each round as the page prints it, the round being decided by its rolls, and
+// each round's outcome (QC-20..QC-22); never the engine's working fields.
+const plus = (n) => (Number(n) > 0 ? ` + ${n}` : Number(n) < 0 ? ` − ${-Number(n)}` : "");
+function printedRound(r, k) {
+  const condition = r.condition?.name ? `; condition ${words(r.condition.name)}` : "";
+  return `Round ${k + 1}${r.enemy ? `, ${r.enemy}` : ""}: hits on ${r.hit_target}, ${r.damage_needed} damage needed; enemy attack ${r.enemy_attack}, ${r.damage_reduced} damage if DEF beats it, else ${r.damage_full}${condition}`;
+}
+function attemptWords(a) {
+  const attack = a.attack || {};
+  const damage = a.damage || {};
+  const hit = attack.rolled ? `attack d20 ${attack.d20}${plus(attack.atk)}${plus(attack.bonus)} = ${attack.total}, ${attack.hit ? "a hit" : "a miss"}` : "no attack roll";
+  const dealt = damage.rolled ? `; damage ${damage.dice || ""} ${damage.dice_total}${plus(damage.bonus)}${plus(damage.flat)} = ${damage.total}${damage.doubled ? " (doubled)" : ""}` : "";
+  return `${a.attempt === "extra" ? "Extra attack" : "Attack"}: ${hit}${dealt}`;
+}
+function resultWords(r) {
+  const outcome = r.won ? `won: the enemy is ${sayWord(r.enemy_outcome)}` : "lost";
+  const taken = r.damage_taken ? `; the hero takes ${r.damage_taken}` : "";
+  const used = r.abilities?.length ? `; abilities ${r.abilities.map((a) => (typeof a === "string" ? a : a.id || a.name)).join(", ")}` : "";
+  return `Round ${r.round}${r.enemy ? `, ${r.enemy}` : ""}: ${outcome}, ${r.damage_dealt} damage dealt of ${r.damage_needed} needed${taken}${used}`;
+}
+function combat(c) {
+  const rounds = c.rounds || [];
+  const status = c.status === "in_progress" ? `in progress: ${(c.results || []).length} of ${rounds.length} rounds played` : `${sayWord(c.status)}${c.ended_by ? ` (${sayWord(c.ended_by)})` : ""}`;
+  const lines = (items, text) => (items.length ? h("ol", { class: "lines" }, items.map((x, k) => h("li", {}, text(x, k)))) : "none");
+  return h("section", { class: "panel", "aria-label": "Combat" }, h("h3", {}, "Combat"), dl([
+    ["Status", status],
+    ["Mode", `${sayWord(c.mode)}, ${sayWord(c.kind)}`],
+    ["Rounds as printed", lines(rounds, printedRound)],
+    ["Being decided", (c.open || []).length ? h("ol", { class: "lines" }, c.open.map((w) => h("li", {}, `Round ${w.round}${w.condition?.name ? ` (${words(w.condition.name)})` : ""}: ${(w.attempts || []).map(attemptWords).join("; ")}`))) : undefined],
+    ["Results", lines(c.results || [], resultWords)],
+  ]));
+}
+
 function page(state) {
   const p = state.page;
   const cal = state.calendar || {};
@@ -75,7 +108,7 @@ function page(state) {
           ["Checks", (p.checks || []).length],
           ["Flags", ["rest", "level_up", "equipment"].filter((k) => p[k] || p[`${k}_day`]).join(", ") || undefined],
         ]),
-        p.combat ? panel("Combat", p.combat, "Combat", ["status", "mode", "kind", "round", "rounds", "open", "results"]) : null,
+        p.combat ? combat(p.combat) : null,
         p.shop ? panel(`Shop${p.shop.shop_id ? `: ${words(p.shop.shop_id)}` : ""}`, p.shop, "Shop") : null,
         p.dogfight ? panel("Dogfight", p.dogfight, "Dogfight", ["status", "mode", "round", "rounds", "open"]) : null]
       : h("p", { class: "muted" }, `No page open. Pages played: ${cal.pages_played ?? 0}${cal.last_date ? `, the last on ${cal.last_date}` : ""}.`),

@@ -142,8 +142,10 @@ function seats(page) {
     // owners first, then the seats in order, then viewers and auditors
     const rank = { owner: 0, player: 1, auditor: 2, viewer: 3 };
     members.sort((a, b) => (rank[a.role] ?? 9) - (rank[b.role] ?? 9) || String(a.seat ?? "").localeCompare(String(b.seat ?? "")));
+    const held = new Set(members.map((m) => m.seat).filter(Boolean));
+    for (const button of seatButtons) button.hidden = held.has(button.dataset.seat); // invited already
     clear(list, members.map((m) => h("li", { dataset: { member: m.token_id, role: m.role, seat: m.seat ?? "" } },
-      `${memberName(m)}: ${m.role}${m.seat ? `, seat ${m.seat}` : ""} `,
+      `${memberName(m)}: ${m.role}${m.seat && !memberName(m).includes(`seat ${m.seat}`) ? `, seat ${m.seat}` : ""} `,
       m.role === "owner" ? null : h("button", { type: "button", class: "small", onclick: () => remove(m) }, `Remove ${memberName(m)}`))));
   };
   const remove = async (m) => {
@@ -162,15 +164,17 @@ function seats(page) {
       const url = new URL(made.url, location.origin).href;
       const id = `invite-${role}-${seat || made.token_id}`;
       links.append(h("p", { class: "invite", dataset: { inviteRole: role, inviteSeat: seat || "" } },
-        h("label", { for: id }, `Invite link for ${what} (${made.name || role}): `), h("input", { id, readonly: true, value: url, size: 40 })));
+        h("label", { for: id }, `Invite link for ${what}: `), h("input", { id, readonly: true, value: url, size: 40 }), " ",
+        h("button", { type: "button", class: "small", onclick: () => navigator.clipboard?.writeText(url).then(() => toast(`Copied the link for ${what}`), () => toast("Copy it from the box: this browser does not let the page copy", true)) }, "Copy")));
       await load();
     } catch (error) {
       links.append(h("p", { class: "error" }, `No invitation for ${what}: ${error.status === 404 ? "this server cannot make invitations yet" : explain(error)}`));
     }
   };
   const players = page.head.game === "calendar-board" ? page.head.state?.players || [] : [null];
+  const seatButtons = players.map((seat) => h("button", { type: "button", class: "small", dataset: { seat: seat ?? "" }, onclick: () => invite("player", seat) }, seat ? `Invite seat ${seat}` : "Invite a player"));
   const buttons = [
-    ...players.map((seat) => h("button", { type: "button", class: "small", onclick: () => invite("player", seat) }, seat ? `Invite seat ${seat}` : "Invite a player")),
+    ...seatButtons,
     h("button", { type: "button", class: "small", onclick: () => invite("viewer") }, "Invite a viewer"),
     h("button", { type: "button", class: "small", onclick: () => invite("auditor") }, "Invite an auditor"),
     h("button", { type: "button", class: "small", onclick: () => page.share() }, "Share a view-only link"),

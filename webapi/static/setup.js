@@ -2,7 +2,7 @@
 // weapons, seeded from a sample setup. read() gives the setup with only what is filled in: a field
 // left empty (or on "default") stays out, so the server's defaults apply and nothing is sent that
 // the owner did not choose or accept.
-import { h } from "./dom.js";
+import { clear, h } from "./dom.js";
 
 const KINDS = ["pathway", "home", "elsewhere", "eliminated"];
 const FACINGS = ["N", "E", "S", "W"];
@@ -30,7 +30,7 @@ const put = (out, key, value) => {
 };
 
 function pieceRow(owner, piece = {}) {
-  const id = input(`Piece id (${owner()})`, { required: true, maxlength: 80 }, piece.id);
+  const id = input("Piece id", { required: true, maxlength: 80 }, piece.id);
   const kind = select("Starts", KINDS, piece.location?.kind ?? "home", null);
   const space = input("Pathway space", { type: "number", min: 0, max: 10000 }, piece.location?.space);
   const facing = select("Facing", FACINGS, piece.facing, "(default: N)");
@@ -50,7 +50,7 @@ function pieceRow(owner, piece = {}) {
 }
 
 function weaponRow(owner, weapon = {}) {
-  const id = input(`Weapon id (${owner()})`, { required: true, maxlength: 80 }, weapon.id);
+  const id = input("Weapon id", { required: true, maxlength: 80 }, weapon.id);
   const kind = select("Kind", WEAPONS, weapon.kind ?? "melee", null);
   const none = { type: "number", min: 0, placeholder: "none (no ammunition)" };
   const ammo = input("Ammunition", none, weapon.ammo);
@@ -80,7 +80,7 @@ function group(title, make, initial) {
     list.append(entry.row);
   };
   (initial || []).forEach(add);
-  return { el: h("div", { class: `group ${title}s` }, list, h("button", { type: "button", class: "small", onclick: () => add() }, `Add a ${title}`)), read: () => rows.map((r) => r.read()) };
+  return { el: h("div", { class: `group ${title}s` }, list, h("button", { type: "button", class: "small", onclick: () => add() }, `Add a ${title}`)), read: () => rows.map((r) => r.read()), rows };
 }
 
 function playerRow(player = {}) {
@@ -110,19 +110,48 @@ function playerRow(player = {}) {
   return { row, read };
 }
 
-// The rest of the setup (creatures, the starting token, options...) as JSON the owner may edit:
-// the sample's, or nothing when the field is emptied.
+// The rest of the setup (creatures, annustar, options...) as JSON the owner may edit: the
+// sample's, or nothing when the field is emptied.
 function restOfSetup(extra) {
   const id = `setup-${++uid}`;
   const el = h("textarea", { id, rows: 3, spellcheck: "false", class: "setup-rest" });
   el.value = Object.keys(extra).length ? JSON.stringify(extra) : "";
-  const box = h("div", { class: "field" }, h("label", { for: id }, "The rest of the setup (JSON: creatures, starting_token, annustar, options)"), el);
+  const box = h("div", { class: "field" }, h("label", { for: id }, "The rest of the setup (JSON: creatures, annustar, options)"), el);
   return { box, read: () => (el.value.trim() ? JSON.parse(el.value) : {}) };
+}
+
+// Who starts: one of the players as they are named now (a renamed player stays chosen: the
+// choice is the row, not the id typed when it was made), or the first by default.
+function startingPlayer(players, sampleId) {
+  const id = `setup-${++uid}`;
+  const el = h("select", { id });
+  let chosen = players.rows.find((r) => r.read().id === sampleId) || null;
+  const refresh = () => {
+    if (chosen && !players.rows.includes(chosen)) chosen = null;
+    clear(el, h("option", { value: "" }, "(the first player)"), players.rows.map((r, k) => h("option", { value: String(k), selected: r === chosen }, r.read().id || `player ${k + 1}`)));
+  };
+  el.addEventListener("change", () => (chosen = el.value === "" ? null : players.rows[Number(el.value)]));
+  refresh();
+  const box = h("div", { class: "field" }, h("label", { for: id }, "Starting player (holds the starting token)"), el);
+  return { el, box, refresh, read: () => (chosen && players.rows.includes(chosen) ? chosen.read().id : undefined) };
 }
 
 export function setupBuilder(sample) {
   const players = group("player", playerRow, sample?.players || []);
-  const rest = restOfSetup(Object.fromEntries(Object.entries(sample || {}).filter(([k]) => k !== "players")));
-  const el = h("fieldset", { class: "setup-builder" }, h("legend", {}, "Players, their pieces and weapons"), players.el, rest.box);
-  return { el, read: () => ({ ...rest.read(), players: players.read() }) };
+  const { starting_token: token, ...others } = Object.fromEntries(Object.entries(sample || {}).filter(([k]) => k !== "players"));
+  const start = startingPlayer(players, token);
+  const rest = restOfSetup(others);
+  const el = h("fieldset", { class: "setup-builder" }, h("legend", {}, "Players, their pieces and weapons"), players.el, start.box, rest.box);
+  // a player added, removed or renamed: the starting player's choices follow
+  el.addEventListener("input", (event) => event.target !== start.el && start.refresh());
+  el.addEventListener("click", (event) => event.target !== start.el && queueMicrotask(start.refresh));
+  return {
+    el,
+    read: () => {
+      const out = { ...rest.read(), players: players.read() };
+      const first = start.read();
+      if (first !== undefined) out.starting_token = first;
+      return out;
+    },
+  };
 }

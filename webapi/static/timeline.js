@@ -133,7 +133,7 @@ export class Timeline {
     this.checked += check.checked;
     const text = this.broken
       ? `Chain broken at version ${this.broken.version}: ${this.broken.why}.`
-      : `Chain intact over the ${this.checked} loaded event(s): every hash recomputed here, every link followed.`;
+      : `Chain intact over ${this.more ? `the newest ${this.checked} events (older ones are checked as they load)` : `all ${this.checked} events`}: every hash recomputed here, every link followed.`;
     this.status.textContent = text;
     this.status.dataset.chain = this.broken ? "broken" : "ok";
   }

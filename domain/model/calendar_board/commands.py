@@ -260,8 +260,8 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "fate_reroll",
-        "The rerolled roll's dice again (d4 calendar, d20 hail, d20 wind, d20 rizz, d6 ambush, "
-        "d6 movement, ...).",
+        "The rerolled roll's dice again: d20 hail, d20 rizz or d6 ambush (a movement roll is "
+        "not rerolled here; calendar, wind, basketball and Annustaria never are by default).",
         player=player_id(),
         roll=text("The kind of roll rerolled.", required=True, choices=steps.ROLL_KINDS),
     ),

@@ -295,6 +295,19 @@ class Hero(Strict):
                 raise ValidationError(error.message, "damage_dice") from None
 
     @validates_schema
+    def one_item_per_id(self, data: dict[str, Any], **_: Any) -> None:
+        """An id names one item: the same id twice must be the same item (a second copy)."""
+        seen: dict[str, dict[str, Any]] = {}
+        for at, item in enumerate(data.get("inventory") or []):
+            first = seen.setdefault(item.get("id"), item)
+            if not qc.same_item(first, item):
+                raise ValidationError(
+                    f"another item of the inventory has the id {item.get('id')!r}; "
+                    "give this one an id of its own",
+                    f"inventory.{at}.id",
+                )
+
+    @validates_schema
     def worn(self, data: dict[str, Any], **_: Any) -> None:
         """QC-64: what the hero starts wearing is equipment it carries, one item per type."""
         carried = {item.get("id"): item for item in data.get("inventory") or []}

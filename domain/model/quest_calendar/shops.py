@@ -107,6 +107,18 @@ def read_goods(ctx: Context, raw: Any, field: str) -> dict[str, Any]:
     types = ctx.house["qc.equipment.types"]
     if item["kind"] == "equipment" and item["slot"] not in types:
         raise InvalidInput.field(f"{field}.slot", f"must be one of {', '.join(types)}")
+    carried = next(
+        (i for i in (ctx.state.get("hero") or {}).get("inventory", []) if i["id"] == item["id"]),
+        None,
+    )
+    if carried is not None and not qc.same_item(carried, item):
+        # an id names one item: two different ones under it would make `use`, `sell` and the
+        # log ambiguous about which one was meant
+        raise InvalidInput.field(
+            f"{field}.id",
+            f"the hero carries a different item with the id {item['id']!r} "
+            f"({carried.get('name') or carried['kind']}); give this one an id of its own",
+        )
     return item
 
 

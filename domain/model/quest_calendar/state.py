@@ -178,6 +178,15 @@ def read_ability(loaded: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+SAME_ITEM = ("name", "kind", "slot", "usable_between_rounds", "compartments", "effect")
+"""What makes two items with one id the same item (a price is the seller's, not the item's)."""
+
+
+def same_item(one: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
+    """Whether two item definitions describe the same item (an id names one item)."""
+    return all(one.get(key) == other.get(key) for key in SAME_ITEM)
+
+
 def read_item(loaded: Mapping[str, Any]) -> dict[str, Any]:
     """An item (G-QC-01 content), from its loaded ``Item``."""
     keys = ("id", "name", "kind", "slot", "price", "usable_between_rounds", "compartments")

@@ -270,6 +270,29 @@ def test_qc64_what_a_new_hero_wears_is_checked_field_by_field(
     assert table.state.get("hero") is None
 
 
+HEALING_KIT = {**MED_KIT, "effect": {"kind": "heal", "amount": 5}}
+"""Another item under the Med Kit's id."""
+
+
+def test_qc57_an_id_names_one_item_so_a_different_one_under_it_is_refused() -> None:
+    """The trial's Med Kit: a second, different item under a carried item's id would make use,
+    sell and the log ambiguous, so the shop stock and a gained item naming it are refused."""
+    table = Table(hero=hero(inventory=[MED_KIT]))
+    errors = table.invalid(shop((HEALING_KIT, 3))).errors
+    assert "different item with the id 'med-kit'" in str(errors["stock[0].item.id"])
+    errors = table.invalid({"type": "gain_item", "item": HEALING_KIT}).errors
+    assert "give this one an id of its own" in str(errors["item.id"])
+    table.run({"type": "gain_item", "item": {**MED_KIT, "price": 4}})  # the same item: a copy
+    assert [item["id"] for item in table.hero["inventory"]] == ["med-kit", "med-kit"]
+
+
+def test_qc57_a_new_hero_carries_one_item_per_id() -> None:
+    table = Table(with_hero=False)
+    body = {"phase": "main", "hero": hero(inventory=[MED_KIT, HEALING_KIT])}
+    errors = table.invalid({"type": "select_hero", **body}).errors
+    assert "hero.inventory.1.id" in errors, errors
+
+
 def test_qc64_no_equipment_change_on_an_ordinary_day() -> None:
     table = Table(hero=hero(inventory=[VISOR, MED_KIT]))
     assert table.refused({"type": "equip", "item": "visor"}).rule_id == "QC-64"
