@@ -452,7 +452,8 @@ STATEMENTS: dict[str, str] = {
     # -- gaps in The Calendar Board ---------------------------------------------------------------
     "G-CB-01": (
         "The chapter relies on mechanics from the rest of the game (tackles, attacks, "
-        "reactions, structures, spells, modifiers) that it never defines."
+        "reactions, structures, spells, modifiers, fate rerolls) that it never defines, such as "
+        "how many fate rerolls a player has and whether spent ones come back."
     ),
     "G-CB-02": "Is the god token passed at the start of the night or after the wind roll?",
     "G-CB-03": (
@@ -575,11 +576,6 @@ STATEMENTS: dict[str, str] = {
 """One line per rule ID: what the rule says (QC, CB) or what the gap leaves open (G-QC, G-CB)."""
 
 SETTLED_IN_CODE: dict[str, str] = {
-    "G-CB-01": (
-        "No house rule: those mechanics stay outside the service; their inputs (adaptability, "
-        "luck, intelligence, pieces, weapons) come with the match set-up and the commands, and "
-        "the service answers with modifiers, flags and hooks."
-    ),
     "G-CB-15": "No house rule: Wet is recorded on the pieces and changes no modifier.",
     "G-CB-19": (
         "No house rule: the offender's attack in Fog is reported with a disadvantage flag for "

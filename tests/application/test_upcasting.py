@@ -8,14 +8,17 @@ and the hash of the payload as it was stored, so an upcast old event still verif
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 from domain.model import chain
 from domain.model.campaign import game_event_class
 from domain.service.application import Questlog
+from domain.storage.store import StoreConfig
 from projections.events import decode_notification
 from tests.application.test_qc_property import PLAY_HERO
 from tests.application.test_rollback import command, qc_campaign
@@ -137,3 +140,44 @@ def test_an_edited_version_1_payload_is_still_caught(app: Questlog, raw: RawStor
     report = app.audit(cid)
     assert not report.chain_ok
     assert report.first_bad_version == version
+
+
+# -- cb.FateRerollUsed version 2: the count left (G-CB-01) ----------------------------------------
+
+RELEASE = Path(__file__).resolve().parents[1] / "fixtures" / "release-2026-12-01.sqlite3"
+HAIL_MATCH = UUID("3266de82-66e8-4d5e-a185-3a51e40bf46c")
+"""The release fixture's Calendar Board match: a hail night whose failed save was fate-rerolled."""
+
+
+def test_g_cb01_g_cb12_a_release_store_match_loads_uncounted_and_stays_unlimited(
+    tmp_path: Path,
+) -> None:
+    """Release 2026-12-01 stored ``cb.FateRerollUsed`` at version 1 (no ``left``) and parties
+    without a count. The match loads and audits unchanged, the old event reads ``left`` null, and
+    its players' fate rerolls stay not counted: each new one is taken and records ``left`` null."""
+    copy = tmp_path / RELEASE.name
+    shutil.copyfile(RELEASE, copy)
+    app = Questlog(StoreConfig(sqlite_path=copy))
+    try:
+        assert game_event_class("calendar-board", "FateRerollUsed").class_version == 2
+        [used] = [e for e in app.campaign_events(HAIL_MATCH) if e.TOPIC == "cb.FateRerollUsed"]
+        assert used.details["left"] is None
+        [body] = app.event_records(HAIL_MATCH, after=used.originator_version - 1, limit=1)
+        assert "left" not in body["data"]["details"]  # shown as stored
+        campaign = app.campaign(HAIL_MATCH)
+        assert all("fate_rerolls" not in party for party in campaign.state["parties"].values())
+        head = campaign.version
+        assert app.audit(HAIL_MATCH).ok
+
+        lefts = []
+        for _ in range(3):
+            [event] = command(
+                app, HAIL_MATCH, {"type": "fate_reroll", "player": "A", "roll": "hail"}
+            )
+            lefts.append(event.details["left"])
+
+        assert lefts == [None, None, None]
+        assert app.campaign(HAIL_MATCH).version == head + 3
+        assert app.audit(HAIL_MATCH).ok
+    finally:
+        app.close()

@@ -309,6 +309,7 @@ def build_setup(effort: Effort, page: Any, setup: Json) -> None:
             "luck_mod": "Luck modifier",
             "int_mod": "INT modifier",
             "relationship": "Relationship",
+            "fate_rerolls": "Fate rerolls",
         }
         for key, label in labels.items():
             if key in player:

@@ -208,6 +208,34 @@ def test_g_cb_12_a_hail_save_s_fate_reroll_says_it_is_one_without_the_roll_id() 
     )
 
 
+@pytest.mark.parametrize(
+    ("left", "line"),
+    [
+        (1, "A spends a fate reroll on the hail roll at night (1 left)"),
+        (0, "A spends a fate reroll on the hail roll at night (none left)"),
+        (None, "A spends a fate reroll on the hail roll at night"),
+    ],
+)
+def test_g_cb01_g_cb12_a_spent_fate_reroll_says_how_many_are_left(left: Any, line: str) -> None:
+    details = {"player": "A", "roll": "hail", "roll_id": "12-1", "at": "night", "left": left}
+    assert summaries.summarise(event("cb.FateRerollUsed", details)) == line
+
+
+def test_g_cb01_a_fate_reroll_used_of_payload_version_1_reads_as_before() -> None:
+    # Version 1 of cb.FateRerollUsed did not count fate rerolls (no ``left``).
+    details = {"player": "B", "roll": "ambush"}
+    assert summaries.summarise(event("cb.FateRerollUsed", details)) == (
+        "B spends a fate reroll on the ambush roll"
+    )
+
+
+def test_g_cb01_fate_rerolls_coming_back_name_each_seat_and_its_number() -> None:
+    details = {"night_number": 3, "players": {"A": 2, "C": 1}}
+    assert summaries.summarise(event("cb.FateRerollsRestored", details)) == (
+        "Night 3: fate rerolls come back (A 2, C 1)"
+    )
+
+
 def test_cb33_a_night_action_decision_names_who_decides_and_the_options() -> None:
     details = {"decision": "night_action", "who": "B", "rule": "CB-33"}
     details |= {"options": ["ambush", "rizz", "sleep"], "context": {}}

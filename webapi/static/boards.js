@@ -189,11 +189,20 @@ function pathway(parties) {
     off.map((k) => h("li", { dataset: { pathwayPlace: k } }, h("b", {}, words(k)), `: ${at.get(k).join(", ")}`)));
 }
 
+// G-CB-01: the fate rerolls a party has left of those the set-up gave; none given (or a match
+// stored before they were counted): not counted.
+function fateRerolls(p) {
+  const [left, given] = [p.fate_rerolls ?? null, p.fate_rerolls_given ?? null];
+  if (left === null) return "not counted (unlimited)";
+  return given === null ? `${left} left` : `${left} left of ${given}`;
+}
+
 function party(id, p) {
   const weapons = Object.values(p.weapons || {});
   return h("article", { class: "party", dataset: { party: id } }, h("h3", {}, `Party ${id}`),
     dl([
       ["Exhaustion", p.exhaustion],
+      ["Fate rerolls", fateRerolls(p)],
       ["Partner", p.partner ? `${words(p.partner)}, relationship ${p.relationship}` : "none"],
       ["Luck / INT", `${p.luck_mod >= 0 ? "+" : ""}${p.luck_mod ?? 0} / ${p.int_mod >= 0 ? "+" : ""}${p.int_mod ?? 0}`],
       ["Weapons", weapons.length ? weapons.map((w) => `${w.id} (${w.kind}${w.uses_ammo ? `, ammo ${w.ammo}/${w.ammo_max}, +${w.ammo_regen} a night` : ""}${w.looted ? ", looted" : ""})`).join("; ") : "none"],

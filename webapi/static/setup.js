@@ -96,6 +96,8 @@ function playerRow(player = {}) {
     int_mod: input("INT modifier", numbers, player.int_mod),
     partner: select("Partner", PARTNERS, player.partner, "(none)"),
     relationship: input("Relationship", { type: "number", min: 0, max: 100, placeholder: "default 0" }, player.relationship),
+    // G-CB-01: empty leaves fate rerolls uncounted (unlimited).
+    fate_rerolls: input("Fate rerolls", { type: "number", min: 0, max: 100, placeholder: "unlimited" }, player.fate_rerolls),
   };
   const row = h("fieldset", { class: "nested player" }, h("legend", {}, "Player"), id.box,
     h("div", { class: "party-numbers" }, Object.values(party).map((p) => p.box)), h("h5", {}, "Pieces"), pieces.el, h("h5", {}, "Weapons"), weapons.el);

@@ -430,7 +430,7 @@ def _ambush_rolled(
     options = ambush_options(ctx, player, d6)
     candidates = sorted({o["piece"] for o in options})
     ctx.emit("AmbushRolled", player=player, d6=d6, candidate_piece_ids=candidates, **extra)
-    rerollable = rerollable and fate.allowed(ctx, "ambush")
+    rerollable = rerollable and fate.allowed(ctx, "ambush", player)
     if options:
         commands = ["choose_ambush", "fate_reroll"] if rerollable else "choose_ambush"
         context: dict[str, Any] = {"d6": d6, "order_index": order_index}

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from domain.model.calendar_board import fate
 from domain.model.calendar_board.steps import ROLL_KINDS
 from domain.model.engine import Availability, Refusal
 
@@ -69,11 +70,12 @@ def can_declare_action(state: State, house: Mapping[str, Any]) -> Refusal | None
 
 
 def can_fate_reroll(state: State, house: Mapping[str, Any]) -> Refusal | None:
-    """CB-10: a reroll of some kind of roll the house rules allow (by day; at night only when
-    a decision offers one)."""
+    """CB-10: a reroll of some kind of roll the house rules allow; G-CB-01: by a player with a
+    fate reroll left (by day; at night only when a decision offers one)."""
     if set(ROLL_KINDS) <= set(house.get("cb.fateReroll.forbidden", ())):
         return ("CB-10", "the house rules forbid a fate reroll on every kind of roll")
-    return None
+    player = state["turn"]["player"]
+    return None if player is None else fate.none_left(state, house, player)
 
 
 def answers(rule: str, decision: str) -> Availability:

@@ -91,6 +91,15 @@ class Player(Strict):
     exhaustion = integer("The party's exhaustion.", default=0, minimum=0, maximum=20)
     luck_mod = integer("The party's luck modifier.", default=0, minimum=-20, maximum=20)
     int_mod = integer("The party's INT modifier.", default=0, minimum=-20, maximum=20)
+    fate_rerolls = integer(
+        "The fate rerolls the player has (the main rules' resource, G-CB-01): each one spent on "
+        "a roll is gone, a player with none left is not offered one and their fate_reroll is "
+        "refused, and a refused one (CB-10) costs nothing. They last the whole match, or come "
+        "back at every night phase with house rule cb.fateReroll.refresh = night. Leave it out "
+        "(or null) for fate rerolls that are not counted: unlimited.",
+        minimum=0,
+        maximum=100,
+    )
 
     @validates_schema
     def party(self, data: dict[str, Any], **_: Any) -> None:
@@ -126,7 +135,8 @@ class Options(Strict):
 
 
 class Setup(Strict):
-    """A new match: players in seating order, their parties, the token holders and options."""
+    """A new match: players in seating order, their parties (each with its fate rerolls, if they
+    are counted), the token holders and options."""
 
     players = items(
         "The players in seating order, with their parties.",

@@ -11,6 +11,16 @@ A roll is fate-rerolled at most once. The new roll is recorded with ``fate_rerol
 roll it replaces, and a ``FateRerollUsed`` event before it says whose fate reroll was spent, so the
 roll log and the audit show it as that roll's fate reroll, never as an unexplained second roll.
 
+Fate rerolls are a resource of the main rules (G-CB-01). A match's set-up may give each player a
+number of them (``fate_rerolls``); the party then keeps ``fate_rerolls`` (how many are left) and
+``fate_rerolls_given`` (the set-up's number). Each one spent takes one off, and ``FateRerollUsed``
+records how many are left; a player with none left is not offered one, and their ``fate_reroll`` is
+refused under G-CB-01. A reroll refused under CB-10 costs nothing. Without a number (and in a match
+stored before fate rerolls were counted) they are not counted: unlimited. The rules do not say
+whether the number comes back, so that is the house rule ``cb.fateReroll.refresh``: ``match`` (the
+default: the set-up's number lasts the whole match) or ``night`` (every night phase starts with each
+counted party back at its set-up's number, ``FateRerollsRestored``).
+
 The module that makes a kind of roll registers what a reroll and a decline do with
 ``resolver(kind)``; the ``fate_reroll`` command (``steps``) and ``decline_fate_reroll`` (here)
 call it.
@@ -18,13 +28,13 @@ call it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from domain.model.calendar_board import night
 from domain.model.calendar_board import state as cb
 from domain.model.command_schema import Values
-from domain.model.engine import Context, event_type
+from domain.model.engine import Context, Refusal, event_type
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
 
@@ -39,10 +49,21 @@ rules.declare(
             "roll_id": "string: the roll kept",
         },
     ),
+    event_type(
+        "FateRerollsRestored",
+        "A night phase started and fate rerolls came back (house rule cb.fateReroll.refresh).",
+        {
+            "night_number": "integer: the night's number",
+            "players": "object: each player whose count came back, with the number they have now",
+        },
+    ),
 )
 
 FATE_DECISION = "fate_reroll"
 FATE_COMMANDS = ["fate_reroll", "decline_fate_reroll"]
+REFRESH = "cb.fateReroll.refresh"
+REFRESH_DEFAULT = "match"
+"""A match stored before the house rule existed has no value for it: the default applies."""
 Resolve = Callable[[Context, dict[str, Any], bool], None]
 """What happens after the decision: (ctx, the decision's context, whether to reroll)."""
 RESOLVERS: dict[str, Resolve] = {}
@@ -58,18 +79,73 @@ def resolver(kind: str) -> Callable[[Resolve], Resolve]:
     return register
 
 
-def allowed(ctx: Context, kind: str) -> bool:
-    """G-CB-12: whether the house rules let a fate reroll touch this kind of roll."""
-    return kind not in ctx.house["cb.fateReroll.forbidden"]
+def allowed(ctx: Context, kind: str, player: str) -> bool:
+    """G-CB-12, G-CB-01: whether the house rules let a fate reroll touch this kind of roll, and
+    the player has one left to spend on it."""
+    return (
+        kind not in ctx.house["cb.fateReroll.forbidden"]
+        and none_left(ctx.state, ctx.house, player) is None
+    )
+
+
+def left(party: Mapping[str, Any]) -> int | None:
+    """How many fate rerolls a party has left; None when they are not counted (unlimited)."""
+    count: int | None = party.get("fate_rerolls")
+    return count
+
+
+def none_left(state: Mapping[str, Any], house: Mapping[str, Any], player: str) -> Refusal | None:
+    """G-CB-01: the refusal of a fate reroll by a player who has none left, else None."""
+    party = state["parties"][player]
+    if left(party) != 0:
+        return None
+    if house.get(REFRESH, REFRESH_DEFAULT) == "night":
+        until = "until the next night phase"
+    else:
+        until = f"(the match gave them {party.get('fate_rerolls_given')}, for the whole match)"
+    return ("G-CB-01", f"{player} has no fate reroll left {until}")
+
+
+def spend(ctx: Context, player: str) -> int | None:
+    """G-CB-01: take one of the player's fate rerolls; the number left (None: not counted)."""
+    refusal = none_left(ctx.state, ctx.house, player)
+    if refusal is not None:
+        ctx.refuse(*refusal)
+    party = ctx.state["parties"][player]
+    count = left(party)
+    if count is None:
+        return None
+    party["fate_rerolls"] = count - 1
+    return count - 1
+
+
+def restore_at_night(ctx: Context) -> None:
+    """House rule ``cb.fateReroll.refresh`` = ``night``: each counted party starts the night
+    phase with the number of fate rerolls its set-up gave."""
+    if ctx.house.get(REFRESH, REFRESH_DEFAULT) != "night":
+        return
+    restored: dict[str, int] = {}
+    for player in ctx.state["players"]:
+        party = ctx.state["parties"][player]
+        given = party.get("fate_rerolls_given")
+        if given is not None and left(party) != given:
+            party["fate_rerolls"] = given
+            restored[player] = given
+    if restored:
+        ctx.emit("FateRerollsRestored", night_number=ctx.state["nights"], players=restored)
+
+
+night.NIGHT_START_HOOKS.append(restore_at_night)
 
 
 def offer(ctx: Context, *, player: str, kind: str, context: dict[str, Any]) -> bool:
-    """Stop at a fate-reroll decision for the roll just made; False if the house forbids it.
+    """Stop at a fate-reroll decision for the roll just made; False if the house forbids it or
+    the player has no fate reroll left.
 
     Call it only when a reroll could change the outcome; ``context`` carries what the resolver
     needs to apply the consequences afterwards.
     """
-    if not allowed(ctx, kind):
+    if not allowed(ctx, kind, player):
         return False
     details = {"roll": kind, "roll_id": ctx.last_roll_id, "player": player, **context}
     cb.ask(
@@ -91,7 +167,10 @@ def reroll(ctx: Context, notation: str, purpose: str, player: str, context: dict
     """
     kind = context["roll"]
     original = context.get("roll_id")
-    ctx.emit("FateRerollUsed", player=player, roll=kind, roll_id=original, at="night")
+    remaining = spend(ctx, player)
+    ctx.emit(
+        "FateRerollUsed", player=player, roll=kind, roll_id=original, at="night", left=remaining
+    )
     label = f"{purpose} (fate reroll of {original})" if original else f"{purpose} (fate reroll)"
     record = ctx.roll(notation, label, fate_reroll_of=original)
     total: int = record["total"]

@@ -252,6 +252,14 @@ CB_HOUSE_RULES = (
         gap="G-CB-11",
     ),
     HouseRule(
+        "cb.fateReroll.refresh",
+        "match",
+        "When the fate rerolls a match's set-up gives come back: match (never: the number lasts "
+        "the whole match) or night (every night phase starts with the set-up's number again).",
+        choices=("match", "night"),
+        gap="G-CB-01",
+    ),
+    HouseRule(
         "cb.fateReroll.forbidden",
         ["calendar", "wind", "basketball", "annustaria"],
         "Rolls that can never be fate-rerolled (CB-10 names calendar and wind).",

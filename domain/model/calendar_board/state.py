@@ -65,6 +65,7 @@ def read_weapon(loaded: Mapping[str, Any]) -> dict[str, Any]:
 def read_player(loaded: Mapping[str, Any]) -> dict[str, Any]:
     """A player and their party."""
     partner = loaded["partner"]
+    fate_rerolls = loaded.get("fate_rerolls")  # None: not counted (G-CB-01)
     pieces = [read_piece(piece) for piece in loaded["pieces"]]
     weapons = [read_weapon(weapon) for weapon in loaded["weapons"]]
     return {
@@ -77,6 +78,8 @@ def read_player(loaded: Mapping[str, Any]) -> dict[str, Any]:
             "bonus_locked": False,
             "luck_mod": loaded["luck_mod"],
             "int_mod": loaded["int_mod"],
+            "fate_rerolls": fate_rerolls,
+            "fate_rerolls_given": fate_rerolls,
             "pieces": {p["id"]: p for p in pieces},
             "weapons": {w["id"]: w for w in weapons},
         },

@@ -23,6 +23,13 @@ from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
 
 rules = RULES[CALENDAR_BOARD]
+
+
+def _fate_reroll_used_v1_v2(details: dict[str, Any]) -> None:
+    """A FateRerollUsed of version 1 was recorded while fate rerolls were not counted."""
+    details.setdefault("left", None)
+
+
 rules.declare(
     event_type(
         "CreatureOrderChosen",
@@ -96,7 +103,12 @@ rules.declare(
             "player": "string: the player concerned",
             "roll": "string: which kind of roll",
             "roll_id": "string?: the roll it replaces (day rolls have none)",
+            "left": "integer|null: the fate rerolls the player has left after this one (null: "
+            "not counted, unlimited; null in version 1, recorded before they were counted)",
         },
+        # 2: the count left (G-CB-01); version 1 did not count fate rerolls.
+        version=2,
+        upcasters=(_fate_reroll_used_v1_v2,),
     ),
     event_type(
         "ActionDeclared",
@@ -340,18 +352,20 @@ def raise_annustar(ctx: Context, args: Values) -> None:
 @rules.command(
     "fate_reroll",
     summary="A player uses a fate reroll on a roll; refused for the kinds of roll the house "
-    "rules forbid (always the calendar and wind rolls by default).",
+    "rules forbid (always the calendar and wind rolls by default), and when the player has none "
+    "left of the number the match's set-up gave.",
     example={"type": "fate_reroll", "player": "A", "roll": "hail"},
-    rules=("CB-10", "G-CB-12"),
+    rules=("CB-10", "G-CB-12", "G-CB-01"),
     resolves=(fate.FATE_DECISION,),
 )
 def fate_reroll(ctx: Context, args: Values) -> None:
-    """CB-10, G-CB-12: refuse a forbidden roll kind; at night reroll the roll on offer.
+    """CB-10, G-CB-12, G-CB-01: refuse a forbidden roll kind (which costs nothing), then a
+    player with no fate reroll left; at night reroll the roll on offer.
 
-    By day only the permission belongs to this chapter: the reroll itself (which roll, the new
-    faces, the player's fate-reroll resource) is main-rules mechanics, so an allowed reroll is
-    recorded as ``FateRerollUsed`` and the main rules apply it. At night, after a party's own
-    roll (hail save, ambush d6, rizz contest), the night waits for the player's answer and the
+    By day only the permission and the count belong to this chapter: the reroll itself (which
+    roll, the new faces) is main-rules mechanics, so an allowed reroll is recorded as
+    ``FateRerollUsed`` with the count left and the main rules apply it. At night, after a party's
+    own roll (hail save, ambush d6, rizz contest), the night waits for the player's answer and the
     reroll is made here (``fate``).
     """
     player = args["player"]
@@ -362,7 +376,7 @@ def fate_reroll(ctx: Context, args: Values) -> None:
     if ctx.state.get("pending"):
         fate.night_reroll(ctx, player, kind)
         return
-    ctx.emit("FateRerollUsed", player=player, roll=kind)
+    ctx.emit("FateRerollUsed", player=player, roll=kind, left=fate.spend(ctx, player))
 
 
 def _mark_turn_started(ctx: Context, player: str) -> None:

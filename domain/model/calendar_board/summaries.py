@@ -326,7 +326,25 @@ def _fate_used(f: Facts) -> str:
     d = f.d
     at = f" at {words(d['at'])}" if d.get("at") else ""
     roll = f"{words(d['roll'])} roll"
-    return f"{_seat(d['player'])} spends a fate reroll on the {roll}{at}"
+    return f"{_seat(d['player'])} spends a fate reroll on the {roll}{at}{_left(d.get('left'))}"
+
+
+def _left(count: Any) -> str:
+    """G-CB-01: how many fate rerolls are left; nothing when they are not counted (None)."""
+    if count is None:
+        return ""
+    return " (none left)" if count == 0 else f" ({count} left)"
+
+
+@summary("cb.FateRerollsRestored")
+def _fate_restored(f: Facts) -> str:
+    # House rule cb.fateReroll.refresh = night: each counted party's number comes back.
+    players = f.d.get("players")
+    if isinstance(players, Mapping) and players:
+        counts = ", ".join(f"{_seat(p)} {text(n, 10)}" for p, n in players.items())
+    else:
+        counts = "none"
+    return f"Night {text(f.d.get('night_number'), 10)}: fate rerolls come back ({counts})"
 
 
 @summary("cb.FateRerollDeclined")

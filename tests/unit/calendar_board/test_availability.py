@@ -5,12 +5,13 @@ weapons) on the default and the demo's boards: at every state each command is tr
 bodies the state allows, for the player whose turn it is or whom a decision waits for
 (``tests/unit/availability_walk.py``). Rules held: CB-01 (turns by day, none at night), CB-40 /
 CB-41 (day sleep at the very start of a turn, with exhaustion), CB-36 (eliminated pieces), CB-27
-(Fog), CB-10 (fate rerolls the house rules allow), and each night decision (CB-04, CB-15, CB-28,
-CB-33, CB-35, G-CB-12) only while it is pending.
+(Fog), CB-10 (fate rerolls the house rules allow), G-CB-01 (a player with none left), and each
+night decision (CB-04, CB-15, CB-28, CB-33, CB-35, G-CB-12) only while it is pending.
 """
 
 from __future__ import annotations
 
+from copy import deepcopy
 from typing import Any
 
 import pytest
@@ -108,3 +109,29 @@ def test_available_commands_run_and_unavailable_ones_are_refused(
     assert walk.problems == []
     both = {name for name, seen in walk.seen.items() if seen == {True, False}}
     assert {"end_turn", "start_acting", "day_sleep", "night_action"} <= both
+
+
+@pytest.mark.parametrize("refresh", ["match", "night"])
+def test_g_cb01_counted_fate_rerolls_are_offered_and_refused_as_the_handlers_do(
+    refresh: str,
+) -> None:
+    """The demo's hail board with A given one fate reroll and B none (C's not counted): at every
+    state ``fate_reroll`` is available exactly when the handler takes it (G-CB-01, G-CB-12)."""
+    chosen = samples.SETUPS[2]
+    setup = deepcopy(chosen["setup"])
+    setup["players"][0]["fate_rerolls"] = 1
+    setup["players"][1]["fate_rerolls"] = 0
+    house = book(CALENDAR_BOARD).resolve(
+        {**chosen["house_rules"], "cb.fateReroll.refresh": refresh}
+    )
+    state = RULES_CB.initial_state(setup, house)
+    walk = Walk(RULES_CB, house, BODIES, 4)
+    refusals: set[str | None] = set()
+
+    def note(state: Json, runnable: list[Json]) -> None:
+        refusal = RULES_CB.available("fate_reroll", state, house)
+        refusals.add(refusal and refusal[0])
+
+    walk.run(state, 150, note)
+    assert walk.problems == []
+    assert {None, "G-CB-01"} <= refusals

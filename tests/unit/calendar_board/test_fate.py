@@ -71,6 +71,7 @@ def test_g_cb12_cb28_a_hail_save_rerolled_into_a_success_takes_no_damage() -> No
         "roll": "hail",
         "roll_id": original,
         "at": "night",
+        "left": None,  # the set-up gave no number: not counted (G-CB-01)
     }
     new = of(events, "HailSaveRolled")[0]
     assert (new["player"], new["die_value"], new["total"], new["success"]) == ("A", 15, 16, True)

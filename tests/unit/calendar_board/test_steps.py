@@ -364,7 +364,7 @@ def test_cb10_g_cb12_environment_rolls_refused_player_rolls_allowed(
     if allowed:
         events = match.run(command)
         assert match.types(events) == ["FateRerollUsed"]
-        assert events[0].details == {"player": "A", "roll": roll}
+        assert events[0].details == {"player": "A", "roll": roll, "left": None}
     else:
         assert match.refused(command).rule_id == "CB-10"
 
@@ -372,7 +372,7 @@ def test_cb10_g_cb12_environment_rolls_refused_player_rolls_allowed(
 def test_cb10_g_cb12_a_house_list_may_allow_the_basketball_roll() -> None:
     match = night_match(house={"cb.fateReroll.forbidden": ["calendar", "wind"]})
     events = match.run({"type": "fate_reroll", "player": "B", "roll": "basketball"})
-    assert events[0].details == {"player": "B", "roll": "basketball"}
+    assert events[0].details == {"player": "B", "roll": "basketball", "left": None}
     assert match.refused({"type": "fate_reroll", "player": "B", "roll": "wind"}).rule_id == "CB-10"
 
 
