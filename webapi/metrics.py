@@ -4,6 +4,14 @@ events appended, conflicts retried, and each view's lag (computed when scraped).
 Labels are bounded: a request is counted under its URL rule (``/campaigns/<campaign>/rolls``),
 never its path, so a million campaigns make one series, not a million.
 
+Every series a documented PromQL expression reads a failure, a latency or a game from exists at
+0 from the app's start (``Metrics.prime``): the 500, 503 and 507 answers and the latency of every
+route, the 429 answers of every route the rate limit counts, and the commands, conflicts and
+events of each game. Prometheus' ``rate()`` and ``increase()`` see a counter's increments only
+after its first sample, so a series created at its first increment would hide the first burst of
+429s, the first 503 after a start, the first slow request and the first conflict of a game. The
+primed series are the ones a server has anyway once each route has been used.
+
 One process keeps its metrics in a registry of its own app. Several processes (``questlog serve
 --workers N`` sets ``PROMETHEUS_MULTIPROC_DIR``) each write theirs to files in that directory, and
 a scrape, answered by any one of them, reads and sums every process's files
@@ -15,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from flask import Flask, Response, request
@@ -32,7 +40,10 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from domain.model.campaign import Campaign
+from domain.model.games import RULES
 from domain.service.commands_service import CommandCounters
+from webapi.declared import declared_access
 from webapi.observability import elapsed_seconds
 
 METRICS_KEY = "questlog_metrics"
@@ -43,8 +54,21 @@ nobody can add series (memory, and files under --workers) by inventing methods."
 OTHER_METHOD = "other"
 UNMATCHED = "unmatched"
 """The route label of a request no URL rule matched (a 404 or 405): one series for all of them."""
-LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
-"""Seconds; dense below 100 ms where the roll route lives, up to the slow reads."""
+LATENCY_BUCKETS = (
+    *(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+    *(20.0, 30.0, 45.0, 60.0, 120.0),
+)
+"""Seconds; dense below 100 ms where the roll route lives, and on past the store's longest waits:
+a SQLite lock is waited for 30 s (``SQLITE_LOCK_TIMEOUT``), a PostgreSQL one 10 s after the
+campaign lock's 2 s, so a request held by a stalled store lands in a bucket of its own (above
+30 s: between 30 and 45) instead of reading as the last bucket's bound."""
+FAILURE_STATUSES = ("500", "503", "507")
+"""Statuses counted from the start on every route: an error, the store unavailable, the disk
+full (the answers the documented error expressions read)."""
+THROTTLED_STATUS = "429"
+"""Counted from the start on every route the rate limit counts (those that append)."""
+UNCOUNTED_METHODS = frozenset({"HEAD", "OPTIONS"})
+"""Methods Flask adds to every rule on its own; their answers are counted, not primed."""
 log = logging.getLogger("questlog.metrics")
 
 Status = Callable[[], dict[str, Any]]
@@ -150,6 +174,30 @@ class Metrics:
         if self.directory is None:
             self.registry.register(ViewLagCollector(status))
 
+    def prime(self, app: Flask) -> None:
+        """Create at 0 every series the documented expressions read a failure, a latency or a
+        game from.
+
+        In multiprocess mode each worker writes its zeros to its own file, and a scrape sums
+        them: still 0. The labels are the same bounded sets the requests and commands use.
+        """
+        for rule in app.url_map.iter_rules():
+            if rule.endpoint == "static":
+                continue  # Flask's files: no store behind them
+            for method in sorted((rule.methods or set()) - UNCOUNTED_METHODS):
+                self.latency.labels(method, rule.rule)
+                statuses = list(FAILURE_STATUSES)
+                declared = declared_access(rule.endpoint, method, app)
+                if declared is not None and declared.appends and declared.action != "public":
+                    statuses.append(THROTTLED_STATUS)
+                for status in statuses:
+                    self.requests.labels(method, rule.rule, status)
+        for game, rules in RULES.items():
+            self.commands.labels(game)
+            self.conflicts.labels(game)
+            for event in event_names(rules.event_types):
+                self.events.labels(game, event)
+
     def command_stored(self, game: str, events: Sequence[str]) -> None:
         """Count a stored command and its events (the domain's ``CommandCounters`` hook)."""
         self.commands.labels(game).inc()
@@ -185,10 +233,18 @@ class Metrics:
         return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
 
 
+def event_names(game_events: Iterable[str]) -> list[str]:
+    """The event labels a game's campaigns can store: the campaign's own events (``Created``,
+    ``DiceRolled``, ...) and the game's declared events, by class name as they are counted."""
+    return sorted({*(event.__name__ for event in Campaign.EVENT_TYPES), *game_events})
+
+
 def install(app: Flask, counters: CommandCounters, status: Status) -> Metrics:
     """Measure the app's requests and the domain's commands (``counters``: the Questlog's
-    ``counters``); install after ``observability.install``, whose clock it reads."""
+    ``counters``); install after ``observability.install``, whose clock it reads, and after
+    every blueprint, whose routes it primes."""
     metrics = app.extensions[METRICS_KEY] = Metrics(status)
+    metrics.prime(app)
     counters.on_stored.append(metrics.command_stored)
     counters.on_conflict.append(metrics.conflict_retried)
     app.before_request(metrics.started)

@@ -70,6 +70,11 @@ def test_a_scrape_sums_the_metrics_of_every_worker_process(tmp_path: Path) -> No
     assert found[("questlog_http_requests_total", healthz)] == 8
     game = json.dumps({"game": "quest-calendar"}, sort_keys=True)
     assert found[("questlog_commands_total", game)] == 2
+    # Each worker primed its zeros at start (issue 27); summed, they are still one series at 0.
+    rolls_503 = {"method": "POST", "route": "/campaigns/<campaign>/rolls", "status": "503"}
+    assert found[("questlog_http_requests_total", json.dumps(rolls_503, sort_keys=True))] == 0
+    board = json.dumps({"game": "calendar-board"}, sort_keys=True)
+    assert found[("questlog_command_conflicts_retried_total", board)] == 0
     # The lag is read from the store by the process that answers: once, not once per worker.
     assert found[("questlog_log_head", "{}")] == 2
     assert found[("questlog_view_lag_events", json.dumps({"view": "roll_log"}))] == 2
