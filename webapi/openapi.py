@@ -5,11 +5,13 @@ by the rules the routes follow (``webapi.access``, ``webapi.limits``), not view 
 
 from __future__ import annotations
 
+import json
 from http import HTTPStatus
 from typing import Any
 
 from apispec import APISpec, BasePlugin
 from flask import Flask
+from marshmallow import fields
 from werkzeug.routing import Rule
 
 from webapi.declared import Access, declared_access
@@ -90,6 +92,27 @@ class SchemaDescriptions(BasePlugin):
             return None
         first = doc.strip().split("\n\n", 1)[0]
         return {"description": " ".join(first.split())}
+
+
+def object_default_in_words(converter: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
+    """An apispec attribute function: a field whose default is an object (``{}``) has it told
+    in its description instead of a ``default`` keyword.
+
+    The server still loads ``{}`` where such a field is left out or null (``Strict.fill`` in
+    ``domain.model.command_schema``), and ``GET /commands`` still lists it as the default; but
+    these fields are nullable, and a nullable object with an object default is what client
+    generators cannot take (openapi-python-client drops the schema and every operation using it).
+    """
+    ret: dict[str, Any] = kwargs["ret"]
+    if not isinstance(ret.get("default"), dict):
+        return {}
+    default = ret.pop("default")
+    said = json.dumps(default)
+    if isinstance(field, fields.Nested):
+        said += " (every field of it left out)"
+    described = ret.get("description", "").rstrip()
+    ret["description"] = f"{described} Left out or null: {said}.".lstrip()
+    return {}
 
 
 def by_status(item: tuple[Any, Any]) -> tuple[bool, str]:
