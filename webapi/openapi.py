@@ -115,6 +115,25 @@ def object_default_in_words(converter: Any, field: fields.Field, **kwargs: Any) 
     return {}
 
 
+NULL_BRANCH = {"type": "object", "nullable": True}
+"""apispec's branch that makes a nullable nested object accept null (OpenAPI 3.0)."""
+
+
+def object_before_null(converter: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
+    """An apispec attribute function: a nullable nested object lists its schema before the null
+    branch, whether or not it has a description (apispec puts the null branch first when not).
+
+    Generators try a union's branches in order, and the null branch takes any object: first, it
+    left the typed schema unused (openapi-python-client read ``Actions.pending`` as an untyped
+    dict, never as a ``PendingDecision``).
+    """
+    ret: dict[str, Any] = kwargs["ret"]
+    branches = ret.get("anyOf")
+    if branches and branches[0] == NULL_BRANCH:
+        ret["anyOf"] = [*branches[1:], branches[0]]
+    return {}
+
+
 def by_status(item: tuple[Any, Any]) -> tuple[bool, str]:
     """Responses in the order of their status codes, ``default`` last."""
     return str(item[0]) == "default", str(item[0])

@@ -115,3 +115,24 @@ def test_an_object_default_is_told_in_words_and_still_loaded(client: FlaskClient
     listed = client.get("/commands?game=quest-calendar").json["commands"]
     fields = next(c["fields"] for c in listed if c["name"] == "resolve_rounds")
     assert next(f for f in fields if f["name"] == "assignments")["default"] == {}
+
+
+def test_a_nullable_object_lists_its_schema_before_null(client: FlaskClient) -> None:
+    """Generators try a union's branches in order and the null branch takes any object, so the
+    typed schema comes first (``Actions.pending`` is a ``PendingDecision`` or null)."""
+    document = client.get("/openapi.json").json
+    schemas = document["components"]["schemas"]
+    assert schemas["Actions"]["properties"]["pending"]["anyOf"] == [
+        {"$ref": "#/components/schemas/PendingDecision"},
+        {"type": "object", "nullable": True},
+    ]
+    unions = [
+        (name, key, prop["anyOf"])
+        for name, schema in schemas.items()
+        for key, prop in schema.get("properties", {}).items()
+        if "anyOf" in prop
+    ]
+    assert len(unions) > 5
+    for name, key, branches in unions:
+        assert branches[-1] == {"type": "object", "nullable": True}, (name, key)
+        assert "$ref" in branches[0], (name, key)
