@@ -12,6 +12,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -77,3 +78,19 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "api-clients.md"
+"""docs/api-clients.md: its blocks marked ``checked-by tests/clients/...`` are read here."""
+
+
+def checked_blocks(test: str) -> list[tuple[str, str]]:
+    """The fenced blocks of docs/api-clients.md that ``tests/clients/<test>`` checks: each
+    block's language and text."""
+    marker = f"<!-- example: checked-by tests/clients/{test} -->"
+    found: list[tuple[str, str]] = []
+    for part in DOC.read_text(encoding="utf-8").split(marker)[1:]:
+        opening, _, rest = part.lstrip("\n").partition("\n")
+        assert opening.startswith("```"), f"{marker} is not right before a fenced block"
+        found.append((opening.removeprefix("```"), rest.split("\n```", 1)[0]))
+    return found

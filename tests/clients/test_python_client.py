@@ -13,7 +13,7 @@ from typing import Any, get_args, get_type_hints
 import pytest
 
 from tests.clients import python_client
-from tests.clients.conftest import Served
+from tests.clients.conftest import Served, checked_blocks
 from webapi.catalogue import COMMANDS
 
 pytestmark = pytest.mark.clients
@@ -110,3 +110,17 @@ def test_cb01_cb33_a_night_through_the_generated_client(client: ModuleType, http
     assert asked["creature_order"] >= 1
     assert table.events.count("cb.NightPhaseStarted") == 1
     assert table.state["round"] == 2
+
+
+def test_the_docs_generate_and_use_the_client_as_tested(client: ModuleType, served: Served) -> None:
+    """docs/api-clients.md: its generate command has the flags used here, and its example runs
+    as written against the server (a page started, a check refused with QC-02)."""
+    (_, commands), (language, example) = checked_blocks("test_python_client.py")
+    assert "openapi-python-client generate --path openapi.json" in commands
+    assert "--fail-on-warning" in commands
+    assert "'openapi-python-client>=0.29,<0.30'" in commands  # the test extra's range
+    assert language == "python"
+    exec(
+        compile(example, "docs/api-clients.md", "exec"),
+        {"BASE_URL": served.url, "TOKEN": served.token},
+    )
