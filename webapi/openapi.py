@@ -1,6 +1,10 @@
 """The OpenAPI document's error responses: each is ``application/problem+json`` (``Problem``), and
 each operation lists the statuses it can answer, decided here from its path, method and inputs
 by the rules the routes follow (``webapi.access``, ``webapi.limits``), not view by view.
+
+Also the field shapes client generators need (``object_default_in_words``, ``object_before_null``;
+docs/api-clients.md): the document stays true to what the server does, in a form that
+openapi-python-client and openapi-typescript take whole.
 """
 
 from __future__ import annotations
