@@ -90,6 +90,8 @@ def create_app(
             "extra_plugins": [openapi.ProblemResponses(app), openapi.SchemaDescriptions()]
         },
     )
+    api.ma_plugin.converter.add_attribute_function(openapi.object_default_in_words)
+    api.ma_plugin.converter.add_attribute_function(openapi.object_before_null)
     api.register_blueprint(campaigns.blp)
     api.register_blueprint(dice.blp)
     api.register_blueprint(commands.blp)

@@ -1,15 +1,21 @@
 """The OpenAPI document's error responses: each is ``application/problem+json`` (``Problem``), and
 each operation lists the statuses it can answer, decided here from its path, method and inputs
 by the rules the routes follow (``webapi.access``, ``webapi.limits``), not view by view.
+
+Also the field shapes client generators need (``object_default_in_words``, ``object_before_null``;
+docs/api-clients.md): the document stays true to what the server does, in a form that
+openapi-python-client and openapi-typescript take whole.
 """
 
 from __future__ import annotations
 
+import json
 from http import HTTPStatus
 from typing import Any
 
 from apispec import APISpec, BasePlugin
 from flask import Flask
+from marshmallow import fields
 from werkzeug.routing import Rule
 
 from webapi.declared import Access, declared_access
@@ -90,6 +96,46 @@ class SchemaDescriptions(BasePlugin):
             return None
         first = doc.strip().split("\n\n", 1)[0]
         return {"description": " ".join(first.split())}
+
+
+def object_default_in_words(converter: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
+    """An apispec attribute function: a field whose default is an object (``{}``) has it told
+    in its description instead of a ``default`` keyword.
+
+    The server still loads ``{}`` where such a field is left out or null (``Strict.fill`` in
+    ``domain.model.command_schema``), and ``GET /commands`` still lists it as the default; but
+    these fields are nullable, and a nullable object with an object default is what client
+    generators cannot take (openapi-python-client drops the schema and every operation using it).
+    """
+    ret: dict[str, Any] = kwargs["ret"]
+    if not isinstance(ret.get("default"), dict):
+        return {}
+    default = ret.pop("default")
+    said = json.dumps(default)
+    if isinstance(field, fields.Nested):
+        said += " (every field of it left out)"
+    described = ret.get("description", "").rstrip()
+    ret["description"] = f"{described} Left out or null: {said}.".lstrip()
+    return {}
+
+
+NULL_BRANCH = {"type": "object", "nullable": True}
+"""apispec's branch that makes a nullable nested object accept null (OpenAPI 3.0)."""
+
+
+def object_before_null(converter: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
+    """An apispec attribute function: a nullable nested object lists its schema before the null
+    branch, whether or not it has a description (apispec puts the null branch first when not).
+
+    Generators try a union's branches in order, and the null branch takes any object: first, it
+    left the typed schema unused (openapi-python-client read ``Actions.pending`` as an untyped
+    dict, never as a ``PendingDecision``).
+    """
+    ret: dict[str, Any] = kwargs["ret"]
+    branches = ret.get("anyOf")
+    if branches and branches[0] == NULL_BRANCH:
+        ret["anyOf"] = [*branches[1:], branches[0]]
+    return {}
 
 
 def by_status(item: tuple[Any, Any]) -> tuple[bool, str]:

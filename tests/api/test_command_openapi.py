@@ -76,3 +76,63 @@ def test_a_generated_client_model_builds_a_command(
     answer = client.post(f"/campaigns/{cid}/commands", json=body)
     assert answer.status_code == 409, answer.json  # the body is accepted; a rule refuses it
     assert answer.json["rule"] == "QC-02"  # no hero yet
+
+
+def object_defaults(schema: Any, path: str = "") -> list[str]:
+    """Where a schema, or one inside it, has an object as its ``default``."""
+    if not isinstance(schema, dict):
+        return []
+    found = [path] if isinstance(schema.get("default"), dict) else []
+    inner = [(f"{path}/properties/{k}", s) for k, s in schema.get("properties", {}).items()]
+    for key in ("items", "additionalProperties"):
+        inner.append((f"{path}/{key}", schema.get(key)))
+    for key in ("anyOf", "oneOf", "allOf"):
+        inner += [(f"{path}/{key}/{n}", s) for n, s in enumerate(schema.get(key, []))]
+    for where, each in inner:
+        found += object_defaults(each, where)
+    return found
+
+
+def test_an_object_default_is_told_in_words_and_still_loaded(client: FlaskClient) -> None:
+    """A nullable object field whose default is ``{}`` (which client generators cannot take)
+    says so in its description; the server still loads ``{}`` where it is left out or null, and
+    GET /commands still lists the default."""
+    document = client.get("/openapi.json").json
+    schemas = document["components"]["schemas"]
+    assert [p for name, s in schemas.items() for p in object_defaults(s, name)] == []
+    told = {
+        ("LevelUpCommand", "new_uses"): "Left out or null: {}.",
+        ("ResolveRoundsCommand", "assignments"): "Left out or null: {}.",
+        ("Ability", "effect"): "Left out or null: {} (every field of it left out).",
+        ("Item", "effect"): "Left out or null: {} (every field of it left out).",
+        ("CalendarBoardSetup", "options"): "Left out or null: {} (every field of it left out).",
+    }
+    for (component, name), words in told.items():
+        assert schemas[component]["properties"][name]["description"].endswith(words)
+    rounds = COMMANDS["resolve_rounds"].schema()
+    assert rounds.load({"type": "resolve_rounds"})["assignments"] == {}
+    assert rounds.load({"type": "resolve_rounds", "assignments": None})["assignments"] == {}
+    listed = client.get("/commands?game=quest-calendar").json["commands"]
+    fields = next(c["fields"] for c in listed if c["name"] == "resolve_rounds")
+    assert next(f for f in fields if f["name"] == "assignments")["default"] == {}
+
+
+def test_a_nullable_object_lists_its_schema_before_null(client: FlaskClient) -> None:
+    """Generators try a union's branches in order and the null branch takes any object, so the
+    typed schema comes first (``Actions.pending`` is a ``PendingDecision`` or null)."""
+    document = client.get("/openapi.json").json
+    schemas = document["components"]["schemas"]
+    assert schemas["Actions"]["properties"]["pending"]["anyOf"] == [
+        {"$ref": "#/components/schemas/PendingDecision"},
+        {"type": "object", "nullable": True},
+    ]
+    unions = [
+        (name, key, prop["anyOf"])
+        for name, schema in schemas.items()
+        for key, prop in schema.get("properties", {}).items()
+        if "anyOf" in prop
+    ]
+    assert len(unions) > 5
+    for name, key, branches in unions:
+        assert branches[-1] == {"type": "object", "nullable": True}, (name, key)
+        assert "$ref" in branches[0], (name, key)
