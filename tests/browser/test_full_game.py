@@ -227,12 +227,6 @@ def calendar_board(browser: Any, server: Server, watches: list[Watch]) -> Json:
     return {**figures, "effort": print_effort("Calendar Board", effort)}
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 26 left open: in one clean-clone CI run a Calendar Board step's command was "
-    "never posted (Page.expect_response timed out, page_table.py send); dice-dependent, not "
-    "yet found",
-)
 def test_a_whole_game_of_each_kind_on_the_page_alone(
     browser: Any, empty_server: Server, tmp_path: Path
 ) -> None:

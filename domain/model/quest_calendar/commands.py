@@ -73,9 +73,10 @@ CHECK_DICE = (
     "then each trait booster's dice, in the order they were gained."
 )
 COMBAT_DICE = (
-    "Per round: d20 (attack; a second d20 if Frightened), then the hero's damage dice on a hit, "
-    "then each used ability's dice; a condition check rolls d20 as a trait check. Which rounds "
-    "are rolled depends on the mode and the state."
+    "Per round: d20 (attack; a second d20 if Frightened), then the hero's damage dice (on a "
+    "miss too: an ability may still turn it into a hit), then each used ability's dice; a "
+    "condition check rolls d20 as a trait check. Which rounds are rolled depends on the mode "
+    "and the state."
 )
 
 HUNDREDS: dict[str, Any] = {"minimum": -1000, "maximum": 1000}
@@ -530,7 +531,7 @@ COMMANDS: list[Command] = [
     command(
         GAME,
         "boost_attack",
-        "Each used ability's dice, then the hero's damage dice on a hit." + DEATH,
+        "Each used ability's dice, then the hero's damage dice (on a miss too)." + DEATH,
         abilities=ability_uses(ABILITIES),
     ),
     command(
