@@ -352,6 +352,9 @@ def apply_injury(ctx: Context, stat: str) -> dict[str, Any]:
     """Record one injury and take its amount off the stat (QC-45); max HP drops cap HP."""
     current = hero(ctx)
     amount = INJURY_AMOUNTS.get(stat, 1)
+    if stat == "hp_max":
+        # max HP never falls below 1: a hero of max HP 0 could neither heal nor ever die again
+        amount = max(0, min(amount, current["hp_max"] - 1))
     if stat in TRAITS:
         current["traits"][stat] -= amount
     else:

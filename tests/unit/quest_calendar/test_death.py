@@ -175,6 +175,19 @@ def test_qc45_injury_table(
     assert read(table.hero) == after
 
 
+@pytest.mark.parametrize(("hp_max", "after", "taken"), [(3, 1, 2), (2, 1, 1), (1, 1, 0)])
+def test_qc45_a_max_hp_injury_never_takes_max_hp_below_1(
+    hp_max: int, after: int, taken: int
+) -> None:
+    table = Table(hero={**HERO, "hp_max": hp_max})
+    dying(table)
+    events = die_at_page_end(table, [2, 7])
+    (injury,) = of_type(table, events, "InjurySuffered")
+    assert (injury.details["stat"], table.hero["hp_max"]) == ("hp_max", after)
+    assert table.hero["injuries"] == [{"stat": "hp_max", "amount": taken}]
+    assert table.hero["hp"] >= 1
+
+
 def test_qc45_injuries_stack_as_separate_entries() -> None:
     table = Table()
     dying(table)
