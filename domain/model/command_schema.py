@@ -26,7 +26,7 @@ from marshmallow import (
 )
 
 from domain.model.errors import InvalidInput
-from domain.model.text import has_control_characters
+from domain.model.text import has_control_characters, not_unicode
 
 REQUIRED: dict[str, str | list[Any] | dict[Any, Any]] = {
     "required": "is required",
@@ -440,17 +440,22 @@ def command(
 
 def load(schema: Schema, raw: object, name: str = "command") -> dict[str, Any]:
     """The values of ``raw`` as ``schema`` loads them, or ``InvalidInput`` naming each field that
-    is wrong (a nested one by its path)."""
+    is wrong (a nested one by its path).
+
+    Text anywhere in the body, keys included, must be valid Unicode first: JSON can carry a lone
+    surrogate ("\\ud800") that no field type refuses but that the hash chain, the store and every
+    reader would fail on, whether the schema declares the field or keeps it as raw JSON.
+    """
     if not isinstance(raw, Mapping):
         raise InvalidInput.field(name, "must be a JSON object")
+    body = dict(raw)
+    not_text = not_unicode(body)
+    if not_text:
+        raise InvalidInput.of(not_text)
     try:
-        loaded: dict[str, Any] = schema.load(dict(raw))
+        loaded: dict[str, Any] = schema.load(body)
     except ValidationError as error:
-        errors = flatten(schema, error.messages)
-        if len(errors) == 1 and len(next(iter(errors.values()))) == 1:
-            key, [message] = next(iter(errors.items()))
-            raise InvalidInput(errors, message=f"{key}: {message}") from None
-        raise InvalidInput(errors) from None
+        raise InvalidInput.of(flatten(schema, error.messages)) from None
     return loaded
 
 
