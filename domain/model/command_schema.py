@@ -21,6 +21,7 @@ from marshmallow import (
     fields,
     missing,
     post_load,
+    pre_load,
     validate,
     validates_schema,
 )
@@ -320,6 +321,17 @@ class Strict(Schema):
     its default, or ``None`` when it has none (null counts as left out)."""
 
     error_messages = {"unknown": "unknown field for this command", "type": "must be an object"}
+
+    @pre_load
+    def null_is_left_out(self, data: Any, **_: Any) -> Any:
+        """A declared field sent as null is dropped before it loads, so that the checks of the
+        fields together see its default (``"ammo": null`` is ammo 0), as the handler will."""
+        if not isinstance(data, Mapping):
+            return data
+        declared = {field.data_key or name for name, field in self.fields.items()}
+        return {
+            key: value for key, value in data.items() if value is not None or key not in declared
+        }
 
     @post_load
     def fill(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:

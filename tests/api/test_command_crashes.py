@@ -150,3 +150,24 @@ def test_odd_but_valid_unicode_is_stored_as_sent(store_client: FlaskClient) -> N
     )
     assert response.status_code == 201, response.json
     assert response.json["events"][0]["data"]["command"]["cause"] == "😀 \u202eevil\u200b e\u0301"
+
+
+# -- a weapon's ammunition given as null --------------------------------------------------------
+
+
+def test_a_weapon_with_ammo_null_has_its_default_ammo(store_client: FlaskClient) -> None:
+    """``"ammo": null`` (the schema declares it nullable) crashed the capacity check with a
+    TypeError; null counts as left out, so it is the default, 0."""
+    body = match()
+    body["setup"]["players"][0]["weapons"][0]["ammo"] = None
+    response = store_client.post("/campaigns", json=body)
+    assert response.status_code == 201, response.json
+    assert response.json["state"]["parties"]["A"]["weapons"]["bow"]["ammo"] == 0
+
+
+def test_a_weapon_with_ammo_max_null_holds_no_ammunition(store_client: FlaskClient) -> None:
+    """``"ammo_max": null`` is the default capacity, 0: the bow's 1 ammunition does not fit."""
+    body = match()
+    body["setup"]["players"][0]["weapons"][0]["ammo_max"] = None
+    problem = not_created(store_client, body)
+    assert problem["errors"] == {"players[0].weapons[0].ammo": ["must not exceed ammo_max"]}
