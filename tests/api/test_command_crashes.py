@@ -71,6 +71,24 @@ def not_created(client: FlaskClient, body: Json) -> Json:
     return problem
 
 
+# -- an event field declared as a string, emitted as None ---------------------------------------
+
+
+def test_qc18_a_flat_amount_booster_is_recorded_with_null_dice(store_client: FlaskClient) -> None:
+    """A booster with an amount and no dice: TraitBoosterApplied's ``dice`` was declared a string
+    and emitted as None, so using the item was a 500. It is declared ``string|null`` now."""
+    cid = hero_on_a_page(store_client, inventory=[FOCUS_PILL])
+    response = store_client.post(
+        f"/campaigns/{cid}/commands", json={"type": "use_item", "item": "focus-pill"}
+    )
+    assert response.status_code == 201, response.json
+    [boost] = [e for e in response.json["events"] if e["type"].endswith("TraitBoosterApplied")]
+    details = boost["data"]["details"]
+    assert (details["dice"], details["bonus"], details["booster_after"]) == (None, 2, 2)
+    assert boost["summary"] == "focus-pill boosts INT by +2 (booster 0 → 2)"
+    assert response.json["state"]["page"]["boosters"] == {"INT": 2}
+
+
 # -- a lone surrogate anywhere in a command, a setup or a house rule ----------------------------
 
 COMMANDS_WITH_A_SURROGATE = [
