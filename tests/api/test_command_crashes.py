@@ -189,3 +189,36 @@ def test_a_weapon_with_ammo_max_null_holds_no_ammunition(store_client: FlaskClie
     body["setup"]["players"][0]["weapons"][0]["ammo_max"] = None
     problem = not_created(store_client, body)
     assert problem["errors"] == {"players[0].weapons[0].ammo": ["must not exceed ammo_max"]}
+
+
+# -- set-ups the house rules bound --------------------------------------------------------------
+
+
+def test_g_cb26_a_setup_exhaustion_above_the_house_maximum_is_refused(
+    store_client: FlaskClient,
+) -> None:
+    """CB-34, G-CB-26: exhaustion is kept within 0..cb.exhaustion.max; a set-up of 20 under a
+    maximum of 5 was accepted."""
+    body = match(party={"exhaustion": 20}, house={"cb.exhaustion.max": 5})
+    problem = not_created(store_client, body)
+    assert problem["errors"] == {
+        "players[0].exhaustion": ["must be at most 5 (house rule cb.exhaustion.max, G-CB-26)"]
+    }
+    allowed = match(party={"exhaustion": 20}, house={"cb.exhaustion.max": 20})
+    response = store_client.post("/campaigns", json=allowed)
+    assert response.status_code == 201, response.json
+    assert response.json["state"]["parties"]["A"]["exhaustion"] == 20
+
+
+def test_g_cb06_a_setup_relationship_below_the_floor_is_refused(store_client: FlaskClient) -> None:
+    """G-CB-06: a relationship never goes below cb.relationship.floor, from the start either."""
+    body = match(
+        party={"partner": "catboyBoyfriend", "relationship": 3},
+        house={"cb.relationship.floor": 5},
+    )
+    problem = not_created(store_client, body)
+    assert problem["errors"] == {
+        "players[0].relationship": [
+            "must be at least 5 (house rule cb.relationship.floor, G-CB-06)"
+        ]
+    }
