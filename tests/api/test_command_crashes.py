@@ -222,3 +222,28 @@ def test_g_cb06_a_setup_relationship_below_the_floor_is_refused(store_client: Fl
             "must be at least 5 (house rule cb.relationship.floor, G-CB-06)"
         ]
     }
+
+
+# -- resolve_rounds' round numbers --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", ["banana", "0", "01", "51", "-1", " 2", "2.0"])
+def test_qc29_resolve_rounds_round_numbers_are_checked_by_the_schema(
+    store_client: FlaskClient, key: str
+) -> None:
+    """Any string was accepted as a round number and the command refused later, with a 409 (no
+    decision pending): the schema now refuses it first, a 422 naming the key."""
+    cid = hero_on_a_page(store_client)
+    body = {"type": "resolve_rounds", "assignments": {key: ["smite"]}}
+    problem = refused(store_client, cid, body)
+    assert problem["errors"] == {"assignments": [f"{key!r} is not a round number (1 to 50)"]}
+
+
+def test_qc29_a_round_number_the_schema_accepts_meets_the_rules(
+    store_client: FlaskClient,
+) -> None:
+    cid = hero_on_a_page(store_client)
+    body = {"type": "resolve_rounds", "assignments": {"2": ["smite"]}}
+    response = store_client.post(f"/campaigns/{cid}/commands", json=body)
+    assert response.status_code == 409, response.json
+    assert response.json["rule"] == "QC-20"  # no combat is open
