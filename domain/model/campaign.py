@@ -516,9 +516,9 @@ class Campaign(Aggregate):
         rule = book(self.game).rules.get(key)
         if rule is None:
             raise InvalidInput.field("key", f"unknown house rule for {self.game}")
-        problem = rule.check(value)
-        if problem:
-            raise InvalidInput.field("value", problem)
+        problems = rule.problems(value, "value")
+        if problems:
+            raise InvalidInput.of(problems)
         if self.house_rules.get(key) == value:
             rule_id = "QC-01" if self.game == "quest-calendar" else "house-rules"
             raise RuleViolation(rule_id, f"house rule {key} is already {value!r}")

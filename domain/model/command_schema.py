@@ -21,12 +21,13 @@ from marshmallow import (
     fields,
     missing,
     post_load,
+    pre_load,
     validate,
     validates_schema,
 )
 
 from domain.model.errors import InvalidInput
-from domain.model.text import has_control_characters
+from domain.model.text import has_control_characters, not_unicode
 
 REQUIRED: dict[str, str | list[Any] | dict[Any, Any]] = {
     "required": "is required",
@@ -321,6 +322,17 @@ class Strict(Schema):
 
     error_messages = {"unknown": "unknown field for this command", "type": "must be an object"}
 
+    @pre_load
+    def null_is_left_out(self, data: Any, **_: Any) -> Any:
+        """A declared field sent as null is dropped before it loads, so that the checks of the
+        fields together see its default (``"ammo": null`` is ammo 0), as the handler will."""
+        if not isinstance(data, Mapping):
+            return data
+        declared = {field.data_key or name for name, field in self.fields.items()}
+        return {
+            key: value for key, value in data.items() if value is not None or key not in declared
+        }
+
     @post_load
     def fill(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
         """Every field present: a fresh copy of its default where it was left out or null."""
@@ -440,17 +452,22 @@ def command(
 
 def load(schema: Schema, raw: object, name: str = "command") -> dict[str, Any]:
     """The values of ``raw`` as ``schema`` loads them, or ``InvalidInput`` naming each field that
-    is wrong (a nested one by its path)."""
+    is wrong (a nested one by its path).
+
+    Text anywhere in the body, keys included, must be valid Unicode first: JSON can carry a lone
+    surrogate ("\\ud800") that no field type refuses but that the hash chain, the store and every
+    reader would fail on, whether the schema declares the field or keeps it as raw JSON.
+    """
     if not isinstance(raw, Mapping):
         raise InvalidInput.field(name, "must be a JSON object")
+    body = dict(raw)
+    not_text = not_unicode(body)
+    if not_text:
+        raise InvalidInput.of(not_text)
     try:
-        loaded: dict[str, Any] = schema.load(dict(raw))
+        loaded: dict[str, Any] = schema.load(body)
     except ValidationError as error:
-        errors = flatten(schema, error.messages)
-        if len(errors) == 1 and len(next(iter(errors.values()))) == 1:
-            key, [message] = next(iter(errors.items()))
-            raise InvalidInput(errors, message=f"{key}: {message}") from None
-        raise InvalidInput(errors) from None
+        raise InvalidInput.of(flatten(schema, error.messages)) from None
     return loaded
 
 

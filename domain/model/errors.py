@@ -29,6 +29,14 @@ class InvalidInput(QuestlogError):
         """One error on one field."""
         return cls({name: [message]}, message=f"{name}: {message}")
 
+    @classmethod
+    def of(cls, errors: dict[str, list[str]]) -> InvalidInput:
+        """Errors by field; a single error is also the message, as ``field`` words it."""
+        if len(errors) == 1 and len(next(iter(errors.values()))) == 1:
+            name, [message] = next(iter(errors.items()))
+            return cls.field(name, message)
+        return cls(errors)
+
 
 class RuleViolation(QuestlogError):
     """A game rule forbids the command; ``rule_id`` names it (QC-xx, CB-xx or a core rule).

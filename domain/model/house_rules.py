@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.model.errors import InvalidInput
+from domain.model.text import not_unicode, shown_key
 
 QUEST_CALENDAR = "quest-calendar"
 CALENDAR_BOARD = "calendar-board"
@@ -65,6 +66,15 @@ class HouseRule:
             return "must be an object"
         return None
 
+    def problems(self, value: Any, name: str) -> dict[str, list[str]]:
+        """What is wrong with ``value`` for this rule, by path under ``name``: text anywhere in
+        it that is not valid Unicode (a lone surrogate), else what ``check`` says."""
+        not_text = not_unicode(value, name)
+        if not_text:
+            return not_text
+        problem = self.check(value)
+        return {name: [problem]} if problem else {}
+
     def describe(self) -> dict[str, Any]:
         """A JSON description for the house-rules listing."""
         return {
@@ -98,11 +108,9 @@ class HouseRuleBook:
         for key, value in overrides.items():
             rule = self.rules.get(key)
             if rule is None:
-                errors[f"house_rules.{key}"] = ["unknown house rule for this game"]
+                errors[f"house_rules.{shown_key(str(key))}"] = ["unknown house rule for this game"]
                 continue
-            problem = rule.check(value)
-            if problem:
-                errors[f"house_rules.{key}"] = [problem]
+            errors.update(rule.problems(value, f"house_rules.{key}"))
         if errors:
             raise InvalidInput(errors, message="Invalid house rules.")
         resolved = {key: rule.default for key, rule in sorted(self.rules.items())}

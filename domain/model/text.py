@@ -8,9 +8,13 @@ ASCII digits only and at most ``MAX_DIGITS`` of them.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from domain.model.errors import InvalidInput
 
+NOT_UNICODE = "must be valid Unicode text (no lone surrogates)"
+"""What a string that UTF-8 cannot encode is told: JSON may escape a lone surrogate ("\\ud800"),
+but no hash, store or page can take it."""
 MAX_DIGITS = 18
 """The most digits a number in text may have (any 18 digits fit a 64-bit integer)."""
 MAX_NAME_LENGTH = 200
@@ -62,8 +66,41 @@ def check_text(
         raise InvalidInput.field(field, "must not be empty")
     if len(value) > max_length:
         raise InvalidInput.field(field, f"must be at most {max_length} characters")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidInput.field(field, "must be valid Unicode text (no lone surrogates)") from None
+    if not is_unicode(value):
+        raise InvalidInput.field(field, NOT_UNICODE)
     check_characters(field, value, free_text=free_text)
+
+
+def is_unicode(text: str) -> bool:
+    """Whether UTF-8 can encode ``text`` (it holds no lone surrogate, U+D800..U+DFFF)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_key(key: str) -> str:
+    """An object's key as a path names it: a code point UTF-8 cannot encode as ``\\udxxx``."""
+    return key.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def not_unicode(value: Any, path: str = "") -> dict[str, list[str]]:
+    """Every string in a JSON value, an object's keys included, that is not valid Unicode text,
+    named by its path as the schemas name fields (``rounds[0].enemy``; ``path`` is the value's
+    own name): the check of a whole body, before any field of it is read."""
+    found: dict[str, list[str]] = {}
+    if isinstance(value, str):
+        if not is_unicode(value):
+            found[path or "body"] = [NOT_UNICODE]
+    elif isinstance(value, dict):
+        for key, member in value.items():
+            name = shown_key(str(key))
+            inner = f"{path}.{name}" if path else name
+            if isinstance(key, str) and not is_unicode(key):
+                found[inner] = [f"a key {NOT_UNICODE}"]
+            found.update(not_unicode(member, inner))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found.update(not_unicode(item, f"{path}[{index}]"))
+    return found

@@ -1,11 +1,15 @@
 """The messages docs/trust.md quotes are the ones the code prints: the checkpoint verdict of
-`questlog verify` after a rewrite, and the nonce gap every verifier names. Each quoted line is
-read from the doc (a hash cut short with ``…`` stands for the whole hash)."""
+`questlog verify` after a rewrite, the nonce gap every verifier names, and the output of the
+ten-line verifier run on the doc's own checkpoint. Each quoted line is read from the doc (a hash
+cut short with ``…`` stands for the whole hash)."""
 
 from __future__ import annotations
 
 import io
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 from uuid import UUID
 
@@ -66,3 +70,29 @@ def test_the_nonce_gap_is_named_as_quoted() -> None:
 
 def proof(nonce: int) -> dict[str, object]:
     return {"commitment": "c" * 64, "nonce": nonce}
+
+
+def test_the_ten_line_verifier_prints_what_the_doc_shows(tmp_path: Path) -> None:
+    """Issue 27: the example printed version 1 for the doc's checkpoint, signed at version 2. The
+    console block runs here as written: the doc's script on the doc's checkpoint and key."""
+    console = checked_block("trust.md", TEST, "verify_checkpoint.py")
+    command, *shown = console.strip().splitlines()
+    script = checked_block("trust.md", "tests/unit/test_trust_doc.py", "Ed25519PublicKey")
+    note = checked_block("trust.md", "tests/unit/test_trust_doc.py", "\n\n\u2014 ")
+    (tmp_path / "verify_checkpoint.py").write_text(script, encoding="utf-8")
+    (tmp_path / "kept.txt").write_text(note, encoding="utf-8", newline="")
+    program, *arguments = shlex.split(command.removeprefix("$ "))
+    assert program == "python3"
+    done = subprocess.run(
+        [sys.executable, "-I", *arguments],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == shown
+    version = note.splitlines()[1]
+    assert shown[0].split() == [note.splitlines()[0], version, note.splitlines()[2]]
+    assert version == "2"

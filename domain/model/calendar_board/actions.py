@@ -348,9 +348,11 @@ def _rizz_attempted(
 def _rizz_outcome(
     ctx: Context, player: str, party: dict[str, Any], partner: str, success: bool
 ) -> None:
-    """CB-38: a won contest brings the partner; either way the exhaustion follows (G-CB-28)."""
+    """CB-38: a won contest brings the partner; either way the exhaustion follows (G-CB-28).
+    The new partner's relationship is ``cb.relationship.initial``, never below
+    ``cb.relationship.floor`` (G-CB-06)."""
     if success:
-        initial = ctx.house["cb.relationship.initial"]
+        initial = max(ctx.house["cb.relationship.initial"], ctx.house["cb.relationship.floor"])
         party["partner"] = partner
         ctx.emit("PartnerGained", party=player, partner_type=partner, relationship=initial)
         party["relationship"] = initial

@@ -164,7 +164,7 @@ CB_HOUSE_RULES = (
     HouseRule(
         "cb.relationship.initial",
         12,
-        "Relationship of a new partner.",
+        "Relationship of a new partner (never below cb.relationship.floor).",
         kind="int",
         minimum=1,
         maximum=100,
@@ -173,7 +173,7 @@ CB_HOUSE_RULES = (
     HouseRule(
         "cb.relationship.floor",
         0,
-        "Relationship never goes below this.",
+        "Relationship never goes below this (a set-up's and a new partner's included).",
         kind="int",
         minimum=0,
         maximum=100,
@@ -391,7 +391,7 @@ CB_HOUSE_RULES = (
     HouseRule(
         "cb.exhaustion.max",
         5,
-        "Highest exhaustion.",
+        "Highest exhaustion (a set-up's included).",
         kind="int",
         minimum=1,
         maximum=20,

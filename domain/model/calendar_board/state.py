@@ -86,6 +86,26 @@ def read_player(loaded: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def party_bounds(
+    players: Iterable[Mapping[str, Any]], house: Mapping[str, Any]
+) -> Iterable[tuple[str, list[str]]]:
+    """The parties of a setup that the house rules bound: exhaustion at most
+    ``cb.exhaustion.max`` (CB-34, G-CB-26), a partner's relationship at least
+    ``cb.relationship.floor`` (G-CB-06); each by its field's path."""
+    most, floor = house["cb.exhaustion.max"], house["cb.relationship.floor"]
+    for index, player in enumerate(players):
+        if player["exhaustion"] > most:
+            yield (
+                f"players[{index}].exhaustion",
+                [f"must be at most {most} (house rule cb.exhaustion.max, G-CB-26)"],
+            )
+        if player["partner"] is not None and player["relationship"] < floor:
+            yield (
+                f"players[{index}].relationship",
+                [f"must be at least {floor} (house rule cb.relationship.floor, G-CB-06)"],
+            )
+
+
 def initial_state(setup: Mapping[str, Any], house: Mapping[str, Any]) -> dict[str, Any]:
     """A new match from its loaded ``Setup``: players in seating order, their parties, the token
     holders and options."""
@@ -107,10 +127,13 @@ def initial_state(setup: Mapping[str, Any], house: Mapping[str, Any]) -> dict[st
         {"id": c["id"], "type": c["type"], "night_active": c["night_active"]}
         for c in setup["creatures"]
     ]
+    # These bounds are house rules, so the schema cannot hold them.
+    errors = dict(party_bounds(setup["players"], house))
     most = house["cb.annustaria.max"]
     if setup["annustar"] > most:
-        # The bound is a house rule, so the schema cannot hold it.
-        raise InvalidInput.field("annustar", f"must be at most {most}")
+        errors["annustar"] = [f"must be at most {most}"]
+    if errors:
+        raise InvalidInput.of(errors)
     return {
         "players": ids,
         "parties": {p["id"]: p["party"] for p in players},

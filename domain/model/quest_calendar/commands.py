@@ -36,6 +36,7 @@ from domain.model.quest_calendar import (
     ship,
 )
 from domain.model.quest_calendar import state as qc
+from domain.model.text import quoted
 
 GAME = "quest-calendar"
 ITEM_ID = "The id of an item in the hero's inventory."
@@ -349,6 +350,17 @@ class StockEntry(Strict):
     )
 
 
+MAX_ROUNDS = 50
+"""The most rounds a printed combat has."""
+ROUND_NUMBERS = frozenset(str(number) for number in range(1, MAX_ROUNDS + 1))
+
+
+def round_number(value: str) -> None:
+    """A combat round's number as an object's key: "1" to "50", as the rounds were given."""
+    if value not in ROUND_NUMBERS:
+        raise ValidationError(f"{quoted(value)} is not a round number (1 to {MAX_ROUNDS})")
+
+
 def trait_name(value: str) -> None:
     """A trait a level-up raises (QC-53)."""
     if value not in qc.TRAITS:
@@ -503,7 +515,7 @@ COMMANDS: list[Command] = [
         rounds=many(
             "The rounds as printed.",
             required=True,
-            max_items=50,
+            max_items=MAX_ROUNDS,
             item=item_of(CombatRound),
             at_least_one="give at least one round",
         ),
@@ -521,11 +533,13 @@ COMMANDS: list[Command] = [
         "Each assigned ability's dice, round by round; an extra attack rolls d20 and the damage "
         "dice again." + DEATH,
         assignments=fields.Dict(
-            keys=fields.String(),
+            keys=fields.String(validate=round_number),
             values=ability_uses("The abilities used in this round."),
             load_default={},
             allow_none=True,
-            metadata={"description": "Round number (as a string) -> the abilities used in it."},
+            metadata={
+                "description": "Round number (as a string, 1 to 50) -> the abilities used in it."
+            },
         ),
     ),
     command(

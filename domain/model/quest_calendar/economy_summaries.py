@@ -83,7 +83,8 @@ def _booster(f: Facts) -> str:
     if d.get("per_roll") or d.get("bonus") is None:
         amount = f"{text(d['dice'], 20)} on each roll"
     else:
-        amount = f"+{d['bonus']} ({text(d['dice'], 20)})"
+        dice = f" ({text(d['dice'], 20)})" if d.get("dice") else ""  # none: a flat amount
+        amount = f"+{d['bonus']}{dice}"
     line = f"{f.name(d['item_id'])} boosts {text(d['trait'], 10)} by {amount}"
     if "booster_before" in d and "booster_after" in d:
         line += f" (booster {change(d['booster_before'], d['booster_after'])})"

@@ -58,7 +58,7 @@ rules.declare(
             "bonus": "integer|null: the bonus (null when rolled per roll)",
             "booster_after": "integer?: the booster's value after",
             "booster_before": "integer?: the booster's value before",
-            "dice": "string: the booster's dice",
+            "dice": "string|null: the booster's dice (null for a flat amount)",
             "item_id": "string: the item's id",
             "page_date": "string: the calendar page's date",
             "per_roll": "boolean: whether it applies to each roll",

@@ -428,6 +428,32 @@ def test_cb38_house_rules_chart_initial_relationship_and_no_exhaustion_on_fail()
     assert match.party("B")["exhaustion"] == 3
 
 
+@pytest.mark.parametrize(
+    ("floor", "initial", "relationship"),
+    [(100, 12, 100), (13, 12, 13), (12, 12, 12), (5, 20, 20)],
+    ids=["floor-100", "floor-13", "floor-equal", "floor-below"],
+)
+def test_cb38_g_cb06_a_new_partner_never_starts_below_the_relationship_floor(
+    floor: int, initial: int, relationship: int
+) -> None:
+    """Issue 27: under cb.relationship.floor 100 a won rizz still gave 12. The relationship never
+    goes below the floor (G-CB-06), so a new partner (CB-38) starts at the higher of the two."""
+    house = {"cb.relationship.floor": floor, "cb.relationship.initial": initial}
+    match = at_night(house=house, A={"exhaustion": 2, "int_mod": 3})
+    events = act(match, "A", "rizz", faces=(12,), partner="catboyBoyfriend")
+    assert of(events, "PartnerGained") == [
+        {"party": "A", "partner_type": "catboyBoyfriend", "relationship": relationship}
+    ]
+    assert of(events, "RelationshipChanged")[0] == {
+        "party": "A",
+        "partner_type": "catboyBoyfriend",
+        "from": None,
+        "to": relationship,
+        "cause": "rizzSuccess",
+    }
+    assert match.party("A")["relationship"] == relationship
+
+
 def test_cb38_a_partner_won_tonight_is_offered_no_rizz_next_night() -> None:
     match = at_night(A={"int_mod": 5})
     act(match, "A", "rizz", faces=(10,), partner="catgirlGirlfriend")
