@@ -32,11 +32,13 @@ FOCUS_PILL: Json = {
 
 
 def hero_on_a_page(client: FlaskClient, **hero: Any) -> str:
-    """A Quest Calendar campaign whose hero (the Vanguard, changed by ``hero``) has a page open."""
+    """A Quest Calendar campaign whose hero (the Vanguard wearing nothing, changed by ``hero``)
+    has a page open."""
     created = client.post("/campaigns", json={**plan.QC_CAMPAIGN, "name": "i27"})
     assert created.status_code == 201, created.json
     cid: str = created.json["id"]
-    body = {"type": "select_hero", "phase": "main", "hero": {**samples.VANGUARD, **hero}}
+    chosen = {**samples.VANGUARD, "equipped": [], **hero}  # its gear may be left out
+    body = {"type": "select_hero", "phase": "main", "hero": chosen}
     for command in (body, {"type": "start_page", "date": "2027-01-04"}):
         response = client.post(f"/campaigns/{cid}/commands", json=command)
         assert response.status_code == 201, response.json
