@@ -18,6 +18,7 @@ from typing import Any
 from flask.testing import FlaskClient
 
 from domain.model import samples
+from tests.api.api_calls import ApiTable
 from tests.browser import game_plan as plan
 
 Json = dict[str, Any]
@@ -60,20 +61,17 @@ class Scene:
         self.rollbacks += 1
 
 
-@dataclass
-class Recorder:
-    """A plan's table over the API that notes the first version of each situation it meets."""
+class Recorder(ApiTable):
+    """A plan's table over the API that notes the first version of each situation it meets;
+    its scenes may bring their own faces (a dogfight's sure hit)."""
 
-    client: FlaskClient
-    created: Json
-    situations: Situations
-    seen: dict[str, int] = field(default_factory=dict)
+    server_dice_only = False
 
-    def __post_init__(self) -> None:
-        self.cid: str = self.created["id"]
-        self.version: int = self.created["version"]
-        self.before: int | None = None
-        self.note(self.created["state"], [])
+    def __init__(self, client: FlaskClient, created: Json, situations: Situations) -> None:
+        super().__init__(client, created)
+        self.situations = situations
+        self.seen: dict[str, int] = {}
+        self.note(created["state"], [])
 
     def note(self, state: Json, types: list[str]) -> None:
         for situation in self.situations(state, types):
@@ -81,20 +79,9 @@ class Recorder:
 
     def send(self, body: Json) -> Json:
         """POST the command (it must be stored) and note the situations it leads to."""
-        response = self.client.post(f"/campaigns/{self.cid}/commands", json=body)
-        assert response.status_code == 201, (body, response.json)
-        self.before, self.version = self.version, response.json["version"]
-        state: Json = response.json["state"]
-        self.note(state, [e["type"].split(".", 1)[-1] for e in response.json["events"]])
-        return state
-
-    def undo(self) -> Json:
-        """Roll back to the version before the last command."""
-        body = {"to_version": self.before, "reason": "undo the last command"}
-        response = self.client.post(f"/campaigns/{self.cid}/rollback", json=body)
-        assert response.status_code == 201, response.json
-        self.version = response.json["version"]
-        state: Json = response.json["state"]
+        stored = len(self.events)
+        state = super().send(body)
+        self.note(state, [e["type"].split(".", 1)[-1] for e in self.events[stored:]])
         return state
 
 

@@ -13,6 +13,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from domain.service.application import Questlog
+from tests.api.api_calls import command, post
 from webapi.app import create_app
 from webapi.views import close_views
 
@@ -29,17 +30,6 @@ def api(app: Questlog) -> Iterator[Flask]:
 @pytest.fixture
 def client(api: Flask) -> FlaskClient:
     return api.test_client()
-
-
-def post(client: FlaskClient, path: str, body: Json, status: int = 201) -> Json:
-    response = client.post(path, json=body)
-    assert response.status_code == status, response.json
-    result: Json = response.json
-    return result
-
-
-def command(client: FlaskClient, cid: str, body: Json, status: int = 201) -> Json:
-    return post(client, f"/campaigns/{cid}/commands", body, status)
 
 
 def hail_night(client: FlaskClient) -> tuple[str, Json]:

@@ -13,6 +13,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from domain.service.application import Questlog
+from tests.api.api_calls import command, post
 from webapi.app import create_app
 from webapi.views import close_views
 
@@ -24,17 +25,6 @@ def client(app: Questlog) -> Iterator[FlaskClient]:
     flask_app: Flask = create_app(app, auth=False, rate_limit=0, TESTING=True)
     yield flask_app.test_client()
     close_views(flask_app)
-
-
-def post(client: FlaskClient, path: str, body: Json, status: int = 201) -> Json:
-    response = client.post(path, json=body)
-    assert response.status_code == status, response.json
-    result: Json = response.json
-    return result
-
-
-def command(client: FlaskClient, cid: str, body: Json, status: int = 201) -> Json:
-    return post(client, f"/campaigns/{cid}/commands", body, status)
 
 
 def counted_match(client: FlaskClient, a_has: int) -> str:

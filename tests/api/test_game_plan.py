@@ -26,6 +26,7 @@ from flask.testing import FlaskClient
 
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
+from tests.api.api_calls import ApiTable
 from tests.browser import game_plan as plan
 from webapi.app import create_app
 from webapi.views import close_views
@@ -36,36 +37,6 @@ CAMPAIGNS = 30
 SECONDS = 60
 """The time all of them may take together."""
 TIMES: dict[str, float] = {}
-
-
-class ApiTable:
-    """A plan's table over the Flask test client: commands, and undo by rollback."""
-
-    def __init__(self, client: FlaskClient, created: Json) -> None:
-        self.client = client
-        self.cid = created["id"]
-        self.version: int = created["version"]
-        self.before: int | None = None
-        self.events: list[Json] = []
-
-    def send(self, body: Json) -> Json:
-        """POST the command; it must be stored (201)."""
-        assert "faces" not in body  # server dice only
-        response = self.client.post(f"/campaigns/{self.cid}/commands", json=body)
-        assert response.status_code == 201, (body, response.json)
-        self.before, self.version = self.version, response.json["version"]
-        self.events += response.json["events"]
-        state: Json = response.json["state"]
-        return state
-
-    def undo(self) -> Json:
-        """Roll back to the version before the last command."""
-        body = {"to_version": self.before, "reason": "undo the last command"}
-        response = self.client.post(f"/campaigns/{self.cid}/rollback", json=body)
-        assert response.status_code == 201, response.json
-        self.version = response.json["version"]
-        state: Json = response.json["state"]
-        return state
 
 
 @dataclass

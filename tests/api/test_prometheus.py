@@ -14,7 +14,6 @@ import json
 import math
 import os
 import re
-import shutil
 import subprocess
 import time
 import urllib.error
@@ -36,6 +35,7 @@ from tests.api.test_cli_and_server import QUESTLOG, free_port
 from tests.api.test_operations_processes import stop
 from tests.conftest import StoreFactory
 from tests.docs.examples import DOCS, checked_block
+from tests.machine import tool
 
 DOC = "operations.md"
 ROLLS = "/campaigns/<campaign>/rolls"
@@ -186,13 +186,7 @@ def test_every_documented_expression_has_what_it_must_show() -> None:
 @pytest.fixture(scope="session")
 def prometheus_binary() -> str:
     """The ``prometheus`` binary; a skip (under CI a failure) without it."""
-    found = shutil.which("prometheus")
-    if found is None:
-        reason = "prometheus not found on PATH (apt-get install prometheus)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{reason} (CI must run the Prometheus test, so this is a failure)")
-        pytest.skip(reason)
-    return found
+    return tool("prometheus", "apt-get install prometheus")
 
 
 class Prometheus:

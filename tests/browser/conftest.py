@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.browser.server import Server, ServerDidNotStart, running
+from tests.machine import missing as _missing
 
 TOKEN_KEY = "questlog.token"
 EXPECTED_REFUSALS = (
@@ -25,12 +26,6 @@ EXPECTED_REFUSALS = (
     ("/share", (404,)),
 )
 """Refusals the page expects and handles; any other answer of 400 or more fails a test."""
-
-
-def _missing(reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason} (CI must run the browser tests, so this is a failure)")
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")

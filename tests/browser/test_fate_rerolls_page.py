@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.page_table import Effort, open_new_campaign
 from tests.browser.server import Server
 from tests.browser.test_table_flows import SAMPLES, created_bodies, ready
 
@@ -27,9 +28,7 @@ def test_g_cb01_a_match_set_up_with_fate_rerolls_shows_them_left_on_each_party_c
     sent = created_bodies(page)
     page.route("**/samples", lambda route: route.fulfill(json=SAMPLES))
     page.goto(server.url("/app/"))
-    page.get_by_role("button", name="New campaign").click()
-    page.get_by_label("Game").select_option("calendar-board")
-    page.get_by_label("Name").fill("Counted fate rerolls")
+    open_new_campaign(Effort(), page, "calendar-board", "Counted fate rerolls")
     first = page.locator(".setup-builder .player").first
     first.get_by_label("Fate rerolls", exact=True).fill("2")
     page.get_by_role("button", name="Create the campaign").click()

@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.helpers import shown_version, unlabelled, verdicts, wait_for_version
+from tests.browser.page_table import Effort, open_new_campaign
 from tests.browser.server import Server
 from tests.fixtures.make_release_store import HERO
 
@@ -70,9 +71,7 @@ def test_a_quest_calendar_campaign_started_on_the_page(open_page: Any, server: S
     page.evaluate(
         "async (hero) => (await import('/app/static/heroes.js')).saveHero('My scout', hero)", mine
     )
-    page.get_by_role("button", name="New campaign").click()
-    page.get_by_label("Game").select_option("quest-calendar")
-    page.get_by_label("Name").fill("Started on the page")
+    open_new_campaign(Effort(), page, "quest-calendar", "Started on the page")
     page.get_by_label("The prologue is complete").check()
     page.get_by_label("Hero", exact=True).select_option(label="My scout (saved on this device)")
     page.locator("details.house-rules summary").click()
@@ -108,9 +107,7 @@ def test_a_match_started_on_the_page_from_a_sample_setup(open_page: Any, server:
     sent = created_bodies(page)
     page.route("**/samples", lambda route: route.fulfill(json=SAMPLES))
     page.goto(server.url("/app/"))
-    page.get_by_role("button", name="New campaign").click()
-    page.get_by_label("Game").select_option("calendar-board")
-    page.get_by_label("Name").fill("A match from the page")
+    open_new_campaign(Effort(), page, "calendar-board", "A match from the page")
     expect(page.locator(".setup-builder .player")).to_have_count(2)
     first = page.locator(".setup-builder .player").first
     first.get_by_role("button", name="Add a weapon").click()

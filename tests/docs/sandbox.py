@@ -27,6 +27,7 @@ import pytest
 from psycopg import sql
 
 from tests.docs.shell import ROOT, Block, doc_blocks, output_problems, steps
+from tests.machine import missing
 
 BIN = Path(sys.executable).parent
 LOG_NAME = "dice.example.org"
@@ -302,8 +303,7 @@ class Sandbox:
         the doc runs ``sudo -u postgres createdb ... NAME``); its URL."""
         assert self.postgres_url is not None, f"{block.where()}: no PostgreSQL here"
         if shutil.which("pg_dump") is None or shutil.which("pg_restore") is None:
-            missing = "pg_dump and pg_restore are not installed (apt-get install postgresql-client)"
-            (pytest.fail if os.environ.get("CI") == "true" else pytest.skip)(missing)
+            missing("pg_dump and pg_restore are not installed (apt-get install postgresql-client)")
         base = self.postgres_url()
         fresh = f"ql_docs_{secrets.token_hex(4)}"
         self.databases[url] = fresh
