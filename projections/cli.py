@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from domain import settings
 from domain.storage.store import StoreConfig
 from projections.leases import lease_retry
 from projections.logs import LOG_FORMATS, configure_logging, is_json, log_uncaught_errors
@@ -35,13 +36,23 @@ log = logging.getLogger("questlog.views")
 @click.option(
     "--views-db",
     type=click.Path(path_type=Path, dir_okay=False),
-    envvar="QUESTLOG_VIEWS_DB",
-    help="SQLite file of the views (default: beside the event store, <name>.views.db).",
+    help="SQLite file of the views (default: QUESTLOG_VIEWS_DB, else beside the event store, "
+    "<name>.views.db).",
 )
 @click.pass_context
 def projections(context: click.Context, views_db: Path | None) -> None:
     """The read models: run them, rebuild them, see how far they have caught up."""
+    checked_settings()
     context.obj = {"config": StoreConfig.from_environ(), "views_path": views_db}
+
+
+def checked_settings() -> settings.Settings:
+    """Every environment variable, read and checked at start: a bad one is a usage error (exit
+    status 2) that names it and what it accepts, before anything is opened or created."""
+    try:
+        return settings.read()
+    except settings.SettingError as error:
+        raise click.UsageError(str(error)) from None
 
 
 @projections.command()
@@ -65,10 +76,7 @@ def run(
     with --log-format json.
     """
     config: StoreConfig = obj["config"]
-    try:
-        retry = lease_retry()
-    except ValueError as error:
-        raise click.UsageError(str(error)) from None
+    retry = lease_retry()
     try:
         handler = configure_logging(log_format)
     except ValueError as error:

@@ -31,6 +31,7 @@ from typing import IO, Any, Protocol
 
 import psycopg
 
+from domain import settings
 from domain.storage.advisory_locks import VIEW_LEASE_SPACE, view_lease_keys
 from domain.storage.store import StoreConfig
 from projections.store import PostgresViewStore, SQLiteViewStore, ViewStore
@@ -38,8 +39,6 @@ from projections.view import View
 
 log = logging.getLogger(__name__)
 
-DEFAULT_LEASE_RETRY = 1.0
-"""Seconds between two tries to take the leases a process lacks (``QUESTLOG_VIEWS_LEASE_RETRY``)."""
 LEASE_CONNECTION_NAME = "questlog-views"
 """``application_name`` prefix of the lease connection: ``questlog-views <host>:<pid>``."""
 
@@ -55,18 +54,7 @@ class LeaseLost(RuntimeError):
 
 def lease_retry(environ: dict[str, str] | None = None) -> float:
     """``QUESTLOG_VIEWS_LEASE_RETRY`` in seconds (default 1); a clear error if it is not > 0."""
-    raw = (os.environ if environ is None else environ).get("QUESTLOG_VIEWS_LEASE_RETRY", "")
-    if not raw.strip():
-        return DEFAULT_LEASE_RETRY
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not 0 < value <= 3600:
-        raise ValueError(
-            f"QUESTLOG_VIEWS_LEASE_RETRY must be a number of seconds in (0, 3600], not {raw!r}"
-        )
-    return value
+    return settings.read(environ).views_lease_retry
 
 
 def holder_label() -> str:
@@ -331,7 +319,7 @@ def run_leased(
     leases: Leases,
     run: RunViews,
     *,
-    retry: float = DEFAULT_LEASE_RETRY,
+    retry: float = settings.DEFAULT_LEASE_RETRY,
     on_idle: Callable[[], None] | None = None,
     on_leases: LeasesCallback | None = None,
 ) -> None:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sys
 import threading
 import traceback
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import IO, Any
+
+from domain import settings
 
 LOG_FORMATS = ("text", "json")
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
@@ -26,9 +27,7 @@ HANDLER_NAME = "questlog"
 
 def log_format_setting(value: str | None) -> str:
     """``text`` or ``json``: the argument, else QUESTLOG_LOG_FORMAT, else text."""
-    chosen = (value or os.environ.get("QUESTLOG_LOG_FORMAT", "") or "text").strip().lower()
-    if chosen not in LOG_FORMATS:
-        raise ValueError(f"QUESTLOG_LOG_FORMAT must be 'text' or 'json', not {chosen!r}")
+    chosen: str = settings.parse("log_format", value) if value else settings.read().log_format
     return chosen
 
 

@@ -8,7 +8,6 @@ positions it moves commit together or not at all.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -20,6 +19,7 @@ from typing import Any, ClassVar
 
 from eventsourcing.postgres import PostgresDatastore
 
+from domain import settings
 from domain.storage.advisory_locks import VIEWS_SETUP_LOCK_KEY, session_lock
 from domain.storage.store import StoreConfig
 from projections.schema import POSITIONS, POSITIONS_TABLE, Table, ViewTables
@@ -416,7 +416,6 @@ def open_view_store(config: StoreConfig, views_path: Path | None = None) -> View
     if config.kind == "postgres":
         return PostgresViewStore(postgres_datastore(config))
     assert config.sqlite_path is not None
-    configured = os.environ.get("QUESTLOG_VIEWS_DB", "").strip()
-    path = views_path or (Path(configured) if configured else views_path_for(config.sqlite_path))
+    path = views_path or settings.read().views_db or views_path_for(config.sqlite_path)
     path.parent.mkdir(parents=True, exist_ok=True)
     return SQLiteViewStore(path)

@@ -10,7 +10,6 @@ the caller's role decides: 404 if the campaign is private and the caller holds n
 from __future__ import annotations
 
 import math
-import os
 import threading
 import time
 from collections.abc import Iterable
@@ -23,6 +22,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
+from domain import settings
 from domain.model.access import ROLES, Membership, Token, acting_as, actor_label
 from domain.model.errors import InvalidInput, NotFound
 from domain.model.text import quoted
@@ -41,8 +41,6 @@ if TYPE_CHECKING:
 
 AUTH_KEY = "questlog_auth"
 RATE_KEY = "questlog_rate_limit"
-DEFAULT_RATE_LIMIT = 50.0
-"""Appends per second per token, with a burst of as many (QUESTLOG_RATE_LIMIT; 0 turns it off)."""
 EXEMPT_KEY = "questlog_rate_limit_exempt"
 OPEN_ENDPOINTS = frozenset({"api-docs.openapi_json", "static"}) | page.OPEN
 """Routes any caller may use without a token: the OpenAPI document, the page and its files."""
@@ -62,24 +60,24 @@ def auth_setting(auth: bool | str | None) -> bool:
     """Whether auth is on: the argument, else QUESTLOG_AUTH (``on`` or ``off``), else on."""
     if isinstance(auth, bool):
         return auth
-    text = (auth or os.environ.get("QUESTLOG_AUTH", "on")).strip().lower()
-    if text not in ("on", "off"):
-        raise ValueError("QUESTLOG_AUTH must be 'on' or 'off'")
-    return text == "on"
+    if auth:
+        given: bool = settings.parse("auth", auth)
+        return given
+    return settings.read().auth
 
 
 def rate_setting(rate: float | None) -> float:
     """Appends per second per token: the argument, else QUESTLOG_RATE_LIMIT, else the default."""
     if rate is not None:
         return rate
-    return float(os.environ.get("QUESTLOG_RATE_LIMIT", DEFAULT_RATE_LIMIT))
+    return settings.read().rate_limit
 
 
 def exempt_setting(exempt: Iterable[str] | None) -> frozenset[str]:
     """Token ids the rate limit does not count: the argument, else QUESTLOG_RATE_LIMIT_EXEMPT
     (ids separated by commas), else none. The benchmark exempts the one token it creates."""
     if exempt is None:
-        exempt = os.environ.get("QUESTLOG_RATE_LIMIT_EXEMPT", "").split(",")
+        return settings.read().rate_limit_exempt
     return frozenset(token_id.strip() for token_id in exempt if token_id.strip())
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from flask import Flask
 from flask_smorest import Api
 
+from domain import settings
 from domain.model.games import rules_for
 from domain.service.application import Questlog
 from webapi import (
@@ -70,8 +71,10 @@ def create_app(
     ``rate_limit_exempt`` the token ids it does not count (default: QUESTLOG_RATE_LIMIT_EXEMPT);
     ``max_streams`` the live streams open at once (default: QUESTLOG_MAX_STREAMS, else 64);
     ``ready_max_lag`` the events a view may lag and ``/readyz`` still answer ready (default:
-    QUESTLOG_READY_MAX_LAG, else 1000).
+    QUESTLOG_READY_MAX_LAG, else 1000). Every environment variable is read and checked first
+    (``domain.settings``): a bad one is a ``SettingError`` naming it, before anything is opened.
     """
+    settings.read()
     app = Flask("questlog")
     app.config.update(
         API_TITLE="Questlog",

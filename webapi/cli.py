@@ -25,6 +25,7 @@ from domain.service.checkpoints import CheckpointVerdict
 from domain.service.timetravel import Replay, ReplayStep, TimeTravel
 from domain.storage.backup import BackupRefused, backup_store
 from domain.storage.store import StoreConfig
+from projections.cli import checked_settings
 from projections.cli import projections as projections_group
 from projections.export import EXPORTS, FORMATS, export_events, export_view
 from projections.logs import LOG_FORMATS, is_json, log_uncaught_errors
@@ -41,6 +42,7 @@ def open_store() -> Questlog:
 @click.group()
 def main() -> None:
     """Questlog: an event-sourced game log with verifiable dice and a tamper-evident log."""
+    checked_settings()
 
 
 def banner(*, as_json: bool) -> Callable[..., None]:
@@ -105,7 +107,6 @@ def serve(
 ) -> None:
     """Serve the API on the configured store (waitress, or gunicorn with --workers), the views
     kept up to date inside."""
-    from projections.leases import lease_retry
     from webapi.access import auth_setting, exempt_setting
     from webapi.live import max_streams_setting
 
@@ -121,11 +122,6 @@ def serve(
     say = banner(as_json=as_json)
     if as_json:
         log_uncaught_errors()
-    if not no_views:
-        try:
-            lease_retry()
-        except ValueError as error:
-            raise click.UsageError(str(error)) from None
     if not auth and host not in LOOPBACK:
         raise click.UsageError(
             f"Refusing to serve on {host} without authentication (QUESTLOG_AUTH=off). "
@@ -653,17 +649,19 @@ def describe(step: ReplayStep) -> str:
 @main.command()
 @click.argument(
     "subject",
-    metavar="GAME|rules",
-    type=click.Choice(["quest-calendar", "calendar-board", "rules"]),
+    metavar="GAME|rules|settings",
+    type=click.Choice(["quest-calendar", "calendar-board", "rules", "settings"]),
 )
 @click.option(
     "--write",
     type=click.Path(dir_okay=False),
-    help="Update the tables in this file (with `rules`: write the whole rule index to it).",
+    help="Update the tables in this file (with `rules`: write the whole rule index to it; with "
+    "`settings`: update the table of environment variables in it, README.md).",
 )
 def reference(subject: str, write: str | None) -> None:
     """Print (or update in a doc) the generated command and house-rule tables of a game, or,
-    with `rules`, the rule index (docs/rules.md)."""
+    with `rules`, the rule index (docs/rules.md), or, with `settings`, the table of environment
+    variables (README.md's Configuration)."""
     from pathlib import Path
 
     from webapi import reference as ref
@@ -681,12 +679,21 @@ def reference(subject: str, write: str | None) -> None:
             click.echo(f"wrote {write}")
         return
     if write is None:
-        click.echo(ref.commands_markdown(subject) + "\n\n" + ref.house_rules_markdown(subject))
+        if subject == "settings":
+            click.echo(ref.settings_markdown())
+        else:
+            click.echo(ref.commands_markdown(subject) + "\n\n" + ref.house_rules_markdown(subject))
         return
     path = Path(write)
     if not path.exists():
         raise click.BadParameter(f"Path {write!r} does not exist.", param_hint="'--write'")
-    path.write_text(ref.update(subject, path.read_text()))
+    if subject == "settings":
+        try:
+            path.write_text(ref.update_settings(path.read_text()))
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="'--write'") from None
+    else:
+        path.write_text(ref.update(subject, path.read_text()))
     click.echo(f"updated {path}")
 
 

@@ -11,7 +11,6 @@ to its pool: the streams can never take the threads that serve commands.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,6 +22,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
+from domain import settings
 from domain.model.errors import InvalidInput
 from domain.model.logs import TracebackThrottle
 from domain.model.text import ascii_number
@@ -32,8 +32,6 @@ from webapi.campaigns import event_items, summarised
 from webapi.errors import TooManyStreams
 from webapi.http import campaign_id, questlog
 
-DEFAULT_MAX_STREAMS = 64
-"""Streams open at once in one process (QUESTLOG_MAX_STREAMS)."""
 KEEP_ALIVE = 15.0
 """Seconds between two ``: keep-alive`` comments on a quiet stream."""
 POLL_INTERVAL = 0.25
@@ -51,11 +49,7 @@ blp = Blueprint("live", __name__, description="The live stream of a campaign's e
 def max_streams_setting(value: int | None) -> int:
     """Streams open at once: the argument, else QUESTLOG_MAX_STREAMS, else the default."""
     if value is None:
-        text = os.environ.get("QUESTLOG_MAX_STREAMS", str(DEFAULT_MAX_STREAMS))
-        parsed = ascii_number(text.strip())
-        if parsed is None or parsed < 1:
-            raise ValueError("QUESTLOG_MAX_STREAMS must be a whole number of 1 or more")
-        value = parsed
+        return settings.read().max_streams
     if value < 1:
         raise ValueError("max_streams must be 1 or more")
     return value

@@ -22,7 +22,6 @@ process that answers, so it needs no summing.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -40,6 +39,7 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from domain import settings
 from domain.model.campaign import Campaign
 from domain.model.games import RULES
 from domain.service.commands_service import CommandCounters
@@ -47,7 +47,7 @@ from webapi.declared import declared_access
 from webapi.observability import elapsed_seconds
 
 METRICS_KEY = "questlog_metrics"
-MULTIPROC_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
+MULTIPROC_VARIABLE = settings.VARIABLES["prometheus_multiproc_dir"].name
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 """The method labels; any other method a client sends is counted as ``OTHER_METHOD``, so that
 nobody can add series (memory, and files under --workers) by inventing methods."""
@@ -77,7 +77,8 @@ Status = Callable[[], dict[str, Any]]
 
 def multiprocess_dir() -> str | None:
     """The directory the processes share their metrics in, or None for one process."""
-    return os.environ.get(MULTIPROC_VARIABLE) or None
+    directory = settings.read().prometheus_multiproc_dir
+    return None if directory is None else str(directory)
 
 
 class ViewLagCollector(Collector):

@@ -8,7 +8,6 @@ they say nothing secret (a view's name and lag, or that the store failed).
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -19,6 +18,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
+from domain import settings
 from projections.rebuild import view_status
 from webapi.declared import requires
 from webapi.errors import problem
@@ -29,8 +29,6 @@ from webapi.views import views_store
 log = logging.getLogger("questlog.operations")
 READY_LAG_KEY = "questlog_ready_max_lag"
 READY_PROBE_KEY = "questlog_ready_probe"
-DEFAULT_READY_MAX_LAG = 1000
-"""Events a view may be behind the log's head and still count as ready (QUESTLOG_READY_MAX_LAG)."""
 READY_TIMEOUT_SECONDS = 2.0
 """How long ``/readyz`` waits for the store: a probe must answer well within its own timeout."""
 
@@ -44,15 +42,7 @@ blp = Blueprint(
 def ready_max_lag_setting(value: int | None) -> int:
     """The lag bound: the argument, else QUESTLOG_READY_MAX_LAG, else 1000; a count of events."""
     if value is None:
-        text = os.environ.get("QUESTLOG_READY_MAX_LAG", "").strip()
-        if not text:
-            return DEFAULT_READY_MAX_LAG
-        try:
-            value = int(text)
-        except ValueError:
-            raise ValueError(
-                f"QUESTLOG_READY_MAX_LAG must be a whole number of events, not {text!r}"
-            ) from None
+        return settings.read().ready_max_lag
     if value < 0:
         raise ValueError(f"QUESTLOG_READY_MAX_LAG must be 0 or more, not {value}")
     return value

@@ -22,8 +22,9 @@ from gunicorn.app.base import BaseApplication
 from gunicorn.glogging import Logger
 
 from webapi import fair_worker
+from webapi.metrics import MULTIPROC_VARIABLE as MULTIPROC_ENV
+from webapi.metrics import multiprocess_dir
 
-MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 """Where prometheus_client's multiprocess mode keeps each worker's samples."""
 GRACEFUL_TIMEOUT = 10
 """Seconds a stopping worker gives its open requests (a live stream never ends by itself)."""
@@ -140,7 +141,7 @@ def _child_exit(_server: Any, worker: Any) -> None:
     asks."""
     if fair_worker.SHARES is not None:
         fair_worker.SHARES.release(worker.pid)
-    if os.environ.get(MULTIPROC_ENV):
+    if multiprocess_dir():
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(worker.pid)
@@ -163,7 +164,7 @@ def metrics_directory() -> Iterator[str]:
 
     A forked worker leaves through this same ``with`` (its ``SystemExit`` unwinds the stack it
     inherited), so only the process that made the directory removes it."""
-    chosen = os.environ.get(MULTIPROC_ENV)
+    chosen = multiprocess_dir()
     if chosen:
         clear_metric_files(Path(chosen))
         yield chosen

@@ -47,6 +47,7 @@ from eventsourcing.postgres import PostgresDatastore
 from psycopg.pq import TransactionStatus
 from psycopg_pool import PoolTimeout
 
+from domain import settings
 from domain.model.access import Membership, Token
 from domain.storage.advisory_locks import (
     KEY_RING_LOCK_KEY,
@@ -795,16 +796,11 @@ class StoreConfig:
     def from_environ(cls, environ: dict[str, str] | None = None) -> StoreConfig:
         """Read ``QUESTLOG_DATABASE_URL`` (PostgreSQL) or ``QUESTLOG_DB`` (SQLite file), and
         ``QUESTLOG_SIGNING_KEY`` and ``QUESTLOG_LOG_NAME`` (the key ring)."""
-        environ = dict(os.environ if environ is None else environ)
-        key_file = environ.get("QUESTLOG_SIGNING_KEY", "").strip()
-        keys: dict[str, Any] = {
-            "signing_key": Path(key_file) if key_file else None,
-            "log_name": environ.get("QUESTLOG_LOG_NAME", "").strip() or None,
-        }
-        url = environ.get("QUESTLOG_DATABASE_URL", "").strip()
-        if url:
-            return cls(database_url=url, postgres_schema=environ.get("QUESTLOG_PG_SCHEMA"), **keys)
-        return cls(sqlite_path=Path(environ.get("QUESTLOG_DB", "questlog.db")), **keys)
+        chosen = settings.read(environ)
+        keys: dict[str, Any] = {"signing_key": chosen.signing_key, "log_name": chosen.log_name}
+        if chosen.database_url:
+            return cls(database_url=chosen.database_url, postgres_schema=chosen.pg_schema, **keys)
+        return cls(sqlite_path=chosen.sqlite_file, **keys)
 
     @property
     def kind(self) -> str:

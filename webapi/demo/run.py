@@ -9,11 +9,11 @@ to when the store holds a campaign the demo did not make.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from domain import settings
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
 from projections.engine import Target, catch_up
@@ -74,8 +74,7 @@ class DemoResult:
 
 def demo_config(environ: dict[str, str] | None = None) -> StoreConfig:
     """The demo store: the SQLite file QUESTLOG_DB names, else ``questlog-demo.db`` here."""
-    env = os.environ if environ is None else environ
-    return StoreConfig(sqlite_path=Path(env.get("QUESTLOG_DB", "").strip() or DEMO_DB))
+    return StoreConfig(sqlite_path=settings.read(environ).db or Path(DEMO_DB))
 
 
 def reset_store(config: StoreConfig) -> list[Path]:
