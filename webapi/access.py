@@ -190,7 +190,9 @@ def authorize(token: Token) -> Response | None:
     access = declared_access(request.endpoint, request.method)
     if access is None:  # every route declares its access (a test checks): refuse, never guess
         return refuse(403, "This route declares no access; nobody may use it.")
-    if token.admin or access.action == "any":
+    if token.admin:
+        return admin_seat_check(access, token)
+    if access.action == "any":
         return None
     if access.action == "admin":
         return refuse(403, "Only an admin token may use this route.")
@@ -230,6 +232,20 @@ def seat_check(access: Access, role: str, member: Membership | None, cid: str) -
             f"Seat {named!r} has a player of its own: only that player acts for it ({field}).",
         )
     return refuse(403, f"This token may act only for its own seat ({field} = {seat!r}).")
+
+
+def admin_seat_check(access: Access, token: Token) -> Response | None:
+    """An admin may do everything, but where a route binds owners to seats (a match's commands
+    and approvals) it is bound as an owner is: the server's admin token is how the owner of a
+    small server signs in, and a seat an invited player holds is that player's alone."""
+    if not access.seat_binds_owner:
+        return None
+    try:
+        cid = str(UUID((request.view_args or {}).get("campaign", "")))
+    except ValueError:
+        return None  # the view answers 404 for a malformed id
+    member = questlog().side_tables.membership(cid, token.id)
+    return seat_check(access, "owner", member, cid)
 
 
 def seat_held(cid: str, seat: Any) -> bool:

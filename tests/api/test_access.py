@@ -412,6 +412,36 @@ def test_an_owner_plays_no_seat_an_invited_player_holds(questlog: Questlog) -> N
     assert mine.status_code == 201, mine.json
 
 
+def test_an_admin_is_bound_by_seats_as_an_owner_is(questlog: Questlog) -> None:
+    """CB-01, trial snag (issue 26's second trial): the server's admin token is how the owner of a
+    small server signs in, so at a match it plays the seats nobody holds and never one an invited
+    player holds (403 naming the seat, nothing stored, on commands and approvals alike)."""
+    cast = Cast(questlog, game="calendar-board")
+    admin = cast.as_("admin")
+    cid = cast.cid
+    before = questlog.campaign(UUID(cid)).version
+    held = admin.post(f"/campaigns/{cid}/commands", json={"type": "end_turn", "player": "A"})
+    assert held.status_code == 403 and "'A'" in held.json["detail"], held.json
+    assert questlog.campaign(UUID(cid)).version == before
+    played = admin.post(f"/campaigns/{cid}/commands", json={"type": "end_turn", "player": "B"})
+    assert played.status_code == 409, played.json  # not B's turn: the rules answer, not access
+    mine = cast.as_("player").post(
+        f"/campaigns/{cid}/commands", json={"type": "end_turn", "player": "A"}
+    )
+    assert mine.status_code == 201, mine.json
+    proposed = cast.as_("player").post(
+        f"/campaigns/{cid}/proposals",
+        json={"to_version": before, "reason": "mistake", "proposer": "A"},
+    )
+    assert proposed.status_code == 201, proposed.json
+    approvals = f"/campaigns/{cid}/proposals/{proposed.json['id']}/approvals"
+    as_a = admin.post(approvals, json={"player": "A"})
+    assert as_a.status_code == 403 and "'A'" in as_a.json["detail"], as_a.json
+    as_b = admin.post(approvals, json={"player": "B"})
+    assert as_b.status_code == 201, as_b.json
+    assert admin.get(f"/campaigns/{cid}").status_code == 200  # reading is not bound by seats
+
+
 def me(client: TokenClient, cid: str) -> dict[str, Any]:
     answer = client.get(f"/campaigns/{cid}/me")
     assert answer.status_code == 200, answer.json
