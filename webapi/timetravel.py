@@ -66,7 +66,7 @@ class Proposals(MethodView):
     )
     @blp.response(201, schemas.RollbackResult)
     @blp.doc(parameters=APPEND_HEADERS)
-    @access.requires("propose", seat="proposer", appends=True)
+    @access.requires("propose", seat="proposer", seat_binds_owner=True, appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Propose a rollback that every player must agree to (the proposer agrees by proposing)."""
         outcome = TimeTravel(questlog()).propose_rollback(

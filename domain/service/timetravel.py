@@ -18,7 +18,7 @@ from uuid import UUID, uuid4
 from domain.model import patch
 from domain.model.campaign import Campaign, GameEvent, command_versions_of
 from domain.model.chain import ENVELOPE_FIELDS
-from domain.model.errors import InvalidInput, NotFound, StaleVersion
+from domain.model.errors import InvalidInput, NotFound, RuleViolation, StaleVersion
 from domain.model.house_rules import book
 from domain.model.text import check_text
 from domain.service.application import Questlog
@@ -151,6 +151,7 @@ class TimeTravel:
             campaign.check_rollback_target(to_version)
             self.check_between_commands(campaign.id, to_version, "to_version")
             players = players_of(campaign)
+            self.check_no_open_proposal(campaign, to_version)
             # The proposal, the proposer's agreement if a player, the rollback if that was all.
             size = 1 + (proposer in players) + (set(players) <= {proposer})
             with campaign.command(size):
@@ -292,6 +293,20 @@ class TimeTravel:
                 f"{first} to {last}); play resumes only between commands: use {first - 1} "
                 f"or {last}",
             )
+
+    def check_no_open_proposal(self, campaign: Campaign, to_version: int) -> None:
+        """Refuse a second proposal to the version an open, current proposal already asks for:
+        the players agree to that one (a stale one, after the campaign moved on, does not count)."""
+        for proposal_id, proposal in campaign.proposals.items():
+            if proposal["status"] != "open" or proposal["to_version"] != to_version:
+                continue
+            if self._moved_on(campaign, proposal) is None:
+                agreed = ", ".join(proposal["approvals"]) or "nobody yet"
+                raise RuleViolation(
+                    "rollback-proposal-open",
+                    f"proposal {proposal_id} to roll back to version {to_version} is open (by "
+                    f"{proposal['proposer']}; agreed: {agreed}): agree to it instead",
+                )
 
     def _moved_on(self, campaign: Campaign, proposal: dict[str, Any]) -> int | None:
         """The first version after a proposal that is not a proposal or an approval, if any."""

@@ -430,15 +430,23 @@ def test_an_admin_is_bound_by_seats_as_an_owner_is(questlog: Questlog) -> None:
     )
     assert mine.status_code == 201, mine.json
     proposed = cast.as_("player").post(
-        f"/campaigns/{cid}/proposals",
+        f"/campaigns/{cid}/rollback/proposals",
         json={"to_version": before, "reason": "mistake", "proposer": "A"},
     )
     assert proposed.status_code == 201, proposed.json
-    approvals = f"/campaigns/{cid}/proposals/{proposed.json['id']}/approvals"
+    approvals = (
+        f"/campaigns/{cid}/rollback/proposals/{proposed.json['proposal']['proposal_id']}/approve"
+    )
+    for caller in ("owner", "admin"):  # nor propose as that seat (proposing is agreeing)
+        forged = cast.as_(caller).post(
+            f"/campaigns/{cid}/rollback/proposals",
+            json={"to_version": 1, "reason": "as A", "proposer": "A"},
+        )
+        assert forged.status_code == 403 and "'A'" in forged.json["detail"], forged.json
     as_a = admin.post(approvals, json={"player": "A"})
     assert as_a.status_code == 403 and "'A'" in as_a.json["detail"], as_a.json
     as_b = admin.post(approvals, json={"player": "B"})
-    assert as_b.status_code == 201, as_b.json
+    assert as_b.status_code == 200 and as_b.json["rollback"], as_b.json  # the last agreement
     assert admin.get(f"/campaigns/{cid}").status_code == 200  # reading is not bound by seats
 
 

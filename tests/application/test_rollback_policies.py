@@ -182,8 +182,9 @@ def test_a_solo_proposal_by_the_owner_is_carried_out_at_once(app: Questlog) -> N
 def test_a_proposal_is_stale_once_the_campaign_moves_on(app: Questlog) -> None:
     cid = cb_campaign(app)
     app.roll(cid, notation="d20", purpose="hail")
+    app.roll(cid, notation="d20", purpose="hail")
     proposal = propose(app, cid, 1, "A")["proposal"]
-    other = propose(app, cid, 1, "B")["proposal"]  # another proposal does not move it on
+    other = propose(app, cid, 2, "B")["proposal"]  # another proposal does not move it on
     approve(app, cid, proposal["proposal_id"], "B")
     app.roll(cid, notation="d20", purpose="wind")
     mark = stored_mark(app)
@@ -195,6 +196,24 @@ def test_a_proposal_is_stale_once_the_campaign_moves_on(app: Questlog) -> None:
     assert stored_mark(app) == mark
     with pytest.raises(RuleViolation):
         approve(app, cid, other["proposal_id"], "C")
+
+
+def test_a_second_proposal_to_the_version_an_open_one_asks_for_is_refused(app: Questlog) -> None:
+    """Trial snag: the same rollback could be proposed twice. While a current proposal to that
+    version is open, another is refused (409 naming it, nothing stored); once the campaign has
+    moved on and the first is stale, proposing again is how to ask."""
+    cid = cb_campaign(app)
+    app.roll(cid, notation="d20", purpose="hail")
+    first = propose(app, cid, 1, "A")["proposal"]
+    mark = stored_mark(app)
+    with pytest.raises(RuleViolation) as twice:
+        propose(app, cid, 1, "B")
+    assert twice.value.rule_id == "rollback-proposal-open"
+    assert first["proposal_id"] in str(twice.value) and "agreed: A" in str(twice.value)
+    assert stored_mark(app) == mark
+    app.roll(cid, notation="d20", purpose="wind")
+    again = propose(app, cid, 1, "B")["proposal"]
+    assert again["proposal_id"] != first["proposal_id"]
 
 
 def test_approvals_are_checked(app: Questlog) -> None:

@@ -775,7 +775,9 @@ COMMANDS: list[Command] = [
         None,
         date=text("The page's date, YYYY-MM-DD or MM-DD.", required=True, max_length=10),
         weekday=text(
-            "The weekday printed on the page (checked against the date).", choices=pages.WEEKDAYS
+            "The weekday printed on the page: it must match the date unless the house rule "
+            "qc.calendar.weekdaySource is 'page' (G-QC-03).",
+            choices=pages.WEEKDAYS,
         ),
         rest_day=flag("A Rest day.", default=False),
         level_up_day=flag("A level-up day.", default=False),

@@ -194,6 +194,13 @@ def start_page(ctx: Context, args: Values) -> None:
     weekday = WEEKDAYS[date.weekday()]
     if given_weekday and ctx.house["qc.calendar.weekdaySource"] == "page":
         weekday = given_weekday
+    elif given_weekday and given_weekday != weekday:
+        ctx.refuse(
+            "G-QC-03",
+            f"weekday {given_weekday} does not match {date.isoformat()}, a {weekday}: the weekday "
+            "is computed from the date (house rule qc.calendar.weekdaySource 'computed'; "
+            "'page' lets the page's weekday win)",
+        )
     if ctx.house["qc.prologue.endPage"] == date.isoformat():
         flags["prologue_end"] = True
     ctx.state["page"] = {

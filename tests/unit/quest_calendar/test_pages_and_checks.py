@@ -37,6 +37,24 @@ def test_g_qc03_weekday_is_computed_from_the_date() -> None:
     assert table.state["page"]["weekday"] == "Sunday"
 
 
+def test_g_qc03_a_weekday_that_does_not_match_the_date_is_refused_not_stored_beside_another() -> (
+    None
+):
+    """Trial snag: 'Friday' for Monday 2027-01-04 was accepted and the log held both weekdays."""
+    table = Table(page=None)
+    refused = table.refused({"type": "start_page", "date": "2027-01-04", "weekday": "Friday"})
+    assert refused.rule_id == "G-QC-03"
+    assert "Friday" in str(refused) and "Monday" in str(refused)
+    (started,) = table.run({"type": "start_page", "date": "2027-01-04", "weekday": "Monday"})
+    assert started.details["weekday"] == "Monday"
+
+
+def test_g_qc03_under_the_page_house_rule_the_pages_weekday_wins() -> None:
+    table = Table({"qc.calendar.weekdaySource": "page"}, page=None)
+    (started,) = table.run({"type": "start_page", "date": "2027-01-04", "weekday": "Friday"})
+    assert started.details["weekday"] == "Friday"
+
+
 def test_qc17_one_page_at_a_time_in_date_order() -> None:
     table = Table(page="2027-01-04")
     assert table.refused({"type": "start_page", "date": "2027-01-05"}).rule_id == "QC-17"
