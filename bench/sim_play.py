@@ -1,8 +1,9 @@
 """The tables the simulation plays: Quest Calendar pages and Calendar Board nights, server dice.
 
 Each table is one campaign and a small player that chooses its next command the way a table
-does: from the game's own set-ups (``tests/application/qc_week_data.py`` and ``cb_match_data.py``,
-copied here in the few fields the simulation needs, because ``bench`` must not import ``tests``)
+does: from the game's own set-ups (the sample Vanguard of ``domain/model/samples.py``, and
+``tests/application/cb_match_data.py`` copied here in the few fields the simulation needs, because
+``bench`` must not import ``tests``)
 and from what the engine asks for next (a pending decision names the commands it accepts and the
 options). Dice are the campaign's verifiable server dice, so outcomes vary as in real play; a
 command the rules refuse (a 409) is counted, as a real table's mistakes would be, and the player
@@ -20,6 +21,7 @@ from datetime import date, timedelta
 from typing import Any
 from uuid import UUID
 
+from domain.model import samples
 from domain.model.errors import InvalidInput, RuleViolation
 from domain.service.application import Questlog
 
@@ -27,25 +29,10 @@ Json = dict[str, Any]
 
 TALLY_LOCK = threading.Lock()
 
-QC_HERO: Json = {
-    "id": "vanguard",
-    "name": "The Vanguard",
-    "level": 1,
-    "traits": {"STR": 2, "DEX": 1, "CON": 1, "INT": 2, "WIS": 0, "CHA": -1},
-    # A year of combats without a death: the simulation measures the store, not the hero's luck.
-    "hp_max": 10_000,
-    "def": 12,
-    "atk": 3,
-    "damage_dice": "1d8",
-    "damage_mod": 1,
-    "credits": 3,
-    "rations": 0,
-    "abilities": [
-        {"id": "smite", "name": "Smite", "usage": "per_page", "context": "combat",
-         "effect": {"kind": "damage_bonus", "dice": "1d4"}},
-    ],
-    "inventory": [],
-}  # fmt: skip
+# A year of combats without a death: the simulation measures the store, not the hero's luck.
+QC_HERO: Json = samples.variant(
+    samples.BARE_VANGUARD, hp_max=10_000, abilities=[samples.SMITE], inventory=[]
+)
 QC_ROUNDS: list[Json] = [
     {"enemy": "Void hound", "hit_target": 14, "damage_needed": 7, "enemy_attack": 13,
      "damage_reduced": 3, "damage_full": 6},

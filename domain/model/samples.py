@@ -35,7 +35,38 @@ PLASMA_BLADE: Json = {
 }
 FLAK_VEST: Json = {"id": "flak-vest", "name": "Flak Vest", "kind": "equipment", "slot": "armor"}
 
-VANGUARD: Json = {
+SMITE: Json = {
+    "id": "smite",
+    "name": "Smite",
+    "usage": "per_page",
+    "context": "combat",
+    "effect": {"kind": "damage_bonus", "dice": "1d4"},
+}
+SECOND_WIND: Json = {
+    "id": "second-wind",
+    "name": "Second Wind",
+    "usage": "per_rest",
+    "uses": 1,
+    "context": "both",
+    "effect": {"kind": "heal", "dice": "1d6"},
+}
+POWER_STRIKE: Json = {
+    "id": "power-strike",
+    "name": "Power Strike",
+    "usage": "surge",
+    "cost": 1,
+    "context": "combat",
+    "effect": {"kind": "attack_bonus", "amount": 2},
+}
+KEEN_MIND: Json = {
+    "id": "keen-mind",
+    "name": "Keen Mind",
+    "usage": "per_page",
+    "context": "outside",
+    "effect": {"kind": "check_bonus", "amount": 3},
+}
+
+BARE_VANGUARD: Json = {
     "id": "vanguard",
     "name": "The Vanguard",
     "level": 1,
@@ -47,28 +78,30 @@ VANGUARD: Json = {
     "damage_mod": 1,
     "credits": 3,
     "rations": 0,
-    "abilities": [
-        {
-            "id": "smite",
-            "name": "Smite",
-            "usage": "per_page",
-            "context": "combat",
-            "effect": {"kind": "damage_bonus", "dice": "1d4"},
-        },
-        {
-            "id": "second-wind",
-            "name": "Second Wind",
-            "usage": "per_rest",
-            "uses": 1,
-            "context": "both",
-            "effect": {"kind": "heal", "dice": "1d6"},
-        },
-    ],
+}
+"""The Vanguard's numbers alone: no abilities, pool or gear."""
+
+VANGUARD: Json = {
+    **BARE_VANGUARD,
+    "abilities": [SMITE, SECOND_WIND],
     "pool": {"name": "surges", "max": 2},
     "inventory": [PLASMA_BLADE, VISOR, FLAK_VEST, MED_KIT],
     "equipped": ["plasma-blade", "flak-vest"],  # the visor rides in the pack, to sell
 }
 """The hero of the demo's week and of the application tests' week, wearing its gear."""
+
+
+def variant(hero: Json, **changes: Any) -> Json:
+    """A copy of a sample hero with some fields changed (``None`` leaves a field out): how a test
+    or the bench says how its hero differs from a sample instead of copying it."""
+    changed = deepcopy(hero)
+    for key, value in changes.items():
+        if value is None:
+            changed.pop(key, None)
+        else:
+            changed[key] = deepcopy(value)
+    return changed
+
 
 SCOUT: Json = {
     "id": "scout",
@@ -82,15 +115,7 @@ SCOUT: Json = {
     "damage_mod": 0,
     "credits": 5,
     "rations": 1,
-    "abilities": [
-        {
-            "id": "keen-mind",
-            "name": "Keen Mind",
-            "usage": "per_page",
-            "context": "outside",
-            "effect": {"kind": "check_bonus", "amount": 3},
-        }
-    ],
+    "abilities": [KEEN_MIND],
     "inventory": [REPAIR_KIT],
 }
 """A hero with no surge pool (the pool is optional) and an ability outside combat."""

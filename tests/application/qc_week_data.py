@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.model import samples
+
 Json = dict[str, Any]
 
 PLASMA_BLADE: Json = {
@@ -37,53 +39,13 @@ RATION: Json = {
     "effect": {"kind": "ration"},
 }
 
-HERO: Json = {
-    "id": "vanguard",
-    "name": "The Vanguard",
-    "level": 1,
-    "traits": {"STR": 2, "DEX": 1, "CON": 1, "INT": 2, "WIS": 0, "CHA": -1},
-    "hp_max": 20,
-    "def": 12,
-    "atk": 3,
-    "damage_dice": "1d8",
-    "damage_mod": 1,
-    "credits": 3,
-    "rations": 0,
-    "abilities": [
-        {
-            "id": "smite",
-            "name": "Smite",
-            "usage": "per_page",
-            "context": "combat",
-            "effect": {"kind": "damage_bonus", "dice": "1d4"},
-        },
-        {
-            "id": "second-wind",
-            "name": "Second Wind",
-            "usage": "per_rest",
-            "uses": 1,
-            "context": "both",
-            "effect": {"kind": "heal", "dice": "1d6"},
-        },
-        {
-            "id": "power-strike",
-            "name": "Power Strike",
-            "usage": "surge",
-            "cost": 1,
-            "context": "combat",
-            "effect": {"kind": "attack_bonus", "amount": 2},
-        },
-        {
-            "id": "keen-mind",
-            "name": "Keen Mind",
-            "usage": "per_page",
-            "context": "outside",
-            "effect": {"kind": "check_bonus", "amount": 3},
-        },
-    ],
-    "pool": {"name": "surges", "max": 2},
-    "inventory": [PLASMA_BLADE, VISOR, FLAK_VEST, MED_KIT, REPAIR_KIT],
-}
+HERO: Json = samples.variant(
+    samples.VANGUARD,
+    abilities=[*samples.VANGUARD["abilities"], samples.POWER_STRIKE, samples.KEEN_MIND],
+    inventory=[*samples.VANGUARD["inventory"], samples.REPAIR_KIT],
+    equipped=None,
+)
+"""The sample Vanguard with two more abilities and a repair kit, wearing nothing at the start."""
 
 MONDAY_ROUNDS: list[Json] = [
     {

@@ -8,24 +8,13 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
+from domain.model import samples
 from domain.model.dice import parse
 from domain.service.application import Questlog
 
 Json = dict[str, Any]
 
-HERO: Json = {
-    "id": "vanguard",
-    "name": "The Vanguard",
-    "level": 1,
-    "traits": {"STR": 2, "DEX": 1, "CON": 1, "INT": 2, "WIS": 0, "CHA": -1},
-    "hp_max": 20,
-    "def": 12,
-    "atk": 3,
-    "damage_dice": "1d8",
-    "damage_mod": 0,
-    "credits": 3,
-    "rations": 0,
-}
+HERO: Json = samples.variant(samples.BARE_VANGUARD, damage_mod=0)
 VEX: Json = {"id": "vex", "name": "Vex the Mechanic", "abilities": []}
 MED_KIT: Json = {"id": "med-kit", "name": "Med Kit", "kind": "consumable"}
 DOGFIGHT_ROUND: Json = {

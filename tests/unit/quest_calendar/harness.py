@@ -6,25 +6,15 @@ from copy import deepcopy
 from typing import Any
 
 import domain.model.quest_calendar  # noqa: F401  (registers the game)
+from domain.model import samples
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from tests.unit.game_table import GameTable
 
 RULES_QC = RULES[QUEST_CALENDAR]
 
-HERO: dict[str, Any] = {
-    "id": "vanguard",
-    "name": "The Vanguard",
-    "level": 1,
-    "traits": {"STR": 2, "DEX": 1, "CON": 1, "INT": 2, "WIS": 0, "CHA": -1},
-    "hp_max": 20,
-    "def": 12,
-    "atk": 3,
-    "damage_dice": "1d8",
-    "damage_mod": 0,
-    "credits": 10,
-    "rations": 2,
-}
+HERO: dict[str, Any] = samples.variant(samples.BARE_VANGUARD, damage_mod=0, credits=10, rations=2)
+"""The sample Vanguard's numbers, with no bonus to damage and some credits and rations."""
 
 
 class Table(GameTable):
