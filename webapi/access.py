@@ -146,7 +146,7 @@ def visible() -> set[str] | None:
     token = caller()
     if not current_app.config[AUTH_KEY] or token is None or token.admin:
         return None
-    return questlog().side_tables.visible_campaigns(token.id)
+    return questlog().visible_campaigns(token.id)
 
 
 def refuse(status: int, detail: str, **headers: str) -> Response:
@@ -176,9 +176,9 @@ BEARER = {"WWW-Authenticate": 'Bearer realm="questlog"'}
 def role_on(token: Token, cid: str) -> tuple[str, Membership | None] | None:
     """A non-admin token's role on a campaign and its membership (``public``, with none, on a
     public campaign it holds no role on), or None if the campaign is private to it."""
-    tables = questlog().side_tables
-    member = tables.membership(cid, token.id)
-    if member is None and not tables.is_public(cid):
+    app = questlog()
+    member = app.membership(cid, token.id)
+    if member is None and not app.is_public(cid):
         return None
     return (member.role if member else "public"), member
 
@@ -244,13 +244,13 @@ def admin_seat_check(access: Access, token: Token) -> Response | None:
         cid = str(UUID((request.view_args or {}).get("campaign", "")))
     except ValueError:
         return None  # the view answers 404 for a malformed id
-    member = questlog().side_tables.membership(cid, token.id)
+    member = questlog().membership(cid, token.id)
     return seat_check(access, "owner", member, cid)
 
 
 def seat_held(cid: str, seat: Any) -> bool:
     """Whether a member of the campaign holds ``seat`` (an invited player, or a seated owner)."""
-    return any(m.seat == seat for m in questlog().side_tables.members(cid))
+    return any(m.seat == seat for m in questlog().members(cid))
 
 
 def appends() -> bool:
@@ -422,7 +422,7 @@ class Tokens(MethodView):
     @requires("admin")
     def get(self) -> Any:
         """Every token, without secrets (admin)."""
-        return {"items": [token_info(t) for t in questlog().side_tables.tokens()]}
+        return {"items": [token_info(t) for t in questlog().tokens()]}
 
 
 @blp.route("/admin/tokens/<token>")
@@ -441,7 +441,7 @@ def member_token(field: str, name: str) -> Token:
     Only an admin (or anyone, with auth off) learns why a token may not be added; an owner gets
     the answer an unknown name gets, so it cannot find out which token names exist.
     """
-    token = questlog().side_tables.find_token(name)
+    token = questlog().find_token(name)
     refusal = None if token is None else member_refusal(token)
     if token is None or refusal is not None:
         asking = caller()
@@ -470,17 +470,13 @@ class Members(MethodView):
         cid = campaign_id(campaign)
         app = questlog()
         found = app.campaign(cid)
-        seat = body.get("seat")
         seats = found.state.get("players") if found.game == "calendar-board" else None
-        if seat is not None and seats is not None and seat not in seats:
-            raise InvalidInput.field("seat", f"must be one of this match's players: {seats}")
         field = "token_id" if body.get("token_id") else "token_name"
         name = body.get(field)
         if not name:
             raise InvalidInput.field("token_name", "name a token (token_name or token_id)")
         token = member_token(field, name)
-        member = Membership(str(cid), token.id, body["role"], body.get("seat"))
-        app.side_tables.set_member(member)
+        member = app.add_member(cid, token, body["role"], body.get("seat"), seats)
         return {"token_id": token.id, "role": member.role, "seat": member.seat, "name": token.name}
 
     @blp.response(200, MemberList)
@@ -490,10 +486,9 @@ class Members(MethodView):
         cid = campaign_id(campaign)
         app = questlog()
         app.campaign(cid)
-        tables = app.side_tables
         items = []
-        for m in tables.members(str(cid)):
-            token = tables.find_token(m.token_id)
+        for m in app.members(str(cid)):
+            token = app.find_token(m.token_id)
             name = token.name if token is not None else None
             items.append({"token_id": m.token_id, "role": m.role, "seat": m.seat, "name": name})
         return {"items": items}

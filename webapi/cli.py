@@ -133,7 +133,7 @@ def serve(
     if workers > 1 and config.kind != "postgres":
         raise click.BadParameter(SQLITE_ONE_WORKER, param_hint="'--workers'")
     questlog = open_store()
-    if auth and not questlog.side_tables.tokens():
+    if auth and not questlog.tokens():
         _, secret = questlog.create_token("admin", admin=True)
         # The secret goes to stdout only, never into a log record that a shipper forwards.
         console.print(

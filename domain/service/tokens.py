@@ -103,6 +103,43 @@ class TokenService:
             self.side_tables.revoke_token(token_id)
         return member, revoke
 
+    def add_member(
+        self, campaign_id: UUID, token: Token, role: str, seat: str | None, players: object
+    ) -> Membership:
+        """Give a live, non-admin token a role (and a seat) on a campaign. ``players`` are the
+        campaign's seats, or None where it has none to check against (quest-calendar)."""
+        if seat is not None and isinstance(players, list) and seat not in players:
+            raise InvalidInput.field("seat", f"must be one of this match's players: {players}")
+        member = Membership(str(campaign_id), token.id, role, seat)
+        self.side_tables.set_member(member)
+        return member
+
+    # -- reading tokens and roles -----------------------------------------------------------
+
+    def tokens(self) -> list[Token]:
+        """Every token (never a secret)."""
+        return self.side_tables.tokens()
+
+    def find_token(self, name_or_id: str) -> Token | None:
+        """The token with this name or id, revoked or not, or None."""
+        return self.side_tables.find_token(name_or_id)
+
+    def membership(self, campaign_id: str, token_id: str) -> Membership | None:
+        """A token's role (and seat) on a campaign, or None."""
+        return self.side_tables.membership(campaign_id, token_id)
+
+    def members(self, campaign_id: str) -> list[Membership]:
+        """Every role held on a campaign."""
+        return self.side_tables.members(campaign_id)
+
+    def is_public(self, campaign_id: str) -> bool:
+        """Whether any token may read the campaign (a public one)."""
+        return self.side_tables.is_public(campaign_id)
+
+    def visible_campaigns(self, token_id: str) -> set[str]:
+        """The ids of the campaigns a token holds a role on, and the public ones."""
+        return self.side_tables.visible_campaigns(token_id)
+
     def _add_token(self, token: Token, secret: str) -> None:
         """Store a token; a name another process took since the check above is the same 422."""
         try:
