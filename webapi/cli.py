@@ -144,6 +144,7 @@ def serve(
             say("First start: created the admin token admin; its secret is on stdout, once")
     ring = questlog.key_ring.current()  # made on the first start (docs/trust.md)
     say(f"Questlog on http://{host}:{port}  (store: {questlog.config.describe()})")
+    say(f"Table page: http://{host}:{port}/app/  (sign in with a token)")
     say(f"OpenAPI document: http://{host}:{port}/openapi.json")
     say(f"Signing key: {escape(ring.signer.verifier.text)}")
     if config.log_name and config.log_name != ring.log_name:

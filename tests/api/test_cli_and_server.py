@@ -49,6 +49,10 @@ def request(port: int, method: str, path: str, body: Any = None) -> tuple[int, A
     return response.status, data
 
 
+PROCESSES: dict[int, subprocess.Popen[bytes]] = {}
+"""Each test server's process, by port."""
+
+
 @pytest.fixture
 def server(tmp_path: Path) -> Any:
     port = free_port()
@@ -73,6 +77,7 @@ def server(tmp_path: Path) -> Any:
     else:
         process.kill()
         pytest.fail("questlog serve did not start")
+    PROCESSES[port] = process
     yield port
     process.terminate()
     process.wait(timeout=10)
@@ -95,6 +100,14 @@ def test_serve_runs_the_api_under_waitress(server: int) -> None:
     status, document = request(server, "GET", "/openapi.json")
     assert status == 200
     assert "/campaigns/{campaign}/rolls" in document["paths"]
+    page = http.client.HTTPConnection("127.0.0.1", server, timeout=10)
+    page.request("GET", "/app/")
+    assert page.getresponse().status == 200
+    page.close()
+    process = PROCESSES.pop(server)
+    process.terminate()
+    said = process.communicate(timeout=10)[0].decode()
+    assert f"Table page: http://127.0.0.1:{server}/app/" in said  # trial snag: the URL to open
 
 
 def test_demo_then_verify(tmp_path: Path) -> None:
