@@ -84,8 +84,10 @@ def test_a_share_link_opens_the_campaign_read_only(open_page: Any, server: Serve
     guest.goto(link)
     guest.get_by_text("you are viewer").wait_for()
     assert "#token" not in guest.url
-    # the link's token is kept for this campaign on this device (docs/table-page.md, "Tokens")
-    assert guest.evaluate("JSON.parse(localStorage.getItem('questlog.links'))")[cid]["token"]
+    # the link's token is kept for this campaign in this tab, and on the device only when asked
+    # (docs/table-page.md, "Tokens")
+    assert guest.evaluate("JSON.parse(sessionStorage.getItem('questlog.tablinks'))")[cid]
+    assert guest.evaluate("localStorage.getItem('questlog.links')") is None
     assert guest.locator("[data-rollback-to], form.command, button.choice").count() == 0
     verdicts(guest)
 

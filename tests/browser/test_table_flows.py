@@ -1,6 +1,6 @@
 """Issue 26 on the table page: a campaign started on the page, the owner's controls, the board
 drawn from the campaign's layout, the head hash and the past view following the version shown,
-and link tokens kept per campaign on the device until "Forget this device"."""
+and link tokens kept per campaign (on the device when asked) until "Forget this device"."""
 
 from __future__ import annotations
 
@@ -257,6 +257,9 @@ def test_a_link_survives_a_new_tab_and_a_new_browser_until_forgotten(
     guest.goto(server.url(link["url"]))
     guest.get_by_text("you are viewer").wait_for()
     assert "#token" not in guest.url
+    # kept on the device only when asked, as "Keep me signed in on this device" does
+    assert guest.evaluate("localStorage.getItem('questlog.links')") is None
+    guest.get_by_label("Keep this link on this device").check()
     kept = json.loads(guest.evaluate("localStorage.getItem('questlog.links')"))
     assert kept[cid]["token"] == link["token"]
     # a new tab of the same browser: the address alone, no token in it
@@ -309,6 +312,7 @@ def test_an_invite_link_seats_its_player_in_a_new_tab_and_browser(
     player, _ = open_page()
     player.goto(server.url(invite["url"]))
     player.get_by_text(f"you are player (seat {seat})").wait_for()
+    player.get_by_label("Keep this link on this device").check()  # for a new tab and browser
     tab = player.context.new_page()
     tab.goto(server.url(f"/app/campaigns/{cid}"))
     tab.get_by_text(f"you are player (seat {seat})").wait_for()

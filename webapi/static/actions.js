@@ -5,7 +5,7 @@
 import { ApiError, get, post } from "./api.js";
 import { answerPending } from "./decisions.js";
 import { clear, h } from "./dom.js";
-import { commandForm, explain } from "./play.js";
+import { commandForm, explain, facesValue } from "./play.js";
 import { toast } from "./ui.js";
 
 const words = (name) => String(name).replaceAll("_", " ");
@@ -35,7 +35,9 @@ async function sent(page, body, form = null) {
 function openCommand(page, name) {
   const command = page.catalogue.find((c) => c.name === name);
   if (!command) return;
-  const form = commandForm(command, { seat: page.who.seat || page.actingFor, state: () => page.head.state || {}, send: (body) => sent(page, body, form) });
+  // in a match, the player select offers only the seats this page plays (campaign.js, plays)
+  const plays = page.head.game === "quest-calendar" ? null : (seat) => page.who.plays(seat);
+  const form = commandForm(command, { seat: page.who.seat || page.actingFor, plays, state: () => page.head.state || {}, send: (body) => sent(page, body, form) });
   page.openForm = form;
   clear(page.formSlot, page.openForm);
   page.openForm.querySelector("input, select, textarea")?.focus();
@@ -139,14 +141,13 @@ async function undoTo(page, undo, reason) {
   const to = undo.to_version;
   page.formSlot?.querySelector(".sent")?.remove();
   if (undo.policy === "direct") {
-    await post(`/campaigns/${page.id}/rollback`, { to_version: to, reason });
-    toast(`Undone: back to version ${to}`);
+    const result = await post(`/campaigns/${page.id}/rollback`, { to_version: to, reason });
+    page.toldRollback(result.version, result.rollback || { to_version: to, reason });
   } else {
-    const result = await post(`/campaigns/${page.id}/rollback/proposals`, { to_version: to, reason, proposer: page.who.seat || "owner" });
-    const proposal = result.proposal || {};
-    const agreed = proposal.approvals || proposal.approved_by || [];
-    const waiting = (proposal.players || []).filter((p) => !agreed.includes(p));
-    toast(result.rollback ? `Undone: back to version ${to}` : `Proposed undoing ${words(undo.command)}; waiting for ${waiting.join(", ") || "the players"}`);
+    // by the first seat this page plays, so that proposing agrees for it (campaign.js)
+    const proposer = page.proposer();
+    const result = await post(`/campaigns/${page.id}/rollback/proposals`, { to_version: to, reason, proposer });
+    page.proposed(result, proposer, `undoing ${words(undo.command)}`);
   }
   await page.changed();
 }
@@ -185,7 +186,9 @@ function rollForm(page) {
     rollError.textContent = "";
     const body = { dice: dice.value, purpose: purpose.value };
     try {
-      if (faces.value.trim()) body.faces = faces.value.trim().startsWith("[") ? JSON.parse(faces.value) : faces.value.split(",").map((f) => Number(f.trim()));
+      // each face as typed, or refused in the words typed ("“99…9” is not a whole number that fits")
+      const typed = facesValue(faces.value, "Faces");
+      if (typed !== undefined) body.faces = typed;
       const roll = await page.append("rolls", body);
       toast(roll.summary || `Rolled ${roll.notation}: ${roll.total}`);
       for (const el of [page.play, page.pending]) el?.querySelectorAll(".error").forEach((e) => (e.textContent = ""));

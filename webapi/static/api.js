@@ -1,15 +1,16 @@
 // The API client and where the page keeps its tokens (docs/table-page.md, "Tokens"):
 // - the token pasted to sign in: sessionStorage (this tab), or, when "Keep me signed in on this
 //   device" is ticked, localStorage for 30 days;
-// - a share or invite link's token: localStorage, per campaign, for 30 days from opening the link,
-//   so a bookmark, a reload or a new tab still opens the campaign; on that campaign's page it is
-//   the token used.
-// "Forget this device" removes every one of them.
+// - a share or invite link's token, per campaign: sessionStorage (this tab: a reload still opens
+//   the campaign), or, when "Keep this link on this device" is ticked, localStorage for 30 days,
+//   so that a bookmark or a new tab opens it too; on that campaign's page it is the token used.
+// "Sign out" forgets the tokens this tab uses; "Forget this device" removes every one of them.
 import { parse } from "./canon.js";
 
 const KEY = "questlog.token"; // sessionStorage: the signed-in token of this tab
 const KEPT = "questlog.signin"; // localStorage: {token, expires} when kept on this device
-const LINKS = "questlog.links"; // localStorage: {campaignId: {token, role, expires}}
+const LINKS = "questlog.links"; // localStorage: {campaignId: {token, expires}}, kept on the device
+const TAB_LINKS = "questlog.tablinks"; // sessionStorage: {campaignId: token}, opened in this tab
 export const LIFETIME_DAYS = 30;
 const LIFETIME = LIFETIME_DAYS * 24 * 3600 * 1000;
 
@@ -23,8 +24,8 @@ function readJson(key) {
   }
 }
 
-// The link tokens still in date (expired ones are dropped as they are read).
-export function linkTokens() {
+// The link tokens kept on this device and still in date (expired ones are dropped as read).
+function keptLinks() {
   const all = readJson(LINKS) || {};
   const now = Date.now();
   const live = Object.fromEntries(Object.entries(all).filter(([, v]) => v && v.expires > now));
@@ -37,14 +38,51 @@ function writeLinks(links) {
   else localStorage.removeItem(LINKS);
 }
 
+function tabLinks() {
+  try {
+    const links = JSON.parse(sessionStorage.getItem(TAB_LINKS) || "{}");
+    return links && typeof links === "object" ? links : {};
+  } catch {
+    return {};
+  }
+}
+
+function writeTabLinks(links) {
+  if (Object.keys(links).length) sessionStorage.setItem(TAB_LINKS, JSON.stringify(links));
+  else sessionStorage.removeItem(TAB_LINKS);
+}
+
+// Every link token this tab may use, by campaign: {token, kept} (kept: on this device too). A link
+// opened in this tab wins over one kept from before.
+export function linkTokens() {
+  const kept = keptLinks();
+  const out = Object.fromEntries(Object.entries(kept).map(([id, v]) => [id, { token: v.token, kept: true }]));
+  for (const [id, secret] of Object.entries(tabLinks())) out[id] = { token: secret, kept: kept[id]?.token === secret };
+  return out;
+}
+
+// A link just opened: its token for this tab only, until "Keep this link on this device".
 export function keepLinkToken(campaignId, secret) {
-  writeLinks({ ...linkTokens(), [campaignId]: { token: secret, expires: Date.now() + LIFETIME } });
+  writeTabLinks({ ...tabLinks(), [campaignId]: secret });
+}
+
+// "Keep this link on this device" ticked (for 30 days) or not (this tab only).
+export function keepLinkOnDevice(campaignId, keep) {
+  const secret = linkTokens()[campaignId]?.token;
+  const kept = keptLinks();
+  if (keep && secret) kept[campaignId] = { token: secret, expires: Date.now() + LIFETIME };
+  else delete kept[campaignId];
+  writeLinks(kept);
+  if (secret) writeTabLinks({ ...tabLinks(), [campaignId]: secret }); // this tab keeps it either way
 }
 
 export function dropLinkToken(campaignId) {
-  const links = linkTokens();
-  delete links[campaignId];
-  writeLinks(links);
+  const kept = keptLinks();
+  delete kept[campaignId];
+  writeLinks(kept);
+  const tab = tabLinks();
+  delete tab[campaignId];
+  writeTabLinks(tab);
 }
 
 export function useCampaign(id) {
@@ -76,9 +114,19 @@ export function setToken(value, { keep = false } = {}) {
   else localStorage.removeItem(KEPT);
 }
 
+// "Sign out": the tokens this tab uses, as the sign-in form's "Sign out" forgets its own (the
+// tab's and, if it was kept, the device's): the signed-in token, the links opened in this tab,
+// and the shown campaign's link kept on the device. Other campaigns' kept links stay.
+export function signOut() {
+  if (campaign) dropLinkToken(campaign);
+  sessionStorage.removeItem(TAB_LINKS);
+  setToken(null);
+}
+
 // Every token this page kept, in this tab and on this device.
 export function forgetDevice() {
   sessionStorage.removeItem(KEY);
+  sessionStorage.removeItem(TAB_LINKS);
   localStorage.removeItem(KEPT);
   localStorage.removeItem(LINKS);
 }

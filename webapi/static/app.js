@@ -1,6 +1,6 @@
 // The table page's entry: sign in, pick or start a campaign, or verify a bundle; routed by the
 // address. When a page has finished loading, body[data-ready="true"] (ui.js, ready()).
-import { ApiError, LIFETIME_DAYS, dropLinkToken, forgetDevice, get, keepLinkToken, linkToken, linkTokens, setToken, signedInToken, token, useCampaign } from "./api.js";
+import { ApiError, LIFETIME_DAYS, dropLinkToken, forgetDevice, get, keepLinkOnDevice, keepLinkToken, linkToken, linkTokens, setToken, signOut, signedInToken, token, useCampaign } from "./api.js";
 import { verifyPage } from "./bundle.js";
 import { campaignPage } from "./campaign.js";
 import { clear, h } from "./dom.js";
@@ -12,10 +12,11 @@ const GAME_NAMES = { "quest-calendar": "Quest Calendar", "calendar-board": "The 
 const main = document.getElementById("main");
 const who = document.getElementById("who");
 const campaignPath = /^\/app\/campaigns\/([^/]+)$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // A share or invite link carries its token in the fragment, which never reaches a server: keep it
-// for this campaign on this device (api.js) and take it out of the address bar (and so out of the
-// history and any copied link).
+// for this campaign in this tab (api.js; on the device too once "Keep this link on this device" is
+// ticked) and take it out of the address bar (and so out of the history and any copied link).
 function readShareLink() {
   const match = /^#token=(.+)$/.exec(location.hash);
   if (!match) return;
@@ -26,10 +27,56 @@ function readShareLink() {
   history.replaceState(null, "", location.pathname + location.search);
 }
 
-function signedIn() {
-  const out = signedInToken() ? h("button", { type: "button", class: "small", onclick: () => { setToken(null); location.assign("/app/"); } }, "Sign out") : null;
+// The header: "Sign out" (the tokens this tab uses, whether signed in or opened by a link), for a
+// campaign opened by a link whether to keep that link on this device (as "Keep me signed in on
+// this device" does for a token pasted), and "Forget this device".
+function signedIn(campaignId) {
+  const out = token() ? h("button", { type: "button", class: "small", onclick: () => { signOut(); location.assign("/app/"); } }, "Sign out") : null;
   const forget = h("button", { type: "button", class: "small", onclick: () => { forgetDevice(); location.assign("/app/"); } }, "Forget this device");
-  clear(who, out, " ", token() || Object.keys(linkTokens()).length ? forget : null);
+  const link = campaignId ? linkTokens()[campaignId] : null;
+  let keep = null;
+  if (link) {
+    const box = h("input", { id: "keep-link", type: "checkbox", checked: link.kept });
+    box.addEventListener("change", () => keepLinkOnDevice(campaignId, box.checked));
+    keep = h("span", { class: "check keep-link" }, box, h("label", { for: "keep-link" }, ` Keep this link on this device for ${LIFETIME_DAYS} days (localStorage)`));
+  }
+  clear(who, keep, " ", out, " ", token() || Object.keys(linkTokens()).length ? forget : null);
+}
+
+// A token is printable ASCII without spaces: anything else (a tab, a line break, a character a
+// document's formatting put in) is refused before it is sent, saying what and where, instead of
+// the server's "Bad Request: Invalid header".
+const CONTROLS = { "\t": "a tab", "\n": "a line break", "\r": "a carriage return" };
+function tokenProblem(text) {
+  const bad = /[^\x21-\x7e]/u.exec(text);
+  if (!bad) return null;
+  const c = bad[0];
+  const code = `U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+  const what = c === " " ? "a space" : /[\x00-\x1f\x7f-\x9f]/.test(c) ? `a control character (${CONTROLS[c] ? `${CONTROLS[c]}, ` : ""}${code})` : `“${c}” (${code}), which no token holds`;
+  return `That is not a token as it was given: it holds ${what} at character ${[...text.slice(0, bad.index)].length + 1}. Paste the token alone, exactly as it was given.`;
+}
+
+// "Open a campaign by id": a campaign id (a UUID), or a share or invite link of this server; the
+// address to open, or {error} in words.
+function campaignAddress(text) {
+  const typed = text.trim();
+  if (UUID.test(typed)) return { path: `/app/campaigns/${typed.toLowerCase()}` };
+  let url = null;
+  try {
+    url = new URL(typed, location.origin);
+  } catch {
+    url = null;
+  }
+  const match = url && /^https?:$/.test(url.protocol) && /^\/app\/campaigns\/([^/]+)$/.exec(url.pathname);
+  let id = null;
+  try {
+    id = match ? decodeURIComponent(match[1]) : null;
+  } catch {
+    id = null;
+  }
+  if (id && UUID.test(id) && url.origin === location.origin) return { path: url.pathname + url.search + url.hash };
+  if (id && UUID.test(id)) return { error: `That link is for another server (${url.host}): open it in the browser as it is.` };
+  return { error: `“${typed.length > 60 ? `${typed.slice(0, 59)}…` : typed}” is not a campaign id. An id has 36 characters, like 8f5e1c2a-3b4d-4e5f-8a9b-0c1d2e3f4a5b; a share or invite link (…/app/campaigns/<id>#token=…) opens too.` };
 }
 
 function linkedCampaigns() {
@@ -49,8 +96,16 @@ function signIn(message) {
     h("div", { class: "field" }, h("label", { for: "token" }, "API token"), input),
     h("p", { class: "check" }, keep, h("label", { for: "keep-signed-in" }, ` Keep me signed in on this device for ${LIFETIME_DAYS} days (localStorage)`)),
     h("button", { type: "submit" }, "Sign in"), error);
+  input.addEventListener("input", () => input.removeAttribute("aria-invalid"));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    const problem = tokenProblem(input.value.trim());
+    if (problem) {
+      error.textContent = problem;
+      input.setAttribute("aria-invalid", "true");
+      input.focus();
+      return;
+    }
     setToken(input.value.trim(), { keep: keep.checked });
     try {
       await get("/campaigns?limit=1");
@@ -78,11 +133,20 @@ async function campaignList() {
     more.hidden = after === null || after === undefined;
   };
   more.addEventListener("click", load);
-  const open = h("input", { id: "open-id", placeholder: "campaign id" });
-  const form = h("form", { class: "inline" }, h("label", { for: "open-id" }, "Open a campaign by id"), open, h("button", { type: "submit" }, "Open"));
+  const open = h("input", { id: "open-id", placeholder: "campaign id, or a share link", required: true, spellcheck: "false", "aria-errormessage": "open-id-error" });
+  const openError = h("p", { class: "error", role: "alert", id: "open-id-error" });
+  const form = h("form", { class: "inline open-by-id" }, h("label", { for: "open-id" }, "Open a campaign by id"), open, h("button", { type: "submit" }, "Open"), openError);
+  open.addEventListener("input", () => open.removeAttribute("aria-invalid"));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    location.assign(`/app/campaigns/${encodeURIComponent(open.value.trim())}`);
+    const address = campaignAddress(open.value);
+    openError.textContent = address.error || "";
+    if (address.error) {
+      open.setAttribute("aria-invalid", "true");
+      open.focus();
+      return;
+    }
+    location.assign(address.path);
   });
   const slot = h("div", { class: "new-slot" });
   const start = h("button", { type: "button", onclick: () => newCampaign(slot, start) }, "New campaign");
@@ -97,7 +161,7 @@ async function route() {
   const campaign = campaignPath.exec(path);
   const id = campaign ? decodeURIComponent(campaign[1]) : null;
   useCampaign(id);
-  signedIn();
+  signedIn(id);
   if (path === "/app/verify") {
     verifyPage(main);
     return ready(true);
@@ -127,3 +191,10 @@ async function route() {
 
 readShareLink();
 route();
+// A link pasted over the address this tab shows already changes only the fragment: no new page
+// is loaded. Its token is kept all the same, and the page starts again with it.
+addEventListener("hashchange", () => {
+  if (!/^#token=/.test(location.hash)) return;
+  readShareLink();
+  location.reload();
+});

@@ -18,10 +18,10 @@ import { freshEntropy } from "./verify.js";
 const ROLL_WINDOW = 200; // versions of rolls loaded at a time, newest first
 
 // The caller on this campaign (GET /campaigns/{id}/me), as access.js reads it, with `admin`, and
-// `plays(seat)`: the seats this page plays in a match, its own and, for an owner, every seat no
-// member holds (`held`, read again on every show): the owner plays those at its own screen, and
-// the server lets it act and agree for them (webapi/access.py seat_check), never for a seat an
-// invited player holds.
+// `plays(seat)`: the seats this page plays in a match, its own and, for an owner or an admin
+// (both may manage), every seat no member holds (`held`, read again on every show): the owner
+// plays those at its own screen, and the server lets it act and agree for them
+// (webapi/access.py seat_check, admin_seat_check), never for a seat an invited player holds.
 async function whoAmI(campaignId) {
   const me = await get(`/campaigns/${campaignId}/me`);
   const who = { role: me.role, seat: me.seat ?? null, canPlay: me.can_append, owner: me.can_manage, admin: Boolean(me.admin), held: new Set() };
@@ -40,6 +40,44 @@ class CampaignPage {
     this.main = main;
     this.id = id;
     this.live = null;
+    this.toldRollbacks = new Set(); // the versions of the rollbacks a toast has told
+  }
+
+  // A rollback carried out, by this page or by anyone's last agreement, is told as a rollback:
+  // where it went and why, once (its version), never as the lines of the events it restored.
+  toldRollback(version, data) {
+    if (this.toldRollbacks.has(Number(version))) return;
+    this.toldRollbacks.add(Number(version));
+    toast(`Rolled back to version ${data?.to_version}${data?.reason ? `: ${data.reason}` : ""}`);
+  }
+
+  // An event announced live (live.js): only a rollback is told; the rest shows as the page moves on.
+  heard(event) {
+    if (event?.type === "questlog.RolledBack") this.toldRollback(event.version, event.data);
+  }
+
+  // The seat a rollback proposal from this page is made by: the first seat it plays (its own,
+  // else the first seat no member holds), so that proposing agrees for it; "owner" when it plays
+  // none (a Quest Calendar campaign, or a match whose every seat an invited player holds).
+  proposer() {
+    if (this.who.seat) return this.who.seat;
+    if (this.head.game === "quest-calendar") return "owner";
+    return (this.head.state?.players || []).find((seat) => this.who.plays(seat)) || "owner";
+  }
+
+  // What a proposal's answer means, in words: carried out at once (every seat agreed), or whom it
+  // waits for, and the seats this page may agree for too ("agree as B below").
+  proposed(result, proposer, what) {
+    if (result.rollback) {
+      this.toldRollback(result.version, result.rollback);
+      return;
+    }
+    const proposal = result.proposal || {};
+    // proposing is agreeing: the proposer is not among those still to agree
+    const agreed = [proposer, ...(proposal.approvals || proposal.approved_by || [])];
+    const waiting = (proposal.players || []).filter((p) => !agreed.includes(p));
+    const mine = this.agreeingSeats(waiting);
+    toast(`Proposed ${what}${waiting.length ? `; waiting for ${waiting.join(", ")} to agree` : ""}${mine.length ? `. You play ${mine.join(" and ")} too: agree as ${mine.join(", ")} below, under “Open rollback proposals”` : ""}.`);
   }
 
   get asOf() {
@@ -62,7 +100,10 @@ class CampaignPage {
     } finally {
       ready(true);
     }
-    this.live = new Live(this.id, this.head.version, () => this.changed(), (mode) => {
+    this.live = new Live(this.id, this.head.version, (event) => {
+      this.heard(event);
+      this.changed();
+    }, (mode) => {
       this.liveNote.textContent = mode === "stream" ? "Live: new events appear as they happen." : "Live: checking for new events every second.";
       this.liveNote.dataset.live = mode;
     }).start();
@@ -319,13 +360,17 @@ class CampaignPage {
     const id = `reason-${to}`;
     const reason = h("input", { id, required: true, value: "undo at the table" });
     const cancel = h("button", { type: "button", class: "small", onclick: () => form.replaceWith(button) }, "Cancel");
-    const form = h("form", { class: "inline" }, h("label", { for: id }, `Why roll back to version ${to}?`), reason, h("button", { type: "submit" }, "Confirm rollback"), cancel);
+    // a refusal (a 409: another proposal to this version is open already) stays in the form
+    const error = h("p", { class: "error", role: "alert" });
+    const form = h("form", { class: "inline rollback-reason" }, h("label", { for: id }, `Why roll back to version ${to}?`), reason, h("button", { type: "submit" }, "Confirm rollback"), cancel, error);
     form.addEventListener("submit", async (submit) => {
       submit.preventDefault();
+      error.textContent = "";
       try {
         await this.rollback(to, reason.value);
-      } catch (error) {
-        toast(explain(error), true);
+      } catch (problem) {
+        error.textContent = `The rollback was refused: ${explain(problem)}`;
+        toast(explain(problem), true);
       }
     });
     button.replaceWith(form);
@@ -339,19 +384,16 @@ class CampaignPage {
     const direct = this.who.owner && this.head.game === "quest-calendar" && policy !== "forbid";
     if (direct) {
       try {
-        await post(`/campaigns/${this.id}/rollback`, { to_version: to, reason });
-        toast(`Rolled back to version ${to}`);
+        const result = await post(`/campaigns/${this.id}/rollback`, { to_version: to, reason });
+        this.toldRollback(result.version, result.rollback || { to_version: to, reason });
         return this.changed();
       } catch (error) {
         if (!(error instanceof ApiError) || error.status !== 409) throw error;
       }
     }
-    const proposer = this.who.seat || "owner";
+    const proposer = this.proposer();
     const result = await post(`/campaigns/${this.id}/rollback/proposals`, { to_version: to, reason, proposer });
-    // proposing is agreeing: the proposer is not among those still to agree
-    const agreed = [proposer, ...(result.proposal?.approvals || result.proposal?.approved_by || [])];
-    const waiting = (result.proposal?.players || []).filter((p) => !agreed.includes(p));
-    toast(result.rollback ? `Rolled back to version ${to}` : `Proposed a rollback to version ${to}${waiting.length ? `; waiting for ${waiting.join(", ")}` : ""}`);
+    this.proposed(result, proposer, `a rollback to version ${to}`);
     return this.changed();
   }
 
@@ -394,7 +436,13 @@ class CampaignPage {
 
   async approve(proposalId, seat) {
     try {
-      await post(`/campaigns/${this.id}/rollback/proposals/${proposalId}/approve`, { player: seat });
+      const result = await post(`/campaigns/${this.id}/rollback/proposals/${proposalId}/approve`, { player: seat });
+      if (result.rollback) this.toldRollback(result.version, result.rollback);
+      else {
+        const p = result.proposal || {};
+        const waiting = (p.players || []).filter((s) => !(p.approvals || []).includes(s));
+        toast(`Agreed as ${seat}${waiting.length ? `; waiting for ${waiting.join(", ")} to agree` : ""}.`);
+      }
       await this.changed();
     } catch (error) {
       toast(explain(error), true);

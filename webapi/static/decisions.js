@@ -193,10 +193,13 @@ export function answerPending(page, pending, past, send) {
   const mine = page.who.canPlay && (solo || !pending.who || page.who.plays(pending.who));
   const actingFor = mine && !solo && pending.who && pending.who !== page.who.seat ? pending.who : null;
   const canAnswer = mine && !past;
-  // The same decision at the same version shown again (a refresh that finds nothing new, a
-  // second announcement of the same command): the section stays as it is, so an answer half
-  // typed is not wiped under the player's fingers.
-  const shown = JSON.stringify([page.shown, pending, mine, canAnswer]);
+  // The same decision shown again, at any version (a refresh that finds nothing new, a roll or
+  // a command of someone else's that leaves the decision as it was): the section stays as it
+  // is, so an answer half typed, and the focus, are not wiped under the player's fingers. The
+  // decision is the same when what it asks is: its kind, who decides, its options and context
+  // (a new decision of the same kind carries a new roll id), and what this page may do with it.
+  // Only a decision gone or changed, or a page that may now answer or no longer may, rebuilds it.
+  const shown = JSON.stringify([pending, mine, canAnswer, actingFor]);
   if (page.pending.dataset.shown === shown && page.pending.isConnected) return;
   page.pending.dataset.shown = shown;
   const ctx = { game: page.head.game, seat: page.who.seat, state: () => page.head.state || {}, send };

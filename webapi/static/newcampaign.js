@@ -5,7 +5,7 @@ import { get, post } from "./api.js";
 import { clear, h } from "./dom.js";
 import { samples, savedHeroes } from "./heroes.js";
 import { explain } from "./play.js";
-import { setupBuilder } from "./setup.js";
+import { RULE_BOUNDS, setupBuilder } from "./setup.js";
 import { ready } from "./ui.js";
 
 const GAMES = { "quest-calendar": "Quest Calendar", "calendar-board": "The Calendar Board (a match)" };
@@ -38,9 +38,12 @@ export function ruleInput(rule, value, id) {
   if (rule.kind === "int") {
     const el = h("input", { id, type: "number", step: 1, min: rule.minimum, max: rule.maximum, value: value ?? "", placeholder: rule.nullable ? "none" : "" });
     return { el, read: () => {
-      if (el.value.trim() === "") return rule.nullable ? null : bad("a whole number is needed");
-      const n = Number(el.value);
-      return Number.isInteger(n) ? n : bad("must be a whole number");
+      const typed = el.value.trim();
+      if (typed === "") return rule.nullable ? null : bad("a whole number is needed");
+      // the words typed, not what JavaScript makes of them (1e+26)
+      if (!/^[-+]?\d+$/.test(typed)) return bad(`“${typed}” is not a whole number`);
+      const n = Number(typed);
+      return Number.isSafeInteger(n) ? n : bad(`“${typed}” is not a whole number that fits${rule.maximum !== null && rule.maximum !== undefined ? ` (the most is ${rule.maximum})` : ""}`);
     } };
   }
   if (rule.kind === "bool" || typeof rule.default === "boolean") {
@@ -75,14 +78,22 @@ function ruleControl(rule, start) {
   const box = h("div", { class: "field rule", dataset: { rule: rule.key } },
     h("label", { for: id }, rule.key), el,
     h("small", { class: "hint" }, `${rule.description} Default: ${ruleWords(rule.default)}.`));
-  return { box, key: rule.key, read: () => { const v = read(); return same(v, rule.default) ? undefined : v; } };
+  // now(): the value the form holds now, the default while it cannot be read
+  const now = () => {
+    try {
+      return read();
+    } catch {
+      return rule.default;
+    }
+  };
+  return { box, key: rule.key, now, read: () => { const v = read(); return same(v, rule.default) ? undefined : v; } };
 }
 
 async function houseRules(slot, game, preset = {}) {
   const { rules } = await get(`/house-rules?game=${game}`);
   const controls = rules.map((r) => ruleControl(r, preset[r.key]));
   clear(slot, h("details", { class: "house-rules" }, h("summary", {}, `House rules (optional: ${rules.length}, each at its default)`), controls.map((c) => c.box)));
-  return () => {
+  const read = () => {
     const out = {};
     for (const c of controls) {
       const v = c.read();
@@ -90,6 +101,9 @@ async function houseRules(slot, game, preset = {}) {
     }
     return out;
   };
+  // a rule's value as the form holds it now (the setup builder's bounds follow it)
+  read.now = (key) => controls.find((c) => c.key === key)?.now();
+  return read;
 }
 
 async function matchSetup(slot, rulesSlot, state) {
@@ -97,12 +111,19 @@ async function matchSetup(slot, rulesSlot, state) {
   const options = found.length ? found : [FALLBACK];
   const pick = h("select", { id: "setup-sample" }, options.map((s, k) => h("option", { value: String(k) }, s.name)));
   const builderSlot = h("div", {});
+  let builder = null;
+  // the builder's bounds that house rules set follow the house-rules form as it is edited
+  const follow = () => builder?.bound(Object.fromEntries(Object.entries(RULE_BOUNDS).map(([field, key]) => [field, state.rules.now?.(key)])));
+  rulesSlot.addEventListener("input", follow);
+  rulesSlot.addEventListener("change", follow);
   const use = async () => {
     const sample = options[Number(pick.value)];
-    const builder = setupBuilder(structuredClone(sample.setup || {}));
+    builder = setupBuilder(structuredClone(sample.setup || {}));
     clear(builderSlot, builder.el);
     state.setup = builder.read;
+    state.locate = builder.locate;
     state.rules = await houseRules(rulesSlot, "calendar-board", sample.house_rules || {});
+    follow();
   };
   pick.addEventListener("change", use);
   clear(slot, h("div", { class: "field" }, h("label", { for: "setup-sample" }, "Start from the sample setup"), pick), builderSlot);
@@ -128,19 +149,39 @@ async function questSetup(slot, state) {
   };
 }
 
+// A refusal of the new campaign in words: each field of the setup builder the server names
+// ("players[0].exhaustion") as the builder shows it ("Player 1 (A), exhaustion: must be …"),
+// marked (aria-invalid) and the first of them focused; anything else as explain() says it.
+function refusal(problem, locate, error) {
+  const errors = problem?.problem?.errors;
+  if (!locate || !errors || typeof errors !== "object") return explain(problem);
+  const said = (messages) => (Array.isArray(messages) && messages.every((m) => typeof m === "string") ? messages.join(" ") : JSON.stringify(messages));
+  const found = Object.entries(errors).map(([path, messages]) => ({ path, messages, spot: locate(path.replace(/^setup\./, "")) }));
+  if (!found.some((f) => f.spot)) return explain(problem);
+  const marked = [];
+  for (const { spot } of found) {
+    if (!spot?.el) continue;
+    spot.el.setAttribute("aria-invalid", "true");
+    spot.el.setAttribute("aria-errormessage", error.id);
+    marked.push(spot.el);
+  }
+  marked[0]?.focus();
+  return found.map(({ path, messages, spot }) => `${spot ? spot.words : path}: ${said(messages)}`).join("; ");
+}
+
 // The form, put in `slot`; `opener` (the "New campaign" button) is hidden while it is open.
 export async function newCampaign(slot, opener) {
   const game = h("select", { id: "new-game" }, Object.entries(GAMES).map(([k, v]) => h("option", { value: k }, v)));
   const name = h("input", { id: "new-name", required: true, maxlength: 200 });
   let setupSlot = h("div", { class: "setup-slot" });
   let rulesSlot = h("div", { class: "rules-slot" });
-  const error = h("p", { class: "error", role: "alert" });
+  const error = h("p", { class: "error", role: "alert", id: "new-campaign-error" });
   let state = { setup: () => undefined, rules: () => ({}), hero: () => undefined };
   let generation = 0;
   // Built aside and put in place only if the game was not changed again meanwhile.
   const choose = async () => {
     const gen = ++generation;
-    const next = { setup: () => undefined, rules: () => ({}), hero: () => undefined };
+    const next = { setup: () => undefined, rules: () => ({}), hero: () => undefined, locate: null };
     const [setup, rules] = [h("div", { class: "setup-slot" }), h("div", { class: "rules-slot" })];
     if (game.value === "calendar-board") await matchSetup(setup, rules, next);
     else {
@@ -171,9 +212,16 @@ export async function newCampaign(slot, opener) {
     h("div", { class: "field" }, h("label", { for: "new-name" }, "Name"), name),
     setupSlot, rulesSlot,
     h("p", {}, h("button", { type: "submit" }, "Create the campaign"), " ", cancel), error);
+  // a field the server refused is unmarked once it is changed (or at the next try)
+  const unmark = (el) => {
+    el.removeAttribute("aria-invalid");
+    el.removeAttribute("aria-errormessage");
+  };
+  form.addEventListener("input", (event) => event.target.getAttribute?.("aria-invalid") && unmark(event.target));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.textContent = "";
+    form.querySelectorAll("[aria-invalid]").forEach(unmark);
     let body;
     let hero;
     try {
@@ -199,7 +247,7 @@ export async function newCampaign(slot, opener) {
       }
       location.assign(`/app/campaigns/${created.id}`);
     } catch (problem) {
-      error.textContent = explain(problem);
+      error.textContent = refusal(problem, state.locate, error);
     }
   });
   opener.hidden = true;

@@ -4,6 +4,7 @@
 // field the catalogue says is picked from the state (`picks`) is a choice among the state's entries.
 // Every control is named by its path in the body (`hero.pool.max`, `rounds[0].condition`), and
 // the buttons that add or remove a part carry it as `data-add` / `data-remove`.
+import { Num, parse } from "./canon.js";
 import { clear, h } from "./dom.js";
 import { pickEntries } from "./picks.js";
 
@@ -12,10 +13,15 @@ const nextId = (path) => `f-${path.replace(/[^a-zA-Z0-9_-]/g, "-")}-${++uid}`;
 const words = (name) => String(name).replaceAll("_", " ");
 const OTHER = "…another…"; // the option of a value typed by hand (no id in the state looks like it)
 
-function describe(field) {
+// A date's format in words ("YYYY-MM-DD or MM-DD"): the date picker asks no format of anyone.
+const DATE_FORMAT = /[,:;]?\s*\(?(?:YYYY-MM-DD|MM-DD)(?:\s+or\s+(?:YYYY-MM-DD|MM-DD))?\)?/g;
+
+function describe(field, { date = false } = {}) {
   const bits = [];
   // Help in words: the catalogue's `code` marks and its defaults ("left out: false") are noise.
-  if (field.description) bits.push(field.description.replace(/`([^`]*)`/g, (_, name) => words(name)));
+  let text = (field.description || "").replace(/`([^`]*)`/g, (_, name) => words(name));
+  if (date) text = `${text.replace(DATE_FORMAT, "").replace(/[.\s]+$/, "") || words(field.name)}: pick the day in the date picker`;
+  if (text) bits.push(text);
   if (field.minimum !== undefined || field.maximum !== undefined) bits.push(`range ${field.minimum ?? "…"}–${field.maximum ?? "…"}`);
   if (field.required_when) bits.push(`needed when ${Object.entries(field.required_when).map(([k, v]) => `${words(k)} is ${v === true ? "yes" : v === false ? "no" : words(v)}`).join(" and ")}`);
   return bits.join(" · ");
@@ -25,16 +31,54 @@ const isObject = (field) => field.type === "object" && Array.isArray(field.field
 const isRows = (field) => field.type === "array" && (Array.isArray(field.items?.fields) || field.items?.picks);
 const numeric = (text) => /^-?\d+$/.test(text);
 
+// A whole number as typed, refused in the words typed: "99999999999999999999999999" is not
+// sent as 1e+26 (which is all JavaScript can make of it) for the server to refuse as that.
+export function wholeNumber(text, name = "") {
+  const typed = String(text).trim();
+  const said = `${name ? `${name}: ` : ""}“${typed}” is not a whole number`;
+  if (!/^[-+]?\d+$/.test(typed)) throw new Error(said);
+  const value = Number(typed);
+  if (!Number.isSafeInteger(value)) throw new Error(`${said} that fits (the most is ${Number.MAX_SAFE_INTEGER})`);
+  return value;
+}
+
+// A JSON value with every whole number in it one that fits (canon.js keeps the text of any
+// other number): the same refusal as wholeNumber's, in the words typed.
+function fitting(value, name) {
+  if (value instanceof Num) {
+    if (/^-?\d+$/.test(value.raw)) wholeNumber(value.raw, name);
+    return value;
+  }
+  if (Array.isArray(value)) return value.map((v) => fitting(v, name));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fitting(v, name)]));
+  return value;
+}
+
 // Parse a free-text list: JSON when it starts with '[', else values separated by commas.
-function listValue(text, itemType) {
+function listValue(text, itemType, name = "") {
   const trimmed = text.trim();
   if (!trimmed) return undefined;
-  if (trimmed.startsWith("[")) return JSON.parse(trimmed);
+  if (trimmed.startsWith("[")) return fitting(parse(trimmed), name);
   return trimmed.split(",").map((part) => {
     const value = part.trim();
-    if (value.startsWith("{")) return JSON.parse(value);
-    return itemType === "string" || !numeric(value) ? value : Number(value);
+    if (value.startsWith("{")) return fitting(parse(value), name);
+    return itemType === "string" || !numeric(value) ? value : wholeNumber(value, name);
   });
+}
+
+// Faces rolled by hand: whole numbers separated by commas, or a JSON list (where a d100 may be
+// {"tens": 60, "units": 5}); each refused in the words typed.
+export function facesValue(text, name = "faces") {
+  const trimmed = text.trim();
+  if (!trimmed) return undefined;
+  if (trimmed.startsWith("[")) return fitting(parse(trimmed), name);
+  return trimmed.split(",").map((part) => wholeNumber(part, name));
+}
+
+// Faces that fit the command's dice, for a placeholder: a d6's "4", never an "11".
+export function facesExample(dice) {
+  const sides = [...new Set([...String(dice || "").matchAll(/(?<![A-Za-z])d(\d+)/g)].map((m) => Number(m[1])))].filter((n) => n > 0).slice(0, 2);
+  return sides.length ? `e.g. ${sides.map((n) => Math.max(1, Math.round(n * 0.6))).join(", ")}` : "in the order the dice were drawn";
 }
 
 // The set parts of an object: each field the player set, nothing else.
@@ -163,11 +207,14 @@ function pickControl(field, common, ctx) {
   const input = h("select", common);
   const free = field.picks.free ? (field.type.includes("object") ? h("textarea", { rows: 2, "aria-label": `${words(field.name)}: another value (an id, or a JSON object)`, hidden: true }) : h("input", { type: "text", "aria-label": `${words(field.name)}: another value`, hidden: true })) : null;
   let entries = [];
+  // In a match, a player is one of the seats this page plays (ctx.plays), never another's.
+  const seats = field.name === "player" && ctx.plays ? ctx.plays : null;
   const refresh = () => {
     const chosen = input.value;
     entries = pickEntries(ctx.state(), field.picks, ctx.valueOf);
+    if (seats) entries = entries.filter((e) => seats(e.value));
     clear(input,
-      h("option", { value: "" }, entries.length || free ? "(not set)" : "(none in the state now)"),
+      h("option", { value: "" }, entries.length || free ? "(not set)" : seats ? "(no seat you play)" : "(none in the state now)"),
       entries.map((e) => h("option", { value: String(e.value) }, e.label)),
       free ? h("option", { value: OTHER }, "(another value…)") : null,
     );
@@ -212,7 +259,9 @@ function fieldLabel(name, path) {
 function scalarControl(field, path, ctx) {
   const id = nextId(path);
   const type = field.type;
-  const hint = describe(field);
+  const date = field.format === "date" || (field.name === "date" && type === "string");
+  const hint = describe(field, { date });
+  const name = fieldLabel(field.name, path);
   const hintId = hint ? `${id}-hint` : null;
   const common = { id, name: path, "aria-describedby": hintId };
   let input;
@@ -233,14 +282,14 @@ function scalarControl(field, path, ctx) {
     read = () => (input.value === "" ? undefined : input.value === "true");
   } else if (type === "integer") {
     input = h("input", { ...common, type: "number", inputmode: "numeric", min: field.minimum, max: field.maximum, step: 1 });
-    read = () => (input.value === "" ? undefined : Number(input.value));
+    read = () => (input.value === "" ? undefined : wholeNumber(input.value, name));
   } else if (type === "integer or string") {
     input = h("input", { ...common, type: "text" });
-    read = () => (input.value === "" ? undefined : numeric(input.value) ? Number(input.value) : input.value);
+    read = () => (input.value === "" ? undefined : numeric(input.value) ? wholeNumber(input.value, name) : input.value);
   } else if (type === "array") {
     const faces = field.name === "faces";
-    input = h("input", { ...common, type: "text", placeholder: faces ? "faces you rolled, e.g. 11, 6" : "values separated by commas, or JSON", class: faces ? "faces" : null });
-    read = () => listValue(input.value, field.items?.type);
+    input = h("input", { ...common, type: "text", placeholder: faces ? `faces you rolled, ${facesExample(ctx.dice)}` : "values separated by commas, or JSON", class: faces ? "faces" : null });
+    read = () => (faces ? facesValue(input.value, name) : listValue(input.value, field.items?.type, name));
     set = (value) => (input.value = JSON.stringify(value));
   } else if (type === "object" || type === "string or object") {
     input = h("textarea", { ...common, rows: 2, placeholder: type === "object" ? "JSON object" : "text or JSON object" });
@@ -249,7 +298,7 @@ function scalarControl(field, path, ctx) {
       if (!text) return undefined;
       return type === "object" || text.startsWith("{") ? JSON.parse(text) : text;
     };
-  } else if (field.format === "date" || (field.name === "date" && type === "string")) {
+  } else if (date) {
     input = h("input", { ...common, type: "date" }); // its value is YYYY-MM-DD, as the API wants
     read = () => (input.value === "" ? undefined : input.value);
   } else {
@@ -257,7 +306,7 @@ function scalarControl(field, path, ctx) {
     read = () => (input.value === "" ? undefined : input.value);
   }
   if (field.required) input.setAttribute("required", "");
-  const label = h("label", { for: id }, fieldLabel(field.name, path), field.required ? h("span", { class: "req", "aria-hidden": "true" }, " *") : null);
+  const label = h("label", { for: id }, name, field.required ? h("span", { class: "req", "aria-hidden": "true" }, " *") : null);
   const help = hint ? h("small", { id: hintId, class: "hint" }, hint) : null;
   return { el: h("div", { class: "field", dataset: { field: path } }, label, input, extra, help), read, set };
 }
@@ -272,7 +321,8 @@ function control(field, path, ctx, open = false) {
 // as given and not shown; `initial` values are shown filled in (the player may change them);
 // `open` names optional objects shown open; `answers` ([{label, values}]) is a required choice
 // whose values join the body; `state()` is the campaign state the picks come from.
-export function commandForm(command, { seat, send, preset = {}, initial = {}, open = [], answers = null, state = () => ({}), title = null, submit = null } = {}) {
+// `plays(seat)`, in a match: the seats this page plays, the only ones its player select offers.
+export function commandForm(command, { seat, plays = null, send, preset = {}, initial = {}, open = [], answers = null, state = () => ({}), title = null, submit = null } = {}) {
   // The page fills `entropy` itself, at the moment the command is sent (campaign.js).
   // The answer's values are its own: their fields are not asked again.
   const covered = new Set((answers || []).flatMap((a) => Object.keys(a.values)));
@@ -280,7 +330,7 @@ export function commandForm(command, { seat, send, preset = {}, initial = {}, op
   const rolls = Boolean(command.dice) && !/^None\b/.test(command.dice);
   const fields = command.fields.filter((f) => !(f.name in preset) && !covered.has(f.name) && f.name !== "entropy" && (rolls || f.name !== "faces"));
   let parts = [];
-  const ctx = { seat, state, refreshers: [], valueOf: (name) => (name in preset ? preset[name] : parts.find(([n]) => n === name)?.[1].read()) };
+  const ctx = { seat, plays, dice: command.dice, state, refreshers: [], valueOf: (name) => (name in preset ? preset[name] : parts.find(([n]) => n === name)?.[1].read()) };
   parts = fields.map((f) => [f.name, control(f, f.name, ctx, open.includes(f.name))]);
   for (const [name, part] of parts) if (initial[name] !== undefined) part.set?.(initial[name]);
   // The seat (or an initial value) was set after the fields that depend on it were filled in:

@@ -105,13 +105,16 @@ export class Timeline {
     const from = Math.max(1, to - PAGE + 1);
     const { items, events } = await this.range(from, to);
     const check = await checkChain(this.id, events);
-    this.note(check);
-    if (this.oldest && check.ok && this.oldest.prev_hash !== check.last) this.note({ ok: false, version: this.oldest.version, why: "does not link to the page before it" });
-    // the events of one command share a timestamp: all but its last are mid-command
-    const next = (k) => (k + 1 < events.length ? events[k + 1] : this.oldest);
-    const mid = events.map((event, k) => next(k) !== null && next(k).timestamp === event.timestamp);
+    const after = this.oldest; // the event just after this page (the oldest loaded before it)
+    // what is loaded now, before the chain line is written: it says "all N events" only when
+    // nothing older is left (on the first load too)
     this.oldest = events[0];
     this.newest = this.newest || events.at(-1);
+    this.note(check);
+    if (after && check.ok && after.prev_hash !== check.last) this.note({ ok: false, version: after.version, why: "does not link to the page before it" });
+    // the events of one command share a timestamp: all but its last are mid-command
+    const next = (k) => (k + 1 < events.length ? events[k + 1] : after);
+    const mid = events.map((event, k) => next(k) !== null && next(k).timestamp === event.timestamp);
     for (let k = items.length - 1; k >= 0; k--) this.list.append(eventElement(items[k], this.actions, mid[k]));
     return from;
   }
@@ -130,7 +133,7 @@ export class Timeline {
 
   note(check) {
     if (!check.ok && !this.broken) this.broken = check;
-    this.checked += check.checked;
+    this.checked += check.checked || 0;
     const text = this.broken
       ? `Chain broken at version ${this.broken.version}: ${this.broken.why}.`
       : `Chain intact over ${this.more ? `the newest ${this.checked} events (older ones are checked as they load)` : `all ${this.checked} events`}: every hash recomputed here, every link followed.`;
