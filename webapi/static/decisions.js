@@ -45,6 +45,51 @@ function roundWords(round) {
   return objectWords({ missed: round.hit === false, ...rest }) || "rolled";
 }
 
+// Each decision's question in plain words, from what it carries (its `who`, `options` and
+// `context`) and the state: what happened, what is asked, and what each answer does. A decision
+// this table does not know reads as its name and its context (below).
+const seatName = (who) => who || "the player";
+const luck = (n) => (n ? ` (luck ${n > 0 ? "+" : ""}${n})` : "");
+function rerollsLeft(state, who) {
+  const party = state?.parties?.[who];
+  const left = party?.fate_rerolls;
+  if (left === null || left === undefined) return "";
+  return ` ${seatName(who)} has ${left} fate reroll${left === 1 ? "" : "s"} left.`;
+}
+const FATE_WHAT = {
+  hail: (c) => `failed the hail save: the d20 did not reach ${c.goal}${luck(c.luck_mod)}. Decline, and the hail's damage follows`,
+  rizz: (c) => `lost the rizz with ${words(c.partner || "the partner")}: the d20 did not beat ${c.defender_value}. Decline, and the attempt stays lost`,
+  ambush: (c) => `rolled ${c.d6} on the ambush d6, which reaches no target. Decline, and the ambush misses`,
+};
+const QUESTIONS = {
+  fate_reroll: (p, state) => {
+    const c = p.context || {};
+    const what = (FATE_WHAT[c.roll] || (() => `may reroll the ${words(c.roll || "roll")}`))(c);
+    return `${seatName(p.who)} ${what}; or spend a fate reroll to roll it again (the new roll stands, CB-10).${rerollsLeft(state, p.who)}`;
+  },
+  ambush_target: (p, state) => {
+    const c = p.context || {};
+    const again = (p.commands || []).includes("fate_reroll") ? `, or spend a fate reroll to roll the d6 again.${rerollsLeft(state, p.who)}` : ".";
+    return `${seatName(p.who)} rolled ${c.d6} on the ambush d6. Choose which piece strikes which target, with the form it takes${again}`;
+  },
+  night_action: (p) => `${seatName(p.who)}'s night action: ${(p.options || []).map(words).join(", ") || "none left"}. Each party takes one, in turn order (CB-33).`,
+  hail_damage: (p) => `Hail hits ${seatName(p.who)}: the d4 rolled ${p.context?.d4}. Choose which piece takes the damage (CB-28).`,
+  supply_weapon: (p) => `${seatName(p.who)} stands on a supply space: choose the supply weapon, the one whose ammunition refills${p.context?.may_decline ? ", or decline" : ""} (CB-15).`,
+  creature_order: (p) => `${seatName(p.who)} holds the god token: choose the order in which the ${words(p.context?.creature_type || "creatures")} act (CB-04).`,
+  rest_injury: () => "Rest: choose which injured stat to restore (QC-52).",
+  clone_loot: (p) => `The hero died (${words(p.context?.cause || "death")}). Choose what the clone keeps (QC-48).`,
+  clone_replace_hero: (p) => `The hero died (${words(p.context?.cause || "death")}). Keep the rushed clone, or switch to a new hero (QC-48).`,
+  pickpocket_four: () => "The pickpocket rolled a 4: accept the credits and lose 1 virtue, or refuse them and keep your virtue (QC-39).",
+};
+function questionWords(pending, state) {
+  const asked = QUESTIONS[pending.decision];
+  try {
+    return asked ? asked(pending, state) : null;
+  } catch {
+    return null;
+  }
+}
+
 function contextView(context) {
   const entries = Object.entries(context || {});
   if (Array.isArray(context?.rounds)) {
@@ -216,7 +261,7 @@ export function answerPending(page, pending, past, send) {
   page.pending.dataset.decisionFor = mine ? "you" : "other";
   clear(page.pending,
     h("h3", { class: "whose" }, mine ? `Your decision${actingFor ? ` (as ${actingFor})` : ""}` : `Waiting for ${pending.who || "the player"}`),
-    h("p", { class: "question" }, `${words(pending.decision)}${pending.rule ? ` (${pending.rule})` : ""}`),
-    contextView(context),
+    h("p", { class: "question" }, questionWords(pending, page.head.state) || `${words(pending.decision)}${pending.rule ? ` (${pending.rule})` : ""}`),
+    questionWords(pending, page.head.state) ? null : contextView(context),
     canAnswer ? [h("div", { class: "choices", role: "group", "aria-label": "Answers" }, quick), forms] : h("p", {}, `Options: ${(pending.options || []).map(optionLabel).join("; ") || "see the commands"}`));
 }
