@@ -322,29 +322,29 @@ def test_an_owner_proposes_as_the_first_seat_it_plays_and_is_told_whom_it_waits_
     expect(toast(owner)).to_have_text("Rolled back to version 2: a slip")
 
 
-def test_a_second_proposal_to_the_same_version_shows_the_servers_refusal(
+def test_an_open_proposal_holds_the_undo_button_and_a_second_one_shows_the_servers_refusal(
     open_page: Any, server: Server
 ) -> None:
+    """Trial snag: the same undo could be proposed twice. The server refuses a second open
+    proposal to one version (409, rollback-proposal-open); the page's Undo button waits while one
+    is open, and a rollback asked again from the timeline shows the server's words in its form."""
     cid = new_campaign(server, {"game": "calendar-board", "name": "Twice", "setup": TWO})
     roll(server, cid)
-    roll(server, cid)
-    detail = "An open proposal to roll back to version 2 exists already: agree to it instead."
+    head = roll(server, cid)
+    body = {"to_version": head - 1, "reason": "the last roll", "proposer": "A"}
+    status, proposed = server.call("POST", f"/campaigns/{cid}/rollback/proposals", body)
+    assert status == 201, proposed
     page, watch = open_page("owner")
     watch.allowed.append(("/rollback/proposals", (409,)))
-    conflict = {"type": "about:blank", "title": "Conflict", "status": 409, "detail": detail}
-    page.route(
-        "**/rollback/proposals",
-        lambda route: (
-            route.fulfill(status=409, content_type="application/problem+json", json=conflict)
-            if route.request.method == "POST"
-            else route.continue_()
-        ),
-    )
     page.goto(server.url(f"/app/campaigns/{cid}"))
     ready(page)
-    page.locator('[data-rollback-to="2"]').click()
+    expect(page.locator("button.undo-last")).to_be_disabled()
+    expect(page.locator(".undo-note")).to_contain_text("A proposal to undo this is open (by A)")
+    page.locator(f'[data-rollback-to="{head - 1}"]').click()
     page.get_by_role("button", name="Confirm rollback").click()
-    expect(page.locator("form.rollback-reason [role=alert]")).to_contain_text(detail)
+    expect(page.locator("form.rollback-reason [role=alert]")).to_contain_text(
+        "is open (by A; agreed: A): agree to it instead"
+    )
 
 
 # -- 7. page-side error messages -----------------------------------------------------------------

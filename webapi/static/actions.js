@@ -111,6 +111,8 @@ function showUndo(page, undo) {
   else if (undo.policy === "forbidden") page.undoNote.append(`Cannot be undone: ${undo.reason || "the rollback policy forbids it"}.`);
   else page.undoNote.append(`${words(undo.command)}: back to version ${undo.to_version}${undo.policy === "proposal" ? ", once the players agree" : ""}.`);
   button.onclick = () => askUndo(page, undo);
+  page.undoTarget = undo ? undo.to_version : null;
+  page.markUndoProposal?.();
 }
 
 function askUndo(page, undo) {

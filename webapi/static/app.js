@@ -92,7 +92,7 @@ function signIn(message) {
   const error = h("p", { class: "error", role: "alert" }, message || "");
   const form = h("form", { class: "card signin" },
     h("h1", {}, "Sign in"),
-    h("p", {}, "Paste your Questlog API token. It stays in this tab only (sessionStorage) and is sent to this server alone."),
+    h("p", {}, "Paste your Questlog API token. It stays in this tab only (sessionStorage) and is sent to this server alone. Invited by a link? Open that link again (or tick “Keep this link on this device” when you do, so that new tabs find it)."),
     h("div", { class: "field" }, h("label", { for: "token" }, "API token"), input),
     h("p", { class: "check" }, keep, h("label", { for: "keep-signed-in" }, ` Keep me signed in on this device for ${LIFETIME_DAYS} days (localStorage)`)),
     h("button", { type: "submit" }, "Sign in"), error);

@@ -405,6 +405,8 @@ class CampaignPage {
       return;
     }
     const open = proposals.filter((p) => p.status === "open");
+    this.openProposals = open;
+    this.markUndoProposal();
     clear(this.proposals, open.length ? h("h3", {}, "Open rollback proposals") : null, open.map((p) => {
       const agreed = p.approvals || p.approved_by || [];
       const waiting = (p.players || []).filter((seat) => !agreed.includes(seat));
@@ -414,6 +416,16 @@ class CampaignPage {
       return h("p", { class: "proposal" }, `To version ${p.to_version}: “${p.reason}”, by ${p.proposer}; agreed: ${agreed.join(", ") || "nobody yet"}. `,
         seats.map((seat) => [h("button", { type: "button", class: "small", onclick: () => this.approve(p.proposal_id, seat) }, `Agree as ${seat}`), " "]), note);
     }));
+  }
+
+  // An open proposal already asks for the undo the button offers: the button waits, and says
+  // to agree to that one (proposing it again is refused: rollback-proposal-open).
+  markUndoProposal() {
+    const open = (this.openProposals || []).find((p) => p.to_version === this.undoTarget);
+    if (!open || !this.undoButton || this.asOf !== null) return;
+    this.undoButton.disabled = true;
+    this.undoForm?.remove();
+    clear(this.undoNote, `A proposal to undo this is open (by ${open.proposer}): agree to it below, or wait for the others.`);
   }
 
   // The seats this page agrees for: those still to agree that it plays (its own, and for an
