@@ -167,7 +167,7 @@ def test_a_pending_decision_is_asked_and_answered(open_page: Any, server: Server
     page.goto(server.campaign_url("pending"))
     before = shown_version(page)
     pending = page.locator('section[aria-label="Pending decision"]')
-    pending.get_by_text("pickpocket four").wait_for()
+    pending.get_by_text("The pickpocket rolled a 4").wait_for()  # the question in words
     choices = pending.locator("button.choice")
     assert choices.count() >= 2
     choices.first.focus()
