@@ -81,7 +81,7 @@ class Server:
             "QUESTLOG_AUTH": "on",
             "QUESTLOG_RATE_LIMIT_EXEMPT": token_id,
         }
-        command = [sys.executable, "-c", "from webapi.cli import main; main()"]
+        command = [sys.executable, "-c", "from webapi.cli.main import main; main()"]
         command += ["serve", "--no-views"]
         command += ["--port", str(self.port)]
         root = Path(__file__).resolve().parent.parent

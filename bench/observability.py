@@ -7,8 +7,8 @@ the metrics (the access log switched off); everything with the access log as JSO
 with it as text (each into memory, so no disk is measured). CPU time of this process per request
 (``time.process_time``), the least and the median of ``--rounds`` rounds taken in turn, so that
 a machine shared with other work still gives comparable figures. The difference to the first
-line is what ``webapi.observability`` and ``webapi.metrics`` add to every request; compare it
-with the server CPU per roll that ``python -m bench.run`` prints.
+line is what ``webapi.http.observability`` and ``webapi.http.metrics`` add to every request;
+compare it with the server CPU per roll that ``python -m bench.run`` prints.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from flask import Flask
 
 from domain.service.commands_service import CommandCounters
-from webapi import metrics, observability
+from webapi.http import metrics, observability
 
 ROUTE = "/campaigns/<campaign>/rolls"
 

@@ -48,7 +48,7 @@ class Target:
     workers: int
     options: tuple[str, ...] = ()
     """More ``questlog serve`` options (``--no-views`` for a measurement without the views)."""
-    program: str = "from webapi.cli import main; main()"
+    program: str = "from webapi.cli.main import main; main()"
     """The Python that runs ``questlog`` (``bench.table_lock`` patches the insert first)."""
     environ: tuple[tuple[str, str], ...] = ()
     """More variables for the server's environment."""

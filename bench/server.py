@@ -77,7 +77,7 @@ def add_bare_route(app: Flask, store: BareStore) -> None:
     It declares ``any`` token, so with access control on it pays the same token check as the
     roll route.
     """
-    from webapi.access import requires
+    from webapi.http.access import requires
 
     @requires("any")
     def bare() -> Response:
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> None:
 
     from waitress import serve
 
-    from webapi.live import max_streams_setting, waitress_options
+    from webapi.routes.live import max_streams_setting, waitress_options
 
     streams = max_streams_setting(args.max_streams)
     app = build_app(args.db, args.bare_db, args.rate_limit_exempt, streams)

@@ -81,7 +81,7 @@ def patch_lock(variant: str) -> Callable[[], None]:
 def serve_with() -> None:
     """``questlog`` with the insert's lock statement replaced as ``QUESTLOG_BENCH_TABLE_LOCK``
     says (the server processes of this script only; gunicorn's workers inherit the patch)."""
-    from webapi.cli import main
+    from webapi.cli.main import main
 
     patch_lock(os.environ.get(VARIANT_ENV, "table"))
     main()

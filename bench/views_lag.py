@@ -138,7 +138,7 @@ def _serve(workdir: Path, port: int, exempt: str | None) -> subprocess.Popen[byt
         env["QUESTLOG_RATE_LIMIT_EXEMPT"] = exempt
     root = Path(__file__).resolve().parent.parent
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
-    command = [sys.executable, "-c", "from webapi.cli import main; main()", "serve"]
+    command = [sys.executable, "-c", "from webapi.cli.main import main; main()", "serve"]
     log = open(workdir / "serve.log", "wb")  # noqa: SIM115 - the child keeps it
     return subprocess.Popen(
         [*command, "--port", str(port)], cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT

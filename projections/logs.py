@@ -1,6 +1,6 @@
 """Log records as text lines or as one JSON object per line, for every Questlog process: the views
 process (``questlog projections run``) installs the handler here, the API (``questlog serve``)
-through ``webapi.observability``, which stamps each record with its request's id.
+through ``webapi.http.observability``, which stamps each record with its request's id.
 
 The format is chosen by ``--log-format`` or ``QUESTLOG_LOG_FORMAT`` (``text``, the default, or
 ``json``); docs/operations.md, "Logs", shows both.

@@ -11,46 +11,41 @@ from flask_smorest import Api
 from domain import settings
 from domain.model.games import rules_for
 from domain.service.application import Questlog
-from webapi import (
-    access,
+from webapi import bundle
+from webapi.http import access, errors, limits, metrics, observability
+from webapi.routes import (
     actions,
     analytics,
     boards,
-    bundle,
     campaigns,
-    catalogue,
     commands,
     dice,
-    errors,
     imports,
     invites,
-    limits,
     live,
-    metrics,
-    observability,
-    openapi,
     operations,
     page,
-    schemas,
     table,
     timetravel,
     trust,
     views,
 )
+from webapi.schemas import api as schemas
+from webapi.schemas import catalogue, openapi
 
 MAX_BODY_BYTES = 1024 * 1024
 
 
 class QuestlogApi(Api):
-    """flask-smorest's Api with errors rendered by ``webapi.errors`` (problem+json)."""
+    """flask-smorest's Api with errors rendered by ``webapi.http.errors`` (problem+json)."""
 
     ERROR_SCHEMA = schemas.Problem
 
     def _register_error_handlers(self) -> None:
-        """Leave error handling to ``webapi.errors.register``."""
+        """Leave error handling to ``webapi.http.errors.register``."""
 
     def _register_responses(self) -> None:
-        """Document every error response as problem+json (``webapi.openapi``)."""
+        """Document every error response as problem+json (``webapi.schemas.openapi``)."""
         openapi.register_problem_responses(self.spec, self.ERROR_SCHEMA)
 
 

@@ -14,8 +14,8 @@ from flask.testing import FlaskClient
 from domain.service.application import Questlog
 from domain.service.commands_service import CommandCounters
 from domain.storage.store import StoreConfig
-from webapi import page
 from webapi.app import create_app
+from webapi.routes import page
 
 
 @pytest.fixture

@@ -18,10 +18,10 @@ from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
 from tests.api.conftest import TokenClient, client_as
 from tests.api.test_cli_and_server import QUESTLOG
-from webapi import page
-from webapi.access import exempt_setting
 from webapi.app import create_app
-from webapi.cli import main
+from webapi.cli.main import main
+from webapi.http.access import exempt_setting
+from webapi.routes import page
 
 ROLES = ("owner", "player", "viewer", "auditor")
 CALLERS = ("admin", *ROLES, "outsider", "anonymous")
@@ -83,7 +83,7 @@ def cast(questlog: Questlog) -> Cast:
 
 
 def action(rule: str, method: str) -> str:
-    """The kind of action a campaign route is, written out independently of webapi.access."""
+    """The kind of action a campaign route is, written out independently of webapi.http.access."""
     if method == "GET":
         return {"/audit": "audit", "/members": "manage"}.get(rule[rule.rfind("/") :], "read")
     for suffix, kind in (

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from flask.testing import FlaskClient
 
-from webapi.walkthrough import walkthroughs
+from webapi.doctools.walkthrough import walkthroughs
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "calendar-board.md"
 

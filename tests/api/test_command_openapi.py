@@ -15,7 +15,7 @@ from datamodel_code_generator import DataModelType, InputFileType, generate
 from flask.testing import FlaskClient
 from openapi_spec_validator import validate
 
-from webapi.catalogue import COMMANDS
+from webapi.schemas.catalogue import COMMANDS
 
 BODY = ("paths", "/campaigns/{campaign}/commands", "post", "requestBody")
 

@@ -13,8 +13,8 @@ import pytest
 from flask.testing import FlaskClient
 
 from domain.model.games import RULES
-from webapi import reference
-from webapi.catalogue import COMMANDS
+from webapi.doctools import reference
+from webapi.schemas.catalogue import COMMANDS
 
 ALL_COMMANDS = sorted((game, name) for game, rules in RULES.items() for name in rules.commands)
 

@@ -26,7 +26,7 @@ from domain.storage.store import StoreConfig
 from projections.views import ALL_VIEWS
 from tests.unit.test_dice_verification_doc import doc_script
 from webapi.app import create_app
-from webapi.cli import main
+from webapi.cli.main import main
 
 WEEK = "Demo: a week of the Voidspark Chronicles"
 MATCH = "Demo: a Calendar Board match, two nights"

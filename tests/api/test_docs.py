@@ -10,7 +10,7 @@ import pytest
 
 from domain.model.house_rules import GAMES, book
 from domain.model.rule_index import SETTLED_IN_CODE, STATEMENTS
-from webapi import reference
+from webapi.doctools import reference
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

@@ -18,7 +18,7 @@ from tests.api.conftest import TokenClient, client_as
 from tests.conftest import StoreFactory
 from webapi import bundle
 from webapi.app import create_app
-from webapi.cli import main
+from webapi.cli.main import main
 
 PROBLEM = "application/problem+json"
 

@@ -13,8 +13,8 @@ from flask.testing import FlaskClient
 from marshmallow import fields
 
 from tests.api.conftest import api_routes
-from webapi.limits import MAX_JSON_DEPTH, json_depth
-from webapi.schemas import Flag, Text
+from webapi.http.limits import MAX_JSON_DEPTH, json_depth
+from webapi.schemas.api import Flag, Text
 
 PROBLEM = "application/problem+json"
 
@@ -393,7 +393,7 @@ HTTP_METHODS = ("get", "put", "post", "delete", "patch")
 
 
 def documented_problems(path: str, method: str, op: dict[str, Any]) -> set[int]:
-    """The error statuses an operation must list, written out apart from webapi.openapi."""
+    """The error statuses an operation must list, written out apart from webapi.schemas.openapi."""
     statuses = {503} if path in NO_TOKEN else {401, 503}
     if "{campaign}" in path or path.startswith(CROSS_CAMPAIGN):
         statuses.add(403)

@@ -14,7 +14,7 @@ from domain.storage.store import CAMPAIGN_LOCK_TIMEOUT, StoreConfig
 from tests.api.test_board_routes import match
 from tests.api.test_command_routes import qc_campaign
 from tests.api.test_operations import scrape
-from webapi.metrics import LATENCY_BUCKETS
+from webapi.http.metrics import LATENCY_BUCKETS
 
 GAMES = ("quest-calendar", "calendar-board")
 REQUESTS = "questlog_http_requests_total"

@@ -21,10 +21,10 @@ from domain.storage.store import StoreConfig
 from projections.reads import catch_up_to, log_head
 from projections.views import ALL_VIEWS
 from tests.api.conftest import client_as
-from webapi import operations
 from webapi.app import create_app
-from webapi.observability import configure_logging
-from webapi.views import views_store
+from webapi.http.observability import configure_logging
+from webapi.routes import operations
+from webapi.routes.views import views_store
 
 ROLL = {"dice": "d6", "purpose": "p"}
 

@@ -7,9 +7,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from domain.service.application import Questlog
-from webapi.access import OPEN_ENDPOINTS, declared_access
 from webapi.app import create_app
-from webapi.declared import ACCESS_ATTRIBUTE
+from webapi.http.access import OPEN_ENDPOINTS, declared_access
+from webapi.http.declared import ACCESS_ATTRIBUTE
 
 
 def routes(app: Flask) -> list[tuple[str, str, str]]:

@@ -1,4 +1,4 @@
-"""``webapi/server.py``: gunicorn's settings, the metrics directory, and the hook that drops a
+"""``webapi/cli/server.py``: gunicorn's settings, the metrics directory, and the hook that drops a
 dead worker's metrics (issue 14, point 1: ``questlog serve --workers N``)."""
 
 from __future__ import annotations
@@ -9,14 +9,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from webapi.server import MULTIPROC_ENV, _child_exit, gunicorn_options, metrics_directory
+from webapi.cli.server import MULTIPROC_ENV, _child_exit, gunicorn_options, metrics_directory
 
 
 def test_each_worker_gets_the_request_threads_plus_one_per_stream() -> None:
     options = gunicorn_options("127.0.0.1", 8000, 3, 8, 64)
 
     assert options["workers"] == 3
-    assert options["worker_class"] == "webapi.fair_worker.FairThreadWorker"
+    assert options["worker_class"] == "webapi.cli.fair_worker.FairThreadWorker"
     assert options["threads"] == 8 + 64
     assert options["bind"] == "127.0.0.1:8000"
     # Each worker builds its own app after the fork: nothing opened before it is shared.

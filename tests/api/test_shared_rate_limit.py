@@ -16,8 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from domain.service.application import Questlog
-from webapi.access import RateLimiter, StoreRateLimiter, rate_limiter
 from webapi.app import create_app
+from webapi.http.access import RateLimiter, StoreRateLimiter, rate_limiter
 
 from .conftest import client_as
 

@@ -20,8 +20,9 @@ from flask import Flask
 from domain.service.application import Questlog
 from tests.api.conftest import TokenClient, client_as, stored_state
 from tests.api.test_cli_and_server import QUESTLOG, free_port, run
-from webapi import bundle, page
-from webapi.cli import main
+from webapi import bundle
+from webapi.cli.main import main
+from webapi.routes import page
 
 APPENDING_BODIES: dict[str, Any] = {
     "/rolls": {"dice": "d20", "purpose": "viewer"},

@@ -307,7 +307,7 @@ def test_questlog_replay_prints_one_line_per_event(tmp_path: Path) -> None:
         app.close()
     env = {**os.environ, "QUESTLOG_DB": str(db), "COLUMNS": "200"}
     env.pop("QUESTLOG_DATABASE_URL", None)
-    command = [sys.executable, "-c", "from webapi.cli import main; main()", "replay", str(cid)]
+    command = [sys.executable, "-c", "from webapi.cli.main import main; main()", "replay", str(cid)]
 
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
 

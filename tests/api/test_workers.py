@@ -186,7 +186,7 @@ def test_a_live_stream_on_one_worker_sees_events_appended_on_the_other(served: S
 def test_clients_connecting_at_once_are_shared_between_the_workers(served: Served) -> None:
     """Eight keep-alive clients connect in a burst (as the benchmark's do) while one worker is
     slow to wake (held for a moment, as a busy 2-core machine holds it): each worker still ends up
-    with its share (``webapi/fair_worker.py``). Plain ``gthread`` lets the awake worker take all
+    with its share (``webapi/cli/fair_worker.py``). Plain ``gthread`` lets the awake worker take all
     eight, and it then serves them alone for as long as they stay connected."""
     late, awake = served.workers
     connections = [

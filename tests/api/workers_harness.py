@@ -29,7 +29,7 @@ from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
 from tests.conftest import StoreFactory
 
-QUESTLOG = [sys.executable, "-c", "from webapi.cli import main; main()"]
+QUESTLOG = [sys.executable, "-c", "from webapi.cli.main import main; main()"]
 START_SECONDS = 90
 """Generous: the machine is shared, and each worker opens its own store and views."""
 RULES = "/house-rules?game=quest-calendar"

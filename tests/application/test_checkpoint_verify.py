@@ -18,7 +18,7 @@ from domain.storage.store import StoreConfig
 from tests.conftest import StoreFactory
 from tests.host_rewrite import delete_and_rechain
 from webapi import bundle
-from webapi.cli import main
+from webapi.cli.main import main
 
 REWRITTEN = "the log was rewritten after this checkpoint was signed"
 

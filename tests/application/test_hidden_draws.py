@@ -19,7 +19,7 @@ from domain.service.timetravel import TimeTravel
 from domain.storage.store import StoreConfig
 from tests.host_rewrite import delete_and_rechain
 from webapi import bundle
-from webapi.cli import main
+from webapi.cli.main import main
 
 NewCampaign = Callable[..., UUID]
 

@@ -23,7 +23,7 @@ from tests.fixtures.make_release_store import (
     play_calendar_board,
     play_quest_calendar,
 )
-from webapi.demo.match import play_match
+from webapi.cli.demo.match import play_match
 
 
 @dataclass

@@ -18,7 +18,7 @@ from typing import Any
 
 from tests.browser.seed import Seeded, seed
 
-QUESTLOG = [sys.executable, "-c", "from webapi.cli import main; main()"]
+QUESTLOG = [sys.executable, "-c", "from webapi.cli.main import main; main()"]
 
 
 def free_port() -> int:

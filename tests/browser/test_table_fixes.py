@@ -59,7 +59,7 @@ def test_a_proposal_offers_the_seats_each_caller_may_agree_for(
     expect(proposal.get_by_role("button", name="Agree as A")).to_be_visible()
     assert proposal.get_by_role("button", name="Agree as B").count() == 0  # B proposed
     # an owner's own token without a seat agrees for the seats nobody holds: here A, which it
-    # plays at its own screen (webapi/access.py seat_check)
+    # plays at its own screen (webapi/http/access.py seat_check)
     plain, _ = open_page("owner")
     plain.goto(server.campaign_url("demo-match"))
     plain.get_by_text("Open rollback proposals").wait_for()

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-QUESTLOG = [sys.executable, "-c", "from webapi.cli import main; main()"]
+QUESTLOG = [sys.executable, "-c", "from webapi.cli.main import main; main()"]
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import pytest
 
 from tests.clients import python_client
 from tests.clients.conftest import Served, checked_blocks
-from webapi.catalogue import COMMANDS
+from webapi.schemas.catalogue import COMMANDS
 
 pytestmark = pytest.mark.clients
 

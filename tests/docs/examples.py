@@ -1,4 +1,4 @@
-"""The walkthroughs of the docs as the tests read them (``webapi.walkthrough``)."""
+"""The walkthroughs of the docs as the tests read them (``webapi.doctools.walkthrough``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from webapi.walkthrough import Example, mismatches, walkthroughs
+from webapi.doctools.walkthrough import Example, mismatches, walkthroughs
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from webapi import reference
+from webapi.doctools import reference
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENTS = ["README.md", *(f"docs/{path.name}" for path in sorted((ROOT / "docs").glob("*.md")))]
@@ -183,7 +183,7 @@ def test_a_fence_no_runner_reads_is_refused(fence: str) -> None:
 
 
 def test_the_walkthrough_comparison_tells_a_bool_and_a_float_from_a_number() -> None:
-    from webapi.walkthrough import mismatches
+    from webapi.doctools.walkthrough import mismatches
 
     assert mismatches({"undone": False}, {"undone": False}) == []
     assert mismatches({"undone": False}, {"undone": 0})

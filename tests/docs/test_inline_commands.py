@@ -45,7 +45,7 @@ def options(span: str) -> list[str]:
 
 def questlog_command(span: str) -> click.Command:
     """The click command a ``questlog ...`` span names (its subcommands resolved)."""
-    from webapi.cli import main
+    from webapi.cli.main import main
 
     command: click.Command = main
     for word in re.split(r"[\s|\[\]]+", span)[1:]:

@@ -20,9 +20,9 @@ import yaml
 
 from domain.service.application import Questlog
 from tests.docs.examples import DOCS, checked_block, checked_blocks
-from webapi import cli
 from webapi.app import create_app
-from webapi.observability import configure_logging
+from webapi.cli import main as cli
+from webapi.http.observability import configure_logging
 
 HERE = Path(__file__).resolve()
 ROOT = HERE.parents[2]

@@ -206,7 +206,7 @@ def ci_pytest_arguments() -> list[str]:
 
 def parse_questlog(args: list[str]) -> None:
     """Parse ``questlog ARGS`` with the real click command, down to the subcommand."""
-    from webapi.cli import main
+    from webapi.cli.main import main
 
     command: click.Command = main
     context = command.make_context("questlog", list(args))

@@ -16,8 +16,8 @@ import pytest
 from domain.service.application import Questlog
 from tests.docs.examples import mismatches, played, walkthrough
 from webapi.app import create_app
-from webapi.walkthrough import walkthrough as parse_first
-from webapi.walkthrough import walkthroughs as parse_all
+from webapi.doctools.walkthrough import walkthrough as parse_first
+from webapi.doctools.walkthrough import walkthroughs as parse_all
 
 PLACEHOLDER = re.compile(r"\{((?:token:)?[\w-]+)\}")
 """``{admin}`` or ``{token:NAME}`` in a header: the secret of that token."""

@@ -26,7 +26,7 @@ from projections.views import ALL_VIEWS
 from tests.projections.conftest import dump, log_size, sync
 from tests.projections.scenarios import calendar_board_match, quest_calendar_week
 from tests.projections.test_runners import _env
-from webapi.cli import main
+from webapi.cli.main import main
 
 TABLES = sorted({logical for view in ALL_VIEWS for logical in view.tables})
 

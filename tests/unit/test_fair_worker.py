@@ -1,4 +1,4 @@
-"""``webapi/fair_worker.py``: the table the workers of ``questlog serve --workers N`` share to
+"""``webapi/cli/fair_worker.py``: the table the workers of ``questlog serve --workers N`` share to
 take their fair share of connections (issue 14: two workers must both be used)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from webapi import fair_worker
-from webapi.fair_worker import Shares
+from webapi.cli import fair_worker
+from webapi.cli.fair_worker import Shares
 
 
 def gone_pid() -> int:

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from domain import settings
-from webapi import reference
-from webapi.cli import main
+from webapi.cli.main import main
+from webapi.doctools import reference
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ("domain", "webapi", "projections")

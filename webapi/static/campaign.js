@@ -21,7 +21,7 @@ const ROLL_WINDOW = 200; // versions of rolls loaded at a time, newest first
 // `plays(seat)`: the seats this page plays in a match, its own and, for an owner or an admin
 // (both may manage), every seat no member holds (`held`, read again on every show): the owner
 // plays those at its own screen, and the server lets it act and agree for them
-// (webapi/access.py seat_check, admin_seat_check), never for a seat an invited player holds.
+// (webapi/http/access.py seat_check, admin_seat_check), never for a seat an invited player holds.
 async function whoAmI(campaignId) {
   const me = await get(`/campaigns/${campaignId}/me`);
   const who = { role: me.role, seat: me.seat ?? null, canPlay: me.can_append, owner: me.can_manage, admin: Boolean(me.admin), held: new Set() };

@@ -1,0 +1,214 @@
+"""The one place errors become HTTP: every error is application/problem+json (RFC 9457)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask, Response, json, request
+from werkzeug.exceptions import HTTPException
+
+from domain.model.errors import (
+    ConcurrencyConflict,
+    InvalidInput,
+    NotFound,
+    QuestlogError,
+    RuleViolation,
+    StaleVersion,
+    StoreUnavailable,
+)
+from domain.model.logs import TracebackThrottle
+from domain.service.commands_service import unavailable
+from domain.storage.store import TRANSIENT_ERRORS
+from webapi.http.declared import declared_access
+
+PROBLEM_JSON = "application/problem+json"
+"""Routes that write outside a campaign's log (with ``/campaigns/{id}/members``)."""
+MAX_INSTANCE = 200
+"""The most characters of the request path a problem's ``instance`` echoes."""
+TRACEBACK_INTERVAL = 10.0
+"""Seconds between two logged tracebacks of one type of unexpected error."""
+TRACEBACKS_KEY = "questlog_tracebacks"
+log = logging.getLogger("questlog.api")
+
+
+class TooManyStreams(Exception):
+    """As many live streams are open in this process as it allows (QUESTLOG_MAX_STREAMS)."""
+
+    def __init__(self, cap: int) -> None:
+        super().__init__(f"{cap} live streams are open, the most this server allows")
+        self.cap = cap
+
+
+STREAM_RETRY_AFTER = 5
+"""Seconds a client refused a stream waits before it asks again."""
+
+
+def problem(
+    status: int,
+    title: str,
+    detail: str,
+    *,
+    slug: str,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> Response:
+    """A problem+json response."""
+    body = {
+        "type": f"urn:questlog:problem:{slug}",
+        "title": title,
+        "status": status,
+        "detail": detail,
+        "instance": instance(),
+        **extra,
+    }
+    response = Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def instance() -> str:
+    """The request's path as a problem names it, cut short with '…' beyond MAX_INSTANCE."""
+    path = request.path
+    return path if len(path) <= MAX_INSTANCE else path[: MAX_INSTANCE - 1] + "…"
+
+
+def domain_problem(error: QuestlogError) -> Response:
+    """Map a domain error to its status: 404, 409 (with the rule), 412 or 422."""
+    if isinstance(error, NotFound):
+        return problem(404, "Not found", error.message, slug="not-found")
+    if isinstance(error, RuleViolation):
+        extra: dict[str, Any] = {}
+        if error.pending is not None:
+            extra["pending"] = error.pending
+        if error.also is not None:
+            extra["also"] = error.also
+        return problem(
+            409,
+            "Forbidden by a game rule",
+            error.reason,
+            slug="rule-violation",
+            rule=error.rule_id,
+            **extra,
+        )
+    if isinstance(error, StaleVersion):
+        return problem(
+            412,
+            "Stale version",
+            error.message,
+            slug="stale-version",
+            headers={"ETag": f'"{error.actual}"'},
+            expected_version=error.expected,
+            current_version=error.actual,
+        )
+    if isinstance(error, InvalidInput):
+        return problem(
+            422, "Invalid input", error.message, slug="invalid-input", errors=error.errors
+        )
+    if isinstance(error, ConcurrencyConflict):
+        return problem(409, "Concurrent update", error.message, slug="concurrent-update")
+    if isinstance(error, StoreUnavailable):
+        return store_problem(error)
+    return problem(400, "Bad request", error.message, slug="bad-request")
+
+
+def store_problem(error: StoreUnavailable) -> Response:
+    """503 (507 for a full disk) with ``Retry-After`` and whether the command was stored."""
+    log.warning("store unavailable on %s %s: %s", request.method, request.path, error.message)
+    if error.disk_full:
+        status, title, slug = 507, "Insufficient storage", "disk-full"
+    else:
+        status, title, slug = 503, "Store unavailable", "store-unavailable"
+    return problem(
+        status,
+        title,
+        error.message,
+        slug=slug,
+        headers={"Retry-After": str(error.retry_after)},
+        stored=error.stored,
+    )
+
+
+def transient_problem(error: Exception) -> Response:
+    """A store failure outside a command: retryable.
+
+    Commands answer their own 503 (``Questlog.execute`` knows whether anything was written). A
+    failure that reaches here came before any write (authentication, a read), so nothing was
+    stored, except on the few routes that write outside the campaign log (tokens, members),
+    where the write itself may have been cut short.
+    """
+    reading = request.method in ("GET", "HEAD", "OPTIONS")
+    declared = declared_access(request.endpoint, request.method)
+    side_write = declared is not None and not declared.appends
+    if side_write and not reading:
+        return store_problem(unavailable(error, stored=None))
+    return store_problem(unavailable(error, stored=False))
+
+
+def streams_problem(error: TooManyStreams) -> Response:
+    """503: every stream slot is taken; the commands and reads still work."""
+    return problem(
+        503,
+        "Too many streams",
+        f"{error.cap} live streams are open, the most this server allows "
+        "(QUESTLOG_MAX_STREAMS); retry later, or read GET /campaigns/{id}/events?after=N.",
+        slug="too-many-streams",
+        headers={"Retry-After": str(STREAM_RETRY_AFTER)},
+        limit="QUESTLOG_MAX_STREAMS",
+        max_streams=error.cap,
+    )
+
+
+def http_problem(error: HTTPException) -> Response:
+    """Map a werkzeug/webargs HTTP error, keeping webargs' per-field messages."""
+    status = error.code or 500
+    data = getattr(error, "data", None) or {}
+    messages = data.get("messages")
+    extra: dict[str, Any] = {}
+    detail = error.description or ""
+    if messages:
+        # webargs nests messages by location ("json", "query", ...): flatten to field names.
+        errors: dict[str, Any] = {}
+        for location, fields in messages.items():
+            if isinstance(fields, dict):
+                errors.update(fields)
+            else:
+                errors[location] = fields
+        extra["errors"] = errors
+        detail = "Invalid input: " + ", ".join(sorted(errors))
+    if status == 400 and "json" in extra.get("errors", {}):
+        detail = "The request body is not valid JSON."
+    if status == 413:
+        limit = request.max_content_length
+        detail = "The request body is larger than this service accepts" + (
+            f" ({limit} bytes)." if limit else "."
+        )
+    slug = (error.name or "error").lower().replace(" ", "-")
+    # The error's own headers stay (a 405's Allow); the body is a problem, whatever it said.
+    headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
+    return problem(status, error.name or "Error", detail, slug=slug, headers=headers, **extra)
+
+
+def register(app: Flask) -> None:
+    """Install the handlers on the Flask app."""
+    app.register_error_handler(QuestlogError, domain_problem)
+    app.register_error_handler(HTTPException, http_problem)
+    app.register_error_handler(TooManyStreams, streams_problem)
+    for transient in TRANSIENT_ERRORS:
+        app.register_error_handler(transient, transient_problem)
+    throttle = app.extensions[TRACEBACKS_KEY] = TracebackThrottle(TRACEBACK_INTERVAL)
+
+    @app.errorhandler(Exception)
+    def unexpected(error: Exception) -> Response:
+        log.error(
+            "unhandled %s on %s %s: %.300s",
+            type(error).__name__,
+            request.method,
+            instance(),
+            error,
+            exc_info=throttle.allows(error),
+        )
+        return problem(
+            500, "Internal error", "The server failed; nothing was stored.", slug="internal"
+        )

@@ -1,0 +1,103 @@
+"""Analytics routes: dice fairness statistics and cross-campaign figures, read from the views."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from projections.fairness import dice_fairness
+from projections.views.roll_log import RollLog
+from projections.views.stats import CampaignStats, campaign_figures
+from projections.views.weather import WeatherHistory
+from webapi.http import access
+from webapi.http.plumbing import campaign_id
+from webapi.routes.views import iso, read
+from webapi.schemas.views import (
+    CampaignDiceQuery,
+    CampaignFigures,
+    CampaignFiguresQuery,
+    DiceFairness,
+    DiceQuery,
+)
+
+blp = Blueprint(
+    "analytics",
+    __name__,
+    description="Analytics: dice fairness (chi-square against the exact distributions) and "
+    "figures across campaigns.",
+)
+
+
+@blp.route("/analytics/dice")
+class Dice(MethodView):
+    @blp.arguments(DiceQuery, location="query")
+    @blp.response(200, DiceFairness)
+    @access.requires("admin")
+    def get(self, query: dict[str, Any]) -> Any:
+        """Face counts per die type and source, chi-square p-values, and a flag on unfair dice."""
+        owner = query.get("campaign")
+        return read(
+            [RollLog],
+            query,
+            lambda store: dice_fairness(
+                store,
+                campaign_id=None if owner is None else str(owner),
+                game=query.get("game"),
+                source=query.get("source"),
+                purpose=query.get("purpose"),
+                since=iso(query.get("since")),
+                until=iso(query.get("until")),
+                include_undone=query["include_undone"],
+                by_campaign=query["by_campaign"],
+                alpha=query["alpha"],
+            ),
+        )
+
+
+@blp.route("/campaigns/<campaign>/analytics/dice")
+class CampaignDice(MethodView):
+    @blp.arguments(CampaignDiceQuery, location="query")
+    @blp.response(200, DiceFairness)
+    @access.requires("read")
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """One campaign's dice: face counts per die type and source against a fair die's, with
+        chi-square p-values (what ``/analytics/dice?campaign=`` shows an admin, for any reader)."""
+        cid = campaign_id(campaign)
+        return read(
+            [RollLog],
+            query,
+            lambda store: dice_fairness(
+                store,
+                campaign_id=str(cid),
+                game=None,
+                source=query.get("source"),
+                purpose=query.get("purpose"),
+                since=iso(query.get("since")),
+                until=iso(query.get("until")),
+                include_undone=query["include_undone"],
+                by_campaign=False,
+                alpha=query["alpha"],
+            ),
+            cid,
+        )
+
+
+@blp.route("/analytics/campaigns")
+class Campaigns(MethodView):
+    @blp.arguments(CampaignFiguresQuery, location="query")
+    @blp.response(200, CampaignFigures)
+    @access.requires("admin")
+    def get(self, query: dict[str, Any]) -> Any:
+        """Credits and debt by page, deaths per level, combat per mode, exhaustion, weather."""
+        return read(
+            [CampaignStats, WeatherHistory],
+            query,
+            lambda store: campaign_figures(
+                store,
+                since=iso(query.get("since")),
+                until=iso(query.get("until")),
+                include_undone=query["include_undone"],
+            ),
+        )

@@ -1,0 +1,63 @@
+"""Calendar Board queries: weather and wind modifiers for a piece (CB-20..CB-27, CB-32)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from marshmallow import Schema, fields, validate
+
+from domain.model.calendar_board import modifiers
+from domain.model.errors import RuleViolation
+from webapi.http import access
+from webapi.http.plumbing import campaign_id, questlog
+from webapi.schemas.api import Text
+
+blp = Blueprint("boards", __name__, description="Calendar Board modifier queries.")
+
+
+class ModifierQuery(Schema):
+    player = Text(required=True, validate=validate.Length(1, 80))
+    piece = Text(validate=validate.Length(1, 80))
+    structure = fields.Boolean(load_default=False)
+    range = fields.Integer(validate=validate.Range(min=0, max=1000))
+    facing = fields.String(validate=validate.OneOf(["N", "E", "S", "W"]))
+
+
+class Modifiers(Schema):
+    """Weather and wind modifiers for a piece or a structure."""
+
+    weather = fields.Dict(metadata={"description": "Tackle, attack, movement and spell effects."})
+    wind = fields.Dict(metadata={"description": "Wind relation and damage modifier by facing."})
+    version = fields.Integer()
+
+
+@blp.route("/campaigns/<campaign>/modifiers")
+class PieceModifiers(MethodView):
+    @blp.arguments(ModifierQuery, location="query")
+    @blp.response(200, Modifiers)
+    @access.requires("read")
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """Weather and wind modifiers for a piece (or a structure) as the match stands now."""
+        match = questlog().campaign(campaign_id(campaign))
+        if match.game != "calendar-board":
+            raise RuleViolation("CB-20", "modifier queries are for calendar-board matches")
+        state, house = match.state, match.house_rules
+        base_range = query.get("range")
+        if query["structure"]:
+            weather = modifiers.structure_modifiers(state, house, base_range=base_range)
+            facing = query.get("facing", "N")
+        else:
+            piece = query.get("piece") or ""
+            weather = modifiers.piece_modifiers(
+                state, house, query["player"], piece, base_range=base_range
+            )
+            facing = (
+                query.get("facing") or state["parties"][query["player"]]["pieces"][piece]["facing"]
+            )
+        return {
+            "weather": weather,
+            "wind": modifiers.wind_relation(state, house, facing),
+            "version": match.version,
+        }

@@ -1,0 +1,169 @@
+"""Campaign routes: create, list, read (now, at a version or a time), events, audit, house rules."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from domain.model.campaign import Campaign
+from domain.model.house_rules import book
+from domain.model.summaries import summarise
+from domain.service.application import Questlog, campaign_facts
+from domain.service.commands_service import CommandResult
+from domain.service.timeline import Timeline
+from domain.service.timetravel import TimeTravel
+from webapi.http import access
+from webapi.http.plumbing import Rendered, campaign_id, idempotency, questlog, reply
+from webapi.schemas import api as schemas
+
+blp = Blueprint("campaigns", __name__, description="Campaigns: one hash-chained event log each.")
+
+
+def campaign_body(campaign: Campaign, forks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The public representation of a campaign."""
+    facts = campaign_facts(campaign)
+    return _body(campaign.id, campaign.version, campaign.head_hash, facts, forks or [])
+
+
+def render_created(result: CommandResult) -> Rendered:
+    """A new campaign's response (a creation or a fork)."""
+    body = _body(result.campaign_id, result.version, result.head_hash, result.value, [])
+    headers = {"Location": f"/campaigns/{result.campaign_id}", "ETag": f'"{result.version}"'}
+    return 201, body, headers
+
+
+def _body(
+    cid: UUID, version: int, head_hash: str, facts: dict[str, Any], forks: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A campaign as ``schemas.Campaign`` shows it, from its id, head and facts."""
+    body: dict[str, Any] = schemas.Campaign().dump(
+        {"id": cid, "version": version, "head_hash": head_hash, **facts, "forks": forks}
+    )
+    return body
+
+
+@blp.route("/campaigns")
+class Campaigns(MethodView):
+    @blp.arguments(schemas.CampaignCreate, example={"game": "quest-calendar", "name": "Year one"})
+    @blp.response(201, schemas.Campaign)
+    @blp.doc(parameters=[{"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}}])
+    @access.requires("any", appends=True)
+    def post(self, body: dict[str, Any]) -> Any:
+        """Start a campaign; its first event fixes the house rules and the dice commitment."""
+        app = questlog()
+        outcome = app.create_campaign(
+            game=body["game"],
+            name=body["name"],
+            house_rules=body["house_rules"],
+            client_seed=body.get("client_seed"),
+            setup=body["setup"],
+            idempotency=idempotency(),
+            public=body["public"],
+        )
+        return reply(outcome, render_created)
+
+    @blp.arguments(schemas.PageQuery, location="query")
+    @blp.response(200, schemas.CampaignPage)
+    @access.requires("any")
+    def get(self, query: dict[str, Any]) -> Any:
+        """List the campaigns the caller may see, oldest first; page with ?after=<next_after>."""
+        items, next_after = questlog().list_campaigns(after=query["after"], limit=query["limit"])
+        visible = access.visible()
+        if visible is not None:
+            items = [(p, e) for p, e in items if str(e.originator_id) in visible]
+        return {
+            "items": [
+                {
+                    "id": event.originator_id,
+                    "game": event.game,
+                    "name": event.name,
+                    "created_at": event.timestamp,
+                    "position": position,
+                }
+                for position, event in items
+            ],
+            "next_after": next_after,
+        }
+
+
+@blp.route("/campaigns/<campaign>")
+class CampaignResource(MethodView):
+    @blp.arguments(schemas.CampaignQuery, location="query")
+    @blp.response(200, schemas.Campaign)
+    @access.requires("read")
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """A campaign's state now, at ?version=N or at ?at=<ISO-8601>; the ETag is the version."""
+        app = questlog()
+        cid = campaign_id(campaign)
+        travel = TimeTravel(app)
+        version = query.get("version")
+        if "at" in query:
+            version = travel.version_at(cid, query["at"])
+        found = app.campaign(cid, version=version)
+        return campaign_body(found, travel.forks(cid)), {"ETag": f'"{found.version}"'}
+
+
+@blp.route("/campaigns/<campaign>/events")
+class Events(MethodView):
+    @blp.arguments(schemas.PageQuery, location="query")
+    @blp.response(200, schemas.EventPage)
+    @access.requires("read")
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """The campaign's events after ?after=V, each with its prev_hash and hash."""
+        found, items = event_items(
+            questlog(), campaign_id(campaign), after=query["after"], limit=query["limit"]
+        )
+        last = items[-1]["version"] if items else query["after"]
+        return {
+            "items": [summarised(item) for item in items],
+            "next_after": last if last < found.version else None,
+        }
+
+
+def summarised(item: dict[str, Any]) -> dict[str, Any]:
+    """An event as the API shows it, with its ``summary`` in words: computed from its data now,
+    never stored and outside its hash (a bundle, a verification artefact, leaves it out)."""
+    return {**item, "summary": summarise(item)}
+
+
+def shown(record: dict[str, Any], timeline: Timeline) -> dict[str, Any]:
+    """An event in the one shape the API shows events in (the event list, a command's answer, a
+    replay step): the record (``Reading.event_records``) and whether a rollback undid it."""
+    undone_by = timeline.undone_by(record["version"])
+    return {**record, "undone": undone_by is not None, "undone_by": undone_by}
+
+
+def event_items(
+    app: Questlog, cid: UUID, *, after: int = 0, limit: int | None = None
+) -> tuple[Campaign, list[dict[str, Any]]]:
+    """The campaign now and its events after a version, each as ``GET /events`` shows it (the
+    stream and the bundle send exactly these items)."""
+    found = app.campaign(cid)
+    timeline = app.timeline(found)
+    records = app.event_records(cid, after=after, limit=limit)
+    return found, [shown(record, timeline) for record in records]
+
+
+@blp.route("/campaigns/<campaign>/audit")
+class AuditResource(MethodView):
+    @blp.arguments(schemas.AuditQuery, location="query")
+    @blp.response(200, schemas.Audit)
+    @access.requires("audit")
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """Re-check the hash chain and every revealed server roll; ?head=H checks a receipt."""
+        report = questlog().audit(campaign_id(campaign))
+        return report.as_dict(receipt=query.get("head"))
+
+
+@blp.route("/house-rules")
+class HouseRules(MethodView):
+    @blp.arguments(schemas.HouseRulesQuery, location="query")
+    @blp.response(200, schemas.HouseRuleList)
+    @access.requires("any")
+    def get(self, query: dict[str, Any]) -> Any:
+        """Every house rule of a game, with its default, allowed values and description."""
+        rules = book(query["game"]).rules
+        return {"game": query["game"], "rules": [r.describe() for _, r in sorted(rules.items())]}

@@ -1,0 +1,77 @@
+"""The table page's campaign routes: share links and the bundle download."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, current_app
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from marshmallow import Schema, fields, validate
+
+from webapi import bundle
+from webapi.http import access
+from webapi.http.plumbing import campaign_id, questlog
+from webapi.schemas.api import Text
+
+blp = Blueprint("table", __name__, description="The table page: share links and bundles.")
+
+
+class ShareCreate(Schema):
+    """A share link's request: an optional name for its viewer token."""
+
+    name = Text(
+        validate=validate.Length(1, 200),
+        metadata={"description": "The share token's name (default: share-<campaign>-<id>)."},
+    )
+
+
+class ShareCreated(Schema):
+    """A share link: its viewer token (shown once) and the page's address with it."""
+
+    token = fields.String(metadata={"description": "The secret: shown this once, never again."})
+    token_id = fields.String()
+    role = fields.String(metadata={"description": "Always viewer: the link reads, never writes."})
+    campaign_id = fields.String()
+    url = fields.String(metadata={"description": "The table page's link, the token after #."})
+
+
+@blp.route("/campaigns/<campaign>/share")
+class Share(MethodView):
+    @blp.arguments(ShareCreate, example={"name": "for the players"})
+    @blp.response(201, ShareCreated)
+    @access.requires("manage")
+    def post(self, body: dict[str, Any], campaign: str) -> Any:
+        """Make a read-only share link: a viewer token on this campaign only (owner)."""
+        app = questlog()
+        cid = campaign_id(campaign)
+        app.campaign(cid)
+        token, secret = app.share_campaign(cid, body.get("name"))
+        return {
+            "token": secret,
+            "token_id": token.id,
+            "role": "viewer",
+            "campaign_id": str(cid),
+            "url": f"/app/campaigns/{cid}#token={secret}",
+        }
+
+
+BUNDLE_DOC = {
+    "200": {
+        "description": "The bundle (format questlog-bundle/1), as an attachment.",
+        "content": {"application/json": {"schema": {"type": "object"}}},
+    }
+}
+
+
+@blp.route("/campaigns/<campaign>/bundle")
+class Bundle(MethodView):
+    @blp.doc(responses=BUNDLE_DOC)
+    @access.requires("read")
+    def get(self, campaign: str) -> Response:
+        """Download everything needed to verify the campaign offline (questlog-<id>.json)."""
+        cid = campaign_id(campaign)
+        body = bundle.build(questlog(), cid)
+        response = Response(current_app.json.dumps(body), mimetype="application/json")
+        response.headers["Content-Disposition"] = f'attachment; filename="questlog-{cid}.json"'
+        return response

@@ -1,0 +1,84 @@
+"""Trust routes: the service's verifier keys and a signed checkpoint of a campaign's head."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from marshmallow import Schema, fields
+
+from webapi.http.declared import requires
+from webapi.http.plumbing import campaign_id, questlog
+from webapi.schemas.api import CHECKPOINT_DESCRIPTION
+
+blp = Blueprint("trust", __name__, description="Signed checkpoints and the keys that verify them.")
+
+
+class ListedKey(Schema):
+    """A verifier key of the service, with the dates it signed between."""
+
+    key = fields.String(
+        metadata={"description": "The verifier key: <name>+<8 hex key hash>+<base64 key>."}
+    )
+    created = fields.String(metadata={"description": "When the key was made (UTC)."})
+    retired = fields.String(
+        allow_none=True,
+        metadata={"description": "When a rotation retired it (UTC); null for the current key."},
+    )
+
+
+class ServiceKeys(Schema):
+    """The log's name and its verifier keys: the current one and every one before it."""
+
+    log_name = fields.String(
+        metadata={"description": "The log's name: each checkpoint's first line starts with it."}
+    )
+    key = fields.String(metadata={"description": "The current verifier key (signs from now on)."})
+    keys = fields.List(
+        fields.Nested(ListedKey), metadata={"description": "Every key, oldest first."}
+    )
+
+
+class HeadCheckpoint(Schema):
+    """A signed checkpoint of a campaign's head."""
+
+    campaign_id = fields.UUID()
+    version = fields.Integer()
+    head_hash = fields.String()
+    checkpoint = fields.String(metadata={"description": CHECKPOINT_DESCRIPTION})
+
+
+def service_keys() -> dict[str, Any]:
+    """The log name and every listed verifier key, as ``ServiceKeys`` shows them."""
+    ring = questlog().key_ring.current()
+    return {
+        "log_name": ring.log_name,
+        "key": ring.signer.verifier.text,
+        "keys": [listed.as_dict() for listed in ring.keys],
+    }
+
+
+@blp.route("/.well-known/questlog-key")
+class WellKnownKey(MethodView):
+    @blp.response(200, ServiceKeys)
+    @blp.doc(security=[])
+    @requires("public")
+    def get(self) -> Any:
+        """The service's verifier keys (no token): checkpoints are signed with the current one."""
+        return service_keys()
+
+
+@blp.route("/campaigns/<campaign>/checkpoint")
+class CampaignCheckpoint(MethodView):
+    @blp.response(200, HeadCheckpoint)
+    @requires("read")
+    def get(self, campaign: str) -> Any:
+        """A signed checkpoint of the campaign's head (version and head hash)."""
+        found, note = questlog().head_checkpoint(campaign_id(campaign))
+        return {
+            "campaign_id": found.id,
+            "version": found.version,
+            "head_hash": found.head_hash,
+            "checkpoint": note,
+        }, {"ETag": f'"{found.version}"'}

@@ -1,0 +1,394 @@
+"""View routes: the read models of a campaign and across campaigns, and how far they have got.
+
+Every response carries ``position`` (the last notification id the view had applied when it was
+read), the log's ``head`` and the ``lag`` between them. Read-your-writes: ``?wait_for_version=V``
+(the ``version`` an appending response returned) or ``?wait_for=P`` (a notification id, such as
+the ``head`` of an earlier response) makes the request wait, at most ``timeout`` seconds (5 by
+default, 10 at most), until the view has applied that event; if it has not by then, the answer
+is the view as it is, with ``caught_up: false``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from datetime import UTC
+from typing import Any
+from uuid import UUID
+
+from flask import Flask, current_app
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from domain.model.errors import InvalidInput, NotFound
+from domain.service.application import Questlog
+from projections.reads import catch_up_to, freshness, log_head, position_of
+from projections.rebuild import view_status
+from projections.store import ViewStore, open_view_store
+from projections.view import View
+from projections.views import ALL_VIEWS
+from projections.views.campaigns import CampaignSummary, campaign_summaries, campaign_summary
+from projections.views.debt_ledger import DebtLedger, debt_ledger, debt_spans
+from projections.views.exhaustion import ExhaustionHistory, exhaustion_history
+from projections.views.hero_timeline import HeroTimeline, hero_lives, hero_timeline
+from projections.views.roll_log import RollLog, roll_log
+from projections.views.ship import ShipHistory, ship_history, ship_losses
+from projections.views.weather import WeatherHistory, weather_history
+from webapi.http import access
+from webapi.http.plumbing import campaign_id, questlog
+from webapi.schemas.views import (
+    CampaignRollsQuery,
+    CampaignsQuery,
+    CampaignWaitQuery,
+    ExhaustionQuery,
+    LedgerQuery,
+    LivesQuery,
+    LossesQuery,
+    ProjectionStatus,
+    RollsQuery,
+    ShipQuery,
+    SpanList,
+    SpansQuery,
+    Summary,
+    TimelineQuery,
+    ViewPage,
+    WeatherQuery,
+)
+
+STORE_KEY = "questlog_views"
+WORKER_KEY = "questlog_views_worker"
+_opening = threading.Lock()
+
+blp = Blueprint(
+    "views",
+    __name__,
+    description="Read models (projections) of the log: each says how far it has caught up.",
+)
+
+# -- the store and read-your-writes ---------------------------------------------------------------
+
+
+def views_store() -> ViewStore:
+    """This app's view store, opened on first use from the Questlog's store configuration."""
+    store: ViewStore | None = current_app.extensions.get(STORE_KEY)
+    if store is None:
+        with _opening:
+            store = current_app.extensions.get(STORE_KEY)
+            if store is None:
+                store = open_view_store(questlog().config, current_app.config.get("VIEWS_DB"))
+                store.ensure(ALL_VIEWS)
+                current_app.extensions[STORE_KEY] = store
+    return store
+
+
+def close_views(app: Flask) -> None:
+    """Close the app's view store, if it was opened."""
+    store: ViewStore | None = app.extensions.pop(STORE_KEY, None)
+    if store is not None:
+        store.close()
+
+
+def wanted_position(app: Questlog, query: dict[str, Any], cid: UUID | None) -> int | None:
+    """The notification id a request asks to wait for (``wait_for`` or ``wait_for_version``)."""
+    position: int | None = query.get("wait_for")
+    version = query.get("wait_for_version")
+    if version is not None and cid is not None:
+        found = position_of(app, cid, version)
+        if found is None:
+            raise InvalidInput.field("wait_for_version", f"campaign {cid} has no version {version}")
+        return max(position or 0, found)
+    if position is not None and position > (head := log_head(app)):
+        raise InvalidInput.field("wait_for", f"position {position} is beyond the log's head {head}")
+    return position
+
+
+def read(
+    views: Sequence[type[View]],
+    query: dict[str, Any],
+    fetch: Callable[[ViewStore], dict[str, Any]],
+    cid: UUID | None = None,
+) -> dict[str, Any]:
+    """Wait if asked, read through ``fetch`` and add the freshness (position, head, lag).
+
+    A wait that times out still answers 200, with the view as it is and ``caught_up: false``
+    (as a blocking query does): the client sees how far the view got and may ask again.
+    """
+    app = questlog()
+    store = views_store()
+    if cid is not None and position_of(app, cid, 1) is None:
+        raise NotFound(f"Campaign {cid} does not exist.")
+    wanted = wanted_position(app, query, cid)
+    caught_up = not wanted or catch_up_to(app, store, views, wanted, query["timeout"])
+    result = fetch(store)
+    result.update(freshness(app, result["position"]), caught_up=caught_up)
+    return result
+
+
+def iso(moment: Any) -> str | None:
+    """A timestamp query value as the views store them (UTC ISO-8601), or None."""
+    return None if moment is None else moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+# -- routes ----------------------------------------------------------------------------------------
+
+
+def _page(query: dict[str, Any]) -> dict[str, Any]:
+    return {"after": query.get("after"), "limit": query["limit"]}
+
+
+def _undone(query: dict[str, Any]) -> dict[str, Any]:
+    return {**_page(query), "include_undone": query["include_undone"]}
+
+
+@blp.route("/campaigns/<campaign>/views/exhaustion-history")
+class Exhaustion(MethodView):
+    @blp.arguments(ExhaustionQuery, location="query")
+    @blp.response(200, ViewPage)
+    @access.requires("read")
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """Each change of a party's exhaustion: night, from, to, cause and eliminations."""
+        cid = campaign_id(campaign)
+        return read(
+            [ExhaustionHistory],
+            query,
+            lambda store: exhaustion_history(
+                store,
+                str(cid),
+                party=query.get("party"),
+                night=query.get("night"),
+                **_undone(query),
+            ),
+            cid,
+        )
+
+
+@blp.route("/campaigns/<campaign>/views/debt-ledger")
+class Ledger(MethodView):
+    @blp.arguments(LedgerQuery, location="query")
+    @blp.response(200, ViewPage)
+    @access.requires("read")
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """Every credit movement of the hero with the balance after it."""
+        cid = campaign_id(campaign)
+        return read(
+            [DebtLedger],
+            query,
+            lambda store: debt_ledger(
+                store,
+                str(cid),
+                hero_id=query.get("hero_id"),
+                cause=query.get("cause"),
+                entry=query.get("entry"),
+                **_undone(query),
+            ),
+            cid,
+        )
+
+
+@blp.route("/campaigns/<campaign>/views/debt-spans")
+class Spans(MethodView):
+    @blp.arguments(SpansQuery, location="query")
+    @blp.response(200, SpanList)
+    @access.requires("read")
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """The spans the hero was in debt: start, end (null while in debt), deepest, penalties."""
+        cid = campaign_id(campaign)
+        return read(
+            [DebtLedger],
+            query,
+            lambda store: debt_spans(store, str(cid), hero_id=query.get("hero_id")),
+            cid,
+        )
+
+
+@blp.route("/campaigns/<campaign>/views/hp-virtue")
+class HpVirtue(MethodView):
+    @blp.arguments(TimelineQuery, location="query")
+    @blp.response(200, ViewPage)
+    @access.requires("read")
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """The hero's HP and virtue over the pages: value, previous value, page date and cause."""
+        cid = campaign_id(campaign)
+        return read(
+            [HeroTimeline],
+            query,
+            lambda store: hero_timeline(
+                store,
+                str(cid),
+                stat=query.get("stat"),
+                hero_id=query.get("hero_id"),
+                **_undone(query),
+            ),
+            cid,
+        )
+
+
+@blp.route("/campaigns/<campaign>/views/hp-virtue/lives")
+class Lives(MethodView):
+    @blp.arguments(LivesQuery, location="query")
+    @blp.response(200, ViewPage)
+    @access.requires("read")
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """The hero's deaths and clones, with the clone result."""
+        cid = campaign_id(campaign)
+        return read(
+            [HeroTimeline],
+            query,
+            lambda store: hero_lives(
+                store, str(cid), hero_id=query.get("hero_id"), **_undone(query)
+            ),
+            cid,
+        )
+
+
+def _roll_filters(query: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "source": query.get("source"),
+        "purpose": query.get("purpose"),
+        "verified": query.get("verified"),
+        "since": iso(query.get("since")),
+        "until": iso(query.get("until")),
+        **_undone(query),
+    }
+
+
+@blp.route("/campaigns/<campaign>/views/rolls")
+class CampaignRolls(MethodView):
+    @blp.arguments(CampaignRollsQuery, location="query")
+    @blp.response(200, ViewPage)
+    @access.requires("read")
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """The campaign's roll log: dice, faces, total, source, verdict, and whether undone."""
+        cid = campaign_id(campaign)
+        return read(
+            [RollLog],
+            query,
+            lambda store: roll_log(store, campaign_id=str(cid), **_roll_filters(query)),
+            cid,
+        )
+
+
+@blp.route("/views/rolls")
+class Rolls(MethodView):
+    @blp.arguments(RollsQuery, location="query")
+    @blp.response(200, ViewPage)
+    @access.requires("admin")
+    def get(self, query: dict[str, Any]) -> Any:
+        """The roll log across every campaign, in log order."""
+        owner = query.get("campaign")
+        return read(
+            [RollLog],
+            query,
+            lambda store: roll_log(
+                store,
+                campaign_id=None if owner is None else str(owner),
+                game=query.get("game"),
+                **_roll_filters(query),
+            ),
+        )
+
+
+@blp.route("/campaigns/<campaign>/views/weather-wind")
+class Weather(MethodView):
+    @blp.arguments(WeatherQuery, location="query")
+    @blp.response(200, ViewPage)
+    @access.requires("read")
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """Each night of the match: the god piece's space, the weather and the wind."""
+        cid = campaign_id(campaign)
+        return read(
+            [WeatherHistory],
+            query,
+            lambda store: weather_history(
+                store, str(cid), weather=query.get("weather"), **_undone(query)
+            ),
+            cid,
+        )
+
+
+@blp.route("/campaigns/<campaign>/views/ship")
+class Ship(MethodView):
+    @blp.arguments(ShipQuery, location="query")
+    @blp.response(200, ViewPage)
+    @access.requires("read")
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """Each change of a compartment's Integrity (or maximum), with the event that made it."""
+        cid = campaign_id(campaign)
+        return read(
+            [ShipHistory],
+            query,
+            lambda store: ship_history(
+                store, str(cid), compartment=query.get("compartment"), **_undone(query)
+            ),
+            cid,
+        )
+
+
+@blp.route("/campaigns/<campaign>/views/ship/losses")
+class ShipLosses(MethodView):
+    @blp.arguments(LossesQuery, location="query")
+    @blp.response(200, ViewPage)
+    @access.requires("read")
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """The crew and upgrades the ship lost."""
+        cid = campaign_id(campaign)
+        return read(
+            [ShipHistory],
+            query,
+            lambda store: ship_losses(store, str(cid), kind=query.get("kind"), **_undone(query)),
+            cid,
+        )
+
+
+@blp.route("/campaigns/<campaign>/views/summary")
+class CampaignSummaryView(MethodView):
+    @blp.arguments(CampaignWaitQuery, location="query")
+    @blp.response(200, Summary)
+    @access.requires("read")
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """Game, name, pages or nights played, last activity and counts of the campaign."""
+        cid = campaign_id(campaign)
+
+        def fetch(store: ViewStore) -> dict[str, Any]:
+            found = campaign_summary(store, str(cid))
+            if found is None:
+                row = store.positions().get(CampaignSummary.name, {})
+                return {"summary": None, "position": int(row.get("position", 0))}
+            position = found.pop("position")
+            return {"summary": found, "position": position}
+
+        return read([CampaignSummary], query, fetch, cid)
+
+
+@blp.route("/views/campaigns")
+class Campaigns(MethodView):
+    @blp.arguments(CampaignsQuery, location="query")
+    @blp.response(200, ViewPage)
+    @access.requires("admin")
+    def get(self, query: dict[str, Any]) -> Any:
+        """Every campaign's summary in creation order, optionally of one game."""
+        return read(
+            [CampaignSummary],
+            query,
+            lambda store: campaign_summaries(store, game=query.get("game"), **_page(query)),
+        )
+
+
+@blp.route("/projections")
+class Projections(MethodView):
+    @blp.response(200, ProjectionStatus)
+    @access.requires("admin")
+    def get(self) -> Any:
+        """Each view's position, the log's head and the lag; a rebuild in progress; the worker."""
+        report = view_status(views_store(), questlog().recorder)
+        worker = current_app.extensions.get(WORKER_KEY)
+        report["worker"] = (
+            None
+            if worker is None
+            else {
+                "running": worker.thread.is_alive(),
+                "last_error": None if worker.current_error is None else repr(worker.current_error),
+                "leases": sorted(worker.held),
+            }
+        )
+        return report

@@ -1,0 +1,161 @@
+"""The OpenAPI document's error responses: each is ``application/problem+json`` (``Problem``), and
+each operation lists the statuses it can answer, decided here from its path, method and inputs
+by the rules the routes follow (``webapi.http.access``, ``webapi.http.limits``), not view by view.
+
+Also the field shapes client generators need (``object_default_in_words``, ``object_before_null``;
+docs/api-clients.md): the document stays true to what the server does, in a form that
+openapi-python-client and openapi-typescript take whole.
+"""
+
+from __future__ import annotations
+
+import json
+from http import HTTPStatus
+from typing import Any
+
+from apispec import APISpec, BasePlugin
+from flask import Flask
+from marshmallow import fields
+from werkzeug.routing import Rule
+
+from webapi.http.declared import Access, declared_access
+from webapi.http.errors import PROBLEM_JSON
+
+EVERYWHERE = (HTTPStatus.UNAUTHORIZED, HTTPStatus.SERVICE_UNAVAILABLE)
+"""What any operation can answer: no valid token; the store is unavailable."""
+
+
+def problem_statuses(
+    path: str, method: str, operation: dict[str, Any], declared: Access | None
+) -> set[HTTPStatus]:
+    """The error statuses an operation can answer besides a generic 500, from its path, its
+    inputs and the access its route declares (``webapi.http.access.requires``)."""
+    appends = declared is not None and declared.appends
+    statuses = set(EVERYWHERE)
+    if declared is not None and declared.action == "public":
+        statuses.discard(HTTPStatus.UNAUTHORIZED)  # no token is asked for
+    if "{campaign}" in path or (declared is not None and declared.action == "admin"):
+        statuses.add(HTTPStatus.FORBIDDEN)
+    if "{" in path:
+        statuses.add(HTTPStatus.NOT_FOUND)
+    if appends:
+        statuses |= {HTTPStatus.CONFLICT, HTTPStatus.TOO_MANY_REQUESTS}
+    if method.lower() in ("post", "put", "patch", "delete"):
+        statuses.add(HTTPStatus.INSUFFICIENT_STORAGE)  # a write on a full disk
+    parameters = operation.get("parameters", [])
+    if any(p.get("in") == "header" and p.get("name") == "If-Match" for p in parameters):
+        statuses.add(HTTPStatus.PRECONDITION_FAILED)
+    if "requestBody" in operation:
+        statuses |= {
+            HTTPStatus.BAD_REQUEST,  # a body that is not JSON
+            HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+            HTTPStatus.UNPROCESSABLE_ENTITY,
+        }
+    if any(p.get("in") != "path" for p in parameters):
+        statuses.add(HTTPStatus.UNPROCESSABLE_ENTITY)
+    return statuses
+
+
+class ProblemResponses(BasePlugin):
+    """An apispec plugin: adds each operation's problem responses as it is registered."""
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+
+    def operation_helper(
+        self,
+        path: str | None = None,
+        operations: dict[str, Any] | None = None,
+        rule: Rule | None = None,
+        **_: Any,
+    ) -> None:
+        """List the problems of every operation of a path (the components they refer to are
+        registered by ``register_problem_responses``); the route's declared access tells whether
+        it appends."""
+        for method, operation in (operations or {}).items():
+            declared = declared_access(rule.endpoint if rule else None, method, self.app)
+            responses = operation.setdefault("responses", {})
+            for status in problem_statuses(path or "", method, operation, declared):
+                responses.setdefault(str(status.value), status.name)
+            operation["responses"] = dict(sorted(responses.items(), key=by_status))
+
+
+class SchemaDescriptions(BasePlugin):
+    """An apispec plugin: each schema component is described by its schema's own docstring (its
+    first paragraph), unless it was registered with a description."""
+
+    def schema_helper(
+        self, name: str, definition: dict[str, Any], **kwargs: Any
+    ) -> dict[str, Any] | None:
+        """The component's description, from the docstring of the schema class itself."""
+        schema = kwargs.get("schema")
+        if definition.get("description") or schema is None:
+            return None
+        doc = (schema if isinstance(schema, type) else type(schema)).__doc__
+        if not doc:
+            return None
+        first = doc.strip().split("\n\n", 1)[0]
+        return {"description": " ".join(first.split())}
+
+
+def object_default_in_words(converter: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
+    """An apispec attribute function: a field whose default is an object (``{}``) has it told
+    in its description instead of a ``default`` keyword.
+
+    The server still loads ``{}`` where such a field is left out or null (``Strict.fill`` in
+    ``domain.model.command_schema``), and ``GET /commands`` still lists it as the default; but
+    these fields are nullable, and a nullable object with an object default is what client
+    generators cannot take (openapi-python-client drops the schema and every operation using it).
+    """
+    ret: dict[str, Any] = kwargs["ret"]
+    if not isinstance(ret.get("default"), dict):
+        return {}
+    default = ret.pop("default")
+    said = json.dumps(default)
+    if isinstance(field, fields.Nested):
+        said += " (every field of it left out)"
+    described = ret.get("description", "").rstrip()
+    ret["description"] = f"{described} Left out or null: {said}.".lstrip()
+    return {}
+
+
+NULL_BRANCH = {"type": "object", "nullable": True}
+"""apispec's branch that makes a nullable nested object accept null (OpenAPI 3.0)."""
+
+
+def object_before_null(converter: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
+    """An apispec attribute function: a nullable nested object lists its schema before the null
+    branch, whether or not it has a description (apispec puts the null branch first when not).
+
+    Generators try a union's branches in order, and the null branch takes any object: first, it
+    left the typed schema unused (openapi-python-client read ``Actions.pending`` as an untyped
+    dict, never as a ``PendingDecision``).
+    """
+    ret: dict[str, Any] = kwargs["ret"]
+    branches = ret.get("anyOf")
+    if branches and branches[0] == NULL_BRANCH:
+        ret["anyOf"] = [*branches[1:], branches[0]]
+    return {}
+
+
+def by_status(item: tuple[Any, Any]) -> tuple[bool, str]:
+    """Responses in the order of their status codes, ``default`` last."""
+    return str(item[0]) == "default", str(item[0])
+
+
+def register_problem_responses(spec: APISpec, schema: Any) -> None:
+    """Register a problem+json response per error status, and flask-smorest's DEFAULT_ERROR,
+    for operations to refer to (lazily: only those referred to appear in the document)."""
+    for status in HTTPStatus:
+        if status >= 400:
+            spec.components.response(
+                status.name, problem_response(status.phrase, schema), lazy=True
+            )
+    spec.components.response(
+        "DEFAULT_ERROR", problem_response("Any other error", schema), lazy=True
+    )
+
+
+def problem_response(description: str, schema: Any) -> dict[str, Any]:
+    """A response whose body is a problem (RFC 9457)."""
+    return {"description": description, "content": {PROBLEM_JSON: {"schema": schema}}}

@@ -1,0 +1,224 @@
+"""Query and response schemas of the view and analytics routes (they also make the OpenAPI
+document)."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from domain.model.calendar_board.state import WEATHERS
+from domain.model.house_rules import GAMES
+from domain.model.quest_calendar.state import COMPARTMENTS
+from projections.fairness import ALPHA
+from webapi.schemas.api import MAX_POSITION, Text, Timestamp
+
+MAX_WAIT = 10.0
+
+
+CURSOR = validate.Regexp(
+    r"^[0-9]{1,18}-[0-9]{1,9}$", error="a cursor from a page's next, such as 12-0"
+)
+
+
+def text(description: str, *, free_text: bool = False) -> Text:
+    """An optional filter string (``free_text``: a purpose, with tabs and line breaks allowed)."""
+    return Text(
+        free_text=free_text, validate=validate.Length(1, 200), metadata={"description": description}
+    )
+
+
+class WaitQuery(Schema):
+    wait_for = fields.Integer(
+        validate=validate.Range(min=0, max=MAX_POSITION),
+        metadata={"description": "Wait until the view has applied this notification id."},
+    )
+    timeout = fields.Float(
+        load_default=5.0,
+        validate=validate.Range(min=0, max=MAX_WAIT),
+        metadata={"description": "Seconds to wait at most (0 to 10, default 5)."},
+    )
+
+
+class CampaignWaitQuery(WaitQuery):
+    wait_for_version = fields.Integer(
+        validate=validate.Range(min=1, max=MAX_POSITION),
+        metadata={"description": "Wait until the view has applied this campaign's version V."},
+    )
+
+
+class PageQuery(Schema):
+    after = fields.String(validate=CURSOR, metadata={"description": "The previous page's next."})
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+
+
+class UndoneQuery(PageQuery):
+    include_undone = fields.Boolean(
+        load_default=True, metadata={"description": "Include rows a rollback undid (flagged)."}
+    )
+
+
+class ExhaustionQuery(CampaignWaitQuery, UndoneQuery):
+    party = text("Only this party (player id).")
+    night = fields.Integer(validate=validate.Range(min=0, max=MAX_POSITION))
+
+
+class LedgerQuery(CampaignWaitQuery, UndoneQuery):
+    hero_id = text("Only this hero.")
+    cause = text("Only this cause (purchase, payment, debtPenalty, lottery, theft...).")
+    entry = fields.String(
+        validate=validate.OneOf(["movement", "opening", "reversal", "reinstatement", "adjustment"])
+    )
+
+
+class SpansQuery(CampaignWaitQuery):
+    hero_id = text("Only this hero.")
+
+
+class TimelineQuery(CampaignWaitQuery, UndoneQuery):
+    stat = fields.String(validate=validate.OneOf(["hp", "virtue"]))
+    hero_id = text("Only this hero.")
+
+
+class LivesQuery(CampaignWaitQuery, UndoneQuery):
+    hero_id = text("Only this hero.")
+
+
+class RollFilters(Schema):
+    source = fields.String(validate=validate.OneOf(["server", "reported"]))
+    purpose = text("Only rolls made for this purpose.", free_text=True)
+    verified = fields.Boolean(metadata={"description": "Only rolls re-derived (or not)."})
+    since = Timestamp(metadata={"description": "Recorded at or after (ISO-8601)."})
+    until = Timestamp(metadata={"description": "Recorded before (ISO-8601)."})
+
+
+class CampaignRollsQuery(CampaignWaitQuery, UndoneQuery, RollFilters):
+    pass
+
+
+class RollsQuery(WaitQuery, UndoneQuery, RollFilters):
+    campaign = fields.UUID(metadata={"description": "Only this campaign."})
+    game = fields.String(validate=validate.OneOf(GAMES))
+
+
+class WeatherQuery(CampaignWaitQuery, UndoneQuery):
+    weather = fields.String(validate=validate.OneOf(WEATHERS))
+
+
+class ShipQuery(CampaignWaitQuery, UndoneQuery):
+    compartment = fields.String(validate=validate.OneOf(sorted(COMPARTMENTS)))
+
+
+class LossesQuery(CampaignWaitQuery, UndoneQuery):
+    kind = fields.String(validate=validate.OneOf(["crew", "upgrade"]))
+
+
+class CampaignsQuery(WaitQuery, PageQuery):
+    game = fields.String(validate=validate.OneOf(GAMES))
+
+
+class Freshness(Schema):
+    position = fields.Integer(metadata={"description": "The last notification id the view had."})
+    head = fields.Integer(metadata={"description": "The log's last notification id."})
+    lag = fields.Integer(metadata={"description": "head - position: events not yet applied."})
+    caught_up = fields.Boolean(
+        metadata={"description": "False when a wait_for timed out: the view is not there yet."}
+    )
+
+
+class ViewPage(Freshness):
+    """One page of a read model's rows."""
+
+    items = fields.List(fields.Dict())
+    next = fields.String(allow_none=True, metadata={"description": "Cursor for ?after=."})
+
+
+class SpanList(Freshness):
+    """A read model's spans."""
+
+    items = fields.List(fields.Dict())
+
+
+class Summary(Freshness):
+    """A read model's summary of a campaign."""
+
+    summary = fields.Dict(allow_none=True, metadata={"description": "Null until the view saw it."})
+
+
+class ProjectionStatus(Schema):
+    """How far each read model has caught up with the event store."""
+
+    head = fields.Integer()
+    views = fields.List(
+        fields.Dict(),
+        metadata={"description": "name, position, lag, applied, rebuilding, lease (who runs it)"},
+    )
+    worker = fields.Dict(allow_none=True, metadata={"description": "The embedded runner, if any."})
+
+
+# -- analytics -------------------------------------------------------------------------------------
+
+
+class Period(Schema):
+    since = Timestamp(metadata={"description": "Recorded at or after (ISO-8601)."})
+    until = Timestamp(metadata={"description": "Recorded before (ISO-8601)."})
+    include_undone = fields.Boolean(
+        load_default=False, metadata={"description": "Count what a rollback undid too."}
+    )
+
+
+class CampaignDiceQuery(WaitQuery, Period):
+    """Which of one campaign's rolls to count: by source, purpose and time."""
+
+    source = fields.String(validate=validate.OneOf(["server", "reported"]))
+    purpose = text("Only rolls made for this purpose.", free_text=True)
+    alpha = fields.Float(
+        load_default=ALPHA,
+        validate=validate.Range(min=0, max=1, min_inclusive=False),
+        metadata={"description": "Flag dice whose p-value is below this (default 0.001)."},
+    )
+
+
+class DiceQuery(WaitQuery, Period):
+    campaign = fields.UUID(metadata={"description": "Only this campaign."})
+    game = fields.String(validate=validate.OneOf(GAMES))
+    source = fields.String(validate=validate.OneOf(["server", "reported"]))
+    purpose = text("Only rolls made for this purpose.", free_text=True)
+    by_campaign = fields.Boolean(
+        load_default=False, metadata={"description": "Count and test each campaign apart."}
+    )
+    alpha = fields.Float(
+        load_default=ALPHA,
+        validate=validate.Range(min=0, max=1, min_inclusive=False),
+        metadata={"description": "Flag dice whose p-value is below this (default 0.001)."},
+    )
+
+
+class CampaignFiguresQuery(WaitQuery, Period):
+    pass
+
+
+class DiceFairness(Freshness):
+    """How the campaign's dice have fallen, face by face."""
+
+    dice = fields.List(
+        fields.Dict(),
+        metadata={
+            "description": "Per die type and source: faces, expected, test, groups, unlikely_fair."
+        },
+    )
+    sources = fields.List(
+        fields.Dict(), metadata={"description": "Per source: die types combined."}
+    )
+    alpha = fields.Float()
+    skipped_rolls = fields.Integer(metadata={"description": "Rolls whose notation did not parse."})
+
+
+class CampaignFigures(Freshness):
+    """A campaign's figures from the read models."""
+
+    credits_by_page = fields.List(fields.Dict())
+    deaths_by_level = fields.List(fields.Dict())
+    clone_results = fields.Dict(metadata={"description": "clone result (d4 outcome) → count"})
+    combat_by_mode = fields.List(fields.Dict())
+    exhaustion_by_night = fields.List(fields.Dict())
+    weather = fields.Dict()
+    positions = fields.Dict(metadata={"description": "The position of each view read."})
