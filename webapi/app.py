@@ -13,6 +13,7 @@ from domain.model.games import rules_for
 from domain.service.application import Questlog
 from webapi import bundle
 from webapi.http import access, errors, limits, metrics, observability
+from webapi.routes import access as access_routes
 from webapi.routes import (
     actions,
     analytics,
@@ -30,8 +31,8 @@ from webapi.routes import (
     trust,
     views,
 )
-from webapi.schemas import api as schemas
 from webapi.schemas import catalogue, openapi
+from webapi.schemas.openapi import Problem
 
 MAX_BODY_BYTES = 1024 * 1024
 
@@ -39,7 +40,7 @@ MAX_BODY_BYTES = 1024 * 1024
 class QuestlogApi(Api):
     """flask-smorest's Api with errors rendered by ``webapi.http.errors`` (problem+json)."""
 
-    ERROR_SCHEMA = schemas.Problem
+    ERROR_SCHEMA = Problem
 
     def _register_error_handlers(self) -> None:
         """Leave error handling to ``webapi.http.errors.register``."""
@@ -97,7 +98,7 @@ def create_app(
     api.register_blueprint(boards.blp)
     api.register_blueprint(views.blp)
     api.register_blueprint(analytics.blp)
-    api.register_blueprint(access.blp)
+    api.register_blueprint(access_routes.blp)
     api.register_blueprint(table.blp)
     api.register_blueprint(actions.blp)
     api.register_blueprint(invites.blp)

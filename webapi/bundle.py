@@ -22,7 +22,7 @@ from domain.service.audit import AuditReport, audit_public_events
 from domain.service.checkpoints import CheckpointVerdict, check_checkpoint, hashes_by_version
 from domain.service.commands_service import CommandResult
 from domain.service.importing import CampaignImport, refusal
-from webapi.routes.campaigns import event_items
+from webapi.http.plumbing import event_items
 
 FORMAT = "questlog-bundle/1"
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024

@@ -14,7 +14,7 @@ from marshmallow import fields
 
 from tests.api.conftest import api_routes
 from webapi.http.limits import MAX_JSON_DEPTH, json_depth
-from webapi.schemas.api import Flag, Text
+from webapi.schemas.fields import Flag, Text
 
 PROBLEM = "application/problem+json"
 

@@ -20,7 +20,12 @@ ROOT = HERE.parents[2]
 TEST = HERE.relative_to(ROOT).as_posix()
 DOC = "architecture.md"
 PACKAGES = ("domain", "webapi", "projections")
-CONTAINERS = {"services": "domain.service", "storage": "domain.storage", "model": "domain.model"}
+CONTAINERS = {
+    "webapi": "webapi",
+    "services": "domain.service",
+    "storage": "domain.storage",
+    "model": "domain.model",
+}
 
 
 def contract_layers() -> dict[str, list[set[str]]]:
@@ -38,7 +43,7 @@ def contract_layers() -> dict[str, list[set[str]]]:
 def subgraphs(diagram: str) -> dict[str, tuple[dict[str, list[str]], list[tuple[str, str]]]]:
     """Each subgraph of the diagram: its nodes (with the modules each names) and its arrows."""
     found: dict[str, tuple[dict[str, list[str]], list[tuple[str, str]]]] = {}
-    for name, body in re.findall(r"subgraph (\w+)\[.*?\]\n(.*?)\n\s*end\b", diagram, re.S):
+    for name, body in re.findall(r"subgraph (\w+)\[.*?\]\n(.*?)^\s*end\b", diagram, re.S | re.M):
         nodes: dict[str, list[str]] = {}
         arrows: list[tuple[str, str]] = []
         for line in body.splitlines():
@@ -110,3 +115,34 @@ def test_the_call_path_names_what_exists() -> None:
         assert not where or any(home.endswith(where) for home in homes), (cls, method, homes)
     words = set(re.findall(r"\b(?:[a-z]+_[a-z_]+|[A-Z][a-z]+[A-Z]\w*)\b", path))
     assert words and words <= names, words - names
+
+
+def test_inside_webapi_names_every_package_and_module() -> None:
+    """Issue 28: docs/architecture.md's "Inside webapi/" names every package of ``webapi/`` and
+    every module in it, and each package it names is a layer of the webapi contract."""
+    text = (ROOT / "docs" / DOC).read_text(encoding="utf-8")
+    section = text.split("### Inside webapi/", 1)[1].split("```mermaid", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `webapi/")]
+    named: dict[str, str] = {}
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        named[cells[0].strip("`").removeprefix("webapi/").rstrip("/")] = cells[2]
+    on_disk = {path.name.removesuffix(".py") for path in parts_of(ROOT / "webapi")}
+    assert {name.removesuffix(".py") for name in named} == on_disk
+    assert {name.removesuffix(".py") for name in named} == set().union(*contract_layers()["webapi"])
+    for name, modules in named.items():
+        folder = ROOT / "webapi" / name
+        if not folder.is_dir():
+            continue
+        children = {p.name if p.suffix == ".py" else f"{p.name}/" for p in parts_of(folder)}
+        listed = set(re.findall(r"`([\w]+(?:\.py|/))`", modules))
+        assert children == listed, (name, children ^ listed)
+
+
+def parts_of(folder: Path) -> list[Path]:
+    """The modules (but ``__init__``) and the packages in a folder."""
+    return [
+        path
+        for path in folder.iterdir()
+        if (path.suffix == ".py" and path.name != "__init__.py") or (path / "__init__.py").is_file()
+    ]

@@ -21,7 +21,7 @@ from domain.model.signed_note import Checkpoint, NoteSigner
 from domain.service.audit import AuditReport, Nonces
 from domain.service.checkpoints import check_checkpoint
 from tests.docs.examples import checked_block
-from webapi.cli import main as cli
+from webapi.cli import verify as cli
 
 HERE = Path(__file__).resolve()
 TEST = HERE.relative_to(HERE.parents[2]).as_posix()

@@ -11,10 +11,13 @@ from uuid import UUID
 
 from flask import Response, current_app, g, request
 
+from domain.model.campaign import Campaign
 from domain.model.errors import InvalidInput, NotFound
+from domain.model.summaries import summarise
 from domain.model.text import ascii_number
 from domain.service.application import Questlog
 from domain.service.commands_service import CommandResult, EarlierResponse, Idempotency, Outcome
+from domain.service.timeline import Timeline
 
 MAX_IDEMPOTENCY_KEY = 200
 IDEMPOTENCY_KEY = re.compile(rf"[\x20-\x7e]{{1,{MAX_IDEMPOTENCY_KEY}}}")
@@ -114,3 +117,27 @@ def reply(outcome: Outcome, render: Render) -> Response:
     if outcome.replayed:
         response.headers["Idempotent-Replayed"] = "true"
     return response
+
+
+def summarised(item: dict[str, Any]) -> dict[str, Any]:
+    """An event as the API shows it, with its ``summary`` in words: computed from its data now,
+    never stored and outside its hash (a bundle, a verification artefact, leaves it out)."""
+    return {**item, "summary": summarise(item)}
+
+
+def shown(record: dict[str, Any], timeline: Timeline) -> dict[str, Any]:
+    """An event in the one shape the API shows events in (the event list, a command's answer, a
+    replay step): the record (``Reading.event_records``) and whether a rollback undid it."""
+    undone_by = timeline.undone_by(record["version"])
+    return {**record, "undone": undone_by is not None, "undone_by": undone_by}
+
+
+def event_items(
+    app: Questlog, cid: UUID, *, after: int = 0, limit: int | None = None
+) -> tuple[Campaign, list[dict[str, Any]]]:
+    """The campaign now and its events after a version, each as ``GET /events`` shows it (the
+    stream and the bundle send exactly these items)."""
+    found = app.campaign(cid)
+    timeline = app.timeline(found)
+    records = app.event_records(cid, after=after, limit=limit)
+    return found, [shown(record, timeline) for record in records]

@@ -6,31 +6,14 @@ from typing import Any
 
 from flask.views import MethodView
 from flask_smorest import Blueprint
-from marshmallow import Schema, fields, validate
 
 from domain.model.calendar_board import modifiers
 from domain.model.errors import RuleViolation
 from webapi.http import access
 from webapi.http.plumbing import campaign_id, questlog
-from webapi.schemas.api import Text
+from webapi.schemas.boards import ModifierQuery, Modifiers
 
 blp = Blueprint("boards", __name__, description="Calendar Board modifier queries.")
-
-
-class ModifierQuery(Schema):
-    player = Text(required=True, validate=validate.Length(1, 80))
-    piece = Text(validate=validate.Length(1, 80))
-    structure = fields.Boolean(load_default=False)
-    range = fields.Integer(validate=validate.Range(min=0, max=1000))
-    facing = fields.String(validate=validate.OneOf(["N", "E", "S", "W"]))
-
-
-class Modifiers(Schema):
-    """Weather and wind modifiers for a piece or a structure."""
-
-    weather = fields.Dict(metadata={"description": "Tackle, attack, movement and spell effects."})
-    wind = fields.Dict(metadata={"description": "Wind relation and damage modifier by facing."})
-    version = fields.Integer()
 
 
 @blp.route("/campaigns/<campaign>/modifiers")

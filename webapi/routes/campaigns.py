@@ -10,14 +10,31 @@ from flask_smorest import Blueprint
 
 from domain.model.campaign import Campaign
 from domain.model.house_rules import book
-from domain.model.summaries import summarise
-from domain.service.application import Questlog, campaign_facts
+from domain.service.application import campaign_facts
 from domain.service.commands_service import CommandResult
-from domain.service.timeline import Timeline
 from domain.service.timetravel import TimeTravel
 from webapi.http import access
-from webapi.http.plumbing import Rendered, campaign_id, idempotency, questlog, reply
-from webapi.schemas import api as schemas
+from webapi.http.plumbing import (
+    Rendered,
+    campaign_id,
+    event_items,
+    idempotency,
+    questlog,
+    reply,
+    summarised,
+)
+from webapi.schemas.campaigns import (
+    Audit,
+    AuditQuery,
+    CampaignCreate,
+    CampaignPage,
+    CampaignQuery,
+    EventPage,
+    HouseRuleList,
+    HouseRulesQuery,
+    PageQuery,
+)
+from webapi.schemas.campaigns import Campaign as CampaignSchema
 
 blp = Blueprint("campaigns", __name__, description="Campaigns: one hash-chained event log each.")
 
@@ -38,8 +55,8 @@ def render_created(result: CommandResult) -> Rendered:
 def _body(
     cid: UUID, version: int, head_hash: str, facts: dict[str, Any], forks: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    """A campaign as ``schemas.Campaign`` shows it, from its id, head and facts."""
-    body: dict[str, Any] = schemas.Campaign().dump(
+    """A campaign as ``CampaignSchema`` shows it, from its id, head and facts."""
+    body: dict[str, Any] = CampaignSchema().dump(
         {"id": cid, "version": version, "head_hash": head_hash, **facts, "forks": forks}
     )
     return body
@@ -47,8 +64,8 @@ def _body(
 
 @blp.route("/campaigns")
 class Campaigns(MethodView):
-    @blp.arguments(schemas.CampaignCreate, example={"game": "quest-calendar", "name": "Year one"})
-    @blp.response(201, schemas.Campaign)
+    @blp.arguments(CampaignCreate, example={"game": "quest-calendar", "name": "Year one"})
+    @blp.response(201, CampaignSchema)
     @blp.doc(parameters=[{"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}}])
     @access.requires("any", appends=True)
     def post(self, body: dict[str, Any]) -> Any:
@@ -65,8 +82,8 @@ class Campaigns(MethodView):
         )
         return reply(outcome, render_created)
 
-    @blp.arguments(schemas.PageQuery, location="query")
-    @blp.response(200, schemas.CampaignPage)
+    @blp.arguments(PageQuery, location="query")
+    @blp.response(200, CampaignPage)
     @access.requires("any")
     def get(self, query: dict[str, Any]) -> Any:
         """List the campaigns the caller may see, oldest first; page with ?after=<next_after>."""
@@ -91,8 +108,8 @@ class Campaigns(MethodView):
 
 @blp.route("/campaigns/<campaign>")
 class CampaignResource(MethodView):
-    @blp.arguments(schemas.CampaignQuery, location="query")
-    @blp.response(200, schemas.Campaign)
+    @blp.arguments(CampaignQuery, location="query")
+    @blp.response(200, CampaignSchema)
     @access.requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """A campaign's state now, at ?version=N or at ?at=<ISO-8601>; the ETag is the version."""
@@ -108,8 +125,8 @@ class CampaignResource(MethodView):
 
 @blp.route("/campaigns/<campaign>/events")
 class Events(MethodView):
-    @blp.arguments(schemas.PageQuery, location="query")
-    @blp.response(200, schemas.EventPage)
+    @blp.arguments(PageQuery, location="query")
+    @blp.response(200, EventPage)
     @access.requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """The campaign's events after ?after=V, each with its prev_hash and hash."""
@@ -123,34 +140,10 @@ class Events(MethodView):
         }
 
 
-def summarised(item: dict[str, Any]) -> dict[str, Any]:
-    """An event as the API shows it, with its ``summary`` in words: computed from its data now,
-    never stored and outside its hash (a bundle, a verification artefact, leaves it out)."""
-    return {**item, "summary": summarise(item)}
-
-
-def shown(record: dict[str, Any], timeline: Timeline) -> dict[str, Any]:
-    """An event in the one shape the API shows events in (the event list, a command's answer, a
-    replay step): the record (``Reading.event_records``) and whether a rollback undid it."""
-    undone_by = timeline.undone_by(record["version"])
-    return {**record, "undone": undone_by is not None, "undone_by": undone_by}
-
-
-def event_items(
-    app: Questlog, cid: UUID, *, after: int = 0, limit: int | None = None
-) -> tuple[Campaign, list[dict[str, Any]]]:
-    """The campaign now and its events after a version, each as ``GET /events`` shows it (the
-    stream and the bundle send exactly these items)."""
-    found = app.campaign(cid)
-    timeline = app.timeline(found)
-    records = app.event_records(cid, after=after, limit=limit)
-    return found, [shown(record, timeline) for record in records]
-
-
 @blp.route("/campaigns/<campaign>/audit")
 class AuditResource(MethodView):
-    @blp.arguments(schemas.AuditQuery, location="query")
-    @blp.response(200, schemas.Audit)
+    @blp.arguments(AuditQuery, location="query")
+    @blp.response(200, Audit)
     @access.requires("audit")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """Re-check the hash chain and every revealed server roll; ?head=H checks a receipt."""
@@ -160,8 +153,8 @@ class AuditResource(MethodView):
 
 @blp.route("/house-rules")
 class HouseRules(MethodView):
-    @blp.arguments(schemas.HouseRulesQuery, location="query")
-    @blp.response(200, schemas.HouseRuleList)
+    @blp.arguments(HouseRulesQuery, location="query")
+    @blp.response(200, HouseRuleList)
     @access.requires("any")
     def get(self, query: dict[str, Any]) -> Any:
         """Every house rule of a game, with its default, allowed values and description."""

@@ -19,9 +19,10 @@ from webapi.http.plumbing import (
     questlog,
     reply,
 )
-from webapi.schemas import api as schemas
+from webapi.schemas.campaigns import DiceState, PageQuery
+from webapi.schemas.dice import Appended, ClientSeedSet, Roll, RollCreate, RollPage
 
-DICE_STATE = schemas.DiceState()
+DICE_STATE = DiceState()
 
 blp = Blueprint("dice", __name__, description="Verifiable server dice and reported dice.")
 
@@ -48,8 +49,8 @@ def render_dice(result: CommandResult) -> Rendered:
 
 @blp.route("/campaigns/<campaign>/rolls")
 class Rolls(MethodView):
-    @blp.arguments(schemas.RollCreate(), example={"dice": "d20+3", "purpose": "investigate"})
-    @blp.response(201, schemas.Roll)
+    @blp.arguments(RollCreate(), example={"dice": "d20+3", "purpose": "investigate"})
+    @blp.response(201, Roll)
     @blp.doc(parameters=APPEND_HEADERS)
     @access.requires("append", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
@@ -65,8 +66,8 @@ class Rolls(MethodView):
         )
         return reply(outcome, render_roll)
 
-    @blp.arguments(schemas.PageQuery, location="query")
-    @blp.response(200, schemas.RollPage)
+    @blp.arguments(PageQuery, location="query")
+    @blp.response(200, RollPage)
     @access.requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """The campaign's rolls after ?after=V, each with its proof and verdict."""
@@ -78,7 +79,7 @@ class Rolls(MethodView):
 
 @blp.route("/campaigns/<campaign>/rolls/<roll_id>")
 class RollResource(MethodView):
-    @blp.response(200, schemas.Roll)
+    @blp.response(200, Roll)
     @access.requires("read")
     def get(self, campaign: str, roll_id: str) -> Any:
         """One roll with its proof; adds proof.server_seed and verified once the seed is out."""
@@ -87,8 +88,8 @@ class RollResource(MethodView):
 
 @blp.route("/campaigns/<campaign>/dice/client-seed")
 class ClientSeed(MethodView):
-    @blp.arguments(schemas.ClientSeedSet, example={"client_seed": "my lucky string"})
-    @blp.response(200, schemas.Appended)
+    @blp.arguments(ClientSeedSet, example={"client_seed": "my lucky string"})
+    @blp.response(200, Appended)
     @blp.doc(parameters=APPEND_HEADERS)
     @access.requires("manage", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
@@ -104,7 +105,7 @@ class ClientSeed(MethodView):
 
 @blp.route("/campaigns/<campaign>/dice/rotate")
 class Rotate(MethodView):
-    @blp.response(200, schemas.Appended)
+    @blp.response(200, Appended)
     @blp.doc(parameters=APPEND_HEADERS)
     @access.requires("manage", appends=True)
     def post(self, campaign: str) -> Any:

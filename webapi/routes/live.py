@@ -20,7 +20,6 @@ from uuid import UUID
 from flask import Flask, Response, current_app, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
-from marshmallow import Schema, fields, validate
 
 from domain import settings
 from domain.model.errors import InvalidInput
@@ -29,8 +28,8 @@ from domain.model.text import ascii_number
 from domain.service.application import Questlog
 from webapi.http import access
 from webapi.http.errors import TooManyStreams
-from webapi.http.plumbing import campaign_id, questlog
-from webapi.routes.campaigns import event_items, summarised
+from webapi.http.plumbing import campaign_id, event_items, questlog, summarised
+from webapi.schemas.live import StreamQuery
 
 KEEP_ALIVE = 15.0
 """Seconds between two ``: keep-alive`` comments on a quiet stream."""
@@ -244,13 +243,6 @@ def stream(
         if registered:
             live.watcher.unregister()
         done()
-
-
-class StreamQuery(Schema):
-    after = fields.Integer(
-        validate=validate.Range(0, None),
-        metadata={"description": "Send the events after this version first (as Last-Event-ID)."},
-    )
 
 
 def resume_point(query: dict[str, Any]) -> int:

@@ -16,7 +16,6 @@ from typing import Any
 from flask import Flask, Response, current_app
 from flask.views import MethodView
 from flask_smorest import Blueprint
-from marshmallow import Schema, fields
 
 from domain import settings
 from projections.rebuild import view_status
@@ -25,6 +24,7 @@ from webapi.http.errors import problem
 from webapi.http.metrics import METRICS_KEY, Metrics
 from webapi.http.plumbing import questlog
 from webapi.routes.views import views_store
+from webapi.schemas.operations import Health, Readiness
 
 log = logging.getLogger("questlog.operations")
 READY_LAG_KEY = "questlog_ready_max_lag"
@@ -91,28 +91,6 @@ class StoreProbe:
 def views_report() -> dict[str, Any]:
     """The log's head and each view's position and lag (one cheap query each)."""
     return view_status(views_store(), questlog().recorder)
-
-
-class Health(Schema):
-    """The process is alive."""
-
-    status = fields.String(metadata={"example": "ok"})
-
-
-class ViewLag(Schema):
-    """A view and how many events it is behind the log's head."""
-
-    name = fields.String()
-    lag = fields.Integer()
-
-
-class Readiness(Schema):
-    """The store answered and every view is within the lag bound."""
-
-    status = fields.String(metadata={"example": "ready"})
-    head = fields.Integer(metadata={"description": "The log's last notification id."})
-    max_lag = fields.Integer(metadata={"description": "The bound (QUESTLOG_READY_MAX_LAG)."})
-    views = fields.List(fields.Nested(ViewLag), metadata={"description": "Each view's lag."})
 
 
 @blp.route("/healthz")

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from flask import Blueprint, Response, redirect, send_from_directory
 
+from webapi.http.declared import requires
+
 HERE = Path(__file__).parents[1]
 """The ``webapi`` package, which holds the page's ``templates`` and ``static`` files."""
 STATIC = HERE / "static"
@@ -20,9 +22,10 @@ CONTENT_SECURITY_POLICY = (
 
 blp = Blueprint("page", __name__)
 OPEN = frozenset({"page.home", "page.shell", "page.campaign", "page.verify", "page.static_file"})
-"""The page's endpoints, which need no token (``webapi.http.access`` leaves them open)."""
+"""The page's endpoints: each view declares ``public`` access, so no token is asked for."""
 
 
+@requires("public")
 def shell() -> Response:
     """The one HTML document; the modules read the address to show the right part."""
     return send_from_directory(HERE / "templates", "app.html", mimetype="text/html")
@@ -37,17 +40,25 @@ def protect(response: Response) -> Response:
 
 
 @blp.route("/")
+@requires("public")
 def home() -> Response:
     """The page lives under /app/."""
     return redirect("/app/", code=302)  # type: ignore[return-value]
 
 
+@requires("public")
+def campaign(campaign_id: str) -> Response:
+    """A campaign's address: the same shell, which reads the id from the address."""
+    return shell()
+
+
 blp.add_url_rule("/app/", "shell", shell)
-blp.add_url_rule("/app/campaigns/<campaign_id>", "campaign", lambda campaign_id: shell())
+blp.add_url_rule("/app/campaigns/<campaign_id>", "campaign", campaign)
 blp.add_url_rule("/app/verify", "verify", shell)
 
 
 @blp.route("/app/static/<path:filename>")
+@requires("public")
 def static_file(filename: str) -> Response:
     """A module, the style sheet or a vendored file."""
     return send_from_directory(STATIC, filename)

@@ -7,33 +7,13 @@ from typing import Any
 from flask import Response, current_app
 from flask.views import MethodView
 from flask_smorest import Blueprint
-from marshmallow import Schema, fields, validate
 
 from webapi import bundle
 from webapi.http import access
 from webapi.http.plumbing import campaign_id, questlog
-from webapi.schemas.api import Text
+from webapi.schemas.table import ShareCreate, ShareCreated
 
 blp = Blueprint("table", __name__, description="The table page: share links and bundles.")
-
-
-class ShareCreate(Schema):
-    """A share link's request: an optional name for its viewer token."""
-
-    name = Text(
-        validate=validate.Length(1, 200),
-        metadata={"description": "The share token's name (default: share-<campaign>-<id>)."},
-    )
-
-
-class ShareCreated(Schema):
-    """A share link: its viewer token (shown once) and the page's address with it."""
-
-    token = fields.String(metadata={"description": "The secret: shown this once, never again."})
-    token_id = fields.String()
-    role = fields.String(metadata={"description": "Always viewer: the link reads, never writes."})
-    campaign_id = fields.String()
-    url = fields.String(metadata={"description": "The table page's link, the token after #."})
 
 
 @blp.route("/campaigns/<campaign>/share")

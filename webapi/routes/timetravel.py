@@ -19,10 +19,22 @@ from webapi.http.plumbing import (
     idempotency,
     questlog,
     reply,
+    shown,
+    summarised,
 )
-from webapi.routes.campaigns import render_created, shown, summarised
+from webapi.routes.campaigns import render_created
 from webapi.routes.dice import APPEND_HEADERS
-from webapi.schemas import api as schemas
+from webapi.schemas.campaigns import Campaign
+from webapi.schemas.timetravel import (
+    Approval,
+    ForkCreate,
+    ProposalCreate,
+    ProposalList,
+    Replay,
+    ReplayQuery,
+    RollbackCreate,
+    RollbackResult,
+)
 
 blp = Blueprint(
     "timetravel",
@@ -42,8 +54,8 @@ def render_rollback(status: int) -> Render:
 
 @blp.route("/campaigns/<campaign>/rollback")
 class Rollback(MethodView):
-    @blp.arguments(schemas.RollbackCreate, example={"to_version": 12, "reason": "misread the page"})
-    @blp.response(201, schemas.RollbackResult)
+    @blp.arguments(RollbackCreate, example={"to_version": 12, "reason": "misread the page"})
+    @blp.response(201, RollbackResult)
     @blp.doc(parameters=APPEND_HEADERS)
     @access.requires("manage", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
@@ -62,10 +74,10 @@ class Rollback(MethodView):
 @blp.route("/campaigns/<campaign>/rollback/proposals")
 class Proposals(MethodView):
     @blp.arguments(
-        schemas.ProposalCreate,
+        ProposalCreate,
         example={"to_version": 12, "reason": "the hail roll used the wrong goal", "proposer": "A"},
     )
-    @blp.response(201, schemas.RollbackResult)
+    @blp.response(201, RollbackResult)
     @blp.doc(parameters=APPEND_HEADERS)
     @access.requires("propose", seat="proposer", seat_binds_owner=True, appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
@@ -80,7 +92,7 @@ class Proposals(MethodView):
         )
         return reply(outcome, render_rollback(201))
 
-    @blp.response(200, schemas.ProposalList)
+    @blp.response(200, ProposalList)
     @access.requires("read")
     def get(self, campaign: str) -> Any:
         """The campaign's rollback proposals, open and carried out, oldest first."""
@@ -90,8 +102,8 @@ class Proposals(MethodView):
 
 @blp.route("/campaigns/<campaign>/rollback/proposals/<proposal_id>/approve")
 class Approve(MethodView):
-    @blp.arguments(schemas.Approval, example={"player": "B"})
-    @blp.response(200, schemas.RollbackResult)
+    @blp.arguments(Approval, example={"player": "B"})
+    @blp.response(200, RollbackResult)
     @blp.doc(parameters=APPEND_HEADERS)
     @access.requires("approve", seat="player", seat_binds_owner=True, appends=True)
     def post(self, body: dict[str, Any], campaign: str, proposal_id: str) -> Any:
@@ -108,8 +120,8 @@ class Approve(MethodView):
 
 @blp.route("/campaigns/<campaign>/fork")
 class ForkResource(MethodView):
-    @blp.arguments(schemas.ForkCreate, example={"at_version": 12, "name": "What if I fled?"})
-    @blp.response(201, schemas.Campaign)
+    @blp.arguments(ForkCreate, example={"at_version": 12, "name": "What if I fled?"})
+    @blp.response(201, Campaign)
     @blp.doc(parameters=APPEND_HEADERS)
     @access.requires("manage", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
@@ -127,8 +139,8 @@ class ForkResource(MethodView):
 
 @blp.route("/campaigns/<campaign>/replay")
 class ReplayResource(MethodView):
-    @blp.arguments(schemas.ReplayQuery, location="query")
-    @blp.response(200, schemas.Replay)
+    @blp.arguments(ReplayQuery, location="query")
+    @blp.response(200, Replay)
     @access.requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """Events ?from=A&to=B, each with an RFC 6902 patch of what it changed in the view."""

@@ -15,7 +15,7 @@ from typing import Any
 
 from apispec import APISpec, BasePlugin
 from flask import Flask
-from marshmallow import fields
+from marshmallow import Schema, fields
 from werkzeug.routing import Rule
 
 from webapi.http.declared import Access, declared_access
@@ -159,3 +159,34 @@ def register_problem_responses(spec: APISpec, schema: Any) -> None:
 def problem_response(description: str, schema: Any) -> dict[str, Any]:
     """A response whose body is a problem (RFC 9457)."""
     return {"description": description, "content": {PROBLEM_JSON: {"schema": schema}}}
+
+
+class Problem(Schema):
+    """An RFC 9457 problem: every error response has this shape."""
+
+    type = fields.String(metadata={"example": "urn:questlog:problem:invalid-input"})
+    title = fields.String()
+    status = fields.Integer()
+    detail = fields.String()
+    instance = fields.String()
+    errors = fields.Dict(metadata={"description": "422: field name → list of messages"})
+    rule = fields.String(metadata={"description": "409: the rule ID that forbids the command"})
+    pending = fields.Dict(
+        metadata={
+            "description": "409 while a decision is pending: decision, who, rule, the commands "
+            "accepted now and the options"
+        }
+    )
+    also = fields.Dict(
+        metadata={
+            "description": "409 while a decision is pending: the rule (and detail) that would "
+            "refuse the command on its own"
+        }
+    )
+    stored = fields.Boolean(
+        allow_none=True,
+        metadata={
+            "description": "503/507: false if the command was not stored, null if that could "
+            "not be found out (retry with the same Idempotency-Key)"
+        },
+    )

@@ -9,7 +9,7 @@ from domain.model.calendar_board.state import WEATHERS
 from domain.model.house_rules import GAMES
 from domain.model.quest_calendar.state import COMPARTMENTS
 from projections.fairness import ALPHA
-from webapi.schemas.api import MAX_POSITION, Text, Timestamp
+from webapi.schemas.fields import MAX_POSITION, Text, Timestamp
 
 MAX_WAIT = 10.0
 

@@ -1,0 +1,83 @@
+"""``questlog token ...`` and ``questlog key ...``: API tokens and the service's signing keys."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+from rich.markup import escape
+
+from domain.model.errors import InvalidInput, NotFound
+from webapi.cli.common import console, open_store
+
+
+@click.group()
+def token() -> None:
+    """Create and revoke API tokens (stored only as hashes)."""
+
+
+@token.command("create")
+@click.option("--name", required=True, help="A unique name for the token (who holds it).")
+@click.option("--admin", is_flag=True, help="An admin token: every route and campaign.")
+def token_create(name: str, admin: bool) -> None:
+    """Create a token and print its secret once."""
+    questlog = open_store()
+    try:
+        made, secret = questlog.create_token(name, admin=admin)
+    except InvalidInput as error:
+        console.print(f"[red]{escape(error.message)}[/red]")
+        sys.exit(2)
+    finally:
+        questlog.close()
+    kind = "admin token" if made.admin else "token"
+    console.print(f"Created {kind} {escape(made.name)} (id {made.id}). Shown this once:")
+    click.echo(secret)
+
+
+@token.command("revoke")
+@click.argument("name_or_id")
+def token_revoke(name_or_id: str) -> None:
+    """Revoke a token by name or id; it stops working at once."""
+    questlog = open_store()
+    try:
+        revoked = questlog.revoke_token(name_or_id)
+    except NotFound as error:
+        console.print(f"[red]{escape(error.message)}[/red]")
+        sys.exit(2)
+    finally:
+        questlog.close()
+    console.print(f"Revoked token {escape(revoked.name)} (id {revoked.id}).")
+
+
+@click.group()
+def key() -> None:
+    """The service's signing keys: show the verifier keys, rotate the signing key."""
+
+
+@key.command("show")
+def key_show() -> None:
+    """Print the log name and every verifier key (the current one last), with their dates."""
+    questlog = open_store()
+    try:
+        ring = questlog.key_ring.current()
+        where = questlog.key_ring.store.where
+    finally:
+        questlog.close()
+    console.print(f"log name: {escape(ring.log_name)}")
+    console.print(f"kept in:  {escape(where)}")
+    for listed in ring.keys:
+        state = f"retired {listed.retired}" if listed.retired else "current"
+        console.print(f"{escape(listed.verifier.text)}  created {listed.created}, {state}")
+
+
+@key.command("rotate")
+def key_rotate() -> None:
+    """Retire the current signing key and sign with a new one from now on (old keys stay listed,
+    so their checkpoints still verify)."""
+    questlog = open_store()
+    try:
+        ring = questlog.key_ring.rotate()
+    finally:
+        questlog.close()
+    console.print(f"New signing key: {escape(ring.signer.verifier.text)}")
+    console.print(f"{len(ring.keys) - 1} older key(s) stay listed (questlog key show).")

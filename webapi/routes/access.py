@@ -1,0 +1,130 @@
+"""Access routes: API tokens (admin), a campaign's members (owner) and the caller's standing
+on a campaign (access control itself is ``webapi.http.access``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from domain.model.access import Token
+from domain.model.errors import InvalidInput, NotFound
+from domain.model.text import quoted
+from webapi.http.access import caller, me_on
+from webapi.http.declared import requires
+from webapi.http.plumbing import campaign_id, questlog
+from webapi.schemas.access import (
+    Me,
+    Member,
+    MemberCreate,
+    MemberList,
+    TokenCreate,
+    TokenCreated,
+    TokenInfo,
+    TokenList,
+)
+
+blp = Blueprint("access", __name__, description="Tokens (admin) and campaign members (owner).")
+
+
+def token_info(token: Token) -> dict[str, Any]:
+    """A token as the API shows it (never its secret or hash)."""
+    return {"id": token.id, "name": token.name, "admin": token.admin, "revoked": token.revoked}
+
+
+@blp.route("/admin/tokens")
+class Tokens(MethodView):
+    @blp.arguments(TokenCreate, example={"name": "alice"})
+    @blp.response(201, TokenCreated)
+    @requires("admin")
+    def post(self, body: dict[str, Any]) -> Any:
+        """Create a token (admin); its secret is in this response only."""
+        token, secret = questlog().create_token(body["name"], admin=body["admin"])
+        return {**token_info(token), "token": secret}
+
+    @blp.response(200, TokenList)
+    @requires("admin")
+    def get(self) -> Any:
+        """Every token, without secrets (admin)."""
+        return {"items": [token_info(t) for t in questlog().tokens()]}
+
+
+@blp.route("/admin/tokens/<token>")
+class TokenResource(MethodView):
+    @blp.response(200, TokenInfo)
+    @requires("admin")
+    def delete(self, token: str) -> Any:
+        """Revoke a token by name or id (admin); it stops working at once."""
+        revoked = questlog().revoke_token(token)
+        return token_info(Token(revoked.id, revoked.name, revoked.admin, revoked=True))
+
+
+def member_token(field: str, name: str) -> Token:
+    """The token a member request names, if it may hold a role: live, and not an admin's.
+
+    Only an admin (or anyone, with auth off) learns why a token may not be added; an owner gets
+    the answer an unknown name gets, so it cannot find out which token names exist.
+    """
+    token = questlog().find_token(name)
+    refusal = None if token is None else member_refusal(token)
+    if token is None or refusal is not None:
+        asking = caller()
+        if refusal is not None and (asking is None or asking.admin):
+            raise InvalidInput.field(field, refusal)
+        raise NotFound(f"No token named or numbered {quoted(name)} can be added.")
+    return token
+
+
+def member_refusal(token: Token) -> str | None:
+    """Why a token may not hold a role on a campaign, or None."""
+    if token.revoked:
+        return "names a revoked token"
+    if token.admin:
+        return "names an admin token, which may do everything without a role"
+    return None
+
+
+@blp.route("/campaigns/<campaign>/members")
+class Members(MethodView):
+    @blp.arguments(MemberCreate, example={"token_name": "bob", "role": "player", "seat": "B"})
+    @blp.response(201, Member)
+    @requires("manage")
+    def post(self, body: dict[str, Any], campaign: str) -> Any:
+        """Give a token a role on this campaign (owner)."""
+        cid = campaign_id(campaign)
+        app = questlog()
+        found = app.campaign(cid)
+        seats = found.state.get("players") if found.game == "calendar-board" else None
+        field = "token_id" if body.get("token_id") else "token_name"
+        name = body.get(field)
+        if not name:
+            raise InvalidInput.field("token_name", "name a token (token_name or token_id)")
+        token = member_token(field, name)
+        member = app.add_member(cid, token, body["role"], body.get("seat"), seats)
+        return {"token_id": token.id, "role": member.role, "seat": member.seat, "name": token.name}
+
+    @blp.response(200, MemberList)
+    @requires("manage")
+    def get(self, campaign: str) -> Any:
+        """Who holds which role on this campaign (owner)."""
+        cid = campaign_id(campaign)
+        app = questlog()
+        app.campaign(cid)
+        items = []
+        for m in app.members(str(cid)):
+            token = app.find_token(m.token_id)
+            name = token.name if token is not None else None
+            items.append({"token_id": m.token_id, "role": m.role, "seat": m.seat, "name": name})
+        return {"items": items}
+
+
+@blp.route("/campaigns/<campaign>/me")
+class MeOnCampaign(MethodView):
+    @blp.response(200, Me)
+    @requires("read")
+    def get(self, campaign: str) -> Any:
+        """Who the caller is on this campaign and what its role lets it do."""
+        cid = campaign_id(campaign)
+        questlog().campaign(cid)
+        return me_on(str(cid))

@@ -1,0 +1,80 @@
+"""Fields and constants the request and response schemas share: text, flags, instants, versions."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from marshmallow import ValidationError, fields, validate
+
+from domain.model.text import has_control_characters
+
+MAX_POSITION = 2**62
+
+
+ISO_EXAMPLE = "2026-11-30T15:47:17Z"
+
+
+CHECKPOINT_DESCRIPTION = (
+    "A signed checkpoint of this answer's version and head hash: a C2SP signed note "
+    "(docs/trust.md). Keep it: it proves what the log said, to anyone with the verifier key."
+)
+
+
+def checkpoint_field(description: str = CHECKPOINT_DESCRIPTION) -> fields.String:
+    """The ``checkpoint`` of an appending answer."""
+    return fields.String(metadata={"description": description})
+
+
+class Timestamp(fields.Field):
+    """An ISO-8601 timestamp; without an offset it is UTC.
+
+    In a query string an unescaped ``+`` arrives as a space, so a space before a trailing offset
+    is read as ``+`` again (``?at=2026-11-30T15:47:17+01:00`` works as typed).
+    """
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> datetime:
+        if not isinstance(value, str) or len(value) > 64:
+            raise ValidationError(f"must be an ISO-8601 timestamp, such as {ISO_EXAMPLE}")
+        text = re.sub(
+            r"(\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?) (\d{2}:?\d{2})$", r"\1+\2", value.strip()
+        )
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            raise ValidationError(f"must be an ISO-8601 timestamp, such as {ISO_EXAMPLE}") from None
+        return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+class Text(fields.String):
+    """A string without control characters (Unicode Cc); ``free_text`` (a purpose, a reason) may
+    hold tabs and line breaks. NUL is never allowed: PostgreSQL text cannot hold it."""
+
+    def __init__(self, *, free_text: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.free_text = free_text
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text: str = super()._deserialize(value, attr, data, **kwargs)
+        if has_control_characters(text, free_text=self.free_text):
+            allowed = " other than tab, line feed and carriage return" if self.free_text else ""
+            raise ValidationError(f"must not contain control characters{allowed}")
+        return text
+
+
+class Flag(fields.Boolean):
+    """A JSON body's true or false, nothing else (not 0, 1, 0.0 or "true"); a query string's
+    flags stay ``fields.Boolean``, since a query string is text."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
+def version(**kwargs: Any) -> fields.Integer:
+    """A version in a JSON body: a JSON integer (not 1.5, 1.0, "1" or true) from 1 up."""
+    return fields.Integer(
+        strict=True, required=True, validate=validate.Range(min=1, max=MAX_POSITION), **kwargs
+    )
