@@ -91,22 +91,48 @@ def create_app(
     )
     api.ma_plugin.converter.add_attribute_function(openapi.object_default_in_words)
     api.ma_plugin.converter.add_attribute_function(openapi.object_before_null)
-    api.register_blueprint(campaigns.blp)
-    api.register_blueprint(dice.blp)
-    api.register_blueprint(commands.blp)
-    api.register_blueprint(timetravel.blp)
-    api.register_blueprint(boards.blp)
-    api.register_blueprint(views.blp)
-    api.register_blueprint(analytics.blp)
-    api.register_blueprint(access_routes.blp)
-    api.register_blueprint(table.blp)
-    api.register_blueprint(actions.blp)
-    api.register_blueprint(invites.blp)
-    api.register_blueprint(imports.blp)
-    api.register_blueprint(live.blp)
-    api.register_blueprint(operations.blp)
-    api.register_blueprint(trust.blp)
-    app.register_blueprint(page.blp)  # the table page: plain Flask, not in the OpenAPI document
+    register_routes(app, api)
+    register_components(api)
+    observability.install(app)  # first: every request, even one refused early, gets an id
+    metrics.install(app, questlog.counters, operations.views_report)
+    operations.install(app, ready_max_lag)
+    limits.install(app, {imports.ENDPOINT: bundle.MAX_BUNDLE_BYTES})
+    live.install(app, questlog, max_streams)
+    access.install(app, auth=auth, rate_limit=rate_limit, rate_limit_exempt=rate_limit_exempt)
+    errors.register(app)
+    return app
+
+
+ROUTES = (
+    campaigns,
+    dice,
+    commands,
+    timetravel,
+    boards,
+    views,
+    analytics,
+    access_routes,
+    table,
+    actions,
+    invites,
+    imports,
+    live,
+    operations,
+    trust,
+)
+"""The route modules in the OpenAPI document, in its order."""
+
+
+def register_routes(app: Flask, api: Api) -> None:
+    """Every route module's blueprint, and the table page (plain Flask, not in the document)."""
+    for module in ROUTES:
+        api.register_blueprint(module.blp)
+    app.register_blueprint(page.blp)
+
+
+def register_components(api: Api) -> None:
+    """The game commands' and setups' schemas as components of the document, and its bearer
+    security scheme."""
     for entry in catalogue.COMMANDS.values():
         summary = rules_for(entry.game).commands[entry.name].summary
         api.spec.components.schema(
@@ -119,11 +145,3 @@ def create_app(
             api.spec.components.schema(name, schema=schema)
     api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
     api.spec.options["security"] = [{"bearer": []}]
-    observability.install(app)  # first: every request, even one refused early, gets an id
-    metrics.install(app, questlog.counters, operations.views_report)
-    operations.install(app, ready_max_lag)
-    limits.install(app, {imports.ENDPOINT: bundle.MAX_BUNDLE_BYTES})
-    live.install(app, questlog, max_streams)
-    access.install(app, auth=auth, rate_limit=rate_limit, rate_limit_exempt=rate_limit_exempt)
-    errors.register(app)
-    return app

@@ -92,7 +92,7 @@ def serve(
 ) -> None:
     """Serve the API on the configured store (waitress, or gunicorn with --workers), the views
     kept up to date inside."""
-    from webapi.http.access import auth_setting, exempt_setting
+    from webapi.http.access import auth_setting
     from webapi.routes.live import max_streams_setting
 
     auth = auth_setting(None)
@@ -119,14 +119,47 @@ def serve(
         raise click.BadParameter(SQLITE_ONE_WORKER, param_hint="'--workers'")
     questlog = open_store()
     if auth and not questlog.tokens():
-        _, secret = questlog.create_token("admin", admin=True)
-        # The secret goes to stdout only, never into a log record that a shipper forwards.
-        console.print(
-            "First start: created the admin token [bold]admin[/bold]. It is shown this once:\n"
-            f"  {secret}\nSend it as `Authorization: Bearer <token>`; see docs/access.md."
-        )
-        if as_json:
-            say("First start: created the admin token admin; its secret is on stdout, once")
+        first_admin_token(questlog, say, as_json=as_json)
+    announce(
+        say, questlog, config, host, port, threads, streams, workers, views=not no_views, auth=auth
+    )
+    if workers == 1:
+        serve_one(questlog, host, port, threads, streams, auth=auth, views=not no_views)
+        return
+    # Nothing the parent opened may cross the fork: each worker opens its own store.
+    questlog.close()
+    serve_many(host, port, workers, threads, streams, auth=auth, views=not no_views)
+
+
+def first_admin_token(questlog: Questlog, say: Callable[..., None], *, as_json: bool) -> None:
+    """On a first start with auth on: make the admin token and show its secret once, on stdout."""
+    _, secret = questlog.create_token("admin", admin=True)
+    # The secret goes to stdout only, never into a log record that a shipper forwards.
+    console.print(
+        "First start: created the admin token [bold]admin[/bold]. It is shown this once:\n"
+        f"  {secret}\nSend it as `Authorization: Bearer <token>`; see docs/access.md."
+    )
+    if as_json:
+        say("First start: created the admin token admin; its secret is on stdout, once")
+
+
+def announce(
+    say: Callable[..., None],
+    questlog: Questlog,
+    config: StoreConfig,
+    host: str,
+    port: int,
+    threads: int,
+    streams: int,
+    workers: int,
+    *,
+    views: bool,
+    auth: bool,
+) -> None:
+    """What ``serve`` serves: the addresses, the store, the signing key, the views, auth, the
+    threads, the workers and the tokens the rate limit does not count."""
+    from webapi.http.rate_limits import exempt_setting
+
     ring = questlog.key_ring.current()  # made on the first start (docs/trust.md)
     say(f"Questlog on http://{host}:{port}  (store: {questlog.config.describe()})")
     say(f"Table page: http://{host}:{port}/app/  (sign in with a token)")
@@ -138,7 +171,7 @@ def serve(
             f"as {escape(ring.log_name)!r}: the name is fixed when they are made[/yellow]",
             logging.WARNING,
         )
-    say("Views: " + ("run elsewhere (--no-views)" if no_views else "embedded"))
+    say("Views: " + ("embedded" if views else "run elsewhere (--no-views)"))
     say("Auth: " + ("bearer tokens" if auth else "off (loopback only)"))
     each = " in each worker" if workers > 1 else ""
     say(f"Threads: {threads} for requests + {streams} for live streams{each}")
@@ -149,12 +182,6 @@ def serve(
             f"Rate limit not counted for the token(s) {', '.join(sorted(exempt))} "
             "(QUESTLOG_RATE_LIMIT_EXEMPT)"
         )
-    if workers == 1:
-        serve_one(questlog, host, port, threads, streams, auth=auth, views=not no_views)
-        return
-    # Nothing the parent opened may cross the fork: each worker opens its own store.
-    questlog.close()
-    serve_many(host, port, workers, threads, streams, auth=auth, views=not no_views)
 
 
 SQLITE_ONE_WORKER = (
