@@ -34,8 +34,6 @@ from webapi.routes.views import close_views
 Json = dict[str, Any]
 CAMPAIGNS = 30
 """Campaigns of each game: with server dice each one meets other faces."""
-SECONDS = 60
-"""The time all of them may take together."""
 TIMES: dict[str, float] = {}
 
 
@@ -219,12 +217,14 @@ def test_every_roll_is_a_server_roll_verified_once_the_seed_is_revealed(
         assert audit["ok"] is True, audit
 
 
-def test_sixty_campaigns_play_within_a_minute(
-    campaigns: list[Played], matches: list[Played]
+def test_sixty_campaigns_play_to_the_end(
+    campaigns: list[Played], matches: list[Played], record_property: Any
 ) -> None:
-    """Both fixtures ran: CAMPAIGNS of each game, in SECONDS at most."""
+    """Both fixtures ran: CAMPAIGNS of each game. How long they took is a figure, recorded and
+    never asserted (a busy machine is slower, not wrong): speed is the benchmarks' business."""
     assert len(campaigns) == len(matches) == CAMPAIGNS
-    assert sum(TIMES.values()) < SECONDS, TIMES
+    for game, seconds in TIMES.items():
+        record_property(f"{game}-seconds", round(seconds, 1))
 
 
 def stored_commands(client: FlaskClient, cid: str) -> list[Json]:

@@ -255,8 +255,8 @@ class Prometheus:
                 pytest.fail(f"prometheus exited with {self.process.returncode}")
             try:
                 value = self.scalar(expression)
-            except (urllib.error.URLError, ConnectionError):
-                value = None  # not listening yet
+            except (urllib.error.URLError, OSError):
+                value = None  # not listening yet, or too busy to answer in time (a loaded machine)
             if value is not None and wanted(value):
                 return value
             time.sleep(0.5)
@@ -282,7 +282,7 @@ class Served:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=5) as ok:
                 return bool(ok.status == 200)
-        except (urllib.error.URLError, ConnectionError):
+        except (urllib.error.URLError, OSError):  # refused, reset or timed out: not yet
             return False
 
     def call(self, method: str, path: str, token: str, body: Any = None) -> tuple[int, Any]:

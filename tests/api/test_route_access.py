@@ -10,6 +10,7 @@ from domain.service.application import Questlog
 from webapi.app import create_app
 from webapi.http.access import OPEN_ENDPOINTS, declared_access
 from webapi.http.declared import ACCESS_ATTRIBUTE
+from webapi.routes import page
 
 
 def routes(app: Flask) -> list[tuple[str, str, str]]:
@@ -80,6 +81,9 @@ def test_the_openapi_document_reads_each_routes_declaration(
         for rule, method, endpoint in routes(flask_app):
             access = declared_access(endpoint, method)
             assert access is not None
+            if endpoint in page.OPEN:  # the table page is not in the document; it declares public
+                assert access.action == "public", endpoint
+                continue
             responses = paths[openapi_path(rule)][method.lower()]["responses"]
             assert ("429" in responses) == access.appends, (rule, method)
             if access.action == "admin":
