@@ -37,14 +37,29 @@ function openCommand(page, name) {
   if (!command) return;
   // in a match, the player select offers only the seats this page plays (campaign.js, plays)
   const plays = page.head.game === "quest-calendar" ? null : (seat) => page.who.plays(seat);
-  const form = commandForm(command, { seat: page.who.seat || page.actingFor, plays, state: () => page.head.state || {}, send: (body) => sent(page, body, form) });
+  const form = commandForm(command, {
+    seat: page.who.seat || page.actingFor,
+    plays,
+    state: () => page.head.state || {},
+    send: (body) => sent(page, body, form),
+  });
   page.openForm = form;
   clear(page.formSlot, page.openForm);
   page.openForm.querySelector("input, select, textarea")?.focus();
 }
 
 const hasPlayer = (command) => command.fields.some((f) => f.name === "player");
-const commandButton = (page, command, as = null) => h("button", { type: "button", class: "small", dataset: { openCommand: command.name }, onclick: () => openCommand(page, command.name) }, `${words(command.name)}${as && hasPlayer(command) ? ` as ${as}` : ""}`);
+const commandButton = (page, command, as = null) =>
+  h(
+    "button",
+    {
+      type: "button",
+      class: "small",
+      dataset: { openCommand: command.name },
+      onclick: () => openCommand(page, command.name),
+    },
+    `${words(command.name)}${as && hasPlayer(command) ? ` as ${as}` : ""}`,
+  );
 
 // The heading and the commands of "Possible now". In a match, when the move is another player's,
 // a seated player is offered only what they may do themselves (the commands with no player);
@@ -56,7 +71,11 @@ function possibleNow(page, turn, available) {
   if (turn.yours) return { heading: "Possible now (your turn)", now: available };
   if (page.who.plays(turn.player)) {
     page.actingFor = turn.player;
-    return { heading: `Possible now (${turn.player}'s move: you play for ${turn.player})`, now: available, as: turn.player };
+    return {
+      heading: `Possible now (${turn.player}'s move: you play for ${turn.player})`,
+      now: available,
+      as: turn.player,
+    };
   }
   return { heading: `Waiting for ${turn.player}`, now: available.filter((c) => !hasPlayer(c)) };
 }
@@ -66,21 +85,49 @@ function possibleNow(page, turn, available) {
 async function refreshActions(page) {
   const ask = (page.actionsAsk = (page.actionsAsk || 0) + 1);
   const { actions, error } = await page.actionsFetch; // the show's one GET /actions (campaign.js)
-  if (error && !(error instanceof ApiError && error.status === 404)) toast(`Which commands are possible now is unknown: ${explain(error)}`, true);
+  if (error && !(error instanceof ApiError && error.status === 404))
+    toast(`Which commands are possible now is unknown: ${explain(error)}`, true);
   if (ask !== page.actionsAsk) return; // a later refresh is on its way
   const by = new Map((actions?.commands || []).map((c) => [c.name, c]));
-  const { heading, now, as } = possibleNow(page, actions?.turn, page.catalogue.filter((c) => by.get(c.name)?.available));
+  const { heading, now, as } = possibleNow(
+    page,
+    actions?.turn,
+    page.catalogue.filter((c) => by.get(c.name)?.available),
+  );
   page.actionsNow.dataset.known = actions ? "true" : "false";
-  clear(page.actionsNow,
+  clear(
+    page.actionsNow,
     h("h4", {}, heading),
-    !actions ? h("p", { class: "hint" }, "This server does not say which commands are possible now: every command is under “All commands”.")
-      : now.length ? h("div", { class: "choices" }, now.map((c) => commandButton(page, c, as)))
-        : h("p", { class: "hint" }, heading.startsWith("Waiting") ? "Nothing is yours to do until then: every command is under “All commands”." : "No command is possible now."));
+    !actions
+      ? h(
+          "p",
+          { class: "hint" },
+          "This server does not say which commands are possible now: every command is under “All commands”.",
+        )
+      : now.length
+        ? h(
+            "div",
+            { class: "choices" },
+            now.map((c) => commandButton(page, c, as)),
+          )
+        : h(
+            "p",
+            { class: "hint" },
+            heading.startsWith("Waiting")
+              ? "Nothing is yours to do until then: every command is under “All commands”."
+              : "No command is possible now.",
+          ),
+  );
   page.allCommands.open = page.allCommands.open || !actions;
   clear(page.allList, page.catalogue.map((c) => {
     const state = by.get(c.name);
     const reason = state && !state.available ? `${state.rule ? `[${state.rule}] ` : ""}${state.reason || ""}` : null;
-    return h("li", { dataset: { command: c.name, available: state ? String(state.available) : "unknown" } }, commandButton(page, c, page.actingFor), reason ? h("small", { class: "hint" }, reason) : null);
+    return h(
+      "li",
+      { dataset: { command: c.name, available: state ? String(state.available) : "unknown" } },
+      commandButton(page, c, page.actingFor),
+      reason ? h("small", { class: "hint" }, reason) : null,
+    );
   }));
   showUndo(page, actions ? actions.undo : undefined);
   fillSelect(page, actions ? now.map((c) => c.name) : null);
@@ -92,8 +139,16 @@ function fillSelect(page, now) {
   const chosen = page.commandSelect.value;
   const option = (c) => h("option", { value: c.name }, words(c.name));
   const others = page.catalogue.filter((c) => !now?.includes(c.name));
-  clear(page.commandSelect, h("option", { value: "" }, "Choose a command…"),
-    now ? [h("optgroup", { label: "Possible now" }, page.catalogue.filter((c) => now.includes(c.name)).map(option)), h("optgroup", { label: "Other commands" }, others.map(option))] : others.map(option));
+  clear(
+    page.commandSelect,
+    h("option", { value: "" }, "Choose a command…"),
+    now
+      ? [
+          h("optgroup", { label: "Possible now" }, page.catalogue.filter((c) => now.includes(c.name)).map(option)),
+          h("optgroup", { label: "Other commands" }, others.map(option)),
+        ]
+      : others.map(option),
+  );
   page.commandSelect.value = chosen;
 }
 
@@ -108,8 +163,12 @@ function showUndo(page, undo) {
   button.disabled = !undo || undo.policy === "forbidden";
   if (undo === undefined) page.undoNote.append("The server does not say which command is the last one.");
   else if (!undo) page.undoNote.append("Nothing to undo.");
-  else if (undo.policy === "forbidden") page.undoNote.append(`Cannot be undone: ${undo.reason || "the rollback policy forbids it"}.`);
-  else page.undoNote.append(`${words(undo.command)}: back to version ${undo.to_version}${undo.policy === "proposal" ? ", once the players agree" : ""}.`);
+  else if (undo.policy === "forbidden")
+    page.undoNote.append(`Cannot be undone: ${undo.reason || "the rollback policy forbids it"}.`);
+  else
+    page.undoNote.append(
+      `${words(undo.command)}: back to version ${undo.to_version}${undo.policy === "proposal" ? ", once the players agree" : ""}.`,
+    );
   button.onclick = () => askUndo(page, undo);
   page.undoTarget = undo ? undo.to_version : null;
   page.markUndoProposal?.();
@@ -120,7 +179,15 @@ function askUndo(page, undo) {
   const reason = h("input", { id: "undo-reason", name: "reason", required: true });
   const cancel = h("button", { type: "button", class: "small" }, "Cancel");
   const error = h("p", { class: "error", role: "alert" });
-  const form = h("form", { class: "inline undo" }, h("label", { for: "undo-reason" }, `Why undo ${words(undo.command)}?`), reason, h("button", { type: "submit" }, "Confirm undo"), cancel, error);
+  const form = h(
+    "form",
+    { class: "inline undo" },
+    h("label", { for: "undo-reason" }, `Why undo ${words(undo.command)}?`),
+    reason,
+    h("button", { type: "submit" }, "Confirm undo"),
+    cancel,
+    error,
+  );
   cancel.addEventListener("click", () => {
     form.remove();
     page.undoButton.focus();
@@ -161,7 +228,9 @@ export function buildPlay(page) {
   page.allCommands = h("details", { class: "all-commands" }, h("summary", {}, "All commands"), page.allList);
   page.formSlot = h("div", { class: "form-slot" });
   page.commandSelect = h("select", { id: "command-select" });
-  page.commandSelect.addEventListener("change", () => (page.commandSelect.value ? openCommand(page, page.commandSelect.value) : clear(page.formSlot)));
+  page.commandSelect.addEventListener("change", () =>
+    page.commandSelect.value ? openCommand(page, page.commandSelect.value) : clear(page.formSlot),
+  );
   fillSelect(page, null);
   page.undoButton = h("button", { type: "button", class: "small undo-last", disabled: true }, "Undo the last command");
   page.undoNote = h("small", { class: "hint undo-note" });
@@ -175,14 +244,28 @@ export function buildPlay(page) {
 function rollForm(page) {
   const dice = h("input", { id: "roll-dice", name: "dice", required: true, placeholder: "2d20kh1+3" });
   const purpose = h("input", { id: "roll-purpose", name: "purpose", required: true, placeholder: "what it is for" });
-  const faces = h("input", { id: "roll-faces", name: "faces", placeholder: "leave empty for server dice", class: "faces" });
+  const faces = h("input", {
+    id: "roll-faces",
+    name: "faces",
+    placeholder: "leave empty for server dice",
+    class: "faces",
+  });
   const rollError = h("p", { class: "error", role: "alert" });
-  const form = h("form", { class: "command roll-form" },
+  const form = h(
+    "form",
+    { class: "command roll-form" },
     h("h4", {}, "Roll dice"),
     h("div", { class: "field" }, h("label", { for: "roll-dice" }, "Dice"), dice),
     h("div", { class: "field" }, h("label", { for: "roll-purpose" }, "Purpose"), purpose),
-    h("div", { class: "field" }, h("label", { for: "roll-faces" }, "Faces rolled by hand (optional, e.g. 3, 17)"), faces),
-    h("button", { type: "submit" }, "Roll"), rollError);
+    h(
+      "div",
+      { class: "field" },
+      h("label", { for: "roll-faces" }, "Faces rolled by hand (optional, e.g. 3, 17)"),
+      faces,
+    ),
+    h("button", { type: "submit" }, "Roll"),
+    rollError,
+  );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     rollError.textContent = "";

@@ -1,6 +1,21 @@
 // The table page's entry: sign in, pick or start a campaign, or verify a bundle; routed by the
 // address. When a page has finished loading, body[data-ready="true"] (ui.js, ready()).
-import { ApiError, LIFETIME_DAYS, dropLinkToken, forgetDevice, get, keepLinkOnDevice, keepLinkToken, linkToken, linkTokens, setToken, signOut, signedInToken, token, useCampaign } from "./api.js";
+import {
+  ApiError,
+  LIFETIME_DAYS,
+  dropLinkToken,
+  forgetDevice,
+  get,
+  keepLinkOnDevice,
+  keepLinkToken,
+  linkToken,
+  linkTokens,
+  setToken,
+  signOut,
+  signedInToken,
+  token,
+  useCampaign,
+} from "./api.js";
 import { verifyPage } from "./bundle.js";
 import { campaignPage } from "./campaign.js";
 import { clear, h } from "./dom.js";
@@ -31,14 +46,43 @@ function readShareLink() {
 // campaign opened by a link whether to keep that link on this device (as "Keep me signed in on
 // this device" does for a token pasted), and "Forget this device".
 function signedIn(campaignId) {
-  const out = token() ? h("button", { type: "button", class: "small", onclick: () => { signOut(); location.assign("/app/"); } }, "Sign out") : null;
-  const forget = h("button", { type: "button", class: "small", onclick: () => { forgetDevice(); location.assign("/app/"); } }, "Forget this device");
+  const out = token()
+    ? h(
+        "button",
+        {
+          type: "button",
+          class: "small",
+          onclick: () => {
+            signOut();
+            location.assign("/app/");
+          },
+        },
+        "Sign out",
+      )
+    : null;
+  const forget = h(
+    "button",
+    {
+      type: "button",
+      class: "small",
+      onclick: () => {
+        forgetDevice();
+        location.assign("/app/");
+      },
+    },
+    "Forget this device",
+  );
   const link = campaignId ? linkTokens()[campaignId] : null;
   let keep = null;
   if (link) {
     const box = h("input", { id: "keep-link", type: "checkbox", checked: link.kept });
     box.addEventListener("change", () => keepLinkOnDevice(campaignId, box.checked));
-    keep = h("span", { class: "check keep-link" }, box, h("label", { for: "keep-link" }, ` Keep this link on this device for ${LIFETIME_DAYS} days (localStorage)`));
+    keep = h(
+      "span",
+      { class: "check keep-link" },
+      box,
+      h("label", { for: "keep-link" }, ` Keep this link on this device for ${LIFETIME_DAYS} days (localStorage)`),
+    );
   }
   clear(who, keep, " ", out, " ", token() || Object.keys(linkTokens()).length ? forget : null);
 }
@@ -52,7 +96,12 @@ function tokenProblem(text) {
   if (!bad) return null;
   const c = bad[0];
   const code = `U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
-  const what = c === " " ? "a space" : /[\x00-\x1f\x7f-\x9f]/.test(c) ? `a control character (${CONTROLS[c] ? `${CONTROLS[c]}, ` : ""}${code})` : `“${c}” (${code}), which no token holds`;
+  const what =
+    c === " "
+      ? "a space"
+      : /[\x00-\x1f\x7f-\x9f]/.test(c)
+        ? `a control character (${CONTROLS[c] ? `${CONTROLS[c]}, ` : ""}${code})`
+        : `“${c}” (${code}), which no token holds`;
   return `That is not a token as it was given: it holds ${what} at character ${[...text.slice(0, bad.index)].length + 1}. Paste the token alone, exactly as it was given.`;
 }
 
@@ -75,27 +124,62 @@ function campaignAddress(text) {
     id = null;
   }
   if (id && UUID.test(id) && url.origin === location.origin) return { path: url.pathname + url.search + url.hash };
-  if (id && UUID.test(id)) return { error: `That link is for another server (${url.host}): open it in the browser as it is.` };
-  return { error: `“${typed.length > 60 ? `${typed.slice(0, 59)}…` : typed}” is not a campaign id. An id has 36 characters, like 8f5e1c2a-3b4d-4e5f-8a9b-0c1d2e3f4a5b; a share or invite link (…/app/campaigns/<id>#token=…) opens too.` };
+  if (id && UUID.test(id))
+    return { error: `That link is for another server (${url.host}): open it in the browser as it is.` };
+  return {
+    error: `“${typed.length > 60 ? `${typed.slice(0, 59)}…` : typed}” is not a campaign id. An id has 36 characters, like 8f5e1c2a-3b4d-4e5f-8a9b-0c1d2e3f4a5b; a share or invite link (…/app/campaigns/<id>#token=…) opens too.`,
+  };
 }
 
 function linkedCampaigns() {
   const ids = Object.keys(linkTokens());
   if (!ids.length) return null;
-  return h("section", { class: "card linked wide" }, h("h2", {}, "Opened by link on this device"),
-    h("ul", { class: "campaigns" }, ids.map((id) => h("li", {}, h("a", { href: `/app/campaigns/${id}` }, `campaign ${id.slice(0, 8)}…`)))));
+  return h(
+    "section",
+    { class: "card linked wide" },
+    h("h2", {}, "Opened by link on this device"),
+    h(
+      "ul",
+      { class: "campaigns" },
+      ids.map((id) => h("li", {}, h("a", { href: `/app/campaigns/${id}` }, `campaign ${id.slice(0, 8)}…`))),
+    ),
+  );
 }
 
 function signIn(message) {
-  const input = h("input", { id: "token", name: "token", type: "password", autocomplete: "off", required: true, spellcheck: "false" });
+  const input = h("input", {
+    id: "token",
+    name: "token",
+    type: "password",
+    autocomplete: "off",
+    required: true,
+    spellcheck: "false",
+  });
   const keep = h("input", { id: "keep-signed-in", type: "checkbox" });
   const error = h("p", { class: "error", role: "alert" }, message || "");
-  const form = h("form", { class: "card signin" },
+  const form = h(
+    "form",
+    { class: "card signin" },
     h("h1", {}, "Sign in"),
-    h("p", {}, "Paste your Questlog API token. It stays in this tab only (sessionStorage) and is sent to this server alone. Invited by a link? Open that link again (or tick “Keep this link on this device” when you do, so that new tabs find it)."),
+    h(
+      "p",
+      {},
+      "Paste your Questlog API token. It stays in this tab only (sessionStorage) and is sent to this server alone. Invited by a link? Open that link again (or tick “Keep this link on this device” when you do, so that new tabs find it).",
+    ),
     h("div", { class: "field" }, h("label", { for: "token" }, "API token"), input),
-    h("p", { class: "check" }, keep, h("label", { for: "keep-signed-in" }, ` Keep me signed in on this device for ${LIFETIME_DAYS} days (localStorage)`)),
-    h("button", { type: "submit" }, "Sign in"), error);
+    h(
+      "p",
+      { class: "check" },
+      keep,
+      h(
+        "label",
+        { for: "keep-signed-in" },
+        ` Keep me signed in on this device for ${LIFETIME_DAYS} days (localStorage)`,
+      ),
+    ),
+    h("button", { type: "submit" }, "Sign in"),
+    error,
+  );
   input.addEventListener("input", () => input.removeAttribute("aria-invalid"));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -112,7 +196,10 @@ function signIn(message) {
       await route();
     } catch (problem) {
       setToken(null);
-      error.textContent = problem instanceof ApiError && problem.status === 401 ? "That token is not valid (unknown or revoked)." : `Could not sign in: ${problem.message}`;
+      error.textContent =
+        problem instanceof ApiError && problem.status === 401
+          ? "That token is not valid (unknown or revoked)."
+          : `Could not sign in: ${problem.message}`;
     }
   });
   clear(main, form, linkedCampaigns());
@@ -127,15 +214,35 @@ async function campaignList() {
   const load = async () => {
     const page = await get(`/campaigns?limit=50${after !== null ? `&after=${after}` : ""}`);
     for (const c of page.items) {
-      list.append(h("li", {}, h("a", { href: `/app/campaigns/${c.id}` }, c.name), ` · ${GAME_NAMES[c.game] || c.game} · started ${String(c.created_at).slice(0, 10)}`));
+      list.append(
+        h(
+          "li",
+          {},
+          h("a", { href: `/app/campaigns/${c.id}` }, c.name),
+          ` · ${GAME_NAMES[c.game] || c.game} · started ${String(c.created_at).slice(0, 10)}`,
+        ),
+      );
     }
     after = page.next_after;
     more.hidden = after === null || after === undefined;
   };
   more.addEventListener("click", load);
-  const open = h("input", { id: "open-id", placeholder: "campaign id, or a share link", required: true, spellcheck: "false", "aria-errormessage": "open-id-error" });
+  const open = h("input", {
+    id: "open-id",
+    placeholder: "campaign id, or a share link",
+    required: true,
+    spellcheck: "false",
+    "aria-errormessage": "open-id-error",
+  });
   const openError = h("p", { class: "error", role: "alert", id: "open-id-error" });
-  const form = h("form", { class: "inline open-by-id" }, h("label", { for: "open-id" }, "Open a campaign by id"), open, h("button", { type: "submit" }, "Open"), openError);
+  const form = h(
+    "form",
+    { class: "inline open-by-id" },
+    h("label", { for: "open-id" }, "Open a campaign by id"),
+    open,
+    h("button", { type: "submit" }, "Open"),
+    openError,
+  );
   open.addEventListener("input", () => open.removeAttribute("aria-invalid"));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -150,7 +257,11 @@ async function campaignList() {
   });
   const slot = h("div", { class: "new-slot" });
   const start = h("button", { type: "button", onclick: () => newCampaign(slot, start) }, "New campaign");
-  clear(main, h("section", { class: "card wide" }, h("h1", {}, "Your campaigns"), h("p", {}, start), slot, list, more, form), linkedCampaigns());
+  clear(
+    main,
+    h("section", { class: "card wide" }, h("h1", {}, "Your campaigns"), h("p", {}, start), slot, list, more, form),
+    linkedCampaigns(),
+  );
   await load();
   if (!list.children.length) list.append(h("li", { class: "muted" }, "No campaign this token may see."));
 }
@@ -184,7 +295,15 @@ async function route() {
       setToken(null);
       return signIn("That token no longer works; sign in again.");
     }
-    clear(main, h("section", { class: "card" }, h("h1", {}, "Cannot show this"), h("p", { class: "error", role: "alert" }, problem.message)));
+    clear(
+      main,
+      h(
+        "section",
+        { class: "card" },
+        h("h1", {}, "Cannot show this"),
+        h("p", { class: "error", role: "alert" }, problem.message),
+      ),
+    );
     ready(true);
   }
 }

@@ -3,10 +3,22 @@
 import { h, s } from "./dom.js";
 import { dl, panel, say, sayWord, words } from "./panels.js";
 
-const list = (items, render = (x) => say(x)) => (items && items.length ? h("ul", { class: "plain" }, items.map((x) => h("li", {}, render(x)))) : h("p", { class: "muted" }, "none"));
+const list = (items, render = (x) => say(x)) =>
+  items && items.length
+    ? h(
+        "ul",
+        { class: "plain" },
+        items.map((x) => h("li", {}, render(x))),
+      )
+    : h("p", { class: "muted" }, "none");
 
 function meter(label, value, max, cls) {
-  return h("div", { class: `meter ${cls || ""}` }, h("span", {}, `${label} ${value}${max ? ` / ${max}` : ""}`), h("meter", { min: 0, max: max || 1, value: Math.max(0, value), "aria-label": label }));
+  return h(
+    "div",
+    { class: `meter ${cls || ""}` },
+    h("span", {}, `${label} ${value}${max ? ` / ${max}` : ""}`),
+    h("meter", { min: 0, max: max || 1, value: Math.max(0, value), "aria-label": label }),
+  );
 }
 
 // An equipped item by its name: an id is looked up in the inventory.
@@ -16,10 +28,19 @@ function itemName(item, inventory) {
   return found?.name || words(item ?? "—");
 }
 
-const pool = (p) => (p ? `${p.name ? words(p.name) : "pool"}: ${Number(p.max ?? 0) - Number(p.spent ?? 0)} of ${p.max ?? 0} left` : undefined);
+const pool = (p) =>
+  p
+    ? `${p.name ? words(p.name) : "pool"}: ${Number(p.max ?? 0) - Number(p.spent ?? 0)} of ${p.max ?? 0} left`
+    : undefined;
 
 function hero(hero) {
-  if (!hero) return h("section", { class: "card", "aria-label": "Hero" }, h("h2", {}, "Hero"), h("p", { class: "muted" }, "No hero selected yet."));
+  if (!hero)
+    return h(
+      "section",
+      { class: "card", "aria-label": "Hero" },
+      h("h2", {}, "Hero"),
+      h("p", { class: "muted" }, "No hero selected yet."),
+    );
   const abilities = Object.values(hero.abilities || {});
   return h(
     "section",
@@ -36,7 +57,11 @@ function hero(hero) {
       ["Pool", pool(hero.pool)],
     ]),
     h("h3", {}, "Traits"),
-    h("ul", { class: "traits" }, Object.entries(hero.traits || {}).map(([k, v]) => h("li", {}, h("b", {}, k), ` ${v >= 0 ? "+" : ""}${v}`))),
+    h(
+      "ul",
+      { class: "traits" },
+      Object.entries(hero.traits || {}).map(([k, v]) => h("li", {}, h("b", {}, k), ` ${v >= 0 ? "+" : ""}${v}`)),
+    ),
     h("h3", {}, "Conditions"),
     list(hero.conditions, (c) => (typeof c === "string" ? words(c) : c.name || c.id || say(c))),
     h("h3", {}, "Injuries"),
@@ -46,7 +71,11 @@ function hero(hero) {
     h("h3", {}, "Inventory"),
     list(hero.inventory, (i) => `${i.name || i.id}${i.kind ? ` (${i.kind})` : ""}`),
     h("h3", {}, "Abilities"),
-    list(abilities, (a) => `${a.name || a.id}: ${sayWord(a.usage)}${a.uses ? `, ${a.used}/${a.uses} used` : ""}${a.used_this_page ? ", used this page" : ""}`),
+    list(
+      abilities,
+      (a) =>
+        `${a.name || a.id}: ${sayWord(a.usage)}${a.uses ? `, ${a.used}/${a.uses} used` : ""}${a.used_this_page ? ", used this page" : ""}`,
+    ),
   );
 }
 
@@ -56,9 +85,47 @@ function ship(ship) {
     "section",
     { class: "card", "aria-label": "Ship" },
     h("h2", {}, "Ship"),
-    dl([["AIM", ship.aim], ["EVA", ship.eva], ["SHD", ship.shd]]),
-    h("div", { class: "scroll" }, h("table", { class: "grid" }, h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Compartment"), h("th", {}, "Integrity"), h("th", {}, "Crew"), h("th", {}, "Upgrade"))),
-      h("tbody", {}, Object.entries(ship.compartments || {}).map(([n, c]) => h("tr", {}, h("td", {}, n), h("td", {}, c.name), h("td", {}, `${c.integrity}/${c.integrity_max}`), h("td", {}, c.crew ? c.crew.name || c.crew.id || say(c.crew) : "—"), h("td", {}, c.upgrade ? c.upgrade.name || c.upgrade.id || say(c.upgrade) : "—")))))),
+    dl([
+      ["AIM", ship.aim],
+      ["EVA", ship.eva],
+      ["SHD", ship.shd],
+    ]),
+    h(
+      "div",
+      { class: "scroll" },
+      h(
+        "table",
+        { class: "grid" },
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            h("th", {}, "#"),
+            h("th", {}, "Compartment"),
+            h("th", {}, "Integrity"),
+            h("th", {}, "Crew"),
+            h("th", {}, "Upgrade"),
+          ),
+        ),
+        h(
+          "tbody",
+          {},
+          Object.entries(ship.compartments || {}).map(([n, c]) =>
+            h(
+              "tr",
+              {},
+              h("td", {}, n),
+              h("td", {}, c.name),
+              h("td", {}, `${c.integrity}/${c.integrity_max}`),
+              h("td", {}, c.crew ? c.crew.name || c.crew.id || say(c.crew) : "—"),
+              h("td", {}, c.upgrade ? c.upgrade.name || c.upgrade.id || say(c.upgrade) : "—"),
+            ),
+          ),
+        ),
+      ),
+    ),
   );
 }
 
@@ -72,27 +139,63 @@ function printedRound(r, k) {
 function attemptWords(a) {
   const attack = a.attack || {};
   const damage = a.damage || {};
-  const hit = attack.rolled ? `attack d20 ${attack.d20}${plus(attack.atk)}${plus(attack.bonus)} = ${attack.total}, ${attack.hit ? "a hit" : "a miss"}` : "no attack roll";
-  const dealt = damage.rolled ? `; damage ${damage.dice || ""} ${damage.dice_total}${plus(damage.bonus)}${plus(damage.flat)} = ${damage.total}${damage.doubled ? " (doubled)" : ""}` : "";
+  const hit = attack.rolled
+    ? `attack d20 ${attack.d20}${plus(attack.atk)}${plus(attack.bonus)} = ${attack.total}, ${attack.hit ? "a hit" : "a miss"}`
+    : "no attack roll";
+  const dealt = damage.rolled
+    ? `; damage ${damage.dice || ""} ${damage.dice_total}${plus(damage.bonus)}${plus(damage.flat)} = ${damage.total}${damage.doubled ? " (doubled)" : ""}`
+    : "";
   return `${a.attempt === "extra" ? "Extra attack" : "Attack"}: ${hit}${dealt}`;
 }
 function resultWords(r) {
   const outcome = r.won ? `won: the enemy is ${sayWord(r.enemy_outcome)}` : "lost";
   const taken = r.damage_taken ? `; the hero takes ${r.damage_taken}` : "";
-  const used = r.abilities?.length ? `; abilities ${r.abilities.map((a) => (typeof a === "string" ? a : a.id || a.name)).join(", ")}` : "";
+  const used = r.abilities?.length
+    ? `; abilities ${r.abilities.map((a) => (typeof a === "string" ? a : a.id || a.name)).join(", ")}`
+    : "";
   return `Round ${r.round}${r.enemy ? `, ${r.enemy}` : ""}: ${outcome}, ${r.damage_dealt} damage dealt of ${r.damage_needed} needed${taken}${used}`;
 }
 function combat(c) {
   const rounds = c.rounds || [];
-  const status = c.status === "in_progress" ? `in progress: ${(c.results || []).length} of ${rounds.length} rounds played` : `${sayWord(c.status)}${c.ended_by ? ` (${sayWord(c.ended_by)})` : ""}`;
-  const lines = (items, text) => (items.length ? h("ol", { class: "lines" }, items.map((x, k) => h("li", {}, text(x, k)))) : "none");
-  return h("section", { class: "panel", "aria-label": "Combat" }, h("h3", {}, "Combat"), dl([
-    ["Status", status],
-    ["Mode", `${sayWord(c.mode)}, ${sayWord(c.kind)}`],
-    ["Rounds as printed", lines(rounds, printedRound)],
-    ["Being decided", (c.open || []).length ? h("ol", { class: "lines" }, c.open.map((w) => h("li", {}, `Round ${w.round}${w.condition?.name ? ` (${words(w.condition.name)})` : ""}: ${(w.attempts || []).map(attemptWords).join("; ")}`))) : undefined],
-    ["Results", lines(c.results || [], resultWords)],
-  ]));
+  const status =
+    c.status === "in_progress"
+      ? `in progress: ${(c.results || []).length} of ${rounds.length} rounds played`
+      : `${sayWord(c.status)}${c.ended_by ? ` (${sayWord(c.ended_by)})` : ""}`;
+  const lines = (items, text) =>
+    items.length
+      ? h(
+          "ol",
+          { class: "lines" },
+          items.map((x, k) => h("li", {}, text(x, k))),
+        )
+      : "none";
+  return h(
+    "section",
+    { class: "panel", "aria-label": "Combat" },
+    h("h3", {}, "Combat"),
+    dl([
+      ["Status", status],
+      ["Mode", `${sayWord(c.mode)}, ${sayWord(c.kind)}`],
+      ["Rounds as printed", lines(rounds, printedRound)],
+      [
+        "Being decided",
+        (c.open || []).length
+          ? h(
+              "ol",
+              { class: "lines" },
+              c.open.map((w) =>
+                h(
+                  "li",
+                  {},
+                  `Round ${w.round}${w.condition?.name ? ` (${words(w.condition.name)})` : ""}: ${(w.attempts || []).map(attemptWords).join("; ")}`,
+                ),
+              ),
+            )
+          : undefined,
+      ],
+      ["Results", lines(c.results || [], resultWords)],
+    ]),
+  );
 }
 
 function page(state) {
@@ -103,15 +206,21 @@ function page(state) {
     { class: "card", "aria-label": "Today's page" },
     h("h2", {}, "Today's page"),
     p
-      ? [dl([
-          ["Date", `${p.date}${p.weekday ? ` (${p.weekday})` : ""}`],
-          ["Checks", (p.checks || []).length],
-          ["Flags", ["rest", "level_up", "equipment"].filter((k) => p[k] || p[`${k}_day`]).join(", ") || undefined],
-        ]),
-        p.combat ? combat(p.combat) : null,
-        p.shop ? panel(`Shop${p.shop.shop_id ? `: ${words(p.shop.shop_id)}` : ""}`, p.shop, "Shop") : null,
-        p.dogfight ? panel("Dogfight", p.dogfight, "Dogfight", ["status", "mode", "round", "rounds", "open"]) : null]
-      : h("p", { class: "muted" }, `No page open. Pages played: ${cal.pages_played ?? 0}${cal.last_date ? `, the last on ${cal.last_date}` : ""}.`),
+      ? [
+          dl([
+            ["Date", `${p.date}${p.weekday ? ` (${p.weekday})` : ""}`],
+            ["Checks", (p.checks || []).length],
+            ["Flags", ["rest", "level_up", "equipment"].filter((k) => p[k] || p[`${k}_day`]).join(", ") || undefined],
+          ]),
+          p.combat ? combat(p.combat) : null,
+          p.shop ? panel(`Shop${p.shop.shop_id ? `: ${words(p.shop.shop_id)}` : ""}`, p.shop, "Shop") : null,
+          p.dogfight ? panel("Dogfight", p.dogfight, "Dogfight", ["status", "mode", "round", "rounds", "open"]) : null,
+        ]
+      : h(
+          "p",
+          { class: "muted" },
+          `No page open. Pages played: ${cal.pages_played ?? 0}${cal.last_date ? `, the last on ${cal.last_date}` : ""}.`,
+        ),
   );
 }
 
@@ -147,22 +256,36 @@ function track(board, weather, layout) {
       s("text", { x: x.toFixed(1), y: (y + 3.5).toFixed(1), "text-anchor": "middle", class: "mark" }, mark(type)),
       s("title", {}, k === at ? `${name(k)}: the god piece` : name(k)));
   });
-  return s("svg", { viewBox: "0 0 240 240", class: "track", role: "img", "aria-label": `Calendar track of ${n} spaces: the god piece on ${name(at)}, lap ${board?.laps ?? 0}` },
+  return s(
+    "svg",
+    {
+      viewBox: "0 0 240 240",
+      class: "track",
+      role: "img",
+      "aria-label": `Calendar track of ${n} spaces: the god piece on ${name(at)}, lap ${board?.laps ?? 0}`,
+    },
     spaces,
     s("text", { x: cx, y: cy - 6, "text-anchor": "middle", class: "big" }, String(at)),
-    s("text", { x: cx, y: cy + 14, "text-anchor": "middle" }, weather?.current || "clear"));
+    s("text", { x: cx, y: cy + 14, "text-anchor": "middle" }, weather?.current || "clear"),
+  );
 }
 
 function legend(layout) {
   const types = [...new Set(layout)];
-  return h("ul", { class: "space-legend" }, types.map((t) => h("li", {}, h("span", { class: `swatch type-${t}`, "aria-hidden": "true" }, mark(t)), ` ${t}`)));
+  return h(
+    "ul",
+    { class: "space-legend" },
+    types.map((t) => h("li", {}, h("span", { class: `swatch type-${t}`, "aria-hidden": "true" }, mark(t)), ` ${t}`)),
+  );
 }
 
 function nightStep(night, nights) {
   if (!night) return "no night in progress";
   const order = night.order || [];
   const data = night.data?.[night.step] || {};
-  const bits = [`night ${night.number ?? nights}, step ${night.index !== undefined ? night.index + 1 : "?"} of ${order.length}: ${words(night.step ?? "")}`];
+  const bits = [
+    `night ${night.number ?? nights}, step ${night.index !== undefined ? night.index + 1 : "?"} of ${order.length}: ${words(night.step ?? "")}`,
+  ];
   if (data.landed !== undefined) bits.push(`the god piece landed on ${data.landed}`);
   if (data.hail?.length) bits.push(`hail saves for ${data.hail.join(", ")}`);
   if (data.firings?.length) bits.push(`supply fires at ${data.firings.map((f) => f.space).join(", ")}`);
@@ -199,36 +322,88 @@ function fateRerolls(p) {
 
 function party(id, p) {
   const weapons = Object.values(p.weapons || {});
-  return h("article", { class: "party", dataset: { party: id } }, h("h3", {}, `Party ${id}`),
+  return h(
+    "article",
+    { class: "party", dataset: { party: id } },
+    h("h3", {}, `Party ${id}`),
     dl([
       ["Exhaustion", p.exhaustion],
       ["Fate rerolls", fateRerolls(p)],
       ["Partner", p.partner ? `${words(p.partner)}, relationship ${p.relationship}` : "none"],
       ["Luck / INT", `${p.luck_mod >= 0 ? "+" : ""}${p.luck_mod ?? 0} / ${p.int_mod >= 0 ? "+" : ""}${p.int_mod ?? 0}`],
-      ["Weapons", weapons.length ? weapons.map((w) => `${w.id} (${w.kind}${w.uses_ammo ? `, ammo ${w.ammo}/${w.ammo_max}, +${w.ammo_regen} a night` : ""}${w.looted ? ", looted" : ""})`).join("; ") : "none"],
-      ["Pieces", Object.values(p.pieces || {}).map((x) => `${x.id} on ${where(x.location)}, facing ${x.facing}${x.conditions?.length ? `, ${x.conditions.map(say).join(", ")}` : ""}`).join("; ") || "none"],
-    ]));
+      [
+        "Weapons",
+        weapons.length
+          ? weapons
+              .map(
+                (w) =>
+                  `${w.id} (${w.kind}${w.uses_ammo ? `, ammo ${w.ammo}/${w.ammo_max}, +${w.ammo_regen} a night` : ""}${w.looted ? ", looted" : ""})`,
+              )
+              .join("; ")
+          : "none",
+      ],
+      [
+        "Pieces",
+        Object.values(p.pieces || {})
+          .map(
+            (x) =>
+              `${x.id} on ${where(x.location)}, facing ${x.facing}${x.conditions?.length ? `, ${x.conditions.map(say).join(", ")}` : ""}`,
+          )
+          .join("; ") || "none",
+      ],
+    ]),
+  );
 }
 
 export function calendarBoard(state) {
   const parties = Object.entries(state.parties || {});
   const layout = layoutOf(state);
-  const turn = state.turn?.player ? `${state.turn.player}${state.turn.started ? " (acting)" : ""}` : state.night ? "night" : "—";
+  const turn = state.turn?.player
+    ? `${state.turn.player}${state.turn.started ? " (acting)" : ""}`
+    : state.night
+      ? "night"
+      : "—";
   return [
-    h("section", { class: "card", "aria-label": "Calendar" }, h("h2", {}, "Calendar"), track(state.board, state.weather, layout), legend(layout),
+    h(
+      "section",
+      { class: "card", "aria-label": "Calendar" },
+      h("h2", {}, "Calendar"),
+      track(state.board, state.weather, layout),
+      legend(layout),
       dl([
-        ["God piece", `space ${state.board?.god_piece ?? 0} of ${layout.length - 1} (${layout[state.board?.god_piece ?? 0] ?? "?"})`],
+        [
+          "God piece",
+          `space ${state.board?.god_piece ?? 0} of ${layout.length - 1} (${layout[state.board?.god_piece ?? 0] ?? "?"})`,
+        ],
         ["Laps", state.board?.laps],
         ["Round", state.round],
         ["Nights", state.nights],
-        ["Weather", `${state.weather?.current || "normal"}${state.weather?.pending ? `, ${state.weather.pending} coming` : ""}`],
-        ["Wind", state.wind ? `${state.wind.speed}${state.wind.direction ? ` from the ${state.wind.direction}` : ""}` : undefined],
+        [
+          "Weather",
+          `${state.weather?.current || "normal"}${state.weather?.pending ? `, ${state.weather.pending} coming` : ""}`,
+        ],
+        [
+          "Wind",
+          state.wind
+            ? `${state.wind.speed}${state.wind.direction ? ` from the ${state.wind.direction}` : ""}`
+            : undefined,
+        ],
         ["Turn", turn],
         ["God token", state.god_token],
         ["Night step", nightStep(state.night, state.nights)],
-      ])),
-    h("section", { class: "card", "aria-label": "Parties" }, h("h2", {}, "Parties"),
-      h("div", { class: "parties" }, parties.map(([id, p]) => party(id, p))),
-      h("h3", {}, "The pathway"), pathway(parties)),
+      ]),
+    ),
+    h(
+      "section",
+      { class: "card", "aria-label": "Parties" },
+      h("h2", {}, "Parties"),
+      h(
+        "div",
+        { class: "parties" },
+        parties.map(([id, p]) => party(id, p)),
+      ),
+      h("h3", {}, "The pathway"),
+      pathway(parties),
+    ),
   ];
 }

@@ -24,8 +24,16 @@ const ROLL_WINDOW = 200; // versions of rolls loaded at a time, newest first
 // (webapi/http/access.py seat_check, admin_seat_check), never for a seat an invited player holds.
 async function whoAmI(campaignId) {
   const me = await get(`/campaigns/${campaignId}/me`);
-  const who = { role: me.role, seat: me.seat ?? null, canPlay: me.can_append, owner: me.can_manage, admin: Boolean(me.admin), held: new Set() };
-  who.plays = (seat) => seat !== null && seat !== undefined && (seat === who.seat || (who.owner && !who.held.has(seat)));
+  const who = {
+    role: me.role,
+    seat: me.seat ?? null,
+    canPlay: me.can_append,
+    owner: me.can_manage,
+    admin: Boolean(me.admin),
+    held: new Set(),
+  };
+  who.plays = (seat) =>
+    seat !== null && seat !== undefined && (seat === who.seat || (who.owner && !who.held.has(seat)));
   return who;
 }
 
@@ -77,7 +85,9 @@ class CampaignPage {
     const agreed = [proposer, ...(proposal.approvals || proposal.approved_by || [])];
     const waiting = (proposal.players || []).filter((p) => !agreed.includes(p));
     const mine = this.agreeingSeats(waiting);
-    toast(`Proposed ${what}${waiting.length ? `; waiting for ${waiting.join(", ")} to agree` : ""}${mine.length ? `. You play ${mine.join(" and ")} too: agree as ${mine.join(", ")} below, under “Open rollback proposals”` : ""}.`);
+    toast(
+      `Proposed ${what}${waiting.length ? `; waiting for ${waiting.join(", ")} to agree` : ""}${mine.length ? `. You play ${mine.join(" and ")} too: agree as ${mine.join(", ")} below, under “Open rollback proposals”` : ""}.`,
+    );
   }
 
   get asOf() {
@@ -89,7 +99,11 @@ class CampaignPage {
     clear(this.main, h("p", { class: "muted" }, "Loading the campaign…"));
     const head = get(`/campaigns/${this.id}`);
     const catalogue = head.then((c) => get(`/commands?game=${c.game}`));
-    [this.head, this.who, this.catalogue] = await Promise.all([head, whoAmI(this.id), catalogue.then((c) => c.commands)]);
+    [this.head, this.who, this.catalogue] = await Promise.all([
+      head,
+      whoAmI(this.id),
+      catalogue.then((c) => c.commands),
+    ]);
     if (!this.who.canPlay) this.catalogue = [];
     this.layout();
     // ready only once the checkpoint is checked too: its verdict changes the title card's height,
@@ -104,7 +118,8 @@ class CampaignPage {
       this.heard(event);
       this.changed();
     }, (mode) => {
-      this.liveNote.textContent = mode === "stream" ? "Live: new events appear as they happen." : "Live: checking for new events every second.";
+      this.liveNote.textContent =
+        mode === "stream" ? "Live: new events appear as they happen." : "Live: checking for new events every second.";
       this.liveNote.dataset.live = mode;
     }).start();
     addEventListener("popstate", () => this.show());
@@ -136,43 +151,112 @@ class CampaignPage {
     this.play = h("section", { class: "card play", "aria-label": "Play" });
     this.rollList = h("ul", { class: "rolls", "aria-label": "Rolls" });
     this.rollTally = h("p", { class: "muted" });
-    this.moreRolls = h("button", { type: "button", class: "small", hidden: true, onclick: () => this.loadRolls() }, "Older rolls");
+    this.moreRolls = h(
+      "button",
+      { type: "button", class: "small", hidden: true, onclick: () => this.loadRolls() },
+      "Older rolls",
+    );
     this.charts = h("div", { class: "charts" });
     this.events = h("ol", { class: "timeline", reversed: true });
     this.moreEvents = h("button", { type: "button", class: "small", onclick: () => this.older() }, "Older events");
-    this.slider = h("input", { type: "range", id: "version-slider", min: 1, max: c.version, value: c.version, step: 1 });
+    this.slider = h("input", {
+      type: "range",
+      id: "version-slider",
+      min: 1,
+      max: c.version,
+      value: c.version,
+      step: 1,
+    });
     this.sliderValue = h("output", { for: "version-slider" }, String(c.version));
     this.slider.addEventListener("input", () => (this.sliderValue.textContent = this.slider.value));
     this.slider.addEventListener("change", () => this.goTo(Number(this.slider.value)));
     this.proposals = h("div", { class: "proposals" });
     // `mid`: the event is inside a command, where no rollback or fork may start (timeline.js)
     this.timeline = new Timeline(this.id, this.events, this.chain, (event, mid) => this.eventActions(event, mid));
-    const bundle = h("button", { type: "button", class: "small", onclick: () => this.download() }, "Download the bundle");
+    const bundle = h(
+      "button",
+      { type: "button", class: "small", onclick: () => this.download() },
+      "Download the bundle",
+    );
     this.shareOut = h("p", { class: "share", "aria-live": "polite" });
     this.owner = this.who.owner ? ownerCard(this) : null;
     clear(
       this.main,
-      h("section", { class: "card title" },
+      h(
+        "section",
+        { class: "card title" },
         h("h1", {}, c.name),
-        h("p", {}, `${c.game === "quest-calendar" ? "Quest Calendar" : "The Calendar Board"} · version `, this.version, ` · you are ${this.who.role}${this.who.seat ? ` (seat ${this.who.seat})` : ""}`),
-        c.origin ? h("p", {}, "Forked from ", h("a", { href: `/app/campaigns/${c.origin.campaign_id}?version=${c.origin.version}` }, `${c.origin.campaign_id.slice(0, 8)} at version ${c.origin.version}`)) : null,
-        c.forks?.length ? h("p", {}, "Forks: ", c.forks.map((f) => [h("a", { href: `/app/campaigns/${f.id}` }, `${f.name} (at v${f.at_version})`), " "])) : null,
+        h(
+          "p",
+          {},
+          `${c.game === "quest-calendar" ? "Quest Calendar" : "The Calendar Board"} · version `,
+          this.version,
+          ` · you are ${this.who.role}${this.who.seat ? ` (seat ${this.who.seat})` : ""}`,
+        ),
+        c.origin
+          ? h(
+              "p",
+              {},
+              "Forked from ",
+              h(
+                "a",
+                { href: `/app/campaigns/${c.origin.campaign_id}?version=${c.origin.version}` },
+                `${c.origin.campaign_id.slice(0, 8)} at version ${c.origin.version}`,
+              ),
+            )
+          : null,
+        c.forks?.length
+          ? h(
+              "p",
+              {},
+              "Forks: ",
+              c.forks.map((f) => [h("a", { href: `/app/campaigns/${f.id}` }, `${f.name} (at v${f.at_version})`), " "]),
+            )
+          : null,
         h("p", { class: "hash" }, this.hashLabel, this.hash),
-        this.chain, this.checkpoint, this.liveNote,
-        h("p", { class: "actions" }, bundle)),
+        this.chain,
+        this.checkpoint,
+        this.liveNote,
+        h("p", { class: "actions" }, bundle),
+      ),
       this.turn,
       this.banner,
-      h("section", { class: "card travel", "aria-label": "Time travel" },
-        h("label", { for: "version-slider" }, "Show the campaign as it was at version "), this.sliderValue,
+      h(
+        "section",
+        { class: "card travel", "aria-label": "Time travel" },
+        h("label", { for: "version-slider" }, "Show the campaign as it was at version "),
+        this.sliderValue,
         this.slider,
-        h("p", {},
-          h("button", { type: "button", class: "small", onclick: () => this.goTo(this.shown - 1) }, "◀ Step back"), " ",
-          h("button", { type: "button", class: "small", onclick: () => this.goTo(this.shown + 1) }, "Step forward ▶"), " ",
-          h("button", { type: "button", class: "small", onclick: () => this.goTo(null) }, "Now"))),
-      this.state, this.pending, this.who.canPlay ? this.play : null,
-      h("section", { class: "card", "aria-label": "Rolls" }, h("h2", {}, "Rolls"), this.rollTally, this.rollList, this.moreRolls),
+        h(
+          "p",
+          {},
+          h("button", { type: "button", class: "small", onclick: () => this.goTo(this.shown - 1) }, "◀ Step back"),
+          " ",
+          h("button", { type: "button", class: "small", onclick: () => this.goTo(this.shown + 1) }, "Step forward ▶"),
+          " ",
+          h("button", { type: "button", class: "small", onclick: () => this.goTo(null) }, "Now"),
+        ),
+      ),
+      this.state,
+      this.pending,
+      this.who.canPlay ? this.play : null,
+      h(
+        "section",
+        { class: "card", "aria-label": "Rolls" },
+        h("h2", {}, "Rolls"),
+        this.rollTally,
+        this.rollList,
+        this.moreRolls,
+      ),
       h("section", { class: "card", "aria-label": "Charts" }, h("h2", {}, "Charts"), this.charts),
-      h("section", { class: "card", "aria-label": "Timeline" }, h("h2", {}, "Timeline"), this.proposals, this.events, this.moreEvents),
+      h(
+        "section",
+        { class: "card", "aria-label": "Timeline" },
+        h("h2", {}, "Timeline"),
+        this.proposals,
+        this.events,
+        this.moreEvents,
+      ),
       this.owner,
     );
     if (this.who.canPlay) buildPlay(this);
@@ -206,7 +290,8 @@ class CampaignPage {
     this.shownHash = campaign.head_hash;
     this.hash.textContent = campaign.head_hash;
     this.hash.dataset.headHash = campaign.head_hash;
-    this.hashLabel.textContent = at !== null && campaign.version < this.head.version ? `Hash of version ${campaign.version} ` : "Head hash ";
+    this.hashLabel.textContent =
+      at !== null && campaign.version < this.head.version ? `Hash of version ${campaign.version} ` : "Head hash ";
     this.version.textContent = String(campaign.version);
     this.version.dataset.campaignVersion = String(campaign.version);
     this.slider.max = String(this.head.version);
@@ -214,7 +299,15 @@ class CampaignPage {
     this.sliderValue.textContent = String(campaign.version);
     const past = at !== null && campaign.version < this.head.version;
     this.banner.hidden = !past;
-    clear(this.banner, past ? [`You are looking at version ${campaign.version} of ${this.head.version}; nothing can be played here. `, h("a", { href: location.pathname }, "Back to now")] : []);
+    clear(
+      this.banner,
+      past
+        ? [
+            `You are looking at version ${campaign.version} of ${this.head.version}; nothing can be played here. `,
+            h("a", { href: location.pathname }, "Back to now"),
+          ]
+        : [],
+    );
     this.main.dataset.past = past ? "true" : "false";
     const state = campaign.state || {};
     clear(this.state, this.head.game === "quest-calendar" ? questCalendar(state) : calendarBoard(state));
@@ -228,7 +321,13 @@ class CampaignPage {
     const acting = showPending(this, state.pending, past);
     this.play.hidden = past;
     if (this.owner) updateOwnerCard(this.owner, this.head.state);
-    await Promise.all([acting, this.showTurn(state, past), this.timeline.loadNewest(this.shown).then(() => this.afterTimeline()), this.reloadRolls().then(() => this.showCharts()), this.showProposals()]);
+    await Promise.all([
+      acting,
+      this.showTurn(state, past),
+      this.timeline.loadNewest(this.shown).then(() => this.afterTimeline()),
+      this.reloadRolls().then(() => this.showCharts()),
+      this.showProposals(),
+    ]);
   }
 
   // The turn banner: the actions route's `turn` when the server has the route, else the state.
@@ -346,14 +445,31 @@ class CampaignPage {
     // a proposal or an agreement is not a place to roll back to: undoing to it would only undo
     // the agreements after it (the trial's "Roll back to v89" on the proposal event)
     const agreement = event.type === "questlog.RollbackProposed" || event.type === "questlog.RollbackApproved";
-    if (event.type === "questlog.RolledBack" && !event.undone) buttons.push(this.rollbackButton(v - 1, `Redo: undo this rollback`));
+    if (event.type === "questlog.RolledBack" && !event.undone)
+      buttons.push(this.rollbackButton(v - 1, `Redo: undo this rollback`));
     else if (!isHead && !event.undone && !agreement) buttons.push(this.rollbackButton(v, `Roll back to v${v}`));
-    if (this.who.owner) buttons.push(h("button", { type: "button", class: "small", onclick: (click) => this.askFork(click.currentTarget, v) }, `Fork at v${v}`));
+    if (this.who.owner)
+      buttons.push(
+        h(
+          "button",
+          { type: "button", class: "small", onclick: (click) => this.askFork(click.currentTarget, v) },
+          `Fork at v${v}`,
+        ),
+      );
     return buttons.length ? h("p", { class: "event-actions" }, buttons) : null;
   }
 
   rollbackButton(to, label) {
-    return h("button", { type: "button", class: "small", dataset: { rollbackTo: to }, onclick: (click) => this.askReason(click.currentTarget, to) }, label);
+    return h(
+      "button",
+      {
+        type: "button",
+        class: "small",
+        dataset: { rollbackTo: to },
+        onclick: (click) => this.askReason(click.currentTarget, to),
+      },
+      label,
+    );
   }
 
   askReason(button, to) {
@@ -362,7 +478,15 @@ class CampaignPage {
     const cancel = h("button", { type: "button", class: "small", onclick: () => form.replaceWith(button) }, "Cancel");
     // a refusal (a 409: another proposal to this version is open already) stays in the form
     const error = h("p", { class: "error", role: "alert" });
-    const form = h("form", { class: "inline rollback-reason" }, h("label", { for: id }, `Why roll back to version ${to}?`), reason, h("button", { type: "submit" }, "Confirm rollback"), cancel, error);
+    const form = h(
+      "form",
+      { class: "inline rollback-reason" },
+      h("label", { for: id }, `Why roll back to version ${to}?`),
+      reason,
+      h("button", { type: "submit" }, "Confirm rollback"),
+      cancel,
+      error,
+    );
     form.addEventListener("submit", async (submit) => {
       submit.preventDefault();
       error.textContent = "";
@@ -412,9 +536,24 @@ class CampaignPage {
       const waiting = (p.players || []).filter((seat) => !agreed.includes(seat));
       const seats = this.asOf === null ? this.agreeingSeats(waiting) : [];
       const others = waiting.filter((seat) => !seats.includes(seat));
-      const note = this.asOf === null && others.length ? h("span", { class: "hint" }, `Waiting for ${others.join(", ")} to agree.`) : null;
-      return h("p", { class: "proposal" }, `To version ${p.to_version}: “${p.reason}”, by ${p.proposer}; agreed: ${agreed.join(", ") || "nobody yet"}. `,
-        seats.map((seat) => [h("button", { type: "button", class: "small", onclick: () => this.approve(p.proposal_id, seat) }, `Agree as ${seat}`), " "]), note);
+      const note =
+        this.asOf === null && others.length
+          ? h("span", { class: "hint" }, `Waiting for ${others.join(", ")} to agree.`)
+          : null;
+      return h(
+        "p",
+        { class: "proposal" },
+        `To version ${p.to_version}: “${p.reason}”, by ${p.proposer}; agreed: ${agreed.join(", ") || "nobody yet"}. `,
+        seats.map((seat) => [
+          h(
+            "button",
+            { type: "button", class: "small", onclick: () => this.approve(p.proposal_id, seat) },
+            `Agree as ${seat}`,
+          ),
+          " ",
+        ]),
+        note,
+      );
     }));
   }
 
@@ -425,7 +564,10 @@ class CampaignPage {
     if (!open || !this.undoButton || this.asOf !== null) return;
     this.undoButton.disabled = true;
     this.undoForm?.remove();
-    clear(this.undoNote, `A proposal to undo this is open (by ${open.proposer}): agree to it below, or wait for the others.`);
+    clear(
+      this.undoNote,
+      `A proposal to undo this is open (by ${open.proposer}): agree to it below, or wait for the others.`,
+    );
   }
 
   // The seats this page agrees for: those still to agree that it plays (its own, and for an
@@ -463,17 +605,35 @@ class CampaignPage {
 
   // A fork makes a new campaign: asked once more, with a Cancel.
   askFork(button, at) {
-    const box = h("p", { class: "confirm", role: "group", "aria-label": `Fork at version ${at}` },
+    const box = h(
+      "p",
+      { class: "confirm", role: "group", "aria-label": `Fork at version ${at}` },
       `Start a new campaign from version ${at}? `,
-      h("button", { type: "button", class: "small", onclick: () => this.fork(at) }, "Confirm fork"), " ",
-      h("button", { type: "button", class: "small", onclick: () => { box.replaceWith(button); button.focus(); } }, "Cancel"));
+      h("button", { type: "button", class: "small", onclick: () => this.fork(at) }, "Confirm fork"),
+      " ",
+      h(
+        "button",
+        {
+          type: "button",
+          class: "small",
+          onclick: () => {
+            box.replaceWith(button);
+            button.focus();
+          },
+        },
+        "Cancel",
+      ),
+    );
     button.replaceWith(box);
     box.querySelector("button").focus();
   }
 
   async fork(at) {
     try {
-      const fork = await post(`/campaigns/${this.id}/fork`, { at_version: at, name: `${this.head.name} (fork at v${at})` });
+      const fork = await post(`/campaigns/${this.id}/fork`, {
+        at_version: at,
+        name: `${this.head.name} (fork at v${at})`,
+      });
       location.assign(`/app/campaigns/${fork.id}`);
     } catch (error) {
       toast(explain(error), true);
@@ -500,7 +660,11 @@ class CampaignPage {
     try {
       const link = await post(`/campaigns/${this.id}/share`, {});
       const url = new URL(link.url, location.origin).href;
-      clear(this.shareOut, h("label", { for: "share-url" }, "View-only link (anyone holding it can read this campaign): "), h("input", { id: "share-url", readonly: true, value: url, size: 40 }));
+      clear(
+        this.shareOut,
+        h("label", { for: "share-url" }, "View-only link (anyone holding it can read this campaign): "),
+        h("input", { id: "share-url", readonly: true, value: url, size: 40 }),
+      );
     } catch (error) {
       clear(this.shareOut, `No link: ${error.status === 404 ? "this server has no share route yet" : explain(error)}`);
     }

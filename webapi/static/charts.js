@@ -55,8 +55,17 @@ export function lineChart(title, series, xlabel = "page") {
   });
   const summary = series.map((one) => `${one.name}: ${one.points.map((p) => p[1]).join(", ")}`).join("; ");
   figure.append(
-    s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": `${title}. ${summary}` }, axes(xs, ys, x, y, xlabel), paths),
-    h("p", { class: "legend" }, series.map((one) => h("span", { class: `key ${one.cls}` }, one.name))),
+    s(
+      "svg",
+      { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": `${title}. ${summary}` },
+      axes(xs, ys, x, y, xlabel),
+      paths,
+    ),
+    h(
+      "p",
+      { class: "legend" },
+      series.map((one) => h("span", { class: `key ${one.cls}` }, one.name)),
+    ),
   );
   return figure;
 }
@@ -71,13 +80,51 @@ export function facesChart(title, counts, expected) {
     const x0 = PAD.l + k * band;
     const c = Number(counts[f]);
     const e = Number(expected[f] ?? 0);
-    return s("g", {},
-      s("rect", { x: (x0 + band * 0.15).toFixed(1), y: y(c).toFixed(1), width: (band * 0.7).toFixed(1), height: (H - PAD.b - y(c)).toFixed(1), class: "faces-bar" }, s("title", {}, `face ${f}: ${c} (expected ${e.toFixed(1)})`)),
-      s("line", { x1: x0.toFixed(1), x2: (x0 + band).toFixed(1), y1: y(e).toFixed(1), y2: y(e).toFixed(1), class: "expected" }),
-      faces.length <= 20 ? s("text", { x: (x0 + band / 2).toFixed(1), y: H - 10, "text-anchor": "middle", class: "tick" }, String(f)) : null);
+    return s(
+      "g",
+      {},
+      s(
+        "rect",
+        {
+          x: (x0 + band * 0.15).toFixed(1),
+          y: y(c).toFixed(1),
+          width: (band * 0.7).toFixed(1),
+          height: (H - PAD.b - y(c)).toFixed(1),
+          class: "faces-bar",
+        },
+        s("title", {}, `face ${f}: ${c} (expected ${e.toFixed(1)})`),
+      ),
+      s("line", {
+        x1: x0.toFixed(1),
+        x2: (x0 + band).toFixed(1),
+        y1: y(e).toFixed(1),
+        y2: y(e).toFixed(1),
+        class: "expected",
+      }),
+      faces.length <= 20
+        ? s("text", { x: (x0 + band / 2).toFixed(1), y: H - 10, "text-anchor": "middle", class: "tick" }, String(f))
+        : null,
+    );
   });
-  return h("figure", { class: "chart" }, h("figcaption", {}, title),
-    s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": `${title}: ${faces.map((f) => `${f}: ${counts[f]}`).join(", ")}` },
-      s("line", { x1: PAD.l, y1: H - PAD.b, x2: W - PAD.r, y2: H - PAD.b, class: "axis" }), bars),
-    h("p", { class: "legend" }, h("span", { class: "key faces-bar" }, "faces rolled"), h("span", { class: "key expected" }, "expected if fair")));
+  return h(
+    "figure",
+    { class: "chart" },
+    h("figcaption", {}, title),
+    s(
+      "svg",
+      {
+        viewBox: `0 0 ${W} ${H}`,
+        role: "img",
+        "aria-label": `${title}: ${faces.map((f) => `${f}: ${counts[f]}`).join(", ")}`,
+      },
+      s("line", { x1: PAD.l, y1: H - PAD.b, x2: W - PAD.r, y2: H - PAD.b, class: "axis" }),
+      bars,
+    ),
+    h(
+      "p",
+      { class: "legend" },
+      h("span", { class: "key faces-bar" }, "faces rolled"),
+      h("span", { class: "key expected" }, "expected if fair"),
+    ),
+  );
 }

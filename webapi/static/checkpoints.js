@@ -49,7 +49,11 @@ export function parseNote(note) {
     if (more.length || !validName(name || "")) throw new Error("a malformed signature line");
     const raw = base64Bytes(blob || "");
     if (raw.length < 5) throw new Error("a signature too short");
-    return { name, hash: [...raw.slice(0, 4)].map((b) => b.toString(16).padStart(2, "0")).join(""), signature: raw.slice(4) };
+    return {
+      name,
+      hash: [...raw.slice(0, 4)].map((b) => b.toString(16).padStart(2, "0")).join(""),
+      signature: raw.slice(4),
+    };
   });
   return { body, signatures };
 }
@@ -61,7 +65,12 @@ export function parseCheckpoint(body) {
   if (at <= 0 || !/^[1-9][0-9]*$/.test(version || "") || !/^[0-9a-f]{64}$/.test(hash || "")) {
     throw new Error("not a checkpoint");
   }
-  return { logName: origin.slice(0, at), campaignId: origin.slice(at + "/campaigns/".length), version: Number(version), hash };
+  return {
+    logName: origin.slice(0, at),
+    campaignId: origin.slice(at + "/campaigns/".length),
+    version: Number(version),
+    hash,
+  };
 }
 
 // A signed note checked against verifier key texts: { verdict: "ok", body, key } when a known key
@@ -79,8 +88,17 @@ export async function openNote(note, keyTexts) {
     const key = keys.find((k) => k.name === signature.name && k.hash === signature.hash);
     if (!key) continue;
     const imported = await crypto.subtle.importKey("raw", key.raw, { name: "Ed25519" }, false, ["verify"]);
-    const good = await crypto.subtle.verify({ name: "Ed25519" }, imported, signature.signature, encoder.encode(parsed.body));
-    if (!good) return { verdict: "bad-signature", why: `the signature by ${key.name} does not verify: the checkpoint was forged or altered` };
+    const good = await crypto.subtle.verify(
+      { name: "Ed25519" },
+      imported,
+      signature.signature,
+      encoder.encode(parsed.body),
+    );
+    if (!good)
+      return {
+        verdict: "bad-signature",
+        why: `the signature by ${key.name} does not verify: the checkpoint was forged or altered`,
+      };
     return { verdict: "ok", body: parsed.body, key };
   }
   return { verdict: "unknown-key", why: "it is signed by none of the keys this server lists" };
@@ -99,15 +117,30 @@ export async function checkCheckpoint(note, keyTexts, campaignId, hashAt) {
     return { verdict: "malformed", why: error.message };
   }
   const signedBy = opened.key;
-  if (checkpoint.campaignId !== campaignId) return { verdict: "another-campaign", why: `it is of campaign ${checkpoint.campaignId}`, checkpoint };
+  if (checkpoint.campaignId !== campaignId)
+    return { verdict: "another-campaign", why: `it is of campaign ${checkpoint.campaignId}`, checkpoint };
   const logHash = await hashAt(checkpoint.version);
   if (logHash === null) {
-    return { verdict: "rewritten", why: `the log was rewritten after this checkpoint was signed: it names version ${checkpoint.version} with hash ${checkpoint.hash}, but the log now ends before version ${checkpoint.version}`, checkpoint };
+    return {
+      verdict: "rewritten",
+      why: `the log was rewritten after this checkpoint was signed: it names version ${checkpoint.version} with hash ${checkpoint.hash}, but the log now ends before version ${checkpoint.version}`,
+      checkpoint,
+    };
   }
   if (logHash !== checkpoint.hash) {
-    return { verdict: "rewritten", why: `the log was rewritten after this checkpoint was signed: at version ${checkpoint.version} the checkpoint has hash ${checkpoint.hash}, the log has hash ${logHash}`, checkpoint, logHash };
+    return {
+      verdict: "rewritten",
+      why: `the log was rewritten after this checkpoint was signed: at version ${checkpoint.version} the checkpoint has hash ${checkpoint.hash}, the log has hash ${logHash}`,
+      checkpoint,
+      logHash,
+    };
   }
-  return { verdict: "ok", why: `the log has hash ${logHash} at version ${checkpoint.version}, as the checkpoint signed by ${signedBy.text} says`, checkpoint, key: signedBy.text };
+  return {
+    verdict: "ok",
+    why: `the log has hash ${logHash} at version ${checkpoint.version}, as the checkpoint signed by ${signedBy.text} says`,
+    checkpoint,
+    key: signedBy.text,
+  };
 }
 
 function storeKey(campaignId) {
@@ -141,7 +174,12 @@ export async function guardCampaign(campaignId, out) {
   if (kept !== null) {
     const verdict = await checkCheckpoint(kept, keyTexts, campaignId, hashAt);
     if (verdict.verdict !== "ok") {
-      show(out, verdict, `${LABELS[verdict.verdict]}: ${verdict.why}. This page kept that checkpoint when it last showed this campaign; keep a copy of it.`, kept);
+      show(
+        out,
+        verdict,
+        `${LABELS[verdict.verdict]}: ${verdict.why}. This page kept that checkpoint when it last showed this campaign; keep a copy of it.`,
+        kept,
+      );
       return verdict;
     }
   }
@@ -152,7 +190,10 @@ export async function guardCampaign(campaignId, out) {
     return verdict;
   }
   localStorage.setItem(storeKey(campaignId), head.checkpoint);
-  const extends_ = kept === null ? "kept for the next visit" : `the log still extends the one kept at version ${parseCheckpoint(parseNote(kept).body).version}`;
+  const extends_ =
+    kept === null
+      ? "kept for the next visit"
+      : `the log still extends the one kept at version ${parseCheckpoint(parseNote(kept).body).version}`;
   show(out, verdict, `Signed checkpoint of version ${head.version} verified (${extends_}).`, head.checkpoint);
   return verdict;
 }
@@ -180,8 +221,20 @@ export async function bundleCheckpoints(bundle, events) {
     } catch (error) {
       verdict = { verdict: "malformed", why: error.message };
     }
-    const text = verdict.verdict === "ok" ? `Checkpoint verified with the bundle's own key: ${verdict.why}.` : `${LABELS[verdict.verdict]}: ${verdict.why}.`;
-    out.push(h("p", { class: `checkpoint ${verdict.verdict === "ok" ? "ok" : "warning"}`, dataset: { checkpoint: verdict.verdict } }, text));
+    const text =
+      verdict.verdict === "ok"
+        ? `Checkpoint verified with the bundle's own key: ${verdict.why}.`
+        : `${LABELS[verdict.verdict]}: ${verdict.why}.`;
+    out.push(
+      h(
+        "p",
+        {
+          class: `checkpoint ${verdict.verdict === "ok" ? "ok" : "warning"}`,
+          dataset: { checkpoint: verdict.verdict },
+        },
+        text,
+      ),
+    );
   }
   return out;
 }

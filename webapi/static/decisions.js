@@ -16,8 +16,10 @@ function optionLabel(option) {
   if (option === null || typeof option !== "object") return words(option);
   if (option.replace === false) return "Keep the rushed clone";
   if (option.replace === true) return `Switch to a new hero${option.level ? ` (level ${option.level})` : ""}`;
-  if (option.piece && option.target) return `${option.piece} ambushes ${option.target}${option.to !== undefined ? ` (space ${option.from} → ${option.to})` : ""}`;
-  if (option.item) return `${option.name || option.item}${option.slot ? ` (${option.slot}${option.equipped ? ", equipped" : ""})` : ""}`;
+  if (option.piece && option.target)
+    return `${option.piece} ambushes ${option.target}${option.to !== undefined ? ` (space ${option.from} → ${option.to})` : ""}`;
+  if (option.item)
+    return `${option.name || option.item}${option.slot ? ` (${option.slot}${option.equipped ? ", equipped" : ""})` : ""}`;
   return objectWords(option) || "this one";
 }
 
@@ -27,7 +29,8 @@ const HIDDEN = /(^|_)(id|index)$/;
 function valueWords(key, value) {
   if (value === null || value === undefined || value === false || value === "" || HIDDEN.test(key)) return null;
   if (value === true) return key === "may_decline" ? "you may decline" : words(key);
-  if (key === "condition" && typeof value === "object" && value.name) return `condition ${words(value.name)}${value.afflicted ? " (afflicted)" : value.afflicted === false ? " (resisted)" : ""}`;
+  if (key === "condition" && typeof value === "object" && value.name)
+    return `condition ${words(value.name)}${value.afflicted ? " (afflicted)" : value.afflicted === false ? " (resisted)" : ""}`;
   if (Array.isArray(value)) {
     const parts = value.map((v) => (v && typeof v === "object" ? objectWords(v) : words(v))).filter(Boolean);
     return parts.length ? `${words(key)}: ${parts.join("; ")}` : null;
@@ -57,8 +60,10 @@ function rerollsLeft(state, who) {
   return ` ${seatName(who)} has ${left} fate reroll${left === 1 ? "" : "s"} left.`;
 }
 const FATE_WHAT = {
-  hail: (c) => `failed the hail save: the d20 did not reach ${c.goal}${luck(c.luck_mod)}. Decline, and the hail's damage follows`,
-  rizz: (c) => `lost the rizz with ${words(c.partner || "the partner")}: the roll (d20 + INT) did not beat ${c.defender_value}. Decline, and the attempt stays lost`,
+  hail: (c) =>
+    `failed the hail save: the d20 did not reach ${c.goal}${luck(c.luck_mod)}. Decline, and the hail's damage follows`,
+  rizz: (c) =>
+    `lost the rizz with ${words(c.partner || "the partner")}: the roll (d20 + INT) did not beat ${c.defender_value}. Decline, and the attempt stays lost`,
   ambush: (c) => `rolled ${c.d6} on the ambush d6, which reaches no target. Decline, and the ambush misses`,
 };
 const QUESTIONS = {
@@ -69,17 +74,25 @@ const QUESTIONS = {
   },
   ambush_target: (p, state) => {
     const c = p.context || {};
-    const again = (p.commands || []).includes("fate_reroll") ? `, or spend a fate reroll to roll the d6 again.${rerollsLeft(state, p.who)}` : ".";
+    const again = (p.commands || []).includes("fate_reroll")
+      ? `, or spend a fate reroll to roll the d6 again.${rerollsLeft(state, p.who)}`
+      : ".";
     return `${seatName(p.who)} rolled ${c.d6} on the ambush d6. Choose which piece strikes which target, with the form it takes${again}`;
   },
-  night_action: (p) => `${seatName(p.who)}'s night action: ${(p.options || []).map(words).join(", ") || "none left"}. Each party takes one, in turn order (CB-33).`,
-  hail_damage: (p) => `Hail hits ${seatName(p.who)}: the d4 rolled ${p.context?.d4}. Choose which piece takes the damage (CB-28).`,
-  supply_weapon: (p) => `${seatName(p.who)} stands on a supply space: choose the supply weapon, the one whose ammunition refills${p.context?.may_decline ? ", or decline" : ""} (CB-15).`,
-  creature_order: (p) => `${seatName(p.who)} holds the god token: choose the order in which the ${words(p.context?.creature_type || "creatures")} act (CB-04).`,
+  night_action: (p) =>
+    `${seatName(p.who)}'s night action: ${(p.options || []).map(words).join(", ") || "none left"}. Each party takes one, in turn order (CB-33).`,
+  hail_damage: (p) =>
+    `Hail hits ${seatName(p.who)}: the d4 rolled ${p.context?.d4}. Choose which piece takes the damage (CB-28).`,
+  supply_weapon: (p) =>
+    `${seatName(p.who)} stands on a supply space: choose the supply weapon, the one whose ammunition refills${p.context?.may_decline ? ", or decline" : ""} (CB-15).`,
+  creature_order: (p) =>
+    `${seatName(p.who)} holds the god token: choose the order in which the ${words(p.context?.creature_type || "creatures")} act (CB-04).`,
   rest_injury: () => "Rest: choose which injured stat to restore (QC-52).",
   clone_loot: (p) => `The hero died (${words(p.context?.cause || "death")}). Choose what the clone keeps (QC-48).`,
-  clone_replace_hero: (p) => `The hero died (${words(p.context?.cause || "death")}). Keep the rushed clone, or switch to a new hero (QC-48).`,
-  pickpocket_four: () => "The pickpocket rolled a 4: accept the credits and lose 1 virtue, or refuse them and keep your virtue (QC-39).",
+  clone_replace_hero: (p) =>
+    `The hero died (${words(p.context?.cause || "death")}). Keep the rushed clone, or switch to a new hero (QC-48).`,
+  pickpocket_four: () =>
+    "The pickpocket rolled a 4: accept the credits and lose 1 virtue, or refuse them and keep your virtue (QC-39).",
 };
 function questionWords(pending, state) {
   const asked = QUESTIONS[pending.decision];
@@ -94,7 +107,16 @@ function contextView(context) {
   const entries = Object.entries(context || {});
   if (Array.isArray(context?.rounds)) {
     const others = objectWords(Object.fromEntries(entries.filter(([k]) => k !== "rounds")));
-    return h("div", { class: "hint context" }, others ? h("p", {}, others) : null, h("ul", {}, context.rounds.map((r) => h("li", {}, `Round ${r.round}: ${roundWords(r)}`))));
+    return h(
+      "div",
+      { class: "hint context" },
+      others ? h("p", {}, others) : null,
+      h(
+        "ul",
+        {},
+        context.rounds.map((r) => h("li", {}, `Round ${r.round}: ${roundWords(r)}`)),
+      ),
+    );
   }
   const text = objectWords(context || {});
   return text ? h("p", { class: "hint context" }, text) : null;
@@ -116,7 +138,11 @@ function optionValues(option, open) {
 
 // Fields still needed once `values` are given: the required ones, and those a check needs now.
 function stillNeeded(open, values) {
-  return open.filter((f) => !(f.name in values) && (f.required || (f.required_when && Object.entries(f.required_when).every(([k, v]) => values[k] === v))));
+  return open.filter(
+    (f) =>
+      !(f.name in values) &&
+      (f.required || (f.required_when && Object.entries(f.required_when).every(([k, v]) => values[k] === v))),
+  );
 }
 
 function answersFor(command, pending, ctx) {
@@ -127,7 +153,18 @@ function answersFor(command, pending, ctx) {
     else if (field.name in context && !SKIP.has(field.name)) preset[field.name] = context[field.name];
   }
   const open = command.fields.filter((f) => !(f.name in preset) && !SKIP.has(f.name));
-  const button = (label, values, option) => h("button", { type: "button", class: "choice", dataset: { command: command.name, option: option ?? "" }, onclick: () => ctx.send({ type: command.name, ...preset, ...values }).catch((error) => toast(explain(error), true)) }, label);
+  const button = (label, values, option) =>
+    h(
+      "button",
+      {
+        type: "button",
+        class: "choice",
+        dataset: { command: command.name, option: option ?? "" },
+        onclick: () =>
+          ctx.send({ type: command.name, ...preset, ...values }).catch((error) => toast(explain(error), true)),
+      },
+      label,
+    );
   const form = (extra) => commandForm(command, { seat: ctx.seat, state: ctx.state, send: ctx.send, preset, ...extra });
   const options = pending.options || [];
   const abilities = open.find((f) => f.name === "abilities" && f.type === "array");
@@ -135,34 +172,47 @@ function answersFor(command, pending, ctx) {
   if (abilities && byAbility) return { forms: [abilityForm(command, options, preset, ctx)] };
   // Easy mode (QC-29): a map of round number -> abilities, asked as checkboxes per rolled round.
   const perRound = open.find((f) => f.type === "object" && !f.fields);
-  if (perRound && byAbility && Array.isArray(pending.context?.rounds)) return { forms: [assignForm(command, perRound.name, pending.context.rounds, options, preset, ctx)] };
+  if (perRound && byAbility && Array.isArray(pending.context?.rounds))
+    return { forms: [assignForm(command, perRound.name, pending.context.rounds, options, preset, ctx)] };
   const list = open.find((f) => f.required && f.type === "array");
-  if (list && options.every((o) => typeof o !== "object")) return { forms: [form({ initial: { [list.name]: options } })] };
+  if (list && options.every((o) => typeof o !== "object"))
+    return { forms: [form({ initial: { [list.name]: options } })] };
   const mapped = options.map((o) => [o, optionValues(o, open)]).filter(([, v]) => v);
   if (!mapped.length) {
     // The options name no field of this command: it answers as it is (a fate reroll, a
     // decline), with its form beside it when it has fields of its own to fill.
     if (open.some((f) => f.required)) return { forms: [form({})] };
-    return { quick: [button(words(command.name), {}, command.name)], forms: open.length ? [form({ title: `${words(command.name)}, with details` })] : [] };
+    return {
+      quick: [button(words(command.name), {}, command.name)],
+      forms: open.length ? [form({ title: `${words(command.name)}, with details` })] : [],
+    };
   }
   const quick = [];
   const rest = [];
   for (const [option, values] of mapped) {
     const needed = stillNeeded(open, values);
     const key = typeof option === "object" ? JSON.stringify(option) : String(option);
-    if (option?.replace === true && needed.some((f) => f.name === "hero")) quick.push(heroButtons(option, values, button));
+    if (option?.replace === true && needed.some((f) => f.name === "hero"))
+      quick.push(heroButtons(option, values, button));
     if (!needed.length) quick.push(button(optionLabel(option), values, key));
-    else if (needed.length === 1 && needed[0].choices) for (const c of needed[0].choices) quick.push(button(`${optionLabel(option)}: ${words(c)}`, { ...values, [needed[0].name]: c }, `${key}:${c}`));
+    else if (needed.length === 1 && needed[0].choices)
+      for (const c of needed[0].choices)
+        quick.push(button(`${optionLabel(option)}: ${words(c)}`, { ...values, [needed[0].name]: c }, `${key}:${c}`));
     else rest.push({ label: optionLabel(option), values, needed });
   }
   if (pending.context?.may_decline) quick.push(button("Decline", {}, "decline"));
   // An option that says part of the answer: the rest is asked beside it (an ambush's form).
-  const own = rest.some((r) => r.values.replace === true) ? { title: "Switch to a hero of my own", submit: "Switch to this hero" } : {};
-  const forms = rest.length ? [form({ answers: rest, open: [...new Set(rest.flatMap((r) => r.needed.map((f) => f.name)))], ...own })] : [];
+  const own = rest.some((r) => r.values.replace === true)
+    ? { title: "Switch to a hero of my own", submit: "Switch to this hero" }
+    : {};
+  const forms = rest.length
+    ? [form({ answers: rest, open: [...new Set(rest.flatMap((r) => r.needed.map((f) => f.name)))], ...own })]
+    : [];
   return { quick, forms };
 }
 
-const abilityText = (o) => `${o.name || o.id}${o.kind ? ` (${words(o.kind)}${o.uses_left !== null && o.uses_left !== undefined ? `, ${o.uses_left} left` : ""})` : ""}`;
+const abilityText = (o) =>
+  `${o.name || o.id}${o.kind ? ` (${words(o.kind)}${o.uses_left !== null && o.uses_left !== undefined ? `, ${o.uses_left} left` : ""})` : ""}`;
 
 function abilityBoxes(prefix, options, name) {
   return options.map((o) => {
@@ -175,16 +225,34 @@ function abilityBoxes(prefix, options, name) {
 // Easy mode: for each rolled round, the abilities to use in it (none at all is an answer too);
 // sent as {"2": ["smite"]}, only the rounds that got one.
 function assignForm(command, field, rounds, options, preset, ctx) {
-  const perRound = rounds.map((r) => [String(r.round), abilityBoxes(`use-${command.name}-${r.round}`, options, `${field}.${r.round}`)]);
+  const perRound = rounds.map((r) => [
+    String(r.round),
+    abilityBoxes(`use-${command.name}-${r.round}`, options, `${field}.${r.round}`),
+  ]);
   const error = h("p", { class: "error", role: "alert" });
-  const form = h("form", { class: "command", dataset: { command: command.name } },
+  const form = h(
+    "form",
+    { class: "command", dataset: { command: command.name } },
     h("h4", {}, "Abilities for each round (none is an answer too)"),
-    rounds.map((r, i) => h("fieldset", { class: "nested", dataset: { round: String(r.round) } }, h("legend", {}, `Round ${r.round}: ${roundWords(r)}`), perRound[i][1].map(([, label]) => label))),
-    h("button", { type: "submit" }, "Resolve the rounds"), error);
+    rounds.map((r, i) =>
+      h(
+        "fieldset",
+        { class: "nested", dataset: { round: String(r.round) } },
+        h("legend", {}, `Round ${r.round}: ${roundWords(r)}`),
+        perRound[i][1].map(([, label]) => label),
+      ),
+    ),
+    h("button", { type: "submit" }, "Resolve the rounds"),
+    error,
+  );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.textContent = "";
-    const chosen = Object.fromEntries(perRound.map(([n, boxes]) => [n, boxes.filter(([box]) => box.checked).map(([box]) => box.value)]).filter(([, ids]) => ids.length));
+    const chosen = Object.fromEntries(
+      perRound
+        .map(([n, boxes]) => [n, boxes.filter(([box]) => box.checked).map(([box]) => box.value)])
+        .filter(([, ids]) => ids.length),
+    );
     try {
       await ctx.send({ type: command.name, ...preset, [field]: chosen });
     } catch (problem) {
@@ -201,7 +269,11 @@ function heroButtons(option, values, button) {
   savedHeroes().then((heroes) => slot.append(...heroes.map((x) => {
     const hero = { ...(x.hero?.hero ?? x.hero) };
     if (option.level !== undefined && option.level !== null) hero.level = option.level;
-    return button(`Switch to ${x.name}${x.source === "mine" ? " (saved)" : " (sample)"}${option.level ? `, level ${option.level}` : ""}`, { ...values, hero }, `hero:${x.name}`);
+    return button(
+      `Switch to ${x.name}${x.source === "mine" ? " (saved)" : " (sample)"}${option.level ? `, level ${option.level}` : ""}`,
+      { ...values, hero },
+      `hero:${x.name}`,
+    );
   })));
   return slot;
 }
@@ -210,9 +282,19 @@ function heroButtons(option, values, button) {
 function abilityForm(command, options, preset, ctx) {
   const boxes = abilityBoxes(`use-${command.name}`, options, "abilities");
   const error = h("p", { class: "error", role: "alert" });
-  const form = h("form", { class: "command", dataset: { command: command.name } },
-    h("h4", {}, words(command.name)), h("fieldset", { class: "nested" }, h("legend", {}, "Abilities to use (none is an answer too)"), boxes.map(([, label]) => label)),
-    h("button", { type: "submit" }, `Send ${words(command.name)}`), error);
+  const form = h(
+    "form",
+    { class: "command", dataset: { command: command.name } },
+    h("h4", {}, words(command.name)),
+    h(
+      "fieldset",
+      { class: "nested" },
+      h("legend", {}, "Abilities to use (none is an answer too)"),
+      boxes.map(([, label]) => label),
+    ),
+    h("button", { type: "submit" }, `Send ${words(command.name)}`),
+    error,
+  );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.textContent = "";
@@ -259,9 +341,22 @@ export function answerPending(page, pending, past, send) {
   }
   const context = pending.context || {};
   page.pending.dataset.decisionFor = mine ? "you" : "other";
-  clear(page.pending,
-    h("h3", { class: "whose" }, mine ? `Your decision${actingFor ? ` (as ${actingFor})` : ""}` : `Waiting for ${pending.who || "the player"}`),
-    h("p", { class: "question" }, questionWords(pending, page.head.state) || `${words(pending.decision)}${pending.rule ? ` (${pending.rule})` : ""}`),
+  clear(
+    page.pending,
+    h(
+      "h3",
+      { class: "whose" },
+      mine ? `Your decision${actingFor ? ` (as ${actingFor})` : ""}` : `Waiting for ${pending.who || "the player"}`,
+    ),
+    h(
+      "p",
+      { class: "question" },
+      questionWords(pending, page.head.state) ||
+        `${words(pending.decision)}${pending.rule ? ` (${pending.rule})` : ""}`,
+    ),
     questionWords(pending, page.head.state) ? null : contextView(context),
-    canAnswer ? [h("div", { class: "choices", role: "group", "aria-label": "Answers" }, quick), forms] : h("p", {}, `Options: ${(pending.options || []).map(optionLabel).join("; ") || "see the commands"}`));
+    canAnswer
+      ? [h("div", { class: "choices", role: "group", "aria-label": "Answers" }, quick), forms]
+      : h("p", {}, `Options: ${(pending.options || []).map(optionLabel).join("; ") || "see the commands"}`),
+  );
 }

@@ -38,7 +38,10 @@ export function s(tag, attrs = {}, ...children) {
 
 // A short, readable rendering of any JSON value (for patches, details and answers).
 export function brief(value, max = 120) {
-  const text = typeof value === "string" ? value : JSON.stringify(value, (_k, v) => (v && v.raw !== undefined ? Number(v.raw) : v));
+  const text =
+    typeof value === "string"
+      ? value
+      : JSON.stringify(value, (_k, v) => (v && v.raw !== undefined ? Number(v.raw) : v));
   if (text === undefined) return "";
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

@@ -29,9 +29,15 @@ function byPage(rows) {
 }
 
 async function questCalendar(id) {
-  const [stats, ledger] = await Promise.all([rows(`/campaigns/${id}/views/hp-virtue`), rows(`/campaigns/${id}/views/debt-ledger`)]);
+  const [stats, ledger] = await Promise.all([
+    rows(`/campaigns/${id}/views/hp-virtue`),
+    rows(`/campaigns/${id}/views/debt-ledger`),
+  ]);
   const points = (stat) => byPage(stats.filter((r) => r.stat === stat)).map(([page, r]) => [page, Number(r.value)]);
-  const balance = byPage(ledger.filter((r) => r.balance_after !== null)).map(([page, r]) => [page, Number(r.balance_after)]);
+  const balance = byPage(ledger.filter((r) => r.balance_after !== null)).map(([page, r]) => [
+    page,
+    Number(r.balance_after),
+  ]);
   return [
     lineChart("HP and virtue, event by event over the pages", [
       { name: "HP", cls: "hp", points: points("hp") },
@@ -67,7 +73,13 @@ async function dice(id, rolls) {
     try {
       const analytics = await get(`/campaigns/${id}/analytics/dice`);
       if (analytics.dice?.length) {
-        return analytics.dice.map((d) => facesChart(`d${d.sides} (${d.source}), ${d.dice} dice${d.test ? `, p = ${Number(d.test.p_value).toFixed(3)}` : ""}`, d.faces, d.expected));
+        return analytics.dice.map((d) =>
+          facesChart(
+            `d${d.sides} (${d.source}), ${d.dice} dice${d.test ? `, p = ${Number(d.test.p_value).toFixed(3)}` : ""}`,
+            d.faces,
+            d.expected,
+          ),
+        );
       }
     } catch {
       serverAnalytics = false; // no analytics here: count the faces of the rolls this page has loaded
@@ -96,6 +108,13 @@ async function dice(id, rolls) {
 }
 
 export async function dayCharts(id, game, rolls = []) {
-  const [own, faces] = await Promise.all([game === "quest-calendar" ? questCalendar(id) : calendarBoard(id), dice(id, rolls)]);
-  return [h("div", { class: "chart-row" }, own), h("h3", {}, "Dice faces against a fair die"), faces.length ? h("div", { class: "chart-row" }, faces) : h("p", { class: "muted" }, "No dice yet.")];
+  const [own, faces] = await Promise.all([
+    game === "quest-calendar" ? questCalendar(id) : calendarBoard(id),
+    dice(id, rolls),
+  ]);
+  return [
+    h("div", { class: "chart-row" }, own),
+    h("h3", {}, "Dice faces against a fair die"),
+    faces.length ? h("div", { class: "chart-row" }, faces) : h("p", { class: "muted" }, "No dice yet."),
+  ];
 }

@@ -8,7 +8,10 @@ let cached = null;
 
 // GET /samples, once per page; a server without the route has none.
 export async function samples() {
-  if (!cached) cached = optional("/samples").then((s) => ({ heroes: s?.heroes || [], setups: s?.setups || [] })).catch(() => ({ heroes: [], setups: [] }));
+  if (!cached)
+    cached = optional("/samples")
+      .then((s) => ({ heroes: s?.heroes || [], setups: s?.setups || [] }))
+      .catch(() => ({ heroes: [], setups: [] }));
   return cached;
 }
 
@@ -35,5 +38,8 @@ export function forgetHero(name) {
 // Every hero to choose from: [{name, hero, source: "sample" | "mine"}], the samples first.
 export async function savedHeroes() {
   const { heroes } = await samples();
-  return [...heroes.map((x) => ({ name: x.name, hero: x.hero, source: "sample" })), ...myHeroes().map((x) => ({ name: x.name, hero: x.hero, source: "mine" }))];
+  return [
+    ...heroes.map((x) => ({ name: x.name, hero: x.hero, source: "sample" })),
+    ...myHeroes().map((x) => ({ name: x.name, hero: x.hero, source: "mine" })),
+  ];
 }

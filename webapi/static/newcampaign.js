@@ -10,7 +10,15 @@ import { ready } from "./ui.js";
 
 const GAMES = { "quest-calendar": "Quest Calendar", "calendar-board": "The Calendar Board (a match)" };
 // A match needs two players: the setup offered when the server has no samples.
-const FALLBACK = { name: "Two players, one piece each", setup: { players: [{ id: "A", pieces: [{ id: "a1", location: { kind: "home" } }] }, { id: "B", pieces: [{ id: "b1", location: { kind: "home" } }] }] } };
+const FALLBACK = {
+  name: "Two players, one piece each",
+  setup: {
+    players: [
+      { id: "A", pieces: [{ id: "a1", location: { kind: "home" } }] },
+      { id: "B", pieces: [{ id: "b1", location: { kind: "home" } }] },
+    ],
+  },
+};
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -31,19 +39,36 @@ export function ruleWords(value) {
 export function ruleInput(rule, value, id) {
   const bad = (why) => { throw new Error(`${rule.key}: ${why}`); };
   if (rule.choices && rule.kind !== "list") {
-    const el = h("select", { id }, rule.nullable ? h("option", { value: "null" }, "none") : null, rule.choices.map((c) => h("option", { value: JSON.stringify(c) }, ruleWords(c))));
+    const el = h(
+      "select",
+      { id },
+      rule.nullable ? h("option", { value: "null" }, "none") : null,
+      rule.choices.map((c) => h("option", { value: JSON.stringify(c) }, ruleWords(c))),
+    );
     el.value = JSON.stringify(value ?? null);
     return { el, read: () => JSON.parse(el.value) };
   }
   if (rule.kind === "int") {
-    const el = h("input", { id, type: "number", step: 1, min: rule.minimum, max: rule.maximum, value: value ?? "", placeholder: rule.nullable ? "none" : "" });
+    const el = h("input", {
+      id,
+      type: "number",
+      step: 1,
+      min: rule.minimum,
+      max: rule.maximum,
+      value: value ?? "",
+      placeholder: rule.nullable ? "none" : "",
+    });
     return { el, read: () => {
       const typed = el.value.trim();
       if (typed === "") return rule.nullable ? null : bad("a whole number is needed");
       // the words typed, not what JavaScript makes of them (1e+26)
       if (!/^[-+]?\d+$/.test(typed)) return bad(`“${typed}” is not a whole number`);
       const n = Number(typed);
-      return Number.isSafeInteger(n) ? n : bad(`“${typed}” is not a whole number that fits${rule.maximum !== null && rule.maximum !== undefined ? ` (the most is ${rule.maximum})` : ""}`);
+      return Number.isSafeInteger(n)
+        ? n
+        : bad(
+            `“${typed}” is not a whole number that fits${rule.maximum !== null && rule.maximum !== undefined ? ` (the most is ${rule.maximum})` : ""}`,
+          );
     } };
   }
   if (rule.kind === "bool" || typeof rule.default === "boolean") {
@@ -55,7 +80,15 @@ export function ruleInput(rule, value, id) {
   if (rule.kind === "list" && flat(rule.default ?? []) && (value == null || flat(value))) {
     const numbers = Array.isArray(rule.default) && rule.default.some((v) => typeof v === "number");
     const el = h("input", { id, value: (value || []).join(", "), spellcheck: "false" });
-    return { el, read: () => el.value.split(",").map((v) => v.trim()).filter(Boolean).map((v) => (numbers && /^-?\d+$/.test(v) ? Number(v) : v)) };
+    return {
+      el,
+      read: () =>
+        el.value
+          .split(",")
+          .map((v) => v.trim())
+          .filter(Boolean)
+          .map((v) => (numbers && /^-?\d+$/.test(v) ? Number(v) : v)),
+    };
   }
   if (rule.kind === "str") {
     const el = h("input", { id, value: value ?? "" });
@@ -92,7 +125,15 @@ function ruleControl(rule, start) {
 async function houseRules(slot, game, preset = {}) {
   const { rules } = await get(`/house-rules?game=${game}`);
   const controls = rules.map((r) => ruleControl(r, preset[r.key]));
-  clear(slot, h("details", { class: "house-rules" }, h("summary", {}, `House rules (optional: ${rules.length}, each at its default)`), controls.map((c) => c.box)));
+  clear(
+    slot,
+    h(
+      "details",
+      { class: "house-rules" },
+      h("summary", {}, `House rules (optional: ${rules.length}, each at its default)`),
+      controls.map((c) => c.box),
+    ),
+  );
   const read = () => {
     const out = {};
     for (const c of controls) {
@@ -113,7 +154,10 @@ async function matchSetup(slot, rulesSlot, state) {
   const builderSlot = h("div", {});
   let builder = null;
   // the builder's bounds that house rules set follow the house-rules form as it is edited
-  const follow = () => builder?.bound(Object.fromEntries(Object.entries(RULE_BOUNDS).map(([field, key]) => [field, state.rules.now?.(key)])));
+  const follow = () =>
+    builder?.bound(
+      Object.fromEntries(Object.entries(RULE_BOUNDS).map(([field, key]) => [field, state.rules.now?.(key)])),
+    );
   rulesSlot.addEventListener("input", follow);
   rulesSlot.addEventListener("change", follow);
   const use = async () => {
@@ -126,7 +170,11 @@ async function matchSetup(slot, rulesSlot, state) {
     follow();
   };
   pick.addEventListener("change", use);
-  clear(slot, h("div", { class: "field" }, h("label", { for: "setup-sample" }, "Start from the sample setup"), pick), builderSlot);
+  clear(
+    slot,
+    h("div", { class: "field" }, h("label", { for: "setup-sample" }, "Start from the sample setup"), pick),
+    builderSlot,
+  );
   await use();
 }
 
@@ -135,10 +183,24 @@ async function matchSetup(slot, rulesSlot, state) {
 async function questSetup(slot, state) {
   const prologue = h("input", { id: "setup-prologue", type: "checkbox" });
   const heroes = await savedHeroes();
-  const pick = h("select", { id: "setup-hero" }, h("option", { value: "" }, "no hero yet (choose later)"),
-    heroes.map((x, k) => h("option", { value: String(k) }, `${x.name}${x.source === "mine" ? " (saved on this device)" : " (sample)"}`)));
-  clear(slot, h("p", { class: "check" }, prologue, h("label", { for: "setup-prologue" }, " The prologue is complete (start on the calendar)")),
-    heroes.length ? h("div", { class: "field" }, h("label", { for: "setup-hero" }, "Hero"), pick) : null);
+  const pick = h(
+    "select",
+    { id: "setup-hero" },
+    h("option", { value: "" }, "no hero yet (choose later)"),
+    heroes.map((x, k) =>
+      h("option", { value: String(k) }, `${x.name}${x.source === "mine" ? " (saved on this device)" : " (sample)"}`),
+    ),
+  );
+  clear(
+    slot,
+    h(
+      "p",
+      { class: "check" },
+      prologue,
+      h("label", { for: "setup-prologue" }, " The prologue is complete (start on the calendar)"),
+    ),
+    heroes.length ? h("div", { class: "field" }, h("label", { for: "setup-hero" }, "Hero"), pick) : null,
+  );
   state.setup = () => (prologue.checked ? { prologue_complete: true } : undefined);
   // A sample is a new campaign's prologue hero; once the prologue is complete the rules take
   // only a main or custom hero (QC-02), so the same hero is sent as a main one.
@@ -155,8 +217,15 @@ async function questSetup(slot, state) {
 function refusal(problem, locate, error) {
   const errors = problem?.problem?.errors;
   if (!locate || !errors || typeof errors !== "object") return explain(problem);
-  const said = (messages) => (Array.isArray(messages) && messages.every((m) => typeof m === "string") ? messages.join(" ") : JSON.stringify(messages));
-  const found = Object.entries(errors).map(([path, messages]) => ({ path, messages, spot: locate(path.replace(/^setup\./, "")) }));
+  const said = (messages) =>
+    Array.isArray(messages) && messages.every((m) => typeof m === "string")
+      ? messages.join(" ")
+      : JSON.stringify(messages);
+  const found = Object.entries(errors).map(([path, messages]) => ({
+    path,
+    messages,
+    spot: locate(path.replace(/^setup\./, "")),
+  }));
   if (!found.some((f) => f.spot)) return explain(problem);
   const marked = [];
   for (const { spot } of found) {
@@ -205,7 +274,19 @@ export async function newCampaign(slot, opener) {
     }
   };
   game.addEventListener("change", chosen);
-  const cancel = h("button", { type: "button", class: "small", onclick: () => { slot.replaceChildren(); opener.hidden = false; opener.focus(); } }, "Cancel");
+  const cancel = h(
+    "button",
+    {
+      type: "button",
+      class: "small",
+      onclick: () => {
+        slot.replaceChildren();
+        opener.hidden = false;
+        opener.focus();
+      },
+    },
+    "Cancel",
+  );
   const form = h("form", { class: "new-campaign", "aria-label": "New campaign" },
     h("h2", {}, "New campaign"),
     h("div", { class: "field" }, h("label", { for: "new-game" }, "Game"), game),
@@ -239,7 +320,11 @@ export async function newCampaign(slot, opener) {
       const created = await post("/campaigns", body, { "Idempotency-Key": crypto.randomUUID() });
       if (hero) {
         try {
-          await post(`/campaigns/${created.id}/commands`, { type: "select_hero", ...hero }, { "Idempotency-Key": crypto.randomUUID() });
+          await post(
+            `/campaigns/${created.id}/commands`,
+            { type: "select_hero", ...hero },
+            { "Idempotency-Key": crypto.randomUUID() },
+          );
         } catch (problem) {
           error.textContent = `The campaign is made, but not its hero: ${explain(problem)}`;
           return;

@@ -12,11 +12,17 @@ const key = () => ({ "Idempotency-Key": crypto.randomUUID() });
 export function auditWords(a) {
   const r = a.rolls || {};
   const lines = [
-    a.ok ? `Nothing wrong: the chain is intact up to version ${a.head?.version}, every hash recomputed by the server.` : `The audit found problems${a.first_bad_version ? `, the first at version ${a.first_bad_version}` : ""}.`,
-    a.nonces_ok === false ? "Server rolls are missing from the log (a nonce is skipped)." : "The server rolls' nonces are in sequence.",
+    a.ok
+      ? `Nothing wrong: the chain is intact up to version ${a.head?.version}, every hash recomputed by the server.`
+      : `The audit found problems${a.first_bad_version ? `, the first at version ${a.first_bad_version}` : ""}.`,
+    a.nonces_ok === false
+      ? "Server rolls are missing from the log (a nonce is skipped)."
+      : "The server rolls' nonces are in sequence.",
     `Rolls: ${r.verified ?? 0} verified, ${r.awaiting_reveal ?? 0} awaiting the seed's reveal, ${r.reported ?? 0} rolled by hand, ${r.failed ?? 0} failed.`,
     `${(a.rollbacks || []).length} rollback(s)${a.flagged_rolls?.length ? `; server rolls undone (flagged): ${a.flagged_rolls.join(", ")}` : ""}; ${a.rerolls?.count ?? 0} reroll(s), ${a.fate_rerolls?.count ?? 0} fate reroll(s).`,
-    ...(a.problems || []).map((p) => (typeof p === "string" ? p : `version ${p.version ?? "?"}: ${p.why || p.detail || p.message || JSON.stringify(p)}`)),
+    ...(a.problems || []).map((p) =>
+      typeof p === "string" ? p : `version ${p.version ?? "?"}: ${p.why || p.detail || p.message || JSON.stringify(p)}`,
+    ),
   ];
   return lines;
 }
@@ -27,7 +33,9 @@ function diceAndAudit(page) {
     reveal.disabled = true;
     try {
       await post(`/campaigns/${page.id}/dice/rotate`, undefined, key());
-      toast("Seed revealed: every server roll made with it can now be verified here; a new seed is committed for the next rolls.");
+      toast(
+        "Seed revealed: every server roll made with it can now be verified here; a new seed is committed for the next rolls.",
+      );
       await page.changed();
     } catch (error) {
       toast(explain(error), true);
@@ -37,10 +45,36 @@ function diceAndAudit(page) {
   };
   // Revealing cannot be undone: asked once more, saying what it does, with a Cancel.
   const reveal = h("button", { type: "button", onclick: () => {
-    const box = h("p", { class: "confirm", role: "group", "aria-label": "Reveal the seed?" },
+    const box = h(
+      "p",
+      { class: "confirm", role: "group", "aria-label": "Reveal the seed?" },
       "Reveal the seed? Everyone can then verify the server rolls made with it, and the server commits to a new secret seed for the next rolls. This cannot be undone. ",
-      h("button", { type: "button", class: "small", onclick: () => { box.replaceWith(reveal); doReveal(); } }, "Reveal"), " ",
-      h("button", { type: "button", class: "small", onclick: () => { box.replaceWith(reveal); reveal.focus(); } }, "Cancel"));
+      h(
+        "button",
+        {
+          type: "button",
+          class: "small",
+          onclick: () => {
+            box.replaceWith(reveal);
+            doReveal();
+          },
+        },
+        "Reveal",
+      ),
+      " ",
+      h(
+        "button",
+        {
+          type: "button",
+          class: "small",
+          onclick: () => {
+            box.replaceWith(reveal);
+            reveal.focus();
+          },
+        },
+        "Cancel",
+      ),
+    );
     reveal.replaceWith(box);
     box.querySelector("button").focus();
   } }, "Reveal the seed");
@@ -48,24 +82,46 @@ function diceAndAudit(page) {
     clear(out, h("p", { class: "muted" }, "Auditing…"));
     try {
       const report = await get(`/campaigns/${page.id}/audit`);
-      clear(out, h("div", { class: `audit ${report.ok ? "ok" : "broken"}`, dataset: { audit: report.ok ? "ok" : "problems" } }, auditWords(report).map((line) => h("p", {}, line))));
+      clear(
+        out,
+        h(
+          "div",
+          { class: `audit ${report.ok ? "ok" : "broken"}`, dataset: { audit: report.ok ? "ok" : "problems" } },
+          auditWords(report).map((line) => h("p", {}, line)),
+        ),
+      );
     } catch (error) {
       clear(out, h("p", { class: "error" }, explain(error)));
     }
   } }, "Run the audit");
-  return h("div", { class: "owner-dice" },
+  return h(
+    "div",
+    { class: "owner-dice" },
     h("h3", {}, "Dice and audit"),
-    h("p", { class: "hint" }, "Revealing the seed lets everyone verify the server rolls made so far; the server commits to a new secret seed for the next ones."),
-    h("p", { class: "actions" }, reveal, " ", audit), out);
+    h(
+      "p",
+      { class: "hint" },
+      "Revealing the seed lets everyone verify the server rolls made so far; the server commits to a new secret seed for the next ones.",
+    ),
+    h("p", { class: "actions" }, reveal, " ", audit),
+    out,
+  );
 }
 
 // The house rules in force, in words, and a form to change one: the select names each rule by
 // its description (GET /house-rules), and the value's control follows the rule's type.
 function houseRules(page) {
-  const box = h("div", { class: "owner-rules" }, h("h3", {}, "House rules"), h("p", { class: "muted" }, "Loading the house rules…"));
+  const box = h(
+    "div",
+    { class: "owner-rules" },
+    h("h3", {}, "House rules"),
+    h("p", { class: "muted" }, "Loading the house rules…"),
+  );
   get(`/house-rules?game=${page.head.game}`)
     .then(({ rules }) => clear(box, h("h3", {}, "House rules"), ...ruleForm(page, rules)))
-    .catch((error) => clear(box, h("h3", {}, "House rules"), h("p", { class: "error" }, `House rules unavailable: ${explain(error)}`)));
+    .catch((error) =>
+      clear(box, h("h3", {}, "House rules"), h("p", { class: "error" }, `House rules unavailable: ${explain(error)}`)),
+    );
   return box;
 }
 
@@ -75,7 +131,11 @@ function ruleForm(page, described) {
   const keys = Object.keys(rules).sort();
   const about = (k) => known.get(k)?.description || "";
   const short = (k) => (about(k).length > 70 ? `${about(k).slice(0, 67)}…` : about(k));
-  const pick = h("select", { id: "rule-key" }, keys.map((k) => h("option", { value: k }, short(k) ? `${k}: ${short(k)}` : k)));
+  const pick = h(
+    "select",
+    { id: "rule-key" },
+    keys.map((k) => h("option", { value: k }, short(k) ? `${k}: ${short(k)}` : k)),
+  );
   const slot = h("div", { class: "field" });
   const hint = h("small", { class: "hint", id: "rule-about" });
   let input;
@@ -112,8 +172,16 @@ function ruleForm(page, described) {
     }
   });
   return [
-    h("details", {}, h("summary", {}, `The ${keys.length} rules in force`),
-      h("dl", { class: "facts rules" }, keys.map((k) => [h("dt", { title: about(k) }, k), h("dd", { dataset: { rule: k } }, ruleWords(rules[k]))]))),
+    h(
+      "details",
+      {},
+      h("summary", {}, `The ${keys.length} rules in force`),
+      h(
+        "dl",
+        { class: "facts rules" },
+        keys.map((k) => [h("dt", { title: about(k) }, k), h("dd", { dataset: { rule: k } }, ruleWords(rules[k]))]),
+      ),
+    ),
     form,
   ];
 }
@@ -141,19 +209,36 @@ function seats(page) {
     }
     // owners first, then the seats in order, then viewers and auditors
     const rank = { owner: 0, player: 1, auditor: 2, viewer: 3 };
-    members.sort((a, b) => (rank[a.role] ?? 9) - (rank[b.role] ?? 9) || String(a.seat ?? "").localeCompare(String(b.seat ?? "")));
+    members.sort(
+      (a, b) => (rank[a.role] ?? 9) - (rank[b.role] ?? 9) || String(a.seat ?? "").localeCompare(String(b.seat ?? "")),
+    );
     const held = new Set(members.map((m) => m.seat).filter(Boolean));
     for (const button of seatButtons) button.hidden = held.has(button.dataset.seat); // invited already
-    clear(list, members.map((m) => h("li", { dataset: { member: m.token_id, role: m.role, seat: m.seat ?? "" } },
-      `${memberName(m)}: ${m.role}${m.seat && !memberName(m).includes(`seat ${m.seat}`) ? `, seat ${m.seat}` : ""} `,
-      m.role === "owner" ? null : h("button", { type: "button", class: "small", onclick: () => remove(m) }, `Remove ${memberName(m)}`))));
+    clear(
+      list,
+      members.map((m) =>
+        h(
+          "li",
+          { dataset: { member: m.token_id, role: m.role, seat: m.seat ?? "" } },
+          `${memberName(m)}: ${m.role}${m.seat && !memberName(m).includes(`seat ${m.seat}`) ? `, seat ${m.seat}` : ""} `,
+          m.role === "owner"
+            ? null
+            : h("button", { type: "button", class: "small", onclick: () => remove(m) }, `Remove ${memberName(m)}`),
+        ),
+      ),
+    );
   };
   const remove = async (m) => {
     try {
       await del(`/campaigns/${page.id}/members/${encodeURIComponent(m.token_id)}`);
       toast(`${memberName(m)} is no longer a member`);
     } catch (error) {
-      toast(error instanceof ApiError && (error.status === 404 || error.status === 405) ? "This server cannot remove members yet." : explain(error), true);
+      toast(
+        error instanceof ApiError && (error.status === 404 || error.status === 405)
+          ? "This server cannot remove members yet."
+          : explain(error),
+        true,
+      );
     }
     await load();
   };
@@ -163,16 +248,47 @@ function seats(page) {
       const made = await post(`/campaigns/${page.id}/invites`, seat ? { role, seat } : { role }, key());
       const url = new URL(made.url, location.origin).href;
       const id = `invite-${role}-${seat || made.token_id}`;
-      links.append(h("p", { class: "invite", dataset: { inviteRole: role, inviteSeat: seat || "" } },
-        h("label", { for: id }, `Invite link for ${what}: `), h("input", { id, readonly: true, value: url, size: 40 }), " ",
-        h("button", { type: "button", class: "small", onclick: () => navigator.clipboard?.writeText(url).then(() => toast(`Copied the link for ${what}`), () => toast("Copy it from the box: this browser does not let the page copy", true)) }, "Copy")));
+      links.append(
+        h(
+          "p",
+          { class: "invite", dataset: { inviteRole: role, inviteSeat: seat || "" } },
+          h("label", { for: id }, `Invite link for ${what}: `),
+          h("input", { id, readonly: true, value: url, size: 40 }),
+          " ",
+          h(
+            "button",
+            {
+              type: "button",
+              class: "small",
+              onclick: () =>
+                navigator.clipboard?.writeText(url).then(
+                  () => toast(`Copied the link for ${what}`),
+                  () => toast("Copy it from the box: this browser does not let the page copy", true),
+                ),
+            },
+            "Copy",
+          ),
+        ),
+      );
       await load();
     } catch (error) {
-      links.append(h("p", { class: "error" }, `No invitation for ${what}: ${error.status === 404 ? "this server cannot make invitations yet" : explain(error)}`));
+      links.append(
+        h(
+          "p",
+          { class: "error" },
+          `No invitation for ${what}: ${error.status === 404 ? "this server cannot make invitations yet" : explain(error)}`,
+        ),
+      );
     }
   };
   const players = page.head.game === "calendar-board" ? page.head.state?.players || [] : [null];
-  const seatButtons = players.map((seat) => h("button", { type: "button", class: "small", dataset: { seat: seat ?? "" }, onclick: () => invite("player", seat) }, seat ? `Invite seat ${seat}` : "Invite a player"));
+  const seatButtons = players.map((seat) =>
+    h(
+      "button",
+      { type: "button", class: "small", dataset: { seat: seat ?? "" }, onclick: () => invite("player", seat) },
+      seat ? `Invite seat ${seat}` : "Invite a player",
+    ),
+  );
   const buttons = [
     ...seatButtons,
     h("button", { type: "button", class: "small", onclick: () => invite("viewer") }, "Invite a viewer"),

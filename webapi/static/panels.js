@@ -3,12 +3,22 @@ import { h } from "./dom.js";
 
 // A code word in words: snake_case and camelCase split ("in_progress" -> "in progress",
 // "catboyBoyfriend" -> "catboy boyfriend").
-export const words = (key) => String(key).replaceAll("_", " ").replace(/([a-z])([A-Z])/g, (_, a, b) => `${a} ${b.toLowerCase()}`);
+export const words = (key) =>
+  String(key)
+    .replaceAll("_", " ")
+    .replace(/([a-z])([A-Z])/g, (_, a, b) => `${a} ${b.toLowerCase()}`);
 
 // Values that read better with a word or two more than their code word.
-const PHRASES = { final_rolls: "the final rolls", all_rounds_played: "all rounds played", per_rest: "once per rest", per_page: "once per page", per_combat: "once per combat" };
+const PHRASES = {
+  final_rolls: "the final rolls",
+  all_rounds_played: "all rounds played",
+  per_rest: "once per rest",
+  per_page: "once per page",
+  per_combat: "once per combat",
+};
 // A string value: a code word (no spaces, with _ or an inner capital) in words; anything else as is.
-export const sayWord = (value) => PHRASES[value] ?? (/^[A-Za-z]+(?:_[A-Za-z0-9]+|[a-z][A-Z][A-Za-z]*)+$/.test(value) ? words(value) : value);
+export const sayWord = (value) =>
+  PHRASES[value] ?? (/^[A-Za-z]+(?:_[A-Za-z0-9]+|[a-z][A-Z][A-Za-z]*)+$/.test(value) ? words(value) : value);
 // Field names that read better otherwise in a panel.
 const LABELS = { ended_by: "ended", judged_on: "judged on" };
 
@@ -18,14 +28,25 @@ export function say(value, depth = 0) {
   if (typeof value === "boolean") return value ? "yes" : "no";
   if (typeof value === "string") return sayWord(value);
   if (typeof value !== "object" || value.raw !== undefined) return String(value);
-  if (Array.isArray(value)) return value.length ? value.map((v) => say(v, depth + 1)).join(depth ? "; " : ", ") : "none";
+  if (Array.isArray(value))
+    return value.length ? value.map((v) => say(v, depth + 1)).join(depth ? "; " : ", ") : "none";
   if (value.name && depth > 0) return String(value.name);
-  const pairs = Object.entries(value).filter(([, v]) => v !== null && v !== undefined && !(Array.isArray(v) && !v.length));
-  if (depth > 1) return pairs.map(([k, v]) => `${words(k)} ${typeof v === "object" ? "…" : say(v, depth + 1)}`).join(", ");
+  const pairs = Object.entries(value).filter(
+    ([, v]) => v !== null && v !== undefined && !(Array.isArray(v) && !v.length),
+  );
+  if (depth > 1)
+    return pairs.map(([k, v]) => `${words(k)} ${typeof v === "object" ? "…" : say(v, depth + 1)}`).join(", ");
   return pairs.map(([k, v]) => `${words(k)} ${say(v, depth + 1)}`).join(", ");
 }
 
-export const dl = (pairs, cls = "facts") => h("dl", { class: cls }, pairs.filter(([, v]) => v !== undefined).map(([k, v]) => [h("dt", {}, k), h("dd", {}, v === null || v === "" ? "—" : v)]));
+export const dl = (pairs, cls = "facts") =>
+  h(
+    "dl",
+    { class: cls },
+    pairs
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [h("dt", {}, k), h("dd", {}, v === null || v === "" ? "—" : v)]),
+  );
 
 // An object's every field as a fact, in words; `first` names the fields shown first.
 // A list of records (a combat's rounds) is one line per record.
@@ -34,5 +55,10 @@ export function panel(title, obj, label, first = []) {
   const shown = (v) => (Array.isArray(v) && v.length && v.every((x) => x && typeof x === "object" && !Array.isArray(x))
     ? h("ol", { class: "lines" }, v.map((x) => h("li", {}, say(x, 1))))
     : say(v));
-  return h("section", { class: "panel", "aria-label": label || title }, h("h3", {}, title), dl(keys.map((k) => [LABELS[k] || words(k), shown(obj[k])])));
+  return h(
+    "section",
+    { class: "panel", "aria-label": label || title },
+    h("h3", {}, title),
+    dl(keys.map((k) => [LABELS[k] || words(k), shown(obj[k])])),
+  );
 }

@@ -45,7 +45,10 @@ export function pickEntries(state, hint, valueOf = () => undefined) {
       if (value === undefined || value === null || seen.has(String(value))) continue;
       seen.add(String(value));
       const shown = hint.label ? member(entry, key, hint.label) : undefined;
-      const label = shown !== undefined && shown !== null && shown !== "" && String(shown) !== String(value) ? `${shown} (${value})` : String(value);
+      const label =
+        shown !== undefined && shown !== null && shown !== "" && String(shown) !== String(value)
+          ? `${shown} (${value})`
+          : String(value);
       out.push({ value, label });
     }
   }

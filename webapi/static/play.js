@@ -20,10 +20,17 @@ function describe(field, { date = false } = {}) {
   const bits = [];
   // Help in words: the catalogue's `code` marks and its defaults ("left out: false") are noise.
   let text = (field.description || "").replace(/`([^`]*)`/g, (_, name) => words(name));
-  if (date) text = `${text.replace(DATE_FORMAT, "").replace(/[.\s]+$/, "") || words(field.name)}: pick the day in the date picker`;
+  if (date)
+    text = `${text.replace(DATE_FORMAT, "").replace(/[.\s]+$/, "") || words(field.name)}: pick the day in the date picker`;
   if (text) bits.push(text);
-  if (field.minimum !== undefined || field.maximum !== undefined) bits.push(`range ${field.minimum ?? "…"}–${field.maximum ?? "…"}`);
-  if (field.required_when) bits.push(`needed when ${Object.entries(field.required_when).map(([k, v]) => `${words(k)} is ${v === true ? "yes" : v === false ? "no" : words(v)}`).join(" and ")}`);
+  if (field.minimum !== undefined || field.maximum !== undefined)
+    bits.push(`range ${field.minimum ?? "…"}–${field.maximum ?? "…"}`);
+  if (field.required_when)
+    bits.push(
+      `needed when ${Object.entries(field.required_when)
+        .map(([k, v]) => `${words(k)} is ${v === true ? "yes" : v === false ? "no" : words(v)}`)
+        .join(" and ")}`,
+    );
   return bits.join(" · ");
 }
 
@@ -50,7 +57,8 @@ function fitting(value, name) {
     return value;
   }
   if (Array.isArray(value)) return value.map((v) => fitting(v, name));
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fitting(v, name)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fitting(v, name)]));
   return value;
 }
 
@@ -77,8 +85,12 @@ export function facesValue(text, name = "faces") {
 
 // Faces that fit the command's dice, for a placeholder: a d6's "4", never an "11".
 export function facesExample(dice) {
-  const sides = [...new Set([...String(dice || "").matchAll(/(?<![A-Za-z])d(\d+)/g)].map((m) => Number(m[1])))].filter((n) => n > 0).slice(0, 2);
-  return sides.length ? `e.g. ${sides.map((n) => Math.max(1, Math.round(n * 0.6))).join(", ")}` : "in the order the dice were drawn";
+  const sides = [...new Set([...String(dice || "").matchAll(/(?<![A-Za-z])d(\d+)/g)].map((m) => Number(m[1])))]
+    .filter((n) => n > 0)
+    .slice(0, 2);
+  return sides.length
+    ? `e.g. ${sides.map((n) => Math.max(1, Math.round(n * 0.6))).join(", ")}`
+    : "in the order the dice were drawn";
 }
 
 // The set parts of an object: each field the player set, nothing else.
@@ -102,7 +114,13 @@ function objectControl(field, path, ctx, open) {
   let parts = null;
   const fieldset = () => {
     parts = build(field.fields, path, ctx);
-    return h("fieldset", { class: "nested", dataset: { field: path } }, h("legend", {}, label), hint ? h("small", { class: "hint" }, hint) : null, parts.map(([, p]) => p.el));
+    return h(
+      "fieldset",
+      { class: "nested", dataset: { field: path } },
+      h("legend", {}, label),
+      hint ? h("small", { class: "hint" }, hint) : null,
+      parts.map(([, p]) => p.el),
+    );
   };
   if (field.required || open) {
     const el = fieldset();
@@ -154,7 +172,11 @@ function rowsControl(field, path, ctx) {
   const rows = [];
   let made = 0;
   const list = h("div", { class: "rows" });
-  const add = h("button", { type: "button", class: "small", dataset: { add: path } }, shape.fields && /s$/.test(label) ? `Add ${article(one)} ${one}` : `Add an item to the ${label}`);
+  const add = h(
+    "button",
+    { type: "button", class: "small", dataset: { add: path } },
+    shape.fields && /s$/.test(label) ? `Add ${article(one)} ${one}` : `Add an item to the ${label}`,
+  );
   const addRow = () => {
     const at = `${path}[${made++}]`;
     const entry = { at };
@@ -163,12 +185,20 @@ function rowsControl(field, path, ctx) {
       entry.parts = build(shape.fields, at, ctx);
       body = entry.parts.map(([, p]) => p.el);
     } else {
-      entry.part = control({ name: `${field.name} item`, type: shape.type, required: true, picks: shape.picks }, at, ctx);
+      entry.part = control(
+        { name: `${field.name} item`, type: shape.type, required: true, picks: shape.picks },
+        at,
+        ctx,
+      );
       body = entry.part.el;
     }
     const title = `${one[0].toUpperCase()}${one.slice(1)} ${rows.length + 1}`;
     const row = h("fieldset", { class: "nested", dataset: { field: at, row: path } }, h("legend", {}, title), body);
-    const remove = h("button", { type: "button", class: "small", dataset: { remove: at } }, `Remove ${one} ${rows.length + 1}`);
+    const remove = h(
+      "button",
+      { type: "button", class: "small", dataset: { remove: at } },
+      `Remove ${one} ${rows.length + 1}`,
+    );
     remove.addEventListener("click", () => {
       rows.splice(rows.indexOf(entry), 1);
       row.remove();
@@ -182,7 +212,14 @@ function rowsControl(field, path, ctx) {
   };
   add.addEventListener("click", () => addRow().row.querySelector("input, select, textarea")?.focus());
   const hint = describe(field);
-  const el = h("div", { class: "field", dataset: { field: path } }, h("span", { class: "label" }, label), hint ? h("small", { class: "hint" }, hint) : null, list, add);
+  const el = h(
+    "div",
+    { class: "field", dataset: { field: path } },
+    h("span", { class: "label" }, label),
+    hint ? h("small", { class: "hint" }, hint) : null,
+    list,
+    add,
+  );
   if (field.required) addRow();
   const readRow = (entry) => {
     if (entry.part) return entry.part.read();
@@ -197,7 +234,11 @@ function rowsControl(field, path, ctx) {
     read: () => (!rows.length && !field.required ? undefined : rows.map(readRow)),
     set: (values) => {
       while (rows.length < values.length) addRow();
-      values.forEach((v, i) => (rows[i].part ? rows[i].part.set(v) : setParts(rows[i].parts, typeof v === "object" ? v : { [shape.fields[0].name]: v })));
+      values.forEach((v, i) =>
+        rows[i].part
+          ? rows[i].part.set(v)
+          : setParts(rows[i].parts, typeof v === "object" ? v : { [shape.fields[0].name]: v }),
+      );
     },
   };
 }
@@ -205,7 +246,15 @@ function rowsControl(field, path, ctx) {
 // A choice among the state's entries (`picks`), with a typed value where the rules allow one.
 function pickControl(field, common, ctx) {
   const input = h("select", common);
-  const free = field.picks.free ? (field.type.includes("object") ? h("textarea", { rows: 2, "aria-label": `${words(field.name)}: another value (an id, or a JSON object)`, hidden: true }) : h("input", { type: "text", "aria-label": `${words(field.name)}: another value`, hidden: true })) : null;
+  const free = field.picks.free
+    ? field.type.includes("object")
+      ? h("textarea", {
+          rows: 2,
+          "aria-label": `${words(field.name)}: another value (an id, or a JSON object)`,
+          hidden: true,
+        })
+      : h("input", { type: "text", "aria-label": `${words(field.name)}: another value`, hidden: true })
+    : null;
   let entries = [];
   // In a match, a player is one of the seats this page plays (ctx.plays), never another's.
   const seats = field.name === "player" && ctx.plays ? ctx.plays : null;
@@ -213,8 +262,13 @@ function pickControl(field, common, ctx) {
     const chosen = input.value;
     entries = pickEntries(ctx.state(), field.picks, ctx.valueOf);
     if (seats) entries = entries.filter((e) => seats(e.value));
-    clear(input,
-      h("option", { value: "" }, entries.length || free ? "(not set)" : seats ? "(no seat you play)" : "(none in the state now)"),
+    clear(
+      input,
+      h(
+        "option",
+        { value: "" },
+        entries.length || free ? "(not set)" : seats ? "(no seat you play)" : "(none in the state now)",
+      ),
       entries.map((e) => h("option", { value: String(e.value) }, e.label)),
       free ? h("option", { value: OTHER }, "(another value…)") : null,
     );
@@ -230,7 +284,11 @@ function pickControl(field, common, ctx) {
     if (input.value === OTHER) {
       const text = free.value.trim();
       if (!text) return undefined;
-      return text.startsWith("{") ? JSON.parse(text) : field.type.includes("integer") && numeric(text) ? Number(text) : text;
+      return text.startsWith("{")
+        ? JSON.parse(text)
+        : field.type.includes("integer") && numeric(text)
+          ? Number(text)
+          : text;
     }
     const value = entries.find((e) => String(e.value) === input.value)?.value;
     if (value === undefined) return undefined;
@@ -271,28 +329,55 @@ function scalarControl(field, path, ctx) {
   if (field.picks) {
     ({ input, read, set, extra } = pickControl(field, common, ctx));
   } else if (field.choices) {
-    input = h("select", common, h("option", { value: "" }, "(not set)"), field.choices.map((c) => h("option", { value: String(c) }, words(c))));
+    input = h(
+      "select",
+      common,
+      h("option", { value: "" }, "(not set)"),
+      field.choices.map((c) => h("option", { value: String(c) }, words(c))),
+    );
     read = () => {
       if (input.value === "") return undefined;
       if (type.includes("integer") && numeric(input.value)) return Number(input.value);
       return field.choices.find((c) => String(c) === input.value);
     };
   } else if (type === "boolean") {
-    input = h("select", common, h("option", { value: "" }, "(not set)"), h("option", { value: "true" }, "yes"), h("option", { value: "false" }, "no"));
+    input = h(
+      "select",
+      common,
+      h("option", { value: "" }, "(not set)"),
+      h("option", { value: "true" }, "yes"),
+      h("option", { value: "false" }, "no"),
+    );
     read = () => (input.value === "" ? undefined : input.value === "true");
   } else if (type === "integer") {
-    input = h("input", { ...common, type: "number", inputmode: "numeric", min: field.minimum, max: field.maximum, step: 1 });
+    input = h("input", {
+      ...common,
+      type: "number",
+      inputmode: "numeric",
+      min: field.minimum,
+      max: field.maximum,
+      step: 1,
+    });
     read = () => (input.value === "" ? undefined : wholeNumber(input.value, name));
   } else if (type === "integer or string") {
     input = h("input", { ...common, type: "text" });
     read = () => (input.value === "" ? undefined : numeric(input.value) ? wholeNumber(input.value, name) : input.value);
   } else if (type === "array") {
     const faces = field.name === "faces";
-    input = h("input", { ...common, type: "text", placeholder: faces ? `faces you rolled, ${facesExample(ctx.dice)}` : "values separated by commas, or JSON", class: faces ? "faces" : null });
+    input = h("input", {
+      ...common,
+      type: "text",
+      placeholder: faces ? `faces you rolled, ${facesExample(ctx.dice)}` : "values separated by commas, or JSON",
+      class: faces ? "faces" : null,
+    });
     read = () => (faces ? facesValue(input.value, name) : listValue(input.value, field.items?.type, name));
     set = (value) => (input.value = JSON.stringify(value));
   } else if (type === "object" || type === "string or object") {
-    input = h("textarea", { ...common, rows: 2, placeholder: type === "object" ? "JSON object" : "text or JSON object" });
+    input = h("textarea", {
+      ...common,
+      rows: 2,
+      placeholder: type === "object" ? "JSON object" : "text or JSON object",
+    });
     read = () => {
       const text = input.value.trim();
       if (!text) return undefined;
@@ -306,7 +391,12 @@ function scalarControl(field, path, ctx) {
     read = () => (input.value === "" ? undefined : input.value);
   }
   if (field.required) input.setAttribute("required", "");
-  const label = h("label", { for: id }, name, field.required ? h("span", { class: "req", "aria-hidden": "true" }, " *") : null);
+  const label = h(
+    "label",
+    { for: id },
+    name,
+    field.required ? h("span", { class: "req", "aria-hidden": "true" }, " *") : null,
+  );
   const help = hint ? h("small", { id: hintId, class: "hint" }, hint) : null;
   return { el: h("div", { class: "field", dataset: { field: path } }, label, input, extra, help), read, set };
 }
@@ -322,22 +412,52 @@ function control(field, path, ctx, open = false) {
 // `open` names optional objects shown open; `answers` ([{label, values}]) is a required choice
 // whose values join the body; `state()` is the campaign state the picks come from.
 // `plays(seat)`, in a match: the seats this page plays, the only ones its player select offers.
-export function commandForm(command, { seat, plays = null, send, preset = {}, initial = {}, open = [], answers = null, state = () => ({}), title = null, submit = null } = {}) {
+export function commandForm(
+  command,
+  {
+    seat,
+    plays = null,
+    send,
+    preset = {},
+    initial = {},
+    open = [],
+    answers = null,
+    state = () => ({}),
+    title = null,
+    submit = null,
+  } = {},
+) {
   // The page fills `entropy` itself, at the moment the command is sent (campaign.js).
   // The answer's values are its own: their fields are not asked again.
   const covered = new Set((answers || []).flatMap((a) => Object.keys(a.values)));
   // Faces only for a command that rolls dice (the catalogue's `dice` says which; null: none).
   const rolls = Boolean(command.dice) && !/^None\b/.test(command.dice);
-  const fields = command.fields.filter((f) => !(f.name in preset) && !covered.has(f.name) && f.name !== "entropy" && (rolls || f.name !== "faces"));
+  const fields = command.fields.filter(
+    (f) => !(f.name in preset) && !covered.has(f.name) && f.name !== "entropy" && (rolls || f.name !== "faces"),
+  );
   let parts = [];
-  const ctx = { seat, plays, dice: command.dice, state, refreshers: [], valueOf: (name) => (name in preset ? preset[name] : parts.find(([n]) => n === name)?.[1].read()) };
+  const ctx = {
+    seat,
+    plays,
+    dice: command.dice,
+    state,
+    refreshers: [],
+    valueOf: (name) => (name in preset ? preset[name] : parts.find(([n]) => n === name)?.[1].read()),
+  };
   parts = fields.map((f) => [f.name, control(f, f.name, ctx, open.includes(f.name))]);
   for (const [name, part] of parts) if (initial[name] !== undefined) part.set?.(initial[name]);
   // The seat (or an initial value) was set after the fields that depend on it were filled in:
   // fill them again, so that a piece is among the pieces of the player already chosen.
   ctx.refreshers.forEach((refresh) => refresh());
   const answerId = nextId(`${command.name}-answer`);
-  const answer = answers ? h("select", { id: answerId, name: "answer", required: true }, h("option", { value: "" }, "(choose)"), answers.map((a, i) => h("option", { value: String(i) }, a.label))) : null;
+  const answer = answers
+    ? h(
+        "select",
+        { id: answerId, name: "answer", required: true },
+        h("option", { value: "" }, "(choose)"),
+        answers.map((a, i) => h("option", { value: String(i) }, a.label)),
+      )
+    : null;
   const error = h("p", { class: "error", role: "alert" });
   const name = words(command.name);
   const form = h(
@@ -358,7 +478,12 @@ export function commandForm(command, { seat, plays = null, send, preset = {}, in
     error.textContent = "";
     let body;
     try {
-      body = { type: command.name, ...preset, ...(answer ? answers[Number(answer.value)].values : {}), ...readParts(parts) };
+      body = {
+        type: command.name,
+        ...preset,
+        ...(answer ? answers[Number(answer.value)].values : {}),
+        ...readParts(parts),
+      };
     } catch (problem) {
       error.textContent = `Could not read the form: ${problem.message}`;
       return;
@@ -386,7 +511,10 @@ export function explain(problem) {
   if (detail) bits.push(detail);
   if (p.errors && typeof p.errors === "object") {
     const more = Object.entries(p.errors)
-      .map(([k, v]) => `${k}: ${Array.isArray(v) && v.every((m) => typeof m === "string") ? v.join(" ") : JSON.stringify(v)}`)
+      .map(
+        ([k, v]) =>
+          `${k}: ${Array.isArray(v) && v.every((m) => typeof m === "string") ? v.join(" ") : JSON.stringify(v)}`,
+      )
       .filter((line) => !detail.includes(line));
     if (more.length) bits.push(more.join("; "));
   }

@@ -5,18 +5,43 @@ import { VERDICTS, rollVerdict } from "./verify.js";
 const short = (hex) => (hex ? `${hex.slice(0, 10)}…` : "—");
 
 export function rollElement(roll) {
-  const dice = h("span", { class: "dice", "aria-label": `dice ${roll.dice.map((d) => `d${d.sides} ${d.face}${d.kept === false ? " dropped" : ""}`).join(", ")}` },
-    roll.dice.map((d) => h("span", { class: `die${d.kept === false ? " dropped" : ""}`, title: `d${d.sides}` }, String(d.face))));
+  const dice = h(
+    "span",
+    {
+      class: "dice",
+      "aria-label": `dice ${roll.dice.map((d) => `d${d.sides} ${d.face}${d.kept === false ? " dropped" : ""}`).join(", ")}`,
+    },
+    roll.dice.map((d) =>
+      h("span", { class: `die${d.kept === false ? " dropped" : ""}`, title: `d${d.sides}` }, String(d.face)),
+    ),
+  );
   const verdict = h("span", { class: "verdict" }, "checking…");
   const why = h("small", { class: "why" });
   const proof = roll.proof
-    ? h("details", { class: "proof" }, h("summary", {}, "proof"),
-        h("dl", { class: "facts" },
-          h("dt", {}, "commitment"), h("dd", { title: roll.proof.commitment }, short(roll.proof.commitment)),
-          h("dt", {}, "client seed"), h("dd", {}, roll.proof.client_seed),
-          h("dt", {}, "nonce"), h("dd", {}, String(roll.proof.nonce)),
-          roll.proof.entropy ? [h("dt", {}, "player entropy"), h("dd", { class: "entropy" }, roll.proof.entropy)] : null,
-          h("dt", {}, "server seed"), h("dd", { title: roll.proof.server_seed || "" }, roll.proof.server_seed ? short(roll.proof.server_seed) : "not revealed yet")))
+    ? h(
+        "details",
+        { class: "proof" },
+        h("summary", {}, "proof"),
+        h(
+          "dl",
+          { class: "facts" },
+          h("dt", {}, "commitment"),
+          h("dd", { title: roll.proof.commitment }, short(roll.proof.commitment)),
+          h("dt", {}, "client seed"),
+          h("dd", {}, roll.proof.client_seed),
+          h("dt", {}, "nonce"),
+          h("dd", {}, String(roll.proof.nonce)),
+          roll.proof.entropy
+            ? [h("dt", {}, "player entropy"), h("dd", { class: "entropy" }, roll.proof.entropy)]
+            : null,
+          h("dt", {}, "server seed"),
+          h(
+            "dd",
+            { title: roll.proof.server_seed || "" },
+            roll.proof.server_seed ? short(roll.proof.server_seed) : "not revealed yet",
+          ),
+        ),
+      )
     : null;
   const el = h("li", { class: `roll${roll.undone ? " undone" : ""}`, dataset: { rollId: roll.roll_id } },
     h("span", { class: "rid" }, roll.roll_id),

@@ -21,7 +21,12 @@ function input(label, attrs, value) {
 
 function select(label, options, value, blank = "(default)") {
   const id = `setup-${++uid}`;
-  const el = h("select", { id }, blank ? h("option", { value: "" }, blank) : null, options.map((o) => h("option", { value: o }, o)));
+  const el = h(
+    "select",
+    { id },
+    blank ? h("option", { value: "" }, blank) : null,
+    options.map((o) => h("option", { value: o }, o)),
+  );
   if (value !== undefined && value !== null) el.value = String(value);
   return { el, box: h("div", { class: "field" }, h("label", { for: id }, label), el) };
 }
@@ -41,11 +46,24 @@ function pieceRow(owner, piece = {}) {
   const kind = select("Starts", KINDS, piece.location?.kind ?? "home", null);
   const space = input("Pathway space", { type: "number", min: 0, max: 10000 }, piece.location?.space);
   const facing = select("Facing", FACINGS, piece.facing, "(default: N)");
-  const adapt = input("Adaptability", { type: "number", min: -20, max: 20, placeholder: "default 0" }, piece.adaptability);
+  const adapt = input(
+    "Adaptability",
+    { type: "number", min: -20, max: 20, placeholder: "default 0" },
+    piece.adaptability,
+  );
   const sync = () => (space.box.hidden = kind.el.value !== "pathway");
   kind.el.addEventListener("change", sync);
   sync();
-  const row = h("fieldset", { class: "nested piece" }, h("legend", {}, "Piece"), id.box, kind.box, space.box, facing.box, adapt.box);
+  const row = h(
+    "fieldset",
+    { class: "nested piece" },
+    h("legend", {}, "Piece"),
+    id.box,
+    kind.box,
+    space.box,
+    facing.box,
+    adapt.box,
+  );
   const read = () => {
     const out = { id: id.el.value.trim(), location: { kind: kind.el.value } };
     if (kind.el.value === "pathway") out.location.space = num(space.el) ?? 0;
@@ -56,7 +74,14 @@ function pieceRow(owner, piece = {}) {
   const named = () => id.el.value.trim() || "no id";
   // a refusal's path inside this piece: "location.space" is its pathway space
   const locate = (rest) => {
-    const fields = { id: at(id, "id"), location: at(kind, "where it starts"), "location.kind": at(kind, "where it starts"), "location.space": at(space, "pathway space"), facing: at(facing, "facing"), adaptability: at(adapt, "adaptability") };
+    const fields = {
+      id: at(id, "id"),
+      location: at(kind, "where it starts"),
+      "location.kind": at(kind, "where it starts"),
+      "location.space": at(space, "pathway space"),
+      facing: at(facing, "facing"),
+      adaptability: at(adapt, "adaptability"),
+    };
     return fields[rest] || at(id, rest || "");
   };
   return { row, read, named, locate };
@@ -68,7 +93,16 @@ function weaponRow(owner, weapon = {}) {
   const ammo = input("Ammunition", AMMO, weapon.ammo);
   const most = input("Capacity", AMMO, weapon.ammo_max);
   const regen = input("Regained each night", AMMO, weapon.ammo_regen);
-  const row = h("fieldset", { class: "nested weapon" }, h("legend", {}, "Weapon"), id.box, kind.box, ammo.box, most.box, regen.box);
+  const row = h(
+    "fieldset",
+    { class: "nested weapon" },
+    h("legend", {}, "Weapon"),
+    id.box,
+    kind.box,
+    ammo.box,
+    most.box,
+    regen.box,
+  );
   const read = () => {
     const out = { id: id.el.value.trim(), kind: kind.el.value };
     const [a, m, r] = [num(ammo.el), num(most.el), num(regen.el)];
@@ -80,7 +114,14 @@ function weaponRow(owner, weapon = {}) {
   };
   const named = () => id.el.value.trim() || "no id";
   const locate = (rest) => {
-    const fields = { id: at(id, "id"), kind: at(kind, "kind"), ammo: at(ammo, "ammunition"), ammo_max: at(most, "capacity"), ammo_regen: at(regen, "regained each night"), uses_ammo: at(ammo, "ammunition") };
+    const fields = {
+      id: at(id, "id"),
+      kind: at(kind, "kind"),
+      ammo: at(ammo, "ammunition"),
+      ammo_max: at(most, "capacity"),
+      ammo_regen: at(regen, "regained each night"),
+      uses_ammo: at(ammo, "ammunition"),
+    };
     return fields[rest] || at(id, rest || "");
   };
   return { row, read, named, locate };
@@ -92,12 +133,34 @@ function group(title, make, initial) {
   const list = h("div", { class: "rows" });
   const add = (value) => {
     const entry = make(value);
-    entry.row.append(h("button", { type: "button", class: "small", onclick: () => { rows.splice(rows.indexOf(entry), 1); entry.row.remove(); } }, `Remove this ${title}`));
+    entry.row.append(
+      h(
+        "button",
+        {
+          type: "button",
+          class: "small",
+          onclick: () => {
+            rows.splice(rows.indexOf(entry), 1);
+            entry.row.remove();
+          },
+        },
+        `Remove this ${title}`,
+      ),
+    );
     rows.push(entry);
     list.append(entry.row);
   };
   (initial || []).forEach(add);
-  return { el: h("div", { class: `group ${title}s` }, list, h("button", { type: "button", class: "small", onclick: () => add() }, `Add a ${title}`)), read: () => rows.map((r) => r.read()), rows };
+  return {
+    el: h(
+      "div",
+      { class: `group ${title}s` },
+      list,
+      h("button", { type: "button", class: "small", onclick: () => add() }, `Add a ${title}`),
+    ),
+    read: () => rows.map((r) => r.read()),
+    rows,
+  };
 }
 
 function playerRow(player = {}, bounds = {}) {
@@ -113,9 +176,17 @@ function playerRow(player = {}, bounds = {}) {
     luck_mod: input("Luck modifier", numbers, player.luck_mod),
     int_mod: input("INT modifier", numbers, player.int_mod),
     partner: select("Partner", PARTNERS, player.partner, "(none)"),
-    relationship: input("Relationship", { type: "number", min: 0, max: 1000, placeholder: "default 0" }, player.relationship),
+    relationship: input(
+      "Relationship",
+      { type: "number", min: 0, max: 1000, placeholder: "default 0" },
+      player.relationship,
+    ),
     // G-CB-01: empty leaves fate rerolls uncounted (unlimited).
-    fate_rerolls: input("Fate rerolls", { type: "number", min: 0, max: 100, placeholder: "unlimited" }, player.fate_rerolls),
+    fate_rerolls: input(
+      "Fate rerolls",
+      { type: "number", min: 0, max: 100, placeholder: "unlimited" },
+      player.fate_rerolls,
+    ),
   };
   // The house rules' bounds, as the house-rules form holds them now: exhaustion at most
   // cb.exhaustion.max; a partner's relationship at least cb.relationship.floor.
@@ -126,8 +197,21 @@ function playerRow(player = {}, bounds = {}) {
   };
   party.partner.el.addEventListener("change", bound);
   bound();
-  const row = h("fieldset", { class: "nested player" }, h("legend", {}, "Player"), id.box,
-    h("div", { class: "party-numbers" }, Object.values(party).map((p) => p.box)), h("h5", {}, "Pieces"), pieces.el, h("h5", {}, "Weapons"), weapons.el);
+  const row = h(
+    "fieldset",
+    { class: "nested player" },
+    h("legend", {}, "Player"),
+    id.box,
+    h(
+      "div",
+      { class: "party-numbers" },
+      Object.values(party).map((p) => p.box),
+    ),
+    h("h5", {}, "Pieces"),
+    pieces.el,
+    h("h5", {}, "Weapons"),
+    weapons.el,
+  );
   const read = () => {
     const out = { id: id.el.value.trim() };
     for (const [key, part] of Object.entries(party)) put(out, key, key === "partner" ? part.el.value : num(part.el));
@@ -136,7 +220,15 @@ function playerRow(player = {}, bounds = {}) {
     if (w.length) out.weapons = w;
     return out;
   };
-  const WORDS = { id: "id", exhaustion: "exhaustion", luck_mod: "luck modifier", int_mod: "INT modifier", partner: "partner", relationship: "relationship", fate_rerolls: "fate rerolls" };
+  const WORDS = {
+    id: "id",
+    exhaustion: "exhaustion",
+    luck_mod: "luck modifier",
+    int_mod: "INT modifier",
+    partner: "partner",
+    relationship: "relationship",
+    fate_rerolls: "fate rerolls",
+  };
   // "pieces[1].location.space": the second piece's pathway space, and so on.
   const locate = (rest, name) => {
     if (!rest || rest === "id") return at(id, rest ? `${name}, id` : name);
@@ -146,7 +238,10 @@ function playerRow(player = {}, bounds = {}) {
     const one = rows?.[Number(inner[2])];
     if (one) {
       const spot = one.locate(inner[3]);
-      return { el: spot.el, words: `${name}, ${inner[1] === "pieces" ? "piece" : "weapon"} ${Number(inner[2]) + 1} (${one.named()})${spot.words ? `, ${spot.words}` : ""}` };
+      return {
+        el: spot.el,
+        words: `${name}, ${inner[1] === "pieces" ? "piece" : "weapon"} ${Number(inner[2]) + 1} (${one.named()})${spot.words ? `, ${spot.words}` : ""}`,
+      };
     }
     return at(id, `${name}, ${rest.replaceAll("_", " ")}`);
   };
@@ -159,7 +254,12 @@ function restOfSetup(extra) {
   const id = `setup-${++uid}`;
   const el = h("textarea", { id, rows: 3, spellcheck: "false", class: "setup-rest" });
   el.value = Object.keys(extra).length ? JSON.stringify(extra) : "";
-  const box = h("div", { class: "field" }, h("label", { for: id }, "The rest of the setup (JSON: creatures, annustar, options)"), el);
+  const box = h(
+    "div",
+    { class: "field" },
+    h("label", { for: id }, "The rest of the setup (JSON: creatures, annustar, options)"),
+    el,
+  );
   return { el, box, read: () => (el.value.trim() ? JSON.parse(el.value) : {}) };
 }
 
@@ -171,7 +271,13 @@ function startingPlayer(players, sampleId) {
   let chosen = players.rows.find((r) => r.read().id === sampleId) || null;
   const refresh = () => {
     if (chosen && !players.rows.includes(chosen)) chosen = null;
-    clear(el, h("option", { value: "" }, "(the first player)"), players.rows.map((r, k) => h("option", { value: String(k), selected: r === chosen }, r.read().id || `player ${k + 1}`)));
+    clear(
+      el,
+      h("option", { value: "" }, "(the first player)"),
+      players.rows.map((r, k) =>
+        h("option", { value: String(k), selected: r === chosen }, r.read().id || `player ${k + 1}`),
+      ),
+    );
   };
   el.addEventListener("change", () => (chosen = el.value === "" ? null : players.rows[Number(el.value)]));
   refresh();
@@ -182,10 +288,19 @@ function startingPlayer(players, sampleId) {
 export function setupBuilder(sample) {
   const bounds = {}; // the house rules' bounds now (bound())
   const players = group("player", (p) => playerRow(p, bounds), sample?.players || []);
-  const { starting_token: token, ...others } = Object.fromEntries(Object.entries(sample || {}).filter(([k]) => k !== "players"));
+  const { starting_token: token, ...others } = Object.fromEntries(
+    Object.entries(sample || {}).filter(([k]) => k !== "players"),
+  );
   const start = startingPlayer(players, token);
   const rest = restOfSetup(others);
-  const el = h("fieldset", { class: "setup-builder" }, h("legend", {}, "Players, their pieces and weapons"), players.el, start.box, rest.box);
+  const el = h(
+    "fieldset",
+    { class: "setup-builder" },
+    h("legend", {}, "Players, their pieces and weapons"),
+    players.el,
+    start.box,
+    rest.box,
+  );
   // a player added, removed or renamed: the starting player's choices follow
   el.addEventListener("input", (event) => event.target !== start.el && start.refresh());
   el.addEventListener("click", (event) => event.target !== start.el && queueMicrotask(start.refresh));

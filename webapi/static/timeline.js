@@ -38,7 +38,9 @@ function localSummary(event) {
     case "questlog.RollbackApproved":
       return `${d.player} agreed to the rollback`;
     case "questlog.CampaignCreated":
-      return d.origin ? `forked from ${d.origin.campaign_id} at version ${d.origin.version}` : `campaign “${d.name}” started (${d.game})`;
+      return d.origin
+        ? `forked from ${d.origin.campaign_id} at version ${d.origin.version}`
+        : `campaign “${d.name}” started (${d.game})`;
     case "questlog.SeedRotated":
       return `seed revealed (${String(d.revealed_seed).slice(0, 12)}…) and a new one committed`;
     case "questlog.CampaignImported":
@@ -48,7 +50,8 @@ function localSummary(event) {
     case "questlog.HouseRuleConfigured":
       return `house rule ${d.key}: ${brief(d.old_value, 30)} → ${brief(d.new_value, 30)}`;
     default:
-      if (d.command) return `${d.command.type}${d.details && Object.keys(d.details).length ? `: ${brief(d.details, 100)}` : ""}`;
+      if (d.command)
+        return `${d.command.type}${d.details && Object.keys(d.details).length ? `: ${brief(d.details, 100)}` : ""}`;
       return d.purpose || "";
   }
 }
@@ -58,22 +61,54 @@ function localSummary(event) {
 export function eventElement(item, actions, mid = false) {
   const { event, patch } = item;
   // a roll the event's summary already tells is not told again; a roll's own summary when it has one
-  const rolls = event.summary ? [] : (event.data?.rolls || []).map((r) => r.summary || `${r.roll_id} ${r.purpose}: ${r.notation} [${r.dice.map((d) => d.face).join(", ")}] = ${r.total}`);
+  const rolls = event.summary
+    ? []
+    : (event.data?.rolls || []).map(
+        (r) =>
+          r.summary ||
+          `${r.roll_id} ${r.purpose}: ${r.notation} [${r.dice.map((d) => d.face).join(", ")}] = ${r.total}`,
+      );
   const raw = { ...event };
   delete raw.summary;
   return h(
     "li",
-    { class: `event${event.undone ? " undone" : ""}${event.type === "questlog.RolledBack" ? " rollback" : ""}`, dataset: { version: event.version, type: event.type, ends: mid ? "false" : "true" } },
-    h("div", { class: "head" },
-      h("a", { href: `?version=${event.version}`, class: "v", "aria-label": `open version ${event.version}` }, `v${event.version}`),
+    {
+      class: `event${event.undone ? " undone" : ""}${event.type === "questlog.RolledBack" ? " rollback" : ""}`,
+      dataset: { version: event.version, type: event.type, ends: mid ? "false" : "true" },
+    },
+    h(
+      "div",
+      { class: "head" },
+      h(
+        "a",
+        { href: `?version=${event.version}`, class: "v", "aria-label": `open version ${event.version}` },
+        `v${event.version}`,
+      ),
       h("span", { class: "type" }, event.type.replace(/^(questlog|qc|cb)\./, "")),
       h("time", { datetime: event.timestamp }, event.timestamp.replace("T", " ").slice(0, 19)),
       event.actor ? h("span", { class: "actor", title: event.actor }, actorName(event.actor)) : null,
-      event.undone ? h("span", { class: "badge" }, `undone by v${event.undone_by}`) : null),
+      event.undone ? h("span", { class: "badge" }, `undone by v${event.undone_by}`) : null,
+    ),
     h("p", { class: "what" }, eventSummary(event)),
     rolls.length ? h("p", { class: "rolls-line" }, rolls.join(" · ")) : null,
-    patch && patch.length ? h("details", {}, h("summary", {}, `${patch.length} change(s)`), h("ul", { class: "patch" }, patch.slice(0, 40).map(change))) : null,
-    h("details", { class: "raw" }, h("summary", {}, "the raw event"), h("pre", { class: "raw-event" }, JSON.stringify(raw, (_k, v) => (v && v.raw !== undefined ? Number(v.raw) : v), 2))),
+    patch && patch.length
+      ? h(
+          "details",
+          {},
+          h("summary", {}, `${patch.length} change(s)`),
+          h("ul", { class: "patch" }, patch.slice(0, 40).map(change)),
+        )
+      : null,
+    h(
+      "details",
+      { class: "raw" },
+      h("summary", {}, "the raw event"),
+      h(
+        "pre",
+        { class: "raw-event" },
+        JSON.stringify(raw, (_k, v) => (v && v.raw !== undefined ? Number(v.raw) : v), 2),
+      ),
+    ),
     actions(event, mid),
   );
 }
@@ -111,7 +146,8 @@ export class Timeline {
     this.oldest = events[0];
     this.newest = this.newest || events.at(-1);
     this.note(check);
-    if (after && check.ok && after.prev_hash !== check.last) this.note({ ok: false, version: after.version, why: "does not link to the page before it" });
+    if (after && check.ok && after.prev_hash !== check.last)
+      this.note({ ok: false, version: after.version, why: "does not link to the page before it" });
     // the events of one command share a timestamp: all but its last are mid-command
     const next = (k) => (k + 1 < events.length ? events[k + 1] : after);
     const mid = events.map((event, k) => next(k) !== null && next(k).timestamp === event.timestamp);

@@ -17,11 +17,14 @@ function fromState(game, state, who) {
       : { turn: "asked", text: `${at}${asked}: ${words(pending.decision)}` };
   }
   if (night) return { turn: "night", text: `${at}in progress` };
-  if (game === "quest-calendar") return who.canPlay ? { turn: "yours", text: "Your turn" } : { turn: "waiting", text: "Waiting for the player" };
+  if (game === "quest-calendar")
+    return who.canPlay ? { turn: "yours", text: "Your turn" } : { turn: "waiting", text: "Waiting for the player" };
   const player = state.turn?.player;
   if (player === null || player === undefined) return { turn: "none", text: "" };
   if (player === seat) return { turn: "yours", text: "Your turn" };
-  return who.canPlay && who.plays(player) ? { turn: "yours", text: `${player}'s turn: you play for ${player}` } : { turn: "waiting", text: `Waiting for ${player}` };
+  return who.canPlay && who.plays(player)
+    ? { turn: "yours", text: `${player}'s turn: you play for ${player}` }
+    : { turn: "waiting", text: `Waiting for ${player}` };
 }
 
 // {turn, text} for the banner; `actions` is the actions route's answer or null.
@@ -30,7 +33,8 @@ export function turnOf(game, state, who, actions) {
   if (!state.pending && told && told.player !== null && told.player !== undefined) {
     const phase = told.phase && told.phase !== "day" ? ` (${words(told.phase)})` : "";
     if (told.yours) return { turn: "yours", text: `Your turn${phase}` };
-    if (who.canPlay && who.plays(told.player)) return { turn: "yours", text: `${told.player}'s turn${phase}: you play for ${told.player}` };
+    if (who.canPlay && who.plays(told.player))
+      return { turn: "yours", text: `${told.player}'s turn${phase}: you play for ${told.player}` };
     return { turn: "waiting", text: `Waiting for ${told.player}${phase}` };
   }
   return fromState(game, state, who);

@@ -40,7 +40,9 @@ export async function deriveFaces(seedHex, clientSeed, nonce, sides, entropy = n
   for (const n of sides) {
     for (;;) {
       if (words.length === 0) {
-        const digest = new DataView(await subtle.sign("HMAC", key, encoder.encode(`${clientSeed}:${nonce}:${block}${suffix}`)));
+        const digest = new DataView(
+          await subtle.sign("HMAC", key, encoder.encode(`${clientSeed}:${nonce}:${block}${suffix}`)),
+        );
         words = Array.from({ length: 8 }, (_, k) => digest.getUint32(4 * k, false));
         block += 1;
       }
@@ -69,10 +71,16 @@ export async function rollVerdict(roll, seeds = {}, inForce = null) {
   if (roll.source === "reported" || !roll.proof) return { verdict: "reported", why: "rolled by hand" };
   const { commitment, client_seed: clientSeed, nonce } = roll.proof;
   if (inForce && inForce.commitment !== commitment) {
-    return { verdict: "mismatch", why: `the proof names commitment ${commitment.slice(0, 12)}…, but ${String(inForce.commitment).slice(0, 12)}… was in force` };
+    return {
+      verdict: "mismatch",
+      why: `the proof names commitment ${commitment.slice(0, 12)}…, but ${String(inForce.commitment).slice(0, 12)}… was in force`,
+    };
   }
   if (inForce && inForce.client_seed !== clientSeed) {
-    return { verdict: "mismatch", why: `the proof names client seed “${clientSeed}”, but “${inForce.client_seed}” was in force` };
+    return {
+      verdict: "mismatch",
+      why: `the proof names client seed “${clientSeed}”, but “${inForce.client_seed}” was in force`,
+    };
   }
   const seed = seeds[commitment] ?? roll.proof.server_seed;
   if (!seed) return { verdict: "awaiting-reveal", why: "the seed is still secret" };
@@ -117,10 +125,16 @@ export async function checkChain(campaignId, events, prev = undefined) {
   for (const event of events) {
     if (Number(event.version) === 1) last = "0".repeat(64);
     if (last !== undefined && event.prev_hash !== last) {
-      return { ok: false, checked, version: event.version, why: `prev_hash does not link to version ${event.version - 1}` };
+      return {
+        ok: false,
+        checked,
+        version: event.version,
+        why: `prev_hash does not link to version ${event.version - 1}`,
+      };
     }
     const hash = await eventHash(campaignId, event);
-    if (hash !== event.hash) return { ok: false, checked, version: event.version, why: "its hash does not match its content" };
+    if (hash !== event.hash)
+      return { ok: false, checked, version: event.version, why: "its hash does not match its content" };
     last = hash;
     checked += 1;
   }
@@ -147,7 +161,8 @@ export function diceInForce(events) {
   for (const event of events) {
     const d = event.data || {};
     if (event.type === "questlog.CampaignCreated") current = { commitment: d.commitment, client_seed: d.client_seed };
-    else if (event.type === "questlog.SeedRotated" || event.type === "questlog.CampaignImported") current = { ...current, commitment: d.commitment };
+    else if (event.type === "questlog.SeedRotated" || event.type === "questlog.CampaignImported")
+      current = { ...current, commitment: d.commitment };
     else if (event.type === "questlog.ClientSeedChanged") current = { ...current, client_seed: d.client_seed };
     for (const roll of rollsOf(event)) inForce.set(roll.roll_id, current);
   }
@@ -183,10 +198,20 @@ export function nonceProblems(events) {
       used.get(commitment).add(nonce);
       const expected = next.get(commitment) ?? 0;
       if (nonce > expected) {
-        const missing = nonce === expected + 1 ? `nonce ${expected} under this commitment is` : `nonces ${expected} to ${nonce - 1} under this commitment are`;
-        problems.push({ ...where, missing: [expected, nonce - 1], why: `roll ${roll.roll_id} carries nonce ${nonce}, but ${missing} missing from the log` });
+        const missing =
+          nonce === expected + 1
+            ? `nonce ${expected} under this commitment is`
+            : `nonces ${expected} to ${nonce - 1} under this commitment are`;
+        problems.push({
+          ...where,
+          missing: [expected, nonce - 1],
+          why: `roll ${roll.roll_id} carries nonce ${nonce}, but ${missing} missing from the log`,
+        });
       } else if (nonce < expected) {
-        problems.push({ ...where, why: `roll ${roll.roll_id} carries nonce ${nonce} after nonce ${expected - 1}: out of order` });
+        problems.push({
+          ...where,
+          why: `roll ${roll.roll_id} carries nonce ${nonce} after nonce ${expected - 1}: out of order`,
+        });
       }
       next.set(commitment, Math.max(expected, nonce + 1));
     }
