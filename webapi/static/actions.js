@@ -167,7 +167,8 @@ function showUndo(page, undo) {
     page.undoNote.append(`Cannot be undone: ${undo.reason || "the rollback policy forbids it"}.`);
   else
     page.undoNote.append(
-      `${words(undo.command)}: back to version ${undo.to_version}${undo.policy === "proposal" ? ", once the players agree" : ""}.`,
+      `${words(undo.command)}: back to version ${undo.to_version}` +
+        `${undo.policy === "proposal" ? ", once the players agree" : ""}.`,
     );
   button.onclick = () => askUndo(page, undo);
   page.undoTarget = undo ? undo.to_version : null;

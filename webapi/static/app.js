@@ -102,7 +102,11 @@ function tokenProblem(text) {
       : /[\x00-\x1f\x7f-\x9f]/.test(c)
         ? `a control character (${CONTROLS[c] ? `${CONTROLS[c]}, ` : ""}${code})`
         : `“${c}” (${code}), which no token holds`;
-  return `That is not a token as it was given: it holds ${what} at character ${[...text.slice(0, bad.index)].length + 1}. Paste the token alone, exactly as it was given.`;
+  return (
+    `That is not a token as it was given: it holds ${what} at ` +
+    `character ${[...text.slice(0, bad.index)].length + 1}. Paste ` +
+    `the token alone, exactly as it was given.`
+  );
 }
 
 // "Open a campaign by id": a campaign id (a UUID), or a share or invite link of this server; the
@@ -127,7 +131,11 @@ function campaignAddress(text) {
   if (id && UUID.test(id))
     return { error: `That link is for another server (${url.host}): open it in the browser as it is.` };
   return {
-    error: `“${typed.length > 60 ? `${typed.slice(0, 59)}…` : typed}” is not a campaign id. An id has 36 characters, like 8f5e1c2a-3b4d-4e5f-8a9b-0c1d2e3f4a5b; a share or invite link (…/app/campaigns/<id>#token=…) opens too.`,
+    error:
+      `“${typed.length > 60 ? `${typed.slice(0, 59)}…` : typed}” is ` +
+      `not a campaign id. An id has 36 characters, like ` +
+      `8f5e1c2a-3b4d-4e5f-8a9b-0c1d2e3f4a5b; a share or invite link ` +
+      `(…/app/campaigns/<id>#token=…) opens too.`,
   };
 }
 
@@ -164,7 +172,10 @@ function signIn(message) {
     h(
       "p",
       {},
-      "Paste your Questlog API token. It stays in this tab only (sessionStorage) and is sent to this server alone. Invited by a link? Open that link again (or tick “Keep this link on this device” when you do, so that new tabs find it).",
+      "Paste your Questlog API token. It stays in this tab only " +
+        "(sessionStorage) and is sent to this server alone. Invited by a " +
+        "link? Open that link again (or tick “Keep this link on this " +
+        "device” when you do, so that new tabs find it).",
     ),
     h("div", { class: "field" }, h("label", { for: "token" }, "API token"), input),
     h(

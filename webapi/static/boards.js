@@ -74,7 +74,9 @@ function hero(hero) {
     list(
       abilities,
       (a) =>
-        `${a.name || a.id}: ${sayWord(a.usage)}${a.uses ? `, ${a.used}/${a.uses} used` : ""}${a.used_this_page ? ", used this page" : ""}`,
+        `${a.name || a.id}: ${sayWord(a.usage)}` +
+        `${a.uses ? `, ${a.used}/${a.uses} used` : ""}` +
+        `${a.used_this_page ? ", used this page" : ""}`,
     ),
   );
 }
@@ -134,16 +136,24 @@ function ship(ship) {
 const plus = (n) => (Number(n) > 0 ? ` + ${n}` : Number(n) < 0 ? ` − ${-Number(n)}` : "");
 function printedRound(r, k) {
   const condition = r.condition?.name ? `; condition ${words(r.condition.name)}` : "";
-  return `Round ${k + 1}${r.enemy ? `, ${r.enemy}` : ""}: hits on ${r.hit_target}, ${r.damage_needed} damage needed; enemy attack ${r.enemy_attack}, ${r.damage_reduced} damage if DEF beats it, else ${r.damage_full}${condition}`;
+  return (
+    `Round ${k + 1}${r.enemy ? `, ${r.enemy}` : ""}: hits on ` +
+    `${r.hit_target}, ${r.damage_needed} damage needed; enemy attack ` +
+    `${r.enemy_attack}, ${r.damage_reduced} damage if DEF beats it, ` +
+    `else ${r.damage_full}${condition}`
+  );
 }
 function attemptWords(a) {
   const attack = a.attack || {};
   const damage = a.damage || {};
   const hit = attack.rolled
-    ? `attack d20 ${attack.d20}${plus(attack.atk)}${plus(attack.bonus)} = ${attack.total}, ${attack.hit ? "a hit" : "a miss"}`
+    ? `attack d20 ${attack.d20}${plus(attack.atk)}${plus(attack.bonus)}` +
+      ` = ${attack.total}, ${attack.hit ? "a hit" : "a miss"}`
     : "no attack roll";
   const dealt = damage.rolled
-    ? `; damage ${damage.dice || ""} ${damage.dice_total}${plus(damage.bonus)}${plus(damage.flat)} = ${damage.total}${damage.doubled ? " (doubled)" : ""}`
+    ? `; damage ${damage.dice || ""} ${damage.dice_total}` +
+      `${plus(damage.bonus)}${plus(damage.flat)} = ${damage.total}` +
+      `${damage.doubled ? " (doubled)" : ""}`
     : "";
   return `${a.attempt === "extra" ? "Extra attack" : "Attack"}: ${hit}${dealt}`;
 }
@@ -153,7 +163,11 @@ function resultWords(r) {
   const used = r.abilities?.length
     ? `; abilities ${r.abilities.map((a) => (typeof a === "string" ? a : a.id || a.name)).join(", ")}`
     : "";
-  return `Round ${r.round}${r.enemy ? `, ${r.enemy}` : ""}: ${outcome}, ${r.damage_dealt} damage dealt of ${r.damage_needed} needed${taken}${used}`;
+  return (
+    `Round ${r.round}${r.enemy ? `, ${r.enemy}` : ""}: ${outcome}, ` +
+    `${r.damage_dealt} damage dealt of ${r.damage_needed} needed` +
+    `${taken}${used}`
+  );
 }
 function combat(c) {
   const rounds = c.rounds || [];
@@ -187,7 +201,9 @@ function combat(c) {
                 h(
                   "li",
                   {},
-                  `Round ${w.round}${w.condition?.name ? ` (${words(w.condition.name)})` : ""}: ${(w.attempts || []).map(attemptWords).join("; ")}`,
+                  `Round ${w.round}` +
+                    `${w.condition?.name ? ` (${words(w.condition.name)})` : ""}: ` +
+                    `${(w.attempts || []).map(attemptWords).join("; ")}`,
                 ),
               ),
             )
@@ -219,7 +235,8 @@ function page(state) {
       : h(
           "p",
           { class: "muted" },
-          `No page open. Pages played: ${cal.pages_played ?? 0}${cal.last_date ? `, the last on ${cal.last_date}` : ""}.`,
+          `No page open. Pages played: ${cal.pages_played ?? 0}` +
+            `${cal.last_date ? `, the last on ${cal.last_date}` : ""}.`,
         ),
   );
 }
@@ -284,7 +301,9 @@ function nightStep(night, nights) {
   const order = night.order || [];
   const data = night.data?.[night.step] || {};
   const bits = [
-    `night ${night.number ?? nights}, step ${night.index !== undefined ? night.index + 1 : "?"} of ${order.length}: ${words(night.step ?? "")}`,
+    `night ${night.number ?? nights}, step ` +
+      `${night.index !== undefined ? night.index + 1 : "?"} of ` +
+      `${order.length}: ${words(night.step ?? "")}`,
   ];
   if (data.landed !== undefined) bits.push(`the god piece landed on ${data.landed}`);
   if (data.hail?.length) bits.push(`hail saves for ${data.hail.join(", ")}`);
@@ -337,7 +356,9 @@ function party(id, p) {
           ? weapons
               .map(
                 (w) =>
-                  `${w.id} (${w.kind}${w.uses_ammo ? `, ammo ${w.ammo}/${w.ammo_max}, +${w.ammo_regen} a night` : ""}${w.looted ? ", looted" : ""})`,
+                  `${w.id} (${w.kind}` +
+                  `${w.uses_ammo ? `, ammo ${w.ammo}/${w.ammo_max}, +${w.ammo_regen} a night` : ""}` +
+                  `${w.looted ? ", looted" : ""})`,
               )
               .join("; ")
           : "none",
@@ -347,7 +368,8 @@ function party(id, p) {
         Object.values(p.pieces || {})
           .map(
             (x) =>
-              `${x.id} on ${where(x.location)}, facing ${x.facing}${x.conditions?.length ? `, ${x.conditions.map(say).join(", ")}` : ""}`,
+              `${x.id} on ${where(x.location)}, facing ${x.facing}` +
+              `${x.conditions?.length ? `, ${x.conditions.map(say).join(", ")}` : ""}`,
           )
           .join("; ") || "none",
       ],
@@ -373,7 +395,8 @@ export function calendarBoard(state) {
       dl([
         [
           "God piece",
-          `space ${state.board?.god_piece ?? 0} of ${layout.length - 1} (${layout[state.board?.god_piece ?? 0] ?? "?"})`,
+          `space ${state.board?.god_piece ?? 0} of ${layout.length - 1} ` +
+            `(${layout[state.board?.god_piece ?? 0] ?? "?"})`,
         ],
         ["Laps", state.board?.laps],
         ["Round", state.round],

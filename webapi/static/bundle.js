@@ -45,7 +45,11 @@ export function verifyPage(main) {
       h(
         "p",
         {},
-        "A bundle is a campaign's whole log with its revealed seeds (“Download the bundle” on a campaign's page). This page checks it here, with WebCrypto: every event's hash, every link of the chain, the head, and every revealed server roll derived again from its seed. Nothing is sent anywhere.",
+        "A bundle is a campaign's whole log with its revealed seeds " +
+          "(“Download the bundle” on a campaign's page). This page checks " +
+          "it here, with WebCrypto: every event's hash, every link of the " +
+          "chain, the head, and every revealed server roll derived again " +
+          "from its seed. Nothing is sent anywhere.",
       ),
       h("div", { class: "field" }, h("label", { for: "bundle-file" }, "Bundle file"), input),
       zone,
@@ -74,7 +78,8 @@ export async function verifyBundle(bundle) {
       { class: `chain ${verdict}`, dataset: { chain: verdict } },
       chain.ok
         ? headOk
-          ? `Chain intact: ${chain.checked} events, every hash recomputed, head ${bundle.head.hash.slice(0, 12)}… at version ${bundle.head.version}.`
+          ? `Chain intact: ${chain.checked} events, every hash recomputed, ` +
+            `head ${bundle.head.hash.slice(0, 12)}… at version ${bundle.head.version}.`
           : "The events do not end at the bundle's head."
         : `Chain broken at version ${chain.version}: ${chain.why}.`,
     ),

@@ -85,9 +85,10 @@ class CampaignPage {
     const agreed = [proposer, ...(proposal.approvals || proposal.approved_by || [])];
     const waiting = (proposal.players || []).filter((p) => !agreed.includes(p));
     const mine = this.agreeingSeats(waiting);
-    toast(
-      `Proposed ${what}${waiting.length ? `; waiting for ${waiting.join(", ")} to agree` : ""}${mine.length ? `. You play ${mine.join(" and ")} too: agree as ${mine.join(", ")} below, under “Open rollback proposals”` : ""}.`,
-    );
+    const alsoMine = mine.length
+      ? `. You play ${mine.join(" and ")} too: agree as ${mine.join(", ")} below, under “Open rollback proposals”`
+      : "";
+    toast(`Proposed ${what}${waiting.length ? `; waiting for ${waiting.join(", ")} to agree` : ""}${alsoMine}.`);
   }
 
   get asOf() {

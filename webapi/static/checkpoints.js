@@ -123,21 +123,29 @@ export async function checkCheckpoint(note, keyTexts, campaignId, hashAt) {
   if (logHash === null) {
     return {
       verdict: "rewritten",
-      why: `the log was rewritten after this checkpoint was signed: it names version ${checkpoint.version} with hash ${checkpoint.hash}, but the log now ends before version ${checkpoint.version}`,
+      why:
+        `the log was rewritten after this checkpoint was signed: it ` +
+        `names version ${checkpoint.version} with hash ${checkpoint.hash}, ` +
+        `but the log now ends before version ${checkpoint.version}`,
       checkpoint,
     };
   }
   if (logHash !== checkpoint.hash) {
     return {
       verdict: "rewritten",
-      why: `the log was rewritten after this checkpoint was signed: at version ${checkpoint.version} the checkpoint has hash ${checkpoint.hash}, the log has hash ${logHash}`,
+      why:
+        `the log was rewritten after this checkpoint was signed: at ` +
+        `version ${checkpoint.version} the checkpoint has hash ` +
+        `${checkpoint.hash}, the log has hash ${logHash}`,
       checkpoint,
       logHash,
     };
   }
   return {
     verdict: "ok",
-    why: `the log has hash ${logHash} at version ${checkpoint.version}, as the checkpoint signed by ${signedBy.text} says`,
+    why:
+      `the log has hash ${logHash} at version ${checkpoint.version}, ` +
+      `as the checkpoint signed by ${signedBy.text} says`,
     checkpoint,
     key: signedBy.text,
   };
@@ -177,7 +185,8 @@ export async function guardCampaign(campaignId, out) {
       show(
         out,
         verdict,
-        `${LABELS[verdict.verdict]}: ${verdict.why}. This page kept that checkpoint when it last showed this campaign; keep a copy of it.`,
+        `${LABELS[verdict.verdict]}: ${verdict.why}. This page kept that ` +
+          `checkpoint when it last showed this campaign; keep a copy of it.`,
         kept,
       );
       return verdict;

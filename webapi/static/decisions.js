@@ -17,9 +17,15 @@ function optionLabel(option) {
   if (option.replace === false) return "Keep the rushed clone";
   if (option.replace === true) return `Switch to a new hero${option.level ? ` (level ${option.level})` : ""}`;
   if (option.piece && option.target)
-    return `${option.piece} ambushes ${option.target}${option.to !== undefined ? ` (space ${option.from} → ${option.to})` : ""}`;
+    return (
+      `${option.piece} ambushes ${option.target}` +
+      `${option.to !== undefined ? ` (space ${option.from} → ${option.to})` : ""}`
+    );
   if (option.item)
-    return `${option.name || option.item}${option.slot ? ` (${option.slot}${option.equipped ? ", equipped" : ""})` : ""}`;
+    return (
+      `${option.name || option.item}` +
+      `${option.slot ? ` (${option.slot}${option.equipped ? ", equipped" : ""})` : ""}`
+    );
   return objectWords(option) || "this one";
 }
 
@@ -30,7 +36,10 @@ function valueWords(key, value) {
   if (value === null || value === undefined || value === false || value === "" || HIDDEN.test(key)) return null;
   if (value === true) return key === "may_decline" ? "you may decline" : words(key);
   if (key === "condition" && typeof value === "object" && value.name)
-    return `condition ${words(value.name)}${value.afflicted ? " (afflicted)" : value.afflicted === false ? " (resisted)" : ""}`;
+    return (
+      `condition ${words(value.name)}` +
+      `${value.afflicted ? " (afflicted)" : value.afflicted === false ? " (resisted)" : ""}`
+    );
   if (Array.isArray(value)) {
     const parts = value.map((v) => (v && typeof v === "object" ? objectWords(v) : words(v))).filter(Boolean);
     return parts.length ? `${words(key)}: ${parts.join("; ")}` : null;
@@ -63,30 +72,42 @@ const FATE_WHAT = {
   hail: (c) =>
     `failed the hail save: the d20 did not reach ${c.goal}${luck(c.luck_mod)}. Decline, and the hail's damage follows`,
   rizz: (c) =>
-    `lost the rizz with ${words(c.partner || "the partner")}: the roll (d20 + INT) did not beat ${c.defender_value}. Decline, and the attempt stays lost`,
+    `lost the rizz with ${words(c.partner || "the partner")}: the roll (d20 + INT) ` +
+    `did not beat ${c.defender_value}. Decline, and the attempt stays lost`,
   ambush: (c) => `rolled ${c.d6} on the ambush d6, which reaches no target. Decline, and the ambush misses`,
 };
 const QUESTIONS = {
   fate_reroll: (p, state) => {
     const c = p.context || {};
     const what = (FATE_WHAT[c.roll] || (() => `may reroll the ${words(c.roll || "roll")}`))(c);
-    return `${seatName(p.who)} ${what}; or spend a fate reroll to roll it again (the new roll stands, CB-10).${rerollsLeft(state, p.who)}`;
+    return (
+      `${seatName(p.who)} ${what}; or spend a fate reroll to roll it ` +
+      `again (the new roll stands, CB-10).${rerollsLeft(state, p.who)}`
+    );
   },
   ambush_target: (p, state) => {
     const c = p.context || {};
     const again = (p.commands || []).includes("fate_reroll")
       ? `, or spend a fate reroll to roll the d6 again.${rerollsLeft(state, p.who)}`
       : ".";
-    return `${seatName(p.who)} rolled ${c.d6} on the ambush d6. Choose which piece strikes which target, with the form it takes${again}`;
+    return (
+      `${seatName(p.who)} rolled ${c.d6} on the ambush d6. Choose ` +
+      `which piece strikes which target, with the form it takes${again}`
+    );
   },
   night_action: (p) =>
-    `${seatName(p.who)}'s night action: ${(p.options || []).map(words).join(", ") || "none left"}. Each party takes one, in turn order (CB-33).`,
+    `${seatName(p.who)}'s night action: ` +
+    `${(p.options || []).map(words).join(", ") || "none left"}. Each ` +
+    `party takes one, in turn order (CB-33).`,
   hail_damage: (p) =>
     `Hail hits ${seatName(p.who)}: the d4 rolled ${p.context?.d4}. Choose which piece takes the damage (CB-28).`,
   supply_weapon: (p) =>
-    `${seatName(p.who)} stands on a supply space: choose the supply weapon, the one whose ammunition refills${p.context?.may_decline ? ", or decline" : ""} (CB-15).`,
+    `${seatName(p.who)} stands on a supply space: choose the supply ` +
+    `weapon, the one whose ammunition refills` +
+    `${p.context?.may_decline ? ", or decline" : ""} (CB-15).`,
   creature_order: (p) =>
-    `${seatName(p.who)} holds the god token: choose the order in which the ${words(p.context?.creature_type || "creatures")} act (CB-04).`,
+    `${seatName(p.who)} holds the god token: choose the order in which ` +
+    `the ${words(p.context?.creature_type || "creatures")} act (CB-04).`,
   rest_injury: () => "Rest: choose which injured stat to restore (QC-52).",
   clone_loot: (p) => `The hero died (${words(p.context?.cause || "death")}). Choose what the clone keeps (QC-48).`,
   clone_replace_hero: (p) =>
@@ -211,8 +232,10 @@ function answersFor(command, pending, ctx) {
   return { quick, forms };
 }
 
-const abilityText = (o) =>
-  `${o.name || o.id}${o.kind ? ` (${words(o.kind)}${o.uses_left !== null && o.uses_left !== undefined ? `, ${o.uses_left} left` : ""})` : ""}`;
+const abilityText = (o) => {
+  const left = o.uses_left !== null && o.uses_left !== undefined ? `, ${o.uses_left} left` : "";
+  return `${o.name || o.id}${o.kind ? ` (${words(o.kind)}${left})` : ""}`;
+};
 
 function abilityBoxes(prefix, options, name) {
   return options.map((o) => {
@@ -270,7 +293,9 @@ function heroButtons(option, values, button) {
     const hero = { ...(x.hero?.hero ?? x.hero) };
     if (option.level !== undefined && option.level !== null) hero.level = option.level;
     return button(
-      `Switch to ${x.name}${x.source === "mine" ? " (saved)" : " (sample)"}${option.level ? `, level ${option.level}` : ""}`,
+      `Switch to ${x.name}` +
+        `${x.source === "mine" ? " (saved)" : " (sample)"}` +
+        `${option.level ? `, level ${option.level}` : ""}`,
       { ...values, hero },
       `hero:${x.name}`,
     );

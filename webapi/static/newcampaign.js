@@ -67,7 +67,8 @@ export function ruleInput(rule, value, id) {
       return Number.isSafeInteger(n)
         ? n
         : bad(
-            `“${typed}” is not a whole number that fits${rule.maximum !== null && rule.maximum !== undefined ? ` (the most is ${rule.maximum})` : ""}`,
+            `“${typed}” is not a whole number that fits` +
+              `${rule.maximum !== null && rule.maximum !== undefined ? ` (the most is ${rule.maximum})` : ""}`,
           );
     } };
   }

@@ -18,8 +18,13 @@ export function auditWords(a) {
     a.nonces_ok === false
       ? "Server rolls are missing from the log (a nonce is skipped)."
       : "The server rolls' nonces are in sequence.",
-    `Rolls: ${r.verified ?? 0} verified, ${r.awaiting_reveal ?? 0} awaiting the seed's reveal, ${r.reported ?? 0} rolled by hand, ${r.failed ?? 0} failed.`,
-    `${(a.rollbacks || []).length} rollback(s)${a.flagged_rolls?.length ? `; server rolls undone (flagged): ${a.flagged_rolls.join(", ")}` : ""}; ${a.rerolls?.count ?? 0} reroll(s), ${a.fate_rerolls?.count ?? 0} fate reroll(s).`,
+    `Rolls: ${r.verified ?? 0} verified, ${r.awaiting_reveal ?? 0} ` +
+      `awaiting the seed's reveal, ${r.reported ?? 0} rolled by hand, ` +
+      `${r.failed ?? 0} failed.`,
+    `${(a.rollbacks || []).length} rollback(s)` +
+      `${a.flagged_rolls?.length ? `; server rolls undone (flagged): ${a.flagged_rolls.join(", ")}` : ""}` +
+      `; ${a.rerolls?.count ?? 0} reroll(s), ` +
+      `${a.fate_rerolls?.count ?? 0} fate reroll(s).`,
     ...(a.problems || []).map((p) =>
       typeof p === "string" ? p : `version ${p.version ?? "?"}: ${p.why || p.detail || p.message || JSON.stringify(p)}`,
     ),
@@ -34,7 +39,8 @@ function diceAndAudit(page) {
     try {
       await post(`/campaigns/${page.id}/dice/rotate`, undefined, key());
       toast(
-        "Seed revealed: every server roll made with it can now be verified here; a new seed is committed for the next rolls.",
+        "Seed revealed: every server roll made with it can now be " +
+          "verified here; a new seed is committed for the next rolls.",
       );
       await page.changed();
     } catch (error) {
@@ -48,7 +54,9 @@ function diceAndAudit(page) {
     const box = h(
       "p",
       { class: "confirm", role: "group", "aria-label": "Reveal the seed?" },
-      "Reveal the seed? Everyone can then verify the server rolls made with it, and the server commits to a new secret seed for the next rolls. This cannot be undone. ",
+      "Reveal the seed? Everyone can then verify the server rolls made " +
+        "with it, and the server commits to a new secret seed for the " +
+        "next rolls. This cannot be undone. ",
       h(
         "button",
         {
@@ -101,7 +109,8 @@ function diceAndAudit(page) {
     h(
       "p",
       { class: "hint" },
-      "Revealing the seed lets everyone verify the server rolls made so far; the server commits to a new secret seed for the next ones.",
+      "Revealing the seed lets everyone verify the server rolls made so far; " +
+        "the server commits to a new secret seed for the next ones.",
     ),
     h("p", { class: "actions" }, reveal, " ", audit),
     out,
@@ -145,7 +154,9 @@ function ruleForm(page, described) {
     input = ruleInput(rule, rules[pick.value], "rule-value");
     input.el.setAttribute("aria-describedby", "rule-about");
     clear(slot, h("label", { for: "rule-value" }, `New value of ${pick.value}`), input.el);
-    hint.textContent = `${about(pick.value)} Now: ${ruleWords(rules[pick.value])}.${rule.default !== undefined ? ` Default: ${ruleWords(rule.default)}.` : ""}`;
+    hint.textContent =
+      `${about(pick.value)} Now: ${ruleWords(rules[pick.value])}.` +
+      `${rule.default !== undefined ? ` Default: ${ruleWords(rule.default)}.` : ""}`;
   };
   pick.addEventListener("change", fill);
   fill();
@@ -220,7 +231,8 @@ function seats(page) {
         h(
           "li",
           { dataset: { member: m.token_id, role: m.role, seat: m.seat ?? "" } },
-          `${memberName(m)}: ${m.role}${m.seat && !memberName(m).includes(`seat ${m.seat}`) ? `, seat ${m.seat}` : ""} `,
+          `${memberName(m)}: ${m.role}` +
+            `${m.seat && !memberName(m).includes(`seat ${m.seat}`) ? `, seat ${m.seat}` : ""} `,
           m.role === "owner"
             ? null
             : h("button", { type: "button", class: "small", onclick: () => remove(m) }, `Remove ${memberName(m)}`),
@@ -276,7 +288,8 @@ function seats(page) {
         h(
           "p",
           { class: "error" },
-          `No invitation for ${what}: ${error.status === 404 ? "this server cannot make invitations yet" : explain(error)}`,
+          `No invitation for ${what}: ` +
+            `${error.status === 404 ? "this server cannot make invitations yet" : explain(error)}`,
         ),
       );
     }

@@ -21,7 +21,9 @@ function describe(field, { date = false } = {}) {
   // Help in words: the catalogue's `code` marks and its defaults ("left out: false") are noise.
   let text = (field.description || "").replace(/`([^`]*)`/g, (_, name) => words(name));
   if (date)
-    text = `${text.replace(DATE_FORMAT, "").replace(/[.\s]+$/, "") || words(field.name)}: pick the day in the date picker`;
+    text =
+      `${text.replace(DATE_FORMAT, "").replace(/[.\s]+$/, "") || words(field.name)}` +
+      `: pick the day in the date picker`;
   if (text) bits.push(text);
   if (field.minimum !== undefined || field.maximum !== undefined)
     bits.push(`range ${field.minimum ?? "…"}–${field.maximum ?? "…"}`);

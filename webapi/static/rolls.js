@@ -5,11 +5,12 @@ import { VERDICTS, rollVerdict } from "./verify.js";
 const short = (hex) => (hex ? `${hex.slice(0, 10)}…` : "—");
 
 export function rollElement(roll) {
+  const faces = roll.dice.map((d) => `d${d.sides} ${d.face}${d.kept === false ? " dropped" : ""}`);
   const dice = h(
     "span",
     {
       class: "dice",
-      "aria-label": `dice ${roll.dice.map((d) => `d${d.sides} ${d.face}${d.kept === false ? " dropped" : ""}`).join(", ")}`,
+      "aria-label": `dice ${faces.join(", ")}`,
     },
     roll.dice.map((d) =>
       h("span", { class: `die${d.kept === false ? " dropped" : ""}`, title: `d${d.sides}` }, String(d.face)),

@@ -240,7 +240,10 @@ function playerRow(player = {}, bounds = {}) {
       const spot = one.locate(inner[3]);
       return {
         el: spot.el,
-        words: `${name}, ${inner[1] === "pieces" ? "piece" : "weapon"} ${Number(inner[2]) + 1} (${one.named()})${spot.words ? `, ${spot.words}` : ""}`,
+        words:
+          `${name}, ${inner[1] === "pieces" ? "piece" : "weapon"} ` +
+          `${Number(inner[2]) + 1} (${one.named()})` +
+          `${spot.words ? `, ${spot.words}` : ""}`,
       };
     }
     return at(id, `${name}, ${rest.replaceAll("_", " ")}`);

@@ -32,9 +32,20 @@ function localSummary(event) {
   const d = event.data || {};
   switch (event.type) {
     case "questlog.RolledBack":
-      return `rolled back to version ${d.to_version}: “${d.reason}”${d.actor ? ` by ${actorName(d.actor)}` : ""}; undid ${d.undone_versions?.length ?? 0} event(s)${d.undone_versions?.length ? ` (${d.undone_versions[0]}–${d.undone_versions.at(-1)})` : ""}${d.undone_rolls?.length ? ` and rolls ${d.undone_rolls.join(", ")}` : ""}${d.flagged ? " (flagged: server rolls undone)" : ""}${d.proposal_id ? " by agreed proposal" : ""}`;
+      return (
+        `rolled back to version ${d.to_version}: “${d.reason}”` +
+        `${d.actor ? ` by ${actorName(d.actor)}` : ""}; undid ` +
+        `${d.undone_versions?.length ?? 0} event(s)` +
+        `${d.undone_versions?.length ? ` (${d.undone_versions[0]}–${d.undone_versions.at(-1)})` : ""}` +
+        `${d.undone_rolls?.length ? ` and rolls ${d.undone_rolls.join(", ")}` : ""}` +
+        `${d.flagged ? " (flagged: server rolls undone)" : ""}` +
+        `${d.proposal_id ? " by agreed proposal" : ""}`
+      );
     case "questlog.RollbackProposed":
-      return `proposal to roll back to version ${d.to_version}: “${d.reason}” by ${d.proposer}; needs ${(d.players || []).join(", ")}`;
+      return (
+        `proposal to roll back to version ${d.to_version}: “${d.reason}” ` +
+        `by ${d.proposer}; needs ${(d.players || []).join(", ")}`
+      );
     case "questlog.RollbackApproved":
       return `${d.player} agreed to the rollback`;
     case "questlog.CampaignCreated":
@@ -170,9 +181,12 @@ export class Timeline {
   note(check) {
     if (!check.ok && !this.broken) this.broken = check;
     this.checked += check.checked || 0;
+    const over = this.more
+      ? `the newest ${this.checked} events (older ones are checked as they load)`
+      : `all ${this.checked} events`;
     const text = this.broken
       ? `Chain broken at version ${this.broken.version}: ${this.broken.why}.`
-      : `Chain intact over ${this.more ? `the newest ${this.checked} events (older ones are checked as they load)` : `all ${this.checked} events`}: every hash recomputed here, every link followed.`;
+      : `Chain intact over ${over}: every hash recomputed here, every link followed.`;
     this.status.textContent = text;
     this.status.dataset.chain = this.broken ? "broken" : "ok";
   }

@@ -73,7 +73,9 @@ export async function rollVerdict(roll, seeds = {}, inForce = null) {
   if (inForce && inForce.commitment !== commitment) {
     return {
       verdict: "mismatch",
-      why: `the proof names commitment ${commitment.slice(0, 12)}…, but ${String(inForce.commitment).slice(0, 12)}… was in force`,
+      why:
+        `the proof names commitment ${commitment.slice(0, 12)}…, but ` +
+        `${String(inForce.commitment).slice(0, 12)}… was in force`,
     };
   }
   if (inForce && inForce.client_seed !== clientSeed) {
