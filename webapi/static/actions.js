@@ -2,7 +2,7 @@
 // rules' answer), every other command behind "All commands" with the reason it is refused, the
 // form of the command chosen, "Undo the last command" by the rollback policy, and the roll form.
 // Each function takes the campaign page (campaign.js) and reads what it needs from it.
-import { ApiError, get, post } from "./api.js";
+import { ApiError, post } from "./api.js";
 import { answerPending } from "./decisions.js";
 import { clear, h } from "./dom.js";
 import { commandForm, explain, facesValue } from "./play.js";

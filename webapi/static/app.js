@@ -90,6 +90,8 @@ function signedIn(campaignId) {
 // A token is printable ASCII without spaces: anything else (a tab, a line break, a character a
 // document's formatting put in) is refused before it is sent, saying what and where, instead of
 // the server's "Bad Request: Invalid header".
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
+const CONTROL = /[\x00-\x1f\x7f-\x9f]/;
 const CONTROLS = { "\t": "a tab", "\n": "a line break", "\r": "a carriage return" };
 function tokenProblem(text) {
   const bad = /[^\x21-\x7e]/u.exec(text);
@@ -99,7 +101,7 @@ function tokenProblem(text) {
   const what =
     c === " "
       ? "a space"
-      : /[\x00-\x1f\x7f-\x9f]/.test(c)
+      : CONTROL.test(c)
         ? `a control character (${CONTROLS[c] ? `${CONTROLS[c]}, ` : ""}${code})`
         : `“${c}” (${code}), which no token holds`;
   return (

@@ -78,7 +78,7 @@ export function ruleInput(rule, value, id) {
     return { el, read: () => el.value === "true" };
   }
   const flat = (v) => Array.isArray(v) && v.every((item) => typeof item === "string" || typeof item === "number");
-  if (rule.kind === "list" && flat(rule.default ?? []) && (value == null || flat(value))) {
+  if (rule.kind === "list" && flat(rule.default ?? []) && (value === null || value === undefined || flat(value))) {
     const numbers = Array.isArray(rule.default) && rule.default.some((v) => typeof v === "number");
     const el = h("input", { id, value: (value || []).join(", "), spellcheck: "false" });
     return {
