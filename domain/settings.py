@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
@@ -71,28 +71,35 @@ def _whole(least: int) -> Callable[[str], int]:
     return parse
 
 
-def _seconds(raw: str) -> float:
+def _number(raw: str) -> float:
+    """A decimal number, or NaN (which every range check refuses) for anything else."""
     try:
-        value = float(raw)
+        return float(raw)
     except ValueError:
-        value = math.nan
+        return math.nan
+
+
+def _seconds(raw: str) -> float:
+    value = _number(raw)
     if not 0 < value <= 3600:
         raise Refused("a number of seconds in (0, 3600]")
     return value
 
 
 def _rate(raw: str) -> float:
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
+    value = _number(raw)
     if not (math.isfinite(value) and value >= 0):
         raise Refused("a number of appends per second, 0 or more (0 turns the limit off)")
     return value
 
 
 def _token_ids(raw: str) -> frozenset[str]:
-    return frozenset(part.strip() for part in raw.split(",") if part.strip())
+    return token_ids(raw.split(","))
+
+
+def token_ids(parts: Iterable[str]) -> frozenset[str]:
+    """Token ids from a list, each stripped of spaces, the empty ones left out."""
+    return frozenset(part.strip() for part in parts if part.strip())
 
 
 def _log_name(raw: str) -> str:

@@ -120,9 +120,8 @@ def authorize(token: Token) -> Response | None:
         return None
     if access.action == "admin":
         return refuse(403, "Only an admin token may use this route.")
-    try:
-        cid = str(UUID((request.view_args or {}).get("campaign", "")))
-    except ValueError:
+    cid = requested_campaign()
+    if cid is None:
         return None  # the view answers 404 for a malformed id
     standing = role_on(token, cid)
     if standing is None:
@@ -131,6 +130,14 @@ def authorize(token: Token) -> Response | None:
     if access.action not in ALLOWED[role]:
         return refuse(403, f"The role {role!r} may not {access.action} on this campaign.")
     return seat_check(access, role, member, cid)
+
+
+def requested_campaign() -> str | None:
+    """The campaign id of this request's path, or None (no campaign, or a malformed id)."""
+    try:
+        return str(UUID((request.view_args or {}).get("campaign", "")))
+    except ValueError:
+        return None
 
 
 def seat_check(access: Access, role: str, member: Membership | None, cid: str) -> Response | None:
@@ -162,11 +169,8 @@ def admin_seat_check(access: Access, token: Token) -> Response | None:
     """An admin may do everything, but where a route binds owners to seats (a match's commands
     and approvals) it is bound as an owner is: the server's admin token is how the owner of a
     small server signs in, and a seat an invited player holds is that player's alone."""
-    if not access.seat_binds_owner:
-        return None
-    try:
-        cid = str(UUID((request.view_args or {}).get("campaign", "")))
-    except ValueError:
+    cid = requested_campaign()
+    if not access.seat_binds_owner or cid is None:
         return None  # the view answers 404 for a malformed id
     member = questlog().membership(cid, token.id)
     return seat_check(access, "owner", member, cid)

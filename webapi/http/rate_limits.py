@@ -28,7 +28,7 @@ def exempt_setting(exempt: Iterable[str] | None) -> frozenset[str]:
     (ids separated by commas), else none. The benchmark exempts the one token it creates."""
     if exempt is None:
         return settings.read().rate_limit_exempt
-    return frozenset(token_id.strip() for token_id in exempt if token_id.strip())
+    return settings.token_ids(exempt)
 
 
 @dataclass
