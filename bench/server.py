@@ -77,7 +77,7 @@ def add_bare_route(app: Flask, store: BareStore) -> None:
     It declares ``any`` token, so with access control on it pays the same token check as the
     roll route.
     """
-    from webapi.http.access import requires
+    from webapi.http.declared import requires
 
     @requires("any")
     def bare() -> Response:

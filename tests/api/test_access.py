@@ -20,7 +20,7 @@ from tests.api.conftest import TokenClient, client_as
 from tests.api.test_cli_and_server import QUESTLOG
 from webapi.app import create_app
 from webapi.cli.main import main
-from webapi.http.access import exempt_setting
+from webapi.http.rate_limits import exempt_setting
 from webapi.routes import page
 
 ROLES = ("owner", "player", "viewer", "auditor")

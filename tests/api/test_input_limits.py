@@ -479,11 +479,11 @@ def test_every_json_body_field_is_strict(flask_app: Flask) -> None:
         if isinstance(field, fields.Integer) and not field.strict:
             wrong.append(f"{where}: Integer without strict=True")
         if isinstance(field, fields.Boolean) and not isinstance(field, Flag):
-            wrong.append(f"{where}: Boolean, not schemas.Flag")
+            wrong.append(f"{where}: Boolean, not webapi.schemas.fields.Flag")
         if isinstance(field, fields.Float | fields.Decimal):
             wrong.append(f"{where}: a float takes 1.5 and '1.5'")
         if isinstance(field, fields.String) and not isinstance(field, Text):
-            wrong.append(f"{where}: String, not schemas.Text")
+            wrong.append(f"{where}: String, not webapi.schemas.fields.Text")
     assert not wrong, "\n".join(wrong)
 
 

@@ -8,8 +8,8 @@ from flask.testing import FlaskClient
 
 from domain.service.application import Questlog
 from webapi.app import create_app
-from webapi.http.access import OPEN_ENDPOINTS, declared_access
-from webapi.http.declared import ACCESS_ATTRIBUTE
+from webapi.http.access import OPEN_ENDPOINTS
+from webapi.http.declared import ACCESS_ATTRIBUTE, declared_access
 from webapi.routes import page
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from domain.service.application import Questlog
 from webapi.app import create_app
-from webapi.http.access import RateLimiter, StoreRateLimiter, rate_limiter
+from webapi.http.rate_limits import RateLimiter, StoreRateLimiter, rate_limiter
 
 from .conftest import client_as
 

@@ -2,10 +2,10 @@
 the append rate limit's place in a request (the limiters are ``webapi.http.rate_limits``, the
 token and member routes ``webapi.routes.access``).
 
-Every request but the OpenAPI document and the table page's shell (routes declared ``public``)
-needs a live token when auth is on. On a campaign route
-the caller's role decides: 404 if the campaign is private and the caller holds no role on it,
-403 if the role does not allow the action. Admin tokens may do everything (they run the server).
+Every request but the OpenAPI document and the routes declared ``public`` (the health checks,
+the table page) needs a live token when auth is on. On a campaign route the caller's role
+decides: 404 if the campaign is private and the caller holds no role on it, 403 if the role does
+not allow the action. Admin tokens may do everything (they run the server).
 """
 
 from __future__ import annotations
@@ -19,10 +19,7 @@ from flask import Flask, Response, current_app, g, request
 
 from domain import settings
 from domain.model.access import Membership, Token, acting_as, actor_label
-from webapi.http.declared import ACTIONS as ACTIONS
-from webapi.http.declared import Access as Access
-from webapi.http.declared import declared_access as declared_access
-from webapi.http.declared import requires as requires
+from webapi.http.declared import ACTIONS, Access, declared_access
 from webapi.http.errors import problem
 from webapi.http.plumbing import questlog
 from webapi.http.rate_limits import (
@@ -253,7 +250,7 @@ def install(
     app.teardown_request(after)
 
 
-# -- routes ---------------------------------------------------------------------------------
+# -- the caller, as the views read it ----------------------------------------------------------
 
 
 def label() -> str | None:

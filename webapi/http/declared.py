@@ -1,9 +1,8 @@
 """What each route declares about itself: the access it needs and whether it appends.
 
-A view method carries its declaration (``requires``, re-exported as
-``webapi.http.access.requires``); access control, the error mapper and the OpenAPI document
-read it from there, never from the URL. This module imports nothing else of ``webapi``, so every
-module may read declarations.
+A view method carries its declaration (``requires``); access control (``webapi.http.access``),
+the error mapper and the OpenAPI document read it from there, never from the URL. This module
+imports nothing else of ``webapi``, so every module may read declarations.
 """
 
 from __future__ import annotations

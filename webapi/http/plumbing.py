@@ -1,4 +1,5 @@
-"""Request plumbing shared by the views: the app handle, If-Match, Idempotency-Key, replies."""
+"""Request plumbing shared by the views: the app handle, If-Match, Idempotency-Key, replies, and
+events as every answer shows them (``summarised``, ``shown``, ``event_items``)."""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ from flask_smorest import Blueprint
 from domain.model import samples
 from domain.service.actions import Caller, TableActions
 from webapi.http import access
+from webapi.http.declared import requires
 from webapi.http.plumbing import campaign_id, questlog
 from webapi.schemas.actions import Actions, Samples
 
@@ -21,7 +22,7 @@ blp = Blueprint(
 @blp.route("/campaigns/<campaign>/actions")
 class CampaignActions(MethodView):
     @blp.response(200, Actions)
-    @access.requires("read")
+    @requires("read")
     def get(self, campaign: str) -> Any:
         """The commands the current state accepts (by the rules), whose turn it is, and undo."""
         cid = campaign_id(campaign)
@@ -33,7 +34,7 @@ class CampaignActions(MethodView):
 @blp.route("/samples")
 class SampleData(MethodView):
     @blp.response(200, Samples)
-    @access.requires("any")
+    @requires("any")
     def get(self) -> Any:
         """Sample heroes (select_hero bodies) and match set-ups to start from."""
         return samples.samples()

@@ -11,7 +11,7 @@ from projections.fairness import dice_fairness
 from projections.views.roll_log import RollLog
 from projections.views.stats import CampaignStats, campaign_figures
 from projections.views.weather import WeatherHistory
-from webapi.http import access
+from webapi.http.declared import requires
 from webapi.http.plumbing import campaign_id
 from webapi.routes.views import iso, read
 from webapi.schemas.views import (
@@ -34,7 +34,7 @@ blp = Blueprint(
 class Dice(MethodView):
     @blp.arguments(DiceQuery, location="query")
     @blp.response(200, DiceFairness)
-    @access.requires("admin")
+    @requires("admin")
     def get(self, query: dict[str, Any]) -> Any:
         """Face counts per die type and source, chi-square p-values, and a flag on unfair dice."""
         owner = query.get("campaign")
@@ -60,7 +60,7 @@ class Dice(MethodView):
 class CampaignDice(MethodView):
     @blp.arguments(CampaignDiceQuery, location="query")
     @blp.response(200, DiceFairness)
-    @access.requires("read")
+    @requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """One campaign's dice: face counts per die type and source against a fair die's, with
         chi-square p-values (what ``/analytics/dice?campaign=`` shows an admin, for any reader)."""
@@ -88,7 +88,7 @@ class CampaignDice(MethodView):
 class Campaigns(MethodView):
     @blp.arguments(CampaignFiguresQuery, location="query")
     @blp.response(200, CampaignFigures)
-    @access.requires("admin")
+    @requires("admin")
     def get(self, query: dict[str, Any]) -> Any:
         """Credits and debt by page, deaths per level, combat per mode, exhaustion, weather."""
         return read(

@@ -9,7 +9,7 @@ from flask_smorest import Blueprint
 
 from domain.model.calendar_board import modifiers
 from domain.model.errors import RuleViolation
-from webapi.http import access
+from webapi.http.declared import requires
 from webapi.http.plumbing import campaign_id, questlog
 from webapi.schemas.boards import ModifierQuery, Modifiers
 
@@ -20,7 +20,7 @@ blp = Blueprint("boards", __name__, description="Calendar Board modifier queries
 class PieceModifiers(MethodView):
     @blp.arguments(ModifierQuery, location="query")
     @blp.response(200, Modifiers)
-    @access.requires("read")
+    @requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """Weather and wind modifiers for a piece (or a structure) as the match stands now."""
         match = questlog().campaign(campaign_id(campaign))

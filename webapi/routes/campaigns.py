@@ -14,6 +14,7 @@ from domain.service.application import campaign_facts
 from domain.service.commands_service import CommandResult
 from domain.service.timetravel import TimeTravel
 from webapi.http import access
+from webapi.http.declared import requires
 from webapi.http.plumbing import (
     Rendered,
     campaign_id,
@@ -67,7 +68,7 @@ class Campaigns(MethodView):
     @blp.arguments(CampaignCreate, example={"game": "quest-calendar", "name": "Year one"})
     @blp.response(201, CampaignSchema)
     @blp.doc(parameters=[{"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}}])
-    @access.requires("any", appends=True)
+    @requires("any", appends=True)
     def post(self, body: dict[str, Any]) -> Any:
         """Start a campaign; its first event fixes the house rules and the dice commitment."""
         app = questlog()
@@ -84,7 +85,7 @@ class Campaigns(MethodView):
 
     @blp.arguments(PageQuery, location="query")
     @blp.response(200, CampaignPage)
-    @access.requires("any")
+    @requires("any")
     def get(self, query: dict[str, Any]) -> Any:
         """List the campaigns the caller may see, oldest first; page with ?after=<next_after>."""
         items, next_after = questlog().list_campaigns(after=query["after"], limit=query["limit"])
@@ -110,7 +111,7 @@ class Campaigns(MethodView):
 class CampaignResource(MethodView):
     @blp.arguments(CampaignQuery, location="query")
     @blp.response(200, CampaignSchema)
-    @access.requires("read")
+    @requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """A campaign's state now, at ?version=N or at ?at=<ISO-8601>; the ETag is the version."""
         app = questlog()
@@ -127,7 +128,7 @@ class CampaignResource(MethodView):
 class Events(MethodView):
     @blp.arguments(PageQuery, location="query")
     @blp.response(200, EventPage)
-    @access.requires("read")
+    @requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """The campaign's events after ?after=V, each with its prev_hash and hash."""
         found, items = event_items(
@@ -144,7 +145,7 @@ class Events(MethodView):
 class AuditResource(MethodView):
     @blp.arguments(AuditQuery, location="query")
     @blp.response(200, Audit)
-    @access.requires("audit")
+    @requires("audit")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """Re-check the hash chain and every revealed server roll; ?head=H checks a receipt."""
         report = questlog().audit(campaign_id(campaign))
@@ -155,7 +156,7 @@ class AuditResource(MethodView):
 class HouseRules(MethodView):
     @blp.arguments(HouseRulesQuery, location="query")
     @blp.response(200, HouseRuleList)
-    @access.requires("any")
+    @requires("any")
     def get(self, query: dict[str, Any]) -> Any:
         """Every house rule of a game, with its default, allowed values and description."""
         rules = book(query["game"]).rules

@@ -11,7 +11,7 @@ from werkzeug.exceptions import BadRequest
 
 from domain.model.games import RULES, rules_for
 from domain.service import commands_service
-from webapi.http import access
+from webapi.http.declared import requires
 from webapi.http.plumbing import (
     Rendered,
     appended,
@@ -81,7 +81,7 @@ def render_house_rules(result: commands_service.CommandResult) -> Rendered:
 class Commands(MethodView):
     @blp.response(201, CommandResult)
     @blp.doc(parameters=APPEND_HEADERS, requestBody=command_body_doc())
-    @access.requires(
+    @requires(
         "append", seat="player", seat_binds_owner=True, seat_games=("calendar-board",), appends=True
     )
     def post(self, campaign: str) -> Any:
@@ -99,7 +99,7 @@ class Commands(MethodView):
 class CommandCatalogue(MethodView):
     @blp.arguments(CommandsQuery, location="query")
     @blp.response(200, CommandList)
-    @access.requires("any")
+    @requires("any")
     def get(self, query: dict[str, Any]) -> Any:
         """Every command of a game: summary, rule IDs, fields, dice and an example body."""
         game_rules = rules_for(query["game"])
@@ -125,7 +125,7 @@ class CampaignHouseRules(MethodView):
     @blp.arguments(HouseRuleChange, example={"key": "qc.combat.mode", "value": "easy"})
     @blp.response(200, Appended)
     @blp.doc(parameters=APPEND_HEADERS)
-    @access.requires("manage", appends=True)
+    @requires("manage", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Change one house rule; the change is a recorded event with the old and new values."""
         outcome = questlog().configure_house_rule(

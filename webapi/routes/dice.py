@@ -9,7 +9,7 @@ from flask_smorest import Blueprint
 
 from domain.model.summaries import roll_summary
 from domain.service.commands_service import CommandResult
-from webapi.http import access
+from webapi.http.declared import requires
 from webapi.http.plumbing import (
     Rendered,
     appended,
@@ -52,7 +52,7 @@ class Rolls(MethodView):
     @blp.arguments(RollCreate(), example={"dice": "d20+3", "purpose": "investigate"})
     @blp.response(201, Roll)
     @blp.doc(parameters=APPEND_HEADERS)
-    @access.requires("append", appends=True)
+    @requires("append", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Roll on the verifiable server dice, or record faces the player rolled by hand."""
         outcome = questlog().roll(
@@ -68,7 +68,7 @@ class Rolls(MethodView):
 
     @blp.arguments(PageQuery, location="query")
     @blp.response(200, RollPage)
-    @access.requires("read")
+    @requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """The campaign's rolls after ?after=V, each with its proof and verdict."""
         items, next_after = questlog().rolls(
@@ -80,7 +80,7 @@ class Rolls(MethodView):
 @blp.route("/campaigns/<campaign>/rolls/<roll_id>")
 class RollResource(MethodView):
     @blp.response(200, Roll)
-    @access.requires("read")
+    @requires("read")
     def get(self, campaign: str, roll_id: str) -> Any:
         """One roll with its proof; adds proof.server_seed and verified once the seed is out."""
         return questlog().find_roll(campaign_id(campaign), roll_id)
@@ -91,7 +91,7 @@ class ClientSeed(MethodView):
     @blp.arguments(ClientSeedSet, example={"client_seed": "my lucky string"})
     @blp.response(200, Appended)
     @blp.doc(parameters=APPEND_HEADERS)
-    @access.requires("manage", appends=True)
+    @requires("manage", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Set the client seed mixed into the server rolls that follow."""
         outcome = questlog().set_client_seed(
@@ -107,7 +107,7 @@ class ClientSeed(MethodView):
 class Rotate(MethodView):
     @blp.response(200, Appended)
     @blp.doc(parameters=APPEND_HEADERS)
-    @access.requires("manage", appends=True)
+    @requires("manage", appends=True)
     def post(self, campaign: str) -> Any:
         """Reveal the current server seed and commit to a new one; the nonce restarts at 0."""
         outcome = questlog().rotate_seed(

@@ -9,7 +9,7 @@ from flask_smorest import Blueprint
 
 from domain.service.commands_service import CommandResult
 from webapi import bundle
-from webapi.http import access
+from webapi.http.declared import requires
 from webapi.http.plumbing import Rendered, questlog, reply
 from webapi.schemas.imports import BundleBody, ImportedCampaign, ImportQuery
 
@@ -39,7 +39,7 @@ class CampaignImport(MethodView):
     @blp.arguments(BundleBody)
     @blp.arguments(ImportQuery, location="query")
     @blp.response(201, ImportedCampaign)
-    @access.requires("admin", appends=True)
+    @requires("admin", appends=True)
     def post(self, body: dict[str, Any], query: dict[str, Any]) -> Any:
         """Import a campaign bundle from another instance (admin): verified whole, then stored
         unchanged with one CampaignImported event that commits to a new server seed."""

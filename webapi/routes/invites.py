@@ -9,7 +9,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from domain.model.errors import InvalidInput
-from webapi.http import access
+from webapi.http.declared import requires
 from webapi.http.plumbing import campaign_id, questlog
 from webapi.schemas.invites import InviteCreate, InviteCreated, MemberRemoved
 
@@ -34,7 +34,7 @@ def invited_seat(game: str, state: dict[str, Any], role: str, seat: str | None) 
 class Invites(MethodView):
     @blp.arguments(InviteCreate, example={"role": "player", "seat": "B", "name": "Bea"})
     @blp.response(201, InviteCreated)
-    @access.requires("manage")
+    @requires("manage")
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Invite someone: a new token with this role (and seat) on this campaign only (owner)."""
         app = questlog()
@@ -56,7 +56,7 @@ class Invites(MethodView):
 @blp.route("/campaigns/<campaign>/members/<token_id>")
 class MemberResource(MethodView):
     @blp.response(200, MemberRemoved)
-    @access.requires("manage")
+    @requires("manage")
     def delete(self, campaign: str, token_id: str) -> Any:
         """Take a member's role away (owner); a token made by this campaign's invitation or
         share link is revoked too. The last owner stays (409)."""

@@ -26,7 +26,7 @@ from domain.model.errors import InvalidInput
 from domain.model.logs import TracebackThrottle
 from domain.model.text import ascii_number
 from domain.service.application import Questlog
-from webapi.http import access
+from webapi.http.declared import requires
 from webapi.http.errors import TooManyStreams
 from webapi.http.plumbing import campaign_id, event_items, questlog, summarised
 from webapi.schemas.live import StreamQuery
@@ -276,7 +276,7 @@ class Stream(MethodView):
         responses=STREAM_DOC,
         parameters=[{"in": "header", "name": "Last-Event-ID", "schema": {"type": "integer"}}],
     )
-    @access.requires("read")
+    @requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Response:
         """A live stream of the campaign's events (text/event-stream); 503 if too many are open."""
         app = questlog()

@@ -9,7 +9,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from webapi import bundle
-from webapi.http import access
+from webapi.http.declared import requires
 from webapi.http.plumbing import campaign_id, questlog
 from webapi.schemas.table import ShareCreate, ShareCreated
 
@@ -20,7 +20,7 @@ blp = Blueprint("table", __name__, description="The table page: share links and 
 class Share(MethodView):
     @blp.arguments(ShareCreate, example={"name": "for the players"})
     @blp.response(201, ShareCreated)
-    @access.requires("manage")
+    @requires("manage")
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Make a read-only share link: a viewer token on this campaign only (owner)."""
         app = questlog()
@@ -47,7 +47,7 @@ BUNDLE_DOC = {
 @blp.route("/campaigns/<campaign>/bundle")
 class Bundle(MethodView):
     @blp.doc(responses=BUNDLE_DOC)
-    @access.requires("read")
+    @requires("read")
     def get(self, campaign: str) -> Response:
         """Download everything needed to verify the campaign offline (questlog-<id>.json)."""
         cid = campaign_id(campaign)

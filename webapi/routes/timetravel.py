@@ -10,6 +10,7 @@ from flask_smorest import Blueprint
 from domain.service.commands_service import CommandResult
 from domain.service.timetravel import TimeTravel
 from webapi.http import access
+from webapi.http.declared import requires
 from webapi.http.plumbing import (
     Render,
     Rendered,
@@ -57,7 +58,7 @@ class Rollback(MethodView):
     @blp.arguments(RollbackCreate, example={"to_version": 12, "reason": "misread the page"})
     @blp.response(201, RollbackResult)
     @blp.doc(parameters=APPEND_HEADERS)
-    @access.requires("manage", appends=True)
+    @requires("manage", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Undo back to a version: one RolledBack event; 409 names the policy that forbids it."""
         outcome = TimeTravel(questlog()).rollback(
@@ -79,7 +80,7 @@ class Proposals(MethodView):
     )
     @blp.response(201, RollbackResult)
     @blp.doc(parameters=APPEND_HEADERS)
-    @access.requires("propose", seat="proposer", seat_binds_owner=True, appends=True)
+    @requires("propose", seat="proposer", seat_binds_owner=True, appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Propose a rollback that every player must agree to (the proposer agrees by proposing)."""
         outcome = TimeTravel(questlog()).propose_rollback(
@@ -93,7 +94,7 @@ class Proposals(MethodView):
         return reply(outcome, render_rollback(201))
 
     @blp.response(200, ProposalList)
-    @access.requires("read")
+    @requires("read")
     def get(self, campaign: str) -> Any:
         """The campaign's rollback proposals, open and carried out, oldest first."""
         found = questlog().campaign(campaign_id(campaign))
@@ -105,7 +106,7 @@ class Approve(MethodView):
     @blp.arguments(Approval, example={"player": "B"})
     @blp.response(200, RollbackResult)
     @blp.doc(parameters=APPEND_HEADERS)
-    @access.requires("approve", seat="player", seat_binds_owner=True, appends=True)
+    @requires("approve", seat="player", seat_binds_owner=True, appends=True)
     def post(self, body: dict[str, Any], campaign: str, proposal_id: str) -> Any:
         """A player agrees to a proposal; the last agreement carries the rollback out."""
         outcome = TimeTravel(questlog()).approve_rollback(
@@ -123,7 +124,7 @@ class ForkResource(MethodView):
     @blp.arguments(ForkCreate, example={"at_version": 12, "name": "What if I fled?"})
     @blp.response(201, Campaign)
     @blp.doc(parameters=APPEND_HEADERS)
-    @access.requires("manage", appends=True)
+    @requires("manage", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Start a new campaign from this one's state at a version, with its own dice seed."""
         outcome = TimeTravel(questlog()).fork(
@@ -141,7 +142,7 @@ class ForkResource(MethodView):
 class ReplayResource(MethodView):
     @blp.arguments(ReplayQuery, location="query")
     @blp.response(200, Replay)
-    @access.requires("read")
+    @requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """Events ?from=A&to=B, each with an RFC 6902 patch of what it changed in the view."""
         app = questlog()

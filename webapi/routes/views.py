@@ -34,7 +34,7 @@ from projections.views.hero_timeline import HeroTimeline, hero_lives, hero_timel
 from projections.views.roll_log import RollLog, roll_log
 from projections.views.ship import ShipHistory, ship_history, ship_losses
 from projections.views.weather import WeatherHistory, weather_history
-from webapi.http import access
+from webapi.http.declared import requires
 from webapi.http.plumbing import campaign_id, questlog
 from webapi.schemas.views import (
     CampaignRollsQuery,
@@ -144,7 +144,7 @@ def _undone(query: dict[str, Any]) -> dict[str, Any]:
 class Exhaustion(MethodView):
     @blp.arguments(ExhaustionQuery, location="query")
     @blp.response(200, ViewPage)
-    @access.requires("read")
+    @requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """Each change of a party's exhaustion: night, from, to, cause and eliminations."""
         cid = campaign_id(campaign)
@@ -166,7 +166,7 @@ class Exhaustion(MethodView):
 class Ledger(MethodView):
     @blp.arguments(LedgerQuery, location="query")
     @blp.response(200, ViewPage)
-    @access.requires("read")
+    @requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """Every credit movement of the hero with the balance after it."""
         cid = campaign_id(campaign)
@@ -189,7 +189,7 @@ class Ledger(MethodView):
 class Spans(MethodView):
     @blp.arguments(SpansQuery, location="query")
     @blp.response(200, SpanList)
-    @access.requires("read")
+    @requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """The spans the hero was in debt: start, end (null while in debt), deepest, penalties."""
         cid = campaign_id(campaign)
@@ -205,7 +205,7 @@ class Spans(MethodView):
 class HpVirtue(MethodView):
     @blp.arguments(TimelineQuery, location="query")
     @blp.response(200, ViewPage)
-    @access.requires("read")
+    @requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """The hero's HP and virtue over the pages: value, previous value, page date and cause."""
         cid = campaign_id(campaign)
@@ -227,7 +227,7 @@ class HpVirtue(MethodView):
 class Lives(MethodView):
     @blp.arguments(LivesQuery, location="query")
     @blp.response(200, ViewPage)
-    @access.requires("read")
+    @requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """The hero's deaths and clones, with the clone result."""
         cid = campaign_id(campaign)
@@ -256,7 +256,7 @@ def _roll_filters(query: dict[str, Any]) -> dict[str, Any]:
 class CampaignRolls(MethodView):
     @blp.arguments(CampaignRollsQuery, location="query")
     @blp.response(200, ViewPage)
-    @access.requires("read")
+    @requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """The campaign's roll log: dice, faces, total, source, verdict, and whether undone."""
         cid = campaign_id(campaign)
@@ -272,7 +272,7 @@ class CampaignRolls(MethodView):
 class Rolls(MethodView):
     @blp.arguments(RollsQuery, location="query")
     @blp.response(200, ViewPage)
-    @access.requires("admin")
+    @requires("admin")
     def get(self, query: dict[str, Any]) -> Any:
         """The roll log across every campaign, in log order."""
         owner = query.get("campaign")
@@ -292,7 +292,7 @@ class Rolls(MethodView):
 class Weather(MethodView):
     @blp.arguments(WeatherQuery, location="query")
     @blp.response(200, ViewPage)
-    @access.requires("read")
+    @requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """Each night of the match: the god piece's space, the weather and the wind."""
         cid = campaign_id(campaign)
@@ -310,7 +310,7 @@ class Weather(MethodView):
 class Ship(MethodView):
     @blp.arguments(ShipQuery, location="query")
     @blp.response(200, ViewPage)
-    @access.requires("read")
+    @requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """Each change of a compartment's Integrity (or maximum), with the event that made it."""
         cid = campaign_id(campaign)
@@ -328,7 +328,7 @@ class Ship(MethodView):
 class ShipLosses(MethodView):
     @blp.arguments(LossesQuery, location="query")
     @blp.response(200, ViewPage)
-    @access.requires("read")
+    @requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """The crew and upgrades the ship lost."""
         cid = campaign_id(campaign)
@@ -344,7 +344,7 @@ class ShipLosses(MethodView):
 class CampaignSummaryView(MethodView):
     @blp.arguments(CampaignWaitQuery, location="query")
     @blp.response(200, Summary)
-    @access.requires("read")
+    @requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """Game, name, pages or nights played, last activity and counts of the campaign."""
         cid = campaign_id(campaign)
@@ -364,7 +364,7 @@ class CampaignSummaryView(MethodView):
 class Campaigns(MethodView):
     @blp.arguments(CampaignsQuery, location="query")
     @blp.response(200, ViewPage)
-    @access.requires("admin")
+    @requires("admin")
     def get(self, query: dict[str, Any]) -> Any:
         """Every campaign's summary in creation order, optionally of one game."""
         return read(
@@ -377,7 +377,7 @@ class Campaigns(MethodView):
 @blp.route("/projections")
 class Projections(MethodView):
     @blp.response(200, ProjectionStatus)
-    @access.requires("admin")
+    @requires("admin")
     def get(self) -> Any:
         """Each view's position, the log's head and the lag; a rebuild in progress; the worker."""
         report = view_status(views_store(), questlog().recorder)

@@ -29,7 +29,7 @@ def problem_statuses(
     path: str, method: str, operation: dict[str, Any], declared: Access | None
 ) -> set[HTTPStatus]:
     """The error statuses an operation can answer besides a generic 500, from its path, its
-    inputs and the access its route declares (``webapi.http.access.requires``)."""
+    inputs and the access its route declares (``webapi.http.declared.requires``)."""
     appends = declared is not None and declared.appends
     statuses = set(EVERYWHERE)
     if declared is not None and declared.action == "public":
