@@ -133,6 +133,9 @@ def seed(db: Path) -> Seeded:
             out.campaigns["hail"] = str(hail_night(app))
             # the demo's match: two nights with exhaustion climbing (the exhaustion chart)
             out.campaigns["demo-match"] = str(play_match(app).id)
+            # a match of its own for the invite test, which seats a player: the proposal test
+            # counts demo-match's unheld seats, in whatever order the two run
+            out.campaigns["invite-match"] = str(play_match(app, "A match to invite into").id)
         app.side_tables.set_member(Membership(out.campaigns["hail"], owner.id, "owner", seat="A"))
         # the match's owner plays seat A, so that its rollbacks go through proposals
         app.side_tables.set_member(Membership(out.campaigns["cb"], owner.id, "owner", seat="A"))

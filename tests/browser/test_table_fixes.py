@@ -67,8 +67,7 @@ def test_a_proposal_offers_the_seats_each_caller_may_agree_for(
     cid = server.seeded.campaigns["demo-match"]
     _, match = server.call("GET", f"/campaigns/{cid}")
     waiting = [seat for seat in match["state"]["players"] if seat != "B"]  # B proposed
-    buttons = plain.locator(".proposal button").all_inner_texts()
-    assert buttons == [f"Agree as {seat}" for seat in waiting]
+    expect(plain.locator(".proposal button")).to_have_text([f"Agree as {s}" for s in waiting])
     # once a player is invited to seat A, only that player agrees for it (the server refuses the
     # owner: tests/api/test_access.py), and the page says whom it waits for
     status, invited = server.call(

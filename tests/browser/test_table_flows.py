@@ -300,7 +300,7 @@ def test_the_new_campaign_form_at_390_pixels_wide(
 def test_an_invite_link_seats_its_player_in_a_new_tab_and_browser(
     browser: Any, open_page: Any, server: Server
 ) -> None:
-    cid = server.seeded.campaigns["demo-match"]
+    cid = server.seeded.campaigns["invite-match"]
     _, campaign = server.call("GET", f"/campaigns/{cid}")
     seat = campaign["state"]["players"][-1]
     status, invite = server.call(
