@@ -303,9 +303,12 @@ def test_two_api_and_two_views_processes_lose_and_double_nothing_when_one_of_eac
         assert report.chain_ok and report.problems == [], report.problems
     assert_exactly_once(app, views)
     failed = sum(p.failed_attempts for p in players)
-    # Requests were in flight on the killed process (or worker) and were sent again: to the
-    # other process, or with --workers 2 to the same port, which the arbiter keeps served.
-    assert failed > 0, "no request was ever sent again after the kill"
+    # With two serve processes, the clients of the killed one meet a refused connection and send
+    # again to the other. With --workers 2 the port stays served by the arbiter, and whether a
+    # request was in flight on the killed worker at that instant depends on the machine's load
+    # (a busy machine may have none): its figure is printed, not asserted.
+    if not workers:
+        assert failed > 0, "no request was ever sent again after the kill"
     acknowledged = sum(len(p.acknowledged) for p in players)
     with capsys.disabled():
         print(

@@ -161,9 +161,9 @@ def test_a_request_waits_for_the_embedded_worker_to_apply_its_own_write(
         for n in range(5):
             rolled = client.post(f"/campaigns/{cid}/rolls", json={"dice": "d6", "purpose": f"r{n}"})
             version = rolled.json["version"]
-            started = time.monotonic()
+            # caught up on the first answer: the wait ended when the worker applied the roll (a
+            # wait that ran out answers caught_up false); how fast is for the benchmarks
             page = get(client, f"/campaigns/{cid}/views/rolls?wait_for_version={version}")
-            assert time.monotonic() - started < 1.0
             assert page["caught_up"] is True
             assert page["items"][-1]["purpose"] == f"r{n}"
         status = get(client, "/projections")
