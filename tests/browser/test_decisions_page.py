@@ -303,7 +303,11 @@ def answers_of(open_page: Any, server: Server, key: str, pending: dict[str, Any]
     page.goto(server.url(f"/app/campaigns/{cid}"))
     section = page.locator('section[aria-label="Pending decision"]')
     expect(section.locator(".whose")).to_have_text("Your decision")
-    act(section)
+    # act on the page once it has finished loading (a refresh replaces the decision's buttons),
+    # and wait for the refusal itself: the error toast shows for 5 s only (ui.js)
+    page.wait_for_selector('body[data-ready="true"]')
+    with page.expect_response(lambda r: urlsplit(r.url).path == f"/campaigns/{cid}/commands"):
+        act(section)
     expect(page.locator(".toast.error, section.pending .error:not(:empty)").first).to_be_visible()
     return {k: v for k, v in sent[-1].items() if k != "entropy"}
 
