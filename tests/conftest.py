@@ -33,11 +33,13 @@ settings.load_profile("questlog")
 BROWSER_TESTS = "tests/browser/"
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Groups for the README's ``-n 2 --dist loadgroup`` (pytest-xdist): each test file runs whole
     in one worker, since its tests share the file's servers and fixtures, and the browser tests
     run together in one worker, in file order, since they share one seeded server whose campaigns
-    some of them play on."""
+    some of them play on. Without the plugin (``-p no:xdist``) there is nothing to group."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
     for item in items:
         path = item.nodeid.split("::")[0]
         group = BROWSER_TESTS if path.startswith(BROWSER_TESTS) else path

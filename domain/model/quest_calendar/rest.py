@@ -259,48 +259,12 @@ def level_up(ctx: Context, args: Values) -> None:
         ctx.refuse("QC-53", f"{page['date']} is not a level-up day")
     if page.get("levelled_up"):
         ctx.refuse("QC-53", "the hero has already levelled up on this page")
-    known = set(hero["abilities"])
-    for ability in new_abilities:
-        if ability["id"] in known:
-            raise InvalidInput.field("new_abilities", f"the hero already has {ability['id']!r}")
-        known.add(ability["id"])
-    for ability_id, uses in new_uses.items():
-        ability = hero["abilities"].get(ability_id)
-        if ability is None or ability["usage"] != "per_rest":
-            raise InvalidInput.field(f"new_uses.{ability_id}", "not a per-rest ability of the hero")
-        if uses < ability["uses"]:
-            raise InvalidInput.field(
-                f"new_uses.{ability_id}", f"must be an integer from {ability['uses']} to 100"
-            )
-    pool = hero.get("pool")
-    if pool_max is not None and pool is not None and pool_max < pool["max"]:
-        raise InvalidInput.field("pool_max", f"the pool only grows (now {pool['max']})")
-    limit = ctx.house["qc.traits.max"]
-    for trait, value in points.items():
-        if limit is not None and hero["traits"][trait] + value > limit:
-            ctx.refuse("QC-53", f"{trait} would exceed the house maximum of {limit}")
+    _check_level_up(ctx, hero, points, new_abilities, new_uses, pool_max)
 
     # G-QC-18: without immediate capacity the new uses count as spent until the next Rest.
     at_once = ctx.house["qc.levelUp.newCapacityAvailable"]
-    uses_details = {}
-    for ability_id, uses in sorted(new_uses.items()):
-        ability = hero["abilities"][ability_id]
-        growth = uses - ability["uses"]
-        ability["uses"] = uses
-        if not at_once:
-            ability["used"] += growth
-        uses_details[ability_id] = {"uses": uses, "available": uses - ability["used"]}
-    for ability in new_abilities:
-        if not at_once and ability["usage"] == "per_rest":
-            ability["used"] = ability["uses"]
-        hero["abilities"][ability["id"]] = ability
-    if pool_max is not None:
-        if pool is None:
-            pool = hero["pool"] = {"name": "surges", "max": 0, "spent": 0}
-        growth = pool_max - pool["max"]
-        pool["max"] = pool_max
-        if not at_once:
-            pool["spent"] += growth
+    uses_details = _grow_capacity(hero, new_abilities, new_uses, at_once)
+    pool = _grow_pool(hero, pool_max, at_once)
     before = hero["level"]
     hero["level"] = before + 1
     page["levelled_up"] = True
@@ -333,3 +297,69 @@ def level_up(ctx: Context, args: Values) -> None:
         hero["traits"][trait] += value
         allocations[trait]["to"] = hero["traits"][trait]
     ctx.emit("TraitPointsAllocated", allocations=allocations)
+
+
+def _check_level_up(
+    ctx: Context,
+    hero: dict[str, Any],
+    points: dict[str, int],
+    new_abilities: list[dict[str, Any]],
+    new_uses: dict[str, int],
+    pool_max: int | None,
+) -> None:
+    """Refuse teaching a known ability, shrinking a capacity or passing the trait cap."""
+    known = set(hero["abilities"])
+    for ability in new_abilities:
+        if ability["id"] in known:
+            raise InvalidInput.field("new_abilities", f"the hero already has {ability['id']!r}")
+        known.add(ability["id"])
+    for ability_id, uses in new_uses.items():
+        ability = hero["abilities"].get(ability_id)
+        if ability is None or ability["usage"] != "per_rest":
+            raise InvalidInput.field(f"new_uses.{ability_id}", "not a per-rest ability of the hero")
+        if uses < ability["uses"]:
+            raise InvalidInput.field(
+                f"new_uses.{ability_id}", f"must be an integer from {ability['uses']} to 100"
+            )
+    pool = hero.get("pool")
+    if pool_max is not None and pool is not None and pool_max < pool["max"]:
+        raise InvalidInput.field("pool_max", f"the pool only grows (now {pool['max']})")
+    limit = ctx.house["qc.traits.max"]
+    for trait, value in points.items():
+        if limit is not None and hero["traits"][trait] + value > limit:
+            ctx.refuse("QC-53", f"{trait} would exceed the house maximum of {limit}")
+
+
+def _grow_capacity(
+    hero: dict[str, Any],
+    new_abilities: list[dict[str, Any]],
+    new_uses: dict[str, int],
+    at_once: bool,
+) -> dict[str, dict[str, int]]:
+    """Raise per-rest uses and teach new abilities; answer the raised uses."""
+    uses_details = {}
+    for ability_id, uses in sorted(new_uses.items()):
+        ability = hero["abilities"][ability_id]
+        growth = uses - ability["uses"]
+        ability["uses"] = uses
+        if not at_once:
+            ability["used"] += growth
+        uses_details[ability_id] = {"uses": uses, "available": uses - ability["used"]}
+    for ability in new_abilities:
+        if not at_once and ability["usage"] == "per_rest":
+            ability["used"] = ability["uses"]
+        hero["abilities"][ability["id"]] = ability
+    return uses_details
+
+
+def _grow_pool(hero: dict[str, Any], pool_max: int | None, at_once: bool) -> dict[str, Any] | None:
+    """Raise the hero's pool to pool_max (creating it if need be); answer the pool."""
+    pool: dict[str, Any] | None = hero.get("pool")
+    if pool_max is not None:
+        if pool is None:
+            pool = hero["pool"] = {"name": "surges", "max": 0, "spent": 0}
+        growth = pool_max - pool["max"]
+        pool["max"] = pool_max
+        if not at_once:
+            pool["spent"] += growth
+    return pool
