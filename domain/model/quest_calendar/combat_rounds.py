@@ -312,23 +312,7 @@ def apply_ability(
     where an extra attack is rolled at once and later abilities may aim at it.
     """
     hero = qc.hero(ctx)
-    ability = hero["abilities"].get(use["id"])
-    if ability is None:
-        raise InvalidInput.field(use["where"], f"the hero has no ability {use['id']!r}")
-    # QC-15 first: a dogfight or outside ability is refused whatever its effect is.
-    qc.require_context(ctx, ability, "combat")
-    kind = (ability.get("effect") or {}).get("kind")
-    if kind not in KINDS_AT[stage]:
-        allowed = ", ".join(KINDS_AT[stage])
-        raise InvalidInput.field(
-            use["where"], f"{use['id']} ({kind}) cannot change this round here; usable: {allowed}"
-        )
-    if stage is not None and use["attempt"] not in (None, attempt):
-        raise InvalidInput.field(f"{use['where']}.attempt", f"only the {attempt} attack is open")
-    target = use["attempt"] or attempt
-    entry = attempt_of(work, target)
-    if entry is None and kind != "extra_attack":
-        raise InvalidInput.field(use["where"], "no extra attack yet: use an extra_attack first")
+    ability, kind, target, entry = _usable(ctx, hero, work, use, stage=stage, attempt=attempt)
     qc.spend_ability(ctx, use["id"], "combat")
     change: dict[str, Any] = {}
     if kind == "extra_attack":
@@ -361,7 +345,38 @@ def apply_ability(
     if kind == "extra_attack" and stage is None:
         ctx.emit("AttackRolled", **roll_attack(ctx, combat, work, "extra"))
         ctx.emit("DamageRolled", **roll_damage(ctx, combat, work, "extra"))
-    return str(kind)
+    return kind
+
+
+def _usable(
+    ctx: Context,
+    hero: dict[str, Any],
+    work: dict[str, Any],
+    use: dict[str, Any],
+    *,
+    stage: str | None,
+    attempt: str,
+) -> tuple[dict[str, Any], str, str, dict[str, Any] | None]:
+    """The ability ``use`` names, its effect kind, the attack it aims at and that attack's entry,
+    or a refusal naming the field when it cannot change this round here (QC-15, QC-40)."""
+    ability = hero["abilities"].get(use["id"])
+    if ability is None:
+        raise InvalidInput.field(use["where"], f"the hero has no ability {use['id']!r}")
+    # QC-15 first: a dogfight or outside ability is refused whatever its effect is.
+    qc.require_context(ctx, ability, "combat")
+    kind = (ability.get("effect") or {}).get("kind")
+    if kind not in KINDS_AT[stage]:
+        allowed = ", ".join(KINDS_AT[stage])
+        raise InvalidInput.field(
+            use["where"], f"{use['id']} ({kind}) cannot change this round here; usable: {allowed}"
+        )
+    if stage is not None and use["attempt"] not in (None, attempt):
+        raise InvalidInput.field(f"{use['where']}.attempt", f"only the {attempt} attack is open")
+    target = use["attempt"] or attempt
+    entry = attempt_of(work, target)
+    if entry is None and kind != "extra_attack":
+        raise InvalidInput.field(use["where"], "no extra attack yet: use an extra_attack first")
+    return ability, str(kind), target, entry
 
 
 # -- closing rounds and the combat (QC-21, QC-22, QC-36, QC-40, G-QC-12) -----------------------
