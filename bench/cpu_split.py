@@ -37,7 +37,8 @@ from rich.table import Table
 
 from bench.load import LoadResult
 from bench.scale import URL, Side, Target, fresh_schema, start_side
-from domain.storage.store import APPLICATION_NAME, StoreConfig
+from domain.storage.recorders import APPLICATION_NAME
+from domain.storage.store import StoreConfig
 
 TICKS = os.sysconf("SC_CLK_TCK")
 

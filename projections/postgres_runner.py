@@ -25,7 +25,8 @@ from eventsourcing.postgres import PostgresTrackingRecorder
 from eventsourcing.projection import Projection, ProjectionRunner
 
 from domain.service.application import Questlog
-from domain.storage.store import StoreConfig, configure_pool
+from domain.storage.recorders import configure_pool
+from domain.storage.store import StoreConfig
 from projections.engine import BatchCallback, PassCallback, Target, apply_in
 from projections.events import Recorded, from_domain_event
 from projections.leases import Fence

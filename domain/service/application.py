@@ -38,7 +38,7 @@ from domain.service.seeds import (
     check_entropy_with,
 )
 from domain.service.tokens import TokenService
-from domain.storage.store import SeedRecord
+from domain.storage.side_tables import SeedRecord
 
 # Importing the game packages registers their commands, house rules and event types.
 GAME_PACKAGES = (domain.model.calendar_board, domain.model.quest_calendar)

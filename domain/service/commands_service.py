@@ -32,15 +32,9 @@ from domain.model.errors import (
     StoreUnavailable,
 )
 from domain.service.reading import Reading
-from domain.storage.store import (
-    TRANSIENT_ERRORS,
-    IdempotencyRecord,
-    SeedRecord,
-    StoreConfig,
-    limit_retries,
-    never_sent,
-    server_refused,
-)
+from domain.storage.retries import TRANSIENT_ERRORS, limit_retries, never_sent, server_refused
+from domain.storage.side_tables import IdempotencyRecord, SeedRecord
+from domain.storage.store import StoreConfig
 
 Decide = Callable[[Campaign], Any]
 """A command's decision on the campaign: it triggers the events and returns the facts (JSON)."""

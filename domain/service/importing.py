@@ -36,7 +36,8 @@ from domain.service.application import Questlog
 from domain.service.audit import audit_stream, encoded, roll_verdict
 from domain.service.commands_service import CommandResult, unavailable
 from domain.service.seeds import MAX_CLIENT_SEED_LENGTH
-from domain.storage.store import TRANSIENT_ERRORS, SeedRecord, never_sent, server_refused
+from domain.storage.retries import TRANSIENT_ERRORS, never_sent, server_refused
+from domain.storage.side_tables import SeedRecord
 
 CAMPAIGN_EXISTS = "campaign-exists"
 """The rule an import breaks when the campaign is here already and the bundle does not extend it."""

@@ -17,7 +17,8 @@ from domain.service.checkpoints import CheckpointVerdict, check_checkpoint
 from domain.service.timeline import Timeline
 from domain.storage.es_compat import ApplicationHooks
 from domain.storage.keys import KeyRing
-from domain.storage.store import SideTables, StoreConfig
+from domain.storage.side_tables import SideTables
+from domain.storage.store import StoreConfig
 
 MAX_VERSION = 2**62
 MAX_PAGE = 1000

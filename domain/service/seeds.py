@@ -16,7 +16,8 @@ from domain.model.campaign import Campaign
 from domain.model.errors import InvalidInput
 from domain.model.text import check_text
 from domain.service.commands_service import CommandService, Idempotency, Outcome
-from domain.storage.store import SeedRecord, StoreConfig
+from domain.storage.side_tables import SeedRecord
+from domain.storage.store import StoreConfig
 
 MAX_PURPOSE_LENGTH = 500
 MAX_CLIENT_SEED_LENGTH = 128

@@ -9,7 +9,7 @@ from eventsourcing.persistence import IntegrityError
 from domain.model.access import Membership, Token, new_token_secret, token_hash
 from domain.model.errors import InvalidInput, NotFound, RuleViolation
 from domain.model.text import MAX_NAME_LENGTH, check_text
-from domain.storage.store import SideTables
+from domain.storage.side_tables import SideTables
 
 _NAME_TRIES = 50
 """How many suffixes an invitation's default name tries (``seat B (2)`` …) before the old

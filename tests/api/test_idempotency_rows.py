@@ -11,7 +11,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from domain.service.application import Questlog
-from domain.storage.store import IDEMPOTENCY_TABLE
+from domain.storage.side_tables import IDEMPOTENCY_TABLE
 from tests.application.qc_week_data import HERO
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 from flask.testing import FlaskClient
 
 from domain.service.commands_service import STORE_RETRY_SECONDS
-from domain.storage.store import CAMPAIGN_LOCK_TIMEOUT, StoreConfig
+from domain.storage.recorders import CAMPAIGN_LOCK_TIMEOUT
+from domain.storage.store import StoreConfig
 from tests.api.test_board_routes import match
 from tests.api.test_command_routes import qc_campaign
 from tests.api.test_operations import scrape

@@ -26,7 +26,8 @@ import pytest
 
 from domain.model.dice import commitment_of
 from domain.service.application import Questlog
-from domain.storage.store import ACTORS_TABLE, SEEDS_TABLE, StoreConfig
+from domain.storage.side_tables import ACTORS_TABLE, SEEDS_TABLE
+from domain.storage.store import StoreConfig
 from tests.application.summarised import check_summaries
 from webapi.app import create_app
 

@@ -16,7 +16,8 @@ import pytest
 
 from domain.model.campaign import Campaign
 from domain.service.application import Questlog
-from domain.storage.store import ATTEMPTS_TABLE, SEEDS_TABLE, StoreConfig
+from domain.storage.side_tables import ATTEMPTS_TABLE, SEEDS_TABLE
+from domain.storage.store import StoreConfig
 from tests.conftest import SETUPS, RawStore
 
 NewCampaign = Callable[..., UUID]

@@ -35,7 +35,7 @@ from domain.storage.es_compat import (
     translated_errors,
     undecorated,
 )
-from domain.storage.store import RETRIED_READS
+from domain.storage.retries import RETRIED_READS
 
 
 def _stored(version: int = 1) -> StoredEvent:
@@ -402,7 +402,7 @@ def test_create_takes_the_id_and_timestamp_of_the_created_event() -> None:
 
 
 def test_a_few_side_rows_go_in_one_statement_and_many_one_each() -> None:
-    from domain.storage.store import COMBINED_SIDE_ROWS, PostgresRecorder
+    from domain.storage.recorders import COMBINED_SIDE_ROWS, PostgresRecorder
 
     recorder: Any = object.__new__(PostgresRecorder)
     log: list[Any] = []

@@ -19,7 +19,7 @@ from domain.model.errors import (
 )
 from domain.model.logs import TracebackThrottle
 from domain.service.commands_service import unavailable
-from domain.storage.store import TRANSIENT_ERRORS
+from domain.storage.retries import TRANSIENT_ERRORS
 from webapi.http.declared import declared_access
 
 PROBLEM_JSON = "application/problem+json"

@@ -13,7 +13,7 @@ from domain import settings
 
 if TYPE_CHECKING:
     from domain.service.application import Questlog
-    from domain.storage.store import SideTables
+    from domain.storage.side_tables import SideTables
 
 
 def rate_setting(rate: float | None) -> float:

@@ -1,0 +1,301 @@
+"""The application recorders: eventsourcing's SQLite and PostgreSQL recorders with the side
+tables (``domain.storage.side_tables``) written in the events' transaction."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+from uuid import UUID
+
+import psycopg
+from eventsourcing import postgres as es_postgres
+from psycopg.pq import TransactionStatus
+
+from domain.storage.advisory_locks import (
+    KEY_RING_LOCK_KEY,
+    begin_with_transaction_lock,
+    campaign_lock_keys,
+    session_lock,
+)
+from domain.storage.es_compat import (
+    PostgresRecorderHooks,
+    SQLiteRecorderHooks,
+    end_open_transaction,
+    on_new_connections,
+    sweep_on_dead_connection,
+)
+from domain.storage.retries import TRANSIENT_ERRORS, read_with_retries
+from domain.storage.side_tables import KEYS_TABLE, RATE_TABLE, SideTables
+
+log = logging.getLogger("questlog.store")
+CAMPAIGN_LOCK_TIMEOUT = "2s"
+"""How long a command waits for another process's command on the same campaign before it goes on
+without the lock (the events' unique version key still refuses a stale write)."""
+APPLICATION_NAME = "questlog"
+"""PostgreSQL ``application_name`` of every connection (``questlog/<schema>``), so an operator
+can tell the service's connections apart in ``pg_stat_activity``."""
+
+
+class SQLiteRecorder(SideTables, SQLiteRecorderHooks):
+    """The SQLite application recorder with the side tables."""
+
+    def construct_create_table_statements(self) -> list[str]:
+        """Events table, then the side tables."""
+        return [*super().construct_create_table_statements(), *self.side_table_statements()]
+
+    def after_insert_events(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
+        """The side rows, in the events' transaction after the events."""
+        self.insert_side_rows(cursor, stored_events, **kwargs)
+
+
+COMBINED_SIDE_ROWS = 8
+"""At most this many side rows go in one PostgreSQL statement (a command writes 2 to 5)."""
+
+
+class PostgresRecorder(SideTables, PostgresRecorderHooks):
+    """The PostgreSQL application recorder with the side tables.
+
+    Inserts are sent once, never retried blindly: after a failure the application asks
+    ``attempt_stored`` what happened (``PostgresRecorderHooks.insert_events``).
+    """
+
+    placeholder = "%s"
+    shares_rate_buckets = True
+    # These rows are written inside eventsourcing's pipelined insert. psycopg prepares a statement
+    # after a few executions, and a pipeline that fails (a version conflict) can drop the prepared
+    # statement while psycopg still believes it exists ("prepared statement ... does not exist").
+    write_options: dict[str, Any] = {"prepare": False}
+
+    def __init__(self, datastore: Any, **kwargs: Any) -> None:
+        # Before super().__init__, which opens the pool's first connections.
+        configure_pool(datastore, APPLICATION_NAME, unprepared=True)
+        super().__init__(datastore, **kwargs)
+        self._held = threading.local()
+        sql: Any = es_postgres.SQL  # type: ignore[attr-defined]  # psycopg's, via eventsourcing
+        statements = [
+            *self.side_table_statements(),
+            self.rate_table_statement(),
+            f"CREATE TABLE IF NOT EXISTS {self._table(KEYS_TABLE)} ("
+            "id TEXT PRIMARY KEY, ring TEXT NOT NULL)",
+        ]
+        self.sql_create_statements.extend(sql(s) for s in statements)
+
+    def _table(self, name: str) -> str:
+        return f'"{self.datastore.schema}".{name}'
+
+    def after_insert_events(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
+        """The side rows, queued after the events' insert (a conflict there skips them)."""
+        self.insert_side_rows(cursor, stored_events, **kwargs)
+
+    def execute_side_rows(self, cursor: Any, rows: list[tuple[str, tuple[Any, ...]]]) -> None:
+        """Every side row in one statement: the INSERTs but the last as data-modifying ``WITH``
+        queries of the last (PostgreSQL runs each exactly once, in the one statement), which
+        costs the client and the server one statement instead of one per row."""
+        if len(rows) == 1 or len(rows) > COMBINED_SIDE_ROWS:
+            # An import writes a row per event: one statement each, as many as there are, since
+            # a WITH of thousands of queries plans slowly and can exceed 65,535 parameters.
+            super().execute_side_rows(cursor, rows)
+            return
+        *leading, (last, last_params) = rows
+        queries = ", ".join(
+            f"side_{n} AS ({statement})" for n, (statement, _) in enumerate(leading)
+        )
+        params = tuple(value for _, values in leading for value in values) + last_params
+        cursor.execute(f"WITH {queries} {last}", params, **self.write_options)
+
+    def originator_locks(self, stored_events: Any) -> list[tuple[str, tuple[Any, ...]]]:
+        """Each written campaign's advisory lock, for an insert that does not hold it.
+
+        A process takes the campaign lock for a whole command only where it has met another
+        process (``CommandService.execute``); its insert still waits here, in the same round
+        trip, for a process that holds the lock while it decides. So a writer that has never
+        conflicted cannot slip its insert between another's read and write: it waits, then meets
+        the version key, and from then on takes the lock for its commands too. The locks are
+        taken in id order (no deadlock between two multi-campaign inserts), each waiting at
+        most ``CAMPAIGN_LOCK_TIMEOUT``.
+        """
+        calls: list[tuple[str, tuple[Any, ...]]] = []
+        for campaign_id in sorted({stored.originator_id for stored in stored_events}):
+            keys = campaign_lock_keys(campaign_id)
+            calls.append(("set_config('lock_timeout', %s, true)", (CAMPAIGN_LOCK_TIMEOUT,)))
+            calls.append((f"pg_advisory_xact_lock({', '.join(['%s'] * len(keys))})", keys))
+        return calls
+
+    @contextmanager
+    def campaign_write_lock(self, campaign_id: UUID) -> Iterator[None]:
+        """A transaction-scoped advisory lock on the campaign, held while a command runs.
+
+        Without it, two processes writing one campaign race: the one that just wrote holds the
+        newest state and keeps winning, while the other reloads, conflicts and backs off. With
+        it they take turns (PostgreSQL grants waiting locks in order). It is for fairness, not
+        correctness: if it cannot be had within ``CAMPAIGN_LOCK_TIMEOUT`` (or its connection is
+        lost), the command goes on without it and the unique version key refuses a stale write.
+
+        The lock's transaction is begun and the lock taken in one round trip, and the command's
+        insert commits it (``open_transaction``): the lock costs no connection and no round trip
+        of its own beyond that first one. A command that stores nothing rolls it back.
+        """
+        held = ExitStack()
+        try:
+            connection = held.enter_context(self.datastore.get_connection())
+            held.callback(end_open_transaction, connection)
+            begin_with_transaction_lock(
+                connection, campaign_lock_keys(campaign_id), timeout=CAMPAIGN_LOCK_TIMEOUT
+            )
+        except (*TRANSIENT_ERRORS, psycopg.OperationalError, psycopg.InterfaceError) as error:
+            # Raised inside the held connection, a driver error is not yet translated.
+            log.warning("campaign %s: going on without its lock: %s", campaign_id, error)
+            _release(held)
+        except BaseException:
+            # Any other failure (or an interrupt) must not keep the connection, nor its lock.
+            _release(held)
+            raise
+        else:
+            self._held.connection = connection
+        try:
+            yield
+        finally:
+            self._held.connection = None
+            _release(held)
+
+    def open_transaction(self) -> Any | None:
+        """The connection of this thread's campaign lock, while its transaction is open."""
+        connection = getattr(self._held, "connection", None)
+        if connection is None or connection.info.transaction_status != TransactionStatus.INTRANS:
+            return None
+        return connection
+
+    def _fetch(self, statement: str, params: tuple[Any, ...]) -> list[Any]:
+        """One SELECT in autocommit: one round trip, where a transaction would add two."""
+
+        def read() -> list[Any]:
+            with self.datastore.get_connection() as connection:
+                return list(connection.execute(self._sql(statement), params).fetchall())
+
+        return read_with_retries(read)
+
+    def signing_ring(self) -> str | None:
+        """The signing key ring's JSON kept in the store, if any."""
+        rows = self._fetch(f"SELECT ring FROM {self._table(KEYS_TABLE)} WHERE id = 'ring'", ())
+        return str(rows[0]["ring"]) if rows else None
+
+    def write_signing_ring(self, ring: str) -> None:
+        """Keep the signing key ring's JSON in the store (its one row)."""
+        self._write(
+            f"INSERT INTO {self._table(KEYS_TABLE)} (id, ring) VALUES ('ring', ?) "
+            "ON CONFLICT (id) DO UPDATE SET ring = excluded.ring",
+            (ring,),
+        )
+
+    @contextmanager
+    def ring_lock(self) -> Iterator[None]:
+        """An advisory lock held while the key ring is made or rotated, across processes."""
+        with (
+            self.datastore.get_connection() as connection,
+            session_lock(connection, (KEY_RING_LOCK_KEY,)),
+        ):
+            yield
+
+    def rate_table_statement(self) -> str:
+        """CREATE statement of the rate-limit buckets: tokens left at ``stamp`` (epoch seconds,
+        the database's clock) and whether the last take was allowed."""
+        return (
+            f"CREATE TABLE IF NOT EXISTS {self._table(RATE_TABLE)} ("
+            "key TEXT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL, "
+            "stamp DOUBLE PRECISION NOT NULL, allowed BOOLEAN NOT NULL)"
+        )
+
+    def take_rate_token(self, key: str, rate: float, burst: float) -> float:
+        """Take one append from ``key``'s bucket, shared by every process on this store: 0 if
+        allowed, else the seconds until one is allowed.
+
+        One statement refills the bucket from its stored stamp at ``rate`` per second (at most
+        ``burst``) and takes a token if one is there. PostgreSQL locks the row for the upsert, so
+        N processes taking at once are served one after the other and together get exactly the
+        rate. The time is the database's (one clock for every process and host); a stamp a
+        racing statement already moved past never refills backwards.
+        """
+        table = self._table(RATE_TABLE)
+        available = (
+            "LEAST(%(burst)s, bucket.tokens + %(rate)s * GREATEST(0, "
+            "extract(epoch FROM statement_timestamp()) - bucket.stamp))"
+        )
+        statement = (
+            f"INSERT INTO {table} AS bucket (key, tokens, stamp, allowed) "
+            "VALUES (%(key)s, %(burst)s - 1, extract(epoch FROM statement_timestamp()), true) "
+            "ON CONFLICT (key) DO UPDATE SET "
+            f"tokens = CASE WHEN {available} >= 1 THEN {available} - 1 ELSE {available} END, "
+            "stamp = GREATEST(bucket.stamp, extract(epoch FROM statement_timestamp())), "
+            f"allowed = {available} >= 1 "
+            "RETURNING tokens, allowed"
+        )
+        params = {"key": key, "rate": float(rate), "burst": float(burst)}
+        # One statement on an autocommit connection: one round trip, no BEGIN and COMMIT.
+        with self.datastore.cursor() as cursor:
+            cursor.execute(statement, params, prepare=False)
+            row = cursor.fetchone()
+        if row["allowed"]:
+            return 0.0
+        return (1.0 - float(row["tokens"])) / rate
+
+    def wait_for_writers(self, cursor: Any) -> None:
+        """Take a lock that conflicts with the events table's write lock, and so waits for it."""
+        cursor.execute("SET LOCAL lock_timeout = '5s'", prepare=False)
+        cursor.execute(
+            f'LOCK TABLE "{self.datastore.schema}"."{self.events_table_name}" IN SHARE MODE',
+            prepare=False,
+        )
+
+
+def configure_pool(datastore: Any, name: str, *, unprepared: bool) -> None:
+    """Set up an eventsourcing PostgreSQL datastore's pool before it opens its connections.
+
+    Every connection is named ``<name>/<schema>`` (``application_name``); a dead pooled
+    connection makes the pool sweep all its idle ones (``es_compat.sweep_on_dead_connection``);
+    with ``unprepared`` every statement runs unprepared (see ``_unprepared_cursor``).
+    """
+    label = f"{name}/{datastore.schema}"[:63]
+
+    def on_connect(connection: Any) -> None:
+        connection.execute("SELECT set_config('application_name', %s, false)", (label,))
+        if unprepared:
+            connection.prepare_threshold = None
+            connection.cursor_factory = _unprepared_cursor(connection.cursor_factory)
+
+    on_new_connections(datastore.pool, on_connect)
+    sweep_on_dead_connection(datastore.pool)
+
+
+def _release(held: ExitStack) -> None:
+    """End the lock's transaction; a lost connection has released the lock already."""
+    try:
+        held.close()
+    except TRANSIENT_ERRORS as error:
+        log.warning("campaign lock released with its connection: %s", error)
+
+
+_UNPREPARED: dict[type[Any], type[Any]] = {}
+
+
+def _unprepared_cursor(base: type[Any]) -> type[Any]:
+    """psycopg's cursor class, with every statement run unprepared.
+
+    eventsourcing asks psycopg to prepare its statements. After a pipelined insert fails on a
+    version conflict, psycopg can believe in a prepared statement the server no longer has
+    ("prepared statement _pg3_1 does not exist"), and a later read fails. Unprepared statements
+    cost a parse each, which is small beside the round trip.
+    """
+    if base in _UNPREPARED.values():
+        return base
+    if base not in _UNPREPARED:
+
+        class UnpreparedCursor(base):  # type: ignore[misc]
+            def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
+                kwargs["prepare"] = False
+                return super().execute(query, params, **kwargs)
+
+        _UNPREPARED[base] = UnpreparedCursor
+    return _UNPREPARED[base]
