@@ -1,7 +1,7 @@
 """A campaign bundle: everything needed to verify a campaign offline, in one JSON file.
 
 ``build`` writes one from the store; ``check`` verifies one without any store, with the same
-chain and roll checks as the audit (``domain.service.audit.audit_public_events``); ``load``
+chain and roll checks as the audit (``domain.service.public_audit.audit_public_events``); ``load``
 imports one into this instance after checking it whole (``domain.service.importing``). The format
 is described in docs/table-page.md ("The bundle"), moving a campaign in docs/moving-campaigns.md.
 """
@@ -18,7 +18,8 @@ from domain.model import chain
 from domain.model.errors import InvalidInput
 from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
 from domain.service.application import Questlog
-from domain.service.audit import AuditReport, audit_public_events
+from domain.service.audit import AuditReport
+from domain.service.public_audit import audit_public_events
 from domain.service.checkpoints import CheckpointVerdict, check_checkpoint, hashes_by_version
 from domain.service.commands_service import CommandResult
 from domain.service.importing import CampaignImport, refusal

@@ -8,8 +8,7 @@ an earlier one by a game's fate-reroll rule, e.g. G-CB-12), each with the roll i
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,11 +17,8 @@ from eventsourcing.utils import get_topic, resolve_topic
 
 from domain.model import chain
 from domain.model.dice import commitment_of, verify_faces
+from domain.service.audit_history import History
 from domain.service.timeline import Timeline
-
-ROLLED_BACK = "questlog.RolledBack"
-ROLLBACK_PROPOSED = "questlog.RollbackProposed"
-ROLLBACK_APPROVED = "questlog.RollbackApproved"
 
 
 def roll_verdict(record: Mapping[str, Any], revealed: Mapping[str, str]) -> bool | None:
@@ -203,46 +199,86 @@ def audit_stream(
             continue
         if reencoded != item.state or get_topic(event_class) != item.topic:
             report.bad(version, "the stored bytes are not the canonical encoding of the event")
-        # The hash covers the payload as it was stored, at its own payload version: an event of
-        # an older version verifies although the code reads it upcast.
-        stored_hash = stored_as.get("hash", "")
-        computed = chain.event_hash(
-            campaign_id=fields["originator_id"],
-            version=version,
-            event_type=item.topic,
-            timestamp=stored_as["timestamp"],
-            data=chain.split_event_fields(stored_as),
-            prev_hash=stored_as.get("prev_hash", ""),
-            actor=actors.get(version),
-        )
-        if computed != stored_hash:
-            report.bad(version, "the event's hash does not match its contents")
-        if stored_as.get("prev_hash") != prev_hash:
-            report.bad(version, "prev_hash does not match the previous event's hash")
-        prev_hash = stored_hash
-        report.hashes.add(stored_hash)
-        report.head_version = version
-        report.head_hash = stored_hash
-        if "revealed_seed" in fields:
-            revealed[str(fields["revealed_commitment"])] = str(fields["revealed_seed"])
-        for commitment, seed in _revealed_seeds(fields).items():
-            if not _commits_to(seed, commitment):
-                report.bad(version, f"the revealed seed does not hash to {commitment}")
-            revealed[commitment] = seed
+        prev_hash = _check_link(report, item, stored_as, fields, prev_hash, actors.get(version))
+        _collect_reveals(report, version, fields, revealed)
         history.add(item.topic, version, fields)
         problem = commands.add(version, fields)
         if problem:
             report.bad(version, problem)
-        for record in fields.get("rolls") or []:
-            if record.get("source") == "reported":
-                report.rolls["reported"] += 1
-                continue
-            report.count_server_roll(record)
-            if nonces.reused(version, record):
-                report.rolls["failed"] += 1
-                report.failed_rolls.append(str(record.get("roll_id")))
-                continue
-            server_rolls.append((version, record))
+        server_rolls.extend(_server_rolls(report, nonces, version, fields))
+    _judge_server_rolls(report, server_rolls, revealed)
+    if commands.open is not None:
+        first, last = commands.open
+        report.bad(last, f"the command at versions {first} to {last} is missing events")
+    for name, found in history.findings().items():
+        getattr(report, name).extend(found)
+    return report
+
+
+def _check_link(
+    report: AuditReport,
+    item: StoredEvent,
+    stored_as: Mapping[str, Any],
+    fields: Mapping[str, Any],
+    prev_hash: str,
+    actor: str | None,
+) -> str:
+    """Check one event's hash and its link to the previous one; answer its stored hash."""
+    version = item.originator_version
+    # The hash covers the payload as it was stored, at its own payload version: an event of
+    # an older version verifies although the code reads it upcast.
+    stored_hash: str = stored_as.get("hash", "")
+    computed = chain.event_hash(
+        campaign_id=fields["originator_id"],
+        version=version,
+        event_type=item.topic,
+        timestamp=stored_as["timestamp"],
+        data=chain.split_event_fields(stored_as),
+        prev_hash=stored_as.get("prev_hash", ""),
+        actor=actor,
+    )
+    if computed != stored_hash:
+        report.bad(version, "the event's hash does not match its contents")
+    if stored_as.get("prev_hash") != prev_hash:
+        report.bad(version, "prev_hash does not match the previous event's hash")
+    report.hashes.add(stored_hash)
+    report.head_version = version
+    report.head_hash = stored_hash
+    return stored_hash
+
+
+def _collect_reveals(
+    report: AuditReport, version: int, fields: Mapping[str, Any], revealed: dict[str, str]
+) -> None:
+    """Add the seeds an event reveals to ``revealed``, checking each against its commitment."""
+    if "revealed_seed" in fields:
+        revealed[str(fields["revealed_commitment"])] = str(fields["revealed_seed"])
+    for commitment, seed in revealed_seeds(fields).items():
+        if not commits_to(seed, commitment):
+            report.bad(version, f"the revealed seed does not hash to {commitment}")
+        revealed[commitment] = seed
+
+
+def _server_rolls(
+    report: AuditReport, nonces: Nonces, version: int, fields: Mapping[str, Any]
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Count an event's rolls, and yield its server rolls whose nonces are in order."""
+    for record in fields.get("rolls") or []:
+        if record.get("source") == "reported":
+            report.rolls["reported"] += 1
+            continue
+        report.count_server_roll(record)
+        if nonces.reused(version, record):
+            report.rolls["failed"] += 1
+            report.failed_rolls.append(str(record.get("roll_id")))
+            continue
+        yield version, record
+
+
+def _judge_server_rolls(
+    report: AuditReport, server_rolls: list[tuple[int, dict[str, Any]]], revealed: dict[str, str]
+) -> None:
+    """Re-derive each server roll from its revealed seed (or count it as awaiting its reveal)."""
     for version, record in server_rolls:
         verdict = roll_verdict(record, revealed)
         if verdict is None:
@@ -255,11 +291,6 @@ def audit_stream(
             report.problems.append(
                 {"version": version, "problem": f"roll {record.get('roll_id')} does not verify"}
             )
-    if commands.open is not None:
-        first, last = commands.open
-        report.bad(last, f"the command at versions {first} to {last} is missing events")
-    history.report(report)
-    return report
 
 
 class Nonces:
@@ -380,201 +411,7 @@ class Commands:
         return None
 
 
-class History:
-    """The rollbacks, proposals and rolls of a log, gathered while it is audited."""
-
-    def __init__(self) -> None:
-        self.rollbacks: list[dict[str, Any]] = []
-        self.approvals: dict[str, list[str]] = {}
-        self.rolls: list[dict[str, Any]] = []
-        self.head = 0
-
-    def add(self, topic: str, version: int, fields: Mapping[str, Any]) -> None:
-        """Take note of one decoded event."""
-        self.head = version
-        if topic == ROLLED_BACK:
-            to_version = fields.get("to_version")
-            if isinstance(to_version, bool) or not isinstance(to_version, int):
-                return  # a tampered event: the chain check has already reported it
-            self.rollbacks.append(
-                {
-                    "version": version,
-                    "to_version": to_version,
-                    "timestamp": fields["timestamp"].isoformat(),
-                    "actor": fields.get("actor"),
-                    "reason": fields.get("reason"),
-                    "policy": fields.get("policy"),
-                    "flagged": bool(fields.get("flagged")),
-                    "proposal_id": fields.get("proposal_id"),
-                    "undone_rolls": list(fields.get("undone_rolls") or []),
-                    "server_rolls_undone": fields.get("server_rolls_undone"),
-                }
-            )
-        elif topic == ROLLBACK_PROPOSED:
-            self.approvals.setdefault(str(fields.get("proposal_id")), [])
-        elif topic == ROLLBACK_APPROVED:
-            approvals = self.approvals.setdefault(str(fields.get("proposal_id")), [])
-            approvals.append(str(fields.get("player")))
-        for record in fields.get("rolls") or []:
-            self.rolls.append({**record, "version": version})
-
-    def report(self, report: AuditReport) -> None:
-        """Add the rollbacks, rerolls and flagged rolls to the report."""
-        timeline = Timeline.of([(r["version"], r["to_version"]) for r in self.rollbacks], self.head)
-        sources = {str(r.get("roll_id")): r.get("source") for r in self.rolls}
-        for rollback in self.rollbacks:
-            proposal = rollback["proposal_id"]
-            report.rollbacks.append(
-                {
-                    **rollback,
-                    "approved_by": self.approvals.get(proposal, []) if proposal else None,
-                    "undone_by": timeline.undone_by(rollback["version"]),
-                }
-            )
-            if rollback["flagged"]:
-                report.flagged_rolls.extend(
-                    roll for roll in rollback["undone_rolls"] if sources.get(roll) == "server"
-                )
-        report.rerolls = rerolls(self.rolls, timeline)
-        report.fate_rerolls = fate_rerolls(self.rolls, timeline)
-
-
-def fate_rerolls(rolls: list[dict[str, Any]], timeline: Timeline) -> list[dict[str, Any]]:
-    """Each roll that replaced an earlier one by a fate reroll, with the roll it replaced.
-
-    ``replaced_found`` is False if the named roll is not an earlier roll of the log.
-    """
-    seen: dict[str, dict[str, Any]] = {}
-    found: list[dict[str, Any]] = []
-    for record in rolls:
-        original = record.get("fate_reroll_of")
-        if original is not None:
-            replaced = seen.get(str(original))
-            found.append(
-                {
-                    "roll_id": record.get("roll_id"),
-                    "fate_reroll_of": original,
-                    "replaced_found": replaced is not None,
-                    "replaced_total": None if replaced is None else replaced.get("total"),
-                    "total": record.get("total"),
-                    "purpose": record.get("purpose"),
-                    "source": record.get("source"),
-                    "version": record["version"],
-                    "undone_by": timeline.undone_by(int(record["version"])),
-                }
-            )
-        seen[str(record.get("roll_id"))] = record
-    return found
-
-
-def rerolls(rolls: list[dict[str, Any]], timeline: Timeline) -> list[dict[str, Any]]:
-    """Each undone roll followed by a later active roll for the same purpose."""
-    active: dict[str, list[tuple[int, str]]] = {}
-    for record in rolls:
-        if timeline.is_active(int(record["version"])):
-            active.setdefault(str(record.get("purpose")), []).append(
-                (int(record["version"]), str(record.get("roll_id")))
-            )
-    found: list[dict[str, Any]] = []
-    for record in rolls:
-        version = int(record["version"])
-        undone_by = timeline.undone_by(version)
-        if undone_by is None:
-            continue
-        later = active.get(str(record.get("purpose")), [])
-        index = bisect_right(later, version, key=lambda item: item[0])
-        if index < len(later):
-            found.append(
-                {
-                    "roll_id": record.get("roll_id"),
-                    "purpose": record.get("purpose"),
-                    "source": record.get("source"),
-                    "undone_by": undone_by,
-                    "rerolled_as": later[index][1],
-                }
-            )
-    return found
-
-
-def audit_public_events(
-    campaign_id: str, events: Sequence[Mapping[str, Any]]
-) -> tuple[AuditReport, dict[str, str]]:
-    """Audit a campaign from its public events alone (each as ``GET /campaigns/{id}/events``
-    shows it): the hash chain, the seeds its reveals name, every server roll. Returns the report,
-    with a verdict on each roll (verified, mismatch, awaiting_reveal, reported), and the seeds
-    the log revealed."""
-    report = AuditReport()
-    revealed: dict[str, str] = {}
-    rolls: list[tuple[int, dict[str, Any]]] = []
-    nonces = Nonces(report)
-    prev_hash = chain.GENESIS_HASH
-    expected_version = 1
-    for event in events:
-        version = event.get("version")
-        if isinstance(version, bool) or not isinstance(version, int):
-            report.bad(expected_version, f"event number {expected_version} has no version")
-            prev_hash = ""
-            expected_version += 1
-            continue
-        if version != expected_version:
-            report.bad(expected_version, f"version {expected_version} is missing")
-        expected_version = version + 1
-        data = event.get("data")
-        data = data if isinstance(data, Mapping) else {}
-        body = {
-            "campaign_id": campaign_id,
-            "version": version,
-            "type": event.get("type"),
-            "timestamp": event.get("timestamp"),
-            "data": dict(data),
-            "prev_hash": event.get("prev_hash"),
-        }
-        if event.get("actor") is not None:
-            body["actor"] = event["actor"]
-        stored_hash = str(event.get("hash", ""))
-        if chain.hash_body(body) != stored_hash:
-            report.bad(version, "the event's hash does not match its contents")
-        if event.get("prev_hash") != prev_hash:
-            report.bad(version, "prev_hash does not match the previous event's hash")
-        prev_hash = stored_hash
-        report.hashes.add(stored_hash)
-        report.head_version = version
-        report.head_hash = stored_hash
-        if "revealed_seed" in data:
-            commitment, seed = str(data.get("revealed_commitment")), str(data["revealed_seed"])
-            if not _commits_to(seed, commitment):
-                report.bad(version, f"the revealed seed does not hash to {commitment}")
-            revealed[commitment] = seed
-        for commitment, seed in _revealed_seeds(data).items():
-            if not _commits_to(seed, commitment):
-                report.bad(version, f"the revealed seed does not hash to {commitment}")
-            revealed[commitment] = seed
-        records = data.get("rolls") or []
-        if not isinstance(records, list) or not all(isinstance(r, Mapping) for r in records):
-            report.bad(version, "the event's rolls are not a list of roll objects")
-            continue
-        for record in records:
-            rolls.append((version, dict(record)))
-    for version, record in rolls:
-        roll_id = str(record.get("roll_id"))
-        status = _public_verdict(version, record, revealed, nonces)
-        report.verdicts.append({"version": version, "roll_id": roll_id, "status": status})
-        if status == "reported":
-            report.rolls["reported"] += 1
-        else:
-            report.count_server_roll(record)
-        if status == "mismatch":
-            report.rolls["failed"] += 1
-            report.failed_rolls.append(roll_id)
-            report.problems.append(
-                {"version": version, "problem": f"roll {roll_id} does not verify"}
-            )
-        elif status in ("verified", "awaiting_reveal"):
-            report.rolls[status] += 1
-    return report, revealed
-
-
-def _revealed_seeds(fields: Mapping[str, Any]) -> dict[str, str]:
+def revealed_seeds(fields: Mapping[str, Any]) -> dict[str, str]:
     """The seeds an import event revealed (``revealed_seeds``), by commitment."""
     seeds = fields.get("revealed_seeds")
     if not isinstance(seeds, Mapping):
@@ -582,25 +419,9 @@ def _revealed_seeds(fields: Mapping[str, Any]) -> dict[str, str]:
     return {str(commitment): str(seed) for commitment, seed in seeds.items()}
 
 
-def _commits_to(seed: str, commitment: str) -> bool:
+def commits_to(seed: str, commitment: str) -> bool:
     """Whether a revealed seed's SHA-256 is the commitment."""
     try:
         return commitment_of(seed) == commitment
     except ValueError:
         return False
-
-
-def _public_verdict(
-    version: int, record: Mapping[str, Any], revealed: Mapping[str, str], nonces: Nonces
-) -> str:
-    """One roll's verdict: reported, verified, mismatch or awaiting_reveal (a reused nonce is a
-    mismatch)."""
-    if record.get("source") == "reported":
-        return "reported"
-    proof = record.get("proof")
-    if record.get("source") != "server" or not isinstance(proof, Mapping):
-        return "mismatch"
-    if nonces.reused(version, record):
-        return "mismatch"
-    verdict = roll_verdict(record, revealed)
-    return "awaiting_reveal" if verdict is None else "verified" if verdict else "mismatch"
