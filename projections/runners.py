@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from domain.model.logs import TracebackThrottle
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
 from projections.engine import BatchCallback, PassCallback, Target, catch_up
-from projections.leases import LeasesCallback, lease_retry, open_leases, run_leased
+from projections.leases import Fence, LeasesCallback, lease_retry, open_leases, run_leased
 from projections.store import ViewStore, open_view_store
 from projections.view import View
 from projections.views import resolve
@@ -109,43 +110,42 @@ def run_views(
     try:
         store.ensure(selected)
         leases = open_leases(app_config, store)
+        passes = {"batch_size": batch_size, "on_batch": on_batch, "on_pass": on_pass}
         if app_config.kind == "postgres":
-            from projections.postgres_runner import PostgresRunner
-
             store.close()
-
-            def run(chosen: tuple[type[View], ...], until: threading.Event) -> None:
-                runner = PostgresRunner(
-                    app_config,
-                    chosen,
-                    batch_size=batch_size,
-                    on_batch=on_batch,
-                    on_pass=on_pass,
-                    fence=leases.fence,
-                )
-                runner.run(until)
-
+            run = _postgres_runs(app_config, leases.fence, passes)
         else:
             reader = app or Questlog(app_config)
-            log_reader = reader
-
-            def run(chosen: tuple[type[View], ...], until: threading.Event) -> None:
-                poller = SQLitePoller(
-                    log_reader,
-                    store,
-                    chosen,
-                    batch_size=batch_size,
-                    poll_interval=poll_interval,
-                    on_batch=on_batch,
-                    on_pass=on_pass,
-                )
-                poller.run(until)
-
+            run = _sqlite_runs(reader, store, poll_interval, passes)
         run_leased(selected, stop, leases, run, retry=every, on_idle=on_pass, on_leases=on_leases)
     finally:
         store.close()
         if reader is not None and app is None:
             reader.close()
+
+
+RunViews = Callable[[tuple[type[View], ...], threading.Event], None]
+
+
+def _postgres_runs(app_config: StoreConfig, fence: Fence, passes: dict[str, Any]) -> RunViews:
+    """Run the chosen views from PostgreSQL's notifications until told to stop."""
+    from projections.postgres_runner import PostgresRunner
+
+    def run(chosen: tuple[type[View], ...], until: threading.Event) -> None:
+        PostgresRunner(app_config, chosen, fence=fence, **passes).run(until)
+
+    return run
+
+
+def _sqlite_runs(
+    reader: Questlog, store: ViewStore, poll_interval: float, passes: dict[str, Any]
+) -> RunViews:
+    """Run the chosen views by polling a SQLite log until told to stop."""
+
+    def run(chosen: tuple[type[View], ...], until: threading.Event) -> None:
+        SQLitePoller(reader, store, chosen, poll_interval=poll_interval, **passes).run(until)
+
+    return run
 
 
 class ViewsWorker:

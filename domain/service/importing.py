@@ -33,7 +33,7 @@ from domain.model.games import rules_for
 from domain.model.house_rules import GAMES, book
 from domain.model.text import MAX_NAME_LENGTH, check_text, has_control_characters
 from domain.service.application import Questlog
-from domain.service.audit import audit_stream, encoded, roll_verdict
+from domain.service.audit import AuditReport, audit_stream, encoded, roll_verdict
 from domain.service.commands_service import CommandResult, unavailable
 from domain.service.seeds import MAX_CLIENT_SEED_LENGTH
 from domain.storage.retries import TRANSIENT_ERRORS, never_sent, server_refused
@@ -94,16 +94,7 @@ class CampaignImport:
         events = bundle.get("events")
         if not isinstance(events, list) or not events:
             raise InvalidInput.field("events", "must be a non-empty list of events")
-        stored, actors = self.rebuild(campaign_id, events)
-        report = audit_stream(self.app.mapper, stored, actors)
-        if not report.ok:
-            raise refusal(report.problems, report.first_bad_version)
-        decoded = [self.app.mapper.to_domain_event(item) for item in stored]
-        game = str(getattr(decoded[0], "game", ""))
-        for event in decoded:
-            problem = event_problem(event, game)
-            if problem:
-                raise bad_event(event.originator_version, problem)
+        stored, actors, report, decoded = self.checked(campaign_id, events)
         campaign = _project(decoded)
         held = self.held_seeds(decoded, campaign)
         forged = rolls_not_from(decoded, held)
@@ -145,6 +136,23 @@ class CampaignImport:
                 "awaiting_reveal": app_audit_awaiting(report.rolls, decoded, held),
             },
         )
+
+    def checked(
+        self, campaign_id: UUID, events: list[Any]
+    ) -> tuple[list[StoredEvent], dict[int, str], AuditReport, list[Any]]:
+        """A bundle's events rebuilt as stored events, with their actors, its audit report and the
+        decoded events, or a refusal naming the first event that fails the audit or the rules."""
+        stored, actors = self.rebuild(campaign_id, events)
+        report = audit_stream(self.app.mapper, stored, actors)
+        if not report.ok:
+            raise refusal(report.problems, report.first_bad_version)
+        decoded = [self.app.mapper.to_domain_event(item) for item in stored]
+        game = str(getattr(decoded[0], "game", ""))
+        for event in decoded:
+            problem = event_problem(event, game)
+            if problem:
+                raise bad_event(event.originator_version, problem)
+        return stored, actors, report, decoded
 
     def held_seeds(self, events: Sequence[Any], campaign: Campaign) -> dict[str, str]:
         """The seeds this instance holds for commitments of the log that it has not revealed
