@@ -291,69 +291,84 @@ def campaign_figures(
     """
     where, params = _where(include_undone, since, until)
     with store.read() as cursor:
-
-        def rows(template: str) -> list[dict[str, Any]]:
-            return store.rows(cursor, template.replace("{where}", where), params)
-
-        pages = rows(
-            "SELECT page_number, COUNT(*) AS pages, SUM(credits) AS credits, "
-            "SUM(CASE WHEN credits < 0 THEN -credits ELSE 0 END) AS debt, "
-            "SUM(CASE WHEN credits < 0 THEN 1 ELSE 0 END) AS in_debt "
-            "FROM {stat_pages} WHERE {where} AND page_number IS NOT NULL "
-            "AND credits IS NOT NULL GROUP BY page_number ORDER BY page_number"
-        )
-        lives = rows(
-            "SELECT kind, level, outcome, COUNT(*) AS n FROM {stat_lives} WHERE {where} "
-            "GROUP BY kind, level, outcome"
-        )
-        combats = rows(
-            "SELECT mode, COUNT(*) AS combats, SUM(rounds) AS rounds, "
-            "SUM(rounds_played) AS played, SUM(rounds_won) AS won "
-            "FROM {stat_combats} WHERE {where} GROUP BY mode ORDER BY mode"
-        )
-        nights = rows(
-            "SELECT night, exhaustion, COUNT(*) AS n FROM {stat_nights} WHERE {where} "
-            "GROUP BY night, exhaustion ORDER BY night, exhaustion"
-        )
-        weather = rows(
-            "SELECT weather, in_force, COUNT(*) AS n FROM {weather} WHERE {where} "
-            "GROUP BY weather, in_force"
-        )
-        found = store.rows(
+        found = {
+            name: store.rows(cursor, template.replace("{where}", where), params)
+            for name, template in FIGURE_QUERIES.items()
+        }
+        marks = store.rows(
             cursor,
             "SELECT view, position FROM {positions} WHERE view IN (?, ?)",
             [CampaignStats.name, WeatherHistory.name],
         )
-    positions = {str(r["view"]): int(r["position"]) for r in found}
+    positions = {str(r["view"]): int(r["position"]) for r in marks}
     return {
-        "credits_by_page": [
-            {
-                "page": int(r["page_number"]),
-                "campaigns": int(r["pages"]),
-                "average_credits": _ratio(r["credits"], r["pages"], 2),
-                "average_debt": _ratio(r["debt"], r["pages"], 2),
-                "in_debt": _ratio(r["in_debt"], r["pages"]),
-            }
-            for r in pages
-        ],
-        **_lives(lives),
-        "combat_by_mode": [
-            {
-                "mode": r["mode"],
-                "combats": int(r["combats"]),
-                "rounds": int(r["rounds"] or 0),
-                "rounds_played": int(r["played"] or 0),
-                "rounds_won": int(r["won"] or 0),
-                "won_per_combat": _ratio(r["won"] or 0, r["combats"], 3),
-                "won_per_round_played": _ratio(r["won"] or 0, r["played"]),
-            }
-            for r in combats
-        ],
-        "exhaustion_by_night": _nights(nights),
-        "weather": _weather(weather),
+        "credits_by_page": _credits_by_page(found["pages"]),
+        **_lives(found["lives"]),
+        "combat_by_mode": _combat_by_mode(found["combats"]),
+        "exhaustion_by_night": _nights(found["nights"]),
+        "weather": _weather(found["weather"]),
         "positions": positions,
         "position": min(positions.values(), default=0),
     }
+
+
+FIGURE_QUERIES = {
+    "pages": (
+        "SELECT page_number, COUNT(*) AS pages, SUM(credits) AS credits, "
+        "SUM(CASE WHEN credits < 0 THEN -credits ELSE 0 END) AS debt, "
+        "SUM(CASE WHEN credits < 0 THEN 1 ELSE 0 END) AS in_debt "
+        "FROM {stat_pages} WHERE {where} AND page_number IS NOT NULL "
+        "AND credits IS NOT NULL GROUP BY page_number ORDER BY page_number"
+    ),
+    "lives": (
+        "SELECT kind, level, outcome, COUNT(*) AS n FROM {stat_lives} WHERE {where} "
+        "GROUP BY kind, level, outcome"
+    ),
+    "combats": (
+        "SELECT mode, COUNT(*) AS combats, SUM(rounds) AS rounds, "
+        "SUM(rounds_played) AS played, SUM(rounds_won) AS won "
+        "FROM {stat_combats} WHERE {where} GROUP BY mode ORDER BY mode"
+    ),
+    "nights": (
+        "SELECT night, exhaustion, COUNT(*) AS n FROM {stat_nights} WHERE {where} "
+        "GROUP BY night, exhaustion ORDER BY night, exhaustion"
+    ),
+    "weather": (
+        "SELECT weather, in_force, COUNT(*) AS n FROM {weather} WHERE {where} "
+        "GROUP BY weather, in_force"
+    ),
+}
+"""The queries behind ``campaign_figures``, by name; ``{where}`` is the period and undone filter."""
+
+
+def _credits_by_page(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Average credits and debt, and the share of campaigns in debt, by page number."""
+    return [
+        {
+            "page": int(r["page_number"]),
+            "campaigns": int(r["pages"]),
+            "average_credits": _ratio(r["credits"], r["pages"], 2),
+            "average_debt": _ratio(r["debt"], r["pages"], 2),
+            "in_debt": _ratio(r["in_debt"], r["pages"]),
+        }
+        for r in rows
+    ]
+
+
+def _combat_by_mode(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Combats, rounds and rounds won, per difficulty mode."""
+    return [
+        {
+            "mode": r["mode"],
+            "combats": int(r["combats"]),
+            "rounds": int(r["rounds"] or 0),
+            "rounds_played": int(r["played"] or 0),
+            "rounds_won": int(r["won"] or 0),
+            "won_per_combat": _ratio(r["won"] or 0, r["combats"], 3),
+            "won_per_round_played": _ratio(r["won"] or 0, r["played"]),
+        }
+        for r in rows
+    ]
 
 
 def _lives(rows: list[dict[str, Any]]) -> dict[str, Any]:
