@@ -16,6 +16,7 @@ from domain.model.quest_calendar import (
     availability,
     checks,
     combat,
+    command_fields,
     commands,
     death,
     dogfight_rounds,
@@ -34,7 +35,7 @@ from domain.model.quest_calendar import (
 
 rules = RULES[QUEST_CALENDAR]
 rules.setup = state.initial_state
-rules.setup_schema = commands.Setup
+rules.setup_schema = command_fields.Setup
 rules.figures = state.FIGURES
 rules.dice_set = house_rules.dice_set
 rules.contract(*commands.COMMANDS)
@@ -47,6 +48,7 @@ __all__ = [
     "availability",
     "checks",
     "combat",
+    "command_fields",
     "commands",
     "death",
     "dogfight_rounds",
