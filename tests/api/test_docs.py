@@ -66,7 +66,7 @@ def test_rule_index_is_up_to_date() -> None:
 
 def test_every_rule_id_named_in_the_code_and_tests_has_a_statement() -> None:
     unknown = sorted(set(reference.rule_mentions()) - set(STATEMENTS))
-    assert not unknown, f"give these a statement in domain/model/rule_index.py: {unknown}"
+    assert not unknown, f"give these a statement in domain/model/rule_index/: {unknown}"
 
 
 def test_every_rule_is_named_by_a_test_and_every_gap_by_a_test_or_a_house_rule() -> None:

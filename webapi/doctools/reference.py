@@ -270,7 +270,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCE_FOLDERS = ("domain", "webapi", "projections")
 TEST_FOLDER = "tests"
 # The index names every ID; it is not an implementation.
-INDEX_MODULE = "domain/model/rule_index.py"
+INDEX_PACKAGE = "domain/model/rule_index/"
 RULE_ID = re.compile(
     r"(?<![\w-])(?P<gap>G-)?(?P<game>QC|CB)-(?P<first>\d\d)"
     r"(?:\s*(?:\.\.|…)\s*(?P<to>(?:G-)?(?:QC|CB)-)?(?P<last>\d\d))?(?!\d)"
@@ -301,7 +301,7 @@ defaults. A campaign may change a house rule by a recorded event;
 house rule with its allowed values.
 
 This file is generated from the code, and `tests/api/test_docs.py` fails when it is out of
-date. The statements are data in [domain/model/rule_index.py](../domain/model/rule_index.py), the
+date. The statements are data in [domain/model/rule_index/](../domain/model/rule_index/), the
 house rules come from the games' house-rule books (`domain/*/house_rules.py`), and the last two
 columns list the files that name the ID: *implemented in* the Python files under `domain/`,
 `webapi/` and `projections/`, *tested in* the `tests/**/test_*.py` files. A file names an ID
@@ -349,7 +349,9 @@ def rule_mentions(root: Path = ROOT) -> dict[str, list[str]]:
 
 def implemented_in(files: list[str]) -> list[str]:
     """The source files among ``files``: under domain/, webapi/ or projections/, not the index."""
-    return [f for f in files if f.split("/")[0] in SOURCE_FOLDERS and f != INDEX_MODULE]
+    return [
+        f for f in files if f.split("/")[0] in SOURCE_FOLDERS and not f.startswith(INDEX_PACKAGE)
+    ]
 
 
 def tested_in(files: list[str]) -> list[str]:
