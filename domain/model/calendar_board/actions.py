@@ -6,9 +6,7 @@ that finds at least one target always waits for ``choose_ambush``, even with a s
 because the player must name the ambush form of the main rules (CB-35, G-CB-25). Each action,
 with its exhaustion change and any elimination, is resolved before the next party is asked.
 
-Day sleep (``day_sleep``) is allowed only before the turn has started; ``start_acting`` marks
-the turn started (the main rules' first action would do the same). Its locks are lifted when
-the next night phase ends (G-CB-30), by a hook in ``night.NIGHT_END_HOOKS``.
+Day sleep is in ``domain.model.calendar_board.day_sleep``.
 """
 
 from __future__ import annotations
@@ -121,53 +119,9 @@ rules.declare(
             "space": "integer: the space's number",
         },
     ),
-    event_type(
-        "TurnActionsStarted",
-        "A player's turn actions began.",
-        {
-            "player": "string: the player concerned",
-            "round": "integer: the round's number",
-        },
-    ),
-    event_type(
-        "SleptDuringDay",
-        "A party slept through the day.",
-        {
-            "exhaustion_before": "integer: the party's exhaustion before",
-            "party": "string: the party (player) concerned",
-            "round": "integer: the round's number",
-        },
-    ),
-    event_type(
-        "RestrictionApplied",
-        "A party's actions were restricted.",
-        {
-            "locks": "array: the actions locked",
-            "party": "string: the party (player) concerned",
-            "until": "integer: the night it lasts until",
-        },
-    ),
-    event_type(
-        "TurnSkipped",
-        "A player's turn was skipped.",
-        {
-            "player": "string: the player concerned",
-            "reason": "string: why",
-            "round": "integer: the round's number",
-        },
-    ),
-    event_type(
-        "RestrictionLifted",
-        "A party's restriction was lifted.",
-        {
-            "locks": "array: the actions locked",
-            "party": "string: the party (player) concerned",
-        },
-    ),
 )
 
 NIGHT_ACTIONS = ("ambush", "rizz", "sleep")
-DAY_SLEEP_LOCKS = ["reactions", "bonus"]
 
 
 def legal_actions(party: dict[str, Any]) -> list[str]:
@@ -250,7 +204,7 @@ def night_action(ctx: Context, args: Values) -> None:
 # -- exhaustion and elimination (CB-34, CB-36) --------------------------------------------------
 
 
-def _set_exhaustion(ctx: Context, player: str, party: dict[str, Any], to: int, cause: str) -> None:
+def set_exhaustion(ctx: Context, player: str, party: dict[str, Any], to: int, cause: str) -> None:
     """CB-34: the exhaustion track moves; no event when it does not change."""
     before = party["exhaustion"]
     if to == before:
@@ -263,7 +217,7 @@ def _exhaust(ctx: Context, player: str, party: dict[str, Any], cause: str, gain:
     """CB-34 / CB-36: +1 exhaustion (up to the maximum), then the elimination check."""
     if gain:
         raised = min(party["exhaustion"] + 1, ctx.house["cb.exhaustion.max"])
-        _set_exhaustion(ctx, player, party, max(raised, party["exhaustion"]), cause)
+        set_exhaustion(ctx, player, party, max(raised, party["exhaustion"]), cause)
     if party["exhaustion"] >= ctx.house["cb.exhaustion.eliminateAt"]:
         for piece in cb.pathway_pieces(party):
             space = piece["location"]["space"]
@@ -283,7 +237,7 @@ def _exhaust(ctx: Context, player: str, party: dict[str, Any], cause: str, gain:
 def _sleep(ctx: Context, player: str, party: dict[str, Any]) -> None:
     """CB-39 / G-CB-29: sleep lowers exhaustion, never below 0, and never eliminates."""
     lowered = max(party["exhaustion"] - ctx.house["cb.sleep.nightReduction"], 0)
-    _set_exhaustion(ctx, player, party, lowered, "nightSleep")
+    set_exhaustion(ctx, player, party, lowered, "nightSleep")
 
 
 # -- rizz (CB-37, CB-38) ------------------------------------------------------------------------
@@ -509,70 +463,3 @@ def choose_ambush(ctx: Context, args: Values) -> None:
     )
     _exhaust(ctx, player, party, "ambush", gain=True)
     night.advance(ctx)
-
-
-# -- day sleep (CB-40, CB-41) -------------------------------------------------------------------
-
-
-@rules.command(
-    "start_acting",
-    summary="The player whose turn it is begins acting; from now on the turn has started and "
-    "day sleep is no longer possible.",
-    example={"type": "start_acting", "player": "B"},
-    rules=("CB-40",),
-)
-def start_acting(ctx: Context, args: Values) -> None:
-    """CB-40: the first action of a turn closes the window for day sleep."""
-    player = args["player"]
-    cb.party(ctx, player)
-    night.current_player(ctx, player)
-    if ctx.state["turn"]["started"]:
-        ctx.refuse("CB-40", f"{player}'s turn has already started")
-    ctx.state["turn"]["started"] = True
-    ctx.emit("TurnActionsStarted", player=player, round=ctx.state["round"])
-
-
-@rules.command(
-    "day_sleep",
-    summary="At the very start of their turn, an exhausted player sleeps through the day: "
-    "exhaustion -1, the turn is skipped, reactions and bonus locked until the next night ends.",
-    example={"type": "day_sleep", "player": "B"},
-    rules=("CB-40", "CB-41"),
-)
-def day_sleep(ctx: Context, args: Values) -> None:
-    """CB-40 / CB-41: sleep through the day instead of taking the turn."""
-    player = args["player"]
-    party = cb.party(ctx, player)
-    night.current_player(ctx, player, "CB-40")
-    state = ctx.state
-    if state["turn"]["started"]:
-        ctx.refuse("CB-40", "day sleep is only possible at the very start of the turn")
-    before = party["exhaustion"]
-    if before < 1:
-        ctx.refuse("CB-40", f"{player}'s party is not exhausted (exhaustion 0)")
-    ctx.emit("SleptDuringDay", party=player, round=state["round"], exhaustion_before=before)
-    _set_exhaustion(ctx, player, party, before - 1, "daySleep")
-    party["reactions_locked"] = True
-    party["bonus_locked"] = True
-    ctx.emit("RestrictionApplied", party=player, locks=DAY_SLEEP_LOCKS, until=state["nights"] + 1)
-    ctx.emit("TurnSkipped", player=player, round=state["round"], reason="daySleep")
-    night.finish_turn(ctx, player)
-
-
-def lift_day_sleep_locks(ctx: Context) -> None:
-    """G-CB-30: day-sleep locks stay on through the next night and are lifted as it ends."""
-    for player in ctx.state["players"]:
-        party = ctx.state["parties"][player]
-        locks = [
-            lock
-            for lock, flag in (("reactions", "reactions_locked"), ("bonus", "bonus_locked"))
-            if party[flag]
-        ]
-        if not locks:
-            continue
-        party["reactions_locked"] = False
-        party["bonus_locked"] = False
-        ctx.emit("RestrictionLifted", party=player, locks=locks)
-
-
-night.NIGHT_END_HOOKS.append(lift_day_sleep_locks)
