@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from flask import Flask
 
-from domain.service.commands_service import CommandCounters
+from domain.service.command_results import CommandCounters
 from webapi.http import metrics, observability
 
 ROUTE = "/campaigns/<campaign>/rolls"

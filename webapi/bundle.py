@@ -20,7 +20,7 @@ from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
 from domain.service.application import Questlog
 from domain.service.audit import AuditReport
 from domain.service.checkpoints import CheckpointVerdict, check_checkpoint, hashes_by_version
-from domain.service.commands_service import CommandResult
+from domain.service.command_results import CommandResult
 from domain.service.importing import CampaignImport, refusal
 from domain.service.public_audit import audit_public_events
 from webapi.http.plumbing import event_items

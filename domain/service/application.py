@@ -30,7 +30,8 @@ from domain.model.errors import InvalidInput
 from domain.model.games import rules_for
 from domain.model.house_rules import book
 from domain.model.text import MAX_NAME_LENGTH, check_text
-from domain.service.commands_service import SNAPSHOT_INTERVAL, Idempotency, Outcome
+from domain.service.command_results import Idempotency, Outcome
+from domain.service.commands_service import SNAPSHOT_INTERVAL
 from domain.service.seeds import (
     MAX_CLIENT_SEED_LENGTH,
     DiceService,

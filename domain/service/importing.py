@@ -34,7 +34,7 @@ from domain.model.house_rules import GAMES, book
 from domain.model.text import MAX_NAME_LENGTH, check_text, has_control_characters
 from domain.service.application import Questlog
 from domain.service.audit import AuditReport, audit_stream, encoded, roll_verdict
-from domain.service.commands_service import CommandResult, unavailable
+from domain.service.command_results import CommandResult, unavailable
 from domain.service.seeds import MAX_CLIENT_SEED_LENGTH
 from domain.storage.retries import TRANSIENT_ERRORS, never_sent, server_refused
 from domain.storage.side_tables import SeedRecord

@@ -15,7 +15,8 @@ from domain.model import dice as dicelib
 from domain.model.campaign import Campaign
 from domain.model.errors import InvalidInput
 from domain.model.text import check_text
-from domain.service.commands_service import CommandService, Idempotency, Outcome
+from domain.service.command_results import Idempotency, Outcome
+from domain.service.commands_service import CommandService
 from domain.storage.side_tables import SeedRecord
 from domain.storage.store import StoreConfig
 

@@ -22,7 +22,7 @@ from domain.model.errors import InvalidInput, NotFound, RuleViolation, StaleVers
 from domain.model.house_rules import book
 from domain.model.text import check_text
 from domain.service.application import Questlog
-from domain.service.commands_service import Idempotency, Outcome
+from domain.service.command_results import Idempotency, Outcome
 from domain.service.timeline import Timeline
 
 MAX_REPLAY = 1000

@@ -12,7 +12,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from domain.service.application import Questlog
-from domain.service.commands_service import CommandCounters
+from domain.service.command_results import CommandCounters
 from domain.storage.store import StoreConfig
 from webapi.app import create_app
 from webapi.routes import page

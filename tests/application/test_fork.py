@@ -12,7 +12,7 @@ from domain.model.campaign import Campaign
 from domain.model.errors import InvalidInput, NotFound, StaleVersion
 from domain.model.house_rules import ROLLBACK_OVER_SERVER_ROLLS
 from domain.service.application import Questlog
-from domain.service.commands_service import Idempotency
+from domain.service.command_results import Idempotency
 from domain.service.timetravel import TimeTravel
 from tests.application.test_rollback import (
     cb_campaign,

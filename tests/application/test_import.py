@@ -21,7 +21,7 @@ from domain.model.dice import derive_faces
 from domain.model.errors import ConcurrencyConflict, InvalidInput, RuleViolation
 from domain.model.signed_note import parse_verifier_key
 from domain.service.application import Questlog
-from domain.service.commands_service import CommandResult
+from domain.service.command_results import CommandResult
 from domain.service.importing import CAMPAIGN_EXISTS, CampaignImport
 from domain.storage.store import StoreConfig
 from tests.application.moving import exported, played

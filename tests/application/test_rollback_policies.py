@@ -11,7 +11,7 @@ import pytest
 from domain.model.errors import InvalidInput, NotFound, RuleViolation
 from domain.model.house_rules import ROLLBACK_OVER_SERVER_ROLLS
 from domain.service.application import Questlog
-from domain.service.commands_service import CommandResult
+from domain.service.command_results import CommandResult
 from domain.service.timetravel import TimeTravel
 from tests.application.test_rollback import (
     cb_campaign,

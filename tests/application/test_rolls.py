@@ -16,7 +16,7 @@ from domain.model import dice as dicelib
 from domain.model.campaign import Campaign
 from domain.model.errors import ConcurrencyConflict, InvalidInput, RuleViolation, StaleVersion
 from domain.service.application import Questlog
-from domain.service.commands_service import Idempotency
+from domain.service.command_results import Idempotency
 
 NewCampaign = Callable[..., UUID]
 

@@ -18,7 +18,7 @@ from domain.model.errors import (
     StoreUnavailable,
 )
 from domain.model.logs import TracebackThrottle
-from domain.service.commands_service import unavailable
+from domain.service.command_results import unavailable
 from domain.storage.retries import TRANSIENT_ERRORS
 from webapi.http.declared import declared_access
 

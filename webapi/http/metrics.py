@@ -42,7 +42,7 @@ from prometheus_client.registry import Collector
 from domain import settings
 from domain.model.campaign import Campaign
 from domain.model.games import RULES
-from domain.service.commands_service import CommandCounters
+from domain.service.command_results import CommandCounters
 from webapi.http.declared import declared_access
 from webapi.http.observability import elapsed_seconds
 

@@ -17,7 +17,7 @@ from domain.model.errors import InvalidInput, NotFound
 from domain.model.summaries import summarise
 from domain.model.text import ascii_number
 from domain.service.application import Questlog
-from domain.service.commands_service import CommandResult, EarlierResponse, Idempotency, Outcome
+from domain.service.command_results import CommandResult, EarlierResponse, Idempotency, Outcome
 from domain.service.timeline import Timeline
 
 MAX_IDEMPOTENCY_KEY = 200

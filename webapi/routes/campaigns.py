@@ -11,7 +11,7 @@ from flask_smorest import Blueprint
 from domain.model.campaign import Campaign
 from domain.model.house_rules import book
 from domain.service.application import campaign_facts
-from domain.service.commands_service import CommandResult
+from domain.service.command_results import CommandResult
 from domain.service.timetravel import TimeTravel
 from webapi.http import access
 from webapi.http.declared import requires

@@ -8,7 +8,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from domain.model.summaries import roll_summary
-from domain.service.commands_service import CommandResult
+from domain.service.command_results import CommandResult
 from webapi.http.declared import requires
 from webapi.http.plumbing import (
     Rendered,

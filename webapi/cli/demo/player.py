@@ -13,7 +13,7 @@ from typing import Any
 from uuid import UUID
 
 from domain.service.application import Questlog
-from domain.service.commands_service import CommandResult
+from domain.service.command_results import CommandResult
 from domain.service.timetravel import TimeTravel
 
 Json = dict[str, Any]
