@@ -19,7 +19,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from domain.model.dice import DiceExpression, parse
+from domain.model.dice_notation import DiceExpression, parse
 from domain.model.errors import InvalidInput
 from projections.analytics import ChiSquare, chi_square_test, combine, kept_distribution
 from projections.store import ViewStore

@@ -20,7 +20,8 @@ from eventsourcing.utils import get_topic, register_topic
 
 from domain.model import chain, patch
 from domain.model.access import actor_label, current_actor
-from domain.model.dice import DiceExpression, DiceSource, Draw
+from domain.model.dice import DiceSource, Draw
+from domain.model.dice_notation import DiceExpression
 from domain.model.engine import Context, EventType, GameRules, Upcaster, event_type
 from domain.model.errors import InvalidInput, NotFound, RuleViolation
 from domain.model.es_aggregates import create_aggregate, drop_pending_events

@@ -24,7 +24,8 @@ from marshmallow import Schema
 
 from domain.model import patch
 from domain.model.command_schema import Command, Values, load
-from domain.model.dice import DiceExpression, DiceSource, evaluate, parse
+from domain.model.dice import DiceSource
+from domain.model.dice_notation import DiceExpression, evaluate, parse
 from domain.model.errors import InvalidInput, NoSuchDecision, QuestlogError, RuleViolation
 
 LOG = logging.getLogger(__name__)

@@ -27,6 +27,7 @@ from eventsourcing.persistence import IntegrityError, StoredEvent
 from domain.model import dice as dicelib
 from domain.model.access import Membership, actor_label, current_actor
 from domain.model.campaign import Campaign, GameEvent, event_class_of
+from domain.model.dice_notation import ALLOWED_SIDES
 from domain.model.engine import json_type_matches
 from domain.model.errors import ConcurrencyConflict, InvalidInput, RuleViolation
 from domain.model.games import rules_for
@@ -396,7 +397,7 @@ def _die_ok(die: Any) -> bool:
         return False
     if not isinstance(sides, int) or not isinstance(face, int):
         return False
-    return sides in dicelib.ALLOWED_SIDES and 1 <= face <= sides
+    return sides in ALLOWED_SIDES and 1 <= face <= sides
 
 
 def _proof_ok(proof: Any) -> bool:

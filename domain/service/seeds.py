@@ -13,6 +13,7 @@ from uuid import UUID
 
 from domain.model import dice as dicelib
 from domain.model.campaign import Campaign
+from domain.model.dice_notation import parse
 from domain.model.errors import InvalidInput
 from domain.model.text import check_text
 from domain.service.command_results import Idempotency, Outcome
@@ -90,7 +91,7 @@ class DiceService(CommandService):
     ) -> Outcome:
         """Roll dice on the server (with the player's ``entropy`` mixed in, if given), or record
         faces the player rolled by hand."""
-        expression = dicelib.parse(notation)
+        expression = parse(notation)
         check_text("purpose", purpose, MAX_PURPOSE_LENGTH, allow_empty=True, free_text=True)
         check_entropy_with(entropy, faces)
 

@@ -12,8 +12,8 @@ from uuid import UUID
 import pytest
 from eventsourcing.persistence import IntegrityError
 
-from domain.model import dice as dicelib
 from domain.model.campaign import Campaign
+from domain.model.dice_notation import parse
 from domain.model.errors import ConcurrencyConflict, InvalidInput, RuleViolation, StaleVersion
 from domain.service.application import Questlog
 from domain.service.command_results import Idempotency
@@ -640,7 +640,7 @@ def test_a_stale_write_is_refused_as_a_version_conflict_at_its_first_try(
     campaign_id = created.campaign_id
     stale = first.campaign(campaign_id)
     second.roll(campaign_id, notation="d20", purpose="elsewhere")
-    stale.roll(dicelib.parse("d20"), "stale", first.server_dice(stale))
+    stale.roll(parse("d20"), "stale", first.server_dice(stale))
     inserts = []
     insert = first.recorder.insert_events
 

@@ -12,23 +12,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.model.dice import (
+    DiceSource,
+    ScriptedDice,
+    ServerDice,
+    commitment_of,
+    derive_faces,
+    new_client_seed,
+    new_server_seed,
+    read_reported_faces,
+    verify_faces,
+)
+from domain.model.dice_notation import (
     ALLOWED_SIDES,
     MAX_DICE,
     MAX_MODIFIER,
     MAX_NOTATION_LENGTH,
     DiceExpression,
-    DiceSource,
     DiceTerm,
-    ScriptedDice,
-    ServerDice,
-    commitment_of,
-    derive_faces,
     evaluate,
-    new_client_seed,
-    new_server_seed,
     parse,
-    read_reported_faces,
-    verify_faces,
 )
 from domain.model.errors import InvalidInput
 

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.model.dice import ALLOWED_SIDES, ServerDice
+from domain.model.dice import ServerDice
+from domain.model.dice_notation import ALLOWED_SIDES
 
 # Sides for which many words are discarded (2**31 + 1 throws away almost half of them), so the
 # rejection step and the move to the next HMAC block are exercised, not only the d4..d100 path.

@@ -20,7 +20,7 @@ from domain.model.command_schema import (
     text,
 )
 from domain.model.command_schema import items as many
-from domain.model.dice import parse
+from domain.model.dice_notation import parse
 from domain.model.errors import InvalidInput
 from domain.model.quest_calendar import (
     abilities,
