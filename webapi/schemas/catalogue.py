@@ -12,8 +12,9 @@ from typing import Any
 from marshmallow import Schema, fields, missing, validate
 
 from domain.model import calendar_board, quest_calendar  # noqa: F401  (register the games' commands)
-from domain.model.command_schema import Command, IdOrObject, StrictBoolean, StrictInteger
+from domain.model.command_schema import Command
 from domain.model.games import RULES, command_schemas
+from domain.model.schema_fields import IdOrObject, StrictBoolean, StrictInteger
 
 COMMANDS: dict[str, Command] = command_schemas()
 

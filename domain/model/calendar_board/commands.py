@@ -8,10 +8,8 @@ from marshmallow import ValidationError, fields, validates_schema
 
 from domain.model.calendar_board import actions, modifiers, steps
 from domain.model.calendar_board import state as cb
-from domain.model.command_schema import (
-    Command,
-    Strict,
-    command,
+from domain.model.command_schema import Command, Strict, command
+from domain.model.schema_fields import (
     flag,
     integer,
     item_of,

@@ -8,18 +8,7 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validates_schema
 
-from domain.model.command_schema import (
-    Strict,
-    compartment,
-    flag,
-    id_or_object,
-    integer,
-    item_of,
-    nested,
-    picks,
-    text,
-)
-from domain.model.command_schema import items as many
+from domain.model.command_schema import Strict
 from domain.model.dice_notation import parse
 from domain.model.errors import InvalidInput
 from domain.model.quest_calendar import (
@@ -30,6 +19,17 @@ from domain.model.quest_calendar import (
     ship,
 )
 from domain.model.quest_calendar import state as qc
+from domain.model.schema_fields import (
+    compartment,
+    flag,
+    id_or_object,
+    integer,
+    item_of,
+    nested,
+    picks,
+    text,
+)
+from domain.model.schema_fields import items as many
 from domain.model.text import quoted
 
 GAME = "quest-calendar"

@@ -4,22 +4,7 @@ from __future__ import annotations
 
 from marshmallow import fields, validate
 
-from domain.model.command_schema import (
-    REQUIRED,
-    Command,
-    StrictInteger,
-    command,
-    flag,
-    id_or_object,
-    integer,
-    item_of,
-    mapping,
-    nested,
-    picks,
-    required_when,
-    text,
-)
-from domain.model.command_schema import items as many
+from domain.model.command_schema import Command, command
 from domain.model.quest_calendar import (
     combat_rules,
     dogfight_rounds,
@@ -57,6 +42,20 @@ from domain.model.quest_calendar.command_fields import (
     ship_compartment,
     trait_name,
 )
+from domain.model.schema_fields import (
+    REQUIRED,
+    StrictInteger,
+    flag,
+    id_or_object,
+    integer,
+    item_of,
+    mapping,
+    nested,
+    picks,
+    required_when,
+    text,
+)
+from domain.model.schema_fields import items as many
 
 COMMANDS: list[Command] = [
     command(
