@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import signal
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +82,7 @@ def run(
         handler = configure_logging(log_format)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="'--log-format'") from None
-    say = console.print
+    say: Callable[[str], None] = console.print
     if is_json(handler):
         say = log.info
         log_uncaught_errors()

@@ -208,7 +208,8 @@ def source_of(bundle: Mapping[str, Any], found: BundleCheck) -> dict[str, Any]:
     notes = [n for n in bundle.get("checkpoints") or [] if isinstance(n, str)]
     versions = [v.checkpoint.version if v.checkpoint else -1 for v in found.checkpoints]
     last = notes[versions.index(max(versions))] if notes and len(versions) == len(notes) else None
-    listed = bundle.get("keys") if isinstance(bundle.get("keys"), list) else []
+    keys = bundle.get("keys")
+    listed: list[Any] = keys if isinstance(keys, list) else []
     log_name = bundle.get("log_name")
     return {
         "log_name": log_name if isinstance(log_name, str) else None,

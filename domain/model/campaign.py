@@ -53,6 +53,11 @@ class Campaign(Aggregate):
         Events stored before commands were recorded have neither (see ``command_versions_of``).
         """
 
+        TOPIC: ClassVar[str]
+        """The stable topic it is stored under (``questlog.X``, ``qc.X``, ``cb.X``)."""
+        PAYLOAD: ClassVar[EventType]
+        """Its declared payload (docs/events.md)."""
+
         prev_hash: str
         hash: str
         command_id: int

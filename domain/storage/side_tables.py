@@ -76,6 +76,11 @@ class SideTables:
     shares_rate_buckets = False
     """Whether the store keeps the rate-limit buckets (``take_rate_token``) for every process."""
 
+    def take_rate_token(self, key: str, rate: float, burst: float) -> float:
+        """Take one append from ``key``'s shared bucket: 0 if allowed, else the seconds until one
+        is. Only a store that ``shares_rate_buckets`` keeps them (PostgreSQL)."""
+        raise NotImplementedError("this store keeps no shared rate-limit buckets")
+
     def _table(self, name: str) -> str:
         return name
 

@@ -101,7 +101,7 @@ def prepare(workers: int) -> None:
     SHARES = Shares(max(workers * 2, 2))
 
 
-class FairThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has no type hints
+class FairThreadWorker(ThreadWorker):
     """``gthread``, taking a new connection only while no live worker holds fewer.
 
     The worker takes its slot once its app is built (``run``, after ``init_process`` has loaded
@@ -129,17 +129,18 @@ class FairThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has no t
         fewest = SHARES.fewest_elsewhere(self.slot)
         return fewest is None or self.nr_conns <= fewest
 
-    def set_accept_enabled(self, enabled: bool) -> None:
+    def set_accept_enabled(self, enabled: bool | None) -> None:
         """gunicorn's switch (on below ``worker_connections``, off when stopping), and off too
         while another live worker holds fewer connections."""
         super().set_accept_enabled(enabled and self.alive and self.fair())
 
-    def wait_for_and_dispatch_events(self, timeout: float) -> None:
+    def wait_for_and_dispatch_events(self, timeout: float | None) -> None:
         if SHARES is None or self.slot < 0 or not self.alive:
             super().wait_for_and_dispatch_events(timeout)
             return
         SHARES.publish(self.slot, self.nr_conns)
         fair = self.fair()
         self.set_accept_enabled(self.nr_conns < self.worker_connections)
-        super().wait_for_and_dispatch_events(timeout if fair else min(timeout, RECHECK))
+        recheck = RECHECK if timeout is None else min(timeout, RECHECK)
+        super().wait_for_and_dispatch_events(timeout if fair else recheck)
         SHARES.publish(self.slot, self.nr_conns)

@@ -97,7 +97,8 @@ class QuestlogServer(BaseApplication):
         self.cfg.set("worker_exit", self._worker_exit)
         self.cfg.set("child_exit", _child_exit)
 
-    def load(self) -> Flask:
+    # Flask's WSGI __call__ takes a dict environ where gunicorn's stubs say MutableMapping
+    def load(self) -> Flask:  # type: ignore[override]
         """Build this worker's app: runs in the worker, after the fork (``preload_app`` is off)."""
         return self.build()
 
@@ -144,7 +145,7 @@ def _child_exit(_server: Any, worker: Any) -> None:
     if multiprocess_dir():
         from prometheus_client import multiprocess
 
-        multiprocess.mark_process_dead(worker.pid)
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
 
 
 def clear_metric_files(directory: Path) -> None:

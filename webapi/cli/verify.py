@@ -192,8 +192,8 @@ def verify_bundle(path: str, head: str | None, keys: list[VerifierKey] | None = 
     for problem in [*report.problems, *found.problems]:  # the checkpoints' verdicts follow
         where = "bundle" if problem["version"] is None else f"version {problem['version']}"
         console.print(f"[red]{where}: {escape(problem['problem'])}[/red]")
-    for verdict in found.checkpoints:
-        print_checkpoint_verdict(verdict)
+    for checked in found.checkpoints:
+        print_checkpoint_verdict(checked)
     if found.keys_source == "bundle":
         console.print(
             "[yellow]checkpoints checked with the bundle's own keys: this shows the bundle is "

@@ -132,7 +132,7 @@ class Metrics:
             # prometheus_client picks in-memory or file-backed values when it is first imported;
             # the variable may have been set after that (by `serve --workers`, before forking),
             # or unset since (an earlier app of this process was one of several).
-            values.ValueClass = values.get_value_class()
+            values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]
         self.registry = CollectorRegistry()
         self.status = status
         self.requests = Counter(
@@ -229,7 +229,7 @@ class Metrics:
         registry = self.registry
         if self.directory is not None:
             registry = CollectorRegistry()
-            multiprocess.MultiProcessCollector(registry, path=self.directory)
+            multiprocess.MultiProcessCollector(registry, path=self.directory)  # type: ignore[no-untyped-call]
             registry.register(ViewLagCollector(self.status))
         return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
 

@@ -10,7 +10,7 @@ from flask_smorest import Blueprint
 from werkzeug.exceptions import BadRequest
 
 from domain.model.games import RULES, rules_for
-from domain.service import commands_service
+from domain.service import command_results
 from webapi.http.declared import requires
 from webapi.http.plumbing import (
     Rendered,
@@ -62,7 +62,7 @@ def command_examples() -> dict[str, Any]:
     }
 
 
-def render_command(result: commands_service.CommandResult) -> Rendered:
+def render_command(result: command_results.CommandResult) -> Rendered:
     """A game command's response: the events it stored and the state after them."""
     state = result.value["state"]
     # The summaries are made here, not in the result: an idempotency row keeps the result, and
@@ -72,7 +72,7 @@ def render_command(result: commands_service.CommandResult) -> Rendered:
     return appended(201, result, body)
 
 
-def render_house_rules(result: commands_service.CommandResult) -> Rendered:
+def render_house_rules(result: command_results.CommandResult) -> Rendered:
     """A house-rule change's response."""
     return appended(200, result, result.value)
 

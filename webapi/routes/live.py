@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypedDict
 from uuid import UUID
 
 from flask import Flask, Response, current_app, request
@@ -54,11 +54,20 @@ def max_streams_setting(value: int | None) -> int:
     return value
 
 
-def waitress_options(threads: int, streams: int) -> dict[str, int]:
+class WaitressOptions(TypedDict):
+    """waitress's own settings (``waitress.serve``'s keyword arguments)."""
+
+    threads: int
+    connection_limit: int
+
+
+def waitress_options(threads: int, streams: int) -> WaitressOptions:
     """waitress's thread pool and connection limit for ``threads`` request threads and up to
     ``streams`` open streams: each stream holds a thread of its own while it is open, so with
     every slot taken the request threads are still all free for commands and reads."""
-    return {"threads": threads + streams, "connection_limit": WAITRESS_CONNECTIONS + streams}
+    return WaitressOptions(
+        threads=threads + streams, connection_limit=WAITRESS_CONNECTIONS + streams
+    )
 
 
 class LogWatcher:

@@ -54,7 +54,7 @@ def inline_schemas() -> dict[str, type[Schema]]:
     return found
 
 
-def field_type(field: fields.Field) -> str:
+def field_type(field: fields.Field[Any]) -> str:
     """The JSON type of a field, as the catalogue names it."""
     if isinstance(field, StrictInteger):
         return "integer"
@@ -73,7 +73,7 @@ def field_type(field: fields.Field) -> str:
     return "any"
 
 
-def nested_schema(field: fields.Field) -> Schema | None:
+def nested_schema(field: fields.Field[Any]) -> Schema | None:
     """The schema of an object a field holds, if it declares one."""
     if isinstance(field, fields.Nested):
         return field.schema
@@ -82,7 +82,7 @@ def nested_schema(field: fields.Field) -> Schema | None:
     return None
 
 
-def describe_shape(field: fields.Field | None) -> dict[str, Any] | None:
+def describe_shape(field: fields.Field[Any] | None) -> dict[str, Any] | None:
     """What a list's items or an object's values are: their type, and their fields if objects."""
     if field is None:
         return None
@@ -99,7 +99,7 @@ def describe_shape(field: fields.Field | None) -> dict[str, Any] | None:
     return shape
 
 
-def describe_field(name: str, field: fields.Field) -> dict[str, Any]:
+def describe_field(name: str, field: fields.Field[Any]) -> dict[str, Any]:
     """One field of a command: name, type, required, default, bounds or choices, description,
     where a client picks it from in the state (``picks``); an object's own ``fields``, a list's
     ``item_shape`` and an object's ``value_shape`` (shown as ``items`` and ``values``) where

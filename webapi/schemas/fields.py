@@ -27,7 +27,7 @@ def checkpoint_field(description: str = CHECKPOINT_DESCRIPTION) -> fields.String
     return fields.String(metadata={"description": description})
 
 
-class Timestamp(fields.Field):
+class Timestamp(fields.Field[Any]):
     """An ISO-8601 timestamp; without an offset it is UTC.
 
     In a query string an unescaped ``+`` arrives as a space, so a space before a trailing offset

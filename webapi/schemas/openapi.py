@@ -98,7 +98,9 @@ class SchemaDescriptions(BasePlugin):
         return {"description": " ".join(first.split())}
 
 
-def object_default_in_words(converter: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
+def object_default_in_words(
+    converter: Any, field: fields.Field[Any], **kwargs: Any
+) -> dict[str, Any]:
     """An apispec attribute function: a field whose default is an object (``{}``) has it told
     in its description instead of a ``default`` keyword.
 
@@ -123,7 +125,7 @@ NULL_BRANCH = {"type": "object", "nullable": True}
 """apispec's branch that makes a nullable nested object accept null (OpenAPI 3.0)."""
 
 
-def object_before_null(converter: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
+def object_before_null(converter: Any, field: fields.Field[Any], **kwargs: Any) -> dict[str, Any]:
     """An apispec attribute function: a nullable nested object lists its schema before the null
     branch, whether or not it has a description (apispec puts the null branch first when not).
 
