@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> None:
 
     from waitress import serve
 
-    from webapi.routes.live import max_streams_setting, waitress_options
+    from webapi.http.live import max_streams_setting, waitress_options
 
     streams = max_streams_setting(args.max_streams)
     app = build_app(args.db, args.bare_db, args.rate_limit_exempt, streams)

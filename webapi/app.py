@@ -13,6 +13,7 @@ from domain.model.games import rules_for
 from domain.service.application import Questlog
 from webapi import bundle
 from webapi.http import access, errors, limits, metrics, observability
+from webapi.http import live as live_streams
 from webapi.routes import access as access_routes
 from webapi.routes import (
     actions,
@@ -97,7 +98,7 @@ def create_app(
     metrics.install(app, questlog.counters, operations.views_report)
     operations.install(app, ready_max_lag)
     limits.install(app, {imports.ENDPOINT: bundle.MAX_BUNDLE_BYTES})
-    live.install(app, questlog, max_streams)
+    live_streams.install(app, questlog, max_streams)
     access.install(app, auth=auth, rate_limit=rate_limit, rate_limit_exempt=rate_limit_exempt)
     errors.register(app)
     return app

@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 from domain.service.application import Questlog
 from tests.api.conftest import client_as
 from webapi.app import create_app
-from webapi.routes.views import close_views
+from webapi.http.view_store import close_views
 
 
 @pytest.fixture

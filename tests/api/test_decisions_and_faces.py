@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 from domain.service.application import Questlog
 from tests.api.api_calls import command, post
 from webapi.app import create_app
-from webapi.routes.views import close_views
+from webapi.http.view_store import close_views
 
 Json = dict[str, Any]
 

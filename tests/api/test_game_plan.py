@@ -29,7 +29,7 @@ from domain.storage.store import StoreConfig
 from tests.api.api_calls import ApiTable
 from tests.browser import game_plan as plan
 from webapi.app import create_app
-from webapi.routes.views import close_views
+from webapi.http.view_store import close_views
 
 Json = dict[str, Any]
 CAMPAIGNS = 30

@@ -21,7 +21,7 @@ from projections.views.roll_log import RollLog
 from tests.api.conftest import api_routes, client_as
 from webapi.app import create_app
 from webapi.http.errors import TRACEBACKS_KEY
-from webapi.routes.views import WORKER_KEY, close_views
+from webapi.http.view_store import WORKER_KEY, close_views
 
 PROBLEM = "application/problem+json"
 

@@ -15,7 +15,7 @@ from flask import Flask, json
 from domain.service.application import Questlog
 from tests.api.conftest import TokenClient, client_as
 from webapi.app import create_app
-from webapi.routes.live import LIVE_KEY, Live
+from webapi.http.live import LIVE_KEY, Live
 
 Message = dict[str, Any]
 

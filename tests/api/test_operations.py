@@ -23,8 +23,8 @@ from projections.views import ALL_VIEWS
 from tests.api.conftest import client_as
 from webapi.app import create_app
 from webapi.http.observability import configure_logging
+from webapi.http.view_store import views_store
 from webapi.routes import operations
-from webapi.routes.views import views_store
 
 ROLL = {"dice": "d6", "purpose": "p"}
 

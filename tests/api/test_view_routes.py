@@ -23,7 +23,7 @@ from tests.api.test_cli_and_server import QUESTLOG, free_port, request
 from tests.projections.conftest import sync
 from tests.projections.scenarios import calendar_board_match, quest_calendar_week
 from webapi.app import create_app
-from webapi.routes.views import close_views, views_store
+from webapi.http.view_store import close_views, views_store
 
 
 @pytest.fixture

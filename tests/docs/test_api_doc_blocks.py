@@ -18,7 +18,7 @@ from domain.service.application import Questlog
 from tests.docs.examples import checked_block, schematic_json
 from webapi.app import create_app
 from webapi.http.errors import TooManyStreams, streams_problem
-from webapi.routes.live import max_streams_setting, sse
+from webapi.http.live import max_streams_setting, sse
 
 HERE = Path(__file__).resolve()
 TEST = HERE.relative_to(HERE.parents[2]).as_posix()

@@ -93,7 +93,7 @@ def serve(
     """Serve the API on the configured store (waitress, or gunicorn with --workers), the views
     kept up to date inside."""
     from webapi.http.access import auth_setting
-    from webapi.routes.live import max_streams_setting
+    from webapi.http.live import max_streams_setting
 
     auth = auth_setting(None)
     try:
@@ -199,8 +199,8 @@ def serve_one(
 
     from projections.runners import ViewsWorker
     from webapi.app import create_app
-    from webapi.routes.live import waitress_options
-    from webapi.routes.views import WORKER_KEY, close_views
+    from webapi.http.live import waitress_options
+    from webapi.http.view_store import WORKER_KEY, close_views
 
     app = create_app(questlog, auth=auth, max_streams=streams)
     worker = ViewsWorker(questlog.config, app=questlog).start() if views else None
@@ -219,7 +219,7 @@ def serve_one(
 
 def _stop(extensions: dict[str, object]) -> None:
     """End the live streams, then waitress's loop (by SystemExit, as Ctrl-C would)."""
-    from webapi.routes.live import LIVE_KEY, Live
+    from webapi.http.live import LIVE_KEY, Live
 
     live = extensions.get(LIVE_KEY)
     if isinstance(live, Live):

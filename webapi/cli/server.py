@@ -38,7 +38,7 @@ def gunicorn_options(
 ) -> dict[str, Any]:
     """gunicorn's settings for ``workers`` processes of ``threads`` request threads each, plus one
     thread per live stream a worker may open (a stream holds its thread while it is open, the
-    same reason as ``webapi.routes.live.waitress_options``)."""
+    same reason as ``webapi.http.live.waitress_options``)."""
     return {
         "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         "workers": workers,
@@ -115,7 +115,7 @@ def build_app(*, auth: bool, streams: int, views: bool) -> Flask:
     from domain.storage.store import StoreConfig
     from projections.runners import ViewsWorker
     from webapi.app import create_app
-    from webapi.routes.views import WORKER_KEY
+    from webapi.http.view_store import WORKER_KEY
 
     questlog = Questlog(StoreConfig.from_environ())
     app = create_app(questlog, auth=auth, max_streams=streams)
@@ -127,7 +127,7 @@ def build_app(*, auth: bool, streams: int, views: bool) -> Flask:
 
 def release_app(app: Flask) -> None:
     """Stop the app's views runner, close its view store and its store."""
-    from webapi.routes.views import WORKER_KEY, close_views
+    from webapi.http.view_store import WORKER_KEY, close_views
 
     worker = app.extensions.get(WORKER_KEY)
     if worker is not None:

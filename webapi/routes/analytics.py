@@ -13,8 +13,8 @@ from projections.views.stats import CampaignStats, campaign_figures
 from projections.views.weather import WeatherHistory
 from webapi.http.declared import requires
 from webapi.http.plumbing import campaign_id
-from webapi.routes.views import iso, read
-from webapi.schemas.views import (
+from webapi.http.view_store import iso, read
+from webapi.schemas.analytics import (
     CampaignDiceQuery,
     CampaignFigures,
     CampaignFiguresQuery,

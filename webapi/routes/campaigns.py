@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 from typing import Any
-from uuid import UUID
 
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.model.campaign import Campaign
 from domain.model.house_rules import book
-from domain.service.application import campaign_facts
-from domain.service.command_results import CommandResult
 from domain.service.timetravel import TimeTravel
 from webapi.http import access
 from webapi.http.declared import requires
 from webapi.http.plumbing import (
-    Rendered,
     campaign_id,
     event_items,
     idempotency,
@@ -34,33 +29,12 @@ from webapi.schemas.campaigns import (
     HouseRuleList,
     HouseRulesQuery,
     PageQuery,
+    campaign_body,
+    render_created,
 )
 from webapi.schemas.campaigns import Campaign as CampaignSchema
 
 blp = Blueprint("campaigns", __name__, description="Campaigns: one hash-chained event log each.")
-
-
-def campaign_body(campaign: Campaign, forks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The public representation of a campaign."""
-    facts = campaign_facts(campaign)
-    return _body(campaign.id, campaign.version, campaign.head_hash, facts, forks or [])
-
-
-def render_created(result: CommandResult) -> Rendered:
-    """A new campaign's response (a creation or a fork)."""
-    body = _body(result.campaign_id, result.version, result.head_hash, result.value, [])
-    headers = {"Location": f"/campaigns/{result.campaign_id}", "ETag": f'"{result.version}"'}
-    return 201, body, headers
-
-
-def _body(
-    cid: UUID, version: int, head_hash: str, facts: dict[str, Any], forks: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """A campaign as ``CampaignSchema`` shows it, from its id, head and facts."""
-    body: dict[str, Any] = CampaignSchema().dump(
-        {"id": cid, "version": version, "head_hash": head_hash, **facts, "forks": forks}
-    )
-    return body
 
 
 @blp.route("/campaigns")

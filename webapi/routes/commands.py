@@ -22,10 +22,10 @@ from webapi.http.plumbing import (
     reply,
     summarised,
 )
-from webapi.routes.dice import APPEND_HEADERS
 from webapi.schemas.catalogue import COMMANDS, describe, describe_setup
 from webapi.schemas.commands import CommandList, CommandResult, CommandsQuery, HouseRuleChange
 from webapi.schemas.dice import Appended
+from webapi.schemas.openapi import APPEND_HEADERS
 
 blp = Blueprint("commands", __name__, description="Game commands and house rules.")
 

@@ -21,15 +21,11 @@ from webapi.http.plumbing import (
 )
 from webapi.schemas.campaigns import DiceState, PageQuery
 from webapi.schemas.dice import Appended, ClientSeedSet, Roll, RollCreate, RollPage
+from webapi.schemas.openapi import APPEND_HEADERS
 
 DICE_STATE = DiceState()
 
 blp = Blueprint("dice", __name__, description="Verifiable server dice and reported dice.")
-
-APPEND_HEADERS = [
-    {"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}},
-    {"in": "header", "name": "If-Match", "schema": {"type": "string"}},
-]
 
 
 def render_roll(result: CommandResult) -> Rendered:

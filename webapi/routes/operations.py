@@ -23,7 +23,7 @@ from webapi.http.declared import requires
 from webapi.http.errors import problem
 from webapi.http.metrics import METRICS_KEY, Metrics
 from webapi.http.plumbing import questlog
-from webapi.routes.views import views_store
+from webapi.http.view_store import views_store
 from webapi.schemas.operations import Health, Readiness
 
 log = logging.getLogger("questlog.operations")

@@ -23,9 +23,8 @@ from webapi.http.plumbing import (
     shown,
     summarised,
 )
-from webapi.routes.campaigns import render_created
-from webapi.routes.dice import APPEND_HEADERS
-from webapi.schemas.campaigns import Campaign
+from webapi.schemas.campaigns import Campaign, render_created
+from webapi.schemas.openapi import APPEND_HEADERS
 from webapi.schemas.timetravel import (
     Approval,
     ForkCreate,

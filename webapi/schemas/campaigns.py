@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from typing import Any
+from uuid import UUID
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from domain.model.campaign import Campaign as CampaignAggregate
 from domain.model.house_rules import GAMES
+from domain.service.application import campaign_facts
+from domain.service.command_results import CommandResult
+from webapi.http.plumbing import Rendered
 from webapi.schemas import catalogue
 from webapi.schemas.fields import (
     CHECKPOINT_DESCRIPTION,
@@ -282,3 +287,31 @@ class HouseRuleList(Schema):
 
     game = fields.String()
     rules = fields.List(fields.Nested(HouseRule))
+
+
+# -- a campaign as the routes answer it ------------------------------------------------------------
+
+
+def campaign_body(
+    campaign: CampaignAggregate, forks: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """The public representation of a campaign."""
+    facts = campaign_facts(campaign)
+    return _body(campaign.id, campaign.version, campaign.head_hash, facts, forks or [])
+
+
+def render_created(result: CommandResult) -> Rendered:
+    """A new campaign's response (a creation or a fork)."""
+    body = _body(result.campaign_id, result.version, result.head_hash, result.value, [])
+    headers = {"Location": f"/campaigns/{result.campaign_id}", "ETag": f'"{result.version}"'}
+    return 201, body, headers
+
+
+def _body(
+    cid: UUID, version: int, head_hash: str, facts: dict[str, Any], forks: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A campaign as ``Campaign`` shows it, from its id, head and facts."""
+    body: dict[str, Any] = Campaign().dump(
+        {"id": cid, "version": version, "head_hash": head_hash, **facts, "forks": forks}
+    )
+    return body

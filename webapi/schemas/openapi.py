@@ -192,3 +192,23 @@ class Problem(Schema):
             "not be found out (retry with the same Idempotency-Key)"
         },
     )
+
+
+STREAM_DOC = {
+    "200": {
+        "description": (
+            "Server-Sent Events: one message per event (``id: <version>``, ``event: event``, "
+            "``data:`` the event as one item of GET /campaigns/{id}/events), a ``: keep-alive`` "
+            "comment every 15 s. Resume with Last-Event-ID or ?after=."
+        ),
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    }
+}
+"""The stream route's documented answer (``GET /campaigns/{id}/stream``)."""
+
+
+APPEND_HEADERS = [
+    {"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}},
+    {"in": "header", "name": "If-Match", "schema": {"type": "string"}},
+]
+"""The headers every appending route documents: ``Idempotency-Key`` and ``If-Match``."""
