@@ -27,6 +27,12 @@ REPAIR_KIT: Json = {
     "effect": {"kind": "cure", "condition": "malfunction"},
 }
 VISOR: Json = {"id": "visor", "name": "Void Visor", "kind": "equipment", "slot": "helmet"}
+RATION: Json = {
+    "id": "ration",
+    "name": "Meal Ration",
+    "kind": "other",
+    "effect": {"kind": "ration"},
+}
 PLASMA_BLADE: Json = {
     "id": "plasma-blade",
     "name": "Plasma Blade",
@@ -201,6 +207,17 @@ TWO_PLAYERS: Json = {
     ],
 }
 """The smallest match: two players, two pieces each."""
+
+DOCK_MARKET: Json = {
+    "type": "enter_shop",
+    "shop_id": "dock-market",
+    "stock": [
+        {"item": MED_KIT, "price": 4},
+        {"item": VISOR, "price": 6},
+        {"item": RATION, "price": 2},
+    ],
+}
+"""A shop's stock as a page prints it (an ``enter_shop`` command): a med kit, a visor, a ration."""
 
 DEMO_LAYOUT = ["start", "supply", "hail", "hail", "hail", "hail", "hail", "hail", "hail", "end"]
 """The demo's board (cb.calendar.layout): a supply space right after Start, then hail."""

@@ -1,4 +1,5 @@
-"""The hero, items, shop, rounds and crew of the Quest Calendar week played in test_qc_week.py.
+"""The hero, rounds and crew of the Quest Calendar week played in test_qc_week.py (its items and
+shop are the shared samples, ``domain.model.samples``).
 
 Everything here is what the hero book and the printed pages would give the player: the service
 takes the numbers as input (QC-02, QC-04, QC-05, G-QC-01).
@@ -11,33 +12,6 @@ from typing import Any
 from domain.model import samples
 
 Json = dict[str, Any]
-
-PLASMA_BLADE: Json = {
-    "id": "plasma-blade",
-    "name": "Plasma Blade",
-    "kind": "equipment",
-    "slot": "weapon",
-}
-VISOR: Json = {"id": "visor", "name": "Void Visor", "kind": "equipment", "slot": "helmet"}
-FLAK_VEST: Json = {"id": "flak-vest", "name": "Flak Vest", "kind": "equipment", "slot": "armor"}
-MED_KIT: Json = {
-    "id": "med-kit",
-    "name": "Med Kit",
-    "kind": "consumable",
-    "effect": {"kind": "heal", "amount": 5},
-}
-REPAIR_KIT: Json = {
-    "id": "repair-kit",
-    "name": "Repair Kit",
-    "kind": "consumable",
-    "effect": {"kind": "cure", "condition": "malfunction"},
-}
-RATION: Json = {
-    "id": "ration",
-    "name": "Meal Ration",
-    "kind": "other",
-    "effect": {"kind": "ration"},
-}
 
 HERO: Json = samples.variant(
     samples.VANGUARD,
@@ -102,15 +76,7 @@ THURSDAY_ROUNDS: list[Json] = [
         "damage_full": 12,
     },
 ]
-SHOP: Json = {
-    "type": "enter_shop",
-    "shop_id": "dock-market",
-    "stock": [
-        {"item": MED_KIT, "price": 4},
-        {"item": VISOR, "price": 6},
-        {"item": RATION, "price": 2},
-    ],
-}
+SHOP: Json = samples.DOCK_MARKET
 VEX: Json = {
     "id": "vex",
     "name": "Vex the Mechanic",

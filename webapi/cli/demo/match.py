@@ -24,23 +24,6 @@ LAYOUT = samples.DEMO_LAYOUT
 """The board (cb.calendar.layout) from Start to End (see the module docstring for why this one)."""
 
 
-def pathway(space: int) -> Json:
-    """A location on a pathway space."""
-    return {"kind": "pathway", "space": space}
-
-
-def weapon(wid: str, kind: str, ammo: int, ammo_max: int, regen: int) -> Json:
-    """A weapon that uses ammunition."""
-    return {
-        "id": wid,
-        "kind": kind,
-        "uses_ammo": True,
-        "ammo": ammo,
-        "ammo_max": ammo_max,
-        "ammo_regen": regen,
-    }
-
-
 SETUP: Json = samples.THREE_PLAYERS
 
 NIGHT_PLANS: list[dict[str, str]] = [

@@ -17,20 +17,6 @@ from webapi.cli.demo.player import DemoError, Json, Player, of_type
 
 NAME = "Demo: a week of the Voidspark Chronicles"
 
-MED_KIT: Json = {
-    "id": "med-kit",
-    "name": "Med Kit",
-    "kind": "consumable",
-    "effect": {"kind": "heal", "amount": 5},
-}
-VISOR: Json = {"id": "visor", "name": "Void Visor", "kind": "equipment", "slot": "helmet"}
-RATION: Json = {
-    "id": "ration",
-    "name": "Meal Ration",
-    "kind": "other",
-    "effect": {"kind": "ration"},
-}
-
 HERO: Json = samples.VANGUARD
 
 DRONE: Json = {
@@ -63,15 +49,7 @@ TITAN: Json = {
 }
 """An enemy that kills: fought until the hero dies and is cloned."""
 
-SHOP: Json = {
-    "type": "enter_shop",
-    "shop_id": "dock-market",
-    "stock": [
-        {"item": MED_KIT, "price": 4},
-        {"item": VISOR, "price": 6},
-        {"item": RATION, "price": 2},
-    ],
-}
+SHOP: Json = samples.DOCK_MARKET
 VEX: Json = {"id": "vex", "name": "Vex the Mechanic"}
 DOGFIGHT_ROUNDS: list[Json] = [
     {"evasion_target": 95, "enemy_aim": 100, "damage_reduced": 4, "damage_max": 8},
