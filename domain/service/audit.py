@@ -92,6 +92,17 @@ class AuditReport:
             self.first_bad_version = version
         self.problems.append({"version": version, "problem": problem})
 
+    def link(self, version: int, stored_hash: str, *, hash_ok: bool, prev_ok: bool) -> None:
+        """Record one event of the chain: its hash is the new head, and a broken hash or link
+        is a problem at its version."""
+        if not hash_ok:
+            self.bad(version, "the event's hash does not match its contents")
+        if not prev_ok:
+            self.bad(version, "prev_hash does not match the previous event's hash")
+        self.hashes.add(stored_hash)
+        self.head_version = version
+        self.head_hash = stored_hash
+
     @property
     def nonces_ok(self) -> bool:
         """Whether the server rolls under each commitment carry nonces 0, 1, 2, ... in order."""
@@ -237,13 +248,8 @@ def _check_link(
         prev_hash=stored_as.get("prev_hash", ""),
         actor=actor,
     )
-    if computed != stored_hash:
-        report.bad(version, "the event's hash does not match its contents")
-    if stored_as.get("prev_hash") != prev_hash:
-        report.bad(version, "prev_hash does not match the previous event's hash")
-    report.hashes.add(stored_hash)
-    report.head_version = version
-    report.head_hash = stored_hash
+    prev_ok = stored_as.get("prev_hash") == prev_hash
+    report.link(version, stored_hash, hash_ok=computed == stored_hash, prev_ok=prev_ok)
     return stored_hash
 
 

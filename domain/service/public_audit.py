@@ -76,13 +76,8 @@ def _check_public_link(
     if event.get("actor") is not None:
         body["actor"] = event["actor"]
     stored_hash = str(event.get("hash", ""))
-    if chain.hash_body(body) != stored_hash:
-        report.bad(version, "the event's hash does not match its contents")
-    if event.get("prev_hash") != prev_hash:
-        report.bad(version, "prev_hash does not match the previous event's hash")
-    report.hashes.add(stored_hash)
-    report.head_version = version
-    report.head_hash = stored_hash
+    hash_ok = chain.hash_body(body) == stored_hash
+    report.link(version, stored_hash, hash_ok=hash_ok, prev_ok=event.get("prev_hash") == prev_hash)
     return stored_hash
 
 
