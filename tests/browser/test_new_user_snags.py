@@ -14,7 +14,9 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.helpers import wait_for_version
+from tests.browser.page_table import Effort, open_new_campaign
 from tests.browser.server import Server
+from tests.browser.test_table_flows import created_bodies
 
 pytestmark = pytest.mark.browser
 Json = dict[str, Any]
@@ -469,3 +471,19 @@ def test_an_invite_link_is_kept_on_the_device_only_when_asked_and_signs_out(
     assert other.evaluate("localStorage.getItem('questlog.links')") is None
     other.goto(server.url(f"/app/campaigns/{cid}"))
     other.get_by_label("API token").wait_for()
+
+
+def test_a_double_click_on_create_makes_one_campaign(open_page: Any, server: Server) -> None:
+    """A double click on "Create the campaign" sends one creation, not two: the button is off
+    while the first is in flight (a fresh helper's trial made two identical campaigns)."""
+    page, _ = open_page("owner")
+    sent = created_bodies(page)
+    page.goto(server.url("/app/"))
+    open_new_campaign(Effort(), page, "quest-calendar", "Created once")
+    page.get_by_role("button", name="Create the campaign").dblclick()
+    page.wait_for_url("**/app/campaigns/*")
+    ready(page)
+    assert len(sent) == 1, sent
+    status, listed = server.call("GET", "/campaigns?limit=100")
+    assert status == 200, listed
+    assert [c["name"] for c in listed["items"]].count("Created once") == 1

@@ -300,8 +300,13 @@ export async function newCampaign(slot, opener) {
     el.removeAttribute("aria-errormessage");
   };
   form.addEventListener("input", (event) => event.target.getAttribute?.("aria-invalid") && unmark(event.target));
+  // One creation at a time: a double click or a second Enter while the first is in flight
+  // would otherwise create a second campaign nobody chose.
+  const createButton = form.querySelector("button[type=submit]");
+  let creating = false;
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    if (creating) return;
     error.textContent = "";
     form.querySelectorAll("[aria-invalid]").forEach(unmark);
     let body;
@@ -317,6 +322,9 @@ export async function newCampaign(slot, opener) {
       error.textContent = `Could not read the form: ${problem.message}`;
       return;
     }
+    creating = true;
+    createButton.disabled = true;
+    let leaving = false;
     try {
       const created = await post("/campaigns", body, { "Idempotency-Key": crypto.randomUUID() });
       if (hero) {
@@ -331,9 +339,16 @@ export async function newCampaign(slot, opener) {
           return;
         }
       }
+      leaving = true;
       location.assign(`/app/campaigns/${created.id}`);
     } catch (problem) {
       error.textContent = refusal(problem, state.locate, error);
+    } finally {
+      // once created, the page is leaving for the campaign: the button stays off
+      if (!leaving) {
+        creating = false;
+        createButton.disabled = false;
+      }
     }
   });
   opener.hidden = true;
