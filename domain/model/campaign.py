@@ -18,14 +18,16 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate
 from eventsourcing.utils import get_topic, register_topic
 
+from domain.model import campaign_payloads as payloads
 from domain.model import chain, patch
 from domain.model.access import actor_label, current_actor
 from domain.model.dice import DiceSource, Draw
 from domain.model.dice_notation import DiceExpression
-from domain.model.engine import Context, EventType, GameRules, Upcaster, event_type
+from domain.model.engine import Context, GameRules
 from domain.model.errors import InvalidInput, NotFound, RuleViolation
 from domain.model.es_aggregates import create_aggregate, drop_pending_events
 from domain.model.house_rules import ROLLBACK_OVER_SERVER_ROLLS, book
+from domain.model.payload import EventType, Upcaster, declaration
 
 
 class Campaign(Aggregate):
@@ -76,20 +78,7 @@ class Campaign(Aggregate):
         """A campaign was started, committing to its first dice seed."""
 
         TOPIC = "questlog.CampaignCreated"
-        PAYLOAD: ClassVar[EventType] = event_type(
-            "CampaignCreated",
-            "A campaign starts (POST /campaigns) or is forked from another.",
-            {
-                "originator_topic": "string: the aggregate's topic, questlog.Campaign",
-                "game": "string: quest-calendar or calendar-board",
-                "name": "string: the campaign's name",
-                "house_rules": "object: every house rule in force, defaults included",
-                "commitment": "string: SHA-256 commitment to the first server seed",
-                "client_seed": "string: the client seed mixed into server rolls",
-                "origin": "object|null: the fork point (campaign_id, version, head_hash), or null",
-                "state": "object: the game state it starts with (the setup, or the fork point's)",
-            },
-        )
+        PAYLOAD: ClassVar[EventType] = declaration(payloads.CampaignCreated)
         game: str
         name: str
         house_rules: dict[str, Any]
@@ -118,11 +107,7 @@ class Campaign(Aggregate):
         """The owner set a new client seed for the rolls that follow."""
 
         TOPIC = "questlog.ClientSeedChanged"
-        PAYLOAD: ClassVar[EventType] = event_type(
-            "ClientSeedChanged",
-            "The owner set a client seed (POST /dice/client-seed).",
-            {"client_seed": "string: the client seed for the server rolls that follow"},
-        )
+        PAYLOAD: ClassVar[EventType] = declaration(payloads.ClientSeedChanged)
         client_seed: str
 
         def assign(self, campaign: Campaign) -> None:
@@ -132,15 +117,7 @@ class Campaign(Aggregate):
         """The server seed was revealed and a new one committed to; the nonce restarts at 0."""
 
         TOPIC = "questlog.SeedRotated"
-        PAYLOAD: ClassVar[EventType] = event_type(
-            "SeedRotated",
-            "The server seed was revealed and replaced; the nonce restarts at 0.",
-            {
-                "revealed_commitment": "string: the commitment of the seed now revealed",
-                "revealed_seed": "string: that seed, so its rolls can be re-derived",
-                "commitment": "string: the commitment to the new server seed",
-            },
-        )
+        PAYLOAD: ClassVar[EventType] = declaration(payloads.SeedRotated)
         revealed_commitment: str
         revealed_seed: str
         commitment: str
@@ -154,16 +131,7 @@ class Campaign(Aggregate):
         """A house rule was changed after the campaign started (QC-01); both values are kept."""
 
         TOPIC = "questlog.HouseRuleConfigured"
-        PAYLOAD: ClassVar[EventType] = event_type(
-            "HouseRuleConfigured",
-            "A house rule was changed after creation (POST /house-rules, QC-01).",
-            {
-                "key": "string: the house rule's key",
-                "old_value": "any: its value before",
-                "new_value": "any: its value from now on",
-                "gap": "string|null: the gap it settles (G-QC-xx or G-CB-xx, docs/rules.md)",
-            },
-        )
+        PAYLOAD: ClassVar[EventType] = declaration(payloads.HouseRuleConfigured)
         key: str
         old_value: Any
         new_value: Any
@@ -176,16 +144,7 @@ class Campaign(Aggregate):
         """Dice were rolled for a stated purpose; faces, totals and proofs are recorded."""
 
         TOPIC = "questlog.DiceRolled"
-        PAYLOAD: ClassVar[EventType] = event_type(
-            "DiceRolled",
-            "Dice were rolled for a stated purpose (POST /rolls).",
-            {
-                "purpose": "string: what the roll was for",
-                "rolls": "array: one roll record (faces, total, source, proof)",
-                "next_nonce": "integer: the dice stream's nonce after the event",
-                "roll_count": "integer: the campaign's number of rolls after the event",
-            },
-        )
+        PAYLOAD: ClassVar[EventType] = declaration(payloads.DiceRolled)
         purpose: str
         rolls: list[dict[str, Any]]
         next_nonce: int
@@ -205,24 +164,7 @@ class Campaign(Aggregate):
         """
 
         TOPIC = "questlog.RolledBack"
-        PAYLOAD: ClassVar[EventType] = event_type(
-            "RolledBack",
-            "The state at an earlier version was restored (POST /rollback, or a proposal's last "
-            "approval); the events after it stay, undone, and the dice stream is not restored.",
-            {
-                "to_version": "integer: the version whose state is restored",
-                "reason": "string: why, as given",
-                "actor": "string|null: who asked for it",
-                "restored_state": "object: the game state at to_version, which it assigns",
-                "restored_house_rules": "object: the house rules at to_version, which it assigns",
-                "undone_versions": "array: to_version + 1 up to the previous head",
-                "undone_rolls": "array: the ids of the active rolls it undid",
-                "server_rolls_undone": "integer: how many of those were server rolls",
-                "policy": "string: the rollback_over_server_rolls house rule in force",
-                "flagged": "boolean: whether it undid server rolls under the flag policy",
-                "proposal_id": "string|null: the proposal it carried out (null if direct)",
-            },
-        )
+        PAYLOAD: ClassVar[EventType] = declaration(payloads.RolledBack)
         to_version: int
         reason: str
         actor: str | None
@@ -248,17 +190,7 @@ class Campaign(Aggregate):
         """A player proposed a rollback that needs every player's agreement."""
 
         TOPIC = "questlog.RollbackProposed"
-        PAYLOAD: ClassVar[EventType] = event_type(
-            "RollbackProposed",
-            "A rollback was proposed to every player (POST /rollback/proposals).",
-            {
-                "proposal_id": "string: the proposal's id",
-                "to_version": "integer: the version it would restore",
-                "reason": "string: why, as given",
-                "proposer": "string: who proposed it",
-                "players": "array: whose agreement it needs",
-            },
-        )
+        PAYLOAD: ClassVar[EventType] = declaration(payloads.RollbackProposed)
         proposal_id: str
         to_version: int
         reason: str
@@ -282,14 +214,7 @@ class Campaign(Aggregate):
         """A player agreed to a proposed rollback."""
 
         TOPIC = "questlog.RollbackApproved"
-        PAYLOAD: ClassVar[EventType] = event_type(
-            "RollbackApproved",
-            "A player agreed to a proposed rollback (the proposer, if a player, on proposing).",
-            {
-                "proposal_id": "string: the proposal agreed to",
-                "player": "string: who agreed",
-            },
-        )
+        PAYLOAD: ClassVar[EventType] = declaration(payloads.RollbackApproved)
         proposal_id: str
         player: str
 
@@ -301,27 +226,7 @@ class Campaign(Aggregate):
         fresh commitment to a server seed this instance holds (the nonce restarts at 0)."""
 
         TOPIC = "questlog.CampaignImported"
-        PAYLOAD: ClassVar[EventType] = event_type(
-            "CampaignImported",
-            "The campaign was imported from a bundle (questlog import, POST /campaigns/import); "
-            "the events before it are the bundle's, unchanged.",
-            {
-                "bundle_head": "object: the bundle's head (version and hash), the event before it",
-                "bundle_exported_at": "string|null: when the source made the bundle, as it says",
-                "checkpoint": "string|null: the bundle's last signed checkpoint, verified before "
-                "the import (null if it carried none)",
-                "source": "object: the source as its bundle names it: log_name, verifier_keys "
-                "(the keys that check its checkpoints) and checkpoint_keys (given: checked "
-                "with keys the importer named; bundle: with the bundle's own; null: none)",
-                "unrevealed_commitment": "string|null: the source's commitment this instance "
-                "cannot reveal (its rolls stay awaiting reveal here unless the source reveals the "
-                "seed); null if this instance holds its seed and reveals it here",
-                "revealed_seeds": "object: the seeds this instance held for commitments of the "
-                "log not yet revealed (its own, after a campaign comes back), by commitment: they "
-                "are revealed here, so every roll made under them can be checked",
-                "commitment": "string: the commitment to the new server seed this instance holds",
-            },
-        )
+        PAYLOAD: ClassVar[EventType] = declaration(payloads.CampaignImported)
         bundle_head: dict[str, Any]
         bundle_exported_at: str | None
         checkpoint: str | None

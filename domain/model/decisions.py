@@ -48,4 +48,4 @@ def ask(
     if announce:
         asked = {"decision": decision, "who": who, "rule": rule, "options": options}
         asked["context"] = context
-        ctx.emit(REQUESTED, **{field: asked[field] for field in announce})
+        ctx.emit(ctx.payload(REQUESTED, **{field: asked[field] for field in announce}))

@@ -27,121 +27,12 @@ from domain.model.command_schema import Command, Values, load
 from domain.model.dice import DiceSource
 from domain.model.dice_notation import DiceExpression, evaluate, parse
 from domain.model.errors import InvalidInput, NoSuchDecision, QuestlogError, RuleViolation
+from domain.model.payload import EventType, Payload, declaration
 
 LOG = logging.getLogger(__name__)
 
 DiceSet = tuple[str, set[int]]
 """A rule id and the die sizes a campaign's dice set allows."""
-
-
-PAYLOAD_TYPES = frozenset(
-    {"integer", "number", "string", "boolean", "array", "object", "null", "any"}
-)
-"""The JSON types a payload field may declare (``any``: whatever the game records there)."""
-
-
-@dataclass(frozen=True)
-class PayloadField:
-    """One fact an event records: its name, JSON type(s) and what it means."""
-
-    name: str
-    type: str
-    """One or more of ``PAYLOAD_TYPES`` joined by ``|``, e.g. ``integer|null``."""
-    description: str
-    optional: bool = False
-    """Recorded only in some cases (the description says when)."""
-
-
-Upcaster = Callable[[dict[str, Any]], None]
-"""Changes a payload stored at one version, in place, into the shape of the next version."""
-
-
-@dataclass(frozen=True)
-class EventType:
-    """A game event type: its past-tense name, what it records, its payload and payload version.
-
-    ``upcasters[n]`` turns a payload stored at version ``n + 1`` into version ``n + 2``; the
-    event class applies them when an older event is loaded (docs/events.md).
-    """
-
-    name: str
-    summary: str
-    fields: tuple[PayloadField, ...]
-    version: int = 1
-    upcasters: tuple[Upcaster, ...] = ()
-
-    def __post_init__(self) -> None:
-        if len(self.upcasters) != self.version - 1:
-            raise RuntimeError(f"{self.name} v{self.version} needs {self.version - 1} upcaster(s)")
-
-    def check(self, details: Mapping[str, Any]) -> None:
-        """Refuse details that do not match the declaration: a programming error."""
-        declared = {f.name for f in self.fields}
-        unknown = sorted(set(details) - declared)
-        missing = sorted(f.name for f in self.fields if not f.optional and f.name not in details)
-        if unknown or missing:
-            raise RuntimeError(
-                f"{self.name} emitted with undeclared field(s) {unknown} and without "
-                f"declared field(s) {missing}"
-            )
-        for declared_field in self.fields:
-            if declared_field.name in details and not json_type_matches(
-                details[declared_field.name], declared_field.type
-            ):
-                raise RuntimeError(
-                    f"{self.name}.{declared_field.name} is declared {declared_field.type}, "
-                    f"emitted as {type(details[declared_field.name]).__name__}"
-                )
-
-
-def json_type_matches(value: Any, declared: str) -> bool:
-    """Whether a value is of one of the JSON types ``declared`` names (``integer|null``...).
-
-    >>> json_type_matches(3, "integer"), json_type_matches(True, "integer")
-    (True, False)
-    """
-    for kind in declared.split("|"):
-        if kind == "any":
-            return True
-        if kind == "null" and value is None:
-            return True
-        if kind == "boolean" and isinstance(value, bool):
-            return True
-        if kind in ("integer", "number") and isinstance(value, int) and not isinstance(value, bool):
-            return True
-        if kind == "number" and isinstance(value, float):
-            return True
-        if kind == "string" and isinstance(value, str):
-            return True
-        if kind == "array" and isinstance(value, list | tuple):
-            return True
-        if kind == "object" and isinstance(value, Mapping):
-            return True
-    return False
-
-
-def event_type(
-    name: str,
-    summary: str,
-    fields: Mapping[str, str],
-    *,
-    version: int = 1,
-    upcasters: tuple[Upcaster, ...] = (),
-) -> EventType:
-    """Declare a game event type; each field is ``"type: description"`` (``type?`` if optional).
-
-    >>> event_type("Paid", "Credits were paid.", {"amount": "integer: credits paid"}).fields[0]
-    PayloadField(name='amount', type='integer', description='credits paid', optional=False)
-    """
-    declared = []
-    for field_name, text in fields.items():
-        kind, separator, description = text.partition(": ")
-        optional = kind.endswith("?")
-        kind = kind.removesuffix("?")
-        if not separator or not description or not set(kind.split("|")) <= PAYLOAD_TYPES:
-            raise RuntimeError(f"{name}.{field_name}: declare it as 'type: description'")
-        declared.append(PayloadField(field_name, kind, description, optional))
-    return EventType(name, summary, tuple(declared), version, upcasters)
 
 
 @dataclass(frozen=True)
@@ -255,22 +146,32 @@ class Context:
         """Stop the command: a rule forbids it (nothing is stored)."""
         raise RuleViolation(rule_id, message)
 
-    def emit(self, event_type: str, **details: Any) -> None:
+    def emit(self, payload: Payload) -> None:
         """Close a past-tense event: what happened, its rolls, and the patch of what changed.
 
-        The details must be the event type's declared payload (an undeclared event type or
-        field, or a missing one, is a programming error).
+        The payload's class must be one of the game's declared event types, and its values of
+        the JSON types the class declares (anything else is a programming error).
         """
+        event_type = type(payload).__name__
+        details = payload.details()
         if self.declared is not None:
-            declaration = self.declared.get(event_type)
-            if declaration is None:
+            declared = self.declared.get(event_type)
+            if declared is None or declared.cls is not type(payload):
                 raise RuntimeError(f"{event_type} is not a declared event type of this game")
-            declaration.check(details)
+            declared.check(details)
         effects = patch.diff(self._mark, self.state)
         figures = {} if self.figures is None else self.figures.changed(self._mark, self.state)
         self.events.append(PendingEvent(event_type, details, self._rolls, effects, figures))
         self._mark = deepcopy(self.state)
         self._rolls = []
+
+    def payload(self, event_type: str, **details: Any) -> Payload:
+        """A payload of one of the game's declared event types, by name: for engine code that
+        records an event each game declares in its own shape (``decisions.ask``)."""
+        declared = None if self.declared is None else self.declared.get(event_type)
+        if declared is None or declared.cls is None:
+            raise RuntimeError(f"{event_type} is not a declared event type of this game")
+        return declared.cls(**details)
 
     def close_rolls(self) -> list[dict[str, Any]]:
         """The rolls made so far, for a command that records dice alone."""
@@ -354,14 +255,16 @@ class GameRules:
     availability: dict[str, Availability] = field(default_factory=dict)
     """Per command, whether a state accepts it (``available``)."""
 
-    def declare(self, *event_types: EventType) -> None:
-        """Declare event types this game emits (each gets a stable topic when the game loads).
+    def declare(self, *payloads: type[Payload]) -> None:
+        """Declare the payload classes of event types this game emits (each gets a stable topic
+        when the game loads).
 
-        A type is declared once, where it is emitted; a second declaration must be the same.
+        A type is declared by the modules that emit it; a second declaration must be the same.
         """
-        for declared in event_types:
+        for payload in payloads:
+            declared = declaration(payload)
             known = self.event_types.setdefault(declared.name, declared)
-            if known != declared:
+            if known != declared or known.cls is not payload:
                 raise RuntimeError(f"{self.game} declares {declared.name} twice, differently")
 
     def command(

@@ -28,10 +28,10 @@ from domain.model import dice as dicelib
 from domain.model.access import Membership, actor_label, current_actor
 from domain.model.campaign import Campaign, GameEvent, event_class_of
 from domain.model.dice_notation import ALLOWED_SIDES
-from domain.model.engine import json_type_matches
 from domain.model.errors import ConcurrencyConflict, InvalidInput, RuleViolation
 from domain.model.games import rules_for
 from domain.model.house_rules import GAMES, book
+from domain.model.payload import json_type_matches
 from domain.model.text import MAX_NAME_LENGTH, check_text, has_control_characters
 from domain.service.application import Questlog
 from domain.service.audit import AuditReport, audit_stream, encoded, roll_verdict

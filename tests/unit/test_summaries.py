@@ -15,8 +15,8 @@ import domain.model.calendar_board
 import domain.model.quest_calendar  # noqa: F401  (registers the games and their summaries)
 from domain.model import summaries
 from domain.model.campaign import Campaign
-from domain.model.engine import EventType
 from domain.model.games import RULES
+from domain.model.payload import EventType
 
 Json = dict[str, Any]
 PREFIX = {"quest-calendar": "qc", "calendar-board": "cb"}

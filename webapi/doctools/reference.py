@@ -10,9 +10,10 @@ from typing import Any
 from domain import settings
 from domain.model import calendar_board, quest_calendar  # noqa: F401  (register the games' house rules)
 from domain.model.campaign import Campaign
-from domain.model.engine import EventType, Figures
+from domain.model.engine import Figures
 from domain.model.games import rules_for
 from domain.model.house_rules import CALENDAR_BOARD, QUEST_CALENDAR, book
+from domain.model.payload import EventType
 from domain.model.rule_index import SETTLED_IN_CODE, STATEMENTS
 from webapi.doctools import walkthrough
 from webapi.schemas.catalogue import COMMANDS, describe

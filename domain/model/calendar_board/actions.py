@@ -13,112 +13,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.model.calendar_board import fate, night
+from domain.model.calendar_board import action_events, fate, night
 from domain.model.calendar_board import state as cb
 from domain.model.calendar_board.night import step
 from domain.model.command_schema import Values
-from domain.model.engine import Context, event_type
+from domain.model.engine import Context
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(
-    event_type(
-        "NightActionTaken",
-        "A party took its night action.",
-        {
-            "action": "string: the action's name",
-            "order_index": "integer: its place in the order",
-            "party": "string: the party (player) concerned",
-            "player": "string: the player concerned",
-        },
-    ),
-    event_type(
-        "AmbushRolled",
-        "The ambush die was rolled.",
-        {
-            "candidate_piece_ids": "array: the pieces the ambush could strike",
-            "d6": "integer: the d6's face",
-            "player": "string: the player concerned",
-            "fate_reroll_of": "string?: the roll this one replaced by a fate reroll",
-        },
-    ),
-    event_type(
-        "AmbushMissed",
-        "An ambush found no piece to strike.",
-        {
-            "d6": "integer: the d6's face",
-            "player": "string: the player concerned",
-        },
-    ),
-    event_type(
-        "AmbushPerformed",
-        "A piece ambushed another piece.",
-        {
-            "form": "string: the ambush's form",
-            "from_space": "integer: the space it started on",
-            "piece_id": "string: the piece's id",
-            "player": "string: the player concerned",
-            "target_piece_id": "string: the piece struck",
-            "to_space": "integer: the space it ended on",
-        },
-    ),
-    event_type(
-        "RizzAttempted",
-        "A party tried to win a partner.",
-        {
-            "chosen_partner_type": "string|null: the partner won (null on failure)",
-            "defender_value": "integer: the defender's value",
-            "die_value": "integer: the die's value",
-            "exhaustion_before": "integer: the party's exhaustion before",
-            "int_mod": "integer: the party's INT modifier",
-            "party": "string: the party (player) concerned",
-            "player": "string: the player concerned",
-            "success": "boolean: whether it succeeded",
-            "total": "integer: the attempt's total",
-            "fate_reroll_of": "string?: the roll this one replaced by a fate reroll",
-        },
-    ),
-    event_type(
-        "PartnerGained",
-        "A party gained a partner.",
-        {
-            "partner_type": "string: the partner's type",
-            "party": "string: the party (player) concerned",
-            "relationship": "integer: the relationship value",
-        },
-    ),
-    event_type(
-        "RelationshipChanged",
-        "A party's relationship with a partner changed.",
-        {
-            "cause": "string: what caused it",
-            "from": "integer|null: the relationship before (null for a new partner)",
-            "partner_type": "string: the partner's type",
-            "party": "string: the party (player) concerned",
-            "to": "integer: the relationship after",
-        },
-    ),
-    event_type(
-        "ExhaustionChanged",
-        "A party's exhaustion changed.",
-        {
-            "cause": "string: what caused it",
-            "from": "integer: exhaustion before",
-            "party": "string: the party (player) concerned",
-            "to": "integer: exhaustion after",
-        },
-    ),
-    event_type(
-        "PieceEliminated",
-        "A piece was eliminated.",
-        {
-            "cause": "string: what caused it",
-            "party": "string: the party (player) concerned",
-            "piece_id": "string: the piece's id",
-            "space": "integer: the space's number",
-        },
-    ),
+    action_events.NightActionTaken,
+    action_events.AmbushRolled,
+    action_events.AmbushMissed,
+    action_events.AmbushPerformed,
+    action_events.RizzAttempted,
+    action_events.PartnerGained,
+    action_events.RelationshipChanged,
+    action_events.ExhaustionChanged,
+    action_events.PieceEliminated,
 )
 
 NIGHT_ACTIONS = ("ambush", "rizz", "sleep")
@@ -189,7 +102,9 @@ def night_action(ctx: Context, args: Values) -> None:
     data["index"] += 1
     order_index = pending["context"]["order_index"]
     ctx.emit(
-        "NightActionTaken", player=player, party=player, action=action, order_index=order_index
+        action_events.NightActionTaken(
+            player=player, party=player, action=action, order_index=order_index
+        )
     )
     if action == "sleep":
         _sleep(ctx, player, party)
@@ -210,7 +125,7 @@ def set_exhaustion(ctx: Context, player: str, party: dict[str, Any], to: int, ca
     if to == before:
         return
     party["exhaustion"] = to
-    ctx.emit("ExhaustionChanged", party=player, **{"from": before, "to": to}, cause=cause)
+    ctx.emit(action_events.ExhaustionChanged(party=player, from_=before, to=to, cause=cause))
 
 
 def _exhaust(ctx: Context, player: str, party: dict[str, Any], cause: str, gain: bool) -> None:
@@ -223,11 +138,9 @@ def _exhaust(ctx: Context, player: str, party: dict[str, Any], cause: str, gain:
             space = piece["location"]["space"]
             piece["location"] = {"kind": "eliminated"}
             ctx.emit(
-                "PieceEliminated",
-                piece_id=piece["id"],
-                party=player,
-                space=space,
-                cause="exhaustion",
+                action_events.PieceEliminated(
+                    piece_id=piece["id"], party=player, space=space, cause="exhaustion"
+                )
             )
 
 
@@ -284,17 +197,18 @@ def _rizz_attempted(
     total = die + party["int_mod"]
     success = rizz_wins(ctx, total, defender)
     ctx.emit(
-        "RizzAttempted",
-        player=player,
-        party=player,
-        exhaustion_before=party["exhaustion"],
-        defender_value=defender,
-        die_value=die,
-        int_mod=party["int_mod"],
-        total=total,
-        success=success,
-        chosen_partner_type=partner if success else None,
-        **extra,
+        action_events.RizzAttempted(
+            player=player,
+            party=player,
+            exhaustion_before=party["exhaustion"],
+            defender_value=defender,
+            die_value=die,
+            int_mod=party["int_mod"],
+            total=total,
+            success=success,
+            chosen_partner_type=partner if success else None,
+            **extra,
+        )
     )
     return success
 
@@ -308,14 +222,14 @@ def _rizz_outcome(
     if success:
         initial = max(ctx.house["cb.relationship.initial"], ctx.house["cb.relationship.floor"])
         party["partner"] = partner
-        ctx.emit("PartnerGained", party=player, partner_type=partner, relationship=initial)
+        ctx.emit(
+            action_events.PartnerGained(party=player, partner_type=partner, relationship=initial)
+        )
         party["relationship"] = initial
         ctx.emit(
-            "RelationshipChanged",
-            party=player,
-            partner_type=partner,
-            **{"from": None, "to": initial},
-            cause="rizzSuccess",
+            action_events.RelationshipChanged(
+                party=player, partner_type=partner, from_=None, to=initial, cause="rizzSuccess"
+            )
         )
     _exhaust(ctx, player, party, "rizz", gain=success or ctx.house["cb.rizz.exhaustionOnFail"])
 
@@ -385,7 +299,9 @@ def _ambush_rolled(
     roll_id = ctx.last_roll_id
     options = ambush_options(ctx, player, d6)
     candidates = sorted({o["piece"] for o in options})
-    ctx.emit("AmbushRolled", player=player, d6=d6, candidate_piece_ids=candidates, **extra)
+    ctx.emit(
+        action_events.AmbushRolled(player=player, d6=d6, candidate_piece_ids=candidates, **extra)
+    )
     rerollable = rerollable and fate.allowed(ctx, "ambush", player)
     if options:
         commands = ["choose_ambush", "fate_reroll"] if rerollable else "choose_ambush"
@@ -399,7 +315,7 @@ def _ambush_rolled(
         context = {"d6": d6, "order_index": order_index}
         if fate.offer(ctx, player=player, kind="ambush", context=context):
             return True
-    ctx.emit("AmbushMissed", player=player, d6=d6)
+    ctx.emit(action_events.AmbushMissed(player=player, d6=d6))
     _exhaust(ctx, player, party, "ambush", gain=True)
     return False
 
@@ -421,7 +337,7 @@ def ambush_after_fate(ctx: Context, context: dict[str, Any], rerolled: bool) -> 
             fate_reroll_of=context["roll_id"],
         )
         return
-    ctx.emit("AmbushMissed", player=player, d6=d6)
+    ctx.emit(action_events.AmbushMissed(player=player, d6=d6))
     _exhaust(ctx, player, party, "ambush", gain=True)
 
 
@@ -453,13 +369,14 @@ def choose_ambush(ctx: Context, args: Values) -> None:
     option = chosen[0]
     party["pieces"][piece_id]["location"] = {"kind": "pathway", "space": option["to"]}
     ctx.emit(
-        "AmbushPerformed",
-        player=player,
-        piece_id=piece_id,
-        from_space=option["from"],
-        to_space=option["to"],
-        target_piece_id=target,
-        form=form,
+        action_events.AmbushPerformed(
+            player=player,
+            piece_id=piece_id,
+            from_space=option["from"],
+            to_space=option["to"],
+            target_piece_id=target,
+            form=form,
+        )
     )
     _exhaust(ctx, player, party, "ambush", gain=True)
     night.advance(ctx)

@@ -15,105 +15,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.model.calendar_board import night, weather
+from domain.model.calendar_board import board_events, night, weather
 from domain.model.calendar_board import state as cb
 from domain.model.command_schema import Values
-from domain.model.engine import Context, event_type
+from domain.model.engine import Context
 from domain.model.errors import InvalidInput
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(
-    event_type(
-        "CalendarRolled",
-        "The god token holder rolled the calendar d4.",
-        {
-            "d4": "integer: the d4's face",
-            "holder": "string: the god token holder, who rolled",
-        },
-    ),
-    event_type(
-        "GodPieceMoved",
-        "The god piece moved along the calendar.",
-        {
-            "from_space": "integer: the space it started on",
-            "passed_spaces": "array: the spaces passed on the way",
-            "pips_lost": "integer: pips lost at the end of the calendar",
-            "pips_rolled": "integer: the pips rolled",
-            "pips_used": "integer: the pips moved",
-            "to_space": "integer: the space it ended on",
-        },
-    ),
-    event_type(
-        "SupplySpaceTriggered",
-        "A supply space fired.",
-        {
-            "how": "string: how it fired",
-            "merged_spaces": "array: the spaces merged into this one",
-            "space_index": "integer: the calendar space's number",
-        },
-    ),
-    event_type(
-        "AmmoRegenerated",
-        "A weapon regained ammo on a supply space.",
-        {
-            "after": "integer: ammo after",
-            "before": "integer: ammo before",
-            "chosen_by": "string: who chose",
-            "max": "integer: the weapon's ammo maximum",
-            "player": "string: the player concerned",
-            "regen": "integer: the weapon's ammo regeneration",
-            "space_index": "integer: the calendar space's number",
-            "wasted": "integer: ammo over the maximum, wasted",
-            "weapon_id": "string: the weapon's id",
-        },
-    ),
-    event_type(
-        "AmmoRegenerationSkipped",
-        "A supply space regenerated no ammo for a player.",
-        {
-            "player": "string: the player concerned",
-            "reason": "string: why",
-            "space_index": "integer: the calendar space's number",
-        },
-    ),
-    event_type(
-        "CalendarLapCompleted",
-        "The god piece completed a lap of the calendar.",
-        {
-            "lap_number": "integer: the lap completed",
-        },
-    ),
-    event_type(
-        "GodPieceReset",
-        "The god piece went back to the start of the calendar.",
-        {
-            "from_space": "integer: the space it started on",
-            "timing": "string: when it happened",
-            "to_space": "integer: the space it ended on",
-        },
-    ),
-    event_type(
-        "CeasefireAdvanced",
-        "The ceasefire counter advanced.",
-        {
-            "capped": "boolean: whether the counter was already at its cap",
-            "from": "integer: the ceasefire counter before",
-            "to": "integer: the ceasefire counter after",
-        },
-    ),
-    event_type(
-        "DecisionRequested",
-        "The game waits for a player's decision.",
-        {
-            "context": "object: what the decision is about",
-            "decision": "string: the decision asked for",
-            "options": "array: the options offered",
-            "rule": "string: the rule that asks for it",
-            "who": "string: the player who decides",
-        },
-    ),
+    board_events.CalendarRolled,
+    board_events.GodPieceMoved,
+    board_events.SupplySpaceTriggered,
+    board_events.AmmoRegenerated,
+    board_events.AmmoRegenerationSkipped,
+    board_events.CalendarLapCompleted,
+    board_events.GodPieceReset,
+    board_events.CeasefireAdvanced,
+    board_events.DecisionRequested,
 )
 
 SUPPLY_DECISION = "supply_weapon"
@@ -150,7 +70,7 @@ def move_god_piece(ctx: Context, data: dict[str, Any]) -> None:
     if board["god_piece"] >= end:
         reset_god_piece(ctx)  # G-CB-10 "beforeNextRoll": the piece waited on End
     d4 = ctx.roll("1d4", "calendar")["total"]
-    ctx.emit("CalendarRolled", holder=ctx.state["god_token"], d4=d4)
+    ctx.emit(board_events.CalendarRolled(holder=ctx.state["god_token"], d4=d4))
     start = board["god_piece"]
     landed = min(start + d4, end)
     passed = list(range(start + 1, landed))
@@ -168,13 +88,14 @@ def move_god_piece(ctx: Context, data: dict[str, Any]) -> None:
     data["landed"] = landed
     data["firings"] = firings
     ctx.emit(
-        "GodPieceMoved",
-        from_space=start,
-        to_space=landed,
-        pips_rolled=d4,
-        pips_used=landed - start,
-        pips_lost=d4 - (landed - start),
-        passed_spaces=passed,
+        board_events.GodPieceMoved(
+            from_space=start,
+            to_space=landed,
+            pips_rolled=d4,
+            pips_used=landed - start,
+            pips_lost=d4 - (landed - start),
+            passed_spaces=passed,
+        )
     )
 
 
@@ -187,7 +108,7 @@ def resolve_landing(ctx: Context, data: dict[str, Any]) -> None:
     if landed == end:
         board = ctx.state["board"]
         board["laps"] += 1
-        ctx.emit("CalendarLapCompleted", lap_number=board["laps"])
+        ctx.emit(board_events.CalendarLapCompleted(lap_number=board["laps"]))
         if ctx.house["cb.calendar.resetTiming"] == "immediate":
             reset_god_piece(ctx)
     if hail_due:
@@ -200,10 +121,9 @@ def reset_god_piece(ctx: Context) -> None:
     before = board["god_piece"]
     board["god_piece"] = 0
     ctx.emit(
-        "GodPieceReset",
-        from_space=before,
-        to_space=0,
-        timing=ctx.house["cb.calendar.resetTiming"],
+        board_events.GodPieceReset(
+            from_space=before, to_space=0, timing=ctx.house["cb.calendar.resetTiming"]
+        )
     )
     if not ctx.state["options"]["ceasefire_rule"]:
         return
@@ -211,7 +131,7 @@ def reset_god_piece(ctx: Context) -> None:
     cap = ctx.house["cb.ceasefire.max"]
     after = before + 1 if cap is None else min(before + 1, cap)
     ctx.state["ceasefire"] = after
-    ctx.emit("CeasefireAdvanced", **{"from": before, "to": after}, capped=after == before)
+    ctx.emit(board_events.CeasefireAdvanced(from_=before, to=after, capped=after == before))
 
 
 # -- supply (CB-13..CB-16, G-CB-13) ------------------------------------------------------------
@@ -225,10 +145,9 @@ def resolve_supply(ctx: Context, data: dict[str, Any]) -> bool:
         if "queue" not in firing:
             firing["queue"] = cb.turn_order_from(ctx.state, ctx.state["starting_token"])
             ctx.emit(
-                "SupplySpaceTriggered",
-                space_index=firing["space"],
-                how=firing["how"],
-                merged_spaces=firing["merged"],
+                board_events.SupplySpaceTriggered(
+                    space_index=firing["space"], how=firing["how"], merged_spaces=firing["merged"]
+                )
             )
         while firing["queue"]:
             player = firing["queue"].pop(0)
@@ -258,10 +177,9 @@ def resupply(ctx: Context, player: str, space: int) -> bool:
             for w in party["weapons"].values()
         )
         ctx.emit(
-            "AmmoRegenerationSkipped",
-            player=player,
-            reason="looted" if looted else "noEligibleWeapon",
-            space_index=space,
+            board_events.AmmoRegenerationSkipped(
+                player=player, reason="looted" if looted else "noEligibleWeapon", space_index=space
+            )
         )
         return True
     if len(eligible) == 1 and not may_decline:
@@ -287,16 +205,17 @@ def regenerate(ctx: Context, player: str, weapon_id: str, space: int, *, chosen_
     after = min(before + weapon["ammo_regen"], weapon["ammo_max"])
     weapon["ammo"] = after
     ctx.emit(
-        "AmmoRegenerated",
-        player=player,
-        weapon_id=weapon_id,
-        before=before,
-        regen=weapon["ammo_regen"],
-        after=after,
-        max=weapon["ammo_max"],
-        wasted=before + weapon["ammo_regen"] - after,
-        space_index=space,
-        chosen_by=chosen_by,
+        board_events.AmmoRegenerated(
+            player=player,
+            weapon_id=weapon_id,
+            before=before,
+            regen=weapon["ammo_regen"],
+            after=after,
+            max=weapon["ammo_max"],
+            wasted=before + weapon["ammo_regen"] - after,
+            space_index=space,
+            chosen_by=chosen_by,
+        )
     )
 
 
@@ -318,7 +237,11 @@ def choose_supply_weapon(ctx: Context, args: Values) -> None:
     if weapon is None:
         if not pending["context"]["may_decline"]:
             ctx.refuse("CB-15", "a weapon must be chosen: declining is off (G-CB-13)")
-        ctx.emit("AmmoRegenerationSkipped", player=player, reason="declined", space_index=space)
+        ctx.emit(
+            board_events.AmmoRegenerationSkipped(
+                player=player, reason="declined", space_index=space
+            )
+        )
     elif weapon not in party["weapons"]:
         raise InvalidInput.field("weapon", f"{player} has no weapon {weapon!r}")
     elif weapon not in pending["options"]:

@@ -7,58 +7,20 @@ the next night phase ends (G-CB-30), by a hook in ``night.NIGHT_END_HOOKS``.
 
 from __future__ import annotations
 
-from domain.model.calendar_board import actions, night
+from domain.model.calendar_board import action_events, actions, night
 from domain.model.calendar_board import state as cb
 from domain.model.command_schema import Values
-from domain.model.engine import Context, event_type
+from domain.model.engine import Context
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(
-    event_type(
-        "TurnActionsStarted",
-        "A player's turn actions began.",
-        {
-            "player": "string: the player concerned",
-            "round": "integer: the round's number",
-        },
-    ),
-    event_type(
-        "SleptDuringDay",
-        "A party slept through the day.",
-        {
-            "exhaustion_before": "integer: the party's exhaustion before",
-            "party": "string: the party (player) concerned",
-            "round": "integer: the round's number",
-        },
-    ),
-    event_type(
-        "RestrictionApplied",
-        "A party's actions were restricted.",
-        {
-            "locks": "array: the actions locked",
-            "party": "string: the party (player) concerned",
-            "until": "integer: the night it lasts until",
-        },
-    ),
-    event_type(
-        "TurnSkipped",
-        "A player's turn was skipped.",
-        {
-            "player": "string: the player concerned",
-            "reason": "string: why",
-            "round": "integer: the round's number",
-        },
-    ),
-    event_type(
-        "RestrictionLifted",
-        "A party's restriction was lifted.",
-        {
-            "locks": "array: the actions locked",
-            "party": "string: the party (player) concerned",
-        },
-    ),
+    action_events.TurnActionsStarted,
+    action_events.SleptDuringDay,
+    action_events.RestrictionApplied,
+    action_events.TurnSkipped,
+    action_events.RestrictionLifted,
 )
 
 DAY_SLEEP_LOCKS = ["reactions", "bonus"]
@@ -79,7 +41,7 @@ def start_acting(ctx: Context, args: Values) -> None:
     if ctx.state["turn"]["started"]:
         ctx.refuse("CB-40", f"{player}'s turn has already started")
     ctx.state["turn"]["started"] = True
-    ctx.emit("TurnActionsStarted", player=player, round=ctx.state["round"])
+    ctx.emit(action_events.TurnActionsStarted(player=player, round=ctx.state["round"]))
 
 
 @rules.command(
@@ -100,12 +62,18 @@ def day_sleep(ctx: Context, args: Values) -> None:
     before = party["exhaustion"]
     if before < 1:
         ctx.refuse("CB-40", f"{player}'s party is not exhausted (exhaustion 0)")
-    ctx.emit("SleptDuringDay", party=player, round=state["round"], exhaustion_before=before)
+    ctx.emit(
+        action_events.SleptDuringDay(party=player, round=state["round"], exhaustion_before=before)
+    )
     actions.set_exhaustion(ctx, player, party, before - 1, "daySleep")
     party["reactions_locked"] = True
     party["bonus_locked"] = True
-    ctx.emit("RestrictionApplied", party=player, locks=DAY_SLEEP_LOCKS, until=state["nights"] + 1)
-    ctx.emit("TurnSkipped", player=player, round=state["round"], reason="daySleep")
+    ctx.emit(
+        action_events.RestrictionApplied(
+            party=player, locks=DAY_SLEEP_LOCKS, until=state["nights"] + 1
+        )
+    )
+    ctx.emit(action_events.TurnSkipped(player=player, round=state["round"], reason="daySleep"))
     night.finish_turn(ctx, player)
 
 
@@ -122,7 +90,7 @@ def lift_day_sleep_locks(ctx: Context) -> None:
             continue
         party["reactions_locked"] = False
         party["bonus_locked"] = False
-        ctx.emit("RestrictionLifted", party=player, locks=locks)
+        ctx.emit(action_events.RestrictionLifted(party=player, locks=locks))
 
 
 night.NIGHT_END_HOOKS.append(lift_day_sleep_locks)

@@ -31,32 +31,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from domain.model.calendar_board import night
+from domain.model.calendar_board import action_events, board_events, night
 from domain.model.calendar_board import state as cb
 from domain.model.command_schema import Values
-from domain.model.engine import Context, Refusal, event_type
+from domain.model.engine import Context, Refusal
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
+from domain.model.payload import ABSENT
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(
-    event_type(
-        "FateRerollDeclined",
-        "A player declined a fate reroll.",
-        {
-            "player": "string: the player concerned",
-            "roll": "string: which kind of roll",
-            "roll_id": "string: the roll kept",
-        },
-    ),
-    event_type(
-        "FateRerollsRestored",
-        "A night phase started and fate rerolls came back (house rule cb.fateReroll.refresh).",
-        {
-            "night_number": "integer: the night's number",
-            "players": "object: each player whose count came back, with the number they have now",
-        },
-    ),
+    board_events.FateRerollDeclined,
+    board_events.FateRerollsRestored,
 )
 
 FATE_DECISION = "fate_reroll"
@@ -132,7 +118,9 @@ def restore_at_night(ctx: Context) -> None:
             party["fate_rerolls"] = given
             restored[player] = given
     if restored:
-        ctx.emit("FateRerollsRestored", night_number=ctx.state["nights"], players=restored)
+        ctx.emit(
+            board_events.FateRerollsRestored(night_number=ctx.state["nights"], players=restored)
+        )
 
 
 night.NIGHT_START_HOOKS.append(restore_at_night)
@@ -169,7 +157,13 @@ def reroll(ctx: Context, notation: str, purpose: str, player: str, context: dict
     original = context.get("roll_id")
     remaining = spend(ctx, player)
     ctx.emit(
-        "FateRerollUsed", player=player, roll=kind, roll_id=original, at="night", left=remaining
+        action_events.FateRerollUsed(
+            player=player,
+            roll=kind,
+            roll_id=ABSENT if original is None else original,
+            at="night",
+            left=remaining,
+        )
     )
     label = f"{purpose} (fate reroll of {original})" if original else f"{purpose} (fate reroll)"
     record = ctx.roll(notation, label, fate_reroll_of=original)
@@ -206,6 +200,10 @@ def decline_fate_reroll(ctx: Context, args: Values) -> None:
     cb.party(ctx, player)
     pending = cb.require_decision(ctx, FATE_DECISION, player, "G-CB-12")
     context = pending["context"]
-    ctx.emit("FateRerollDeclined", player=player, roll=context["roll"], roll_id=context["roll_id"])
+    ctx.emit(
+        board_events.FateRerollDeclined(
+            player=player, roll=context["roll"], roll_id=context["roll_id"]
+        )
+    )
     RESOLVERS[context["roll"]](ctx, context, False)
     night.advance(ctx)

@@ -12,59 +12,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from domain.model.calendar_board import board_events
 from domain.model.calendar_board import state as cb
 from domain.model.command_schema import Values
-from domain.model.engine import Context, event_type
+from domain.model.engine import Context
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(
-    event_type(
-        "TurnEnded",
-        "A player's turn ended.",
-        {
-            "player": "string: the player concerned",
-            "round": "integer: the round's number",
-        },
-    ),
-    event_type(
-        "TurnStarted",
-        "A player's turn started.",
-        {
-            "player": "string: the player concerned",
-            "round": "integer: the round's number",
-        },
-    ),
-    event_type(
-        "NightPhaseStarted",
-        "The night phase started.",
-        {
-            "god_token_holder": "string: who holds the god token",
-            "night_number": "integer: the night's number",
-            "round": "integer: the round's number",
-            "starting_token_holder": "string: who holds the starting token",
-        },
-    ),
-    event_type(
-        "NightPhaseEnded",
-        "The night phase ended.",
-        {
-            "night_number": "integer: the night's number",
-            "weather_pending": "string|null: a weather waiting to come into force (null if none)",
-            "wind": "object: the wind at the end of the night",
-        },
-    ),
-    event_type(
-        "GodTokenPassed",
-        "The god token passed to another player.",
-        {
-            "from": "string: the player who held it",
-            "night_number": "integer: the night's number",
-            "timing": "string: when it happened",
-            "to": "string: the player who holds it now",
-        },
-    ),
+    board_events.TurnEnded,
+    board_events.TurnStarted,
+    board_events.NightPhaseStarted,
+    board_events.NightPhaseEnded,
+    board_events.GodTokenPassed,
 )
 
 Step = Callable[[Context], bool]
@@ -129,11 +90,12 @@ def start_night(ctx: Context) -> None:
     }
     state["night"]["order"] = step_order(ctx)
     ctx.emit(
-        "NightPhaseStarted",
-        night_number=state["nights"],
-        round=state["round"],
-        starting_token_holder=state["starting_token"],
-        god_token_holder=state["god_token"],
+        board_events.NightPhaseStarted(
+            night_number=state["nights"],
+            round=state["round"],
+            starting_token_holder=state["starting_token"],
+            god_token_holder=state["god_token"],
+        )
     )
     for hook in NIGHT_START_HOOKS:
         hook(ctx)
@@ -148,14 +110,15 @@ def end_night(ctx: Context) -> None:
         hook(ctx)
     state["night"] = None
     ctx.emit(
-        "NightPhaseEnded",
-        night_number=night["number"],
-        weather_pending=state["weather"]["pending"],
-        wind=state["wind"],
+        board_events.NightPhaseEnded(
+            night_number=night["number"],
+            weather_pending=state["weather"]["pending"],
+            wind=state["wind"],
+        )
     )
     state["round"] += 1
     state["turn"] = {"player": state["starting_token"], "started": False, "done": []}
-    ctx.emit("TurnStarted", player=state["starting_token"], round=state["round"])
+    ctx.emit(board_events.TurnStarted(player=state["starting_token"], round=state["round"]))
     for hook in TURN_START_HOOKS:
         hook(ctx)
 
@@ -167,10 +130,12 @@ def pass_god_token(ctx: Context) -> bool:
     before = state["god_token"]
     state["god_token"] = cb.next_player(state, before)
     ctx.emit(
-        "GodTokenPassed",
-        **{"from": before, "to": state["god_token"]},
-        night_number=state["night"]["number"],
-        timing=ctx.house["cb.godToken.passTiming"],
+        board_events.GodTokenPassed(
+            from_=before,
+            to=state["god_token"],
+            night_number=state["night"]["number"],
+            timing=ctx.house["cb.godToken.passTiming"],
+        )
     )
     return True
 
@@ -192,7 +157,7 @@ def finish_turn(ctx: Context, player: str) -> None:
         start_night(ctx)
         return
     state["turn"] = {"player": following, "started": False, "done": done}
-    ctx.emit("TurnStarted", player=following, round=state["round"])
+    ctx.emit(board_events.TurnStarted(player=following, round=state["round"]))
     for hook in TURN_START_HOOKS:
         hook(ctx)
 
@@ -208,5 +173,5 @@ def end_turn(ctx: Context, args: Values) -> None:
     player = args["player"]
     cb.party(ctx, player)
     current_player(ctx, player)
-    ctx.emit("TurnEnded", player=player, round=ctx.state["round"])
+    ctx.emit(board_events.TurnEnded(player=player, round=ctx.state["round"]))
     finish_turn(ctx, player)

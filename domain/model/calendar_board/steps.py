@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from domain.model.calendar_board import fate, modifiers, night
+from domain.model.calendar_board import action_events, fate, modifiers, night
 from domain.model.calendar_board import state as cb
 from domain.model.calendar_board.house_rules import CB_HOUSE_RULES
 from domain.model.calendar_board.night import step
 from domain.model.command_schema import Values
-from domain.model.engine import Context, event_type
+from domain.model.engine import Context
 from domain.model.errors import InvalidInput
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
@@ -25,112 +25,16 @@ from domain.model.house_rules import CALENDAR_BOARD
 rules = RULES[CALENDAR_BOARD]
 
 
-def _fate_reroll_used_v1_v2(details: dict[str, Any]) -> None:
-    """A FateRerollUsed of version 1 was recorded while fate rerolls were not counted."""
-    details.setdefault("left", None)
-
-
 rules.declare(
-    event_type(
-        "CreatureOrderChosen",
-        "A player chose the order in which creatures act.",
-        {
-            "creature_type": "string: the creature's type",
-            "order": "array: the order chosen",
-            "player": "string: the player concerned",
-        },
-    ),
-    event_type(
-        "NightCreatureActed",
-        "A night creature acted.",
-        {
-            "creature_id": "string: the creature's id",
-            "creature_type": "string: the creature's type",
-            "order_index": "integer: its place in the order",
-            "chosen_by": "string?: who chose its target",
-        },
-    ),
-    event_type(
-        "PartnerLost",
-        "A party lost a partner.",
-        {
-            "partner_type": "string: the partner's type",
-            "party": "string: the party (player) concerned",
-            "reason": "string: why",
-        },
-    ),
-    event_type(
-        "BasketballShotRolled",
-        "The basketball shot was rolled.",
-        {
-            "d20a": "integer: the first d20's face",
-            "d20b": "integer: the second d20's face",
-            "holder": "string: the player who rolled",
-            "made": "boolean: whether the shot went in",
-            "threshold": "integer: the number to reach",
-            "total": "integer: the two dice's total",
-        },
-    ),
-    event_type(
-        "AnnustarDamageValueChanged",
-        "Annustar's damage value changed.",
-        {
-            "cause": "string: nightlyDecrement or external",
-            "from": "integer: the damage value before",
-            "to": "integer: the damage value after",
-            "amount": "integer?: the change an external effect asked for",
-            "effect": "string?: the external effect",
-        },
-    ),
-    event_type(
-        "AnnustariaBreakerChecked",
-        "The Annustaria breaker check was rolled.",
-        {
-            "check": "integer: the check's number",
-            "checks": "integer: how many checks there are",
-            "die_value": "integer: the die's value",
-            "holder": "string: the player who rolled",
-            "passed": "boolean: whether the check passed",
-            "target": "integer: the number to reach",
-            "value": "integer: Annustar's damage value",
-        },
-    ),
-    event_type(
-        "FateRerollUsed",
-        "A player spent a fate reroll.",
-        {
-            "at": "string?: night, when used on a night roll",
-            "player": "string: the player concerned",
-            "roll": "string: which kind of roll",
-            "roll_id": "string?: the roll it replaces (day rolls have none)",
-            "left": "integer|null: the fate rerolls the player has left after this one (null: "
-            "not counted, unlimited; null in version 1, recorded before they were counted)",
-        },
-        # 2: the count left (G-CB-01); version 1 did not count fate rerolls.
-        version=2,
-        upcasters=(_fate_reroll_used_v1_v2,),
-    ),
-    event_type(
-        "ActionDeclared",
-        "A player declared their day action.",
-        {
-            "action": "string: the action's name",
-            "player": "string: the player concerned",
-            "weather": "string: the weather in force",
-        },
-    ),
-    event_type(
-        "MovementRolled",
-        "A piece's movement was rolled.",
-        {
-            "bonus_roll_earned": "boolean: whether a six earned a bonus roll",
-            "bonus_roll_suppressed": "boolean: whether the weather took that bonus roll away",
-            "piece_id": "string: the piece's id",
-            "player": "string: the player concerned",
-            "value": "integer: the movement die's value",
-            "weather": "string: the weather in force",
-        },
-    ),
+    action_events.CreatureOrderChosen,
+    action_events.NightCreatureActed,
+    action_events.PartnerLost,
+    action_events.BasketballShotRolled,
+    action_events.AnnustarDamageValueChanged,
+    action_events.AnnustariaBreakerChecked,
+    action_events.FateRerollUsed,
+    action_events.ActionDeclared,
+    action_events.MovementRolled,
 )
 
 CreatureBehaviour = Callable[[Context, dict[str, Any]], None]
@@ -179,11 +83,9 @@ def creatures(ctx: Context) -> bool:
             data["acted"] += 1
             extra = {"chosen_by": chosen["by"]} if chosen else {}
             ctx.emit(
-                "NightCreatureActed",
-                creature_id=creature_id,
-                creature_type=kind,
-                order_index=data["acted"],
-                **extra,
+                action_events.NightCreatureActed(
+                    creature_id=creature_id, creature_type=kind, order_index=data["acted"], **extra
+                )
             )
             behaviour = NIGHT_BEHAVIOURS.get(kind)
             if behaviour is not None:
@@ -225,10 +127,9 @@ def order_creatures(ctx: Context, args: Values) -> None:
         raise InvalidInput.field("order", f"must list each of {', '.join(options)} exactly once")
     night.step_data(ctx, "creatures")["chosen"] = {"order": order, "by": player}
     ctx.emit(
-        "CreatureOrderChosen",
-        player=player,
-        creature_type=pending["context"]["creature_type"],
-        order=order,
+        action_events.CreatureOrderChosen(
+            player=player, creature_type=pending["context"]["creature_type"], order=order
+        )
     )
     night.advance(ctx)
 
@@ -251,17 +152,15 @@ def decay(ctx: Context) -> bool:
         after = party["relationship"]
         if after != before:
             ctx.emit(
-                "RelationshipChanged",
-                party=player,
-                partner_type=partner,
-                **{"from": before, "to": after},
-                cause="nightlyDecay",
+                action_events.RelationshipChanged(
+                    party=player, partner_type=partner, from_=before, to=after, cause="nightlyDecay"
+                )
             )
         if breakup_at is not None and after <= breakup_at:
             party["partner"] = None
             party["relationship"] = None
             reason = "relationshipZero" if after == 0 else "relationshipAtBreakup"
-            ctx.emit("PartnerLost", party=player, partner_type=partner, reason=reason)
+            ctx.emit(action_events.PartnerLost(party=player, partner_type=partner, reason=reason))
     return True
 
 
@@ -283,7 +182,7 @@ def basketball(ctx: Context) -> bool:
         "threshold": ctx.house["cb.basketball.threshold"],
         "made": total >= ctx.house["cb.basketball.threshold"],
     }
-    ctx.emit("BasketballShotRolled", **details)
+    ctx.emit(action_events.BasketballShotRolled(**details))
     if details["made"]:
         for hook in BASKETBALL_MADE_HOOKS:
             hook(ctx, details)
@@ -312,15 +211,15 @@ def annustaria(ctx: Context) -> bool:
                 "check": check,
                 "checks": checks,
             }
-            ctx.emit("AnnustariaBreakerChecked", **details)
+            ctx.emit(action_events.AnnustariaBreakerChecked(**details))
             for hook in ANNUSTARIA_CHECK_HOOKS:
                 hook(ctx, details)
     elif value > 0:
         ctx.state["annustar"] = value - 1
         ctx.emit(
-            "AnnustarDamageValueChanged",
-            **{"from": value, "to": value - 1},
-            cause="nightlyDecrement",
+            action_events.AnnustarDamageValueChanged(
+                from_=value, to=value - 1, cause="nightlyDecrement"
+            )
         )
     return True
 
@@ -338,11 +237,9 @@ def raise_annustar(ctx: Context, args: Values) -> None:
     before = ctx.state["annustar"]
     ctx.state["annustar"] = max(0, min(before + amount, ctx.house["cb.annustaria.max"]))
     ctx.emit(
-        "AnnustarDamageValueChanged",
-        **{"from": before, "to": ctx.state["annustar"]},
-        cause="external",
-        amount=amount,
-        effect=cause,
+        action_events.AnnustarDamageValueChanged(
+            from_=before, to=ctx.state["annustar"], cause="external", amount=amount, effect=cause
+        )
     )
 
 
@@ -376,7 +273,7 @@ def fate_reroll(ctx: Context, args: Values) -> None:
     if ctx.state.get("pending"):
         fate.night_reroll(ctx, player, kind)
         return
-    ctx.emit("FateRerollUsed", player=player, roll=kind, left=fate.spend(ctx, player))
+    ctx.emit(action_events.FateRerollUsed(player=player, roll=kind, left=fate.spend(ctx, player)))
 
 
 def _mark_turn_started(ctx: Context, player: str) -> None:
@@ -403,7 +300,7 @@ def declare_action(ctx: Context, args: Values) -> None:
     if not modifiers.action_allowed(weather, action):
         ctx.refuse("CB-27", f"fog: no {action.replace('_', ' ')} while Fog is in effect")
     _mark_turn_started(ctx, player)
-    ctx.emit("ActionDeclared", player=player, action=action, weather=weather)
+    ctx.emit(action_events.ActionDeclared(player=player, action=action, weather=weather))
 
 
 @rules.command(
@@ -428,11 +325,12 @@ def roll_movement(ctx: Context, args: Values) -> None:
     six = value == 6
     _mark_turn_started(ctx, player)
     ctx.emit(
-        "MovementRolled",
-        player=player,
-        piece_id=piece_id,
-        value=value,
-        bonus_roll_earned=six and modifiers.bonus_roll_on_six(weather),
-        bonus_roll_suppressed=six and not modifiers.bonus_roll_on_six(weather),
-        weather=weather,
+        action_events.MovementRolled(
+            player=player,
+            piece_id=piece_id,
+            value=value,
+            bonus_roll_earned=six and modifiers.bonus_roll_on_six(weather),
+            bonus_roll_suppressed=six and not modifiers.bonus_roll_on_six(weather),
+            weather=weather,
+        )
     )

@@ -11,112 +11,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.model.calendar_board import fate, night
+from domain.model.calendar_board import board_events, fate, night
 from domain.model.calendar_board import state as cb
 from domain.model.command_schema import Values
-from domain.model.engine import Context, event_type
+from domain.model.engine import Context
 from domain.model.errors import InvalidInput
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(
-    event_type(
-        "WeatherSet",
-        "A weather was set from the calendar.",
-        {
-            "hail_save": "boolean: whether it calls for a hail save",
-            "in_force_tonight": "string: the weather in force tonight",
-            "pending": "boolean: whether it waits until later to come into force",
-            "source": "string: what set it",
-            "space_index": "integer: the calendar space's number",
-            "space_type": "string: the calendar space's type",
-            "weather": "string: the new weather",
-            "event_id": "string?: the calendar event that set it",
-        },
-    ),
-    event_type(
-        "WeatherEnded",
-        "A weather ended.",
-        {
-            "reason": "string: what ended it",
-            "weather": "string: the weather",
-        },
-    ),
-    event_type(
-        "WeatherActivated",
-        "A weather came into force.",
-        {
-            "at_turn_of": "string|null: whose turn it came in at (null at night)",
-            "round": "integer: the round's number",
-            "weather": "string: the weather",
-        },
-    ),
-    event_type(
-        "ConditionApplied",
-        "A piece gained a condition.",
-        {
-            "condition": "string: the condition's name",
-            "duration": "string: how long it lasts",
-            "game": "string: the game's code, CB",
-            "player": "string: the piece's player",
-            "source": "string: what applied it",
-            "subject_id": "string: the piece's id",
-        },
-    ),
-    event_type(
-        "ConditionCleared",
-        "A piece lost a condition.",
-        {
-            "cause": "string: what caused it",
-            "condition": "string: the condition's name",
-            "game": "string: the game's code, CB",
-            "player": "string: the piece's player",
-            "subject_id": "string: the piece's id",
-        },
-    ),
-    event_type(
-        "HailSaveRolled",
-        "A player rolled a save against hail.",
-        {
-            "automatic": "boolean: whether the save succeeded without a roll",
-            "die_value": "integer|null: the d20's value (null if automatic)",
-            "goal": "integer: the number to reach",
-            "luck_mod": "integer: the luck modifier",
-            "player": "string: the player concerned",
-            "success": "boolean: whether it succeeded",
-            "total": "integer|null: the save's total (null if automatic)",
-            "fate_reroll_of": "string?: the roll this one replaced by a fate reroll",
-        },
-    ),
-    event_type(
-        "HailDamageTaken",
-        "A piece took hail damage.",
-        {
-            "chosen_by": "string: who chose",
-            "d4": "integer: the d4's face",
-            "damage_type": "string: the kind of damage",
-            "piece_id": "string: the piece's id",
-            "player": "string: the player concerned",
-        },
-    ),
-    event_type(
-        "WindRolled",
-        "The wind d20 was rolled.",
-        {
-            "d20": "integer: the d20's face",
-            "holder": "string: the god token holder, who rolled",
-        },
-    ),
-    event_type(
-        "WindSet",
-        "The wind was set.",
-        {
-            "direction": "string|null: the wind's direction (null when calm)",
-            "previous": "object: the wind before",
-            "speed": "string: the wind's speed",
-        },
-    ),
+    board_events.WeatherSet,
+    board_events.WeatherEnded,
+    board_events.WeatherActivated,
+    board_events.ConditionApplied,
+    board_events.ConditionCleared,
+    board_events.HailSaveRolled,
+    board_events.HailDamageTaken,
+    board_events.WindRolled,
+    board_events.WindSet,
 )
 
 WEATHER_SPACES = ("rain", "snow", "fog", "hail")
@@ -152,7 +65,7 @@ def set_weather(ctx: Context, space_index: int, space_type: str) -> bool:
     gap = ctx.house["cb.weather.nightGap"]
     if immediate or gap != "previous":
         # G-CB-14: the previous weather ends when the new calendar roll resolves.
-        ctx.emit("WeatherEnded", weather=weather["current"], reason="newCalendarRoll")
+        ctx.emit(board_events.WeatherEnded(weather=weather["current"], reason="newCalendarRoll"))
     if immediate:
         weather["current"], weather["pending"] = new, None
     else:
@@ -163,18 +76,21 @@ def set_weather(ctx: Context, space_index: int, space_type: str) -> bool:
             weather["current"] = new
     details: dict[str, Any] = {"event_id": event_id} if event_id else {}
     ctx.emit(
-        "WeatherSet",
-        space_index=space_index,
-        space_type=space_type,
-        weather=new,
-        source=source,
-        pending=not immediate,
-        in_force_tonight=weather["current"],
-        hail_save=hail_due,
-        **details,
+        board_events.WeatherSet(
+            space_index=space_index,
+            space_type=space_type,
+            weather=new,
+            source=source,
+            pending=not immediate,
+            in_force_tonight=weather["current"],
+            hail_save=hail_due,
+            **details,
+        )
     )
     if immediate:
-        ctx.emit("WeatherActivated", weather=new, round=ctx.state["round"], at_turn_of=None)
+        ctx.emit(
+            board_events.WeatherActivated(weather=new, round=ctx.state["round"], at_turn_of=None)
+        )
         if new == "rain":
             wet_pathway_pieces(ctx)
     return hail_due
@@ -191,13 +107,14 @@ def wet_pathway_pieces(ctx: Context) -> None:
                 continue
             piece["conditions"].append(WET)
             ctx.emit(
-                "ConditionApplied",
-                game="CB",
-                subject_id=piece["id"],
-                player=player,
-                condition=WET,
-                duration="untilNightPhase",
-                source="rain",
+                board_events.ConditionApplied(
+                    game="CB",
+                    subject_id=piece["id"],
+                    player=player,
+                    condition=WET,
+                    duration="untilNightPhase",
+                    source="rain",
+                )
             )
 
 
@@ -210,10 +127,14 @@ def weather_at_turn_start(ctx: Context) -> None:
     player = state["turn"]["player"]
     if weather["pending"] is not None and player == state["starting_token"]:
         if ctx.house["cb.weather.nightGap"] == "previous":
-            ctx.emit("WeatherEnded", weather=weather["current"], reason="newWeatherActivated")
+            ctx.emit(
+                board_events.WeatherEnded(weather=weather["current"], reason="newWeatherActivated")
+            )
         weather["current"], weather["pending"] = weather["pending"], None
         ctx.emit(
-            "WeatherActivated", weather=weather["current"], round=state["round"], at_turn_of=player
+            board_events.WeatherActivated(
+                weather=weather["current"], round=state["round"], at_turn_of=player
+            )
         )
         if weather["current"] == "rain":
             wet_pathway_pieces(ctx)
@@ -229,12 +150,13 @@ def clear_wet(ctx: Context) -> None:
             if WET in piece["conditions"]:
                 piece["conditions"].remove(WET)
                 ctx.emit(
-                    "ConditionCleared",
-                    game="CB",
-                    subject_id=piece["id"],
-                    player=player,
-                    condition=WET,
-                    cause="nightPhaseStarted",
+                    board_events.ConditionCleared(
+                        game="CB",
+                        subject_id=piece["id"],
+                        player=player,
+                        condition=WET,
+                        cause="nightPhaseStarted",
+                    )
                 )
 
 
@@ -274,14 +196,15 @@ def hail_save(ctx: Context, player: str) -> bool:
     luck = party["luck_mod"]
     if goal == 0:
         ctx.emit(
-            "HailSaveRolled",
-            player=player,
-            goal=0,
-            die_value=None,
-            luck_mod=luck,
-            total=None,
-            success=True,
-            automatic=True,
+            board_events.HailSaveRolled(
+                player=player,
+                goal=0,
+                die_value=None,
+                luck_mod=luck,
+                total=None,
+                success=True,
+                automatic=True,
+            )
         )
         return True
     die = ctx.roll("1d20", "hail")["total"]
@@ -299,15 +222,16 @@ def save_rolled(ctx: Context, player: str, goal: int, luck: int, die: int, **ext
     total = die + luck
     success = hail_success(ctx, total, goal)
     ctx.emit(
-        "HailSaveRolled",
-        player=player,
-        goal=goal,
-        die_value=die,
-        luck_mod=luck,
-        total=total,
-        success=success,
-        automatic=False,
-        **extra,
+        board_events.HailSaveRolled(
+            player=player,
+            goal=goal,
+            die_value=die,
+            luck_mod=luck,
+            total=total,
+            success=success,
+            automatic=False,
+            **extra,
+        )
     )
     return success
 
@@ -353,12 +277,9 @@ def hail_after_fate(ctx: Context, context: dict[str, Any], rerolled: bool) -> No
 def take_hail_damage(ctx: Context, player: str, piece: str, d4: int, *, chosen_by: str) -> None:
     """CB-28: the d4 of normal natural damage goes to the main rules' damage pipeline."""
     ctx.emit(
-        "HailDamageTaken",
-        player=player,
-        piece_id=piece,
-        d4=d4,
-        damage_type="normal/natural",
-        chosen_by=chosen_by,
+        board_events.HailDamageTaken(
+            player=player, piece_id=piece, d4=d4, damage_type="normal/natural", chosen_by=chosen_by
+        )
     )
 
 
@@ -398,8 +319,8 @@ def wind_for(ctx: Context, d20: int) -> dict[str, Any]:
 def wind(ctx: Context) -> bool:
     """CB-30/CB-31: the god-token holder rolls the wind d20; it lasts until the next wind roll."""
     d20 = ctx.roll("1d20", "wind")["total"]
-    ctx.emit("WindRolled", holder=ctx.state["god_token"], d20=d20)
+    ctx.emit(board_events.WindRolled(holder=ctx.state["god_token"], d20=d20))
     previous = ctx.state["wind"]
     ctx.state["wind"] = wind_for(ctx, d20)
-    ctx.emit("WindSet", **ctx.state["wind"], previous=previous)
+    ctx.emit(board_events.WindSet(**ctx.state["wind"], previous=previous))
     return True

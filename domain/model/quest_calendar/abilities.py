@@ -24,75 +24,20 @@ import re
 from typing import Any
 
 from domain.model.command_schema import Values
-from domain.model.engine import Context, event_type
+from domain.model.engine import Context
 from domain.model.errors import InvalidInput
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
-from domain.model.quest_calendar import items
+from domain.model.quest_calendar import hero_events, items
 from domain.model.quest_calendar import state as qc
 from domain.model.quest_calendar.checks import trait_roll
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
-    event_type(
-        "AbilityUsed",
-        "The hero used an ability.",
-        {
-            "ability_id": "string: the ability's id",
-            "context": "string: where it was used: combat, dogfight or outside",
-            "effect": "string|null: the ability's effect kind",
-            "target_check": "integer|null?: the check it was used on",
-            "usage": "string: how often it may be used",
-            "uses_left": "integer|null: uses left (null if unlimited)",
-            "bonus": "integer?: the bonus added",
-            "success": "boolean|null?: whether it succeeded",
-            "total": "integer?: the roll's total after",
-            "total_before": "integer?: the total before",
-            "faces": "array?: the faces rolled",
-            "previous_faces": "array?: the faces before the reroll",
-            "hit": "boolean?: whether it hit",
-            "roll": "string?: the roll it changed",
-            "round": "integer?: the round's number",
-            "tier": "string?: the tier reached",
-            "after": "integer|array?: the value after the ability",
-            "attempt": "string?: the attack it was used on",
-            "before": "integer|array?: the value before the ability",
-            "d100_faces": "object?: the d100 pair's faces (tens and units)",
-            "damage_total": "integer?: the damage total",
-            "doubled": "boolean?: whether the damage was doubled",
-            "kept": "string?: which roll was kept",
-        },
-    ),
-    event_type(
-        "ConditionApplied",
-        "The hero gained a condition.",
-        {
-            "condition": "string: the condition's name",
-            "duration": "string: how long it lasts",
-            "source": "string: what applied it",
-            "subject_id": "string: the hero's id",
-        },
-    ),
-    event_type(
-        "ConditionNotStacked",
-        "A condition the hero already had was not applied again.",
-        {
-            "condition": "string: the condition's name",
-            "reason": "string: why",
-            "source": "string: where it came from",
-            "subject_id": "string: the hero's id",
-        },
-    ),
-    event_type(
-        "ChoiceMade",
-        "The hero made a page choice.",
-        {
-            "choice_id": "string: the choice's id",
-            "options": "array: the options offered",
-            "page_date": "string: the calendar page's date",
-            "selected_options": "array: the options chosen",
-        },
-    ),
+    hero_events.AbilityUsed,
+    hero_events.ConditionApplied,
+    hero_events.ConditionNotStacked,
+    hero_events.ChoiceMade,
 )
 
 CHECK_EFFECTS = ("check_bonus", "reroll")
@@ -208,7 +153,7 @@ def use_ability(ctx: Context, args: Values) -> None:
     }
     if kind in CHECK_EFFECTS and check is not None:
         details.update(_change_check(ctx, kind, ability, check))
-    ctx.emit("AbilityUsed", **details)
+    ctx.emit(hero_events.AbilityUsed(**details))
     if kind not in CHECK_EFFECTS:
         items.apply_effect(
             ctx, kind, ability["effect"], cause="ability", source=ability_id, stat=stat
@@ -232,20 +177,16 @@ def apply_condition(ctx: Context, args: Values) -> None:
     qc.page(ctx)
     if condition in hero["conditions"]:
         ctx.emit(
-            "ConditionNotStacked",
-            subject_id=hero["id"],
-            condition=condition,
-            source=source,
-            reason="already present",
+            hero_events.ConditionNotStacked(
+                subject_id=hero["id"], condition=condition, source=source, reason="already present"
+            )
         )
         return
     hero["conditions"].append(condition)
     ctx.emit(
-        "ConditionApplied",
-        subject_id=hero["id"],
-        condition=condition,
-        duration="until_cured",
-        source=source,
+        hero_events.ConditionApplied(
+            subject_id=hero["id"], condition=condition, duration="until_cured", source=source
+        )
     )
 
 
@@ -361,9 +302,10 @@ def make_choice(ctx: Context, args: Values) -> None:
     chosen = ["-".join(label) for label in selected]
     made[choice_id] = chosen
     ctx.emit(
-        "ChoiceMade",
-        page_date=page["date"],
-        choice_id=choice_id,
-        options=["-".join(label) for label in options],
-        selected_options=chosen,
+        hero_events.ChoiceMade(
+            page_date=page["date"],
+            choice_id=choice_id,
+            options=["-".join(label) for label in options],
+            selected_options=chosen,
+        )
     )

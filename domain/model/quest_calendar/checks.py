@@ -5,31 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from domain.model.command_schema import Values
-from domain.model.engine import Context, event_type
+from domain.model.engine import Context
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
+from domain.model.quest_calendar import page_events
 from domain.model.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
-    event_type(
-        "CheckRolled",
-        "A trait check was rolled.",
-        {
-            "bonus": "integer: the bonus added",
-            "booster": "integer: the trait booster added",
-            "check": "integer: the check's index on the page",
-            "d20": "integer: the d20 kept",
-            "faces": "array: the faces rolled",
-            "malfunction": "boolean: whether a malfunction applied",
-            "purpose": "string: what it was for",
-            "success": "boolean|null: whether it succeeded (null without a target)",
-            "target": "integer|null: the number to reach (null if none)",
-            "total": "integer: the total",
-            "trait": "string: the trait",
-            "trait_mod": "integer: the trait modifier",
-        },
-    ),
+    page_events.CheckRolled,
 )
 
 
@@ -88,10 +72,7 @@ def trait_check(ctx: Context, args: Values) -> None:
         {"purpose": purpose, "target": target, "success": success, **result}
     )
     ctx.emit(
-        "CheckRolled",
-        purpose=purpose,
-        target=target,
-        success=success,
-        check=len(page["checks"]) - 1,
-        **result,
+        page_events.CheckRolled(
+            purpose=purpose, target=target, success=success, check=len(page["checks"]) - 1, **result
+        )
     )

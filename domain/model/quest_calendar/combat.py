@@ -35,10 +35,11 @@ from __future__ import annotations
 from typing import Any
 
 from domain.model.command_schema import Values
-from domain.model.engine import Context, event_type
+from domain.model.engine import Context
 from domain.model.errors import InvalidInput
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
+from domain.model.quest_calendar import fight_events
 from domain.model.quest_calendar import state as qc
 from domain.model.quest_calendar.combat_rounds import (
     ASSIGN_DECISION,
@@ -61,61 +62,10 @@ from domain.model.quest_calendar.combat_rules import (
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
-    event_type(
-        "CombatStarted",
-        "A combat started.",
-        {
-            "enemies": "array: the enemies",
-            "kind": "string: the kind of combat",
-            "mode": "string: the combat mode",
-            "page_date": "string: the calendar page's date",
-            "rounds": "integer: the number of rounds",
-        },
-    ),
-    event_type(
-        "AttackRolled",
-        "The hero's attack was rolled.",
-        {
-            "atk": "integer: the hero's attack bonus",
-            "attempt": "string: which attempt in the round",
-            "bonus": "integer: the bonus added",
-            "d20": "integer|null: the d20 kept (null if no roll)",
-            "d20_faces": "array: the d20 faces rolled",
-            "frightened": "boolean: whether the hero was frightened",
-            "hit": "boolean: whether it hit",
-            "hit_target": "integer: the number to reach to hit",
-            "restrained": "boolean: whether the hero was restrained",
-            "round": "integer: the round's number",
-            "total": "integer|null: the attack total (null if no roll)",
-        },
-    ),
-    event_type(
-        "DamageRolled",
-        "The hero's damage was rolled.",
-        {
-            "attempt": "string: which attempt in the round",
-            "bonus": "integer: the bonus added",
-            "confused": "boolean: whether the hero was confused",
-            "dice": "string: the damage dice notation",
-            "dice_total": "integer: the dice's total",
-            "doubled": "boolean: whether the damage was doubled",
-            "flat_mods": "integer: flat modifiers added",
-            "raw_faces": "array: the damage dice's faces",
-            "restrained": "boolean: whether the hero was restrained",
-            "round": "integer: the round's number",
-            "total": "integer: the damage dealt",
-        },
-    ),
-    event_type(
-        "DecisionRequested",
-        "The game waits for the player's decision.",
-        {
-            "context": "object?: what the decision is about",
-            "decision": "string: the decision asked for",
-            "options": "array: the options offered",
-            "rule": "string: the rule that asks for it",
-        },
-    ),
+    fight_events.CombatStarted,
+    fight_events.AttackRolled,
+    fight_events.DamageRolled,
+    fight_events.DecisionRequested,
 )
 
 ROUND_EXAMPLE = [
@@ -172,12 +122,9 @@ def start_combat(ctx: Context, args: Values) -> None:
         "ended_by": None,
     }
     ctx.emit(
-        "CombatStarted",
-        page_date=page["date"],
-        mode=mode,
-        kind=kind,
-        rounds=len(rounds),
-        enemies=rounds,
+        fight_events.CombatStarted(
+            page_date=page["date"], mode=mode, kind=kind, rounds=len(rounds), enemies=rounds
+        )
     )
 
 
@@ -199,8 +146,8 @@ def combat_round(ctx: Context, args: Values) -> None:
     if combat["mode"] == "hard":
         _hard_attack(ctx, combat, work, "first")
         return
-    ctx.emit("AttackRolled", **roll_attack(ctx, combat, work, "first"))
-    ctx.emit("DamageRolled", **roll_damage(ctx, combat, work, "first"))
+    ctx.emit(fight_events.AttackRolled(**roll_attack(ctx, combat, work, "first")))
+    ctx.emit(fight_events.DamageRolled(**roll_damage(ctx, combat, work, "first")))
     options = ability_options(ctx, work, "first", None)
     if not options:
         close_round(ctx, combat, work)
@@ -214,8 +161,8 @@ def _roll_every_round(ctx: Context, combat: dict[str, Any]) -> None:
     works = []
     while combat["round"] + len(combat["open"]) < len(combat["rounds"]):
         work = begin_round(ctx, combat)
-        ctx.emit("AttackRolled", **roll_attack(ctx, combat, work, "first"))
-        ctx.emit("DamageRolled", **roll_damage(ctx, combat, work, "first"))
+        ctx.emit(fight_events.AttackRolled(**roll_attack(ctx, combat, work, "first")))
+        ctx.emit(fight_events.DamageRolled(**roll_damage(ctx, combat, work, "first")))
         works.append(work)
     # Any rolled round may take an ability: offer each one that fits some round, once.
     offered = {o["id"]: o for work in works for o in ability_options(ctx, work, "first", None)}
@@ -231,7 +178,7 @@ def _roll_every_round(ctx: Context, combat: dict[str, Any]) -> None:
 
 def _hard_attack(ctx: Context, combat: dict[str, Any], work: dict[str, Any], attempt: str) -> None:
     """QC-30: roll the attack, then ask "boost attack?" before any damage die is rolled."""
-    ctx.emit("AttackRolled", **roll_attack(ctx, combat, work, attempt))
+    ctx.emit(fight_events.AttackRolled(**roll_attack(ctx, combat, work, attempt)))
     options = ability_options(ctx, work, attempt, "attack")
     if options:
         context = {**round_preview(ctx, combat, work), "attempt": attempt}
@@ -242,7 +189,7 @@ def _hard_attack(ctx: Context, combat: dict[str, Any], work: dict[str, Any], att
 
 def _hard_damage(ctx: Context, combat: dict[str, Any], work: dict[str, Any], attempt: str) -> None:
     """QC-30: roll the damage, then ask "boost damage?" before the round closes."""
-    ctx.emit("DamageRolled", **roll_damage(ctx, combat, work, attempt))
+    ctx.emit(fight_events.DamageRolled(**roll_damage(ctx, combat, work, attempt)))
     options = ability_options(ctx, work, attempt, "damage")
     if options:
         context = {**round_preview(ctx, combat, work), "attempt": attempt}

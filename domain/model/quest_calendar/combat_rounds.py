@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from domain.model import decisions
-from domain.model.engine import Context, event_type
+from domain.model.engine import Context
 from domain.model.errors import InvalidInput
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
-from domain.model.quest_calendar import death
+from domain.model.quest_calendar import death, fight_events, hero_events
 from domain.model.quest_calendar import state as qc
 from domain.model.quest_calendar.checks import trait_roll
 from domain.model.quest_calendar.combat_rules import (
@@ -37,68 +37,10 @@ from domain.model.quest_calendar.combat_rules import (
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
-    event_type(
-        "ConditionCheckRolled",
-        "A check against a condition was rolled in combat.",
-        {
-            "afflicted": "boolean: whether the condition took hold",
-            "bonus": "integer: the bonus added",
-            "booster": "integer: the trait booster added",
-            "condition": "string: the condition's name",
-            "d20": "integer: the d20 kept",
-            "faces": "array: the faces rolled",
-            "malfunction": "boolean: whether a malfunction applied",
-            "round": "integer: the round's number",
-            "target": "integer: the number to reach",
-            "total": "integer: the total",
-            "trait": "string: the trait",
-            "trait_mod": "integer: the trait modifier",
-        },
-    ),
-    event_type(
-        "ExtraAttackResolved",
-        "An extra attack was resolved.",
-        {
-            "combined_damage": "integer: the damage of both attacks together",
-            "extra_damage": "integer: the extra attack's damage",
-            "extra_hit": "boolean: whether the extra attack hit",
-            "first_damage": "integer: the first attack's damage",
-            "first_hit": "boolean: whether the first attack hit",
-            "round": "integer: the round's number",
-        },
-    ),
-    event_type(
-        "CombatRoundResolved",
-        "A combat round was resolved.",
-        {
-            "abilities": "array: the abilities used in the round",
-            "condition": "object|null: the condition checked in the round (null if none)",
-            "damage_dealt": "integer: damage dealt to the enemy",
-            "damage_needed": "integer: damage needed to win the round",
-            "damage_taken": "integer: damage the hero took",
-            "defense_tier": "string|null: the defence tier reached (null if none)",
-            "enemy": "string|null: the enemy (null here)",
-            "enemy_outcome": "string: what happened to the enemy",
-            "hit": "boolean: whether it hit",
-            "incoming": "integer: the enemy's incoming damage",
-            "judged_on": "string: what the round was judged on",
-            "round": "integer: the round's number",
-            "weakened": "boolean: whether the enemy was weakened",
-            "won": "boolean: whether the hero won the round",
-        },
-    ),
-    event_type(
-        "CombatEnded",
-        "A combat ended.",
-        {
-            "ended_by": "string: what ended it",
-            "enemies_remaining": "integer: enemies not beaten",
-            "page_date": "string: the calendar page's date",
-            "rounds_played": "integer: rounds played",
-            "rounds_unplayed": "integer: rounds not played",
-            "rounds_won": "integer: rounds won",
-        },
-    ),
+    fight_events.ConditionCheckRolled,
+    fight_events.ExtraAttackResolved,
+    fight_events.CombatRoundResolved,
+    fight_events.CombatEnded,
 )
 
 ROUND_DECISION = "combat_round_abilities"
@@ -137,12 +79,9 @@ def begin_round(ctx: Context, combat: dict[str, Any]) -> dict[str, Any]:
             "afflicted": afflicted,
         }
         ctx.emit(
-            "ConditionCheckRolled",
-            round=index + 1,
-            condition=name,
-            target=target,
-            afflicted=afflicted,
-            **roll,
+            fight_events.ConditionCheckRolled(
+                round=index + 1, condition=name, target=target, afflicted=afflicted, **roll
+            )
         )
     return work
 
@@ -332,19 +271,20 @@ def apply_ability(
     work["abilities"].append(use["id"])
     qc.record_surge(ctx, use["id"], ability)
     ctx.emit(
-        "AbilityUsed",
-        ability_id=use["id"],
-        usage=ability["usage"],
-        context="combat",
-        effect=kind,
-        round=work["round"],
-        attempt=target,
-        uses_left=uses_left(ability, hero["pool"]),
-        **change,
+        hero_events.AbilityUsed(
+            ability_id=use["id"],
+            usage=ability["usage"],
+            context="combat",
+            effect=kind,
+            round=work["round"],
+            attempt=target,
+            uses_left=uses_left(ability, hero["pool"]),
+            **change,
+        )
     )
     if kind == "extra_attack" and stage is None:
-        ctx.emit("AttackRolled", **roll_attack(ctx, combat, work, "extra"))
-        ctx.emit("DamageRolled", **roll_damage(ctx, combat, work, "extra"))
+        ctx.emit(fight_events.AttackRolled(**roll_attack(ctx, combat, work, "extra")))
+        ctx.emit(fight_events.DamageRolled(**roll_damage(ctx, combat, work, "extra")))
     return kind
 
 
@@ -392,13 +332,14 @@ def close_round(ctx: Context, combat: dict[str, Any], work: dict[str, Any]) -> b
     verdict = verdict_of(combat, work, ctx.house, first=on_first_rolls)
     if len(pairs) > 1:
         ctx.emit(
-            "ExtraAttackResolved",
-            round=work["round"],
-            first_hit=pairs[0][0],
-            first_damage=pairs[0][1],
-            extra_hit=pairs[1][0],
-            extra_damage=pairs[1][1],
-            combined_damage=verdict["damage_dealt"],
+            fight_events.ExtraAttackResolved(
+                round=work["round"],
+                first_hit=pairs[0][0],
+                first_damage=pairs[0][1],
+                extra_hit=pairs[1][0],
+                extra_damage=pairs[1][1],
+                combined_damage=verdict["damage_dealt"],
+            )
         )
     weakened = afflicted(ctx.house, work, "weakened")
     cost: dict[str, Any]
@@ -419,7 +360,7 @@ def close_round(ctx: Context, combat: dict[str, Any], work: dict[str, Any]) -> b
     combat["open"] = [w for w in combat["open"] if w["round"] != work["round"]]
     combat["results"].append(result)
     combat["round"] += 1
-    ctx.emit("CombatRoundResolved", **result)
+    ctx.emit(fight_events.CombatRoundResolved(**result))
     if cost["damage_taken"] > 0:
         taken = death.damage(ctx, cost["damage_taken"], "combat")
         if taken["hp_after"] == 0:
@@ -442,11 +383,12 @@ def _end(ctx: Context, combat: dict[str, Any], reason: str) -> None:
     killed = sum(1 for r in results if r["enemy_outcome"] == "killed")
     remaining = len(combat["rounds"]) - killed if combat["kind"] == "several_enemies" else 1
     ctx.emit(
-        "CombatEnded",
-        page_date=(ctx.state.get("page") or {}).get("date"),
-        ended_by=reason,
-        rounds_played=len(results),
-        rounds_won=sum(1 for r in results if r["won"]),
-        rounds_unplayed=len(combat["rounds"]) - len(results),
-        enemies_remaining=remaining,
+        fight_events.CombatEnded(
+            page_date=qc.page(ctx)["date"],
+            ended_by=reason,
+            rounds_played=len(results),
+            rounds_won=sum(1 for r in results if r["won"]),
+            rounds_unplayed=len(combat["rounds"]) - len(results),
+            enemies_remaining=remaining,
+        )
     )

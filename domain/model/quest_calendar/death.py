@@ -13,133 +13,29 @@ from typing import Any
 
 from domain.model import decisions
 from domain.model.command_schema import Values
-from domain.model.engine import Context, event_type, one_of
+from domain.model.engine import Context, one_of
 from domain.model.errors import NoSuchDecision
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
+from domain.model.quest_calendar import hero_events
 from domain.model.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
-    event_type(
-        "HeroDamaged",
-        "The hero lost hit points.",
-        {
-            "amount": "integer: hit points lost",
-            "cause": "string: what caused it",
-            "hp_after": "integer: the hero's hit points after",
-            "hp_before": "integer: the hero's hit points before",
-        },
-    ),
+    hero_events.HeroDamaged,
 )
 
 
-def _hero_replaced_v1_v2(details: dict[str, Any]) -> None:
-    """A HeroReplaced of version 1 did not record the new hero's credits."""
-    details.setdefault("credits", None)
-
-
 rules.declare(
-    event_type(
-        "Died",
-        "The hero died.",
-        {
-            "cause": "string: what killed the hero",
-            "encounters_ended": "array: the encounters the death ended",
-            "hp_after": "integer: the hero's hit points after",
-            "hp_max": "integer: the hero's maximum hit points",
-            "page_date": "string: the calendar page's date",
-        },
-    ),
-    event_type(
-        "CloneRollMade",
-        "The cloning d4 was rolled.",
-        {
-            "applied": "boolean: whether the result applies",
-            "d4": "integer: the d4's face",
-            "reason": "string|null: why it must be rolled again (null if applied)",
-            "rerolled": "boolean: whether the d4 must be rolled again",
-        },
-    ),
-    event_type(
-        "CreditsChanged",
-        "The hero's credits changed.",
-        {
-            "cause": "string: what caused it",
-            "delta": "integer: the change in credits",
-            "from": "integer: credits before",
-            "to": "integer: credits after",
-            "icon_id": "string?: the page icon's id",
-            "item_id": "string?: the item's id",
-            "purpose": "string?: what a payment was for",
-            "shop_id": "string?: the shop's id",
-        },
-    ),
-    event_type(
-        "InjurySuffered",
-        "The hero suffered an injury.",
-        {
-            "amount": "integer: how much the stat is lowered",
-            "d10_face": "integer: the d10's face as rolled",
-            "d10_value": "integer: the d10's value as read",
-            "stat": "string: the stat concerned",
-        },
-    ),
-    event_type(
-        "EquipmentSacrificed",
-        "The hero gave up equipment.",
-        {
-            "item_id": "string: the item's id",
-            "item_type": "string: the equipment slot",
-            "unequipped": "array: the items unequipped",
-        },
-    ),
-    event_type(
-        "PerRestAbilitiesExhausted",
-        "Per-rest abilities lost their uses.",
-        {
-            "abilities": "array: the per-rest abilities exhausted",
-            "cause": "string: what caused it",
-            "pool_drained": "boolean: whether the surge pool was drained",
-        },
-    ),
-    event_type(
-        "HeroReplaced",
-        "A new hero replaced the old one.",
-        {
-            "carried": "array: what the new hero carried over",
-            "level": "integer: the new hero's level",
-            "new_hero_id": "string: the new hero's id",
-            "old_hero_id": "string: the old hero's id",
-            "old_hero_name": "string?: the old hero's name (for the summary; absent before it)",
-            "credits": "integer|null: the new hero's credits (null in version 1)",
-        },
-        # 2: the new hero's credits (version 1 left them to the state).
-        version=2,
-        upcasters=(_hero_replaced_v1_v2,),
-    ),
-    event_type(
-        "ConditionCleared",
-        "The hero lost a condition.",
-        {
-            "cause": "string: what caused it",
-            "condition": "string: the condition's name",
-            "source": "string?: the item that cleared it",
-            "subject_id": "string?: the hero's id",
-        },
-    ),
-    event_type(
-        "Cloned",
-        "The hero was cloned back to life.",
-        {
-            "cause": "string: what killed the hero",
-            "conditions_cleared": "array: the conditions cleared",
-            "hp_after": "integer: the hero's hit points after",
-            "hp_max": "integer: the hero's maximum hit points",
-            "outcome": "integer: the cloning outcome",
-            "replaced": "boolean: whether the hero was replaced",
-        },
-    ),
+    hero_events.Died,
+    hero_events.CloneRollMade,
+    hero_events.CreditsChanged,
+    hero_events.InjurySuffered,
+    hero_events.EquipmentSacrificed,
+    hero_events.PerRestAbilitiesExhausted,
+    hero_events.HeroReplaced,
+    hero_events.ConditionCleared,
+    hero_events.Cloned,
 )
 
 # QC-45: the d10 injury table, face -> stat (amounts come from state.INJURY_AMOUNTS).
@@ -173,7 +69,7 @@ def damage(ctx: Context, amount: int, cause: str) -> dict[str, Any]:
     after = max(0, before - max(0, amount))
     current["hp"] = after
     details = {"amount": before - after, "cause": cause, "hp_before": before, "hp_after": after}
-    ctx.emit("HeroDamaged", **details)  # declared in domain.model.quest_calendar
+    ctx.emit(hero_events.HeroDamaged(**details))  # declared in domain.model.quest_calendar
     if after == 0:
         die(ctx, cause=cause)
     return details
@@ -188,17 +84,18 @@ def die(ctx: Context, *, cause: str) -> None:
     ended = _end_encounters(page)
     hero["hp"] = qc.ceil_half(hero["hp_max"])
     ctx.emit(
-        "Died",
-        page_date=page.get("date"),
-        cause=cause,
-        hp_max=hero["hp_max"],
-        hp_after=hero["hp"],
-        encounters_ended=ended,
+        hero_events.Died(
+            page_date=page.get("date"),
+            cause=cause,
+            hp_max=hero["hp_max"],
+            hp_after=hero["hp"],
+            encounters_ended=ended,
+        )
     )
     outcome = _clone_cost_roll(ctx)
     if outcome == 1:
         details = qc.change_credits(ctx, -qc.ceil_half(hero["credits"]), "cloning")
-        ctx.emit("CreditsChanged", **details)
+        ctx.emit(hero_events.CreditsChanged(**details))
     elif outcome == 2:
         _injure(ctx)
     elif outcome == 3:
@@ -250,11 +147,9 @@ def _clone_cost_roll(ctx: Context) -> int:
         face = int(ctx.roll("1d4", "clone cost roll")["total"])
         reason = _reroll_reason(ctx, face)
         ctx.emit(
-            "CloneRollMade",
-            d4=face,
-            applied=reason is None,
-            rerolled=reason is not None,
-            reason=reason,
+            hero_events.CloneRollMade(
+                d4=face, applied=reason is None, rerolled=reason is not None, reason=reason
+            )
         )
         if reason is None:
             return face
@@ -302,7 +197,11 @@ def _injure(ctx: Context) -> None:
     # QC-08: the engine's d10 already reads 1..10 (a die showing 0 is reported as 10).
     value = int(record["total"])
     injury = qc.apply_injury(ctx, INJURY_TABLE[value])
-    ctx.emit("InjurySuffered", d10_face=int(record["dice"][0]["face"]), d10_value=value, **injury)
+    ctx.emit(
+        hero_events.InjurySuffered(
+            d10_face=int(record["dice"][0]["face"]), d10_value=value, **injury
+        )
+    )
 
 
 def _exhaust(ctx: Context) -> None:
@@ -319,7 +218,9 @@ def _exhaust(ctx: Context) -> None:
         pool["spent"] = pool["max"]
         drained = True
     ctx.emit(
-        "PerRestAbilitiesExhausted", cause="cloneResult4", abilities=exhausted, pool_drained=drained
+        hero_events.PerRestAbilitiesExhausted(
+            cause="cloneResult4", abilities=exhausted, pool_drained=drained
+        )
     )
 
 
@@ -329,18 +230,19 @@ def finish_cloning(ctx: Context, outcome: int, *, cause: str, replaced: bool = F
     cleared = [c for c in CLONE_CONDITIONS if c in hero["conditions"]]
     for condition in cleared:
         hero["conditions"].remove(condition)
-        ctx.emit("ConditionCleared", condition=condition, cause="resurrection")
+        ctx.emit(hero_events.ConditionCleared(condition=condition, cause="resurrection"))
     if ctx.house["qc.death.hpRecalcAfterCost"]:
         hero["hp"] = qc.ceil_half(hero["hp_max"])
     qc.cap_hp(ctx)
     ctx.emit(
-        "Cloned",
-        outcome=outcome,
-        cause=cause,
-        replaced=replaced,
-        hp_max=hero["hp_max"],
-        hp_after=hero["hp"],
-        conditions_cleared=cleared,
+        hero_events.Cloned(
+            outcome=outcome,
+            cause=cause,
+            replaced=replaced,
+            hp_max=hero["hp_max"],
+            hp_after=hero["hp"],
+            conditions_cleared=cleared,
+        )
     )
 
 
@@ -378,7 +280,9 @@ def choose_loot(ctx: Context, args: Values) -> None:
             del hero["equipped"][slot]
             unequipped.append(slot)
     slot = lost.get("slot") if lost else (unequipped[0] if unequipped else None)
-    ctx.emit("EquipmentSacrificed", item_id=item_id, item_type=slot, unequipped=unequipped)
+    ctx.emit(
+        hero_events.EquipmentSacrificed(item_id=item_id, item_type=slot, unequipped=unequipped)
+    )
     finish_cloning(ctx, 3, cause=pending["context"].get("cause", "unknown"))
 
 
@@ -407,13 +311,14 @@ def choose_clone_outcome(ctx: Context, args: Values) -> None:
     qc.clear_pending(ctx)
     carried = _carry_over(ctx, old, new_hero)
     ctx.emit(
-        "HeroReplaced",
-        old_hero_id=old["id"],
-        **({"old_hero_name": old["name"]} if old.get("name") else {}),
-        new_hero_id=new_hero["id"],
-        level=new_hero["level"],
-        carried=carried,
-        credits=ctx.state["hero"]["credits"],
+        hero_events.HeroReplaced(
+            old_hero_id=old["id"],
+            **{"old_hero_name": old["name"]} if old.get("name") else {},
+            new_hero_id=new_hero["id"],
+            level=new_hero["level"],
+            carried=carried,
+            credits=ctx.state["hero"]["credits"],
+        )
     )
     finish_cloning(ctx, 4, cause=cause, replaced=True)
 

@@ -44,7 +44,7 @@ from typing import Any
 from domain.model.command_schema import Values
 from domain.model.engine import Context
 from domain.model.errors import InvalidInput, NoSuchDecision
-from domain.model.quest_calendar import items
+from domain.model.quest_calendar import fight_events, hero_events, items
 from domain.model.quest_calendar import state as qc
 from domain.model.quest_calendar.combat_rounds import ask_decision
 from domain.model.quest_calendar.combat_rules import ability_option, uses_left
@@ -150,7 +150,7 @@ def _after_aim(ctx: Context, fight: dict[str, Any], *, ask: bool) -> None:
         return
     details = roll_evasion(ctx, work["round"], _spec(fight, work))
     work["evasion"] = _roll_state(details)
-    ctx.emit("EvasionRolled", **details)
+    ctx.emit(fight_events.EvasionRolled(**details))
     options = dogfight_options(qc.hero(ctx), "evasion") if details["tier"] == "max" else []
     if options:
         _ask(ctx, fight, "evasion", options)
@@ -174,10 +174,9 @@ def _close(ctx: Context, fight: dict[str, Any], *, hero_died: bool) -> None:
     fight["status"] = "finished"
     fight["ended_by"] = "death" if hero_died else "all_rounds_played"
     ctx.emit(
-        "DogfightEnded",
-        page_date=qc.page(ctx)["date"],
-        rounds_played=fight["round"],
-        hero_died=hero_died,
+        fight_events.DogfightEnded(
+            page_date=qc.page(ctx)["date"], rounds_played=fight["round"], hero_died=hero_died
+        )
     )
 
 
@@ -238,18 +237,19 @@ def _apply(ctx: Context, fight: dict[str, Any], which: str, ability_id: str, whe
     qc.record_surge(ctx, ability_id, ability)
     verdict = {"hit": roll["hit"]} if which == "aim" else {"tier": roll["tier"]}
     ctx.emit(
-        "AbilityUsed",
-        ability_id=ability_id,
-        usage=ability["usage"],
-        context="dogfight",
-        effect=kind,
-        round=work["round"],
-        roll=which,
-        uses_left=uses_left(ability, hero["pool"]),
-        **change,
-        total_before=before,
-        total=roll["total"],
-        **verdict,
+        hero_events.AbilityUsed(
+            ability_id=ability_id,
+            usage=ability["usage"],
+            context="dogfight",
+            effect=kind,
+            round=work["round"],
+            roll=which,
+            uses_left=uses_left(ability, hero["pool"]),
+            **change,
+            total_before=before,
+            total=roll["total"],
+            **verdict,
+        )
     )
 
 
@@ -279,7 +279,7 @@ def start_dogfight(ctx: Context, args: Values) -> None:
         "open": None,
         "ended_by": None,
     }
-    ctx.emit("DogfightStarted", **start_details(ctx, page, len(rounds), enemies))
+    ctx.emit(fight_events.DogfightStarted(**start_details(ctx, page, len(rounds), enemies)))
 
 
 @rules.command(
@@ -302,7 +302,7 @@ def dogfight_round(ctx: Context, args: Values) -> None:
         "evasion": None,
         "abilities": [],
     }
-    ctx.emit("AimRolled", **details)
+    ctx.emit(fight_events.AimRolled(**details))
     _after_aim(ctx, fight, ask=True)
 
 

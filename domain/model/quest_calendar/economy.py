@@ -15,100 +15,22 @@ from typing import Any
 
 from domain.model import decisions
 from domain.model.command_schema import Values
-from domain.model.engine import Context, event_type
+from domain.model.engine import Context
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
-from domain.model.quest_calendar import death
+from domain.model.quest_calendar import death, hero_events, page_events
 from domain.model.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
-    event_type(
-        "PickpocketRolled",
-        "The pickpocket d4 was rolled.",
-        {
-            "d4": "integer: the d4's face",
-            "icon_id": "string: the page icon's id",
-            "pending": "boolean: whether the hero must now decide",
-            "smuggler_bonus": "integer: the smuggler's bonus",
-        },
-    ),
-    event_type(
-        "Pickpocketed",
-        "The hero picked a pocket (or declined to).",
-        {
-            "credits_after": "integer: the hero's credits after",
-            "credits_gained": "integer: credits gained",
-            "d4": "integer: the d4's face",
-            "declined": "boolean: whether the hero declined",
-            "icon_id": "string: the page icon's id",
-            "smuggler_bonus": "integer: the smuggler's bonus",
-            "virtue_lost": "boolean: whether the hero lost virtue",
-        },
-    ),
-    event_type(
-        "DebtPaid",
-        "The hero paid off debt.",
-        {
-            "amount": "integer: debt paid off",
-            "cause": "string: what caused it",
-            "cleared": "boolean: whether the debt is cleared",
-            "credits_after": "integer: the hero's credits after",
-        },
-    ),
-    event_type(
-        "PaymentMade",
-        "The hero paid for something.",
-        {
-            "cost": "integer: the cost",
-            "credits_after": "integer: the hero's credits after",
-            "credits_before": "integer: the hero's credits before",
-            "mandatory": "boolean: whether the payment was required",
-            "purpose": "string: what it was for",
-        },
-    ),
-    event_type(
-        "DebtIncurred",
-        "The hero went into debt.",
-        {
-            "already_in_debt": "boolean: whether the hero was in debt before",
-            "credits_after": "integer: the hero's credits after",
-            "penalty": "integer: the debt penalty",
-            "purpose": "string: what it was for",
-            "shortfall": "integer: credits missing",
-        },
-    ),
-    event_type(
-        "CreditsStolen",
-        "Credits were stolen from the hero.",
-        {
-            "credits_after": "integer: the hero's credits after",
-            "requested": "integer: credits the thief asked for",
-            "taken": "integer: credits taken",
-        },
-    ),
-    event_type(
-        "RationsConsumed",
-        "The hero ate rations.",
-        {
-            "available": "integer: rations the hero had",
-            "consumed": "integer: rations eaten",
-            "hp_lost": "integer: hit points lost",
-            "missing": "integer: rations missing",
-            "required": "integer: rations required",
-        },
-    ),
-    event_type(
-        "LotteryPlayed",
-        "The hero played the lottery.",
-        {
-            "applied": "integer: the change actually applied",
-            "credits_after": "integer: the hero's credits after",
-            "d6": "integer: the d6's face",
-            "delta": "integer: the credits the d6 gives or takes",
-            "page_date": "string: the calendar page's date",
-        },
-    ),
+    page_events.PickpocketRolled,
+    page_events.Pickpocketed,
+    page_events.DebtPaid,
+    page_events.PaymentMade,
+    page_events.DebtIncurred,
+    page_events.CreditsStolen,
+    page_events.RationsConsumed,
+    page_events.LotteryPlayed,
 )
 
 LOTTERY = {1: -2, 2: -1, 3: 1, 4: 2, 5: 3, 6: 4}
@@ -119,15 +41,16 @@ def record_credits(ctx: Context, movement: dict[str, Any], **context: Any) -> No
     """Emit the ``CreditsChanged`` entry of a movement, then ``DebtPaid`` if it cut a debt."""
     if movement["delta"] == 0:
         return
-    ledger = {key: movement[key] for key in ("from", "to", "delta", "cause")}
-    ctx.emit("CreditsChanged", **ledger, **context)
-    if movement["from"] < 0 and movement["delta"] > 0:
+    ledger = {key: movement[key] for key in ("from_", "to", "delta", "cause")}
+    ctx.emit(hero_events.CreditsChanged(**ledger, **context))
+    if movement["from_"] < 0 and movement["delta"] > 0:
         ctx.emit(
-            "DebtPaid",
-            amount=min(movement["delta"], -movement["from"]),
-            credits_after=movement["to"],
-            cleared=movement["to"] >= 0,
-            cause=movement["cause"],
+            page_events.DebtPaid(
+                amount=min(movement["delta"], -movement["from_"]),
+                credits_after=movement["to"],
+                cleared=movement["to"] >= 0,
+                cause=movement["cause"],
+            )
         )
 
 
@@ -175,7 +98,9 @@ def pickpocket(ctx: Context, args: Values) -> None:
             context={"icon_id": icon_id, "d4": d4, "smuggler_bonus": bonus},
             announce=(),
         )
-        ctx.emit("PickpocketRolled", icon_id=icon_id, d4=d4, smuggler_bonus=bonus, pending=True)
+        ctx.emit(
+            page_events.PickpocketRolled(icon_id=icon_id, d4=d4, smuggler_bonus=bonus, pending=True)
+        )
         return
     settle_pickpocket(ctx, icon_id, d4, bonus, declined=d4 == 4 and not accept_four)
 
@@ -209,18 +134,19 @@ def settle_pickpocket(ctx: Context, icon_id: str, d4: int, bonus: int, *, declin
     virtue_lost = d4 == 4 and not declined
     movement = qc.change_credits(ctx, gained, "pickpocket")
     ctx.emit(
-        "Pickpocketed",
-        icon_id=icon_id,
-        d4=d4,
-        smuggler_bonus=bonus,
-        credits_gained=gained,
-        declined=declined,
-        virtue_lost=virtue_lost,
-        credits_after=movement["to"],
+        page_events.Pickpocketed(
+            icon_id=icon_id,
+            d4=d4,
+            smuggler_bonus=bonus,
+            credits_gained=gained,
+            declined=declined,
+            virtue_lost=virtue_lost,
+            credits_after=movement["to"],
+        )
     )
     record_credits(ctx, movement, icon_id=icon_id)
     if virtue_lost:
-        ctx.emit("VirtueChanged", **qc.change_virtue(ctx, -1, "pickpocket"))
+        ctx.emit(page_events.VirtueChanged(**qc.change_virtue(ctx, -1, "pickpocket")))
 
 
 # -- payments, debt and theft ------------------------------------------------------------------
@@ -247,12 +173,13 @@ def pay(ctx: Context, args: Values) -> None:
         ctx.refuse("QC-62", f"an optional payment of {cost} cannot create debt; {reason}")
     payment = qc.change_credits(ctx, -cost, "payment")
     ctx.emit(
-        "PaymentMade",
-        purpose=purpose,
-        cost=cost,
-        mandatory=required,
-        credits_before=before,
-        credits_after=payment["to"],
+        page_events.PaymentMade(
+            purpose=purpose,
+            cost=cost,
+            mandatory=required,
+            credits_before=before,
+            credits_after=payment["to"],
+        )
     )
     record_credits(ctx, payment, purpose=purpose)
     if covered:
@@ -263,12 +190,13 @@ def pay(ctx: Context, args: Values) -> None:
         penalty = ctx.house["qc.debt.penalty"]
     charge = qc.change_credits(ctx, -penalty, "debtPenalty")
     ctx.emit(
-        "DebtIncurred",
-        purpose=purpose,
-        shortfall=cost - max(before, 0),
-        penalty=penalty,
-        already_in_debt=already_in_debt,
-        credits_after=charge["to"],
+        page_events.DebtIncurred(
+            purpose=purpose,
+            shortfall=cost - max(before, 0),
+            penalty=penalty,
+            already_in_debt=already_in_debt,
+            credits_after=charge["to"],
+        )
     )
     record_credits(ctx, charge, purpose=purpose)
 
@@ -301,10 +229,9 @@ def theft(ctx: Context, args: Values) -> None:
     qc.page(ctx)
     movement = qc.lose_credits_without_debt(ctx, amount, "theft")
     ctx.emit(
-        "CreditsStolen",
-        requested=amount,
-        taken=movement["taken"],
-        credits_after=movement["to"],
+        page_events.CreditsStolen(
+            requested=amount, taken=movement["taken"], credits_after=movement["to"]
+        )
     )
     record_credits(ctx, movement)
 
@@ -334,12 +261,13 @@ def eat_rations(ctx: Context, args: Values) -> None:
     hp_lost = count - consumed
     hero["rations"] = available - consumed
     ctx.emit(
-        "RationsConsumed",
-        required=count,
-        available=available,
-        consumed=consumed,
-        missing=max(0, count - available),
-        hp_lost=hp_lost,
+        page_events.RationsConsumed(
+            required=count,
+            available=available,
+            consumed=consumed,
+            missing=max(0, count - available),
+            hp_lost=hp_lost,
+        )
     )
     if hp_lost:
         death.damage(ctx, hp_lost, "starvation")
@@ -375,11 +303,12 @@ def play_lottery(ctx: Context, args: Values) -> None:
         movement = qc.change_credits(ctx, delta, "lottery")
     page["lottery_played"] = True
     ctx.emit(
-        "LotteryPlayed",
-        page_date=page["date"],
-        d6=d6,
-        delta=delta,
-        applied=movement["delta"],
-        credits_after=movement["to"],
+        page_events.LotteryPlayed(
+            page_date=page["date"],
+            d6=d6,
+            delta=delta,
+            applied=movement["delta"],
+            credits_after=movement["to"],
+        )
     )
     record_credits(ctx, movement)

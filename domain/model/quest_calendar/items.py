@@ -19,65 +19,19 @@ from typing import Any
 
 from domain.model.command_schema import Values
 from domain.model.dice_notation import parse
-from domain.model.engine import Context, event_type
+from domain.model.engine import Context
 from domain.model.errors import InvalidInput
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
+from domain.model.quest_calendar import hero_events
 from domain.model.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
-    event_type(
-        "ItemUsed",
-        "The hero used an item.",
-        {
-            "effect": "object: the item's effect",
-            "item_id": "string: the item's id",
-            "name": "string: the item's name",
-            "timing": "string: when it was used",
-        },
-    ),
-    event_type(
-        "HeroHealed",
-        "The hero regained hit points.",
-        {
-            "amount": "integer: hit points regained",
-            "cause": "string: what caused it",
-            "hp_after": "integer: the hero's hit points after",
-            "hp_before": "integer: the hero's hit points before",
-            "rolled": "integer?: the healing rolled",
-            "source": "string?: the item that healed",
-            "hp_max_after": "integer?: maximum hit points after",
-            "hp_max_before": "integer?: maximum hit points before",
-        },
-    ),
-    event_type(
-        "TraitBoosterApplied",
-        "A trait booster took effect.",
-        {
-            "bonus": "integer|null: the bonus (null when rolled per roll)",
-            "booster_after": "integer?: the booster's value after",
-            "booster_before": "integer?: the booster's value before",
-            "dice": "string|null: the booster's dice (null for a flat amount)",
-            "item_id": "string: the item's id",
-            "page_date": "string: the calendar page's date",
-            "per_roll": "boolean: whether it applies to each roll",
-            "stack": "boolean: whether it stacks",
-            "trait": "string: the trait",
-            "booster_dice": "array?: the booster dice kept",
-        },
-    ),
-    event_type(
-        "InjuryRemoved",
-        "An injury was healed.",
-        {
-            "amount": "integer: how much the stat was lowered",
-            "cause": "string: what caused it",
-            "count": "integer: how many injuries of that stat remain",
-            "source": "string?: the item that healed it",
-            "stat": "string: the stat concerned",
-        },
-    ),
+    hero_events.ItemUsed,
+    hero_events.HeroHealed,
+    hero_events.TraitBoosterApplied,
+    hero_events.InjuryRemoved,
 )
 
 CONDITIONS = ("infected", "malfunction")
@@ -181,21 +135,19 @@ def apply_effect(
     if kind == "heal":
         rolled = effect_amount(ctx, effect, f"{source}: healing")
         healed = qc.heal(ctx, rolled, cause)
-        ctx.emit("HeroHealed", source=source, rolled=rolled, **healed)
+        ctx.emit(hero_events.HeroHealed(source=source, rolled=rolled, **healed))
     elif kind == "cure":
         condition = effect["condition"]
         hero["conditions"].remove(condition)
         cured_by = CURED_BY_ITEM[condition] if cause == "item" else cause
         ctx.emit(
-            "ConditionCleared",
-            subject_id=hero["id"],
-            condition=condition,
-            cause=cured_by,
-            source=source,
+            hero_events.ConditionCleared(
+                subject_id=hero["id"], condition=condition, cause=cured_by, source=source
+            )
         )
     elif kind == "remove_injury" and stat is not None:
         removed = qc.remove_injuries(ctx, stat, 1)
-        ctx.emit("InjuryRemoved", cause=cause, source=source, **removed)
+        ctx.emit(hero_events.InjuryRemoved(cause=cause, source=source, **removed))
 
 
 # -- trait boosters (QC-18, G-QC-04) -----------------------------------------------------------
@@ -239,7 +191,7 @@ def apply_booster(ctx: Context, item: dict[str, Any], page: dict[str, Any]) -> N
         elif _highest(notation) > _highest(per_roll[0]):
             per_roll[:] = [notation]
         details.update(per_roll=True, bonus=None, booster_dice=list(per_roll))
-    ctx.emit("TraitBoosterApplied", **details)
+    ctx.emit(hero_events.TraitBoosterApplied(**details))
 
 
 # -- the command -------------------------------------------------------------------------------
@@ -274,11 +226,9 @@ def use_item(ctx: Context, args: Values) -> None:
     can_apply(ctx, kind, item["effect"], stat)
     del hero["inventory"][position]
     ctx.emit(
-        "ItemUsed",
-        item_id=item_id,
-        name=item["name"],
-        timing=timing_now(page),
-        effect=item["effect"],
+        hero_events.ItemUsed(
+            item_id=item_id, name=item["name"], timing=timing_now(page), effect=item["effect"]
+        )
     )
     if kind == "booster":
         apply_booster(ctx, item, page)

@@ -12,30 +12,15 @@ from typing import Any
 
 from domain.model import samples
 from domain.model.command_schema import Values
-from domain.model.engine import Context, event_type
+from domain.model.engine import Context
 from domain.model.errors import InvalidInput
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
-from domain.model.quest_calendar import death
+from domain.model.quest_calendar import death, page_events
 from domain.model.quest_calendar import state as qc
 from domain.model.quest_calendar.checks import trait_roll
 
 rules = RULES[QUEST_CALENDAR]
-
-
-def _shop_left_v1_v2(details: dict[str, Any]) -> None:
-    """A ShopLeft of version 1 recorded at a page's end did not name the shop."""
-    details.setdefault("shop_id", None)
-
-
-def _hero_selected_v1_v2(details: dict[str, Any]) -> None:
-    """A HeroSelected of version 1 did not record the hero's credits."""
-    details.setdefault("credits", None)
-
-
-def _page_ended_v1_v2(details: dict[str, Any]) -> None:
-    """A PageEnded of version 1 did not record the figures the page left."""
-    details.setdefault("figures", None)
 
 
 FIGURES = ("hero_id", "level", "credits", "hp", "hp_max", "virtue")
@@ -50,76 +35,12 @@ def page_figures(state: dict[str, Any]) -> dict[str, Any]:
 
 
 rules.declare(
-    event_type(
-        "HeroSelected",
-        "A hero was chosen.",
-        {
-            "hero_id": "string: the hero's id",
-            "level": "integer: the hero's level",
-            "phase": "string: the phase of the game",
-            "credits": "integer|null: the hero's credits now (null in version 1)",
-        },
-        # 2: the credits the hero starts with (version 1 left them to the state).
-        version=2,
-        upcasters=(_hero_selected_v1_v2,),
-    ),
-    event_type(
-        "PageStarted",
-        "A calendar page started.",
-        {
-            "is_sunday": "boolean: whether the page is a Sunday",
-            "level_up_day": "boolean: whether the page is a level-up day",
-            "page_date": "string: the calendar page's date",
-            "prologue_end": "boolean: whether the page ends the prologue",
-            "rest_day": "boolean: whether the page is a rest day",
-            "weekday": "string: the page's weekday",
-        },
-    ),
-    event_type(
-        "PageEnded",
-        "A calendar page ended.",
-        {
-            "boosters_expired": "array: the boosters that expired with the page",
-            "page_date": "string: the calendar page's date",
-            "prologue_complete": "boolean: whether the prologue is complete",
-            "figures": "object|null: what the page left: pages_played, and the hero's hero_id, "
-            "level, credits, hp, hp_max and virtue (null without a hero); null in version 1",
-        },
-        # 2: the figures, so that readers need not follow the state (version 1 had none).
-        version=2,
-        upcasters=(_page_ended_v1_v2,),
-    ),
-    event_type(
-        "ShopLeft",
-        "The hero left a shop.",
-        {
-            "shop_id": "string|null: the shop's id (null in a version 1 event of a page's end)",
-            "reason": "string: left, or pageEnded",
-        },
-        # 2: the shop is named when the page ends too (version 1 had no shop_id then).
-        version=2,
-        upcasters=(_shop_left_v1_v2,),
-    ),
-    event_type(
-        "InfectionTicked",
-        "An infection cost the hero hit points.",
-        {
-            "hp_lost": "integer: hit points lost",
-            "page_date": "string: the calendar page's date",
-            "total": "integer: the infection roll's total",
-        },
-    ),
-    event_type(
-        "VirtueChanged",
-        "The hero's virtue changed.",
-        {
-            "applied_delta": "integer: the change actually applied (after bounds)",
-            "cause": "string: what caused it",
-            "from": "integer: virtue before",
-            "requested_delta": "integer: the change asked for",
-            "to": "integer: virtue after",
-        },
-    ),
+    page_events.HeroSelected,
+    page_events.PageStarted,
+    page_events.PageEnded,
+    page_events.ShopLeft,
+    page_events.InfectionTicked,
+    page_events.VirtueChanged,
 )
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
@@ -152,11 +73,12 @@ def select_hero(ctx: Context, args: Values) -> None:
         new_hero["credits"] = current["credits"]
     ctx.state["hero"] = new_hero
     ctx.emit(
-        "HeroSelected",
-        hero_id=new_hero["id"],
-        level=new_hero["level"],
-        phase=phase,
-        credits=new_hero["credits"],
+        page_events.HeroSelected(
+            hero_id=new_hero["id"],
+            level=new_hero["level"],
+            phase=phase,
+            credits=new_hero["credits"],
+        )
     )
 
 
@@ -216,11 +138,9 @@ def start_page(ctx: Context, args: Values) -> None:
         "first_roll_made": False,
     }
     ctx.emit(
-        "PageStarted",
-        page_date=date.isoformat(),
-        weekday=weekday,
-        is_sunday=weekday == "Sunday",
-        **flags,
+        page_events.PageStarted(
+            page_date=date.isoformat(), weekday=weekday, is_sunday=weekday == "Sunday", **flags
+        )
     )
 
 
@@ -240,12 +160,16 @@ def end_page(ctx: Context, args: Values) -> None:
     if current["shop"] is not None:
         shop_id = current["shop"]["id"]
         current["shop"] = None
-        ctx.emit("ShopLeft", shop_id=shop_id, reason="pageEnded")
+        ctx.emit(page_events.ShopLeft(shop_id=shop_id, reason="pageEnded"))
     hero = ctx.state.get("hero")
     if hero is not None and "infected" in hero["conditions"]:
         roll = trait_roll(ctx, "CON", "end-of-page Infected roll")
         lost = 1 if roll["total"] <= 10 else 0
-        ctx.emit("InfectionTicked", page_date=current["date"], total=roll["total"], hp_lost=lost)
+        ctx.emit(
+            page_events.InfectionTicked(
+                page_date=current["date"], total=roll["total"], hp_lost=lost
+            )
+        )
         if lost:
             death.damage(ctx, 1, "infection")
     hero = ctx.state.get("hero")
@@ -260,11 +184,12 @@ def end_page(ctx: Context, args: Values) -> None:
         calendar["prologue_complete"] = True
     ctx.state["page"] = None
     ctx.emit(
-        "PageEnded",
-        page_date=current["date"],
-        boosters_expired=expired,
-        prologue_complete=calendar["prologue_complete"],
-        figures=page_figures(ctx.state),
+        page_events.PageEnded(
+            page_date=current["date"],
+            boosters_expired=expired,
+            prologue_complete=calendar["prologue_complete"],
+            figures=page_figures(ctx.state),
+        )
     )
 
 
@@ -279,4 +204,4 @@ def change_virtue(ctx: Context, args: Values) -> None:
     delta = args["delta"]
     cause = args["cause"]
     details: dict[str, Any] = qc.change_virtue(ctx, delta, cause)
-    ctx.emit("VirtueChanged", **details)
+    ctx.emit(page_events.VirtueChanged(**details))

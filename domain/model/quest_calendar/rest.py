@@ -10,64 +10,20 @@ from typing import Any
 
 from domain.model import decisions
 from domain.model.command_schema import Values
-from domain.model.engine import Context, event_type, one_of
+from domain.model.engine import Context, one_of
 from domain.model.errors import InvalidInput
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
+from domain.model.quest_calendar import hero_events
 from domain.model.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
-    event_type(
-        "Rested",
-        "The hero rested.",
-        {
-            "conditions_cleared": "array: the conditions cleared",
-            "equipment_day": "boolean: whether the page is an equipment day",
-            "hp_restored": "integer: hit points restored",
-            "injury_stat_restored": "string|null: the stat an injury stopped lowering, or null",
-            "page_date": "string: the calendar page's date",
-            "pool_restored": "integer: surge points restored",
-            "uses_reset": "array: the abilities whose uses were reset",
-        },
-    ),
-    event_type(
-        "AbilityUsesReset",
-        "Abilities regained their uses.",
-        {
-            "abilities": "array: the abilities whose uses were reset",
-            "cause": "string: what caused it",
-        },
-    ),
-    event_type(
-        "SurgesRestored",
-        "The hero's surge pool was restored.",
-        {
-            "cause": "string: what caused it",
-            "pool_max": "integer: the surge pool's maximum",
-            "restored": "integer: surge points restored",
-        },
-    ),
-    event_type(
-        "LevelledUp",
-        "The hero levelled up.",
-        {
-            "from_level": "integer: the level before",
-            "max_hp_gain": "integer: maximum hit points gained",
-            "new_abilities": "array: the abilities gained",
-            "new_capacity_available": "boolean: whether new ability capacity is available",
-            "new_uses": "object: ability uses gained, by ability",
-            "pool": "object|null: the surge pool after (null without one)",
-            "to_level": "integer: the level after",
-        },
-    ),
-    event_type(
-        "TraitPointsAllocated",
-        "Trait points were allocated.",
-        {
-            "allocations": "object: trait points added, by trait",
-        },
-    ),
+    hero_events.Rested,
+    hero_events.AbilityUsesReset,
+    hero_events.SurgesRestored,
+    hero_events.LevelledUp,
+    hero_events.TraitPointsAllocated,
 )
 
 REST_DECISION = "rest_injury"
@@ -157,7 +113,9 @@ def _do_rest(ctx: Context, stat: str | None) -> None:
             steps.pop(step)(ctx, summary)
     page = qc.page(ctx)
     page["rested"] = True
-    ctx.emit("Rested", page_date=page["date"], equipment_day=page["equipment_day"], **summary)
+    ctx.emit(
+        hero_events.Rested(page_date=page["date"], equipment_day=page["equipment_day"], **summary)
+    )
 
 
 def _remove_injury(ctx: Context, stat: str | None, summary: dict[str, Any]) -> None:
@@ -167,7 +125,7 @@ def _remove_injury(ctx: Context, stat: str | None, summary: dict[str, Any]) -> N
     count = 1 if ctx.house["qc.rest.injuryRemoval"] == "single" else None
     removed = qc.remove_injuries(ctx, stat, count)
     summary["injury_stat_restored"] = stat
-    ctx.emit("InjuryRemoved", cause="rest", **removed)
+    ctx.emit(hero_events.InjuryRemoved(cause="rest", **removed))
 
 
 def _restore_hp(ctx: Context, summary: dict[str, Any]) -> None:
@@ -176,7 +134,7 @@ def _restore_hp(ctx: Context, summary: dict[str, Any]) -> None:
     if hero["hp"] < hero["hp_max"]:
         healed = qc.heal(ctx, hero["hp_max"] - hero["hp"], "rest")
         summary["hp_restored"] = healed["amount"]
-        ctx.emit("HeroHealed", **healed)
+        ctx.emit(hero_events.HeroHealed(**healed))
 
 
 def _reset_uses(ctx: Context, summary: dict[str, Any]) -> None:
@@ -188,7 +146,7 @@ def _reset_uses(ctx: Context, summary: dict[str, Any]) -> None:
             reset.append(ability_id)
     if reset:
         summary["uses_reset"] = reset
-        ctx.emit("AbilityUsesReset", cause="rest", abilities=reset)
+        ctx.emit(hero_events.AbilityUsesReset(cause="rest", abilities=reset))
 
 
 def _restore_pool(ctx: Context, summary: dict[str, Any]) -> None:
@@ -198,7 +156,9 @@ def _restore_pool(ctx: Context, summary: dict[str, Any]) -> None:
         summary["pool_restored"] = pool["spent"]
         pool["spent"] = 0
         ctx.emit(
-            "SurgesRestored", cause="rest", pool_max=pool["max"], restored=summary["pool_restored"]
+            hero_events.SurgesRestored(
+                cause="rest", pool_max=pool["max"], restored=summary["pool_restored"]
+            )
         )
 
 
@@ -209,7 +169,7 @@ def _clear_conditions(ctx: Context, summary: dict[str, Any]) -> None:
         if condition in hero["conditions"]:
             hero["conditions"].remove(condition)
             summary["conditions_cleared"].append(condition)
-            ctx.emit("ConditionCleared", condition=condition, cause="rest")
+            ctx.emit(hero_events.ConditionCleared(condition=condition, cause="rest"))
 
 
 def _open_equipment(ctx: Context, summary: dict[str, Any]) -> None:
@@ -269,34 +229,36 @@ def level_up(ctx: Context, args: Values) -> None:
     hero["level"] = before + 1
     page["levelled_up"] = True
     ctx.emit(
-        "LevelledUp",
-        from_level=before,
-        to_level=hero["level"],
-        max_hp_gain=gain,
-        new_abilities=[a["id"] for a in new_abilities],
-        new_uses=uses_details,
-        pool=None if pool is None else {"max": pool["max"], "spent": pool["spent"]},
-        new_capacity_available=at_once,
+        hero_events.LevelledUp(
+            from_level=before,
+            to_level=hero["level"],
+            max_hp_gain=gain,
+            new_abilities=[a["id"] for a in new_abilities],
+            new_uses=uses_details,
+            pool=None if pool is None else {"max": pool["max"], "spent": pool["spent"]},
+            new_capacity_available=at_once,
+        )
     )
     if gain:
         hp_before, max_before = hero["hp"], hero["hp_max"]
         hero["hp_max"] += gain
         hero["hp"] += gain
         ctx.emit(
-            "HeroHealed",
-            amount=gain,
-            cause="levelUp",
-            hp_before=hp_before,
-            hp_after=hero["hp"],
-            hp_max_before=max_before,
-            hp_max_after=hero["hp_max"],
+            hero_events.HeroHealed(
+                amount=gain,
+                cause="levelUp",
+                hp_before=hp_before,
+                hp_after=hero["hp"],
+                hp_max_before=max_before,
+                hp_max_after=hero["hp_max"],
+            )
         )
     allocations = {}
     for trait, value in sorted(points.items()):
         allocations[trait] = {"points": value, "from": hero["traits"][trait]}
         hero["traits"][trait] += value
         allocations[trait]["to"] = hero["traits"][trait]
-    ctx.emit("TraitPointsAllocated", allocations=allocations)
+    ctx.emit(hero_events.TraitPointsAllocated(allocations=allocations))
 
 
 def _check_level_up(

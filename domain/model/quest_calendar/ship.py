@@ -15,128 +15,25 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.model.command_schema import Values
-from domain.model.engine import Context, event_type
+from domain.model.engine import Context
 from domain.model.errors import InvalidInput
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
-from domain.model.quest_calendar import death
+from domain.model.quest_calendar import death, fight_events
 from domain.model.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
-    event_type(
-        "DogfightStarted",
-        "A dogfight started.",
-        {
-            "aim": "integer: the ship's aim value",
-            "enemies": "array: the enemies",
-            "eva": "integer: the ship's evasion value",
-            "page_date": "string: the calendar page's date",
-            "rounds": "integer: the number of rounds",
-            "shd": "integer: the ship's shield",
-        },
-    ),
-    event_type(
-        "AimRolled",
-        "The ship's aim was rolled in a dogfight round.",
-        {
-            "aim": "integer: the ship's aim value",
-            "d100_faces": "object: the d100 pair's faces (tens and units)",
-            "hit": "boolean: whether it hit",
-            "round": "integer: the round's number",
-            "target": "integer: the number to reach",
-            "total": "integer: the aim total",
-            "value": "integer: the d100's value",
-        },
-    ),
-    event_type(
-        "EvasionRolled",
-        "The ship's evasion was rolled in a dogfight round.",
-        {
-            "d100_faces": "object: the d100 pair's faces (tens and units)",
-            "enemy_aim": "integer: the enemy's aim",
-            "eva": "integer: the ship's evasion value",
-            "round": "integer: the round's number",
-            "tier": "string: the tier reached",
-            "total": "integer: the evasion total",
-            "value": "integer: the d100's value",
-        },
-    ),
-    event_type(
-        "DogfightRoundResolved",
-        "A dogfight round was resolved.",
-        {
-            "enemy_outcome": "string: what happened to the enemy",
-            "hit": "boolean: whether it hit",
-            "incoming": "integer: the enemy's incoming damage",
-            "net_damage": "integer: the damage after the shield",
-            "round": "integer: the round's number",
-            "shield": "integer: the ship's shield",
-        },
-    ),
-    event_type(
-        "ShipDamageTaken",
-        "The ship took damage.",
-        {
-            "net": "integer: the damage after the shield",
-            "raw": "integer: the damage before the shield",
-            "round": "integer: the round's number",
-            "shield": "integer: the ship's shield",
-        },
-    ),
-    event_type(
-        "CompartmentHit",
-        "A ship compartment was hit.",
-        {
-            "compartment": "string: the compartment's key",
-            "d6": "integer: the d6's face",
-            "integrity_after": "integer: the compartment's integrity after",
-            "integrity_before": "integer: the compartment's integrity before",
-            "name": "string: the compartment's name",
-            "overflow_to_hero": "integer: damage passed on to the hero",
-            "point": "integer: the hit's number",
-            "round": "integer: the round's number",
-        },
-    ),
-    event_type(
-        "CompartmentDestroyed",
-        "A ship compartment was destroyed.",
-        {
-            "compartment": "string: the compartment's key",
-            "crew_lost": "string|null: the crew member lost with it (null if none)",
-            "name": "string: the compartment's name",
-            "upgrade_lost": "string|null: the upgrade lost with it (null if none)",
-        },
-    ),
-    event_type(
-        "CrewDied",
-        "A crew member died.",
-        {
-            "abilities_lost": "array: the ability ids lost with the crew member",
-            "compartment": "string: the compartment's key",
-            "crew_id": "string: the crew member's id",
-            "integrity_bonus_lost": "integer: the integrity bonus lost",
-            "integrity_max_after": "integer: the compartment's maximum integrity after",
-        },
-    ),
-    event_type(
-        "UpgradeDestroyed",
-        "A ship upgrade was destroyed.",
-        {
-            "compartment": "string: the compartment's key",
-            "stats_after": "object: the ship's stats after",
-            "upgrade_id": "string: the upgrade's id",
-        },
-    ),
-    event_type(
-        "DogfightEnded",
-        "A dogfight ended.",
-        {
-            "hero_died": "boolean: whether the hero died",
-            "page_date": "string: the calendar page's date",
-            "rounds_played": "integer: rounds played",
-        },
-    ),
+    fight_events.DogfightStarted,
+    fight_events.AimRolled,
+    fight_events.EvasionRolled,
+    fight_events.DogfightRoundResolved,
+    fight_events.ShipDamageTaken,
+    fight_events.CompartmentHit,
+    fight_events.CompartmentDestroyed,
+    fight_events.CrewDied,
+    fight_events.UpgradeDestroyed,
+    fight_events.DogfightEnded,
 )
 SHIP_STATS = ("aim", "eva", "shd")
 MAX_CREW = 6
@@ -256,7 +153,7 @@ def dogfight(ctx: Context, args: Values) -> None:
     refuse_if_fighting(ctx, page)
     page["dogfight"] = {"status": "in_progress", "round": 0, "rounds": len(rounds)}
     page["first_roll_made"] = True
-    ctx.emit("DogfightStarted", **start_details(ctx, page, len(rounds), enemies))
+    ctx.emit(fight_events.DogfightStarted(**start_details(ctx, page, len(rounds), enemies)))
     played, hero_died = 0, False
     for number, spec in enumerate(rounds, start=1):
         page["dogfight"]["round"] = played = number
@@ -266,18 +163,22 @@ def dogfight(ctx: Context, args: Values) -> None:
     current = ctx.state.get("page")
     if current is not None and current.get("dogfight") is not None:
         current["dogfight"]["status"] = "finished"
-    ctx.emit("DogfightEnded", page_date=page["date"], rounds_played=played, hero_died=hero_died)
+    ctx.emit(
+        fight_events.DogfightEnded(
+            page_date=page["date"], rounds_played=played, hero_died=hero_died
+        )
+    )
 
 
 def _play_round(ctx: Context, number: int, spec: dict[str, Any]) -> bool:
     """One round (QC-70..QC-72); returns whether the hero died."""
     aim = roll_aim(ctx, number, spec)
-    ctx.emit("AimRolled", **aim)
+    ctx.emit(fight_events.AimRolled(**aim))
     if aim["hit"]:
         hit_round(ctx, number, spec)
         return False
     evasion = roll_evasion(ctx, number, spec)
-    ctx.emit("EvasionRolled", **evasion)
+    ctx.emit(fight_events.EvasionRolled(**evasion))
     return take_fire(ctx, number, spec, evasion["tier"])
 
 
@@ -318,13 +219,14 @@ def roll_evasion(ctx: Context, number: int, spec: dict[str, Any]) -> dict[str, A
 def hit_round(ctx: Context, number: int, spec: dict[str, Any]) -> None:
     """QC-70: the Aim hit, so the enemy is destroyed or defensive and the ship takes nothing."""
     ctx.emit(
-        "DogfightRoundResolved",
-        round=number,
-        hit=True,
-        enemy_outcome=spec["on_hit"],
-        incoming=0,
-        shield=ctx.state["ship"]["shd"],
-        net_damage=0,
+        fight_events.DogfightRoundResolved(
+            round=number,
+            hit=True,
+            enemy_outcome=spec["on_hit"],
+            incoming=0,
+            shield=ctx.state["ship"]["shd"],
+            net_damage=0,
+        )
     )
 
 
@@ -337,15 +239,16 @@ def take_fire(ctx: Context, number: int, spec: dict[str, Any], tier: str) -> boo
     incoming = spec["damage_reduced"] if tier == "reduced" else spec["damage_max"]
     net = max(0, incoming - shield)
     ctx.emit(
-        "DogfightRoundResolved",
-        round=number,
-        hit=False,
-        enemy_outcome="none",
-        incoming=incoming,
-        shield=shield,
-        net_damage=net,
+        fight_events.DogfightRoundResolved(
+            round=number,
+            hit=False,
+            enemy_outcome="none",
+            incoming=incoming,
+            shield=shield,
+            net_damage=net,
+        )
     )
-    ctx.emit("ShipDamageTaken", round=number, raw=incoming, shield=shield, net=net)
+    ctx.emit(fight_events.ShipDamageTaken(round=number, raw=incoming, shield=shield, net=net))
     return any(_damage_point(ctx, number, point) for point in range(1, net + 1))
 
 
@@ -358,15 +261,16 @@ def _damage_point(ctx: Context, number: int, point: int) -> bool:
     before = compartment["integrity"]
     compartment["integrity"] = max(0, before - 1)
     ctx.emit(
-        "CompartmentHit",
-        round=number,
-        point=point,
-        d6=d6,
-        compartment=key,
-        name=compartment["name"],
-        integrity_before=before,
-        integrity_after=compartment["integrity"],
-        overflow_to_hero=0 if before else 1,
+        fight_events.CompartmentHit(
+            round=number,
+            point=point,
+            d6=d6,
+            compartment=key,
+            name=compartment["name"],
+            integrity_before=before,
+            integrity_after=compartment["integrity"],
+            overflow_to_hero=0 if before else 1,
+        )
     )
     if before == 0:
         return bool(death.damage(ctx, 1, "shipOverflow")["hp_after"] == 0)
@@ -381,11 +285,12 @@ def destroy_compartment(ctx: Context, key: str) -> None:
     compartment = ship["compartments"][key]
     crew, upgrade = compartment["crew"], compartment["upgrade"]
     ctx.emit(
-        "CompartmentDestroyed",
-        compartment=key,
-        name=compartment["name"],
-        crew_lost=crew["id"] if crew else None,
-        upgrade_lost=upgrade["id"] if upgrade else None,
+        fight_events.CompartmentDestroyed(
+            compartment=key,
+            name=compartment["name"],
+            crew_lost=crew["id"] if crew else None,
+            upgrade_lost=upgrade["id"] if upgrade else None,
+        )
     )
     if crew:
         compartment["crew"] = None
@@ -398,14 +303,19 @@ def destroy_compartment(ctx: Context, key: str) -> None:
             for ability_id in lost:
                 del hero["abilities"][ability_id]
         ctx.emit(
-            "CrewDied",
-            crew_id=crew["id"],
-            compartment=key,
-            integrity_bonus_lost=bonus,
-            integrity_max_after=compartment["integrity_max"],
-            abilities_lost=lost,
+            fight_events.CrewDied(
+                crew_id=crew["id"],
+                compartment=key,
+                integrity_bonus_lost=bonus,
+                integrity_max_after=compartment["integrity_max"],
+                abilities_lost=lost,
+            )
         )
     if upgrade:
         compartment["upgrade"] = None
         stats = apply_upgrade(ship, upgrade, -1)
-        ctx.emit("UpgradeDestroyed", upgrade_id=upgrade["id"], compartment=key, stats_after=stats)
+        ctx.emit(
+            fight_events.UpgradeDestroyed(
+                upgrade_id=upgrade["id"], compartment=key, stats_after=stats
+            )
+        )

@@ -6,8 +6,9 @@ import math
 from typing import Any
 
 from domain.model.command_schema import Values
-from domain.model.engine import Context, event_type
+from domain.model.engine import Context
 from domain.model.errors import InvalidInput
+from domain.model.quest_calendar import fight_events, hero_events
 from domain.model.quest_calendar import state as qc
 from domain.model.quest_calendar.ship import (
     MAX_CREW,
@@ -21,74 +22,12 @@ from domain.model.quest_calendar.ship import (
 )
 
 rules.declare(
-    event_type(
-        "ShipRepaired",
-        "A ship compartment was repaired.",
-        {
-            "ability_id": "string|null: the ability used (null for ship parts)",
-            "amount": "integer: integrity restored",
-            "compartment": "string: the compartment's key",
-            "integrity_after": "integer: the compartment's integrity after",
-            "integrity_before": "integer: the compartment's integrity before",
-            "integrity_max": "integer: the compartment's maximum integrity",
-            "source": "string: shipParts or ability",
-            "upgrade_window": "boolean: whether an upgrade may be installed now",
-        },
-    ),
-    event_type(
-        "CrewHired",
-        "A crew member was hired.",
-        {
-            "credits_after": "integer: the hero's credits after",
-            "credits_before": "integer: the hero's credits before",
-            "crew_id": "string: the crew member's id",
-            "fee": "integer: the hiring fee",
-            "name": "string: the crew member's name",
-        },
-    ),
-    event_type(
-        "CrewAssigned",
-        "A crew member was assigned to a compartment.",
-        {
-            "abilities": "array: the abilities the crew member brings",
-            "compartment": "string: the compartment's key",
-            "crew_id": "string: the crew member's id",
-            "integrity_after": "integer: the compartment's integrity after",
-            "integrity_bonus": "integer: the integrity the crew member adds",
-            "integrity_max_after": "integer: the compartment's maximum integrity after",
-        },
-    ),
-    event_type(
-        "UpgradeInstalled",
-        "A ship upgrade was installed.",
-        {
-            "compartment": "string: the compartment's key",
-            "replaced_upgrade_id": "string|null: the upgrade it replaced (null if none)",
-            "stats_after": "object: the ship's stats after",
-            "trigger": "string: what triggered it",
-            "upgrade_id": "string: the upgrade's id",
-        },
-    ),
-    event_type(
-        "UpgradeRemoved",
-        "A ship upgrade was removed.",
-        {
-            "compartment": "string: the compartment's key",
-            "to_inventory": "boolean: whether it went to the inventory",
-            "upgrade_id": "string: the upgrade's id",
-        },
-    ),
-    event_type(
-        "UpgradeSold",
-        "A ship upgrade was sold.",
-        {
-            "credits_after": "integer: the hero's credits after",
-            "credits_before": "integer: the hero's credits before",
-            "price": "integer: the price",
-            "shop_id": "string: the shop's id",
-            "upgrade_id": "string: the upgrade's id",
-        },
-    ),
+    fight_events.ShipRepaired,
+    fight_events.CrewHired,
+    fight_events.CrewAssigned,
+    fight_events.UpgradeInstalled,
+    fight_events.UpgradeRemoved,
+    fight_events.UpgradeSold,
 )
 
 # -- repairs (QC-77) ---------------------------------------------------------------------------
@@ -124,15 +63,16 @@ def repair_ship(ctx: Context, args: Values) -> None:
         if key not in windows:
             windows.append(key)
     ctx.emit(
-        "ShipRepaired",
-        compartment=key,
-        amount=amount,
-        source="shipParts" if parts is not None else "ability",
-        ability_id=ability_id,
-        integrity_before=before,
-        integrity_after=compartment["integrity"],
-        integrity_max=compartment["integrity_max"],
-        upgrade_window=window,
+        fight_events.ShipRepaired(
+            compartment=key,
+            amount=amount,
+            source="shipParts" if parts is not None else "ability",
+            ability_id=ability_id,
+            integrity_before=before,
+            integrity_after=compartment["integrity"],
+            integrity_max=compartment["integrity_max"],
+            upgrade_window=window,
+        )
     )
 
 
@@ -155,11 +95,12 @@ def _use_ship_parts(ctx: Context, key: str, parts: int, missing: int) -> int:
     for item in stock[:parts]:
         inventory.remove(item)
         ctx.emit(
-            "ItemUsed",
-            item_id=item["id"],
-            name=item.get("name", ""),
-            timing=timing,
-            effect={"kind": "repair", "compartment": key, "amount": per_part},
+            hero_events.ItemUsed(
+                item_id=item["id"],
+                name=item.get("name", ""),
+                timing=timing,
+                effect={"kind": "repair", "compartment": key, "amount": per_part},
+            )
         )
     return min(missing, parts * per_part)
 
@@ -221,12 +162,13 @@ def hire_crew(ctx: Context, args: Values) -> None:
     credits = qc.change_credits(ctx, -fee, "crewFee")
     ship.setdefault("unassigned_crew", []).append(crew)
     ctx.emit(
-        "CrewHired",
-        crew_id=crew["id"],
-        name=crew["name"],
-        fee=fee,
-        credits_before=credits["from"],
-        credits_after=credits["to"],
+        fight_events.CrewHired(
+            crew_id=crew["id"],
+            name=crew["name"],
+            fee=fee,
+            credits_before=credits["from_"],
+            credits_after=credits["to"],
+        )
     )
 
 
@@ -271,13 +213,14 @@ def assign_crew(ctx: Context, args: Values) -> None:
         "abilities": abilities,
     }
     ctx.emit(
-        "CrewAssigned",
-        crew_id=crew_id,
-        compartment=key,
-        integrity_bonus=bonus,
-        integrity_after=compartment["integrity"],
-        integrity_max_after=compartment["integrity_max"],
-        abilities=abilities,
+        fight_events.CrewAssigned(
+            crew_id=crew_id,
+            compartment=key,
+            integrity_bonus=bonus,
+            integrity_after=compartment["integrity"],
+            integrity_max_after=compartment["integrity_max"],
+            abilities=abilities,
+        )
     )
 
 
@@ -338,7 +281,9 @@ def install_upgrade(ctx: Context, args: Values) -> None:
         compartment["upgrade"] = None
         apply_upgrade(ship, old, -1)
         hero["inventory"].append(old)
-        ctx.emit("UpgradeRemoved", upgrade_id=old["id"], compartment=key, to_inventory=True)
+        ctx.emit(
+            fight_events.UpgradeRemoved(upgrade_id=old["id"], compartment=key, to_inventory=True)
+        )
     if not found:
         hero["inventory"].remove(item)
     compartment["upgrade"] = item
@@ -346,12 +291,13 @@ def install_upgrade(ctx: Context, args: Values) -> None:
     if not acquired:
         windows.remove(key)
     ctx.emit(
-        "UpgradeInstalled",
-        upgrade_id=item["id"],
-        compartment=key,
-        replaced_upgrade_id=old["id"] if old else None,
-        trigger="acquired" if acquired else "compartmentRestored",
-        stats_after=stats,
+        fight_events.UpgradeInstalled(
+            upgrade_id=item["id"],
+            compartment=key,
+            replaced_upgrade_id=old["id"] if old else None,
+            trigger="acquired" if acquired else "compartmentRestored",
+            stats_after=stats,
+        )
     )
 
 
@@ -377,10 +323,11 @@ def sell_upgrade(ctx: Context, args: Values) -> None:
     hero["inventory"].remove(item)
     credits = qc.change_credits(ctx, price, "sale")
     ctx.emit(
-        "UpgradeSold",
-        upgrade_id=item["id"],
-        shop_id=shop.get("id"),
-        price=price,
-        credits_before=credits["from"],
-        credits_after=credits["to"],
+        fight_events.UpgradeSold(
+            upgrade_id=item["id"],
+            shop_id=shop.get("id"),
+            price=price,
+            credits_before=credits["from_"],
+            credits_after=credits["to"],
+        )
     )

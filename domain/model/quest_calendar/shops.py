@@ -11,79 +11,21 @@ from copy import deepcopy
 from typing import Any
 
 from domain.model.command_schema import Values
-from domain.model.engine import Context, event_type
+from domain.model.engine import Context
 from domain.model.errors import InvalidInput
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
-from domain.model.quest_calendar import economy
+from domain.model.quest_calendar import economy, page_events
 from domain.model.quest_calendar import state as qc
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
-    event_type(
-        "ShopEntered",
-        "The hero entered a shop.",
-        {
-            "page_date": "string: the calendar page's date",
-            "sells_upgrades": "boolean: whether the shop sells ship upgrades",
-            "shop_id": "string: the shop's id",
-            "stock": "object: prices by item id",
-        },
-    ),
-    event_type(
-        "ItemBought",
-        "The hero bought an item.",
-        {
-            "credits_after": "integer: the hero's credits after",
-            "item_id": "string: the item's id",
-            "price": "integer: the price",
-            "shop_id": "string: the shop's id",
-            "to_rations": "boolean: whether it went to the rations",
-        },
-    ),
-    event_type(
-        "ItemSold",
-        "The hero sold an item.",
-        {
-            "credits_after": "integer: the hero's credits after",
-            "from_rations": "boolean: whether it was sold from the rations",
-            "item_id": "string: the item's id",
-            "price": "integer: the price",
-            "shop_id": "string: the shop's id",
-        },
-    ),
-    event_type(
-        "ItemGained",
-        "The hero gained an item.",
-        {
-            "equipment_day": "boolean: whether it is an equipment day",
-            "item_id": "string: the item's id",
-            "kind": "string: the item's kind",
-            "slot": "string|null: its equipment slot (null if none)",
-            "to_rations": "boolean: whether it went to the rations",
-        },
-    ),
-    event_type(
-        "EquipmentEquipped",
-        "The hero equipped an item.",
-        {
-            "item_id": "string: the item's id",
-            "item_type": "string: the equipment slot",
-            "replaced_item_id": "string|null: the item it replaced (null if none)",
-            "name": "string?: the item's name (for the summary; absent before it)",
-            "replaced_name": "string?: the replaced item's name (absent if none or unnamed)",
-            "timing": "string: when it happened",
-        },
-    ),
-    event_type(
-        "EquipmentUnequipped",
-        "The hero unequipped an item.",
-        {
-            "item_id": "string: the item's id",
-            "item_type": "string: the equipment slot",
-            "timing": "string: when it happened",
-        },
-    ),
+    page_events.ShopEntered,
+    page_events.ItemBought,
+    page_events.ItemSold,
+    page_events.ItemGained,
+    page_events.EquipmentEquipped,
+    page_events.EquipmentUnequipped,
 )
 
 ITEM_EXAMPLE = {"id": "med-kit", "name": "Med Kit", "kind": "consumable", "price": 5}
@@ -199,11 +141,12 @@ def enter_shop(ctx: Context, args: Values) -> None:
         ctx.refuse("QC-59", f"shop closed: the hero already left {shop_id} on this page")
     page["shop"] = {"id": shop_id, "stock": stock, "sells_upgrades": sells_upgrades}
     ctx.emit(
-        "ShopEntered",
-        shop_id=shop_id,
-        page_date=page["date"],
-        stock={item_id: entry["price"] for item_id, entry in stock.items()},
-        sells_upgrades=sells_upgrades,
+        page_events.ShopEntered(
+            shop_id=shop_id,
+            page_date=page["date"],
+            stock={item_id: entry["price"] for item_id, entry in stock.items()},
+            sells_upgrades=sells_upgrades,
+        )
     )
 
 
@@ -238,12 +181,13 @@ def buy(ctx: Context, args: Values) -> None:
     mark_acquired(qc.page(ctx), item)
     movement = qc.change_credits(ctx, -price, "purchase")
     ctx.emit(
-        "ItemBought",
-        shop_id=shop["id"],
-        item_id=item_id,
-        price=price,
-        to_rations=is_ration(item),
-        credits_after=movement["to"],
+        page_events.ItemBought(
+            shop_id=shop["id"],
+            item_id=item_id,
+            price=price,
+            to_rations=is_ration(item),
+            credits_after=movement["to"],
+        )
     )
     economy.record_credits(ctx, movement, shop_id=shop["id"], item_id=item_id)
 
@@ -281,12 +225,13 @@ def sell(ctx: Context, args: Values) -> None:
     price = entry["price"]
     movement = qc.change_credits(ctx, price, "sale")
     ctx.emit(
-        "ItemSold",
-        shop_id=shop["id"],
-        item_id=item_id,
-        price=price,
-        from_rations=from_rations,
-        credits_after=movement["to"],
+        page_events.ItemSold(
+            shop_id=shop["id"],
+            item_id=item_id,
+            price=price,
+            from_rations=from_rations,
+            credits_after=movement["to"],
+        )
     )
     economy.record_credits(ctx, movement, shop_id=shop["id"], item_id=item_id)
 
@@ -305,7 +250,7 @@ def leave_shop(ctx: Context, args: Values) -> None:
         ctx.refuse("QC-59", "no shop is open")
     page["shop"] = None
     page.setdefault("shops_left", []).append(shop["id"])
-    ctx.emit("ShopLeft", shop_id=shop["id"], reason="left")
+    ctx.emit(page_events.ShopLeft(shop_id=shop["id"], reason="left"))
 
 
 # -- items and equipment -----------------------------------------------------------------------
@@ -325,12 +270,13 @@ def gain_item(ctx: Context, args: Values) -> None:
     take(hero, item)
     mark_acquired(page, item)
     ctx.emit(
-        "ItemGained",
-        item_id=item["id"],
-        kind=item["kind"],
-        slot=item["slot"],
-        to_rations=is_ration(item),
-        equipment_day=page["equipment_day"],
+        page_events.ItemGained(
+            item_id=item["id"],
+            kind=item["kind"],
+            slot=item["slot"],
+            to_rations=is_ration(item),
+            equipment_day=page["equipment_day"],
+        )
     )
 
 
@@ -381,14 +327,14 @@ def equip(ctx: Context, args: Values) -> None:
     hero["equipped"][slot] = item_id
     replaced: dict[str, Any] = next((i for i in hero["inventory"] if i["id"] == current), {})
     ctx.emit(
-        "EquipmentEquipped",
-        item_id=item_id,
-        item_type=slot,
-        timing=timing,
-        replaced_item_id=current,
-        # the names, for the summary's words
-        **({"name": item["name"]} if item.get("name") else {}),
-        **({"replaced_name": replaced["name"]} if replaced.get("name") else {}),
+        page_events.EquipmentEquipped(
+            item_id=item_id,
+            item_type=slot,
+            timing=timing,
+            replaced_item_id=current,
+            **{"name": item["name"]} if item.get("name") else {},
+            **{"replaced_name": replaced["name"]} if replaced.get("name") else {},
+        )
     )
 
 
@@ -407,4 +353,4 @@ def unequip(ctx: Context, args: Values) -> None:
         ctx.refuse("QC-64", f"{item_id} is not equipped")
     timing = change_window(ctx, slot)
     del hero["equipped"][slot]
-    ctx.emit("EquipmentUnequipped", item_id=item_id, item_type=slot, timing=timing)
+    ctx.emit(page_events.EquipmentUnequipped(item_id=item_id, item_type=slot, timing=timing))

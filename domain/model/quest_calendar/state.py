@@ -11,23 +11,15 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from domain.model.engine import Context, Figures, event_type
+from domain.model.engine import Context, Figures
 from domain.model.errors import InvalidInput, NoSuchDecision
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
+from domain.model.quest_calendar import page_events
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
-    event_type(
-        "SurgeSpent",
-        "The hero spent surge points.",
-        {
-            "ability_id": "string: the ability's id",
-            "cost": "integer: the cost",
-            "pool_max": "integer: the surge pool's maximum",
-            "remaining": "integer: surge points left",
-        },
-    ),
+    page_events.SurgeSpent,
 )
 
 TRAITS = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
@@ -215,14 +207,15 @@ def page(ctx: Context) -> dict[str, Any]:
 
 
 def change_virtue(ctx: Context, delta: int, cause: str) -> dict[str, Any]:
-    """Add to virtue, clamped to the house range (QC-06, G-QC-21); returns what was applied."""
+    """Add to virtue, clamped to the house range (QC-06, G-QC-21); returns what was applied,
+    as the keywords of a ``VirtueChanged`` payload."""
     current = hero(ctx)
     before = current["virtue"]
     low, high = ctx.house["qc.virtue.min"], ctx.house["qc.virtue.max"]
     after = max(low, min(high, before + delta))
     current["virtue"] = after
     return {
-        "from": before,
+        "from_": before,
         "to": after,
         "requested_delta": delta,
         "applied_delta": after - before,
@@ -231,11 +224,12 @@ def change_virtue(ctx: Context, delta: int, cause: str) -> dict[str, Any]:
 
 
 def change_credits(ctx: Context, delta: int, cause: str) -> dict[str, Any]:
-    """Add a signed amount to credits as is (gains pay debt back first, QC-61)."""
+    """Add a signed amount to credits as is (gains pay debt back first, QC-61); returns the
+    movement, as keywords of a ``CreditsChanged`` payload."""
     current = hero(ctx)
     before = current["credits"]
     current["credits"] = before + delta
-    return {"from": before, "to": current["credits"], "delta": delta, "cause": cause}
+    return {"from_": before, "to": current["credits"], "delta": delta, "cause": cause}
 
 
 def lose_credits_without_debt(ctx: Context, loss: int, cause: str) -> dict[str, Any]:
@@ -312,11 +306,12 @@ def record_surge(ctx: Context, ability_id: str, ability: Mapping[str, Any]) -> N
         return
     pool = hero(ctx)["pool"]
     ctx.emit(
-        "SurgeSpent",
-        ability_id=ability_id,
-        cost=ability["cost"],
-        remaining=pool["max"] - pool["spent"],
-        pool_max=pool["max"],
+        page_events.SurgeSpent(
+            ability_id=ability_id,
+            cost=ability["cost"],
+            remaining=pool["max"] - pool["spent"],
+            pool_max=pool["max"],
+        )
     )
 
 
