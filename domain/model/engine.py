@@ -27,7 +27,7 @@ from domain.model.command_schema import Command, Values, load
 from domain.model.dice import DiceSource
 from domain.model.dice_notation import DiceExpression, evaluate, parse
 from domain.model.errors import InvalidInput, NoSuchDecision, QuestlogError, RuleViolation
-from domain.model.payload import EventType, Payload, declaration
+from domain.model.payload import EventType, Payload, PayloadField, declaration
 
 LOG = logging.getLogger(__name__)
 
@@ -39,13 +39,13 @@ DiceSet = tuple[str, set[int]]
 class Figures:
     """The figures of a game's state that every game event records when it changes them.
 
-    ``fields`` is the contract (docs/events.md, "Figures"): each figure's name, ``"type:
-    description"``; a name with ``<party>`` or ``<compartment>`` stands for one figure per party
-    or compartment. ``locate`` gives the figures a state has and where each is kept; readers
-    never see those places, only the names and values an event records.
+    ``fields`` is the contract (docs/events.md, "Figures"): each figure's name, JSON type and
+    meaning (``payload.figure``); a name with ``<party>`` or ``<compartment>`` stands for one
+    figure per party or compartment. ``locate`` gives the figures a state has and where each is
+    kept; readers never see those places, only the names and values an event records.
     """
 
-    fields: Mapping[str, str]
+    fields: tuple[PayloadField, ...]
     locate: Callable[[Mapping[str, Any]], dict[str, str]]
     version: int = 1
 

@@ -213,6 +213,19 @@ def _is_union(hint: Any) -> bool:
     return typing.get_origin(hint) in (typing.Union, types.UnionType)
 
 
+def figure(name: str, kind: Any, description: str) -> PayloadField:
+    """One figure a game's events record when it changes (``engine.Figures``): its name, Python
+    type (``int | None``) and meaning.
+
+    >>> figure("hero.hp", int | None, "the hero's hit points").type
+    'integer|null'
+    """
+    json_type, optional = _json_type(kind, name)
+    if optional or not description:
+        raise RuntimeError(f"{name}: a figure is always recorded, and says what it is")
+    return PayloadField(name, json_type, description)
+
+
 def declaration(cls: type[Payload]) -> EventType:
     """The declaration of a payload class: its name, summary, fields, version and upcasters."""
     hints = typing.get_type_hints(cls)

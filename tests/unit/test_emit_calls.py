@@ -4,15 +4,15 @@ An event's payload is a dataclass (``domain.model.payload``), so mypy checks eve
 ``emit`` passes. A ``**mapping`` part it cannot check: a key it holds that the class lacks fails
 only when a player meets it. This test reads the source instead. For every
 ``<x>.emit(<events>.<EventType>(key=..., **...))`` call in ``domain/model/quest_calendar`` and
-``domain/model/calendar_board`` it works out the keys the call passes: literal keywords, ``**{...}`` literals, and a ``**name`` or ``**helper(...)`` followed to
-the dict literals, ``name["key"] = ...`` stores and ``name.update(...)`` calls that build it in
-the same function or the helper's returns, a ``**kwargs`` parameter to the keywords its callers
-pass, ``{key: ... for key in <literal strings>}`` to those strings. Every key found, on any path,
-must be declared for the type; a call whose keys are all found must pass every required field (a
-key stored on only some paths counts as passed there: that much the source cannot tell). A call
-with a part that cannot be followed (a mapping handed in whole, a record built elsewhere) must be
-listed in ``OPAQUE`` with the reason, and its keys found are still checked. Today every call is
-followed to the end, so the list is empty.
+``domain/model/calendar_board`` it works out the keys the call passes: literal keywords, ``**{...}``
+literals, and a ``**name`` or ``**helper(...)`` followed to the dict literals, ``name["key"] = ...``
+stores and ``name.update(...)`` calls that build it in the same function or the helper's returns, a
+``**kwargs`` parameter to the keywords its callers pass, ``{key: ... for key in <literal strings>}``
+to those strings. Every key found, on any path, must be declared for the type; a call whose keys are
+all found must pass every required field (a key stored on only some paths counts as passed there:
+that much the source cannot tell). A call with a part that cannot be followed (a mapping handed in
+whole, a record built elsewhere) must be listed in ``OPAQUE`` with the reason, and its keys found
+are still checked. Today every call is followed to the end, so the list is empty.
 """
 
 from __future__ import annotations

@@ -10,8 +10,18 @@ import pytest
 
 from domain.model.campaign import Campaign
 from domain.model.chain import ENVELOPE_FIELDS
-from domain.model.engine import PAYLOAD_TYPES, Context, Figures, GameRules, event_type
+from domain.model.engine import Context, Figures, GameRules
 from domain.model.games import RULES
+from domain.model.payload import (
+    ABSENT,
+    PAYLOAD_TYPES,
+    Absent,
+    Payload,
+    declaration,
+    event,
+    fact,
+    figure,
+)
 
 COMMAND_FIELDS = {"command_id", "command_versions"}
 
@@ -21,15 +31,25 @@ class NoDice:
         raise AssertionError("no dice here")
 
 
+@event
+class Paid(Payload):
+    """Credits were paid."""
+
+    amount: int = fact("credits paid")
+    shop_id: str | Absent = fact("the shop, when in one", default=ABSENT)
+    from_: int | None = fact("credits before", default=None, stored_as="from")
+
+
+@event
+class Bought(Payload):
+    """Something was bought."""
+
+    item: str = fact("the item")
+
+
 def game() -> GameRules:
     rules = GameRules("test")
-    rules.declare(
-        event_type(
-            "Paid",
-            "Credits were paid.",
-            {"amount": "integer: credits paid", "shop_id": "string?: the shop, when in one"},
-        )
-    )
+    rules.declare(Paid)
     return rules
 
 
@@ -39,45 +59,78 @@ def context(rules: GameRules) -> Context:
 
 def test_details_that_match_the_declaration_are_emitted() -> None:
     ctx = context(game())
-    ctx.emit("Paid", amount=3)
-    ctx.emit("Paid", amount=3, shop_id="s1")
-    assert [e.details for e in ctx.close()] == [{"amount": 3}, {"amount": 3, "shop_id": "s1"}]
+    ctx.emit(Paid(amount=3))
+    ctx.emit(Paid(amount=3, shop_id="s1", from_=4))
+    assert [e.details for e in ctx.close()] == [
+        {"amount": 3, "from": None},
+        {"amount": 3, "shop_id": "s1", "from": 4},
+    ]
+    assert [e.event_type for e in context(game()).events] == []
 
 
-@pytest.mark.parametrize(
-    ("event", "details", "message"),
-    [
-        ("Bought", {"amount": 3}, "not a declared event type"),
-        ("Paid", {"amount": 3, "price": 4}, "undeclared field(s) ['price']"),
-        ("Paid", {"shop_id": "s1"}, "without declared field(s) ['amount']"),
-    ],
-)
-def test_an_undeclared_type_or_field_or_a_missing_field_is_a_programming_error(
-    event: str, details: dict[str, Any], message: str
-) -> None:
-    with pytest.raises(RuntimeError, match=re.escape(message)):
-        context(game()).emit(event, **details)
+def test_an_undeclared_type_or_a_value_of_the_wrong_type_is_a_programming_error() -> None:
+    with pytest.raises(RuntimeError, match="not a declared event type"):
+        context(game()).emit(Bought(item="x"))
+    with pytest.raises(RuntimeError, match=re.escape("Paid.amount is declared integer")):
+        context(game()).emit(Paid(amount="3"))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="price"):
+        Paid(amount=3, price=4)  # type: ignore[call-arg]
 
 
-@pytest.mark.parametrize(
-    "fields",
-    [{"amount": "integer"}, {"amount": "money: credits"}, {"amount": "integer: "}],
-)
-def test_a_field_is_declared_with_a_json_type_and_a_description(fields: dict[str, str]) -> None:
-    with pytest.raises(RuntimeError, match="type: description"):
-        event_type("Paid", "Credits were paid.", fields)
+def test_a_payload_is_declared_from_its_class() -> None:
+    declared = declaration(Paid)
+    assert (declared.name, declared.summary, declared.version) == ("Paid", "Credits were paid.", 1)
+    assert [(f.name, f.type, f.optional) for f in declared.fields] == [
+        ("amount", "integer", False),
+        ("shop_id", "string", True),
+        ("from", "integer|null", False),
+    ]
+
+
+def test_every_fact_is_described_and_of_a_json_type() -> None:
+    @event
+    class Undescribed(Payload):
+        """Something happened."""
+
+        amount: int = fact("")
+
+    @event
+    class NotJson(Payload):
+        """Something happened."""
+
+        when: complex = fact("when")
+
+    with pytest.raises(RuntimeError, match="fact\\('what it means'\\)"):
+        declaration(Undescribed)
+    with pytest.raises(RuntimeError, match="not a JSON type"):
+        declaration(NotJson)
 
 
 def test_a_type_is_declared_once_or_again_the_same() -> None:
     rules = game()
-    rules.declare(rules.event_types["Paid"])
+    rules.declare(Paid)
+
+    @event
+    class Paid2(Payload):
+        """Paid again."""
+
+        amount: int = fact("credits")
+
+    Paid2.__name__ = "Paid"
     with pytest.raises(RuntimeError, match="twice"):
-        rules.declare(event_type("Paid", "Paid again.", {"amount": "integer: credits"}))
+        rules.declare(Paid2)
 
 
 def test_a_payload_version_above_1_needs_its_upcasters() -> None:
+    @event
+    class Paid3(Payload):
+        """Credits were paid."""
+
+        VERSION = 2
+        amount: int = fact("credits")
+
     with pytest.raises(RuntimeError, match="upcaster"):
-        event_type("Paid", "Credits were paid.", {"amount": "integer: credits"}, version=2)
+        declaration(Paid3)
 
 
 @pytest.mark.parametrize("event_class", Campaign.EVENT_TYPES, ids=lambda c: c.TOPIC)
@@ -95,13 +148,14 @@ def test_every_game_event_type_declares_a_described_payload(game_name: str) -> N
     assert declared
     for name, payload in declared.items():
         assert payload.name == name and payload.summary.endswith(".")
+        assert payload.cls is not None and payload.cls.__name__ == name
         for field in payload.fields:
             assert set(field.type.split("|")) <= PAYLOAD_TYPES and field.description
 
 
 def test_an_event_records_the_tracked_figures_it_changed_with_their_values_after() -> None:
     figures = Figures(
-        {"hero.hp": "integer|null: hit points", "party.<player>.gold": "integer: gold"},
+        (figure("hero.hp", int | None, "hit points"), figure("party.<player>.gold", int, "gold")),
         lambda state: {
             "hero.hp": "/hero/hp",
             **{f"party.{p}.gold": f"/parties/{p}/gold" for p in state.get("parties", {})},
@@ -115,12 +169,12 @@ def test_an_event_records_the_tracked_figures_it_changed_with_their_values_after
         figures=figures,
     )
     ctx.state["hero"]["hp"] = 3
-    ctx.emit("Paid", amount=1)
-    ctx.emit("Paid", amount=0)
+    ctx.emit(Paid(amount=1))
+    ctx.emit(Paid(amount=0))
     ctx.state["hero"] = None
     del ctx.state["parties"]["B"]
     ctx.state["parties"]["A"]["gold"] = 0
-    ctx.emit("Paid", amount=1)
+    ctx.emit(Paid(amount=1))
 
     assert [e.figures for e in ctx.close()] == [
         {"hero.hp": 3},
@@ -133,6 +187,5 @@ def test_an_event_records_the_tracked_figures_it_changed_with_their_values_after
 def test_every_game_declares_its_tracked_figures(game_name: str) -> None:
     figures = RULES[game_name].figures
     assert figures is not None and figures.fields
-    for text in figures.fields.values():
-        kind, _, description = text.partition(": ")
-        assert set(kind.split("|")) <= PAYLOAD_TYPES and description
+    for each in figures.fields:
+        assert set(each.type.split("|")) <= PAYLOAD_TYPES and each.description

@@ -234,10 +234,9 @@ def figures_markdown(game: str, figures: Figures) -> list[str]:
         "| figure | type | description |",
         "|---|---|---|",
     ]
-    for name, text in figures.fields.items():
-        kind, _, description = text.partition(": ")
-        kind, description = kind.replace("|", " or "), description.replace("|", "\\|")
-        lines.append(f"| `{name}` | {kind} | {description} |")
+    for each in figures.fields:
+        kind, description = each.type.replace("|", " or "), each.description.replace("|", "\\|")
+        lines.append(f"| `{each.name}` | {kind} | {description} |")
     return [*lines, ""]
 
 

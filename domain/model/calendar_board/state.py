@@ -14,6 +14,7 @@ from domain.model import decisions
 from domain.model.engine import Context, Figures, decision_summary
 from domain.model.errors import InvalidInput, NoSuchDecision, RuleViolation
 from domain.model.patch import pointer_token
+from domain.model.payload import figure
 
 FACINGS = ("N", "E", "S", "W")
 PARTNERS = ("catgirlGirlfriend", "catboyBoyfriend")
@@ -36,7 +37,7 @@ def _figure_places(state: Mapping[str, Any]) -> dict[str, str]:
 
 
 FIGURES = Figures(
-    {"party.<player>.exhaustion": "integer|null: the exhaustion of a player's party"},
+    (figure("party.<player>.exhaustion", int | None, "the exhaustion of a player's party"),),
     _figure_places,
 )
 """The figures every Calendar Board event records when it changes them (docs/events.md)."""

@@ -15,6 +15,7 @@ from domain.model.engine import Context, Figures
 from domain.model.errors import InvalidInput, NoSuchDecision
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
+from domain.model.payload import figure
 from domain.model.quest_calendar import page_events
 
 rules = RULES[QUEST_CALENDAR]
@@ -56,20 +57,20 @@ def _figure_places(state: Mapping[str, Any]) -> dict[str, str]:
 
 
 FIGURES = Figures(
-    {
-        "hero.id": "string|null: the hero's id (null without a hero)",
-        "hero.level": "integer|null: the hero's level",
-        "hero.credits": "integer|null: the hero's credits (below 0: in debt)",
-        "hero.hp": "integer|null: the hero's hit points",
-        "hero.hp_max": "integer|null: the hero's maximum hit points",
-        "hero.virtue": "integer|null: the hero's virtue",
-        "page.date": "string|null: the date of the calendar page being played",
-        "calendar.pages_played": "integer: the pages played in the campaign",
-        "combat.mode": "string|null: the difficulty mode of the combat under way",
-        "combat.kind": "string|null: the kind of the combat under way",
-        "ship.<compartment>.integrity": "integer|null: a compartment's Integrity",
-        "ship.<compartment>.integrity_max": "integer|null: a compartment's maximum Integrity",
-    },
+    (
+        figure("hero.id", str | None, "the hero's id (null without a hero)"),
+        figure("hero.level", int | None, "the hero's level"),
+        figure("hero.credits", int | None, "the hero's credits (below 0: in debt)"),
+        figure("hero.hp", int | None, "the hero's hit points"),
+        figure("hero.hp_max", int | None, "the hero's maximum hit points"),
+        figure("hero.virtue", int | None, "the hero's virtue"),
+        figure("page.date", str | None, "the date of the calendar page being played"),
+        figure("calendar.pages_played", int, "the pages played in the campaign"),
+        figure("combat.mode", str | None, "the difficulty mode of the combat under way"),
+        figure("combat.kind", str | None, "the kind of the combat under way"),
+        figure("ship.<compartment>.integrity", int | None, "a compartment's Integrity"),
+        figure("ship.<compartment>.integrity_max", int | None, "a compartment's maximum Integrity"),
+    ),
     _figure_places,
 )
 """The figures every Quest Calendar event records when it changes them (docs/events.md)."""
