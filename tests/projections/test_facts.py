@@ -175,7 +175,7 @@ def test_events_without_figures_are_followed_to_the_same_rows(
 
 def declared(name: str, fields: Any) -> bool:
     """Whether a figure's name is one the contract declares (``<...>`` standing for a key)."""
-    return any(re.fullmatch(re.sub(r"<\w+>", ".+", re.escape(f)), name) for f in fields)
+    return any(re.fullmatch(re.sub(r"<\w+>", ".+", re.escape(f.name)), name) for f in fields)
 
 
 def test_each_game_event_records_exactly_the_figures_it_changed(app: Questlog) -> None:

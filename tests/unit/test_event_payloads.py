@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -189,3 +190,13 @@ def test_every_game_declares_its_tracked_figures(game_name: str) -> None:
     assert figures is not None and figures.fields
     for each in figures.fields:
         assert set(each.type.split("|")) <= PAYLOAD_TYPES and each.description
+
+
+def test_the_payload_class_docs_events_md_shows_is_the_code() -> None:
+    """docs/events.md quotes ``VirtueChanged`` from page_events.py: each line it shows is there."""
+    root = Path(__file__).resolve().parents[2]
+    doc = (root / "docs/events.md").read_text(encoding="utf-8")
+    block = doc.split("```python\n@event\nclass VirtueChanged(Payload):", 1)[1].split("```", 1)[0]
+    source = (root / "domain/model/quest_calendar/page_events.py").read_text(encoding="utf-8")
+    shown = [line for line in block.splitlines() if line.strip() not in ("", "...")]
+    assert shown and all(line in source.splitlines() for line in shown), shown
