@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.model.errors import InvalidInput
+from domain.model.errors import InvalidInput, RuleViolation
 from domain.model.text import not_unicode, shown_key
 
 QUEST_CALENDAR = "quest-calendar"
@@ -94,12 +94,27 @@ class HouseRule:
 class HouseRuleBook:
     """The house rules a game offers, by key."""
 
+    game: str
     rules: dict[str, HouseRule] = field(default_factory=dict)
 
     def add(self, *rules: HouseRule) -> None:
         """Offer more rules for this game."""
         for rule in rules:
             self.rules[rule.key] = rule
+
+    def change(self, current: Mapping[str, Any], key: str, value: Any) -> HouseRule:
+        """The house rule a campaign changes from ``current`` to ``value`` (QC-01); refuses an
+        unknown key, a bad value and a value already in force."""
+        rule = self.rules.get(key)
+        if rule is None:
+            raise InvalidInput.field("key", f"unknown house rule for {self.game}")
+        problems = rule.problems(value, "value")
+        if problems:
+            raise InvalidInput.of(problems)
+        if current.get(key) == value:
+            rule_id = "QC-01" if self.game == "quest-calendar" else "house-rules"
+            raise RuleViolation(rule_id, f"house rule {key} is already {value!r}")
+        return rule
 
     def resolve(self, overrides: Mapping[str, Any] | None) -> dict[str, Any]:
         """The full set in force: defaults, then overrides; refuses unknown keys and bad values."""
@@ -159,7 +174,7 @@ ROLLBACK_TABLE = HouseRule(
     description=_ROLLBACK_DESCRIPTION + " Default 'forbid': other players are affected.",
 )
 
-BOOKS: dict[str, HouseRuleBook] = {game: HouseRuleBook() for game in GAMES}
+BOOKS: dict[str, HouseRuleBook] = {game: HouseRuleBook(game) for game in GAMES}
 for _book in BOOKS.values():
     _book.add(DICE_MODE)
     _book.add(PLAYER_ENTROPY)

@@ -244,3 +244,12 @@ def declaration(cls: type[Payload]) -> EventType:
     if not summary:
         raise RuntimeError(f"{cls.__name__}: say what happened in its docstring")
     return EventType(cls.__name__, summary, tuple(declared), cls.VERSION, cls.UPCASTERS, cls)
+
+
+def details_upcaster(upcaster: Upcaster) -> staticmethod[[dict[str, Any]], None]:
+    """An eventsourcing upcaster of a game event's stored fields from one of its ``details``."""
+
+    def upcast(fields: dict[str, Any]) -> None:
+        upcaster(fields["details"])
+
+    return staticmethod(upcast)

@@ -25,8 +25,9 @@ import domain.model.calendar_board
 import domain.model.quest_calendar
 from domain.model import dice as dicelib
 from domain.model.access import actor_label, current_actor
-from domain.model.campaign import Campaign, event_record, project_campaign
+from domain.model.campaign import Campaign
 from domain.model.errors import InvalidInput
+from domain.model.event_records import event_record, project_campaign
 from domain.model.games import rules_for
 from domain.model.house_rules import book
 from domain.model.text import MAX_NAME_LENGTH, check_text

@@ -22,13 +22,14 @@ from uuid import UUID, uuid4
 from eventsourcing.persistence import IntegrityError
 
 from domain.model.access import Membership, actor_label, current_actor
-from domain.model.campaign import Campaign, project_campaign
+from domain.model.campaign import Campaign
 from domain.model.errors import (
     ConcurrencyConflict,
     InvalidInput,
     QuestlogError,
     StaleVersion,
 )
+from domain.model.event_records import project_campaign
 from domain.service.command_results import (
     CommandCounters,
     CommandResult,

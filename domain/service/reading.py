@@ -7,8 +7,9 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
 
-from domain.model.campaign import Campaign, event_record, project_campaign
+from domain.model.campaign import Campaign
 from domain.model.errors import InvalidInput, NotFound
+from domain.model.event_records import event_record, project_campaign
 from domain.model.signed_note import VerifierKey
 from domain.model.summaries import decoded, roll_summary
 from domain.model.text import ascii_number

@@ -16,9 +16,10 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from domain.model import patch
-from domain.model.campaign import Campaign, GameEvent, command_versions_of
+from domain.model.campaign import Campaign, GameEvent
 from domain.model.chain import ENVELOPE_FIELDS
 from domain.model.errors import InvalidInput, NotFound, RuleViolation, StaleVersion
+from domain.model.event_records import command_versions_of
 from domain.model.house_rules import book
 from domain.model.text import check_text
 from domain.service.application import Questlog
@@ -214,7 +215,7 @@ class TimeTravel:
         campaign.check_rollback_target(to_version)
         self.check_between_commands(campaign.id, to_version, "to_version")
         restored = self.app.campaign(campaign.id, version=to_version)
-        return campaign.roll_back(
+        rolled_back = campaign.roll_back(
             to_version=to_version,
             reason=reason,
             actor=actor,
@@ -223,6 +224,8 @@ class TimeTravel:
             undone_rolls=self.rolls_undone_by(campaign, to_version),
             proposal_id=proposal_id,
         )
+        assert isinstance(rolled_back, Campaign.RolledBack)
+        return rolled_back
 
     def rolls_undone_by(self, campaign: Campaign, to_version: int) -> list[dict[str, Any]]:
         """The roll records that are active now and that a rollback to ``to_version`` undoes."""

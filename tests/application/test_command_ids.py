@@ -16,8 +16,8 @@ from uuid import UUID
 
 import pytest
 
-from domain.model.campaign import command_versions_of
 from domain.model.errors import InvalidInput
+from domain.model.event_records import command_versions_of
 from domain.service.application import Questlog
 from domain.service.audit import Commands
 from domain.service.timetravel import TimeTravel, same_command

@@ -1,7 +1,8 @@
 """Small modules and short functions in the production code (domain/, webapi/, projections/).
 
 A module over 500 lines or a function over 60 lines is a sign that two things share one place.
-The one module still over the limit is listed with its reason; anything else fails here.
+A module allowed over the limit would be listed with its reason (none is); anything else fails
+here.
 """
 
 from __future__ import annotations
@@ -14,12 +15,7 @@ PACKAGES = ("domain", "webapi", "projections")
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 60
 
-LARGER_MODULES = {
-    "domain/model/campaign.py": (
-        "the aggregate with its nine nested event classes, which eventsourcing needs in the class "
-        "body; their payload declarations leave with typed events"
-    ),
-}
+LARGER_MODULES: dict[str, str] = {}
 """Modules allowed over the limit, each with the reason it still is."""
 
 
