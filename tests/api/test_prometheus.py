@@ -15,11 +15,13 @@ import math
 import os
 import re
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ import pytest
 import yaml
 
 from domain.service.application import Questlog
+from domain.storage.advisory_locks import campaign_lock_keys
 from domain.storage.store import StoreConfig
 from tests.api.test_cli_and_server import QUESTLOG, free_port
 from tests.api.test_operations_processes import stop
@@ -43,6 +46,10 @@ RATE_LIMIT = 1
 """Appends per second per token the rate limit counts; the burst goes well past it."""
 BURST = 30
 OLD_TOP_BUCKET = 10.0
+CAMPAIGN_LOCK_HELD = 1.5
+"""How long the campaign's lock is held before the table lock's 10 s wait starts: PostgreSQL
+times a lock wait by the wall clock, which this machine's clock corrections can shorten by tens
+of milliseconds, so a roll that waited the table lock alone could read just under 10 s."""
 """The largest finite latency bucket before issue 27: a slower request read as this."""
 Sample = dict[str, Any]
 
@@ -76,6 +83,30 @@ def as_bool(expression: str) -> str:
 
 
 # -- what each expression must show ---------------------------------------------------------------
+
+
+@contextmanager
+def held_campaign_lock(database_url: str, campaign_id: UUID, seconds: float) -> Iterator[None]:
+    """Hold a campaign's advisory lock (as another process deciding a command would) for
+    ``seconds`` from entry, on a connection of its own; a roll's insert waits for it first."""
+    taken, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with psycopg.connect(database_url, autocommit=True) as connection:
+            keys = campaign_lock_keys(campaign_id)
+            connection.execute("SELECT pg_advisory_lock(%s, %s)", keys)
+            taken.set()
+            done.wait(seconds)
+            connection.execute("SELECT pg_advisory_unlock(%s, %s)", keys)
+
+    holder = threading.Thread(target=hold, daemon=True)
+    holder.start()
+    assert taken.wait(10), "the campaign's lock was not taken"
+    try:
+        yield
+    finally:
+        done.set()
+        holder.join(10)
 
 
 def values(result: list[Sample]) -> list[float]:
@@ -440,7 +471,10 @@ def test_prometheus_sees_the_first_429s_the_first_503_and_the_first_conflict(
     try:
         assert served.config.database_url is not None
         table = f'"{served.config.postgres_schema}"."{other.recorder.events_table_name}"'
-        with psycopg.connect(served.config.database_url) as holder:
+        with (
+            psycopg.connect(served.config.database_url) as holder,
+            held_campaign_lock(served.config.database_url, UUID(qc), CAMPAIGN_LOCK_HELD),
+        ):
             holder.execute(f"LOCK TABLE {table} IN EXCLUSIVE MODE")
             started = time.monotonic()
             status, body = served.call("POST", f"/campaigns/{qc}/rolls", served.ops, {"dice": "d6"})
