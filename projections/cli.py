@@ -21,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from domain import settings
-from domain.storage.store import StoreConfig
+from domain.facade import StoreConfig
 from projections.leases import lease_retry
 from projections.logs import LOG_FORMATS, configure_logging, is_json, log_uncaught_errors
 from projections.rebuild import rebuild as rebuild_views

@@ -15,7 +15,7 @@ import json
 from collections.abc import Generator, Iterator
 from typing import IO, Any
 
-from domain.service.application import Questlog
+from domain.facade import Questlog
 from projections.events import decode_notification
 from projections.schema import Table
 from projections.store import ViewStore

@@ -19,8 +19,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from domain.model.dice_notation import DiceExpression, parse
-from domain.model.errors import InvalidInput
+from domain.facade import DiceExpression, InvalidInput
+from domain.facade import parse_dice as parse
 from projections.analytics import ChiSquare, chi_square_test, combine, kept_distribution
 from projections.store import ViewStore
 from projections.views.roll_log import RollFilter, RollLog

@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from domain.model.calendar_board.state import party_figures
-from domain.model.patch import resolve
-from domain.model.quest_calendar.state import FIGURES as QC_FIGURES
+from domain.facade import QC_FIGURES, party_figures
+from domain.facade import resolve_pointer as resolve
 from projections.events import Recorded
 from projections.view import follow
 

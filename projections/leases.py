@@ -32,8 +32,7 @@ from typing import IO, Any, Protocol
 import psycopg
 
 from domain import settings
-from domain.storage.advisory_locks import VIEW_LEASE_SPACE, view_lease_keys
-from domain.storage.store import StoreConfig
+from domain.facade import VIEW_LEASE_SPACE, StoreConfig, view_lease_keys
 from projections.store import PostgresViewStore, SQLiteViewStore, ViewStore
 from projections.view import View
 

@@ -24,9 +24,7 @@ from eventsourcing.persistence import Tracking
 from eventsourcing.postgres import PostgresTrackingRecorder
 from eventsourcing.projection import Projection, ProjectionRunner
 
-from domain.service.application import Questlog
-from domain.storage.recorders import configure_pool
-from domain.storage.store import StoreConfig
+from domain.facade import Questlog, StoreConfig, configure_pool
 from projections.engine import BatchCallback, PassCallback, Target, apply_in
 from projections.events import Recorded, from_domain_event
 from projections.leases import Fence

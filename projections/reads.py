@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
-from domain.service.application import Questlog
+from domain.facade import Questlog
 from projections.engine import Target, apply_batch, lowest_position, read_batch
 from projections.store import ViewStore
 from projections.view import View
@@ -28,7 +28,7 @@ HELP_BATCH = 500
 
 def log_head(app: Questlog) -> int:
     """The last notification id of the log (0 when empty)."""
-    return int(app.recorder.max_notification_id() or 0)
+    return app.log_head()
 
 
 def freshness(app: Questlog, position: int, head: int | None = None) -> dict[str, int]:

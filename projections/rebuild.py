@@ -15,10 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from eventsourcing.persistence import ApplicationRecorder
-
-from domain.service.application import Questlog
-from domain.storage.store import StoreConfig
+from domain.facade import Questlog, StoreConfig
 from projections.engine import Target, apply_in, catch_up, read_batch
 from projections.leases import lease_holders
 from projections.store import NEW, ViewStore, open_view_store
@@ -88,13 +85,20 @@ def rebuild_with(
     return swapped
 
 
-def view_status(store: ViewStore, recorder: ApplicationRecorder) -> dict[str, Any]:
+def catch_up_views(app: Questlog, store: ViewStore, *, batch_size: int) -> int:
+    """Apply, in this process, every event the views have not seen yet; returns how many."""
+    store.ensure(ALL_VIEWS)
+    targets = [Target(view) for view in ALL_VIEWS]
+    return catch_up(app.recorder, app.mapper, store, targets, batch_size=batch_size)
+
+
+def view_status(store: ViewStore, head: int) -> dict[str, Any]:
     """Each view's position, the log's head and the lag (in notification ids), rebuilds, leases.
 
-    ``lease`` is who runs the view now (``projections.leases.lease_holders``), None if nobody.
+    ``head`` is the log's last notification id (``Questlog.log_head``); ``lease`` is who runs
+    the view now (``projections.leases.lease_holders``), None if nobody.
     """
     positions = store.positions()
-    head = recorder.max_notification_id() or 0
     names = [view.name for view in ALL_VIEWS]
     names += sorted(n for n in positions if not n.endswith(NEW) and n not in names)
     holders = lease_holders(store, names)
@@ -125,7 +129,7 @@ def status(app_config: StoreConfig, *, views_path: Path | None = None) -> dict[s
     store = open_view_store(app_config, views_path)
     try:
         store.ensure(())
-        return view_status(store, app.recorder)
+        return view_status(store, app.log_head())
     finally:
         store.close()
         app.close()

@@ -18,9 +18,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from domain.model.logs import TracebackThrottle
-from domain.service.application import Questlog
-from domain.storage.store import StoreConfig
+from domain.facade import Questlog, StoreConfig, TracebackThrottle
 from projections.engine import BatchCallback, PassCallback, Target, catch_up
 from projections.leases import Fence, LeasesCallback, lease_retry, open_leases, run_leased
 from projections.store import ViewStore, open_view_store

@@ -20,8 +20,7 @@ from typing import Any, ClassVar
 from eventsourcing.postgres import PostgresDatastore
 
 from domain import settings
-from domain.storage.advisory_locks import VIEWS_SETUP_LOCK_KEY, session_lock
-from domain.storage.store import StoreConfig
+from domain.facade import VIEWS_SETUP_LOCK_KEY, StoreConfig, session_lock
 from projections.schema import POSITIONS, POSITIONS_TABLE, Table, ViewTables
 
 PREFIX = "view_"

@@ -17,9 +17,8 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, TypeVar
 
-from domain.model.patch import resolve
-from domain.model.text import ascii_number
-from domain.service.timeline import Timeline
+from domain.facade import Timeline, ascii_number
+from domain.facade import resolve_pointer as resolve
 from projections.events import Recorded
 from projections.schema import Table, table
 from projections.store import ViewStore

@@ -9,8 +9,7 @@ from flask import Flask
 from flask_smorest import Api
 
 from domain import settings
-from domain.model.games import rules_for
-from domain.service.application import Questlog
+from domain.facade import Questlog, rules_for
 from webapi import bundle
 from webapi.http import access, errors, limits, metrics, observability
 from webapi.http import live as live_streams

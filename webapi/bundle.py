@@ -14,15 +14,22 @@ from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
-from domain.model import chain
-from domain.model.errors import InvalidInput
-from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
-from domain.service.application import Questlog
-from domain.service.audit import AuditReport
-from domain.service.checkpoints import CheckpointVerdict, check_checkpoint, hashes_by_version
-from domain.service.command_results import CommandResult
-from domain.service.importing import CampaignImport, refusal
-from domain.service.public_audit import audit_public_events
+from domain.facade import (
+    AuditReport,
+    CampaignImport,
+    CheckpointVerdict,
+    CommandResult,
+    InvalidInput,
+    NoteError,
+    Questlog,
+    VerifierKey,
+    audit_public_events,
+    chain,
+    check_checkpoint,
+    hashes_by_version,
+    parse_verifier_key,
+    refusal,
+)
 from webapi.http.plumbing import event_items
 
 FORMAT = "questlog-bundle/1"

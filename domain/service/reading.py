@@ -43,6 +43,24 @@ class Reading(ApplicationHooks):
             self._key_ring = KeyRing.open(self.config, self.recorder)
         return self._key_ring
 
+    def log_head(self) -> int:
+        """The position (notification id) of the last event stored; 0 in an empty store."""
+        return int(self.recorder.max_notification_id() or 0)
+
+    def notifications(self, after: int, limit: int) -> list[Any]:
+        """Up to ``limit`` stored events after position ``after``, as the store's notifications
+        (id, originator, version, topic, state), in position order."""
+        return list(self.recorder.select_notifications(start=after + 1, limit=limit))
+
+    def shares_rate_buckets(self) -> bool:
+        """Whether the store keeps rate-limit buckets that every process on it shares."""
+        return bool(self.side_tables.shares_rate_buckets)
+
+    def take_rate_token(self, key: str, rate: float, burst: float) -> float:
+        """Take one token from ``key``'s bucket in the store: 0 if there was one, else the
+        seconds until there is (only a store that ``shares_rate_buckets`` keeps them)."""
+        return self.side_tables.take_rate_token(key, rate, burst)
+
     def checkpoint(self, campaign_id: UUID, version: int, head_hash: str) -> str:
         """The signed checkpoint of a campaign's head (a C2SP signed note)."""
         return self.key_ring.sign_checkpoint(campaign_id, version, head_hash)

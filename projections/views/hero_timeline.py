@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.service.timeline import Timeline
+from domain.facade import Timeline
 from projections.events import Recorded
 from projections.figures import apply_figures, qc_places, remember
 from projections.schema import table

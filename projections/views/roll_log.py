@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from domain.service.audit import roll_verdict
+from domain.facade import roll_verdict
 from projections.events import Recorded
 from projections.schema import table
 from projections.store import ViewStore

@@ -14,8 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from domain.model.quest_calendar.state import COMPARTMENTS
-from domain.service.timeline import Timeline
+from domain.facade import COMPARTMENTS, Timeline
 from projections.events import Recorded
 from projections.figures import apply_figures, qc_places, remember
 from projections.schema import table

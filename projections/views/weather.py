@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.service.timeline import Timeline
+from domain.facade import Timeline
 from projections.events import Recorded
 from projections.schema import table
 from projections.store import ViewStore

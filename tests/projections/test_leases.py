@@ -373,7 +373,7 @@ def test_two_runner_processes_each_view_run_by_one_and_no_event_applied_twice(
             )
             assert set(held.values()) <= pids
             wait_until(lambda: writer.saved >= 200, 60, "load to be written")
-        status = view_status(views, app.recorder)
+        status = view_status(views, app.log_head())
         assert {v["name"]: v["lease"]["pid"] > 0 for v in status["views"]} == dict.fromkeys(
             NAMES, True
         )

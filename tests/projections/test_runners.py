@@ -82,7 +82,7 @@ def test_status_of_a_views_store_no_process_has_run_lists_every_view_at_zero(
     quest_calendar_week(app)
     store = open_view_store(app.config)
     try:
-        report = view_status(store, app.recorder)
+        report = view_status(store, app.log_head())
     finally:
         store.close()
     head = app.recorder.max_notification_id()
@@ -94,7 +94,7 @@ def test_status_of_a_views_store_no_process_has_run_lists_every_view_at_zero(
 
 def test_status_reports_position_head_and_lag(app: Questlog, views: ViewStore) -> None:
     quest_calendar_week(app)
-    report = view_status(views, app.recorder)
+    report = view_status(views, app.log_head())
     head = app.recorder.max_notification_id()
     assert report["head"] == head
     assert [v["name"] for v in report["views"]] == NAMES

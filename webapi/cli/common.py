@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from domain.service.application import Questlog
-from domain.storage.store import StoreConfig
+from domain.facade import Questlog, StoreConfig
 
 console = Console(soft_wrap=True)
 

@@ -7,7 +7,7 @@ import sys
 import click
 from rich.markup import escape
 
-from domain.model.errors import InvalidInput, NotFound
+from domain.facade import InvalidInput, NotFound
 from webapi.cli.common import console, open_store
 
 

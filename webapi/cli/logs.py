@@ -10,11 +10,18 @@ from uuid import UUID
 import click
 from rich.markup import escape
 
-from domain.model.errors import InvalidInput, NotFound, RuleViolation
-from domain.model.summaries import summarise_decoded
-from domain.service.timetravel import Replay, ReplayStep, TimeTravel
-from domain.storage.backup import BackupRefused, backup_store
-from domain.storage.store import StoreConfig
+from domain.facade import (
+    BackupRefused,
+    InvalidInput,
+    NotFound,
+    Replay,
+    ReplayStep,
+    RuleViolation,
+    StoreConfig,
+    TimeTravel,
+    backup_store,
+    summarise_decoded,
+)
 from projections.export import EXPORTS, FORMATS, export_events, export_view
 from webapi.cli.common import console, open_store
 from webapi.cli.verify import parse_keys
@@ -164,7 +171,7 @@ def export(name: str, fmt: str, campaign: str | None, output: str | None) -> Non
     try:
         if name == "events":
             count = export_events(questlog, fmt, out, campaign_id=cid)
-            where = f"log head {questlog.recorder.max_notification_id() or 0}"
+            where = f"log head {questlog.log_head()}"
         else:
             store = open_view_store(questlog.config)
             try:

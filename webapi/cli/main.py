@@ -14,8 +14,7 @@ import click
 from rich.markup import escape
 from rich.text import Text
 
-from domain.service.application import Questlog
-from domain.storage.store import StoreConfig
+from domain.facade import Questlog, StoreConfig
 from projections.cli import checked_settings
 from projections.cli import projections as projections_group
 from projections.logs import LOG_FORMATS, is_json, log_uncaught_errors

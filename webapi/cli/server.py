@@ -111,8 +111,7 @@ class QuestlogServer(BaseApplication):
 
 def build_app(*, auth: bool, streams: int, views: bool) -> Flask:
     """One process's app on the store named by the environment, with its own views runner."""
-    from domain.service.application import Questlog
-    from domain.storage.store import StoreConfig
+    from domain.facade import Questlog, StoreConfig
     from projections.runners import ViewsWorker
     from webapi.app import create_app
     from webapi.http.view_store import WORKER_KEY

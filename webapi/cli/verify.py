@@ -10,9 +10,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from domain.model.errors import NotFound
-from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
-from domain.service.checkpoints import CheckpointVerdict
+from domain.facade import CheckpointVerdict, NoteError, NotFound, VerifierKey, parse_verifier_key
 from webapi.cli.common import console, open_store
 
 

@@ -8,13 +8,17 @@ from pathlib import Path
 from typing import Any
 
 from domain import settings
-from domain.model import calendar_board, quest_calendar  # noqa: F401  (register the games' house rules)
-from domain.model.campaign import Campaign
-from domain.model.engine import Figures
-from domain.model.games import rules_for
-from domain.model.house_rules import CALENDAR_BOARD, QUEST_CALENDAR, book
-from domain.model.payload import EventType
-from domain.model.rule_index import SETTLED_IN_CODE, STATEMENTS
+from domain.facade import (
+    CALENDAR_BOARD,
+    QUEST_CALENDAR,
+    SETTLED_IN_CODE,
+    STATEMENTS,
+    Campaign,
+    EventType,
+    Figures,
+    book,
+    rules_for,
+)
 from webapi.doctools import walkthrough
 from webapi.schemas.catalogue import COMMANDS, describe
 

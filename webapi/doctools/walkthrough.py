@@ -138,8 +138,7 @@ class Acceptance:
 def accepted_after(text: str, examples: dict[str, dict[str, Any]]) -> dict[str, Acceptance]:
     """For each command's example, the first step of the doc's walkthrough after which it is
     accepted, found by forking the walkthrough's campaign there and sending the example."""
-    from domain.service.application import Questlog
-    from domain.storage.store import StoreConfig
+    from domain.facade import Questlog, StoreConfig
     from webapi.app import create_app
 
     requests = walkthrough(text)

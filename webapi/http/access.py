@@ -18,7 +18,7 @@ from uuid import UUID
 from flask import Flask, Response, current_app, g, request
 
 from domain import settings
-from domain.model.access import Membership, Token, acting_as, actor_label
+from domain.facade import Membership, Token, acting_as, actor_label
 from webapi.http.declared import ACTIONS, Access, declared_access
 from webapi.http.errors import problem
 from webapi.http.plumbing import questlog

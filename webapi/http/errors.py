@@ -8,7 +8,8 @@ from typing import Any
 from flask import Flask, Response, json, request
 from werkzeug.exceptions import HTTPException
 
-from domain.model.errors import (
+from domain.facade import (
+    TRANSIENT_ERRORS,
     ConcurrencyConflict,
     InvalidInput,
     NotFound,
@@ -16,10 +17,9 @@ from domain.model.errors import (
     RuleViolation,
     StaleVersion,
     StoreUnavailable,
+    TracebackThrottle,
+    unavailable,
 )
-from domain.model.logs import TracebackThrottle
-from domain.service.command_results import unavailable
-from domain.storage.retries import TRANSIENT_ERRORS
 from webapi.http.declared import declared_access
 
 PROBLEM_JSON = "application/problem+json"

@@ -18,8 +18,7 @@ from operator import sub
 
 from flask import Flask, current_app, request
 
-from domain.model.errors import InvalidInput, NotFound
-from domain.model.text import has_control_characters, quoted
+from domain.facade import InvalidInput, NotFound, has_control_characters, quoted
 
 MAX_JSON_DEPTH = 64
 """The deepest nesting of arrays and objects a request body may have."""

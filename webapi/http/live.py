@@ -20,10 +20,7 @@ from uuid import UUID
 from flask import Flask, request
 
 from domain import settings
-from domain.model.errors import InvalidInput
-from domain.model.logs import TracebackThrottle
-from domain.model.text import ascii_number
-from domain.service.application import Questlog
+from domain.facade import InvalidInput, Questlog, TracebackThrottle, ascii_number
 from webapi.http.errors import TooManyStreams
 from webapi.http.plumbing import event_items, summarised
 
@@ -87,7 +84,7 @@ class LogWatcher:
         """Count one more open stream; the notification id it has seen (the log's head now)."""
         with self.condition:
             if self.position is None:
-                self.position = int(self.app.recorder.max_notification_id() or 0)
+                self.position = self.app.log_head()
             self.listeners += 1
             if self.thread is None:
                 self.thread = threading.Thread(target=self.run, name="questlog-live", daemon=True)
@@ -132,13 +129,13 @@ class LogWatcher:
 
     def poll(self) -> None:
         """Read the notifications after the last one seen, if the log moved."""
-        head = int(self.app.recorder.max_notification_id() or 0)
+        head = self.app.log_head()
         position = self.position or 0
         if head <= position:
             return
         changed: dict[str, int] = {}
         while position < head:
-            page = self.app.recorder.select_notifications(start=position + 1, limit=BATCH)
+            page = self.app.notifications(position, BATCH)
             if not page:
                 break
             for notification in page:

@@ -40,9 +40,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from domain import settings
-from domain.model.campaign import Campaign
-from domain.model.games import RULES
-from domain.service.command_results import CommandCounters
+from domain.facade import RULES, Campaign, CommandCounters
 from webapi.http.declared import declared_access
 from webapi.http.observability import elapsed_seconds
 

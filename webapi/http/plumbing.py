@@ -12,13 +12,19 @@ from uuid import UUID
 
 from flask import Response, current_app, g, request
 
-from domain.model.campaign import Campaign
-from domain.model.errors import InvalidInput, NotFound
-from domain.model.summaries import summarise
-from domain.model.text import ascii_number
-from domain.service.application import Questlog
-from domain.service.command_results import CommandResult, EarlierResponse, Idempotency, Outcome
-from domain.service.timeline import Timeline
+from domain.facade import (
+    Campaign,
+    CommandResult,
+    EarlierResponse,
+    Idempotency,
+    InvalidInput,
+    NotFound,
+    Outcome,
+    Questlog,
+    Timeline,
+    ascii_number,
+    summarise,
+)
 
 MAX_IDEMPOTENCY_KEY = 200
 IDEMPOTENCY_KEY = re.compile(rf"[\x20-\x7e]{{1,{MAX_IDEMPOTENCY_KEY}}}")

@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING
 from domain import settings
 
 if TYPE_CHECKING:
-    from domain.service.application import Questlog
-    from domain.storage.side_tables import SideTables
+    from domain.facade import Questlog
 
 
 def rate_setting(rate: float | None) -> float:
@@ -65,14 +64,14 @@ class StoreRateLimiter:
     """Per-token buckets kept in the store (PostgreSQL), shared by every API process on it: N
     workers together allow the configured rate, not N times it."""
 
-    def __init__(self, rate: float, tables: SideTables) -> None:
+    def __init__(self, rate: float, app: Questlog) -> None:
         self.rate = rate
         self.burst = max(1.0, rate)
-        self.tables = tables
+        self.app = app
 
     def take(self, key: str) -> float:
         """Take one append; 0 if allowed, else the seconds until one is allowed."""
-        return self.tables.take_rate_token(key, self.rate, self.burst)
+        return self.app.take_rate_token(key, self.rate, self.burst)
 
 
 def rate_limiter(rate: float, app: Questlog) -> RateLimiter | StoreRateLimiter | None:
@@ -80,6 +79,6 @@ def rate_limiter(rate: float, app: Questlog) -> RateLimiter | StoreRateLimiter |
     between processes (PostgreSQL); else this process's own (SQLite: one process)."""
     if rate <= 0:
         return None
-    if app.side_tables.shares_rate_buckets:
-        return StoreRateLimiter(rate, app.side_tables)
+    if app.shares_rate_buckets():
+        return StoreRateLimiter(rate, app)
     return RateLimiter(rate)

@@ -16,8 +16,7 @@ from uuid import UUID
 
 from flask import Flask, current_app
 
-from domain.model.errors import InvalidInput, NotFound
-from domain.service.application import Questlog
+from domain.facade import InvalidInput, NotFound, Questlog
 from projections.reads import catch_up_to, freshness, log_head, position_of
 from projections.store import ViewStore, open_view_store
 from projections.view import View

@@ -8,9 +8,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.model.access import Token
-from domain.model.errors import InvalidInput, NotFound
-from domain.model.text import quoted
+from domain.facade import InvalidInput, NotFound, Token, quoted
 from webapi.http.access import caller, me_on
 from webapi.http.declared import requires
 from webapi.http.plumbing import campaign_id, questlog

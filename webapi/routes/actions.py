@@ -7,8 +7,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.model import samples
-from domain.service.actions import Caller, TableActions
+from domain.facade import Caller, TableActions, samples
 from webapi.http import access
 from webapi.http.declared import requires
 from webapi.http.plumbing import campaign_id, questlog

@@ -7,8 +7,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.model.calendar_board import modifiers
-from domain.model.errors import RuleViolation
+from domain.facade import RuleViolation, modifiers
 from webapi.http.declared import requires
 from webapi.http.plumbing import campaign_id, questlog
 from webapi.schemas.boards import ModifierQuery, Modifiers

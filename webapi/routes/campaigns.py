@@ -7,8 +7,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.model.house_rules import book
-from domain.service.timetravel import TimeTravel
+from domain.facade import TimeTravel, book
 from webapi.http import access
 from webapi.http.declared import requires
 from webapi.http.plumbing import (

@@ -9,8 +9,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from werkzeug.exceptions import BadRequest
 
-from domain.model.games import RULES, rules_for
-from domain.service import command_results
+from domain.facade import RULES, command_results, rules_for
 from webapi.http.declared import requires
 from webapi.http.plumbing import (
     Rendered,

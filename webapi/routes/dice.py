@@ -7,8 +7,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.model.summaries import roll_summary
-from domain.service.command_results import CommandResult
+from domain.facade import CommandResult, roll_summary
 from webapi.http.declared import requires
 from webapi.http.plumbing import (
     Rendered,

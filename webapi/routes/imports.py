@@ -7,7 +7,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.service.command_results import CommandResult
+from domain.facade import CommandResult
 from webapi import bundle
 from webapi.http.declared import requires
 from webapi.http.plumbing import Rendered, questlog, reply

@@ -8,7 +8,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.model.errors import InvalidInput
+from domain.facade import InvalidInput
 from webapi.http.declared import requires
 from webapi.http.plumbing import campaign_id, questlog
 from webapi.schemas.invites import InviteCreate, InviteCreated, MemberRemoved

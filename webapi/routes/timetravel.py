@@ -7,8 +7,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.service.command_results import CommandResult
-from domain.service.timetravel import TimeTravel
+from domain.facade import CommandResult, TimeTravel
 from webapi.http import access
 from webapi.http.declared import requires
 from webapi.http.plumbing import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from domain.model.access import ROLES
+from domain.facade import ROLES
 from webapi.schemas.fields import Flag, Text
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from domain.model.house_rules import GAMES
+from domain.facade import GAMES
 from projections.fairness import ALPHA
 from webapi.schemas.fields import Timestamp
 from webapi.schemas.views import Freshness, WaitQuery, text

@@ -7,10 +7,8 @@ from uuid import UUID
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from domain.model.campaign import Campaign as CampaignAggregate
-from domain.model.house_rules import GAMES
-from domain.service.application import campaign_facts
-from domain.service.command_results import CommandResult
+from domain.facade import GAMES, CommandResult, campaign_facts
+from domain.facade import Campaign as CampaignAggregate
 from webapi.http.plumbing import Rendered
 from webapi.schemas import catalogue
 from webapi.schemas.fields import (

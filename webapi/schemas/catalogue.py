@@ -11,10 +11,14 @@ from typing import Any
 
 from marshmallow import Schema, fields, missing, validate
 
-from domain.model import calendar_board, quest_calendar  # noqa: F401  (register the games' commands)
-from domain.model.command_schema import Command
-from domain.model.games import RULES, command_schemas
-from domain.model.schema_fields import IdOrObject, StrictBoolean, StrictInteger
+from domain.facade import (
+    RULES,
+    Command,
+    IdOrObject,
+    StrictBoolean,
+    StrictInteger,
+    command_schemas,
+)
 
 COMMANDS: dict[str, Command] = command_schemas()
 

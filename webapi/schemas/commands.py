@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from domain.model.house_rules import GAMES
+from domain.facade import GAMES
 from webapi.schemas.campaigns import Event
 from webapi.schemas.fields import Text, checkpoint_field
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate
 
-from domain.model.text import has_control_characters
+from domain.facade import has_control_characters
 
 MAX_POSITION = 2**62
 

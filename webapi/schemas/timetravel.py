@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from domain.service.timetravel import MAX_REPLAY
+from domain.facade import MAX_REPLAY
 from webapi.schemas.campaigns import Event
 from webapi.schemas.fields import (
     MAX_POSITION,

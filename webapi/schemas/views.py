@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from domain.model.calendar_board.state import WEATHERS
-from domain.model.house_rules import GAMES
-from domain.model.quest_calendar.state import COMPARTMENTS
+from domain.facade import COMPARTMENTS, GAMES, WEATHERS
 from webapi.schemas.fields import MAX_POSITION, Text, Timestamp
 
 MAX_WAIT = 10.0

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.model import samples
-from domain.service.application import Questlog
+from domain.facade import Questlog, samples
 from webapi.cli.demo.player import DemoError, Json, Player
 
 NAME = "Demo: a Calendar Board match, two nights"

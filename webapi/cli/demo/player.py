@@ -12,9 +12,7 @@ from collections import Counter
 from typing import Any
 from uuid import UUID
 
-from domain.service.application import Questlog
-from domain.service.command_results import CommandResult
-from domain.service.timetravel import TimeTravel
+from domain.facade import CommandResult, Questlog, TimeTravel
 
 Json = dict[str, Any]
 

@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from domain import settings
-from domain.service.application import Questlog
-from domain.storage.store import StoreConfig
-from projections.engine import Target, catch_up
+from domain.facade import Questlog, StoreConfig
 from projections.fairness import dice_fairness
+from projections.rebuild import catch_up_views
 from projections.store import ViewStore, open_view_store, views_path_for
 from projections.views import ALL_VIEWS
 from webapi.cli.demo.match import play_match
@@ -137,7 +136,8 @@ def play_demo(config: StoreConfig, *, host: str = "http://127.0.0.1:8000") -> De
         )
         store = open_view_store(config)
         try:
-            catch_up_views(questlog, store)
+            # what `questlog serve` would do in the background, so pages show the demo at once
+            catch_up_views(questlog, store, batch_size=VIEWS_BATCH)
             ids = [str(week.player.id), str(match.player.id)]
             result.view_rows = view_rows(store, ids)
             result.dice_rolls = sum(server_dice(store, cid) for cid in ids)
@@ -173,14 +173,6 @@ def disputed_roll(questlog: Questlog, week: Player) -> Json:
     record = rolled[-1]["data"]["rolls"][-1]
     found: Json = questlog.find_roll(week.id, record["roll_id"])
     return found
-
-
-def catch_up_views(questlog: Questlog, store: ViewStore) -> int:
-    """Apply every event the views have not seen yet (what ``questlog serve`` would do in the
-    background), so the pages and /analytics show the demo at once; returns how many."""
-    store.ensure(ALL_VIEWS)
-    targets = [Target(view) for view in ALL_VIEWS]
-    return catch_up(questlog.recorder, questlog.mapper, store, targets, batch_size=VIEWS_BATCH)
 
 
 def view_rows(store: ViewStore, campaign_ids: list[str]) -> dict[str, int]:

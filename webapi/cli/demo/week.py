@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.model import samples
-from domain.service.application import Questlog
+from domain.facade import Questlog, samples
 from webapi.cli.demo.player import DemoError, Json, Player, of_type
 
 NAME = "Demo: a week of the Voidspark Chronicles"

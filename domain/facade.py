@@ -1,0 +1,162 @@
+"""The domain's one door for the outer layers: ``webapi`` and ``projections`` import the domain
+from here (and its configuration from ``domain.settings``), never from its packages.
+
+It names what they may use: the application services, the errors, the event envelope with
+what reads it (summaries, audits, checkpoints, the timeline of undone versions), the games'
+public tables, access, and the store's configuration for the processes that run it. An
+import-linter contract (pyproject.toml) holds the outer layers to it, so the model, the services
+and the storage adapters can change shape behind it.
+"""
+
+from __future__ import annotations
+
+from domain.model import calendar_board, chain, quest_calendar, samples
+from domain.model.access import ROLES, Membership, Token, acting_as, actor_label
+from domain.model.calendar_board import modifiers
+from domain.model.calendar_board.state import WEATHERS, party_figures
+from domain.model.campaign import Campaign
+from domain.model.command_schema import Command
+from domain.model.dice_notation import DiceExpression
+from domain.model.dice_notation import parse as parse_dice
+from domain.model.engine import Figures
+from domain.model.errors import (
+    ConcurrencyConflict,
+    InvalidInput,
+    NotFound,
+    QuestlogError,
+    RuleViolation,
+    StaleVersion,
+    StoreUnavailable,
+)
+from domain.model.games import RULES, command_schemas, rules_for
+from domain.model.house_rules import CALENDAR_BOARD, GAMES, QUEST_CALENDAR, book
+from domain.model.logs import TracebackThrottle
+from domain.model.patch import resolve as resolve_pointer
+from domain.model.payload import EventType
+from domain.model.quest_calendar.state import COMPARTMENTS
+from domain.model.quest_calendar.state import FIGURES as QC_FIGURES
+from domain.model.rule_index import SETTLED_IN_CODE, STATEMENTS
+from domain.model.schema_fields import IdOrObject, StrictBoolean, StrictInteger
+from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
+from domain.model.summaries import roll_summary, summarise, summarise_decoded
+from domain.model.text import ascii_number, has_control_characters, quoted
+from domain.service import command_results
+from domain.service.actions import Caller, TableActions
+from domain.service.application import Questlog, campaign_facts
+from domain.service.audit import AuditReport, roll_verdict
+from domain.service.checkpoints import CheckpointVerdict, check_checkpoint, hashes_by_version
+from domain.service.command_results import (
+    CommandCounters,
+    CommandResult,
+    EarlierResponse,
+    Idempotency,
+    Outcome,
+    unavailable,
+)
+from domain.service.importing import CampaignImport, refusal
+from domain.service.public_audit import audit_public_events
+from domain.service.timeline import Timeline
+from domain.service.timetravel import MAX_REPLAY, Replay, ReplayStep, TimeTravel
+from domain.storage.advisory_locks import (
+    VIEW_LEASE_SPACE,
+    VIEWS_SETUP_LOCK_KEY,
+    session_lock,
+    view_lease_keys,
+)
+from domain.storage.backup import BackupRefused, backup_store
+from domain.storage.recorders import configure_pool
+from domain.storage.retries import TRANSIENT_ERRORS
+from domain.storage.store import StoreConfig
+
+__all__ = [  # noqa: RUF022 (grouped by what each name is for)
+    # The application services
+    "Caller",
+    "campaign_facts",
+    "CampaignImport",
+    "command_results",
+    "CommandCounters",
+    "CommandResult",
+    "EarlierResponse",
+    "Idempotency",
+    "MAX_REPLAY",
+    "Outcome",
+    "Questlog",
+    "refusal",
+    "Replay",
+    "ReplayStep",
+    "TableActions",
+    "TimeTravel",
+    "unavailable",
+    # Errors
+    "ConcurrencyConflict",
+    "InvalidInput",
+    "NotFound",
+    "QuestlogError",
+    "RuleViolation",
+    "StaleVersion",
+    "StoreUnavailable",
+    # The event envelope and the audit: an event as shown, the chain, verdicts and checkpoints
+    "audit_public_events",
+    "AuditReport",
+    "calendar_board",
+    "Campaign",
+    "chain",
+    "check_checkpoint",
+    "CheckpointVerdict",
+    "EventType",
+    "Figures",
+    "hashes_by_version",
+    "NoteError",
+    "parse_verifier_key",
+    "quest_calendar",
+    "resolve_pointer",
+    "roll_summary",
+    "roll_verdict",
+    "samples",
+    "summarise",
+    "summarise_decoded",
+    "Timeline",
+    "VerifierKey",
+    # The games: their commands, house rules, rules and the values their views read
+    "book",
+    "CALENDAR_BOARD",
+    "Command",
+    "command_schemas",
+    "COMPARTMENTS",
+    "DiceExpression",
+    "GAMES",
+    "IdOrObject",
+    "modifiers",
+    "parse_dice",
+    "party_figures",
+    "QC_FIGURES",
+    "QUEST_CALENDAR",
+    "RULES",
+    "rules_for",
+    "SETTLED_IN_CODE",
+    "STATEMENTS",
+    "StrictBoolean",
+    "StrictInteger",
+    "WEATHERS",
+    # Access: roles, tokens and who is acting
+    "acting_as",
+    "actor_label",
+    "Membership",
+    "ROLES",
+    "Token",
+    # Text and logging helpers every layer shares
+    "ascii_number",
+    "has_control_characters",
+    "quoted",
+    "TracebackThrottle",
+    # The store: its configuration, locks, retries and backups
+    "backup_store",
+    "BackupRefused",
+    "configure_pool",
+    "session_lock",
+    "StoreConfig",
+    "TRANSIENT_ERRORS",
+    "view_lease_keys",
+    "VIEW_LEASE_SPACE",
+    "VIEWS_SETUP_LOCK_KEY",
+]
