@@ -2,8 +2,8 @@
 
 An event's payload is a dataclass (``domain.model.payload``), so mypy checks every keyword an
 ``emit`` passes. A ``**mapping`` part it cannot check: a key it holds that the class lacks fails
-only when a player meets it. This test reads the source instead. For every
-``<x>.emit(<events>.<EventType>(key=..., **...))`` call in ``domain/model/quest_calendar`` and
+only when a player meets it. This test reads the source instead. For every payload built,
+``<x>_events.<EventType>(key=..., **...)``, in ``domain/model/quest_calendar`` and
 ``domain/model/calendar_board`` it works out the keys the call passes: literal keywords, ``**{...}``
 literals, and a ``**name`` or ``**helper(...)`` followed to the dict literals, ``name["key"] = ...``
 stores and ``name.update(...)`` calls that build it in the same function or the helper's returns, a
@@ -85,32 +85,31 @@ class Package:
         return cls({path.name: ast.parse(path.read_text()) for path in paths})
 
     def calls(self) -> Iterator[EmitCall]:
-        """Every ``emit`` call, with the function it is in."""
+        """Every payload built (``<x>_events.<EventType>(...)``), with the function it is in."""
         for module, tree in self.modules.items():
             for function in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
                 for node in ast.walk(function):
                     if not (
                         isinstance(node, ast.Call)
                         and isinstance(node.func, ast.Attribute)
-                        and node.func.attr == "emit"
+                        and isinstance(node.func.value, ast.Name)
+                        and node.func.value.id.endswith("events")
                     ):
                         continue
                     if enclosing(function, node) is not function:
                         continue
                     yield self.call(module, function, node)
 
-    def call(self, module: str, function: ast.FunctionDef, node: ast.Call) -> EmitCall:
-        first = node.args[0] if node.args else None
-        if not isinstance(first, ast.Call) or not isinstance(first.func, ast.Attribute | ast.Name):
-            raise AssertionError(f"{module}:{node.lineno}: the payload is not built in the call")
-        name = first.func.attr if isinstance(first.func, ast.Attribute) else first.func.id
+    def call(self, module: str, function: ast.FunctionDef, first: ast.Call) -> EmitCall:
+        assert isinstance(first.func, ast.Attribute)
+        name = first.func.attr
         keys = Keys()
         for keyword in first.keywords:
             if keyword.arg is not None:
                 keys.found.add(keyword.arg)
             else:
                 keys.add(self.resolve(keyword.value, function, DEPTH))
-        return EmitCall(module, node.lineno, name, keys)
+        return EmitCall(module, first.lineno, name, keys)
 
     def resolve(self, expr: ast.expr, function: ast.FunctionDef, depth: int) -> Keys:
         """The keys a dict expression holds, as far as the source shows them."""

@@ -21,6 +21,7 @@ Reminders are advisory (QC-13): nothing here reads them; only the context and us
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from domain.model.command_schema import Values
@@ -31,6 +32,7 @@ from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import hero_events, items
 from domain.model.quest_calendar import state as qc
 from domain.model.quest_calendar.checks import trait_roll
+from domain.model.quest_calendar.state_types import Hero, Page
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
@@ -48,20 +50,21 @@ _SEGMENT = re.compile(r"[0-9]+|[A-Za-z]+")
 # -- abilities (QC-13..QC-19) ------------------------------------------------------------------
 
 
-def uses_left(hero: dict[str, Any], ability: dict[str, Any]) -> int | None:
+def uses_left(hero: Hero, ability: Mapping[str, Any]) -> int | None:
     """What is left after a use: per-rest uses, this page's use, or unspent surges."""
     usage = ability["usage"]
     if usage == "per_rest":
         return int(ability["uses"] - ability["used"])
     if usage == "per_page":
         return 0 if ability["used_this_page"] else 1
-    if usage == "surge":
-        return int(hero["pool"]["max"] - hero["pool"]["spent"])
+    pool = hero["pool"]
+    if usage == "surge" and pool is not None:
+        return pool["max"] - pool["spent"]
     return None
 
 
 def _target_check(
-    ctx: Context, page: dict[str, Any], index: int, ability: dict[str, Any]
+    ctx: Context, page: Page, index: int, ability: Mapping[str, Any]
 ) -> dict[str, Any]:
     """The page's check ``index`` (QC-14), if this ability may change it."""
     checks = page.get("checks", [])
@@ -90,7 +93,7 @@ def _settle(check: dict[str, Any]) -> None:
 
 
 def _change_check(
-    ctx: Context, kind: str, ability: dict[str, Any], check: dict[str, Any]
+    ctx: Context, kind: str, ability: Mapping[str, Any], check: dict[str, Any]
 ) -> dict[str, Any]:
     """Add to or reroll a check already seen (QC-14); returns what changed, for AbilityUsed."""
     before = check["total"]

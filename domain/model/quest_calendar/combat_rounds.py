@@ -34,6 +34,7 @@ from domain.model.quest_calendar.combat_rules import (
     uses_left,
     verdict_of,
 )
+from domain.model.quest_calendar.state_types import Ability, Hero
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
@@ -290,13 +291,13 @@ def apply_ability(
 
 def _usable(
     ctx: Context,
-    hero: dict[str, Any],
+    hero: Hero,
     work: dict[str, Any],
     use: dict[str, Any],
     *,
     stage: str | None,
     attempt: str,
-) -> tuple[dict[str, Any], str, str, dict[str, Any] | None]:
+) -> tuple[Ability, str, str, dict[str, Any] | None]:
     """The ability ``use`` names, its effect kind, the attack it aims at and that attack's entry,
     or a refusal naming the field when it cannot change this round here (QC-15, QC-40)."""
     ability = hero["abilities"].get(use["id"])

@@ -19,6 +19,7 @@ from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import hero_events
 from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar.state_types import Hero, Page
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
@@ -68,11 +69,13 @@ def damage(ctx: Context, amount: int, cause: str) -> dict[str, Any]:
     before = current["hp"]
     after = max(0, before - max(0, amount))
     current["hp"] = after
-    details = {"amount": before - after, "cause": cause, "hp_before": before, "hp_after": after}
-    ctx.emit(hero_events.HeroDamaged(**details))  # declared in domain.model.quest_calendar
+    damaged = hero_events.HeroDamaged(
+        amount=before - after, cause=cause, hp_before=before, hp_after=after
+    )
+    ctx.emit(damaged)
     if after == 0:
         die(ctx, cause=cause)
-    return details
+    return damaged.details()
 
 
 def die(ctx: Context, *, cause: str) -> None:
@@ -80,12 +83,12 @@ def die(ctx: Context, *, cause: str) -> None:
     hero = qc.hero(ctx)
     if ctx.state.get("pending"):
         raise RuntimeError("the hero died while a decision was pending; resolve decisions first")
-    page = ctx.state.get("page") or {}
-    ended = _end_encounters(page)
+    page: Page | None = ctx.state.get("page")
+    ended = [] if page is None else _end_encounters(page)
     hero["hp"] = qc.ceil_half(hero["hp_max"])
     ctx.emit(
         hero_events.Died(
-            page_date=page.get("date"),
+            page_date=None if page is None else page["date"],
             cause=cause,
             hp_max=hero["hp_max"],
             hp_after=hero["hp"],
@@ -129,7 +132,7 @@ def die(ctx: Context, *, cause: str) -> None:
     finish_cloning(ctx, outcome, cause=cause)
 
 
-def _end_encounters(page: dict[str, Any]) -> list[str]:
+def _end_encounters(page: Page) -> list[str]:
     """G-QC-12: the encounter in progress ends unresolved and gives no rewards."""
     ended = []
     for kind in ("combat", "dogfight"):
@@ -279,9 +282,9 @@ def choose_loot(ctx: Context, args: Values) -> None:
         for slot in [s for s, i in hero["equipped"].items() if i == item_id]:
             del hero["equipped"][slot]
             unequipped.append(slot)
-    slot = lost.get("slot") if lost else (unequipped[0] if unequipped else None)
+    item_type = lost["slot"] if lost else (unequipped[0] if unequipped else None)
     ctx.emit(
-        hero_events.EquipmentSacrificed(item_id=item_id, item_type=slot, unequipped=unequipped)
+        hero_events.EquipmentSacrificed(item_id=item_id, item_type=item_type, unequipped=unequipped)
     )
     finish_cloning(ctx, 3, cause=pending["context"].get("cause", "unknown"))
 
@@ -323,7 +326,7 @@ def choose_clone_outcome(ctx: Context, args: Values) -> None:
     finish_cloning(ctx, 4, cause=cause, replaced=True)
 
 
-def _carry_over(ctx: Context, old: dict[str, Any], new_hero: dict[str, Any]) -> list[str]:
+def _carry_over(ctx: Context, old: Hero, new_hero: Hero) -> list[str]:
     """G-QC-16 ``qc.death.replacementCarries``: what the new hero keeps; never equipment."""
     carries = [c for c in ctx.house["qc.death.replacementCarries"] if isinstance(c, str)]
     if "credits" in carries:

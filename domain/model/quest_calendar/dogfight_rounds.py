@@ -60,9 +60,10 @@ from domain.model.quest_calendar.ship import (
     roll_aim,
     roll_evasion,
     rules,
-    start_details,
+    started,
     take_fire,
 )
+from domain.model.quest_calendar.state_types import Hero
 
 DECISION = "dogfight_round_abilities"
 ROLLS = ("aim", "evasion")
@@ -103,7 +104,7 @@ def _judge(ctx: Context, spec: dict[str, Any], which: str, roll: dict[str, Any])
         roll["tier"] = evasion_tier(ctx.house, roll["total"], spec["enemy_aim"])
 
 
-def dogfight_options(hero: dict[str, Any], which: str) -> list[dict[str, Any]]:
+def dogfight_options(hero: Hero, which: str) -> list[dict[str, Any]]:
     """The hero's dogfight abilities that could change the open roll and have a use left."""
     options = []
     for ability in hero["abilities"].values():
@@ -279,7 +280,7 @@ def start_dogfight(ctx: Context, args: Values) -> None:
         "open": None,
         "ended_by": None,
     }
-    ctx.emit(fight_events.DogfightStarted(**start_details(ctx, page, len(rounds), enemies)))
+    ctx.emit(started(ctx, page, len(rounds), enemies))
 
 
 @rules.command(

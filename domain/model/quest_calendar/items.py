@@ -25,6 +25,7 @@ from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import hero_events
 from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar.state_types import Page
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
@@ -44,7 +45,7 @@ FIGHTS = ("combat", "dogfight")
 # -- where the hero is on the page (QC-15, QC-23) ----------------------------------------------
 
 
-def fight_in_progress(page: dict[str, Any]) -> str | None:
+def fight_in_progress(page: Mapping[str, Any]) -> str | None:
     """ "combat" or "dogfight" while that fight's rounds are being played, else None."""
     for kind in FIGHTS:
         fight = page.get(kind)
@@ -57,12 +58,12 @@ def fight_in_progress(page: dict[str, Any]) -> str | None:
     return None
 
 
-def context_now(page: dict[str, Any]) -> str:
+def context_now(page: Mapping[str, Any]) -> str:
     """The ability context right now (QC-15): "combat", "dogfight" or "outside"."""
     return fight_in_progress(page) or "outside"
 
 
-def timing_now(page: dict[str, Any]) -> str:
+def timing_now(page: Mapping[str, Any]) -> str:
     """When on the page an item is used, for the ItemUsed record (QC-23).
 
     A fight is put on the page already in progress, so one that is no longer is over; one in
@@ -163,7 +164,7 @@ def _highest(notation: str) -> int:
     return dice + expression.modifier
 
 
-def apply_booster(ctx: Context, item: dict[str, Any], page: dict[str, Any]) -> None:
+def apply_booster(ctx: Context, item: Mapping[str, Any], page: Page) -> None:
     """Raise a trait for every roll of it on this page; stacking and rolling per house rules."""
     effect = item["effect"]
     trait = effect["trait"]
@@ -215,7 +216,10 @@ def use_item(ctx: Context, args: Values) -> None:
     item = hero["inventory"][position]
     if item["kind"] != "consumable":
         raise InvalidInput.field("item", f"{item_id} is {item['kind']}, not a consumable")
-    kind = check_effect(item["effect"], ITEM_EFFECTS, "item.effect")
+    effect = item["effect"]
+    if effect is None:
+        raise InvalidInput.field("item", f"{item_id} has no effect to use")
+    kind = check_effect(effect, ITEM_EFFECTS, "item.effect")
     if fight_in_progress(page):
         between = item["usable_between_rounds"]
         if between is None:
@@ -223,14 +227,14 @@ def use_item(ctx: Context, args: Values) -> None:
         if not between:
             rule = "QC-23" if kind == "heal" else "QC-24"
             ctx.refuse(rule, f"{item_id} cannot be used between rounds (notBetweenRounds)")
-    can_apply(ctx, kind, item["effect"], stat)
+    can_apply(ctx, kind, effect, stat)
     del hero["inventory"][position]
     ctx.emit(
         hero_events.ItemUsed(
-            item_id=item_id, name=item["name"], timing=timing_now(page), effect=item["effect"]
+            item_id=item_id, name=item["name"], timing=timing_now(page), effect=effect
         )
     )
     if kind == "booster":
         apply_booster(ctx, item, page)
     else:
-        apply_effect(ctx, kind, item["effect"], cause="item", source=item_id, stat=stat)
+        apply_effect(ctx, kind, effect, cause="item", source=item_id, stat=stat)

@@ -154,8 +154,8 @@ def start_page(ctx: Context, args: Values) -> None:
 def end_page(ctx: Context, args: Values) -> None:
     """QC-31 end-of-page Infected roll; QC-17/QC-18 per-page abilities and boosters expire."""
     current = qc.page(ctx)
-    for fight in ("combat", "dogfight"):
-        if (current.get(fight) or {}).get("status") == "in_progress":
+    for fight, entry in (("combat", current["combat"]), ("dogfight", current["dogfight"])):
+        if (entry or {}).get("status") == "in_progress":
             ctx.refuse("QC-20", f"the {fight} on this page is still in progress; finish it first")
     if current["shop"] is not None:
         shop_id = current["shop"]["id"]

@@ -16,6 +16,7 @@ from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import hero_events
 from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar.state_types import Ability, Hero, Pool
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
@@ -32,7 +33,7 @@ REST_CONDITIONS = ("infected", "malfunction")
 REST_ORDER = ("injury", "hp", "abilities", "pool", "conditions", "equipment")
 
 
-def injured_stats(hero: dict[str, Any]) -> list[str]:
+def injured_stats(hero: Hero) -> list[str]:
     """The stats that carry at least one injury, in the order they were first injured."""
     return list(dict.fromkeys(injury["stat"] for injury in hero["injuries"]))
 
@@ -188,7 +189,7 @@ def _read_trait_points(ctx: Context, raw: dict[str, Any]) -> dict[str, int]:
     return points
 
 
-def _read_new_abilities(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _read_new_abilities(entries: list[dict[str, Any]]) -> list[Ability]:
     """Abilities the new level grants, defined like the hero book's (QC-15..QC-19)."""
     return [qc.read_ability(entry) for entry in entries]
 
@@ -263,9 +264,9 @@ def level_up(ctx: Context, args: Values) -> None:
 
 def _check_level_up(
     ctx: Context,
-    hero: dict[str, Any],
+    hero: Hero,
     points: dict[str, int],
-    new_abilities: list[dict[str, Any]],
+    new_abilities: list[Ability],
     new_uses: dict[str, int],
     pool_max: int | None,
 ) -> None:
@@ -276,12 +277,12 @@ def _check_level_up(
             raise InvalidInput.field("new_abilities", f"the hero already has {ability['id']!r}")
         known.add(ability["id"])
     for ability_id, uses in new_uses.items():
-        ability = hero["abilities"].get(ability_id)
-        if ability is None or ability["usage"] != "per_rest":
+        growing = hero["abilities"].get(ability_id)
+        if growing is None or growing["usage"] != "per_rest":
             raise InvalidInput.field(f"new_uses.{ability_id}", "not a per-rest ability of the hero")
-        if uses < ability["uses"]:
+        if uses < growing["uses"]:
             raise InvalidInput.field(
-                f"new_uses.{ability_id}", f"must be an integer from {ability['uses']} to 100"
+                f"new_uses.{ability_id}", f"must be an integer from {growing['uses']} to 100"
             )
     pool = hero.get("pool")
     if pool_max is not None and pool is not None and pool_max < pool["max"]:
@@ -293,8 +294,8 @@ def _check_level_up(
 
 
 def _grow_capacity(
-    hero: dict[str, Any],
-    new_abilities: list[dict[str, Any]],
+    hero: Hero,
+    new_abilities: list[Ability],
     new_uses: dict[str, int],
     at_once: bool,
 ) -> dict[str, dict[str, int]]:
@@ -314,9 +315,9 @@ def _grow_capacity(
     return uses_details
 
 
-def _grow_pool(hero: dict[str, Any], pool_max: int | None, at_once: bool) -> dict[str, Any] | None:
+def _grow_pool(hero: Hero, pool_max: int | None, at_once: bool) -> Pool | None:
     """Raise the hero's pool to pool_max (creating it if need be); answer the pool."""
-    pool: dict[str, Any] | None = hero.get("pool")
+    pool = hero["pool"]
     if pool_max is not None:
         if pool is None:
             pool = hero["pool"] = {"name": "surges", "max": 0, "spent": 0}

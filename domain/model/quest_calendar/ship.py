@@ -21,6 +21,7 @@ from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import death, fight_events
 from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar.state_types import CrewMember, Item, Page, Ship
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
@@ -53,7 +54,7 @@ def read_rounds(raw_rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [dict(entry) for entry in raw_rounds]
 
 
-def read_crew(loaded: dict[str, Any]) -> dict[str, Any]:
+def read_crew(loaded: dict[str, Any]) -> CrewMember:
     """A crew member: id, name, the abilities they give and an optional Integrity bonus."""
     return {
         "id": loaded["id"],
@@ -63,7 +64,7 @@ def read_crew(loaded: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def stat_bonus(upgrade: dict[str, Any]) -> tuple[str, int] | None:
+def stat_bonus(upgrade: Mapping[str, Any]) -> tuple[str, int] | None:
     """The ship stat an upgrade changes while installed, if its effect says so."""
     effect = upgrade.get("effect") or {}
     if effect.get("kind") != "ship_stat":
@@ -71,13 +72,22 @@ def stat_bonus(upgrade: dict[str, Any]) -> tuple[str, int] | None:
     return str(effect["stat"]), int(effect["amount"])
 
 
-def apply_upgrade(ship: dict[str, Any], upgrade: dict[str, Any], sign: int) -> dict[str, int]:
+def apply_upgrade(ship: Ship, upgrade: Mapping[str, Any], sign: int) -> dict[str, int]:
     """Add (sign +1) or remove (sign -1) an upgrade's ship-stat bonus; returns the change."""
     bonus = stat_bonus(upgrade)
     if bonus is None:
         return {}
-    ship[bonus[0]] += sign * bonus[1]
-    return {bonus[0]: ship[bonus[0]]}
+    stat, amount = bonus
+    if stat == "aim":
+        ship["aim"] += sign * amount
+        return {"aim": ship["aim"]}
+    if stat == "eva":
+        ship["eva"] += sign * amount
+        return {"eva": ship["eva"]}
+    if stat == "shd":
+        ship["shd"] += sign * amount
+        return {"shd": ship["shd"]}
+    raise RuntimeError(f"{stat} is not a ship stat an upgrade changes")
 
 
 def in_progress(entry: Any) -> bool:
@@ -85,12 +95,11 @@ def in_progress(entry: Any) -> bool:
     return isinstance(entry, dict) and entry.get("status") == "in_progress"
 
 
-def inventory_upgrade(ctx: Context, item_id: str) -> dict[str, Any]:
+def inventory_upgrade(ctx: Context, item_id: str) -> Item:
     """An upgrade from the hero's inventory by id, or invalid input naming it."""
     for item in qc.hero(ctx)["inventory"]:
         if item["id"] == item_id and item["kind"] == "upgrade":
-            result: dict[str, Any] = item
-            return result
+            return item
     raise InvalidInput.field("upgrade", f"the hero's inventory holds no ship upgrade {item_id!r}")
 
 
@@ -118,7 +127,7 @@ def read_enemies(enemies: list[str]) -> list[str]:
     return list(enemies)
 
 
-def refuse_if_fighting(ctx: Context, page: dict[str, Any]) -> None:
+def refuse_if_fighting(ctx: Context, page: Page) -> None:
     """QC-69: one fight at a time on a page, a ground combat or a dogfight."""
     if in_progress(page.get("combat")):
         ctx.refuse("QC-69", "a combat is in progress on this page; finish it first")
@@ -126,15 +135,19 @@ def refuse_if_fighting(ctx: Context, page: dict[str, Any]) -> None:
         ctx.refuse("QC-69", "a dogfight is in progress on this page; finish it first")
 
 
-def start_details(ctx: Context, page: dict[str, Any], rounds: int, enemies: list[str]) -> Any:
-    """The DogfightStarted details: the page, its rounds and enemies, the ship's stats (QC-69)."""
-    ship = ctx.state["ship"]
-    return {
-        "page_date": page["date"],
-        "rounds": rounds,
-        "enemies": enemies,
-        **{stat: ship[stat] for stat in SHIP_STATS},
-    }
+def started(
+    ctx: Context, page: Page, rounds: int, enemies: list[str]
+) -> fight_events.DogfightStarted:
+    """The DogfightStarted event: the page, its rounds and enemies, the ship's stats (QC-69)."""
+    ship: Ship = ctx.state["ship"]
+    return fight_events.DogfightStarted(
+        page_date=page["date"],
+        rounds=rounds,
+        enemies=enemies,
+        aim=ship["aim"],
+        eva=ship["eva"],
+        shd=ship["shd"],
+    )
 
 
 @rules.command(
@@ -151,12 +164,12 @@ def dogfight(ctx: Context, args: Values) -> None:
     qc.hero(ctx)
     page = qc.page(ctx)
     refuse_if_fighting(ctx, page)
-    page["dogfight"] = {"status": "in_progress", "round": 0, "rounds": len(rounds)}
+    dogfight = page["dogfight"] = {"status": "in_progress", "round": 0, "rounds": len(rounds)}
     page["first_roll_made"] = True
-    ctx.emit(fight_events.DogfightStarted(**start_details(ctx, page, len(rounds), enemies)))
+    ctx.emit(started(ctx, page, len(rounds), enemies))
     played, hero_died = 0, False
     for number, spec in enumerate(rounds, start=1):
-        page["dogfight"]["round"] = played = number
+        dogfight["round"] = played = number
         hero_died = _play_round(ctx, number, spec)
         if hero_died:
             break
@@ -281,7 +294,7 @@ def _damage_point(ctx: Context, number: int, point: int) -> bool:
 
 def destroy_compartment(ctx: Context, key: str) -> None:
     """QC-75, QC-80: a compartment at 0 loses its crew (and their bonus) and its upgrade."""
-    ship = ctx.state["ship"]
+    ship: Ship = ctx.state["ship"]
     compartment = ship["compartments"][key]
     crew, upgrade = compartment["crew"], compartment["upgrade"]
     ctx.emit(

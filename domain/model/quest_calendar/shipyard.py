@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from domain.model.command_schema import Values
@@ -20,6 +21,7 @@ from domain.model.quest_calendar.ship import (
     rules,
     stat_bonus,
 )
+from domain.model.quest_calendar.state_types import Ability, Page, Ship
 
 rules.declare(
     fight_events.ShipRepaired,
@@ -108,7 +110,7 @@ def _use_ship_parts(ctx: Context, key: str, parts: int, missing: int) -> int:
 def _repair_by_ability(ctx: Context, ability_id: str, missing: int) -> int:
     """A hero ability with effect {"kind": "repair", "amount": n or "dice": ...} (QC-77)."""
     ability = qc.hero(ctx)["abilities"].get(ability_id)
-    effect = (ability or {}).get("effect") or {}
+    effect = (None if ability is None else ability["effect"]) or {}
     if effect.get("kind") != "repair":
         raise InvalidInput.field("ability", f"{ability_id!r} is not a ship repair ability")
     dogfight = ability is not None and ability["context"] == "dogfight"
@@ -124,7 +126,7 @@ def _repair_by_ability(ctx: Context, ability_id: str, missing: int) -> int:
 # -- crew (QC-78..QC-80) -----------------------------------------------------------------------
 
 
-def _crew_ids(ship: dict[str, Any]) -> list[str]:
+def _crew_ids(ship: Ship) -> list[str]:
     aboard = [c["crew"]["id"] for c in ship["compartments"].values() if c["crew"]]
     return aboard + [c["id"] for c in ship.get("unassigned_crew", [])]
 
@@ -146,7 +148,7 @@ def hire_crew(ctx: Context, args: Values) -> None:
     fee = args["fee"]
     hero = qc.hero(ctx)
     qc.page(ctx)
-    ship = ctx.state["ship"]
+    ship: Ship = ctx.state["ship"]
     if crew["id"] in _crew_ids(ship):
         raise InvalidInput.field("crew.id", f"{crew['id']!r} is already on the ship")
     clash = sorted({a["id"] for a in crew["abilities"]} & set(hero["abilities"]))
@@ -184,7 +186,7 @@ def assign_crew(ctx: Context, args: Values) -> None:
     crew_id = args["crew"]
     key = read_compartment(args["compartment"])
     hero = qc.hero(ctx)
-    ship = ctx.state["ship"]
+    ship: Ship = ctx.state["ship"]
     compartments = ship["compartments"]
     if any(c["crew"] and c["crew"]["id"] == crew_id for c in compartments.values()):
         ctx.refuse("QC-79", f"{crew_id} is already assigned; crew members never move")
@@ -204,7 +206,8 @@ def assign_crew(ctx: Context, args: Values) -> None:
     compartment["integrity"] += bonus
     waiting.remove(member)
     for ability in member["abilities"]:
-        hero["abilities"][ability["id"]] = {**ability, "granted_by": crew_id}
+        granted: Ability = {**ability, "granted_by": crew_id}
+        hero["abilities"][ability["id"]] = granted
     abilities = [a["id"] for a in member["abilities"]]
     compartment["crew"] = {
         "id": crew_id,
@@ -227,7 +230,7 @@ def assign_crew(ctx: Context, args: Values) -> None:
 # -- upgrades (QC-81..QC-83) -------------------------------------------------------------------
 
 
-def _acquired_today(page: dict[str, Any], item: dict[str, Any]) -> bool:
+def _acquired_today(page: Page, item: Mapping[str, Any]) -> bool:
     """QC-82 (a): an equipment day, or this item recorded as acquired on this page."""
     return bool(
         page.get("equipment_day")
@@ -255,7 +258,7 @@ def install_upgrade(ctx: Context, args: Values) -> None:
     stat_bonus(item)
     hero = qc.hero(ctx)
     page = qc.page(ctx)
-    ship = ctx.state["ship"]
+    ship: Ship = ctx.state["ship"]
     compartment = ship["compartments"][key]
     allowed = item["compartments"]
     if allowed is not None and key not in {str(c) for c in allowed}:
@@ -325,7 +328,7 @@ def sell_upgrade(ctx: Context, args: Values) -> None:
     ctx.emit(
         fight_events.UpgradeSold(
             upgrade_id=item["id"],
-            shop_id=shop.get("id"),
+            shop_id=shop["id"],
             price=price,
             credits_before=credits["from_"],
             credits_after=credits["to"],

@@ -7,6 +7,7 @@ Credits move through ``economy.record_credits`` so every movement has its ledger
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from copy import deepcopy
 from typing import Any
 
@@ -17,6 +18,7 @@ from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import economy, page_events
 from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar.state_types import Hero, Item, Page
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
@@ -38,12 +40,12 @@ RATION_EXAMPLE = {
 HELMET_EXAMPLE = {"id": "visor", "name": "Void Visor", "kind": "equipment", "slot": "helmet"}
 
 
-def is_ration(item: dict[str, Any]) -> bool:
+def is_ration(item: Mapping[str, Any]) -> bool:
     """A Meal Ration counts in ``hero["rations"]`` (QC-65)."""
-    return bool(item["effect"].get("kind") == "ration")
+    return bool((item["effect"] or {}).get("kind") == "ration")
 
 
-def read_goods(ctx: Context, raw: Any, field: str) -> dict[str, Any]:
+def read_goods(ctx: Context, raw: Any, field: str) -> Item:
     """An item from the player whose equipment slot is one of the house's types (G-QC-24)."""
     item = qc.read_item(raw)
     types = ctx.house["qc.equipment.types"]
@@ -64,7 +66,7 @@ def read_goods(ctx: Context, raw: Any, field: str) -> dict[str, Any]:
     return item
 
 
-def mark_acquired(page: dict[str, Any], item: dict[str, Any]) -> None:
+def mark_acquired(page: Page, item: Mapping[str, Any]) -> None:
     """Record an acquisition; equipment opens equipment changes for the page (QC-64, G-QC-24)."""
     # Upgrades may be installed on the day they are acquired (QC-82 reads ``acquired_items``).
     acquired = page.setdefault("acquired_items", [])
@@ -78,7 +80,7 @@ def mark_acquired(page: dict[str, Any], item: dict[str, Any]) -> None:
         slots.append(item["slot"])
 
 
-def take(hero: dict[str, Any], item: dict[str, Any]) -> None:
+def take(hero: Hero, item: Item) -> None:
     """Put a gained item where it belongs: the rations counter or the inventory."""
     if is_ration(item):
         hero["rations"] += 1
@@ -135,8 +137,9 @@ def enter_shop(ctx: Context, args: Values) -> None:
     sells_upgrades = args["sells_upgrades"]
     qc.hero(ctx)
     page = qc.page(ctx)
-    if page.get("shop") is not None:
-        ctx.refuse("QC-59", f"the hero is still in {page['shop']['id']}; leave it first")
+    open_shop = page["shop"]
+    if open_shop is not None:
+        ctx.refuse("QC-59", f"the hero is still in {open_shop['id']}; leave it first")
     if shop_id in page.get("shops_left", []):
         ctx.refuse("QC-59", f"shop closed: the hero already left {shop_id} on this page")
     page["shop"] = {"id": shop_id, "stock": stock, "sells_upgrades": sells_upgrades}
@@ -315,6 +318,8 @@ def equip(ctx: Context, args: Values) -> None:
     if item["kind"] != "equipment":
         ctx.refuse("QC-64", f"{item_id} is {item['kind']}, not equipment")
     slot = item["slot"]
+    if slot is None:
+        ctx.refuse("QC-64", f"{item_id} has no equipment slot")
     timing = change_window(ctx, slot)
     current = hero["equipped"].get(slot)
     if current == item_id:
@@ -325,7 +330,7 @@ def equip(ctx: Context, args: Values) -> None:
             f"the {current} is already equipped as {slot}; send replace: true to swap",
         )
     hero["equipped"][slot] = item_id
-    replaced: dict[str, Any] = next((i for i in hero["inventory"] if i["id"] == current), {})
+    replaced: Mapping[str, Any] = next((i for i in hero["inventory"] if i["id"] == current), {})
     ctx.emit(
         page_events.EquipmentEquipped(
             item_id=item_id,

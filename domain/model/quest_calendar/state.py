@@ -17,6 +17,7 @@ from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.payload import figure
 from domain.model.quest_calendar import page_events
+from domain.model.quest_calendar.state_types import Ability, Hero, Injury, Item, Page, Ship
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
@@ -97,7 +98,7 @@ def initial_state(setup: Mapping[str, Any], house: Mapping[str, Any]) -> dict[st
     }
 
 
-def new_ship() -> dict[str, Any]:
+def new_ship() -> Ship:
     """The Karnack/Fang: Aim +10, EVA +10, SHD 1, six compartments at Integrity 3 (QC-69, QC-73)."""
     return {
         "aim": 10,
@@ -116,7 +117,7 @@ def new_ship() -> dict[str, Any]:
     }
 
 
-def read_hero(loaded: Mapping[str, Any]) -> dict[str, Any]:
+def read_hero(loaded: Mapping[str, Any]) -> Hero:
     """A hero as the player defines them (QC-02, QC-04, QC-05), from its loaded ``Hero``."""
     return {
         "id": loaded["id"],
@@ -153,7 +154,7 @@ def slot_of(inventory: Sequence[Mapping[str, Any]], item_id: str) -> str:
     return str(next(item["slot"] for item in inventory if item["id"] == item_id))
 
 
-def read_ability(loaded: Mapping[str, Any]) -> dict[str, Any]:
+def read_ability(loaded: Mapping[str, Any]) -> Ability:
     """An ability from the hero book (QC-15..QC-19), from its loaded ``Ability``: uses and cost
     default by usage. Its dogfight effect was checked when it was loaded."""
     usage = loaded["usage"]
@@ -180,30 +181,38 @@ def same_item(one: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
     return all(one.get(key) == other.get(key) for key in SAME_ITEM)
 
 
-def read_item(loaded: Mapping[str, Any]) -> dict[str, Any]:
+def read_item(loaded: Mapping[str, Any]) -> Item:
     """An item (G-QC-01 content), from its loaded ``Item``."""
-    keys = ("id", "name", "kind", "slot", "price", "usable_between_rounds", "compartments")
-    return {**{key: loaded[key] for key in keys}, "effect": loaded["effect"]}
+    return {
+        "id": loaded["id"],
+        "name": loaded["name"],
+        "kind": loaded["kind"],
+        "slot": loaded["slot"],
+        "price": loaded["price"],
+        "usable_between_rounds": loaded["usable_between_rounds"],
+        "compartments": loaded["compartments"],
+        "effect": loaded["effect"],
+    }
 
 
 # -- helpers used by every rule module ---------------------------------------------------------
 
 
-def hero(ctx: Context) -> dict[str, Any]:
+def hero(ctx: Context) -> Hero:
     """The hero, or a refusal when none has been selected yet (QC-02)."""
     current = ctx.state.get("hero")
     if current is None:
         ctx.refuse("QC-02", "no hero has been selected yet")
-    result: dict[str, Any] = current
+    result: Hero = current
     return result
 
 
-def page(ctx: Context) -> dict[str, Any]:
+def page(ctx: Context) -> Page:
     """The page being resolved, or a refusal when no page is open (QC-17)."""
     current = ctx.state.get("page")
     if current is None:
         ctx.refuse("QC-17", "no calendar page is open; start a page first")
-    result: dict[str, Any] = current
+    result: Page = current
     return result
 
 
@@ -306,6 +315,8 @@ def record_surge(ctx: Context, ability_id: str, ability: Mapping[str, Any]) -> N
     if ability["usage"] != "surge":
         return
     pool = hero(ctx)["pool"]
+    if pool is None:
+        raise RuntimeError(f"{ability_id} is a surge ability of a hero without a surge pool")
     ctx.emit(
         page_events.SurgeSpent(
             ability_id=ability_id,
@@ -316,7 +327,7 @@ def record_surge(ctx: Context, ability_id: str, ability: Mapping[str, Any]) -> N
     )
 
 
-def spend_ability(ctx: Context, ability_id: str, context: str) -> dict[str, Any]:
+def spend_ability(ctx: Context, ability_id: str, context: str) -> Ability:
     """Mark one use of an ability, refusing what its usage or context forbids (QC-15..QC-19).
 
     ``context`` is where it is used: "combat", "outside" or "dogfight". Returns the ability.
@@ -340,8 +351,7 @@ def spend_ability(ctx: Context, ability_id: str, context: str) -> dict[str, Any]
         if pool is None or pool["max"] - pool["spent"] < ability["cost"]:
             ctx.refuse("QC-19", f"{ability_id} needs {ability['cost']} unspent surge(s)")
         pool["spent"] += ability["cost"]
-    result: dict[str, Any] = ability
-    return result
+    return ability
 
 
 def apply_injury(ctx: Context, stat: str) -> dict[str, Any]:
@@ -351,10 +361,7 @@ def apply_injury(ctx: Context, stat: str) -> dict[str, Any]:
     if stat == "hp_max":
         # max HP never falls below 1: a hero of max HP 0 could neither heal nor ever die again
         amount = max(0, min(amount, current["hp_max"] - 1))
-    if stat in TRAITS:
-        current["traits"][stat] -= amount
-    else:
-        current[stat] -= amount
+    _add_to_stat(current, stat, -amount)
     current["injuries"].append({"stat": stat, "amount": amount})
     cap_hp(ctx)
     return {"stat": stat, "amount": amount}
@@ -363,17 +370,31 @@ def apply_injury(ctx: Context, stat: str) -> dict[str, Any]:
 def remove_injuries(ctx: Context, stat: str, count: int | None = None) -> dict[str, Any]:
     """Remove up to ``count`` injuries (all when None) of one stat, giving back what they took."""
     current = hero(ctx)
-    kept: list[dict[str, Any]] = []
-    removed: list[dict[str, Any]] = []
+    kept: list[Injury] = []
+    removed: list[Injury] = []
     for injury in current["injuries"]:
         if injury["stat"] == stat and (count is None or len(removed) < count):
             removed.append(injury)
         else:
             kept.append(injury)
     total = sum(i["amount"] for i in removed)
-    if stat in TRAITS:
-        current["traits"][stat] += total
-    elif removed:
-        current[stat] += total
+    if removed:
+        _add_to_stat(current, stat, total)
     current["injuries"] = kept
     return {"stat": stat, "count": len(removed), "amount": total}
+
+
+def _add_to_stat(current: Hero, stat: str, amount: int) -> None:
+    """Add to one of the stats an injury lowers (``INJURY_STATS``): a trait or a hero stat."""
+    if stat in TRAITS:
+        current["traits"][stat] += amount
+    elif stat == "hp_max":
+        current["hp_max"] += amount
+    elif stat == "def":
+        current["def"] += amount
+    elif stat == "atk":
+        current["atk"] += amount
+    elif stat == "damage_mod":
+        current["damage_mod"] += amount
+    else:
+        raise RuntimeError(f"{stat} is not a stat an injury lowers")
