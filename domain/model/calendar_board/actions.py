@@ -16,6 +16,7 @@ from typing import Any
 from domain.model.calendar_board import action_events, fate, night
 from domain.model.calendar_board import state as cb
 from domain.model.calendar_board.night import step
+from domain.model.calendar_board.state_types import Party
 from domain.model.command_schema import Values
 from domain.model.engine import Context
 from domain.model.games import RULES
@@ -37,7 +38,7 @@ rules.declare(
 NIGHT_ACTIONS = ("ambush", "rizz", "sleep")
 
 
-def legal_actions(party: dict[str, Any]) -> list[str]:
+def legal_actions(party: Party) -> list[str]:
     """CB-33 / CB-37: the night actions a party may choose; rizz only without a partner."""
     return [a for a in NIGHT_ACTIONS if a != "rizz" or party["partner"] is None]
 
@@ -119,7 +120,7 @@ def night_action(ctx: Context, args: Values) -> None:
 # -- exhaustion and elimination (CB-34, CB-36) --------------------------------------------------
 
 
-def set_exhaustion(ctx: Context, player: str, party: dict[str, Any], to: int, cause: str) -> None:
+def set_exhaustion(ctx: Context, player: str, party: Party, to: int, cause: str) -> None:
     """CB-34: the exhaustion track moves; no event when it does not change."""
     before = party["exhaustion"]
     if to == before:
@@ -128,7 +129,7 @@ def set_exhaustion(ctx: Context, player: str, party: dict[str, Any], to: int, ca
     ctx.emit(action_events.ExhaustionChanged(party=player, from_=before, to=to, cause=cause))
 
 
-def _exhaust(ctx: Context, player: str, party: dict[str, Any], cause: str, gain: bool) -> None:
+def _exhaust(ctx: Context, player: str, party: Party, cause: str, gain: bool) -> None:
     """CB-34 / CB-36: +1 exhaustion (up to the maximum), then the elimination check."""
     if gain:
         raised = min(party["exhaustion"] + 1, ctx.house["cb.exhaustion.max"])
@@ -147,7 +148,7 @@ def _exhaust(ctx: Context, player: str, party: dict[str, Any], cause: str, gain:
 # -- sleep (CB-39) ------------------------------------------------------------------------------
 
 
-def _sleep(ctx: Context, player: str, party: dict[str, Any]) -> None:
+def _sleep(ctx: Context, player: str, party: Party) -> None:
     """CB-39 / G-CB-29: sleep lowers exhaustion, never below 0, and never eliminates."""
     lowered = max(party["exhaustion"] - ctx.house["cb.sleep.nightReduction"], 0)
     set_exhaustion(ctx, player, party, lowered, "nightSleep")
@@ -161,7 +162,7 @@ def rizz_defender(chart: list[int], exhaustion: int) -> int:
     return chart[max(0, min(exhaustion, len(chart) - 1))]
 
 
-def _rizz(ctx: Context, player: str, party: dict[str, Any], partner: str) -> bool:
+def _rizz(ctx: Context, player: str, party: Party, partner: str) -> bool:
     """CB-38: d20 + INT against the chart at the exhaustion before this action's +1.
 
     True while a failed contest waits for the player's fate-reroll decision (G-CB-12).
@@ -187,7 +188,7 @@ def rizz_wins(ctx: Context, total: int, defender: int) -> bool:
 def _rizz_attempted(
     ctx: Context,
     player: str,
-    party: dict[str, Any],
+    party: Party,
     partner: str,
     defender: int,
     die: int,
@@ -213,9 +214,7 @@ def _rizz_attempted(
     return success
 
 
-def _rizz_outcome(
-    ctx: Context, player: str, party: dict[str, Any], partner: str, success: bool
-) -> None:
+def _rizz_outcome(ctx: Context, player: str, party: Party, partner: str, success: bool) -> None:
     """CB-38: a won contest brings the partner; either way the exhaustion follows (G-CB-28).
     The new partner's relationship is ``cb.relationship.initial``, never below
     ``cb.relationship.floor`` (G-CB-06)."""
@@ -275,7 +274,7 @@ def ambush_options(ctx: Context, player: str, d6: int) -> list[dict[str, Any]]:
     return options
 
 
-def _ambush(ctx: Context, player: str, party: dict[str, Any], order_index: int) -> bool:
+def _ambush(ctx: Context, player: str, party: Party, order_index: int) -> bool:
     """CB-35: roll 1d6; a miss moves nothing; a hit waits for the player's choice (True).
 
     A miss that another face would have turned into a hit first offers a fate reroll (G-CB-12),
@@ -288,7 +287,7 @@ def _ambush(ctx: Context, player: str, party: dict[str, Any], order_index: int) 
 def _ambush_rolled(
     ctx: Context,
     player: str,
-    party: dict[str, Any],
+    party: Party,
     order_index: int,
     d6: int,
     *,

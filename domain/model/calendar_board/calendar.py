@@ -17,6 +17,7 @@ from typing import Any
 
 from domain.model.calendar_board import board_events, night, weather
 from domain.model.calendar_board import state as cb
+from domain.model.calendar_board.state_types import Board, Party
 from domain.model.command_schema import Values
 from domain.model.engine import Context
 from domain.model.errors import InvalidInput
@@ -66,7 +67,7 @@ def move_god_piece(ctx: Context, data: dict[str, Any]) -> None:
     """CB-09/CB-11: the holder rolls 1d4; the piece moves forward and stops on End."""
     layout: list[str] = ctx.house["cb.calendar.layout"]
     end = end_space(ctx)
-    board = ctx.state["board"]
+    board: Board = ctx.state["board"]
     if board["god_piece"] >= end:
         reset_god_piece(ctx)  # G-CB-10 "beforeNextRoll": the piece waited on End
     d4 = ctx.roll("1d4", "calendar")["total"]
@@ -106,7 +107,7 @@ def resolve_landing(ctx: Context, data: dict[str, Any]) -> None:
     space_type = "end" if landed == end else ctx.house["cb.calendar.layout"][landed]
     hail_due = weather.set_weather(ctx, landed, space_type)
     if landed == end:
-        board = ctx.state["board"]
+        board: Board = ctx.state["board"]
         board["laps"] += 1
         ctx.emit(board_events.CalendarLapCompleted(lap_number=board["laps"]))
         if ctx.house["cb.calendar.resetTiming"] == "immediate":
@@ -117,7 +118,7 @@ def resolve_landing(ctx: Context, data: dict[str, Any]) -> None:
 
 def reset_god_piece(ctx: Context) -> None:
     """CB-11/CB-12: the piece goes back to Start, passing and landing on nothing; ceasefire +1."""
-    board = ctx.state["board"]
+    board: Board = ctx.state["board"]
     before = board["god_piece"]
     board["god_piece"] = 0
     ctx.emit(
@@ -157,7 +158,7 @@ def resolve_supply(ctx: Context, data: dict[str, Any]) -> bool:
     return True
 
 
-def eligible_weapons(party: dict[str, Any]) -> list[str]:
+def eligible_weapons(party: Party) -> list[str]:
     """CB-14/CB-16: ranged or hybrid weapons that use ammunition and are not looted."""
     return [
         wid

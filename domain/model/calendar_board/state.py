@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from domain.model import decisions
+from domain.model.calendar_board.state_types import Location, Party, Piece, Weapon
 from domain.model.engine import Context, Figures, decision_summary
 from domain.model.errors import InvalidInput, NoSuchDecision, RuleViolation
 from domain.model.patch import pointer_token
@@ -43,9 +44,9 @@ FIGURES = Figures(
 """The figures every Calendar Board event records when it changes them (docs/events.md)."""
 
 
-def read_piece(loaded: Mapping[str, Any]) -> dict[str, Any]:
+def read_piece(loaded: Mapping[str, Any]) -> Piece:
     """A party member: id, location, facing and adaptability modifier."""
-    location = {"kind": loaded["location"]["kind"]}
+    location: Location = {"kind": loaded["location"]["kind"]}
     if location["kind"] == "pathway":
         location["space"] = loaded["location"]["space"]
     return {
@@ -57,10 +58,17 @@ def read_piece(loaded: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def read_weapon(loaded: Mapping[str, Any]) -> dict[str, Any]:
+def read_weapon(loaded: Mapping[str, Any]) -> Weapon:
     """A weapon: kind, ammunition, capacity, regeneration and the looted flag."""
-    keys = ("id", "kind", "uses_ammo", "ammo", "ammo_max", "ammo_regen", "looted")
-    return {key: loaded[key] for key in keys}
+    return {
+        "id": loaded["id"],
+        "kind": loaded["kind"],
+        "uses_ammo": loaded["uses_ammo"],
+        "ammo": loaded["ammo"],
+        "ammo_max": loaded["ammo_max"],
+        "ammo_regen": loaded["ammo_regen"],
+        "looted": loaded["looted"],
+    }
 
 
 def read_player(loaded: Mapping[str, Any]) -> dict[str, Any]:
@@ -171,16 +179,15 @@ def turn_order_from(state: Mapping[str, Any], first: str) -> list[str]:
     return players[start:] + players[:start]
 
 
-def party(ctx: Context, player: str) -> dict[str, Any]:
+def party(ctx: Context, player: str) -> Party:
     """A player's party, or invalid input naming ``player``."""
-    parties: dict[str, Any] = ctx.state["parties"]
+    parties: dict[str, Party] = ctx.state["parties"]
     if player not in parties:
         raise InvalidInput.field("player", f"no player {player!r} in this match")
-    result: dict[str, Any] = parties[player]
-    return result
+    return parties[player]
 
 
-def pathway_pieces(party_state: Mapping[str, Any]) -> list[dict[str, Any]]:
+def pathway_pieces(party_state: Party) -> list[Piece]:
     """The party's pieces on the pathway."""
     return [p for p in party_state["pieces"].values() if p["location"]["kind"] == "pathway"]
 

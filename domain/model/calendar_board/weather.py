@@ -13,6 +13,7 @@ from typing import Any
 
 from domain.model.calendar_board import board_events, fate, night
 from domain.model.calendar_board import state as cb
+from domain.model.calendar_board.state_types import Party, Weather, Wind
 from domain.model.command_schema import Values
 from domain.model.engine import Context
 from domain.model.errors import InvalidInput
@@ -57,7 +58,7 @@ def landed_weather(ctx: Context, space_type: str) -> tuple[str, str, str | None]
 
 def set_weather(ctx: Context, space_index: int, space_type: str) -> bool:
     """CB-18/CB-19: the landed space sets the new weather; True when a hail save is due (CB-28)."""
-    weather = ctx.state["weather"]
+    weather: Weather = ctx.state["weather"]
     new, source, event_id = landed_weather(ctx, space_type)
     already_hail = "hail" in (weather["current"], weather["pending"])
     hail_due = new == "hail" and (ctx.house["cb.hail.retriggerOnRepeat"] or not already_hail)
@@ -121,7 +122,7 @@ def wet_pathway_pieces(ctx: Context) -> None:
 def weather_at_turn_start(ctx: Context) -> None:
     """CB-19: the pending weather takes effect as the starting-token holder's turn begins."""
     state = ctx.state
-    weather = state["weather"]
+    weather: Weather = state["weather"]
     if state["night"] is not None:
         return
     player = state["turn"]["player"]
@@ -167,7 +168,7 @@ night.NIGHT_START_HOOKS.append(clear_wet)
 # -- hail (CB-28, G-CB-20) ---------------------------------------------------------------------
 
 
-def counted_pieces(party: dict[str, Any]) -> list[str]:
+def counted_pieces(party: Party) -> list[str]:
     """G-CB-20: the player's own pieces on the pathway or in the home area."""
     kinds = ("pathway", "home")
     return [pid for pid, p in party["pieces"].items() if p["location"]["kind"] in kinds]
@@ -320,7 +321,7 @@ def wind(ctx: Context) -> bool:
     """CB-30/CB-31: the god-token holder rolls the wind d20; it lasts until the next wind roll."""
     d20 = ctx.roll("1d20", "wind")["total"]
     ctx.emit(board_events.WindRolled(holder=ctx.state["god_token"], d20=d20))
-    previous = ctx.state["wind"]
+    previous: Wind = ctx.state["wind"]
     ctx.state["wind"] = wind_for(ctx, d20)
     ctx.emit(board_events.WindSet(**ctx.state["wind"], previous=previous))
     return True
