@@ -5,12 +5,13 @@ It names what they may use: the application services, the errors, the event enve
 what reads it (summaries, audits, checkpoints, the timeline of undone versions), the games'
 public tables, access, and the store's configuration for the processes that run it. An
 import-linter contract (pyproject.toml) holds the outer layers to it, so the model, the services
-and the storage adapters can change shape behind it.
+and the storage adapters can change shape behind it. The games register their commands when
+``domain.service.application`` imports them, so importing this module is enough for both.
 """
 
 from __future__ import annotations
 
-from domain.model import calendar_board, chain, quest_calendar, samples
+from domain.model import chain, samples
 from domain.model.access import ROLES, Membership, Token, acting_as, actor_label
 from domain.model.calendar_board import modifiers
 from domain.model.calendar_board.state import WEATHERS, party_figures
@@ -98,7 +99,6 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     # The event envelope and the audit: an event as shown, the chain, verdicts and checkpoints
     "audit_public_events",
     "AuditReport",
-    "calendar_board",
     "Campaign",
     "chain",
     "check_checkpoint",
@@ -108,7 +108,6 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "hashes_by_version",
     "NoteError",
     "parse_verifier_key",
-    "quest_calendar",
     "resolve_pointer",
     "roll_summary",
     "roll_verdict",

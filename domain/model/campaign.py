@@ -22,15 +22,15 @@ from domain.model import campaign_payloads as payloads
 from domain.model import chain, patch
 from domain.model.access import actor_label, current_actor
 from domain.model.dice import DiceSource
-from domain.model.dice_stream import DiceStream, counters, stamp
+from domain.model.dice_stream import DiceStreamMixin, counters, stamp
 from domain.model.engine import GameRules
 from domain.model.es_aggregates import create_aggregate, drop_pending_events
 from domain.model.house_rules import book
 from domain.model.payload import EventType, declaration, details_upcaster
-from domain.model.time_travel import TimeTravel
+from domain.model.time_travel import RollbackMixin
 
 
-class Campaign(Aggregate, DiceStream, TimeTravel):
+class Campaign(Aggregate, DiceStreamMixin, RollbackMixin):
     """A game log: its game, house rules, dice stream and hash-chain head."""
 
     TOPIC = "questlog.Campaign"

@@ -33,8 +33,9 @@ def ask(
 ) -> None:
     """Wait for ``who``'s decision: set ``state["pending"]``, then emit ``DecisionRequested``.
 
-    The event carries the ``announce`` fields, in that order (none: no event, the caller emits
-    its own). ``extra`` fields follow the usual ones in the pending decision.
+    The event carries the ``announce`` fields (none: no event, the caller emits its own), built
+    as the game's own ``DecisionRequested`` payload class. ``extra`` fields follow the usual ones
+    in the pending decision.
     """
     ctx.state["pending"] = {
         "decision": decision,

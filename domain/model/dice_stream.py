@@ -1,10 +1,10 @@
 """A campaign's dice stream: the client seed, the server seed's rotation, free rolls, and the
 fresh commitment an imported campaign plays on under.
 
-``DiceStream`` is mixed into ``domain.model.campaign.Campaign``: its methods decide (roll through
-dice held to the campaign's dice house rules and commitment, ``CheckedDice``) and then record
-through the campaign's own events (``ClientSeedChanged``, ``SeedRotated``, ``DiceRolled``,
-``Imported``), which only assign. ``Streamer`` is what they use of the campaign
+``DiceStreamMixin`` is mixed into ``domain.model.campaign.Campaign``: its methods decide (roll
+through dice held to the campaign's dice house rules and commitment, ``CheckedDice``) and then
+record through the campaign's own events (``ClientSeedChanged``, ``SeedRotated``, ``DiceRolled``,
+``Imported``), which only assign. ``DiceHost`` is what they use of the campaign
 (docs/dice-verification.md).
 """
 
@@ -18,7 +18,7 @@ from domain.model.dice_notation import DiceExpression
 from domain.model.engine import Context
 
 
-class Streamer(Protocol):
+class DiceHost(Protocol):
     """What the dice stream reads of a campaign, and how it records (``Campaign`` provides it)."""
 
     house_rules: dict[str, Any]
@@ -43,14 +43,14 @@ class Streamer(Protocol):
     def trigger_event(self, event_class: type[Any], **kwargs: Any) -> None: ...
 
 
-class DiceStream:
+class DiceStreamMixin:
     """The dice stream of a campaign (mixed into ``Campaign``)."""
 
-    def set_client_seed(self: Streamer, client_seed: str) -> None:
+    def set_client_seed(self: DiceHost, client_seed: str) -> None:
         """Use a new client seed for the server rolls that follow."""
         self.trigger_event(self.ClientSeedChanged, client_seed=client_seed)
 
-    def rotate_seed(self: Streamer, *, revealed_seed: str, new_commitment: str) -> None:
+    def rotate_seed(self: DiceHost, *, revealed_seed: str, new_commitment: str) -> None:
         """Reveal the current server seed and commit to the next one."""
         self.trigger_event(
             self.SeedRotated,
@@ -60,7 +60,7 @@ class DiceStream:
         )
 
     def record_import(
-        self: Streamer,
+        self: DiceHost,
         *,
         exported_at: str | None,
         checkpoint: str | None,
@@ -83,7 +83,7 @@ class DiceStream:
         )
 
     def roll(
-        self: Streamer, expression: DiceExpression, purpose: str, dice: DiceSource
+        self: DiceHost, expression: DiceExpression, purpose: str, dice: DiceSource
     ) -> dict[str, Any]:
         """Roll dice for a purpose and record faces, total and proof; returns the roll record."""
         context = Context({}, self.house_rules, CheckedDice(self, dice))
@@ -93,7 +93,7 @@ class DiceStream:
         self.trigger_event(self.DiceRolled, purpose=purpose, rolls=rolls, **counted)
         return rolls[0]
 
-    def checked_dice(self: Streamer, dice: DiceSource) -> DiceSource:
+    def checked_dice(self: DiceHost, dice: DiceSource) -> DiceSource:
         """The dice source, held to the campaign's dice mode and current commitment."""
         return CheckedDice(self, dice)
 

@@ -170,7 +170,7 @@ class Payload:
 P = TypeVar("P", bound=type[Payload])
 
 
-@dataclass_transform(kw_only_default=True, field_specifiers=(fact,))
+@dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(fact,))
 def event(cls: P) -> P:
     """Make a payload class a frozen, keyword-only dataclass (its facts by name, as stored)."""
     return typing.cast(P, dataclasses.dataclass(frozen=True, kw_only=True)(cls))

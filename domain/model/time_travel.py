@@ -1,9 +1,9 @@
 """Time travel on a campaign: rollbacks, and the proposals every player must agree to.
 
-``TimeTravel`` is mixed into ``domain.model.campaign.Campaign``: its methods decide (the target,
+``RollbackMixin`` is mixed into ``domain.model.campaign.Campaign``: its methods decide (the target,
 the ``rollback_over_server_rolls`` house rule, a proposal's approvals) and then record through the
 campaign's own events (``RolledBack``, ``RollbackProposed``, ``RollbackApproved``), which only
-assign. ``Recorder`` is what they use of the campaign (docs/time-travel.md).
+assign. ``RollbackHost`` is what they use of the campaign (docs/time-travel.md).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from domain.model.errors import InvalidInput, NotFound, RuleViolation
 from domain.model.house_rules import ROLLBACK_OVER_SERVER_ROLLS, book
 
 
-class Recorder(Protocol):
+class RollbackHost(Protocol):
     """What time travel reads of a campaign, and how it records (``Campaign`` provides it)."""
 
     game: str
@@ -47,19 +47,19 @@ class Recorder(Protocol):
     def _within_command(self, size: int) -> AbstractContextManager[None]: ...
 
 
-class TimeTravel:
+class RollbackMixin:
     """Rollbacks and rollback proposals of a campaign (mixed into ``Campaign``)."""
 
-    def check_rollback_target(self: Recorder, to_version: int) -> None:
+    def check_rollback_target(self: RollbackHost, to_version: int) -> None:
         """Refuse a rollback target that is not an earlier version of this campaign."""
         check_target(self.version, to_version)
 
-    def rollback_policy(self: Recorder) -> str:
+    def rollback_policy(self: RollbackHost) -> str:
         """The ``rollback_over_server_rolls`` house rule in force (its default if unset)."""
         return policy_of(self.game, self.house_rules)
 
     def roll_back(
-        self: Recorder,
+        self: RollbackHost,
         *,
         to_version: int,
         reason: str,
@@ -108,7 +108,7 @@ class TimeTravel:
         return event
 
     def propose_rollback(
-        self: Recorder,
+        self: RollbackHost,
         *,
         proposal_id: str,
         to_version: int,
@@ -134,7 +134,7 @@ class TimeTravel:
                 self.trigger_event(self.RollbackApproved, proposal_id=proposal_id, player=proposer)
 
     def approve_rollback(
-        self: Recorder, proposal_id: str, player: str, *, moved_on_at: int | None
+        self: RollbackHost, proposal_id: str, player: str, *, moved_on_at: int | None
     ) -> None:
         """Record one player's agreement to an open proposal.
 
@@ -163,11 +163,11 @@ class TimeTravel:
             )
         self.trigger_event(self.RollbackApproved, proposal_id=proposal_id, player=player)
 
-    def proposal(self: Recorder, proposal_id: str) -> dict[str, Any]:
+    def proposal(self: RollbackHost, proposal_id: str) -> dict[str, Any]:
         """A rollback proposal by id (open or carried out)."""
         return found(self, proposal_id)
 
-    def missing_approvals(self: Recorder, proposal_id: str) -> list[str]:
+    def missing_approvals(self: RollbackHost, proposal_id: str) -> list[str]:
         """The players who have not agreed to a proposal yet."""
         return missing(found(self, proposal_id))
 
@@ -192,7 +192,7 @@ def policy_of(game: str, house_rules: dict[str, Any]) -> str:
     return str(house_rules.get(ROLLBACK_OVER_SERVER_ROLLS, default))
 
 
-def found(campaign: Recorder, proposal_id: str) -> dict[str, Any]:
+def found(campaign: RollbackHost, proposal_id: str) -> dict[str, Any]:
     """A campaign's rollback proposal by id, or ``NotFound``."""
     proposal = campaign.proposals.get(proposal_id)
     if proposal is None:

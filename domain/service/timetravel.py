@@ -224,7 +224,8 @@ class TimeTravel:
             undone_rolls=self.rolls_undone_by(campaign, to_version),
             proposal_id=proposal_id,
         )
-        assert isinstance(rolled_back, Campaign.RolledBack)
+        if not isinstance(rolled_back, Campaign.RolledBack):
+            raise TypeError(f"roll_back recorded {type(rolled_back).__name__}, not RolledBack")
         return rolled_back
 
     def rolls_undone_by(self, campaign: Campaign, to_version: int) -> list[dict[str, Any]]:

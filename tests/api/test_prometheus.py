@@ -33,6 +33,7 @@ import yaml
 
 from domain.service.application import Questlog
 from domain.storage.advisory_locks import campaign_lock_keys
+from domain.storage.recorders import CAMPAIGN_LOCK_TIMEOUT
 from domain.storage.store import StoreConfig
 from tests.api.test_cli_and_server import QUESTLOG, free_port
 from tests.api.test_operations_processes import stop
@@ -46,11 +47,14 @@ RATE_LIMIT = 1
 """Appends per second per token the rate limit counts; the burst goes well past it."""
 BURST = 30
 OLD_TOP_BUCKET = 10.0
+"""The largest finite latency bucket before issue 27: a slower request read as this."""
 CAMPAIGN_LOCK_HELD = 1.5
 """How long the campaign's lock is held before the table lock's 10 s wait starts: PostgreSQL
 times a lock wait by the wall clock, which this machine's clock corrections can shorten by tens
 of milliseconds, so a roll that waited the table lock alone could read just under 10 s."""
-"""The largest finite latency bucket before issue 27: a slower request read as this."""
+# held past the store's campaign lock timeout, the roll would stop waiting for it
+assert float(CAMPAIGN_LOCK_TIMEOUT.removesuffix("s")) > CAMPAIGN_LOCK_HELD
+
 Sample = dict[str, Any]
 
 

@@ -385,7 +385,7 @@ def _end(ctx: Context, combat: dict[str, Any], reason: str) -> None:
     remaining = len(combat["rounds"]) - killed if combat["kind"] == "several_enemies" else 1
     ctx.emit(
         fight_events.CombatEnded(
-            page_date=qc.page(ctx)["date"],
+            page_date=_page_date(ctx),
             ended_by=reason,
             rounds_played=len(results),
             rounds_won=sum(1 for r in results if r["won"]),
@@ -393,3 +393,11 @@ def _end(ctx: Context, combat: dict[str, Any], reason: str) -> None:
             enemies_remaining=remaining,
         )
     )
+
+
+def _page_date(ctx: Context) -> str:
+    """The date of the page a combat is on (a combat always is: none is a programming error)."""
+    page = ctx.state.get("page")
+    if page is None:
+        raise RuntimeError("a combat ended with no page open")
+    return str(page["date"])

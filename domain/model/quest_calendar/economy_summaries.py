@@ -174,7 +174,8 @@ def _sacrificed(f: Facts) -> str:
         if d.get("unequipped")
         else ""
     )
-    return f"Sacrificed {f.name(d['item_id'])} ({words(d['item_type'])}){also}"
+    slot = "no slot" if d["item_type"] is None else words(d["item_type"])
+    return f"Sacrificed {f.name(d['item_id'])} ({slot}){also}"
 
 
 @summary("qc.CreditsChanged")

@@ -257,10 +257,8 @@ def _healed(f: Facts) -> str:
 def _died(f: Facts) -> str:
     d = f.d
     ended = f"; ended {listed(d['encounters_ended'])}" if d.get("encounters_ended") else ""
-    return (
-        f"The hero died ({words(d['cause'])}) on {text(d['page_date'], 20)}: "
-        f"HP {d['hp_after']} of {d['hp_max']}{ended}"
-    )
+    when = "with no page open" if d["page_date"] is None else f"on {text(d['page_date'], 20)}"
+    return f"The hero died ({words(d['cause'])}) {when}: HP {d['hp_after']} of {d['hp_max']}{ended}"
 
 
 @summary("qc.CloneRollMade")
