@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import domain.model.quest_calendar  # noqa: F401  (registers the game)
+from domain.model.dice import Draw
 from domain.model.games import RULES
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
@@ -35,9 +36,7 @@ class Faces:
 
     source = "reported"
 
-    def draw(self, sides: Sequence[int]) -> Any:
-        from domain.model.dice import Draw
-
+    def draw(self, sides: Sequence[int]) -> Draw:
         return Draw(faces=[max(1, s // 2) for s in sides], source="reported", proof=None)
 
 

@@ -26,14 +26,9 @@ GRACE = 0.25
 HELP_BATCH = 500
 
 
-def log_head(app: Questlog) -> int:
-    """The last notification id of the log (0 when empty)."""
-    return app.log_head()
-
-
 def freshness(app: Questlog, position: int, head: int | None = None) -> dict[str, int]:
     """A view's position, the log's head and the lag between them (never negative)."""
-    top = log_head(app) if head is None else head
+    top = app.log_head() if head is None else head
     return {"position": position, "head": top, "lag": max(0, top - position)}
 
 

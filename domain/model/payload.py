@@ -156,14 +156,16 @@ class Payload:
     """The payload version stored with the event (docs/events.md)."""
     UPCASTERS: ClassVar[tuple[Upcaster, ...]] = ()
     """``UPCASTERS[n]`` turns details stored at version ``n + 1`` into version ``n + 2``."""
+    STORED_KEYS: ClassVar[tuple[tuple[str, str], ...]] = ()
+    """Each field by its Python name and the key it is stored under (set by ``event``)."""
 
     def details(self) -> dict[str, Any]:
         """The details the event stores: every recorded fact by its stored key."""
         recorded = {}
-        for declared in dataclasses.fields(self):  # type: ignore[arg-type]
-            value = getattr(self, declared.name)
+        for name, key in self.STORED_KEYS:
+            value = getattr(self, name)
             if value is not ABSENT:
-                recorded[declared.metadata[STORED_AS] or declared.name] = value
+                recorded[key] = value
         return recorded
 
 
@@ -173,7 +175,12 @@ P = TypeVar("P", bound=type[Payload])
 @dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(fact,))
 def event(cls: P) -> P:
     """Make a payload class a frozen, keyword-only dataclass (its facts by name, as stored)."""
-    return typing.cast(P, dataclasses.dataclass(frozen=True, kw_only=True)(cls))
+    made = typing.cast(P, dataclasses.dataclass(frozen=True, kw_only=True)(cls))
+    made.STORED_KEYS = tuple(
+        (each.name, each.metadata[STORED_AS] or each.name)
+        for each in dataclasses.fields(made)  # type: ignore[arg-type]
+    )
+    return made
 
 
 _JSON_TYPES: dict[Any, str] = {

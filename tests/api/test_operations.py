@@ -18,7 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
-from projections.reads import catch_up_to, log_head
+from projections.reads import catch_up_to
 from projections.views import ALL_VIEWS
 from tests.api.conftest import client_as
 from webapi.app import create_app
@@ -93,7 +93,7 @@ def test_readyz_names_each_view_behind_the_bound_until_the_views_catch_up(
     }
     assert "roll_log (4)" in answer.json["detail"]
     with app.app_context():
-        assert catch_up_to(questlog, views_store(), ALL_VIEWS, log_head(questlog), 30, grace=0)
+        assert catch_up_to(questlog, views_store(), ALL_VIEWS, questlog.log_head(), 30, grace=0)
     assert client_as(app, None).get("/readyz").status_code == 200
 
 

@@ -17,7 +17,7 @@ from uuid import UUID
 from flask import Flask, current_app
 
 from domain.facade import InvalidInput, NotFound, Questlog
-from projections.reads import catch_up_to, freshness, log_head, position_of
+from projections.reads import catch_up_to, freshness, position_of
 from projections.store import ViewStore, open_view_store
 from projections.view import View
 from projections.views import ALL_VIEWS
@@ -57,7 +57,7 @@ def wanted_position(app: Questlog, query: dict[str, Any], cid: UUID | None) -> i
         if found is None:
             raise InvalidInput.field("wait_for_version", f"campaign {cid} has no version {version}")
         return max(position or 0, found)
-    if position is not None and position > (head := log_head(app)):
+    if position is not None and position > (head := app.log_head()):
         raise InvalidInput.field("wait_for", f"position {position} is beyond the log's head {head}")
     return position
 
