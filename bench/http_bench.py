@@ -42,6 +42,7 @@ class LoggedServer:
     label = "the server"
     stop_timeout = 10.0
     poll_interval = 0.05
+    ready_path = READY_PATH
     process: subprocess.Popen[bytes]
     port: int
 
@@ -64,7 +65,7 @@ class LoggedServer:
                     f"{self.label} exited with {self.process.returncode}:\n{self.tail()}"
                 )
             try:
-                status, _ = request_json(self.port, "GET", READY_PATH, timeout=5)
+                status, _ = request_json(self.port, "GET", self.ready_path, timeout=5)
                 if status == 200:
                     return
             except OSError:

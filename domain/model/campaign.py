@@ -88,7 +88,7 @@ class Campaign(Aggregate, DiceStreamMixin, RollbackMixin):
         state: dict[str, Any]
 
         def assign(self, campaign: Campaign) -> None:
-            campaign.state = deepcopy(self.state)
+            campaign.state = patch.copy_json(self.state)
             campaign.game = self.game
             campaign.name = self.name
             campaign.house_rules = dict(self.house_rules)
@@ -178,7 +178,7 @@ class Campaign(Aggregate, DiceStreamMixin, RollbackMixin):
         proposal_id: str | None
 
         def assign(self, campaign: Campaign) -> None:
-            campaign.state = deepcopy(self.restored_state)
+            campaign.state = patch.copy_json(self.restored_state)
             campaign.house_rules = dict(self.restored_house_rules)
             campaign.rollbacks.append([self.originator_version, self.to_version])
             if self.proposal_id is not None:
@@ -439,7 +439,7 @@ class Campaign(Aggregate, DiceStreamMixin, RollbackMixin):
                 "revealed_seeds": dict(self.dice["revealed"]),
             },
             "rolls": {"count": self.dice["rolls"]},
-            **deepcopy(self.state),
+            **patch.copy_json(self.state),
         }
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping
-from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -85,7 +84,7 @@ class Context:
         declared: Mapping[str, EventType] | None = None,
         figures: Figures | None = None,
     ) -> None:
-        self.state: dict[str, Any] = deepcopy(dict(state))
+        self.state: dict[str, Any] = patch.copy_json(dict(state))
         self.declared = declared
         self.figures = figures
         """The game's tracked figures; every ``emit`` records those it changed."""
@@ -98,7 +97,8 @@ class Context:
         self.dice = dice
         self.dice_set = dice_set
         self.events: list[PendingEvent] = []
-        self._mark = deepcopy(self.state)
+        self._mark: Mapping[str, Any] = state
+        """The state as the last event left it (read only: the handler changes ``state``)."""
         self._rolls: list[dict[str, Any]] = []
 
     def roll(
@@ -162,7 +162,7 @@ class Context:
         effects = patch.diff(self._mark, self.state)
         figures = {} if self.figures is None else self.figures.changed(self._mark, self.state)
         self.events.append(PendingEvent(event_type, details, self._rolls, effects, figures))
-        self._mark = deepcopy(self.state)
+        self._mark = patch.copy_json(self.state)
         self._rolls = []
 
     def payload(self, event_type: str, **details: Any) -> Payload:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
+import orjson
 from flask import Response, current_app, g, request
 
 from domain.facade import (
@@ -99,6 +100,15 @@ def appended(status: int, result: CommandResult, body: dict[str, Any]) -> Render
     return status, body, {"ETag": f'"{result.version}"'}
 
 
+def json_bytes(body: Any) -> bytes:
+    """A JSON body as UTF-8 bytes: orjson (several times faster than ``json``), or ``json`` for
+    what orjson does not take (an integer beyond 64 bits)."""
+    try:
+        return orjson.dumps(body)
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(body).encode()
+
+
 def reply(outcome: Outcome, render: Render) -> Response:
     """Render a command's result, first answer or replay, into an HTTP response, with the
     signed checkpoint of its version and head hash (a replay gets the same checkpoint: the
@@ -118,7 +128,7 @@ def reply(outcome: Outcome, render: Render) -> Response:
                 outcome.campaign_id, outcome.version, outcome.head_hash
             ),
         }
-    response = Response(json.dumps(body), status=status, mimetype="application/json")
+    response = Response(json_bytes(body), status=status, mimetype="application/json")
     for name, value in headers.items():
         response.headers[name] = value
     if outcome.replayed:
