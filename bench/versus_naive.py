@@ -12,8 +12,8 @@ keep-alive clients in threads of this process (``bench/load.py``), client i on i
   ``trait_check`` on server dice, on a campaign with a hero and an open page;
 - **postgres**: ``questlog serve`` on a fresh PostgreSQL schema, one process, the roll route.
 
-The targets (issue 29): roll ≥ 1.0× naive with p99 no worse, command ≥ 0.8× naive, PostgreSQL ≥
-0.8× SQLite's roll. Each side's server CPU per 1,000 requests is read from ``/proc`` (the load
+The targets (issue 29): roll ≥ 1.0x naive with p99 no worse, command ≥ 0.8x naive, PostgreSQL ≥
+0.8x SQLite's roll. Each side's server CPU per 1,000 requests is read from ``/proc`` (the load
 generator runs in this process, not in the server's). After the load each campaign's version is
 read back: every 201 must be stored.
 """
@@ -123,8 +123,8 @@ class VersusResult:
         naive, roll = self.runs["naive"], self.runs["roll"]
         return [
             (
-                f"roll route ≥ {ROLL_TARGET:.1f}× the naive app",
-                f"{self.ratio('roll', 'naive'):.2f}×",
+                f"roll route ≥ {ROLL_TARGET:.1f}x the naive app",
+                f"{self.ratio('roll', 'naive'):.2f}x",
                 self.ratio("roll", "naive") >= ROLL_TARGET,
             ),
             (
@@ -133,13 +133,13 @@ class VersusResult:
                 roll.percentile_ms(99) <= naive.percentile_ms(99),
             ),
             (
-                f"game command (trait_check, server dice) ≥ {COMMAND_TARGET:.1f}× the naive app",
-                f"{self.ratio('command', 'naive'):.2f}×",
+                f"game command (trait_check, server dice) ≥ {COMMAND_TARGET:.1f}x the naive app",
+                f"{self.ratio('command', 'naive'):.2f}x",
                 self.ratio("command", "naive") >= COMMAND_TARGET,
             ),
             (
-                f"PostgreSQL (one process) ≥ {POSTGRES_TARGET:.1f}× SQLite, roll route",
-                f"{self.ratio('postgres', 'roll'):.2f}×",
+                f"PostgreSQL (one process) ≥ {POSTGRES_TARGET:.1f}x SQLite, roll route",
+                f"{self.ratio('postgres', 'roll'):.2f}x",
                 self.ratio("postgres", "roll") >= POSTGRES_TARGET,
             ),
         ]
