@@ -429,7 +429,9 @@ class Campaign(Aggregate, DiceStreamMixin, RollbackMixin):
     # -- reading ----------------------------------------------------------------------------
 
     def view(self) -> dict[str, Any]:
-        """The campaign's current state as plain JSON."""
+        """The campaign's current state as plain JSON, to read: the game state's values are the
+        campaign's own (never changed in place, as every event replaces the state), so a caller
+        that wants to change one copies it first (``patch.copy_json``)."""
         return {
             "house_rules": deepcopy(self.house_rules),
             "dice": {
@@ -439,7 +441,7 @@ class Campaign(Aggregate, DiceStreamMixin, RollbackMixin):
                 "revealed_seeds": dict(self.dice["revealed"]),
             },
             "rolls": {"count": self.dice["rolls"]},
-            **patch.copy_json(self.state),
+            **self.state,
         }
 
 

@@ -162,7 +162,8 @@ class Context:
         effects = patch.diff(self._mark, self.state)
         figures = {} if self.figures is None else self.figures.changed(self._mark, self.state)
         self.events.append(PendingEvent(event_type, details, self._rolls, effects, figures))
-        self._mark = patch.copy_json(self.state)
+        # The mark moves on by the event's own patch: only what changed is copied.
+        self._mark = patch.apply(self._mark, effects)
         self._rolls = []
 
     def payload(self, event_type: str, **details: Any) -> Payload:
