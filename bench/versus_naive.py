@@ -121,7 +121,7 @@ class VersusResult:
     def checks(self) -> list[tuple[str, str, bool]]:
         """(what, figure, met) for each target."""
         naive, roll = self.runs["naive"], self.runs["roll"]
-        return [
+        checks = [
             (
                 f"roll route ≥ {ROLL_TARGET:.1f}x the naive app",
                 f"{self.ratio('roll', 'naive'):.2f}x",
@@ -132,17 +132,25 @@ class VersusResult:
                 f"{roll.percentile_ms(99):.1f} ms vs {naive.percentile_ms(99):.1f} ms",
                 roll.percentile_ms(99) <= naive.percentile_ms(99),
             ),
-            (
-                f"game command (trait_check, server dice) ≥ {COMMAND_TARGET:.1f}x the naive app",
-                f"{self.ratio('command', 'naive'):.2f}x",
-                self.ratio("command", "naive") >= COMMAND_TARGET,
-            ),
-            (
-                f"PostgreSQL (one process) ≥ {POSTGRES_TARGET:.1f}x SQLite, roll route",
-                f"{self.ratio('postgres', 'roll'):.2f}x",
-                self.ratio("postgres", "roll") >= POSTGRES_TARGET,
-            ),
         ]
+        if "command" in self.runs:
+            checks.append(
+                (
+                    f"game command (trait_check, server dice) ≥ {COMMAND_TARGET:.1f}x "
+                    "the naive app",
+                    f"{self.ratio('command', 'naive'):.2f}x",
+                    self.ratio("command", "naive") >= COMMAND_TARGET,
+                )
+            )
+        if "postgres" in self.runs:
+            checks.append(
+                (
+                    f"PostgreSQL (one process) ≥ {POSTGRES_TARGET:.1f}x SQLite, roll route",
+                    f"{self.ratio('postgres', 'roll'):.2f}x",
+                    self.ratio("postgres", "roll") >= POSTGRES_TARGET,
+                )
+            )
+        return checks
 
     def failure(self) -> str | None:
         reasons = [
@@ -189,6 +197,7 @@ def measure_versus(
     seconds: float,
     rounds: int,
     postgres: bool = True,
+    command: bool = True,
     note: Callable[[str], None],
 ) -> VersusResult:
     """Start the servers, load them in alternating rounds, check the stores, stop them."""
@@ -200,8 +209,9 @@ def measure_versus(
         sides = [Contender("naive", naive, ["/rolls"] * clients, ROLL_BODY)]
         sqlite = StoreConfig(sqlite_path=workdir / "roll.db")
         sides.append(_questlog("roll", sqlite, workdir, clients, stack, command=False))
-        game = StoreConfig(sqlite_path=workdir / "command.db")
-        sides.append(_questlog("command", game, workdir, clients, stack, command=True))
+        if command:
+            game = StoreConfig(sqlite_path=workdir / "command.db")
+            sides.append(_questlog("command", game, workdir, clients, stack, command=True))
         if postgres:
             schema = stack.enter_context(fresh_schema(url))
             pg = StoreConfig(database_url=url, postgres_schema=schema)
@@ -290,6 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=20.0, help="measured seconds per side")
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--no-command", action="store_true", help="skip the game command")
     args = parser.parse_args(argv)
     console = Console(highlight=False)
     with tempfile.TemporaryDirectory(prefix="questlog-versus-") as folder:
@@ -301,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
             seconds=args.seconds,
             rounds=args.rounds,
             postgres=not args.no_postgres,
+            command=not args.no_command,
             note=lambda text: console.print(f"  [dim]{text}[/dim]"),
         )
     console.print(versus_table(result))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import deque
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
@@ -39,8 +40,64 @@ APPLICATION_NAME = "questlog"
 can tell the service's connections apart in ``pg_stat_activity``."""
 
 
+class LastInFirstOut(deque[Any]):
+    """A connection pool's idle connections, the one returned last taken first."""
+
+    def popleft(self) -> Any:
+        return self.pop()
+
+
 class SQLiteRecorder(SideTables, SQLiteRecorderHooks):
-    """The SQLite application recorder with the side tables."""
+    """The SQLite application recorder with the side tables.
+
+    Its pool hands out the connection returned last (eventsourcing's takes the one idle
+    longest). A SQLite connection drops its page cache whenever another connection has written
+    since its last transaction; rotating through the pool made every request start cold and
+    re-read its pages, and cost more CPU than the request's own work.
+    """
+
+    def __init__(self, datastore: Any, **kwargs: Any) -> None:
+        pool = datastore.pool
+        pool._pool = LastInFirstOut(pool._pool)
+        # eventsourcing queues every request for a connection behind one semaphore, and a writer
+        # waiting for the write lock holds it: readers (an access token's lookup, the views'
+        # poll) then waited for other commands' commits. SQLite's WAL lets them read meanwhile;
+        # writers still take turns on the pool's write lock.
+        pool._get_semaphore = threading.Semaphore(pool.pool_size + pool.max_overflow)
+        super().__init__(datastore, **kwargs)
+        self._readers = threading.local()
+        self._reader_connections: list[Any] = []
+        self._readers_guard = threading.Lock()
+        close = datastore.close
+
+        def close_all() -> None:
+            with self._readers_guard:
+                readers, self._reader_connections = self._reader_connections, []
+            for connection in readers:
+                connection.close()
+            close()
+
+        datastore.close = close_all
+
+    def _fetch(self, statement: str, params: tuple[Any, ...]) -> list[Any]:
+        """One SELECT in autocommit on this thread's own reading connection: a SQLite statement
+        outside a transaction reads the last committed state, like a transaction of its own,
+        without the pool and the BEGIN and ROLLBACK around it (a third of a roll's side-table
+        cost, issue 29). An in-memory database has one connection's worth of data: it reads
+        through the pool."""
+        if self.datastore.pool.is_sqlite_memory_mode:
+            return super()._fetch(statement, params)
+
+        def read() -> list[Any]:
+            connection = getattr(self._readers, "connection", None)
+            if connection is None:
+                connection = self.datastore.pool._create_connection()._sqlite_conn
+                with self._readers_guard:
+                    self._reader_connections.append(connection)
+                self._readers.connection = connection
+            return list(connection.execute(self._sql(statement), params).fetchall())
+
+        return read_with_retries(read)
 
     def construct_create_table_statements(self) -> list[str]:
         """Events table, then the side tables."""
