@@ -10,7 +10,13 @@
 (e) the views' lag under a steady 500 commands/s through the API (``bench/views_lag.py``);
 (f) scale-out: ``questlog serve`` on SQLite (one process) beside ``questlog serve --workers 2``
     on PostgreSQL, 8 clients rolling over 8 campaigns each, in alternating rounds
-    (``bench/scale.py``).
+    (``bench/scale.py``);
+(g) against the naive app a user would otherwise write (``bench/naive_app.py``): the roll
+    route, a game command with server dice and PostgreSQL with one process, in alternating
+    rounds, with each server's CPU per 1,000 requests (``bench/versus_naive.py``).
+
+The views' lag (e) is measured under a load scaled to this machine: 70 % of the roll rate part
+(a) measured (``--views-rate`` sets it instead), so that it gives a verdict on any machine.
 
 Access control is on wherever HTTP is used, as the service's defaults have it: each run creates
 its own admin token on the store before its server starts and exempts exactly that token from the
@@ -46,6 +52,7 @@ from bench.http_bench import BenchError, measure_http
 from bench.load import free_port
 from bench.report import domain_json, http_json, http_table, targets_table, verdict
 from bench.scale import URL, measure_scale, scale_json, scale_table
+from bench.versus_naive import measure_versus, versus_json, versus_table
 from bench.views_bench import (
     catch_up_json,
     catch_up_table,
@@ -58,6 +65,10 @@ from bench.views_bench import (
 
 # Above this many cores used by other processes during a run, its figures are flagged.
 DISTURBED_CORES = 0.15
+LAG_SHARE = 0.7
+"""The lag's load, as a share of the roll rate part (a) measured on this machine."""
+LAG_RATE_WITHOUT_A = 300.0
+"""The lag's load when part (a) did not run and ``--views-rate`` is not given."""
 
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 132)
 
@@ -118,7 +129,11 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, argparse.Namespace]:
         "--views-baseline", type=int, help="events for the 1-per-transaction baseline (10000)"
     )
     parser.add_argument("--views-seconds", type=float, help="seconds of steady load (default 10)")
-    parser.add_argument("--views-rate", type=float, default=500.0, help="commands/s of the load")
+    parser.add_argument(
+        "--views-rate",
+        type=float,
+        help="commands/s of the lag's load (default: 70%% of part (a)'s roll rate, else 300)",
+    )
     parser.add_argument("--no-postgres", action="store_true", help="part (d) on SQLite only")
     parser.add_argument("--skip-scale", action="store_true", help="skip part (f)")
     parser.add_argument("--scale-only", action="store_true", help="run only part (f)")
@@ -131,6 +146,14 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, argparse.Namespace]:
     parser.add_argument("--scale-workers", type=int, default=2, help="part (f): API workers")
     parser.add_argument(
         "--scale-clients", type=int, default=8, help="part (f): clients, one campaign each"
+    )
+    parser.add_argument("--skip-versus", action="store_true", help="skip part (g)")
+    parser.add_argument("--versus-only", action="store_true", help="run only part (g)")
+    parser.add_argument(
+        "--versus-seconds", type=float, help="part (g): measured seconds per server (default 24)"
+    )
+    parser.add_argument(
+        "--versus-rounds", type=int, help="part (g): alternating rounds (default 4)"
     )
     parser.add_argument(
         "--json", type=Path, help="also write the results to this JSON file (after every part)"
@@ -248,6 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     def note(text: str) -> None:
         console.print(f"  [dim]{text}[/dim]")
 
+    measured: dict[str, float] = {}
     views_events = args.views_events or (10_000 if settings.quick else 100_000)
     views_baseline = args.views_baseline or (2_000 if settings.quick else 10_000)
 
@@ -264,6 +288,9 @@ def main(argv: list[str] | None = None) -> int:
             note=note,
         )
         results.record("http", http_json(http))
+        rolled = http.runs.get("roll_per_client", http.runs["roll"])
+        if rolled.delivered:
+            measured["roll_rate"] = rolled.throughput
         console.print(http_table(http))
         console.print(targets_table(http, None, settings.quick))
         disturbed = [
@@ -297,7 +324,11 @@ def main(argv: list[str] | None = None) -> int:
             f"[dim]campaign built in {domain.build_seconds:.1f} s through Questlog.roll; "
             f"audit: chain_ok={domain.audit_report['chain_ok']}, rolls={rolls}[/dim]"
         )
-        return None if domain.audit_report["ok"] else "the audit of the benchmark campaign failed"
+        if not domain.audit_report["ok"]:
+            return "the audit of the benchmark campaign failed"
+        if domain.reaudit_report is not None and not domain.reaudit_report["ok"]:
+            return "the re-audit of the benchmark campaign failed"
+        return None
 
     def catch_up_part(kind: str) -> Part:
         measure = measure_sqlite_catch_up if kind == "sqlite" else measure_postgres_catch_up
@@ -314,11 +345,21 @@ def main(argv: list[str] | None = None) -> int:
         return part
 
     def lag_part() -> str | None:
-        console.print("[bold](e)[/bold] the views' lag under load through the API")
+        rate = args.views_rate
+        if rate is None and "roll_rate" in measured:
+            rate = round(LAG_SHARE * measured["roll_rate"])
+            why = f"{LAG_SHARE:.0%} of the {measured['roll_rate']:,.0f} rolls/s part (a) measured"
+        elif rate is None:
+            rate, why = LAG_RATE_WITHOUT_A, "part (a) did not run: a fixed load"
+        else:
+            why = "--views-rate"
+        console.print(
+            f"[bold](e)[/bold] the views' lag under {rate:g} rolls/s through the API ({why})"
+        )
         lag = measure_views_lag(
             workdir / "views",
             free_port(),
-            rate=args.views_rate,
+            rate=rate,
             seconds=args.views_seconds or (3.0 if settings.quick else 10.0),
             note=note,
         )
@@ -348,8 +389,31 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"  [dim]{scale.consistency_note}[/dim]")
         return failure
 
+    def versus_part() -> str | None:
+        console.print("[bold](g)[/bold] against the naive app (bench/naive_app.py)")
+        versus = measure_versus(
+            workdir / "versus",
+            clients=settings.clients,
+            threads=settings.threads,
+            warmup=settings.warmup,
+            seconds=args.versus_seconds or (2.0 if settings.quick else 24.0),
+            rounds=args.versus_rounds or (1 if settings.quick else 4),
+            postgres=not args.no_postgres,
+            note=note,
+        )
+        results.record("versus", versus_json(versus))
+        console.print(versus_table(versus))
+        failure = versus.failure()
+        if failure is None:
+            for what, figure, met in versus.checks():
+                console.print(f"  {verdict(met)}  {what}: {figure}")
+        console.print(f"  [dim]{versus.consistency_note}[/dim]")
+        return failure
+
+    if args.versus_only:
+        args.skip_http = args.skip_domain = args.skip_views = args.skip_scale = True
     if args.views_only or args.scale_only:
-        args.skip_http = args.skip_domain = True
+        args.skip_http = args.skip_domain = args.skip_versus = True
     if args.scale_only:
         args.skip_views = True
     if args.views_only:
@@ -366,6 +430,8 @@ def main(argv: list[str] | None = None) -> int:
         parts.append(("views_lag", lag_part))
     if not args.skip_scale:
         parts.append(("scale", scale_part))
+    if not args.skip_versus:
+        parts.append(("versus", versus_part))
     try:
         for name, part in parts:
             try:

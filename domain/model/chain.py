@@ -71,7 +71,12 @@ def event_body(
 
 def hash_body(body: Mapping[str, Any]) -> str:
     """SHA-256, in hex, of the canonical JSON of an event body."""
-    return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+    return hash_bytes(canonical_json(body).encode("utf-8"))
+
+
+def hash_bytes(data: bytes) -> str:
+    """SHA-256, in hex, of canonical JSON already written as UTF-8 bytes."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def event_hash(

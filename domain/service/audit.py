@@ -18,6 +18,7 @@ from eventsourcing.utils import get_topic, resolve_topic
 from domain.model import chain
 from domain.model.dice import commitment_of, verify_faces
 from domain.service.audit_history import History
+from domain.service.audit_read import fast_read, read_as
 from domain.service.timeline import Timeline
 
 
@@ -84,6 +85,8 @@ class AuditReport:
     fate_rerolls: list[dict[str, Any]] = field(default_factory=list)
     verdicts: list[dict[str, Any]] = field(default_factory=list)
     """Each roll's verdict (``audit_public_events`` only): version, roll id, status."""
+    resumed: dict[str, Any] | None = None
+    """For an audit resumed from the verifier's point: that point and the first version read."""
 
     def bad(self, version: int, problem: str) -> None:
         """Record a broken event; the first one is the first bad version."""
@@ -137,6 +140,8 @@ class AuditReport:
             "flagged_rolls": self.flagged_rolls,
             "fate_rerolls": {"count": len(self.fate_rerolls), "items": self.fate_rerolls},
         }
+        if self.resumed is not None:
+            result["resumed"] = self.resumed
         if receipt is not None:
             result["receipt"] = {"head": receipt, "in_chain": receipt in self.hashes}
             result["ok"] = result["ok"] and receipt in self.hashes
@@ -178,12 +183,26 @@ def read_fields(
     return fields
 
 
+@dataclass(frozen=True)
+class WindowStart:
+    """Where an audit of part of a log begins (``audit_resume``): the first version read, the
+    ``prev_hash`` that version stores, and the nonce each commitment's first roll in the window
+    must carry (a commitment not named starts at 0)."""
+
+    version: int
+    prev_hash: str
+    nonces: dict[str, int]
+
+
 def audit_stream(
     mapper: Mapper[Any],
     stored: Iterable[StoredEvent],
     actors: Mapping[int, str] | None = None,
+    *,
+    start: WindowStart | None = None,
 ) -> AuditReport:
-    """Audit a campaign's stored events in version order (``actors``: who caused each one)."""
+    """Audit a campaign's stored events in version order (``actors``: who caused each one),
+    from its first event or from ``start``."""
     actors = actors or {}
     report = AuditReport()
     revealed: dict[str, str] = {}
@@ -191,26 +210,37 @@ def audit_stream(
     nonces = Nonces(report)
     history = History()
     commands = Commands()
-    prev_hash = chain.GENESIS_HASH
-    expected_version = 1
+    prev_hash = chain.GENESIS_HASH if start is None else start.prev_hash
+    expected_version = 1 if start is None else start.version
+    if start is not None:
+        nonces.next.update(start.nonces)
     for item in stored:
         version = item.originator_version
         if version != expected_version:
             report.bad(expected_version, f"version {expected_version} is missing")
         expected_version = version + 1
-        try:
-            # Loaded as stored, and as the code reads it (upcast to the current payload version).
-            stored_as = stored_fields(mapper, item)
-            reencoded = encoded(mapper, stored_as)
-            event_class = resolve_topic(item.topic)
-            fields = read_fields(mapper, item, stored_as, event_class)
-        except Exception as exc:  # a tampered row may not even decode
-            report.bad(version, f"the stored event does not decode: {type(exc).__name__}")
-            prev_hash = ""
-            continue
-        if reencoded != item.state or get_topic(event_class) != item.topic:
-            report.bad(version, "the stored bytes are not the canonical encoding of the event")
-        prev_hash = _check_link(report, item, stored_as, fields, prev_hash, actors.get(version))
+        fast = _fast(item, actors.get(version))
+        if fast is not None:
+            stored_as, fields, stored_hash = fast
+            report.link(
+                version, stored_hash, hash_ok=True, prev_ok=stored_as.get("prev_hash") == prev_hash
+            )
+            prev_hash = stored_hash
+        else:
+            try:
+                # Loaded as stored, and as the code reads it (upcast to the current version).
+                stored_as = stored_fields(mapper, item)
+                reencoded = encoded(mapper, stored_as)
+                event_class = resolve_topic(item.topic)
+                fields = read_fields(mapper, item, stored_as, event_class)
+            except Exception as exc:  # a tampered row may not even decode
+                report.bad(version, f"the stored event does not decode: {type(exc).__name__}")
+                prev_hash = ""
+                continue
+            if reencoded != item.state or get_topic(event_class) != item.topic:
+                report.bad(version, "the stored bytes are not the canonical encoding of the event")
+            actor = actors.get(version)
+            prev_hash = _check_link(report, item, stored_as, fields, prev_hash, actor)
         _collect_reveals(report, version, fields, revealed)
         history.add(item.topic, version, fields)
         problem = commands.add(version, fields)
@@ -224,6 +254,24 @@ def audit_stream(
     for name, found in history.findings().items():
         getattr(report, name).extend(found)
     return report
+
+
+def _fast(
+    item: StoredEvent, actor: str | None
+) -> tuple[dict[str, Any], dict[str, Any], str] | None:
+    """An event read on the fast path (``audit_read``): its fields as stored, as read, and its
+    verified hash; None when the exact path must read it."""
+    found = fast_read(item, actor)
+    if found is None:
+        return None
+    event_class = resolve_topic(item.topic)
+    stored_version = found.stored_as.get("class_version", 1)
+    if stored_version != getattr(event_class, "class_version", 1):
+        return None  # read upcast, by the mapper
+    if get_topic(event_class) != item.topic:
+        return None
+    fields = read_as(found.stored_as, item.originator_id, item.originator_version)
+    return found.stored_as, fields, found.stored_hash
 
 
 def _check_link(

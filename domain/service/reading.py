@@ -14,6 +14,7 @@ from domain.model.signed_note import VerifierKey
 from domain.model.summaries import decoded, roll_summary
 from domain.model.text import ascii_number
 from domain.service.audit import AuditReport, audit_stream, stored_fields, with_verdict
+from domain.service.audit_resume import ResumePoint, resumed_audit
 from domain.service.checkpoints import CheckpointVerdict, check_checkpoint
 from domain.service.timeline import Timeline
 from domain.storage.es_compat import ApplicationHooks
@@ -209,11 +210,30 @@ class Reading(ApplicationHooks):
         shown["summary"] = roll_summary(record, decoded(event))
         return shown
 
-    def audit(self, campaign_id: UUID) -> AuditReport:
-        """Re-check the chain and every revealed server roll; list rollbacks and rerolls."""
-        self.campaign(campaign_id)
+    def audit(self, campaign_id: UUID, *, after: ResumePoint | None = None) -> AuditReport:
+        """Re-check the chain and every revealed server roll; list rollbacks and rerolls.
+
+        ``after``: a version and head hash the verifier has verified already; the audit then
+        reads only what it needs from there on (``domain.service.audit_resume``)."""
+        campaign = self.campaign(campaign_id)
         actors = self.side_tables.actors(str(campaign_id))
-        return audit_stream(self.mapper, self.stored_events(campaign_id), actors)
+        if after is None:
+            return audit_stream(self.mapper, self.stored_events(campaign_id), actors)
+        if not 1 <= after.version <= campaign.version:
+            raise InvalidInput.field(
+                "after", f"must be a version of this campaign, 1 to {campaign.version}"
+            )
+
+        def read(version: int, limit: int | None) -> list[Any]:
+            return self.stored_events(campaign_id, after=version, limit=limit)
+
+        report, first = resumed_audit(self.mapper, read, after, actors)
+        report.resumed = {
+            "after": after.version,
+            "after_hash": after.head_hash,
+            "read_from": first,
+        }
+        return report
 
     def timeline(self, campaign: Campaign) -> Timeline:
         """The campaign's active history: which versions its rollbacks undid."""

@@ -175,6 +175,45 @@ def test_audit_refuses_a_malformed_receipt(client: FlaskClient, campaign: dict[s
     assert "head" in response.json["errors"]
 
 
+def test_audit_resumes_from_the_head_a_verifier_holds(
+    client: FlaskClient, campaign: dict[str, Any]
+) -> None:
+    cid = campaign["id"]
+    for _ in range(3):
+        client.post(f"/campaigns/{cid}/rolls", json={"dice": "d20"})
+    head = client.get(f"/campaigns/{cid}/audit").json["head"]
+    client.post(f"/campaigns/{cid}/rolls", json={"dice": "d20"})
+    query = f"after={head['version']}&after_hash={head['hash']}"
+    resumed = client.get(f"/campaigns/{cid}/audit?{query}").json
+    assert resumed["ok"] is True
+    assert resumed["resumed"] == {
+        "after": head["version"],
+        "after_hash": head["hash"],
+        "read_from": head["version"],
+    }
+    assert resumed["rolls"]["server"] == 2
+    wrong = client.get(f"/campaigns/{cid}/audit?after={head['version']}&after_hash={'ab' * 32}")
+    assert wrong.json["ok"] is False
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("after=2", "after_hash"),
+        (f"after_hash={'ab' * 32}", "after"),
+        (f"after=0&after_hash={'ab' * 32}", "after"),
+        (f"after=99&after_hash={'ab' * 32}", "after"),
+        ("after=1&after_hash=xyz", "after_hash"),
+    ],
+)
+def test_audit_refuses_a_resume_point_it_cannot_use(
+    client: FlaskClient, campaign: dict[str, Any], query: str, field: str
+) -> None:
+    response = client.get(f"/campaigns/{campaign['id']}/audit?{query}")
+    assert response.status_code == 422
+    assert field in response.json["errors"], response.json
+
+
 def test_house_rules_listing_describes_each_key(client: FlaskClient) -> None:
     body = client.get("/house-rules?game=quest-calendar").json
     keys = {rule["key"]: rule for rule in body["rules"]}

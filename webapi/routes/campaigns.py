@@ -7,7 +7,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.facade import TimeTravel, book
+from domain.facade import ResumePoint, TimeTravel, book
 from webapi.http import access
 from webapi.http.declared import requires
 from webapi.http.plumbing import (
@@ -120,8 +120,12 @@ class AuditResource(MethodView):
     @blp.response(200, Audit)
     @requires("audit")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
-        """Re-check the hash chain and every revealed server roll; ?head=H checks a receipt."""
-        report = questlog().audit(campaign_id(campaign))
+        """Re-check the hash chain and every revealed server roll; ?head=H checks a receipt;
+        ?after=V&after_hash=H resumes from a point the verifier has verified."""
+        after = None
+        if "after" in query:
+            after = ResumePoint(query["after"], query["after_hash"])
+        report = questlog().audit(campaign_id(campaign), after=after)
         return report.as_dict(receipt=query.get("head"))
 
 

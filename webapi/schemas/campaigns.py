@@ -193,6 +193,25 @@ class AuditQuery(Schema):
         validate=validate.Regexp(r"^[0-9a-f]{64}$", error="must be a 64-character hex hash"),
         metadata={"description": "A head_hash receipt to look for in the chain."},
     )
+    after = fields.Integer(
+        validate=validate.Range(min=1, max=MAX_POSITION),
+        metadata={
+            "description": "Resume from a version this verifier has verified already (with "
+            "after_hash, the head hash it holds for it, e.g. from a signed checkpoint): only "
+            "what the new events need is read (docs/trust.md, 'Re-auditing')."
+        },
+    )
+    after_hash = fields.String(
+        validate=validate.Regexp(r"^[0-9a-f]{64}$", error="must be a 64-character hex hash"),
+        metadata={"description": "The head hash the verifier holds for version `after`."},
+    )
+
+    @validates_schema
+    def both_or_neither(self, data: dict[str, Any], **_: Any) -> None:
+        """A resume point is a version and its hash, together."""
+        if ("after" in data) != ("after_hash" in data):
+            missing = "after_hash" if "after" in data else "after"
+            raise ValidationError("give after and after_hash together", missing)
 
 
 class RollCounts(Schema):
@@ -258,6 +277,12 @@ class Audit(Schema):
         metadata={
             "description": "count and items: rolls that replaced an earlier roll by a fate "
             "reroll (G-CB-12), each with fate_reroll_of naming the roll it replaced"
+        }
+    )
+    resumed = fields.Dict(
+        metadata={
+            "description": "Only for ?after=: the verifier's point (after, after_hash) and the "
+            "first version this audit read (read_from); the counts cover read_from to the head."
         }
     )
 

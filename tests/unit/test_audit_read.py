@@ -1,0 +1,85 @@
+"""The audit's fast path (``domain/service/audit_read.py``) writes exactly the bytes the exact path
+writes, for the JSON it accepts, and hands everything else to the exact path (issue 29)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+from uuid import uuid4
+
+import orjson
+from eventsourcing.persistence import StoredEvent
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domain.model import chain
+from domain.service.audit_read import canonical_bytes, fast_read
+
+# Everything JSON holds but floats: the fast path never meets a float (it sends them on).
+float_free = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**64 - 1)
+    | st.text(st.characters(exclude_categories=["Cs"])),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(st.characters(exclude_categories=["Cs"])), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(value=float_free)
+@settings(max_examples=600)
+def test_orjson_writes_what_json_writes_for_float_free_json(value: Any) -> None:
+    stored = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+    assert orjson.dumps(value) == stored
+    assert canonical_bytes(value) == chain.canonical_json(value).encode()
+
+
+def event(fields: dict[str, Any], actor: str | None = "owner#1") -> tuple[StoredEvent, str]:
+    """A stored event as the transcoder writes it, with its true hash."""
+    campaign = uuid4()
+    moment = datetime(2026, 12, 4, 13, 53, 37, 30559, tzinfo=UTC)
+    data = {k: v for k, v in fields.items() if k not in chain.ENVELOPE_FIELDS}
+    digest = chain.event_hash(
+        campaign_id=campaign,
+        version=2,
+        event_type="questlog.DiceRolled",
+        timestamp=moment,
+        data=data,
+        prev_hash="a" * 64,
+        actor=actor,
+    )
+    stored = {
+        "timestamp": {"_type_": "datetime_iso", "_data_": moment.isoformat()},
+        "prev_hash": "a" * 64,
+        "hash": digest,
+        **data,
+    }
+    raw = json.dumps(stored, separators=(",", ":"), ensure_ascii=False).encode()
+    return StoredEvent(campaign, 2, "questlog.DiceRolled", raw), digest
+
+
+def test_an_ordinary_event_is_read_on_the_fast_path() -> None:
+    item, digest = event({"purpose": "élan: 3d6", "rolls": [{"total": 11}], "next_nonce": 1})
+    found = fast_read(item, "owner#1")
+    assert found is not None
+    assert found.stored_hash == digest
+    assert found.stored_as["timestamp"] == datetime(2026, 12, 4, 13, 53, 37, 30559, tzinfo=UTC)
+
+
+def test_the_fast_path_never_accepts_what_it_cannot_prove() -> None:
+    item, _ = event({"purpose": "x", "ratio": 0.5})
+    assert fast_read(item, "owner#1") is None, "a float goes to the exact path"
+    item, _ = event({"purpose": "x"})
+    assert fast_read(item, "someone else") is None, "another actor: the hash does not come out"
+    spaced = StoredEvent(
+        item.originator_id, 2, item.topic, item.state.replace(b'"purpose":', b'"purpose": ')
+    )
+    assert fast_read(spaced, "owner#1") is None, "bytes that are not canonical"
+    edited = StoredEvent(item.originator_id, 2, item.topic, item.state.replace(b'"x"', b'"y"'))
+    assert fast_read(edited, "owner#1") is None, "contents that do not match the hash"
+    other_time = StoredEvent(item.originator_id, 2, item.topic, item.state.replace(b"+00:00", b"Z"))
+    assert fast_read(other_time, "owner#1") is None, "a timestamp in another ISO form"
