@@ -48,8 +48,14 @@ def fast_read(item: StoredEvent, actor: str | None) -> FastRead | None:
     if not isinstance(raw, bytes) or not raw.startswith(_STAMPED) or raw.count(_TYPED) != 1:
         return None
     stamp_end = raw.find(b'"', len(_STAMPED))
-    if stamp_end < 0 or _NUMBER_WITH_FRACTION.search(raw, stamp_end) is not None:
+    if stamp_end < 0:
         return None
+    if (
+        raw.find(b".", stamp_end) >= 0
+        or raw.find(b"e+", stamp_end) >= 0
+        or raw.find(b"e-", stamp_end) >= 0
+    ) and _NUMBER_WITH_FRACTION.search(raw, stamp_end) is not None:
+        return None  # (json writes every float with a "." or an exponent sign)
     try:
         fields = orjson.loads(raw)
     except orjson.JSONDecodeError:

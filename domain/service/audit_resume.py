@@ -61,18 +61,19 @@ def resumed_audit(
     mapper: Mapper[Any],
     read: ReadEvents,
     point: ResumePoint,
-    actors: Mapping[int, str],
+    actors: Callable[[int], Mapping[int, str]],
 ) -> tuple[AuditReport, int]:
-    """Audit from the verifier's point; returns the report and the first version read."""
+    """Audit from the verifier's point; returns the report and the first version read.
+    ``actors(v)``: who caused each event after version v."""
     new = read(point.version, None)
     start = _window_start(mapper, read, point, new)
     if start is None:
         events = read(0, None)
-        report = audit_stream(mapper, events, actors)
+        report = audit_stream(mapper, events, actors(0))
         first = 1
     else:
         before = read(start.version - 1, point.version - start.version + 1)
-        report = audit_stream(mapper, [*before, *new], actors, start=start)
+        report = audit_stream(mapper, [*before, *new], actors(start.version - 1), start=start)
         events = before
         first = start.version
     held = next((e for e in events if e.originator_version == point.version), None)

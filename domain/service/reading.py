@@ -149,7 +149,7 @@ class Reading(ApplicationHooks):
         (an event of an older payload version as it was written, which is what its hash covers;
         ``event_record``) and who caused it (``actor``, null before actors were recorded)."""
         stored = self.stored_events(campaign_id, after=after, limit=limit)
-        actors = self.side_tables.actors(str(campaign_id))
+        actors = self.side_tables.actors(str(campaign_id), after=after)
         return [
             {
                 **event_record(self.mapper.to_domain_event(s), stored_fields(self.mapper, s)),
@@ -216,8 +216,8 @@ class Reading(ApplicationHooks):
         ``after``: a version and head hash the verifier has verified already; the audit then
         reads only what it needs from there on (``domain.service.audit_resume``)."""
         campaign = self.campaign(campaign_id)
-        actors = self.side_tables.actors(str(campaign_id))
         if after is None:
+            actors = self.side_tables.actors(str(campaign_id))
             return audit_stream(self.mapper, self.stored_events(campaign_id), actors)
         if not 1 <= after.version <= campaign.version:
             raise InvalidInput.field(
@@ -227,7 +227,10 @@ class Reading(ApplicationHooks):
         def read(version: int, limit: int | None) -> list[Any]:
             return self.stored_events(campaign_id, after=version, limit=limit)
 
-        report, first = resumed_audit(self.mapper, read, after, actors)
+        def actors_after(version: int) -> dict[int, str]:
+            return self.side_tables.actors(str(campaign_id), after=version)
+
+        report, first = resumed_audit(self.mapper, read, after, actors_after)
         report.resumed = {
             "after": after.version,
             "after_hash": after.head_hash,

@@ -189,11 +189,13 @@ class SideTables:
         """
         yield
 
-    def actors(self, campaign_id: str) -> dict[int, str]:
-        """Who caused each event of a campaign, by version (events stored before: absent)."""
+    def actors(self, campaign_id: str, *, after: int = 0) -> dict[int, str]:
+        """Who caused each event of a campaign after a version, by version (events stored before
+        actors were recorded: absent)."""
         rows = self._fetch(
-            f"SELECT version, actor FROM {self._table(ACTORS_TABLE)} WHERE campaign_id = ?",
-            (campaign_id,),
+            f"SELECT version, actor FROM {self._table(ACTORS_TABLE)} "
+            "WHERE campaign_id = ? AND version > ?",
+            (campaign_id, after),
         )
         return {int(row["version"]): str(row["actor"]) for row in rows}
 
