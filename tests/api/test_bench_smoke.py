@@ -26,7 +26,7 @@ from tests.conftest import StoreFactory
 ROOT = Path(__file__).resolve().parents[2]
 
 
-PARTS = ("http", "domain", "views_sqlite", "views_postgres", "views_lag")
+PARTS = ("http", "domain", "views_sqlite", "views_postgres", "views_lag", "versus")
 SHORT_VIEWS = ["--views-events", "1000", "--views-baseline", "200", "--views-seconds", "2"]
 SHORT_VIEWS += ["--views-rate", "50"]  # a rate a slow CI machine keeps to (the lag checks it:
 # at 100/s one run sent at 72/s and failed its part)
@@ -69,6 +69,15 @@ def test_bench_quick_run_measures_every_part_with_access_control_on(
     assert data["views_sqlite"]["view_rate"] > 0 and data["views_postgres"]["view_rate"] > 0
     lag = data["views_lag"]
     assert lag["delivered"] and lag["statuses"] == {"201": lag["sent"]} and lag["measured"] > 0
+    assert data["domain"]["reaudit"]["median_s"] > 0
+    assert "re-audit after 100 more events" in result.stdout
+    versus = data["versus"]
+    assert set(versus["runs"]) == {"naive", "roll", "command", "postgres"}
+    for name, run in versus["runs"].items():
+        assert run["statuses"] == {"201": run["requests"]}, name
+        assert run["server_cpu_s_per_1000"] > 0, name
+    assert versus["consistent"], versus["consistency"]
+    assert len(versus["checks"]) == 4
 
 
 def test_a_failed_part_is_reported_and_the_figures_measured_are_kept(tmp_path: Path) -> None:
@@ -84,6 +93,7 @@ def test_a_failed_part_is_reported_and_the_figures_measured_are_kept(tmp_path: P
         "1",
         "--no-extras",
         "--skip-scale",
+        "--skip-versus",  # part (g) has its run in the test above
         *SHORT_VIEWS,
         "--json",
         str(figures),
