@@ -1,5 +1,7 @@
 """Where a request's time goes: ``python -m bench.profile_route`` (py-spy on a loaded server).
 
+py-spy comes with the project's ``bench`` extra: ``pip install -e '.[bench]'``.
+
 ``questlog serve`` runs as the README starts it (SQLite, access control on, views embedded, the
 run's admin token exempt from the rate limit). Four keep-alive clients load one route, each on
 its own campaign, while ``py-spy record --gil`` samples the server: each sample is the Python
