@@ -233,14 +233,16 @@ def audit_stream(
                 reencoded = encoded(mapper, stored_as)
                 event_class = resolve_topic(item.topic)
                 fields = read_fields(mapper, item, stored_as, event_class)
-            except Exception as exc:  # a tampered row may not even decode
+                if reencoded != item.state or get_topic(event_class) != item.topic:
+                    report.bad(
+                        version, "the stored bytes are not the canonical encoding of the event"
+                    )
+                actor = actors.get(version)
+                prev_hash = _check_link(report, item, stored_as, fields, prev_hash, actor)
+            except Exception as exc:  # a tampered row may not even decode, or hash
                 report.bad(version, f"the stored event does not decode: {type(exc).__name__}")
                 prev_hash = ""
                 continue
-            if reencoded != item.state or get_topic(event_class) != item.topic:
-                report.bad(version, "the stored bytes are not the canonical encoding of the event")
-            actor = actors.get(version)
-            prev_hash = _check_link(report, item, stored_as, fields, prev_hash, actor)
         _collect_reveals(report, version, fields, revealed)
         history.add(item.topic, version, fields)
         problem = commands.add(version, fields)

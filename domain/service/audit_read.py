@@ -63,8 +63,12 @@ def fast_read(item: StoredEvent, actor: str | None) -> FastRead | None:
     if orjson.dumps(fields) != raw:
         return None
     stamp = fields.get("timestamp") if isinstance(fields, dict) else None
-    if not (isinstance(stamp, dict) and stamp.get("_type_") == _TIMESTAMP_TYPE):
-        return None
+    if not (
+        isinstance(stamp, dict)
+        and stamp.keys() == {"_type_", "_data_"}
+        and stamp["_type_"] == _TIMESTAMP_TYPE
+    ):
+        return None  # (any other key would be stored but not hashed)
     text = stamp.get("_data_")
     try:
         timestamp = datetime.fromisoformat(text) if isinstance(text, str) else None

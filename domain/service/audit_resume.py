@@ -66,18 +66,18 @@ def resumed_audit(
     """Audit from the verifier's point; returns the report and the first version read.
     ``actors(v)``: who caused each event after version v."""
     new = read(point.version, None)
-    start = _window_start(mapper, read, point, new)
-    if start is None:
+    window = _window(mapper, read, point, new)
+    if window is None:
         events = read(0, None)
         report = audit_stream(mapper, events, actors(0))
         first = 1
     else:
-        before = read(start.version - 1, point.version - start.version + 1)
-        report = audit_stream(mapper, [*before, *new], actors(start.version - 1), start=start)
-        events = before
+        start, events = window
+        report = audit_stream(mapper, [*events, *new], actors(start.version - 1), start=start)
         first = start.version
     held = next((e for e in events if e.originator_version == point.version), None)
-    stored = stored_fields(mapper, held).get("hash") if held is not None else None
+    held_fields = _fields(mapper, held) if held is not None else None
+    stored = held_fields.get("hash") if held_fields is not None else None
     if stored != point.head_hash:
         report.bad(
             point.version,
@@ -87,57 +87,101 @@ def resumed_audit(
     return report, first
 
 
-def _window_start(
+def _window(
     mapper: Mapper[Any], read: ReadEvents, point: ResumePoint, new: Sequence[StoredEvent]
-) -> WindowStart | None:
-    """Where the window must begin (None: the whole log)."""
+) -> tuple[WindowStart, list[StoredEvent]] | None:
+    """The window's start and its events up to the point (None: read the whole log)."""
     continuing: set[str] = set()
     revealed: set[str] = set()
     for item in new:
-        if item.topic in FULL_LOG_TOPICS:
+        fields = _fields(mapper, item)
+        if item.topic in FULL_LOG_TOPICS or fields is None:
             return None
-        fields = stored_fields(mapper, item)
-        continuing.update(_server_commitments(fields))
+        continuing.update(commitment for commitment, _ in _server_rolls(fields))
         if "revealed_commitment" in fields:
             revealed.add(str(fields["revealed_commitment"]))
-    # Back from N: for each commitment still to place, its latest roll (the nonce to continue
-    # from) or the event that committed to it; a revealed one always back to its commitment.
+    first = _first_version(mapper, read, point, continuing, revealed)
+    if first is None:
+        return None
+    # The window starts at the first event of a command (its events are checked together).
+    while True:
+        events = _versions(read, first - 1, point.version)
+        if events is None:
+            return None
+        opening = _fields(mapper, events[0])
+        if opening is None:
+            return None
+        versions = opening.get("command_versions")
+        if not (_is_span(versions) and 1 <= versions[0] < first):
+            break
+        first = versions[0]
+    # The nonces under each commitment continue from the first roll of the window under it: the
+    # events up to the point are those the verifier verified (the hash at the point binds them).
     nonces: dict[str, int] = {}
+    for item in events:
+        fields = _fields(mapper, item)
+        if fields is None or item.topic in FULL_LOG_TOPICS:
+            return None
+        for commitment, nonce in _server_rolls(fields):
+            nonces.setdefault(commitment, nonce)
+    prev_hash = str(opening.get("prev_hash", ""))
+    return WindowStart(version=first, prev_hash=prev_hash, nonces=nonces), events
+
+
+def _first_version(
+    mapper: Mapper[Any],
+    read: ReadEvents,
+    point: ResumePoint,
+    continuing: set[str],
+    revealed: set[str],
+) -> int | None:
+    """How far back from the point the window must reach (None: the whole log): to the latest
+    roll under each commitment the new rolls continue, to the event that committed to each one
+    revealed after the point (all its rolls are re-derived), and to the point's own command."""
+    continuing, revealed = set(continuing), set(revealed)
     first = point.version
-    command_start: int | None = None
     upper = point.version
-    while upper > 0 and (continuing or revealed or command_start is None):
+    while upper > 0 and (continuing or revealed):
         lower = max(0, upper - LOOK_BACK)
-        for item in reversed(read(lower, upper - lower)):
-            version = item.originator_version
-            if item.topic in FULL_LOG_TOPICS:
+        batch = _versions(read, lower, upper)
+        if batch is None:
+            return None
+        for item in reversed(batch):
+            fields = _fields(mapper, item)
+            if item.topic in FULL_LOG_TOPICS or fields is None:
                 return None
-            fields = stored_fields(mapper, item)
-            if command_start is None:
-                versions = fields.get("command_versions")
-                command_start = int(versions[0]) if _is_span(versions) else version
-                first = min(first, command_start)
-            for commitment, nonce in reversed(_server_rolls(fields)):
+            for commitment, _ in _server_rolls(fields):
                 if commitment in continuing and commitment not in revealed:
                     continuing.discard(commitment)
-                    nonces[commitment] = nonce
-                    first = min(first, version)
+                    first = min(first, item.originator_version)
             for commitment in _committed(fields):
                 if commitment in continuing or commitment in revealed:
                     continuing.discard(commitment)
                     revealed.discard(commitment)
-                    nonces.pop(commitment, None)
-                    first = min(first, version)
-            if not (continuing or revealed) and command_start is not None and version <= first:
+                    first = min(first, item.originator_version)
+            if not (continuing or revealed):
                 break
         upper = lower
     if continuing or revealed:
         return None  # a commitment nobody committed to: the full audit says what is wrong
-    prior = read(first - 1, 1)
-    if not prior or prior[0].originator_version != first:
+    return first
+
+
+def _versions(read: ReadEvents, after: int, upto: int) -> list[StoredEvent] | None:
+    """Exactly the events after version ``after`` up to ``upto``, or None if any is missing (a
+    log with a hole is audited whole, which reports the hole)."""
+    events = [e for e in read(after, upto - after) if e.originator_version <= upto]
+    if [e.originator_version for e in events] != list(range(after + 1, upto + 1)):
         return None
-    prev_hash = str(stored_fields(mapper, prior[0]).get("prev_hash", ""))
-    return WindowStart(version=first, prev_hash=prev_hash, nonces=nonces)
+    return events
+
+
+def _fields(mapper: Mapper[Any], item: StoredEvent) -> dict[str, Any] | None:
+    """An event's stored fields, or None if it does not decode (the full audit reports it)."""
+    try:
+        return stored_fields(mapper, item)
+    except Exception:
+        return None
 
 
 def _is_span(value: Any) -> TypeGuard[list[int]]:
@@ -145,7 +189,7 @@ def _is_span(value: Any) -> TypeGuard[list[int]]:
 
 
 def _server_rolls(fields: Mapping[str, Any]) -> list[tuple[str, int]]:
-    """(commitment, nonce) of each server roll of an event, latest last."""
+    """(commitment, nonce) of each server roll of an event, in the event's order."""
     found = []
     for record in fields.get("rolls") or []:
         proof = record.get("proof") if isinstance(record, Mapping) else None
@@ -154,10 +198,6 @@ def _server_rolls(fields: Mapping[str, Any]) -> list[tuple[str, int]]:
             if type(nonce) is int:
                 found.append((str(proof.get("commitment")), nonce))
     return found
-
-
-def _server_commitments(fields: Mapping[str, Any]) -> set[str]:
-    return {commitment for commitment, _ in _server_rolls(fields)}
 
 
 def _committed(fields: Mapping[str, Any]) -> list[str]:

@@ -7,11 +7,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from uuid import UUID
 
+import pytest
+
+import domain.service.audit as audit_module
 from domain.service.application import Questlog
 from domain.service.audit_resume import ResumePoint
 from domain.service.timetravel import TimeTravel
 from tests.application.test_audit import with_other_face
 from tests.conftest import RawStore
+from tests.host_rewrite import delete_and_rechain
 
 NewCampaign = Callable[..., UUID]
 
@@ -113,3 +117,54 @@ def test_a_rollback_after_the_point_makes_it_a_full_audit(
     assert report.ok, report.problems
     assert report.resumed is not None and report.resumed["read_from"] == 1
     assert len(report.rollbacks) == 1
+
+
+def test_an_old_hole_cannot_pull_a_host_controlled_event_into_the_nonce_seed(
+    app: Questlog, make_app: Callable[[], Questlog], new_campaign: NewCampaign, raw: RawStore
+) -> None:
+    """Found in review: reading back "the next 100 events" past a deleted old event reached past
+    the point, so a roll the host controls set the nonce the window continued from."""
+    cid = new_campaign()
+    rolls(app, cid, 10)  # versions 2..11, nonces 0..9
+    app.set_client_seed(cid, "a new client seed")  # version 12: no roll
+    held = point(app, cid)
+    rolls(app, cid, 4)  # versions 13..16, nonces 10..13
+    app.close()
+    delete_and_rechain(app, cid, 13)  # the host hides nonce 10 and re-chains the rest
+    app = make_app()
+    app.take_snapshot(cid)
+    raw.delete_event(cid, 5)  # and drops an old event, before the point
+
+    assert app.audit(cid).nonce_gaps
+    resumed = app.audit(cid, after=held)
+    assert not resumed.ok
+    assert resumed.resumed is not None and resumed.resumed["read_from"] == 1
+
+
+def test_a_roll_at_the_point_and_none_after_it_continues_its_nonces(
+    app: Questlog, new_campaign: NewCampaign
+) -> None:
+    cid = new_campaign()
+    rolls(app, cid, 3)
+    held = point(app, cid)
+    app.set_client_seed(cid, "another client seed")
+
+    resumed = app.audit(cid, after=held)
+
+    assert resumed.ok, resumed.problems
+    assert resumed.resumed is not None and resumed.resumed["read_from"] == held.version
+
+
+def test_a_stored_timestamp_with_a_key_the_hash_does_not_cover_fails_on_both_paths(
+    app: Questlog, new_campaign: NewCampaign, raw: RawStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in review: the fast path hashed the timestamp's text only, so another key beside it
+    was stored without being covered; the exact path crashed on it instead of reporting it."""
+    cid = new_campaign()
+    app.roll(cid, notation="d20", purpose="a roll")
+    state = raw.event_state(cid, 2)
+    raw.set_event_state(cid, 2, state.replace(b'"},', b'","note":"unhashed"},', 1))
+
+    assert app.audit(cid).first_bad_version == 2
+    monkeypatch.setattr(audit_module, "fast_read", lambda item, actor: None)
+    assert app.audit(cid).first_bad_version == 2

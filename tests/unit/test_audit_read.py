@@ -81,5 +81,9 @@ def test_the_fast_path_never_accepts_what_it_cannot_prove() -> None:
     assert fast_read(spaced, "owner#1") is None, "bytes that are not canonical"
     edited = StoredEvent(item.originator_id, 2, item.topic, item.state.replace(b'"x"', b'"y"'))
     assert fast_read(edited, "owner#1") is None, "contents that do not match the hash"
+    noted = item.state.replace(b'+00:00"}', b'+00:00","note":"not hashed"}', 1)
+    assert noted != item.state
+    noted_event = StoredEvent(item.originator_id, 2, item.topic, noted)
+    assert fast_read(noted_event, "owner#1") is None, "a key beside the timestamp's text"
     other_time = StoredEvent(item.originator_id, 2, item.topic, item.state.replace(b"+00:00", b"Z"))
     assert fast_read(other_time, "owner#1") is None, "a timestamp in another ISO form"
