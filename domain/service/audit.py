@@ -219,30 +219,11 @@ def audit_stream(
         if version != expected_version:
             report.bad(expected_version, f"version {expected_version} is missing")
         expected_version = version + 1
-        fast = _fast(item, actors.get(version))
-        if fast is not None:
-            stored_as, fields, stored_hash = fast
-            report.link(
-                version, stored_hash, hash_ok=True, prev_ok=stored_as.get("prev_hash") == prev_hash
-            )
-            prev_hash = stored_hash
-        else:
-            try:
-                # Loaded as stored, and as the code reads it (upcast to the current version).
-                stored_as = stored_fields(mapper, item)
-                reencoded = encoded(mapper, stored_as)
-                event_class = resolve_topic(item.topic)
-                fields = read_fields(mapper, item, stored_as, event_class)
-                if reencoded != item.state or get_topic(event_class) != item.topic:
-                    report.bad(
-                        version, "the stored bytes are not the canonical encoding of the event"
-                    )
-                actor = actors.get(version)
-                prev_hash = _check_link(report, item, stored_as, fields, prev_hash, actor)
-            except Exception as exc:  # a tampered row may not even decode, or hash
-                report.bad(version, f"the stored event does not decode: {type(exc).__name__}")
-                prev_hash = ""
-                continue
+        read = _read_and_link(report, mapper, item, prev_hash, actors.get(version))
+        if read is None:  # it does not decode: the chain is broken here
+            prev_hash = ""
+            continue
+        fields, prev_hash = read
         _collect_reveals(report, version, fields, revealed)
         history.add(item.topic, version, fields)
         problem = commands.add(version, fields)
@@ -256,6 +237,36 @@ def audit_stream(
     for name, found in history.findings().items():
         getattr(report, name).extend(found)
     return report
+
+
+def _read_and_link(
+    report: AuditReport,
+    mapper: Mapper[Any],
+    item: StoredEvent,
+    prev_hash: str,
+    actor: str | None,
+) -> tuple[dict[str, Any], str] | None:
+    """Read one event (the fast path, else the exact one), check its bytes, hash and link; its
+    fields as the code reads them and its stored hash, or None if it does not decode."""
+    version = item.originator_version
+    fast = _fast(item, actor)
+    if fast is not None:
+        stored_as, fields, stored_hash = fast
+        prev_ok = stored_as.get("prev_hash") == prev_hash
+        report.link(version, stored_hash, hash_ok=True, prev_ok=prev_ok)
+        return fields, stored_hash
+    try:
+        # Loaded as stored, and as the code reads it (upcast to the current version).
+        stored_as = stored_fields(mapper, item)
+        reencoded = encoded(mapper, stored_as)
+        event_class = resolve_topic(item.topic)
+        fields = read_fields(mapper, item, stored_as, event_class)
+        if reencoded != item.state or get_topic(event_class) != item.topic:
+            report.bad(version, "the stored bytes are not the canonical encoding of the event")
+        return fields, _check_link(report, item, stored_as, fields, prev_hash, actor)
+    except Exception as exc:  # a tampered row may not even decode, or hash
+        report.bad(version, f"the stored event does not decode: {type(exc).__name__}")
+        return None
 
 
 def _fast(
