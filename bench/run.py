@@ -52,7 +52,7 @@ from bench.http_bench import BenchError, measure_http
 from bench.load import free_port
 from bench.report import domain_json, http_json, http_table, targets_table, verdict
 from bench.scale import URL, measure_scale, scale_json, scale_table
-from bench.versus_naive import measure_versus, versus_json, versus_table
+from bench.versus_naive import measure_versus, print_checks, versus_json, versus_table
 from bench.views_bench import (
     catch_up_json,
     catch_up_table,
@@ -382,12 +382,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         results.record("scale", scale_json(scale))
         console.print(scale_table(scale))
-        failure = scale.failure()
-        if failure is None:
-            for what, figure, met in scale.checks():
-                console.print(f"  {verdict(met)}  {what}: {figure}")
-        console.print(f"  [dim]{scale.consistency_note}[/dim]")
-        return failure
+        return print_checks(console, scale)
 
     def versus_part() -> str | None:
         console.print("[bold](g)[/bold] against the naive app (bench/naive_app.py)")
@@ -403,12 +398,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         results.record("versus", versus_json(versus))
         console.print(versus_table(versus))
-        failure = versus.failure()
-        if failure is None:
-            for what, figure, met in versus.checks():
-                console.print(f"  {verdict(met)}  {what}: {figure}")
-        console.print(f"  [dim]{versus.consistency_note}[/dim]")
-        return failure
+        return print_checks(console, versus)
 
     if args.versus_only:
         args.skip_http = args.skip_domain = args.skip_views = args.skip_scale = True

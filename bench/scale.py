@@ -131,20 +131,28 @@ class Side:
 
     def acknowledged(self) -> int:
         """Every roll answered 201, warm-up included."""
-        every = [*self.rounds, *([self.warmup] if self.warmup else [])]
-        return sum(part.statuses[201] for part in every)
+        return acknowledged(self.rounds, self.warmup)
 
     def stored_rolls(self) -> int:
         """Every roll stored in this side's campaigns (their versions, minus creation)."""
-        total = 0
-        for cid in self.campaigns:
-            status, body = request_json(
-                self.server.port, "GET", f"/campaigns/{cid}", token=self.token
-            )
-            if status != 200:
-                raise BenchError(f"GET /campaigns/{cid} answered {status}: {body}")
-            total += int(body["version"]) - 1
-        return total
+        return stored_after(self.server.port, self.token, self.campaigns, 1)
+
+
+def acknowledged(rounds: list[LoadResult], warmup: LoadResult | None) -> int:
+    """Every request answered 201 in some rounds and their warm-up."""
+    every = [*rounds, *([warmup] if warmup else [])]
+    return sum(part.statuses[201] for part in every)
+
+
+def stored_after(port: int, token: str | None, campaigns: list[str], setup: int) -> int:
+    """The events stored in some campaigns past the first ``setup`` of each (their versions)."""
+    total = 0
+    for cid in campaigns:
+        status, body = request_json(port, "GET", f"/campaigns/{cid}", token=token)
+        if status != 200:
+            raise BenchError(f"GET /campaigns/{cid} answered {status}: {body}")
+        total += int(body["version"]) - setup
+    return total
 
 
 @dataclass

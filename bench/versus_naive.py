@@ -27,13 +27,14 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from rich.console import Console
 from rich.table import Table
 
 from bench.http_bench import ROLL_BODY, BenchError, LoggedServer, create_campaign
 from bench.load import LoadResult, free_port, merge, request_json, run_load, statuses_text
-from bench.scale import URL, Served, Target, fresh_schema
+from bench.scale import URL, Served, Target, acknowledged, fresh_schema, stored_after
 from bench.server import create_bench_token
 from domain.storage.store import StoreConfig
 
@@ -88,22 +89,13 @@ class Contender:
         )
 
     def acknowledged(self) -> int:
-        every = [*self.rounds, *([self.warmup] if self.warmup else [])]
-        return sum(part.statuses[201] for part in every)
+        return acknowledged(self.rounds, self.warmup)
 
     def stored(self, per_campaign: int) -> int | None:
         """Events stored by the load on this side's campaigns (None: no campaigns to read)."""
         if not self.campaigns:
             return None
-        total = 0
-        for campaign in self.campaigns:
-            status, body = request_json(
-                self.server.port, "GET", f"/campaigns/{campaign}", token=self.token
-            )
-            if status != 200:
-                raise BenchError(f"GET /campaigns/{campaign} answered {status}: {body}")
-            total += int(body["version"]) - per_campaign
-        return total
+        return stored_after(self.server.port, self.token, self.campaigns, per_campaign)
 
 
 @dataclass
@@ -237,6 +229,28 @@ def measure_versus(
         return VersusResult(runs, consistent, "; ".join(notes))
 
 
+class Checked(Protocol):
+    """A part's result with targets: why it failed (or None), its checks, its consistency."""
+
+    consistency_note: str
+
+    def failure(self) -> str | None: ...
+
+    def checks(self) -> list[tuple[str, str, bool]]: ...
+
+
+def print_checks(console: Console, result: Checked) -> str | None:
+    """Print each check's verdict (none when the load failed) and the consistency note; return
+    why the part failed, or None."""
+    failure = result.failure()
+    if failure is None:
+        for what, figure, met in result.checks():
+            verdict = "[bold green]PASS[/bold green]" if met else "[bold red]MISS[/bold red]"
+            console.print(f"  {verdict}  {what}: {figure}")
+    console.print(f"  [dim]{result.consistency_note}[/dim]")
+    return failure
+
+
 def versus_table(result: VersusResult) -> Table:
     """Every side's rate, latency and server CPU."""
     table = Table(
@@ -291,8 +305,6 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     import tempfile
 
-    from rich.console import Console
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--threads", type=int, default=8)
@@ -316,10 +328,7 @@ def main(argv: list[str] | None = None) -> int:
             note=lambda text: console.print(f"  [dim]{text}[/dim]"),
         )
     console.print(versus_table(result))
-    for what, figure, met in result.checks():
-        console.print(f"  {'PASS' if met else 'MISS'}  {what}: {figure}")
-    console.print(f"  [dim]{result.consistency_note}[/dim]")
-    failure = result.failure()
+    failure = print_checks(console, result)
     if failure:
         console.print(f"[bold red]FAILED:[/bold red] {failure}")
         return 1

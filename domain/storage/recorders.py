@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import deque
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
@@ -40,25 +39,12 @@ APPLICATION_NAME = "questlog"
 can tell the service's connections apart in ``pg_stat_activity``."""
 
 
-class LastInFirstOut(deque[Any]):
-    """A connection pool's idle connections, the one returned last taken first."""
-
-    def popleft(self) -> Any:
-        return self.pop()
-
-
 class SQLiteRecorder(SideTables, SQLiteRecorderHooks):
-    """The SQLite application recorder with the side tables.
-
-    Its pool hands out the connection returned last (eventsourcing's takes the one idle
-    longest). A SQLite connection drops its page cache whenever another connection has written
-    since its last transaction; rotating through the pool made every request start cold and
-    re-read its pages, and cost more CPU than the request's own work.
-    """
+    """The SQLite application recorder with the side tables; side-table reads go through each
+    thread's own reading connection (``_fetch``)."""
 
     def __init__(self, datastore: Any, **kwargs: Any) -> None:
         pool = datastore.pool
-        pool._pool = LastInFirstOut(pool._pool)
         # eventsourcing queues every request for a connection behind one semaphore, and a writer
         # waiting for the write lock holds it: readers (an access token's lookup, the views'
         # poll) then waited for other commands' commits. SQLite's WAL lets them read meanwhile;
