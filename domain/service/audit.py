@@ -18,7 +18,14 @@ from eventsourcing.utils import get_topic, resolve_topic
 from domain.model import chain
 from domain.model.dice import commitment_of, verify_faces
 from domain.service.audit_history import History
-from domain.service.audit_read import fast_read, read_as
+from domain.service.audit_read import (
+    collection_paused,
+    encoded,
+    fast_read,
+    read_as,
+    read_fields,
+    stored_fields,
+)
 from domain.service.timeline import Timeline
 
 
@@ -120,7 +127,7 @@ class AuditReport:
         """Count a server roll, and whether its player added entropy to it."""
         self.rolls["server"] += 1
         proof = record.get("proof")
-        if isinstance(proof, Mapping) and proof.get("entropy") is not None:
+        if isinstance(proof, dict) and proof.get("entropy") is not None:
             self.rolls["with_entropy"] += 1
 
     def as_dict(self, receipt: str | None = None) -> dict[str, Any]:
@@ -146,41 +153,6 @@ class AuditReport:
             result["receipt"] = {"head": receipt, "in_chain": receipt in self.hashes}
             result["ok"] = result["ok"] and receipt in self.hashes
         return result
-
-
-def stored_fields(mapper: Mapper[Any], item: StoredEvent) -> dict[str, Any]:
-    """A stored event's fields exactly as stored: decoded but never upcast, with the
-    ``class_version`` of a changed payload (the envelope's ids are the row's, not in here)."""
-    state = item.state
-    if mapper.cipher is not None:
-        state = mapper.cipher.decrypt(state)
-    if mapper.compressor is not None:
-        state = mapper.compressor.decompress(state)
-    fields: dict[str, Any] = mapper.transcoder.decode(state)
-    return fields
-
-
-def encoded(mapper: Mapper[Any], fields: dict[str, Any]) -> bytes:
-    """The stored bytes of an event's fields, encoded the way the mapper stores them."""
-    state = mapper.transcoder.encode(fields)
-    if mapper.compressor is not None:
-        state = mapper.compressor.compress(state)
-    if mapper.cipher is not None:
-        state = mapper.cipher.encrypt(state)
-    return state
-
-
-def read_fields(
-    mapper: Mapper[Any], item: StoredEvent, stored_as: dict[str, Any], event_class: type[Any]
-) -> dict[str, Any]:
-    """An event's fields as the code reads them: the stored fields when they are at the class's
-    payload version (decoded once), else the mapper's upcast event."""
-    if stored_as.get("class_version", 1) != getattr(event_class, "class_version", 1):
-        return dict(mapper.to_domain_event(item).__dict__)
-    fields = {k: v for k, v in stored_as.items() if k != "class_version"}
-    fields["originator_id"] = item.originator_id
-    fields["originator_version"] = item.originator_version
-    return fields
 
 
 @dataclass(frozen=True)
@@ -210,81 +182,95 @@ def audit_stream(
     nonces = Nonces(report)
     history = History()
     commands = Commands()
+    reader = Reader(mapper, report)
     prev_hash = chain.GENESIS_HASH if start is None else start.prev_hash
     expected_version = 1 if start is None else start.version
     if start is not None:
         nonces.next.update(start.nonces)
-    for item in stored:
-        version = item.originator_version
-        if version != expected_version:
-            report.bad(expected_version, f"version {expected_version} is missing")
-        expected_version = version + 1
-        read = _read_and_link(report, mapper, item, prev_hash, actors.get(version))
-        if read is None:  # it does not decode: the chain is broken here
-            prev_hash = ""
-            continue
-        fields, prev_hash = read
-        _collect_reveals(report, version, fields, revealed)
-        history.add(item.topic, version, fields)
-        problem = commands.add(version, fields)
-        if problem:
-            report.bad(version, problem)
-        server_rolls.extend(_server_rolls(report, nonces, version, fields))
-    _judge_server_rolls(report, server_rolls, revealed)
+    with collection_paused():  # (every roll stays alive until the end: issue 29)
+        for item in stored:
+            version = item.originator_version
+            if version != expected_version:
+                report.bad(expected_version, f"version {expected_version} is missing")
+            expected_version = version + 1
+            read = reader.read_and_link(item, prev_hash, actors.get(version))
+            if read is None:  # it does not decode: the chain is broken here
+                prev_hash = ""
+                continue
+            fields, prev_hash = read
+            _collect_reveals(report, version, fields, revealed)
+            history.add(item.topic, version, fields)
+            problem = commands.add(version, fields)
+            if problem:
+                report.bad(version, problem)
+            server_rolls.extend(_server_rolls(report, nonces, version, fields))
+        _judge_server_rolls(report, server_rolls, revealed)
+        findings = history.findings()
     if commands.open is not None:
         first, last = commands.open
         report.bad(last, f"the command at versions {first} to {last} is missing events")
-    for name, found in history.findings().items():
+    for name, found in findings.items():
         getattr(report, name).extend(found)
     return report
 
 
-def _read_and_link(
-    report: AuditReport,
-    mapper: Mapper[Any],
-    item: StoredEvent,
-    prev_hash: str,
-    actor: str | None,
-) -> tuple[dict[str, Any], str] | None:
-    """Read one event (the fast path, else the exact one), check its bytes, hash and link; its
-    fields as the code reads them and its stored hash, or None if it does not decode."""
-    version = item.originator_version
-    fast = _fast(item, actor)
-    if fast is not None:
-        stored_as, fields, stored_hash = fast
-        prev_ok = stored_as.get("prev_hash") == prev_hash
-        report.link(version, stored_hash, hash_ok=True, prev_ok=prev_ok)
-        return fields, stored_hash
-    try:
-        # Loaded as stored, and as the code reads it (upcast to the current version).
-        stored_as = stored_fields(mapper, item)
-        reencoded = encoded(mapper, stored_as)
-        event_class = resolve_topic(item.topic)
-        fields = read_fields(mapper, item, stored_as, event_class)
-        if reencoded != item.state or get_topic(event_class) != item.topic:
-            report.bad(version, "the stored bytes are not the canonical encoding of the event")
-        return fields, _check_link(report, item, stored_as, fields, prev_hash, actor)
-    except Exception as exc:  # a tampered row may not even decode, or hash
-        report.bad(version, f"the stored event does not decode: {type(exc).__name__}")
-        return None
+class Reader:
+    """Reads one audit's events: the fast path where it can prove an event (``audit_read``),
+    else the exact one; each event's bytes, hash and link are checked into the report."""
 
+    def __init__(self, mapper: Mapper[Any], report: AuditReport) -> None:
+        self.mapper = mapper
+        self.report = report
+        self._class_versions: dict[str, int | None] = {}
+        self._campaign: tuple[object, str] | None = None
 
-def _fast(
-    item: StoredEvent, actor: str | None
-) -> tuple[dict[str, Any], dict[str, Any], str] | None:
-    """An event read on the fast path (``audit_read``): its fields as stored, as read, and its
-    verified hash; None when the exact path must read it."""
-    found = fast_read(item, actor)
-    if found is None:
-        return None
-    event_class = resolve_topic(item.topic)
-    stored_version = found.stored_as.get("class_version", 1)
-    if stored_version != getattr(event_class, "class_version", 1):
-        return None  # read upcast, by the mapper
-    if get_topic(event_class) != item.topic:
-        return None
-    fields = read_as(found.stored_as, item.originator_id, item.originator_version)
-    return found.stored_as, fields, found.stored_hash
+    def read_and_link(
+        self, item: StoredEvent, prev_hash: str, actor: str | None
+    ) -> tuple[dict[str, Any], str] | None:
+        """Read one event, check its bytes, hash and link; its fields as the code reads them
+        and its stored hash, or None if it does not decode."""
+        version = item.originator_version
+        found = fast_read(item, actor, self._campaign_text(item.originator_id))
+        if found is not None and self._fast_readable(item.topic, found.stored_as):
+            fields = found.stored_as
+            prev_ok = fields.get("prev_hash") == prev_hash
+            self.report.link(version, found.stored_hash, hash_ok=True, prev_ok=prev_ok)
+            return read_as(fields, item.originator_id, version), found.stored_hash
+        try:
+            # Loaded as stored, and as the code reads it (upcast to the current version).
+            stored_as = stored_fields(self.mapper, item)
+            reencoded = encoded(self.mapper, stored_as)
+            event_class = resolve_topic(item.topic)
+            fields = read_fields(self.mapper, item, stored_as, event_class)
+            if reencoded != item.state or get_topic(event_class) != item.topic:
+                self.report.bad(
+                    version, "the stored bytes are not the canonical encoding of the event"
+                )
+            return fields, _check_link(self.report, item, stored_as, fields, prev_hash, actor)
+        except Exception as exc:  # a tampered row may not even decode, or hash
+            self.report.bad(version, f"the stored event does not decode: {type(exc).__name__}")
+            return None
+
+    def _campaign_text(self, originator_id: object) -> str:
+        """``str(originator_id)``, worked out once for the audit's campaign."""
+        if self._campaign is None or self._campaign[0] != originator_id:
+            self._campaign = (originator_id, str(originator_id))
+        return self._campaign[1]
+
+    def _fast_readable(self, topic: str, stored_as: Mapping[str, Any]) -> bool:
+        """Whether an event read on the fast path reads as stored: its topic names its class,
+        and it is at the class's payload version (else the mapper upcasts it)."""
+        if topic not in self._class_versions:
+            try:
+                event_class = resolve_topic(topic)
+                named = get_topic(event_class) == topic
+            except Exception:  # a topic no class answers to: the exact path reports it
+                event_class, named = None, False
+            self._class_versions[topic] = (
+                getattr(event_class, "class_version", 1) if named else None
+            )
+        current = self._class_versions[topic]
+        return current is not None and stored_as.get("class_version", 1) == current
 
 
 def _check_link(
@@ -380,7 +366,7 @@ class Nonces:
     def reused(self, version: int, record: Mapping[str, Any]) -> bool:
         """Take note of a server roll; whether its nonce was used before under its commitment."""
         proof = record.get("proof")
-        proof = proof if isinstance(proof, Mapping) else {}
+        proof = proof if isinstance(proof, dict) else {}
         commitment, nonce = str(proof.get("commitment")), proof.get("nonce")
         roll_id = str(record.get("roll_id"))
         if isinstance(nonce, bool) or not isinstance(nonce, int) or nonce < 0:
@@ -463,7 +449,8 @@ class Commands:
         if not (
             isinstance(versions, list)
             and len(versions) == 2
-            and all(type(v) is int for v in versions)
+            and type(versions[0]) is int
+            and type(versions[1]) is int
             and fields.get("command_id") == versions[0]
             and versions[0] <= version <= versions[1]
         ):
@@ -481,7 +468,7 @@ class Commands:
 def revealed_seeds(fields: Mapping[str, Any]) -> dict[str, str]:
     """The seeds an import event revealed (``revealed_seeds``), by commitment."""
     seeds = fields.get("revealed_seeds")
-    if not isinstance(seeds, Mapping):
+    if not isinstance(seeds, dict):
         return {}
     return {str(commitment): str(seed) for commitment, seed in seeds.items()}
 

@@ -58,7 +58,7 @@ class History:
         """The rollbacks, flagged rolls, rerolls and fate rerolls, by the report's names."""
         found: dict[str, list[Any]] = {"rollbacks": [], "flagged_rolls": []}
         timeline = Timeline.of([(r["version"], r["to_version"]) for r in self.rollbacks], self.head)
-        sources = {str(r.get("roll_id")): r.get("source") for r in self.rolls}
+        sources: dict[str, Any] = {}
         for rollback in self.rollbacks:
             proposal = rollback["proposal_id"]
             found["rollbacks"].append(
@@ -69,6 +69,7 @@ class History:
                 }
             )
             if rollback["flagged"]:
+                sources = sources or {str(r.get("roll_id")): r.get("source") for r in self.rolls}
                 found["flagged_rolls"].extend(
                     roll for roll in rollback["undone_rolls"] if sources.get(roll) == "server"
                 )
@@ -107,6 +108,8 @@ def fate_rerolls(rolls: list[dict[str, Any]], timeline: Timeline) -> list[dict[s
 
 def rerolls(rolls: list[dict[str, Any]], timeline: Timeline) -> list[dict[str, Any]]:
     """Each undone roll followed by a later active roll for the same purpose."""
+    if not timeline.gaps:
+        return []  # nothing was undone
     active: dict[str, list[tuple[int, str]]] = {}
     for record in rolls:
         if timeline.is_active(int(record["version"])):

@@ -13,7 +13,8 @@ from domain.model.event_records import event_record, project_campaign
 from domain.model.signed_note import VerifierKey
 from domain.model.summaries import decoded, roll_summary
 from domain.model.text import ascii_number
-from domain.service.audit import AuditReport, audit_stream, stored_fields, with_verdict
+from domain.service.audit import AuditReport, audit_stream, with_verdict
+from domain.service.audit_read import collection_paused, stored_fields
 from domain.service.audit_resume import ResumePoint, resumed_audit
 from domain.service.checkpoints import CheckpointVerdict, check_checkpoint
 from domain.service.timeline import Timeline
@@ -140,7 +141,7 @@ class Reading(ApplicationHooks):
         """The campaign's stored (encoded) events after a version."""
         if after >= MAX_VERSION:
             return []
-        return list(self.recorder.select_events(campaign_id, gt=after, limit=limit))
+        return self.side_tables.stored_events_after(campaign_id, after, limit)
 
     def event_records(
         self, campaign_id: UUID, *, after: int = 0, limit: int | None = None
@@ -218,7 +219,8 @@ class Reading(ApplicationHooks):
         campaign = self.campaign(campaign_id)
         if after is None:
             actors = self.side_tables.actors(str(campaign_id))
-            return audit_stream(self.mapper, self.stored_events(campaign_id), actors)
+            with collection_paused():  # (the whole log is read into memory first)
+                return audit_stream(self.mapper, self.stored_events(campaign_id), actors)
         if not 1 <= after.version <= campaign.version:
             raise InvalidInput.field(
                 "after", f"must be a version of this campaign, 1 to {campaign.version}"

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
+from eventsourcing.persistence import StoredEvent
+
 from domain.model.access import Membership, Token
 from domain.storage.retries import read_with_retries
 
@@ -73,8 +75,16 @@ class SideTables:
     placeholder = "?"
     write_options: dict[str, Any] = {}
     datastore: Any
+    select_events: Any
+    """(The recorder's, beside which these side tables are kept.)"""
     shares_rate_buckets = False
     """Whether the store keeps the rate-limit buckets (``take_rate_token``) for every process."""
+
+    def stored_events_after(
+        self, originator_id: UUID, after: int, limit: int | None = None
+    ) -> list[StoredEvent]:
+        """An aggregate's stored events after a version, in version order (at most ``limit``)."""
+        return list(self.select_events(originator_id, gt=after, limit=limit))
 
     def take_rate_token(self, key: str, rate: float, burst: float) -> float:
         """Take one append from ``key``'s shared bucket: 0 if allowed, else the seconds until one

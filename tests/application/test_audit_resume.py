@@ -166,5 +166,5 @@ def test_a_stored_timestamp_with_a_key_the_hash_does_not_cover_fails_on_both_pat
     raw.set_event_state(cid, 2, state.replace(b'"},', b'","note":"unhashed"},', 1))
 
     assert app.audit(cid).first_bad_version == 2
-    monkeypatch.setattr(audit_module, "fast_read", lambda item, actor: None)
+    monkeypatch.setattr(audit_module, "fast_read", lambda item, actor, campaign_id=None: None)
     assert app.audit(cid).first_bad_version == 2

@@ -264,3 +264,22 @@ def test_a_store_config_takes_a_str_or_a_path(tmp_path: Path) -> None:
     finally:
         app.close()
     assert (tmp_path / "text.db").exists()
+
+
+# -- reading a campaign's events in one call (issue 29) ------------------------------------------
+
+
+def test_a_campaigns_events_read_in_one_call_are_the_recorders_own(
+    app: Questlog, new_campaign: NewCampaign
+) -> None:
+    """The audit reads a whole log through ``stored_events_after`` (on SQLite one autocommit
+    SELECT on the thread's own reading connection): the same events as ``select_events``."""
+    cid = new_campaign()
+    for n in range(5):
+        app.roll(cid, notation="d20", purpose=f"roll {n}")
+    recorder = app.side_tables
+    for after, limit in [(0, None), (2, None), (2, 2), (6, None), (0, 1)]:
+        fast = recorder.stored_events_after(cid, after, limit)
+        exact = list(app.recorder.select_events(cid, gt=after, limit=limit))
+        assert fast == exact, (after, limit)
+    assert [e.originator_version for e in recorder.stored_events_after(cid, 2, 2)] == [3, 4]

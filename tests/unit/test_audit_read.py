@@ -3,7 +3,9 @@ writes, for the JSON it accepts, and hands everything else to the exact path (is
 
 from __future__ import annotations
 
+import gc
 import json
+import threading
 from datetime import UTC, datetime
 from typing import Any
 from uuid import uuid4
@@ -14,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.model import chain
-from domain.service.audit_read import canonical_bytes, fast_read
+from domain.service.audit_read import canonical_bytes, collection_paused, fast_read
 
 # Everything JSON holds but floats: the fast path never meets a float (it sends them on).
 float_free = st.recursive(
@@ -87,3 +89,33 @@ def test_the_fast_path_never_accepts_what_it_cannot_prove() -> None:
     assert fast_read(noted_event, "owner#1") is None, "a key beside the timestamp's text"
     other_time = StoredEvent(item.originator_id, 2, item.topic, item.state.replace(b"+00:00", b"Z"))
     assert fast_read(other_time, "owner#1") is None, "a timestamp in another ISO form"
+
+
+def test_the_collector_is_paused_while_any_audit_runs_and_restored_after() -> None:
+    """``collection_paused`` (issue 29): nested and concurrent audits count, and a collector
+    that was off before stays off."""
+    assert gc.isenabled()
+    inside = threading.Event()
+    release = threading.Event()
+
+    def other_audit() -> None:
+        with collection_paused():
+            inside.set()
+            release.wait(5)
+
+    worker = threading.Thread(target=other_audit)
+    with collection_paused():
+        assert not gc.isenabled()
+        worker.start()
+        assert inside.wait(5)
+    assert not gc.isenabled(), "the other audit still runs"
+    release.set()
+    worker.join(5)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collection_paused():
+            pass
+        assert not gc.isenabled(), "off before, off after"
+    finally:
+        gc.enable()
