@@ -253,7 +253,9 @@ class Reader:
 
     def _campaign_text(self, originator_id: object) -> str:
         """``str(originator_id)``, worked out once for the audit's campaign."""
-        if self._campaign is None or self._campaign[0] != originator_id:
+        if self._campaign is None or (
+            self._campaign[0] is not originator_id and self._campaign[0] != originator_id
+        ):
             self._campaign = (originator_id, str(originator_id))
         return self._campaign[1]
 
@@ -306,6 +308,8 @@ def _collect_reveals(
     """Add the seeds an event reveals to ``revealed``, checking each against its commitment."""
     if "revealed_seed" in fields:
         revealed[str(fields["revealed_commitment"])] = str(fields["revealed_seed"])
+    if "revealed_seeds" not in fields:
+        return
     for commitment, seed in revealed_seeds(fields).items():
         if not commits_to(seed, commitment):
             report.bad(version, f"the revealed seed does not hash to {commitment}")
