@@ -12,8 +12,12 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import pytest
+
+from domain.service.application import Questlog
+from domain.storage.store import StoreConfig
 
 QUESTLOG = [sys.executable, "-c", "from webapi.cli.main import main; main()"]
 
@@ -153,6 +157,55 @@ def test_verify_all_audits_every_campaign_and_refuses_a_mix(tmp_path: Path) -> N
     assert "4 campaigns audited, 0 failed." in every.stdout
     assert run(["verify", "--all", ids[0]], db).returncode == 2
     assert run(["verify", "--all", "--head", "x"], db).returncode == 2
+
+
+def test_verify_resumes_from_a_point_the_verifier_holds(tmp_path: Path) -> None:
+    """``questlog verify --after V --after-hash H`` (issue 29): the re-audit of the API, from
+    the shell; the chain must still have H at V, and an edit after V is caught."""
+    db = tmp_path / "resume.db"
+    campaign_id = run(["demo"], db).stdout.split("questlog verify ")[1].split()[0]
+    app = Questlog(StoreConfig(sqlite_path=db))
+    try:
+        records = app.event_records(UUID(campaign_id))
+    finally:
+        app.close()
+    point = records[-4]
+    held = ["--after", str(point["version"]), "--after-hash", point["hash"]]
+
+    resumed = run(["verify", campaign_id, *held], db)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "resumed" in resumed.stdout and "OK" in resumed.stdout
+    wrong = run(
+        ["verify", campaign_id, "--after", str(point["version"]), "--after-hash", "a" * 64], db
+    )
+    assert wrong.returncode == 1 and "FAILED" in wrong.stdout
+
+    last = records[-1]["version"]
+    where = "WHERE originator_id = ? AND originator_version = ?"
+    stored_id = campaign_id.replace("-", "")
+    with sqlite3.connect(db) as conn:
+        (state,) = conn.execute(
+            f"SELECT state FROM stored_events {where}", (stored_id, last)
+        ).fetchone()
+        conn.execute(
+            f"UPDATE stored_events SET state = ? {where}",
+            (state.replace(b'"hash":"', b'"hash":"0', 1), stored_id, last),
+        )
+    edited = run(["verify", campaign_id, *held], db)
+    assert edited.returncode == 1
+    assert f"version {last}" in edited.stdout
+
+
+def test_verify_refuses_a_half_or_bad_resume_point(tmp_path: Path) -> None:
+    db = tmp_path / "resume.db"
+    campaign_id = run(["demo"], db).stdout.split("questlog verify ")[1].split()[0]
+    only_version = run(["verify", campaign_id, "--after", "3"], db)
+    assert only_version.returncode == 2 and "--after-hash" in only_version.stderr
+    bad_hash = run(["verify", campaign_id, "--after", "3", "--after-hash", "xyz"], db)
+    assert bad_hash.returncode == 2 and "64-character hex" in bad_hash.stderr
+    past = run(["verify", campaign_id, "--after", "100000", "--after-hash", "a" * 64], db)
+    assert past.returncode == 2 and "--after" in past.stderr
+    assert run(["verify", "--all", "--after", "3", "--after-hash", "a" * 64], db).returncode == 2
 
 
 def test_verify_refuses_bad_ids(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from uuid import UUID
 
@@ -10,8 +11,19 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from domain.facade import CheckpointVerdict, NoteError, NotFound, VerifierKey, parse_verifier_key
+from domain.facade import (
+    CheckpointVerdict,
+    InvalidInput,
+    NoteError,
+    NotFound,
+    ResumePoint,
+    VerifierKey,
+    parse_verifier_key,
+)
 from webapi.cli.common import console, open_store
+
+HASH = re.compile(r"[0-9a-f]{64}")
+"""A head hash, as the API takes it (``after_hash``)."""
 
 
 @click.command()
@@ -38,6 +50,18 @@ from webapi.cli.common import console, open_store
     help="Verify this bundle (GET /campaigns/{id}/bundle) offline, without any store.",
 )
 @click.option(
+    "--after",
+    "after_version",
+    type=click.IntRange(min=1),
+    help="Resume from a version you verified before (with --after-hash): only what the events "
+    "after it need is read.",
+)
+@click.option(
+    "--after-hash",
+    help="The head hash you hold for version --after: your last audit's head, or a signed "
+    "checkpoint's. The chain must still have it there.",
+)
+@click.option(
     "--all",
     "every",
     is_flag=True,
@@ -49,6 +73,8 @@ def verify(
     checkpoint_file: str | None,
     verifier_keys: tuple[str, ...],
     bundle_file: str | None,
+    after_version: int | None,
+    after_hash: str | None,
     every: bool,
 ) -> None:
     """Audit a campaign: the hash chain, every stored byte, every revealed roll, and with
@@ -57,6 +83,9 @@ def verify(
     if sum((campaign_id is not None, bundle_file is not None, every)) > 1:
         raise click.UsageError("Give one of CAMPAIGN_ID, --all or --bundle FILE.")
     keys = parse_keys(verifier_keys)
+    after = resume_point(after_version, after_hash)
+    if after is not None and campaign_id is None:
+        raise click.UsageError("--after resumes one campaign's audit: give its CAMPAIGN_ID.")
     if bundle_file is not None:
         if checkpoint_file is not None:
             raise click.UsageError(
@@ -78,13 +107,39 @@ def verify(
     except ValueError:
         raise click.BadParameter("not a campaign id (a UUID)", param_hint="CAMPAIGN_ID") from None
     note = None if checkpoint_file is None else read_checkpoint(checkpoint_file)
+    verify_campaign(cid, head, note, keys, after)
+
+
+def resume_point(version: int | None, head_hash: str | None) -> ResumePoint | None:
+    """The point --after and --after-hash name (None without them), checked as the API does."""
+    if version is None and head_hash is None:
+        return None
+    if version is None or head_hash is None:
+        missing = "--after-hash" if head_hash is None else "--after"
+        raise click.UsageError(f"Give --after and --after-hash together ({missing} is missing).")
+    if not HASH.fullmatch(head_hash):
+        raise click.BadParameter("must be a 64-character hex hash", param_hint="--after-hash")
+    return ResumePoint(version, head_hash)
+
+
+def verify_campaign(
+    cid: UUID,
+    head: str | None,
+    note: str | None,
+    keys: list[VerifierKey] | None,
+    after: ResumePoint | None,
+) -> None:
+    """Audit one campaign of the store (from ``after`` if given), print it, exit with its
+    verdict."""
     questlog = open_store()
     try:
-        report = questlog.audit(cid).as_dict(receipt=head)
+        report = questlog.audit(cid, after=after).as_dict(receipt=head)
         verdict = None if note is None else questlog.check_checkpoint(cid, note, keys)
     except NotFound as error:
         console.print(f"[red]{error.message}[/red]")
         sys.exit(2)
+    except InvalidInput as error:
+        raise click.BadParameter(error.message, param_hint="--after") from None
     finally:
         questlog.close()
     if verdict is not None:
@@ -219,6 +274,13 @@ def print_audit(campaign_id: UUID, report: dict[str, object]) -> None:
         table.add_row(f"rolls {name}", str(count))
     if "receipt" in report:
         table.add_row("receipt", str(report["receipt"]))
+    if report.get("resumed") is not None:
+        resumed = dict(report["resumed"])  # type: ignore[call-overload]
+        table.add_row(
+            "resumed",
+            f"from your point at version {resumed['after']}; read from version "
+            f"{resumed['read_from']} (the versions before it were not re-read)",
+        )
     console.print(table)
     for problem in report["problems"]:  # type: ignore[attr-defined]
         console.print(f"[red]version {problem['version']}: {problem['problem']}[/red]")
