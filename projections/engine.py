@@ -17,7 +17,7 @@ from typing import Any
 
 from eventsourcing.persistence import ApplicationRecorder, Mapper
 
-from projections.events import Recorded, decode_notification
+from projections.events import Recorded, decode_notification, decode_rows
 from projections.store import ViewStore
 from projections.view import View
 
@@ -65,7 +65,14 @@ def apply_batch(store: ViewStore, targets: Sequence[Target], events: Sequence[Re
 def read_batch(
     recorder: ApplicationRecorder, mapper: Mapper[Any], after: int, limit: int
 ) -> list[Recorded]:
-    """The next events of the log after a notification id (ids may have gaps)."""
+    """The next events of the log after a notification id (ids may have gaps).
+
+    Questlog's recorders give the stored rows as they are (``notification_rows``), without the
+    library's notification objects and UUIDs; another recorder is read the library's way.
+    """
+    read_rows = getattr(recorder, "notification_rows", None)
+    if read_rows is not None:
+        return decode_rows(mapper, read_rows(after, limit))
     notifications = recorder.select_notifications(
         start=after, limit=limit, inclusive_of_start=False
     )
