@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+import orjson
 from eventsourcing.persistence import Mapper, Notification
 from eventsourcing.utils import get_topic, resolve_topic
 
@@ -28,6 +29,8 @@ GAMES = {"qc": "quest-calendar", "cb": "calendar-board"}
 NotificationRow = tuple[Any, ...]
 """A stored event as read from the store: ``(id, originator_id, version, topic, state)``."""
 _decode = json.JSONDecoder().decode
+_orjson_loads = orjson.loads
+_orjson_dumps = orjson.dumps
 _CHANGED: dict[str, bool] = {}
 """Per topic: whether its event class has changed shape (see ``_changed``)."""
 
@@ -86,6 +89,25 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def parse_state(raw: bytes) -> Any:
+    """Stored JSON as ``json`` reads it, through orjson where that is provably the same.
+
+    orjson reads an event several times faster than ``json``. Its reading is taken only when
+    writing it back with orjson gives the stored bytes again: then every string, integer and
+    float reads as ``json`` reads it (a float orjson writes back as the same text is the double
+    that text rounds to, which is what ``json`` reads too), and there was no duplicate key. Any
+    other bytes (a float Python writes as ``1e-05``, text ``json`` escaped, an integer beyond
+    64 bits, NaN) are read by ``json`` (issue 29; ``tests/projections/test_decoding.py``).
+    """
+    try:
+        fields = _orjson_loads(raw)
+    except orjson.JSONDecodeError:
+        return _decode(raw.decode("utf-8"))
+    if _orjson_dumps(fields) == raw:
+        return fields
+    return _decode(raw.decode("utf-8"))
+
+
 def _changed(topic: str) -> bool:
     """Whether an event type has changed shape (its class is past version 1), cached by topic."""
     found = _CHANGED.get(topic)
@@ -107,7 +129,7 @@ def decode_rows(mapper: Mapper[Any], rows: Iterable[NotificationRow]) -> list[Re
                 state = mapper.cipher.decrypt(state)
             if mapper.compressor is not None:
                 state = mapper.compressor.decompress(state)
-        data: dict[str, Any] = _decode(state.decode("utf-8"))
+        data: dict[str, Any] = parse_state(state)
         if "class_version" in data or _changed(topic):
             # A changed event type (stored at an older version, or with its version): the class
             # upcasts it and drops the version.
