@@ -28,6 +28,7 @@ from domain.storage.store import StoreConfig
 from projections.engine import read_batch
 from projections.events import Recorded, _changed, decode_rows, from_domain_event, parse_state
 from projections.views import ALL_VIEWS
+from projections.views.roll_log import compact_json
 from tests.application.moving import exported
 from tests.application.moving import played as moving_house
 from tests.conftest import StoreFactory
@@ -183,3 +184,17 @@ def test_what_orjson_reads_otherwise_goes_to_json() -> None:
     ]:
         assert not fast(raw), why
         assert typed(parse_state(raw)) == typed(json.loads(raw)), why
+
+
+dice = st.lists(st.fixed_dictionaries({"sides": values, "face": values, "kept": values}))
+
+
+@given(value=values | dice)
+@settings(max_examples=400, deadline=None)
+def test_the_roll_log_writes_dice_as_json_writes_them(value: Any) -> None:
+    assert compact_json(value) == json.dumps(value, separators=(",", ":"))
+
+
+def test_dice_orjson_writes_otherwise_are_written_by_json() -> None:
+    for value in ([1e-07], [float("nan")], [float("inf")], ["\x7f"], ["é"], ["\x1f\n"], [2**70]):
+        assert compact_json(value) == json.dumps(value, separators=(",", ":")), value
