@@ -6,6 +6,7 @@ reference build into ``__ref`` tables beside them), and each view has applied ea
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 
 from domain.service.application import Questlog
-from projections.engine import Target, catch_up
+from projections.engine import Target, catch_up, collector_paused
 from projections.rebuild import rebuild_with
 from projections.runners import ViewsWorker
 from projections.store import ViewStore
@@ -104,6 +105,7 @@ def test_a_failed_batch_applies_nothing_and_is_applied_once_later(
     monkeypatch.setitem(RollLog._handlers, ANY, failing)
     with pytest.raises(RuntimeError, match="disk is full"):
         sync(app, views, batch_size=100)
+    assert gc.isenabled(), "the collector, paused for the batch, is back"
     positions = views.positions()
     assert {positions[v.name]["applied"] for v in ALL_VIEWS} == {200}
     committed = positions["roll_log"]["position"]
@@ -111,6 +113,19 @@ def test_a_failed_batch_applies_nothing_and_is_applied_once_later(
     monkeypatch.setitem(RollLog._handlers, ANY, original)
     sync(app, views, batch_size=100)
     assert_exactly_once(app, views)
+
+
+def test_the_collector_is_paused_for_a_batch_only_where_it_was_on() -> None:
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled(), "someone else's pause is left alone"
+    finally:
+        gc.enable()
 
 
 def _runner_env(app: Questlog) -> dict[str, str]:
