@@ -20,6 +20,7 @@ from typing import Any
 from eventsourcing.persistence import ApplicationRecorder, Mapper
 
 from projections.events import Recorded, decode_notification, decode_rows
+from projections.leases import Fence
 from projections.store import ViewStore
 from projections.view import View
 
@@ -57,10 +58,18 @@ def apply_in(
         store.set_position(cursor, target.key, last, applied + len(todo))
 
 
-def apply_batch(store: ViewStore, targets: Sequence[Target], events: Sequence[Recorded]) -> None:
-    """Apply a batch to the targets in one transaction: all of it, or none of it."""
+def apply_batch(
+    store: ViewStore,
+    targets: Sequence[Target],
+    events: Sequence[Recorded],
+    fence: Fence | None = None,
+) -> None:
+    """Apply a batch to the targets in one transaction: all of it, or none of it (nothing at all
+    when ``fence`` finds the views' leases lost, in the same transaction)."""
     if events:
         with store.write() as cursor:
+            if fence is not None:
+                fence(cursor, [target.key for target in targets])
             apply_in(store, cursor, targets, events)
 
 
@@ -96,6 +105,7 @@ def catch_up(
     batch_size: int,
     stop: Event | None = None,
     on_batch: BatchCallback | None = None,
+    fence: Fence | None = None,
 ) -> int:
     """Apply every event after the targets' positions, a batch per transaction; returns how many."""
     position = lowest_position(store, targets)
@@ -105,7 +115,7 @@ def catch_up(
             events = read_batch(recorder, mapper, position, batch_size)
             if not events:
                 break
-            apply_batch(store, targets, events)
+            apply_batch(store, targets, events, fence)
             count, position = len(events), events[-1].id
             del events  # freed before the collector is back: it then finds nothing to promote
         total += count
