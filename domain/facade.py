@@ -45,6 +45,7 @@ from domain.service import command_results
 from domain.service.actions import Caller, TableActions
 from domain.service.application import Questlog, campaign_facts
 from domain.service.audit import AuditReport, roll_verdict
+from domain.service.audit_read import collection_paused
 from domain.service.audit_resume import ResumePoint
 from domain.service.checkpoints import CheckpointVerdict, check_checkpoint, hashes_by_version
 from domain.service.command_results import (
@@ -113,6 +114,7 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "resolve_pointer",
     "roll_summary",
     "roll_verdict",
+    "collection_paused",
     "samples",
     "summarise",
     "summarise_decoded",

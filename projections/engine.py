@@ -17,7 +17,9 @@ from typing import Any
 
 from eventsourcing.persistence import ApplicationRecorder, Mapper
 
-from projections.events import Recorded, decode_notification
+from domain.facade import collection_paused
+from projections.events import Recorded, decode_notification, decode_rows
+from projections.leases import Fence
 from projections.store import ViewStore
 from projections.view import View
 
@@ -55,17 +57,32 @@ def apply_in(
         store.set_position(cursor, target.key, last, applied + len(todo))
 
 
-def apply_batch(store: ViewStore, targets: Sequence[Target], events: Sequence[Recorded]) -> None:
-    """Apply a batch to the targets in one transaction: all of it, or none of it."""
+def apply_batch(
+    store: ViewStore,
+    targets: Sequence[Target],
+    events: Sequence[Recorded],
+    fence: Fence | None = None,
+) -> None:
+    """Apply a batch to the targets in one transaction: all of it, or none of it (nothing at all
+    when ``fence`` finds the views' leases lost, in the same transaction)."""
     if events:
         with store.write() as cursor:
+            if fence is not None:
+                fence(cursor, [target.key for target in targets])
             apply_in(store, cursor, targets, events)
 
 
 def read_batch(
     recorder: ApplicationRecorder, mapper: Mapper[Any], after: int, limit: int
 ) -> list[Recorded]:
-    """The next events of the log after a notification id (ids may have gaps)."""
+    """The next events of the log after a notification id (ids may have gaps).
+
+    Questlog's recorders give the stored rows as they are (``notification_rows``), without the
+    library's notification objects and UUIDs; another recorder is read the library's way.
+    """
+    read_rows = getattr(recorder, "notification_rows", None)
+    if read_rows is not None:
+        return decode_rows(mapper, read_rows(after, limit))
     notifications = recorder.select_notifications(
         start=after, limit=limit, inclusive_of_start=False
     )
@@ -87,17 +104,20 @@ def catch_up(
     batch_size: int,
     stop: Event | None = None,
     on_batch: BatchCallback | None = None,
+    fence: Fence | None = None,
 ) -> int:
     """Apply every event after the targets' positions, a batch per transaction; returns how many."""
     position = lowest_position(store, targets)
     total = 0
     while stop is None or not stop.is_set():
-        events = read_batch(recorder, mapper, position, batch_size)
-        if not events:
-            break
-        apply_batch(store, targets, events)
-        position = events[-1].id
-        total += len(events)
+        with collection_paused():  # (a batch's events live until it is written)
+            events = read_batch(recorder, mapper, position, batch_size)
+            if not events:
+                break
+            apply_batch(store, targets, events, fence)
+            count, position = len(events), events[-1].id
+            del events  # freed before the collector is back: it then finds nothing to promote
+        total += count
         if on_batch is not None:
-            on_batch(position, len(events))
+            on_batch(position, count)
     return total

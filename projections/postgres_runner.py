@@ -1,5 +1,8 @@
 """The PostgreSQL runner: the library's ``ProjectionRunner`` following the log by LISTEN/NOTIFY.
 
+Before it subscribes, the runner applies the log's backlog with the engine's ``catch_up`` (stored
+rows read in batches, fenced like its own batches): the subscription then starts near the head.
+
 ``ProjectionRunner`` opens the application, subscribes from the position its tracking recorder
 reports, and calls ``process_event`` once per event in its own thread. It has no batching, so
 ``ViewsProjection`` batches itself: events are buffered and written by ``engine.apply_in`` in one
@@ -25,10 +28,10 @@ from eventsourcing.postgres import PostgresTrackingRecorder
 from eventsourcing.projection import Projection, ProjectionRunner
 
 from domain.facade import Questlog, StoreConfig, configure_pool
-from projections.engine import BatchCallback, PassCallback, Target, apply_in
+from projections.engine import BatchCallback, PassCallback, Target, apply_in, catch_up
 from projections.events import Recorded, from_domain_event
 from projections.leases import Fence
-from projections.store import PostgresViewStore
+from projections.store import PostgresViewStore, open_view_store
 from projections.view import View
 
 PROJECTION_NAME = "QuestlogViews"
@@ -184,8 +187,38 @@ class PostgresRunner:
         env[f"{prefix}_POSTGRES_IDLE_IN_TRANSACTION_SESSION_TIMEOUT"] = "60"
         return env
 
+    def catch_up(self, stop: threading.Event) -> None:
+        """Apply the log's backlog with the engine's batches, before following it (issue 29).
+
+        The library's subscription hands the runner one event at a time, decoded by the mapper:
+        it caught up at 24,000 events/s where the engine's batches of stored rows reach 50,000
+        (docs/performance.md). Each batch is fenced like the runner's own.
+        """
+        app = Questlog(self.config)
+        store = open_view_store(self.config)
+        try:
+            store.ensure(self.views)
+            targets = [Target(view) for view in self.views]
+            catch_up(
+                app.recorder,
+                app.mapper,
+                store,
+                targets,
+                batch_size=self.batch_size,
+                stop=stop,
+                on_batch=self.on_batch,
+                fence=self.fence,
+            )
+        finally:
+            store.close()
+            app.close()
+
     def run(self, stop: threading.Event) -> None:
-        """Follow the log until ``stop`` is set; re-raise a failure of the runner or a batch."""
+        """Catch up, then follow the log until ``stop`` is set; re-raise a failure of the runner
+        or a batch."""
+        self.catch_up(stop)
+        if stop.is_set():
+            return
         # Each subclass must name itself "Questlog" again, or it would read "<Subclass>_events".
         apps: list[Questlog] = []
         recorders: list[PostgresViewsRecorder] = []

@@ -24,6 +24,8 @@ from domain.facade import VIEWS_SETUP_LOCK_KEY, StoreConfig, session_lock
 from projections.schema import POSITIONS, POSITIONS_TABLE, Table, ViewTables
 
 PREFIX = "view_"
+COPY_FROM = 16
+"""From this many rows, PostgreSQL inserts go by ``COPY`` (``PostgresViewStore.write_rows``)."""
 NEW = "__new"
 """The suffix of the tables a rebuild fills before it swaps them in."""
 
@@ -329,6 +331,32 @@ class PostgresViewStore(ViewStore):
 
     def _quote(self, name: str) -> str:
         return '"' + name.replace('"', '""') + '"'
+
+    def write_rows(
+        self,
+        cursor: Any,
+        spec: Table,
+        logical: str,
+        rows: Sequence[tuple[Any, ...]],
+        *,
+        suffix: str = "",
+        upsert: bool = False,
+    ) -> None:
+        """Insert many rows with ``COPY ... FROM STDIN`` (issue 29), upsert or insert a few with
+        ``executemany``.
+
+        ``COPY`` checks the rows as an INSERT does (a duplicate key fails it) and costs the
+        client a sixth of ``executemany``'s pipelined statements, but a round trip more: the two
+        took the same time for 16 rows on this machine, ``COPY`` half as long for 64.
+        """
+        if upsert or len(rows) < COPY_FROM:
+            super().write_rows(cursor, spec, logical, rows, suffix=suffix, upsert=upsert)
+            return
+        columns = ", ".join(spec.names)
+        with cursor.copy(f"COPY {self.physical(logical, suffix)} ({columns}) FROM STDIN") as copy:
+            write = copy.write_row
+            for row in rows:
+                write(row)
 
     def physical(self, logical: str, suffix: str = "") -> str:
         """``"schema"."view_<logical><suffix>"``."""

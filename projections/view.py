@@ -123,6 +123,11 @@ class View:
         """Buffer a row for ``logical`` (columns in table order)."""
         self._pending.setdefault(logical, []).append(row)
 
+    def pending(self, logical: str) -> list[tuple[Any, ...]]:
+        """The buffer of rows for ``logical``, to append rows to as ``insert`` does, without a
+        call per row; valid until the next ``flush`` (any ``execute`` or ``query``)."""
+        return self._pending.setdefault(logical, [])
+
     def flush(self) -> None:
         """Write the buffered rows now (before a statement that must see them)."""
         pending, self._pending = self._pending, {}

@@ -14,6 +14,7 @@ import psycopg
 from eventsourcing import postgres as es_postgres
 from eventsourcing.persistence import StoredEvent
 from psycopg.pq import TransactionStatus
+from psycopg.rows import tuple_row
 
 from domain.storage.advisory_locks import (
     KEY_RING_LOCK_KEY,
@@ -32,6 +33,8 @@ from domain.storage.retries import TRANSIENT_ERRORS, read_with_retries
 from domain.storage.side_tables import KEYS_TABLE, RATE_TABLE, SideTables
 
 log = logging.getLogger("questlog.store")
+NotificationRow = tuple[Any, ...]
+"""A stored event as the views read it: ``(id, originator_id, version, topic, state)``."""
 CAMPAIGN_LOCK_TIMEOUT = "2s"
 """How long a command waits for another process's command on the same campaign before it goes on
 without the lock (the events' unique version key still refuses a stale write)."""
@@ -66,12 +69,12 @@ class SQLiteRecorder(SideTables, SQLiteRecorderHooks):
 
         datastore.close = close_all
 
-    def _fetch(self, statement: str, params: tuple[Any, ...]) -> list[Any]:
+    def _fetch(self, statement: str, params: tuple[Any, ...], *, tuples: bool = False) -> list[Any]:
         """One SELECT in autocommit on this thread's own reading connection: a SQLite statement
         outside a transaction reads the last committed state, like a transaction of its own,
         without the pool and the BEGIN and ROLLBACK around it (a third of a roll's side-table
         cost, issue 29). An in-memory database has one connection's worth of data: it reads
-        through the pool."""
+        through the pool. ``tuples``: plain tuples instead of ``sqlite3.Row`` objects."""
         if self.datastore.pool.is_sqlite_memory_mode:
             return super()._fetch(statement, params)
 
@@ -82,7 +85,10 @@ class SQLiteRecorder(SideTables, SQLiteRecorderHooks):
                 with self._readers_guard:
                     self._reader_connections.append(connection)
                 self._readers.connection = connection
-            return list(connection.execute(self._sql(statement), params).fetchall())
+            cursor = connection.cursor()
+            if tuples:
+                cursor.row_factory = None
+            return list(cursor.execute(self._sql(statement), params).fetchall())
 
         return read_with_retries(read)
 
@@ -101,7 +107,18 @@ class SQLiteRecorder(SideTables, SQLiteRecorderHooks):
         params: tuple[Any, ...] = (originator_id.hex, after)
         if limit is not None:
             statement, params = statement + " LIMIT ?", (*params, limit)
-        return [StoredEvent(originator_id, *row) for row in self._fetch(statement, params)]
+        rows = self._fetch(statement, params, tuples=True)
+        return [StoredEvent(originator_id, *row) for row in rows]
+
+    def notification_rows(self, after: int, limit: int) -> list[NotificationRow]:
+        """The log after a notification id, as plain rows: ``(id, originator_id, version,
+        topic, state)``, read like ``_fetch`` (the originator id as stored: hex text)."""
+        return self._fetch(
+            f"SELECT rowid, originator_id, originator_version, topic, state "
+            f"FROM {self.events_table_name} WHERE rowid > ? ORDER BY rowid LIMIT ?",
+            (after, limit),
+            tuples=True,
+        )
 
     def construct_create_table_statements(self) -> list[str]:
         """Events table, then the side tables."""
@@ -235,6 +252,27 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
         def read() -> list[Any]:
             with self.datastore.get_connection() as connection:
                 return list(connection.execute(self._sql(statement), params).fetchall())
+
+        return read_with_retries(read)
+
+    def notification_rows(self, after: int, limit: int) -> list[NotificationRow]:
+        """The log after a notification id, as plain rows: ``(id, originator_id, version,
+        topic, state)``, in one autocommit SELECT (the originator id as text)."""
+        statement = (
+            "SELECT notification_id, originator_id::text, originator_version, topic, state "
+            f'FROM "{self.datastore.schema}"."{self.events_table_name}" '
+            "WHERE notification_id > %s ORDER BY notification_id LIMIT %s"
+        )
+
+        def read() -> list[NotificationRow]:
+            with (
+                self.datastore.get_connection() as connection,
+                connection.cursor(row_factory=tuple_row) as cursor,
+            ):
+                # Binary: the states come as they are stored, not as hex text to decode.
+                cursor.execute(statement, (after, limit), binary=True)
+                rows: list[NotificationRow] = cursor.fetchall()
+                return rows
 
         return read_with_retries(read)
 

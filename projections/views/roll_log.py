@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from domain.facade import roll_verdict
 from projections.events import Recorded
 from projections.schema import table
@@ -45,6 +47,30 @@ ROLLS = table(
 _encode = json.JSONEncoder(separators=(",", ":")).encode
 
 
+def compact_json(value: Any) -> str:
+    """``value`` as ``json`` writes it with compact separators (and ASCII only), by orjson when
+    that is surely the same text (issue 29). orjson's text is taken only when it holds nothing
+    the two write differently: no character outside space to ``~`` (``json`` escapes those, orjson
+    writes them as they are), no ``.``, ``e+`` or ``e-`` (orjson writes every finite float with
+    one, not always as ``json`` does) and no ``null`` (orjson's NaN and infinities, which ``json``
+    writes as ``NaN`` and ``Infinity``). Text that merely looks like those goes to ``json`` too.
+    """
+    try:
+        text = orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return _encode(value)
+    if (
+        text.isascii()
+        and text.find(b".") < 0
+        and text.find(b"e+") < 0
+        and text.find(b"e-") < 0
+        and text.find(b"null") < 0
+        and text.find(b"\x7f") < 0
+    ):
+        return text.decode()
+    return _encode(value)
+
+
 class RollLog(View):
     """Every roll across all campaigns."""
 
@@ -63,27 +89,30 @@ class RollLog(View):
         records = event.rolls
         if not records:
             return
-        game = event.game or self.state(event.campaign_id).get("game")
+        campaign_id, event_id, version = event.campaign_id, event.id, event.version
+        game = event.game or self.state(campaign_id).get("game")
+        kind = event.kind
+        rows = self.pending("rolls")
         for n, record in enumerate(records):
-            dice = record.get("dice") or []
-            proof = record.get("proof") or {}
-            self.insert(
-                "rolls",
+            get = record.get
+            dice = get("dice") or []
+            proof = get("proof") or {}
+            rows.append(
                 (
-                    event.campaign_id,
-                    event.id,
+                    campaign_id,
+                    event_id,
                     n,
-                    event.version,
-                    record.get("roll_id") or f"{event.version}-{n + 1}",
+                    version,
+                    get("roll_id") or f"{version}-{n + 1}",
                     game,
-                    event.kind,
-                    record.get("purpose"),
-                    record.get("notation"),
-                    _encode(dice),
-                    "[" + ",".join(str(d.get("face")) for d in dice) + "]",
-                    record.get("modifier"),
-                    record.get("total"),
-                    record.get("source") or "unknown",
+                    kind,
+                    get("purpose"),
+                    get("notation"),
+                    compact_json(dice),
+                    "[" + ",".join([str(d.get("face")) for d in dice]) + "]",
+                    get("modifier"),
+                    get("total"),
+                    get("source") or "unknown",
                     proof.get("commitment"),
                     proof.get("client_seed"),
                     proof.get("nonce"),

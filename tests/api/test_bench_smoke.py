@@ -67,6 +67,13 @@ def test_bench_quick_run_measures_every_part_with_access_control_on(
     assert data["http"]["roll"]["statuses"] == {"201": data["http"]["roll"]["requests"]}
     assert data["domain"]["audit"]["median_s"] > 0
     assert data["views_sqlite"]["view_rate"] > 0 and data["views_postgres"]["view_rate"] > 0
+    # Issue 29's targets, each with a verdict, for the roll log and for every view together.
+    assert (data["views_sqlite"]["target"], data["views_postgres"]["target"]) == (50_000, 30_000)
+    for kind in ("sqlite", "postgres"):
+        assert data[f"views_{kind}"]["all_views_rate_met"] in (True, False)
+        catch_up = result.stdout[result.stdout.index(f"(d) Views catching up, {kind}") :]
+        verdicts = re.findall(r"\b(PASS|MISS)\b", catch_up[: catch_up.index("building the log")])
+        assert len(verdicts) == 2, catch_up[:2000]
     lag = data["views_lag"]
     assert lag["delivered"] and lag["statuses"] == {"201": lag["sent"]} and lag["measured"] > 0
     assert data["domain"]["reaudit"]["median_s"] > 0

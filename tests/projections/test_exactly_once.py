@@ -6,6 +6,7 @@ reference build into ``__ref`` tables beside them), and each view has applied ea
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
@@ -104,6 +105,7 @@ def test_a_failed_batch_applies_nothing_and_is_applied_once_later(
     monkeypatch.setitem(RollLog._handlers, ANY, failing)
     with pytest.raises(RuntimeError, match="disk is full"):
         sync(app, views, batch_size=100)
+    assert gc.isenabled(), "the collector, paused for the batch, is back"
     positions = views.positions()
     assert {positions[v.name]["applied"] for v in ALL_VIEWS} == {200}
     committed = positions["roll_log"]["position"]

@@ -39,6 +39,7 @@ from projections.runners import ViewsWorker, run_views
 from projections.store import SQLiteViewStore, ViewStore
 from projections.view import View
 from projections.views import ALL_VIEWS
+from tests.projections.conftest import log_size
 from tests.projections.scenarios import many_rolls
 from tests.projections.test_exactly_once import assert_exactly_once, play
 
@@ -222,6 +223,41 @@ def test_a_lost_lease_connection_fences_writes_at_once(app: Questlog, views: Vie
     finally:
         leases.close()
         other.close()
+
+
+@postgres_only
+def test_the_postgres_runner_catches_up_by_fenced_batches_before_it_subscribes(
+    app: Questlog, views: ViewStore
+) -> None:
+    """issue 29: the backlog is applied by the engine's batches, each behind the fence."""
+    from projections.postgres_runner import PostgresRunner
+
+    play(app, rolls=300)
+    fenced: list[list[str]] = []
+    batches: list[int] = []
+    lost = threading.Event()
+
+    def fence(_cursor: Any, names: Any) -> None:
+        fenced.append(sorted(names))
+        if lost.is_set():
+            raise LeaseLost("the lease connection is gone")
+
+    stop = threading.Event()
+    runner = PostgresRunner(
+        app.config, ALL_VIEWS, batch_size=100, fence=fence, on_batch=lambda _p, n: batches.append(n)
+    )
+    runner.catch_up(stop)
+    assert sum(batches) == log_size(app)  # (by count: ids may have gaps)
+    assert batches[:-1] == [100] * (len(batches) - 1) and len(fenced) == len(batches)
+    assert fenced[0] == sorted(NAMES)
+    assert_exactly_once(app, views)
+
+    many_rolls(app, 50)
+    positions = views.positions()
+    lost.set()
+    with pytest.raises(LeaseLost):
+        runner.run(stop)
+    assert views.positions() == positions, "a lost lease applies nothing"
 
 
 @postgres_only

@@ -8,13 +8,13 @@ from uuid import UUID
 import pytest
 
 from domain.service.application import Questlog
-from projections.store import ViewStore
+from projections.store import COPY_FROM, ViewStore
 from projections.views import ALL_VIEWS
 from projections.views.campaigns import campaign_summaries, campaign_summary
 from projections.views.debt_ledger import debt_ledger, debt_spans
 from projections.views.exhaustion import exhaustion_history
 from projections.views.hero_timeline import hero_lives, hero_timeline
-from projections.views.roll_log import roll_log
+from projections.views.roll_log import RollLog, roll_log
 from projections.views.ship import ship_history, ship_losses
 from projections.views.weather import weather_history
 from tests.projections.conftest import sync
@@ -303,3 +303,35 @@ def test_a_campaign_that_starts_with_a_hero_opens_its_ledger(
     summary = campaign_summary(views, fork_id)
     assert summary is not None
     assert (summary["pages_played"], summary["last_page"]) == (1, "2027-01-10")
+
+
+def test_many_rows_are_written_as_a_few_are(views: ViewStore) -> None:
+    """PostgreSQL writes a batch's many rows by ``COPY`` and a few by INSERT (issue 29): the
+    same rows come back, and a key written twice fails the batch either way."""
+    spec = RollLog.tables["rolls"]
+    text = 'tab\there, new\nline, back\\slash, \\N, quote\'s, "quoted", é, \x7f, end'
+
+    def row(event_id: int) -> tuple[Any, ...]:
+        values: list[Any] = [f"c{event_id % 3}", event_id, 0, event_id]
+        for n, (_, kind) in enumerate(spec.columns[4:]):
+            number = event_id * 10 + n
+            if number % 7 == 0 and "NOT NULL" not in kind:
+                values.append(None)
+            else:
+                values.append(text if "TEXT" in kind else number)
+        return tuple(values)
+
+    many, few = [row(i) for i in range(1, COPY_FROM + 5)], [row(i) for i in range(100, 103)]
+    for rows in (many, few):
+        with views.write() as cursor:
+            views.write_rows(cursor, spec, "rolls", rows)
+    with views.read() as cursor:
+        found = views.rows(cursor, "SELECT * FROM {rolls} ORDER BY event_id")
+    assert [tuple(r.values()) for r in found] == many + few
+
+    for rows in ([*many[:COPY_FROM], many[0]], [few[0]]):
+        with pytest.raises(Exception, match=r"(?i)unique|duplicate"), views.write() as cursor:
+            views.write_rows(cursor, spec, "rolls", [row(500 + i) for i in range(len(rows))])
+            views.write_rows(cursor, spec, "rolls", rows)
+    with views.read() as cursor:
+        assert len(views.rows(cursor, "SELECT event_id FROM {rolls}")) == len(many + few)
