@@ -88,8 +88,8 @@ def drop_views(config: StoreConfig, views: Sequence[type[View]]) -> None:
 
 
 def runner_rate(config: StoreConfig, events: int) -> float:
-    """Events/s of every view through ``PostgresRunner`` (``ProjectionRunner``), from its start
-    until it has caught up with the head."""
+    """Events/s of every view through ``PostgresRunner`` (the engine's catch-up, then
+    ``ProjectionRunner``), from its start until it has caught up with the head."""
     from projections.postgres_runner import PostgresRunner
 
     caught_up, stop = threading.Event(), threading.Event()
@@ -218,7 +218,7 @@ def postgres_figures(events: int, rolls: int, repeat: int, say: Say) -> list[Fig
             drop_views(config, ALL_VIEWS)
             return rate
 
-        say("PostgreSQL: every view catching up, batch code and ProjectionRunner")
+        say("PostgreSQL: every view catching up, batch code and PostgresRunner")
         batched = repeated(batch, repeat)
         runner = repeated(lambda: runner_rate(config, events), repeat)
         say("PostgreSQL: the lease fence")
@@ -233,7 +233,7 @@ def postgres_figures(events: int, rolls: int, repeat: int, say: Say) -> list[Fig
         Figure(
             doc, f"PostgreSQL: every view, batch code, batches of {BATCH:,}", batched, "events/s"
         ),
-        Figure(doc, "PostgreSQL: every view through ProjectionRunner", runner, "events/s"),
+        Figure(doc, "PostgreSQL: every view through PostgresRunner", runner, "events/s"),
         Figure(
             "docs/projections.md, Leases: one process per view",
             f"PostgreSQL: the fence of a batch, one query (mean of {FENCE_CALLS:,} calls)",

@@ -213,12 +213,8 @@ class PostgresRunner:
             store.close()
             app.close()
 
-    def run(self, stop: threading.Event) -> None:
-        """Catch up, then follow the log until ``stop`` is set; re-raise a failure of the runner
-        or a batch."""
-        self.catch_up(stop)
-        if stop.is_set():
-            return
+    def _start(self) -> ProjectionRunner[Any, Any]:
+        """The library's runner on this runner's views, subscribed; nothing left open if not."""
         # Each subclass must name itself "Questlog" again, or it would read "<Subclass>_events".
         apps: list[Questlog] = []
         recorders: list[PostgresViewsRecorder] = []
@@ -243,7 +239,7 @@ class PostgresRunner:
             },
         )
         try:
-            runner: ProjectionRunner[Any, Any] = ProjectionRunner(
+            return ProjectionRunner(
                 application_class=application,
                 projection_class=projection,
                 view_class=recorder,
@@ -258,6 +254,14 @@ class PostgresRunner:
             for opened in recorders:
                 opened.datastore.close()
             raise
+
+    def run(self, stop: threading.Event) -> None:
+        """Catch up, then follow the log until ``stop`` is set; re-raise a failure of the runner
+        or a batch."""
+        self.catch_up(stop)
+        if stop.is_set():
+            return
+        runner = self._start()
         views_projection: ViewsProjection = runner.projection  # type: ignore[assignment]
         try:
             with runner:

@@ -23,7 +23,7 @@ FIGURES = {
     "docs/projections.md, Speed": [
         "SQLite: the debt ledger alone catching up, batches of 2,000: ",
         "PostgreSQL: every view, batch code, batches of 2,000: ",
-        "PostgreSQL: every view through ProjectionRunner: ",
+        "PostgreSQL: every view through PostgresRunner: ",
     ],
     "docs/projections.md, Leases: one process per view": [
         "PostgreSQL: the fence of a batch, one query (mean of 2,000 calls): ",
