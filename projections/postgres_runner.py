@@ -195,22 +195,24 @@ class PostgresRunner:
         (docs/performance.md). Each batch is fenced like the runner's own.
         """
         app = Questlog(self.config)
-        store = open_view_store(self.config)
         try:
-            store.ensure(self.views)
-            targets = [Target(view) for view in self.views]
-            catch_up(
-                app.recorder,
-                app.mapper,
-                store,
-                targets,
-                batch_size=self.batch_size,
-                stop=stop,
-                on_batch=self.on_batch,
-                fence=self.fence,
-            )
+            store = open_view_store(self.config)
+            try:
+                store.ensure(self.views)
+                targets = [Target(view) for view in self.views]
+                catch_up(
+                    app.recorder,
+                    app.mapper,
+                    store,
+                    targets,
+                    batch_size=self.batch_size,
+                    stop=stop,
+                    on_batch=self.on_batch,
+                    fence=self.fence,
+                )
+            finally:
+                store.close()
         finally:
-            store.close()
             app.close()
 
     def _start(self) -> ProjectionRunner[Any, Any]:
