@@ -204,6 +204,7 @@ def test_audit_resumes_from_the_head_a_verifier_holds(
         (f"after=0&after_hash={'ab' * 32}", "after"),
         (f"after=99&after_hash={'ab' * 32}", "after"),
         ("after=1&after_hash=xyz", "after_hash"),
+        (f"after=1&after_hash={'ab' * 32}&head={'cd' * 32}", "head"),
     ],
 )
 def test_audit_refuses_a_resume_point_it_cannot_use(

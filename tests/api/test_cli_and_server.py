@@ -206,6 +206,10 @@ def test_verify_refuses_a_half_or_bad_resume_point(tmp_path: Path) -> None:
     past = run(["verify", campaign_id, "--after", "100000", "--after-hash", "a" * 64], db)
     assert past.returncode == 2 and "--after" in past.stderr
     assert run(["verify", "--all", "--after", "3", "--after-hash", "a" * 64], db).returncode == 2
+    with_head = run(
+        ["verify", campaign_id, "--after", "3", "--after-hash", "a" * 64, "--head", "b" * 64], db
+    )
+    assert with_head.returncode == 2 and "--head" in with_head.stderr
 
 
 def test_verify_refuses_bad_ids(tmp_path: Path) -> None:

@@ -84,8 +84,16 @@ def verify(
         raise click.UsageError("Give one of CAMPAIGN_ID, --all or --bundle FILE.")
     keys = parse_keys(verifier_keys)
     after = resume_point(after_version, after_hash)
-    if after is not None and campaign_id is None:
-        raise click.UsageError("--after resumes one campaign's audit: give its CAMPAIGN_ID.")
+    if after is not None and (campaign_id is None or bundle_file is not None or every):
+        raise click.UsageError(
+            "--after resumes one campaign's audit in the store: give its CAMPAIGN_ID alone, "
+            "without --all or --bundle."
+        )
+    if after is not None and head is not None:
+        raise click.UsageError(
+            "--head looks for a receipt in the whole chain, and --after reads only from its "
+            "window: check the receipt without --after."
+        )
     if bundle_file is not None:
         if checkpoint_file is not None:
             raise click.UsageError(
@@ -133,13 +141,15 @@ def verify_campaign(
     verdict."""
     questlog = open_store()
     try:
-        report = questlog.audit(cid, after=after).as_dict(receipt=head)
+        try:
+            audited = questlog.audit(cid, after=after)
+        except InvalidInput as error:  # (the point is past the head)
+            raise click.BadParameter(error.message, param_hint="--after") from None
+        report = audited.as_dict(receipt=head)
         verdict = None if note is None else questlog.check_checkpoint(cid, note, keys)
     except NotFound as error:
         console.print(f"[red]{error.message}[/red]")
         sys.exit(2)
-    except InvalidInput as error:
-        raise click.BadParameter(error.message, param_hint="--after") from None
     finally:
         questlog.close()
     if verdict is not None:

@@ -212,6 +212,12 @@ class AuditQuery(Schema):
         if ("after" in data) != ("after_hash" in data):
             missing = "after_hash" if "after" in data else "after"
             raise ValidationError("give after and after_hash together", missing)
+        if "head" in data and "after" in data:
+            raise ValidationError(
+                "a receipt is looked for in the whole chain, and a resumed audit reads only "
+                "from its window: check it without after",
+                "head",
+            )
 
 
 class RollCounts(Schema):
