@@ -104,5 +104,9 @@ def event_hash(
 
 
 def split_event_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``data`` part of a stored event's fields (everything but the envelope)."""
-    return {k: v for k, v in fields.items() if k not in ENVELOPE_FIELDS}
+    """The ``data`` part of a stored event's fields (everything but the envelope), in their
+    order: a copy without the envelope's keys (twice as fast as filtering every key, issue 29)."""
+    data = dict(fields)
+    for key in ENVELOPE_FIELDS:
+        data.pop(key, None)
+    return data
