@@ -1,10 +1,11 @@
 """The recorded events the views read: one plain envelope, however the event was fetched.
 
-The SQLite poller reads stored notifications and decodes their JSON here, without resolving the
-event's topic to a Python class: an event type this process does not know (a ``RolledBack``
-written by a newer service, say) reaches the views as data instead of stopping them, and skipping
-the class lookup makes catch-up faster. Only an event stored in an older shape (its state names a
-``class_version``) goes through the mapper, so that its class upcasts it. The PostgreSQL runner
+The SQLite poller reads stored notifications and decodes their JSON here. Each topic is resolved
+to its class once per process (``_changed``), to learn whether the type has changed shape: an
+event stored in an older shape goes through the mapper, so that its class upcasts it, and every
+other event is decoded straight from its JSON. An event type this process does not know (written
+by a newer release, say) raises the library's ``TopicError`` and stops the views there, so no
+view ever skips an event; the views go on once the process runs the release that knows it. The PostgreSQL runner
 gets decoded domain events from the library's subscription and turns them into the same
 envelope, so every view sees one shape.
 

@@ -198,3 +198,13 @@ def test_the_roll_log_writes_dice_as_json_writes_them(value: Any) -> None:
 def test_dice_orjson_writes_otherwise_are_written_by_json() -> None:
     for value in ([1e-07], [float("nan")], [float("inf")], ["\x7f"], ["é"], ["\x1f\n"], [2**70]):
         assert compact_json(value) == json.dumps(value, separators=(",", ":")), value
+
+
+def test_an_event_type_this_process_does_not_know_stops_the_views_instead_of_being_skipped(
+    app: Questlog,
+) -> None:
+    from eventsourcing.utils import TopicError
+
+    row = (1, UUID(int=1), 1, "domain.model.events:WrittenByANewerRelease", b'{"x": 1}')
+    with pytest.raises(TopicError, match="WrittenByANewerRelease"):
+        decode_rows(app.mapper, [row])
