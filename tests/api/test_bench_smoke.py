@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
@@ -467,3 +468,29 @@ def test_the_table_lock_bench_refuses_an_unknown_variant_by_name() -> None:
 
     with pytest.raises(SystemExit, match="QUESTLOG_BENCH_TABLE_LOCK must be one of"):
         lock_statement("rowlock", "s", None)
+
+
+def test_the_serving_cost_bench_times_both_apps_alone_and_splits_what_serving_adds(
+    tmp_path: Path,
+) -> None:
+    from bench.serving_cost import Split, naive_app_ms, questlog_app_ms, split_table
+
+    naive, questlog = naive_app_ms(tmp_path, 20), questlog_app_ms(tmp_path, 20)
+    assert 0 < naive < 50 and 0 < questlog < 50
+    split = Split("roll", alone_ms=0.6, served_ms=1.5, served_rate=700)
+    assert split.serving_ms == pytest.approx(0.9)
+    console = Console(width=200, record=True)
+    console.print(split_table([split]))
+    text = console.export_text()
+    assert "0.900" in text and "60%" in text
+
+
+def test_the_serving_cost_bench_refuses_a_roll_the_app_did_not_store() -> None:
+    from bench.serving_cost import cpu_ms_per_call
+
+    def refusing(_environ: dict[str, object], start: Callable[..., object]) -> list[bytes]:
+        start("401 UNAUTHORIZED", [])
+        return [b"{}"]
+
+    with pytest.raises(RuntimeError, match="answered 401"):
+        cpu_ms_per_call(refusing, "/rolls", {}, 10)
