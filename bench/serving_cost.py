@@ -14,28 +14,46 @@ and the difference, **what serving costs**: waitress's sockets and HTTP parsing,
 each request between its threads, and the threads' contention for the GIL (for Questlog, also
 the embedded views). The naive app's figure is the floor a Python server on this stack pays per
 request, whatever the app does.
+
+Where granian (a Rust HTTP server, in the ``bench`` extra) is installed, the same Questlog app is
+also served by it, as a trial of another server only (``questlog serve`` uses waitress): with 8
+request threads, as many as waitress has for commands, and with one. Every server is loaded in alternating rounds,
+4 keep-alive clients each on its own campaign, and every 201 is read back::
+
+    python -m bench.serving_cost                      # 16 s per server in 4 rounds
+    python -m bench.serving_cost --seconds 8 --rounds 2 --no-granian
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
+from flask import Flask
 from rich.console import Console
 from rich.table import Table
 
-from bench.http_bench import ROLL_BODY
+from bench.cpu_split import children
+from bench.http_bench import ROLL_BODY, LoggedServer, create_campaign
+from bench.load import LoadResult, free_port, merge
+from bench.scale import acknowledged, stored_after
 from bench.server import create_bench_token
-from bench.versus_naive import measure_versus
+from bench.versus_naive import Contender, NaiveServer, _questlog
 from domain.storage.store import StoreConfig
+
+ROOT = Path(__file__).resolve().parent.parent
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -136,8 +154,10 @@ class Split:
 def split_table(splits: list[Split]) -> Table:
     table = Table(title="CPU per roll: the app alone, served, and what serving costs")
     table.add_column("")
-    for label in ("app alone (ms)", "served (ms)", "serving (ms)", "share", "served rolls/s"):
+    labels = ("app alone (ms)", "served (ms)", "serving (ms)", "share", "rolls/s", "x naive")
+    for label in labels:
         table.add_column(label, justify="right")
+    naive_rate = splits[0].served_rate
     for split in splits:
         table.add_row(
             split.name,
@@ -146,31 +166,117 @@ def split_table(splits: list[Split]) -> Table:
             f"{split.serving_ms:.3f}",
             f"{split.serving_ms / split.served_ms:.0%}",
             f"{split.served_rate:,.0f}",
+            f"{split.served_rate / naive_rate:.2f}",
         )
     return table
 
 
-def measure(workdir: Path, requests: int, seconds: float, rounds: int) -> list[Split]:
-    """Both apps alone, then both served in alternating rounds (part (g) without the others)."""
+def granian_app() -> Flask:
+    """Questlog's app as ``questlog serve`` builds it (access control on, views embedded), for
+    granian's ``--factory``; the store and the exempt token come from the environment."""
+    from webapi.cli.server import build_app
+
+    return build_app(auth=True, streams=4, views=True)
+
+
+class GranianServer(LoggedServer):
+    """Questlog's app served by granian (WSGI) with ``threads`` request threads, in a subprocess.
+
+    granian runs the app in a worker process of its own: ``pid`` is that worker's."""
+
+    label = "granian"
+
+    def __init__(self, workdir: Path, config: StoreConfig, threads: int, token_id: str) -> None:
+        self.port = free_port()
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.open_log(workdir / f"granian-{threads}.log")
+        command = [
+            granian_command() or "granian",
+            "--interface",
+            "wsgi",
+            "--factory",
+            "--host",
+            "127.0.0.1",
+        ]
+        command += ["--port", str(self.port), "--blocking-threads", str(threads)]
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "QUESTLOG_RATE_LIMIT_EXEMPT": token_id}
+        env["QUESTLOG_DB"] = str(config.sqlite_path)
+        self.process = subprocess.Popen(
+            [*command, "bench.serving_cost:granian_app"],
+            cwd=ROOT,
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+
+    @property
+    def pid(self) -> int:
+        found = children(self.process.pid)
+        return found[-1] if len(found) > 1 else self.process.pid
+
+
+def granian_side(name: str, workdir: Path, threads: int, stack: ExitStack) -> Contender:
+    """A fresh store served by granian, its token and 4 campaigns."""
+    config = StoreConfig(sqlite_path=workdir / f"{name}.db")
+    token_id, token = create_bench_token(config)
+    server = GranianServer(workdir, config, threads, token_id)
+    stack.callback(server.stop)
+    server.wait_ready(timeout=90.0)
+    campaigns = [create_campaign(server.port, f"{name} {i}", token) for i in range(4)]
+    paths = [f"/campaigns/{c}/rolls" for c in campaigns]
+    return Contender(name, server, paths, ROLL_BODY, token, campaigns)
+
+
+def granian_command() -> str | None:
+    """granian's command beside this Python, else on the PATH; None where it is not installed."""
+    beside = Path(sys.executable).with_name("granian")
+    return str(beside) if beside.exists() else shutil.which("granian")
+
+
+def served_rounds(workdir: Path, seconds: float, rounds: int, granian: bool) -> list[Contender]:
+    """Every server loaded in alternating rounds; every 201 read back."""
+    with ExitStack() as stack:
+        naive = NaiveServer(workdir / "naive", 8)
+        stack.callback(naive.stop)
+        naive.wait_ready()
+        sides = [Contender("naive", naive, ["/rolls"] * 4, ROLL_BODY)]
+        config = StoreConfig(sqlite_path=workdir / "roll.db")
+        sides.append(_questlog("roll", config, workdir, 4, stack, command=False))
+        if granian:
+            for threads in (8, 1):
+                sides.append(granian_side(f"granian-{threads}", workdir, threads, stack))
+        for side in sides:
+            side.warmup = side.load(3.0, "warm-up")
+        for number in range(rounds):
+            for side in sides:
+                side.rounds.append(side.load(seconds / rounds, f"round {number + 1}"))
+        for side in sides[1:]:
+            stored = stored_after(side.server.port, side.token, side.campaigns, 1)
+            if stored != acknowledged(side.rounds, side.warmup):
+                raise RuntimeError(f"{side.name}: {stored} rolls stored, not every 201")
+        return sides
+
+
+LABELS = {
+    "naive": "naive app, waitress 8 threads",
+    "roll": "questlog serve, waitress 8+64",
+    "granian-8": "Questlog, granian 8 threads",
+    "granian-1": "Questlog, granian 1 thread",
+}
+
+
+def measure(
+    workdir: Path, requests: int, seconds: float, rounds: int, granian: bool
+) -> list[Split]:
+    """Both apps alone, then every server in alternating rounds."""
     alone = {"naive": naive_app_ms(workdir, requests), "roll": questlog_app_ms(workdir, requests)}
-    served = measure_versus(
-        workdir / "served",
-        clients=4,
-        threads=8,
-        warmup=3.0,
-        seconds=seconds,
-        rounds=rounds,
-        postgres=False,
-        command=False,
-        note=lambda _text: None,
-    )
-    names = {"naive": "the naive app", "roll": "questlog serve, the roll route"}
     splits = []
-    for key, label in names.items():
-        run = served.runs[key]
+    for side in served_rounds(workdir / "served", seconds, rounds, granian):
+        run: LoadResult = merge(side.name, side.rounds)
         if run.server_cpu_ms is None:
-            raise RuntimeError(f"{label}: the server's CPU could not be read")
-        splits.append(Split(label, alone[key], run.server_cpu_ms, run.throughput))
+            raise RuntimeError(f"{side.name}: the server's CPU could not be read")
+        app_ms = alone["naive" if side.name == "naive" else "roll"]
+        splits.append(Split(LABELS[side.name], app_ms, run.server_cpu_ms, run.throughput))
     return splits
 
 
@@ -179,10 +285,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--requests", type=int, default=3000, help="rolls per app alone")
     parser.add_argument("--seconds", type=float, default=16.0, help="served seconds per app")
     parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--no-granian", action="store_true", help="skip the granian trials")
     args = parser.parse_args(argv)
-    console = Console(highlight=False)
+    console = Console(highlight=False, width=max(Console().width, 120))
+    granian = not args.no_granian and granian_command() is not None
+    if not granian and not args.no_granian:
+        console.print("granian is not installed (pip install -e '.[bench]'): its trials skipped")
     with tempfile.TemporaryDirectory(prefix="questlog-serving-") as folder:
-        splits = measure(Path(folder), args.requests, args.seconds, args.rounds)
+        splits = measure(Path(folder), args.requests, args.seconds, args.rounds, granian)
     console.print(split_table(splits))
 
 
