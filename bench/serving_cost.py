@@ -17,8 +17,8 @@ request, whatever the app does.
 
 Where granian (a Rust HTTP server, in the ``bench`` extra) is installed, the same Questlog app is
 also served by it, as a trial of another server only (``questlog serve`` uses waitress): with 8
-request threads, as many as waitress has for commands, and with one. Every server is loaded in alternating rounds,
-4 keep-alive clients each on its own campaign, and every 201 is read back::
+request threads, as many as waitress has for commands, and with one. Every server is loaded in
+alternating rounds, 4 keep-alive clients each on its own campaign, and every 201 is read back::
 
     python -m bench.serving_cost                      # 16 s per server in 4 rounds
     python -m bench.serving_cost --seconds 8 --rounds 2 --no-granian

@@ -5,9 +5,9 @@ to its class once per process (``_changed``), to learn whether the type has chan
 event stored in an older shape goes through the mapper, so that its class upcasts it, and every
 other event is decoded straight from its JSON. An event type this process does not know (written
 by a newer release, say) raises the library's ``TopicError`` and stops the views there, so no
-view ever skips an event; the views go on once the process runs the release that knows it. The PostgreSQL runner
-gets decoded domain events from the library's subscription and turns them into the same
-envelope, so every view sees one shape.
+view ever skips an event; the views go on once the process runs the release that knows it. The
+PostgreSQL runner gets decoded domain events from the library's subscription and turns them into
+the same envelope, so every view sees one shape.
 
 A catch-up reads the stored rows as they are (``notification_rows`` of Questlog's recorders),
 without the library's notification objects and their UUIDs (issue 29).
