@@ -16,6 +16,7 @@ from eventsourcing.persistence import StoredEvent
 from psycopg.pq import TransactionStatus
 from psycopg.rows import tuple_row
 
+from domain.storage import commit_order
 from domain.storage.advisory_locks import (
     KEY_RING_LOCK_KEY,
     begin_with_transaction_lock,
@@ -273,6 +274,33 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
                 cursor.execute(statement, (after, limit), binary=True)
                 rows: list[NotificationRow] = cursor.fetchall()
                 return rows
+
+        return read_with_retries(read)
+
+    def create_table(self) -> None:
+        """The library's tables and ours, then the events' transaction ids (``commit_order``):
+        added once to a store that has none yet, whichever release wrote it."""
+        super().create_table()
+        with self.datastore.transaction(commit=True) as cursor:
+            if commit_order.upgrade(cursor, self.datastore.schema, self.events_table_name):
+                log.info("events table upgraded: each event now records its transaction id")
+
+    def committed_rows(
+        self, after: commit_order.CommitPosition, limit: int
+    ) -> list[commit_order.CommittedRow]:
+        """The log after a commit position, in commit order, as far as no open transaction can
+        still write before it: ``(transaction, id, originator_id, version, topic, state)``."""
+        statement = commit_order.committed_rows_statement(
+            self.datastore.schema, self.events_table_name
+        )
+
+        def read() -> list[commit_order.CommittedRow]:
+            with (
+                self.datastore.get_connection() as connection,
+                connection.cursor(row_factory=tuple_row) as cursor,
+            ):
+                cursor.execute(statement, (str(after.transaction), after.notification, limit))
+                return [(int(row[0]), *row[1:]) for row in cursor.fetchall()]
 
         return read_with_retries(read)
 

@@ -1,0 +1,179 @@
+"""The events' commit order on PostgreSQL (``domain.storage.commit_order``, issue 30's first step).
+
+Each event records its transaction id, and ``committed_rows`` reads the log in the order
+(transaction id, notification id), only below the oldest open transaction. These tests hold a
+transaction open with an early id and an early transaction id while later rows commit, as an
+append without the table lock would, and check that a reader never passes the open one, and
+then reads it exactly once when it commits (or never, when it aborts). The rows are written with
+plain SQL, which takes no table lock: the recorder's own appends still take it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from uuid import UUID, uuid4
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from domain.service.application import Questlog
+from domain.storage.commit_order import START, CommitPosition, position_of
+from domain.storage.recorders import PostgresRecorder
+from domain.storage.store import StoreConfig
+from tests.conftest import StoreFactory
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def factory(tmp_path: Path, postgres_url: str) -> Iterator[StoreFactory]:
+    made = StoreFactory("postgres", tmp_path, postgres_url)
+    yield made
+    made.remove_all()
+
+
+@pytest.fixture
+def config(factory: StoreFactory) -> StoreConfig:
+    return factory.new()
+
+
+@pytest.fixture
+def app(config: StoreConfig) -> Iterator[Questlog]:
+    opened = Questlog(config)
+    yield opened
+    opened.close()
+
+
+def recorder(app: Questlog) -> PostgresRecorder:
+    found = app.recorder
+    assert isinstance(found, PostgresRecorder)
+    return found
+
+
+def connect(config: StoreConfig, *, autocommit: bool) -> psycopg.Connection[tuple[object, ...]]:
+    assert config.database_url is not None
+    connection = psycopg.connect(config.database_url, autocommit=autocommit)
+    schema = sql.Identifier(str(config.postgres_schema))
+    connection.execute(sql.SQL("SET search_path TO {}").format(schema))
+    return connection
+
+
+def append_raw(connection: psycopg.Connection[tuple[object, ...]], app: Questlog) -> UUID:
+    """One event row of a new originator, written with plain SQL (no table lock)."""
+    originator = uuid4()
+    table = sql.Identifier(recorder(app).events_table_name)
+    connection.execute(
+        sql.SQL(
+            "INSERT INTO {} (originator_id, originator_version, topic, state) "
+            "VALUES (%s, 1, 'raw:Row', '{{}}'::bytea)"
+        ).format(table),
+        (originator,),
+    )
+    return originator
+
+
+def read_all(app: Questlog, after: CommitPosition, page: int = 1) -> list[tuple[object, ...]]:
+    """Every row after a position, read ``page`` rows at a time from the last row read."""
+    rows: list[tuple[object, ...]] = []
+    while batch := recorder(app).committed_rows(after, page):
+        rows += batch
+        after = position_of(batch[-1])
+    return rows
+
+
+def originators(rows: list[tuple[object, ...]]) -> list[object]:
+    return [UUID(str(row[2])) for row in rows]
+
+
+def test_a_new_store_records_each_event_s_transaction_and_reads_them_in_commit_order(
+    app: Questlog,
+) -> None:
+    campaign = app.create_campaign(game="quest-calendar", name="order").campaign_id
+    app.roll(campaign, notation="d20", purpose="one")
+    app.roll(campaign, notation="d20", purpose="two")
+
+    rows = read_all(app, START)
+
+    assert [row[3] for row in rows] == [1, 2, 3]  # the campaign's versions, in order
+    assert all(isinstance(row[0], int) and row[0] > 0 for row in rows)
+    assert [position_of(row) for row in rows] == sorted(position_of(row) for row in rows)
+    assert recorder(app).committed_rows(position_of(rows[-1]), 10) == []
+
+
+@pytest.mark.parametrize("ending", ["commit", "rollback"])
+def test_a_reader_never_passes_an_open_transaction_and_reads_it_once_when_it_commits(
+    app: Questlog, config: StoreConfig, ending: str
+) -> None:
+    campaign = app.create_campaign(game="quest-calendar", name="late").campaign_id
+    app.roll(campaign, notation="d20", purpose="before")
+    seen = position_of(read_all(app, START)[-1])
+
+    with (
+        connect(config, autocommit=False) as late,
+        connect(config, autocommit=True) as others,
+    ):
+        early = append_raw(late, app)  # the earlier id and transaction id, left open
+        later = [append_raw(others, app), append_raw(others, app)]  # committed after it
+
+        assert read_all(app, seen) == [], "nothing is read past the open transaction"
+
+        if ending == "commit":
+            late.commit()
+        else:
+            late.rollback()
+        rows = read_all(app, seen)
+
+    expected = [early, *later] if ending == "commit" else later
+    assert originators(rows) == expected  # each once, the late one first: its transaction is
+    assert read_all(app, position_of(rows[-1])) == []  # older, and nothing is read twice
+
+
+def test_a_transaction_given_its_id_first_and_its_row_last_is_read_before_the_later_rows(
+    app: Questlog, config: StoreConfig
+) -> None:
+    """The transaction id is given at a transaction's first write, the notification id at the
+    event's insert: the two orders can differ. The reader follows the transactions'."""
+    with (
+        connect(config, autocommit=False) as late,
+        connect(config, autocommit=True) as others,
+    ):
+        late.execute("SELECT pg_current_xact_id()")  # its transaction id, before the others'
+        first = append_raw(others, app)  # the lower notification id, committed at once
+        last = append_raw(late, app)  # the higher notification id, in the older transaction
+
+        assert read_all(app, START) == []
+        late.commit()
+        rows = read_all(app, START)
+
+    assert originators(rows) == [last, first]
+    notification_ids = [int(str(row[1])) for row in rows]
+    assert notification_ids[0] > notification_ids[1]
+
+
+def test_a_store_written_before_the_column_upgrades_on_start_keeps_its_order_and_audits(
+    config: StoreConfig,
+) -> None:
+    app = Questlog(config)
+    try:
+        campaign = app.create_campaign(game="quest-calendar", name="old").campaign_id
+        app.roll(campaign, notation="d20", purpose="old")
+        table = sql.Identifier(recorder(app).events_table_name)
+    finally:
+        app.close()
+    with connect(config, autocommit=True) as shell:  # the table as the earlier release made it
+        shell.execute(sql.SQL("ALTER TABLE {} DROP COLUMN transaction_id").format(table))
+
+    upgraded = Questlog(config)
+    try:
+        upgraded.roll(campaign, notation="d20", purpose="new")
+        rows = read_all(upgraded, START, page=2)
+        report = upgraded.audit(campaign)
+    finally:
+        upgraded.close()
+
+    assert [row[3] for row in rows] == [1, 2, 3]
+    assert [row[0] for row in rows[:2]] == [0, 0]  # written before: transaction 0, id order
+    assert isinstance(rows[2][0], int) and rows[2][0] > 0
+    assert report.ok
