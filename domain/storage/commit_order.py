@@ -67,7 +67,8 @@ def upgrade_statements(schema: str, table: str) -> list[str]:
 
 
 def upgrade(cursor: Any, schema: str, table: str) -> bool:
-    """Give the events table its transaction ids, if it has none yet; whether it did.
+    """Give the events table its transaction ids, if it has none yet; whether it held events
+    then (a store written by an earlier release, not a new one).
 
     Run in one transaction under the store's setup lock (``StoreConfig.creation_lock``). On a
     store written by an earlier release, the index is built over every row while appends wait:
@@ -77,7 +78,8 @@ def upgrade(cursor: Any, schema: str, table: str) -> bool:
         return False
     for statement in upgrade_statements(schema, table):
         cursor.execute(statement, prepare=False)
-    return True
+    cursor.execute(f'SELECT 1 AS found FROM "{schema}"."{table}" LIMIT 1', prepare=False)
+    return cursor.fetchone() is not None
 
 
 def committed_rows_statement(schema: str, table: str) -> str:

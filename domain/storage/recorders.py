@@ -283,7 +283,7 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
         super().create_table()
         with self.datastore.transaction(commit=True) as cursor:
             if commit_order.upgrade(cursor, self.datastore.schema, self.events_table_name):
-                log.info("events table upgraded: each event now records its transaction id")
+                log.info("events table upgraded: each new event records its transaction id")
 
     def committed_rows(
         self, after: commit_order.CommitPosition, limit: int

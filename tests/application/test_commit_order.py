@@ -177,3 +177,22 @@ def test_a_store_written_before_the_column_upgrades_on_start_keeps_its_order_and
     assert [row[0] for row in rows[:2]] == [0, 0]  # written before: transaction 0, id order
     assert isinstance(rows[2][0], int) and rows[2][0] > 0
     assert report.ok
+
+
+def test_only_a_store_that_held_events_is_said_to_be_upgraded(
+    config: StoreConfig, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level("INFO", logger="questlog.store"):
+        Questlog(config).close()  # a new store: the column comes with its tables
+    assert "upgraded" not in caplog.text
+    app = Questlog(config)
+    try:
+        app.create_campaign(game="quest-calendar", name="old")
+        table = sql.Identifier(recorder(app).events_table_name)
+    finally:
+        app.close()
+    with connect(config, autocommit=True) as shell:
+        shell.execute(sql.SQL("ALTER TABLE {} DROP COLUMN transaction_id").format(table))
+    with caplog.at_level("INFO", logger="questlog.store"):
+        Questlog(config).close()
+    assert "events table upgraded" in caplog.text
