@@ -16,7 +16,7 @@ from eventsourcing.persistence import StoredEvent
 from psycopg.pq import TransactionStatus
 from psycopg.rows import tuple_row
 
-from domain.storage import commit_order
+from domain.storage import log_order
 from domain.storage.advisory_locks import (
     KEY_RING_LOCK_KEY,
     begin_with_transaction_lock,
@@ -278,23 +278,23 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
         return read_with_retries(read)
 
     def create_table(self) -> None:
-        """The library's tables and ours, then the events' transaction ids (``commit_order``):
+        """The library's tables and ours, then the events' transaction ids (``log_order``):
         added once to a store that has none yet, whichever release wrote it."""
         super().create_table()
-        with self.datastore.transaction(commit=True) as cursor:
-            if commit_order.upgrade(cursor, self.datastore.schema, self.events_table_name):
-                log.info("events table upgraded: each new event records its transaction id")
 
-    def committed_rows(
-        self, after: commit_order.CommitPosition, limit: int
-    ) -> list[commit_order.CommittedRow]:
-        """The log after a commit position, in commit order, as far as no open transaction can
-        still write before it: ``(transaction, id, originator_id, version, topic, state)``."""
-        statement = commit_order.committed_rows_statement(
-            self.datastore.schema, self.events_table_name
-        )
+        def transaction() -> Any:
+            return self.datastore.transaction(commit=True)
 
-        def read() -> list[commit_order.CommittedRow]:
+        if log_order.upgrade(transaction, self.datastore.schema, self.events_table_name):
+            log.info("events table upgraded: each new event records its transaction id")
+
+    def ordered_rows(self, after: log_order.LogPosition, limit: int) -> list[log_order.OrderedRow]:
+        """The log after a position, in (transaction id, notification id) order, as far as no
+        transaction still writing can precede it: ``(transaction, id, originator_id, version,
+        topic, state)``."""
+        statement = log_order.ordered_rows_statement(self.datastore.schema, self.events_table_name)
+
+        def read() -> list[log_order.OrderedRow]:
             with (
                 self.datastore.get_connection() as connection,
                 connection.cursor(row_factory=tuple_row) as cursor,

@@ -1,6 +1,6 @@
-"""The events' commit order on PostgreSQL (``domain.storage.commit_order``, issue 30's first step).
+"""The log's order on PostgreSQL (``domain.storage.log_order``, issue 30's first step).
 
-Each event records its transaction id, and ``committed_rows`` reads the log in the order
+Each event records its transaction id, and ``ordered_rows`` reads the log in the order
 (transaction id, notification id), only below the oldest open transaction. These tests hold a
 transaction open with an early id and an early transaction id while later rows commit, as an
 append without the table lock would, and check that a reader never passes the open one, and
@@ -10,6 +10,7 @@ plain SQL, which takes no table lock: the recorder's own appends still take it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from uuid import UUID, uuid4
@@ -19,7 +20,7 @@ import pytest
 from psycopg import sql
 
 from domain.service.application import Questlog
-from domain.storage.commit_order import START, CommitPosition, position_of
+from domain.storage.log_order import LOCK_TIMEOUT, START, LogPosition, UpgradeBlocked, position_of
 from domain.storage.recorders import PostgresRecorder
 from domain.storage.store import StoreConfig
 from tests.conftest import StoreFactory
@@ -74,10 +75,31 @@ def append_raw(connection: psycopg.Connection[tuple[object, ...]], app: Questlog
     return originator
 
 
-def read_all(app: Questlog, after: CommitPosition, page: int = 1) -> list[tuple[object, ...]]:
-    """Every row after a position, read ``page`` rows at a time from the last row read."""
+def settle(config: StoreConfig) -> None:
+    """Wait until no transaction older than the newest event still writes anywhere on the
+    server: the horizon covers every database, and other tests write meanwhile."""
+    deadline = time.monotonic() + 30
+    with connect(config, autocommit=True) as shell:
+        while True:
+            newest = shell.execute(
+                "SELECT max(transaction_id)::text FROM questlog_events"
+            ).fetchone()
+            ahead = shell.execute(
+                "SELECT %s::xid8 < pg_snapshot_xmin(pg_current_snapshot())",
+                (str((newest or [None])[0] or 0),),
+            ).fetchone()
+            if ahead and ahead[0]:
+                return
+            assert time.monotonic() < deadline, "a transaction on the server never ended"
+            time.sleep(0.02)
+
+
+def read_all(app: Questlog, after: LogPosition, page: int = 1) -> list[tuple[object, ...]]:
+    """Every row after a position, read ``page`` rows at a time from the last row read, once
+    every transaction that wrote one has left the horizon."""
+    settle(app.config)
     rows: list[tuple[object, ...]] = []
-    while batch := recorder(app).committed_rows(after, page):
+    while batch := recorder(app).ordered_rows(after, page):
         rows += batch
         after = position_of(batch[-1])
     return rows
@@ -99,7 +121,7 @@ def test_a_new_store_records_each_event_s_transaction_and_reads_them_in_commit_o
     assert [row[3] for row in rows] == [1, 2, 3]  # the campaign's versions, in order
     assert all(isinstance(row[0], int) and row[0] > 0 for row in rows)
     assert [position_of(row) for row in rows] == sorted(position_of(row) for row in rows)
-    assert recorder(app).committed_rows(position_of(rows[-1]), 10) == []
+    assert recorder(app).ordered_rows(position_of(rows[-1]), 10) == []
 
 
 @pytest.mark.parametrize("ending", ["commit", "rollback"])
@@ -117,7 +139,7 @@ def test_a_reader_never_passes_an_open_transaction_and_reads_it_once_when_it_com
         early = append_raw(late, app)  # the earlier id and transaction id, left open
         later = [append_raw(others, app), append_raw(others, app)]  # committed after it
 
-        assert read_all(app, seen) == [], "nothing is read past the open transaction"
+        assert recorder(app).ordered_rows(seen, 10) == [], "nothing is read past the open one"
 
         if ending == "commit":
             late.commit()
@@ -143,7 +165,7 @@ def test_a_transaction_given_its_id_first_and_its_row_last_is_read_before_the_la
         first = append_raw(others, app)  # the lower notification id, committed at once
         last = append_raw(late, app)  # the higher notification id, in the older transaction
 
-        assert read_all(app, START) == []
+        assert recorder(app).ordered_rows(START, 10) == []
         late.commit()
         rows = read_all(app, START)
 
@@ -196,3 +218,64 @@ def test_only_a_store_that_held_events_is_said_to_be_upgraded(
     with caplog.at_level("INFO", logger="questlog.store"):
         Questlog(config).close()
     assert "events table upgraded" in caplog.text
+
+
+def test_transaction_ids_a_restore_brought_from_another_server_are_cleared_on_start(
+    config: StoreConfig, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = Questlog(config)
+    try:
+        campaign = app.create_campaign(game="quest-calendar", name="moved").campaign_id
+        app.roll(campaign, notation="d20", purpose="before the move")
+        table = sql.Identifier(recorder(app).events_table_name)
+    finally:
+        app.close()
+    with connect(config, autocommit=True) as shell:  # ids from a server that had run longer
+        shell.execute(
+            sql.SQL(
+                "UPDATE {} SET transaction_id = "
+                "(pg_current_xact_id()::text::bigint + 1000000)::text::xid8"
+            ).format(table)
+        )
+
+    with caplog.at_level("WARNING", logger="questlog.store"):
+        restored = Questlog(config)
+    try:
+        restored.roll(campaign, notation="d20", purpose="after the move")
+        rows = read_all(restored, START)
+        report = restored.audit(campaign)
+    finally:
+        restored.close()
+
+    assert "restored from another server" in caplog.text
+    assert [row[3] for row in rows] == [1, 2, 3]
+    assert [row[0] for row in rows[:2]] == [0, 0] and int(str(rows[2][0])) > 0
+    assert report.ok
+
+
+def test_an_upgrade_a_long_transaction_blocks_gives_up_and_names_the_cause(
+    config: StoreConfig,
+) -> None:
+    app = Questlog(config)
+    try:
+        app.create_campaign(game="quest-calendar", name="busy")
+        table = sql.Identifier(recorder(app).events_table_name)
+    finally:
+        app.close()
+    with connect(config, autocommit=True) as shell:
+        shell.execute(sql.SQL("ALTER TABLE {} DROP COLUMN transaction_id").format(table))
+
+    with connect(config, autocommit=False) as dump:  # a pg_dump's long read, say
+        dump.execute(sql.SQL("SELECT 1 FROM {} LIMIT 1").format(table))
+        started = time.monotonic()
+        with pytest.raises(UpgradeBlocked, match=f"within {LOCK_TIMEOUT}.*pg_dump"):
+            Questlog(config)
+        assert time.monotonic() - started < 30
+    Questlog(config).close()  # once the reader has ended, the next start upgrades
+    with connect(config, autocommit=True) as shell:
+        found = shell.execute(
+            "SELECT 1 FROM information_schema.columns WHERE table_schema = %s "
+            "AND column_name = 'transaction_id'",
+            (str(config.postgres_schema),),
+        ).fetchone()
+    assert found is not None
