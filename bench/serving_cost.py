@@ -36,9 +36,9 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import orjson
 from flask import Flask
@@ -48,7 +48,7 @@ from rich.table import Table
 from bench.cpu_split import children
 from bench.http_bench import ROLL_BODY, LoggedServer, create_campaign
 from bench.load import LoadResult, free_port, merge
-from bench.scale import acknowledged, stored_after
+from bench.scale import acknowledged, store_environ, stored_after
 from bench.server import create_bench_token
 from bench.versus_naive import Contender, NaiveServer, _questlog
 from domain.storage.store import StoreConfig
@@ -102,39 +102,83 @@ def cpu_ms_per_call(app: WSGIApp, path: str, headers: dict[str, str], requests: 
         status = call(app, path, headers)
         if not status.startswith("201"):
             raise RuntimeError(f"{path} answered {status}")
+    statuses = []
     started = time.process_time()
     for _ in range(requests):
-        call(app, path, headers)
-    return (time.process_time() - started) / requests * 1e3
+        statuses.append(call(app, path, headers))
+    spent = time.process_time() - started
+    refused = [status for status in statuses if not status.startswith("201")]
+    if refused:
+        raise RuntimeError(f"{path} answered {refused[0]} ({len(refused)} of {requests})")
+    return spent / requests * 1e3
 
 
-def naive_app_ms(workdir: Path, requests: int) -> float:
+@dataclass
+class Alone:
+    """An app called as WSGI in this process, timed once a round."""
+
+    app: WSGIApp
+    path: str
+    headers: dict[str, str]
+    close: Callable[[], None] = lambda: None
+    rounds: list[float] = field(default_factory=list)
+
+    def time(self, requests: int) -> float:
+        self.rounds.append(cpu_ms_per_call(self.app, self.path, self.headers, requests))
+        return self.rounds[-1]
+
+    @property
+    def ms(self) -> float:
+        return sum(self.rounds) / len(self.rounds)
+
+
+def naive_alone(workdir: Path) -> Alone:
     """The naive app alone."""
     from bench.naive_app import build_app
 
-    return cpu_ms_per_call(build_app(workdir / "naive-alone.db").wsgi_app, "/rolls", {}, requests)
+    return Alone(build_app(workdir / "naive-alone.db").wsgi_app, "/rolls", {})
 
 
-def questlog_app_ms(workdir: Path, requests: int) -> float:
-    """Questlog's app alone: access control on, the run's token exempt from the rate limit."""
+def log_like_questlog_serve(stream: IO[str] | None = None) -> None:
+    """The logging ``questlog serve`` sets up (an access line per request, at INFO)."""
+    from webapi.http.observability import configure_logging
+
+    configure_logging(None, stream)
+
+
+def questlog_alone(workdir: Path) -> Alone:
+    """Questlog's app alone: access control on, the run's token exempt from the rate limit,
+    each request's access line written as ``questlog serve`` writes it (to nowhere)."""
     from domain.facade import Questlog
     from webapi.app import create_app
 
+    log_like_questlog_serve(open(os.devnull, "w"))  # noqa: SIM115 - for the process's life
     config = StoreConfig(sqlite_path=workdir / "questlog-alone.db")
     token_id, token = create_bench_token(config)
     questlog = Questlog(config)
+    app = create_app(questlog, auth=True, rate_limit_exempt=[token_id])
+    headers = {"Authorization": f"Bearer {token}"}
+    created = app.test_client().post(
+        "/campaigns",
+        json={"game": "quest-calendar", "name": "alone", "house_rules": {}},
+        headers=headers,
+    )
+    path = f"/campaigns/{created.get_json()['id']}/rolls"
+    return Alone(app.wsgi_app, path, headers, questlog.close)
+
+
+def naive_app_ms(workdir: Path, requests: int) -> float:
+    """The naive app alone, timed once."""
+    return naive_alone(workdir).time(requests)
+
+
+def questlog_app_ms(workdir: Path, requests: int) -> float:
+    """Questlog's app alone, timed once."""
+    alone = questlog_alone(workdir)
     try:
-        app = create_app(questlog, auth=True, rate_limit_exempt=[token_id])
-        headers = {"Authorization": f"Bearer {token}"}
-        created = app.test_client().post(
-            "/campaigns",
-            json={"game": "quest-calendar", "name": "alone", "house_rules": {}},
-            headers=headers,
-        )
-        path = f"/campaigns/{created.get_json()['id']}/rolls"
-        return cpu_ms_per_call(app.wsgi_app, path, headers, requests)
+        return alone.time(requests)
     finally:
-        questlog.close()
+        alone.close()
 
 
 @dataclass
@@ -176,6 +220,7 @@ def granian_app() -> Flask:
     granian's ``--factory``; the store and the exempt token come from the environment."""
     from webapi.cli.server import build_app
 
+    log_like_questlog_serve()
     return build_app(auth=True, streams=4, views=True)
 
 
@@ -199,8 +244,8 @@ class GranianServer(LoggedServer):
             "127.0.0.1",
         ]
         command += ["--port", str(self.port), "--blocking-threads", str(threads)]
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "QUESTLOG_RATE_LIMIT_EXEMPT": token_id}
-        env["QUESTLOG_DB"] = str(config.sqlite_path)
+        env = {**os.environ, **store_environ(config), "PYTHONPATH": str(ROOT)}
+        env["QUESTLOG_RATE_LIMIT_EXEMPT"] = token_id
         self.process = subprocess.Popen(
             [*command, "bench.serving_cost:granian_app"],
             cwd=ROOT,
@@ -211,8 +256,11 @@ class GranianServer(LoggedServer):
 
     @property
     def pid(self) -> int:
+        """granian's one worker process (its CPU is the server's: the main process waits)."""
         found = children(self.process.pid)
-        return found[-1] if len(found) > 1 else self.process.pid
+        if len(found) != 2:
+            raise RuntimeError(f"granian runs {len(found) - 1} worker processes, not 1")
+        return found[1]
 
 
 def granian_side(name: str, workdir: Path, threads: int, stack: ExitStack) -> Contender:
@@ -233,8 +281,16 @@ def granian_command() -> str | None:
     return str(beside) if beside.exists() else shutil.which("granian")
 
 
-def served_rounds(workdir: Path, seconds: float, rounds: int, granian: bool) -> list[Contender]:
-    """Every server loaded in alternating rounds; every 201 read back."""
+def served_rounds(
+    workdir: Path,
+    seconds: float,
+    rounds: int,
+    granian: bool,
+    alone: dict[str, Alone],
+    requests: int,
+) -> list[Contender]:
+    """Every server loaded in alternating rounds, the apps alone timed in each round too; every
+    201 read back."""
     with ExitStack() as stack:
         naive = NaiveServer(workdir / "naive", 8)
         stack.callback(naive.stop)
@@ -248,6 +304,8 @@ def served_rounds(workdir: Path, seconds: float, rounds: int, granian: bool) -> 
         for side in sides:
             side.warmup = side.load(3.0, "warm-up")
         for number in range(rounds):
+            for each in alone.values():
+                each.time(max(1, requests // rounds))
             for side in sides:
                 side.rounds.append(side.load(seconds / rounds, f"round {number + 1}"))
         for side in sides[1:]:
@@ -268,21 +326,26 @@ LABELS = {
 def measure(
     workdir: Path, requests: int, seconds: float, rounds: int, granian: bool
 ) -> list[Split]:
-    """Both apps alone, then every server in alternating rounds."""
-    alone = {"naive": naive_app_ms(workdir, requests), "roll": questlog_app_ms(workdir, requests)}
+    """Every server in alternating rounds, each round also timing both apps alone."""
+    alone = {"naive": naive_alone(workdir), "roll": questlog_alone(workdir)}
+    try:
+        sides = served_rounds(workdir / "served", seconds, rounds, granian, alone, requests)
+    finally:
+        for each in alone.values():
+            each.close()
     splits = []
-    for side in served_rounds(workdir / "served", seconds, rounds, granian):
+    for side in sides:
         run: LoadResult = merge(side.name, side.rounds)
         if run.server_cpu_ms is None:
             raise RuntimeError(f"{side.name}: the server's CPU could not be read")
-        app_ms = alone["naive" if side.name == "naive" else "roll"]
+        app_ms = alone["naive" if side.name == "naive" else "roll"].ms
         splits.append(Split(LABELS[side.name], app_ms, run.server_cpu_ms, run.throughput))
     return splits
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=3000, help="rolls per app alone")
+    parser.add_argument("--requests", type=int, default=3000, help="rolls per app alone, in all")
     parser.add_argument("--seconds", type=float, default=16.0, help="served seconds per app")
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--no-granian", action="store_true", help="skip the granian trials")

@@ -485,11 +485,18 @@ def test_the_serving_cost_bench_times_both_apps_alone_and_splits_what_serving_ad
     assert "0.900" in text and "60%" in text
 
 
-def test_the_serving_cost_bench_refuses_a_roll_the_app_did_not_store() -> None:
+@pytest.mark.parametrize("refused_from", [0, 55])  # in the warm-up, and in the timed rolls
+def test_the_serving_cost_bench_refuses_a_roll_the_app_did_not_answer_201(
+    refused_from: int,
+) -> None:
     from bench.serving_cost import cpu_ms_per_call
 
+    calls = 0
+
     def refusing(_environ: dict[str, object], start: Callable[..., object]) -> list[bytes]:
-        start("401 UNAUTHORIZED", [])
+        nonlocal calls
+        calls += 1
+        start("201 CREATED" if calls <= refused_from else "401 UNAUTHORIZED", [])
         return [b"{}"]
 
     with pytest.raises(RuntimeError, match="answered 401"):
