@@ -67,6 +67,7 @@ from domain.storage.advisory_locks import (
     view_lease_keys,
 )
 from domain.storage.backup import BackupRefused, backup_store
+from domain.storage.log_order import UpgradeBlocked
 from domain.storage.recorders import configure_pool
 from domain.storage.retries import TRANSIENT_ERRORS
 from domain.storage.store import StoreConfig
@@ -159,6 +160,7 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "session_lock",
     "StoreConfig",
     "TRANSIENT_ERRORS",
+    "UpgradeBlocked",
     "view_lease_keys",
     "VIEW_LEASE_SPACE",
     "VIEWS_SETUP_LOCK_KEY",

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from uuid import UUID, uuid4
 
+import click
 import psycopg
 import pytest
 from psycopg import sql
@@ -254,8 +255,10 @@ def test_transaction_ids_a_restore_brought_from_another_server_are_cleared_on_st
 
 
 def test_an_upgrade_a_long_transaction_blocks_gives_up_and_names_the_cause(
-    config: StoreConfig,
+    config: StoreConfig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from webapi.cli.common import open_store
+
     app = Questlog(config)
     try:
         app.create_campaign(game="quest-calendar", name="busy")
@@ -271,6 +274,11 @@ def test_an_upgrade_a_long_transaction_blocks_gives_up_and_names_the_cause(
         with pytest.raises(UpgradeBlocked, match=f"within {LOCK_TIMEOUT}.*pg_dump"):
             Questlog(config)
         assert time.monotonic() - started < 30
+        # the command line says it in one line (questlog serve, and every command on the store)
+        monkeypatch.setenv("QUESTLOG_DATABASE_URL", str(config.database_url))
+        monkeypatch.setenv("QUESTLOG_PG_SCHEMA", str(config.postgres_schema))
+        with pytest.raises(click.ClickException, match="not upgraded: could not add"):
+            open_store()
     Questlog(config).close()  # once the reader has ended, the next start upgrades
     with connect(config, autocommit=True) as shell:
         found = shell.execute(

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import click
 from rich.console import Console
 
-from domain.facade import Questlog, StoreConfig
+from domain.facade import Questlog, StoreConfig, UpgradeBlocked
 
 console = Console(soft_wrap=True)
 
 
 def open_store() -> Questlog:
-    """Open the store named by the environment (QUESTLOG_DATABASE_URL or QUESTLOG_DB)."""
-    return Questlog(StoreConfig.from_environ())
+    """Open the store named by the environment (QUESTLOG_DATABASE_URL or QUESTLOG_DB); a store
+    whose upgrade a long transaction blocks is an error that says so, not a traceback."""
+    try:
+        return Questlog(StoreConfig.from_environ())
+    except UpgradeBlocked as error:
+        raise click.ClickException(f"the store was not upgraded: {error}") from None
 
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
