@@ -141,11 +141,9 @@ def forget_foreign_transactions(cursor: Any, qualified: str) -> None:
     """Clear every row's transaction id when one is ahead of this server's: the rows came from
     another server (a ``pg_dump`` restored here), whose transaction ids mean nothing here. Their
     notification ids, given in commit order under the table lock, then order them."""
-    cursor.execute("SELECT pg_current_xact_id()::text AS now", prepare=False)
-    now = cursor.fetchone()
-    current = now["now"] if isinstance(now, dict) else now[0]
-    statement = f"SELECT 1 FROM {qualified} WHERE {ORDER} >= %s::xid8 LIMIT 1"
-    if _exists(cursor, statement, (current,)):
+    # pg_current_xact_id() is stable: evaluated once, the index's range scan finds any row.
+    statement = f"SELECT 1 FROM {qualified} WHERE {ORDER} >= pg_current_xact_id() LIMIT 1"
+    if _exists(cursor, statement, ()):
         cursor.execute(f"UPDATE {qualified} SET {COLUMN} = NULL", prepare=False)
         log.warning(
             "events restored from another server: their transaction ids were cleared, and "

@@ -265,14 +265,19 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
             "WHERE notification_id > %s ORDER BY notification_id LIMIT %s"
         )
 
-        def read() -> list[NotificationRow]:
+        return self._log_rows(statement, (after, limit))
+
+    def _log_rows(self, statement: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """One autocommit SELECT of the log, its rows as plain tuples, read in binary: the
+        states come as they are stored, not as hex text to decode."""
+
+        def read() -> list[tuple[Any, ...]]:
             with (
                 self.datastore.get_connection() as connection,
                 connection.cursor(row_factory=tuple_row) as cursor,
             ):
-                # Binary: the states come as they are stored, not as hex text to decode.
-                cursor.execute(statement, (after, limit), binary=True)
-                rows: list[NotificationRow] = cursor.fetchall()
+                cursor.execute(statement, params, binary=True)
+                rows: list[tuple[Any, ...]] = cursor.fetchall()
                 return rows
 
         return read_with_retries(read)
@@ -293,16 +298,8 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
         transaction still writing can precede it: ``(transaction, id, originator_id, version,
         topic, state)``."""
         statement = log_order.ordered_rows_statement(self.datastore.schema, self.events_table_name)
-
-        def read() -> list[log_order.OrderedRow]:
-            with (
-                self.datastore.get_connection() as connection,
-                connection.cursor(row_factory=tuple_row) as cursor,
-            ):
-                cursor.execute(statement, (str(after.transaction), after.notification, limit))
-                return [(int(row[0]), *row[1:]) for row in cursor.fetchall()]
-
-        return read_with_retries(read)
+        rows = self._log_rows(statement, (str(after.transaction), after.notification, limit))
+        return [(int(row[0]), *row[1:]) for row in rows]
 
     def signing_ring(self) -> str | None:
         """The signing key ring's JSON kept in the store, if any."""

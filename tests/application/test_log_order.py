@@ -110,6 +110,22 @@ def originators(rows: list[tuple[object, ...]]) -> list[object]:
     return [UUID(str(row[2])) for row in rows]
 
 
+def earlier_release_store(config: StoreConfig, *, rolls: int) -> tuple[UUID, sql.Identifier]:
+    """A store with a campaign and ``rolls`` rolls, its events table then as an earlier release
+    made it (no transaction id column): the campaign's id and the table."""
+    app = Questlog(config)
+    try:
+        campaign = app.create_campaign(game="quest-calendar", name="old").campaign_id
+        for number in range(rolls):
+            app.roll(campaign, notation="d20", purpose=f"old {number}")
+        table = sql.Identifier(recorder(app).events_table_name)
+    finally:
+        app.close()
+    with connect(config, autocommit=True) as shell:
+        shell.execute(sql.SQL("ALTER TABLE {} DROP COLUMN transaction_id").format(table))
+    return campaign, table
+
+
 def test_a_new_store_records_each_event_s_transaction_and_reads_them_in_commit_order(
     app: Questlog,
 ) -> None:
@@ -178,15 +194,7 @@ def test_a_transaction_given_its_id_first_and_its_row_last_is_read_before_the_la
 def test_a_store_written_before_the_column_upgrades_on_start_keeps_its_order_and_audits(
     config: StoreConfig,
 ) -> None:
-    app = Questlog(config)
-    try:
-        campaign = app.create_campaign(game="quest-calendar", name="old").campaign_id
-        app.roll(campaign, notation="d20", purpose="old")
-        table = sql.Identifier(recorder(app).events_table_name)
-    finally:
-        app.close()
-    with connect(config, autocommit=True) as shell:  # the table as the earlier release made it
-        shell.execute(sql.SQL("ALTER TABLE {} DROP COLUMN transaction_id").format(table))
+    campaign, _ = earlier_release_store(config, rolls=1)
 
     upgraded = Questlog(config)
     try:
@@ -208,14 +216,7 @@ def test_only_a_store_that_held_events_is_said_to_be_upgraded(
     with caplog.at_level("INFO", logger="questlog.store"):
         Questlog(config).close()  # a new store: the column comes with its tables
     assert "upgraded" not in caplog.text
-    app = Questlog(config)
-    try:
-        app.create_campaign(game="quest-calendar", name="old")
-        table = sql.Identifier(recorder(app).events_table_name)
-    finally:
-        app.close()
-    with connect(config, autocommit=True) as shell:
-        shell.execute(sql.SQL("ALTER TABLE {} DROP COLUMN transaction_id").format(table))
+    earlier_release_store(config, rolls=0)
     with caplog.at_level("INFO", logger="questlog.store"):
         Questlog(config).close()
     assert "events table upgraded" in caplog.text
@@ -259,14 +260,7 @@ def test_an_upgrade_a_long_transaction_blocks_gives_up_and_names_the_cause(
 ) -> None:
     from webapi.cli.common import open_store
 
-    app = Questlog(config)
-    try:
-        app.create_campaign(game="quest-calendar", name="busy")
-        table = sql.Identifier(recorder(app).events_table_name)
-    finally:
-        app.close()
-    with connect(config, autocommit=True) as shell:
-        shell.execute(sql.SQL("ALTER TABLE {} DROP COLUMN transaction_id").format(table))
+    _, table = earlier_release_store(config, rolls=0)
 
     with connect(config, autocommit=False) as dump:  # a pg_dump's long read, say
         dump.execute(sql.SQL("SELECT 1 FROM {} LIMIT 1").format(table))
