@@ -10,7 +10,7 @@ measures, on this machine and this commit:
 2. The debt ledger alone catching up on that log, batches of 2,000 (docs/projections.md, Speed):
    on a log of rolls it skips every event, so it costs little more than reading and decoding.
 3. On PostgreSQL (``QUESTLOG_BENCH_DATABASE_URL``, a fresh schema dropped at the end): every view
-   catching up with the batch code, and through ``ProjectionRunner`` (``PostgresRunner``, start-up
+   catching up with the batch code, and through ``PostgresRunner`` (the poller, start-up
    included, timed until it has caught up with the head) (docs/projections.md, Speed); and the
    lease fence the runner runs in each batch's transaction (docs/projections.md, Leases).
 4. The CPU of one request in-process, the WSGI app called directly (docs/performance.md, notes on

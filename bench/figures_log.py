@@ -88,9 +88,9 @@ def drop_views(config: StoreConfig, views: Sequence[type[View]]) -> None:
 
 
 def runner_rate(config: StoreConfig, events: int) -> float:
-    """Events/s of every view through ``PostgresRunner`` (the engine's catch-up, then
-    ``ProjectionRunner``), from its start until it has caught up with the head."""
-    from projections.postgres_runner import PostgresRunner
+    """Events/s of every view through ``PostgresRunner`` (the engine's batches, in the log's
+    order), from its start until it has caught up with the head."""
+    from projections.runners import PostgresRunner
 
     caught_up, stop = threading.Event(), threading.Event()
     failure: list[BaseException] = []

@@ -49,7 +49,7 @@ class Target:
     options: tuple[str, ...] = ()
     """More ``questlog serve`` options (``--no-views`` for a measurement without the views)."""
     program: str = "from webapi.cli.main import main; main()"
-    """The Python that runs ``questlog`` (``bench.table_lock`` patches the insert first)."""
+    """The Python that runs ``questlog`` (a benchmark may patch something first)."""
     environ: tuple[tuple[str, str], ...] = ()
     """More variables for the server's environment."""
 

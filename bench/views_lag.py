@@ -34,10 +34,11 @@ from uuid import UUID
 
 from bench.load import MIN_SUCCESS, auth_headers, statuses_text, success_ratio
 from bench.server import create_bench_token
+from domain.facade import LogPosition
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
 from projections.reads import position_of
-from projections.store import open_view_store
+from projections.store import open_view_store, position_in
 from projections.views import ALL_VIEWS
 
 Progress = Callable[[str], None]
@@ -224,13 +225,13 @@ def _drive(
             if status != 201:
                 raise RuntimeError(f"POST /campaigns answered {status}: {body}")
             cids.append(body["id"])
-        samples: list[tuple[float, int, int]] = []
+        samples: list[tuple[float, LogPosition, int]] = []
         stop = threading.Event()
 
         def poll() -> None:
             while not stop.is_set():
                 positions = store.positions()
-                lowest = min(int(positions.get(n, {}).get("position", 0)) for n in names)
+                lowest = min(position_in(positions.get(n)) for n in names)
                 head = int(app.recorder.max_notification_id() or 0)
                 samples.append((time.perf_counter(), lowest, head))
                 stop.wait(0.01)
@@ -298,7 +299,7 @@ def _drive(
             if latencies
             else float("nan"),
             lags_s=lags,
-            max_events_behind=max((head - low for _, low, head in samples), default=0),
+            max_events_behind=max((head - low.notification for _, low, head in samples), default=0),
             unmeasured=unmeasured,
             statuses=Counter(reply[1] for reply in replies),
             errors=errors,

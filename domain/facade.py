@@ -67,7 +67,13 @@ from domain.storage.advisory_locks import (
     view_lease_keys,
 )
 from domain.storage.backup import BackupRefused, backup_store
-from domain.storage.log_order import UpgradeBlocked
+from domain.storage.log_order import (
+    EVENTS_TABLE,
+    START,
+    LogPosition,
+    UpgradeBlocked,
+    legacy_positions_statement,
+)
 from domain.storage.recorders import configure_pool
 from domain.storage.retries import TRANSIENT_ERRORS
 from domain.storage.store import StoreConfig
@@ -161,6 +167,10 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "StoreConfig",
     "TRANSIENT_ERRORS",
     "UpgradeBlocked",
+    "LogPosition",
+    "START",
+    "EVENTS_TABLE",
+    "legacy_positions_statement",
     "view_lease_keys",
     "VIEW_LEASE_SPACE",
     "VIEWS_SETUP_LOCK_KEY",

@@ -2,10 +2,14 @@
 
 One batch is one transaction. Inside it, each view's position row is read (and, on PostgreSQL,
 locked); the view applies only the batch's events after its position, then its position moves to
-the batch's last notification id. Rows and positions commit together, so a batch is applied whole
-or not at all, a restart resumes after the last committed id, and a batch offered twice (two
-runners, a runner racing a rebuild's swap) is applied once. Positions are notification ids, never
-counts, so the gaps PostgreSQL leaves in its ids are harmless.
+the batch's last event. Rows and positions commit together, so a batch is applied whole or not at
+all, a restart resumes after the last committed event, and a batch offered twice (two runners, a
+runner racing a rebuild's swap) is applied once.
+
+The log is read in its order (``domain.storage.log_order``): by (transaction id, notification id)
+and only as far as no transaction still writing can precede, so an event that commits late is
+never passed. A position is that pair, never a count, so the gaps PostgreSQL leaves in its ids
+are harmless.
 """
 
 from __future__ import annotations
@@ -17,14 +21,14 @@ from typing import Any
 
 from eventsourcing.persistence import ApplicationRecorder, Mapper
 
-from domain.facade import collection_paused
+from domain.facade import LogPosition, collection_paused
 from projections.events import Recorded, decode_notification, decode_rows
 from projections.leases import Fence
-from projections.store import ViewStore
+from projections.store import ViewStore, position_in
 from projections.view import View
 
 BatchCallback = Callable[[int, int], None]
-"""Called after each committed batch with the new position and the number of events in it."""
+"""Called after each committed batch with its last notification id and its number of events."""
 PassCallback = Callable[[], None]
 """Called when a runner has caught up with the log without a failure."""
 
@@ -46,13 +50,17 @@ def apply_in(
     store: ViewStore, cursor: Any, targets: Sequence[Target], events: Sequence[Recorded]
 ) -> None:
     """Apply events to each target past its position, in the caller's transaction."""
-    last = events[-1].id
+    last = events[-1].position
     # A fixed order of position locks, so two writers can never deadlock on them.
     for target in sorted(targets, key=lambda t: t.key):
         position, applied = store.lock_position(cursor, target.key)
         if position >= last:
             continue
-        todo = events if events[0].id > position else [e for e in events if e.id > position]
+        todo = (
+            events
+            if events[0].position > position
+            else [e for e in events if e.position > position]
+        )
         target.view(store, cursor, target.suffix).apply(todo)
         store.set_position(cursor, target.key, last, applied + len(todo))
 
@@ -73,26 +81,27 @@ def apply_batch(
 
 
 def read_batch(
-    recorder: ApplicationRecorder, mapper: Mapper[Any], after: int, limit: int
+    recorder: ApplicationRecorder, mapper: Mapper[Any], after: LogPosition, limit: int
 ) -> list[Recorded]:
-    """The next events of the log after a notification id (ids may have gaps).
+    """The next events of the log after a position, in the log's order.
 
-    Questlog's recorders give the stored rows as they are (``notification_rows``), without the
-    library's notification objects and UUIDs; another recorder is read the library's way.
+    Questlog's recorders give the stored rows as they are (``ordered_rows``), without the
+    library's notification objects and UUIDs; another recorder (one event store written by a
+    single process at a time) is read the library's way, by notification id.
     """
-    read_rows = getattr(recorder, "notification_rows", None)
+    read_rows = getattr(recorder, "ordered_rows", None)
     if read_rows is not None:
         return decode_rows(mapper, read_rows(after, limit))
     notifications = recorder.select_notifications(
-        start=after, limit=limit, inclusive_of_start=False
+        start=after.notification, limit=limit, inclusive_of_start=False
     )
     return [decode_notification(mapper, n) for n in notifications]
 
 
-def lowest_position(store: ViewStore, targets: Sequence[Target]) -> int:
+def lowest_position(store: ViewStore, targets: Sequence[Target]) -> LogPosition:
     """Where reading must resume: the lowest committed position among the targets."""
     positions = store.positions()
-    return min(int(positions.get(t.key, {}).get("position", 0)) for t in targets)
+    return min(position_in(positions.get(t.key)) for t in targets)
 
 
 def catch_up(
@@ -115,9 +124,9 @@ def catch_up(
             if not events:
                 break
             apply_batch(store, targets, events, fence)
-            count, position = len(events), events[-1].id
+            count, position = len(events), events[-1].position
             del events  # freed before the collector is back: it then finds nothing to promote
         total += count
         if on_batch is not None:
-            on_batch(position, count)
+            on_batch(position.notification, count)
     return total

@@ -26,9 +26,12 @@ import orjson
 from eventsourcing.persistence import Mapper, Notification
 from eventsourcing.utils import get_topic, resolve_topic
 
+from domain.facade import LogPosition
+
 GAMES = {"qc": "quest-calendar", "cb": "calendar-board"}
 NotificationRow = tuple[Any, ...]
-"""A stored event as read from the store: ``(id, originator_id, version, topic, state)``."""
+"""A stored event as read from the store: ``(transaction, id, originator_id, version, topic,
+state)`` (``domain.storage.log_order``)."""
 _decode = json.JSONDecoder().decode
 _orjson_loads = orjson.loads
 _orjson_dumps = orjson.dumps
@@ -38,7 +41,9 @@ _CHANGED: dict[str, bool] = {}
 
 @dataclass(frozen=True, slots=True)
 class Recorded:
-    """One stored event: its notification id, campaign, version, topic, time and data."""
+    """One stored event: its notification id, campaign, version, topic, time and data, and the
+    transaction id that orders it in the log (0 on SQLite, and for an event written under the
+    table lock)."""
 
     id: int
     campaign_id: str
@@ -46,6 +51,12 @@ class Recorded:
     topic: str
     timestamp: str
     data: dict[str, Any]
+    transaction: int = 0
+
+    @property
+    def position(self) -> LogPosition:
+        """Its place in the log's order (``domain.storage.log_order``)."""
+        return LogPosition(self.transaction, self.id)
 
     @property
     def kind(self) -> str:
@@ -118,12 +129,12 @@ def _changed(topic: str) -> bool:
 
 
 def decode_rows(mapper: Mapper[Any], rows: Iterable[NotificationRow]) -> list[Recorded]:
-    """Decode stored notifications ``(id, originator_id, version, topic, state)`` as read from
-    the store, with the application's cipher and compressor, into envelopes."""
+    """Decode stored notifications ``(transaction, id, originator_id, version, topic, state)`` as
+    read from the store, with the application's cipher and compressor, into envelopes."""
     keys: dict[Any, str] = {}
     decoded = []
     plain = mapper.cipher is None and mapper.compressor is None
-    for notification_id, originator_id, version, topic, stored in rows:
+    for transaction, notification_id, originator_id, version, topic, stored in rows:
         state = stored
         if not plain:
             if mapper.cipher is not None:
@@ -142,7 +153,7 @@ def decode_rows(mapper: Mapper[Any], rows: Iterable[NotificationRow]) -> list[Re
                 state=stored,
             )
             event = mapper.to_domain_event(notification)
-            decoded.append(from_domain_event(event, notification_id))
+            decoded.append(from_domain_event(event, notification_id, transaction))
             continue
         key = keys.get(originator_id)
         if key is None:
@@ -150,13 +161,14 @@ def decode_rows(mapper: Mapper[Any], rows: Iterable[NotificationRow]) -> list[Re
         timestamp = str(_plain(data.pop("timestamp", "")))
         data.pop("originator_id", None)
         data.pop("originator_version", None)
-        decoded.append(Recorded(notification_id, key, version, topic, timestamp, data))
+        decoded.append(Recorded(notification_id, key, version, topic, timestamp, data, transaction))
     return decoded
 
 
 def decode_notification(mapper: Mapper[Any], notification: Notification) -> Recorded:
     """Decode a stored notification's state with the application's cipher and compressor."""
     row = (
+        0,
         notification.id,
         notification.originator_id,
         notification.originator_version,
@@ -166,8 +178,8 @@ def decode_notification(mapper: Mapper[Any], notification: Notification) -> Reco
     return decode_rows(mapper, [row])[0]
 
 
-def from_domain_event(event: Any, notification_id: int) -> Recorded:
-    """The envelope of a domain event the library decoded, at its notification id."""
+def from_domain_event(event: Any, notification_id: int, transaction: int = 0) -> Recorded:
+    """The envelope of a domain event the library decoded, at its position."""
     fields = dict(vars(event))
     timestamp = fields.pop("timestamp")
     originator_id = fields.pop("originator_id")
@@ -179,4 +191,5 @@ def from_domain_event(event: Any, notification_id: int) -> Recorded:
         topic=get_topic(type(event)),
         timestamp=timestamp.isoformat() if isinstance(timestamp, datetime) else str(timestamp),
         data=fields,
+        transaction=transaction,
     )

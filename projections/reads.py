@@ -1,8 +1,10 @@
 """Reading views with their freshness, and read-your-writes.
 
-``freshness`` says how far views have caught up: their position, the log's head and the lag, in
-notification ids. ``position_of`` finds the notification id of a campaign's event at a version,
-which is what a client knows after a command (the ``version`` of the response). ``catch_up_to``
+``freshness`` says how far views have caught up: their position (the notification id of the last
+event applied), the log's head (its last notification id) and the lag (the events after the
+position in the log's order, ``domain.storage.log_order``). ``position_of`` finds the position
+of a campaign's event at a version, which is what a client knows after a command (the
+``version`` of the response). ``catch_up_to``
 waits until views have applied a position: first for the runner (embedded or in its own process),
 then, if the views are still behind after a short grace period, it applies the missing events
 itself, exactly once (the same batches a runner applies; a batch offered twice is applied once),
@@ -16,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
-from domain.facade import Questlog
+from domain.facade import START, LogPosition, Questlog
 from projections.engine import Target, apply_batch, lowest_position, read_batch
 from projections.store import ViewStore
 from projections.view import View
@@ -24,44 +26,43 @@ from projections.view import View
 GRACE = 0.25
 """How long a read-your-writes request waits for the runner before it helps."""
 HELP_BATCH = 500
+HORIZON_WAIT = 0.005
+"""How long a read-your-writes request sleeps when the event it waits for is committed but not
+yet readable, before it looks again."""
 
 
-def freshness(app: Questlog, position: int, head: int | None = None) -> dict[str, int]:
-    """A view's position, the log's head and the lag between them (never negative)."""
-    top = app.log_head() if head is None else head
-    return {"position": position, "head": top, "lag": max(0, top - position)}
-
-
-def position_of(app: Questlog, campaign_id: UUID, version: int) -> int | None:
-    """The notification id of a campaign's event at a version; None if there is none."""
+def lag_after(app: Questlog, position: LogPosition) -> int:
+    """How many events of the log come after a position, in the log's order."""
     recorder: Any = app.recorder
-    table = recorder.events_table_name
-    if app.config.kind == "postgres":
-        datastore = recorder.datastore
-        originator: Any = (
-            campaign_id if datastore.originator_id_type == "uuid" else str(campaign_id)
-        )
-        schema = datastore.schema.replace('"', '""')
-        statement = (
-            f'SELECT notification_id AS id FROM "{schema}"."{table}" '
-            "WHERE originator_id = %s AND originator_version = %s"
-        )
-    else:
-        originator = campaign_id.hex
-        statement = (
-            f"SELECT rowid AS id FROM {table} WHERE originator_id = ? AND originator_version = ?"
-        )
-    with recorder.datastore.transaction(commit=False) as cursor:
-        cursor.execute(statement, (originator, version))
-        row = cursor.fetchone()
-    return None if row is None else int(row["id"])
+    return int(recorder.count_after(position))
+
+
+def freshness(app: Questlog, position: int) -> dict[str, int]:
+    """A view's position (a notification id), the log's head and the view's lag."""
+    recorder: Any = app.recorder
+    lag = lag_after(app, recorder.position_at(position) if position else START)
+    return {"position": position, "head": app.log_head(), "lag": lag}
+
+
+def position_of(app: Questlog, campaign_id: UUID, version: int) -> LogPosition | None:
+    """The position of a campaign's event at a version; None if there is none."""
+    recorder: Any = app.recorder
+    found: LogPosition | None = recorder.event_position(campaign_id, version)
+    return found
+
+
+def covering(app: Questlog, notification_id: int) -> LogPosition:
+    """The position a view must reach to have applied every event up to a notification id."""
+    recorder: Any = app.recorder
+    found: LogPosition = recorder.covering_position(notification_id)
+    return found
 
 
 def catch_up_to(
     app: Questlog,
     store: ViewStore,
     views: Sequence[type[View]],
-    position: int,
+    position: LogPosition,
     timeout: float,
     *,
     grace: float = GRACE,
@@ -77,7 +78,10 @@ def catch_up_to(
         if start >= position:
             return True
         events = read_batch(app.recorder, app.mapper, start, HELP_BATCH)
-        if not events:
-            return False
-        apply_batch(store, targets, events)
+        if events:
+            apply_batch(store, targets, events)
+        else:
+            # Committed, but not readable yet: a transaction that began before it is still
+            # writing (``domain.storage.log_order``); it is readable once that one ends.
+            time.sleep(min(HORIZON_WAIT, max(0.0, deadline - time.monotonic())))
     return lowest_position(store, targets) >= position

@@ -18,7 +18,8 @@ from typing import Any
 from domain.facade import Questlog, StoreConfig
 from projections.engine import Target, apply_in, catch_up, read_batch
 from projections.leases import lease_holders
-from projections.store import NEW, ViewStore, open_view_store
+from projections.reads import lag_after
+from projections.store import NEW, ViewStore, open_view_store, position_in
 from projections.view import View
 from projections.views import ALL_VIEWS, resolve
 
@@ -75,12 +76,12 @@ def rebuild_with(
             if not events:
                 break
             apply_in(store, cursor, targets, events)
-            position = events[-1].id
+            position = events[-1].position
         swapped: dict[str, int] = {}
         for view in views:
             new_position, applied = store.lock_position(cursor, view.name + NEW)
             store.swap(cursor, view, new_position, applied)
-            swapped[view.name] = new_position
+            swapped[view.name] = new_position.notification
     report(max(swapped.values(), default=0), 0)
     return swapped
 
@@ -92,12 +93,15 @@ def catch_up_views(app: Questlog, store: ViewStore, *, batch_size: int) -> int:
     return catch_up(app.recorder, app.mapper, store, targets, batch_size=batch_size)
 
 
-def view_status(store: ViewStore, head: int) -> dict[str, Any]:
-    """Each view's position, the log's head and the lag (in notification ids), rebuilds, leases.
+def view_status(store: ViewStore, app: Questlog) -> dict[str, Any]:
+    """Each view's position, the log's head, the lag, rebuilds and leases.
 
-    ``head`` is the log's last notification id (``Questlog.log_head``); ``lease`` is who runs
-    the view now (``projections.leases.lease_holders``), None if nobody.
+    ``head`` is the log's last notification id (``Questlog.log_head``), a view's ``position``
+    the notification id of the last event it applied, and its ``lag`` the events after that one
+    in the log's order (``domain.storage.log_order``); ``lease`` is who runs the view now
+    (``projections.leases.lease_holders``), None if nobody.
     """
+    head = app.log_head()
     positions = store.positions()
     names = [view.name for view in ALL_VIEWS]
     names += sorted(n for n in positions if not n.endswith(NEW) and n not in names)
@@ -111,7 +115,7 @@ def view_status(store: ViewStore, head: int) -> dict[str, Any]:
             {
                 "name": name,
                 "position": int(row["position"]),
-                "lag": max(0, head - int(row["position"])),
+                "lag": lag_after(app, position_in(row)),
                 "applied": int(row["applied"]),
                 "updated_at": row["updated_at"],
                 "rebuilding": None
@@ -129,7 +133,7 @@ def status(app_config: StoreConfig, *, views_path: Path | None = None) -> dict[s
     store = open_view_store(app_config, views_path)
     try:
         store.ensure(())
-        return view_status(store, app.log_head())
+        return view_status(store, app)
     finally:
         store.close()
         app.close()

@@ -1,12 +1,20 @@
 """Running the views: ``run_views`` picks the runner for the store; ``ViewsWorker`` embeds it.
 
-- SQLite: ``SQLitePoller`` reads the recorder's notifications after the views' lowest position,
-  applies them in batches (one transaction each) and sleeps ``poll_interval`` when caught up. The
-  library's ``ProjectionRunner`` cannot subscribe to a SQLite application, hence the polling.
-- PostgreSQL: ``PostgresRunner``, the library's ``ProjectionRunner`` with LISTEN/NOTIFY.
+- ``LogPoller`` reads the log after the views' lowest position, in the log's order
+  (``domain.storage.log_order``), applies it in batches (one transaction each) and sleeps
+  ``poll_interval`` after each pass. On SQLite it reads with the service's own application;
+  on PostgreSQL ``PostgresRunner`` opens one for it, and fences every batch with the leases.
 
-Both are exactly-once (see ``projections.engine``), so a runner can be stopped, killed or run
-twice at once without skipping or repeating an event. Both run under leases
+Appends take no table lock on PostgreSQL (issue 30), so notification ids no longer commit in
+order: a reader by notification id, as the library's ``ProjectionRunner`` is, could pass an event
+that commits late. The log's order never lets one appear behind a reader. A wake-up by ``NOTIFY``
+would not do either: an event becomes readable when the oldest transaction still writing ends,
+and that one may abort (no notification) or belong to another database of the server; appends
+send none (at commit it takes a lock shared by the whole server). Every pass is followed by
+``poll_interval``, so under load the next pass takes a whole interval's events in one batch.
+
+The runners are exactly-once (see ``projections.engine``), so one can be stopped, killed or run
+twice at once without skipping or repeating an event. They run under leases
 (``projections.leases``): of several processes, one at a time runs each view.
 """
 
@@ -14,7 +22,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +35,14 @@ from projections.views import resolve
 
 log = logging.getLogger(__name__)
 DEFAULT_BATCH_SIZE = 2000
+POLL_INTERVAL = 0.05
+"""Seconds between two passes over the log."""
 TRACEBACK_INTERVAL = 10.0
 """Seconds between two logged tracebacks of one kind of runner failure."""
 
 
-class SQLitePoller:
-    """Polls a SQLite event store and applies its new events to the views in batches."""
+class LogPoller:
+    """Polls an event store and applies its new events to the views in batches."""
 
     def __init__(
         self,
@@ -41,9 +51,10 @@ class SQLitePoller:
         views: Iterable[type[View]],
         *,
         batch_size: int = DEFAULT_BATCH_SIZE,
-        poll_interval: float = 0.05,
+        poll_interval: float = POLL_INTERVAL,
         on_batch: BatchCallback | None = None,
         on_pass: PassCallback | None = None,
+        fence: Fence | None = None,
     ) -> None:
         self.app = app
         self.store = store
@@ -52,6 +63,7 @@ class SQLitePoller:
         self.poll_interval = poll_interval
         self.on_batch = on_batch
         self.on_pass = on_pass
+        self.fence = fence
 
     def catch_up(self, stop: threading.Event | None = None) -> int:
         """Apply everything recorded so far; returns the number of events read."""
@@ -63,6 +75,7 @@ class SQLitePoller:
             batch_size=self.batch_size,
             stop=stop,
             on_batch=self.on_batch,
+            fence=self.fence,
         )
 
     def run(self, stop: threading.Event) -> None:
@@ -75,9 +88,66 @@ class SQLitePoller:
         """
         while not stop.is_set():
             self.catch_up(stop)
-            if self.on_pass is not None:
+            if self.on_pass is not None and not stop.is_set():
                 self.on_pass()
             stop.wait(self.poll_interval)
+
+
+class PostgresRunner:
+    """Runs the views from a PostgreSQL log until a stop event is set."""
+
+    def __init__(
+        self,
+        config: StoreConfig,
+        views: Sequence[type[View]],
+        *,
+        batch_size: int = 1000,
+        poll_interval: float = POLL_INTERVAL,
+        on_batch: BatchCallback | None = None,
+        on_pass: PassCallback | None = None,
+        fence: Fence | None = None,
+    ) -> None:
+        self.config = config
+        self.fence = fence
+        self.views = tuple(views)
+        self.batch_size = batch_size
+        self.poll_interval = poll_interval
+        self.on_batch = on_batch
+        self.on_pass = on_pass
+
+    def run(self, stop: threading.Event) -> None:
+        """Apply the log until ``stop`` is set, a pass at a time (each pass, once caught up, is
+        reported to ``on_pass``); a failure of a batch is raised, with nothing of it applied."""
+        self._passes(stop, forever=True)
+
+    def catch_up(self, stop: threading.Event) -> None:
+        """Apply every event readable now, in fenced batches, and return."""
+        self._passes(stop, forever=False)
+
+    def _passes(self, stop: threading.Event, *, forever: bool) -> None:
+        app = Questlog(self.config)
+        try:
+            store = open_view_store(self.config)
+            try:
+                store.ensure(self.views)
+                poller = LogPoller(
+                    app,
+                    store,
+                    self.views,
+                    batch_size=self.batch_size,
+                    poll_interval=self.poll_interval,
+                    on_batch=self.on_batch,
+                    on_pass=self.on_pass,
+                    fence=self.fence,
+                )
+                if forever:
+                    poller.run(stop)
+                else:
+                    poller.catch_up(stop)
+            finally:
+                store.close()
+        finally:
+            app.close()
 
 
 def run_views(
@@ -87,7 +157,7 @@ def run_views(
     *,
     views_path: Path | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
-    poll_interval: float = 0.05,
+    poll_interval: float = POLL_INTERVAL,
     on_batch: BatchCallback | None = None,
     on_pass: PassCallback | None = None,
     app: Questlog | None = None,
@@ -131,8 +201,7 @@ RunViews = Callable[[tuple[type[View], ...], threading.Event], None]
 
 
 def _postgres_runs(app_config: StoreConfig, fence: Fence, passes: dict[str, Any]) -> RunViews:
-    """Run the chosen views from PostgreSQL's notifications until told to stop."""
-    from projections.postgres_runner import PostgresRunner
+    """Run the chosen views from a PostgreSQL log until told to stop."""
 
     def run(chosen: tuple[type[View], ...], until: threading.Event) -> None:
         PostgresRunner(app_config, chosen, fence=fence, **passes).run(until)
@@ -146,7 +215,7 @@ def _sqlite_runs(
     """Run the chosen views by polling a SQLite log until told to stop."""
 
     def run(chosen: tuple[type[View], ...], until: threading.Event) -> None:
-        SQLitePoller(reader, store, chosen, poll_interval=poll_interval, **passes).run(until)
+        LogPoller(reader, store, chosen, poll_interval=poll_interval, **passes).run(until)
 
     return run
 

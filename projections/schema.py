@@ -75,6 +75,9 @@ POSITIONS_TABLE = table(
     "position BIGINT NOT NULL",
     "applied BIGINT NOT NULL",
     "updated_at TEXT",
+    "transaction_id BIGINT",
     key=("view",),
 )
-"""Per view: the last notification id applied, how many events it applied, and when."""
+"""Per view: the last event applied (its notification id, and its transaction id: together its
+place in the log's order, ``domain.storage.log_order``), how many events it applied, and when.
+A position an earlier release recorded has no transaction id yet (``ViewStore.ensure``)."""

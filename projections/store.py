@@ -1,9 +1,9 @@
 """Where the views live: a SQLite file beside the event store, or tables in the PostgreSQL schema.
 
 A ``ViewStore`` runs the views' SQL (written once, with ``?`` placeholders and ``{logical}`` table
-names) on either database, keeps one position row per view (the last notification id applied),
-and creates, drops and swaps a view's tables. Writes are transactions: a batch's rows and the
-positions it moves commit together or not at all.
+names) on either database, keeps one position row per view (the last event applied, by its place in
+the log's order: ``domain.storage.log_order``), and creates, drops and swaps a view's tables. Writes
+are transactions: a batch's rows and the positions it moves commit together or not at all.
 """
 
 from __future__ import annotations
@@ -20,7 +20,15 @@ from typing import Any, ClassVar
 from eventsourcing.postgres import PostgresDatastore
 
 from domain import settings
-from domain.facade import VIEWS_SETUP_LOCK_KEY, StoreConfig, session_lock
+from domain.facade import (
+    EVENTS_TABLE,
+    START,
+    VIEWS_SETUP_LOCK_KEY,
+    LogPosition,
+    StoreConfig,
+    legacy_positions_statement,
+    session_lock,
+)
 from projections.schema import POSITIONS, POSITIONS_TABLE, Table, ViewTables
 
 PREFIX = "view_"
@@ -116,22 +124,31 @@ class ViewStore(ABC):
 
     # -- positions --------------------------------------------------------------------------
 
-    def lock_position(self, cursor: Any, key: str) -> tuple[int, int]:
+    def lock_position(self, cursor: Any, key: str) -> tuple[LogPosition, int]:
         """A view's position and applied count, locked until the transaction ends."""
         cursor.execute(
-            self.sql("SELECT position, applied FROM {positions} WHERE view = ?" + self.lock_clause),
+            self.sql(
+                "SELECT transaction_id, position, applied FROM {positions} WHERE view = ?"
+                + self.lock_clause
+            ),
             (key,),
         )
         row = cursor.fetchone()
         if row is None:
-            return 0, 0
-        return int(row["position"]), int(row["applied"])
+            return START, 0
+        return position_in(row), int(row["applied"])
 
-    def set_position(self, cursor: Any, key: str, position: int, applied: int) -> None:
+    def set_position(self, cursor: Any, key: str, position: LogPosition, applied: int) -> None:
         """Record a view's position and applied count (in the caller's transaction)."""
         cursor.execute(
             self.sql(POSITIONS_TABLE.upsert_sql("{positions}")),
-            (key, position, applied, datetime.now(UTC).isoformat()),
+            (
+                key,
+                position.notification,
+                applied,
+                datetime.now(UTC).isoformat(),
+                position.transaction,
+            ),
         )
 
     def positions(self) -> dict[str, dict[str, Any]]:
@@ -146,14 +163,14 @@ class ViewStore(ABC):
             raise
         return {str(row.pop("view")): row for row in found}
 
-    def wait_for(self, position: int, names: Iterable[str], timeout: float = 5.0) -> bool:
+    def wait_for(self, position: LogPosition, names: Iterable[str], timeout: float = 5.0) -> bool:
         """Wait until every named view has applied ``position``; False on timeout."""
         wanted = list(names)
         deadline = time.monotonic() + timeout
         delay = 0.005
         while True:
             current = self.positions()
-            if all(current.get(name, {}).get("position", 0) >= position for name in wanted):
+            if all(position_in(current.get(name, {})) >= position for name in wanted):
                 return True
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -173,8 +190,8 @@ class ViewStore(ABC):
                 self.create_indexes(cursor, logical, spec, suffix)
         cursor.execute(
             self.sql(
-                "INSERT INTO {positions} (view, position, applied) VALUES (?, 0, 0) "
-                "ON CONFLICT (view) DO NOTHING"
+                "INSERT INTO {positions} (view, position, applied, transaction_id) "
+                "VALUES (?, 0, 0, 0) ON CONFLICT (view) DO NOTHING"
             ),
             (view.name + suffix,),
         )
@@ -203,11 +220,17 @@ class ViewStore(ABC):
     def ensure(self, views: Sequence[ViewTables]) -> None:
         """Create the positions table and every view's tables, indexes and position row."""
         with self.setup_lock(), self.write() as cursor:
-            cursor.execute(
-                POSITIONS_TABLE.create_sql(self.physical(POSITIONS), f"{self.bare(POSITIONS)}_pkey")
-            )
+            positions = self.physical(POSITIONS)
+            cursor.execute(POSITIONS_TABLE.create_sql(positions, f"{self.bare(POSITIONS)}_pkey"))
+            self.add_new_columns(cursor, positions, POSITIONS_TABLE)
+            self.order_legacy_positions(cursor)
             for view in views:
                 self.create(cursor, view, indexes=True)
+
+    def order_legacy_positions(self, cursor: Any) -> None:
+        """Give the positions an earlier release recorded (a notification id alone) their place
+        in the log's order. On SQLite the ids are the order: nothing to do."""
+        del cursor
 
     def drop(self, cursor: Any, view: ViewTables, suffix: str = "") -> None:
         """Drop a view's tables and forget its position."""
@@ -218,7 +241,7 @@ class ViewStore(ABC):
         for logical in view.all_tables():
             cursor.execute(f"DROP TABLE IF EXISTS {self.physical(logical, suffix)}")
 
-    def swap(self, cursor: Any, view: ViewTables, position: int, applied: int) -> None:
+    def swap(self, cursor: Any, view: ViewTables, position: LogPosition, applied: int) -> None:
         """Replace a view's tables by its rebuilt ``__new`` tables, in the caller's transaction.
 
         The live position row is updated in place, never deleted and inserted again: a runner
@@ -384,6 +407,14 @@ class PostgresViewStore(ViewStore):
         ):
             yield
 
+    def order_legacy_positions(self, cursor: Any) -> None:
+        """``log_order.legacy_positions_statement`` on this schema's events table, where a
+        position has no transaction id yet (so a view store with no events table opens too)."""
+        positions = self.physical(POSITIONS)
+        cursor.execute(f"SELECT 1 FROM {positions} WHERE transaction_id IS NULL LIMIT 1")
+        if cursor.fetchone() is not None:
+            cursor.execute(legacy_positions_statement(self.schema, EVENTS_TABLE, positions))
+
     def rename(self, cursor: Any, logical: str) -> None:
         """Rename the table and its key's index (index names are schema-wide)."""
         cursor.execute(
@@ -399,6 +430,13 @@ class PostgresViewStore(ViewStore):
         """Close the pool, if this store opened it."""
         if self.owns:
             self.datastore.close()
+
+
+def position_in(row: Any) -> LogPosition:
+    """The position of a row of the positions table (a view not yet run: the start)."""
+    if not row:
+        return START
+    return LogPosition(int(row.get("transaction_id") or 0), int(row["position"]))
 
 
 def views_path_for(sqlite_path: Path) -> Path:

@@ -63,6 +63,35 @@ def _database_url() -> str:
     return os.environ.get("QUESTLOG_TEST_DATABASE_URL", DEFAULT_DATABASE_URL)
 
 
+HORIZON_LOCK = (0x51554553, 0x30)
+"""The advisory lock (two keys) that keeps a test holding a write transaction open alone on the
+server."""
+
+
+@pytest.fixture(autouse=True)
+def _alone_on_the_server(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A PostgreSQL test holds ``HORIZON_LOCK`` shared, one marked ``holds_transactions``
+    exclusively, for the whole test. On PostgreSQL a reader of the log stops before the oldest
+    transaction still writing anywhere on the server (``domain.storage.log_order``), so a test
+    that holds one open on purpose would hold back every other test's views, and theirs its."""
+    node = request.node
+    if node.get_closest_marker("postgres") is None:
+        yield
+        return
+    exclusive = node.get_closest_marker("holds_transactions") is not None
+    try:
+        connection = psycopg.connect(
+            _database_url(), autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS
+        )
+    except psycopg.Error:  # the test's own fixture skips, or fails under CI, with the reason
+        yield
+        return
+    with connection:
+        take = "pg_advisory_lock" if exclusive else "pg_advisory_lock_shared"
+        connection.execute(f"SELECT {take}(%s, %s)", HORIZON_LOCK)
+        yield
+
+
 @pytest.fixture(scope="session")
 def postgres_url() -> str:
     """The test database URL once PostgreSQL answers; a skip (under CI a failure) if not."""

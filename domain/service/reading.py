@@ -20,6 +20,7 @@ from domain.service.checkpoints import CheckpointVerdict, check_checkpoint
 from domain.service.timeline import Timeline
 from domain.storage.es_compat import ApplicationHooks
 from domain.storage.keys import KeyRing
+from domain.storage.log_order import LogPosition, position_of
 from domain.storage.side_tables import SideTables
 from domain.storage.store import StoreConfig
 
@@ -49,10 +50,19 @@ class Reading(ApplicationHooks):
         """The position (notification id) of the last event stored; 0 in an empty store."""
         return int(self.recorder.max_notification_id() or 0)
 
-    def notifications(self, after: int, limit: int) -> list[Any]:
-        """Up to ``limit`` stored events after position ``after``, as the store's notifications
-        (id, originator, version, topic, state), in position order."""
-        return list(self.recorder.select_notifications(start=after + 1, limit=limit))
+    def readable_head(self) -> LogPosition:
+        """The position, in the log's order, of the last event a reader can read now."""
+        recorder: Any = self.recorder
+        head: LogPosition = recorder.readable_head()
+        return head
+
+    def log_after(self, after: LogPosition, limit: int) -> list[tuple[LogPosition, UUID]]:
+        """Up to ``limit`` events after a position, in the log's order
+        (``domain.storage.log_order``): each one's position and campaign."""
+        recorder: Any = self.recorder
+        return [
+            (position_of(row), UUID(str(row[2]))) for row in recorder.ordered_rows(after, limit)
+        ]
 
     def shares_rate_buckets(self) -> bool:
         """Whether the store keeps rate-limit buckets that every process on it shares."""

@@ -26,7 +26,6 @@ from eventsourcing.application import Application, ProcessingEvent
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 from psycopg.pq import TransactionStatus
-from psycopg.sql import SQL, Identifier
 
 
 def undecorated(cls: type[Any], name: str) -> Callable[..., Any] | None:
@@ -123,8 +122,11 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
     - the whole insert transaction goes to the server in one round trip (``insert_events``),
       with ``after_insert_events`` rows queued after the events;
     - an insert may finish a transaction the caller holds open (``open_transaction``);
-    - the table lock's timeout and the notification ride in one statement before the lock
-      (``insert_prologue``), and every statement runs unprepared.
+    - no table lock and no ``NOTIFY`` (issue 30): appends to different campaigns run at the same
+      time, and readers follow the log in the order of ``domain.storage.log_order``, which never
+      passes an event that commits late. The library's subscription, which reads by
+      notification id and waits for ``NOTIFY``, is refused (``subscribe``);
+    - every statement runs unprepared.
     """
 
     INSERT_SAVEPOINT = "questlog_insert"
@@ -136,13 +138,11 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
         connection lost after the commit, that retry hits the unique key and looks like another
         writer's conflict. Here a failure is raised as it is.
 
-        eventsourcing sends the transaction in two round trips (the lock and the events, then the
-        rest and the commit after reading the notification ids back), and holds the events
-        table's write lock across the second one and whatever the client does in between. Here
-        ``BEGIN``, the lock, the events, the side rows and ``COMMIT`` are pipelined and synced
-        once: the lock is held only while the server runs the transaction, and the order of
-        notification ids and commits it protects is unchanged. A version conflict is still the
-        events' ``IntegrityError``: the server skips every statement after the first that fails.
+        eventsourcing sends the transaction in two round trips (the table lock and the events,
+        then the rest and the commit after reading the notification ids back). Here ``BEGIN``,
+        the campaign locks, the events, the side rows and ``COMMIT`` are pipelined and synced
+        once, with no table lock. A version conflict is still the events' ``IntegrityError``: the
+        server skips every statement after the first that fails.
         """
         held = self.open_transaction()
         if held is not None:
@@ -187,7 +187,6 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
                 statements.execute(start, prepare=False)
                 prologue, params = self.insert_prologue(stored_events, nested=nested)
                 statements.execute(prologue, params, prepare=False)
-                statements.execute(self.table_lock_statement(), prepare=False)
                 PostgresAggregateRecorder._insert_stored_events(self, events, stored_events)
                 self.after_insert_events(statements, stored_events, **kwargs)
                 statements.execute("COMMIT", prepare=False)
@@ -197,16 +196,13 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
         return None
 
     def insert_prologue(self, stored_events: Any, *, nested: bool) -> tuple[str, tuple[Any, ...]]:
-        """What eventsourcing sends as three statements before its table lock, as one ``SELECT``.
-
-        The library sends ``SET LOCAL lock_timeout`` and, after ``LOCK TABLE``, ``NOTIFY`` on the
-        events' channel (delivered at commit, so its place in the transaction does not matter).
-        Here they are ``set_config(..., true)`` and ``pg_notify`` in one statement, after the
-        locks ``originator_locks`` asks for (an insert that does not hold them): PostgreSQL
-        evaluates a ``SELECT``'s list from left to right, so each lock waits with its own
-        timeout and the table lock then gets the library's. One statement instead of three
-        (or more, one lock per campaign), each of which cost the client and the server a parse
-        (``bench.round_trips``).
+        """The locks ``originator_locks`` asks for (an insert that does not hold them) and the
+        library's lock timeout for the rest of the transaction, as one ``SELECT``. PostgreSQL
+        evaluates a ``SELECT``'s list from left to right, so each campaign lock waits with its
+        own timeout, and the events' insert then waits at most the library's
+        ``lock_timeout`` for a lock someone else holds on the table (a migration, a manual
+        ``LOCK TABLE``): one statement instead of one per lock and setting, each of which cost
+        the client and the server a parse (``bench.round_trips``).
         """
         calls: list[str] = []
         params: list[Any] = []
@@ -214,24 +210,22 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
             for call, values in self.originator_locks(stored_events):
                 calls.append(call)
                 params.extend(values)
-        calls += ["set_config('lock_timeout', %s, true)", "pg_notify(%s, '')"]
-        params += [f"{self.datastore.lock_timeout}s", self.channel_name]
+        calls.append("set_config('lock_timeout', %s, true)")
+        params.append(f"{self.datastore.lock_timeout}s")
         return f"SELECT {', '.join(calls)}", tuple(params)
 
-    def table_lock_statement(self) -> Any:
-        """``LOCK TABLE`` on the events table in ``EXCLUSIVE`` mode, as the library locks it."""
-        statement = getattr(self, "_table_lock", None)
-        if statement is None:
-            statement = SQL("LOCK TABLE {0}.{1} IN EXCLUSIVE MODE").format(
-                Identifier(self.datastore.schema), Identifier(self.events_table_name)
-            )
-            self._table_lock = statement
-        return statement
+    def subscribe(self, gt: int | None = None, topics: Sequence[str] = ()) -> Any:
+        """Refused: the library's subscription reads by notification id, which an append that
+        commits late can fall behind, and waits for a ``NOTIFY`` appends no longer send. Follow
+        the log with ``ordered_rows`` (``domain.storage.log_order``), as the views do."""
+        raise NotImplementedError(
+            "subscriptions by notification id can miss an event that commits late; read the "
+            "log in its order with ordered_rows (domain.storage.log_order)"
+        )
 
     def originator_locks(self, stored_events: Any) -> list[tuple[str, tuple[Any, ...]]]:
         """The lock calls (a ``SELECT`` list item and its parameters) to take on the aggregates
-        written, before the table lock, in an insert that does not already hold them (here:
-        none)."""
+        written, before the events, in an insert that does not already hold them (here: none)."""
         return []
 
     def after_insert_events(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
@@ -243,14 +237,14 @@ def sent_at_sync(pipeline: Any) -> Iterator[None]:
     """Queue a psycopg pipeline's statements without sending any until it syncs.
 
     psycopg sends each statement of a pipeline as soon as it is executed (``execute`` ends with
-    the pipeline's ``_communicate_gen``), so the server runs ``LOCK TABLE`` and then waits for
-    the client while Python builds and sends the next statements; with other request threads
-    holding the GIL that wait lasts milliseconds, and every other insert queues behind the
-    events table's lock (``python -m bench.cpu_split --waits``: backends in ``Lock:relation``
-    and in ``ClientRead`` inside the transaction). Here the statements stay in psycopg's queue,
-    are handed to libpq together at the end, and the sync sends them in one write: the server
-    then holds the lock only while it runs them. ``tests/application/test_pool_check.py`` pins
-    the psycopg behaviour this relies on.
+    the pipeline's ``_communicate_gen``), so the server runs the first statements (a campaign's
+    lock) and then waits for the client while Python builds and sends the next ones; with other
+    request threads holding the GIL that wait lasts milliseconds, with the locks held (before
+    issue 30 the events table's lock too: ``python -m bench.cpu_split --waits`` showed backends
+    in ``Lock:relation`` and in ``ClientRead`` inside the transaction). Here the statements stay
+    in psycopg's queue, are handed to libpq together at the end, and the sync sends them in one
+    write: the server then holds the locks only while it runs them.
+    ``tests/application/test_pool_check.py`` pins the psycopg behaviour this relies on.
     """
 
     def queued_only() -> Iterator[None]:

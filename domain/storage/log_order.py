@@ -1,11 +1,11 @@
 """The order readers follow on PostgreSQL without the table lock: each event's transaction id
-(issue 30, first step).
+(issue 30).
 
-Today every append takes the events table's ``EXCLUSIVE`` lock, so notification ids commit in the
-order they are given, and a reader that has seen id *n* never later sees a smaller id commit. The
-lock makes every campaign's append wait for every other's. What replaces it (issue 30) must keep
-that promise without the lock: ids are then given as appends start, and an append that started
-early can commit late.
+Releases before issue 30 took the events table's ``EXCLUSIVE`` lock in every append, so
+notification ids committed in the order they were given, and a reader that had seen id *n* never
+later saw a smaller id commit; the lock made every campaign's append wait for every other's.
+Appends no longer take it: ids are given as appends run, and an append given an early id can
+commit after one given a later id.
 
 Each row carries the id of the transaction that wrote it (``transaction_id``, PostgreSQL's
 ``xid8``, set by its default ``pg_current_xact_id()``). Every transaction older than
@@ -21,8 +21,8 @@ under the lock.
 
 ``upgrade`` adds the column and its index to a store (a new one and one written by an earlier
 release alike, under the setup lock) and clears transaction ids a restore brought from another
-server; ``ordered_rows_statement`` reads the log in this order. The lock stays until every reader
-of the log has moved to it.
+server; ``ordered_rows_statement`` reads the log in this order, and every reader of the log (the
+views, the API's waits and freshness, the live streams) follows it.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ import psycopg
 
 log = logging.getLogger("questlog.store")
 
+EVENTS_TABLE = "questlog_events"
+"""The events table of a Questlog store (eventsourcing names it after the application)."""
 COLUMN = "transaction_id"
 ORDER = f"COALESCE({COLUMN}, '0'::xid8)"
 """The sort key of a row's transaction: 0 for a row written before the column existed."""
@@ -133,22 +135,30 @@ def upgrade(transaction: Transaction, schema: str, table: str) -> bool:
             )
             _locked_step(cursor, [index], "index the transaction ids")
     with transaction() as cursor:
-        forget_foreign_transactions(cursor, qualified)
+        forget_foreign_transactions(cursor, schema, table)
     return held
 
 
-def forget_foreign_transactions(cursor: Any, qualified: str) -> None:
+def forget_foreign_transactions(cursor: Any, schema: str, table: str) -> None:
     """Clear every row's transaction id when one is ahead of this server's: the rows came from
     another server (a ``pg_dump`` restored here), whose transaction ids mean nothing here. Their
-    notification ids, given in commit order under the table lock, then order them."""
+    notification ids then order them. The views' positions restored with them lose their
+    transaction ids too, and are placed again by their notification ids when a view store opens
+    (``legacy_positions_statement``); the warning says to rebuild the views to be certain,
+    since an event the other server's views had not yet applied may precede that id."""
+    qualified = _events(schema, table)
     # pg_current_xact_id() is stable: evaluated once, the index's range scan finds any row.
     statement = f"SELECT 1 FROM {qualified} WHERE {ORDER} >= pg_current_xact_id() LIMIT 1"
-    if _exists(cursor, statement, ()):
-        cursor.execute(f"UPDATE {qualified} SET {COLUMN} = NULL", prepare=False)
-        log.warning(
-            "events restored from another server: their transaction ids were cleared, and "
-            "their notification ids order them"
-        )
+    if not _exists(cursor, statement, ()):
+        return
+    cursor.execute(f"UPDATE {qualified} SET {COLUMN} = NULL", prepare=False)
+    if has_column(cursor, schema, "view_positions"):  # (a release before issue 30 had none)
+        cursor.execute(f'UPDATE "{schema}".view_positions SET {COLUMN} = NULL', prepare=False)
+    log.warning(
+        "events restored from another server: their transaction ids were cleared, and their "
+        "notification ids order them; rebuild the views (python -m projections rebuild) to be "
+        "certain they hold every event once"
+    )
 
 
 def ordered_rows_statement(schema: str, table: str) -> str:
@@ -165,3 +175,64 @@ def ordered_rows_statement(schema: str, table: str) -> str:
 def position_of(row: OrderedRow) -> LogPosition:
     """The position of a row ``ordered_rows`` read."""
     return LogPosition(int(row[0]), int(row[1]))
+
+
+def _events(schema: str, table: str) -> str:
+    return f'"{schema}"."{table}"'
+
+
+def event_position_statement(schema: str, table: str) -> str:
+    """The position of a campaign's event at a version."""
+    return (
+        f"SELECT ({ORDER})::text, notification_id FROM {_events(schema, table)} "
+        "WHERE originator_id = %s AND originator_version = %s"
+    )
+
+
+def row_position_statement(schema: str, table: str) -> str:
+    """The position of the event at a notification id."""
+    return (
+        f"SELECT ({ORDER})::text, notification_id FROM {_events(schema, table)} "
+        "WHERE notification_id = %s"
+    )
+
+
+def covering_position_statement(schema: str, table: str) -> str:
+    """The position a reader must reach to have read every committed event up to a notification
+    id: the last, in the log's order, of the events with that id or a smaller one. Walked down
+    the order's index from its end, so a recent id is found in a few rows."""
+    return (
+        f"SELECT ({ORDER})::text, notification_id FROM {_events(schema, table)} "
+        f"WHERE notification_id <= %s ORDER BY ({ORDER}) DESC, notification_id DESC LIMIT 1"
+    )
+
+
+def count_after_statement(schema: str, table: str) -> str:
+    """How many committed events come after a position (a reader's lag)."""
+    return (
+        f"SELECT count(*) FROM {_events(schema, table)} "
+        f"WHERE (({ORDER}), notification_id) > (%s::xid8, %s)"
+    )
+
+
+def head_statement(schema: str, table: str) -> str:
+    """The position of the last event a reader can read now (below the horizon)."""
+    return (
+        f"SELECT ({ORDER})::text, notification_id FROM {_events(schema, table)} "
+        f"WHERE {ORDER} < pg_snapshot_xmin(pg_current_snapshot()) "
+        f"ORDER BY ({ORDER}) DESC, notification_id DESC LIMIT 1"
+    )
+
+
+def legacy_positions_statement(schema: str, table: str, positions: str) -> str:
+    """Give each views' position recorded as a bare notification id (by a release that read the
+    log in notification id order, under the table lock) its transaction id: that of the event
+    at that id. Under the lock an event's transaction id was given after the lock was had, so
+    the order (transaction id, notification id) of those events is their notification ids'
+    order, and the pair stands exactly where the bare id stood."""
+    return (
+        f"UPDATE {positions} AS p SET transaction_id = COALESCE(("
+        f"SELECT ({ORDER})::text::bigint FROM {_events(schema, table)} AS e "
+        "WHERE e.notification_id <= p.position "
+        "ORDER BY e.notification_id DESC LIMIT 1), 0) WHERE p.transaction_id IS NULL"
+    )

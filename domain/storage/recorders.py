@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 from uuid import UUID
@@ -34,8 +34,6 @@ from domain.storage.retries import TRANSIENT_ERRORS, read_with_retries
 from domain.storage.side_tables import KEYS_TABLE, RATE_TABLE, SideTables
 
 log = logging.getLogger("questlog.store")
-NotificationRow = tuple[Any, ...]
-"""A stored event as the views read it: ``(id, originator_id, version, topic, state)``."""
 CAMPAIGN_LOCK_TIMEOUT = "2s"
 """How long a command waits for another process's command on the same campaign before it goes on
 without the lock (the events' unique version key still refuses a stale write)."""
@@ -111,15 +109,46 @@ class SQLiteRecorder(SideTables, SQLiteRecorderHooks):
         rows = self._fetch(statement, params, tuples=True)
         return [StoredEvent(originator_id, *row) for row in rows]
 
-    def notification_rows(self, after: int, limit: int) -> list[NotificationRow]:
-        """The log after a notification id, as plain rows: ``(id, originator_id, version,
-        topic, state)``, read like ``_fetch`` (the originator id as stored: hex text)."""
+    def ordered_rows(self, after: log_order.LogPosition, limit: int) -> list[log_order.OrderedRow]:
+        """The log after a position, as plain rows: ``(0, id, originator_id, version, topic,
+        state)``, read like ``_fetch`` (the originator id as stored: hex text). SQLite has one
+        writer at a time, so the ids commit in order: every position is (0, notification id)."""
         return self._fetch(
-            f"SELECT rowid, originator_id, originator_version, topic, state "
+            f"SELECT 0, rowid, originator_id, originator_version, topic, state "
             f"FROM {self.events_table_name} WHERE rowid > ? ORDER BY rowid LIMIT ?",
-            (after, limit),
+            (after.notification, limit),
             tuples=True,
         )
+
+    def _position(self, statement: str, params: tuple[Any, ...]) -> log_order.LogPosition | None:
+        rows = self._fetch(statement, params, tuples=True)
+        return log_order.LogPosition(0, int(rows[0][0])) if rows and rows[0][0] else None
+
+    def event_position(self, originator_id: UUID, version: int) -> log_order.LogPosition | None:
+        """The position of a campaign's event at a version; None if there is none."""
+        return self._position(
+            f"SELECT rowid FROM {self.events_table_name} "
+            "WHERE originator_id = ? AND originator_version = ?",
+            (originator_id.hex, version),
+        )
+
+    def covering_position(self, notification_id: int) -> log_order.LogPosition:
+        """Where a reader has read every event up to a notification id: that id."""
+        return log_order.LogPosition(0, notification_id)
+
+    def position_at(self, notification_id: int) -> log_order.LogPosition:
+        """The position of the event at a notification id."""
+        return log_order.LogPosition(0, notification_id)
+
+    def readable_head(self) -> log_order.LogPosition:
+        """The position of the last event stored."""
+        found = self._position(f"SELECT max(rowid) FROM {self.events_table_name}", ())
+        return found or log_order.START
+
+    def count_after(self, position: log_order.LogPosition) -> int:
+        """How many events come after a position."""
+        statement = f"SELECT count(*) FROM {self.events_table_name} WHERE rowid > ?"
+        return int(self._fetch(statement, (position.notification,), tuples=True)[0][0])
 
     def construct_create_table_statements(self) -> list[str]:
         """Events table, then the side tables."""
@@ -256,17 +285,6 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
 
         return read_with_retries(read)
 
-    def notification_rows(self, after: int, limit: int) -> list[NotificationRow]:
-        """The log after a notification id, as plain rows: ``(id, originator_id, version,
-        topic, state)``, in one autocommit SELECT (the originator id as text)."""
-        statement = (
-            "SELECT notification_id, originator_id::text, originator_version, topic, state "
-            f'FROM "{self.datastore.schema}"."{self.events_table_name}" '
-            "WHERE notification_id > %s ORDER BY notification_id LIMIT %s"
-        )
-
-        return self._log_rows(statement, (after, limit))
-
     def _log_rows(self, statement: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         """One autocommit SELECT of the log, its rows as plain tuples, read in binary: the
         states come as they are stored, not as hex text to decode."""
@@ -297,9 +315,47 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
         """The log after a position, in (transaction id, notification id) order, as far as no
         transaction still writing can precede it: ``(transaction, id, originator_id, version,
         topic, state)``."""
-        statement = log_order.ordered_rows_statement(self.datastore.schema, self.events_table_name)
-        rows = self._log_rows(statement, (str(after.transaction), after.notification, limit))
+        rows = self._log_rows(
+            self._statement(log_order.ordered_rows_statement),
+            (str(after.transaction), after.notification, limit),
+        )
         return [(int(row[0]), *row[1:]) for row in rows]
+
+    def _statement(self, make: Callable[[str, str], str]) -> str:
+        return make(self.datastore.schema, self.events_table_name)
+
+    def _position(self, statement: str, params: tuple[Any, ...]) -> log_order.LogPosition | None:
+        rows = self._log_rows(statement, params)
+        return log_order.position_of(rows[0]) if rows else None
+
+    def event_position(self, originator_id: UUID, version: int) -> log_order.LogPosition | None:
+        """The position of a campaign's event at a version; None if there is none."""
+        originator: Any = originator_id
+        if self.datastore.originator_id_type != "uuid":
+            originator = str(originator_id)
+        statement = self._statement(log_order.event_position_statement)
+        return self._position(statement, (originator, version))
+
+    def covering_position(self, notification_id: int) -> log_order.LogPosition:
+        """The position a reader must reach to have read every committed event up to a
+        notification id (``log_order.covering_position_statement``)."""
+        statement = self._statement(log_order.covering_position_statement)
+        return self._position(statement, (notification_id,)) or log_order.START
+
+    def position_at(self, notification_id: int) -> log_order.LogPosition:
+        """The position of the event at a notification id (the start if there is none)."""
+        statement = self._statement(log_order.row_position_statement)
+        return self._position(statement, (notification_id,)) or log_order.START
+
+    def readable_head(self) -> log_order.LogPosition:
+        """The position of the last event a reader can read now (below the horizon)."""
+        return self._position(self._statement(log_order.head_statement), ()) or log_order.START
+
+    def count_after(self, position: log_order.LogPosition) -> int:
+        """How many committed events come after a position."""
+        statement = self._statement(log_order.count_after_statement)
+        rows = self._log_rows(statement, (str(position.transaction), position.notification))
+        return int(rows[0][0])
 
     def signing_ring(self) -> str | None:
         """The signing key ring's JSON kept in the store, if any."""

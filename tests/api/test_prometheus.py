@@ -49,9 +49,10 @@ BURST = 30
 OLD_TOP_BUCKET = 10.0
 """The largest finite latency bucket before issue 27: a slower request read as this."""
 CAMPAIGN_LOCK_HELD = 1.5
-"""How long the campaign's lock is held before the table lock's 10 s wait starts: PostgreSQL
-times a lock wait by the wall clock, which this machine's clock corrections can shorten by tens
-of milliseconds, so a roll that waited the table lock alone could read just under 10 s."""
+"""How long the campaign's lock is held before the insert's 10 s wait for the table (which the
+test holds locked) starts: PostgreSQL times a lock wait by the wall clock, which this machine's
+clock corrections can shorten by tens of milliseconds, so a roll that waited the table alone
+could read just under 10 s."""
 # held past the store's campaign lock timeout, the roll would stop waiting for it
 assert float(CAMPAIGN_LOCK_TIMEOUT.removesuffix("s")) > CAMPAIGN_LOCK_HELD
 

@@ -24,9 +24,12 @@ from domain.service.application import Questlog
 from domain.storage.log_order import LOCK_TIMEOUT, START, LogPosition, UpgradeBlocked, position_of
 from domain.storage.recorders import PostgresRecorder
 from domain.storage.store import StoreConfig
+from projections.engine import Target, catch_up
+from projections.store import open_view_store, position_in
+from projections.views import ALL_VIEWS
 from tests.conftest import StoreFactory
 
-pytestmark = pytest.mark.postgres
+pytestmark = [pytest.mark.postgres, pytest.mark.holds_transactions]
 
 
 @pytest.fixture
@@ -230,15 +233,20 @@ def test_transaction_ids_a_restore_brought_from_another_server_are_cleared_on_st
         campaign = app.create_campaign(game="quest-calendar", name="moved").campaign_id
         app.roll(campaign, notation="d20", purpose="before the move")
         table = sql.Identifier(recorder(app).events_table_name)
+        views = open_view_store(config)
+        views.ensure(ALL_VIEWS)
+        settle(config)
+        catch_up(app.recorder, app.mapper, views, [Target(v) for v in ALL_VIEWS], batch_size=9)
     finally:
         app.close()
     with connect(config, autocommit=True) as shell:  # ids from a server that had run longer
-        shell.execute(
-            sql.SQL(
-                "UPDATE {} SET transaction_id = "
-                "(pg_current_xact_id()::text::bigint + 1000000)::text::xid8"
-            ).format(table)
-        )
+        for moved in (table, sql.Identifier("view_positions")):
+            shell.execute(
+                sql.SQL(
+                    "UPDATE {} SET transaction_id = "
+                    "(pg_current_xact_id()::text::bigint + 1000000)::text{}"
+                ).format(moved, sql.SQL("::xid8" if moved == table else "::bigint"))
+            )
 
     with caplog.at_level("WARNING", logger="questlog.store"):
         restored = Questlog(config)
@@ -246,8 +254,15 @@ def test_transaction_ids_a_restore_brought_from_another_server_are_cleared_on_st
         restored.roll(campaign, notation="d20", purpose="after the move")
         rows = read_all(restored, START)
         report = restored.audit(campaign)
+        views.ensure(ALL_VIEWS)  # the positions are placed again by their notification ids
+        assert {position_in(row) for row in views.positions().values()} == {position_of(rows[1])}
+        applied = catch_up(
+            restored.recorder, restored.mapper, views, [Target(v) for v in ALL_VIEWS], batch_size=9
+        )
     finally:
         restored.close()
+        views.close()
+    assert applied == 1, "the views apply the new roll, and nothing again"
 
     assert "restored from another server" in caplog.text
     assert [row[3] for row in rows] == [1, 2, 3]

@@ -12,12 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import psycopg
 import pytest
-from eventsourcing.persistence import IntegrityError
-from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.persistence import IntegrityError, StoredEvent
 
 from domain.service.application import Questlog
 from domain.storage.advisory_locks import campaign_lock_keys
@@ -220,30 +219,21 @@ def test_two_processes_hammering_one_campaign_take_turns_and_never_give_up(
 
 
 @POSTGRES_ONLY
-def test_the_prologue_and_table_lock_are_what_the_library_sends(
+def test_an_append_takes_no_table_lock_and_sends_no_notify(
     app: Questlog, store_config: StoreConfig
 ) -> None:
-    """The insert sends the library's table lock with the library's timeout, and notifies the
-    library's channel (``es_compat.insert_prologue``): an eventsourcing upgrade that locks or
-    notifies differently fails here."""
+    """Issue 30: an append takes only its campaign's locks (when it does not hold them), never
+    the events table's lock nor the server-wide one ``NOTIFY`` takes at commit; the library's
+    subscription, which needs both, is refused with a message that names what to use."""
     recorder: Any = app.recorder
-    with recorder.datastore.get_connection() as connection:
-        library = [s.as_string(connection) for s in recorder.lock_table_statements]
-        ours = recorder.table_lock_statement().as_string(connection)
     timeout = f"{recorder.datastore.lock_timeout}s"
-    assert library == [f"SET LOCAL lock_timeout = '{timeout}'", ours]
-    assert "IN EXCLUSIVE MODE" in ours and recorder.events_table_name in ours
-    statement, params = recorder.insert_prologue([], nested=True)
-    assert statement == "SELECT set_config('lock_timeout', %s, true), pg_notify(%s, '')"
-    assert params == (timeout, recorder.channel_name)
-
-    class Notices:
-        sent: list[str] = []
-
-        def execute(self, query: Any, *args: Any, **kwargs: Any) -> None:
-            self.sent.append(query.as_string(connection))
-
-    with recorder.datastore.get_connection() as connection:
-        notices = Notices()
-        PostgresApplicationRecorder._notify_channel(recorder, notices)  # type: ignore[arg-type]
-        assert notices.sent == [f'NOTIFY "{recorder.channel_name}"']
+    assert recorder.insert_prologue([], nested=True) == (
+        "SELECT set_config('lock_timeout', %s, true)",
+        (timeout,),
+    )
+    stored = StoredEvent(uuid4(), 1, "raw:Row", b"{}")
+    statement, _ = recorder.insert_prologue([stored], nested=False)
+    assert "pg_advisory_xact_lock" in statement
+    assert "notify" not in statement.lower() and "LOCK TABLE" not in statement
+    with pytest.raises(NotImplementedError, match="ordered_rows"):
+        recorder.subscribe(gt=0)

@@ -6,6 +6,7 @@ the tables in the test's own PostgreSQL schema (dropped with it).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -36,8 +37,21 @@ def sync(
     suffix: str = "",
 ) -> int:
     """Apply everything in the log to the views (what a runner does); returns the events read."""
+    readable(app)
     targets = [Target(view, suffix) for view in views]
     return catch_up(app.recorder, app.mapper, store, targets, batch_size=batch_size)
+
+
+def readable(app: Questlog, timeout: float = 60.0) -> None:
+    """Wait until every event committed so far can be read: on PostgreSQL a reader stops before
+    any transaction still writing on the server (``domain.storage.log_order``), and the other
+    test worker's transactions are on the same server."""
+    recorder: Any = app.recorder
+    last = recorder.covering_position(app.log_head())
+    deadline = time.monotonic() + timeout
+    while app.readable_head() < last:
+        assert time.monotonic() < deadline, "a transaction on the server never ended"
+        time.sleep(0.005)
 
 
 def dump(

@@ -23,6 +23,7 @@ from eventsourcing.persistence import Notification
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain.facade import START
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
 from projections.engine import read_batch
@@ -77,7 +78,7 @@ def fast(raw: bytes) -> bool:
 def assert_decoded_exactly(app: Questlog) -> list[Notification]:
     """Every event of the log decodes to the mapper's envelope; returns the log."""
     log = list(app.recorder.select_notifications(start=1, limit=100_000))
-    decoded = read_batch(app.recorder, app.mapper, 0, 100_000)
+    decoded = read_batch(app.recorder, app.mapper, START, 100_000)
     assert [envelope(e) for e in decoded] == [envelope(exactly(app, n)) for n in log]
     return log
 
@@ -155,7 +156,7 @@ def test_any_payload_decodes_as_the_mapper_decodes_it(
 ) -> None:
     campaign = UUID("1b4e28ba-2fa1-11d2-883f-0016d3cca427")
     state = mapper_app.mapper.transcoder.encode({"timestamp": moment, **payload})
-    [decoded] = decode_rows(mapper_app.mapper, [(7, campaign.hex, 3, topic, state)])
+    [decoded] = decode_rows(mapper_app.mapper, [(0, 7, campaign.hex, 3, topic, state)])
     stored = Notification(
         id=7, originator_id=campaign, originator_version=3, topic=topic, state=state
     )
@@ -205,6 +206,6 @@ def test_an_event_type_this_process_does_not_know_stops_the_views_instead_of_bei
 ) -> None:
     from eventsourcing.utils import TopicError
 
-    row = (1, UUID(int=1), 1, "domain.model.events:WrittenByANewerRelease", b'{"x": 1}')
+    row = (0, 1, UUID(int=1), 1, "domain.model.events:WrittenByANewerRelease", b'{"x": 1}')
     with pytest.raises(TopicError, match="WrittenByANewerRelease"):
         decode_rows(app.mapper, [row])

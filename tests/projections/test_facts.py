@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from domain.facade import START
 from domain.model.games import rules_for
 from domain.service.application import Questlog
 from domain.service.timetravel import TimeTravel
@@ -139,7 +140,7 @@ def rebuilt(app: Questlog, store: ViewStore, change: Any) -> dict[str, Any]:
             store.create(cursor, view, suffix, indexes=False)
     events = [
         change(e) if e.game is not None else e
-        for e in read_batch(app.recorder, app.mapper, 0, 100_000)
+        for e in read_batch(app.recorder, app.mapper, START, 100_000)
     ]
     apply_batch(store, [Target(view, suffix) for view in ALL_VIEWS], events)
     return dump(store, suffix=suffix)

@@ -230,7 +230,7 @@ def test_the_postgres_runner_catches_up_by_fenced_batches_before_it_subscribes(
     app: Questlog, views: ViewStore
 ) -> None:
     """issue 29: the backlog is applied by the engine's batches, each behind the fence."""
-    from projections.postgres_runner import PostgresRunner
+    from projections.runners import PostgresRunner
 
     play(app, rolls=300)
     fenced: list[list[str]] = []
@@ -409,7 +409,7 @@ def test_two_runner_processes_each_view_run_by_one_and_no_event_applied_twice(
             )
             assert set(held.values()) <= pids
             wait_until(lambda: writer.saved >= 200, 60, "load to be written")
-        status = view_status(views, app.log_head())
+        status = view_status(views, app)
         assert {v["name"]: v["lease"]["pid"] > 0 for v in status["views"]} == dict.fromkeys(
             NAMES, True
         )

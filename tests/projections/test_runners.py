@@ -35,12 +35,12 @@ def test_the_embedded_worker_follows_the_log(app: Questlog, views: ViewStore) ->
     worker = ViewsWorker(app.config, batch_size=100).start()
     try:
         match = calendar_board_match(app)
-        assert views.wait_for(app.recorder.max_notification_id(), NAMES, timeout=10)
+        assert views.wait_for(app.readable_head(), NAMES, timeout=10)
         assert len(exhaustion_history(views, str(match))["items"]) == 4
         # A single new roll reaches the views well within the lag target of one second.
         app.roll(match, notation="d20", purpose="initiative")
         started = time.monotonic()
-        assert views.wait_for(app.recorder.max_notification_id(), NAMES, timeout=5)
+        assert views.wait_for(app.readable_head(), NAMES, timeout=5)
         assert time.monotonic() - started < 1.0
         assert roll_log(views, purpose="initiative")["items"][0]["notation"] == "1d20"
     finally:
@@ -66,7 +66,7 @@ def test_the_embedded_worker_starts_again_after_a_failure(
     monkeypatch.setitem(RollLog._handlers, ANY, fails_once)
     worker = ViewsWorker(app.config, batch_size=10, retry_after=0.05).start()
     try:
-        assert views.wait_for(app.recorder.max_notification_id(), NAMES, timeout=10)
+        assert views.wait_for(app.readable_head(), NAMES, timeout=10)
     finally:
         worker.stop()
     assert failures == [30]
@@ -82,7 +82,7 @@ def test_status_of_a_views_store_no_process_has_run_lists_every_view_at_zero(
     quest_calendar_week(app)
     store = open_view_store(app.config)
     try:
-        report = view_status(store, app.log_head())
+        report = view_status(store, app)
     finally:
         store.close()
     head = app.recorder.max_notification_id()
@@ -94,7 +94,7 @@ def test_status_of_a_views_store_no_process_has_run_lists_every_view_at_zero(
 
 def test_status_reports_position_head_and_lag(app: Questlog, views: ViewStore) -> None:
     quest_calendar_week(app)
-    report = view_status(views, app.log_head())
+    report = view_status(views, app)
     head = app.recorder.max_notification_id()
     assert report["head"] == head
     assert [v["name"] for v in report["views"]] == NAMES
@@ -156,20 +156,19 @@ def test_a_views_runner_that_fails_while_starting_leaves_no_connection_open(
 ) -> None:
     # Issue 10 review: with its backends terminated, the embedded worker restarted its runner
     # again and again, and each failed start kept the pools it had opened (90 connections).
-    from eventsourcing import projection
-
-    from projections.postgres_runner import VIEWS_CONNECTION_NAME, PostgresRunner
+    from projections import runners
+    from projections.runners import PostgresRunner
 
     def cut(*_args: Any, **_kwargs: Any) -> None:
-        raise OperationalError("the connection was cut while subscribing")
+        raise OperationalError("the connection was cut while opening the views")
 
     factory = StoreFactory("postgres", tmp_path, postgres_url)
     config = factory.new()
     try:
         Questlog(config).close()  # the store's tables exist
-        monkeypatch.setattr(projection.ApplicationSubscription, "__init__", cut)
+        monkeypatch.setattr(runners, "open_view_store", cut)
         schema = str(config.postgres_schema)
-        names = (f"questlog/{schema}", f"{VIEWS_CONNECTION_NAME}/{schema}")
+        names = (f"questlog/{schema}",)
         runner = PostgresRunner(config, ALL_VIEWS)
         for _ in range(3):
             with pytest.raises(OperationalError):

@@ -146,7 +146,6 @@ def _probe(log: list[Any], *, conflict: bool = False) -> _ProbeRecorder:
     recorder.datastore = Datastore()
     recorder.events_table_name = "events"
     recorder.channel_name = "channel"
-    recorder.table_lock_statement = lambda: "LOCK-TABLE"
     recorder.insert_events_statement = "INSERT-EVENTS"
     recorder.construct_pg_stored_event = lambda *fields: fields
     return recorder  # type: ignore[no-any-return]
@@ -166,15 +165,14 @@ def test_the_insert_is_one_round_trip_from_begin_to_commit_with_side_rows_after_
 
     assert ids == [7]
     steps = _steps(log)
-    prologue = "SELECT set_config('lock_timeout', %s, true), pg_notify(%s, '')"
-    assert steps[:3] == ["BEGIN", prologue, "LOCK-TABLE"]
-    assert steps[-4:] == ["INSERT-EVENTS", "side rows", "COMMIT", "sync"]
-    assert steps.count("sync") == 1
+    # Issue 30: no table lock, no NOTIFY; the lock timeout bounds the insert's own waits.
+    prologue = "SELECT set_config('lock_timeout', %s, true)"
+    assert steps == ["BEGIN", prologue, "INSERT-EVENTS", "side rows", "COMMIT", "sync"]
     assert ("side rows", {"attempt": "a1"}) in log
     assert all(
         entry[2] is False
         for entry in log
-        if entry[0] == "execute" and entry[1] in ("BEGIN", prologue, "LOCK-TABLE", "COMMIT")
+        if entry[0] == "execute" and entry[1] in ("BEGIN", prologue, "COMMIT")
     )
 
 
@@ -231,8 +229,8 @@ def test_an_insert_that_does_not_hold_its_campaigns_locks_takes_them_first_in_th
 
     recorder.insert_events([_stored()], attempt="a1")
 
-    assert _steps(log)[1] == (
-        "SELECT pg_advisory_xact_lock(%s), set_config('lock_timeout', %s, true), pg_notify(%s, '')"
+    assert (
+        _steps(log)[1] == "SELECT pg_advisory_xact_lock(%s), set_config('lock_timeout', %s, true)"
     )
     held: list[Any] = []
     nested = _held_probe(held)

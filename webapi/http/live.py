@@ -1,11 +1,12 @@
 """The live stream of a campaign's events (Server-Sent Events), for the table page.
 
-One poller thread per process watches the store's notification log (one ``max(id)`` query a tick,
-the new notifications only when it moved) and wakes the streams whose campaign changed, through
-one ``Condition``: events appended by this process or by another one on the same store reach an
-open stream within a tick. A stream holds a server thread while it is open, so the number of
-open streams is capped (``QUESTLOG_MAX_STREAMS``) and ``questlog serve`` adds that many threads
-to its pool: the streams can never take the threads that serve commands.
+One poller thread per process watches the store's log (one indexed query a tick, in the log's order:
+``domain.storage.log_order``, so an event that commits late is never passed) and wakes the streams
+whose campaign changed, through one ``Condition``: events appended by this process or by another one
+on the same store reach an open stream within a tick. A stream then reads its campaign's events by
+version, all of them committed. A stream holds a server thread while it is open, so the number of
+open streams is capped (``QUESTLOG_MAX_STREAMS``) and ``questlog serve`` adds that many threads to
+its pool: the streams can never take the threads that serve commands.
 """
 
 from __future__ import annotations
@@ -20,7 +21,14 @@ from uuid import UUID
 from flask import Flask, request
 
 from domain import settings
-from domain.facade import InvalidInput, Questlog, TracebackThrottle, ascii_number
+from domain.facade import (
+    START,
+    InvalidInput,
+    LogPosition,
+    Questlog,
+    TracebackThrottle,
+    ascii_number,
+)
 from webapi.http.errors import TooManyStreams
 from webapi.http.plumbing import event_items, summarised
 
@@ -62,18 +70,20 @@ def waitress_options(threads: int, streams: int) -> WaitressOptions:
 
 
 class LogWatcher:
-    """The process's one poller of the notification log, and the streams waiting on it.
+    """The process's one poller of the log, and the streams waiting on it.
 
-    ``changed`` maps each aggregate id seen since the poller started to the last notification
-    id that touched it; a stream that has read everything up to notification ``seen`` waits
-    until its campaign's entry passes ``seen``. The thread runs only while streams are open.
+    Each poll that finds new events counts one more ``tick``; ``changed`` maps each aggregate id
+    seen since the poller started to the tick that last found it changed. A stream that has
+    read everything its campaign had at tick ``seen`` waits until its campaign's entry passes
+    ``seen``. The thread runs only while streams are open.
     """
 
     def __init__(self, app: Questlog, interval: float = POLL_INTERVAL) -> None:
         self.app = app
         self.interval = interval
         self.condition = threading.Condition()
-        self.position: int | None = None
+        self.position: LogPosition | None = None
+        self.tick = 0
         self.changed: dict[str, int] = {}
         self.listeners = 0
         self.thread: threading.Thread | None = None
@@ -81,15 +91,15 @@ class LogWatcher:
         self.stopping = False
 
     def register(self) -> int:
-        """Count one more open stream; the notification id it has seen (the log's head now)."""
+        """Count one more open stream; the tick it has seen (the one now)."""
         with self.condition:
             if self.position is None:
-                self.position = self.app.log_head()
+                self.position = self.app.readable_head()
             self.listeners += 1
             if self.thread is None:
                 self.thread = threading.Thread(target=self.run, name="questlog-live", daemon=True)
                 self.thread.start()
-            return self.position
+            return self.tick
 
     def unregister(self) -> None:
         """Count one stream fewer."""
@@ -97,8 +107,8 @@ class LogWatcher:
             self.listeners -= 1
 
     def wait(self, campaign: str, seen: int, timeout: float) -> int:
-        """Wait until the campaign changed after notification ``seen`` (or the timeout); the
-        last notification id that touched it."""
+        """Wait until the campaign changed after tick ``seen`` (or the timeout); the last tick
+        that found it changed."""
         with self.condition:
             self.condition.wait_for(
                 lambda: self.stopping or self.changed.get(campaign, 0) > seen, timeout
@@ -128,22 +138,22 @@ class LogWatcher:
                     )
 
     def poll(self) -> None:
-        """Read the notifications after the last one seen, if the log moved."""
-        head = self.app.log_head()
-        position = self.position or 0
-        if head <= position:
-            return
-        changed: dict[str, int] = {}
-        while position < head:
-            page = self.app.notifications(position, BATCH)
-            if not page:
+        """Read the log after the last event seen; wake the streams of the campaigns it moved."""
+        position = self.position or START
+        changed: set[str] = set()
+        while True:
+            page = self.app.log_after(position, BATCH)
+            changed.update(str(campaign) for _, campaign in page)
+            if page:
+                position = page[-1][0]
+            if len(page) < BATCH:
                 break
-            for notification in page:
-                changed[str(notification.originator_id)] = notification.id
-            position = page[-1].id
+        if not changed:
+            return
         with self.condition:
-            self.changed.update(changed)
-            self.position = max(position, head)
+            self.tick += 1
+            self.changed.update(dict.fromkeys(changed, self.tick))
+            self.position = position
             self.condition.notify_all()
 
 
@@ -162,8 +172,8 @@ class Live:
 
     def messages(self, cid: UUID, after: int, mark: int, encode: Encode) -> list[tuple[int, str]]:
         """The SSE messages of the campaign's events after version ``after`` (at most BATCH),
-        read at notification ``mark`` or later, once for every stream at the same version and
-        mark: the streams of one campaign open with the same backlog and wake together, and one
+        read at the watcher's tick ``mark`` or later, once for every stream at the same version
+        and mark: the streams of one campaign open with the same backlog and wake together, and one
         of them reads for all."""
         campaign = str(cid)
         with self.lock:

@@ -16,8 +16,8 @@ from uuid import UUID
 
 from flask import Flask, current_app
 
-from domain.facade import InvalidInput, NotFound, Questlog
-from projections.reads import catch_up_to, freshness, position_of
+from domain.facade import START, InvalidInput, LogPosition, NotFound, Questlog
+from projections.reads import catch_up_to, covering, freshness, position_of
 from projections.store import ViewStore, open_view_store
 from projections.view import View
 from projections.views import ALL_VIEWS
@@ -48,18 +48,24 @@ def close_views(app: Flask) -> None:
         store.close()
 
 
-def wanted_position(app: Questlog, query: dict[str, Any], cid: UUID | None) -> int | None:
-    """The notification id a request asks to wait for (``wait_for`` or ``wait_for_version``)."""
-    position: int | None = query.get("wait_for")
+def wanted_position(app: Questlog, query: dict[str, Any], cid: UUID | None) -> LogPosition | None:
+    """The position a request asks to wait for: that of the campaign's event at
+    ``wait_for_version``, and at least every event up to the notification id ``wait_for``."""
+    notification_id: int | None = query.get("wait_for")
+    wanted: LogPosition | None = None
+    if notification_id is not None:
+        if notification_id > (head := app.log_head()):
+            raise InvalidInput.field(
+                "wait_for", f"position {notification_id} is beyond the log's head {head}"
+            )
+        wanted = covering(app, notification_id)
     version = query.get("wait_for_version")
     if version is not None and cid is not None:
         found = position_of(app, cid, version)
         if found is None:
             raise InvalidInput.field("wait_for_version", f"campaign {cid} has no version {version}")
-        return max(position or 0, found)
-    if position is not None and position > (head := app.log_head()):
-        raise InvalidInput.field("wait_for", f"position {position} is beyond the log's head {head}")
-    return position
+        wanted = max(wanted or START, found)
+    return wanted
 
 
 def read(
@@ -78,7 +84,7 @@ def read(
     if cid is not None and position_of(app, cid, 1) is None:
         raise NotFound(f"Campaign {cid} does not exist.")
     wanted = wanted_position(app, query, cid)
-    caught_up = not wanted or catch_up_to(app, store, views, wanted, query["timeout"])
+    caught_up = wanted is None or catch_up_to(app, store, views, wanted, query["timeout"])
     result = fetch(store)
     result.update(freshness(app, result["position"]), caught_up=caught_up)
     return result

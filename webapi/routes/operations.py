@@ -90,7 +90,7 @@ class StoreProbe:
 
 def views_report() -> dict[str, Any]:
     """The log's head and each view's position and lag (one cheap query each)."""
-    return view_status(views_store(), questlog().log_head())
+    return view_status(views_store(), questlog())
 
 
 @blp.route("/healthz")

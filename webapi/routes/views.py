@@ -305,7 +305,7 @@ class Projections(MethodView):
     @requires("admin")
     def get(self) -> Any:
         """Each view's position, the log's head and the lag; a rebuild in progress; the worker."""
-        report = view_status(views_store(), questlog().log_head())
+        report = view_status(views_store(), questlog())
         worker = current_app.extensions.get(WORKER_KEY)
         report["worker"] = (
             None

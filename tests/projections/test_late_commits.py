@@ -1,0 +1,285 @@
+"""Issue 30: appends take no table lock, and the views still apply every event exactly once.
+
+Without the lock an append that was given an early notification id can commit after appends with
+later ids, which a reader by notification id would then pass for good. Each test here holds such
+an append open, with real events (a campaign and its rolls, stored by another store and inserted
+as the recorder inserts them), while a transaction with a later id commits and the views apply
+it. The held one commits (or aborts) only then, and every view must hold each event exactly once
+and equal a clean build; one variant kills the views process in the middle.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from uuid import UUID
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from domain.facade import LogPosition
+from domain.service.application import Questlog
+from domain.storage.store import StoreConfig
+from projections.runners import PostgresRunner
+from projections.store import ViewStore, open_view_store, position_in
+from projections.views import ALL_VIEWS
+from projections.views.roll_log import RollLog
+from tests.conftest import StoreFactory
+from tests.projections.scenarios import many_rolls
+from tests.projections.test_exactly_once import _runner_env, assert_exactly_once, last_event
+
+pytestmark = [pytest.mark.postgres, pytest.mark.holds_transactions]
+RUNS = 3
+"""Each variant runs this many times in the suite (and 20 in a row by hand: docs/scaling.md)."""
+Row = tuple[object, ...]
+
+
+@pytest.fixture
+def factory(tmp_path: Path, postgres_url: str) -> Iterator[StoreFactory]:
+    made = StoreFactory("postgres", tmp_path, postgres_url)
+    yield made
+    made.remove_all()
+
+
+@pytest.fixture
+def app(factory: StoreFactory) -> Iterator[Questlog]:
+    opened = Questlog(factory.new())
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def views(app: Questlog) -> Iterator[ViewStore]:
+    store = open_view_store(app.config)
+    store.ensure(ALL_VIEWS)
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def campaigns(factory: StoreFactory) -> Callable[[int], list[Row]]:
+    """Real events of a new campaign with some rolls, stored by a scratch store: the rows to
+    insert into the test's store as ``(originator_id, version, topic, state)``."""
+    scratch = Questlog(factory.new())
+
+    def make(rolls: int) -> list[Row]:
+        campaign = scratch.create_campaign(game="quest-calendar", name="late").campaign_id
+        for number in range(rolls):
+            scratch.roll(campaign, notation="d20", purpose=f"late {number}")
+        stored = scratch.recorder.select_events(campaign)
+        return [(s.originator_id, s.originator_version, s.topic, s.state) for s in stored]
+
+    yield make  # type: ignore[misc]
+    scratch.close()
+
+
+def connect(config: StoreConfig) -> psycopg.Connection[tuple[object, ...]]:
+    """A connection in a transaction (not autocommit) on the store's schema."""
+    assert config.database_url is not None
+    connection = psycopg.connect(config.database_url)
+    schema = sql.Identifier(str(config.postgres_schema))
+    connection.execute(sql.SQL("SET search_path TO {}").format(schema))
+    return connection
+
+
+def insert(connection: psycopg.Connection[tuple[object, ...]], rows: list[Row]) -> list[int]:
+    """Insert events as the recorder does (a new notification id each), not committing."""
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            "INSERT INTO questlog_events (originator_id, originator_version, topic, state) "
+            "VALUES (%s, %s, %s, %s) RETURNING notification_id",
+            rows,
+            returning=True,
+        )
+        ids = []
+        while True:
+            ids.append(int(cursor.fetchone()[0]))  # type: ignore[index]
+            if not cursor.nextset():
+                return ids
+
+
+def roll_campaigns(views: ViewStore) -> set[str]:
+    with views.read() as cursor:
+        found = views.rows(cursor, "SELECT DISTINCT campaign_id FROM {rolls}")
+    return {str(row["campaign_id"]) for row in found}
+
+
+def wait_until(condition: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def applied_up_to(views: ViewStore, position: LogPosition) -> bool:
+    current = views.positions()
+    return all(position_in(current.get(view.name)) >= position for view in ALL_VIEWS)
+
+
+def hold_an_early_id(
+    app: Questlog, views: ViewStore, campaigns: Callable[[int], list[Row]]
+) -> tuple[psycopg.Connection[tuple[object, ...]], UUID, list[int]]:
+    """An append given early notification ids, left open while a transaction with later ids
+    commits and the views apply it. Returns the open connection, its campaign and its ids."""
+    early, late = campaigns(3), campaigns(2)
+    older = connect(app.config)  # begins first: the older transaction id
+    older.execute("SELECT pg_current_xact_id()")
+    held = connect(app.config)
+    try:
+        held_ids = insert(held, early)  # the earlier notification ids, the newer transaction id
+        later_ids = insert(older, late)
+        older.commit()
+    finally:
+        older.close()
+    try:
+        return held, *wait_past(app, views, early, held_ids, later_ids)
+    except BaseException:
+        held.close()
+        raise
+
+
+def wait_past(
+    app: Questlog, views: ViewStore, early: list[Row], held_ids: list[int], later_ids: list[int]
+) -> tuple[UUID, list[int]]:
+    assert max(held_ids) < min(later_ids)
+    later = app.recorder.position_at(max(later_ids))  # type: ignore[attr-defined]
+    wait_until(lambda: applied_up_to(views, later), "the views to apply the later ids")
+    # The views went past the held ids (a reader by id would never come back for them) ...
+    assert all(
+        position_in(views.positions()[v.name]).notification > max(held_ids) for v in ALL_VIEWS
+    )
+    # ... and hold nothing of the open transaction.
+    assert str(UUID(str(early[0][0]))) not in roll_campaigns(views)
+    many_rolls(app, 20)  # appends after it commit meanwhile (readable once it ends)
+    return UUID(str(early[0][0])), held_ids
+
+
+def run_views(app: Questlog) -> tuple[threading.Event, threading.Thread, list[BaseException]]:
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            PostgresRunner(app.config, ALL_VIEWS, batch_size=7, poll_interval=0.01).run(stop)
+        except BaseException as error:
+            errors.append(error)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return stop, thread, errors
+
+
+@pytest.mark.parametrize("run", range(RUNS))
+def test_an_append_that_commits_late_is_applied_exactly_once(
+    app: Questlog, views: ViewStore, campaigns: Callable[[int], list[Row]], run: int
+) -> None:
+    many_rolls(app, 30)
+    stop, thread, errors = run_views(app)
+    try:
+        held, campaign, _ = hold_an_early_id(app, views, campaigns)
+        held.commit()
+        held.close()
+        wait_until(lambda: applied_up_to(views, last_event(app)), "the views to catch up")
+    finally:
+        stop.set()
+        thread.join(20)
+    assert errors == []
+    assert str(campaign) in roll_campaigns(views)
+    assert_exactly_once(app, views)
+
+
+@pytest.mark.parametrize("run", range(RUNS))
+def test_an_append_that_aborts_late_is_never_applied(
+    app: Questlog, views: ViewStore, campaigns: Callable[[int], list[Row]], run: int
+) -> None:
+    many_rolls(app, 30)
+    stop, thread, errors = run_views(app)
+    try:
+        held, campaign, _ = hold_an_early_id(app, views, campaigns)
+        held.rollback()
+        held.close()
+        wait_until(lambda: applied_up_to(views, last_event(app)), "the views to catch up")
+    finally:
+        stop.set()
+        thread.join(20)
+    assert errors == []
+    assert str(campaign) not in roll_campaigns(views)
+    assert_exactly_once(app, views)
+
+
+@pytest.mark.parametrize("run", range(RUNS))
+def test_a_views_process_killed_while_an_append_is_held_skips_nothing(
+    app: Questlog, views: ViewStore, campaigns: Callable[[int], list[Row]], run: int
+) -> None:
+    many_rolls(app, 30)
+    command = [sys.executable, "-m", "projections", "run", "--batch-size", "3"]
+    first = subprocess.Popen(command, env=_runner_env(app), stdout=subprocess.DEVNULL)
+    try:
+        # Started (its tables made) before the append is held: a process that opens the store
+        # waits for the events table's share lock, which an open insert holds back.
+        wait_until(lambda: applied_up_to(views, last_event(app)), "the first process")
+        held, campaign, _ = hold_an_early_id(app, views, campaigns)
+        first.send_signal(signal.SIGKILL)
+        first.wait(10)
+        held.commit()
+        held.close()
+        many_rolls(app, 20)
+        second = subprocess.Popen(command, env=_runner_env(app), stdout=subprocess.DEVNULL)
+        try:
+            wait_until(lambda: applied_up_to(views, last_event(app)), "the second process")
+        finally:
+            second.send_signal(signal.SIGTERM)
+            second.wait(20)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    assert str(campaign) in roll_campaigns(views)
+    assert RollLog.name in views.positions()
+    assert_exactly_once(app, views)
+
+
+@pytest.mark.parametrize("events_had_transactions", [False, True])
+def test_views_an_earlier_release_tracked_go_on_exactly_once_after_the_upgrade(
+    factory: StoreFactory, events_had_transactions: bool
+) -> None:
+    """A store and views made before issue 30: their positions are notification ids alone (and
+    before issue 30's first step, the events had no transaction ids either). After the upgrade
+    the views resume where they were, and hold each event once."""
+    config = factory.new()
+    app = Questlog(config)
+    views = open_view_store(config)
+    try:
+        views.ensure(ALL_VIEWS)
+        many_rolls(app, 40)
+        wait_until(lambda: sync_once(app, views) == 0, "the views to catch up")
+        before = {name: row["position"] for name, row in views.positions().items()}
+        app.close()
+        with connect(config) as shell:  # as the earlier release left them
+            shell.execute("ALTER TABLE view_positions DROP COLUMN transaction_id")
+            if not events_had_transactions:
+                shell.execute("ALTER TABLE questlog_events DROP COLUMN transaction_id")
+        app = Questlog(config)  # upgrades the events table
+        views.ensure(ALL_VIEWS)  # places the positions in the log's order
+        after = views.positions()
+        assert {name: row["position"] for name, row in after.items()} == before
+        assert all(row["transaction_id"] is not None for row in after.values())
+        many_rolls(app, 20)
+        wait_until(lambda: sync_once(app, views) == 0, "the views to catch up again")
+        assert_exactly_once(app, views)
+        assert app.audit(app.list_campaigns()[0][0][1].originator_id).ok
+    finally:
+        views.close()
+        app.close()
+
+
+def sync_once(app: Questlog, views: ViewStore) -> int:
+    """One catch-up pass; how many events it applied."""
+    from tests.projections.conftest import sync
+
+    return sync(app, views)
