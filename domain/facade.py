@@ -72,7 +72,7 @@ from domain.storage.log_order import (
     START,
     LogPosition,
     UpgradeBlocked,
-    legacy_positions_statement,
+    legacy_positions_statements,
 )
 from domain.storage.recorders import configure_pool
 from domain.storage.retries import TRANSIENT_ERRORS
@@ -170,7 +170,7 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "LogPosition",
     "START",
     "EVENTS_TABLE",
-    "legacy_positions_statement",
+    "legacy_positions_statements",
     "view_lease_keys",
     "VIEW_LEASE_SPACE",
     "VIEWS_SETUP_LOCK_KEY",

@@ -1,16 +1,16 @@
 """The recorded events the views read: one plain envelope, however the event was fetched.
 
-The SQLite poller reads stored notifications and decodes their JSON here. Each topic is resolved
+The views' poller reads the stored rows and decodes their JSON here. Each topic is resolved
 to its class once per process (``_changed``), to learn whether the type has changed shape: an
 event stored in an older shape goes through the mapper, so that its class upcasts it, and every
 other event is decoded straight from its JSON. An event type this process does not know (written
 by a newer release, say) raises the library's ``TopicError`` and stops the views there, so no
-view ever skips an event; the views go on once the process runs the release that knows it. The
-PostgreSQL runner gets decoded domain events from the library's subscription and turns them into
-the same envelope, so every view sees one shape.
+view ever skips an event; the views go on once the process runs the release that knows it.
 
-A catch-up reads the stored rows as they are (``notification_rows`` of Questlog's recorders),
-without the library's notification objects and their UUIDs (issue 29).
+Every runner reads the stored rows as they are (``ordered_rows`` of Questlog's recorders, in the
+log's order: ``domain.storage.log_order``), without the library's notification objects and their
+UUIDs (issue 29); an event the library decoded becomes the same envelope
+(``from_domain_event``), so every view sees one shape.
 """
 
 from __future__ import annotations

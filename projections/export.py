@@ -3,9 +3,10 @@
 A view table is read in key order from one snapshot (one read transaction, a chunk of rows per
 query), so an export never mixes two states of a view. In JSON Lines the columns that hold JSON
 (a roll's dice, a ledger entry's context...) are written as JSON values; in CSV they stay the
-stored JSON text, and NULL is an empty field. The event log is written in notification order:
-``id`` (the notification id), ``campaign_id``, ``version``, ``topic``, ``timestamp`` and ``data``
-(JSON).
+stored JSON text, and NULL is an empty field. The event log is written in the log's order
+(``domain.storage.log_order``: an event that commits while the export runs is never passed, so no
+campaign has a hole): ``id`` (the notification id), ``campaign_id``, ``version``, ``topic``,
+``timestamp`` and ``data`` (JSON).
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import json
 from collections.abc import Generator, Iterator
 from typing import IO, Any
 
-from domain.facade import Questlog
-from projections.events import decode_notification
+from domain.facade import START, Questlog
+from projections.engine import read_batch
 from projections.schema import Table
 from projections.store import ViewStore
 from projections.view import View
@@ -91,14 +92,11 @@ def _read(
 def events_of(
     app: Questlog, *, campaign_id: str | None = None, chunk: int = 2000
 ) -> Iterator[dict[str, Any]]:
-    """The event log in notification order (one campaign's events, if given)."""
-    position = 0
+    """The event log in its order (one campaign's events, if given)."""
+    position = START
     while True:
-        notifications = app.recorder.select_notifications(
-            start=position, limit=chunk, inclusive_of_start=False
-        )
-        for notification in notifications:
-            event = decode_notification(app.mapper, notification)
+        events = read_batch(app.recorder, app.mapper, position, chunk)
+        for event in events:
             if campaign_id is None or event.campaign_id == campaign_id:
                 yield {
                     "id": event.id,
@@ -108,9 +106,9 @@ def events_of(
                     "timestamp": event.timestamp,
                     "data": event.data,
                 }
-        if len(notifications) < chunk:
+        if len(events) < chunk:
             return
-        position = notifications[-1].id
+        position = events[-1].position
 
 
 def write(

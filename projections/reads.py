@@ -27,8 +27,8 @@ GRACE = 0.25
 """How long a read-your-writes request waits for the runner before it helps."""
 HELP_BATCH = 500
 HORIZON_WAIT = 0.005
-"""How long a read-your-writes request sleeps when the event it waits for is committed but not
-yet readable, before it looks again."""
+"""How long a read-your-writes request first sleeps when the event it waits for is committed but
+not yet readable, before it looks again (then twice as long each time, up to 50 ms)."""
 
 
 def lag_after(app: Questlog, position: LogPosition) -> int:
@@ -73,6 +73,7 @@ def catch_up_to(
     if store.wait_for(position, names, min(grace, timeout)):
         return True
     targets = [Target(view) for view in views]
+    pause = HORIZON_WAIT
     while time.monotonic() < deadline:
         start = lowest_position(store, targets)
         if start >= position:
@@ -80,8 +81,10 @@ def catch_up_to(
         events = read_batch(app.recorder, app.mapper, start, HELP_BATCH)
         if events:
             apply_batch(store, targets, events)
+            pause = HORIZON_WAIT
         else:
             # Committed, but not readable yet: a transaction that began before it is still
             # writing (``domain.storage.log_order``); it is readable once that one ends.
-            time.sleep(min(HORIZON_WAIT, max(0.0, deadline - time.monotonic())))
+            time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+            pause = min(pause * 2, 0.05)
     return lowest_position(store, targets) >= position

@@ -183,13 +183,18 @@ def run_views(
     try:
         store.ensure(selected)
         leases = open_leases(app_config, store)
-        passes = {"batch_size": batch_size, "on_batch": on_batch, "on_pass": on_pass}
+        passes = {
+            "batch_size": batch_size,
+            "poll_interval": poll_interval,
+            "on_batch": on_batch,
+            "on_pass": on_pass,
+        }
         if app_config.kind == "postgres":
             store.close()
             run = _postgres_runs(app_config, leases.fence, passes)
         else:
             reader = app or Questlog(app_config)
-            run = _sqlite_runs(reader, store, poll_interval, passes)
+            run = _sqlite_runs(reader, store, passes)
         run_leased(selected, stop, leases, run, retry=every, on_idle=on_pass, on_leases=on_leases)
     finally:
         store.close()
@@ -209,13 +214,11 @@ def _postgres_runs(app_config: StoreConfig, fence: Fence, passes: dict[str, Any]
     return run
 
 
-def _sqlite_runs(
-    reader: Questlog, store: ViewStore, poll_interval: float, passes: dict[str, Any]
-) -> RunViews:
+def _sqlite_runs(reader: Questlog, store: ViewStore, passes: dict[str, Any]) -> RunViews:
     """Run the chosen views by polling a SQLite log until told to stop."""
 
     def run(chosen: tuple[type[View], ...], until: threading.Event) -> None:
-        LogPoller(reader, store, chosen, poll_interval=poll_interval, **passes).run(until)
+        LogPoller(reader, store, chosen, **passes).run(until)
 
     return run
 

@@ -26,7 +26,7 @@ from domain.facade import (
     VIEWS_SETUP_LOCK_KEY,
     LogPosition,
     StoreConfig,
-    legacy_positions_statement,
+    legacy_positions_statements,
     session_lock,
 )
 from projections.schema import POSITIONS, POSITIONS_TABLE, Table, ViewTables
@@ -408,12 +408,13 @@ class PostgresViewStore(ViewStore):
             yield
 
     def order_legacy_positions(self, cursor: Any) -> None:
-        """``log_order.legacy_positions_statement`` on this schema's events table, where a
+        """``log_order.legacy_positions_statements`` on this schema's events table, where a
         position has no transaction id yet (so a view store with no events table opens too)."""
         positions = self.physical(POSITIONS)
         cursor.execute(f"SELECT 1 FROM {positions} WHERE transaction_id IS NULL LIMIT 1")
         if cursor.fetchone() is not None:
-            cursor.execute(legacy_positions_statement(self.schema, EVENTS_TABLE, positions))
+            for statement in legacy_positions_statements(self.schema, EVENTS_TABLE, positions):
+                cursor.execute(statement)
 
     def rename(self, cursor: Any, logical: str) -> None:
         """Rename the table and its key's index (index names are schema-wide)."""

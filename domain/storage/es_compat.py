@@ -154,8 +154,8 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
     def open_transaction(self) -> Any | None:
         """A connection whose open transaction this thread's insert should commit (here: none).
 
-        The insert then starts at a savepoint instead of ``BEGIN``: a conflict rolls back to it
-        and leaves the transaction (and the locks it took before) open for the next attempt.
+        The insert then starts at a savepoint instead of ``BEGIN``; after a conflict
+        ``after_failed_nested_insert`` leaves the transaction ready for the next attempt.
         """
         return None
 
@@ -166,7 +166,7 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
         failure = self._send_insert(connection, events, stored_events, nested=nested, **kwargs)
         if failure is not None:
             if nested:
-                _roll_back_to(connection, self.INSERT_SAVEPOINT)
+                self.after_failed_nested_insert(connection)
             else:
                 end_open_transaction(connection)
             raise failure
@@ -213,6 +213,11 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
         calls.append("set_config('lock_timeout', %s, true)")
         params.append(f"{self.datastore.lock_timeout}s")
         return f"SELECT {', '.join(calls)}", tuple(params)
+
+    def after_failed_nested_insert(self, connection: Any) -> None:
+        """Undo a failed insert in a held transaction: back to its savepoint, keeping what came
+        before it (here; ``PostgresRecorder`` begins the transaction again instead)."""
+        _roll_back_to(connection, self.INSERT_SAVEPOINT)
 
     def subscribe(self, gt: int | None = None, topics: Sequence[str] = ()) -> Any:
         """Refused: the library's subscription reads by notification id, which an append that

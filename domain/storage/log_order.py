@@ -144,8 +144,9 @@ def forget_foreign_transactions(cursor: Any, schema: str, table: str) -> None:
     another server (a ``pg_dump`` restored here), whose transaction ids mean nothing here. Their
     notification ids then order them. The views' positions restored with them lose their
     transaction ids too, and are placed again by their notification ids when a view store opens
-    (``legacy_positions_statement``); the warning says to rebuild the views to be certain,
-    since an event the other server's views had not yet applied may precede that id."""
+    (``legacy_positions_statements``); the warning says to rebuild the views to be certain:
+    the other server's views followed its own order, so an event they had not applied may
+    precede that id, and one they had applied may follow it."""
     qualified = _events(schema, table)
     # pg_current_xact_id() is stable: evaluated once, the index's range scan finds any row.
     statement = f"SELECT 1 FROM {qualified} WHERE {ORDER} >= pg_current_xact_id() LIMIT 1"
@@ -207,11 +208,16 @@ def covering_position_statement(schema: str, table: str) -> str:
     )
 
 
+LAG_COUNTED = 100_000
+"""A reader's lag is counted up to this many events: a view further behind shows this many."""
+
+
 def count_after_statement(schema: str, table: str) -> str:
-    """How many committed events come after a position (a reader's lag)."""
+    """How many committed events come after a position (a reader's lag), up to ``LAG_COUNTED``:
+    the count walks the index, so it costs what it counts."""
     return (
-        f"SELECT count(*) FROM {_events(schema, table)} "
-        f"WHERE (({ORDER}), notification_id) > (%s::xid8, %s)"
+        f"SELECT count(*) FROM (SELECT 1 FROM {_events(schema, table)} "
+        f"WHERE (({ORDER}), notification_id) > (%s::xid8, %s) LIMIT {LAG_COUNTED}) AS after"
     )
 
 
@@ -224,15 +230,19 @@ def head_statement(schema: str, table: str) -> str:
     )
 
 
-def legacy_positions_statement(schema: str, table: str, positions: str) -> str:
-    """Give each views' position recorded as a bare notification id (by a release that read the
-    log in notification id order, under the table lock) its transaction id: that of the event
-    at that id. Under the lock an event's transaction id was given after the lock was had, so
-    the order (transaction id, notification id) of those events is their notification ids'
-    order, and the pair stands exactly where the bare id stood."""
-    return (
-        f"UPDATE {positions} AS p SET transaction_id = COALESCE(("
-        f"SELECT ({ORDER})::text::bigint FROM {_events(schema, table)} AS e "
-        "WHERE e.notification_id <= p.position "
-        "ORDER BY e.notification_id DESC LIMIT 1), 0) WHERE p.transaction_id IS NULL"
-    )
+def legacy_positions_statements(schema: str, table: str, positions: str) -> list[str]:
+    """Place the views' positions an earlier release recorded as a bare notification id (it read
+    the log in notification id order, under the table lock) in the log's order.
+
+    Every event up to the furthest such position was written under the lock, so the ids are
+    their commit order; but their transaction ids need not be (an insert retried in the same
+    transaction after a conflict kept the id its failed try was given). So those events lose
+    their transaction ids and sort as transaction 0, in their ids' order, and each such position
+    becomes exactly (0, id). Events written since carry newer transaction ids and come after.
+    """
+    legacy = f"SELECT max(position) FROM {positions} WHERE {COLUMN} IS NULL"
+    return [
+        f"UPDATE {_events(schema, table)} SET {COLUMN} = NULL "
+        f"WHERE notification_id <= ({legacy}) AND {COLUMN} IS NOT NULL",
+        f"UPDATE {positions} SET {COLUMN} = 0 WHERE {COLUMN} IS NULL",
+    ]

@@ -146,8 +146,11 @@ class SQLiteRecorder(SideTables, SQLiteRecorderHooks):
         return found or log_order.START
 
     def count_after(self, position: log_order.LogPosition) -> int:
-        """How many events come after a position."""
-        statement = f"SELECT count(*) FROM {self.events_table_name} WHERE rowid > ?"
+        """How many events come after a position, up to ``log_order.LAG_COUNTED``."""
+        statement = (
+            f"SELECT count(*) FROM (SELECT 1 FROM {self.events_table_name} WHERE rowid > ? "
+            f"LIMIT {log_order.LAG_COUNTED})"
+        )
         return int(self._fetch(statement, (position.notification,), tuples=True)[0][0])
 
     def construct_create_table_statements(self) -> list[str]:
@@ -263,11 +266,31 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
             raise
         else:
             self._held.connection = connection
+            self._held.keys = campaign_lock_keys(campaign_id)
         try:
             yield
         finally:
             self._held.connection = None
             _release(held)
+
+    def after_failed_nested_insert(self, connection: Any) -> None:
+        """Roll the held transaction back whole and begin it again with the campaign's lock.
+
+        Rolling back to the insert's savepoint would keep the transaction id the failed insert
+        was given, and an open transaction with an id holds back every reader of the log on the
+        server (``log_order``) while the command reloads, decides again and backs off. The lock
+        is let go for the moment between the two; if it cannot be had again, the command goes
+        on without it (as ``campaign_write_lock`` does) and the version key still guards it.
+        """
+        end_open_transaction(connection)
+        keys = getattr(self._held, "keys", None)
+        if keys is None:
+            return
+        try:
+            begin_with_transaction_lock(connection, keys, timeout=CAMPAIGN_LOCK_TIMEOUT)
+        except (*TRANSIENT_ERRORS, psycopg.Error) as error:
+            log.warning("going on without the campaign's lock after a conflict: %s", error)
+            end_open_transaction(connection)
 
     def open_transaction(self) -> Any | None:
         """The connection of this thread's campaign lock, while its transaction is open."""
@@ -315,45 +338,40 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
         """The log after a position, in (transaction id, notification id) order, as far as no
         transaction still writing can precede it: ``(transaction, id, originator_id, version,
         topic, state)``."""
-        rows = self._log_rows(
-            self._statement(log_order.ordered_rows_statement),
-            (str(after.transaction), after.notification, limit),
-        )
+        statement = log_order.ordered_rows_statement(self.datastore.schema, self.events_table_name)
+        rows = self._log_rows(statement, (str(after.transaction), after.notification, limit))
         return [(int(row[0]), *row[1:]) for row in rows]
 
-    def _statement(self, make: Callable[[str, str], str]) -> str:
-        return make(self.datastore.schema, self.events_table_name)
-
-    def _position(self, statement: str, params: tuple[Any, ...]) -> log_order.LogPosition | None:
-        rows = self._log_rows(statement, params)
+    def _position(
+        self, make: Callable[[str, str], str], params: tuple[Any, ...]
+    ) -> log_order.LogPosition | None:
+        rows = self._log_rows(make(self.datastore.schema, self.events_table_name), params)
         return log_order.position_of(rows[0]) if rows else None
 
     def event_position(self, originator_id: UUID, version: int) -> log_order.LogPosition | None:
         """The position of a campaign's event at a version; None if there is none."""
-        originator: Any = originator_id
-        if self.datastore.originator_id_type != "uuid":
-            originator = str(originator_id)
-        statement = self._statement(log_order.event_position_statement)
-        return self._position(statement, (originator, version))
+        uuid = self.datastore.originator_id_type == "uuid"
+        originator: Any = originator_id if uuid else str(originator_id)
+        return self._position(log_order.event_position_statement, (originator, version))
 
     def covering_position(self, notification_id: int) -> log_order.LogPosition:
         """The position a reader must reach to have read every committed event up to a
         notification id (``log_order.covering_position_statement``)."""
-        statement = self._statement(log_order.covering_position_statement)
-        return self._position(statement, (notification_id,)) or log_order.START
+        found = self._position(log_order.covering_position_statement, (notification_id,))
+        return found or log_order.START
 
     def position_at(self, notification_id: int) -> log_order.LogPosition:
         """The position of the event at a notification id (the start if there is none)."""
-        statement = self._statement(log_order.row_position_statement)
-        return self._position(statement, (notification_id,)) or log_order.START
+        found = self._position(log_order.row_position_statement, (notification_id,))
+        return found or log_order.START
 
     def readable_head(self) -> log_order.LogPosition:
         """The position of the last event a reader can read now (below the horizon)."""
-        return self._position(self._statement(log_order.head_statement), ()) or log_order.START
+        return self._position(log_order.head_statement, ()) or log_order.START
 
     def count_after(self, position: log_order.LogPosition) -> int:
-        """How many committed events come after a position."""
-        statement = self._statement(log_order.count_after_statement)
+        """How many committed events come after a position, up to ``log_order.LAG_COUNTED``."""
+        statement = log_order.count_after_statement(self.datastore.schema, self.events_table_name)
         rows = self._log_rows(statement, (str(position.transaction), position.notification))
         return int(rows[0][0])
 

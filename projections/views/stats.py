@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.facade import Timeline
+from domain.facade import START, Timeline
 from projections.events import Recorded
 from projections.figures import apply_figures, cb_places, qc_places, remember
 from projections.schema import table
-from projections.store import ViewStore
+from projections.store import ViewStore, position_in
 from projections.view import ANY, CREATED, ROW_COLUMNS, ROW_KEY, View, handles
 from projections.views.weather import WeatherHistory
 
@@ -297,10 +297,12 @@ def campaign_figures(
         }
         marks = store.rows(
             cursor,
-            "SELECT view, position FROM {positions} WHERE view IN (?, ?)",
+            "SELECT view, position, transaction_id FROM {positions} WHERE view IN (?, ?)",
             [CampaignStats.name, WeatherHistory.name],
         )
     positions = {str(r["view"]): int(r["position"]) for r in marks}
+    # The view least far along the log's order (not always the smaller notification id).
+    behind = min((position_in(r) for r in marks), default=START)
     return {
         "credits_by_page": _credits_by_page(found["pages"]),
         **_lives(found["lives"]),
@@ -308,7 +310,7 @@ def campaign_figures(
         "exhaustion_by_night": _nights(found["nights"]),
         "weather": _weather(found["weather"]),
         "positions": positions,
-        "position": min(positions.values(), default=0),
+        "position": behind.notification,
     }
 
 

@@ -1,11 +1,12 @@
-"""The log's order on PostgreSQL (``domain.storage.log_order``, issue 30's first step).
+"""The log's order on PostgreSQL (``domain.storage.log_order``, issue 30).
 
 Each event records its transaction id, and ``ordered_rows`` reads the log in the order
 (transaction id, notification id), only below the oldest open transaction. These tests hold a
 transaction open with an early id and an early transaction id while later rows commit, as an
 append without the table lock would, and check that a reader never passes the open one, and
 then reads it exactly once when it commits (or never, when it aborts). The rows are written with
-plain SQL, which takes no table lock: the recorder's own appends still take it.
+plain SQL, as an append is (no table lock); ``tests/projections/test_late_commits.py`` does the
+same with real events and the views.
 """
 
 from __future__ import annotations

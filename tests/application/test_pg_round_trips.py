@@ -41,6 +41,18 @@ def _lock_is_free(config: StoreConfig, campaign_id: UUID) -> bool:
         return taken
 
 
+def _writing_transactions(config: StoreConfig) -> int:
+    """How many of the store's connections are in a transaction that has a transaction id."""
+    assert config.database_url is not None
+    with psycopg.connect(config.database_url, autocommit=True) as other:
+        row = other.execute(
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE backend_xid IS NOT NULL AND application_name = %s",
+            (f"questlog/{config.postgres_schema}",),
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+
 @contextmanager
 def _checkouts(app: Questlog) -> Iterator[list[int]]:
     """Count the connections taken from the recorder's pool while the block runs."""
@@ -92,6 +104,9 @@ def test_a_conflict_inside_the_lock_keeps_it_for_the_next_attempt(
         with pytest.raises(IntegrityError):
             app.save(stale, attempt="stale")
         assert not _lock_is_free(store_config, campaign_id)
+        # Issue 30: begun again, not rolled back to the savepoint, so the transaction keeps no
+        # transaction id to hold every reader of the log back with while the command retries.
+        assert _writing_transactions(store_config) == 0
         current = app.campaign(campaign_id)
         current.set_client_seed("current")
         app.save(current, attempt="current")

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from domain.facade import LogPosition
 from domain.service.application import Questlog
 from projections.engine import Target, catch_up
 from projections.store import ViewStore, open_view_store
@@ -42,12 +43,20 @@ def sync(
     return catch_up(app.recorder, app.mapper, store, targets, batch_size=batch_size)
 
 
+def last_event(app: Questlog) -> LogPosition:
+    """The position of the last event committed, in the log's order (not always the last id;
+    readable once every transaction older than it has ended, which on PostgreSQL includes other
+    tests' transactions)."""
+    recorder: Any = app.recorder
+    found: LogPosition = recorder.covering_position(app.log_head())
+    return found
+
+
 def readable(app: Questlog, timeout: float = 60.0) -> None:
     """Wait until every event committed so far can be read: on PostgreSQL a reader stops before
     any transaction still writing on the server (``domain.storage.log_order``), and the other
     test worker's transactions are on the same server."""
-    recorder: Any = app.recorder
-    last = recorder.covering_position(app.log_head())
+    last = last_event(app)
     deadline = time.monotonic() + timeout
     while app.readable_head() < last:
         assert time.monotonic() < deadline, "a transaction on the server never ended"

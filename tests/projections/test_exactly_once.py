@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 
-from domain.facade import LogPosition
 from domain.service.application import Questlog
 from projections.engine import Target, catch_up
 from projections.rebuild import rebuild_with
@@ -27,7 +26,7 @@ from projections.store import ViewStore, position_in
 from projections.view import ANY
 from projections.views import ALL_VIEWS
 from projections.views.roll_log import RollLog
-from tests.projections.conftest import dump, log_size, sync
+from tests.projections.conftest import dump, last_event, log_size, sync
 from tests.projections.scenarios import calendar_board_match, many_rolls, quest_calendar_week
 
 REF = "__ref"
@@ -41,13 +40,6 @@ def reference(app: Questlog, store: ViewStore) -> dict[str, Any]:
             store.create(cursor, view, REF, indexes=False)
     sync(app, store, suffix=REF, batch_size=10_000)
     return dump(store, suffix=REF)
-
-
-def last_event(app: Questlog) -> LogPosition:
-    """The position of the last event committed, in the log's order (not always the last id;
-    readable once every transaction older than it has ended, which on PostgreSQL includes other
-    tests' transactions)."""
-    return app.recorder.covering_position(app.log_head())  # type: ignore[attr-defined,no-any-return]
 
 
 def assert_exactly_once(app: Questlog, store: ViewStore) -> None:
@@ -204,7 +196,7 @@ def test_a_rebuild_swaps_in_while_the_embedded_runner_keeps_going(
             app, views, (RollLog,), batch_size=200, progress=lambda p, h: progress.append((p, h))
         )
         many_rolls(app, 200, per_save=20)
-        assert views.wait_for(app.readable_head(), [v.name for v in ALL_VIEWS], timeout=20)
+        assert views.wait_for(last_event(app), [v.name for v in ALL_VIEWS], timeout=20)
     finally:
         worker.stop()
     assert worker.last_error is None

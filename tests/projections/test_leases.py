@@ -226,9 +226,7 @@ def test_a_lost_lease_connection_fences_writes_at_once(app: Questlog, views: Vie
 
 
 @postgres_only
-def test_the_postgres_runner_catches_up_by_fenced_batches_before_it_subscribes(
-    app: Questlog, views: ViewStore
-) -> None:
+def test_the_postgres_runner_catches_up_by_fenced_batches(app: Questlog, views: ViewStore) -> None:
     """issue 29: the backlog is applied by the engine's batches, each behind the fence."""
     from projections.runners import PostgresRunner
 

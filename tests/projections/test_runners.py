@@ -1,5 +1,5 @@
-"""The runners: embedded (a worker thread), the CLI, status; the SQLite poller and, on
-PostgreSQL, the library's ``ProjectionRunner`` following the log by LISTEN/NOTIFY."""
+"""The runners: embedded (a worker thread), the CLI, status; the log's poller on both stores
+(on PostgreSQL ``PostgresRunner``, which opens its own application and fences every batch)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from projections.views import ALL_VIEWS
 from projections.views.exhaustion import exhaustion_history
 from projections.views.roll_log import RollLog, roll_log
 from tests.conftest import StoreFactory
-from tests.projections.conftest import log_size
+from tests.projections.conftest import last_event, log_size
 from tests.projections.scenarios import calendar_board_match, many_rolls, quest_calendar_week
 
 NAMES = [view.name for view in ALL_VIEWS]
@@ -35,12 +35,12 @@ def test_the_embedded_worker_follows_the_log(app: Questlog, views: ViewStore) ->
     worker = ViewsWorker(app.config, batch_size=100).start()
     try:
         match = calendar_board_match(app)
-        assert views.wait_for(app.readable_head(), NAMES, timeout=10)
+        assert views.wait_for(last_event(app), NAMES, timeout=10)
         assert len(exhaustion_history(views, str(match))["items"]) == 4
         # A single new roll reaches the views well within the lag target of one second.
         app.roll(match, notation="d20", purpose="initiative")
         started = time.monotonic()
-        assert views.wait_for(app.readable_head(), NAMES, timeout=5)
+        assert views.wait_for(last_event(app), NAMES, timeout=5)
         assert time.monotonic() - started < 1.0
         assert roll_log(views, purpose="initiative")["items"][0]["notation"] == "1d20"
     finally:
@@ -66,7 +66,7 @@ def test_the_embedded_worker_starts_again_after_a_failure(
     monkeypatch.setitem(RollLog._handlers, ANY, fails_once)
     worker = ViewsWorker(app.config, batch_size=10, retry_after=0.05).start()
     try:
-        assert views.wait_for(app.readable_head(), NAMES, timeout=10)
+        assert views.wait_for(last_event(app), NAMES, timeout=10)
     finally:
         worker.stop()
     assert failures == [30]

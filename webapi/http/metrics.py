@@ -106,7 +106,7 @@ class ViewLagCollector(Collector):
         yield head
         lag = GaugeMetricFamily(
             "questlog_view_lag_events",
-            "Events in the log the view has not processed",
+            "Events in the log the view has not processed (counted up to 100,000)",
             labels=["view"],
         )
         position = GaugeMetricFamily(

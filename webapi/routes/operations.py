@@ -89,7 +89,7 @@ class StoreProbe:
 
 
 def views_report() -> dict[str, Any]:
-    """The log's head and each view's position and lag (one cheap query each)."""
+    """The log's head and each view's position and lag (an index count each, up to 100,000)."""
     return view_status(views_store(), questlog())
 
 
