@@ -56,6 +56,12 @@ class Reading(ApplicationHooks):
         head: LogPosition = recorder.readable_head()
         return head
 
+    def readable_version(self, campaign_id: UUID) -> int | None:
+        """The last version of a campaign a reader of the log can see now; None where every
+        committed event can be read (SQLite: one writer at a time)."""
+        read = getattr(self.recorder, "readable_version", None)
+        return None if read is None else int(read(campaign_id))
+
     def log_after(self, after: LogPosition, limit: int) -> list[tuple[LogPosition, UUID]]:
         """Up to ``limit`` events after a position, in the log's order
         (``domain.storage.log_order``): each one's position and campaign."""

@@ -30,6 +30,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from typing import Any, NamedTuple
+from uuid import UUID
 
 import psycopg
 
@@ -246,3 +247,72 @@ def legacy_positions_statements(schema: str, table: str, positions: str) -> list
         f"WHERE notification_id <= ({legacy}) AND {COLUMN} IS NOT NULL",
         f"UPDATE {positions} SET {COLUMN} = 0 WHERE {COLUMN} IS NULL",
     ]
+
+
+def readable_version_statement(schema: str, table: str) -> str:
+    """A campaign's last event below the horizon: the last version a reader can see now."""
+    return (
+        f"SELECT originator_version FROM {_events(schema, table)} WHERE originator_id = %s "
+        f"AND {ORDER} < pg_snapshot_xmin(pg_current_snapshot()) "
+        "ORDER BY originator_version DESC LIMIT 1"
+    )
+
+
+class OrderedReads:
+    """The reads of the log in its order, for a PostgreSQL recorder (``PostgresRecorder``), which
+    gives ``datastore``, ``events_table_name`` and ``_log_rows`` (one autocommit binary read)."""
+
+    datastore: Any
+    events_table_name: str
+
+    def _log_rows(self, statement: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def ordered_rows(self, after: LogPosition, limit: int) -> list[OrderedRow]:
+        """The log after a position, in (transaction id, notification id) order, as far as no
+        transaction still writing can precede it: ``(transaction, id, originator_id, version,
+        topic, state)``."""
+        statement = ordered_rows_statement(self.datastore.schema, self.events_table_name)
+        rows = self._log_rows(statement, (str(after.transaction), after.notification, limit))
+        return [(int(row[0]), *row[1:]) for row in rows]
+
+    def _position(
+        self, make: Callable[[str, str], str], params: tuple[Any, ...]
+    ) -> LogPosition | None:
+        rows = self._log_rows(make(self.datastore.schema, self.events_table_name), params)
+        return position_of(rows[0]) if rows else None
+
+    def event_position(self, originator_id: UUID, version: int) -> LogPosition | None:
+        """The position of a campaign's event at a version; None if there is none."""
+        uuid = self.datastore.originator_id_type == "uuid"
+        originator: Any = originator_id if uuid else str(originator_id)
+        return self._position(event_position_statement, (originator, version))
+
+    def covering_position(self, notification_id: int) -> LogPosition:
+        """The position a reader must reach to have read every committed event up to a
+        notification id (``covering_position_statement``)."""
+        found = self._position(covering_position_statement, (notification_id,))
+        return found or START
+
+    def position_at(self, notification_id: int) -> LogPosition:
+        """The position of the event at a notification id (the start if there is none)."""
+        found = self._position(row_position_statement, (notification_id,))
+        return found or START
+
+    def readable_head(self) -> LogPosition:
+        """The position of the last event a reader can read now (below the horizon)."""
+        return self._position(head_statement, ()) or START
+
+    def count_after(self, position: LogPosition) -> int:
+        """How many committed events come after a position, up to ``LAG_COUNTED``."""
+        statement = count_after_statement(self.datastore.schema, self.events_table_name)
+        rows = self._log_rows(statement, (str(position.transaction), position.notification))
+        return int(rows[0][0])
+
+    def readable_version(self, originator_id: UUID) -> int:
+        """The last version of a campaign a reader of the log can see now (0 if none)."""
+        uuid = self.datastore.originator_id_type == "uuid"
+        originator: Any = originator_id if uuid else str(originator_id)
+        statement = readable_version_statement(self.datastore.schema, self.events_table_name)
+        rows = self._log_rows(statement, (originator,))
+        return int(rows[0][0]) if rows else 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 from uuid import UUID
@@ -166,7 +166,7 @@ COMBINED_SIDE_ROWS = 8
 """At most this many side rows go in one PostgreSQL statement (a command writes 2 to 5)."""
 
 
-class PostgresRecorder(SideTables, PostgresRecorderHooks):
+class PostgresRecorder(SideTables, log_order.OrderedReads, PostgresRecorderHooks):
     """The PostgreSQL application recorder with the side tables.
 
     Inserts are sent once, never retried blindly: after a failure the application asks
@@ -333,47 +333,6 @@ class PostgresRecorder(SideTables, PostgresRecorderHooks):
 
         if log_order.upgrade(transaction, self.datastore.schema, self.events_table_name):
             log.info("events table upgraded: each new event records its transaction id")
-
-    def ordered_rows(self, after: log_order.LogPosition, limit: int) -> list[log_order.OrderedRow]:
-        """The log after a position, in (transaction id, notification id) order, as far as no
-        transaction still writing can precede it: ``(transaction, id, originator_id, version,
-        topic, state)``."""
-        statement = log_order.ordered_rows_statement(self.datastore.schema, self.events_table_name)
-        rows = self._log_rows(statement, (str(after.transaction), after.notification, limit))
-        return [(int(row[0]), *row[1:]) for row in rows]
-
-    def _position(
-        self, make: Callable[[str, str], str], params: tuple[Any, ...]
-    ) -> log_order.LogPosition | None:
-        rows = self._log_rows(make(self.datastore.schema, self.events_table_name), params)
-        return log_order.position_of(rows[0]) if rows else None
-
-    def event_position(self, originator_id: UUID, version: int) -> log_order.LogPosition | None:
-        """The position of a campaign's event at a version; None if there is none."""
-        uuid = self.datastore.originator_id_type == "uuid"
-        originator: Any = originator_id if uuid else str(originator_id)
-        return self._position(log_order.event_position_statement, (originator, version))
-
-    def covering_position(self, notification_id: int) -> log_order.LogPosition:
-        """The position a reader must reach to have read every committed event up to a
-        notification id (``log_order.covering_position_statement``)."""
-        found = self._position(log_order.covering_position_statement, (notification_id,))
-        return found or log_order.START
-
-    def position_at(self, notification_id: int) -> log_order.LogPosition:
-        """The position of the event at a notification id (the start if there is none)."""
-        found = self._position(log_order.row_position_statement, (notification_id,))
-        return found or log_order.START
-
-    def readable_head(self) -> log_order.LogPosition:
-        """The position of the last event a reader can read now (below the horizon)."""
-        return self._position(log_order.head_statement, ()) or log_order.START
-
-    def count_after(self, position: log_order.LogPosition) -> int:
-        """How many committed events come after a position, up to ``log_order.LAG_COUNTED``."""
-        statement = log_order.count_after_statement(self.datastore.schema, self.events_table_name)
-        rows = self._log_rows(statement, (str(position.transaction), position.notification))
-        return int(rows[0][0])
 
     def signing_ring(self) -> str | None:
         """The signing key ring's JSON kept in the store, if any."""

@@ -10,6 +10,7 @@ and equal a clean build; one variant kills the views process in the middle.
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -300,3 +301,24 @@ def sync_once(app: Questlog, views: ViewStore) -> int:
     from tests.projections.conftest import sync
 
     return sync(app, views)
+
+
+def test_a_live_stream_announces_no_event_a_view_cannot_see_yet(app: Questlog) -> None:
+    """While an older transaction still writes, an event committed after it is not yet in the
+    log's readable order: the stream holds it back, and sends it once it can be read."""
+    from webapi.http.live import Live
+
+    live = Live(app, cap=4)
+    campaign = app.create_campaign(game="quest-calendar", name="live").campaign_id
+    assert [v for v, _ in live.messages(campaign, 0, 0, json.dumps)] == [1]
+    older = connect(app.config)
+    try:
+        older.execute("SELECT pg_current_xact_id()")  # writing: the horizon stays before it
+        app.roll(campaign, notation="d20", purpose="behind the horizon")
+        assert app.campaign(campaign).version == 2  # committed, read by version ...
+        assert live.messages(campaign, 1, 1, json.dumps) == []  # ... but not announced
+    finally:
+        older.rollback()
+        older.close()
+    wait_until(lambda: app.readable_version(campaign) == 2, "the roll to be readable")
+    assert [v for v, _ in live.messages(campaign, 1, 2, json.dumps)] == [2]

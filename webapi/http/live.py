@@ -183,6 +183,12 @@ class Live:
             if cached is not None and cached[0] == (after, mark):
                 return cached[1]
             _, items = event_items(self.app, cid, after=after, limit=BATCH)
+            # Only what the views and every reader of the log can see already: an event committed
+            # while an older transaction still writes waits for it, and the watcher wakes the
+            # stream again once it can be read (``domain.storage.log_order``).
+            readable = self.app.readable_version(cid)
+            if readable is not None:
+                items = [item for item in items if item["version"] <= readable]
             messages = [(item["version"], sse(encode, summarised(item))) for item in items]
             self.latest[campaign] = ((after, mark), messages)
             return messages
