@@ -232,16 +232,18 @@ def test_views_an_earlier_release_tracked_go_on_exactly_once_after_the_upgrade(
 ) -> None:
     """A store and views made before issue 30: their positions are notification ids alone (and
     before issue 30's first step, the events had no transaction ids either). After the upgrade
-    the views resume where they were, and hold each event once."""
+    the views resume where they were and hold each event once, and every campaign audits and its
+    checkpoints signed before the upgrade still verify."""
     config = factory.new()
     app = Questlog(config)
     views = open_view_store(config)
     try:
         views.ensure(ALL_VIEWS)
-        many_rolls(app, 40)
+        first = many_rolls(app, 40)
+        _, signed = app.head_checkpoint(first)
         wait_until(lambda: sync_once(app, views) == 0, "the views to catch up")
         before = {name: row["position"] for name, row in views.positions().items()}
-        many_rolls(app, 10)  # after the views' positions: the old views had not applied them
+        second = many_rolls(app, 10)  # after the views' positions: not applied by the old views
         app.close()
         tracked = max(before.values())
         with connect(config) as shell:  # as the earlier release left them
@@ -263,10 +265,13 @@ def test_views_an_earlier_release_tracked_go_on_exactly_once_after_the_upgrade(
         after = views.positions()
         assert {name: row["position"] for name, row in after.items()} == before
         assert all(row["transaction_id"] is not None for row in after.values())
-        many_rolls(app, 20)
+        third = many_rolls(app, 20)
         wait_until(lambda: sync_once(app, views) == 0, "the views to catch up again")
         assert_exactly_once(app, views)
-        assert app.audit(app.list_campaigns()[0][0][1].originator_id).ok
+        assert all(app.audit(campaign).ok for campaign in (first, second, third))
+        assert app.check_checkpoint(first, signed).ok
+        _, now = app.head_checkpoint(second)
+        assert app.check_checkpoint(second, now).ok
     finally:
         views.close()
         app.close()
