@@ -165,13 +165,18 @@ class PostgresLeases:
     def _drop(self) -> None:
         if self.connection is not None:
             with contextlib.suppress(psycopg.Error, OSError):  # a broken socket
+                # Released before the connection closes: the server ends a closed session's
+                # backend (and frees its locks) a moment later, and meanwhile a standby would
+                # still find the leases taken, and the status would still name this process.
+                self.connection.execute("SELECT pg_advisory_unlock_all()")
+            with contextlib.suppress(psycopg.Error, OSError):
                 self.connection.close()
         self.connection = None
         self.backend_pid = 0
         self.held = frozenset()
 
     def close(self) -> None:
-        """Close the lease connection: PostgreSQL releases every lease it held."""
+        """Release every lease this connection holds and close it."""
         with self._lock:
             self._drop()
 
