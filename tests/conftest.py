@@ -147,6 +147,14 @@ def _factory(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> Store
     return StoreFactory(kind, tmp_path, url)
 
 
+@pytest.fixture
+def factory(tmp_path: Path, postgres_url: str) -> Iterator[StoreFactory]:
+    """New PostgreSQL stores for a PostgreSQL-only test, removed after it."""
+    made = StoreFactory("postgres", tmp_path, postgres_url)
+    yield made
+    made.remove_all()
+
+
 @pytest.fixture(params=STORES)
 def store_config(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreConfig]:
     """A fresh store: a SQLite file in ``tmp_path`` or a PostgreSQL schema of its own."""

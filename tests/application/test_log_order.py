@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from uuid import UUID, uuid4
 
 import click
@@ -31,13 +30,6 @@ from projections.views import ALL_VIEWS
 from tests.conftest import StoreFactory
 
 pytestmark = [pytest.mark.postgres, pytest.mark.holds_transactions]
-
-
-@pytest.fixture
-def factory(tmp_path: Path, postgres_url: str) -> Iterator[StoreFactory]:
-    made = StoreFactory("postgres", tmp_path, postgres_url)
-    yield made
-    made.remove_all()
 
 
 @pytest.fixture

@@ -17,20 +17,18 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from uuid import UUID
 
 import psycopg
 import pytest
-from psycopg import sql
 
 from domain.facade import LogPosition
 from domain.service.application import Questlog
-from domain.storage.store import StoreConfig
 from projections.runners import PostgresRunner
 from projections.store import ViewStore, open_view_store, position_in
 from projections.views import ALL_VIEWS
 from projections.views.roll_log import RollLog
+from tests.application.test_log_order import connect
 from tests.conftest import StoreFactory
 from tests.projections.conftest import last_event
 from tests.projections.scenarios import many_rolls
@@ -40,13 +38,6 @@ pytestmark = [pytest.mark.postgres, pytest.mark.holds_transactions]
 RUNS = 3
 """Each variant runs this many times in the suite (and 21 in a row by hand: docs/scaling.md)."""
 Row = tuple[object, ...]
-
-
-@pytest.fixture
-def factory(tmp_path: Path, postgres_url: str) -> Iterator[StoreFactory]:
-    made = StoreFactory("postgres", tmp_path, postgres_url)
-    yield made
-    made.remove_all()
 
 
 @pytest.fixture
@@ -71,15 +62,6 @@ def campaigns(factory: StoreFactory) -> Callable[[int], list[Row]]:
 
     yield make  # type: ignore[misc]
     scratch.close()
-
-
-def connect(config: StoreConfig) -> psycopg.Connection[tuple[object, ...]]:
-    """A connection in a transaction (not autocommit) on the store's schema."""
-    assert config.database_url is not None
-    connection = psycopg.connect(config.database_url)
-    schema = sql.Identifier(str(config.postgres_schema))
-    connection.execute(sql.SQL("SET search_path TO {}").format(schema))
-    return connection
 
 
 def insert(connection: psycopg.Connection[tuple[object, ...]], rows: list[Row]) -> list[int]:
@@ -122,9 +104,9 @@ def hold_an_early_id(
     """An append given early notification ids, left open while a transaction with later ids
     commits and the views apply it. Returns the open connection, its campaign and its ids."""
     early, late = campaigns(3), campaigns(2)
-    older = connect(app.config)  # begins first: the older transaction id
+    older = connect(app.config, autocommit=False)  # begins first: the older transaction id
     older.execute("SELECT pg_current_xact_id()")
-    held = connect(app.config)
+    held = connect(app.config, autocommit=False)
     try:
         held_ids = insert(held, early)  # the earlier notification ids, the newer transaction id
         later_ids = insert(older, late)
@@ -246,7 +228,7 @@ def test_views_an_earlier_release_tracked_go_on_exactly_once_after_the_upgrade(
         second = many_rolls(app, 10)  # after the views' positions: not applied by the old views
         app.close()
         tracked = max(before.values())
-        with connect(config) as shell:  # as the earlier release left them
+        with connect(config, autocommit=False) as shell:  # as the earlier release left them
             shell.execute("ALTER TABLE view_positions DROP COLUMN transaction_id")
             if events_had_transactions:
                 # An insert retried in its transaction after a conflict kept the transaction
@@ -292,7 +274,7 @@ def test_a_live_stream_announces_no_event_a_view_cannot_see_yet(app: Questlog) -
     live = Live(app, cap=4)
     campaign = app.create_campaign(game="quest-calendar", name="live").campaign_id
     assert [v for v, _ in live.messages(campaign, 0, 0, json.dumps)] == [1]
-    older = connect(app.config)
+    older = connect(app.config, autocommit=False)
     try:
         older.execute("SELECT pg_current_xact_id()")  # writing: the horizon stays before it
         app.roll(campaign, notation="d20", purpose="behind the horizon")
