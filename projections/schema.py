@@ -8,6 +8,7 @@ reads and rollback updates use the key even while a rebuild defers the secondary
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -28,13 +29,25 @@ class ViewTables(Protocol):
         ...
 
 
+KINDS = ("bool", "date", "timestamp", "json")
+"""What a column holds beyond its SQL type, for the analyst's dataset (``projections.dataset``):
+``bool`` an INTEGER 0/1 flag, ``date`` an ISO date in TEXT, ``timestamp`` an ISO-8601 time in
+TEXT, ``json`` JSON text."""
+
+
 @dataclass(frozen=True)
 class Table:
-    """A view table: its columns in order, its primary key and its secondary indexes."""
+    """A view table: its columns in order, its primary key and its secondary indexes.
+
+    ``doc`` says in words what each column holds (the data dictionary of the analyst's dataset);
+    ``kinds`` names the columns whose SQL type does not say what they hold (``KINDS``).
+    """
 
     columns: tuple[tuple[str, str], ...]
     key: tuple[str, ...]
     indexes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    doc: Mapping[str, str] = field(default_factory=dict)
+    kinds: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -64,10 +77,25 @@ class Table:
         return f"ON CONFLICT ({', '.join(self.key)}) DO UPDATE SET {updates}"
 
 
-def table(*columns: str, key: tuple[str, ...], **indexes: tuple[str, ...]) -> Table:
-    """A table from ``"name TYPE"`` column strings, its key and its named indexes."""
+def table(
+    *columns: str,
+    key: tuple[str, ...],
+    doc: Mapping[str, str] | None = None,
+    kinds: Mapping[str, str] | None = None,
+    **indexes: tuple[str, ...],
+) -> Table:
+    """A table from ``"name TYPE"`` column strings, its key, its named indexes, and what its
+    columns hold: ``doc`` in words, ``kinds`` where the SQL type does not say it."""
     pairs = tuple((c.split(" ", 1)[0], c.split(" ", 1)[1]) for c in columns)
-    return Table(pairs, key, dict(indexes))
+    names = {name for name, _ in pairs}
+    for given in (doc or {}, kinds or {}):
+        unknown = set(given) - names
+        if unknown:
+            raise ValueError(f"no such column: {', '.join(sorted(unknown))}")
+    wrong = {k for k in (kinds or {}).values() if k not in KINDS}
+    if wrong:
+        raise ValueError(f"a column kind is one of {', '.join(KINDS)}, not {', '.join(wrong)}")
+    return Table(pairs, key, dict(indexes), dict(doc or {}), dict(kinds or {}))
 
 
 POSITIONS_TABLE = table(

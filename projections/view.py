@@ -38,6 +38,17 @@ ROW_COLUMNS = (
 """The first columns of a row table: the campaign, the notification id of the event that wrote
 the row, its index within that event, and the event's version in the campaign."""
 ROW_KEY = ("campaign_id", "event_id", "n")
+ROW_DOC = {
+    "campaign_id": "The campaign (its UUID).",
+    "event_id": "The notification id of the event that wrote the row (its place in the log).",
+    "n": "The row's index among the rows that event wrote (0 for the first).",
+    "version": "The event's version in its campaign (1 is the campaign's creation).",
+    "recorded_at": "When the event was recorded (UTC), not the game's date.",
+    "undone_by": "The version of the rollback that undid the row; empty while it stands.",
+}
+"""What the common columns of a row table hold, for a table's ``doc``."""
+ROW_KINDS = {"recorded_at": "timestamp"}
+"""The kinds of the common columns, for a table's ``kinds``."""
 
 Handler = Callable[[Any, Recorded], None]
 F = TypeVar("F", bound=Callable[..., Any])
