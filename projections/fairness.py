@@ -78,13 +78,18 @@ def terms_of(notation: str) -> tuple[Term, ...] | None:
 
 @dataclass
 class Group:
-    """The kept dice of one rule (``d20``, ``2d20kh1``) of one die type and source."""
+    """The kept dice of one rule (``d20``, ``2d20kh1``) of one die type and source.
+
+    ``kept`` counts the kept dice the group's rolls held, whatever notation rolled them: 90
+    rolls of ``1d6`` and 45 of ``2d6`` are 180 kept dice of the rule ``d6``. The expected counts
+    follow from the dice, never from the rolls.
+    """
 
     rule: str
     sides: int
     distribution: tuple[Fraction, ...]
-    per_roll: int
     rolls: int = 0
+    kept: int = 0
     counts: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -92,9 +97,8 @@ class Group:
 
     @property
     def expected(self) -> list[float]:
-        """Expected counts of each face for this many rolls of fair dice."""
-        scale = self.rolls * self.per_roll
-        return [float(p * scale) for p in self.distribution]
+        """Expected counts of each face for this many kept dice of fair dice."""
+        return [float(p * self.kept) for p in self.distribution]
 
     def test(self) -> ChiSquare | None:
         """This group's chi-square against its exact distribution."""
@@ -175,8 +179,9 @@ def _count(
         rules = groups.setdefault((owner, source, term.sides), {})
         group = rules.get(term.rule)
         if group is None:
-            group = rules[term.rule] = Group(term.rule, term.sides, term.distribution, term.kept)
+            group = rules[term.rule] = Group(term.rule, term.sides, term.distribution)
         group.rolls += rolls
+        group.kept += rolls * term.kept
         for die in dice[term.start : term.start + term.count]:
             face = die.get("face")
             if die.get("kept", True) and isinstance(face, int) and 1 <= face <= term.sides:
