@@ -24,6 +24,11 @@ class ViewTables(Protocol):
         """The view's name (its row in the positions table)."""
         ...
 
+    @property
+    def revision(self) -> int:
+        """The revision of what the view's rows hold: a view built at a lower one is rebuilt."""
+        ...
+
     def all_tables(self) -> dict[str, Table]:
         """The view's tables by logical name."""
         ...
@@ -109,3 +114,10 @@ POSITIONS_TABLE = table(
 """Per view: the last event applied (its notification id, and its transaction id: together its
 place in the log's order, ``domain.storage.log_order``), how many events it applied, and when.
 A position an earlier release recorded has no transaction id yet (``ViewStore.ensure``)."""
+
+REVISIONS = "view_revisions"
+"""The logical name of the table of the revision each view's rows were built at."""
+REVISIONS_TABLE = table("view TEXT NOT NULL", "revision INTEGER NOT NULL", key=("view",))
+"""Per view: the revision (``View.revision``) of the release that built its rows. A view an
+earlier release built (no row: revision 1) below its class's revision starts again from the
+beginning of the log (``ViewStore.ensure``)."""

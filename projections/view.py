@@ -69,6 +69,9 @@ class View:
 
     name: ClassVar[str] = ""
     tables: ClassVar[dict[str, Table]] = {}
+    revision: ClassVar[int] = 1
+    """What the rows hold: raised when a release changes it (a new column, a fixed figure), so
+    that a view store an earlier release built starts this view again from the log's start."""
     stateful: ClassVar[bool] = True
     undoable: ClassVar[tuple[str, ...]] = ()
     """Tables whose rows carry ``version`` and ``undone_by``, kept in step with rollbacks."""

@@ -314,6 +314,10 @@ def campaign_figures(
     }
 
 
+WON = "ended_by = 'all_rounds_played' AND rounds_won = rounds"
+"""A combat won: the hero lived through all its rounds and won every one (QC-21, QC-22: against
+several enemies every enemy was killed; against one, it was stunned every round)."""
+
 FIGURE_QUERIES = {
     "pages": (
         "SELECT page_number, COUNT(*) AS pages, SUM(credits) AS credits, "
@@ -328,7 +332,8 @@ FIGURE_QUERIES = {
     ),
     "combats": (
         "SELECT mode, COUNT(*) AS combats, SUM(rounds) AS rounds, "
-        "SUM(rounds_played) AS played, SUM(rounds_won) AS won "
+        "SUM(rounds_played) AS played, SUM(rounds_won) AS won, "
+        f"SUM(CASE WHEN {WON} THEN 1 ELSE 0 END) AS combats_won "
         "FROM {stat_combats} WHERE {where} GROUP BY mode ORDER BY mode"
     ),
     "nights": (
@@ -336,8 +341,8 @@ FIGURE_QUERIES = {
         "GROUP BY night, exhaustion ORDER BY night, exhaustion"
     ),
     "weather": (
-        "SELECT weather, in_force, COUNT(*) AS n FROM {weather} WHERE {where} "
-        "GROUP BY weather, in_force"
+        "SELECT weather, day_weather, in_force, COUNT(*) AS n FROM {weather} WHERE {where} "
+        "GROUP BY weather, day_weather, in_force"
     ),
 }
 """The queries behind ``campaign_figures``, by name; ``{where}`` is the period and undone filter."""
@@ -358,14 +363,17 @@ def _credits_by_page(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _combat_by_mode(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Combats, rounds and rounds won, per difficulty mode."""
+    """Per difficulty mode: combats and the share won (``WON``), rounds and rounds won."""
     return [
         {
             "mode": r["mode"],
             "combats": int(r["combats"]),
+            "combats_won": int(r["combats_won"] or 0),
+            "share_won": _ratio(r["combats_won"] or 0, r["combats"]),
             "rounds": int(r["rounds"] or 0),
             "rounds_played": int(r["played"] or 0),
             "rounds_won": int(r["won"] or 0),
+            "rounds_won_per_combat": _ratio(r["won"] or 0, r["combats"], 3),
             "won_per_combat": _ratio(r["won"] or 0, r["combats"], 3),
             "won_per_round_played": _ratio(r["won"] or 0, r["played"]),
         }
@@ -410,17 +418,26 @@ def _nights(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _weather(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per weather: how many nights' calendar rolls set it, how many nights began under it (the
+    weather in force through the day before), and under which the rest of the night was played."""
     landed: dict[str, int] = {}
     in_force: dict[str, int] = {}
+    tonight: dict[str, int] = {}
     for r in rows:
         count = int(r["n"])
-        kind, tonight = str(r["weather"] or "none"), str(r["in_force"] or "none")
-        landed[kind] = landed.get(kind, 0) + count
-        in_force[tonight] = in_force.get(tonight, 0) + count
+        for counts, value in (
+            (landed, r["weather"]),
+            (in_force, r["day_weather"]),
+            (tonight, r["in_force"]),
+        ):
+            key = str(value or "none")
+            counts[key] = counts.get(key, 0) + count
     nights = sum(landed.values())
     return {
         "nights": nights,
         "set": dict(sorted(landed.items())),
-        "in_force": dict(sorted(in_force.items())),
         "share_set": {k: _ratio(v, nights) for k, v in sorted(landed.items())},
+        "in_force": dict(sorted(in_force.items())),
+        "share_in_force": {k: _ratio(v, nights) for k, v in sorted(in_force.items())},
+        "in_force_tonight": dict(sorted(tonight.items())),
     }

@@ -1,8 +1,11 @@
 """Weather and wind history: one row per night of a match.
 
 Each ``NightPhaseStarted`` opens a row; the night's events fill it: the god piece's move (from and
-to space), the weather the landed space set (its type, source, whether it waits for the next round
-and the weather in force tonight), the hail save flag, and the wind's d20, speed and direction.
+to space), the weather in force as the night began (``day_weather``: the weather of the day
+that led to it, which the night's calendar roll ends), the weather the landed space set (its
+type, source, whether it waits for the next round and the weather in force for the rest of the
+night, ``in_force``: Normal under the default night gap, G-CB-14), the hail save flag, and the
+wind's d20, speed and direction.
 ``WeatherActivated`` later records the round the pending weather took effect. A rollback sets
 ``undone_by`` on the nights it undid (by the version of the night's start).
 """
@@ -35,6 +38,7 @@ WEATHER = table(
     "wind_direction TEXT",
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
+    "day_weather TEXT",
     key=ROW_KEY,
 )
 COLUMNS = WEATHER.names
@@ -44,6 +48,8 @@ class WeatherHistory(View):
     """Per match and night: space, weather and wind."""
 
     name = "weather"
+    revision = 2
+    """2: ``day_weather``, the weather in force as each night began."""
     tables = {"weather": WEATHER}
     undoable = ("weather",)
 
@@ -82,12 +88,26 @@ class WeatherHistory(View):
                 space_from=event.details.get("from_space"), space=event.details.get("to_space")
             )
 
+    @handles("cb.WeatherEnded")
+    def weather_ended(self, event: Recorded) -> None:
+        """The weather the night's calendar roll ended: the one in force as the night began."""
+        row = self._row(event)
+        if (
+            row is not None
+            and row["day_weather"] is None
+            and event.details.get("reason") == "newCalendarRoll"
+        ):
+            row["day_weather"] = event.details.get("weather")
+
     @handles("cb.WeatherSet")
     def weather_set(self, event: Recorded) -> None:
-        """The weather the landed space set."""
+        """The weather the landed space set. Where the roll ended no weather (the night gap
+        keeps the previous one, G-CB-14), the weather in force tonight is the day's."""
         row = self._row(event)
         if row is not None:
             details = event.details
+            if row["day_weather"] is None:
+                row["day_weather"] = details.get("in_force_tonight")
             row.update(
                 space=details.get("space_index", row["space"]),
                 space_type=details.get("space_type"),
@@ -152,6 +172,7 @@ def _item(row: dict[str, Any]) -> dict[str, Any]:
         weather=row["weather"],
         source=row["source"],
         pending=None if pending is None else bool(pending),
+        day_weather=row["day_weather"],
         in_force=row["in_force"],
         activated_round=row["activated_round"],
         hail_save=None if hail is None else bool(hail),

@@ -89,14 +89,14 @@ def quest_calendar_week(app: Questlog) -> UUID:
     return cid
 
 
-def calendar_board_match(app: Questlog) -> UUID:
+def calendar_board_match(app: Questlog, house_rules: Json | None = None) -> UUID:
     """Two nights: rain set and activated, light then strong wind; B's failed rizz at exhaustion
     4 (B keeps it rather than spend a fate reroll, G-CB-12) eliminates both of B's pathway
     pieces; A sleeps, then B sleeps through a day; A's failed rizz is kept too."""
     outcome = app.create_campaign(
         game="calendar-board",
         name="Match",
-        house_rules=CB_HOUSE_RULES,
+        house_rules={**CB_HOUSE_RULES, **(house_rules or {})},
         setup=CB_SETUP,
     )
     cid = outcome.campaign_id

@@ -225,7 +225,22 @@ def test_campaign_figures_of_both_games(app: Questlog, views: ViewStore) -> None
     ]
     assert figures["weather"]["set"] == {"rain": 1, "snow": 1}
     assert figures["weather"]["share_set"] == {"rain": 0.5, "snow": 0.5}
+    # Night 1 began under the first day's Normal, night 2 under the rain night 1 set (CB-19);
+    # the rest of each night was Normal under the default night gap (G-CB-14).
+    assert figures["weather"]["in_force"] == {"normal": 1, "rain": 1}
+    assert figures["weather"]["share_in_force"] == {"normal": 0.5, "rain": 0.5}
+    assert figures["weather"]["in_force_tonight"] == {"normal": 2}
     assert figures["position"] == app.recorder.max_notification_id()
+
+
+def test_the_weather_in_force_under_the_previous_night_gap(app: Questlog, views: ViewStore) -> None:
+    # G-CB-14 with nightGap "previous": the day's weather goes on through the night.
+    calendar_board_match(app, {"cb.weather.nightGap": "previous"})
+    sync(app, views)
+    weather = campaign_figures(views)["weather"]
+    assert weather["set"] == {"rain": 1, "snow": 1}
+    assert weather["in_force"] == {"normal": 1, "rain": 1}
+    assert weather["in_force_tonight"] == {"normal": 1, "rain": 1}
 
 
 def test_combat_rounds_won_per_difficulty_mode(app: Questlog, views: ViewStore) -> None:
@@ -246,15 +261,49 @@ def test_combat_rounds_won_per_difficulty_mode(app: Questlog, views: ViewStore) 
         {
             "mode": "standard",
             "combats": 1,
+            "combats_won": 0,  # one of its two rounds lost: not won
+            "share_won": 0.0,
             "rounds": 2,
             "rounds_played": 2,
             "rounds_won": 1,
+            "rounds_won_per_combat": 1.0,
             "won_per_combat": 1.0,
             "won_per_round_played": 0.5,
         }
     ]
     (page,) = figures["credits_by_page"]
     assert (page["page"], page["average_credits"]) == (1, HERO["credits"])
+
+
+def test_the_share_of_combats_won_counts_combats_not_rounds(
+    app: Questlog, views: ViewStore
+) -> None:
+    # QC-21/QC-22: a combat is won when every one of its rounds is won and the hero lives.
+    outcome = app.create_campaign(
+        game="quest-calendar", name="Fights", setup={"prologue_complete": True}
+    )
+    cid = outcome.campaign_id
+    run(app, cid, {"type": "select_hero", "phase": "main", "hero": HERO})
+    start = {"type": "start_combat", "kind": "several_enemies", "mode": "standard"}
+    # Round 2 first checks the Frightened condition (a d20), then attack and damage.
+    plays = [[[20, 8], [20, 20, 8]], [[20, 8], [1, 1, 1, 1]], [[20, 8], [20, 20, 8]]]
+    for day, rounds in enumerate(plays, start=4):
+        run(app, cid, {"type": "start_page", "date": f"2027-01-{day:02d}"})
+        run(app, cid, {**start, "rounds": ROUND_EXAMPLE})
+        for faces in rounds:
+            run(app, cid, {"type": "combat_round"}, faces)
+        run(app, cid, {"type": "end_page"})
+    sync(app, views)
+    ended = [e for e in app.campaign_events(cid, after=0) if type(e).__name__ == "CombatEnded"]
+    won = sum(
+        1
+        for d in (e.details for e in ended)
+        if d["rounds_won"] == d["rounds_played"] and d["ended_by"] != "death"
+    )
+    (standard,) = campaign_figures(views)["combat_by_mode"]
+    assert (standard["combats"], standard["combats_won"]) == (len(ended), won) == (3, 2)
+    assert standard["share_won"] == round(2 / 3, 4)
+    assert standard["rounds_won"] == 5 and standard["rounds_won_per_combat"] == round(5 / 3, 3)
 
 
 def test_figures_leave_out_what_a_rollback_undid(app: Questlog, views: ViewStore) -> None:

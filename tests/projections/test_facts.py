@@ -45,6 +45,10 @@ def plain(rows: dict[str, Any]) -> dict[str, Any]:
 
 ADDED_SINCE_THE_RELEASE = {"rolls": ("entropy",)}
 """View columns that came after the release store was written (NULL in its rows)."""
+DERIVED_SINCE_THE_RELEASE = {"weather": ("day_weather",)}
+"""View columns that came after the release, read from facts its events hold: checked apart."""
+VIEWS_SINCE_THE_RELEASE: tuple[str, ...] = ()
+"""Tables of views that came after the release, checked by their own tests."""
 
 
 def test_the_release_store_projects_to_the_same_rows(tmp_path: Path) -> None:
@@ -56,6 +60,7 @@ def test_the_release_store_projects_to_the_same_rows(tmp_path: Path) -> None:
         store.ensure(ALL_VIEWS)
         sync(app, store)
         rows = dump(store)
+        weather = [dict(row) for row in rows["weather"]]
     finally:
         store.close()
         app.close()
@@ -64,7 +69,19 @@ def test_the_release_store_projects_to_the_same_rows(tmp_path: Path) -> None:
         for row in rows[table]:
             for column in columns:
                 assert row.pop(column) is None, (table, column)  # the release's rolls had none
+    for table, columns in DERIVED_SINCE_THE_RELEASE.items():
+        for row in rows[table]:
+            for column in columns:
+                row.pop(column)
+        for row in rows.get(f"{table}_campaigns", []):
+            state = json.loads(row["state"])
+            for column in columns:
+                (state.get("row") or {}).pop(column, None)
+            row["state"] = json.dumps(state)
+    for table in VIEWS_SINCE_THE_RELEASE:
+        rows.pop(table, None)
     assert plain(rows) == json.loads(RELEASE_ROWS.read_text())
+    assert {row["day_weather"] for row in weather} <= {"normal", "rain", "snow", "fog", "hail"}
     assert rows["stat_pages"], "the fixture's page end is read from the followed state"
 
 
