@@ -22,8 +22,9 @@ from typing import Any
 from domain.facade import DiceExpression, InvalidInput
 from domain.facade import parse_dice as parse
 from projections.analytics import ChiSquare, chi_square_test, combine, kept_distribution
+from projections.filters import Filter
 from projections.store import ViewStore
-from projections.views.roll_log import RollFilter, RollLog
+from projections.views.roll_log import RollLog
 
 ALPHA = 0.001
 """Below this p-value, dice are flagged as unlikely to be fair."""
@@ -107,44 +108,40 @@ class Group:
 
 def dice_fairness(
     store: ViewStore,
+    rows: Filter | None = None,
     *,
-    campaign_id: str | None = None,
-    game: str | None = None,
     source: str | None = None,
     purpose: str | None = None,
-    since: str | None = None,
-    until: str | None = None,
-    include_undone: bool = False,
     by_campaign: bool = False,
     alpha: float = ALPHA,
 ) -> dict[str, Any]:
     """Face counts and chi-square tests per die type and source (and campaign, if asked).
 
-    Reads the roll log grouped by identical rolls, so the work grows with the kinds of rolls,
-    not their number. Undone rolls are left out unless ``include_undone``.
+    ``rows`` picks the rolls (``projections.filters``: campaign, game, house rule, the game's
+    dates, recording time; undone rolls are left out unless it includes them), ``source`` and
+    ``purpose`` narrow further. Reads the roll log grouped by identical rolls, so the work grows
+    with the kinds of rolls, not their number.
     """
-    where, params = RollFilter(
-        campaign_id=campaign_id,
-        game=game,
-        source=source,
-        purpose=purpose,
-        include_undone=include_undone,
-        since=since,
-        until=until,
-    ).where()
+    where, params = (rows or Filter()).where(
+        game_column="game", date_column="page_date", night_column="night"
+    )
+    for column, value in (("source", source), ("purpose", purpose)):
+        if value is not None:
+            where += f" AND {column} = ?"
+            params.append(value)
     keys = "campaign_id, source" if by_campaign else "source"
     statement = (
         f"SELECT {keys}, notation, dice, COUNT(*) AS rolls FROM {{rolls}} WHERE {where} "
         f"GROUP BY {keys}, notation, dice"
     )
     with store.read() as cursor:
-        rows = store.rows(cursor, statement, params)
+        found_rows = store.rows(cursor, statement, params)
         found = store.rows(
             cursor, "SELECT position FROM {positions} WHERE view = ?", [RollLog.name]
         )
     groups: dict[tuple[str | None, str, int], dict[str, Group]] = {}
     skipped = 0
-    for row in rows:
+    for row in found_rows:
         owner = str(row["campaign_id"]) if by_campaign else None
         if not _count(groups, owner, str(row["source"]), row, int(row["rolls"])):
             skipped += int(row["rolls"])

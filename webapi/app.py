@@ -11,7 +11,7 @@ from flask_smorest import Api
 from domain import settings
 from domain.facade import Questlog, rules_for
 from webapi import bundle
-from webapi.http import access, errors, limits, metrics, observability
+from webapi.http import access, errors, limits, metrics, observability, plumbing
 from webapi.http import live as live_streams
 from webapi.routes import access as access_routes
 from webapi.routes import (
@@ -71,6 +71,7 @@ def create_app(
     (``domain.settings``): a bad one is a ``SettingError`` naming it, before anything is opened.
     """
     settings.read()
+    plumbing.refuse_unknown_query_parameters()
     app = Flask("questlog")
     app.config.update(
         API_TITLE="Questlog",

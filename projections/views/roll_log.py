@@ -5,6 +5,12 @@ notation, the dice (sides, face, kept), faces, total, source and proof. ``verifi
 until a ``SeedRotated`` reveals the seed of a server roll, which is then re-derived with
 ``domain.service.audit.roll_verdict`` (1 re-derives, 0 does not); reported rolls stay NULL. A
 rollback sets ``undone_by`` on the rolls of the versions it undid.
+
+Each row also carries the game's date and the hero's level when it was rolled: ``page_date`` (the
+Quest Calendar page being played, NULL between pages), ``level`` (the hero's), and ``night`` (the
+Calendar Board night under way, or the last one begun: 0 before the first night). The view
+follows them from the figures Quest Calendar events record (``projections.figures``) and from
+each ``NightPhaseStarted``, and starts again from the restored state after a rollback.
 """
 
 from __future__ import annotations
@@ -15,11 +21,17 @@ from typing import Any
 
 import orjson
 
-from domain.facade import roll_verdict
+from domain.facade import Timeline, roll_verdict
 from projections.events import Recorded
+from projections.figures import apply_figures, qc_places, remember
 from projections.schema import table
 from projections.store import ViewStore
 from projections.view import ANY, CREATED, ROW_COLUMNS, ROW_KEY, View, handles, page, row_basics
+
+QUEST_CALENDAR, CALENDAR_BOARD = "quest-calendar", "calendar-board"
+ROLL_FIGURES = qc_places("hero.level", "page.date")
+"""The Quest Calendar figures a roll is dated with, and where the view's memory keeps them."""
+LEVEL, PAGE_DATE = ROLL_FIGURES["hero.level"], ROLL_FIGURES["page.date"]
 
 ROLLS = table(
     *ROW_COLUMNS,
@@ -40,6 +52,9 @@ ROLLS = table(
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
     "entropy TEXT",
+    "page_date TEXT",
+    "night INTEGER",
+    "level INTEGER",
     key=ROW_KEY,
     by_event=("event_id", "n"),
     by_game=("game", "source"),
@@ -75,22 +90,60 @@ class RollLog(View):
     """Every roll across all campaigns."""
 
     name = "roll_log"
+    revision = 2
+    """2: each roll's ``page_date``, ``night`` and ``level``."""
     tables = {"rolls": ROLLS}
     undoable = ("rolls",)
 
     @handles(CREATED)
     def created(self, event: Recorded) -> None:
-        """Remember the campaign's game for its core ``DiceRolled`` events."""
-        self.state(event.campaign_id)["game"] = event.data.get("game")
+        """Remember the campaign's game for its core ``DiceRolled`` events, and where its game
+        starts: the hero's level and page, or the nights begun."""
+        state = self.state(event.campaign_id)
+        state["game"] = event.data.get("game")
+        self._restore(state, event.data.get("state") or {})
+
+    @staticmethod
+    def _restore(state: dict[str, Any], game_state: Any) -> None:
+        """Follow the game's date and the hero's level from a whole state."""
+        if not isinstance(game_state, dict):
+            return
+        if state.get("game") == QUEST_CALENDAR:
+            state["mirror"] = remember(game_state, ROLL_FIGURES)
+        elif state.get("game") == CALENDAR_BOARD:
+            state["night"] = game_state.get("nights", 0)
+
+    def rolled_back(self, event: Recorded, state: dict[str, Any], timeline: Timeline) -> None:
+        """Follow the game's date and the hero's level from the restored state."""
+        self._restore(state, event.data.get("restored_state"))
 
     @handles(ANY)
     def rolled(self, event: Recorded) -> None:
-        """A row per roll the event recorded."""
-        records = event.rolls
+        """Follow the game's date and the hero's level; a row per roll the event recorded."""
+        campaign_id, records = event.campaign_id, event.rolls
+        game = event.game
+        page_date = night = level = None
+        if game == QUEST_CALENDAR:
+            state = self.state(campaign_id)
+            mirror = state.setdefault("mirror", {})
+            apply_figures(event, mirror, ROLL_FIGURES)
+            page_date, level = mirror.get(PAGE_DATE), mirror.get(LEVEL)
+        elif game == CALENDAR_BOARD:
+            state = self.state(campaign_id)
+            if event.kind == "NightPhaseStarted":
+                state["night"] = event.details.get("night_number", state.get("night"))
+            night = state.get("night")
         if not records:
             return
-        campaign_id, event_id, version = event.campaign_id, event.id, event.version
-        game = event.game or self.state(campaign_id).get("game")
+        event_id, version = event.id, event.version
+        if game is None:
+            state = self.state(campaign_id)
+            game = state.get("game")
+            if game == QUEST_CALENDAR:
+                mirror = state.get("mirror") or {}
+                page_date, level = mirror.get(PAGE_DATE), mirror.get(LEVEL)
+            elif game == CALENDAR_BOARD:
+                night = state.get("night")
         kind = event.kind
         rows = self.pending("rolls")
         for n, record in enumerate(records):
@@ -120,6 +173,9 @@ class RollLog(View):
                     event.timestamp,
                     None,
                     proof.get("entropy"),
+                    page_date,
+                    night,
+                    level,
                 ),
             )
 
@@ -191,6 +247,9 @@ def _item(row: dict[str, Any]) -> dict[str, Any]:
         proof=None if row["commitment"] is None else proof_of(row),
         verified=None if verified is None else bool(verified),
         recorded_at=row["recorded_at"],
+        page_date=row["page_date"],
+        night=row["night"],
+        level=row["level"],
     )
     return item
 

@@ -23,6 +23,7 @@ from typing import Any
 from domain.facade import START, Timeline
 from projections.events import Recorded
 from projections.figures import apply_figures, cb_places, qc_places, remember
+from projections.filters import CALENDAR_BOARD, QUEST_CALENDAR, Filter
 from projections.schema import table
 from projections.store import ViewStore, position_in
 from projections.view import ANY, CREATED, ROW_COLUMNS, ROW_KEY, View, handles
@@ -256,45 +257,28 @@ RECORDERS = {
 # -- the figures ----------------------------------------------------------------------------------
 
 
-def _where(
-    include_undone: bool, since: str | None, until: str | None, column: str = "recorded_at"
-) -> tuple[str, list[Any]]:
-    conditions = ["1 = 1"]
-    params: list[Any] = []
-    if not include_undone:
-        conditions.append("undone_by IS NULL")
-    if since is not None:
-        conditions.append(f"{column} >= ?")
-        params.append(since)
-    if until is not None:
-        conditions.append(f"{column} < ?")
-        params.append(until)
-    return " AND ".join(conditions), params
-
-
 def _ratio(part: Any, whole: Any, digits: int = 4) -> float | None:
     return round(float(part) / float(whole), digits) if whole else None
 
 
-def campaign_figures(
-    store: ViewStore,
-    *,
-    since: str | None = None,
-    until: str | None = None,
-    include_undone: bool = False,
-) -> dict[str, Any]:
+def campaign_figures(store: ViewStore, rows: Filter | None = None) -> dict[str, Any]:
     """Cross-campaign figures from one snapshot of the stats and weather views.
 
-    Credits and debt by page number, deaths per level and clone results, combat rounds won per
-    difficulty mode, the distribution of exhaustion at the end of each night, how often each
-    weather came up. Rows a rollback undid are left out unless ``include_undone``.
+    Credits and debt by page number, deaths per level and clone results, combats won and rounds
+    won per difficulty mode, the distribution of exhaustion at the end of each night, how often
+    each weather came up. ``rows`` picks what counts (``projections.filters``); rows a rollback
+    undid are left out unless it includes them. docs/projections.md defines every figure.
     """
-    where, params = _where(include_undone, since, until)
+    chosen = rows or Filter()
     with store.read() as cursor:
-        found = {
-            name: store.rows(cursor, template.replace("{where}", where), params)
-            for name, template in FIGURE_QUERIES.items()
-        }
+        found = {}
+        for name, (template, game, dated) in FIGURE_QUERIES.items():
+            where, params = chosen.where(
+                game=game,
+                date_column="page_date" if dated == "date" else None,
+                night_column="night" if dated == "night" else None,
+            )
+            found[name] = store.rows(cursor, template.replace("{where}", where), params)
         marks = store.rows(
             cursor,
             "SELECT view, position, transaction_id FROM {positions} WHERE view IN (?, ?)",
@@ -318,34 +302,45 @@ WON = "ended_by = 'all_rounds_played' AND rounds_won = rounds"
 """A combat won: the hero lived through all its rounds and won every one (QC-21, QC-22: against
 several enemies every enemy was killed; against one, it was stunned every round)."""
 
-FIGURE_QUERIES = {
+FIGURE_QUERIES: dict[str, tuple[str, str, str]] = {
     "pages": (
         "SELECT page_number, COUNT(*) AS pages, SUM(credits) AS credits, "
         "SUM(CASE WHEN credits < 0 THEN -credits ELSE 0 END) AS debt, "
         "SUM(CASE WHEN credits < 0 THEN 1 ELSE 0 END) AS in_debt "
         "FROM {stat_pages} WHERE {where} AND page_number IS NOT NULL "
-        "AND credits IS NOT NULL GROUP BY page_number ORDER BY page_number"
+        "AND credits IS NOT NULL GROUP BY page_number ORDER BY page_number",
+        QUEST_CALENDAR,
+        "date",
     ),
     "lives": (
         "SELECT kind, level, outcome, COUNT(*) AS n FROM {stat_lives} WHERE {where} "
-        "GROUP BY kind, level, outcome"
+        "GROUP BY kind, level, outcome",
+        QUEST_CALENDAR,
+        "date",
     ),
     "combats": (
         "SELECT mode, COUNT(*) AS combats, SUM(rounds) AS rounds, "
         "SUM(rounds_played) AS played, SUM(rounds_won) AS won, "
         f"SUM(CASE WHEN {WON} THEN 1 ELSE 0 END) AS combats_won "
-        "FROM {stat_combats} WHERE {where} GROUP BY mode ORDER BY mode"
+        "FROM {stat_combats} WHERE {where} GROUP BY mode ORDER BY mode",
+        QUEST_CALENDAR,
+        "date",
     ),
     "nights": (
         "SELECT night, exhaustion, COUNT(*) AS n FROM {stat_nights} WHERE {where} "
-        "GROUP BY night, exhaustion ORDER BY night, exhaustion"
+        "GROUP BY night, exhaustion ORDER BY night, exhaustion",
+        CALENDAR_BOARD,
+        "night",
     ),
     "weather": (
         "SELECT weather, day_weather, in_force, COUNT(*) AS n FROM {weather} WHERE {where} "
-        "GROUP BY weather, day_weather, in_force"
+        "GROUP BY weather, day_weather, in_force",
+        CALENDAR_BOARD,
+        "night",
     ),
 }
-"""The queries behind ``campaign_figures``, by name; ``{where}`` is the period and undone filter."""
+"""The queries behind ``campaign_figures``, by name: each with the game whose rows its table
+holds and which of the game's dates bounds them; ``{where}`` is the filter's condition."""
 
 
 def _credits_by_page(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -25,6 +25,7 @@ from projections.analytics import (
     regularized_gamma_q,
 )
 from projections.fairness import dice_fairness
+from projections.filters import Filter
 from projections.store import ViewStore
 from projections.views.stats import campaign_figures
 from tests.projections.conftest import sync
@@ -180,10 +181,10 @@ def test_a_loaded_die_is_flagged_and_fair_server_dice_are_not(
     per_campaign = dice_fairness(views, by_campaign=True)
     flagged = {s["campaign_id"] for s in per_campaign["sources"] if s["unlikely_fair"]}
     assert flagged == {str(loaded)}
-    only_fair = dice_fairness(views, campaign_id=str(fair))
+    only_fair = dice_fairness(views, Filter(campaign_id=str(fair)))
     assert [s["source"] for s in only_fair["sources"]] == ["server"]
     assert dice_fairness(views, purpose="attack")["dice"][0]["sides"] == 6
-    assert dice_fairness(views, since="2999-01-01")["dice"] == []
+    assert dice_fairness(views, Filter(since="2999-01-01"))["dice"] == []
 
 
 def test_too_few_dice_are_counted_but_never_flagged(app: Questlog, views: ViewStore) -> None:
@@ -202,7 +203,7 @@ def test_undone_rolls_are_left_out_unless_asked(app: Questlog, views: ViewStore)
     sync(app, views)
     (kept,) = dice_fairness(views)["dice"]
     assert kept["faces"]["6"] == 1 and kept["faces"]["1"] == 0
-    (everything,) = dice_fairness(views, include_undone=True)["dice"]
+    (everything,) = dice_fairness(views, Filter(include_undone=True))["dice"]
     assert everything["faces"]["6"] == 3 and everything["faces"]["1"] == 1
 
 
@@ -312,6 +313,6 @@ def test_figures_leave_out_what_a_rollback_undid(app: Questlog, views: ViewStore
     sync(app, views)
     figures = campaign_figures(views)
     assert figures["credits_by_page"] == [] and figures["deaths_by_level"] == []
-    everything = campaign_figures(views, include_undone=True)
+    everything = campaign_figures(views, Filter(include_undone=True))
     assert [p["page"] for p in everything["credits_by_page"]] == [1]
     assert everything["clone_results"] == {"1": 1}

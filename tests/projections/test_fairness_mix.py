@@ -17,6 +17,7 @@ from scipy import stats
 
 from domain.service.application import Questlog
 from projections.fairness import dice_fairness
+from projections.filters import Filter
 from projections.store import ViewStore
 from tests.projections.conftest import sync
 from tests.projections.scenarios import CB_HOUSE_RULES, CB_SETUP, calendar_board_match, run
@@ -70,7 +71,7 @@ def test_uniform_faces_give_chi_square_0_and_p_1_whatever_the_notations(
     assert source["test"]["chi_square"] == 0 and source["test"]["p_value"] == 1.0
     assert source["unlikely_fair"] is False
 
-    with_undone = {e["sides"]: e for e in dice_fairness(views, include_undone=True)["dice"]}
+    with_undone = {e["sides"]: e for e in dice_fairness(views, Filter(include_undone=True))["dice"]}
     assert with_undone[6]["faces"]["6"] == 33 and with_undone[6]["test"]["chi_square"] > 0
 
 

@@ -16,18 +16,18 @@ from tests.projections.scenarios import calendar_board_match
 def test_a_view_built_at_an_earlier_revision_starts_again(app: Questlog, views: ViewStore) -> None:
     calendar_board_match(app)
     sync(app, views)
-    head = views.positions()["roll_log"]["position"]
+    head = views.positions()["stats"]["position"]
     assert campaign_figures(views)["weather"]["in_force"] == {"normal": 1, "rain": 1}
     # What an earlier release left: no revision recorded, and no day_weather in the rows.
     with views.write() as cursor:
-        cursor.execute(views.sql("DELETE FROM {view_revisions}"))
+        cursor.execute(views.sql("DELETE FROM {view_revisions} WHERE view = ?"), ("weather",))
         cursor.execute(views.sql("UPDATE {weather} SET day_weather = NULL"))
     assert campaign_figures(views)["weather"]["in_force"] == {"none": 2}
 
     views.ensure(ALL_VIEWS)
     positions = views.positions()
     assert positions[WeatherHistory.name]["position"] == 0  # starts again
-    assert positions["roll_log"]["position"] == head  # carries on
+    assert positions["stats"]["position"] == head  # carries on
     sync(app, views)
     assert campaign_figures(views)["weather"]["in_force"] == {"normal": 1, "rain": 1}
 

@@ -12,6 +12,8 @@ from uuid import UUID
 
 import orjson
 from flask import Response, current_app, g, request
+from flask_smorest import Blueprint
+from marshmallow import RAISE
 
 from domain.facade import (
     Campaign,
@@ -26,6 +28,21 @@ from domain.facade import (
     ascii_number,
     summarise,
 )
+
+QUERY_LOCATIONS = ("query", "querystring")
+
+
+def refuse_unknown_query_parameters() -> None:
+    """Make every route's query parameters strict: an undeclared one is a 422 that names it
+    (webargs leaves them out by default, so a misspelt filter would answer with everything).
+
+    flask-smorest's blueprints share one webargs parser, which reads this default per request.
+    """
+    parser = Blueprint.ARGUMENTS_PARSER
+    defaults = dict(type(parser).DEFAULT_UNKNOWN_BY_LOCATION)
+    defaults.update(dict.fromkeys(QUERY_LOCATIONS, RAISE))
+    parser.DEFAULT_UNKNOWN_BY_LOCATION = defaults
+
 
 MAX_IDEMPOTENCY_KEY = 200
 IDEMPOTENCY_KEY = re.compile(rf"[\x20-\x7e]{{1,{MAX_IDEMPOTENCY_KEY}}}")

@@ -8,19 +8,24 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from projections.fairness import dice_fairness
+from projections.view import View
 from projections.views.roll_log import RollLog
 from projections.views.stats import CampaignStats, campaign_figures
 from projections.views.weather import WeatherHistory
 from webapi.http.declared import requires
 from webapi.http.plumbing import campaign_id
-from webapi.http.view_store import iso, read
+from webapi.http.view_store import read
 from webapi.schemas.analytics import (
     CampaignDiceQuery,
     CampaignFigures,
     CampaignFiguresQuery,
     DiceFairness,
     DiceQuery,
+    analytics_filter,
 )
+
+HOUSE_RULES_VIEWS: list[type[View]] = []
+"""The view the house rule filter reads (the ``house_rules`` view)."""
 
 blp = Blueprint(
     "analytics",
@@ -37,19 +42,14 @@ class Dice(MethodView):
     @requires("admin")
     def get(self, query: dict[str, Any]) -> Any:
         """Face counts per die type and source, chi-square p-values, and a flag on unfair dice."""
-        owner = query.get("campaign")
         return read(
-            [RollLog],
+            [RollLog, *HOUSE_RULES_VIEWS],
             query,
             lambda store: dice_fairness(
                 store,
-                campaign_id=None if owner is None else str(owner),
-                game=query.get("game"),
+                analytics_filter(query),
                 source=query.get("source"),
                 purpose=query.get("purpose"),
-                since=iso(query.get("since")),
-                until=iso(query.get("until")),
-                include_undone=query["include_undone"],
                 by_campaign=query["by_campaign"],
                 alpha=query["alpha"],
             ),
@@ -70,14 +70,9 @@ class CampaignDice(MethodView):
             query,
             lambda store: dice_fairness(
                 store,
-                campaign_id=str(cid),
-                game=None,
+                analytics_filter(query, str(cid)),
                 source=query.get("source"),
                 purpose=query.get("purpose"),
-                since=iso(query.get("since")),
-                until=iso(query.get("until")),
-                include_undone=query["include_undone"],
-                by_campaign=False,
                 alpha=query["alpha"],
             ),
             cid,
@@ -90,14 +85,10 @@ class Campaigns(MethodView):
     @blp.response(200, CampaignFigures)
     @requires("admin")
     def get(self, query: dict[str, Any]) -> Any:
-        """Credits and debt by page, deaths per level, combat per mode, exhaustion, weather."""
+        """Credits and debt by page, deaths per level, combats won per mode, exhaustion by
+        night, weather: each defined in docs/projections.md."""
         return read(
-            [CampaignStats, WeatherHistory],
+            [CampaignStats, WeatherHistory, *HOUSE_RULES_VIEWS],
             query,
-            lambda store: campaign_figures(
-                store,
-                since=iso(query.get("since")),
-                until=iso(query.get("until")),
-                include_undone=query["include_undone"],
-            ),
+            lambda store: campaign_figures(store, analytics_filter(query)),
         )

@@ -60,7 +60,7 @@ class Campaigns(MethodView):
     @blp.response(200, CampaignPage)
     @requires("any")
     def get(self, query: dict[str, Any]) -> Any:
-        """List the campaigns the caller may see, oldest first; page with ?after=<next_after>."""
+        """List the campaigns the caller may see, oldest first; page with ?after=<next>."""
         items, next_after = questlog().list_campaigns(after=query["after"], limit=query["limit"])
         visible = access.visible()
         if visible is not None:
@@ -76,6 +76,7 @@ class Campaigns(MethodView):
                 }
                 for position, event in items
             ],
+            "next": next_after,
             "next_after": next_after,
         }
 
@@ -108,10 +109,8 @@ class Events(MethodView):
             questlog(), campaign_id(campaign), after=query["after"], limit=query["limit"]
         )
         last = items[-1]["version"] if items else query["after"]
-        return {
-            "items": [summarised(item) for item in items],
-            "next_after": last if last < found.version else None,
-        }
+        cursor = last if last < found.version else None
+        return {"items": [summarised(item) for item in items], "next": cursor, "next_after": cursor}
 
 
 @blp.route("/campaigns/<campaign>/audit")

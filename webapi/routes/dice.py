@@ -69,7 +69,7 @@ class Rolls(MethodView):
         items, next_after = questlog().rolls(
             campaign_id(campaign), after=query["after"], limit=query["limit"]
         )
-        return {"items": items, "next_after": next_after}
+        return {"items": items, "next": next_after, "next_after": next_after}
 
 
 @blp.route("/campaigns/<campaign>/rolls/<roll_id>")

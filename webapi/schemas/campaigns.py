@@ -122,7 +122,14 @@ class CampaignPage(Schema):
     """One page of campaigns."""
 
     items = fields.List(fields.Nested(CampaignSummary))
-    next_after = fields.Integer(allow_none=True)
+    next = fields.Integer(
+        allow_none=True,
+        metadata={"description": "Pass as ?after= for the next page; null on the last page."},
+    )
+    next_after = fields.Integer(
+        allow_none=True,
+        metadata={"description": "The same as next (its earlier name, kept for old clients)."},
+    )
 
 
 class CampaignQuery(Schema):
@@ -185,7 +192,14 @@ class EventPage(Schema):
     """One page of a campaign's events."""
 
     items = fields.List(fields.Nested(Event))
-    next_after = fields.Integer(allow_none=True)
+    next = fields.Integer(
+        allow_none=True,
+        metadata={"description": "Pass as ?after= for the next page; null on the last page."},
+    )
+    next_after = fields.Integer(
+        allow_none=True,
+        metadata={"description": "The same as next (its earlier name, kept for old clients)."},
+    )
 
 
 class AuditQuery(Schema):

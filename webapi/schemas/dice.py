@@ -116,7 +116,14 @@ class RollPage(Schema):
     """One page of a campaign's rolls."""
 
     items = fields.List(fields.Nested(Roll))
-    next_after = fields.Integer(allow_none=True)
+    next = fields.Integer(
+        allow_none=True,
+        metadata={"description": "Pass as ?after= for the next page; null on the last page."},
+    )
+    next_after = fields.Integer(
+        allow_none=True,
+        metadata={"description": "The same as next (its earlier name, kept for old clients)."},
+    )
 
 
 class ClientSeedSet(Schema):

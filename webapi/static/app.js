@@ -236,7 +236,7 @@ async function campaignList() {
         ),
       );
     }
-    after = page.next_after;
+    after = page.next;
     more.hidden = after === null || after === undefined;
   };
   more.addEventListener("click", load);

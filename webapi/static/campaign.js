@@ -393,8 +393,8 @@ class CampaignPage {
     for (;;) {
       const page = await get(`/campaigns/${this.id}/rolls?after=${after}&limit=200`);
       rolls.push(...page.items.filter((r) => Number(r.version) <= hi));
-      if (page.next_after === null || page.next_after === undefined || Number(page.next_after) >= hi) break;
-      after = page.next_after;
+      if (page.next === null || page.next === undefined || Number(page.next) >= hi) break;
+      after = page.next;
     }
     this.rollsBelow = lo;
     this.moreRolls.hidden = lo === 0;

@@ -16,6 +16,7 @@ from typing import Any
 from domain import settings
 from domain.facade import Questlog, StoreConfig
 from projections.fairness import dice_fairness
+from projections.filters import Filter
 from projections.rebuild import catch_up_views
 from projections.store import ViewStore, open_view_store, views_path_for
 from projections.views import ALL_VIEWS
@@ -189,5 +190,5 @@ def view_rows(store: ViewStore, campaign_ids: list[str]) -> dict[str, int]:
 
 def server_dice(store: ViewStore, campaign_id: str) -> int:
     """How many server dice /analytics/dice counts for a campaign (every die type)."""
-    report: dict[str, Any] = dice_fairness(store, campaign_id=campaign_id, source="server")
+    report: dict[str, Any] = dice_fairness(store, Filter(campaign_id=campaign_id), source="server")
     return sum(int(entry["dice"]) for entry in report["dice"])
