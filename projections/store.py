@@ -29,14 +29,8 @@ from domain.facade import (
     legacy_positions_statements,
     session_lock,
 )
-from projections.schema import (
-    POSITIONS,
-    POSITIONS_TABLE,
-    REVISIONS,
-    REVISIONS_TABLE,
-    Table,
-    ViewTables,
-)
+from projections import revisions
+from projections.schema import POSITIONS, POSITIONS_TABLE, Table, ViewTables
 
 PREFIX = "view_"
 COPY_FROM = 16
@@ -231,29 +225,10 @@ class ViewStore(ABC):
             cursor.execute(POSITIONS_TABLE.create_sql(positions, f"{self.bare(POSITIONS)}_pkey"))
             self.add_new_columns(cursor, positions, POSITIONS_TABLE)
             self.order_legacy_positions(cursor)
-            revisions = self.physical(REVISIONS)
-            cursor.execute(REVISIONS_TABLE.create_sql(revisions, f"{self.bare(REVISIONS)}_pkey"))
+            revisions.start_outdated_again(self, cursor, views)
             for view in views:
-                if self.outdated(cursor, view):
-                    self.drop(cursor, view)
                 self.create(cursor, view, indexes=True)
-                cursor.execute(
-                    self.sql(REVISIONS_TABLE.upsert_sql("{view_revisions}")),
-                    (view.name, view.revision),
-                )
-
-    def outdated(self, cursor: Any, view: ViewTables) -> bool:
-        """Whether a release before this one built the view's rows at a lower revision (an
-        earlier release recorded none: revision 1). A view not yet built is not outdated."""
-        cursor.execute(self.sql("SELECT 1 FROM {positions} WHERE view = ?"), (view.name,))
-        if cursor.fetchone() is None:
-            return False
-        cursor.execute(
-            self.sql("SELECT revision FROM {view_revisions} WHERE view = ?"), (view.name,)
-        )
-        found = cursor.fetchone()
-        built = 1 if found is None else int(found["revision"])
-        return built < view.revision
+            revisions.record(self, cursor, views)
 
     def order_legacy_positions(self, cursor: Any) -> None:
         """Give the positions an earlier release recorded (a notification id alone) their place
