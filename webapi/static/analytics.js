@@ -42,6 +42,7 @@ let listening = false;
 const percent = (share) => Math.round(Number(share) * 1000) / 10;
 const asPercent = (v) => `${v}%`;
 const has = (value) => value !== null && value !== undefined;
+const count = (n, one, many = `${one}s`) => `${n} ${Number(n) === 1 ? one : many}`;
 
 function pValue(p) {
   return p < 0.001 ? p.toExponential(1) : p.toFixed(3);
@@ -169,8 +170,15 @@ async function ask(route, params) {
   }
 }
 
+// A card of one figure; one of two charts side by side spans the page's width ("wide").
 function card(key, title, ...content) {
-  return h("section", { class: "card analytics-card", "data-chart": key }, h("h2", {}, title), content);
+  const wide = content.some((c) => c?.classList?.contains("chart-row"));
+  return h(
+    "section",
+    { class: `card analytics-card${wide ? " wide" : ""}`, "data-chart": key },
+    h("h2", {}, title),
+    content,
+  );
 }
 
 function creditsCard(figures) {
@@ -377,7 +385,8 @@ function weatherCard(figures) {
 function dieFigure(die) {
   const [key, words] = verdict(die);
   const who = has(die.campaign_id) ? `, campaign ${String(die.campaign_id).slice(0, 8)}…` : "";
-  const title = `d${die.sides}, ${die.source} dice${who}: ${die.dice} dice in ${die.rolls} rolls`;
+  const counted = `${count(die.dice, "die", "dice")} in ${count(die.rolls, "roll")}`;
+  const title = `d${die.sides}, ${die.source} dice${who}: ${counted}`;
   const chart = facesChart(
     `${title}${die.test ? `, p = ${pValue(Number(die.test.p_value))}` : ""}`,
     die.faces || {},
@@ -466,7 +475,7 @@ async function load() {
     clear(
       shown.body,
       figures
-        ? [creditsCard, deathsCard, combatCard, exhaustionCard, weatherCard].map((draw) => draw(figures))
+        ? [creditsCard, weatherCard, deathsCard, combatCard, exhaustionCard].map((draw) => draw(figures))
         : refusedCard("campaigns", campaigns),
       dice.data ? diceCard(dice.data) : refusedCard("dice", dice),
     );
