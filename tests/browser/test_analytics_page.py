@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 from tests.browser.analytics_store import seed_analytics
 from tests.browser.conftest import TOKEN_KEY, Watch
 from tests.browser.server import Server, running
+from tests.browser.test_accessibility import assert_accessible
 
 pytestmark = pytest.mark.browser
 
@@ -167,7 +168,11 @@ def test_an_admin_sees_every_figure_drawn_with_the_numbers_of_the_api(
 
     (mode,) = figures["combat_by_mode"]
     row = cells(page, "combat-by-mode")[0]
-    assert (row[0], row[1], row[6]) == (mode["mode"], text(mode["combats"]), text(mode["rounds_won"]))
+    assert (row[0], row[1], row[6]) == (
+        mode["mode"],
+        text(mode["combats"]),
+        text(mode["rounds_won"]),
+    )
     assert f"{mode['mode']}, combats: {mode['combats']}" in titles(page, "combat-by-mode")
     if "share_won" in mode:
         assert f"{mode['mode']}, combats won: {round(mode['share_won'] * 100, 1):g}%" in titles(
@@ -179,8 +184,8 @@ def test_an_admin_sees_every_figure_drawn_with_the_numbers_of_the_api(
         )
 
     nights = figures["exhaustion_by_night"]
-    assert [r[0] for r in cells(page, "exhaustion-by-night")] == [text(n["night"]) for n in nights]
-    assert [r[3] for r in cells(page, "exhaustion-by-night")] == [text(n["average"]) for n in nights]
+    rows = cells(page, "exhaustion-by-night")
+    assert [(r[0], r[3]) for r in rows] == [(text(n["night"]), text(n["average"])) for n in nights]
     first = nights[0]
     level, parties = next(iter(first["distribution"].items()))
     assert f"night {first['night']}, exhaustion {level}: {parties}" in titles(
@@ -198,6 +203,8 @@ def test_an_admin_sees_every_figure_drawn_with_the_numbers_of_the_api(
 
     assert {word(d) for d in dice["dice"]} == {"fair", "few", "unfair"}  # the store has each
     check_dice(page, dice)
+    page.locator('[data-chart="weather"] details.numbers summary').click()
+    assert_accessible(page, "the analytics page, a table of numbers open")
 
 
 def test_a_filter_changes_the_charts_and_the_address(
@@ -252,6 +259,7 @@ def test_a_refused_filter_is_shown_next_to_it(open_as: Any, analytics_server: Se
     expect(page.locator("[data-filter-errors]")).to_contain_text(f"Recorded since: {message}")
     expect(page.locator("[data-refused]")).to_have_count(2)
     expect(page.locator("[data-chart]")).to_have_count(0)
+    assert_accessible(page, "the analytics page with a refused filter")
     since.fill("2000-01-01")
     page.get_by_role("button", name="Apply").click()
     ready(page)

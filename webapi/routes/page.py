@@ -22,7 +22,14 @@ CONTENT_SECURITY_POLICY = (
 
 blp = Blueprint("page", __name__)
 OPEN = frozenset(
-    {"page.home", "page.shell", "page.campaign", "page.verify", "page.analytics", "page.static_file"}
+    {
+        "page.home",
+        "page.shell",
+        "page.campaign",
+        "page.verify",
+        "page.analytics",
+        "page.static_file",
+    }
 )
 """The page's endpoints: each view declares ``public`` access, so no token is asked for."""
 

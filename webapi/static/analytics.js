@@ -14,6 +14,7 @@ const ROUTE_NAMES = { campaigns: "the figures across campaigns", dice: "the dice
 const UNKNOWN = "Unknown field.";
 const CAMPAIGN_PAGES = 10; // the campaign select lists 500 campaigns at most
 const MAX_BARS = 16; // more pages than this are drawn as lines
+const PAGE_HINT = "a page's date in the game's calendar"; // a date picker asks no format of anyone
 const SINCE_HINT = "ISO-8601: 2026-12-01, or 2026-12-01T18:00Z";
 
 // Each filter: its query parameter, label and control. A filter of one game (its dates) is hidden,
@@ -26,8 +27,8 @@ const FILTERS = [
     label: "House rule",
     hint: "key=value, such as qc.death.replaceHeroOnFour=true: only campaigns playing with it",
   },
-  { name: "from_date", label: "Pages from", type: "date", game: "quest-calendar", hint: "a page date, YYYY-MM-DD" },
-  { name: "to_date", label: "Pages to", type: "date", game: "quest-calendar", hint: "a page date, YYYY-MM-DD" },
+  { name: "from_date", label: "Pages from", type: "date", game: "quest-calendar", hint: PAGE_HINT },
+  { name: "to_date", label: "Pages to", type: "date", game: "quest-calendar", hint: PAGE_HINT },
   { name: "from_night", label: "Nights from", type: "number", game: "calendar-board", hint: "a night number" },
   { name: "to_night", label: "Nights to", type: "number", game: "calendar-board", hint: "a night number" },
   { name: "since", label: "Recorded since", hint: SINCE_HINT },
