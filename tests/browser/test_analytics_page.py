@@ -207,6 +207,34 @@ def test_an_admin_sees_every_figure_drawn_with_the_numbers_of_the_api(
     assert_accessible(page, "the analytics page, a table of numbers open")
 
 
+def test_the_fields_being_added_are_drawn_when_the_server_sends_them(
+    open_as: Any, analytics_server: Server
+) -> None:
+    """combats_won, share_won, rounds_won_per_combat and in_force_tonight (built in parallel):
+    the real answer with them added, as a server that has them would send it."""
+    page, _watch = open_as("admin", "/app/")
+
+    def with_new_fields(route: Any) -> None:
+        figures = route.fetch().json()
+        for mode in figures["combat_by_mode"]:
+            mode.update(combats_won=1, share_won=1.0, rounds_won_per_combat=mode["rounds_won"])
+        figures["weather"]["in_force_tonight"] = {"fog": 2, "normal": 4}
+        route.fulfill(json=figures)
+
+    page.route("**/analytics/campaigns*", with_new_fields)
+    page.goto(analytics_server.url("/app/analytics"))
+    ready(page)
+    (mode,) = answer(analytics_server, "/analytics/campaigns")["combat_by_mode"]
+    combat = titles(page, "combat-by-mode")
+    assert f"{mode['mode']}, combats won: 1" in combat
+    assert f"{mode['mode']}, combats won: 100%" in combat
+    assert f"{mode['mode']}, rounds won per round played: 50%" in combat
+    expect(page.locator('[data-chart="combat-by-mode"]')).not_to_contain_text("does not count")
+    assert cells(page, "combat-by-mode")[0][2:4] == ["1", "100%"]
+    weather = titles(page, "weather")
+    assert {"fog, in force that night: 2", "normal, in force that night: 4"} <= set(weather)
+
+
 def test_a_filter_changes_the_charts_and_the_address(
     open_as: Any, analytics_server: Server
 ) -> None:
@@ -215,6 +243,7 @@ def test_a_filter_changes_the_charts_and_the_address(
     page.get_by_label("Game").select_option("calendar-board")
     ready(page)
     assert parse_qs(urlsplit(page.url).query) == {"game": ["calendar-board"]}
+    expect(page.locator("[data-analytics-status]")).to_have_text("Showing game The Calendar Board.")
     dice = answer(analytics_server, "/analytics/dice", game="calendar-board")
     check_dice(page, dice)
     assert dice_shown(page) != everything

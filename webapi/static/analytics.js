@@ -464,9 +464,25 @@ function showAnswers(answers) {
   summary.textContent = said.length ? `The server refused these filters: ${[...new Set(said)].join("; ")}` : "";
 }
 
+// What the charts show, in a sentence (read out once they are drawn, instead of every chart).
+function described(params, answers) {
+  const filters = FILTERS.filter((f) => params.has(f.name)).map((f) => {
+    const value = params.get(f.name);
+    const input = shown.fields[f.name].input;
+    const option = f.select ? [...input.options].find((o) => o.value === value) : null;
+    return f.type === "checkbox" ? f.label.toLowerCase() : `${f.label.toLowerCase()} ${option?.text ?? value}`;
+  });
+  const behind = answers.filter((a) => a && a.caught_up === false).map((a) => Number(a.lag ?? 0));
+  return (
+    `Showing ${filters.length ? filters.join(", ") : "every campaign, with no filter"}.` +
+    (behind.length ? ` The views are still reading the log (${Math.max(...behind)} events behind).` : "")
+  );
+}
+
 async function load() {
   const mine = ++generation;
   ready(false);
+  shown.status.textContent = "Loading the figures…";
   try {
     const params = new URLSearchParams(location.search);
     const [campaigns, dice] = await Promise.all([ask("campaigns", params), ask("dice", params)]);
@@ -481,6 +497,10 @@ async function load() {
       dice.data ? diceCard(dice.data) : refusedCard("dice", dice),
     );
     shown.root.dataset.analytics = figures && dice.data ? "shown" : "invalid";
+    shown.status.textContent =
+      figures && dice.data
+        ? described(params, [figures, dice.data])
+        : "Some figures are not shown: the server refused a filter (marked in the form).";
   } catch (error) {
     if (mine !== generation) return;
     if (error instanceof ApiError && error.status === 403) refused();
@@ -582,7 +602,8 @@ function form(fields) {
 export async function analyticsPage(main) {
   const fields = Object.fromEntries(FILTERS.map((f) => [f.name, field(f)]));
   const summary = h("p", { class: "error", role: "alert", "data-filter-errors": "" });
-  const body = h("div", { class: "analytics-charts", "aria-live": "polite" });
+  const body = h("div", { class: "analytics-charts" });
+  const status = h("p", { role: "status", class: "muted", "data-analytics-status": "" });
   const root = h(
     "section",
     { class: "card wide", "data-analytics": "loading" },
@@ -593,9 +614,10 @@ export async function analyticsPage(main) {
       "Figures across every campaign: credits and debt, deaths and clones, combat, exhaustion, " +
         "weather, and whether the dice are fair. Each chart's numbers are under “The numbers”.",
     ),
+    status,
     summary,
   );
-  shown = { main, fields, body, root, summary };
+  shown = { main, fields, body, root, summary, status };
   clear(main, root, form(fields), body);
   fill(fields, new URLSearchParams(location.search));
   if (!listening) {
