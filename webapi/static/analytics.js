@@ -36,7 +36,7 @@ const FILTERS = [
   { name: "include_undone", label: "Count what a rollback undid too", type: "checkbox" },
 ];
 
-let shown = null; // the page on screen: {form, fields, body, campaigns}
+let shown = null; // the page on screen: {main, root, fields, body, status, summary}
 let generation = 0; // the latest load: an older one's answers are dropped
 let listening = false;
 
@@ -50,7 +50,7 @@ function pValue(p) {
 }
 
 // A die's verdict in words: [data-verdict, the words].
-export function verdict(die) {
+function verdict(die) {
   const p = die.test ? Number(die.test.p_value) : null;
   if (die.unlikely_fair) return ["unfair", `unlikely to be fair (p = ${pValue(p)})`];
   if (!die.enough_samples || p === null) return ["few", "too few dice to tell"];
@@ -127,17 +127,19 @@ const messages = (value) => [value].flat(Infinity).map(String);
 // The query parameters each route of this server takes, from its OpenAPI document, or null when
 // it cannot be read (then every filter is sent). A server leaves out a parameter it does not know
 // without a word, so this is how the page can say which filters a route does not apply yet.
-let parameters = null;
-async function routeParameters() {
-  if (parameters) return parameters;
+let parameters = null; // asked once per page: the promise of the answer
+async function readParameters() {
   try {
     const response = await fetch("/openapi.json", { headers: { Accept: "application/json" } });
     const doc = response.ok ? await response.json() : null;
     const names = (path) => new Set((doc?.paths?.[path]?.get?.parameters || []).map((p) => p.name));
-    if (doc) parameters = Object.fromEntries(Object.entries(ROUTES).map(([route, path]) => [route, names(path)]));
+    return doc ? Object.fromEntries(Object.entries(ROUTES).map(([route, path]) => [route, names(path)])) : null;
   } catch {
-    parameters = null;
+    return null;
   }
+}
+function routeParameters() {
+  parameters = parameters || readParameters();
   return parameters;
 }
 
