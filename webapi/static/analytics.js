@@ -36,7 +36,7 @@ const FILTERS = [
   { name: "include_undone", label: "Count what a rollback undid too", type: "checkbox" },
 ];
 
-let shown = null; // the page on screen: {main, root, fields, body, status, summary}
+let shown = null; // the page on screen: {main, root, fields, body, status, summary, listed}
 let generation = 0; // the latest load: an older one's answers are dropped
 let listening = false;
 
@@ -432,7 +432,7 @@ function refusedCard(route, answer) {
     "section",
     { class: "card analytics-card", "data-refused": route },
     h("h2", {}, route === "dice" ? "Are the dice fair?" : "Figures across campaigns"),
-    h("p", { class: "error" }, `The server refused ${ROUTE_NAMES[route]}' filters (${fields}): see the form above.`),
+    h("p", { class: "error" }, `The server refused the filters of ${ROUTE_NAMES[route]} (${fields}): see the form.`),
   );
 }
 
@@ -445,6 +445,7 @@ function showAnswers(answers) {
     f.note.textContent = "";
     f.input.removeAttribute("aria-invalid");
   }
+  fields.campaign.note.textContent = shown.unlisted || "";
   const said = [];
   for (const [route, answer] of Object.entries(answers)) {
     for (const [name, message] of Object.entries(answer.errors || {})) {
@@ -487,7 +488,8 @@ async function load() {
   shown.status.textContent = "Loading the figures…";
   try {
     const params = new URLSearchParams(location.search);
-    const [campaigns, dice] = await Promise.all([ask("campaigns", params), ask("dice", params)]);
+    // the campaigns' names too, which the status line says
+    const [campaigns, dice] = await Promise.all([ask("campaigns", params), ask("dice", params), shown.listed]);
     if (mine !== generation) return;
     showAnswers({ campaigns, dice });
     const figures = campaigns.data;
@@ -622,6 +624,9 @@ export async function analyticsPage(main) {
   shown = { main, fields, body, root, summary, status };
   clear(main, root, form(fields), body);
   fill(fields, new URLSearchParams(location.search));
+  shown.listed = campaignOptions(fields.campaign.input).catch(() => {
+    shown.unlisted = "The campaigns could not be listed.";
+  });
   if (!listening) {
     listening = true;
     addEventListener("popstate", () => {
@@ -630,10 +635,5 @@ export async function analyticsPage(main) {
       reload();
     });
   }
-  await Promise.all([
-    load(),
-    campaignOptions(fields.campaign.input).catch(() => {
-      fields.campaign.note.textContent = "The campaigns could not be listed; every campaign is counted.";
-    }),
-  ]);
+  await load();
 }
