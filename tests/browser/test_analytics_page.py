@@ -308,3 +308,29 @@ def test_a_token_that_may_not_read_analytics_is_told_so(
         "This token cannot read the analytics: they are for an admin token or an analyst's."
     )
     expect(page.locator("[data-chart]")).to_have_count(0)
+
+
+def test_a_token_that_may_read_one_route_only_sees_its_charts(
+    open_as: Any, analytics_server: Server
+) -> None:
+    """A role that reads the figures but not the dice (as an analyst's might): the figures are
+    drawn, and the dice's card says the token cannot read them."""
+    page, watch = open_as("admin", "/app/")
+    watch.allowed.append(("/analytics/dice", (403,)))
+    refusal = {
+        "title": "Forbidden",
+        "status": 403,
+        "detail": "Only an admin token may use this route.",
+    }
+    page.route(
+        "**/analytics/dice*",
+        lambda route: route.fulfill(
+            status=403, json=refusal, headers={"Content-Type": "application/problem+json"}
+        ),
+    )
+    page.goto(analytics_server.url("/app/analytics"))
+    ready(page)
+    expect(page.locator("[data-chart]")).to_have_count(5)
+    expect(page.locator('[data-refused="dice"]')).to_contain_text(
+        "This token cannot read the dice."
+    )

@@ -143,9 +143,10 @@ function routeParameters() {
   return parameters;
 }
 
-// One route's answer: {data} or, for a 422, {errors: {field: [message]}, detail}. A filter this
-// server does not take on this route yet (its side is built in parallel: not in the OpenAPI
-// document, or refused as "Unknown field.") is left out, listed in `unapplied`.
+// One route's answer: {data}, {forbidden} for a 403 (this token may not read it), or, for a 422,
+// {errors: {field: [message]}, detail}. A filter this server does not take on this route yet (its
+// side is built in parallel: not in the OpenAPI document, or refused as "Unknown field.") is left
+// out, listed in `unapplied`.
 async function ask(route, params) {
   const sent = new URLSearchParams(params);
   const unapplied = [];
@@ -161,6 +162,7 @@ async function ask(route, params) {
     try {
       return { data: await get(`${ROUTES[route]}${q ? `?${q}` : ""}`), unapplied };
     } catch (error) {
+      if (error instanceof ApiError && error.status === 403) return { forbidden: true, unapplied };
       if (!(error instanceof ApiError) || error.status !== 422) throw error;
       const errors = error.problem.errors || {};
       const unknown = Object.keys(errors).filter((k) => sent.has(k) && messages(errors[k]).every((m) => m === UNKNOWN));
@@ -426,13 +428,21 @@ function diceCard(answer) {
   );
 }
 
+// In place of a route's charts: its filters refused (422), or, when the token may read the other
+// route only, its 403.
 function refusedCard(route, answer) {
   const fields = Object.keys(answer.errors || {}).join(", ");
   return h(
     "section",
     { class: "card analytics-card", "data-refused": route },
     h("h2", {}, route === "dice" ? "Are the dice fair?" : "Figures across campaigns"),
-    h("p", { class: "error" }, `The server refused the filters of ${ROUTE_NAMES[route]} (${fields}): see the form.`),
+    h(
+      "p",
+      { class: "error" },
+      answer.forbidden
+        ? `This token cannot read ${ROUTE_NAMES[route]}.`
+        : `The server refused the filters of ${ROUTE_NAMES[route]} (${fields}): see the form.`,
+    ),
   );
 }
 
@@ -491,6 +501,7 @@ async function load() {
     // the campaigns' names too, which the status line says
     const [campaigns, dice] = await Promise.all([ask("campaigns", params), ask("dice", params), shown.listed]);
     if (mine !== generation) return;
+    if (campaigns.forbidden && dice.forbidden) return refused();
     showAnswers({ campaigns, dice });
     const figures = campaigns.data;
     clear(
@@ -504,11 +515,7 @@ async function load() {
     shown.status.textContent =
       figures && dice.data
         ? described(params, [figures, dice.data])
-        : "Some figures are not shown: the server refused a filter (marked in the form).";
-  } catch (error) {
-    if (mine !== generation) return;
-    if (error instanceof ApiError && error.status === 403) refused();
-    else throw error;
+        : "Some figures are not shown (see below).";
   } finally {
     ready(true);
   }
