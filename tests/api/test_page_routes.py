@@ -21,7 +21,13 @@ def test_the_root_sends_the_browser_to_the_page(flask_app: Flask) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", ["/app/", "/app/campaigns/3f1c9a7e-0000-4000-8000-000000000000", "/app/verify"]
+    "path",
+    [
+        "/app/",
+        "/app/campaigns/3f1c9a7e-0000-4000-8000-000000000000",
+        "/app/verify",
+        "/app/analytics",
+    ],
 )
 def test_every_page_address_serves_the_shell_without_a_token(flask_app: Flask, path: str) -> None:
     response = client_as(flask_app, None).get(path)

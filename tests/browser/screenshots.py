@@ -4,13 +4,16 @@ Seeds a store in a temporary folder, serves it, and saves each game's page (the 
 1280 px wide, the top of the page) as docs/table-page-<game>.png, and the "New campaign" form of a
 match as docs/table-page-new-campaign.png. Then the flows of issue 26, played on the page by the
 full-game test's helpers (tests/browser/page_table.py) and the game plan, each cropped to its
-element: docs/table-page-flow-*.png (FLOWS).
+element: docs/table-page-flow-*.png (FLOWS). And the analytics page, from a store of its own
+(tests/browser/analytics_store.py), as docs/table-page-analytics.png; ``python -m
+tests.browser.screenshots analytics`` writes that one alone.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ from typing import Any
 from playwright.sync_api import expect, sync_playwright
 
 from tests.browser import game_plan as plan
+from tests.browser.analytics_store import seed_analytics
 from tests.browser.conftest import TOKEN_KEY
 from tests.browser.page_table import (
     Effort,
@@ -165,8 +169,35 @@ def new_campaign(browser: Any, server: Server) -> None:
     context.close()
 
 
+def analytics(browser: Any) -> None:
+    """The analytics page as the admin sees it, the whole page, on a store of its own."""
+    with tempfile.TemporaryDirectory() as folder:
+        db = Path(folder) / "questlog.db"
+        with running(Path(folder), seeded=seed_analytics(db)) as server:
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            secret = json.dumps(server.seeded.tokens["admin"])
+            context.add_init_script(f"sessionStorage.setItem('{TOKEN_KEY}', {secret})")
+            page = context.new_page()
+            # the views read the seeded log first: the figures are shown once they have all of it
+            for route in ("/analytics/campaigns", "/analytics/dice"):
+                while not server.call("GET", route, token="admin")[1].get("caught_up"):
+                    page.wait_for_timeout(200)
+            page.goto(server.url("/app/analytics"))
+            page.wait_for_selector('body[data-ready="true"]')
+            path = DOCS / "table-page-analytics.png"
+            page.screenshot(path=str(path), full_page=True)
+            print(f"wrote {path}")
+            context.close()
+
+
 def main() -> None:
     chromium = os.environ.get("QUESTLOG_CHROMIUM", "/usr/bin/chromium")
+    if sys.argv[1:] == ["analytics"]:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium)
+            analytics(browser)
+            browser.close()
+        return
     with (
         tempfile.TemporaryDirectory() as folder,
         running(Path(folder)) as server,
@@ -189,6 +220,7 @@ def main() -> None:
         new_campaign(browser, server)
         quest_calendar_flows(browser, server)
         calendar_board_flows(browser, server)
+        analytics(browser)
         browser.close()
 
 

@@ -21,7 +21,16 @@ CONTENT_SECURITY_POLICY = (
 """Everything from this host only: no inline script or style, no other host."""
 
 blp = Blueprint("page", __name__)
-OPEN = frozenset({"page.home", "page.shell", "page.campaign", "page.verify", "page.static_file"})
+OPEN = frozenset(
+    {
+        "page.home",
+        "page.shell",
+        "page.campaign",
+        "page.verify",
+        "page.analytics",
+        "page.static_file",
+    }
+)
 """The page's endpoints: each view declares ``public`` access, so no token is asked for."""
 
 
@@ -55,6 +64,7 @@ def campaign(campaign_id: str) -> Response:
 blp.add_url_rule("/app/", "shell", shell)
 blp.add_url_rule("/app/campaigns/<campaign_id>", "campaign", campaign)
 blp.add_url_rule("/app/verify", "verify", shell)
+blp.add_url_rule("/app/analytics", "analytics", shell)
 
 
 @blp.route("/app/static/<path:filename>")

@@ -1,5 +1,5 @@
-// The table page's entry: sign in, pick or start a campaign, or verify a bundle; routed by the
-// address. When a page has finished loading, body[data-ready="true"] (ui.js, ready()).
+// The table page's entry: sign in, pick or start a campaign, verify a bundle, or read the analytics;
+// routed by the address. When a page has finished loading, body[data-ready="true"] (ui.js, ready()).
 import {
   ApiError,
   LIFETIME_DAYS,
@@ -16,6 +16,7 @@ import {
   token,
   useCampaign,
 } from "./api.js";
+import { analyticsPage } from "./analytics.js";
 import { verifyPage } from "./bundle.js";
 import { campaignPage } from "./campaign.js";
 import { clear, h } from "./dom.js";
@@ -293,6 +294,7 @@ async function route() {
   if (!token()) return signIn();
   try {
     if (campaign) await campaignPage(main, id);
+    else if (path === "/app/analytics") await analyticsPage(main);
     else await campaignList();
     return ready(true);
   } catch (problem) {

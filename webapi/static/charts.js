@@ -1,4 +1,5 @@
-// Hand-made SVG charts: lines over versions or pages, and faces against the expected counts.
+// Hand-made SVG charts: lines over versions or pages, grouped bars, and faces against the expected
+// counts; each names its numbers in its aria-label, and numbersTable gives them as a table too.
 import { h, s } from "./dom.js";
 
 const W = 360;
@@ -34,8 +35,9 @@ function axes(xs, ys, x, y, xlabel) {
   ];
 }
 
-// series: [{name, cls, points: [[x, y], ...]}]; stepped lines, since a value holds until it changes.
-export function lineChart(title, series, xlabel = "page") {
+// series: [{name, cls, points: [[x, y], ...]}]; stepped lines, since a value holds until it changes
+// (a game's state); not stepped, straight lines from point to point with a dot on each (averages).
+export function lineChart(title, series, xlabel = "page", { stepped = true } = {}) {
   const all = series.flatMap((one) => one.points);
   const figure = h("figure", { class: "chart" }, h("figcaption", {}, title));
   if (!all.length) {
@@ -49,9 +51,20 @@ export function lineChart(title, series, xlabel = "page") {
   const paths = series.map((one) => {
     let d = "";
     one.points.forEach(([px, py], k) => {
-      d += k === 0 ? `M${x(px).toFixed(1)},${y(py).toFixed(1)}` : `H${x(px).toFixed(1)}V${y(py).toFixed(1)}`;
+      const at = `${x(px).toFixed(1)},${y(py).toFixed(1)}`;
+      if (k === 0) d += `M${at}`;
+      else d += stepped ? `H${x(px).toFixed(1)}V${y(py).toFixed(1)}` : `L${at}`;
     });
-    return s("path", { d, class: `line ${one.cls}` }, s("title", {}, one.name));
+    const dots = stepped
+      ? []
+      : one.points.map(([px, py]) =>
+          s(
+            "circle",
+            { cx: x(px).toFixed(1), cy: y(py).toFixed(1), r: 3, class: `dot ${one.cls}` },
+            s("title", {}, `${xlabel} ${px}, ${one.name}: ${py}`),
+          ),
+        );
+    return s("g", {}, s("path", { d, class: `line ${one.cls}` }, s("title", {}, one.name)), dots);
   });
   const summary = series.map((one) => `${one.name}: ${one.points.map((p) => p[1]).join(", ")}`).join("; ");
   figure.append(
@@ -125,6 +138,117 @@ export function facesChart(title, counts, expected) {
       { class: "legend" },
       h("span", { class: "key faces-bar" }, "faces rolled"),
       h("span", { class: "key expected" }, "expected if fair"),
+    ),
+  );
+}
+
+// Grouped bars: categories along the bottom, one bar per series in each (a value of null or
+// undefined draws none), the value over each bar when there is room. series: [{name, cls, values}];
+// format turns a value into the words of its label and title (a share as "45%").
+export function barChart(title, categories, series, { format = String } = {}) {
+  const figure = h("figure", { class: "chart" }, h("figcaption", {}, title));
+  const values = series.flatMap((one) => one.values.filter((v) => v !== null && v !== undefined).map(Number));
+  if (!categories.length || !values.length) {
+    figure.append(h("p", { class: "muted" }, "Nothing recorded yet."));
+    return figure;
+  }
+  const ticks = integerTicks(0, Math.max(1, ...values));
+  const top = Math.max(1, ...values, ...ticks);
+  const y = scale(0, top, H - PAD.b, PAD.t);
+  const band = (W - PAD.l - PAD.r) / categories.length;
+  const bar = Math.min((band * 0.8) / series.length, 48); // a lone bar is not a wall
+  const groups = categories.map((label, k) => {
+    const x0 = PAD.l + k * band + (band - bar * series.length) / 2;
+    return s(
+      "g",
+      {},
+      series.map((one, j) => {
+        const value = one.values[k];
+        if (value === null || value === undefined) return null;
+        const v = Number(value);
+        const x = x0 + j * bar;
+        return s(
+          "g",
+          {},
+          s(
+            "rect",
+            {
+              x: x.toFixed(1),
+              y: y(v).toFixed(1),
+              width: Math.max(1, bar - 1).toFixed(1),
+              height: Math.max(0, H - PAD.b - y(v)).toFixed(1),
+              class: `bar ${one.cls}`,
+            },
+            s("title", {}, `${label}, ${one.name}: ${format(value)}`),
+          ),
+          bar >= 16
+            ? s(
+                "text",
+                { x: (x + bar / 2).toFixed(1), y: (y(v) - 3).toFixed(1), "text-anchor": "middle", class: "value" },
+                format(value),
+              )
+            : null,
+        );
+      }),
+      categories.length <= 16
+        ? s(
+            "text",
+            { x: (PAD.l + (k + 0.5) * band).toFixed(1), y: H - 8, "text-anchor": "middle", class: "tick" },
+            label,
+          )
+        : null,
+    );
+  });
+  const summary = categories
+    .map((label, k) => {
+      const said = series.map((one) => {
+        const value = one.values[k];
+        return `${one.name} ${value === null || value === undefined ? "none" : format(value)}`;
+      });
+      return `${label}: ${said.join(", ")}`;
+    })
+    .join("; ");
+  figure.append(
+    s(
+      "svg",
+      { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": `${title}. ${summary}` },
+      s("line", { x1: PAD.l, y1: H - PAD.b, x2: W - PAD.r, y2: H - PAD.b, class: "axis" }),
+      s("line", { x1: PAD.l, y1: PAD.t, x2: PAD.l, y2: H - PAD.b, class: "axis" }),
+      ticks.map((t) => s("text", { x: PAD.l - 4, y: y(t) + 4, "text-anchor": "end", class: "tick" }, format(t))),
+      groups,
+    ),
+    h(
+      "p",
+      { class: "legend" },
+      series.map((one) => h("span", { class: `key ${one.cls}` }, one.name)),
+    ),
+  );
+  return figure;
+}
+
+// A chart's numbers as a table, folded under "The numbers": columns are the header cells, rows
+// arrays of cells (text, or a number as the server wrote it).
+export function numbersTable(caption, columns, rows) {
+  return h(
+    "details",
+    { class: "numbers" },
+    h("summary", {}, "The numbers"),
+    h(
+      "table",
+      { class: "grid" },
+      h("caption", {}, caption),
+      h("thead", {}, h("tr", {}, columns.map((c) => h("th", { scope: "col" }, c)))),
+      h(
+        "tbody",
+        {},
+        rows.map((row) =>
+          h(
+            "tr",
+            {},
+            row.map((cell) => h("td", {}, cell === null || cell === undefined ? "–" : cell)),
+          ),
+        ),
+      ),
     ),
   );
 }

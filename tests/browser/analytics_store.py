@@ -1,0 +1,80 @@
+"""The store of the analytics page's test and screenshot: campaigns of both games with every
+figure ``GET /analytics/campaigns`` gives (pages, a death and its clone, combats, nights of
+exhaustion, weather) and dice of each verdict (fair, too few, loaded), an admin token, and a
+viewer's and a player's that may not read analytics.
+
+Run it alone to try the page by hand: ``python -m tests.browser.analytics_store DB`` seeds DB and
+prints the tokens (then ``QUESTLOG_DB=DB questlog serve`` and open ``/app/analytics``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from uuid import UUID
+
+from domain.model.access import Membership, acting_as
+from domain.model.quest_calendar.combat import ROUND_EXAMPLE
+from domain.service.application import Questlog
+from domain.storage.store import StoreConfig
+from tests.browser.seed import Seeded
+from tests.fixtures.make_release_store import play_calendar_board, play_quest_calendar
+from tests.projections.scenarios import HERO, calendar_board_match, quest_calendar_week, run
+
+
+def a_fight(app: Questlog, mode: str, rounds: list[list[int]]) -> UUID:
+    """A Quest Calendar page with one combat in this difficulty mode, a round per list of faces."""
+    cid = app.create_campaign(
+        game="quest-calendar", name=f"A {mode} fight", setup={"prologue_complete": True}
+    ).campaign_id
+    run(app, cid, {"type": "select_hero", "phase": "main", "hero": HERO})
+    run(app, cid, {"type": "start_page", "date": "2027-01-04"})
+    start = {"type": "start_combat", "kind": "several_enemies", "mode": mode}
+    run(app, cid, {**start, "rounds": ROUND_EXAMPLE})
+    for faces in rounds:
+        run(app, cid, {"type": "combat_round"}, faces)
+    run(app, cid, {"type": "end_page"})
+    return cid
+
+
+def dice(app: Questlog) -> None:
+    """Fair server d6 (enough of them for a verdict), a few d12, and a hand-rolled d8 that
+    always shows 8."""
+    fair = app.create_campaign(game="quest-calendar", name="Fair dice").campaign_id
+    for n in range(72):
+        app.roll(fair, notation="d6", purpose=f"fair {n + 1}")
+    app.roll(fair, notation="2d12", purpose="a few")
+    loaded = app.create_campaign(
+        game="calendar-board", name="Loaded dice", setup={"players": [{"id": "A"}, {"id": "B"}]}
+    ).campaign_id
+    for _ in range(40):
+        app.roll(loaded, notation="d8", purpose="loaded", faces=[8])
+
+
+def seed_analytics(db: Path) -> Seeded:
+    """Seed a new store at ``db`` (the server is not running yet)."""
+    out = Seeded()
+    app = Questlog(StoreConfig(sqlite_path=db))
+    try:
+        _admin, out.tokens["admin"] = app.create_token("admin", admin=True)
+        owner, out.tokens["owner"] = app.create_token("owner")
+        viewer, out.tokens["viewer"] = app.create_token("viewer")
+        with acting_as(owner):
+            qc, _fork = play_quest_calendar(app)
+            out.campaigns["qc"] = str(qc)
+            out.campaigns["week"] = str(quest_calendar_week(app))
+            out.campaigns["standard"] = str(a_fight(app, "standard", [[20, 8], [1, 1, 1, 1]]))
+            out.campaigns["match"] = str(calendar_board_match(app))
+            dice(app)
+        out.campaigns["cb"] = str(play_calendar_board(app))
+        for cid in out.campaigns.values():
+            app.side_tables.set_member(Membership(cid, viewer.id, "viewer"))
+    finally:
+        app.close()
+    return out
+
+
+if __name__ == "__main__":
+    seeded = seed_analytics(Path(sys.argv[1]))
+    print(json.dumps({"tokens": seeded.tokens, "campaigns": seeded.campaigns}, indent=2))
