@@ -1,7 +1,7 @@
 """The store of the analytics page's test and screenshot: campaigns of both games with every
-figure ``GET /analytics/campaigns`` gives (pages, a death and its clone, combats, nights of
-exhaustion, weather) and dice of each verdict (fair, too few, loaded), an admin token, and a
-viewer's and a player's that may not read analytics.
+figure ``GET /analytics/campaigns`` gives (pages, a death and its clone, a combat won and one
+lost, nights of exhaustion, weather) and dice of each verdict (fair, too few, loaded), an admin
+token, and a viewer's and a player's that may not read analytics.
 
 Run it alone to try the page by hand: ``python -m tests.browser.analytics_store DB`` seeds DB and
 prints the tokens (then ``QUESTLOG_DB=DB questlog serve`` and open ``/app/analytics``).
@@ -23,10 +23,11 @@ from tests.fixtures.make_release_store import play_calendar_board, play_quest_ca
 from tests.projections.scenarios import HERO, calendar_board_match, quest_calendar_week, run
 
 
-def a_fight(app: Questlog, mode: str, rounds: list[list[int]]) -> UUID:
-    """A Quest Calendar page with one combat in this difficulty mode, a round per list of faces."""
+def a_fight(app: Questlog, name: str, mode: str, rounds: list[list[int]]) -> UUID:
+    """A Quest Calendar page with one combat in this difficulty mode, a round per list of faces
+    (QC-21: a round is won by a hit and enough damage; round 2 first checks Frightened, a d20)."""
     cid = app.create_campaign(
-        game="quest-calendar", name=f"A {mode} fight", setup={"prologue_complete": True}
+        game="quest-calendar", name=name, setup={"prologue_complete": True}
     ).campaign_id
     run(app, cid, {"type": "select_hero", "phase": "main", "hero": HERO})
     run(app, cid, {"type": "start_page", "date": "2027-01-04"})
@@ -39,11 +40,15 @@ def a_fight(app: Questlog, mode: str, rounds: list[list[int]]) -> UUID:
 
 
 def dice(app: Questlog) -> None:
-    """Fair server d6 (enough of them for a verdict), a few d12, and a hand-rolled d8 that
-    always shows 8."""
+    """Fair hand-rolled d6 from ``1d6`` and ``2d6`` mixed (each face equally often: fair, the
+    expected counts following the dice, not the rolls), a few server d12, and a hand-rolled d8
+    that always shows 8."""
     fair = app.create_campaign(game="quest-calendar", name="Fair dice").campaign_id
-    for n in range(72):
-        app.roll(fair, notation="d6", purpose=f"fair {n + 1}")
+    faces = [1, 2, 3, 4, 5, 6] * 10
+    for face in faces:
+        app.roll(fair, notation="1d6", purpose="fair, one die", faces=[face])
+    for first, second in zip(faces, reversed(faces), strict=True):  # 120 dice, 20 of each face
+        app.roll(fair, notation="2d6", purpose="fair, two dice", faces=[first, second])
     app.roll(fair, notation="2d12", purpose="a few")
     loaded = app.create_campaign(
         game="calendar-board", name="Loaded dice", setup={"players": [{"id": "A"}, {"id": "B"}]}
@@ -64,7 +69,12 @@ def seed_analytics(db: Path) -> Seeded:
             qc, _fork = play_quest_calendar(app)
             out.campaigns["qc"] = str(qc)
             out.campaigns["week"] = str(quest_calendar_week(app))
-            out.campaigns["standard"] = str(a_fight(app, "standard", [[20, 8], [1, 1, 1, 1]]))
+            out.campaigns["won"] = str(
+                a_fight(app, "A fight won", "standard", [[20, 8], [20, 20, 8]])
+            )
+            out.campaigns["lost"] = str(
+                a_fight(app, "A fight lost", "standard", [[20, 8], [1, 1, 1, 1]])
+            )
             out.campaigns["match"] = str(calendar_board_match(app))
             dice(app)
         out.campaigns["cb"] = str(play_calendar_board(app))
