@@ -1,6 +1,6 @@
 """The analytics page (/app/analytics): every chart drawn with the numbers the API answers, a
-filter that changes the charts and the address, a 422 shown next to the filter it names, and a
-plain refusal for a token that may not read analytics."""
+filter (the game, the game's dates) that changes the charts and the address, the server's 422
+shown next to the filter it names, and a plain refusal for a token that may not read analytics."""
 
 from __future__ import annotations
 
@@ -45,11 +45,18 @@ def answer(server: Server, route: str, **query: str) -> Any:
     return body
 
 
-def takes(server: Server, route: str, name: str) -> bool:
-    """Whether this server's route takes the query parameter (some are built in parallel)."""
-    status, doc = server.call("GET", "/openapi.json", token="admin")
-    assert status == 200
-    return name in {p["name"] for p in doc["paths"][route]["get"].get("parameters", [])}
+def refusal(server: Server, route: str, query: dict[str, str], name: str) -> str:
+    """The server's 422 message of one query parameter (a repeatable one's, value by value)."""
+    status, problem = server.call("GET", f"{route}?{urlencode(query)}", token="admin")
+    assert status == 422, problem
+    said = problem["errors"][name]
+    messages = [m for ms in said.values() for m in ms] if isinstance(said, dict) else said
+    return " ".join(messages)
+
+
+def percent(share: float) -> str:
+    """A share as the page writes it: a percentage to one decimal place at most."""
+    return f"{round(share * 100, 1):g}%"
 
 
 @pytest.fixture
@@ -140,7 +147,7 @@ def check_dice(page: Any, dice: dict[str, Any]) -> None:
 def test_an_admin_sees_every_figure_drawn_with_the_numbers_of_the_api(
     open_as: Any, analytics_server: Server
 ) -> None:
-    page, _watch = open_as("admin", "/app/")
+    page, watch = open_as("admin", "/app/")
     page.get_by_role("navigation", name="Main").get_by_role("link", name="Analytics").click()
     page.wait_for_url("**/app/analytics")
     ready(page)
@@ -167,21 +174,24 @@ def test_an_admin_sees_every_figure_drawn_with_the_numbers_of_the_api(
     assert f"rolled {outcome}, clones: {clones}" in titles(page, "deaths-by-level")
 
     (mode,) = figures["combat_by_mode"]
-    row = cells(page, "combat-by-mode")[0]
-    assert (row[0], row[1], row[6]) == (
-        mode["mode"],
-        text(mode["combats"]),
-        text(mode["rounds_won"]),
-    )
-    assert f"{mode['mode']}, combats: {mode['combats']}" in titles(page, "combat-by-mode")
-    if "share_won" in mode:
-        assert f"{mode['mode']}, combats won: {round(mode['share_won'] * 100, 1):g}%" in titles(
-            page, "combat-by-mode"
-        )
-    else:
-        expect(page.locator('[data-chart="combat-by-mode"]')).to_contain_text(
-            "This server does not count combats won yet."
-        )
+    assert 0 < mode["share_won"] < 1  # the store has a combat won and one lost
+    assert cells(page, "combat-by-mode") == [
+        [
+            mode["mode"],
+            *(text(mode[k]) for k in ("combats", "combats_won")),
+            percent(mode["share_won"]),
+            *(text(mode[k]) for k in ("rounds", "rounds_played", "rounds_won")),
+            text(mode["rounds_won_per_combat"]),
+            percent(mode["won_per_round_played"]),
+        ]
+    ]
+    combat = titles(page, "combat-by-mode")
+    assert {
+        f"{mode['mode']}, combats: {mode['combats']}",
+        f"{mode['mode']}, combats won: {mode['combats_won']}",
+        f"{mode['mode']}, combats won: {percent(mode['share_won'])}",
+        f"{mode['mode']}, rounds won per round played: {percent(mode['won_per_round_played'])}",
+    } <= set(combat)
 
     nights = figures["exhaustion_by_night"]
     rows = cells(page, "exhaustion-by-night")
@@ -200,39 +210,30 @@ def test_an_admin_sees_every_figure_drawn_with_the_numbers_of_the_api(
         assert f"{kind}, set by the landed space: {count}" in titles(page, "weather")
     for kind, count in weather["in_force"].items():
         assert f"{kind}, in force as the night began: {count}" in titles(page, "weather")
+    for kind, count in weather["in_force_tonight"].items():
+        assert f"{kind}, in force that night: {count}" in titles(page, "weather")
+    kinds = sorted({*weather["set"], *weather["in_force"], *weather["in_force_tonight"]})
+    assert cells(page, "weather") == [
+        [
+            kind,
+            text(weather["set"].get(kind, 0)),
+            percent(weather["share_set"][kind]) if kind in weather["share_set"] else "\N{EN DASH}",
+            text(weather["in_force"].get(kind, 0)),
+            text(weather["in_force_tonight"].get(kind, 0)),
+        ]
+        for kind in kinds
+    ]
 
     assert {word(d) for d in dice["dice"]} == {"fair", "few", "unfair"}  # the store has each
+    # 1d6 and 2d6 mixed: fair, the expected counts following the dice, not the rolls
+    (d6,) = [d for d in dice["dice"] if (d["sides"], d["source"]) == (6, "reported")]
+    assert d6["dice"] > d6["rolls"] and word(d6) == "fair"
+    assert set(d6["expected"].values()) == {round(d6["dice"] / 6, 3)}
     check_dice(page, dice)
     page.locator('[data-chart="weather"] details.numbers summary').click()
     assert_accessible(page, "the analytics page, a table of numbers open")
-
-
-def test_the_fields_being_added_are_drawn_when_the_server_sends_them(
-    open_as: Any, analytics_server: Server
-) -> None:
-    """combats_won, share_won, rounds_won_per_combat and in_force_tonight (built in parallel):
-    the real answer with them added, as a server that has them would send it."""
-    page, _watch = open_as("admin", "/app/")
-
-    def with_new_fields(route: Any) -> None:
-        figures = route.fetch().json()
-        for mode in figures["combat_by_mode"]:
-            mode.update(combats_won=1, share_won=1.0, rounds_won_per_combat=mode["rounds_won"])
-        figures["weather"]["in_force_tonight"] = {"fog": 2, "normal": 4}
-        route.fulfill(json=figures)
-
-    page.route("**/analytics/campaigns*", with_new_fields)
-    page.goto(analytics_server.url("/app/analytics"))
-    ready(page)
-    (mode,) = answer(analytics_server, "/analytics/campaigns")["combat_by_mode"]
-    combat = titles(page, "combat-by-mode")
-    assert f"{mode['mode']}, combats won: 1" in combat
-    assert f"{mode['mode']}, combats won: 100%" in combat
-    assert f"{mode['mode']}, rounds won per round played: 50%" in combat
-    expect(page.locator('[data-chart="combat-by-mode"]')).not_to_contain_text("does not count")
-    assert cells(page, "combat-by-mode")[0][2:4] == ["1", "100%"]
-    weather = titles(page, "weather")
-    assert {"fog, in force that night: 2", "normal, in force that night: 4"} <= set(weather)
+    # every filter is the server's own: the page asks nothing else to learn which it takes
+    assert not [u for u in watch.requests if urlsplit(u).path == "/openapi.json"]
 
 
 def test_a_filter_changes_the_charts_and_the_address(
@@ -250,13 +251,10 @@ def test_a_filter_changes_the_charts_and_the_address(
     # a Calendar Board view has nights, not Quest Calendar's page dates
     expect(page.get_by_label("Nights from")).to_be_visible()
     expect(page.get_by_label("Pages from")).to_be_hidden()
-    if takes(analytics_server, "/analytics/campaigns", "game"):
-        figures = answer(analytics_server, "/analytics/campaigns", game="calendar-board")
-        assert len(cells(page, "credits-by-page")) == len(figures["credits_by_page"])
-    else:
-        expect(page.locator('[data-filter-note="game"]')).to_have_text(
-            "Not applied to the figures across campaigns by this server yet."
-        )
+    figures = answer(analytics_server, "/analytics/campaigns", game="calendar-board")
+    assert figures["credits_by_page"] == [] and figures["exhaustion_by_night"]
+    expect(page.locator('[data-chart="credits-by-page"]')).to_contain_text("Nothing recorded yet.")
+    assert len(cells(page, "exhaustion-by-night")) == len(figures["exhaustion_by_night"])
 
     page.reload()  # the address holds the view: it opens again as it was
     ready(page)
@@ -270,29 +268,80 @@ def test_a_filter_changes_the_charts_and_the_address(
     assert dice_shown(page) == everything
 
 
-def test_a_refused_filter_is_shown_next_to_it(open_as: Any, analytics_server: Server) -> None:
+def test_a_game_date_filter_changes_the_charts(open_as: Any, analytics_server: Server) -> None:
+    page, _watch = open_as("admin")
+    every = answer(analytics_server, "/analytics/campaigns")
+    figures = answer(analytics_server, "/analytics/campaigns", to_night="1")
+    assert [n["night"] for n in every["exhaustion_by_night"]] == [1, 2, 3, 4]
+    assert [n["night"] for n in figures["exhaustion_by_night"]] == [1]
+    nights_to = page.get_by_label("Nights to")
+    nights_to.fill("1")
+    nights_to.press("Enter")
+    ready(page)
+    assert parse_qs(urlsplit(page.url).query) == {"to_night": ["1"]}
+    expect(page.locator("[data-analytics-status]")).to_have_text("Showing nights to 1.")
+    rows = cells(page, "exhaustion-by-night")
+    assert [(r[0], r[3]) for r in rows] == [
+        (text(1), text(figures["exhaustion_by_night"][0]["average"]))
+    ]
+    expect(page.locator('[data-chart="weather"] figcaption')).to_have_text(
+        f"Weather over {figures['weather']['nights']} nights"
+    )
+    assert figures["weather"]["nights"] < every["weather"]["nights"]
+    # a bound of Calendar Board nights leaves Quest Calendar's pages as they were
+    assert figures["credits_by_page"] == every["credits_by_page"]
+    assert len(cells(page, "credits-by-page")) == len(every["credits_by_page"])
+    check_dice(page, answer(analytics_server, "/analytics/dice", to_night="1"))
+
+
+LABELS = {
+    "since": "Recorded since",
+    "house_rule": "House rule",
+    "from_date": "Pages from",
+    "to_date": "Pages to",
+}
+
+
+@pytest.mark.parametrize(
+    ("filled", "named"),
+    [
+        ({"since": "yesterday"}, "since"),
+        ({"house_rule": "nope=1"}, "house_rule"),
+        ({"from_date": "2027-01-10", "to_date": "2027-01-04"}, "to_date"),  # ends before it starts
+    ],
+    ids=["since", "house_rule", "date-range"],
+)
+def test_the_servers_refusal_is_shown_next_to_the_filter_it_names(
+    open_as: Any, analytics_server: Server, filled: dict[str, str], named: str
+) -> None:
     page, watch = open_as("admin")
     watch.allowed.extend((route, (422,)) for route in ROUTES)
-    status, problem = analytics_server.call(
-        "GET", "/analytics/campaigns?since=yesterday", token="admin"
-    )
-    assert status == 422
-    (message,) = problem["errors"]["since"]
-    since = page.get_by_label("Recorded since")
-    since.fill("yesterday")
-    since.press("Enter")
-    ready(page)
-    assert parse_qs(urlsplit(page.url).query) == {"since": ["yesterday"]}
-    expect(page.locator('[data-filter-error="since"]')).to_have_text(message)
-    expect(since).to_have_attribute("aria-invalid", "true")
-    expect(page.locator("[data-filter-errors]")).to_contain_text(f"Recorded since: {message}")
-    expect(page.locator("[data-refused]")).to_have_count(2)
-    expect(page.locator("[data-chart]")).to_have_count(0)
-    assert_accessible(page, "the analytics page with a refused filter")
-    since.fill("2000-01-01")
+    message = refusal(analytics_server, "/analytics/campaigns", filled, named)
+    assert refusal(analytics_server, "/analytics/dice", filled, named) == message
+    for name, value in filled.items():
+        page.get_by_label(LABELS[name]).fill(value)
     page.get_by_role("button", name="Apply").click()
     ready(page)
-    expect(page.locator('[data-filter-error="since"]')).to_be_empty()
+    assert parse_qs(urlsplit(page.url).query) == {k: [v] for k, v in filled.items()}
+    # both routes refuse it: the message is said once, beside the field it names, and above
+    expect(page.locator(f'[data-filter-error="{named}"]')).to_have_text(message)
+    expect(page.get_by_label(LABELS[named])).to_have_attribute("aria-invalid", "true")
+    for other in set(filled) - {named}:
+        expect(page.locator(f'[data-filter-error="{other}"]')).to_be_empty()
+        expect(page.get_by_label(LABELS[other])).not_to_have_attribute("aria-invalid", "true")
+    expect(page.locator("[data-filter-errors]")).to_have_text(
+        f"The server refused these filters: {LABELS[named]}: {message}"
+    )
+    expect(page.locator("[data-refused]")).to_have_count(2)
+    expect(page.locator('[data-refused="dice"]')).to_contain_text(
+        f"The server refused the filters of the dice ({LABELS[named]}): see the form."
+    )
+    expect(page.locator("[data-chart]")).to_have_count(0)
+    assert_accessible(page, f"the analytics page with a refused {named}")
+    page.get_by_role("button", name="Clear the filters").click()
+    ready(page)
+    expect(page.locator(f'[data-filter-error="{named}"]')).to_be_empty()
+    expect(page.locator("[data-filter-errors]")).to_be_empty()
     expect(page.locator("[data-chart]")).to_have_count(6)
 
 
@@ -313,11 +362,12 @@ def test_a_token_that_may_not_read_analytics_is_told_so(
 def test_a_token_that_may_read_one_route_only_sees_its_charts(
     open_as: Any, analytics_server: Server
 ) -> None:
-    """A role that reads the figures but not the dice (as an analyst's might): the figures are
-    drawn, and the dice's card says the token cannot read them."""
+    """A role that reads the figures but not the dice: the figures are drawn, and the dice's card
+    says the token cannot read them. No token of this server reads one route only (both are the
+    admin's), so the test answers the dice's request with the server's 403 itself."""
     page, watch = open_as("admin", "/app/")
     watch.allowed.append(("/analytics/dice", (403,)))
-    refusal = {
+    forbidden = {
         "title": "Forbidden",
         "status": 403,
         "detail": "Only an admin token may use this route.",
@@ -325,7 +375,7 @@ def test_a_token_that_may_read_one_route_only_sees_its_charts(
     page.route(
         "**/analytics/dice*",
         lambda route: route.fulfill(
-            status=403, json=refusal, headers={"Content-Type": "application/problem+json"}
+            status=403, json=forbidden, headers={"Content-Type": "application/problem+json"}
         ),
     )
     page.goto(analytics_server.url("/app/analytics"))

@@ -11,16 +11,16 @@ const PATH = "/app/analytics";
 const GAMES = { "quest-calendar": "Quest Calendar", "calendar-board": "The Calendar Board" };
 const ROUTES = { campaigns: "/analytics/campaigns", dice: "/analytics/dice" };
 const ROUTE_NAMES = { campaigns: "the figures across campaigns", dice: "the dice" };
-const UNKNOWN = "Unknown field.";
 const CAMPAIGN_PAGES = 10; // the campaign select lists 500 campaigns at most
 const MAX_BARS = 16; // more pages than this are drawn as lines
 const PAGE_HINT = "a page's date in the game's calendar"; // a date picker asks no format of anyone
 const SINCE_HINT = "ISO-8601: 2026-12-01, or 2026-12-01T18:00Z";
 
 // Each filter: its query parameter, label and control. A filter of one game (its dates) is hidden,
-// and not sent, while the other game is chosen.
+// and not sent, while the other game is chosen. The campaign's note says when the campaigns
+// could not be listed.
 const FILTERS = [
-  { name: "campaign", label: "Campaign", select: true },
+  { name: "campaign", label: "Campaign", select: true, note: true },
   { name: "game", label: "Game", select: true },
   {
     name: "house_rule",
@@ -79,9 +79,9 @@ function field(filter) {
   const input = control(filter);
   const id = input.id;
   const hint = filter.hint ? h("span", { class: "hint", id: `${id}-hint` }, filter.hint) : null;
-  const note = h("span", { class: "hint note", id: `${id}-note`, "data-filter-note": filter.name });
+  const note = filter.note ? h("span", { class: "hint note", id: `${id}-note` }) : null;
   const error = h("span", { class: "error", id: `${id}-error`, "data-filter-error": filter.name });
-  input.setAttribute("aria-describedby", [hint && hint.id, note.id, error.id].filter(Boolean).join(" "));
+  input.setAttribute("aria-describedby", [hint, note, error].filter(Boolean).map((e) => e.id).join(" "));
   const label = h("label", { for: id }, filter.label);
   const wrap =
     filter.type === "checkbox"
@@ -122,56 +122,23 @@ function showGameDates(fields) {
   }
 }
 
-const messages = (value) => [value].flat(Infinity).map(String);
-
-// The query parameters each route of this server takes, from its OpenAPI document, or null when
-// it cannot be read (then every filter is sent). A server leaves out a parameter it does not know
-// without a word, so this is how the page can say which filters a route does not apply yet.
-let parameters = null; // asked once per page: the promise of the answer
-async function readParameters() {
-  try {
-    const response = await fetch("/openapi.json", { headers: { Accept: "application/json" } });
-    const doc = response.ok ? await response.json() : null;
-    const names = (path) => new Set((doc?.paths?.[path]?.get?.parameters || []).map((p) => p.name));
-    return doc ? Object.fromEntries(Object.entries(ROUTES).map(([route, path]) => [route, names(path)])) : null;
-  } catch {
-    return null;
-  }
-}
-function routeParameters() {
-  parameters = parameters || readParameters();
-  return parameters;
-}
+// A 422's messages of one field: a list, or, for a repeatable filter (house_rule), a list per
+// value sent ({"0": [...]}).
+const messages = (value) =>
+  value && typeof value === "object" && !Array.isArray(value)
+    ? Object.values(value).flatMap(messages)
+    : [value].flat(Infinity).map(String);
 
 // One route's answer: {data}, {forbidden} for a 403 (this token may not read it), or, for a 422,
-// {errors: {field: [message]}, detail}. A filter this server does not take on this route yet (its
-// side is built in parallel: not in the OpenAPI document, or refused as "Unknown field.") is left
-// out, listed in `unapplied`.
+// {errors: {field: [message]}}.
 async function ask(route, params) {
-  const sent = new URLSearchParams(params);
-  const unapplied = [];
-  const known = (await routeParameters())?.[route];
-  for (const name of [...sent.keys()]) {
-    if (known && known.size && !known.has(name)) {
-      sent.delete(name);
-      unapplied.push(name);
-    }
-  }
-  for (;;) {
-    const q = sent.toString();
-    try {
-      return { data: await get(`${ROUTES[route]}${q ? `?${q}` : ""}`), unapplied };
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 403) return { forbidden: true, unapplied };
-      if (!(error instanceof ApiError) || error.status !== 422) throw error;
-      const errors = error.problem.errors || {};
-      const unknown = Object.keys(errors).filter((k) => sent.has(k) && messages(errors[k]).every((m) => m === UNKNOWN));
-      if (!unknown.length) return { errors, detail: error.message, unapplied };
-      for (const name of unknown) {
-        sent.delete(name);
-        unapplied.push(name);
-      }
-    }
+  const q = params.toString();
+  try {
+    return { data: await get(`${ROUTES[route]}${q ? `?${q}` : ""}`) };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 403) return { forbidden: true };
+    if (error instanceof ApiError && error.status === 422) return { errors: error.problem.errors || {} };
+    throw error;
   }
 }
 
@@ -255,19 +222,7 @@ function deathsCard(figures) {
 
 function combatCard(figures) {
   const modes = figures.combat_by_mode || [];
-  const counted = modes.some((m) => has(m.combats_won));
-  const shared = modes.some((m) => has(m.share_won));
   const names = modes.map((m) => String(m.mode));
-  const shares = [
-    shared
-      ? { name: "combats won", cls: "won", values: modes.map((m) => (has(m.share_won) ? percent(m.share_won) : null)) }
-      : null,
-    {
-      name: "rounds won per round played",
-      cls: "rounds",
-      values: modes.map((m) => (has(m.won_per_round_played) ? percent(m.won_per_round_played) : null)),
-    },
-  ].filter(Boolean);
   return card(
     "combat-by-mode",
     "Combat by difficulty mode",
@@ -276,13 +231,22 @@ function combatCard(figures) {
       { class: "chart-row" },
       barChart("Combats per mode", names, [
         { name: "combats", cls: "combats", values: modes.map((m) => m.combats) },
-        counted ? { name: "combats won", cls: "won", values: modes.map((m) => m.combats_won) } : null,
-      ].filter(Boolean)),
-      barChart(shared ? "Share of combats won, and of rounds" : "Share of rounds won", names, shares, {
-        format: asPercent,
-      }),
+        { name: "combats won", cls: "won", values: modes.map((m) => m.combats_won) },
+      ]),
+      barChart(
+        "Share of combats won, and of rounds",
+        names,
+        [
+          { name: "combats won", cls: "won", values: modes.map((m) => percent(m.share_won)) },
+          {
+            name: "rounds won per round played",
+            cls: "rounds",
+            values: modes.map((m) => percent(m.won_per_round_played)),
+          },
+        ],
+        { format: asPercent },
+      ),
     ),
-    shared || !modes.length ? null : h("p", { class: "hint" }, "This server does not count combats won yet."),
     numbersTable(
       "Combat by difficulty mode",
       [
@@ -300,12 +264,12 @@ function combatCard(figures) {
         m.mode,
         m.combats,
         m.combats_won,
-        has(m.share_won) ? asPercent(percent(m.share_won)) : null,
+        asPercent(percent(m.share_won)),
         m.rounds,
         m.rounds_played,
         m.rounds_won,
-        m.rounds_won_per_combat ?? m.won_per_combat,
-        has(m.won_per_round_played) ? asPercent(percent(m.won_per_round_played)) : null,
+        m.rounds_won_per_combat,
+        asPercent(percent(m.won_per_round_played)),
       ]),
     ),
   );
@@ -359,16 +323,14 @@ function exhaustionCard(figures) {
 
 function weatherCard(figures) {
   const weather = figures.weather || {};
-  const tonight = weather.in_force_tonight;
-  const kinds = [
-    ...new Set([weather.set, weather.in_force, tonight].flatMap((counts) => Object.keys(counts || {}))),
-  ].sort();
-  const column = (counts) => kinds.map((k) => (counts ? counts[k] ?? 0 : null));
+  const counted = [weather.set, weather.in_force, weather.in_force_tonight];
+  const kinds = [...new Set(counted.flatMap((counts) => Object.keys(counts || {})))].sort();
+  const column = (counts) => kinds.map((k) => counts?.[k] ?? 0);
   const series = [
     { name: "set by the landed space", cls: "s0", values: column(weather.set) },
     { name: "in force as the night began", cls: "s1", values: column(weather.in_force) },
-    tonight ? { name: "in force that night", cls: "s2", values: column(tonight) } : null,
-  ].filter(Boolean);
+    { name: "in force that night", cls: "s2", values: column(weather.in_force_tonight) },
+  ];
   return card(
     "weather",
     "Weather",
@@ -381,7 +343,7 @@ function weatherCard(figures) {
         weather.set?.[k] ?? 0,
         has(weather.share_set?.[k]) ? asPercent(percent(weather.share_set[k])) : null,
         weather.in_force?.[k] ?? 0,
-        tonight ? tonight[k] ?? 0 : null,
+        weather.in_force_tonight?.[k] ?? 0,
       ]),
     ),
   );
@@ -431,7 +393,7 @@ function diceCard(answer) {
 // In place of a route's charts: its filters refused (422), or, when the token may read the other
 // route only, its 403.
 function refusedCard(route, answer) {
-  const fields = Object.keys(answer.errors || {}).join(", ");
+  const fields = Object.keys(answer.errors || {}).map(labelOf).join(", ");
   return h(
     "section",
     { class: "card analytics-card", "data-refused": route },
@@ -446,18 +408,21 @@ function refusedCard(route, answer) {
   );
 }
 
-// Every filter's note and error: a 422's message next to the filter it names (others above the
-// form), and the filters a route does not apply yet.
+// A query parameter's words: its filter's label.
+const labelOf = (name) => shown.fields[name]?.filter.label ?? name;
+
+// Every filter's error: a 422's messages next to the filter each names, and all of them above the
+// form (a parameter the form has no field for is named there only). Both routes take the same
+// filters, so a message both give is said once.
 function showAnswers(answers) {
   const { fields, summary } = shown;
   for (const f of Object.values(fields)) {
     f.error.textContent = "";
-    f.note.textContent = "";
     f.input.removeAttribute("aria-invalid");
   }
   fields.campaign.note.textContent = shown.unlisted || "";
-  const said = [];
-  for (const [route, answer] of Object.entries(answers)) {
+  const said = new Set();
+  for (const answer of answers) {
     for (const [name, message] of Object.entries(answer.errors || {})) {
       const text = messages(message).join(" ");
       const f = fields[name];
@@ -465,16 +430,10 @@ function showAnswers(answers) {
         f.error.textContent = `${f.error.textContent} ${text}`.trim();
         f.input.setAttribute("aria-invalid", "true");
       }
-      said.push(`${f ? f.filter.label : name}: ${text}`);
-    }
-    for (const name of answer.unapplied) {
-      if (fields[name]) {
-        const note = `Not applied to ${ROUTE_NAMES[route]} by this server yet.`;
-        fields[name].note.textContent = `${fields[name].note.textContent} ${note}`.trim();
-      }
+      said.add(`${labelOf(name)}: ${text}`);
     }
   }
-  summary.textContent = said.length ? `The server refused these filters: ${[...new Set(said)].join("; ")}` : "";
+  summary.textContent = said.size ? `The server refused these filters: ${[...said].join("; ")}` : "";
 }
 
 // What the charts show, in a sentence (read out once they are drawn, instead of every chart).
@@ -502,7 +461,7 @@ async function load() {
     const [campaigns, dice] = await Promise.all([ask("campaigns", params), ask("dice", params), shown.listed]);
     if (mine !== generation) return;
     if (campaigns.forbidden && dice.forbidden) return refused();
-    showAnswers({ campaigns, dice });
+    showAnswers([campaigns, dice]);
     const figures = campaigns.data;
     clear(
       shown.body,
