@@ -244,7 +244,7 @@ function combatCard(figures) {
             values: modes.map((m) => percent(m.won_per_round_played)),
           },
         ],
-        { format: asPercent },
+        { format: asPercent, max: 100 },
       ),
     ),
     numbersTable(
@@ -335,6 +335,12 @@ function weatherCard(figures) {
     "weather",
     "Weather",
     barChart(`Weather over ${weather.nights ?? 0} nights`, kinds, series),
+    h(
+      "p",
+      { class: "hint" },
+      "In force that night: the weather after the night's calendar roll, Normal unless a campaign's " +
+        "house rule cb.weather.nightGap keeps the day's weather through the night.",
+    ),
     numbersTable(
       `Weather over ${weather.nights ?? 0} nights`,
       ["weather", "set", "share set", "in force as the night began", "in force that night"],

@@ -144,15 +144,16 @@ export function facesChart(title, counts, expected) {
 
 // Grouped bars: categories along the bottom, one bar per series in each (a value of null or
 // undefined draws none), the value over each bar when there is room. series: [{name, cls, values}];
-// format turns a value into the words of its label and title (a share as "45%").
-export function barChart(title, categories, series, { format = String } = {}) {
+// format turns a value into the words of its label and title (a share as "45%"); the axis goes up
+// to max at least (100 for percentages: a share is read against the whole).
+export function barChart(title, categories, series, { format = String, max = 1 } = {}) {
   const figure = h("figure", { class: "chart" }, h("figcaption", {}, title));
   const values = series.flatMap((one) => one.values.filter((v) => v !== null && v !== undefined).map(Number));
   if (!categories.length || !values.length) {
     figure.append(h("p", { class: "muted" }, "Nothing recorded yet."));
     return figure;
   }
-  const ticks = integerTicks(0, Math.max(1, ...values));
+  const ticks = integerTicks(0, Math.max(max, ...values));
   const top = Math.max(1, ...values, ...ticks);
   const y = scale(0, top, H - PAD.b, PAD.t);
   const band = (W - PAD.l - PAD.r) / categories.length;
