@@ -345,6 +345,20 @@ def test_the_servers_refusal_is_shown_next_to_the_filter_it_names(
     expect(page.locator("[data-chart]")).to_have_count(6)
 
 
+def test_a_parameter_the_server_does_not_know_is_named_above_the_form(
+    open_as: Any, analytics_server: Server
+) -> None:
+    """An address written by hand: the page sends what it holds, and the server's 422 names it."""
+    page, watch = open_as("admin", "/app/analytics?bogus=1")
+    watch.allowed.extend((route, (422,)) for route in ROUTES)
+    message = refusal(analytics_server, "/analytics/campaigns", {"bogus": "1"}, "bogus")
+    assert message == "Unknown field."
+    expect(page.locator("[data-filter-errors]")).to_have_text(
+        f"The server refused these filters: bogus: {message}"
+    )
+    expect(page.locator("[data-refused]")).to_have_count(2)
+
+
 @pytest.mark.parametrize("token", ["viewer", "owner"])
 def test_a_token_that_may_not_read_analytics_is_told_so(
     open_as: Any, analytics_server: Server, token: str

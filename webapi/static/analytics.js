@@ -396,6 +396,9 @@ function diceCard(answer) {
   );
 }
 
+// A query parameter's words: its filter's label.
+const labelOf = (name) => shown.fields[name]?.filter.label ?? name;
+
 // In place of a route's charts: its filters refused (422), or, when the token may read the other
 // route only, its 403.
 function refusedCard(route, answer) {
@@ -413,9 +416,6 @@ function refusedCard(route, answer) {
     ),
   );
 }
-
-// A query parameter's words: its filter's label.
-const labelOf = (name) => shown.fields[name]?.filter.label ?? name;
 
 // Every filter's error: a 422's messages next to the filter each names, and all of them above the
 // form (a parameter the form has no field for is named there only). Both routes take the same
