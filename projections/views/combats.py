@@ -1,0 +1,214 @@
+"""Combats: a row per finished Quest Calendar combat (QC-20..QC-22, QC-27, G-QC-05, G-QC-12).
+
+``qc.CombatStarted`` records the combat's difficulty mode, kind and rounds as the page prints them
+(one entry per round, each naming its enemy); ``qc.CombatEnded`` records how it ended (``ended_by``:
+``all_rounds_played``, or ``death`` when the hero died in a round, G-QC-12), the rounds played and
+won and the enemies not beaten. The row is written at the end, with the figures followed in
+between (``GameView``): the hero's HP when the combat started and when it ended, whether the hero
+died in it (``qc.Died``) and the HP the hero lost in it (``qc.HeroDamaged``).
+
+``won`` is read from how the combat ended, with no rule decided again: the combat was won when
+every one of its rounds was played and won (``ended_by`` is ``all_rounds_played`` and
+``rounds_won`` equals ``rounds``): against several enemies every enemy was killed, against one
+enemy it was stunned in every round (QC-22), and the hero took no combat damage (QC-21). A combat
+ended by a death is never won (G-QC-12: it ends unresolved); one that lost a round is not won
+either, whatever the page's resolution then makes of it (G-QC-05).
+
+A death inside the combat clones the hero at once (QC-41..QC-49), so ``hp_after`` is the clone's
+HP (half the maximum, rounded up) and ``hp_lost`` (``hp_before - hp_after``) is then less than the
+HP lost, or negative: ``died`` says so, and ``hp_damage`` counts the HP lost to every
+``qc.HeroDamaged`` while the combat was open. A rollback marks the rows of the versions it undid.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from domain.facade import Timeline
+from projections.events import Recorded
+from projections.schema import table
+from projections.view import ROW_COLUMNS, ROW_KEY, ROW_KINDS
+from projections.views.game_view import (
+    HERO,
+    HP,
+    LEVEL,
+    QC_NAMES,
+    ROW_NAMES,
+    GameView,
+    active,
+    doc,
+)
+
+COMBATS = table(
+    *ROW_COLUMNS,
+    "game TEXT NOT NULL",
+    "page_date TEXT",
+    "level INTEGER",
+    "hero_id TEXT",
+    "mode TEXT",
+    "kind TEXT",
+    "enemies TEXT NOT NULL",
+    "enemy_count INTEGER NOT NULL",
+    "rounds INTEGER",
+    "rounds_played INTEGER",
+    "rounds_won INTEGER",
+    "enemies_remaining INTEGER",
+    "won INTEGER NOT NULL",
+    "ended_by TEXT",
+    "died INTEGER NOT NULL",
+    "hp_before INTEGER",
+    "hp_after INTEGER",
+    "hp_lost INTEGER",
+    "hp_damage INTEGER NOT NULL",
+    "started_version BIGINT",
+    "recorded_at TEXT NOT NULL",
+    "undone_by BIGINT",
+    key=ROW_KEY,
+    doc=doc(
+        {
+            "level": "The hero's level when the combat started.",
+            "hero_id": "The hero who fought (the one at the start of the combat).",
+            "mode": "The difficulty mode: standard, easy or hard (QC-27).",
+            "kind": "several_enemies (one enemy per round, a won round kills it) or one_enemy "
+            "(one enemy over every round, a won round stuns it) (QC-22).",
+            "enemies": "The enemies' names as the page prints them (JSON list): one per round "
+            "against several enemies, the one enemy against one.",
+            "enemy_count": "How many enemies: the length of enemies.",
+            "rounds": "The rounds the page gives the combat.",
+            "rounds_played": "The rounds played before it ended.",
+            "rounds_won": "The rounds won: the attack hit and dealt enough damage (QC-21).",
+            "enemies_remaining": "The enemies not killed when it ended (always 1 against one "
+            "enemy, which a won round only stuns).",
+            "won": "Whether the combat was won: every round was played and won (ended_by "
+            "all_rounds_played and rounds_won = rounds); never when the hero died in it.",
+            "ended_by": "How it ended: all_rounds_played, or death (the hero died in a round and "
+            "the combat ended unresolved, G-QC-12).",
+            "died": "Whether the hero died (and was cloned) while the combat was open.",
+            "hp_before": "The hero's HP when the combat started.",
+            "hp_after": "The hero's HP when it ended; after a death in it, the clone's HP.",
+            "hp_lost": "hp_before - hp_after; after a death the clone's HP makes it smaller than "
+            "the HP lost, even negative (see died and hp_damage). Healing between rounds lowers "
+            "it too.",
+            "hp_damage": "The HP the hero lost while the combat was open, summed over its "
+            "qc.HeroDamaged events (down to 0 at a death).",
+            "started_version": "The version of the qc.CombatStarted that opened the combat.",
+        },
+        *ROW_NAMES,
+        *QC_NAMES,
+    ),
+    kinds={**ROW_KINDS, "page_date": "date", "enemies": "json", "won": "bool", "died": "bool"},
+)
+
+
+def enemy_names(kind: Any, entries: Any) -> list[Any]:
+    """The enemies of a combat, from the rounds ``qc.CombatStarted`` records: one per round
+    against several enemies, one (the first named) against one enemy."""
+    names = [e.get("enemy") if isinstance(e, dict) else e for e in entries or []]
+    return names if kind != "one_enemy" else names[:1]
+
+
+class Combats(GameView):
+    """Per finished combat: mode, kind, enemies, rounds, how it ended, won, HP before and after."""
+
+    name = "combats"
+    tables = {"combats": COMBATS}
+    undoable = ("combats",)
+
+    def _started(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+        details = event.details
+        mirror = state["mirror"]
+        state.setdefault("combats", []).append(
+            {
+                "version": event.version,
+                "mode": details.get("mode"),
+                "kind": details.get("kind"),
+                "enemies": enemy_names(details.get("kind"), details.get("enemies")),
+                "rounds": details.get("rounds"),
+                "hero_id": mirror.get(HERO),
+                "level": mirror.get(LEVEL),
+                "hp_before": mirror.get(HP),
+                "damage": [],
+                "deaths": [],
+            }
+        )
+
+    def _damaged(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+        combat = _current(state)
+        if combat is not None and "ended" not in combat:
+            combat["damage"].append([event.version, event.details.get("amount") or 0])
+
+    def _died(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+        combat = _current(state)
+        if combat is not None and "ended" not in combat:
+            combat["deaths"].append([event.version])
+
+    def _ended(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+        combat = _current(state)
+        if combat is None:
+            return
+        combat["ended"] = event.version
+        details = event.details
+        rounds = combat.get("rounds")
+        hp_before, hp_after = combat.get("hp_before"), state["mirror"].get(HP)
+        ended_by = details.get("ended_by")
+        self.put(
+            "combats",
+            campaign_id=event.campaign_id,
+            event_id=event.id,
+            n=0,
+            version=event.version,
+            game=event.game,
+            page_date=details.get("page_date"),
+            level=combat.get("level"),
+            hero_id=combat.get("hero_id"),
+            mode=combat.get("mode"),
+            kind=combat.get("kind"),
+            enemies=json.dumps(combat["enemies"]),
+            enemy_count=len(combat["enemies"]),
+            rounds=rounds,
+            rounds_played=details.get("rounds_played"),
+            rounds_won=details.get("rounds_won"),
+            enemies_remaining=details.get("enemies_remaining"),
+            won=int(ended_by == "all_rounds_played" and details.get("rounds_won") == rounds),
+            ended_by=ended_by,
+            died=int(bool(combat["deaths"])),
+            hp_before=hp_before,
+            hp_after=hp_after,
+            hp_lost=None if hp_before is None or hp_after is None else hp_before - hp_after,
+            hp_damage=sum(amount for _, amount in combat["damage"]),
+            started_version=combat["version"],
+            recorded_at=event.timestamp,
+        )
+
+    def restored(
+        self,
+        event: Recorded,
+        state: dict[str, Any],
+        timeline: Timeline,
+        before: dict[str, Any],
+    ) -> None:
+        """Forget the combats the rollback undid the start of; of one it went back into, the
+        damage, deaths and end it undid."""
+        combats = [
+            c for c in state.get("combats") or [] if timeline.undone_by(c["version"]) is None
+        ]
+        for combat in combats:
+            combat["damage"] = active(combat["damage"], timeline)
+            combat["deaths"] = active(combat["deaths"], timeline)
+            if "ended" in combat and timeline.undone_by(int(combat["ended"])) is not None:
+                del combat["ended"]
+        state["combats"] = combats
+
+    recorders = {
+        "qc.CombatStarted": _started,
+        "qc.HeroDamaged": _damaged,
+        "qc.Died": _died,
+        "qc.CombatEnded": _ended,
+    }
+
+
+def _current(state: dict[str, Any]) -> dict[str, Any] | None:
+    """The combat under way, or the last one fought (None before the first)."""
+    combats: list[dict[str, Any]] = state.get("combats") or []
+    return combats[-1] if combats else None
