@@ -1,0 +1,355 @@
+"""The analyst's views, row by row: trait_checks, combats, rollbacks, house_rules, board_nights.
+
+Real campaigns of both games are played through the application (``analyst_scenarios``), with a
+direct rollback on the Quest Calendar and one carried out by an agreed proposal on the board. The
+expected rows come from the faces played and the rules they follow, and from the application's
+own events and state (versions, rolls, the active history as ``Timeline`` works it out, the house
+rules in force): never from the views' code. A rebuild gives the same rows. Every test runs on
+SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from uuid import UUID
+
+from domain.facade import Timeline
+from domain.service.application import Questlog
+from projections.rebuild import rebuild_with
+from projections.store import ViewStore
+from projections.views import BoardNights, Combats, HouseRules, Rollbacks, TraitChecks
+from tests.projections.analyst_scenarios import (
+    HERO,
+    calendar_board_rolled_back,
+    quest_calendar_days,
+)
+from tests.projections.conftest import dump, sync
+from tests.projections.scenarios import CB_SETUP
+
+ANALYST_VIEWS = (TraitChecks, Combats, Rollbacks, HouseRules, BoardNights)
+DAY = "2027-01-04"
+
+
+def rows(views: ViewStore, table: str, campaign_id: UUID, *columns: str) -> list[tuple[Any, ...]]:
+    """A campaign's rows of a table in key order, as tuples of these columns."""
+    order = "rule" if table == "house_rules" else "event_id, n"
+    with views.read() as cursor:
+        found = views.rows(
+            cursor,
+            f"SELECT * FROM {{{table}}} WHERE campaign_id = ? ORDER BY {order}",
+            [str(campaign_id)],
+        )
+    return [tuple(row[c] for c in columns) for row in found]
+
+
+class Played:
+    """A campaign's events and active history, as the application records them."""
+
+    def __init__(self, app: Questlog, campaign_id: UUID) -> None:
+        self.events = app.campaign_events(campaign_id)
+        head = app.campaign(campaign_id)
+        self.head = head
+        self.timeline = Timeline.of(head.rollbacks, head.version)
+
+    def versions(self, topic: str) -> list[int]:
+        """The versions of the events of a type, in order."""
+        return [e.originator_version for e in self.events if topic == type(e).TOPIC]
+
+    def event(self, version: int) -> Any:
+        """The event at a version."""
+        return self.events[version - 1]
+
+    def undone_by(self, version: int) -> int | None:
+        """The rollback that took a version off the active history."""
+        return self.timeline.undone_by(version)
+
+
+def test_qc10_qc14_qc31_trait_checks_row_by_row(app: Questlog, views: ViewStore) -> None:
+    cid, _ = quest_calendar_days(app)
+    sync(app, views, ANALYST_VIEWS)
+    played = Played(app, cid)
+    checks = played.versions("qc.CheckRolled")
+    [infection] = played.versions("qc.InfectionTicked")
+    traits = HERO["traits"]
+    found = rows(
+        views,
+        "trait_checks",
+        cid,
+        *("version", "game", "page_date", "level", "hero_id", "check_kind", "trait", "d20"),
+        *("target", "rolled_total", "total", "success", "ability", "abilities", "undone_by"),
+    )
+    hero = ("quest-calendar", DAY, 1, "vanguard")
+    assert found == [
+        # QC-10: INT 11 + 2 = 13 >= 12.
+        (checks[0], *hero, "check", "INT", 11, 12, 11 + traits["INT"], 13, 1, None, "[]", None),
+        # QC-14: STR 10 + 2 = 12 < 15, then Keen Mind's +3 makes it 15: a success.
+        (
+            checks[1],
+            *hero,
+            "check",
+            "STR",
+            10,
+            15,
+            10 + traits["STR"],
+            15,
+            1,
+            "keen-mind",
+            '["keen-mind"]',
+            None,
+        ),
+        # QC-31: infected at the page's end, 5 + CON 1 = 6 <= 10 costs 1 HP; undone since.
+        (
+            infection,
+            *hero,
+            "infection",
+            "CON",
+            None,
+            None,
+            6,
+            6,
+            0,
+            None,
+            "[]",
+            played.undone_by(infection),
+        ),
+        # After the rollback: CON 20 + 1 = 21 with no target, so no success either way.
+        (
+            checks[2],
+            *hero,
+            "check",
+            "CON",
+            20,
+            None,
+            20 + traits["CON"],
+            21,
+            None,
+            None,
+            "[]",
+            None,
+        ),
+    ]
+    assert played.undone_by(infection) == played.versions("questlog.RolledBack")[0]
+    assert played.event(checks[1]).details["total"] + 3 == 15
+
+
+def test_qc20_qc22_qc41_combats_won_and_ended_by_a_death(app: Questlog, views: ViewStore) -> None:
+    cid, _ = quest_calendar_days(app)
+    sync(app, views, ANALYST_VIEWS)
+    played = Played(app, cid)
+    drones, brute = played.versions("qc.CombatEnded")
+    [died] = played.versions("qc.Died")
+    damage = [
+        played.event(v).details["amount"]
+        for v in played.versions("qc.HeroDamaged")
+        if brute > v > played.versions("qc.CombatStarted")[1]
+    ]
+    found = rows(
+        views,
+        "combats",
+        cid,
+        *("version", "page_date", "level", "hero_id", "mode", "kind", "enemies", "enemy_count"),
+        *("rounds", "rounds_played", "rounds_won", "enemies_remaining", "won", "ended_by"),
+        *("died", "hp_before", "hp_after", "hp_lost", "hp_damage", "undone_by"),
+    )
+    assert found == [
+        # QC-21/22: 15 + 3 = 18 hits 13, 6 + 1 = 7 >= 6 twice: both drones killed, no damage.
+        (
+            drones,
+            DAY,
+            1,
+            "vanguard",
+            "standard",
+            "several_enemies",
+            '["Scrap drone", "Rust drone"]',
+            2,
+            2,
+            2,
+            2,
+            0,
+            1,
+            "all_rounds_played",
+            0,
+            20,
+            20,
+            0,
+            0,
+            None,
+        ),
+        # Easy mode (the house rule), one enemy over two rounds, both missed: 15 full damage,
+        # then the last 5 HP: the hero dies and is cloned at half of 20 (QC-42): not won.
+        (
+            brute,
+            DAY,
+            1,
+            "vanguard",
+            "easy",
+            "one_enemy",
+            '["Void brute"]',
+            1,
+            2,
+            2,
+            0,
+            1,
+            0,
+            "death",
+            1,
+            20,
+            10,
+            10,
+            20,
+            played.undone_by(brute),
+        ),
+    ]
+    assert damage == [15, 5]
+    assert played.event(died).details["hp_after"] == 10
+    assert played.undone_by(brute) is not None
+
+
+def test_rollbacks_direct_and_by_proposal_with_the_commands_they_undid(
+    app: Questlog, views: ViewStore
+) -> None:
+    qc, qc_target = quest_calendar_days(app)
+    cb, cb_target = calendar_board_rolled_back(app)
+    sync(app, views, ANALYST_VIEWS)
+    columns = (
+        *("version", "game", "page_date", "night", "to_page_date", "to_night", "from_version"),
+        *("to_version", "events_undone", "rolls_undone", "actor", "how", "undone_by"),
+    )
+    for cid, target, how in ((qc, qc_target, "direct"), (cb, cb_target, "proposal")):
+        played = Played(app, cid)
+        [version] = played.versions("questlog.RolledBack")
+        rollback = played.event(version)
+        undone = range(target + 1, version)
+        rolls = sum(len(getattr(played.event(v), "rolls", None) or []) for v in undone)
+        assert rolls == len(rollback.undone_rolls)
+        [row] = rows(views, "rollbacks", cid, *columns)
+        if how == "direct":
+            # The page had ended when the players rolled back; the target is mid-page.
+            where = ("quest-calendar", None, None, DAY, None)
+        else:
+            # Two nights played, back to the end of night 1.
+            where = ("calendar-board", None, 2, None, 1)
+        assert row == (
+            version,
+            *where,
+            version - 1,
+            target,
+            len(undone),
+            rolls,
+            rollback.actor,
+            how,
+            None,
+        )
+        assert played.head.state.get("nights", 1) == 2 or how == "direct"
+
+        # Each command with events after the target, with how far back it started.
+        expected = []
+        for v in undone:
+            first, last = played.event(v).command_versions
+            if first == v or v == target + 1:
+                command = getattr(played.event(first), "command", None)
+                kind = command["type"] if command else type(played.event(first)).TOPIC
+                count = len(range(max(first, target + 1), min(last, version - 1) + 1))
+                expected.append((kind, first, last, version - first, count, None))
+        found = rows(
+            views,
+            "rollback_commands",
+            cid,
+            *("command", "command_version", "last_version", "distance", "events_undone"),
+            "undone_by",
+        )
+        assert found == expected
+    qc_commands = [row[0] for row in rows(views, "rollback_commands", qc, "command")]
+    assert qc_commands == [
+        "questlog.HouseRuleConfigured",
+        "start_combat",
+        "combat_round",
+        "apply_condition",
+        "end_page",
+    ]
+    cb_commands = [row[0] for row in rows(views, "rollback_commands", cb, "command")]
+    assert cb_commands == [
+        "end_turn",
+        "day_sleep",
+        "night_action",
+        "decline_fate_reroll",
+        "night_action",
+        "questlog.RollbackProposed",
+        "questlog.RollbackApproved",
+    ]
+
+
+def test_qc01_house_rules_in_force_after_a_rollback(app: Questlog, views: ViewStore) -> None:
+    qc, _ = quest_calendar_days(app)
+    cb, _ = calendar_board_rolled_back(app)
+    # A campaign created with no house rules holds every default.
+    defaults = {
+        game: app.campaign(
+            app.create_campaign(game=game, name="defaults", setup=setup).campaign_id
+        ).house_rules
+        for game, setup in (("quest-calendar", None), ("calendar-board", CB_SETUP))
+    }
+    sync(app, views, ANALYST_VIEWS)
+    for cid, game in ((qc, "quest-calendar"), (cb, "calendar-board")):
+        played = Played(app, cid)
+        in_force = played.head.house_rules
+        found = rows(views, "house_rules", cid, "rule", "value", "is_default", "version", "game")
+        assert [row[0] for row in found] == sorted(in_force)
+        for rule, value, is_default, version, row_game in found:
+            assert json.loads(value) == in_force[rule]
+            assert is_default == int(in_force[rule] == defaults[game][rule])
+            assert row_game == game
+            if rule != "qc.combat.mode":
+                assert version == 1
+    # Set to easy, undone by the rollback, then set to hard: the last setting is in force.
+    [_, hard] = Played(app, qc).versions("questlog.HouseRuleConfigured")
+    assert rows(views, "house_rules", qc, "rule", "value", "is_default", "version")[
+        [r[0] for r in rows(views, "house_rules", qc, "rule")].index("qc.combat.mode")
+    ] == ("qc.combat.mode", '"hard"', 0, hard)
+    overridden = {r[0] for r in rows(views, "house_rules", cb, "rule", "is_default") if r[1] == 0}
+    assert overridden == {"cb.night.steps", "cb.calendar.layout"}
+
+
+def test_cb01_cb33_cb41_board_nights_per_player(app: Questlog, views: ViewStore) -> None:
+    cb, _ = calendar_board_rolled_back(app)
+    sync(app, views, ANALYST_VIEWS)
+    played = Played(app, cb)
+    first, undone, again = played.versions("cb.NightPhaseEnded")
+    [rollback] = played.versions("questlog.RolledBack")
+    found = rows(
+        views,
+        "board_nights",
+        cb,
+        *("version", "n", "night", "day", "player", "exhaustion", "exhaustion_start"),
+        *("exhaustion_change", "slept", "eliminated", "actions", "undone_by"),
+    )
+
+    def acts(action: str, result: str) -> str:
+        return json.dumps([{"action": action, "result": result}])
+
+    assert found == [
+        # Night 1 (round 1): A sleeps at 0 (CB-39: stays 0); B's failed rizz takes 4 to 5 and
+        # eliminates both pathway pieces (CB-36).
+        (first, 0, 1, 1, "A", 0, 0, 0, 0, 0, acts("sleep", "unchanged"), None),
+        (first, 1, 1, 1, "B", 5, 4, 1, 0, 2, acts("rizz", "failure"), None),
+        # Night 2 as first played: B slept through day 2 (5 to 4, CB-41); undone.
+        (undone, 0, 2, 2, "A", 1, 0, 1, 0, 0, acts("rizz", "failure"), rollback),
+        (undone, 1, 2, 2, "B", 3, 4, -1, 1, 0, acts("sleep", "recovered"), rollback),
+        # Night 2 played again without the day sleep: both sleep.
+        (again, 0, 2, 2, "A", 0, 0, 0, 0, 0, acts("sleep", "unchanged"), None),
+        (again, 1, 2, 2, "B", 4, 5, -1, 0, 0, acts("sleep", "recovered"), None),
+    ]
+    parties = played.head.state["parties"]
+    assert (parties["A"]["exhaustion"], parties["B"]["exhaustion"]) == (0, 4)
+    assert played.undone_by(undone) == rollback
+
+
+def test_a_rebuild_gives_the_same_rows(app: Questlog, views: ViewStore) -> None:
+    quest_calendar_days(app)
+    calendar_board_rolled_back(app)
+    sync(app, views, ANALYST_VIEWS, batch_size=3)
+    incremental = dump(views, ANALYST_VIEWS)
+    rebuild_with(app, views, ANALYST_VIEWS, batch_size=1000)
+    assert dump(views, ANALYST_VIEWS) == incremental
+    assert all(incremental[t] for t in ("trait_checks", "combats", "rollbacks", "board_nights"))
