@@ -58,7 +58,7 @@ BOARD_NIGHTS = table(
             "night": "The night's number (1 for the match's first night phase).",
             "day": "The round whose day the night follows (its round number; night N closes "
             "round N, CB-01), as cb.NightPhaseStarted records it.",
-            "player": "The player.",
+            "player": "The player (as the match names its seat).",
             "party": "The player's party (the game names a party by its player).",
             "exhaustion": "The party's exhaustion at the end of the night (0..5, CB-34).",
             "exhaustion_start": "The party's exhaustion when the night phase started.",

@@ -94,11 +94,12 @@ class GameView(View):
         state = self.state(event.campaign_id)
         state.setdefault("game", event.game)
         mirror = state.setdefault("mirror", {})
-        before = dict(mirror)
+        recorder = self.recorders.get(event.topic)
+        # Only an event the view records needs the figures as they were before it.
+        before = dict(mirror) if recorder is not None else mirror
         apply_figures(event, mirror, figure_places(state))
         if event.topic == "cb.NightPhaseStarted":
             state["nights"] = event.details.get("night_number")
-        recorder = self.recorders.get(event.topic)
         if recorder is not None:
             recorder(self, event, state, before)
 

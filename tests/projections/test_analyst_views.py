@@ -353,3 +353,11 @@ def test_a_rebuild_gives_the_same_rows(app: Questlog, views: ViewStore) -> None:
     rebuild_with(app, views, ANALYST_VIEWS, batch_size=1000)
     assert dump(views, ANALYST_VIEWS) == incremental
     assert all(incremental[t] for t in ("trait_checks", "combats", "rollbacks", "board_nights"))
+
+
+def test_every_column_of_the_analyst_tables_says_what_it_holds() -> None:
+    for view in ANALYST_VIEWS:
+        for logical, spec in view.tables.items():
+            assert set(spec.doc) == set(spec.names), logical
+            assert all(len(spec.doc[name].split()) >= 3 for name in spec.names), logical
+            assert set(spec.kinds) <= set(spec.names), logical
