@@ -7,6 +7,12 @@ won and the enemies not beaten. The row is written at the end, with the figures 
 between (``GameView``): the hero's HP when the combat started and when it ended, whether the hero
 died in it (``qc.Died``) and the HP the hero lost in it (``qc.HeroDamaged``).
 
+A death between rounds (starvation, say) also ends the combat (G-QC-12), but no
+``qc.CombatEnded`` records it: the ``qc.Died`` names the combat among the encounters it ended.
+Its row is then keyed by that death and written when the death's command ends (every event
+records its command's versions): ``ended_by`` is ``death``, the rounds played and won are the
+``qc.CombatRoundResolved`` before it, and ``enemies_remaining`` is empty (nothing records it).
+
 ``won`` is read from how the combat ended, with no rule decided again: the combat was won when
 every one of its rounds was played and won (``ended_by`` is ``all_rounds_played`` and
 ``rounds_won`` equals ``rounds``): against several enemies every enemy was killed, against one
@@ -28,7 +34,7 @@ from typing import Any
 from domain.facade import Timeline
 from projections.events import Recorded
 from projections.schema import table
-from projections.view import ROW_COLUMNS, ROW_KEY, ROW_KINDS
+from projections.view import ANY, ROW_COLUMNS, ROW_KEY, ROW_KINDS, handles
 from projections.views.game_view import (
     HERO,
     HP,
@@ -79,11 +85,11 @@ COMBATS = table(
             "rounds_played": "The rounds played before it ended.",
             "rounds_won": "The rounds won: the attack hit and dealt enough damage (QC-21).",
             "enemies_remaining": "The enemies not killed when it ended (always 1 against one "
-            "enemy, which a won round only stuns).",
+            "enemy, which a won round only stuns); empty when a death between rounds ended it.",
             "won": "Whether the combat was won: every round was played and won (ended_by "
             "all_rounds_played and rounds_won = rounds); never when the hero died in it.",
-            "ended_by": "How it ended: all_rounds_played, or death (the hero died in a round and "
-            "the combat ended unresolved, G-QC-12).",
+            "ended_by": "How it ended: all_rounds_played, or death (the hero died in a round, or "
+            "between rounds, and the combat ended unresolved, G-QC-12).",
             "died": "Whether the hero died (and was cloned) while the combat was open.",
             "hp_before": "The hero's HP when the combat started.",
             "hp_after": "The hero's HP when it ended; after a death in it, the clone's HP.",
@@ -140,26 +146,87 @@ class Combats(GameView):
 
     def _died(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
         combat = _current(state)
+        if combat is None or "ended" in combat:
+            return
+        span = event.data.get("command_versions")
+        last = span[1] if isinstance(span, list) and len(span) == 2 else None
+        ended = "combat" in (event.details.get("encounters_ended") or [])
+        details = event.details
+        combat["deaths"].append(
+            [event.version, ended, event.id, last, details.get("page_date"), event.timestamp]
+        )
+
+    def _round(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+        combat = _current(state)
         if combat is not None and "ended" not in combat:
-            combat["deaths"].append([event.version])
+            combat.setdefault("played", []).append([event.version, bool(event.details.get("won"))])
+
+    @handles(ANY)
+    def followed(self, event: Recorded) -> None:
+        """Record each event's facts; a combat a death ended between its rounds (starvation,
+        say) records no ``qc.CombatEnded``: its row is written as the death's command ends."""
+        super().followed(event)
+        if event.game is None:
+            return
+        state = self.state(event.campaign_id)
+        combat = _current(state)
+        if combat is None or "ended" in combat:
+            return
+        ending = next((d for d in combat["deaths"] if d[1] and d[3] is not None), None)
+        if ending is not None and event.version >= ending[3]:
+            self._death_ended(event, state, combat, ending)
+
+    def _death_ended(
+        self, event: Recorded, state: dict[str, Any], combat: dict[str, Any], death: list[Any]
+    ) -> None:
+        """The row of a combat the hero's death ended with no ``qc.CombatEnded``, keyed by the
+        death (``qc.Died``): the rounds resolved before it; no enemies_remaining recorded."""
+        version, _, event_id, _, page_date, timestamp = death
+        played = combat.get("played") or []
+        self._write(
+            combat,
+            state,
+            campaign_id=event.campaign_id,
+            event_id=event_id,
+            n=0,
+            version=version,
+            game=event.game,
+            page_date=page_date,
+            rounds_played=len(played),
+            rounds_won=sum(1 for _, won in played if won),
+            ended_by="death",
+            recorded_at=timestamp,
+        )
 
     def _ended(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
         combat = _current(state)
-        if combat is None:
+        if combat is None or "ended" in combat:
             return
-        combat["ended"] = event.version
         details = event.details
-        rounds = combat.get("rounds")
-        hp_before, hp_after = combat.get("hp_before"), state["mirror"].get(HP)
-        ended_by = details.get("ended_by")
-        self.put(
-            "combats",
+        self._write(
+            combat,
+            state,
             campaign_id=event.campaign_id,
             event_id=event.id,
             n=0,
             version=event.version,
             game=event.game,
             page_date=details.get("page_date"),
+            rounds_played=details.get("rounds_played"),
+            rounds_won=details.get("rounds_won"),
+            enemies_remaining=details.get("enemies_remaining"),
+            ended_by=details.get("ended_by"),
+            recorded_at=event.timestamp,
+        )
+
+    def _write(self, combat: dict[str, Any], state: dict[str, Any], **ending: Any) -> None:
+        """The combat's row, with how it ended (``ending``: the row's key and the end's facts)."""
+        combat["ended"] = ending["version"]
+        rounds = combat.get("rounds")
+        hp_before, hp_after = combat.get("hp_before"), state["mirror"].get(HP)
+        self.put(
+            "combats",
+            **ending,
             level=combat.get("level"),
             hero_id=combat.get("hero_id"),
             mode=combat.get("mode"),
@@ -167,18 +234,13 @@ class Combats(GameView):
             enemies=json.dumps(combat["enemies"]),
             enemy_count=len(combat["enemies"]),
             rounds=rounds,
-            rounds_played=details.get("rounds_played"),
-            rounds_won=details.get("rounds_won"),
-            enemies_remaining=details.get("enemies_remaining"),
-            won=int(ended_by == "all_rounds_played" and details.get("rounds_won") == rounds),
-            ended_by=ended_by,
+            won=int(ending["ended_by"] == "all_rounds_played" and ending["rounds_won"] == rounds),
             died=int(bool(combat["deaths"])),
             hp_before=hp_before,
             hp_after=hp_after,
             hp_lost=None if hp_before is None or hp_after is None else hp_before - hp_after,
             hp_damage=sum(amount for _, amount in combat["damage"]),
             started_version=combat["version"],
-            recorded_at=event.timestamp,
         )
 
     def restored(
@@ -196,6 +258,7 @@ class Combats(GameView):
         for combat in combats:
             combat["damage"] = active(combat["damage"], timeline)
             combat["deaths"] = active(combat["deaths"], timeline)
+            combat["played"] = active(combat.get("played") or [], timeline)
             if "ended" in combat and timeline.undone_by(int(combat["ended"])) is not None:
                 del combat["ended"]
         state["combats"] = combats
@@ -204,6 +267,7 @@ class Combats(GameView):
         "qc.CombatStarted": _started,
         "qc.HeroDamaged": _damaged,
         "qc.Died": _died,
+        "qc.CombatRoundResolved": _round,
         "qc.CombatEnded": _ended,
     }
 

@@ -20,12 +20,13 @@ from projections.rebuild import rebuild_with
 from projections.store import ViewStore
 from projections.views import BoardNights, Combats, HouseRules, Rollbacks, TraitChecks
 from tests.projections.analyst_scenarios import (
+    BRUTE,
     HERO,
     calendar_board_rolled_back,
     quest_calendar_days,
 )
 from tests.projections.conftest import dump, sync
-from tests.projections.scenarios import CB_SETUP
+from tests.projections.scenarios import CB_SETUP, run
 
 ANALYST_VIEWS = (TraitChecks, Combats, Rollbacks, HouseRules, BoardNights)
 DAY = "2027-01-04"
@@ -204,6 +205,31 @@ def test_qc20_qc22_qc41_combats_won_and_ended_by_a_death(app: Questlog, views: V
     assert damage == [15, 5]
     assert played.event(died).details["hp_after"] == 10
     assert played.undone_by(brute) is not None
+
+
+def test_g_qc12_a_death_between_rounds_ends_the_combat(app: Questlog, views: ViewStore) -> None:
+    cid = app.create_campaign(
+        game="quest-calendar", name="Hungry", setup={"prologue_complete": True}
+    ).campaign_id
+    run(app, cid, {"type": "select_hero", "phase": "main", "hero": HERO})
+    run(app, cid, {"type": "start_page", "date": DAY})
+    run(app, cid, {"type": "start_combat", "kind": "one_enemy", "rounds": BRUTE})
+    run(app, cid, {"type": "combat_round"}, [2, 1])  # missed: 15 damage, 5 HP left
+    run(app, cid, {"type": "eat_rations", "count": 5}, [4])  # 5 missing rations: death, clone 4
+    sync(app, views, ANALYST_VIEWS)
+    played = Played(app, cid)
+    [died] = played.versions("qc.Died")
+    assert played.event(died).details["encounters_ended"] == ["combat"]
+    assert played.versions("qc.CombatEnded") == []
+    found = rows(
+        views,
+        "combats",
+        cid,
+        *("version", "mode", "kind", "rounds", "rounds_played", "rounds_won"),
+        *("enemies_remaining", "won", "ended_by", "died", "hp_before", "hp_after", "hp_lost"),
+        "hp_damage",
+    )
+    assert found == [(died, "standard", "one_enemy", 2, 1, 0, None, 0, "death", 1, 20, 10, 10, 20)]
 
 
 def test_rollbacks_direct_and_by_proposal_with_the_commands_they_undid(
