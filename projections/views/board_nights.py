@@ -17,8 +17,10 @@ player took (CB-33), each ``{"action", "result"}``:
   ``nightSleep``) or ``unchanged`` (the party was at 0).
 
 The result is what the events recorded; none is decided here. A rollback marks the rows of the
-nights whose end it undid (``undone_by``); of a night it went back into, the actions it undid are
-forgotten, so the row written when that night ends again holds the actions played then.
+nights whose end it undid (``undone_by``). The view remembers every night with the versions of
+what happened in it and reads them on the active history when it writes a row, so the row
+written when a night the rollback went back into ends again (or one a redo brought back) holds
+what stands then.
 """
 
 from __future__ import annotations
@@ -31,7 +33,14 @@ from domain.facade import Timeline
 from projections.events import Recorded
 from projections.schema import table
 from projections.view import ROW_COLUMNS, ROW_KEY, ROW_KINDS
-from projections.views.game_view import ROW_NAMES, GameView, active, doc, exhaustion_place
+from projections.views.game_view import (
+    ROW_NAMES,
+    GameView,
+    active,
+    doc,
+    exhaustion_place,
+    history,
+)
 
 BOARD_NIGHTS = table(
     *ROW_COLUMNS,
@@ -114,8 +123,8 @@ class BoardNights(GameView):
         )
 
     def _action(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
-        night = _current(state)
-        if night is None or "ended" in night:
+        night = _open(state, history(state, event.version))
+        if night is None:
             return
         action = event.details.get("action")
         first = "unchanged" if action == "sleep" else None
@@ -124,8 +133,9 @@ class BoardNights(GameView):
             night["actions"][-1][3].append([event.version, first])
 
     def _result(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
-        night = _current(state)
-        if night is None or "ended" in night:
+        timeline = history(state, event.version)
+        night = _open(state, timeline)
+        if night is None:
             return
         if event.topic == "cb.ExhaustionChanged":
             if event.details.get("cause") != "nightSleep":
@@ -133,18 +143,14 @@ class BoardNights(GameView):
             who, result = event.details.get("party"), "recovered"
         else:
             who, result = event.details.get("player"), RESULTS[event.topic](event.details)
-        for entry in reversed(night["actions"]):
+        for entry in reversed(active(night["actions"], timeline)):
             if entry[1] == who:
                 entry[3].append([event.version, result])
                 return
 
     def _eliminated(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
-        night = _current(state)
-        if (
-            night is not None
-            and "ended" not in night
-            and event.details.get("cause") == "exhaustion"
-        ):
+        night = _open(state, history(state, event.version))
+        if night is not None and event.details.get("cause") == "exhaustion":
             night["eliminated"].append([event.version, event.details.get("party")])
 
     def _slept(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
@@ -152,18 +158,21 @@ class BoardNights(GameView):
         slept.append([event.version, event.details.get("party"), event.details.get("round")])
 
     def _night_ended(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
-        night = _current(state)
+        timeline = history(state, event.version)
+        night = _open(state, timeline)
         if night is None:
             return
-        night["ended"] = event.version
+        night.setdefault("ends", []).append([event.version])
         mirror = state["mirror"]
         day = night.get("day")
-        slept = {party for _, party, round_ in state.get("slept") or [] if round_ == day}
+        slept = {p for _, p, round_ in active(state.get("slept") or [], timeline) if round_ == day}
+        eliminated = [party for _, party in active(night["eliminated"], timeline)]
         for n, player in enumerate(state.get("players") or []):
             actions = [
-                {"action": action, "result": results[-1][1] if results else None}
-                for _, who, action, results in night["actions"]
+                {"action": action, "result": standing[-1][1] if standing else None}
+                for _, who, action, results in active(night["actions"], timeline)
                 if who == player
+                for standing in [active(results, timeline)]
             ]
             end, start = mirror.get(exhaustion_place(player)), night["start"].get(player)
             self.put(
@@ -181,31 +190,11 @@ class BoardNights(GameView):
                 exhaustion_start=start,
                 exhaustion_change=None if end is None or start is None else end - start,
                 slept=int(player in slept),
-                eliminated=sum(1 for _, party in night["eliminated"] if party == player),
+                eliminated=eliminated.count(player),
                 actions=json.dumps(actions),
                 action_count=len(actions),
                 recorded_at=event.timestamp,
             )
-
-    def restored(
-        self,
-        event: Recorded,
-        state: dict[str, Any],
-        timeline: Timeline,
-        before: dict[str, Any],
-    ) -> None:
-        """Forget the nights the rollback undid the start of, and what it undid of the one it
-        went back into."""
-        state["slept"] = active(state.get("slept") or [], timeline)
-        played = [n for n in state.get("played") or [] if timeline.undone_by(n["version"]) is None]
-        for night in played:
-            night["actions"] = active(night["actions"], timeline)
-            for entry in night["actions"]:
-                entry[3] = active(entry[3], timeline)
-            night["eliminated"] = active(night["eliminated"], timeline)
-            if "ended" in night and timeline.undone_by(int(night["ended"])) is not None:
-                del night["ended"]
-        state["played"] = played
 
     recorders = {
         "cb.NightPhaseStarted": _night_started,
@@ -220,7 +209,10 @@ class BoardNights(GameView):
     }
 
 
-def _current(state: dict[str, Any]) -> dict[str, Any] | None:
-    """The night being played, or the last one played (None before the first night)."""
-    played: list[dict[str, Any]] = state.get("played") or []
-    return played[-1] if played else None
+def _open(state: dict[str, Any], timeline: Timeline) -> dict[str, Any] | None:
+    """The night being played on the active history: the last one started on it, unless it
+    ended on it too (None by day)."""
+    for night in reversed(state.get("played") or []):
+        if timeline.undone_by(int(night["version"])) is None:
+            return None if active(night.get("ends") or [], timeline) else night
+    return None

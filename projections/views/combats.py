@@ -24,6 +24,9 @@ A death inside the combat clones the hero at once (QC-41..QC-49), so ``hp_after`
 HP (half the maximum, rounded up) and ``hp_lost`` (``hp_before - hp_after``) is then less than the
 HP lost, or negative: ``died`` says so, and ``hp_damage`` counts the HP lost to every
 ``qc.HeroDamaged`` while the combat was open. A rollback marks the rows of the versions it undid.
+The view remembers every combat with the versions of what happened in it and reads them on the
+active history when it writes a row, so a rollback into the middle of a combat (or a redo that
+brings one back) leaves the row written when it ends again with what stands then.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from projections.views.game_view import (
     GameView,
     active,
     doc,
+    history,
 )
 
 COMBATS = table(
@@ -140,13 +144,13 @@ class Combats(GameView):
         )
 
     def _damaged(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
-        combat = _current(state)
-        if combat is not None and "ended" not in combat:
+        combat = _open(state, history(state, event.version))
+        if combat is not None:
             combat["damage"].append([event.version, event.details.get("amount") or 0])
 
     def _died(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
-        combat = _current(state)
-        if combat is None or "ended" in combat:
+        combat = _open(state, history(state, event.version))
+        if combat is None:
             return
         span = event.data.get("command_versions")
         last = span[1] if isinstance(span, list) and len(span) == 2 else None
@@ -157,8 +161,8 @@ class Combats(GameView):
         )
 
     def _round(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
-        combat = _current(state)
-        if combat is not None and "ended" not in combat:
+        combat = _open(state, history(state, event.version))
+        if combat is not None:
             combat.setdefault("played", []).append([event.version, bool(event.details.get("won"))])
 
     @handles(ANY)
@@ -169,10 +173,14 @@ class Combats(GameView):
         if event.game is None:
             return
         state = self.state(event.campaign_id)
-        combat = _current(state)
-        if combat is None or "ended" in combat:
+        if not state.get("combats"):
             return
-        ending = next((d for d in combat["deaths"] if d[1] and d[3] is not None), None)
+        timeline = history(state, event.version)
+        combat = _open(state, timeline)
+        if combat is None:
+            return
+        deaths = active(combat["deaths"], timeline)
+        ending = next((d for d in deaths if d[1] and d[3] is not None), None)
         if ending is not None and event.version >= ending[3]:
             self._death_ended(event, state, combat, ending)
 
@@ -182,7 +190,7 @@ class Combats(GameView):
         """The row of a combat the hero's death ended with no ``qc.CombatEnded``, keyed by the
         death (``qc.Died``): the rounds resolved before it; no enemies_remaining recorded."""
         version, _, event_id, _, page_date, timestamp = death
-        played = combat.get("played") or []
+        played = active(combat.get("played") or [], history(state, event.version))
         self._write(
             combat,
             state,
@@ -199,8 +207,8 @@ class Combats(GameView):
         )
 
     def _ended(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
-        combat = _current(state)
-        if combat is None or "ended" in combat:
+        combat = _open(state, history(state, event.version))
+        if combat is None:
             return
         details = event.details
         self._write(
@@ -221,7 +229,8 @@ class Combats(GameView):
 
     def _write(self, combat: dict[str, Any], state: dict[str, Any], **ending: Any) -> None:
         """The combat's row, with how it ended (``ending``: the row's key and the end's facts)."""
-        combat["ended"] = ending["version"]
+        combat.setdefault("ends", []).append([ending["version"]])
+        timeline = history(state, ending["version"])
         rounds = combat.get("rounds")
         hp_before, hp_after = combat.get("hp_before"), state["mirror"].get(HP)
         self.put(
@@ -235,33 +244,13 @@ class Combats(GameView):
             enemy_count=len(combat["enemies"]),
             rounds=rounds,
             won=int(ending["ended_by"] == "all_rounds_played" and ending["rounds_won"] == rounds),
-            died=int(bool(combat["deaths"])),
+            died=int(bool(active(combat["deaths"], timeline))),
             hp_before=hp_before,
             hp_after=hp_after,
             hp_lost=None if hp_before is None or hp_after is None else hp_before - hp_after,
-            hp_damage=sum(amount for _, amount in combat["damage"]),
+            hp_damage=sum(amount for _, amount in active(combat["damage"], timeline)),
             started_version=combat["version"],
         )
-
-    def restored(
-        self,
-        event: Recorded,
-        state: dict[str, Any],
-        timeline: Timeline,
-        before: dict[str, Any],
-    ) -> None:
-        """Forget the combats the rollback undid the start of; of one it went back into, the
-        damage, deaths and end it undid."""
-        combats = [
-            c for c in state.get("combats") or [] if timeline.undone_by(c["version"]) is None
-        ]
-        for combat in combats:
-            combat["damage"] = active(combat["damage"], timeline)
-            combat["deaths"] = active(combat["deaths"], timeline)
-            combat["played"] = active(combat.get("played") or [], timeline)
-            if "ended" in combat and timeline.undone_by(int(combat["ended"])) is not None:
-                del combat["ended"]
-        state["combats"] = combats
 
     recorders = {
         "qc.CombatStarted": _started,
@@ -272,7 +261,10 @@ class Combats(GameView):
     }
 
 
-def _current(state: dict[str, Any]) -> dict[str, Any] | None:
-    """The combat under way, or the last one fought (None before the first)."""
-    combats: list[dict[str, Any]] = state.get("combats") or []
-    return combats[-1] if combats else None
+def _open(state: dict[str, Any], timeline: Timeline) -> dict[str, Any] | None:
+    """The combat under way on the active history: the last one started on it, unless it
+    ended on it too (None between combats)."""
+    for combat in reversed(state.get("combats") or []):
+        if timeline.undone_by(int(combat["version"])) is None:
+            return None if active(combat.get("ends") or [], timeline) else combat
+    return None

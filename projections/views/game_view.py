@@ -152,6 +152,11 @@ class GameView(View):
                 self.write_rows(logical, list(rows.values()), upsert=True)
 
 
+def history(state: dict[str, Any], version: int) -> Timeline:
+    """A campaign's active history at ``version``, from the rollbacks its memory keeps."""
+    return Timeline.of(state.get("rollbacks") or [], version)
+
+
 def active(entries: list[Any], timeline: Timeline) -> list[Any]:
     """The entries (each starting with the version that recorded it) still on the history."""
     return [entry for entry in entries if timeline.undone_by(int(entry[0])) is None]

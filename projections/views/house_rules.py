@@ -94,7 +94,7 @@ class HouseRules(View):
         recorded_at: str,
     ) -> None:
         history = state["set"].setdefault(rule, [])
-        if not history or history[-1][0] != version:
+        if not history or history[-1][0] < version:
             history.append([version, _json(value), recorded_at])
         self._write(event.campaign_id, state.get("game"), rule, value, version, recorded_at)
 
@@ -133,11 +133,11 @@ class HouseRules(View):
             )
             del settings[rule]
         for rule, value in sorted(restored.items()):
+            # Every setting stays remembered: a redo can bring back one a rollback undid.
             history = settings.get(rule) or []
             standing = [h for h in history if timeline.undone_by(int(h[0])) is None]
             if standing and standing[-1][1] == _json(value):
                 version, _, recorded_at = standing[-1]
             else:
                 version, recorded_at = event.version, event.timestamp
-            settings[rule] = standing
             self._set(event, state, rule, value, version, recorded_at)

@@ -16,6 +16,7 @@ from uuid import UUID
 
 from domain.facade import Timeline
 from domain.service.application import Questlog
+from domain.service.timetravel import TimeTravel
 from projections.rebuild import rebuild_with
 from projections.store import ViewStore
 from projections.views import BoardNights, Combats, HouseRules, Rollbacks, TraitChecks
@@ -387,3 +388,35 @@ def test_every_column_of_the_analyst_tables_says_what_it_holds() -> None:
             assert set(spec.doc) == set(spec.names), logical
             assert all(len(spec.doc[name].split()) >= 3 for name in spec.names), logical
             assert set(spec.kinds) <= set(spec.names), logical
+
+
+def test_a_redo_undoes_a_rollback_and_stands_its_undone_rows_again(
+    app: Questlog, views: ViewStore
+) -> None:
+    cid, _ = quest_calendar_days(app)
+    [first] = Played(app, cid).versions("questlog.RolledBack")
+    TimeTravel(app).rollback(cid, to_version=first - 1, reason="redo", actor="owner#1")
+    sync(app, views, ANALYST_VIEWS)
+    played = Played(app, cid)
+    [_, redo] = played.versions("questlog.RolledBack")
+    assert played.undone_by(first) == redo
+
+    found = rows(views, "rollbacks", cid, "version", "to_version", "events_undone", "undone_by")
+    assert found == [(first, 14, first - 1 - 14, redo), (redo, first - 1, redo - first, None)]
+    undid = rows(views, "rollback_commands", cid, "version", "undone_by")
+    assert {version for version, _ in undid} == {first, redo}
+    assert all(undone_by == (redo if version == first else None) for version, undone_by in undid)
+    # The brute, the infection roll and the easy mode stand again; what followed the first
+    # rollback (the CON check, hard mode) is undone.
+    [_, brute] = played.versions("qc.CombatEnded")
+    assert rows(views, "combats", cid, "version", "undone_by")[1] == (brute, None)
+    checks = rows(views, "trait_checks", cid, "check_kind", "trait", "undone_by")
+    assert checks[2:] == [("infection", "CON", None), ("check", "CON", redo)]
+    [easy, _] = played.versions("questlog.HouseRuleConfigured")
+    mode = [
+        r[1:]
+        for r in rows(views, "house_rules", cid, "rule", "value", "version")
+        if r[0] == "qc.combat.mode"
+    ]
+    assert mode == [('"easy"', easy)]
+    assert played.head.house_rules["qc.combat.mode"] == "easy"
