@@ -14,7 +14,8 @@ Three events record a trait roll, and each is a row (``check_kind``):
 
 The hero, their level and the page's date are the figures at the roll (``GameView``). A rollback
 marks the rows of the versions it undid (``undone_by``); an ability the rollback undid no longer
-counts in the row of a check it did not undo.
+counts in the row of a check it did not undo (the view remembers each page's checks and the
+abilities used on them, and reads them on the active history, so a redo brings them back).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from projections.views.game_view import (
     GameView,
     active,
     doc,
+    history,
 )
 
 TRAIT_CHECKS = table(
@@ -153,24 +155,31 @@ class TraitChecks(GameView):
         details = event.details
         index = details.get("target_check")
         page = (state.get("checks") or {}).get(state.get("page") or "")
-        if index is None or "total" not in details or page is None or not 0 <= index < len(page):
+        if index is None or "total" not in details or page is None:
             return
-        entry = page[index]
+        # The page's checks on the active history, in the order they were rolled (the index).
+        timeline = history(state, event.version)
+        standing = [e for e in page if timeline.undone_by(int(e["row"]["version"])) is None]
+        if not 0 <= index < len(standing):
+            return
+        entry = standing[index]
         use = [event.version, details.get("ability_id"), details["total"], details.get("success")]
         entry["uses"].append(use)
-        self._settle(entry)
+        self._settle(entry, timeline)
 
-    def _settle(self, entry: dict[str, Any]) -> None:
-        """The check's row as its abilities still on the history leave it."""
-        row, uses = entry["row"], entry["uses"]
+    def _settle(self, entry: dict[str, Any], timeline: Timeline) -> None:
+        """The check's row as its abilities on the active history leave it (written if changed)."""
+        row, uses = entry["row"], active(entry["uses"], timeline)
         last = uses[-1] if uses else None
+        was = dict(row)
         row.update(
             total=row["rolled_total"] if last is None else last[2],
             success=entry["rolled_success"] if last is None else _flag(last[3]),
             ability=None if last is None else last[1],
             abilities=json.dumps([use[1] for use in uses]),
         )
-        self.replace("trait_checks", **row)
+        if row != was:
+            self.replace("trait_checks", **row)
 
     def _condition_checked(
         self, event: Recorded, state: dict[str, Any], before: dict[str, Any]
@@ -218,21 +227,15 @@ class TraitChecks(GameView):
         timeline: Timeline,
         before: dict[str, Any],
     ) -> None:
-        """Forget the pages and checks the rollback undid; recount the abilities on the rest."""
+        """Recount the abilities on the checks left standing; the page is the restored one."""
         pages = state.get("checks") or {}
-        for key in [key for key in pages if timeline.undone_by(int(key)) is not None]:
-            del pages[key]
         for entries in pages.values():
-            entries[:] = [
-                e for e in entries if timeline.undone_by(int(e["row"]["version"])) is None
-            ]
             for entry in entries:
-                kept = active(entry["uses"], timeline)
-                if kept != entry["uses"]:
-                    entry["uses"] = kept
-                    self._settle(entry)
+                if timeline.undone_by(int(entry["row"]["version"])) is None:
+                    self._settle(entry, timeline)
         restored = event.data.get("restored_state") or {}
-        state["page"] = max(pages, key=int) if pages and restored.get("page") else None
+        standing = [key for key in pages if timeline.undone_by(int(key)) is None]
+        state["page"] = max(standing, key=int) if standing and restored.get("page") else None
 
     recorders = {
         "qc.PageStarted": _page_started,

@@ -420,3 +420,35 @@ def test_a_redo_undoes_a_rollback_and_stands_its_undone_rows_again(
     ]
     assert mode == [('"easy"', easy)]
     assert played.head.house_rules["qc.combat.mode"] == "easy"
+
+
+def test_qc14_an_ability_a_rollback_undid_no_longer_counts_and_a_redo_brings_it_back(
+    app: Questlog, views: ViewStore
+) -> None:
+    cid = app.create_campaign(
+        game="quest-calendar", name="Keen", setup={"prologue_complete": True}
+    ).campaign_id
+    run(app, cid, {"type": "select_hero", "phase": "main", "hero": HERO})
+    run(app, cid, {"type": "start_page", "date": DAY})
+    check = run(app, cid, {"type": "trait_check", "trait": "STR", "target": 15}, [10])
+    run(app, cid, {"type": "use_ability", "ability": "keen-mind", "on_roll": 0})
+    columns = ("version", "rolled_total", "total", "success", "ability", "abilities", "undone_by")
+    kept = (check, 12, 15, 1, "keen-mind", '["keen-mind"]', None)
+    travel = TimeTravel(app)
+
+    travel.rollback(cid, to_version=check, reason="keep the use for later")
+    sync(app, views, ANALYST_VIEWS)
+    # STR 10 + 2 = 12 < 15 as rolled, the +3 undone.
+    assert rows(views, "trait_checks", cid, *columns) == [(check, 12, 12, 0, None, "[]", None)]
+
+    [rollback] = Played(app, cid).versions("questlog.RolledBack")
+    travel.rollback(cid, to_version=rollback - 1, reason="redo")
+    sync(app, views, ANALYST_VIEWS)
+    assert rows(views, "trait_checks", cid, *columns) == [kept]
+    assert Played(app, cid).head.state["page"]["checks"][0]["total"] == 15
+
+    # Keen Mind is once per page (QC-17): after the redo its use stands, so a new check on the
+    # same page cannot take it; a STR check 14 + 2 = 16 stands alone.
+    second = run(app, cid, {"type": "trait_check", "trait": "STR", "target": 15}, [14])
+    sync(app, views, ANALYST_VIEWS)
+    assert rows(views, "trait_checks", cid, *columns)[1] == (second, 16, 16, 1, None, "[]", None)
