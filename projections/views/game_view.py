@@ -89,7 +89,6 @@ class GameView(View):
     def followed(self, event: Recorded) -> None:
         """Take in the event's figures, then let the view record what it keeps of the event."""
         if event.game is None:
-            self.other(event)
             return
         state = self.state(event.campaign_id)
         state.setdefault("game", event.game)
@@ -102,9 +101,6 @@ class GameView(View):
             state["nights"] = event.details.get("night_number")
         if recorder is not None:
             recorder(self, event, state, before)
-
-    def other(self, event: Recorded) -> None:
-        """Hook: a campaign event other than a game event (a roll, a house rule, a proposal)."""
 
     def rolled_back(self, event: Recorded, state: dict[str, Any], timeline: Timeline) -> None:
         """Follow the restored state from here; the view's hook sees the figures before."""

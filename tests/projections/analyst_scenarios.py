@@ -1,4 +1,5 @@
-"""Campaigns for the analyst views, played through the application with hand-rolled faces.
+"""Campaigns for the analyst views, played through the application with hand-rolled faces, and
+what their tests read: a campaign's rows of a table, its events and active history.
 
 Each plays what one of the analyst views records (trait checks and an ability used on one,
 combats won and ended by a death, an infection roll, a house rule changed, nights of the board)
@@ -10,10 +11,13 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
+from domain.facade import Timeline
 from domain.model import samples
 from domain.service.application import Questlog
 from domain.service.timetravel import TimeTravel
-from tests.projections.scenarios import RIZZ, calendar_board_match, run
+from projections.store import ViewStore
+from projections.views import BoardNights, Combats, HouseRules, Rollbacks, TraitChecks
+from tests.projections.scenarios import calendar_board_match, run
 
 HERO: dict[str, Any] = {**samples.BARE_VANGUARD, "abilities": [samples.KEEN_MIND]}
 """The Vanguard (20 HP, DEF 12, ATK +3, 1d8+1, INT +2, STR +2, CON +1) with Keen Mind (+3 to a
@@ -92,4 +96,39 @@ def calendar_board_rolled_back(app: Questlog) -> tuple[UUID, int]:
     return cid, target
 
 
-__all__ = ["RIZZ", "calendar_board_rolled_back", "quest_calendar_days"]
+ANALYST_VIEWS = (TraitChecks, Combats, Rollbacks, HouseRules, BoardNights)
+DAY = "2027-01-04"
+
+
+def rows(views: ViewStore, table: str, campaign_id: UUID, *columns: str) -> list[tuple[Any, ...]]:
+    """A campaign's rows of a table in key order, as tuples of these columns."""
+    order = "rule" if table == "house_rules" else "event_id, n"
+    with views.read() as cursor:
+        found = views.rows(
+            cursor,
+            f"SELECT * FROM {{{table}}} WHERE campaign_id = ? ORDER BY {order}",
+            [str(campaign_id)],
+        )
+    return [tuple(row[c] for c in columns) for row in found]
+
+
+class Played:
+    """A campaign's events and active history, as the application records them."""
+
+    def __init__(self, app: Questlog, campaign_id: UUID) -> None:
+        self.events = app.campaign_events(campaign_id)
+        head = app.campaign(campaign_id)
+        self.head = head
+        self.timeline = Timeline.of(head.rollbacks, head.version)
+
+    def versions(self, topic: str) -> list[int]:
+        """The versions of the events of a type, in order."""
+        return [e.originator_version for e in self.events if topic == type(e).TOPIC]
+
+    def event(self, version: int) -> Any:
+        """The event at a version."""
+        return self.events[version - 1]
+
+    def undone_by(self, version: int) -> int | None:
+        """The rollback that took a version off the active history."""
+        return self.timeline.undone_by(version)
