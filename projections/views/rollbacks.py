@@ -10,9 +10,10 @@ undo a rollback, so both tables are undoable (``undone_by``); a redo (a rollback
 rollback) brings its rows back.
 
 ``rollback_commands``: one row per command the rollback took off the active history (at least one
-of its events was active and is now undone), with its type (``command``: the game command's
-``type``, such as ``trait_check``; for a campaign event that is not a game command, its event type,
-such as ``questlog.DiceRolled``), the version it started at and how far back it was. Every event
+of its events was active and is now undone), with the rollback's game date and level, the
+command's type (``command``: the game command's ``type``, such as ``trait_check``; for a campaign
+event that is not a game command, its event type, such as ``questlog.DiceRolled``), the version it
+started at and how far back it was. Every event
 records its command's first and last versions (``command_id``, ``command_versions``; an event of an
 older store that records none is its own command), and the view keeps each campaign's commands in
 ``command_index`` to look them up. A rollback carried out by a proposal undoes the proposal's own
@@ -27,19 +28,21 @@ from domain.facade import Timeline
 from projections.events import Recorded
 from projections.schema import table
 from projections.view import ANY, ROW_COLUMNS, ROW_DOC, ROW_KEY, ROW_KINDS, handles
-from projections.views.game_view import PAGE_DATE, ROW_NAMES, GameView, doc
+from projections.views.game_view import LEVEL, PAGE_DATE, ROW_NAMES, GameView, doc
 
 GAME_DATE_DOC = {
     "page_date": "The date of the Quest Calendar page being played when the players rolled "
     "back (at the head before the rollback); empty for the Calendar Board.",
     "night": "The Calendar Board's night number when the players rolled back: the nights "
     "started so far (at the head before the rollback); empty for Quest Calendar.",
+    "level": "The hero's level when the players rolled back (Quest Calendar).",
 }
 ROLLBACKS = table(
     *ROW_COLUMNS,
     "game TEXT",
     "page_date TEXT",
     "night INTEGER",
+    "level INTEGER",
     "to_page_date TEXT",
     "to_night INTEGER",
     "from_version BIGINT NOT NULL",
@@ -82,6 +85,9 @@ ROLLBACKS = table(
 ROLLBACK_COMMANDS = table(
     *ROW_COLUMNS,
     "game TEXT",
+    "page_date TEXT",
+    "night INTEGER",
+    "level INTEGER",
     "command TEXT",
     "command_version BIGINT NOT NULL",
     "last_version BIGINT NOT NULL",
@@ -98,6 +104,7 @@ ROLLBACK_COMMANDS = table(
             "recorded_at": "When the rollback was recorded (UTC).",
             "undone_by": "The version of a later rollback that undid this rollback; empty while "
             "it stands.",
+            **GAME_DATE_DOC,
             "game": "The game, as the code names it: quest-calendar or calendar-board.",
             "command": "The command's type: a game command's type (trait_check, night_action, "
             "...), else the event type of a campaign event (questlog.DiceRolled, ...).",
@@ -109,7 +116,7 @@ ROLLBACK_COMMANDS = table(
         },
         "campaign_id",
     ),
-    kinds=ROW_KINDS,
+    kinds={**ROW_KINDS, "page_date": "date"},
 )
 COMMAND_INDEX = table(
     "campaign_id TEXT NOT NULL",
@@ -192,6 +199,12 @@ class Rollbacks(GameView):
         undone_versions = data.get("undone_versions") or []
         proposal = data.get("proposal_id")
         flagged = data.get("flagged")
+        mirror = before["mirror"]
+        where = {
+            "page_date": None if board else mirror.get(PAGE_DATE),
+            "night": before["nights"] if board else None,
+            "level": None if board else mirror.get(LEVEL),
+        }
         self.put(
             "rollbacks",
             campaign_id=event.campaign_id,
@@ -199,8 +212,7 @@ class Rollbacks(GameView):
             n=0,
             version=event.version,
             game=game,
-            page_date=None if board else before["mirror"].get(PAGE_DATE),
-            night=before["nights"] if board else None,
+            **where,
             to_page_date=page.get("date") if isinstance(page, dict) else None,
             to_night=state.get("nights") if board else None,
             from_version=max([event.version - 1, *undone_versions]),
@@ -215,9 +227,15 @@ class Rollbacks(GameView):
             flagged=None if flagged is None else int(bool(flagged)),
             recorded_at=event.timestamp,
         )
-        self._commands(event, game, undone)
+        self._commands(event, game, where, undone)
 
-    def _commands(self, event: Recorded, game: Any, undone: list[tuple[int, int]]) -> None:
+    def _commands(
+        self,
+        event: Recorded,
+        game: Any,
+        where: dict[str, Any],
+        undone: list[tuple[int, int]],
+    ) -> None:
         """A row per indexed command with events in the ranges undone, oldest first."""
         if not undone:
             return
@@ -239,6 +257,7 @@ class Rollbacks(GameView):
                 n=n,
                 version=event.version,
                 game=game,
+                **where,
                 command=command["command"],
                 command_version=first,
                 last_version=last,

@@ -32,8 +32,9 @@ def test_rollbacks_direct_and_by_proposal_with_the_commands_they_undid(
     cb, cb_target = calendar_board_rolled_back(app)
     sync(app, views, ANALYST_VIEWS)
     columns = (
-        *("version", "game", "page_date", "night", "to_page_date", "to_night", "from_version"),
-        *("to_version", "events_undone", "rolls_undone", "actor", "how", "undone_by"),
+        *("version", "game", "page_date", "night", "level", "to_page_date", "to_night"),
+        *("from_version", "to_version", "events_undone", "rolls_undone", "actor", "how"),
+        "undone_by",
     )
     for cid, target, how in ((qc, qc_target, "direct"), (cb, cb_target, "proposal")):
         played = Played(app, cid)
@@ -42,16 +43,24 @@ def test_rollbacks_direct_and_by_proposal_with_the_commands_they_undid(
         undone = range(target + 1, version)
         rolls = sum(len(getattr(played.event(v), "rolls", None) or []) for v in undone)
         assert rolls == len(rollback.undone_rolls)
-        [row] = rows(views, "rollbacks", cid, *columns)
+        # Where the game stood at the head before the rollback, and at its target.
+        then = app.campaign(cid, version=version - 1).state
+        back = app.campaign(cid, version=target).state
         if how == "direct":
             # The page had ended when the players rolled back; the target is mid-page.
-            where = ("quest-calendar", None, None, DAY, None)
+            assert then["page"] is None and back["page"]["date"] == DAY
+            where = ("quest-calendar", None, None, then["hero"]["level"])
+            to = (back["page"]["date"], None)
         else:
             # Two nights played, back to the end of night 1.
-            where = ("calendar-board", None, 2, None, 1)
+            assert (then["nights"], back["nights"]) == (2, 1)
+            where = ("calendar-board", None, then["nights"], None)
+            to = (None, back["nights"])
+        [row] = rows(views, "rollbacks", cid, *columns)
         assert row == (
             version,
             *where,
+            *to,
             version - 1,
             target,
             len(undone),
@@ -60,7 +69,9 @@ def test_rollbacks_direct_and_by_proposal_with_the_commands_they_undid(
             how,
             None,
         )
-        assert played.head.state.get("nights", 1) == 2 or how == "direct"
+        assert (
+            rows(views, "rollback_commands", cid, "game", "page_date", "night", "level")[0] == where
+        )
 
         # Each command with events after the target, with how far back it started.
         expected = []
