@@ -65,10 +65,6 @@ class GameView(View):
 
     recorders: ClassVar[dict[str, Recorder]] = {}
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.changed: dict[str, dict[tuple[Any, ...], tuple[Any, ...]]] = {}
-
     @handles(CREATED)
     def created(self, event: Recorded) -> None:
         """Remember the campaign's game, its players (Calendar Board) and its first figures."""
@@ -132,20 +128,6 @@ class GameView(View):
     def put(self, logical: str, **values: Any) -> None:
         """Buffer a new row of ``logical``."""
         self.insert(logical, self.row(logical, **values))
-
-    def replace(self, logical: str, **values: Any) -> None:
-        """Buffer a row of ``logical`` that replaces the row with its key, if any."""
-        found = self.row(logical, **values)
-        key = tuple(values[name] for name in self.tables[logical].key)
-        self.changed.setdefault(logical, {})[key] = found
-
-    def flush(self) -> None:
-        """Write buffered rows, then the rows replaced (before any statement)."""
-        super().flush()
-        changed, self.changed = self.changed, {}
-        for logical, rows in changed.items():
-            if rows:
-                self.write_rows(logical, list(rows.values()), upsert=True)
 
 
 def history(state: dict[str, Any], version: int) -> Timeline:

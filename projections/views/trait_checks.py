@@ -149,7 +149,16 @@ class TraitChecks(GameView):
         self.put("trait_checks", **row)
         page = (state.get("checks") or {}).get(state.get("page") or "")
         if page is not None:
-            page.append({"row": row, "rolled_success": row["success"], "uses": []})
+            # What an ability used on it later needs: its key, the roll, the abilities so far.
+            page.append(
+                {
+                    "version": event.version,
+                    "event_id": event.id,
+                    "rolled": [row["rolled_total"], row["success"]],
+                    "uses": [],
+                    "shown": [row["rolled_total"], row["success"], []],
+                }
+            )
 
     def _ability_used(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
         details = event.details
@@ -159,27 +168,35 @@ class TraitChecks(GameView):
             return
         # The page's checks on the active history, in the order they were rolled (the index).
         timeline = history(state, event.version)
-        standing = [e for e in page if timeline.undone_by(int(e["row"]["version"])) is None]
+        standing = [e for e in page if timeline.undone_by(int(e["version"])) is None]
         if not 0 <= index < len(standing):
             return
         entry = standing[index]
         use = [event.version, details.get("ability_id"), details["total"], details.get("success")]
         entry["uses"].append(use)
-        self._settle(entry, timeline)
+        self._settle(event.campaign_id, entry, timeline)
 
-    def _settle(self, entry: dict[str, Any], timeline: Timeline) -> None:
-        """The check's row as its abilities on the active history leave it (written if changed)."""
-        row, uses = entry["row"], active(entry["uses"], timeline)
+    def _settle(self, campaign_id: str, entry: dict[str, Any], timeline: Timeline) -> None:
+        """The check's row as the abilities on the active history leave it (updated if changed)."""
+        uses = active(entry["uses"], timeline)
         last = uses[-1] if uses else None
-        was = dict(row)
-        row.update(
-            total=row["rolled_total"] if last is None else last[2],
-            success=entry["rolled_success"] if last is None else _flag(last[3]),
-            ability=None if last is None else last[1],
-            abilities=json.dumps([use[1] for use in uses]),
+        total, success = entry["rolled"] if last is None else (last[2], _flag(last[3]))
+        shown = [total, success, [use[1] for use in uses]]
+        if shown == entry["shown"]:
+            return
+        entry["shown"] = shown
+        self.execute(
+            "UPDATE {trait_checks} SET total = ?, success = ?, ability = ?, abilities = ? "
+            "WHERE campaign_id = ? AND event_id = ? AND n = 0",
+            (
+                total,
+                success,
+                None if last is None else last[1],
+                json.dumps(shown[2]),
+                campaign_id,
+                entry["event_id"],
+            ),
         )
-        if row != was:
-            self.replace("trait_checks", **row)
 
     def _condition_checked(
         self, event: Recorded, state: dict[str, Any], before: dict[str, Any]
@@ -231,8 +248,8 @@ class TraitChecks(GameView):
         pages = state.get("checks") or {}
         for entries in pages.values():
             for entry in entries:
-                if timeline.undone_by(int(entry["row"]["version"])) is None:
-                    self._settle(entry, timeline)
+                if timeline.undone_by(int(entry["version"])) is None:
+                    self._settle(event.campaign_id, entry, timeline)
         restored = event.data.get("restored_state") or {}
         standing = [key for key in pages if timeline.undone_by(int(key)) is None]
         state["page"] = max(standing, key=int) if standing and restored.get("page") else None
