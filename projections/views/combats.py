@@ -1,5 +1,7 @@
 """Combats: a row per finished Quest Calendar combat (QC-20..QC-22, QC-27, G-QC-05, G-QC-12).
 
+Dogfights, the ship's combat (``qc.DogfightStarted`` .. ``qc.DogfightEnded``), are not in it.
+
 ``qc.CombatStarted`` records the combat's difficulty mode, kind and rounds as the page prints them
 (one entry per round, each naming its enemy); ``qc.CombatEnded`` records how it ended (``ended_by``:
 ``all_rounds_played``, or ``death`` when the hero died in a round, G-QC-12), the rounds played and
