@@ -29,6 +29,10 @@ JSON_COLUMNS = {
     "ledger": ("context",),
     "exhaustion": ("eliminated",),
     "ship_losses": ("detail",),
+    "trait_checks": ("faces", "abilities"),
+    "combats": ("enemies",),
+    "house_rules": ("value", "default_value"),
+    "board_nights": ("actions",),
 }
 """The columns of each table that hold JSON text."""
 EVENT_COLUMNS = ("id", "campaign_id", "version", "topic", "timestamp", "data")

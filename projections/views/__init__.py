@@ -5,13 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from projections.view import View
+from projections.views.board_nights import BoardNights
 from projections.views.campaigns import CampaignSummary
+from projections.views.combats import Combats
 from projections.views.debt_ledger import DebtLedger
 from projections.views.exhaustion import ExhaustionHistory
 from projections.views.hero_timeline import HeroTimeline
+from projections.views.house_rules import HouseRules
 from projections.views.roll_log import RollLog
+from projections.views.rollbacks import Rollbacks
 from projections.views.ship import ShipHistory
 from projections.views.stats import CampaignStats
+from projections.views.trait_checks import TraitChecks
 from projections.views.weather import WeatherHistory
 
 ALL_VIEWS: tuple[type[View], ...] = (
@@ -23,6 +28,11 @@ ALL_VIEWS: tuple[type[View], ...] = (
     HeroTimeline,
     ShipHistory,
     CampaignStats,
+    TraitChecks,
+    Combats,
+    Rollbacks,
+    HouseRules,
+    BoardNights,
 )
 BY_NAME = {view.name: view for view in ALL_VIEWS}
 

@@ -1,0 +1,268 @@
+"""Trait checks: a row per d20 + trait roll of a Quest Calendar hero (QC-10, QC-31, QC-33).
+
+Three events record a trait roll, and each is a row (``check_kind``):
+
+- ``check``: ``qc.CheckRolled``, a trait check of the page (QC-10), with its target if the page
+  gives one. An ability used on it afterwards (QC-14, ``qc.AbilityUsed`` naming the check as
+  ``target_check``) changes the check's ``total`` and ``success``: the row then holds them as the
+  last such ability left them (the event records both), ``ability`` names that ability and
+  ``abilities`` every one used on it; ``rolled_total`` keeps the total as first rolled.
+- ``condition``: ``qc.ConditionCheckRolled``, a combat round's check against Frightened,
+  Restrained, Weakened or Confused (QC-33); ``success`` is that the condition did not take hold.
+- ``infection``: ``qc.InfectionTicked``, the end-of-page roll of an infected hero (QC-31, d20 +
+  CON); ``success`` is that it cost no HP. The event records no target.
+
+The hero, their level and the page's date are the figures at the roll (``GameView``). A rollback
+marks the rows of the versions it undid (``undone_by``); an ability the rollback undid no longer
+counts in the row of a check it did not undo (the view remembers each page's checks and the
+abilities used on them, and reads them on the active history, so a redo brings them back).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from domain.facade import Timeline
+from projections.events import Recorded
+from projections.schema import table
+from projections.view import ROW_COLUMNS, ROW_KEY, ROW_KINDS
+from projections.views.game_view import (
+    HERO,
+    LEVEL,
+    PAGE_DATE,
+    QC_NAMES,
+    ROW_NAMES,
+    GameView,
+    active,
+    doc,
+    history,
+)
+
+TRAIT_CHECKS = table(
+    *ROW_COLUMNS,
+    "game TEXT NOT NULL",
+    "page_date TEXT",
+    "level INTEGER",
+    "hero_id TEXT",
+    "check_kind TEXT NOT NULL",
+    "purpose TEXT",
+    "trait TEXT",
+    "d20 INTEGER",
+    "faces TEXT",
+    "malfunction INTEGER",
+    "trait_mod INTEGER",
+    "booster INTEGER",
+    "bonus INTEGER",
+    "rolled_total INTEGER",
+    "target INTEGER",
+    "total INTEGER",
+    "success INTEGER",
+    "ability TEXT",
+    "abilities TEXT NOT NULL",
+    "recorded_at TEXT NOT NULL",
+    "undone_by BIGINT",
+    key=ROW_KEY,
+    doc=doc(
+        {
+            "check_kind": "Which roll: check (a page's trait check, QC-10), condition (a combat "
+            "round's condition check, QC-33) or infection (the end-of-page Infected roll, QC-31).",
+            "purpose": "What the check was for, as the command gave it (a check), or the "
+            "condition checked against (a condition check).",
+            "trait": "The trait rolled: STR, DEX, CON, INT, WIS or CHA.",
+            "d20": "The d20 kept (the lower of two while malfunctioning, QC-32); empty for an "
+            "infection roll, whose event records only its total.",
+            "faces": "The d20 faces rolled (JSON list); empty for an infection roll.",
+            "malfunction": "Whether Malfunction made it two d20s keeping the lower (QC-32).",
+            "trait_mod": "The hero's trait modifier added.",
+            "booster": "The trait booster added (QC-18).",
+            "bonus": "The bonus the player chose to add when rolling.",
+            "rolled_total": "The total as first rolled, before any ability used on it later.",
+            "target": "The number to reach (total >= target succeeds); empty if the page gave "
+            "none and for an infection roll.",
+            "total": "The total: d20 + trait modifier + booster + bonus, as the last ability used "
+            "on the check left it (QC-14).",
+            "success": "Whether it succeeded: the total reached the target (check), the condition "
+            "did not take hold (condition), the roll cost no HP (infection); empty for a check "
+            "without a target.",
+            "ability": "The ability used on the check after the roll (the last, if several); "
+            "empty if none.",
+            "abilities": "Every ability used on the check after the roll, in order (JSON list).",
+        },
+        *ROW_NAMES,
+        *QC_NAMES,
+    ),
+    kinds={
+        **ROW_KINDS,
+        "page_date": "date",
+        "faces": "json",
+        "malfunction": "bool",
+        "success": "bool",
+        "abilities": "json",
+    },
+)
+
+
+class TraitChecks(GameView):
+    """Per trait roll of a hero: the trait, target, total, success and the ability used on it."""
+
+    name = "trait_checks"
+    tables = {"trait_checks": TRAIT_CHECKS}
+    undoable = ("trait_checks",)
+
+    def _common(self, event: Recorded, before: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "campaign_id": event.campaign_id,
+            "event_id": event.id,
+            "n": 0,
+            "version": event.version,
+            "game": event.game,
+            "page_date": event.details.get("page_date", before.get(PAGE_DATE)),
+            "level": before.get(LEVEL),
+            "hero_id": before.get(HERO),
+            "recorded_at": event.timestamp,
+        }
+
+    def _page_started(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+        state["page"] = str(event.version)
+        state.setdefault("checks", {})[str(event.version)] = []
+
+    def _check_rolled(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+        details = event.details
+        row = {
+            **self._common(event, before),
+            "check_kind": "check",
+            "purpose": details.get("purpose"),
+            "trait": details.get("trait"),
+            "d20": details.get("d20"),
+            "faces": json.dumps(details.get("faces")),
+            "malfunction": _flag(details.get("malfunction")),
+            "trait_mod": details.get("trait_mod"),
+            "booster": details.get("booster"),
+            "bonus": details.get("bonus"),
+            "rolled_total": details.get("total"),
+            "target": details.get("target"),
+            "total": details.get("total"),
+            "success": _flag(details.get("success")),
+            "abilities": "[]",
+        }
+        self.put("trait_checks", **row)
+        page = (state.get("checks") or {}).get(state.get("page") or "")
+        if page is not None:
+            # What an ability used on it later needs: its key, the roll, the abilities so far.
+            page.append(
+                {
+                    "version": event.version,
+                    "event_id": event.id,
+                    "rolled": [row["rolled_total"], row["success"]],
+                    "uses": [],
+                    "shown": [row["rolled_total"], row["success"], []],
+                }
+            )
+
+    def _ability_used(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+        details = event.details
+        index = details.get("target_check")
+        page = (state.get("checks") or {}).get(state.get("page") or "")
+        if index is None or "total" not in details or page is None:
+            return
+        # The page's checks on the active history, in the order they were rolled (the index).
+        timeline = history(state, event.version)
+        standing = [e for e in page if timeline.undone_by(int(e["version"])) is None]
+        if not 0 <= index < len(standing):
+            return
+        entry = standing[index]
+        use = [event.version, details.get("ability_id"), details["total"], details.get("success")]
+        entry["uses"].append(use)
+        self._settle(event.campaign_id, entry, timeline)
+
+    def _settle(self, campaign_id: str, entry: dict[str, Any], timeline: Timeline) -> None:
+        """The check's row as the abilities on the active history leave it (updated if changed)."""
+        uses = active(entry["uses"], timeline)
+        last = uses[-1] if uses else None
+        total, success = entry["rolled"] if last is None else (last[2], _flag(last[3]))
+        shown = [total, success, [use[1] for use in uses]]
+        if shown == entry["shown"]:
+            return
+        entry["shown"] = shown
+        self.execute(
+            "UPDATE {trait_checks} SET total = ?, success = ?, ability = ?, abilities = ? "
+            "WHERE campaign_id = ? AND event_id = ? AND n = 0",
+            (
+                total,
+                success,
+                None if last is None else last[1],
+                json.dumps(shown[2]),
+                campaign_id,
+                entry["event_id"],
+            ),
+        )
+
+    def _condition_checked(
+        self, event: Recorded, state: dict[str, Any], before: dict[str, Any]
+    ) -> None:
+        details = event.details
+        afflicted = details.get("afflicted")
+        self.put(
+            "trait_checks",
+            **self._common(event, before),
+            check_kind="condition",
+            purpose=details.get("condition"),
+            trait=details.get("trait"),
+            d20=details.get("d20"),
+            faces=json.dumps(details.get("faces")),
+            malfunction=_flag(details.get("malfunction")),
+            trait_mod=details.get("trait_mod"),
+            booster=details.get("booster"),
+            bonus=details.get("bonus"),
+            rolled_total=details.get("total"),
+            target=details.get("target"),
+            total=details.get("total"),
+            success=None if afflicted is None else int(not afflicted),
+            abilities="[]",
+        )
+
+    def _infection(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+        details = event.details
+        lost = details.get("hp_lost")
+        self.put(
+            "trait_checks",
+            **self._common(event, before),
+            check_kind="infection",
+            purpose="infection",
+            trait="CON",
+            rolled_total=details.get("total"),
+            total=details.get("total"),
+            success=None if lost is None else int(lost == 0),
+            abilities="[]",
+        )
+
+    def restored(
+        self,
+        event: Recorded,
+        state: dict[str, Any],
+        timeline: Timeline,
+        before: dict[str, Any],
+    ) -> None:
+        """Recount the abilities on the checks left standing; the page is the restored one."""
+        pages = state.get("checks") or {}
+        for entries in pages.values():
+            for entry in entries:
+                if timeline.undone_by(int(entry["version"])) is None:
+                    self._settle(event.campaign_id, entry, timeline)
+        restored = event.data.get("restored_state") or {}
+        standing = [key for key in pages if timeline.undone_by(int(key)) is None]
+        state["page"] = max(standing, key=int) if standing and restored.get("page") else None
+
+    recorders = {
+        "qc.PageStarted": _page_started,
+        "qc.CheckRolled": _check_rolled,
+        "qc.AbilityUsed": _ability_used,
+        "qc.ConditionCheckRolled": _condition_checked,
+        "qc.InfectionTicked": _infection,
+    }
+
+
+def _flag(value: Any) -> int | None:
+    """A boolean as a 0/1 flag (None stays None)."""
+    return None if value is None else int(bool(value))
