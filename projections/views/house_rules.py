@@ -12,11 +12,11 @@ value), else the rollback itself. The history of changes is in the event log.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from domain.facade import GAMES, Timeline, book
 from projections.events import Recorded
+from projections.filters import house_rule_value
 from projections.schema import table
 from projections.view import CREATED, ROW_DOC, View, handles
 
@@ -53,8 +53,7 @@ HOUSE_RULES = table(
 )
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True)
+_json = house_rule_value
 
 
 class HouseRules(View):

@@ -9,6 +9,7 @@ from flask_smorest import Blueprint
 
 from projections.fairness import dice_fairness
 from projections.view import View
+from projections.views.house_rules import HouseRules
 from projections.views.roll_log import RollLog
 from projections.views.stats import CampaignStats, campaign_figures
 from projections.views.weather import WeatherHistory
@@ -24,8 +25,8 @@ from webapi.schemas.analytics import (
     analytics_filter,
 )
 
-HOUSE_RULES_VIEWS: list[type[View]] = []
-"""The view the house rule filter reads (the ``house_rules`` view)."""
+HOUSE_RULES_VIEWS: list[type[View]] = [HouseRules]
+"""The view the house rule filter reads."""
 
 blp = Blueprint(
     "analytics",
