@@ -118,6 +118,23 @@ class ViewStore(ABC):
         cursor.execute(self.sql(template), tuple(params))
         return [dict(row) for row in cursor.fetchall()]
 
+    def tuples(self, cursor: Any, template: str, params: Sequence[Any] = ()) -> list[Any]:
+        """Run a query and return its rows as plain tuples (a column store builds its arrays
+        from them without a dict per row)."""
+        plain = self._tuple_rows()
+        saved = cursor.row_factory
+        cursor.row_factory = plain
+        try:
+            cursor.execute(self.sql(template), tuple(params))
+            return list(cursor.fetchall())
+        finally:
+            cursor.row_factory = saved
+
+    @staticmethod
+    def _tuple_rows() -> Any:
+        """The cursor row factory that gives tuples (SQLite: none)."""
+        return None
+
     @abstractmethod
     def close(self) -> None:
         """Close the store's connections."""
@@ -380,6 +397,12 @@ class PostgresViewStore(ViewStore):
             write = copy.write_row
             for row in rows:
                 write(row)
+
+    @staticmethod
+    def _tuple_rows() -> Any:
+        from psycopg.rows import tuple_row
+
+        return tuple_row
 
     def physical(self, logical: str, suffix: str = "") -> str:
         """``"schema"."view_<logical><suffix>"``."""
