@@ -160,6 +160,8 @@ def type_name(data_type: pa.DataType) -> str:
     """A type as the data dictionary writes it (``int64``, ``list<int64>``...)."""
     if pa.types.is_timestamp(data_type):
         return "timestamp (UTC)"
+    if pa.types.is_date32(data_type):
+        return "date"
     return str(data_type).replace("list<item: ", "list<")
 
 
