@@ -6,6 +6,7 @@ from typing import Any
 
 from flask.views import MethodView
 from flask_smorest import Blueprint
+from marshmallow import RAISE
 
 from projections.dataset import Scope
 from projections.sql import run_sql
@@ -24,7 +25,7 @@ blp = Blueprint(
 
 @blp.route("/analytics/sql")
 class Sql(MethodView):
-    @blp.arguments(SqlQuery, location="query")
+    @blp.arguments(SqlQuery, location="query", unknown=RAISE)
     @blp.response(200, SqlAnswer)
     @blp.alt_response(400, response="BAD_REQUEST")
     @requires("analyse")
