@@ -240,9 +240,12 @@ class Dataset:
         self.until = min((position_in(found.get(view.name)) for view in ALL_VIEWS), default=START)
         """The events every view had applied: the event log is read up to here."""
 
-    def batches(self, name: str, columns: Sequence[str] | None = None) -> Iterator[pa.RecordBatch]:
-        """A table's rows in key order (the event log in the log's order), a chunk at a time:
-        every column, or only ``columns`` (of a view table, in the table's order)."""
+    def batches(
+        self, name: str, columns: Sequence[str] | None = None, *, ordered: bool = True
+    ) -> Iterator[pa.RecordBatch]:
+        """A table's rows, a chunk at a time: every column, or only ``columns`` (of a view
+        table, in the table's order); in key order (the event log in the log's order), or as the
+        store reads them fastest (``ordered=False``, for a query that orders them itself)."""
         schema = schema_of(name, columns)
         if name == EVENTS_NAME:
             yield from EventRows(self.app, self.scope, self.until, self.chunk).batches(
@@ -251,32 +254,21 @@ class Dataset:
             return
         spec = dataset_tables()[name]
         where, params = self.scope.where()
-        key = ", ".join(spec.key)
-        marks = ", ".join("?" for _ in spec.key)
-        read = [*schema.names, *(k for k in spec.key if k not in schema.names)]
-        positions = [read.index(column) for column in spec.key]
-        width = len(schema)
-        last: tuple[Any, ...] | None = None
-        while True:
-            statement, values = (
-                f"SELECT {', '.join(read)} FROM {{{name}}} WHERE {where}",
-                list(params),
-            )
-            if last is not None:
-                statement += f" AND ({key}) > ({marks})"
-                values += list(last)
-            statement += f" ORDER BY {key} LIMIT ?"
-            rows = self.store.tuples(self.cursor, statement, [*values, self.chunk])
-            if rows or last is None:
-                shown = rows if len(read) == width else [row[:width] for row in rows]
-                yield record_batch(name, schema, shown)
-            if len(rows) < self.chunk:
-                return
-            last = tuple(rows[-1][i] for i in positions)
+        statement = f"SELECT {', '.join(schema.names)} FROM {{{name}}} WHERE {where}"
+        if ordered:
+            statement += f" ORDER BY {', '.join(spec.key)}"
+        empty = True
+        for rows in self.store.stream(self.cursor, statement, params, self.chunk):
+            empty = False
+            yield record_batch(name, schema, rows)
+        if empty:
+            yield record_batch(name, schema, [])
 
-    def table(self, name: str, columns: Sequence[str] | None = None) -> pa.Table:
+    def table(
+        self, name: str, columns: Sequence[str] | None = None, *, ordered: bool = True
+    ) -> pa.Table:
         """A whole table of the dataset (every column, or only ``columns``)."""
-        batches = list(self.batches(name, columns))
+        batches = list(self.batches(name, columns, ordered=ordered))
         if name == EVENTS_NAME and columns is not None:
             return pa.Table.from_batches(batches).select(list(schema_of(name, columns).names))
         return pa.Table.from_batches(batches, schema_of(name, columns))

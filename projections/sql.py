@@ -225,7 +225,7 @@ def run_sql(
     plan = check(query)
     with snapshot(app, store, scope) as data:
         loaded = {
-            name: data.table(name, None if columns is None else sorted(columns))
+            name: data.table(name, None if columns is None else sorted(columns), ordered=False)
             for name, columns in plan.tables.items()
         }
         positions = dict(data.positions)

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
+from uuid import uuid4
 
 from eventsourcing.postgres import PostgresDatastore
 
@@ -118,22 +119,20 @@ class ViewStore(ABC):
         cursor.execute(self.sql(template), tuple(params))
         return [dict(row) for row in cursor.fetchall()]
 
-    def tuples(self, cursor: Any, template: str, params: Sequence[Any] = ()) -> list[Any]:
-        """Run a query and return its rows as plain tuples (a column store builds its arrays
-        from them without a dict per row)."""
-        plain = self._tuple_rows()
-        saved = cursor.row_factory
-        cursor.row_factory = plain
+    def stream(
+        self, cursor: Any, template: str, params: Sequence[Any], size: int
+    ) -> Iterator[list[Any]]:
+        """Run a query in the cursor's transaction and give its rows as plain tuples, ``size``
+        at a time, without holding them all (a column store builds its arrays from them
+        without a dict per row)."""
+        reader = cursor.connection.cursor()
+        reader.row_factory = None
         try:
-            cursor.execute(self.sql(template), tuple(params))
-            return list(cursor.fetchall())
+            reader.execute(self.sql(template), tuple(params))
+            while rows := reader.fetchmany(size):
+                yield rows
         finally:
-            cursor.row_factory = saved
-
-    @staticmethod
-    def _tuple_rows() -> Any:
-        """The cursor row factory that gives tuples (SQLite: none)."""
-        return None
+            reader.close()
 
     @abstractmethod
     def close(self) -> None:
@@ -398,11 +397,19 @@ class PostgresViewStore(ViewStore):
             for row in rows:
                 write(row)
 
-    @staticmethod
-    def _tuple_rows() -> Any:
+    def stream(
+        self, cursor: Any, template: str, params: Sequence[Any], size: int
+    ) -> Iterator[list[Any]]:
+        """A server-side cursor in the transaction: the server sends ``size`` rows at a time."""
         from psycopg.rows import tuple_row
 
-        return tuple_row
+        reader = cursor.connection.cursor(name=f"stream_{uuid4().hex}", row_factory=tuple_row)
+        try:
+            reader.execute(self.sql(template), tuple(params))
+            while rows := reader.fetchmany(size):
+                yield rows
+        finally:
+            reader.close()
 
     def physical(self, logical: str, suffix: str = "") -> str:
         """``"schema"."view_<logical><suffix>"``."""
