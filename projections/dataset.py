@@ -100,8 +100,9 @@ SHAPES: dict[tuple[str, str], pa.DataType] = {
 """The JSON columns with a fixed shape, typed as that shape; other JSON columns stay text."""
 SECRET_FIELDS = frozenset({"revealed_seed", "revealed_seeds"})
 """Payload fields that hold server seeds (``SeedRotated``, ``CampaignImported``)."""
-ACTOR_FIELDS = ("actor",)
-"""Payload fields that name an actor as the log does (``name#id`` of a token)."""
+ACTOR_FIELD = "actor"
+"""The payload field that names an actor as the log does (``name#id`` of a token;
+``RolledBack``)."""
 _TOKEN_ID = re.compile(r"#[0-9a-f]{12}$")
 
 
@@ -305,12 +306,12 @@ def without_token_id(actor: Any) -> Any:
 
 
 def public_payload(data: dict[str, Any]) -> dict[str, Any]:
-    """An event's data without the seeds it reveals and with actors named without token ids."""
-    if not SECRET_FIELDS.isdisjoint(data) or any(f in data for f in ACTOR_FIELDS):
+    """An event's data without the seeds it reveals and with its actor named without a token
+    id."""
+    if "revealed_seed" in data or "revealed_seeds" in data or ACTOR_FIELD in data:
         data = {k: v for k, v in data.items() if k not in SECRET_FIELDS}
-        for name in ACTOR_FIELDS:
-            if name in data:
-                data[name] = without_token_id(data[name])
+        if ACTOR_FIELD in data:
+            data[ACTOR_FIELD] = without_token_id(data[ACTOR_FIELD])
     return data
 
 
@@ -325,6 +326,7 @@ class CampaignTrack:
     game: str | None = None
     memory: dict[str, Any] = field(default_factory=dict)
     night: int | None = None
+    night_then: int | None = None
     page_then: Any = None
     commands: dict[int, str] = field(default_factory=dict)
     rollbacks: list[tuple[int, int]] = field(default_factory=list)
@@ -387,8 +389,9 @@ class EventRows:
             events = read_batch(self.app.recorder, self.app.mapper, position, EVENTS_PER_READ)
             if not events:
                 return
+            last = events[-1].position > self.until
             for event in events:
-                if event.position > self.until:
+                if last and event.position > self.until:
                     return
                 track = self.follow(event)
                 if wanted_campaign is not None and event.campaign_id != wanted_campaign:
@@ -399,61 +402,62 @@ class EventRows:
             position = events[-1].position
 
     def follow(self, event: Recorded) -> CampaignTrack:
-        """Bring a campaign's track up to this event: its game, page, night, level, rollbacks."""
+        """Bring a campaign's track up to this event: its game, page, night, level, rollbacks;
+        ``page_then`` and ``night_then`` are the page and night the event happened in."""
         track = self.tracks.get(event.campaign_id)
         if track is None:
             track = self.tracks[event.campaign_id] = CampaignTrack()
         track.head = event.version
         topic = event.topic
+        if topic.startswith("qc."):
+            before = track.memory.get(PAGE)
+            apply_figures(event, track.memory, CORE_FIGURES)
+            # The event that ends a page is still played on it.
+            track.page_then = track.memory.get(PAGE) or before
+            return track
         if topic == CREATED:
             track.game = event.data.get("game")
             track.restart(event.data.get("state"))
         elif topic == ROLLED_BACK:
             track.rollbacks.append((event.version, int(event.data["to_version"])))
             track.restart(event.data.get("restored_state"))
-        elif topic.startswith("qc."):
-            before = track.memory.get(PAGE)
-            apply_figures(event, track.memory, CORE_FIGURES)
-            # The event that ends a page is still played on it.
-            track.page_then = track.memory.get(PAGE) or before
-            return track
         elif topic == "cb.NightPhaseStarted":
             track.night = event.details.get("night_number")
+        track.night_then = track.night
+        if topic == "cb.NightPhaseEnded":
+            track.night = None  # the night ends with this event, which is still in it
         track.page_then = track.memory.get(PAGE)
         return track
 
     def row(self, event: Recorded, track: CampaignTrack) -> tuple[Any, ...]:
         """The event's row (``undone`` and ``undone_by`` still to come)."""
         data = event.data
+        kind = event.kind
         command_id = data.get("command_id")
         command_type = None
         if isinstance(command_id, int):
             command_type = track.commands.get(command_id)
             if command_type is None:
                 command = data.get("command")
-                command_type = (
-                    command.get("type") if isinstance(command, dict) else None
-                ) or event.kind
+                command_type = (command.get("type") if isinstance(command, dict) else None) or kind
                 track.commands[command_id] = command_type
         if track.actors is None:
-            track.actors = self.app.actors(UUID(event.campaign_id))
-        night = track.night
-        if event.topic == "cb.NightPhaseEnded":
-            track.night = None  # the night ends with this event, which is still in it
+            actors = self.app.actors(UUID(event.campaign_id))
+            track.actors = {version: without_token_id(a) for version, a in actors.items()}
         return (
             event.id,
             event.campaign_id,
             track.game,
             event.version,
             event.topic,
-            event.kind,
+            kind,
             command_type,
             command_id if isinstance(command_id, int) else None,
-            without_token_id(track.actors.get(event.version)),
+            track.actors.get(event.version),
             0,
             None,
             track.page_then,
-            night,
+            track.night_then,
             track.memory.get(LEVEL),
             event.timestamp,
             orjson.dumps(public_payload(data), default=str).decode(),
