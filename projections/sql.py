@@ -335,8 +335,8 @@ def plain(value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, timedelta):
         return value.total_seconds()
-    if isinstance(value, Decimal):
-        return float(value)
+    if isinstance(value, Decimal):  # a sum of integers is a 128-bit integer in DuckDB
+        return int(value) if value == value.to_integral_value() else float(value)
     if isinstance(value, bytes):
         return value.hex()
     if isinstance(value, UUID):
