@@ -149,17 +149,19 @@ def _plan(tree: dict[str, Any]) -> Plan:
         elif node.get("class") == "FUNCTION":
             _check_function(str(node.get("function_name", "")).lower())
         elif node.get("class") == "COLUMN_REF":
-            columns.update(str(part) for part in node.get("column_names", []))
+            columns.update(str(part).lower() for part in node.get("column_names", []))
         elif node.get("class") in ("STAR", "POSITIONAL_REFERENCE"):
             everything = True
         for name in node.get("using_columns") or []:
-            columns.add(str(name))
+            columns.add(str(name).lower())
     plan = Plan()
-    for name in sorted(tables):
-        if name.lower() in ctes:
+    # DuckDB's names are case-insensitive, quoted or not.
+    for given in sorted(tables):
+        name = given.lower()
+        if name in ctes:
             continue
         if name not in known:
-            raise SqlRefused(f"no table named {name!r}; the tables are {', '.join(sorted(known))}")
+            raise SqlRefused(f"no table named {given!r}; the tables are {', '.join(sorted(known))}")
         names = known[name].names
         whole = everything or name in columns or name == EVENTS_NAME
         named = [c for c in names if c in columns]

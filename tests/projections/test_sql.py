@@ -60,6 +60,8 @@ def test_a_select_answers_from_the_view_tables(
     assert isinstance(joined.rows[0][1], str) and joined.rows[0][1].endswith("+00:00")
     counted = run_sql(app, views, "SELECT count(*) FROM ledger")
     assert counted.rows == [[len(dump(views)["ledger"])]]
+    shouted = run_sql(app, views, 'SELECT sum(len("FACES")) FROM ROLLS')
+    assert shouted.rows == [[sum(len(json.loads(row["faces"])) for row in rolls)]]
 
 
 def test_the_row_limit_cuts_the_answer_and_says_so(
