@@ -18,7 +18,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from domain.facade import Questlog
-from projections.dataset import Scope, arrow_schema, dataset_tables, snapshot, type_name
+from projections.columns import arrow_schema, type_name
+from projections.dataset import Scope, dataset_tables, snapshot
 from projections.store import ViewStore
 
 TABLE_DOC = {

@@ -33,7 +33,8 @@ import duckdb
 import pyarrow as pa
 
 from domain.facade import Questlog
-from projections.dataset import EVENTS_NAME, Scope, dataset_tables, snapshot
+from projections.dataset import Scope, dataset_tables, snapshot
+from projections.event_log import EVENTS_NAME
 from projections.store import ViewStore
 
 MAX_ROWS = 10_000

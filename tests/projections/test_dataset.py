@@ -19,15 +19,9 @@ from click.testing import CliRunner
 
 from domain.facade import TimeTravel, acting_as
 from domain.service.application import Questlog
-from projections.dataset import (
-    EVENTS_NAME,
-    SHAPES,
-    Scope,
-    arrow_schema,
-    dataset_tables,
-    row_tables,
-    tables,
-)
+from projections.columns import SHAPES, arrow_schema
+from projections.dataset import Scope, dataset_tables, row_tables, tables
+from projections.event_log import EVENTS_NAME
 from projections.parquet import write_dataset
 from projections.store import ViewStore
 from projections.views import ALL_VIEWS
