@@ -66,6 +66,9 @@ def test_an_analyst_runs_sql_over_every_campaign(analyst: TokenClient, played: s
     assert body["rows"] == [[played, 4, 12]]
     assert body["truncated"] is False and body["tables"] == ["rolls"]
     assert body["positions"]["roll_log"] > 0
+    lines = "SELECT count(*)\n  FROM rolls\n WHERE source = 'server'"
+    counted = analyst.get("/analytics/sql", query_string={"q": lines})
+    assert counted.status_code == 200 and counted.json["rows"] == [[4]]
     cut = analyst.get("/analytics/sql", query_string={"q": "SELECT * FROM events", "limit": 2})
     assert cut.status_code == 200 and cut.json["truncated"] is True
     assert len(cut.json["rows"]) == 2

@@ -15,6 +15,7 @@ class SqlQuery(Schema):
 
     q = Text(
         required=True,
+        free_text=True,
         validate=validate.Length(1, MAX_QUERY),
         metadata={
             "description": "One SELECT (or WITH ... SELECT) over the tables of the dataset, "
