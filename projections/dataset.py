@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
+from uuid import uuid4
 
 import pyarrow as pa
 
@@ -34,6 +35,27 @@ from projections.views import ALL_VIEWS
 
 CHUNK = 50_000
 """Rows per query and per record batch: what the export holds in memory at once per table."""
+
+
+def stream(
+    store: ViewStore, cursor: Any, template: str, params: Sequence[Any], size: int
+) -> Iterator[list[Any]]:
+    """Run a query in the read's transaction and give its rows as plain tuples, ``size`` at a
+    time, never all at once: a server-side cursor on PostgreSQL, a second cursor of the
+    connection on SQLite (no dict per row: the columns are built from the tuples)."""
+    if store.kind == "postgres":
+        from psycopg.rows import tuple_row
+
+        reader = cursor.connection.cursor(name=f"dataset_{uuid4().hex}", row_factory=tuple_row)
+    else:
+        reader = cursor.connection.cursor()
+        reader.row_factory = None
+    try:
+        reader.execute(store.sql(template), tuple(params))
+        while rows := reader.fetchmany(size):
+            yield rows
+    finally:
+        reader.close()
 
 
 def row_tables() -> dict[str, Table]:
@@ -121,7 +143,7 @@ class Dataset:
         if ordered:
             statement += f" ORDER BY {', '.join(spec.key)}"
         empty = True
-        for rows in self.store.stream(self.cursor, statement, params, self.chunk):
+        for rows in stream(self.store, self.cursor, statement, params, self.chunk):
             empty = False
             yield record_batch(name, schema, rows)
         if empty:

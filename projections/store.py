@@ -16,7 +16,6 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
-from uuid import uuid4
 
 from eventsourcing.postgres import PostgresDatastore
 
@@ -118,21 +117,6 @@ class ViewStore(ABC):
         """Run a query and return its rows as dicts."""
         cursor.execute(self.sql(template), tuple(params))
         return [dict(row) for row in cursor.fetchall()]
-
-    def stream(
-        self, cursor: Any, template: str, params: Sequence[Any], size: int
-    ) -> Iterator[list[Any]]:
-        """Run a query in the cursor's transaction and give its rows as plain tuples, ``size``
-        at a time, without holding them all (a column store builds its arrays from them
-        without a dict per row)."""
-        reader = cursor.connection.cursor()
-        reader.row_factory = None
-        try:
-            reader.execute(self.sql(template), tuple(params))
-            while rows := reader.fetchmany(size):
-                yield rows
-        finally:
-            reader.close()
 
     @abstractmethod
     def close(self) -> None:
@@ -396,20 +380,6 @@ class PostgresViewStore(ViewStore):
             write = copy.write_row
             for row in rows:
                 write(row)
-
-    def stream(
-        self, cursor: Any, template: str, params: Sequence[Any], size: int
-    ) -> Iterator[list[Any]]:
-        """A server-side cursor in the transaction: the server sends ``size`` rows at a time."""
-        from psycopg.rows import tuple_row
-
-        reader = cursor.connection.cursor(name=f"stream_{uuid4().hex}", row_factory=tuple_row)
-        try:
-            reader.execute(self.sql(template), tuple(params))
-            while rows := reader.fetchmany(size):
-                yield rows
-        finally:
-            reader.close()
 
     def physical(self, logical: str, suffix: str = "") -> str:
         """``"schema"."view_<logical><suffix>"``."""
