@@ -30,8 +30,10 @@ class Sql(MethodView):
     @blp.alt_response(400, response="BAD_REQUEST")
     @requires("analyse")
     def get(self, query: dict[str, Any]) -> Any:
-        """Run one SELECT over the dataset's tables (admin or analyst): 400 names why a query
-        is refused or failed, 503 says it ran out of time."""
+        """Run one read-only SELECT over the views' tables and the event log (admin, analyst).
+
+        A refused or failed query is a 400 that names why; one out of time is a 503.
+        """
         campaign = query.get("campaign")
         answer = run_sql(
             questlog(),
