@@ -13,7 +13,9 @@
     (``bench/scale.py``);
 (g) against the naive app a user would otherwise write (``bench/naive_app.py``): the roll
     route, a game command with server dice and PostgreSQL with one process, in alternating
-    rounds, with each server's CPU per 1,000 requests (``bench/versus_naive.py``).
+    rounds, with each server's CPU per 1,000 requests (``bench/versus_naive.py``);
+(h) the analyst's dataset on a SQLite store of 100,000 server rolls: ``questlog export --all``
+    as Parquet, and ``questlog sql``'s count per face (``bench/dataset_bench.py``).
 
 The views' lag (e) is measured under a load scaled to this machine: 70 % of the roll rate part
 (a) measured (``--views-rate`` sets it instead), so that it gives a verdict on any machine.
@@ -47,6 +49,7 @@ from typing import Any
 
 from rich.console import Console
 
+from bench.dataset_bench import dataset_json, dataset_table, measure_dataset
 from bench.domain_bench import measure_domain
 from bench.http_bench import BenchError, measure_http
 from bench.load import free_port
@@ -147,6 +150,8 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, argparse.Namespace]:
     parser.add_argument(
         "--scale-clients", type=int, default=8, help="part (f): clients, one campaign each"
     )
+    parser.add_argument("--skip-dataset", action="store_true", help="skip part (h)")
+    parser.add_argument("--dataset-only", action="store_true", help="run only part (h)")
     parser.add_argument("--skip-versus", action="store_true", help="skip part (g)")
     parser.add_argument("--versus-only", action="store_true", help="run only part (g)")
     parser.add_argument(
@@ -400,10 +405,23 @@ def main(argv: list[str] | None = None) -> int:
         console.print(versus_table(versus))
         return print_checks(console, versus)
 
+    def dataset_part() -> str | None:
+        console.print(
+            f"[bold](h)[/bold] the analyst's dataset on a SQLite store of {views_events:,} rolls"
+        )
+        run = measure_dataset(workdir / "dataset", events=views_events, note=note)
+        results.record("dataset", dataset_json(run))
+        console.print(dataset_table(run, verdict))
+        return None
+
+    if args.dataset_only:
+        args.skip_http = args.skip_domain = args.skip_views = True
+        args.skip_scale = args.skip_versus = True
     if args.versus_only:
         args.skip_http = args.skip_domain = args.skip_views = args.skip_scale = True
+        args.skip_dataset = True
     if args.views_only or args.scale_only:
-        args.skip_http = args.skip_domain = args.skip_versus = True
+        args.skip_http = args.skip_domain = args.skip_versus = args.skip_dataset = True
     if args.scale_only:
         args.skip_views = True
     if args.views_only:
@@ -422,6 +440,8 @@ def main(argv: list[str] | None = None) -> int:
         parts.append(("scale", scale_part))
     if not args.skip_versus:
         parts.append(("versus", versus_part))
+    if not args.skip_dataset:
+        parts.append(("dataset", dataset_part))
     try:
         for name, part in parts:
             try:

@@ -12,7 +12,7 @@ and the storage adapters can change shape behind it. The games register their co
 from __future__ import annotations
 
 from domain.model import chain, samples
-from domain.model.access import ROLES, Membership, Token, acting_as, actor_label
+from domain.model.access import ROLES, TOKEN_ROLES, Membership, Token, acting_as, actor_label
 from domain.model.calendar_board import modifiers
 from domain.model.calendar_board.state import WEATHERS, party_figures
 from domain.model.campaign import Campaign
@@ -154,6 +154,7 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "Membership",
     "ROLES",
     "Token",
+    "TOKEN_ROLES",
     # Text and logging helpers every layer shares
     "ascii_number",
     "has_control_characters",

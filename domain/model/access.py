@@ -16,6 +16,10 @@ from dataclasses import dataclass
 
 ROLES = ("owner", "player", "viewer", "auditor")
 """The roles a token can hold on a campaign."""
+TOKEN_ROLES = ("admin", "analyst")
+"""The roles a token can hold across every campaign: ``admin`` may do everything; ``analyst``
+may read every campaign and the analytics (the cross-campaign views, ``/analytics/...``), and do
+nothing else: play, reveal seeds, manage."""
 TOKEN_PREFIX = "ql_"
 SYSTEM = "system"
 """The actor of commands run without a token (the CLI, the demo, tests)."""
@@ -29,6 +33,8 @@ class Token:
     name: str
     admin: bool
     revoked: bool = False
+    analyst: bool = False
+    """An analyst token (``TOKEN_ROLES``): reads every campaign and the analytics, nothing else."""
 
 
 @dataclass(frozen=True)

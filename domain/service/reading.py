@@ -175,6 +175,11 @@ class Reading(ApplicationHooks):
             for s in stored
         ]
 
+    def actors(self, campaign_id: UUID) -> dict[int, str]:
+        """Who caused each event of a campaign (the token's ``name#id``, or ``system``), by
+        version; events stored before actors were recorded are absent."""
+        return self.side_tables.actors(str(campaign_id))
+
     def campaign_events(
         self, campaign_id: UUID, *, after: int = 0, limit: int | None = None
     ) -> list[Any]:

@@ -6,7 +6,13 @@ from uuid import UUID, uuid4
 
 from eventsourcing.persistence import IntegrityError
 
-from domain.model.access import Membership, Token, new_token_secret, token_hash
+from domain.model.access import (
+    TOKEN_ROLES,
+    Membership,
+    Token,
+    new_token_secret,
+    token_hash,
+)
 from domain.model.errors import InvalidInput, NotFound, RuleViolation
 from domain.model.text import MAX_NAME_LENGTH, check_text
 from domain.storage.side_tables import SideTables
@@ -24,12 +30,20 @@ class TokenService:
         """The store's side tables (given by the application)."""
         raise NotImplementedError
 
-    def create_token(self, name: str, *, admin: bool = False) -> tuple[Token, str]:
-        """A new token and its secret (shown once; only its hash is stored)."""
+    def create_token(
+        self, name: str, *, admin: bool = False, role: str | None = None
+    ) -> tuple[Token, str]:
+        """A new token and its secret (shown once; only its hash is stored). ``role`` is a role
+        across every campaign (``TOKEN_ROLES``): ``admin`` (as ``admin=True``) or ``analyst``."""
         check_text("name", name, MAX_NAME_LENGTH)
+        if role is not None and role not in TOKEN_ROLES:
+            raise InvalidInput.field("role", f"must be one of {', '.join(TOKEN_ROLES)}")
         if self.side_tables.find_token(name) is not None:
             raise InvalidInput.field("name", f"a token named {name!r} exists already")
-        token = Token(id=uuid4().hex[:12], name=name, admin=admin)
+        admin = admin or role == "admin"
+        token = Token(
+            id=uuid4().hex[:12], name=name, admin=admin, analyst=role == "analyst" and not admin
+        )
         secret = new_token_secret()
         self._add_token(token, secret)
         return token, secret

@@ -45,6 +45,8 @@ ACCESS_TABLE = "questlog_access"
 ATTEMPTS_TABLE = "questlog_attempts"
 RATE_TABLE = "questlog_rate_buckets"
 INVITES_TABLE = "questlog_invites"
+TOKEN_ROLES_TABLE = "questlog_token_roles"
+"""A token's role across every campaign (``analyst``), beside the admin flag of its row."""
 """Tokens the server made for one campaign (a share link or an invitation): removing their
 membership revokes them, since they hold nothing else."""
 KEYS_TABLE = "questlog_signing_keys"
@@ -117,6 +119,8 @@ class SideTables:
             "attempt TEXT PRIMARY KEY, campaign_id TEXT NOT NULL, version INTEGER NOT NULL)",
             f"CREATE TABLE IF NOT EXISTS {self._table(INVITES_TABLE)} ("
             "token_id TEXT PRIMARY KEY, campaign_id TEXT NOT NULL)",
+            f"CREATE TABLE IF NOT EXISTS {self._table(TOKEN_ROLES_TABLE)} ("
+            "token_id TEXT PRIMARY KEY, role TEXT NOT NULL)",
         ]
 
     def _sql(self, statement: str) -> str:
@@ -225,38 +229,55 @@ class SideTables:
 
     @staticmethod
     def _token(row: Any) -> Token:
-        return Token(str(row["id"]), str(row["name"]), bool(row["admin"]), bool(row["revoked"]))
+        return Token(
+            str(row["id"]),
+            str(row["name"]),
+            bool(row["admin"]),
+            bool(row["revoked"]),
+            analyst=row["role"] == "analyst",
+        )
+
+    def _tokens_select(self) -> str:
+        """The SELECT of token rows with their role across campaigns (if any)."""
+        return (
+            f"SELECT t.id, t.name, t.admin, t.revoked, r.role FROM {self._table(TOKENS_TABLE)} t "
+            f"LEFT JOIN {self._table(TOKEN_ROLES_TABLE)} r ON r.token_id = t.id"
+        )
 
     def add_token(self, token: Token, hashed: str) -> None:
-        """Store a new token by its hash."""
-        self._write(
-            f"INSERT INTO {self._table(TOKENS_TABLE)} (id, name, hash, admin, revoked) "
-            "VALUES (?, ?, ?, ?, 0)",
-            (token.id, token.name, hashed, int(token.admin)),
-        )
+        """Store a new token by its hash (and an analyst's role, in the same transaction)."""
+        with self.datastore.transaction(commit=True) as cursor:
+            cursor.execute(
+                self._sql(
+                    f"INSERT INTO {self._table(TOKENS_TABLE)} (id, name, hash, admin, revoked) "
+                    "VALUES (?, ?, ?, ?, 0)"
+                ),
+                (token.id, token.name, hashed, int(token.admin)),
+            )
+            if token.analyst:
+                cursor.execute(
+                    self._sql(
+                        f"INSERT INTO {self._table(TOKEN_ROLES_TABLE)} (token_id, role) "
+                        "VALUES (?, ?)"
+                    ),
+                    (token.id, "analyst"),
+                )
 
     def token_by_hash(self, hashed: str) -> Token | None:
         """The token with this hash, revoked or not."""
-        rows = self._fetch(
-            f"SELECT id, name, admin, revoked FROM {self._table(TOKENS_TABLE)} WHERE hash = ?",
-            (hashed,),
-        )
+        rows = self._fetch(f"{self._tokens_select()} WHERE t.hash = ?", (hashed,))
         return self._token(rows[0]) if rows else None
 
     def find_token(self, name_or_id: str) -> Token | None:
         """The token with this name or id."""
         rows = self._fetch(
-            f"SELECT id, name, admin, revoked FROM {self._table(TOKENS_TABLE)} "
-            "WHERE id = ? OR name = ?",
-            (name_or_id, name_or_id),
+            f"{self._tokens_select()} WHERE t.id = ? OR t.name = ?", (name_or_id, name_or_id)
         )
         return self._token(rows[0]) if rows else None
 
     def tokens(self) -> list[Token]:
         """Every token, by name."""
-        rows = self._fetch(
-            f"SELECT id, name, admin, revoked FROM {self._table(TOKENS_TABLE)} ORDER BY name", ()
-        )
+        rows = self._fetch(f"{self._tokens_select()} ORDER BY t.name", ())
         return [self._token(row) for row in rows]
 
     def revoke_token(self, token_id: str) -> None:

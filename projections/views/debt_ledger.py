@@ -34,7 +34,9 @@ from projections.store import ViewStore
 from projections.view import (
     CREATED,
     ROW_COLUMNS,
+    ROW_DOC,
     ROW_KEY,
+    ROW_KINDS,
     View,
     campaign_rows,
     handles,
@@ -57,6 +59,20 @@ LEDGER = table(
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
     key=ROW_KEY,
+    doc={
+        **ROW_DOC,
+        "hero_id": "The hero whose credits moved.",
+        "page_date": "The date of the calendar page being played then.",
+        "entry": "movement, opening, reversal, reinstatement or adjustment (docs/projections.md).",
+        "cause": "The domain's cause of the movement (e.g. payment, purchase, heroSelected).",
+        "delta": "The change of the balance (credits; negative: spent).",
+        "balance_before": "The hero's balance before (empty for an opening).",
+        "balance_after": "The hero's balance after (below 0: in debt).",
+        "event_type": "The type of the event that moved the credits, e.g. CreditsChanged.",
+        "context": "What else the event says about the movement (e.g. the purpose), as JSON.",
+        "reverses": "A reversal or reinstatement: the entry it reverses (<event_id>-<n>).",
+    },
+    kinds={**ROW_KINDS, "page_date": "date", "context": "json"},
     by_cause=("cause",),
 )
 SPANS = table(
@@ -71,6 +87,26 @@ SPANS = table(
     "penalties BIGINT NOT NULL",
     "entries INTEGER NOT NULL",
     key=ROW_KEY,
+    doc={
+        **{k: ROW_DOC[k] for k in ("campaign_id", "n")},
+        "event_id": "The notification id of the entry that opened the span.",
+        "version": "The version of the event that opened the span.",
+        "hero_id": "The hero in debt.",
+        "started_page": "The page date the debt started on.",
+        "started_at": "When the debt started (UTC).",
+        "ended_version": "The version of the event that ended it; empty while in debt.",
+        "ended_page": "The page date the debt ended on.",
+        "ended_at": "When the debt ended (UTC); empty while in debt.",
+        "deepest": "The lowest balance of the span.",
+        "penalties": "The debt penalties charged during the span.",
+        "entries": "The ledger entries within the span.",
+    },
+    kinds={
+        "started_page": "date",
+        "started_at": "timestamp",
+        "ended_page": "date",
+        "ended_at": "timestamp",
+    },
 )
 FIGURES = qc_places("hero.id", "hero.credits", "page.date")
 HERO, CREDITS, PAGE = (FIGURES[name] for name in ("hero.id", "hero.credits", "page.date"))

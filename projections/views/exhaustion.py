@@ -18,7 +18,9 @@ from projections.store import ViewStore
 from projections.view import (
     CREATED,
     ROW_COLUMNS,
+    ROW_DOC,
     ROW_KEY,
+    ROW_KINDS,
     View,
     campaign_rows,
     handles,
@@ -39,6 +41,18 @@ EXHAUSTION = table(
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
     key=ROW_KEY,
+    doc={
+        **ROW_DOC,
+        "party": "The party (the player's seat, e.g. A) whose exhaustion changed.",
+        "night": "The night it changed in; empty by day (e.g. a day sleep).",
+        "round": "The match's round then.",
+        "from_value": "The party's exhaustion before.",
+        "to_value": "The party's exhaustion after.",
+        "cause": "Why it changed, as the event records it (e.g. rizz, daySleep).",
+        "eliminations": "The pieces the change eliminated (by exhaustion).",
+        "eliminated": "The ids of those pieces.",
+    },
+    kinds={**ROW_KINDS, "eliminated": "json"},
     by_night=("night",),
 )
 

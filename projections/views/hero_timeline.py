@@ -23,7 +23,9 @@ from projections.view import (
     ANY,
     CREATED,
     ROW_COLUMNS,
+    ROW_DOC,
     ROW_KEY,
+    ROW_KINDS,
     View,
     handles,
     page,
@@ -43,6 +45,18 @@ TIMELINE = table(
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
     key=ROW_KEY,
+    doc={
+        **ROW_DOC,
+        "hero_id": "The hero.",
+        "page_date": "The date of the calendar page being played then.",
+        "stat": "The stat that changed: hp or virtue.",
+        "value": "Its value after the event.",
+        "previous": "Its value before (empty for a new hero).",
+        "maximum": "hp: the hero's maximum HP then.",
+        "cause": "The event's cause if it records one, else its type.",
+        "event_type": "The type of the event that changed it, e.g. DamageTaken.",
+    },
+    kinds={**ROW_KINDS, "page_date": "date"},
 )
 LIVES = table(
     *ROW_COLUMNS,
@@ -57,6 +71,18 @@ LIVES = table(
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
     key=ROW_KEY,
+    doc={
+        **ROW_DOC,
+        "hero_id": "The hero who died (or whose clone it is).",
+        "page_date": "The date of the calendar page being played then.",
+        "kind": "died or cloned.",
+        "cause": "The cause of death.",
+        "outcome": "cloned: the clone roll's result (the d4); empty for a death.",
+        "replaced": "cloned: whether the clone replaced the hero with a new one.",
+        "hp_after": "The hero's HP after the event.",
+        "hp_max": "The hero's maximum HP after the event.",
+    },
+    kinds={**ROW_KINDS, "page_date": "date", "replaced": "bool"},
 )
 FIGURES = qc_places("hero.id", "hero.hp", "hero.hp_max", "hero.virtue", "page.date")
 STATS = {"hero.hp": "hp", "hero.virtue": "virtue"}

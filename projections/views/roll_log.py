@@ -26,7 +26,18 @@ from projections.events import Recorded
 from projections.figures import apply_figures, qc_places, remember
 from projections.schema import table
 from projections.store import ViewStore
-from projections.view import ANY, CREATED, ROW_COLUMNS, ROW_KEY, View, handles, page, row_basics
+from projections.view import (
+    ANY,
+    CREATED,
+    ROW_COLUMNS,
+    ROW_DOC,
+    ROW_KEY,
+    ROW_KINDS,
+    View,
+    handles,
+    page,
+    row_basics,
+)
 
 QUEST_CALENDAR, CALENDAR_BOARD = "quest-calendar", "calendar-board"
 ROLL_FIGURES = qc_places("hero.level", "page.date")
@@ -56,6 +67,27 @@ ROLLS = table(
     "night INTEGER",
     "level INTEGER",
     key=ROW_KEY,
+    doc={
+        **ROW_DOC,
+        "n": "The roll's index among the rolls its event recorded (0 for the first).",
+        "roll_id": "The roll's id: <version>-<n + 1>.",
+        "game": "The campaign's game: quest-calendar or calendar-board.",
+        "event_type": "The type of the event that rolled, e.g. DiceRolled or AttackRolled.",
+        "purpose": "What the roll was for, as recorded.",
+        "notation": "The dice in dice notation, e.g. 2d20kh1+3.",
+        "dice": "Each die in draw order: its sides, its face and whether it was kept.",
+        "faces": "The faces in draw order (kept or not).",
+        "modifier": "The flat modifier added to the kept dice.",
+        "total": "The roll's total: the kept faces plus the modifier.",
+        "source": "server (verifiable dice) or reported (rolled by hand at the table).",
+        "commitment": "Server rolls: the commitment (SHA-256) to the seed rolled with.",
+        "client_seed": "Server rolls: the client seed mixed in.",
+        "nonce": "Server rolls: the roll's nonce in the seed's stream.",
+        "verified": "Server rolls: whether the roll re-derives from its revealed seed; empty "
+        "until the seed is revealed, and for reported rolls.",
+        "entropy": "Server rolls: the player's entropy mixed in, when given.",
+    },
+    kinds={**ROW_KINDS, "dice": "json", "faces": "json", "verified": "bool"},
     by_event=("event_id", "n"),
     by_game=("game", "source"),
 )

@@ -23,7 +23,9 @@ from projections.view import (
     ANY,
     CREATED,
     ROW_COLUMNS,
+    ROW_DOC,
     ROW_KEY,
+    ROW_KINDS,
     View,
     campaign_rows,
     handles,
@@ -43,6 +45,17 @@ HISTORY = table(
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
     key=ROW_KEY,
+    doc={
+        **ROW_DOC,
+        "page_date": "The date of the calendar page being played then.",
+        "compartment": "The compartment's number (1 to 6).",
+        "name": "The compartment's name (e.g. Bridge).",
+        "integrity": "Its Integrity after the event.",
+        "previous": "Its Integrity before.",
+        "integrity_max": "Its maximum Integrity after the event.",
+        "event_type": "The type of the event that changed it, e.g. CompartmentHit.",
+    },
+    kinds={**ROW_KINDS, "page_date": "date"},
 )
 LOSSES = table(
     *ROW_COLUMNS,
@@ -54,6 +67,15 @@ LOSSES = table(
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
     key=ROW_KEY,
+    doc={
+        **ROW_DOC,
+        "page_date": "The date of the calendar page being played then.",
+        "compartment": "The compartment the crew member or upgrade was in.",
+        "kind": "crew (a crew member died) or upgrade (an upgrade was destroyed).",
+        "item_id": "The crew member's or upgrade's id.",
+        "detail": "What else the event records about the loss, as JSON.",
+    },
+    kinds={**ROW_KINDS, "page_date": "date", "detail": "json"},
 )
 INTEGRITY = tuple(f"ship.{key}.integrity" for key in COMPARTMENTS)
 MAXIMUM = tuple(f"ship.{key}.integrity_max" for key in COMPARTMENTS)

@@ -26,7 +26,7 @@ from projections.figures import apply_figures, cb_places, qc_places, remember
 from projections.filters import CALENDAR_BOARD, QUEST_CALENDAR, Filter
 from projections.schema import table
 from projections.store import ViewStore, position_in
-from projections.view import ANY, CREATED, ROW_COLUMNS, ROW_KEY, View, handles
+from projections.view import ANY, CREATED, ROW_COLUMNS, ROW_DOC, ROW_KEY, ROW_KINDS, View, handles
 from projections.views.weather import WeatherHistory
 
 PAGES = table(
@@ -42,6 +42,19 @@ PAGES = table(
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
     key=ROW_KEY,
+    doc={
+        **ROW_DOC,
+        "event_id": "The notification id of the qc.PageEnded event.",
+        "hero_id": "The hero at the page's end.",
+        "page_number": "The page's number in the campaign (the pages played).",
+        "page_date": "The page's date.",
+        "level": "The hero's level at the page's end.",
+        "credits": "The hero's credits at the page's end (below 0: in debt).",
+        "hp": "The hero's HP at the page's end.",
+        "hp_max": "The hero's maximum HP at the page's end.",
+        "virtue": "The hero's virtue at the page's end.",
+    },
+    kinds={**ROW_KINDS, "page_date": "date"},
 )
 LIVES = table(
     *ROW_COLUMNS,
@@ -54,6 +67,16 @@ LIVES = table(
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
     key=ROW_KEY,
+    doc={
+        **ROW_DOC,
+        "hero_id": "The hero who died (or was cloned).",
+        "kind": "died or cloned.",
+        "level": "The hero's level at the death.",
+        "cause": "The cause of death.",
+        "outcome": "cloned: the clone roll's result (the d4); empty for a death.",
+        "page_date": "The date of the page the hero died on.",
+    },
+    kinds={**ROW_KINDS, "page_date": "date"},
 )
 COMBATS = table(
     *ROW_COLUMNS,
@@ -68,6 +91,19 @@ COMBATS = table(
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
     key=ROW_KEY,
+    doc={
+        **ROW_DOC,
+        "event_id": "The notification id of the qc.CombatEnded event.",
+        "page_date": "The date of the calendar page the combat was on.",
+        "mode": "The combat's difficulty mode.",
+        "kind": "The combat's kind (e.g. combat, dogfight).",
+        "level": "The hero's level then.",
+        "rounds": "The combat's rounds: played and unplayed.",
+        "rounds_played": "The rounds played.",
+        "rounds_won": "The rounds the hero won.",
+        "ended_by": "How the combat ended, as the event records it.",
+    },
+    kinds={**ROW_KINDS, "page_date": "date"},
 )
 NIGHTS = table(
     *ROW_COLUMNS,
@@ -77,6 +113,15 @@ NIGHTS = table(
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
     key=ROW_KEY,
+    doc={
+        **ROW_DOC,
+        "event_id": "The notification id of the cb.NightPhaseEnded event.",
+        "n": "The party's index among the match's parties.",
+        "night": "The night's number in the match.",
+        "party": "The party (the player's seat, e.g. A).",
+        "exhaustion": "The party's exhaustion at the night's end.",
+    },
+    kinds=ROW_KINDS,
 )
 QC_FIGURES = qc_places(
     "hero.id",

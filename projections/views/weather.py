@@ -18,7 +18,17 @@ from domain.facade import Timeline
 from projections.events import Recorded
 from projections.schema import table
 from projections.store import ViewStore
-from projections.view import ROW_COLUMNS, ROW_KEY, View, campaign_rows, handles, page, row_basics
+from projections.view import (
+    ROW_COLUMNS,
+    ROW_DOC,
+    ROW_KEY,
+    ROW_KINDS,
+    View,
+    campaign_rows,
+    handles,
+    page,
+    row_basics,
+)
 
 WEATHER = table(
     *ROW_COLUMNS,
@@ -40,6 +50,26 @@ WEATHER = table(
     "undone_by BIGINT",
     "day_weather TEXT",
     key=ROW_KEY,
+    doc={
+        **ROW_DOC,
+        "event_id": "The notification id of the event that started the night.",
+        "version": "The version of the event that started the night.",
+        "night": "The night's number in the match.",
+        "round": "The round the night is in.",
+        "space_from": "The space the god piece moved from.",
+        "space": "The space the god piece landed on.",
+        "space_type": "That space's type (e.g. rain, snow).",
+        "weather": "The weather the landed space set.",
+        "source": "Where that weather came from (e.g. weatherSpace).",
+        "pending": "Whether the weather waits for the next round to take effect.",
+        "in_force": "The weather in force tonight.",
+        "activated_round": "The round the pending weather took effect in.",
+        "hail_save": "Whether a hail save was called for.",
+        "wind_d20": "The wind's d20 face.",
+        "wind_speed": "The wind's speed (e.g. light, heavy).",
+        "wind_direction": "The wind's direction (e.g. south).",
+    },
+    kinds={**ROW_KINDS, "pending": "bool", "hail_save": "bool"},
 )
 COLUMNS = WEATHER.names
 

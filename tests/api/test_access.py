@@ -24,7 +24,7 @@ from webapi.http.rate_limits import exempt_setting
 from webapi.routes import page
 
 ROLES = ("owner", "player", "viewer", "auditor")
-CALLERS = ("admin", *ROLES, "outsider", "anonymous")
+CALLERS = ("admin", "analyst", *ROLES, "outsider", "anonymous")
 MAY: dict[str, set[str]] = {
     "read": {"owner", "player", "viewer", "auditor"},
     "audit": {"owner", "auditor"},
@@ -45,6 +45,8 @@ ADMIN_ONLY = (
     "/metrics",
     "/campaigns/import",
 )
+ANALYST_READS = ("/views/rolls", "/views/campaigns", "/analytics/")
+"""The cross-campaign routes an analyst token may read besides every campaign's read routes."""
 OPEN = ("/healthz", "/readyz", "/.well-known/questlog-key")
 """The health checks a load balancer calls without a token, and the verifier keys anyone checks a
 checkpoint with."""
@@ -59,6 +61,7 @@ class Cast:
         self.secrets: dict[str, str] = {}
         for name in ("admin", *ROLES, "outsider"):
             _, self.secrets[name] = questlog.create_token(name, admin=name == "admin")
+        _, self.secrets["analyst"] = questlog.create_token("analyst", role="analyst")
         setup = {"players": [{"id": "A"}, {"id": "B"}]} if game == "calendar-board" else {}
         created = self.as_("owner").post(
             "/campaigns", json={"game": game, "name": "Private", "setup": setup}
@@ -107,6 +110,8 @@ def expected(caller: str, rule: str, method: str) -> int | None:
         return 401
     if caller == "admin":
         return None
+    if caller == "analyst":
+        return analyst_refusal(rule, method)
     if rule.startswith(ADMIN_ONLY):
         return 403
     if "<campaign>" not in rule:
@@ -114,6 +119,18 @@ def expected(caller: str, rule: str, method: str) -> int | None:
     if caller == "outsider":
         return 404
     return None if caller in MAY[action(rule, method)] else 403
+
+
+def analyst_refusal(rule: str, method: str) -> int | None:
+    """An analyst reads every campaign and the cross-campaign views and analytics; it may not
+    create a campaign, play, audit, manage, or use the other admin routes."""
+    if rule.startswith(ANALYST_READS):
+        return None
+    if rule.startswith(ADMIN_ONLY) or (rule == "/campaigns" and method == "POST"):
+        return 403
+    if "<campaign>" not in rule:
+        return None
+    return None if action(rule, method) == "read" else 403
 
 
 def routes(app: Flask) -> list[tuple[str, str]]:

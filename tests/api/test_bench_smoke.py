@@ -24,7 +24,7 @@ from bench.views_lag import Lag, lag_verdict, measure_lag
 ROOT = Path(__file__).resolve().parents[2]
 
 
-PARTS = ("http", "domain", "views_sqlite", "views_postgres", "views_lag", "versus")
+PARTS = ("http", "domain", "views_sqlite", "views_postgres", "views_lag", "versus", "dataset")
 SHORT_VIEWS = ["--views-events", "1000", "--views-baseline", "200", "--views-seconds", "2"]
 SHORT_VIEWS += ["--views-rate", "50"]  # a rate a slow CI machine keeps to (the lag checks it:
 # at 100/s one run sent at 72/s and failed its part)
@@ -83,6 +83,11 @@ def test_bench_quick_run_measures_every_part_with_access_control_on(
         assert run["server_cpu_s_per_1000"] > 0, name
     assert versus["consistent"], versus["consistency"]
     assert len(versus["checks"]) == 4
+    dataset = data["dataset"]
+    assert dataset["export_rows"]["events"] == dataset["events"] and dataset["export_seconds"] > 0
+    assert dataset["sql_median"] > 0 and len(dataset["sql_seconds"]) == 5
+    assert (dataset["export_target_s"], dataset["sql_target_s"]) == (10, 1)
+    assert dataset["export_met"] in (True, False) and dataset["sql_met"] in (True, False)
 
 
 def test_a_failed_part_is_reported_and_the_figures_measured_are_kept(tmp_path: Path) -> None:
@@ -99,6 +104,7 @@ def test_a_failed_part_is_reported_and_the_figures_measured_are_kept(tmp_path: P
         "--no-extras",
         "--skip-scale",
         "--skip-versus",  # part (g) has its run in the test above
+        "--skip-dataset",  # and part (h)
         *SHORT_VIEWS,
         "--json",
         str(figures),

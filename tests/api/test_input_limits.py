@@ -204,7 +204,7 @@ def test_a_control_character_in_a_header_is_422_naming_it(
 
 
 VALID_PATH = {"roll_id": "2-1", "proposal_id": "no-such-proposal", "token": "no-such-token"}
-VALID_QUERY = {"game": "quest-calendar", "player": "A"}
+VALID_QUERY = {"game": "quest-calendar", "player": "A", "q": "SELECT count(*) FROM rolls"}
 
 
 def operation(document: dict[str, Any], rule: str, method: str) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import sys
 import click
 from rich.markup import escape
 
-from domain.facade import InvalidInput, NotFound
+from domain.facade import TOKEN_ROLES, InvalidInput, NotFound
 from webapi.cli.common import console, open_store
 
 
@@ -19,17 +19,23 @@ def token() -> None:
 @token.command("create")
 @click.option("--name", required=True, help="A unique name for the token (who holds it).")
 @click.option("--admin", is_flag=True, help="An admin token: every route and campaign.")
-def token_create(name: str, admin: bool) -> None:
+@click.option(
+    "--role",
+    type=click.Choice(TOKEN_ROLES),
+    help="A role across every campaign: admin (as --admin), or analyst (reads every campaign "
+    "and the analytics, /analytics/sql among them; may not play, reveal seeds or manage).",
+)
+def token_create(name: str, admin: bool, role: str | None) -> None:
     """Create a token and print its secret once."""
     questlog = open_store()
     try:
-        made, secret = questlog.create_token(name, admin=admin)
+        made, secret = questlog.create_token(name, admin=admin, role=role)
     except InvalidInput as error:
         console.print(f"[red]{escape(error.message)}[/red]")
         sys.exit(2)
     finally:
         questlog.close()
-    kind = "admin token" if made.admin else "token"
+    kind = "admin token" if made.admin else "analyst token" if made.analyst else "token"
     console.print(f"Created {kind} {escape(made.name)} (id {made.id}). Shown this once:")
     click.echo(secret)
 

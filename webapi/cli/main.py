@@ -18,7 +18,7 @@ from domain.facade import Questlog, StoreConfig
 from projections.cli import checked_settings
 from projections.cli import projections as projections_group
 from projections.logs import LOG_FORMATS, is_json, log_uncaught_errors
-from webapi.cli import docs, keys, logs, verify
+from webapi.cli import docs, keys, logs, sql, verify
 from webapi.cli.common import LOOPBACK, console, open_store
 from webapi.http.observability import configure_logging
 
@@ -260,6 +260,7 @@ for command in (
     logs.import_,
     logs.replay,
     logs.export,
+    sql.sql,
     docs.reference,
     docs.demo,
 ):

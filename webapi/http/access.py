@@ -44,6 +44,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     "public": frozenset({"read"}),
 }
 """What each role may do; ``public`` is anyone with a token on a public campaign."""
+ANALYST = frozenset({"analyse", "read"})
+"""What an analyst token may do, on every campaign: read it, and the cross-campaign views and
+analytics (``analyse``); never play, reveal seeds, audit or manage."""
 
 
 def auth_setting(auth: bool | str | None) -> bool:
@@ -65,7 +68,7 @@ def caller() -> Token | None:
 def visible() -> set[str] | None:
     """The campaign ids the caller may see, or None for all of them."""
     token = caller()
-    if not current_app.config[AUTH_KEY] or token is None or token.admin:
+    if not current_app.config[AUTH_KEY] or token is None or token.admin or token.analyst:
         return None
     return questlog().visible_campaigns(token.id)
 
@@ -113,10 +116,18 @@ def authorize(token: Token) -> Response | None:
         return refuse(403, "This route declares no access; nobody may use it.")
     if token.admin:
         return admin_seat_check(access, token)
+    if token.analyst:
+        if access.action in ANALYST or (access.action == "any" and not access.appends):
+            return None  # every campaign; the view answers 404 for one that does not exist
+        return refuse(
+            403, "An analyst token may read the campaigns and the analytics, nothing else."
+        )
     if access.action == "any":
         return None
     if access.action == "admin":
         return refuse(403, "Only an admin token may use this route.")
+    if access.action == "analyse":
+        return refuse(403, "Only an admin or analyst token may use this route.")
     cid = requested_campaign()
     if cid is None:
         return None  # the view answers 404 for a malformed id
@@ -264,6 +275,8 @@ def me_on(cid: str) -> dict[str, Any]:
     token = caller()
     if token is None or token.admin:
         role, seat, allowed = "admin", None, ACTIONS
+    elif token.analyst:
+        role, seat, allowed = "analyst", None, ANALYST
     else:
         standing = role_on(token, cid)
         role, member = standing if standing is not None else ("public", None)

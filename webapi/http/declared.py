@@ -14,10 +14,22 @@ from typing import Any, TypeVar
 from flask import Flask, current_app
 
 ACTIONS = frozenset(
-    {"public", "any", "admin", "read", "audit", "append", "manage", "propose", "approve"}
+    {
+        "public",
+        "any",
+        "admin",
+        "analyse",
+        "read",
+        "audit",
+        "append",
+        "manage",
+        "propose",
+        "approve",
+    }
 )
 """What a route may declare: no token at all (the health checks), any token, admin tokens only,
-or an action a campaign role allows."""
+admin and analyst tokens (``analyse``: the cross-campaign reads), or an action a campaign role
+allows."""
 ACCESS_ATTRIBUTE = "questlog_access"
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -27,7 +39,8 @@ class Access:
     """What a route does, as its view method declares it with ``requires``.
 
     ``action`` is what the caller's role on the campaign must allow (``ALLOWED``), or ``any``
-    (every live token), ``admin``, or ``public`` (no token needed). ``seat`` names the body
+    (every live token), ``admin``, ``analyse`` (admin and analyst tokens), or ``public`` (no
+    token needed). ``seat`` names the body
     field with the player a seat-bound token acts for; a player's seat must match it (in
     ``seat_games`` only, when given), and an owner's too when ``seat_binds_owner``.
     """

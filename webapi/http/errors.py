@@ -20,6 +20,7 @@ from domain.facade import (
     TracebackThrottle,
     unavailable,
 )
+from projections.sql import SqlFailed, SqlRefused, SqlTimedOut
 from webapi.http.declared import declared_access
 
 PROBLEM_JSON = "application/problem+json"
@@ -160,6 +161,16 @@ def streams_problem(error: TooManyStreams) -> Response:
     )
 
 
+def sql_problem(error: SqlRefused | SqlFailed | SqlTimedOut) -> Response:
+    """400: a query refused (not one SELECT over the Questlog tables) or failed, and why; 503: a
+    query stopped when its time was up."""
+    if isinstance(error, SqlTimedOut):
+        return problem(503, "Query timed out", error.message, slug="sql-timeout")
+    if isinstance(error, SqlRefused):
+        return problem(400, "Query refused", error.message, slug="sql-refused")
+    return problem(400, "Query failed", error.message, slug="sql-failed")
+
+
 def http_problem(error: HTTPException) -> Response:
     """Map a werkzeug/webargs HTTP error, keeping webargs' per-field messages."""
     status = error.code or 500
@@ -195,6 +206,8 @@ def register(app: Flask) -> None:
     app.register_error_handler(QuestlogError, domain_problem)
     app.register_error_handler(HTTPException, http_problem)
     app.register_error_handler(TooManyStreams, streams_problem)
+    for refusal in (SqlRefused, SqlFailed, SqlTimedOut):
+        app.register_error_handler(refusal, sql_problem)
     for transient in TRANSIENT_ERRORS:
         app.register_error_handler(transient, transient_problem)
     throttle = app.extensions[TRACEBACKS_KEY] = TracebackThrottle(TRACEBACK_INTERVAL)

@@ -28,7 +28,13 @@ blp = Blueprint("access", __name__, description="Tokens (admin) and campaign mem
 
 def token_info(token: Token) -> dict[str, Any]:
     """A token as the API shows it (never its secret or hash)."""
-    return {"id": token.id, "name": token.name, "admin": token.admin, "revoked": token.revoked}
+    return {
+        "id": token.id,
+        "name": token.name,
+        "admin": token.admin,
+        "analyst": token.analyst,
+        "revoked": token.revoked,
+    }
 
 
 @blp.route("/admin/tokens")
@@ -38,7 +44,9 @@ class Tokens(MethodView):
     @requires("admin")
     def post(self, body: dict[str, Any]) -> Any:
         """Create a token (admin); its secret is in this response only."""
-        token, secret = questlog().create_token(body["name"], admin=body["admin"])
+        token, secret = questlog().create_token(
+            body["name"], admin=body["admin"], role=body.get("role")
+        )
         return {**token_info(token), "token": secret}
 
     @blp.response(200, TokenList)
@@ -55,7 +63,9 @@ class TokenResource(MethodView):
     def delete(self, token: str) -> Any:
         """Revoke a token by name or id (admin); it stops working at once."""
         revoked = questlog().revoke_token(token)
-        return token_info(Token(revoked.id, revoked.name, revoked.admin, revoked=True))
+        return token_info(
+            Token(revoked.id, revoked.name, revoked.admin, revoked=True, analyst=revoked.analyst)
+        )
 
 
 def member_token(field: str, name: str) -> Token:
@@ -80,6 +90,8 @@ def member_refusal(token: Token) -> str | None:
         return "names a revoked token"
     if token.admin:
         return "names an admin token, which may do everything without a role"
+    if token.analyst:
+        return "names an analyst token, which reads every campaign and may hold no role"
     return None
 
 

@@ -40,7 +40,7 @@ blp = Blueprint(
 class Dice(MethodView):
     @blp.arguments(DiceQuery, location="query")
     @blp.response(200, DiceFairness)
-    @requires("admin")
+    @requires("analyse")
     def get(self, query: dict[str, Any]) -> Any:
         """Face counts per die type and source, chi-square p-values, and a flag on unfair dice."""
         return read(
@@ -84,7 +84,7 @@ class CampaignDice(MethodView):
 class Campaigns(MethodView):
     @blp.arguments(CampaignFiguresQuery, location="query")
     @blp.response(200, CampaignFigures)
-    @requires("admin")
+    @requires("analyse")
     def get(self, query: dict[str, Any]) -> Any:
         """Credits and debt by page, deaths per level, combats won per mode, exhaustion by
         night, weather: each defined in docs/projections.md."""

@@ -197,7 +197,7 @@ class CampaignRolls(MethodView):
 class Rolls(MethodView):
     @blp.arguments(RollsQuery, location="query")
     @blp.response(200, ViewPage)
-    @requires("admin")
+    @requires("analyse")
     def get(self, query: dict[str, Any]) -> Any:
         """The roll log across every campaign, in log order."""
         owner = query.get("campaign")
@@ -289,7 +289,7 @@ class CampaignSummaryView(MethodView):
 class Campaigns(MethodView):
     @blp.arguments(CampaignsQuery, location="query")
     @blp.response(200, ViewPage)
-    @requires("admin")
+    @requires("analyse")
     def get(self, query: dict[str, Any]) -> Any:
         """Every campaign's summary in creation order, optionally of one game."""
         return read(

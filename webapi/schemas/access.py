@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from domain.facade import ROLES
+from domain.facade import ROLES, TOKEN_ROLES
 from webapi.schemas.fields import Flag, Text
 
 
@@ -13,6 +13,13 @@ class TokenCreate(Schema):
 
     name = Text(required=True, validate=validate.Length(1, 200))
     admin = Flag(load_default=False)
+    role = Text(
+        validate=validate.OneOf(TOKEN_ROLES),
+        metadata={
+            "description": "A role across every campaign: admin (as admin: true) or analyst "
+            "(reads every campaign and the analytics, nothing else)."
+        },
+    )
 
 
 class TokenInfo(Schema):
@@ -21,6 +28,9 @@ class TokenInfo(Schema):
     id = fields.String()
     name = fields.String()
     admin = fields.Boolean()
+    analyst = fields.Boolean(
+        metadata={"description": "An analyst token: reads every campaign and the analytics."}
+    )
     revoked = fields.Boolean()
 
 
@@ -71,8 +81,11 @@ class Me(Schema):
     name = fields.String(allow_none=True, metadata={"description": "None when auth is off."})
     admin = fields.Boolean(metadata={"description": "An admin token (or auth off) may do all."})
     role = fields.String(
-        validate=validate.OneOf(("admin", "public", *ROLES)),
-        metadata={"description": "admin, a role the caller holds, or public (a public campaign)."},
+        validate=validate.OneOf(("admin", "analyst", "public", *ROLES)),
+        metadata={
+            "description": "admin, analyst (an analyst token), a role the caller holds, or "
+            "public (a public campaign)."
+        },
     )
     seat = fields.String(
         allow_none=True, metadata={"description": "The player id a player acts for, if any."}
