@@ -86,8 +86,13 @@ ROLLS = table(
         "verified": "Server rolls: whether the roll re-derives from its revealed seed; empty "
         "until the seed is revealed, and for reported rolls.",
         "entropy": "Server rolls: the player's entropy mixed in, when given.",
+        "page_date": "Quest Calendar: the date of the page being played when it was rolled; "
+        "empty between pages.",
+        "night": "Calendar Board: the night under way when it was rolled, or the last one "
+        "begun (0 before the first night).",
+        "level": "Quest Calendar: the hero's level when it was rolled.",
     },
-    kinds={**ROW_KINDS, "dice": "json", "faces": "json", "verified": "bool"},
+    kinds={**ROW_KINDS, "dice": "json", "faces": "json", "verified": "bool", "page_date": "date"},
     by_event=("event_id", "n"),
     by_game=("game", "source"),
 )

@@ -62,7 +62,10 @@ WEATHER = table(
         "weather": "The weather the landed space set.",
         "source": "Where that weather came from (e.g. weatherSpace).",
         "pending": "Whether the weather waits for the next round to take effect.",
-        "in_force": "The weather in force tonight.",
+        "in_force": "The weather in force for the rest of the night after the calendar roll "
+        "(Normal under the default night gap, house rule cb.weather.nightGap).",
+        "day_weather": "The weather in force as the night began: the day's weather, which the "
+        "night's calendar roll ends.",
         "activated_round": "The round the pending weather took effect in.",
         "hail_save": "Whether a hail save was called for.",
         "wind_d20": "The wind's d20 face.",
