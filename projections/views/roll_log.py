@@ -24,6 +24,7 @@ import orjson
 from domain.facade import Timeline, roll_verdict
 from projections.events import Recorded
 from projections.figures import apply_figures, qc_places, remember
+from projections.filters import Filter
 from projections.schema import table
 from projections.store import ViewStore
 from projections.view import (
@@ -307,28 +308,22 @@ class RollFilter:
 
     def where(self) -> tuple[str, list[Any]]:
         """The SQL condition (``?`` parameters) and its parameters."""
-        conditions = ["1 = 1"]
-        params: list[Any] = []
+        where, params = Filter(
+            campaign_id=self.campaign_id,
+            game=self.game,
+            since=self.since,
+            until=self.until,
+            include_undone=self.include_undone,
+        ).where(game_column="game")
+        conditions = [where]
         for column, value in (
-            ("campaign_id", self.campaign_id),
-            ("game", self.game),
             ("source", self.source),
             ("purpose", self.purpose),
+            ("verified", None if self.verified is None else int(self.verified)),
         ):
             if value is not None:
                 conditions.append(f"{column} = ?")
                 params.append(value)
-        if self.verified is not None:
-            conditions.append("verified = ?")
-            params.append(int(self.verified))
-        if not self.include_undone:
-            conditions.append("undone_by IS NULL")
-        if self.since is not None:
-            conditions.append("recorded_at >= ?")
-            params.append(self.since)
-        if self.until is not None:
-            conditions.append("recorded_at < ?")
-            params.append(self.until)
         return " AND ".join(conditions), params
 
 

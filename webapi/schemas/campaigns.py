@@ -16,6 +16,7 @@ from webapi.schemas.fields import (
     ISO_EXAMPLE,
     MAX_POSITION,
     Flag,
+    LogPage,
     Text,
     Timestamp,
     checkpoint_field,
@@ -118,18 +119,10 @@ class CampaignSummary(Schema):
     position = fields.Integer(metadata={"description": "Cursor value for ?after= paging."})
 
 
-class CampaignPage(Schema):
+class CampaignPage(LogPage):
     """One page of campaigns."""
 
     items = fields.List(fields.Nested(CampaignSummary))
-    next = fields.Integer(
-        allow_none=True,
-        metadata={"description": "Pass as ?after= for the next page; null on the last page."},
-    )
-    next_after = fields.Integer(
-        allow_none=True,
-        metadata={"description": "The same as next (its earlier name, kept for old clients)."},
-    )
 
 
 class CampaignQuery(Schema):
@@ -188,18 +181,10 @@ class Event(Schema):
     )
 
 
-class EventPage(Schema):
+class EventPage(LogPage):
     """One page of a campaign's events."""
 
     items = fields.List(fields.Nested(Event))
-    next = fields.Integer(
-        allow_none=True,
-        metadata={"description": "Pass as ?after= for the next page; null on the last page."},
-    )
-    next_after = fields.Integer(
-        allow_none=True,
-        metadata={"description": "The same as next (its earlier name, kept for old clients)."},
-    )
 
 
 class AuditQuery(Schema):

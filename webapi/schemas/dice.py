@@ -7,6 +7,7 @@ from marshmallow import Schema, fields, validate
 from webapi.schemas.campaigns import DiceState
 from webapi.schemas.fields import (
     CHECKPOINT_DESCRIPTION,
+    LogPage,
     Text,
     checkpoint_field,
 )
@@ -112,18 +113,10 @@ class Roll(Schema):
     checkpoint = checkpoint_field(f"{CHECKPOINT_DESCRIPTION} Only in a new roll's answer.")
 
 
-class RollPage(Schema):
+class RollPage(LogPage):
     """One page of a campaign's rolls."""
 
     items = fields.List(fields.Nested(Roll))
-    next = fields.Integer(
-        allow_none=True,
-        metadata={"description": "Pass as ?after= for the next page; null on the last page."},
-    )
-    next_after = fields.Integer(
-        allow_none=True,
-        metadata={"description": "The same as next (its earlier name, kept for old clients)."},
-    )
 
 
 class ClientSeedSet(Schema):

@@ -6,7 +6,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from marshmallow import ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate
 
 from domain.facade import has_control_characters
 
@@ -77,4 +77,17 @@ def version(**kwargs: Any) -> fields.Integer:
     """A version in a JSON body: a JSON integer (not 1.5, 1.0, "1" or true) from 1 up."""
     return fields.Integer(
         strict=True, required=True, validate=validate.Range(min=1, max=MAX_POSITION), **kwargs
+    )
+
+
+class LogPage(Schema):
+    """The cursor of a page of the log's own lists (campaigns, events, rolls)."""
+
+    next = fields.Integer(
+        allow_none=True,
+        metadata={"description": "Pass as ?after= for the next page; null on the last page."},
+    )
+    next_after = fields.Integer(
+        allow_none=True,
+        metadata={"description": "The same as next (its earlier name, kept for old clients)."},
     )
