@@ -24,6 +24,12 @@ SHAPES: dict[tuple[str, str], pa.DataType] = {
     ("rolls", "dice"): pa.list_(DIE),
     ("rolls", "faces"): pa.list_(pa.int64()),
     ("exhaustion", "eliminated"): pa.list_(pa.string()),
+    ("trait_checks", "faces"): pa.list_(pa.int64()),
+    ("trait_checks", "abilities"): pa.list_(pa.string()),
+    ("combats", "enemies"): pa.list_(pa.string()),
+    ("board_nights", "actions"): pa.list_(
+        pa.struct([("action", pa.string()), ("result", pa.string())])
+    ),
 }
 """The JSON columns with a fixed shape, typed as that shape; other JSON columns stay text."""
 

@@ -58,9 +58,20 @@ def stream(
         reader.close()
 
 
+INTERNAL_TABLES = frozenset({"command_index"})
+"""View tables that are a view's own lookups, not facts for an analyst (the rollbacks view's
+index of every command, which ``rollback_commands`` and ``events.command_type`` already show)."""
+
+
 def row_tables() -> dict[str, Table]:
-    """Every view's row tables by name, in the views' order (not their state tables)."""
-    return {name: spec for view in ALL_VIEWS for name, spec in view.tables.items()}
+    """Every view's row tables by name, in the views' order (not their state tables, nor their
+    internal lookups)."""
+    return {
+        name: spec
+        for view in ALL_VIEWS
+        for name, spec in view.tables.items()
+        if name not in INTERNAL_TABLES
+    }
 
 
 def dataset_tables() -> dict[str, Table]:

@@ -10,7 +10,6 @@ once the log is read). Its payload is the event's data as JSON without the seeds
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +21,7 @@ import pyarrow as pa
 from domain.facade import START, LogPosition, Questlog, Timeline
 from projections.columns import record_batch
 from projections.engine import read_batch
-from projections.events import Recorded
+from projections.events import Recorded, without_token_id
 from projections.figures import apply_figures, qc_places, remember
 from projections.schema import table
 from projections.view import CREATED, ROLLED_BACK, ROW_DOC
@@ -80,14 +79,6 @@ SECRET_FIELDS = frozenset({"revealed_seed", "revealed_seeds"})
 ACTOR_FIELD = "actor"
 """The payload field that names an actor as the log does (``name#id`` of a token;
 ``RolledBack``)."""
-_TOKEN_ID = re.compile(r"#[0-9a-f]{12}$")
-
-
-def without_token_id(actor: Any) -> Any:
-    """An actor as the log names it (``name#id``) without its token's id: ``name``."""
-    if isinstance(actor, str):
-        return _TOKEN_ID.sub("", actor)
-    return actor
 
 
 def public_payload(data: dict[str, Any]) -> dict[str, Any]:

@@ -40,6 +40,17 @@ TABLE_DOC = {
     "stat_lives": "Quest Calendar: a row per death and per clone, with the hero's level.",
     "stat_combats": "Quest Calendar: a row per finished combat.",
     "stat_nights": "Calendar Board: a row per party at the end of each night, with its exhaustion.",
+    "trait_checks": "Quest Calendar: a row per trait check, with its target, total, success and "
+    "the abilities used on it.",
+    "combats": "Quest Calendar: a row per combat that ended (dogfights are not combats): mode, "
+    "enemies, rounds, whether won, HP lost.",
+    "rollbacks": "A row per rollback: where from, where to, what it undid, who, and how (direct "
+    "or by an approved proposal).",
+    "rollback_commands": "A row per command a rollback undid: its type and how far back it was.",
+    "house_rules": "A row per campaign and house rule: the value in force now (JSON text), and "
+    "whether it is the game's default.",
+    "board_nights": "Calendar Board: a row per player per night: exhaustion, the night actions "
+    "taken and their results, whether the party slept through the day.",
     "events": "The event log: a row per event, in the log's order, with its payload as JSON "
     "(no seeds, no tokens).",
 }

@@ -79,7 +79,8 @@ LIVES = table(
         "cause": "The cause of death.",
         "outcome": "cloned: the clone roll's result (the d4); empty for a death.",
         "replaced": "cloned: whether the clone replaced the hero with a new one.",
-        "hp_after": "The hero's HP after the event.",
+        "hp_after": "The hero's HP the event recorded: on a death, the HP the clone came "
+        "back with (QC-42), not 0.",
         "hp_max": "The hero's maximum HP after the event.",
     },
     kinds={**ROW_KINDS, "page_date": "date", "replaced": "bool"},

@@ -12,7 +12,8 @@ rollback) brings its rows back.
 ``rollback_commands``: one row per command the rollback took off the active history (at least one
 of its events was active and is now undone), with the rollback's game date and level, the
 command's type (``command``: the game command's ``type``, such as ``trait_check``; for a campaign
-event that is not a game command, its event type, such as ``questlog.DiceRolled``), the version it
+event that is not a game command, its event type, such as ``DiceRolled``: as
+``events.command_type`` names it), the version it
 started at and how far back it was. Every event
 records its command's first and last versions (``command_id``, ``command_versions``; an event of an
 older store that records none is its own command), and the view keeps each campaign's commands in
@@ -25,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.facade import Timeline
-from projections.events import Recorded
+from projections.events import Recorded, without_token_id
 from projections.schema import table
 from projections.view import ANY, ROW_COLUMNS, ROW_DOC, ROW_KEY, ROW_KINDS, handles
 from projections.views.game_view import LEVEL, PAGE_DATE, ROW_NAMES, GameView, doc
@@ -71,7 +72,8 @@ ROLLBACKS = table(
             "undone after): those after to_version, less any an earlier rollback had undone.",
             "rolls_undone": "How many active rolls it undid (the event's undone_rolls).",
             "server_rolls_undone": "How many of those were server rolls.",
-            "actor": "Who asked for it, as the event records (the API token's name#id).",
+            "actor": "Who asked for it: the API token's name (never its id), or system (the "
+            "command line).",
             "how": "direct (POST /rollback) or proposal (carried out by the last approval of a "
             "rollback proposal, RollbackProposed/RollbackApproved).",
             "proposal_id": "The proposal it carried out; empty if direct.",
@@ -107,7 +109,8 @@ ROLLBACK_COMMANDS = table(
             **GAME_DATE_DOC,
             "game": "The game, as the code names it: quest-calendar or calendar-board.",
             "command": "The command's type: a game command's type (trait_check, night_action, "
-            "...), else the event type of a campaign event (questlog.DiceRolled, ...).",
+            "...), else the event type of a campaign event (DiceRolled, ...), as "
+            "events.command_type names it.",
             "command_version": "The version the command started at (its command_id).",
             "last_version": "The command's last version.",
             "distance": "How far back it was: the rollback's version minus command_version.",
@@ -143,7 +146,7 @@ def command_of(event: Recorded) -> tuple[int, int, str]:
     last = span[1] if isinstance(span, list) and len(span) == 2 else first
     command = event.data.get("command")
     kind = command.get("type") if isinstance(command, dict) else None
-    return int(first), int(last), str(kind or event.topic)
+    return int(first), int(last), str(kind or event.kind)
 
 
 class Rollbacks(GameView):
@@ -220,7 +223,7 @@ class Rollbacks(GameView):
             events_undone=sum(last - first + 1 for first, last in undone),
             rolls_undone=len(data.get("undone_rolls") or []),
             server_rolls_undone=data.get("server_rolls_undone"),
-            actor=data.get("actor"),
+            actor=without_token_id(data.get("actor")) or "system",
             how="proposal" if proposal else "direct",
             proposal_id=proposal,
             reason=data.get("reason"),

@@ -96,7 +96,8 @@ COMBATS = table(
         "event_id": "The notification id of the qc.CombatEnded event.",
         "page_date": "The date of the calendar page the combat was on.",
         "mode": "The combat's difficulty mode.",
-        "kind": "The combat's kind (e.g. combat, dogfight).",
+        "kind": "The combat's kind: several_enemies (one enemy per round) or one_enemy (one "
+        "enemy over several rounds), QC-22.",
         "level": "The hero's level then.",
         "rounds": "The combat's rounds: played and unplayed.",
         "rounds_played": "The rounds played.",

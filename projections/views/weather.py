@@ -63,9 +63,10 @@ WEATHER = table(
         "source": "Where that weather came from (e.g. weatherSpace).",
         "pending": "Whether the weather waits for the next round to take effect.",
         "in_force": "The weather in force for the rest of the night after the calendar roll "
-        "(Normal under the default night gap, house rule cb.weather.nightGap).",
+        "(Normal under the default night gap, house rule cb.weather.nightGap): what "
+        "/analytics/campaigns counts as weather.in_force_tonight.",
         "day_weather": "The weather in force as the night began: the day's weather, which the "
-        "night's calendar roll ends.",
+        "night's calendar roll ends; what /analytics/campaigns counts as weather.in_force.",
         "activated_round": "The round the pending weather took effect in.",
         "hail_save": "Whether a hail save was called for.",
         "wind_d20": "The wind's d20 face.",

@@ -24,7 +24,7 @@ from domain.facade import (
     summarise_decoded,
 )
 from projections.export import EXPORTS, FORMATS, export_events, export_view
-from webapi.cli.common import console, open_store
+from webapi.cli.common import console, open_existing_store, open_store
 from webapi.cli.verify import parse_keys
 
 CATCH_UP_BATCH = 2000
@@ -213,7 +213,7 @@ def export_one(name: str, fmt: str, cid: str | None, output: Path | None) -> Non
     from projections.store import open_view_store
     from projections.views import ALL_VIEWS
 
-    questlog = open_store()
+    questlog = open_existing_store()
     out = click.open_file(str(output) if output else "-", "w", encoding="utf-8")
     try:
         if name == "events":
@@ -244,7 +244,7 @@ def export_all(directory: Path, cid: str | None, game: str | None) -> None:
 
     if directory.exists() and not directory.is_dir():
         raise click.BadParameter("not a directory", param_hint="--output")
-    questlog = open_store()
+    questlog = open_existing_store()
     try:
         store = open_view_store(questlog.config)
         try:

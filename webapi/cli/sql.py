@@ -14,7 +14,7 @@ from rich.table import Table
 
 from domain.facade import GAMES
 from projections.sql import MAX_ROWS, TIMEOUT, Answer, SqlFailed, SqlRefused, SqlTimedOut
-from webapi.cli.common import console, open_store
+from webapi.cli.common import console, open_existing_store
 
 SQL_FORMATS = ("table", "csv", "json")
 
@@ -59,7 +59,7 @@ def sql(
             raise click.BadParameter(
                 "not a campaign id (a UUID)", param_hint="--campaign"
             ) from None
-    questlog = open_store()
+    questlog = open_existing_store()
     try:
         store = open_view_store(questlog.config)
         try:
