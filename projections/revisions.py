@@ -11,12 +11,30 @@ waits for it like any view catching up.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from projections.schema import REVISIONS, REVISIONS_TABLE, ViewTables
 
-if TYPE_CHECKING:
-    from projections.store import ViewStore
+
+class ViewStore(Protocol):
+    """What the revisions need of the view store (``projections.store.ViewStore``)."""
+
+    def physical(self, logical: str, suffix: str = "") -> str:
+        """A logical table's name in the store."""
+        ...
+
+    @staticmethod
+    def bare(logical: str, suffix: str = "") -> str:
+        """A logical table's name without its schema."""
+        ...
+
+    def sql(self, template: str, suffix: str = "") -> str:
+        """A statement template resolved for the store."""
+        ...
+
+    def drop(self, cursor: Any, view: ViewTables, suffix: str = "") -> None:
+        """Drop a view's tables and forget its position."""
+        ...
 
 
 def start_outdated_again(store: ViewStore, cursor: Any, views: Sequence[ViewTables]) -> None:

@@ -198,7 +198,7 @@ def test_projections_run_with_log_format_json_writes_only_json_lines(tmp_path: P
     assert stdout == ""
     messages = [r["message"] for r in json_records(stderr) if r["logger"] == "questlog.views"]
     assert messages[0].startswith("Views board_nights, campaigns, combats, debt_ledger,")
-    assert any(m.startswith("running: campaigns,") for m in messages), messages
+    assert any(m.startswith("running: board_nights, campaigns,") for m in messages), messages
     assert messages[-1] == "stopped"
 
 
