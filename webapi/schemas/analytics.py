@@ -16,6 +16,10 @@ from webapi.schemas.fields import Text, Timestamp
 from webapi.schemas.views import Freshness, WaitQuery, text
 
 MAX_NIGHT = 1_000_000
+RULE_PATTERN = "^[^=]+="
+"""What a ``house_rule`` filter looks like in the document: a key, ``=``, its value. Which keys
+and values a rule allows is said in words: each game's rules differ, and an alternation of every
+key made schemathesis fail inside its own generator."""
 
 
 class Period(Schema):
@@ -85,7 +89,9 @@ class AnalyticsQuery(WaitQuery, Period, GameDates):
         validate=validate.OneOf(GAMES), metadata={"description": "Only this game."}
     )
     house_rule = fields.List(
-        HouseRuleFilter(metadata={"type": "string", "pattern": "^[^=]+=.*$"}),
+        HouseRuleFilter(
+            metadata={"type": "string", "pattern": RULE_PATTERN, "minLength": 3, "maxLength": 400}
+        ),
         validate=validate.Length(max=20),
         metadata={
             "description": "Only campaigns with this house rule value in force now, as "
