@@ -273,7 +273,17 @@ def fill(form: Any, field: Json, path: str, value: Any) -> None:
                     if inner["name"] in row:
                         fill(form, inner, f"{at}.{inner['name']}", row[inner["name"]])
         return
+    if path == "faces":  # "My own dice", a face per die (the player's own dice, play.js)
+        form.get_by_label("My own dice").check()
+        for index, face in enumerate(value):
+            while not form.locator(f'[name="faces[{index}]"]').count():
+                form.locator('[data-add="faces"]').click()
+            form.locator(f'[name="faces[{index}]"]').fill(str(face))
+        return
     control = form.locator(f'[name="{path}"]')
+    if path == "player" and control.is_hidden():  # the page's only seat, sent unasked
+        assert control.input_value() == str(value)
+        return
     tag = control.evaluate("el => el.tagName")
     if tag == "SELECT":
         text = json.dumps(value) if isinstance(value, bool) else str(value)

@@ -98,11 +98,11 @@ def test_a_rizz_carries_the_partner_chosen(open_page: Any, server: Server) -> No
     labels = answers.all_inner_texts()
     assert "ambush" in labels and "sleep" in labels
     assert [t for t in labels if t.startswith("rizz")] == [
-        "rizz: catgirlGirlfriend",
-        "rizz: catboyBoyfriend",
+        "rizz: catgirl girlfriend",
+        "rizz: catboy boyfriend",
     ]
     before = shown_version(page)
-    pending.get_by_role("button", name="rizz: catboyBoyfriend").click()
+    pending.get_by_role("button", name="rizz: catboy boyfriend").click()
     expect(page.locator("[data-campaign-version]")).not_to_have_attribute(
         "data-campaign-version", str(before)
     )

@@ -3,8 +3,11 @@
 // need more (an ambush's form, a new hero, a rizz's partner, an order of creatures). Which
 // fields an answer fills comes from the decision (`who`, `context`, `options`) and the
 // catalogue (`choices`, `picks`, `required_when`), never from a list of field names here.
+import { abilityPicker, idWords } from "./abilityuse.js";
+import { diceChoice, diceFromText, diceOf } from "./dice.js";
 import { clear, h } from "./dom.js";
 import { savedHeroes } from "./heroes.js";
+import { nightQuestion, nightRollForm, nightWaiting } from "./nightroll.js";
 import { commandForm, explain } from "./play.js";
 import { toast } from "./ui.js";
 
@@ -72,7 +75,7 @@ const FATE_WHAT = {
   hail: (c) =>
     `failed the hail save: the d20 did not reach ${c.goal}${luck(c.luck_mod)}. Decline, and the hail's damage follows`,
   rizz: (c) =>
-    `lost the rizz with ${words(c.partner || "the partner")}: the roll (d20 + INT) ` +
+    `lost the rizz with ${idWords(c.partner || "the partner")}: the roll (d20 + INT) ` +
     `did not beat ${c.defender_value}. Decline, and the attempt stays lost`,
   ambush: (c) => `rolled ${c.d6} on the ambush d6, which reaches no target. Decline, and the ambush misses`,
 };
@@ -82,7 +85,7 @@ const QUESTIONS = {
     const what = (FATE_WHAT[c.roll] || (() => `may reroll the ${words(c.roll || "roll")}`))(c);
     return (
       `${seatName(p.who)} ${what}; or spend a fate reroll to roll it ` +
-      `again (the new roll stands, CB-10).${rerollsLeft(state, p.who)}`
+      `again (the new roll stands).${rerollsLeft(state, p.who)}`
     );
   },
   ambush_target: (p, state) => {
@@ -98,23 +101,39 @@ const QUESTIONS = {
   night_action: (p) =>
     `${seatName(p.who)}'s night action: ` +
     `${(p.options || []).map(words).join(", ") || "none left"}. Each ` +
-    `party takes one, in turn order (CB-33).`,
+    `party takes one, in turn order.`,
   hail_damage: (p) =>
-    `Hail hits ${seatName(p.who)}: the d4 rolled ${p.context?.d4}. Choose which piece takes the damage (CB-28).`,
+    `Hail hits ${seatName(p.who)}: the d4 rolled ${p.context?.d4}. Choose which piece takes the damage.`,
   supply_weapon: (p) =>
     `${seatName(p.who)} stands on a supply space: choose the supply ` +
     `weapon, the one whose ammunition refills` +
-    `${p.context?.may_decline ? ", or decline" : ""} (CB-15).`,
+    `${p.context?.may_decline ? ", or decline" : ""}.`,
   creature_order: (p) =>
     `${seatName(p.who)} holds the god token: choose the order in which ` +
-    `the ${words(p.context?.creature_type || "creatures")} act (CB-04).`,
-  rest_injury: () => "Rest: choose which injured stat to restore (QC-52).",
-  clone_loot: (p) => `The hero died (${words(p.context?.cause || "death")}). Choose what the clone keeps (QC-48).`,
+    `the ${words(p.context?.creature_type || "creatures")} act.`,
+  rest_injury: () => "Rest: choose which injured stat to restore.",
+  clone_loot: (p) => `The hero died (${words(p.context?.cause || "death")}). Choose what the clone keeps.`,
   clone_replace_hero: (p) =>
-    `The hero died (${words(p.context?.cause || "death")}). Keep the rushed clone, or switch to a new hero (QC-48).`,
+    `The hero died (${words(p.context?.cause || "death")}). Keep the rushed clone, or switch to a new hero.`,
+  combat_round_abilities: (p) =>
+    `${roundLine(p.context)}. Use abilities on this round before it closes, or none.`,
+  combat_boost_attack: (p) =>
+    `${roundLine(p.context)}. Boost the attack before the damage is rolled, or not.`,
+  combat_boost_damage: (p) => `${roundLine(p.context)}. Boost the damage, or not; then the round closes.`,
+  combat_assign_abilities: () =>
+    "Every round is rolled: choose the abilities to use in each round (none is an answer too); " +
+    "then the rounds are resolved in order.",
+  night_roll: (p, state) => nightQuestion(p, state),
   pickpocket_four: () =>
-    "The pickpocket rolled a 4: accept the credits and lose 1 virtue, or refuse them and keep your virtue (QC-39).",
+    "The pickpocket rolled a 4: accept the credits and lose 1 virtue, or refuse them and keep your virtue.",
 };
+// "Round 2, the extra attack: hit, damage dealt 4, won".
+function roundLine(context = {}) {
+  const { round, attempt, ...rest } = context;
+  const which = attempt === "extra" ? ", the extra attack" : "";
+  return `Round ${round ?? "?"}${which}: ${roundWords(rest)}`;
+}
+
 function questionWords(pending, state) {
   const asked = QUESTIONS[pending.decision];
   try {
@@ -182,12 +201,17 @@ function answersFor(command, pending, ctx) {
         class: "choice",
         dataset: { command: command.name, option: option ?? "" },
         onclick: () =>
-          ctx.send({ type: command.name, ...preset, ...values }).catch((error) => toast(explain(error), true)),
+          ctx
+            .send({ type: command.name, ...preset, ...values })
+            .catch((error) => error.shown || toast(explain(error), true)),
       },
       label,
     );
-  const form = (extra) => commandForm(command, { seat: ctx.seat, state: ctx.state, send: ctx.send, preset, ...extra });
+  // The card's own dice choice (below) stands for every form of it: none of their own.
+  const form = (extra) =>
+    commandForm(command, { seat: ctx.seat, state: ctx.state, send: ctx.send, preset, dice: false, ...extra });
   const options = pending.options || [];
+  if (pending.decision === "night_roll") return nightRollForm(command, pending, ctx.send);
   const abilities = open.find((f) => f.name === "abilities" && f.type === "array");
   const byAbility = options.length && options.every((o) => o && o.id);
   if (abilities && byAbility) return { forms: [abilityForm(command, options, preset, ctx)] };
@@ -218,7 +242,7 @@ function answersFor(command, pending, ctx) {
     if (!needed.length) quick.push(button(optionLabel(option), values, key));
     else if (needed.length === 1 && needed[0].choices)
       for (const c of needed[0].choices)
-        quick.push(button(`${optionLabel(option)}: ${words(c)}`, { ...values, [needed[0].name]: c }, `${key}:${c}`));
+        quick.push(button(`${optionLabel(option)}: ${idWords(c)}`, { ...values, [needed[0].name]: c }, `${key}:${c}`));
     else rest.push({ label: optionLabel(option), values, needed });
   }
   if (pending.context?.may_decline) quick.push(button("Decline", {}, "decline"));
@@ -232,25 +256,19 @@ function answersFor(command, pending, ctx) {
   return { quick, forms };
 }
 
-const abilityText = (o) => {
-  const left = o.uses_left !== null && o.uses_left !== undefined ? `, ${o.uses_left} left` : "";
-  return `${o.name || o.id}${o.kind ? ` (${words(o.kind)}${left})` : ""}`;
-};
-
-function abilityBoxes(prefix, options, name) {
-  return options.map((o) => {
-    const id = `${prefix}-${o.id}`;
-    const box = h("input", { type: "checkbox", id, name, value: o.id });
-    return [box, h("label", { class: "check", for: id }, box, ` ${abilityText(o)}`)];
-  });
-}
+// The hard-mode decision names the roll it stops after; standard and easy mode close the round.
+const STAGES = { boost_attack: "attack", boost_damage: "damage" };
 
 // Easy mode: for each rolled round, the abilities to use in it (none at all is an answer too);
 // sent as {"2": ["smite"]}, only the rounds that got one.
 function assignForm(command, field, rounds, options, preset, ctx) {
   const perRound = rounds.map((r) => [
     String(r.round),
-    abilityBoxes(`use-${command.name}-${r.round}`, options, `${field}.${r.round}`),
+    abilityPicker(options, {
+      state: ctx.state(),
+      prefix: `use-${command.name}-${r.round}`,
+      name: `${field}.${r.round}`,
+    }),
   ]);
   const error = h("p", { class: "error", role: "alert" });
   const form = h(
@@ -262,7 +280,7 @@ function assignForm(command, field, rounds, options, preset, ctx) {
         "fieldset",
         { class: "nested", dataset: { round: String(r.round) } },
         h("legend", {}, `Round ${r.round}: ${roundWords(r)}`),
-        perRound[i][1].map(([, label]) => label),
+        perRound[i][1].els,
       ),
     ),
     h("button", { type: "submit" }, "Resolve the rounds"),
@@ -271,15 +289,19 @@ function assignForm(command, field, rounds, options, preset, ctx) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.textContent = "";
-    const chosen = Object.fromEntries(
-      perRound
-        .map(([n, boxes]) => [n, boxes.filter(([box]) => box.checked).map(([box]) => box.value)])
-        .filter(([, ids]) => ids.length),
-    );
+    let chosen;
+    try {
+      chosen = Object.fromEntries(
+        perRound.map(([n, picker]) => [n, picker.read()]).filter(([, uses]) => uses.length),
+      );
+    } catch (problem) {
+      error.textContent = problem.message;
+      return;
+    }
     try {
       await ctx.send({ type: command.name, ...preset, [field]: chosen });
     } catch (problem) {
-      error.textContent = explain(problem);
+      error.textContent = problem.shown ? "" : explain(problem);
     }
   });
   return form;
@@ -303,31 +325,37 @@ function heroButtons(option, values, button) {
   return slot;
 }
 
-// Abilities used on a roll: any of the offered ones, or none.
+// Abilities used on a roll: any of the offered ones, or none; each with what its use needs.
 function abilityForm(command, options, preset, ctx) {
-  const boxes = abilityBoxes(`use-${command.name}`, options, "abilities");
+  const picker = abilityPicker(options, {
+    stage: STAGES[command.name] ?? null,
+    state: ctx.state(),
+    prefix: `use-${command.name}`,
+    name: "abilities",
+  });
   const error = h("p", { class: "error", role: "alert" });
   const form = h(
     "form",
     { class: "command", dataset: { command: command.name } },
     h("h4", {}, words(command.name)),
-    h(
-      "fieldset",
-      { class: "nested" },
-      h("legend", {}, "Abilities to use (none is an answer too)"),
-      boxes.map(([, label]) => label),
-    ),
+    h("fieldset", { class: "nested" }, h("legend", {}, "Abilities to use (none is an answer too)"), picker.els),
     h("button", { type: "submit" }, `Send ${words(command.name)}`),
     error,
   );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.textContent = "";
-    const chosen = boxes.filter(([box]) => box.checked).map(([box]) => box.value);
+    let chosen;
+    try {
+      chosen = picker.read();
+    } catch (problem) {
+      error.textContent = problem.message;
+      return;
+    }
     try {
       await ctx.send({ type: command.name, ...preset, ...(chosen.length ? { abilities: chosen } : {}) });
     } catch (problem) {
-      error.textContent = explain(problem);
+      error.textContent = problem.shown ? "" : explain(problem);
     }
   });
   return form;
@@ -354,34 +382,74 @@ export function answerPending(page, pending, past, send) {
   const shown = JSON.stringify([pending, mine, canAnswer, actingFor]);
   if (page.pending.dataset.shown === shown && page.pending.isConnected) return;
   page.pending.dataset.shown = shown;
-  const ctx = { game: page.head.game, seat: page.who.seat, state: () => page.head.state || {}, send };
+  const catalogue = page.catalogue.filter((c) => (pending.commands || []).includes(c.name));
+  const night = pending.decision === "night_roll";
+  // One dice choice for the card: server dice, or the player's own faces for whichever of its
+  // commands rolls (a fate reroll does, its decline does not).
+  const dice = canAnswer && !night && catalogue.some(rolls) ? diceChoice(cardDice(pending, catalogue)) : null;
+  const cardSend = async (body) => {
+    const faces = dice && rolls(catalogue.find((c) => c.name === body.type) || {}) ? dice.read() : undefined;
+    try {
+      return await send(faces === undefined ? body : { ...body, faces });
+    } catch (problem) {
+      if (dice?.retry(problem)) problem.shown = true;
+      throw problem;
+    }
+  };
+  const ctx = { game: page.head.game, seat: page.who.seat, state: () => page.head.state || {}, send: cardSend };
   const quick = [];
   const forms = [];
   if (canAnswer) {
-    for (const command of page.catalogue.filter((c) => (pending.commands || []).includes(c.name))) {
+    for (const command of catalogue) {
       const found = answersFor(command, pending, ctx);
       quick.push(...(found.quick || []));
       forms.push(...(found.forms || []));
     }
   }
   const context = pending.context || {};
+  const question = questionWords(pending, page.head.state);
+  const as = actingFor ? ` (as ${actingFor})` : "";
   page.pending.dataset.decisionFor = mine ? "you" : "other";
   clear(
     page.pending,
     h(
       "h3",
       { class: "whose" },
-      mine ? `Your decision${actingFor ? ` (as ${actingFor})` : ""}` : `Waiting for ${pending.who || "the player"}`,
+      mine
+        ? `${night ? "Your roll" : "Your decision"}${as}`
+        : night
+          ? nightWaiting(pending)
+          : `Waiting for ${pending.who || "the player"}`,
     ),
     h(
       "p",
-      { class: "question" },
-      questionWords(pending, page.head.state) ||
-        `${words(pending.decision)}${pending.rule ? ` (${pending.rule})` : ""}`,
+      { class: "question", title: pending.rule ? `Rule ${pending.rule}` : null },
+      question || words(pending.decision),
     ),
-    questionWords(pending, page.head.state) ? null : contextView(context),
+    pending.rule
+      ? h("details", { class: "rule-ref" }, h("summary", {}, "Which rule"), `Rule ${pending.rule}`)
+      : null,
+    question ? null : contextView(context),
     canAnswer
-      ? [h("div", { class: "choices", role: "group", "aria-label": "Answers" }, quick), forms]
-      : h("p", {}, `Options: ${(pending.options || []).map(optionLabel).join("; ") || "see the commands"}`),
+      ? [dice?.el, h("div", { class: "choices", role: "group", "aria-label": "Answers" }, quick), forms]
+      : night
+        ? null
+        : h("p", {}, `Options: ${(pending.options || []).map(optionLabel).join("; ") || "see the commands"}`),
   );
+}
+
+const rolls = (command) => Boolean(command.dice) && !/^None\b/.test(command.dice);
+
+// The dice a decision's answer rolls first, in words, for the labels of the first faces.
+const FATE_DICE = { hail: [20, "hail save"], rizz: [20, "rizz"], ambush: [6, "ambush"] };
+function cardDice(pending, catalogue) {
+  const c = pending.context || {};
+  if ((pending.commands || []).includes("fate_reroll") && FATE_DICE[c.roll])
+    return [{ sides: FATE_DICE[c.roll][0], purpose: FATE_DICE[c.roll][1] }];
+  if (pending.decision === "night_action")
+    return [{ sides: 0, purpose: "", label: "d20 for a rizz, or d6 for an ambush" }];
+  if (c.notation) return diceOf(c.notation, words(c.roll || "roll"));
+  if ((pending.options || []).length && pending.options.every((o) => o && o.id))
+    return [{ sides: 0, purpose: "", label: "the first die the abilities roll" }];
+  return diceFromText(catalogue.find(rolls)?.dice);
 }

@@ -6,6 +6,8 @@
 // the buttons that add or remove a part carry it as `data-add` / `data-remove`.
 import { Num, parse } from "./canon.js";
 import { clear, h } from "./dom.js";
+import { diceChoice, diceFromText } from "./dice.js";
+import { checkControl } from "./pagechecks.js";
 import { pickEntries } from "./picks.js";
 
 let uid = 0;
@@ -330,6 +332,8 @@ function scalarControl(field, path, ctx) {
   let extra = null;
   if (field.picks) {
     ({ input, read, set, extra } = pickControl(field, common, ctx));
+  } else if (field.name === "on_roll") {
+    ({ input, read, set } = checkControl(common, ctx));
   } else if (field.choices) {
     input = h(
       "select",
@@ -400,7 +404,21 @@ function scalarControl(field, path, ctx) {
     field.required ? h("span", { class: "req", "aria-hidden": "true" }, " *") : null,
   );
   const help = hint ? h("small", { id: hintId, class: "hint" }, hint) : null;
-  return { el: h("div", { class: "field", dataset: { field: path } }, label, input, extra, help), read, set };
+  const el = h("div", { class: "field", dataset: { field: path } }, label, input, extra, help);
+  if (field.picks && field.name === "player" && ctx.plays) onlySeat(el, input, ctx);
+  return { el, read, set };
+}
+
+// A player the page already knows: when it plays exactly one seat the field is not shown at all
+// (that seat is sent); otherwise its own seat is chosen first (pickControl).
+function onlySeat(el, input, ctx) {
+  const hide = () => {
+    const seats = [...input.options].filter((o) => o.value !== "");
+    el.hidden = seats.length === 1;
+    if (el.hidden) input.value = seats[0].value;
+  };
+  hide();
+  ctx.refreshers.push(hide);
 }
 
 function control(field, path, ctx, open = false) {
@@ -414,6 +432,7 @@ function control(field, path, ctx, open = false) {
 // `open` names optional objects shown open; `answers` ([{label, values}]) is a required choice
 // whose values join the body; `state()` is the campaign state the picks come from.
 // `plays(seat)`, in a match: the seats this page plays, the only ones its player select offers.
+// `dice: false`: no dice choice (the decision card has one for all its answers).
 export function commandForm(
   command,
   {
@@ -427,6 +446,7 @@ export function commandForm(
     state = () => ({}),
     title = null,
     submit = null,
+    dice: ownDice = true,
   } = {},
 ) {
   // The page fills `entropy` itself, at the moment the command is sent (campaign.js).
@@ -435,8 +455,11 @@ export function commandForm(
   // Faces only for a command that rolls dice (the catalogue's `dice` says which; null: none).
   const rolls = Boolean(command.dice) && !/^None\b/.test(command.dice);
   const fields = command.fields.filter(
-    (f) => !(f.name in preset) && !covered.has(f.name) && f.name !== "entropy" && (rolls || f.name !== "faces"),
+    (f) => !(f.name in preset) && !covered.has(f.name) && f.name !== "entropy" && f.name !== "faces",
   );
+  // Whose dice: a choice of its own, unless its card has one for all its answers (decisions.js).
+  const dice =
+    ownDice && rolls && command.fields.some((f) => f.name === "faces") ? diceChoice(diceFromText(command.dice)) : null;
   let parts = [];
   const ctx = {
     seat,
@@ -470,6 +493,7 @@ export function commandForm(
     rolls ? h("p", { class: "hint" }, `Dice: ${command.dice.replace(/`([^`]*)`/g, (_, name) => words(name))}`) : null,
     answer ? h("div", { class: "field" }, h("label", { for: answerId }, "Answer"), answer) : null,
     parts.map(([, p]) => p.el),
+    dice?.el,
     h("button", { type: "submit" }, submit || `Send ${name}`),
     error,
   );
@@ -486,6 +510,8 @@ export function commandForm(
         ...(answer ? answers[Number(answer.value)].values : {}),
         ...readParts(parts),
       };
+      const faces = dice?.read();
+      if (faces !== undefined) body.faces = faces;
     } catch (problem) {
       error.textContent = `Could not read the form: ${problem.message}`;
       return;
@@ -495,7 +521,7 @@ export function commandForm(
     try {
       await send(body);
     } catch (problem) {
-      error.textContent = explain(problem);
+      error.textContent = dice?.retry(problem) ? "" : explain(problem);
     } finally {
       button.disabled = false;
     }

@@ -1,0 +1,128 @@
+// Whose dice a roll uses: the server's (the page adds its fresh `entropy` when the command is
+// sent, campaign.js) or the player's own, one face per die, each labelled by the die and what it
+// is for ("d20 for the attack"). Faces are sent as `faces`, in the order the server draws them;
+// when it needs more it answers 422 "not enough faces: the next roll needs 1 (d20)…", which is
+// said here in words, with a new input for each die it still needs.
+import { h } from "./dom.js";
+import { wholeNumber } from "./play.js";
+
+let uid = 0;
+const words = (text) => String(text).replaceAll("_", " ");
+
+// The dice a command's catalogue text starts with, as [{sides, purpose}]: "d20 for the check",
+// "d20 (attack; …", "d100 (Aim)", "2d20 (basketball)". Only a guess for the labels
+// of the first inputs: the server's 422 says what more it needs.
+export function diceFromText(text) {
+  const match = /(?<![A-Za-z\d])(\d*)d(\d+)(?:\s+for\s+the\s+([a-z ]+)|\s*\(([A-Za-z ]+))?/.exec(
+    String(text || ""),
+  );
+  if (!match) return [];
+  const count = Math.min(Number(match[1] || 1), 6);
+  const purpose = (match[3] || match[4] || "").trim().toLowerCase();
+  return Array.from({ length: count }, () => ({ sides: Number(match[2]), purpose }));
+}
+
+// Dice in notation ("1d4", "2d20") with one purpose.
+export function diceOf(notation, purpose) {
+  const match = /^(\d*)d(\d+)/.exec(String(notation || ""));
+  if (!match) return [];
+  return Array.from({ length: Math.min(Number(match[1] || 1), 6) }, () => ({ sides: Number(match[2]), purpose }));
+}
+
+// "not enough faces: the next roll needs 2 (d20+d20), …" -> [{sides: 20}, {sides: 20}], or null.
+function neededDice(detail) {
+  const match = /not enough faces: the next roll needs \d+ \(([^)]*)\)/.exec(String(detail || ""));
+  if (!match) return null;
+  return match[1].split("+").map((d) => ({ sides: Number(d.replace(/^d/, "")), purpose: "" }));
+}
+
+const dieWords = (die) =>
+  die.label || (die.sides ? `d${die.sides}${die.purpose ? ` for the ${words(die.purpose)}` : ""}` : "the next die");
+
+// The choice: `plan` is the dice expected first. Returns {el, read, retry}: `read()` is
+// undefined for server dice, else the faces typed (a refusal names the die); `retry(problem)`
+// adds the dice a "not enough faces" answer asks for and says so, true when it did.
+export function diceChoice(plan = [], { legend = "Dice" } = {}) {
+  const name = `dice-${++uid}`;
+  const radio = (value, label, checked) => {
+    const id = `${name}-${value}`;
+    return h(
+      "label",
+      { class: "check", for: id },
+      h("input", { type: "radio", id, name, value, checked, dataset: { dice: value } }),
+      ` ${label}`,
+    );
+  };
+  const list = h("ol", { class: "faces-list" });
+  const inputs = [];
+  const addDie = (die, focus = false) => {
+    const id = `${name}-face-${inputs.length}`;
+    const label = `${dieWords(die)}`;
+    const input = h("input", {
+      type: "number",
+      id,
+      name: `faces[${inputs.length}]`,
+      inputmode: "numeric",
+      min: 1,
+      max: die.sides || null,
+      step: 1,
+      dataset: { sides: die.sides ? String(die.sides) : "" },
+    });
+    inputs.push({ input, label, die });
+    const field = `faces[${inputs.length - 1}]`;
+    list.append(h("li", { class: "field", dataset: { field } }, h("label", { for: id }, label), input));
+    if (focus) input.focus();
+    return input;
+  };
+  const start = plan.length ? plan : [{ sides: 0, purpose: "", label: "the first die" }];
+  for (const die of start) addDie(die);
+  const more = h("button", { type: "button", class: "small", dataset: { add: "faces" } }, "Add a die");
+  more.addEventListener("click", () => addDie({ sides: 0, purpose: "" }, true));
+  const note = h("p", { class: "hint faces-note", role: "status" });
+  const own = h(
+    "div",
+    { class: "own-dice", hidden: true },
+    h("p", { class: "hint" }, "The faces you rolled, in the order the rules roll them."),
+    list,
+    more,
+    note,
+  );
+  const el = h(
+    "fieldset",
+    { class: "nested dice-choice", dataset: { field: "faces" } },
+    h("legend", {}, legend),
+    radio("server", "Server dice", true),
+    radio("own", "My own dice", false),
+    own,
+  );
+  const ownChosen = () => el.querySelector('input[data-dice="own"]').checked;
+  el.addEventListener("change", () => (own.hidden = !ownChosen()));
+  const read = () => {
+    if (!ownChosen()) return undefined;
+    return inputs
+      .filter(({ input }) => input.value.trim() !== "")
+      .map(({ input, label }) => wholeNumber(input.value, label));
+  };
+  const retry = (problem) => {
+    const detail = problem?.problem?.detail || problem?.message || "";
+    const needed = ownChosen() ? neededDice(detail) : null;
+    if (!needed) return false;
+    const typed = inputs.filter(({ input }) => input.value.trim() !== "").length;
+    // the empty inputs left take the dice needed first; new ones are added for the rest
+    const empty = inputs.slice(typed);
+    needed.forEach((die, i) => {
+      if (empty[i]) {
+        empty[i].die = die;
+        empty[i].label = dieWords(die);
+        empty[i].input.max = String(die.sides);
+        empty[i].input.labels[0].textContent = empty[i].label;
+      } else addDie(die);
+    });
+    note.textContent =
+      `Your dice ran out: the next roll needs ${needed.map(dieWords).join(" and ")}. ` +
+      "Roll it, type its face and send again.";
+    inputs[typed]?.input.focus();
+    return true;
+  };
+  return { el, read, retry };
+}
