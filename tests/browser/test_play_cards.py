@@ -160,9 +160,11 @@ def test_easy_mode_assigns_a_reroll_per_round_with_its_roll(open_page: Any, serv
     assert len(stored(server, cid, "qc.AbilityUsed")) == 1
 
 
-def test_a_trait_check_with_my_own_d20(open_page: Any, server: Server) -> None:
+def test_a_trait_check_with_my_own_d20_then_an_ability_on_it(
+    open_page: Any, server: Server
+) -> None:
     """A check's form: "My own dice" with a face labelled by its die and purpose; the face is
-    the roll's (QC-08), and no entropy goes with it."""
+    the roll's (QC-08), and no entropy goes with it. Then an ability names that check."""
     cid = new_campaign(
         server,
         {"game": "quest-calendar", "name": "My own d20", "setup": {"prologue_complete": True}},
@@ -188,6 +190,19 @@ def test_a_trait_check_with_my_own_d20(open_page: Any, server: Server) -> None:
     assert sent[-1] == {"type": "trait_check", "trait": "DEX", "target": 10, "faces": [17]}
     rolled = stored(server, cid, "qc.CheckRolled")
     assert rolled and rolled[-1]["data"]["details"]["d20"] == 17
+    # QC-14: an ability on that check names it in words, not by a 0-based index
+    details.locator('[data-open-command="use_ability"]').click()
+    form = page.locator('.form-slot form[data-command="use_ability"]')
+    form.locator('[name="ability"]').select_option("keen-mind")
+    on_roll = form.locator('[name="on_roll"]')
+    expect(on_roll.locator("option").nth(1)).to_contain_text("Check 1:")
+    expect(on_roll.locator("option").nth(1)).to_contain_text("against 10, passed")
+    on_roll.select_option(index=1)
+    with page.expect_response(answered) as response:
+        form.locator("button[type=submit]").click()
+    assert response.value.status == 201, response.value.text()
+    body = {k: v for k, v in sent[-1].items() if k != "entropy"}
+    assert body == {"type": "use_ability", "ability": "keen-mind", "on_roll": 0}
 
 
 def test_a_fate_reroll_with_my_own_d20(open_page: Any, server: Server) -> None:

@@ -6,12 +6,11 @@ import { h } from "./dom.js";
 
 let uid = 0;
 const words = (text) => String(text).replaceAll("_", " ");
-// camelCase and kebab-case ids in words: "catgirlGirlfriend" -> "catgirl girlfriend".
+// camelCase ids in words: "catgirlGirlfriend" -> "catgirl girlfriend" ("STR" stays "STR").
 export const idWords = (id) =>
   String(id)
-    .replace(/([a-z])([A-Z])/g, "$1 $2")
-    .replace(/[-_]+/g, " ")
-    .toLowerCase();
+    .replace(/([a-z])([A-Z])(?=[a-z])/g, (_, a, b) => `${a} ${b.toLowerCase()}`)
+    .replace(/_+/g, " ");
 
 // The ability's name as the hero's book has it, else its id in words.
 export function abilityName(option, state) {

@@ -26,7 +26,7 @@ function optionLabel(option) {
     );
   if (option.item)
     return (
-      `${option.name || option.item}` +
+      `${option.name || nameOf(option.item)}` +
       `${option.slot ? ` (${option.slot}${option.equipped ? ", equipped" : ""})` : ""}`
     );
   return objectWords(option) || "this one";
@@ -44,7 +44,7 @@ function valueWords(key, value) {
       `${value.afflicted ? " (afflicted)" : value.afflicted === false ? " (resisted)" : ""}`
     );
   if (Array.isArray(value)) {
-    const parts = value.map((v) => (v && typeof v === "object" ? objectWords(v) : words(v))).filter(Boolean);
+    const parts = value.map((v) => (v && typeof v === "object" ? objectWords(v) : nameOf(v))).filter(Boolean);
     return parts.length ? `${words(key)}: ${parts.join("; ")}` : null;
   }
   if (typeof value === "object") {
@@ -52,8 +52,18 @@ function valueWords(key, value) {
     return inner ? `${words(key)}: ${inner}` : null;
   }
   if (typeof value === "number") return key === "round" ? `round ${value}` : `${words(key)} ${value}`;
-  return `${words(key)} ${words(value)}`;
+  return `${words(key)} ${nameOf(value)}`;
 }
+
+// An id the card shows is shown by its name: the hero's item or ability, else the id in words
+// ("catgirlGirlfriend" -> "catgirl girlfriend"). `names` is the shown state's (answerPending).
+let names = new Map();
+function namesIn(state) {
+  const hero = state?.hero || {};
+  const entries = [...Object.values(hero.abilities || {}), ...(hero.inventory || [])];
+  return new Map(entries.filter((e) => e && e.id && e.name).map((e) => [String(e.id), e.name]));
+}
+const nameOf = (value) => names.get(String(value)) || idWords(value);
 const objectWords = (object) => Object.entries(object).map(([k, v]) => valueWords(k, v)).filter(Boolean).join(", ");
 function roundWords(round) {
   const rest = Object.fromEntries(Object.entries(round).filter(([k]) => k !== "round"));
@@ -369,6 +379,7 @@ export function answerPending(page, pending, past, send) {
     return;
   }
   const solo = page.head.game === "quest-calendar";
+  names = namesIn(page.head.state);
   // The banner's rule (turn.js): an owner without a seat answers for the player asked.
   const mine = page.who.canPlay && (solo || !pending.who || page.who.plays(pending.who));
   const actingFor = mine && !solo && pending.who && pending.who !== page.who.seat ? pending.who : null;

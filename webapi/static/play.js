@@ -521,7 +521,7 @@ export function commandForm(
     try {
       await send(body);
     } catch (problem) {
-      error.textContent = dice?.retry(problem) ? "" : explain(problem);
+      error.textContent = dice?.retry(problem) || problem.shown ? "" : explain(problem);
     } finally {
       button.disabled = false;
     }
