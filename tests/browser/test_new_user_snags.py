@@ -369,7 +369,8 @@ def test_faces_too_big_are_refused_in_the_words_typed(open_page: Any, server: Se
     assert "e+" not in alert.inner_text()
     all_commands(page).locator('[data-open-command="play_lottery"]').click()
     form = page.locator('.form-slot form[data-command="play_lottery"]')
-    form.locator('[name="faces"]').fill(HUGE)
+    form.get_by_label("My own dice").check()
+    form.locator('[name="faces[0]"]').fill(HUGE)
     form.locator("button[type=submit]").click()
     expect(form.locator(".error")).to_contain_text(f"“{HUGE}” is not a whole number that fits")
     assert posts == []
@@ -431,7 +432,7 @@ def test_the_date_help_fits_the_picker_and_the_faces_placeholder_fits_the_die(
     assert "date picker" in help_text
     for command, sides in (("play_lottery", 6), ("pickpocket", 4)):
         listed.locator(f'[data-open-command="{command}"]').click()
-        faces = page.locator(f'.form-slot form[data-command="{command}"] [name="faces"]')
+        faces = page.locator(f'.form-slot form[data-command="{command}"] [name="faces[0]"]')
         shown = [int(n) for n in re.findall(r"\d+", faces.get_attribute("placeholder") or "")]
         assert shown and all(1 <= face <= sides for face in shown), (command, shown)
 

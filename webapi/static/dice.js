@@ -58,14 +58,13 @@ export function diceChoice(plan = [], { legend = "Dice" } = {}) {
   const addDie = (die, focus = false) => {
     const id = `${name}-face-${inputs.length}`;
     const label = `${dieWords(die)}`;
+    // text, not number: a face that is not a whole number is refused in the words typed
     const input = h("input", {
-      type: "number",
+      type: "text",
       id,
       name: `faces[${inputs.length}]`,
       inputmode: "numeric",
-      min: 1,
-      max: die.sides || null,
-      step: 1,
+      placeholder: die.sides ? `1–${die.sides}` : null,
       dataset: { sides: die.sides ? String(die.sides) : "" },
     });
     inputs.push({ input, label, die });
@@ -114,7 +113,7 @@ export function diceChoice(plan = [], { legend = "Dice" } = {}) {
       if (empty[i]) {
         empty[i].die = die;
         empty[i].label = dieWords(die);
-        empty[i].input.max = String(die.sides);
+        empty[i].input.placeholder = `1–${die.sides}`;
         empty[i].input.labels[0].textContent = empty[i].label;
       } else addDie(die);
     });
