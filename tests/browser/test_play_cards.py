@@ -138,6 +138,34 @@ def test_a_reroll_names_its_roll_and_my_own_dice_grow_when_short(
     assert [d["face"] for d in reported[-1]["dice"]] == [15]
 
 
+def test_hard_mode_boosts_the_attack_just_rolled(open_page: Any, server: Server) -> None:
+    """QC-30: the card says the attack just rolled; the reroll changes that roll, so no roll
+    is asked; my own d20 and then the d6 the server asks for next (the damage)."""
+    cid = a_combat(server, "hard", 1, [5])  # the attack's d20 5 misses; the card stops there
+    page, watch = open_page("owner")
+    watch.allowed.append(("/commands", (422,)))
+    sent = posted(page)
+    page.goto(server.url(f"/app/campaigns/{cid}"))
+    card = page.locator('section[aria-label="Pending decision"]')
+    expect(card.locator(".question")).to_have_text(
+        "Round 1: missed, damage dealt 0, enemy outcome unharmed. "
+        "Boost the attack before the damage is rolled, or not."
+    )
+    form = card.locator('form[data-command="boost_attack"]')
+    form.get_by_label("Foresight (reroll, 3 left)").check()
+    expect(form.locator("select")).to_have_count(0)
+    card.get_by_label("My own dice").check()
+    card.locator('[name="faces[0]"]').fill("16")
+    form.locator("button[type=submit]").click()
+    expect(card.locator(".faces-note")).to_contain_text("the next roll needs d6")
+    assert sent[-1] == {"type": "boost_attack", "abilities": ["foresight"], "faces": [16]}
+    card.get_by_label("d6", exact=True).fill("4")
+    with page.expect_response(answered) as response:
+        form.locator("button[type=submit]").click()
+    assert response.value.status == 201, response.value.text()
+    assert sent[-1] == {"type": "boost_attack", "abilities": ["foresight"], "faces": [16, 4]}
+
+
 def test_easy_mode_assigns_a_reroll_per_round_with_its_roll(open_page: Any, server: Server) -> None:
     """QC-29: the rounds' abilities are controls, not JSON; a reroll says its roll."""
     cid = a_combat(server, "easy", 2, [5, 3, 15, 4])  # round 1 misses, round 2 hits
@@ -323,7 +351,12 @@ def test_the_night_roll_is_asked_of_its_roller(open_page: Any, server: Server) -
     assert isinstance(body["entropy"], str)
     card.get_by_text("Enter my dice").click()
     labels = card.locator(".own-dice label")
-    expect(labels).to_have_text(["d20 for the basketball shot", "d20 for the basketball shot"])
+    expect(labels).to_have_text(
+        [
+            "d20 for the basketball shot (die 1 of 2)",
+            "d20 for the basketball shot (die 2 of 2)",
+        ]
+    )
     card.locator('[name="faces[0]"]').fill("14")
     card.locator('[name="faces[1]"]').fill("17")
     with page.expect_response(answered):

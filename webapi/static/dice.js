@@ -26,7 +26,12 @@ export function diceFromText(text) {
 export function diceOf(notation, purpose) {
   const match = /^(\d*)d(\d+)/.exec(String(notation || ""));
   if (!match) return [];
-  return Array.from({ length: Math.min(Number(match[1] || 1), 6) }, () => ({ sides: Number(match[2]), purpose }));
+  const count = Math.min(Number(match[1] || 1), 6);
+  const sides = Number(match[2]);
+  return Array.from({ length: count }, (_, i) => ({
+    sides,
+    purpose: count > 1 ? `${purpose} (die ${i + 1} of ${count})` : purpose,
+  }));
 }
 
 // "not enough faces: the next roll needs 2 (d20+d20), …" -> [{sides: 20}, {sides: 20}], or null.
