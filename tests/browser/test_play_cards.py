@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.server import Server
+from tests.browser.test_accessibility import assert_accessible
 from tests.fixtures.make_release_store import HAIL_SETUP, HERO
 
 pytestmark = pytest.mark.browser
@@ -114,6 +115,7 @@ def test_a_reroll_names_its_roll_and_my_own_dice_grow_when_short(
     assert sent == []
     roll.select_option(label="the attack roll")
     card.get_by_label("My own dice").check()
+    assert_accessible(page, "the combat card, a reroll ticked, my own dice")
     form.locator("button[type=submit]").click()
     note = card.locator(".faces-note")
     expect(note).to_have_text(
@@ -357,6 +359,7 @@ def test_the_night_roll_is_asked_of_its_roller(open_page: Any, server: Server) -
             "d20 for the basketball shot (die 2 of 2)",
         ]
     )
+    assert_accessible(page, "the night roll card, my dice open")
     card.locator('[name="faces[0]"]').fill("14")
     card.locator('[name="faces[1]"]').fill("17")
     with page.expect_response(answered):
