@@ -33,8 +33,13 @@ function select(id, label, choices, required) {
 
 // `stage`: "attack" or "damage" in hard mode (the roll is the one just made), null otherwise.
 // `name` names the checkboxes (`abilities`, or `assignments.2` for a round in easy mode).
-export function abilityPicker(options, { stage = null, state = {}, prefix, name }) {
-  const extraPossible = stage === null && options.some((o) => o.kind === "extra_attack");
+// `fields`: the catalogue's fields of an ability use object (`roll`, `attempt`), if the command
+// takes one (a dogfight's abilities are ids alone: nothing is asked).
+export function abilityPicker(options, { stage = null, state = {}, prefix, name, fields = [] }) {
+  const choicesOf = (field) => (fields || []).find((f) => f.name === field)?.choices || null;
+  const rolls = choicesOf("roll");
+  const attempts = choicesOf("attempt");
+  const extraPossible = Boolean(attempts) && stage === null && options.some((o) => o.kind === "extra_attack");
   const rows = options.map((option) => {
     const id = `${prefix}-${option.id}-${++uid}`;
     const box = h("input", { type: "checkbox", id, name, value: option.id });
@@ -42,23 +47,21 @@ export function abilityPicker(options, { stage = null, state = {}, prefix, name 
     const asks = h("span", { class: "ability-asks", hidden: true });
     let roll = null;
     let attempt = null;
-    if (option.kind === "reroll" && !option.effect?.roll && stage === null) {
+    if (rolls && option.kind === "reroll" && !option.effect?.roll && stage === null) {
       roll = select(
         `${id}-roll`,
         `${abilityName(option, state)}: reroll which roll?`,
-        [
-          ["", "(choose)"],
-          ["attack", "the attack roll"],
-          ["damage", "the damage roll"],
-        ],
+        [["", "(choose)"], ...rolls.map((c) => [c, `the ${words(c)} roll`])],
         true,
       );
       asks.append(roll.el);
     }
     if (extraPossible && option.kind !== "extra_attack") {
+      // left out, the attack it changes is the current one: the first, in these modes
+      const others = attempts.filter((c) => c !== "first");
       attempt = select(`${id}-attempt`, `${abilityName(option, state)}: on which attack?`, [
         ["", "the first attack"],
-        ["extra", "the extra attack"],
+        ...others.map((c) => [c, `the ${words(c)} attack`]),
       ]);
       asks.append(attempt.el);
     }

@@ -224,11 +224,11 @@ function answersFor(command, pending, ctx) {
   if (pending.decision === "night_roll") return nightRollForm(command, pending, ctx.send);
   const abilities = open.find((f) => f.name === "abilities" && f.type === "array");
   const byAbility = options.length && options.every((o) => o && o.id);
-  if (abilities && byAbility) return { forms: [abilityForm(command, options, preset, ctx)] };
+  if (abilities && byAbility) return { forms: [abilityForm(command, abilities, options, preset, ctx)] };
   // Easy mode (QC-29): a map of round number -> abilities, asked as checkboxes per rolled round.
   const perRound = open.find((f) => f.type === "object" && !f.fields);
   if (perRound && byAbility && Array.isArray(pending.context?.rounds))
-    return { forms: [assignForm(command, perRound.name, pending.context.rounds, options, preset, ctx)] };
+    return { forms: [assignForm(command, perRound, pending.context.rounds, options, preset, ctx)] };
   const list = open.find((f) => f.required && f.type === "array");
   if (list && options.every((o) => typeof o !== "object"))
     return { forms: [form({ initial: { [list.name]: options } })] };
@@ -271,13 +271,15 @@ const STAGES = { boost_attack: "attack", boost_damage: "damage" };
 
 // Easy mode: for each rolled round, the abilities to use in it (none at all is an answer too);
 // sent as {"2": ["smite"]}, only the rounds that got one.
-function assignForm(command, field, rounds, options, preset, ctx) {
+function assignForm(command, map, rounds, options, preset, ctx) {
+  const field = map.name;
   const perRound = rounds.map((r) => [
     String(r.round),
     abilityPicker(options, {
       state: ctx.state(),
       prefix: `use-${command.name}-${r.round}`,
       name: `${field}.${r.round}`,
+      fields: map.values?.items?.fields,
     }),
   ]);
   const error = h("p", { class: "error", role: "alert" });
@@ -336,12 +338,13 @@ function heroButtons(option, values, button) {
 }
 
 // Abilities used on a roll: any of the offered ones, or none; each with what its use needs.
-function abilityForm(command, options, preset, ctx) {
+function abilityForm(command, list, options, preset, ctx) {
   const picker = abilityPicker(options, {
     stage: STAGES[command.name] ?? null,
     state: ctx.state(),
     prefix: `use-${command.name}`,
-    name: "abilities",
+    name: list.name,
+    fields: list.items?.fields,
   });
   const error = h("p", { class: "error", role: "alert" });
   const form = h(
@@ -363,7 +366,7 @@ function abilityForm(command, options, preset, ctx) {
       return;
     }
     try {
-      await ctx.send({ type: command.name, ...preset, ...(chosen.length ? { abilities: chosen } : {}) });
+      await ctx.send({ type: command.name, ...preset, ...(chosen.length ? { [list.name]: chosen } : {}) });
     } catch (problem) {
       error.textContent = problem.shown ? "" : explain(problem);
     }
