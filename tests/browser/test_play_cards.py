@@ -203,7 +203,8 @@ def test_a_trait_check_with_my_own_d20_then_an_ability_on_it(
     )
     command(server, cid, {"type": "select_hero", "phase": "main", "hero": copy.deepcopy(HERO)})
     command(server, cid, {"type": "start_page", "date": "2027-01-04"})
-    page, _ = open_page("owner")
+    page, watch = open_page("owner")
+    watch.allowed.append(("/commands", (422,)))
     sent = posted(page)
     page.goto(server.url(f"/app/campaigns/{cid}"))
     page.wait_for_selector('body[data-ready="true"]')
@@ -215,8 +216,17 @@ def test_a_trait_check_with_my_own_d20_then_an_ability_on_it(
     form.locator('[name="trait"]').select_option("DEX")
     form.locator('[name="target"]').fill("10")
     form.get_by_label("My own dice").check()
+    # a face no d20 has: the server's refusal names the die as its input does
+    form.get_by_label("d20 for the check").fill("25")
+    with page.expect_response(answered):
+        form.locator("button[type=submit]").click()
+    expect(form.locator(".error")).to_contain_text(
+        "d20 for the check: 25 is not a face of a d20 (1..20)"
+    )
+    expect(form.locator(".error")).not_to_contain_text("faces[0]")
     form.get_by_label("d20 for the check").fill("17")
-    form.locator("button[type=submit]").click()
+    with page.expect_response(answered):
+        form.locator("button[type=submit]").click()
     expect(form.locator(".error")).to_have_text("")
     page.wait_for_function("() => document.body.dataset.ready === 'true'")
     assert sent[-1] == {"type": "trait_check", "trait": "DEX", "target": 10, "faces": [17]}

@@ -107,10 +107,20 @@ export function diceChoice(plan = [], { legend = "Dice" } = {}) {
       .filter(({ input }) => input.value.trim() !== "")
       .map(({ input, label }) => wholeNumber(input.value, label));
   };
+  // "faces[1]: 9 is not a face of a d6" names the input as its label does.
+  const relabel = (text) =>
+    String(text).replace(/faces\[(\d+)\]/g, (whole, i) => (inputs[Number(i)] ? inputs[Number(i)].label : whole));
   const retry = (problem) => {
     const detail = problem?.problem?.detail || problem?.message || "";
     const needed = ownChosen() ? neededDice(detail) : null;
-    if (!needed) return false;
+    if (!needed) {
+      const p = problem?.problem;
+      if (ownChosen() && p && typeof p.detail === "string") {
+        p.detail = relabel(p.detail);
+        if (p.errors?.faces) p.errors = { ...p.errors, faces: [].concat(p.errors.faces).map(relabel) };
+      }
+      return false;
+    }
     const typed = inputs.filter(({ input }) => input.value.trim() !== "").length;
     // the empty inputs left take the dice needed first; new ones are added for the rest
     const empty = inputs.slice(typed);
