@@ -81,6 +81,15 @@ def _movement(f: Facts) -> str:
     return line
 
 
+@summary("cb.PieceMoved")
+def _piece_moved(f: Facts) -> str:
+    d = f.d
+    return (
+        f"{_seat(d['player'])}'s {text(d['piece_id'], 20)} moves {d['spaces']} spaces, from "
+        f"space {d['from_space']} to {d['to_space']}"
+    )
+
+
 @summary("cb.CalendarRolled")
 def _calendar_rolled(f: Facts) -> str:
     return f"{_seat(f.d['holder'])} rolls the calendar d4: {f.d['d4']}"
