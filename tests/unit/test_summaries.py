@@ -244,6 +244,14 @@ def test_cb33_a_night_action_decision_names_who_decides_and_the_options() -> Non
     )
 
 
+def test_cb09_a_night_roll_decision_says_whose_roll_and_which_in_words() -> None:
+    details = {"decision": "night_roll", "who": "B", "rule": "CB-09", "options": ["calendar"]}
+    details["context"] = {"roll": "calendar", "notation": "1d4", "player": "B"}
+    assert summaries.summarise(event("cb.DecisionRequested", details)) == (
+        "B to roll the calendar d4 that moves the god piece"
+    )
+
+
 def test_cb38_a_rizz_reads_die_plus_int_against_the_defender_and_names_the_partner_won() -> None:
     details = {"player": "B", "party": "B", "exhaustion_before": 0, "defender_value": 10}
     details |= {"die_value": 8, "int_mod": 3, "total": 11, "success": True}

@@ -197,9 +197,23 @@ def _exhaustion(f: Facts) -> str:
     return f"{_seat(d['party'])}'s exhaustion {change(d['from'], d['to'])} ({words(d['cause'])})"
 
 
+NIGHT_ROLL_WORDS = {
+    "calendar": "the calendar d4 that moves the god piece",
+    "basketball": "the basketball shot (2d20)",
+    "hail_save": "the hail save (d20)",
+    "hail_damage": "the hail damage (d4)",
+    "wind": "the wind d20",
+    "annustaria": "the Annustaria Breaker check (d20)",
+}
+"""Each night roll a player is asked to make, in words."""
+
+
 @summary("cb.DecisionRequested")
 def _decision(f: Facts) -> str:
     d = f.d
+    if d["decision"] == "night_roll" and isinstance(d.get("context"), Mapping):
+        kind = str(d["context"].get("roll"))
+        return f"{_seat(d['who'])} to roll {NIGHT_ROLL_WORDS.get(kind, words(kind))}"
     return (
         f"Decision for {_seat(d['who'])} ({text(d['rule'], 20)}): {words(d['decision'])}; "
         f"{_asks(d.get('options'))}"
