@@ -99,9 +99,7 @@ def test_a_pending_decision_is_within_the_first_screen_and_your_turn_goes_to_it(
     assert top(page, 'section[aria-label="Pending decision"]') < FIRST_SCREEN
     page.evaluate("scrollTo(0, document.body.scrollHeight)")
     turn.get_by_role("button").click()
-    page.wait_for_function(
-        "document.activeElement?.getAttribute('aria-label') === 'Pending decision'"
-    )
+    expect(decision).to_be_focused()
     box = decision.bounding_box()
     assert box is not None and 0 <= box["y"] < 844
 
@@ -115,7 +113,7 @@ def test_your_turn_scrolls_to_and_focuses_the_play_panel(
     page.evaluate("scrollTo(0, document.body.scrollHeight)")
     assert page.evaluate("scrollY") > 0
     page.locator("[data-turn]").get_by_role("button", name="Your turn").click()
-    page.wait_for_function("document.activeElement?.getAttribute('aria-label') === 'Play'")
+    expect(page.locator('section[aria-label="Play"]')).to_be_focused()
     box = page.locator('section[aria-label="Play"]').bounding_box()
     assert box is not None and 0 <= box["y"] < 100  # scrolled to the top of the window
 

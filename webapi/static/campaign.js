@@ -104,7 +104,7 @@ class CampaignPage {
     const waiting = (proposal.players || []).filter((p) => !agreed.includes(p));
     const mine = this.agreeingSeats(waiting);
     const alsoMine = mine.length
-      ? `. You play ${mine.join(" and ")} too: agree as ${mine.join(", ")} above, under “Open rollback proposals”`
+      ? `. You play ${mine.join(" and ")} too: agree as ${mine.join(", ")} above, in the list of proposals`
       : "";
     toast(`Proposed ${what}${waiting.length ? `; waiting for ${waiting.join(", ")} to agree` : ""}${alsoMine}.`);
   }
@@ -266,7 +266,14 @@ class CampaignPage {
       h(
         "div",
         { class: `game${this.who.canPlay ? "" : " watching"}` },
-        h("div", { class: "acting" }, this.pending, this.who.canPlay ? this.play : null),
+        h(
+          "div",
+          { class: "acting" },
+          // the decision's and the play panel's h3 sit under this heading, heard, not seen
+          h("h2", { class: "visually-hidden" }, "Your move"),
+          this.pending,
+          this.who.canPlay ? this.play : null,
+        ),
         this.state,
       ),
       h(
@@ -633,8 +640,8 @@ class CampaignPage {
     this.undoForm?.remove();
     clear(
       this.undoNote,
-      `A proposal to undo this is open (by ${seatName(open.proposer)}): agree to it above, under ` +
-        "“Open rollback proposals”, or wait for the others.",
+      `A proposal to undo this is open (by ${seatName(open.proposer)}): agree to it above, in the list ` +
+        "of proposals, or wait for the others.",
     );
   }
 
