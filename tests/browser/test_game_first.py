@@ -222,3 +222,26 @@ def test_no_timeline_heading_is_a_bare_class_name(open_page: Any, server: Server
     expect(
         page.locator('.timeline li[data-type="qc.PerRestAbilitiesExhausted"] .type')
     ).to_have_text("Per-rest abilities spent")
+
+
+@pytest.mark.parametrize(("width", "tallest"), [(1280, 50), (390, 130)])
+def test_the_header_with_a_kept_link_stays_compact(
+    open_page: Any, server: Server, width: int, tallest: int
+) -> None:
+    """One line at 1,280 px, "Keep this link on this device" included; a few on a phone."""
+    cid = hero_on_a_page(server, "A link's header")
+    status, link = server.call("POST", f"/campaigns/{cid}/invites", {"role": "player"})
+    assert status == 201, link
+    page, _ = open_page(None, width=width)
+    if width == PHONE["width"]:
+        page.set_viewport_size(PHONE)
+    page.goto(server.url(link["url"]))
+    ready(page)
+    expect(page.get_by_label("Keep this link on this device", exact=False)).to_be_visible()
+    height = page.eval_on_selector("header.bar", "e => e.getBoundingClientRect().height")
+    assert height <= tallest, height
+    if width == 1280:
+        tops = page.eval_on_selector_all(
+            "header.bar > *", "els => els.map(e => Math.round(e.getBoundingClientRect().top))"
+        )
+        assert max(tops) - min(tops) <= 12, tops

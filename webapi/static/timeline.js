@@ -245,6 +245,9 @@ const sayWords = (value) =>
     .replaceAll("_", " ")
     .replace(/([a-z])([A-Z])/g, (_, a, b) => `${a} ${b.toLowerCase()}`);
 
+// "The hero loses …" inside a line: "the hero loses …" (a name or "HP" stays as written).
+const lower = (line) => (/^[A-Z][a-z]/.test(line) ? line[0].toLowerCase() + line.slice(1) : line);
+
 // The moment as lines a player reads: what killed the hero, each clone roll, the price, the new HP.
 export function momentLines({ died, after }) {
   const d = died.data?.details || {};
@@ -253,7 +256,7 @@ export function momentLines({ died, after }) {
   for (const event of after) {
     if (event.type === "qc.Cloned") cloned = event.data?.details || {};
     else if (event.type === "qc.CloneRollMade") lines.push(`${eventSummary(event)}.`);
-    else if (event.type === "qc.ConditionCleared") lines.push(`Also: ${eventSummary(event)}.`);
+    else if (event.type === "qc.ConditionCleared") lines.push(`Also: ${lower(eventSummary(event))}.`);
     else if (event.type === "qc.DecisionRequested") lines.push(`The price waits for a choice: ${eventSummary(event)}.`);
     else lines.push(`The price: ${eventSummary(event)}.`);
   }
