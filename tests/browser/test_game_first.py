@@ -245,3 +245,21 @@ def test_the_header_with_a_kept_link_stays_compact(
             "header.bar > *", "els => els.map(e => Math.round(e.getBoundingClientRect().top))"
         )
         assert max(tops) - min(tops) <= 12, tops
+
+
+def test_an_undo_says_what_it_did_and_the_next_undo_says_it_would_redo(
+    open_page: Any, server: Server
+) -> None:
+    cid = hero_on_a_page(server, "Undo and redo")
+    before = command(server, cid, {"type": "gain_credits", "amount": 3, "cause": "salvage"})
+    page = opened(open_page, server, cid, 390)
+    page.get_by_role("button", name="Undo the last command").click()
+    page.get_by_label("Why undo gain credits?").fill("misread the page")
+    page.get_by_role("button", name="Confirm undo").click()
+    status = page.locator(".undone-status")
+    expect(status).to_have_text(
+        f"Undone: back to version {before['version'] - 1} (misread the page)."
+    )
+    # the last command is now that rollback: undoing it brings back what it undid, and says so
+    expect(page.get_by_role("button", name="Redo: undo the last rollback")).to_be_enabled()
+    expect(page.locator(".undo-note")).to_contain_text("what it undid comes back")

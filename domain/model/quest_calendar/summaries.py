@@ -79,7 +79,7 @@ def _condition_check(f: Facts) -> str:
 def _ability(f: Facts) -> str:
     d = f.d
     if d.get("effect") == "reroll" and "before" in d and "after" in d:
-        return _reroll(f)
+        return _reroll_words(f)
     line = f"{f.name(d['ability_id'])} used ({words(d['context'])})"
     if d.get("effect"):
         line += f": {words(d['effect'])}"
@@ -99,12 +99,13 @@ def _ability(f: Facts) -> str:
     return line
 
 
-def _reroll(f: Facts) -> str:
+def _reroll_words(f: Facts) -> str:
     """An ability's reroll says which roll it rolled again, what it showed before and after, and
     how that roll came out: "Foresight: the attack roll 2 → 1, a hit" (QC-14)."""
     d = f.d
     which = f"the {words(d['roll'])} roll" if d.get("roll") else "the roll"
-    line = f"{f.name(d['ability_id'])}: {which} {change(_shown(d['before']), _shown(d['after']))}"
+    rolled = change(_reroll_value(d["before"]), _reroll_value(d["after"]))
+    line = f"{f.name(d['ability_id'])}: {which} {rolled}"
     for key, yes, no in (("hit", "a hit", "a miss"), ("success", "a success", "a failure")):
         if d.get(key) is not None:
             line += f", {outcome(d[key], yes, no)}"
@@ -113,7 +114,7 @@ def _reroll(f: Facts) -> str:
     return line
 
 
-def _shown(faces: Any) -> str:
+def _reroll_value(faces: Any) -> str:
     """A roll's value before or after a reroll: a number, or its faces."""
     if isinstance(faces, list):
         return ", ".join(text(face, 10) for face in faces[:6]) or "none"
