@@ -263,3 +263,30 @@ def test_an_undo_says_what_it_did_and_the_next_undo_says_it_would_redo(
     # the last command is now that rollback: undoing it brings back what it undid, and says so
     expect(page.get_by_role("button", name="Redo: undo the last rollback")).to_be_enabled()
     expect(page.locator(".undo-note")).to_contain_text("what it undid comes back")
+
+
+def test_older_events_never_shows_while_every_event_is_loaded(
+    open_page: Any, server: Server
+) -> None:
+    """A short campaign has no older events: the button never shows, not even for a moment while
+    the page loads or while a command of several events comes in live."""
+    cid = dying(server, "No older events")
+    page, _ = open_page("owner")
+    page.add_init_script(
+        """
+        window.olderSeen = 0;
+        new MutationObserver(() => {
+          for (const b of document.querySelectorAll("button")) {
+            if (b.textContent === "Older events" && !b.hidden && b.isConnected) window.olderSeen++;
+          }
+        }).observe(document, { subtree: true, childList: true, attributes: true });
+        """
+    )
+    page.goto(server.url(f"/app/campaigns/{cid}"))
+    ready(page)
+    done = command(server, cid, {"type": "end_page", "faces": [9, 4]})  # a death: 8 events
+    page.wait_for_selector(f'[data-campaign-version="{done["version"]}"]')
+    ready(page)
+    expect(page.locator('.timeline li[data-type="qc.Cloned"]')).to_have_count(1)
+    assert page.evaluate("window.olderSeen") == 0
+    expect(page.get_by_role("button", name="Older events")).to_be_hidden()
