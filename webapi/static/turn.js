@@ -3,8 +3,7 @@
 // in progress) or "none". From GET /campaigns/{id}/actions' `turn` when the server has that route,
 // else from the state. It never says "null".
 import { h } from "./dom.js";
-
-const words = (s) => String(s).replaceAll("_", " ");
+import { words } from "./panels.js"; // snake_case and camelCase in words
 
 function fromState(game, state, who) {
   const seat = who.seat;
