@@ -133,6 +133,9 @@ def test_the_badge_says_the_proof_in_words_and_opens_it(open_page: Any, server: 
     expect(page.locator("p.chain")).to_have_attribute("data-chain", "ok")
     expect(page.locator("[data-checkpoint]")).to_have_attribute("data-checkpoint", "ok")
     expect(page.get_by_role("button", name="Download the bundle")).to_be_visible()
+    # sharing is the owner's: the proof leads to it
+    page.get_by_role("button", name="Sharing and invitations…").click()
+    expect(page.get_by_role("button", name="Share a view-only link")).to_be_focused()
     # the version in the title is outside the proof, always shown
     expect(page.locator("[data-campaign-version]")).to_have_text(str(head["version"]))
 

@@ -220,7 +220,22 @@ class CampaignPage {
       h("p", { class: "hash" }, this.hashLabel, this.hash),
       this.chain,
       this.checkpoint,
-      h("p", { class: "actions" }, bundle),
+      h(
+        "p",
+        { class: "actions" },
+        bundle,
+        // sharing is the owner's: a view-only link, with the invitations in the owner's controls
+        this.owner
+          ? [
+              " ",
+              h(
+                "button",
+                { type: "button", class: "small", onclick: () => this.goToSharing() },
+                "Sharing and invitations…",
+              ),
+            ]
+          : null,
+      ),
     );
     clear(
       this.main,
@@ -315,6 +330,13 @@ class CampaignPage {
     if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
     target.scrollIntoView({ block: "start" });
     target.focus({ preventScroll: true });
+  }
+
+  // The owner's controls, where a view-only link is made and players are invited.
+  goToSharing() {
+    const share = [...this.owner.querySelectorAll("button")].find((b) => b.textContent === "Share a view-only link");
+    this.owner.scrollIntoView({ block: "start" });
+    (share || this.owner).focus({ preventScroll: true });
   }
 
   async goTo(version) {
