@@ -14,6 +14,7 @@ from domain.model.summaries import (
     added,
     change,
     choice,
+    counted,
     listed,
     outcome,
     summary,
@@ -98,9 +99,9 @@ def _calendar_rolled(f: Facts) -> str:
 @summary("cb.GodPieceMoved")
 def _god_moved(f: Facts) -> str:
     d = f.d
-    lost = f", {d['pips_lost']} pip(s) lost at the end" if d.get("pips_lost") else ""
+    lost = f", {counted(d['pips_lost'], 'pip')} lost at the end" if d.get("pips_lost") else ""
     return (
-        f"God piece moves {d['pips_used']} of {d['pips_rolled']} pip(s): space "
+        f"God piece moves {d['pips_used']} of {counted(d['pips_rolled'], 'pip')}: space "
         f"{change(d['from_space'], d['to_space'])}{lost}"
     )
 
@@ -381,7 +382,9 @@ def _fate_declined(f: Facts) -> str:
 def _ambush_rolled(f: Facts) -> str:
     d = f.d
     can = d.get("candidate_piece_ids") or []
-    who = f"{len(can)} piece(s) can strike ({listed(can)})" if can else "no piece can strike"
+    who = (
+        f"{counted(len(can), 'piece')} can strike ({listed(can)})" if can else "no piece can strike"
+    )
     return f"{_seat(d['player'])}'s ambush roll{_fate(f)}: d6 {d['d6']}: {who}"
 
 
