@@ -22,6 +22,7 @@ from webapi.schemas.library import (
     LibraryHeroes,
     LibraryItem,
     LibraryItems,
+    NoQuery,
     Removed,
 )
 
@@ -67,9 +68,10 @@ def removal(kind: str, entry_id: str) -> Any:
 
 @blp.route("/library/heroes")
 class Heroes(MethodView):
+    @blp.arguments(NoQuery, location="query")
     @blp.response(200, LibraryHeroes)
     @requires("any")
-    def get(self) -> Any:
+    def get(self, _query: dict[str, Any]) -> Any:
         """The group's saved heroes, each as select_hero takes it."""
         return {"heroes": questlog().library_heroes(me())}
 
@@ -92,9 +94,10 @@ class HeroEntry(MethodView):
 
 @blp.route("/library/items")
 class Items(MethodView):
+    @blp.arguments(NoQuery, location="query")
     @blp.response(200, LibraryItems)
     @requires("any")
-    def get(self) -> Any:
+    def get(self, _query: dict[str, Any]) -> Any:
         """The known items (the rulebook's, then the group's) and the words of the sheet."""
         return {"items": questlog().library_items(me()), "words": catalogue.sheet_words()}
 

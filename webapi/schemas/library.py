@@ -13,6 +13,10 @@ HERO_DESCRIPTION = (
 ITEM_DESCRIPTION = "The item as gain_item takes it (id, name, kind, slot, price, effect...)."
 
 
+class NoQuery(Schema):
+    """The library's reads take no query parameter: any is refused by name (422)."""
+
+
 class HeroAdded(Schema):
     """A hero to save for the group, under a name."""
 
