@@ -1,9 +1,13 @@
 // "New campaign": choose the game, name it, change house rules if you like (each shows its
-// default; only the ones changed are sent), and for a match build the setup from a sample. The
+// default; only the ones changed are sent), and for a match build the setup from a sample; for
+// Quest Calendar choose a hero, or make one on the hero sheet (herosheet.js) and save it for the
+// group. The
 // body sent holds what the owner chose or accepted, nothing else; then the campaign opens.
 import { get, post } from "./api.js";
 import { clear, h } from "./dom.js";
-import { samples, savedHeroes } from "./heroes.js";
+import { knownItems } from "./catalogue.js";
+import { samples, saveForGroup, savedHeroes } from "./heroes.js";
+import { heroSheet } from "./herosheet.js";
 import { explain } from "./play.js";
 import { RULE_BOUNDS, setupBuilder } from "./setup.js";
 import { ready } from "./ui.js";
@@ -179,19 +183,44 @@ async function matchSetup(slot, rulesSlot, state) {
   await use();
 }
 
-// Quest Calendar: the prologue, and a hero to start with (a sample or one saved on this device),
-// sent as the first command (select_hero) once the campaign exists; none by default.
+// The label of a hero to start from, by where it comes from.
+const FROM = { sample: " (sample)", group: " (the group's)", mine: " (saved on this device)" };
+const NEW_HERO = "new";
+
+// Quest Calendar: the prologue, and a hero to start with (a sample, one of the group's, one saved
+// on this device, or a new one made on the hero sheet), sent as the first command (select_hero)
+// once the campaign exists; none by default.
 async function questSetup(slot, state) {
   const prologue = h("input", { id: "setup-prologue", type: "checkbox" });
-  const heroes = await savedHeroes();
+  const [heroes, known] = await Promise.all([savedHeroes(), knownItems()]);
   const pick = h(
     "select",
     { id: "setup-hero" },
     h("option", { value: "" }, "no hero yet (choose later)"),
-    heroes.map((x, k) =>
-      h("option", { value: String(k) }, `${x.name}${x.source === "mine" ? " (saved on this device)" : " (sample)"}`),
-    ),
+    h("option", { value: NEW_HERO }, "a new hero (make one on the hero sheet)"),
+    heroes.map((x, k) => h("option", { value: String(k) }, `${x.name}${FROM[x.source] || ""}`)),
   );
+  const sheet = heroSheet(known);
+  const said = h("p", { class: "hint", role: "status", id: "hero-saved" });
+  const save = h("button", { type: "button", class: "small", id: "save-hero" }, "Save this hero for the group");
+  save.addEventListener("click", async () => {
+    said.textContent = "";
+    try {
+      const hero = sheet.read();
+      const saved = await saveForGroup(sheet.name(), hero);
+      heroes.push({ name: saved.name, hero: { phase: "prologue", hero: saved.hero }, source: "group" });
+      said.textContent = `Saved for the group as “${saved.name}”: anyone on this server can start from it.`;
+    } catch (problem) {
+      said.textContent = `Not saved: ${explain(problem)}`;
+    }
+  });
+  const sheetBox = h("div", { class: "sheet-box" }, sheet.el, save, said);
+  const sync = () => (sheetBox.hidden = pick.value !== NEW_HERO);
+  pick.addEventListener("change", () => {
+    sync();
+    if (pick.value === NEW_HERO) sheet.focus();
+  });
+  sync();
   clear(
     slot,
     h(
@@ -200,15 +229,19 @@ async function questSetup(slot, state) {
       prologue,
       h("label", { for: "setup-prologue" }, " The prologue is complete (start on the calendar)"),
     ),
-    heroes.length ? h("div", { class: "field" }, h("label", { for: "setup-hero" }, "Hero"), pick) : null,
+    h("div", { class: "field" }, h("label", { for: "setup-hero" }, "Hero"), pick),
+    sheetBox,
   );
   state.setup = () => (prologue.checked ? { prologue_complete: true } : undefined);
-  // A sample is a new campaign's prologue hero; once the prologue is complete the rules take
-  // only a main or custom hero (QC-02), so the same hero is sent as a main one.
+  // A new campaign's hero is its prologue hero; once the prologue is complete the rules take
+  // only a main or custom hero (QC-02): a sample is sent as a main hero, the group's and a new
+  // one as a custom hero.
   state.hero = () => {
     if (pick.value === "") return undefined;
-    const chosen = heroes[Number(pick.value)].hero;
-    return prologue.checked && chosen.phase === "prologue" ? { ...chosen, phase: "main" } : chosen;
+    if (pick.value === NEW_HERO) return { phase: prologue.checked ? "custom" : "prologue", hero: sheet.read() };
+    const { hero: chosen, source } = heroes[Number(pick.value)];
+    if (!prologue.checked || chosen.phase !== "prologue") return chosen;
+    return { ...chosen, phase: source === "sample" ? "main" : "custom" };
   };
 }
 
