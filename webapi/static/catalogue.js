@@ -90,9 +90,11 @@ function stockLine(entry, onRemove) {
 // Rows of the generic form that hold nothing at all (the empty row a required list starts with).
 const blank = (row) => !row || (!row.item?.id && row.price === undefined && row.quantity === undefined);
 
-// The shop's stock: lines picked from the known items, then any typed in full in `generic` (the
-// form's own rows control, kept as it is). read() gives both, in that order.
-export function stockField(generic) {
+// The shop's stock (enter_shop's `stock`): lines picked from the known items, then any typed in
+// full in the form's own rows control (`rows(field, path, ctx)`, play.js's), which starts with no
+// row here. read() gives both, in that order.
+export function stockField(field, path, ctx, rows) {
+  const generic = rows({ ...field, required: false }, path, ctx);
   const pickId = nextId("stock-pick");
   const pick = itemSelect(pickId);
   const lines = [];

@@ -200,7 +200,8 @@ async function questSetup(slot, state) {
     h("option", { value: NEW_HERO }, "a new hero (make one on the hero sheet)"),
     heroes.map((x, k) => h("option", { value: String(k) }, `${x.name}${FROM[x.source] || ""}`)),
   );
-  const sheet = heroSheet(known);
+  // The sheet is made when a new hero is chosen (its fields are none of the form's until then).
+  let sheet = null;
   const said = h("p", { class: "hint", role: "status", id: "hero-saved" });
   const save = h("button", { type: "button", class: "small", id: "save-hero" }, "Save this hero for the group");
   save.addEventListener("click", async () => {
@@ -214,12 +215,15 @@ async function questSetup(slot, state) {
       said.textContent = `Not saved: ${explain(problem)}`;
     }
   });
-  const sheetBox = h("div", { class: "sheet-box" }, sheet.el, save, said);
-  const sync = () => (sheetBox.hidden = pick.value !== NEW_HERO);
-  pick.addEventListener("change", () => {
-    sync();
-    if (pick.value === NEW_HERO) sheet.focus();
-  });
+  const sheetBox = h("div", { class: "sheet-box" }, save, said);
+  const sync = () => {
+    sheetBox.hidden = pick.value !== NEW_HERO;
+    if (pick.value !== NEW_HERO || sheet) return;
+    sheet = heroSheet(known);
+    sheetBox.prepend(sheet.el);
+    sheet.focus();
+  };
+  pick.addEventListener("change", sync);
   sync();
   clear(
     slot,

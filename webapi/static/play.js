@@ -406,7 +406,7 @@ function scalarControl(field, path, ctx) {
 
 function control(field, path, ctx, open = false) {
   if (isObject(field)) return objectControl(field, path, ctx, open);
-  if (ctx.command === "enter_shop" && path === "stock") return stockField(rowsControl(field, path, ctx));
+  if (ctx.command === "enter_shop" && path === "stock") return stockField(field, path, ctx, rowsControl);
   if (isRows(field)) return rowsControl(field, path, ctx);
   return scalarControl(field, path, ctx);
 }
