@@ -217,3 +217,36 @@ def test_qc57_a_shop_stocked_from_the_known_items_one_price_per_line(
     _, campaign = server.call("GET", f"/campaigns/{cid}")
     stock = campaign["state"]["page"]["shop"]["stock"]
     assert {key: entry["price"] for key, entry in stock.items()} == {"antidote": 4, "med-kit": 5}
+
+
+def test_a_refused_hero_says_its_field_and_a_device_hero_is_shared(
+    open_page: Any, server: Server
+) -> None:
+    """The server's refusal of the sheet names the field and saves nothing; a hero saved on this
+    device by an earlier page is still offered, and shared with the group in one click."""
+    name = f"Bran {uuid.uuid4().hex[:6]}"
+    page, watch = open_page("owner")
+    watch.allowed.append(("/library/heroes", (422,)))
+    page.goto(server.url("/app/"))
+    ready(page)
+    mine = {"phase": "prologue", "hero": {**VANGUARD, "id": "bran", "name": name}}
+    page.evaluate(
+        "async ([name, hero]) => (await import('/app/static/heroes.js')).saveHero(name, hero)",
+        [name, mine],
+    )
+    open_new_campaign(Effort(), page, "quest-calendar", "Refusals")
+    page.get_by_label("Hero", exact=True).select_option(
+        label="a new hero (make one on the hero sheet)"
+    )
+    page.get_by_label("Hero's name", exact=True).fill(f"{name} the second")
+    page.get_by_label("Damage dice (such as 1d6)", exact=True).fill("a sword")
+    page.get_by_role("button", name="Save this hero for the group").click()
+    expect(page.locator("#hero-saved")).to_contain_text("damage_dice")
+    _, library = server.call("GET", "/library/heroes")
+    assert [e for e in library["heroes"] if e["name"].startswith(name)] == []
+    page.get_by_label("Hero", exact=True).select_option(label=f"{name} (saved on this device)")
+    page.get_by_role("button", name="Share this hero with the group").click()
+    expect(page.locator("#hero-saved")).to_contain_text("Saved for the group")
+    _, library = server.call("GET", "/library/heroes")
+    [shared] = [e for e in library["heroes"] if e["name"] == name]
+    assert shared["hero"] == mine["hero"]

@@ -184,45 +184,52 @@ const STATS = [
   ["rations", "Meal Rations", 0, 0, 1000],
 ];
 
-// The sheet; `words` and `items` are GET /library/items' (catalogue.js knownItems()).
-export function heroSheet({ words, items }) {
-  const name = text("Hero's name", { maxlength: 200, required: true, autocomplete: "off" });
-  const level = stepper("Level", { value: 1, min: 1, max: 100, name: "level" });
-  const traits = words.traits.map((t) => [t.value, stepper(`${t.words} (${t.value})`, { name: t.value })]);
-  const stats = STATS.map(([key, said, value, min, max]) => [key, stepper(said, { value, min, max, name: key })]);
-  const dice = text("Damage dice (such as 1d6)", { value: "1d6", maxlength: 40, spellcheck: "false", required: true });
-  // The pool of surges or charges (QC-19): only a hero that has one.
-  const hasPool = h("input", { type: "checkbox", id: nextId("has-pool") });
-  const poolName = choice("The pool is called", [
+// The pool of surges or charges (QC-19): only a hero that has one. read() gives {pool} or {}.
+function poolPart() {
+  const has = h("input", { type: "checkbox", id: nextId("has-pool") });
+  const called = choice("The pool is called", [
     { value: "surges", words: "Surges" },
     { value: "charges", words: "Charges" },
   ], { value: "surges" });
-  const poolMax = stepper("Surges or charges at most", { value: 2, min: 0, max: 100, name: "pool" });
-  const poolBox = h("div", { class: "pool-parts" }, poolName.box, poolMax.el);
-  const syncPool = () => (poolBox.hidden = !hasPool.checked);
-  hasPool.addEventListener("change", syncPool);
-  syncPool();
-  // Abilities, added one by one.
-  const abilities = [];
-  const abilityList = h("div", { class: "rows" });
+  const most = stepper("Surges or charges at most", { value: 2, min: 0, max: 100, name: "pool" });
+  const box = h("div", { class: "pool-parts" }, called.box, most.el);
+  const sync = () => (box.hidden = !has.checked);
+  has.addEventListener("change", sync);
+  sync();
+  const label = h("label", { for: has.id }, " The hero has a pool of surges or charges");
+  return {
+    boxes: [h("p", { class: "check" }, has, label), box],
+    read: () => (has.checked ? { pool: { name: called.el.value, max: most.read() } } : {}),
+  };
+}
+
+// The abilities, added and removed one by one. read() gives {abilities} or {}.
+function abilitiesPart(words) {
+  const rows = [];
+  const list = h("div", { class: "rows" });
   let made = 0;
-  const addAbility = h("button", { type: "button", class: "small", onclick: () => {
+  const add = h("button", { type: "button", class: "small", onclick: () => {
     const entry = abilityRow(words, ++made, (row) => {
-      abilities.splice(abilities.findIndex((a) => a.row === row), 1);
+      rows.splice(rows.findIndex((a) => a.row === row), 1);
       row.remove();
-      addAbility.focus();
+      add.focus();
     });
-    abilities.push(entry);
-    abilityList.append(entry.row);
+    rows.push(entry);
+    list.append(entry.row);
     entry.row.querySelector("input").focus();
   } }, "Add an ability");
-  // Starting items from the known items; equipment may be worn from the start.
+  return { boxes: [list, add], read: () => (rows.length ? { abilities: unique(rows.map((a) => a.read())) } : {}) };
+}
+
+// The items the hero starts with, from the known items; equipment may be worn from the start.
+// read() gives {inventory, equipped} (each only if any).
+function itemsPart(items) {
   const pickId = nextId("item");
   const pick = itemSelect(pickId);
   pick.fill(items);
   const carried = [];
-  const carriedList = h("ul", { class: "carried", "aria-label": "Items the hero starts with" });
-  const addItem = h("button", { type: "button", class: "small", onclick: () => {
+  const list = h("ul", { class: "carried", "aria-label": "Items the hero starts with" });
+  const add = h("button", { type: "button", class: "small", onclick: () => {
     const entry = items.find((e) => e.id === pick.el.value);
     if (!entry) return;
     const wornId = nextId("worn");
@@ -238,8 +245,28 @@ export function heroSheet({ words, items }) {
       } }, `Remove ${entry.item.name || entry.id}`),
     );
     carried.push({ row, entry, worn });
-    carriedList.append(row);
+    list.append(row);
   } }, "Add to the hero's items");
+  const read = () => {
+    const out = {};
+    if (carried.length) out.inventory = carried.map((c) => c.entry.item);
+    const worn = carried.filter((c) => c.worn?.checked).map((c) => c.entry.id);
+    if (worn.length) out.equipped = worn;
+    return out;
+  };
+  return { boxes: [h("div", { class: "field" }, h("label", { for: pickId }, "Known item"), pick.el), add, list], read };
+}
+
+// The sheet; `words` and `items` are GET /library/items' (catalogue.js knownItems()).
+export function heroSheet({ words, items }) {
+  const name = text("Hero's name", { maxlength: 200, required: true, autocomplete: "off" });
+  const level = stepper("Level", { value: 1, min: 1, max: 100, name: "level" });
+  const traits = words.traits.map((t) => [t.value, stepper(`${t.words} (${t.value})`, { name: t.value })]);
+  const stats = STATS.map(([key, said, value, min, max]) => [key, stepper(said, { value, min, max, name: key })]);
+  const dice = text("Damage dice (such as 1d6)", { value: "1d6", maxlength: 40, spellcheck: "false", required: true });
+  const pool = poolPart();
+  const abilities = abilitiesPart(words);
+  const carried = itemsPart(items);
   const el = h(
     "fieldset",
     { class: "hero-sheet" },
@@ -251,15 +278,11 @@ export function heroSheet({ words, items }) {
     h("h4", {}, "Stats"),
     h("div", { class: "steppers" }, stats.map(([, s]) => s.el), dice.box),
     h("h4", {}, "Pool"),
-    h("p", { class: "check" }, hasPool, h("label", { for: hasPool.id }, " The hero has a pool of surges or charges")),
-    poolBox,
+    pool.boxes,
     h("h4", {}, "Abilities"),
-    abilityList,
-    addAbility,
+    abilities.boxes,
     h("h4", {}, "Items"),
-    h("div", { class: "field" }, h("label", { for: pickId }, "Known item"), pick.el),
-    addItem,
-    carriedList,
+    carried.boxes,
   );
   const read = () => {
     const said = name.el.value.trim();
@@ -268,12 +291,7 @@ export function heroSheet({ words, items }) {
     hero.traits = Object.fromEntries(traits.map(([key, s]) => [key, s.read()]));
     for (const [key, s] of stats) hero[key] = s.read();
     hero.damage_dice = dice.el.value.trim();
-    if (abilities.length) hero.abilities = unique(abilities.map((a) => a.read()));
-    if (hasPool.checked) hero.pool = { name: poolName.el.value, max: poolMax.read() };
-    if (carried.length) hero.inventory = carried.map((c) => c.entry.item);
-    const worn = carried.filter((c) => c.worn?.checked).map((c) => c.entry.id);
-    if (worn.length) hero.equipped = worn;
-    return hero;
+    return { ...hero, ...abilities.read(), ...pool.read(), ...carried.read() };
   };
   return { el, read, name: () => name.el.value.trim(), focus: () => name.el.focus() };
 }

@@ -203,21 +203,37 @@ async function questSetup(slot, state) {
   // The sheet is made when a new hero is chosen (its fields are none of the form's until then).
   let sheet = null;
   const said = h("p", { class: "hint", role: "status", id: "hero-saved" });
-  const save = h("button", { type: "button", class: "small", id: "save-hero" }, "Save this hero for the group");
-  save.addEventListener("click", async () => {
+  // Save a hero for the group: a new one from the sheet, or one saved on this device before.
+  const forGroup = async (name, hero) => {
     said.textContent = "";
     try {
-      const hero = sheet.read();
-      const saved = await saveForGroup(sheet.name(), hero);
+      const saved = await saveForGroup(name, hero);
       heroes.push({ name: saved.name, hero: { phase: "prologue", hero: saved.hero }, source: "group" });
       said.textContent = `Saved for the group as “${saved.name}”: anyone on this server can start from it.`;
     } catch (problem) {
       said.textContent = `Not saved: ${explain(problem)}`;
     }
+  };
+  const save = h("button", { type: "button", class: "small", id: "save-hero" }, "Save this hero for the group");
+  save.addEventListener("click", () => {
+    let hero;
+    try {
+      hero = sheet.read();
+    } catch (problem) {
+      said.textContent = `Not saved: ${problem.message}`;
+      return;
+    }
+    forGroup(sheet.name(), hero);
   });
-  const sheetBox = h("div", { class: "sheet-box" }, save, said);
+  const share = h("button", { type: "button", class: "small" }, "Share this hero with the group");
+  share.addEventListener("click", () => {
+    const mine = heroes[Number(pick.value)];
+    forGroup(mine.name, mine.hero.hero ?? mine.hero);
+  });
+  const sheetBox = h("div", { class: "sheet-box" }, save);
   const sync = () => {
     sheetBox.hidden = pick.value !== NEW_HERO;
+    share.hidden = heroes[Number(pick.value)]?.source !== "mine" || pick.value === "";
     if (pick.value !== NEW_HERO || sheet) return;
     sheet = heroSheet(known);
     sheetBox.prepend(sheet.el);
@@ -234,7 +250,9 @@ async function questSetup(slot, state) {
       h("label", { for: "setup-prologue" }, " The prologue is complete (start on the calendar)"),
     ),
     h("div", { class: "field" }, h("label", { for: "setup-hero" }, "Hero"), pick),
+    share,
     sheetBox,
+    said,
   );
   state.setup = () => (prologue.checked ? { prologue_complete: true } : undefined);
   // A new campaign's hero is its prologue hero; once the prologue is complete the rules take
