@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 from domain.model.samples import MED_KIT, VANGUARD
 from tests.browser.page_table import Effort, open_new_campaign
 from tests.browser.server import Server
+from tests.browser.test_accessibility import assert_accessible
 
 pytestmark = pytest.mark.browser
 Json = dict[str, Any]
@@ -134,6 +135,7 @@ def test_qc02_a_hero_made_on_the_sheet_saved_for_the_group_and_started_from(
     ready(page)
     open_new_campaign(Effort(), page, "quest-calendar", "A hero of our own")
     fill_sheet(page, name)
+    assert_accessible(page, "the hero sheet, with two abilities and an item")
     page.get_by_role("button", name="Save this hero for the group").click()
     expect(page.locator("#hero-saved")).to_contain_text("Saved for the group")
     _, library = server.call("GET", "/library/heroes", token="viewer")
@@ -197,6 +199,7 @@ def test_qc57_a_shop_stocked_from_the_known_items_one_price_per_line(
     form.get_by_label("Price of Med Kit (credits)").fill("5")
     form.locator(".stock-line").nth(1).get_by_label("How many (optional)").fill("2")
     expect(form.locator(".stock-line").first).to_contain_text("Cures Infected")
+    assert_accessible(page, "the shop's stock from the known items")
     form.locator("button[type=submit]").click()
     ready(page)
     [body] = sent
