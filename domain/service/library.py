@@ -18,7 +18,6 @@ from domain.model.text import MAX_NAME_LENGTH, check_text
 from domain.storage.library import LibraryEntry, LibraryTables
 from domain.storage.side_tables import SideTables
 
-KINDS = ("hero", "item")
 Json = dict[str, Any]
 
 
@@ -78,12 +77,12 @@ class LibraryService:
         ]
         return [*catalogue.known_items(), *group]
 
-    def add_library_hero(self, name: object, hero: object, caller: str | None) -> Json:
+    def add_library_hero(self, name: str, hero: object, caller: str | None) -> Json:
         """Save a hero for the group under a name; nothing is stored if either is refused."""
-        check_text("name", name, MAX_NAME_LENGTH)  # type: ignore[arg-type]  # checked there
+        check_text("name", name, MAX_NAME_LENGTH)
         checked = catalogue.check_hero(hero)
         entry = LibraryEntry(
-            "hero", uuid4().hex[:12], str(name).strip(), checked, caller or "system", _now()
+            "hero", uuid4().hex[:12], name.strip(), checked, caller or "system", _now()
         )
         self._tables().add_library_entry(entry)
         return {**self._shown(entry, caller), "hero": entry.body}
