@@ -45,6 +45,17 @@ def steps(page: Any, label: str, times: int) -> None:
         button.click()
 
 
+def tonic(name: str) -> Json:
+    """The item typed on the sheet (not on the list): a Wisdom booster."""
+    called = f"Void Tonic {name.split()[-1]}"
+    return {
+        "id": called.lower().replace(" ", "-"),
+        "name": called,
+        "kind": "consumable",
+        "effect": {"kind": "booster", "trait": "WIS", "dice": "1d4"},
+    }
+
+
 def expected_hero(name: str) -> Json:
     """What the sheet below was given, as select_hero takes it."""
     return {
@@ -79,7 +90,7 @@ def expected_hero(name: str) -> Json:
             },
         ],
         "pool": {"name": "charges", "max": 3},
-        "inventory": [MED_KIT],
+        "inventory": [MED_KIT, tonic(name)],
     }
 
 
@@ -120,6 +131,16 @@ def fill_sheet(page: Any, name: str) -> None:
     page.get_by_label("Ability 2: keep", exact=True).select_option(label="the better result")
     page.get_by_label("Known item", exact=True).select_option("med-kit")
     page.get_by_role("button", name="Add to the hero's items").click()
+    typed = tonic(name)
+    page.get_by_text("An item not on the list").click()
+    page.get_by_label("New item: name", exact=True).fill(typed["name"])
+    page.get_by_label("New item: effect", exact=True).select_option(
+        label="Trait booster for the page"
+    )
+    page.get_by_label("New item: trait", exact=True).select_option(label="Wisdom")
+    page.get_by_label("New item: dice (such as 1d4)", exact=True).fill("1d4")
+    page.get_by_role("button", name="Add it to the group's list and to the hero's items").click()
+    expect(page.locator(".carried li")).to_have_count(2)
 
 
 def test_qc02_a_hero_made_on_the_sheet_saved_for_the_group_and_started_from(
@@ -141,6 +162,10 @@ def test_qc02_a_hero_made_on_the_sheet_saved_for_the_group_and_started_from(
     _, library = server.call("GET", "/library/heroes", token="viewer")
     [saved] = [entry for entry in library["heroes"] if entry["name"] == name]
     assert saved["hero"] == hero
+    _, known = server.call("GET", "/library/items", token="viewer")
+    [added] = [entry for entry in known["items"] if entry["id"] == tonic(name)["id"]]
+    assert (added["item"], added["source"]) == (tonic(name), "group")
+    assert added["words"] == "Consumable (used up); Adds 1d4 to Wisdom for every roll on this page"
     page.get_by_role("button", name="Create the campaign").click()
     page.wait_for_url("**/app/campaigns/*")
     ready(page)

@@ -3,8 +3,9 @@
 // from the rulebook's words (the internal name is only the value sent); the pool; the starting
 // items from the known items. read() gives the hero exactly as select_hero takes it, with what the
 // sheet shows (every number shown is sent; an ability's or effect's part left empty is not).
-import { itemLabel, itemSelect } from "./catalogue.js";
+import { addKnownItem, itemLabel, itemSelect } from "./catalogue.js";
 import { h } from "./dom.js";
+import { explain } from "./play.js";
 
 let uid = 0;
 const nextId = (stem) => `sheet-${stem}-${++uid}`;
@@ -89,14 +90,20 @@ const NEEDS = {
   evasion_bonus: ["dice", "amount"],
   repair: ["dice", "amount"],
 };
+// The effect kinds the rules apply to an ability, and to an item (command_fields.EFFECT_KINDS).
+const ABILITY_EFFECTS = [
+  "heal", "cure", "remove_injury", "check_bonus", "reroll", "attack_bonus", "damage_bonus",
+  "double_damage", "extra_attack", "aim_bonus", "evasion_bonus", "repair",
+];
+const ITEM_EFFECTS = ["heal", "cure", "remove_injury", "booster", "ration"];
 const KEEPS = [
   { value: "new", words: "the new result" },
   { value: "better", words: "the better result" },
 ];
 
 // An effect: its kind from the list in words, then the parts that kind takes.
-function effectPart(words, title) {
-  const kind = choice(`${title}: effect`, words.effect_kinds.filter((k) => k.value !== "ration"), {
+function effectPart(words, title, kinds) {
+  const kind = choice(`${title}: effect`, words.effect_kinds.filter((k) => kinds.includes(k.value)), {
     blank: "(none the rules apply: the page says)",
   });
   const dice = text(`${title}: dice (such as 1d4)`, { maxlength: 40, spellcheck: "false" });
@@ -131,7 +138,7 @@ function abilityRow(words, number, onRemove) {
   const uses = stepper(`${title}: uses per Rest`, { value: 1, min: 0, max: 100 });
   const cost = stepper(`${title}: surges it costs`, { value: 1, min: 0, max: 100 });
   const context = choice(`${title}: when`, words.contexts, { value: "combat" });
-  const effect = effectPart(words, title);
+  const effect = effectPart(words, title, ABILITY_EFFECTS);
   const sync = () => {
     uses.el.hidden = usage.el.value !== "per_rest";
     cost.el.hidden = usage.el.value !== "surge";
@@ -221,17 +228,61 @@ function abilitiesPart(words) {
   return { boxes: [list, add], read: () => (rows.length ? { abilities: unique(rows.map((a) => a.read())) } : {}) };
 }
 
+// An item not on the list, typed once: added to the group's list (POST /library/items, checked as
+// gain_item checks it), then handed to `made(entry)`.
+function newItemPart(words, made) {
+  const title = "New item";
+  const name = text(`${title}: name`, { maxlength: 200 });
+  const kind = choice(`${title}: kind`, words.item_kinds, { value: "consumable" });
+  const slot = text(`${title}: worn as (helmet, boots, weapon...)`, { maxlength: 40 });
+  const between = h("input", { type: "checkbox", id: nextId("between") });
+  const effect = effectPart(words, title, ITEM_EFFECTS);
+  const said = h("p", { class: "hint", role: "status" });
+  const sync = () => (slot.box.hidden = kind.el.value !== "equipment");
+  kind.el.addEventListener("change", sync);
+  sync();
+  const add = h("button", { type: "button", class: "small", onclick: async () => {
+    said.textContent = "";
+    const called = name.el.value.trim();
+    if (!called) {
+      said.textContent = "New item: a name is needed.";
+      return;
+    }
+    const item = { id: slug(called) || "item", name: called, kind: kind.el.value };
+    if (kind.el.value === "equipment") item.slot = slot.el.value.trim();
+    if (between.checked) item.usable_between_rounds = true;
+    const does = effect.read();
+    if (does) item.effect = does;
+    try {
+      made(await addKnownItem(item));
+      said.textContent = `${called} is on the group's list now.`;
+    } catch (problem) {
+      said.textContent = `Not added: ${explain(problem)}`;
+    }
+  } }, "Add it to the group's list and to the hero's items");
+  return h(
+    "details",
+    { class: "new-item" },
+    h("summary", {}, "An item not on the list"),
+    name.box,
+    kind.box,
+    slot.box,
+    h("p", { class: "check" }, between, h("label", { for: between.id }, " May be used between combat rounds")),
+    effect.boxes,
+    add,
+    said,
+  );
+}
+
 // The items the hero starts with, from the known items; equipment may be worn from the start.
 // read() gives {inventory, equipped} (each only if any).
-function itemsPart(items) {
+function itemsPart(items, words) {
   const pickId = nextId("item");
   const pick = itemSelect(pickId);
   pick.fill(items);
   const carried = [];
   const list = h("ul", { class: "carried", "aria-label": "Items the hero starts with" });
-  const add = h("button", { type: "button", class: "small", onclick: () => {
-    const entry = items.find((e) => e.id === pick.el.value);
-    if (!entry) return;
+  const carry = (entry) => {
     const wornId = nextId("worn");
     const worn = entry.item.kind === "equipment" ? h("input", { type: "checkbox", id: wornId }) : null;
     const row = h(
@@ -246,7 +297,16 @@ function itemsPart(items) {
     );
     carried.push({ row, entry, worn });
     list.append(row);
+  };
+  const add = h("button", { type: "button", class: "small", onclick: () => {
+    const entry = items.find((e) => e.id === pick.el.value);
+    if (entry) carry(entry);
   } }, "Add to the hero's items");
+  const typed = newItemPart(words, (entry) => {
+    items.push(entry);
+    pick.fill(items);
+    carry(entry);
+  });
   const read = () => {
     const out = {};
     if (carried.length) out.inventory = carried.map((c) => c.entry.item);
@@ -254,7 +314,8 @@ function itemsPart(items) {
     if (worn.length) out.equipped = worn;
     return out;
   };
-  return { boxes: [h("div", { class: "field" }, h("label", { for: pickId }, "Known item"), pick.el), add, list], read };
+  const known = h("div", { class: "field" }, h("label", { for: pickId }, "Known item"), pick.el);
+  return { boxes: [known, add, typed, list], read };
 }
 
 // The sheet; `words` and `items` are GET /library/items' (catalogue.js knownItems()).
@@ -266,7 +327,7 @@ export function heroSheet({ words, items }) {
   const dice = text("Damage dice (such as 1d6)", { value: "1d6", maxlength: 40, spellcheck: "false", required: true });
   const pool = poolPart();
   const abilities = abilitiesPart(words);
-  const carried = itemsPart(items);
+  const carried = itemsPart([...items], words);
   const el = h(
     "fieldset",
     { class: "hero-sheet" },
