@@ -5,6 +5,7 @@
 // Every control is named by its path in the body (`hero.pool.max`, `rounds[0].condition`), and
 // the buttons that add or remove a part carry it as `data-add` / `data-remove`.
 import { Num, parse } from "./canon.js";
+import { stockField } from "./catalogue.js";
 import { clear, h } from "./dom.js";
 import { pickEntries } from "./picks.js";
 
@@ -405,6 +406,7 @@ function scalarControl(field, path, ctx) {
 
 function control(field, path, ctx, open = false) {
   if (isObject(field)) return objectControl(field, path, ctx, open);
+  if (ctx.command === "enter_shop" && path === "stock") return stockField(field, path, ctx, rowsControl);
   if (isRows(field)) return rowsControl(field, path, ctx);
   return scalarControl(field, path, ctx);
 }
@@ -439,6 +441,7 @@ export function commandForm(
   );
   let parts = [];
   const ctx = {
+    command: command.name,
     seat,
     plays,
     dice: command.dice,
