@@ -1,0 +1,208 @@
+"""``GET /campaigns/{id}/evening``: what was played in a range, as Markdown or HTML a table keeps.
+
+A short Quest Calendar evening (a hero, a page with two trait checks, a combat of two rounds, a
+shop, a mistaken toll undone by a rollback, the next page) and a Calendar Board day and night
+(a movement roll, day sleep, the night with its decisions and a fate reroll), played through the
+API on server dice, on SQLite and PostgreSQL; the export must hold each roll's dice, formula,
+purpose, total and game date, the undo in words and the verification link.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+from markdown_it import MarkdownIt
+
+from tests.api.api_calls import ApiTable
+from tests.api.conftest import client_as
+from tests.browser import game_plan as plan
+
+Json = dict[str, Any]
+QC_EVENING = 10
+"""The Quest Calendar plan's first steps: up to opening page 2 (after the undone toll)."""
+
+
+def play_qc(client: FlaskClient, name: str = "Year one") -> ApiTable:
+    response = client.post("/campaigns", json={**plan.QC_CAMPAIGN, "name": name})
+    assert response.status_code == 201, response.json
+    created = response.json
+    table = ApiTable(client, created)
+    plan.play(plan.qc_steps()[:QC_EVENING], table, plan.qc_answer)
+    return table
+
+
+def play_cb(client: FlaskClient) -> ApiTable:
+    response = client.post("/campaigns", json=plan.CB_CAMPAIGN)
+    assert response.status_code == 201, response.json
+    table = ApiTable(client, response.json)
+    plan.play(plan.cb_steps(), table, plan.cb_answer)
+    return table
+
+
+def export(client: FlaskClient, cid: str, **query: Any) -> Any:
+    return client.get(f"/campaigns/{cid}/evening", query_string=query)
+
+
+def rolls_of(table: ApiTable) -> list[Json]:
+    return [roll for event in table.events for roll in event["data"].get("rolls") or []]
+
+
+def test_a_quest_calendar_page_as_markdown_holds_every_roll_and_the_undo(
+    store_client: FlaskClient,
+) -> None:
+    """QC-10 checks, QC-20 combat rounds and the QC-60 toll undone: each roll of the page is
+    in the export with its faces, formula, purpose, total and page date; the rollback in words,
+    the undone event marked, and the verification link at the range's end."""
+    table = play_qc(store_client)
+    response = export(store_client, table.cid, date="2027-01-04")
+    assert response.status_code == 200, response.get_data(as_text=True)
+    assert response.content_type == "text/markdown; charset=utf-8"
+    disposition = response.headers["Content-Disposition"]
+    assert disposition == f'attachment; filename="questlog-{table.cid}-2027-01-04.md"'
+    text = response.get_data(as_text=True)
+    assert text.startswith("# Year one — Quest Calendar\n")
+    assert "Pages of 2027-01-04: versions " in text
+    rolls = [r for r in rolls_of(table) if r["version"] > 2]
+    assert len(rolls) >= 4  # two checks and at least two combat rounds
+    for roll in rolls:
+        faces = ", ".join(str(d["face"]) for d in roll["dice"])
+        row = next(line for line in text.splitlines() if line.startswith(f"| {roll['version']}"))
+        assert f"| {roll['notation']} | {faces} |" in row, row
+        assert f"| {roll['total']} | " in row
+        assert f"| server dice, commitment {roll['proof']['commitment']}" in row
+        assert f"nonce {roll['proof']['nonce']}" in row
+        assert "| page 2027-01-04 |" in row
+        assert roll["purpose"].split(" (")[0] in row
+    assert "force the door" in text
+    assert "**Undo:** Rolled back to version " in text
+    assert "“undo the last command”" in text
+    undone = re.findall(
+        r"^- v(\d+): ~~.*~~ \*\(undone by the rollback at version (\d+)\)\*$", text, re.M
+    )
+    assert undone, text
+    assert "city toll" in text
+    last = int(re.search(r"versions \d+ to (\d+) of", text).group(1))  # type: ignore[union-attr]
+    state = store_client.get(f"/campaigns/{table.cid}?version={last}").json
+    assert f"version {last}, hash `{state['head_hash']}`" in text
+    assert f"<http://localhost/app/campaigns/{table.cid}?version={last}>" in text
+    assert f"<http://localhost/campaigns/{table.cid}/bundle>" in text
+    assert "Chain: intact" in text
+    assert "docs/dice-verification.md" in text
+    assert "by store-admin" in text and "#" not in text.split("by store-admin")[1][:3]
+
+
+def test_a_page_range_and_versions_read_only_their_events(client: FlaskClient) -> None:
+    """From_date..to_date spans both pages; a version range holds exactly its versions."""
+    table = play_qc(client)
+    both = export(client, table.cid, from_date="2027-01-04", to_date="2027-01-05")
+    assert both.status_code == 200
+    assert "Pages of 2027-01-04 to 2027-01-05" in both.get_data(as_text=True)
+    assert "page 2027-01-05" in both.get_data(as_text=True)
+    text = export(client, table.cid, from_version=3, to_version=4).get_data(as_text=True)
+    assert re.findall(r"^- v(\d+):", text, re.M) == ["3", "4"]
+    assert "Versions 3 to 4 of" in text
+
+
+def test_a_calendar_board_day_and_night_names_seats_rounds_and_the_fate_reroll(
+    store_client: FlaskClient,
+) -> None:
+    """CB-01 a round's turns and CB-02 the night after it, with CB-10's fate reroll: each roll
+    with its round or night, the seats that acted, the decisions asked and answered."""
+    table = play_cb(store_client)
+    response = export(store_client, table.cid, night=1, format="html")
+    assert response.status_code == 200
+    assert response.content_type == "text/html; charset=utf-8"
+    assert response.headers["Content-Disposition"].endswith(f'-{table.cid}-night-1.html"')
+    page = response.get_data(as_text=True)
+    assert "Day and night 1" in page
+    assert "round 1, by day" in page and "night 1" in page
+    assert "seat A (sent by store-admin)" in page
+    assert "Decision asked:" in page and "answers the decision asked above" in page
+    assert "a fate reroll" in page
+    for roll in rolls_of(table):
+        assert f"<td>{roll['notation']}</td>" in page
+    markdown = export(store_client, table.cid, night=1).get_data(as_text=True)
+    assert "Fate reroll" in markdown or "fate reroll" in markdown
+
+
+def test_names_and_reasons_are_escaped_in_html_and_markdown(client: FlaskClient) -> None:
+    table = play_qc(client, name="<script>alert(1)</script> *bold*")
+    back = {"to_version": table.version - 1, "reason": "<script>steal()</script> [x](y)"}
+    assert client.post(f"/campaigns/{table.cid}/rollback", json=back).status_code == 201
+    page = export(client, table.cid, from_version=1, format="html").get_data(as_text=True)
+    assert "<script" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "&lt;script&gt;steal()&lt;/script&gt;" in page
+    assert "Content-Security-Policy" in page and "<style>" in page
+    text = export(client, table.cid, from_version=1).get_data(as_text=True)
+    assert re.findall(r"(?<!\\)<(?!http://localhost/)", text) == []  # every < escaped
+    rendered = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(text)
+    assert "<script" not in rendered and '<a href="y"' not in rendered
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; *bold* — Quest Calendar</h1>" in rendered
+    assert r"\<script\>alert(1)\</script\> \*bold\*" in text
+    assert r"\<script\>steal()\</script\> \[x\](y)" in text
+
+
+@pytest.mark.parametrize(
+    ("query", "field", "says"),
+    [
+        ({}, "date", "give a range"),
+        ({"date": "2027-13-01"}, "date", "date"),
+        ({"date": "2027-01-04", "from_date": "2027-01-04"}, "from_date", "date alone"),
+        ({"from_date": "2027-01-05"}, "to_date", "both"),
+        ({"from_date": "2027-01-05", "to_date": "2027-01-04"}, "to_date", "before from_date"),
+        ({"date": "2030-01-01"}, "date", "no page"),
+        ({"night": 1}, "night", "Calendar Board"),
+        ({"date": "2027-01-04", "night": 1}, "night", "one kind of range"),
+        ({"from_version": 0}, "from_version", "1"),
+        ({"from_version": 5, "to_version": 4}, "to_version", "below from_version"),
+        ({"to_version": 100000}, "to_version", "1 to"),
+        ({"format": "pdf", "date": "2027-01-04"}, "format", "markdown"),
+        ({"date": "2027-01-04", "colour": "red"}, "colour", "Unknown"),
+    ],
+)
+def test_bad_ranges_are_refused_by_name(
+    client: FlaskClient, query: Json, field: str, says: str
+) -> None:
+    table = play_qc(client)
+    response = export(client, table.cid, **query)
+    assert response.status_code == 422, response.get_data(as_text=True)
+    assert response.content_type == "application/problem+json"
+    errors = response.json["errors"]
+    flat = (
+        {k: v for loc in errors.values() for k, v in loc.items()} if "query" in errors else errors
+    )
+    assert field in flat, errors
+    assert says in " ".join(flat[field]), errors
+
+
+def test_a_night_on_a_quest_calendar_log_and_a_date_on_a_board(client: FlaskClient) -> None:
+    board = client.post("/campaigns", json=plan.CB_CAMPAIGN).json
+    response = export(client, board["id"], date="2027-01-04")
+    assert response.status_code == 422
+    assert "night" in response.json["errors"]["date"][0]
+    response = export(client, board["id"], night=3)
+    assert response.status_code == 422
+    assert "no day and night 3 yet" in response.json["errors"]["night"][0]
+
+
+def test_reading_the_export_needs_read_access(client: FlaskClient, flask_app: Any) -> None:
+    """A token with no role on a private campaign gets 404, as for its events; a viewer reads."""
+    table = play_qc(client)
+    stranger = client_as(
+        flask_app, client.post("/admin/tokens", json={"name": "nobody"}).json["token"]
+    )
+    assert export(stranger, table.cid, date="2027-01-04").status_code == 404
+    share = client.post(f"/campaigns/{table.cid}/share", json={"name": "players"}).json
+    viewer = client_as(flask_app, share["token"])
+    response = export(viewer, table.cid, date="2027-01-04")
+    assert response.status_code == 200
+    assert (
+        client_as(flask_app, None)
+        .get(f"/campaigns/{table.cid}/evening?date=2027-01-04")
+        .status_code
+        == 401
+    )
