@@ -198,16 +198,21 @@ def md_rolls(evening: Evening) -> list[str]:
     return [*out, ""]
 
 
+def md_link(target: str) -> str:
+    """A link: an autolink for an address, a path (no server named) as code."""
+    return f"<{target}>" if target.startswith(("http://", "https://")) else f"`{target}`"
+
+
 def md_verification(evening: Evening, base: str) -> list[str]:
-    found = links(evening, base)
+    found = {key: md_link(target) for key, target in links(evening, base).items()}
     return [
         "## Verification",
         "",
         f"- Head at the end of this range: version {evening.span.last}, hash `{evening.head_hash}`",
         f"- Chain: {md(chain_words(evening))}",
-        f"- The page at this version: <{found['page']}>",
-        f"- The bundle, everything needed to verify offline: <{found['bundle']}>",
-        f"- The audit of the whole log: <{found['audit']}>",
+        f"- The page at this version: {found['page']}",
+        f"- The bundle, everything needed to verify offline: {found['bundle']}",
+        f"- The audit of the whole log: {found['audit']}",
         f"- Server dice: {md(DICE_SENTENCE)}",
         "",
         "The host's signed checkpoint of this version and hash (docs/trust.md):",

@@ -10,15 +10,20 @@ purpose, total and game date, the undo in words and the verification link.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
+from uuid import uuid4
 
 import pytest
+from click.testing import CliRunner
 from flask.testing import FlaskClient
 from markdown_it import MarkdownIt
 
 from tests.api.api_calls import ApiTable
 from tests.api.conftest import client_as
 from tests.browser import game_plan as plan
+from tests.projections.test_runners import _env
+from webapi.cli.main import main
 
 Json = dict[str, Any]
 QC_EVENING = 10
@@ -206,3 +211,42 @@ def test_reading_the_export_needs_read_access(client: FlaskClient, flask_app: An
         .status_code
         == 401
     )
+
+
+def test_the_cli_writes_the_same_evening_as_the_route(
+    store_client: FlaskClient, app: Any, tmp_path: Path
+) -> None:
+    """``questlog export evening``: the same text as the route (but the export time and the
+    links' server), to a file or stdout; a bad range is refused by its option's name."""
+    table = play_qc(store_client)
+    cli = CliRunner()
+    env = _env(app.config)
+    target = tmp_path / "evening.html"
+    args = ["export", "evening", table.cid, "--date", "2027-01-04", "--format", "html"]
+    done = cli.invoke(main, [*args, "--output", str(target)], env=env)
+    assert done.exit_code == 0, done.output
+    assert "wrote" in done.stderr and "pages of 2027-01-04" in done.stderr
+    served = export(store_client, table.cid, date="2027-01-04", format="html")
+    assert without_time(target.read_text("utf-8")) == without_time(
+        served.get_data(as_text=True).replace("http://localhost/", "/")
+    )
+    printed = cli.invoke(main, ["export", "evening", table.cid, "--from-version", "3"], env=env)
+    assert printed.exit_code == 0, printed.output
+    assert printed.stdout.startswith("# Year one — Quest Calendar\n")
+    assert f"`/app/campaigns/{table.cid}?version=" in printed.stdout
+    for wrong, says in (
+        (["--from-date", "2027-01-04"], "--to-date: give both from_date and to_date"),
+        (["--night", "1"], "--night: nights are the Calendar Board's"),
+        (["--to-version", "5000"], "--to-version: must be a version of this campaign"),
+    ):
+        refused = cli.invoke(main, ["export", "evening", table.cid, *wrong], env=env)
+        assert refused.exit_code == 2, refused.output
+        assert says in refused.output
+    unknown = cli.invoke(main, ["export", "evening", str(uuid4()), "--date", "2027-01-04"], env=env)
+    assert unknown.exit_code == 2 and "does not exist" in unknown.output
+    tables = cli.invoke(main, ["export", "--format", "jsonl", "events"], env=env)
+    assert tables.exit_code == 0, tables.output  # an option before NAME still counts
+
+
+def without_time(text: str) -> str:
+    return re.sub(r"exported \S+;", "exported …;", text)
