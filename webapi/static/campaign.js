@@ -3,6 +3,7 @@
 import { ApiError, get, headers, post } from "./api.js";
 import { calendarBoard, questCalendar } from "./boards.js";
 import { guardCampaign } from "./checkpoints.js";
+import { eveningExport } from "./evening.js";
 import { dayCharts } from "./figures.js";
 import { Live } from "./live.js";
 import { buildPlay, showPending } from "./actions.js";
@@ -219,6 +220,7 @@ class CampaignPage {
         this.checkpoint,
         this.liveNote,
         h("p", { class: "actions" }, bundle),
+        eveningExport(this),
       ),
       this.turn,
       this.banner,
