@@ -76,6 +76,7 @@ class RollLine:
     source: str
     commitment: str | None
     nonce: int | None
+    entropy: str | None
     verdict: bool | None
     game_date: str
     result: str = ""
@@ -427,6 +428,7 @@ class Reader:
             source="server" if server else "by hand",
             commitment=proof.get("commitment") if server else None,
             nonce=proof.get("nonce") if server else None,
+            entropy=proof.get("entropy") if server else None,
             verdict=roll_verdict(record, self.revealed) if server else None,
             game_date=when,
             result=result,

@@ -82,7 +82,8 @@ def source(roll: RollLine) -> str:
         False: "does NOT match the revealed seed",
         None: "seed not revealed yet",
     }[roll.verdict]
-    return f"server dice, commitment {roll.commitment}, nonce {roll.nonce} ({verdict})"
+    entropy = f", the player's entropy {roll.entropy}" if roll.entropy else ""
+    return f"server dice, commitment {roll.commitment}, nonce {roll.nonce}{entropy} ({verdict})"
 
 
 def undone(line: EventLine) -> str:
@@ -111,8 +112,8 @@ def chain_words(evening: Evening) -> str:
 
 DICE_SENTENCE = (
     "Each server roll's faces follow from the server seed its commitment names (revealed when "
-    "the seed is rotated), the client seed and the nonce: anyone can re-derive them as "
-    f"{DICE_DOC} shows, from the bundle alone."
+    "the seed is rotated), the client seed, the nonce and the player's entropy if any: anyone "
+    f'can derive them again from the bundle alone, as {DICE_DOC} ("The algorithm") shows.'
 )
 
 

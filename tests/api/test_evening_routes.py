@@ -109,6 +109,10 @@ def test_a_page_range_and_versions_read_only_their_events(client: FlaskClient) -
     text = export(client, table.cid, from_version=3, to_version=4).get_data(as_text=True)
     assert re.findall(r"^- v(\d+):", text, re.M) == ["3", "4"]
     assert "Versions 3 to 4 of" in text
+    assert text.count("(seed not revealed yet)") == 2  # the INT check, in the play and the table
+    assert client.post(f"/campaigns/{table.cid}/dice/rotate").status_code == 200
+    text = export(client, table.cid, from_version=3, to_version=4).get_data(as_text=True)
+    assert text.count("(checked against the revealed seed)") == 2
 
 
 def test_a_calendar_board_day_and_night_names_seats_rounds_and_the_fate_reroll(
