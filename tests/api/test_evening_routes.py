@@ -30,12 +30,34 @@ QC_EVENING = 10
 """The Quest Calendar plan's first steps: up to opening page 2 (after the undone toll)."""
 
 
+LUCKY = {
+    "id": "lucky",
+    "name": "Lucky",
+    "usage": "per_rest",
+    "context": "both",
+    "effect": {"kind": "reroll"},
+}
+"""A reroll ability (QC-14), spent on the first round's attack."""
+
+
 def play_qc(client: FlaskClient, name: str = "Year one") -> ApiTable:
     response = client.post("/campaigns", json={**plan.QC_CAMPAIGN, "name": name})
     assert response.status_code == 201, response.json
     created = response.json
     table = ApiTable(client, created)
-    plan.play(plan.qc_steps()[:QC_EVENING], table, plan.qc_answer)
+    steps = plan.qc_steps()[:QC_EVENING]
+    hero = {**plan.HERO, "abilities": [*plan.HERO["abilities"], LUCKY]}
+    first = plan.step(steps[0].says, " ".join(steps[0].rules), {**steps[0].bodies[0], "hero": hero})
+    rerolled: list[bool] = []
+
+    def answer(pending: Json, state: Json) -> Json:
+        if pending["commands"][0] == "resolve_round" and not rerolled:
+            rerolled.append(True)
+            return {"type": "resolve_round", "abilities": [{"id": "lucky", "roll": "attack"}]}
+        return plan.qc_answer(pending, state)
+
+    plan.play([first, *steps[1:]], table, answer)
+    assert rerolled, "the combat never offered the reroll"
     return table
 
 
@@ -82,6 +104,9 @@ def test_a_quest_calendar_page_as_markdown_holds_every_roll_and_the_undo(
         assert "| page 2027-01-04 |" in row
         assert roll["purpose"].split(" (")[0] in row
     assert "force the door" in text
+    # QC-14: the attack rolled again by the reroll ability, both rolls in the export
+    assert "lucky used (combat): reroll, \\[" in text
+    assert "| round 1 (lucky): attack | 1d20 |" in text
     assert "**Undo:** Rolled back to version " in text
     assert "“undo the last command”" in text
     undone = re.findall(
