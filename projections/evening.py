@@ -156,9 +156,7 @@ def evening(app: Questlog, campaign_id: UUID, query: Mapping[str, Any]) -> Eveni
         head=campaign.version,
         commands=commands,
         head_hash=str(records[-1]["hash"]),
-        chain_problems=chain_problems(
-            campaign_id, records, app.hash_at(campaign_id, span.first - 1)
-        ),
+        chain_problems=chain_problems(campaign_id, records, hash_before(app, campaign_id, span)),
         checkpoint=app.checkpoint(campaign_id, span.last, str(records[-1]["hash"])),
         exported_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
@@ -452,12 +450,17 @@ def who_acted(actor: Any, command: Mapping[str, Any]) -> str:
     return name or "the server"
 
 
-def chain_problems(
-    campaign_id: UUID, records: list[dict[str, Any]], before: str | None
-) -> list[str]:
+def hash_before(app: Questlog, campaign_id: UUID, span: Span) -> str:
+    """The stored hash the range's first event must link to: the genesis hash for version 1."""
+    if span.first == 1:
+        return str(chain.GENESIS_HASH)
+    return str(app.hash_at(campaign_id, span.first - 1))
+
+
+def chain_problems(campaign_id: UUID, records: list[dict[str, Any]], before: str) -> list[str]:
     """Each event of the range re-hashed and linked to the one before it; what does not hold."""
     problems: list[str] = []
-    previous = before if before is not None else records[0]["prev_hash"]
+    previous = before
     for record in records:
         version = record["version"]
         if record["prev_hash"] != previous:

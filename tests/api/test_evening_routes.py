@@ -22,6 +22,7 @@ from markdown_it import MarkdownIt
 from tests.api.api_calls import ApiTable
 from tests.api.conftest import client_as
 from tests.browser import game_plan as plan
+from tests.browser.seed import tamper_with_a_face
 from tests.projections.test_runners import _env
 from webapi.cli.main import main
 
@@ -279,3 +280,16 @@ def test_the_cli_writes_the_same_evening_as_the_route(
 
 def without_time(text: str) -> str:
     return re.sub(r"exported \S+;", "exported …;", text)
+
+
+def test_an_edited_face_breaks_the_chain_the_export_states(
+    client: FlaskClient, tmp_path: Path
+) -> None:
+    """A face edited in the store is shown as stored, and the verification says the chain is
+    broken at that version (the event's hash no longer covers what it holds)."""
+    table = play_qc(client)
+    good = export(client, table.cid, from_version=1, to_version=5).get_data(as_text=True)
+    assert "Chain: intact: the 5 event(s)" in good
+    tamper_with_a_face(tmp_path / "api.db", table.cid, 4)
+    text = export(client, table.cid, from_version=1, to_version=5).get_data(as_text=True)
+    assert "Chain: BROKEN: version 4's hash is not the hash of what it holds" in text
