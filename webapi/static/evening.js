@@ -85,19 +85,21 @@ export function eveningExport(campaignPage) {
     );
   return h(
     "form",
-    { class: "evening", "aria-label": "Export this evening", onsubmit: (event) => event.preventDefault() },
+    { class: "evening inline", "aria-label": "Export this evening", onsubmit: (event) => event.preventDefault() },
     h(
       "fieldset",
       {},
       h("legend", {}, "Export this evening"),
-      rangeFields(game, state).map((field, i) => [
-        h("label", { for: `evening-${field.name}` }, `${field.label} `),
-        inputs[i],
-        " ",
-      ]),
-      button("markdown", "Markdown"),
-      " ",
-      button("html", "HTML"),
+      h(
+        "div",
+        { class: "confirm" },
+        rangeFields(game, state).map((field, i) => [
+          h("label", { for: `evening-${field.name}` }, field.label),
+          inputs[i],
+        ]),
+        button("markdown", "Markdown"),
+        button("html", "HTML"),
+      ),
       status,
     ),
   );
