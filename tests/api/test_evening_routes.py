@@ -293,3 +293,17 @@ def test_an_edited_face_breaks_the_chain_the_export_states(
     tamper_with_a_face(tmp_path / "api.db", table.cid, 4)
     text = export(client, table.cid, from_version=1, to_version=5).get_data(as_text=True)
     assert "Chain: BROKEN: version 4's hash is not the hash of what it holds" in text
+
+
+def test_a_roll_by_hand_says_so_with_its_faces(client: FlaskClient) -> None:
+    """A reported roll (dice rolled at the table) keeps its faces and says it was rolled by hand;
+    a roll outside any command is headed by what it was."""
+    table = play_qc(client)
+    body = {"dice": "2d6+1", "purpose": "the <table>'s dice", "faces": [6, 2]}
+    rolled = client.post(f"/campaigns/{table.cid}/rolls", json=body)
+    assert rolled.status_code == 201, rolled.json
+    version = rolled.json["version"]
+    text = export(client, table.cid, from_version=version).get_data(as_text=True)
+    assert f"### Version {version} · page 2027-01-05 · dice rolled · by test-admin" in text
+    assert r"the \<table\>'s dice: dice 6, 2, formula 2d6+1, modifier +1, total 9" in text
+    assert "rolled by hand (faces reported)" in text
