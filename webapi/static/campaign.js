@@ -3,6 +3,7 @@
 import { ApiError, get, headers, post } from "./api.js";
 import { calendarBoard, questCalendar } from "./boards.js";
 import { guardCampaign } from "./checkpoints.js";
+import { eveningExport } from "./evening.js";
 import { integrityBadge } from "./integrity.js";
 import { dayCharts } from "./figures.js";
 import { Live } from "./live.js";
@@ -317,6 +318,7 @@ class CampaignPage {
       ),
       h("section", { class: "card", "aria-label": "Charts" }, h("h2", {}, "Charts"), this.charts),
       h("section", { class: "card", "aria-label": "Timeline" }, h("h2", {}, "Timeline"), this.events, this.moreEvents),
+      h("section", { class: "card evening-card", "aria-label": "Keep this evening" }, eveningExport(this)),
       this.owner,
     );
     if (this.who.canPlay) buildPlay(this);
