@@ -249,6 +249,8 @@ class CalendarBoardTable(Table):
         decision, who, options = pending["decision"], pending["who"], pending.get("options") or []
         if "decline_fate_reroll" in pending["commands"]:
             return {"type": "decline_fate_reroll", "player": who}
+        if decision == "night_roll":  # the player whose roll it is rolls it, on server dice
+            return {"type": "roll_night", "player": who, "roll": pending["context"]["roll"]}
         if decision == "creature_order":
             return {"type": "order_creatures", "player": who, "order": options}
         if decision == "supply_weapon":

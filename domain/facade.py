@@ -34,6 +34,7 @@ from domain.model.house_rules import CALENDAR_BOARD, GAMES, QUEST_CALENDAR, book
 from domain.model.logs import TracebackThrottle
 from domain.model.patch import resolve as resolve_pointer
 from domain.model.payload import EventType
+from domain.model.quest_calendar import catalogue
 from domain.model.quest_calendar.state import COMPARTMENTS
 from domain.model.quest_calendar.state import FIGURES as QC_FIGURES
 from domain.model.rule_index import SETTLED_IN_CODE, STATEMENTS
@@ -132,6 +133,7 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "CALENDAR_BOARD",
     "Command",
     "command_schemas",
+    "catalogue",
     "COMPARTMENTS",
     "DiceExpression",
     "GAMES",

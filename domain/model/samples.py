@@ -222,6 +222,17 @@ DOCK_MARKET: Json = {
 DEMO_LAYOUT = ["start", "supply", "hail", "hail", "hail", "hail", "hail", "hail", "hail", "end"]
 """The demo's board (cb.calendar.layout): a supply space right after Start, then hail."""
 
+ONE_SCREEN: Json = {
+    "cb.night.rolls": "automatic",
+    "cb.movement.rollsPerTurn": None,
+    "cb.movement.movesPiece": False,
+    "cb.fateReroll.offer": "useful",
+}
+"""Calendar Board house rules for a table at one screen, as every match was played before these
+rules existed: the command that reaches a night roll makes it, movement rolls are not counted and
+move nothing, and a fate reroll is offered only where another face could change the outcome. The
+tests that script a whole night in one command play by them."""
+
 SETUPS: list[Json] = [
     {"name": "Three players on the default board", "setup": THREE_PLAYERS, "house_rules": {}},
     {"name": "Two players on the default board", "setup": TWO_PLAYERS, "house_rules": {}},

@@ -206,6 +206,30 @@ def change(before: Any, after: Any) -> str:
     return f"{before} → {after}"
 
 
+def counted(number: Any, one: str, many: str | None = None) -> str:
+    """A number and its noun, singular or plural: ``1 enemy``, ``2 enemies``, ``0 events``."""
+    noun = one if number == 1 else (many or f"{one}s")
+    return f"{number} {noun}"
+
+
+def actor(recorded: Any) -> str:
+    """Who acted, as a reader names them: a token's name (``alice#1f0c2a9b7d3e`` reads "alice"),
+    "the owner" for the owner's seat, an invitation's or a share link's token as what it is."""
+    name = text(recorded, 60).split("#", 1)[0]
+    if name in ("", "owner"):
+        return "the owner"
+    if name.startswith("invite-"):
+        return "an invited member"
+    if name.startswith("share-"):
+        return "a viewer link"
+    return name
+
+
+def first_up(line: str) -> str:
+    """A line starting with a capital, the rest as written."""
+    return line[:1].upper() + line[1:]
+
+
 def outcome(flag: Any, yes: str = "success", no: str = "failed") -> str:
     """A recorded boolean outcome in words."""
     return yes if flag else no
@@ -298,27 +322,27 @@ def _rolled(f: Facts) -> str:
 @summary("questlog.RolledBack")
 def _rolled_back(f: Facts) -> str:
     undone = f.data["undone_versions"]
-    by = f" by {text(f.data['actor'], 60)}" if f.data.get("actor") else ""
+    by = f" by {actor(f.data['actor'])}" if f.data.get("actor") else ""
     proposal = " (as proposed and agreed)" if f.data.get("proposal_id") else ""
     flagged = ", flagged" if f.data.get("flagged") else ""
     return (
         f"Rolled back to version {f.data['to_version']}{by}{proposal}: "
-        f"“{text(f.data['reason'])}”; undid {len(undone)} event(s) and "
-        f"{len(f.data['undone_rolls'])} roll(s){flagged}"
+        f"“{text(f.data['reason'])}”; undid {counted(len(undone), 'event')} and "
+        f"{counted(len(f.data['undone_rolls']), 'roll')}{flagged}"
     )
 
 
 @summary("questlog.RollbackProposed")
 def _proposed(f: Facts) -> str:
     return (
-        f"{text(f.data['proposer'], 60)} proposed rolling back to version "
+        f"{first_up(actor(f.data['proposer']))} proposed rolling back to version "
         f"{f.data['to_version']}: “{text(f.data['reason'])}”; needs {listed(f.data['players'])}"
     )
 
 
 @summary("questlog.RollbackApproved")
 def _approved(f: Facts) -> str:
-    return f"{text(f.data['player'], 60)} agreed to the rollback proposal"
+    return f"{first_up(actor(f.data['player']))} agreed to the rollback proposal"
 
 
 @summary("questlog.CampaignImported")

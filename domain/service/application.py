@@ -33,6 +33,7 @@ from domain.model.house_rules import book
 from domain.model.text import MAX_NAME_LENGTH, check_text
 from domain.service.command_results import Idempotency, Outcome
 from domain.service.commands_service import SNAPSHOT_INTERVAL
+from domain.service.library import LibraryService
 from domain.service.seeds import (
     MAX_CLIENT_SEED_LENGTH,
     DiceService,
@@ -46,7 +47,7 @@ from domain.storage.side_tables import SeedRecord
 GAME_PACKAGES = (domain.model.calendar_board, domain.model.quest_calendar)
 
 
-class Questlog(DiceService, TokenService):
+class Questlog(DiceService, TokenService, LibraryService):
     """Appends commands to campaign streams and reads them back."""
 
     name = "Questlog"

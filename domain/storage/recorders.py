@@ -30,8 +30,9 @@ from domain.storage.es_compat import (
     on_new_connections,
     sweep_on_dead_connection,
 )
+from domain.storage.library import LibraryTables
 from domain.storage.retries import TRANSIENT_ERRORS, read_with_retries
-from domain.storage.side_tables import KEYS_TABLE, RATE_TABLE, SideTables
+from domain.storage.side_tables import KEYS_TABLE, RATE_TABLE
 
 log = logging.getLogger("questlog.store")
 CAMPAIGN_LOCK_TIMEOUT = "2s"
@@ -42,7 +43,7 @@ APPLICATION_NAME = "questlog"
 can tell the service's connections apart in ``pg_stat_activity``."""
 
 
-class SQLiteRecorder(SideTables, SQLiteRecorderHooks):
+class SQLiteRecorder(LibraryTables, SQLiteRecorderHooks):
     """The SQLite application recorder with the side tables; side-table reads go through each
     thread's own reading connection (``_fetch``)."""
 
@@ -166,7 +167,7 @@ COMBINED_SIDE_ROWS = 8
 """At most this many side rows go in one PostgreSQL statement (a command writes 2 to 5)."""
 
 
-class PostgresRecorder(SideTables, log_order.OrderedReads, PostgresRecorderHooks):
+class PostgresRecorder(LibraryTables, log_order.OrderedReads, PostgresRecorderHooks):
     """The PostgreSQL application recorder with the side tables.
 
     Inserts are sent once, never retried blindly: after a failure the application asks

@@ -123,9 +123,12 @@ def expected(caller: str, rule: str, method: str) -> int | None:
 
 def analyst_refusal(rule: str, method: str) -> int | None:
     """An analyst reads every campaign and the cross-campaign views and analytics; it may not
-    create a campaign, play, audit, manage, or use the other admin routes."""
+    create a campaign, play, audit, manage, add to the group's library, or use the other admin
+    routes."""
     if rule.startswith(ANALYST_READS):
         return None
+    if rule.startswith("/library/"):
+        return None if method == "GET" else 403
     if rule.startswith(ADMIN_ONLY) or (rule == "/campaigns" and method == "POST"):
         return 403
     if "<campaign>" not in rule:

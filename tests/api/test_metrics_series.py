@@ -86,8 +86,15 @@ def test_every_event_a_played_game_stores_was_counted_from_zero(client: FlaskCli
         answer = client.post(f"/campaigns/{cid}/commands", json=command)
         assert answer.status_code == 201, answer.json
     cid = match(client)
-    for player, extra in (("A", {}), ("B", {}), ("C", {"faces": [14, 17, 2, 17]})):
-        body = {"type": "end_turn", "player": player, **extra}
+    for player in ("A", "B", "C"):
+        answer = client.post(
+            f"/campaigns/{cid}/commands", json={"type": "end_turn", "player": player}
+        )
+        assert answer.status_code == 201, answer.json
+    faces = {"basketball": [14, 17], "calendar": [2], "wind": [17]}
+    while (pending := answer.json["pending"]) and pending["decision"] == "night_roll":
+        kind = pending["context"]["roll"]
+        body = {"type": "roll_night", "player": pending["who"], "roll": kind, "faces": faces[kind]}
         answer = client.post(f"/campaigns/{cid}/commands", json=body)
         assert answer.status_code == 201, answer.json
     assert client.post(f"/campaigns/{cid}/rolls", json={"dice": "d6"}).status_code == 201

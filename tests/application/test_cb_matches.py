@@ -32,6 +32,7 @@ import pytest
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
+from domain.model import samples
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
 from tests.application.cb_match_data import (
@@ -123,7 +124,7 @@ class Table:
             json={
                 "game": "calendar-board",
                 "name": name,
-                "house_rules": house_rules,
+                "house_rules": {**samples.ONE_SCREEN, **house_rules},
                 "setup": deepcopy(setup),
             },
         )

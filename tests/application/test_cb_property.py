@@ -157,6 +157,10 @@ def house_rules(draw: st.DrawFn) -> Json:
         "cb.ceasefire.max": [None, 1],
         "cb.relationship.breakupAt": [0, None, 10],
         "cb.annustaria.checksPerNight": [1, 2, 0],
+        "cb.night.rolls": ["automatic", "players"],
+        "cb.fateReroll.offer": ["useful", "always"],
+        "cb.movement.rollsPerTurn": [None, 1, 2],
+        "cb.movement.movesPiece": [False, True],
     }
     for key, values in choices.items():
         if draw(st.integers(0, 2), label=key) == 0:
@@ -208,6 +212,8 @@ def answer(data: st.DataObject, pending: Json) -> Json:
     if decision == "hail_damage":
         piece = data.draw(st.sampled_from(options), label="hail piece")
         return {"type": "assign_hail_damage", "player": who, "piece": piece}
+    if decision == "night_roll":  # CB-06, CB-09, CB-28, CB-30, G-CB-08: that player's own roll
+        return {"type": "roll_night", "player": who, "roll": pending["context"]["roll"]}
     if decision == "fate_reroll":  # G-CB-12: reroll the party's own night roll, or keep it
         if data.draw(st.booleans(), label="fate reroll"):
             return {"type": "fate_reroll", "player": who, "roll": pending["context"]["roll"]}

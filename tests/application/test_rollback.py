@@ -15,6 +15,7 @@ from uuid import UUID
 
 import pytest
 
+from domain.model import samples
 from domain.model.campaign import Campaign
 from domain.model.errors import InvalidInput, NotFound, RuleViolation, StaleVersion
 from domain.model.house_rules import ROLLBACK_OVER_SERVER_ROLLS
@@ -49,7 +50,7 @@ def qc_campaign(app: Questlog, house: dict[str, Any] | None = None) -> UUID:
 
 def cb_campaign(app: Questlog, house: dict[str, Any] | None = None) -> UUID:
     """A Calendar Board match of three players, A, B and C (the rule-test set-up)."""
-    return created(app, "calendar-board", three_players(), house)
+    return created(app, "calendar-board", three_players(), {**samples.ONE_SCREEN, **(house or {})})
 
 
 def command(

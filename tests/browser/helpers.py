@@ -24,6 +24,15 @@ def shown_version(page: Any) -> int:
     return int(page.get_attribute("[data-campaign-version]", "data-campaign-version"))
 
 
+def open_proof(page: Any) -> None:
+    """Open the proof behind the integrity badge (the head hash, the chain, the checkpoint and
+    the bundle), as a reader does: a click on the badge, unless a problem opened it already."""
+    proof = page.locator("details.integrity")
+    if proof.get_attribute("open") is None:
+        page.locator("details.integrity > summary").click()
+    expect(proof).to_have_attribute("open", "")
+
+
 def wait_for_version(page: Any, version: int) -> None:
     page.wait_for_selector(f'[data-campaign-version="{version}"]')
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from uuid import UUID
 
 from bench.campaigns import LONG_EVENTS, long_campaign
+from domain.model import samples
 from domain.model.access import Membership, acting_as
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
@@ -50,7 +51,7 @@ def two_rounds(app: Questlog) -> tuple[UUID, int]:
     cid = app.create_campaign(
         game="calendar-board",
         name="Two rounds",
-        house_rules={"cb.night.steps": ["calendar"]},
+        house_rules={**samples.ONE_SCREEN, "cb.night.steps": ["calendar"]},
         setup={"players": [{"id": "A"}, {"id": "B"}]},
     ).campaign_id
     app.command(cid, {"type": "end_turn", "player": "A"})
@@ -66,7 +67,7 @@ def hail_night(app: Questlog) -> UUID:
     cid = app.create_campaign(
         game="calendar-board",
         name="A hail night",
-        house_rules={"cb.night.steps": ["calendar"]},
+        house_rules={**samples.ONE_SCREEN, "cb.night.steps": ["calendar"]},
         setup=HAIL_SETUP,
     ).campaign_id
     for faces in ([4], [4], [4], [1, 1]):  # god piece 4 -> 8 -> 12 -> 13 (hail); A's save: 1

@@ -12,6 +12,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
+from domain.model import samples
 from tests.browser.server import Server
 from tests.fixtures.make_release_store import HAIL_SETUP
 
@@ -91,7 +92,7 @@ def seated_on_a_hail_night(server: Server, name: str) -> str:
         {
             "game": "calendar-board",
             "name": "Hail, for axe",
-            "house_rules": {"cb.night.steps": ["calendar"]},
+            "house_rules": {**samples.ONE_SCREEN, "cb.night.steps": ["calendar"]},
             "setup": HAIL_SETUP,
         },
     )

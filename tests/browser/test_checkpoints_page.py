@@ -11,11 +11,12 @@ from urllib.parse import urlsplit
 from uuid import UUID
 
 import pytest
+from playwright.sync_api import expect
 
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
 from tests.browser.conftest import Watch
-from tests.browser.helpers import shown_version, wait_for_version
+from tests.browser.helpers import open_proof, shown_version, wait_for_version
 from tests.browser.server import running
 from tests.host_rewrite import delete_and_rechain
 from tests.unit.test_signed_note import GO_NOTE, GO_TEXT, GO_VERIFIER_KEY
@@ -47,6 +48,7 @@ def test_the_page_warns_when_the_host_rewrites_the_log(
             watch = Watch(urlsplit(server.base).netloc)
             page.on("pageerror", lambda e: watch.page_errors.append(str(e)))
             page.goto(server.url(f"/app/campaigns/{cid}"))
+            open_proof(page)
             shown = page.locator("[data-checkpoint]")
             shown.wait_for()
             assert shown.get_attribute("data-checkpoint") == "ok", shown.inner_text()
@@ -60,9 +62,11 @@ def test_the_page_warns_when_the_host_rewrites_the_log(
 
         with running(folder, port=port, seeded=seeded) as restarted:
             page.reload()
+            # a warning opens the proof by itself, and the badge says it
             warning = page.locator("[data-checkpoint]")
             warning.wait_for()
             assert warning.get_attribute("data-checkpoint") == "rewritten"
+            expect(page.locator(".integrity-badge")).to_have_attribute("data-integrity", "warning")
             log_hash = restarted.call("GET", f"/campaigns/{cid}/events?after=4&limit=1")[1][
                 "items"
             ][0]["hash"]
@@ -135,6 +139,7 @@ def test_the_kept_checkpoint_moves_on_with_the_players_own_appends(
     page, _ = open_page("owner")
     cid = server.seeded.campaigns["play"]
     page.goto(server.campaign_url("play"))
+    open_proof(page)
     page.wait_for_selector('[data-checkpoint="ok"]')
     before = shown_version(page)
     page.get_by_label("Dice", exact=True).fill("d6")

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from domain.model import samples
 from tests.browser.helpers import shown_version, wait_for_version
 from tests.browser.server import Server
 from tests.fixtures.make_release_store import HAIL_SETUP, HERO
@@ -185,7 +186,7 @@ def test_a_declined_fate_reroll_then_the_hail_damage_on_a_piece(
         {
             "game": "calendar-board",
             "name": "A hail to answer",
-            "house_rules": {"cb.night.steps": ["calendar"]},
+            "house_rules": {**samples.ONE_SCREEN, "cb.night.steps": ["calendar"]},
             "setup": HAIL_SETUP,
         },
     )

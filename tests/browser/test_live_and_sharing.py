@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import shown_version, verdicts
+from tests.browser.helpers import open_proof, shown_version, verdicts
 from tests.browser.server import Server
 
 pytestmark = pytest.mark.browser
@@ -99,6 +99,7 @@ def test_a_downloaded_bundle_verifies_on_the_verify_page(
     needs_route(server, f"/campaigns/{cid}/bundle")
     page, _ = open_page("owner")
     page.goto(server.campaign_url("qc"))
+    open_proof(page)  # the bundle is with the proof, behind the integrity badge
     with page.expect_download() as download:
         page.get_by_role("button", name="Download the bundle").click()
     path = tmp_path / "bundle.json"

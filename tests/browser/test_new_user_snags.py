@@ -308,7 +308,7 @@ def test_an_owner_proposes_as_the_first_seat_it_plays_and_is_told_whom_it_waits_
         owner.get_by_role("button", name="Confirm rollback").click()
     assert sent.value.post_data_json["proposer"] == "A"  # not "owner", which agrees for nobody
     expect(toast(owner)).to_contain_text("waiting for B, C to agree")
-    expect(toast(owner)).to_contain_text("agree as B below")
+    expect(toast(owner)).to_contain_text("agree as B above")
     settled(owner, server, cid)
     owner.get_by_role("button", name="Agree as B").click()
     expect(toast(owner)).to_contain_text("Agreed as B; waiting for C to agree.")
@@ -322,6 +322,9 @@ def test_an_owner_proposes_as_the_first_seat_it_plays_and_is_told_whom_it_waits_
     expect(toast(player)).to_have_text("Rolled back to version 2: a slip")
     assert settled(owner, server, cid) > head
     expect(toast(owner)).to_have_text("Rolled back to version 2: a slip")
+    # and a status that stays says what the undo did, on both pages
+    for page in (player, owner):
+        expect(page.locator(".undone-status")).to_have_text("Undone: back to version 2 (a slip).")
 
 
 def test_an_open_proposal_holds_the_undo_button_and_a_second_one_shows_the_servers_refusal(

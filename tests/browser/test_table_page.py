@@ -12,7 +12,13 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from bench.campaigns import LONG_EVENTS
-from tests.browser.helpers import shown_version, unlabelled, verdicts, wait_for_version
+from tests.browser.helpers import (
+    open_proof,
+    shown_version,
+    unlabelled,
+    verdicts,
+    wait_for_version,
+)
 from tests.browser.server import Server
 
 pytestmark = pytest.mark.browser
@@ -65,6 +71,7 @@ def test_every_roll_verifies_in_the_browser_with_the_servers_verdict_removed(
     }
     assert found == expected
     assert "verified" in found.values()
+    open_proof(page)
     page.wait_for_selector('[data-chain="ok"]')
 
 
@@ -74,7 +81,9 @@ def test_a_face_edited_in_the_database_shows_that_roll_as_a_mismatch(
     page, _ = open_page("owner")
     page.goto(server.campaign_url("tampered"))
     assert verdicts(page) == {"2-1": "verified", "3-1": "mismatch", "4-1": "verified"}
+    # a broken chain opens the proof by itself, and the badge says it
     page.wait_for_selector('[data-chain="broken"]')
+    expect(page.locator(".integrity-badge")).to_have_attribute("data-integrity", "broken")
     assert "version 3" in page.inner_text(".chain")
 
 
@@ -200,6 +209,8 @@ def test_a_rollback_from_the_timeline(open_page: Any, server: Server) -> None:
     page.get_by_label(f"Why roll back to version {head - 1}?").fill("misread the reward")
     page.get_by_role("button", name="Confirm rollback").click()
     wait_for_version(page, head + 1)
+    # the timeline is swapped for the new one in one step, once loaded: wait until it is
+    page.wait_for_selector('body[data-ready="true"]')
     newest = page.locator(".timeline .event").first
     assert newest.get_attribute("data-type") == "questlog.RolledBack"
     assert "misread the reward" in newest.inner_text()

@@ -29,6 +29,7 @@ PACKAGE = "questlog_client"
 """The package openapi-python-client names after the document's title, Questlog."""
 
 NIGHT_DECISIONS = (
+    "night_roll",
     "night_action",
     "ambush_target",
     "fate_reroll",
@@ -240,6 +241,12 @@ def answer(m: Any, pending: Any, asked: Counter[str]) -> Any:
             type_=m.NightActionCommandType.NIGHT_ACTION,
             player=who,
             action=m.NightActionCommandAction(action),
+        )
+    if pending.decision == "night_roll":  # the player whose roll it is, on the server's dice
+        return m.RollNightCommand(
+            type_=m.RollNightCommandType.ROLL_NIGHT,
+            player=who,
+            roll=m.RollNightCommandRoll(context["roll"]),
         )
     if pending.decision == "fate_reroll" and not asked["fate_reroll"]:
         return m.FateRerollCommand(

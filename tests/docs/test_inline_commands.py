@@ -45,17 +45,28 @@ def options(span: str) -> list[str]:
 
 def questlog_command(span: str) -> click.Command:
     """The click command a ``questlog ...`` span names (its subcommands resolved)."""
+    return resolved(span)[0]
+
+
+def depth(span: str) -> int:
+    """How many of a span's words name subcommands (``questlog export evening``: 2)."""
+    return resolved(span)[1]
+
+
+def resolved(span: str) -> tuple[click.Command, int]:
+    """The click command a span names and how many words named it."""
     from webapi.cli.main import main
 
     command: click.Command = main
+    found = 0
     for word in re.split(r"[\s|\[\]]+", span)[1:]:
         if not isinstance(command, click.Group) or word.startswith("-"):
             break
         sub = command.commands.get(word)
         if sub is None:
             break
-        command = sub
-    return command
+        command, found = sub, found + 1
+    return command, found
 
 
 def bench_options(module: str) -> set[str]:
@@ -97,6 +108,7 @@ def test_an_inline_command_names_real_options(where: str, span: str) -> None:
         known = {o for p in command.params for o in [*p.opts, *p.secondary_opts]} | {"--help"}
         if isinstance(command, click.Group):
             words = [w for w in re.split(r"[\s|\[\]]+", span)[1:] if w and not w.isupper()]
+            words = words[depth(span) :]  # a nested group's own name comes first
             assert not words or words[0].startswith("-") or words[0] in command.commands, (
                 f"{where}: `{span}`: {words[0]!r} is not a command of `{command.name}`"
             )

@@ -26,6 +26,7 @@ DOGFIGHT_ROUND: Json = {
 RIZZ = "catgirlGirlfriend"
 SHORT_BOARD = ["start", "rain", "fog", "hail", "snow", "normal", "end"]
 CB_HOUSE_RULES: Json = {
+    **samples.ONE_SCREEN,
     "cb.night.steps": ["calendar", "wind", "token", "actions"],
     "cb.calendar.layout": SHORT_BOARD,
 }

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 
+from domain.model import samples
 from domain.service.application import Questlog
 from projections.rebuild import rebuild_with
 from projections.store import ViewStore
@@ -224,7 +225,7 @@ def test_qc01_house_rules_in_force_after_a_rollback(app: Questlog, views: ViewSt
         [r[0] for r in rows(views, "house_rules", qc, "rule")].index("qc.combat.mode")
     ] == ("qc.combat.mode", '"hard"', 0, hard)
     overridden = {r[0] for r in rows(views, "house_rules", cb, "rule", "is_default") if r[1] == 0}
-    assert overridden == {"cb.night.steps", "cb.calendar.layout"}
+    assert overridden == {"cb.night.steps", "cb.calendar.layout", *samples.ONE_SCREEN}
 
 
 def test_cb01_cb33_cb41_board_nights_per_player(app: Questlog, views: ViewStore) -> None:

@@ -244,6 +244,14 @@ def test_cb33_a_night_action_decision_names_who_decides_and_the_options() -> Non
     )
 
 
+def test_cb09_a_night_roll_decision_says_whose_roll_and_which_in_words() -> None:
+    details = {"decision": "night_roll", "who": "B", "rule": "CB-09", "options": ["calendar"]}
+    details["context"] = {"roll": "calendar", "notation": "1d4", "player": "B"}
+    assert summaries.summarise(event("cb.DecisionRequested", details)) == (
+        "B to roll the calendar d4 that moves the god piece"
+    )
+
+
 def test_cb38_a_rizz_reads_die_plus_int_against_the_defender_and_names_the_partner_won() -> None:
     details = {"player": "B", "party": "B", "exhaustion_before": 0, "defender_value": 10}
     details |= {"die_value": 8, "int_mod": 3, "total": 11, "success": True}
@@ -261,8 +269,8 @@ def test_the_campaign_events_read_in_words() -> None:
     house_rule["gap"] = "G-QC-08"
 
     assert summaries.summarise(event("questlog.RolledBack", **rolled_back)) == (
-        "Rolled back to version 19 by owner: “misread the page”; undid 2 event(s) and "
-        "1 roll(s), flagged"
+        "Rolled back to version 19 by the owner: “misread the page”; undid 2 events and "
+        "1 roll, flagged"
     )
     assert summaries.summarise(event("questlog.HouseRuleConfigured", **house_rule)) == (
         "House rule qc.combat.mode: standard → easy (settles G-QC-08)"
@@ -283,6 +291,88 @@ def test_recorded_text_is_kept_to_one_short_line() -> None:
     )
     assert "\n" not in line and "\x00" not in line
     assert "line one line two" in line and "…" in line and len(line) < 250
+
+
+def test_an_actor_reads_as_its_token_name_or_the_owner_never_as_a_token_id() -> None:
+    rolled_back = {"to_version": 3, "reason": "a slip", "actor": "admin#67b4fd5bcbea"}
+    rolled_back |= {"undone_versions": [4], "undone_rolls": [], "flagged": False}
+    line = summaries.summarise(event("questlog.RolledBack", **rolled_back))
+    assert line == "Rolled back to version 3 by admin: “a slip”; undid 1 event and 0 rolls"
+    proposed = {"proposal_id": "p", "to_version": 2, "reason": "r", "players": ["A", "B"]}
+    assert summaries.summarise(
+        event("questlog.RollbackProposed", proposer="owner", **proposed)
+    ).startswith("The owner proposed rolling back to version 2")
+    assert summaries.summarise(event("questlog.RollbackApproved", proposal_id="p", player="B")) == (
+        "B agreed to the rollback proposal"
+    )
+
+
+@pytest.mark.parametrize(
+    ("number", "line"), [(0, "0 enemies left"), (1, "1 enemy left"), (2, "2 enemies left")]
+)
+def test_qc22_a_combat_ended_counts_enemies_in_the_singular_or_the_plural(
+    number: int, line: str
+) -> None:
+    details = {"ended_by": "all_rounds_played", "rounds_won": 1, "rounds_played": 1}
+    said = summaries.summarise(event("qc.CombatEnded", {**details, "enemies_remaining": number}))
+    assert said == f"Combat ended (all rounds played): 1 of 1 round won, {line}"
+
+
+def test_qc41_the_death_line_says_what_killed_the_hero_and_not_the_clones_hp() -> None:
+    died = {"cause": "infection", "encounters_ended": [], "hp_after": 8, "hp_max": 16}
+    line = summaries.summarise(event("qc.Died", {**died, "page_date": "2027-01-04"}))
+    assert line == "The hero died, killed by infection, on 2027-01-04: HP 0, cloning follows"
+    assert "8" not in line
+
+
+@pytest.mark.parametrize(
+    ("roll", "line"),
+    [
+        (
+            {"d4": 1, "applied": False, "rerolled": True, "reason": "noCredits"},
+            "Clone cost roll: the d4 shows 1, which cannot apply (no credits): rolled again",
+        ),
+        (
+            {"d4": 2, "applied": True, "rerolled": False, "reason": None},
+            "Clone cost roll: the d4 shows 2: a physical injury",
+        ),
+        (
+            {"d4": 4, "applied": True, "rerolled": False, "reason": None},
+            "Clone cost roll: the d4 shows 4: a rushed clone: per-rest abilities used up",
+        ),
+    ],
+)
+def test_qc43_a_clone_roll_says_its_face_and_its_price_or_why_it_is_rolled_again(
+    roll: Json, line: str
+) -> None:
+    assert summaries.summarise(event("qc.CloneRollMade", roll)) == line
+
+
+def test_qc49_cloning_says_the_clone_roll_and_the_new_hp() -> None:
+    cloned = {"cause": "combat", "conditions_cleared": [], "hp_after": 9, "hp_max": 18}
+    line = summaries.summarise(event("qc.Cloned", {**cloned, "outcome": 2, "replaced": False}))
+    assert line == "Cloned back to life (clone roll 2, after combat): HP 9 of 18"
+
+
+def test_qc14_a_reroll_says_which_roll_was_rolled_again_and_how_it_came_out() -> None:
+    used = {"ability_id": "foresight", "context": "combat", "effect": "reroll"}
+    used |= {"usage": "per_rest", "uses_left": 1, "roll": "attack", "before": 2, "after": 1}
+    line = summaries.summarise(event("qc.AbilityUsed", {**used, "hit": True}))
+    assert line == "foresight: the attack roll 2 → 1, a hit (1 use left)"
+    named = event("qc.AbilityUsed", {**used, "hit": False, "uses_left": 0})
+    named["data"]["command"] = {"abilities": [{"id": "foresight", "name": "Foresight"}]}
+    assert summaries.summarise(named) == "Foresight: the attack roll 2 → 1, a miss (0 uses left)"
+
+
+def test_qc02_the_prologue_is_complete_is_said_on_the_page_that_completes_it_only() -> None:
+    ended = {"page_date": "2027-01-04", "boosters_expired": [], "prologue_complete": True}
+    completing = event("qc.PageEnded", ended)
+    completing["data"]["effects"] = [
+        {"op": "replace", "path": "/calendar/prologue_complete", "value": True}
+    ]
+    assert summaries.summarise(completing).endswith("; the prologue is complete")
+    later = event("qc.PageEnded", {**ended, "page_date": "2027-01-05"})
+    assert "prologue" not in summaries.summarise(later)
 
 
 # -- rolls --------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The ``questlog`` command: serve the API (here), and the commands of the other modules of
 ``webapi.cli``: tokens and keys (``keys``), verify (``verify``), backup, import, replay and
-export (``logs``), the reference tables and the demo (``docs``), and the views (``questlog
-projections ...``, from ``projections.cli``)."""
+the tables' export (``logs``), ``questlog export`` with the evening export (``evening``), the
+reference tables and the demo (``docs``), and the views (``questlog projections ...``, from
+``projections.cli``)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from domain.facade import Questlog, StoreConfig
 from projections.cli import checked_settings
 from projections.cli import projections as projections_group
 from projections.logs import LOG_FORMATS, is_json, log_uncaught_errors
-from webapi.cli import docs, keys, logs, sql, verify
+from webapi.cli import docs, evening, keys, logs, sql, verify
 from webapi.cli.common import LOOPBACK, console, open_store
 from webapi.http.observability import configure_logging
 
@@ -259,7 +260,7 @@ for command in (
     logs.backup,
     logs.import_,
     logs.replay,
-    logs.export,
+    evening.export,
     sql.sql,
     docs.reference,
     docs.demo,

@@ -124,6 +124,9 @@ def authorize(token: Token) -> Response | None:
         )
     if access.action == "any":
         return None
+    if access.action == "contribute":
+        allowed = questlog().may_add_to_library(token.id)
+        return None if allowed else refuse(403, "A viewer's or auditor's link may not add to it.")
     if access.action == "admin":
         return refuse(403, "Only an admin token may use this route.")
     if access.action == "analyse":

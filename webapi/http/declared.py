@@ -17,6 +17,7 @@ ACTIONS = frozenset(
     {
         "public",
         "any",
+        "contribute",
         "admin",
         "analyse",
         "read",
@@ -27,9 +28,10 @@ ACTIONS = frozenset(
         "approve",
     }
 )
-"""What a route may declare: no token at all (the health checks), any token, admin tokens only,
-admin and analyst tokens (``analyse``: the cross-campaign reads), or an action a campaign role
-allows."""
+"""What a route may declare: no token at all (the health checks), any token, any token that may
+play (``contribute``: adding to the group's library; not an analyst's, nor a viewer's or an
+auditor's link), admin tokens only, admin and analyst tokens (``analyse``: the cross-campaign
+reads), or an action a campaign role allows."""
 ACCESS_ATTRIBUTE = "questlog_access"
 F = TypeVar("F", bound=Callable[..., Any])
 

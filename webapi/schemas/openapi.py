@@ -34,7 +34,9 @@ def problem_statuses(
     statuses = set(EVERYWHERE)
     if declared is not None and declared.action == "public":
         statuses.discard(HTTPStatus.UNAUTHORIZED)  # no token is asked for
-    if "{campaign}" in path or (declared is not None and declared.action in ("admin", "analyse")):
+    if "{campaign}" in path or (
+        declared is not None and declared.action in ("admin", "analyse", "contribute")
+    ):
         statuses.add(HTTPStatus.FORBIDDEN)
     if "{" in path:
         statuses.add(HTTPStatus.NOT_FOUND)

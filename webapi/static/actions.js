@@ -161,14 +161,17 @@ function showUndo(page, undo) {
   if (key !== page.undoKey) page.undoForm?.remove();
   page.undoKey = key;
   button.disabled = !undo || undo.policy === "forbidden";
+  // undoing a rollback brings back what it undid: the button says so
+  const redo = undo?.command === "rollback";
+  button.textContent = redo ? "Redo: undo the last rollback" : "Undo the last command";
   if (undo === undefined) page.undoNote.append("The server does not say which command is the last one.");
   else if (!undo) page.undoNote.append("Nothing to undo.");
   else if (undo.policy === "forbidden")
     page.undoNote.append(`Cannot be undone: ${undo.reason || "the rollback policy forbids it"}.`);
   else
     page.undoNote.append(
-      `${words(undo.command)}: back to version ${undo.to_version}` +
-        `${undo.policy === "proposal" ? ", once the players agree" : ""}.`,
+      `${redo ? "The last rollback is undone: what it undid comes back" : words(undo.command)}: ` +
+        `back to version ${undo.to_version}${undo.policy === "proposal" ? ", once the players agree" : ""}.`,
     );
   button.onclick = () => askUndo(page, undo);
   page.undoTarget = undo ? undo.to_version : null;
@@ -183,7 +186,11 @@ function askUndo(page, undo) {
   const form = h(
     "form",
     { class: "inline undo" },
-    h("label", { for: "undo-reason" }, `Why undo ${words(undo.command)}?`),
+    h(
+      "label",
+      { for: "undo-reason" },
+      undo.command === "rollback" ? "Why redo what the last rollback undid?" : `Why undo ${words(undo.command)}?`,
+    ),
     reason,
     h("button", { type: "submit" }, "Confirm undo"),
     cancel,
@@ -237,9 +244,8 @@ export function buildPlay(page) {
   page.undoNote = h("small", { class: "hint undo-note" });
   clear(page.play, h("h3", {}, "Play"), page.actionsNow, page.allCommands,
     h("div", { class: "field" }, h("label", { for: "command-select" }, "Command"), page.commandSelect), page.formSlot,
-    // the open rollback proposals sit by the undo button for whoever plays (the timeline's for
-    // everyone else), so that a proposal made here shows where it was made
-    h("div", { class: "undo-box" }, page.undoButton, page.undoNote, page.proposals), rollForm(page));
+    // the open rollback proposals are near the top of the page, the same for every reader
+    h("div", { class: "undo-box" }, page.undoButton, page.undoNote), rollForm(page));
 }
 
 function rollForm(page) {

@@ -131,6 +131,33 @@ function ship(ship) {
   );
 }
 
+// The shop open on the page: its name (its id in words, a shop has no other), and each item of its
+// stock by the item's name, with its price and how many are left (QC-57, G-QC-23).
+function shop(open) {
+  const name = open.name || open.id || open.shop_id;
+  const stock = Object.entries(open.stock || {});
+  return h(
+    "section",
+    { class: "panel", "aria-label": "Shop" },
+    h("h3", {}, `Shop${name ? `: ${words(name)}` : ""}`),
+    stock.length
+      ? h(
+          "ul",
+          { class: "plain stock" },
+          stock.map(([id, entry]) =>
+            h(
+              "li",
+              { dataset: { item: id }, title: id },
+              `${entry.item?.name || words(id)}: ${entry.price} credit${Number(entry.price) === 1 ? "" : "s"}` +
+                `${entry.quantity === null || entry.quantity === undefined ? "" : `, ${entry.quantity} left`}`,
+            ),
+          ),
+        )
+      : h("p", { class: "muted" }, "Nothing in stock."),
+    open.sells_upgrades ? h("p", {}, "Sells ship upgrades.") : null,
+  );
+}
+
 // A combat in words: each round as the page prints it, the round being decided by its rolls, and
 // each round's outcome (QC-20..QC-22); never the engine's working fields.
 const plus = (n) => (Number(n) > 0 ? ` + ${n}` : Number(n) < 0 ? ` − ${-Number(n)}` : "");
@@ -229,7 +256,7 @@ function page(state) {
             ["Flags", ["rest", "level_up", "equipment"].filter((k) => p[k] || p[`${k}_day`]).join(", ") || undefined],
           ]),
           p.combat ? combat(p.combat) : null,
-          p.shop ? panel(`Shop${p.shop.shop_id ? `: ${words(p.shop.shop_id)}` : ""}`, p.shop, "Shop") : null,
+          p.shop ? shop(p.shop) : null,
           p.dogfight ? panel("Dogfight", p.dogfight, "Dogfight", ["status", "mode", "round", "rounds", "open"]) : null,
         ]
       : h(

@@ -3,13 +3,15 @@
 import { ApiError, get, headers, post } from "./api.js";
 import { calendarBoard, questCalendar } from "./boards.js";
 import { guardCampaign } from "./checkpoints.js";
+import { eveningExport } from "./evening.js";
+import { integrityBadge } from "./integrity.js";
 import { dayCharts } from "./figures.js";
 import { Live } from "./live.js";
 import { buildPlay, showPending } from "./actions.js";
 import { ownerCard, updateOwnerCard } from "./owner.js";
 import { explain } from "./play.js";
 import { showRolls, tally } from "./rolls.js";
-import { Timeline, eventSummary } from "./timeline.js";
+import { Timeline, deathNotice, eventSummary, recentDeath } from "./timeline.js";
 import { showTurn } from "./turn.js";
 import { clear, h } from "./dom.js";
 import { ready, toast } from "./ui.js";
@@ -37,6 +39,20 @@ async function whoAmI(campaignId) {
   return who;
 }
 
+// A seat as a reader names it: "owner" is the owner, a seat its name.
+const seatName = (seat) => (seat === "owner" ? "the owner" : String(seat));
+const seats = (list) => list.map(seatName).join(", ");
+
+// One proposal in words, the same for every reader.
+export function proposalWords(p, agreed, waiting) {
+  const by = p.proposer === "owner" ? "The owner" : seatName(p.proposer);
+  return (
+    `${by} proposes going back to version ${p.to_version}: “${p.reason}”. ` +
+    `Agreed: ${agreed.length ? seats(agreed) : "nobody yet"}. ` +
+    (waiting.length ? `Waiting for ${seats(waiting)} to agree.` : "Every seat has agreed.")
+  );
+}
+
 export async function campaignPage(main, id) {
   const page = new CampaignPage(main, id);
   await page.open();
@@ -57,6 +73,9 @@ class CampaignPage {
     if (this.toldRollbacks.has(Number(version))) return;
     this.toldRollbacks.add(Number(version));
     toast(`Rolled back to version ${data?.to_version}${data?.reason ? `: ${data.reason}` : ""}`);
+    // and a status that stays until the next one, said by whoever reads the page
+    this.undone.textContent = `Undone: back to version ${data?.to_version}${data?.reason ? ` (${data.reason})` : ""}.`;
+    this.undone.hidden = false;
   }
 
   // An event announced live (live.js): only a rollback is told; the rest shows as the page moves on.
@@ -86,7 +105,7 @@ class CampaignPage {
     const waiting = (proposal.players || []).filter((p) => !agreed.includes(p));
     const mine = this.agreeingSeats(waiting);
     const alsoMine = mine.length
-      ? `. You play ${mine.join(" and ")} too: agree as ${mine.join(", ")} below, under “Open rollback proposals”`
+      ? `. You play ${mine.join(" and ")} too: agree as ${mine.join(", ")} above, in the list of proposals`
       : "";
     toast(`Proposed ${what}${waiting.length ? `; waiting for ${waiting.join(", ")} to agree` : ""}${alsoMine}.`);
   }
@@ -123,6 +142,9 @@ class CampaignPage {
         mode === "stream" ? "Live: new events appear as they happen." : "Live: checking for new events every second.";
       this.liveNote.dataset.live = mode;
     }).start();
+    this.turn.addEventListener("click", (click) => {
+      if (click.target.closest("button")) this.goToPlay(this.turn.dataset.turn);
+    });
     addEventListener("popstate", () => this.show());
   }
 
@@ -135,6 +157,13 @@ class CampaignPage {
       this.checkpoint.textContent = `The checkpoint could not be checked: ${error.message}`;
       this.checkpoint.dataset.checkpoint = "unchecked";
     }
+    this.showIntegrity();
+  }
+
+  // The badge follows the chain line and the checkpoint's verdict, at the version shown.
+  showIntegrity() {
+    const version = this.shown ?? this.head.version;
+    this.integrity.update(this.chain.dataset.chain, this.checkpoint.dataset.checkpoint, version);
   }
 
   layout() {
@@ -142,14 +171,16 @@ class CampaignPage {
     this.version = h("span", { class: "version", dataset: { campaignVersion: c.version } }, String(c.version));
     this.chain = h("p", { class: "chain", "aria-live": "polite" }, "Checking the chain…");
     this.checkpoint = h("div", { class: "checkpoint", "aria-live": "polite" }, "Checking the signed checkpoint…");
-    this.liveNote = h("p", { class: "muted live" }, "Live: connecting…"); // a line held from the start
+    this.liveNote = h("span", { class: "muted live" }, "Live: connecting…"); // held from the start
     this.hash = h("code", { dataset: { headHash: c.head_hash } }, c.head_hash);
     this.hashLabel = h("span", {}, "Head hash ");
     this.banner = h("div", { class: "banner", hidden: true });
     this.turn = h("div", { class: "turn", role: "status", "aria-live": "polite", hidden: true });
+    // what the last rollback did, in words, until the next one (a toast goes; this stays)
+    this.undone = h("p", { class: "undone-status", role: "status", hidden: true });
     this.state = h("div", { class: "state" });
     this.pending = h("section", { class: "card pending", "aria-label": "Pending decision", hidden: true });
-    this.play = h("section", { class: "card play", "aria-label": "Play" });
+    this.play = h("section", { class: "card play", "aria-label": "Play", tabindex: "-1" });
     this.rollList = h("ul", { class: "rolls", "aria-label": "Rolls" });
     this.rollTally = h("p", { class: "muted" });
     this.moreRolls = h(
@@ -159,7 +190,11 @@ class CampaignPage {
     );
     this.charts = h("div", { class: "charts" });
     this.events = h("ol", { class: "timeline", reversed: true });
-    this.moreEvents = h("button", { type: "button", class: "small", onclick: () => this.older() }, "Older events");
+    this.moreEvents = h(
+      "button",
+      { type: "button", class: "small", hidden: true, onclick: () => this.older() },
+      "Older events",
+    );
     this.slider = h("input", {
       type: "range",
       id: "version-slider",
@@ -171,7 +206,8 @@ class CampaignPage {
     this.sliderValue = h("output", { for: "version-slider" }, String(c.version));
     this.slider.addEventListener("input", () => (this.sliderValue.textContent = this.slider.value));
     this.slider.addEventListener("change", () => this.goTo(Number(this.slider.value)));
-    this.proposals = h("div", { class: "proposals" });
+    // the open rollback proposals, near the top for every reader, players and viewers alike
+    this.proposals = h("section", { class: "card proposals", "aria-label": "Rollback proposals", hidden: true });
     // `mid`: the event is inside a command, where no rollback or fork may start (timeline.js)
     this.timeline = new Timeline(this.id, this.events, this.chain, (event, mid) => this.eventActions(event, mid));
     const bundle = h(
@@ -181,6 +217,27 @@ class CampaignPage {
     );
     this.shareOut = h("p", { class: "share", "aria-live": "polite" });
     this.owner = this.who.owner ? ownerCard(this) : null;
+    this.integrity = integrityBadge(
+      h("p", { class: "hash" }, this.hashLabel, this.hash),
+      this.chain,
+      this.checkpoint,
+      h(
+        "p",
+        { class: "actions" },
+        bundle,
+        // sharing is the owner's: a view-only link, with the invitations in the owner's controls
+        this.owner
+          ? [
+              " ",
+              h(
+                "button",
+                { type: "button", class: "small", onclick: () => this.goToSharing() },
+                "Sharing and invitations…",
+              ),
+            ]
+          : null,
+      ),
+    );
     clear(
       this.main,
       h(
@@ -189,15 +246,17 @@ class CampaignPage {
         h("h1", {}, c.name),
         h(
           "p",
-          {},
+          { class: "meta" },
           `${c.game === "quest-calendar" ? "Quest Calendar" : "The Calendar Board"} · version `,
           this.version,
-          ` · you are ${this.who.role}${this.who.seat ? ` (seat ${this.who.seat})` : ""}`,
+          ` · you are ${this.who.role}${this.who.seat ? ` (seat ${this.who.seat})` : ""} · `,
+          this.liveNote,
         ),
+        this.integrity.element,
         c.origin
           ? h(
               "p",
-              {},
+              { class: "meta" },
               "Forked from ",
               h(
                 "a",
@@ -209,19 +268,30 @@ class CampaignPage {
         c.forks?.length
           ? h(
               "p",
-              {},
+              { class: "meta" },
               "Forks: ",
               c.forks.map((f) => [h("a", { href: `/app/campaigns/${f.id}` }, `${f.name} (at v${f.at_version})`), " "]),
             )
           : null,
-        h("p", { class: "hash" }, this.hashLabel, this.hash),
-        this.chain,
-        this.checkpoint,
-        this.liveNote,
-        h("p", { class: "actions" }, bundle),
       ),
       this.turn,
       this.banner,
+      this.undone,
+      this.proposals,
+      // the game first: what is asked and what may be played, beside the board or the hero
+      h(
+        "div",
+        { class: `game${this.who.canPlay ? "" : " watching"}` },
+        h(
+          "div",
+          { class: "acting" },
+          // the decision's and the play panel's h3 sit under this heading, heard, not seen
+          h("h2", { class: "visually-hidden" }, "Your move"),
+          this.pending,
+          this.who.canPlay ? this.play : null,
+        ),
+        this.state,
+      ),
       h(
         "section",
         { class: "card travel", "aria-label": "Time travel" },
@@ -238,9 +308,6 @@ class CampaignPage {
           h("button", { type: "button", class: "small", onclick: () => this.goTo(null) }, "Now"),
         ),
       ),
-      this.state,
-      this.pending,
-      this.who.canPlay ? this.play : null,
       h(
         "section",
         { class: "card", "aria-label": "Rolls" },
@@ -250,17 +317,28 @@ class CampaignPage {
         this.moreRolls,
       ),
       h("section", { class: "card", "aria-label": "Charts" }, h("h2", {}, "Charts"), this.charts),
-      h(
-        "section",
-        { class: "card", "aria-label": "Timeline" },
-        h("h2", {}, "Timeline"),
-        this.proposals,
-        this.events,
-        this.moreEvents,
-      ),
+      h("section", { class: "card", "aria-label": "Timeline" }, h("h2", {}, "Timeline"), this.events, this.moreEvents),
+      h("section", { class: "card evening-card", "aria-label": "Keep this evening" }, eveningExport(this)),
       this.owner,
     );
     if (this.who.canPlay) buildPlay(this);
+  }
+
+  // "Your turn" (or "Your decision") tapped: the decision this seat is asked, else the play panel,
+  // scrolled to the top of the window and focused, so the keyboard and a screen reader go there too.
+  goToPlay(turn) {
+    const target = turn === "decision" && !this.pending.hidden ? this.pending : this.play;
+    if (!target.isConnected || target.hidden) return;
+    if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
+    target.scrollIntoView({ block: "start" });
+    target.focus({ preventScroll: true });
+  }
+
+  // The owner's controls, where a view-only link is made and players are invited.
+  goToSharing() {
+    const share = [...this.owner.querySelectorAll("button")].find((b) => b.textContent === "Share a view-only link");
+    this.owner.scrollIntoView({ block: "start" });
+    (share || this.owner).focus({ preventScroll: true });
   }
 
   async goTo(version) {
@@ -343,11 +421,24 @@ class CampaignPage {
       this.chain.textContent = "The newest event's hash is not the hash the campaign reports for this version.";
       this.chain.dataset.chain = "broken";
     }
+    this.showIntegrity();
+    this.showDeath();
+  }
+
+  // A death the newest events tell, and no page has begun since: a notice on the hero card with
+  // the whole moment (what killed the hero, the clone roll, its price, the new HP).
+  showDeath() {
+    const hero = this.state.querySelector('section[aria-label="Hero"]');
+    if (!hero) return;
+    hero.querySelector(".notice.death")?.remove();
+    const moment = recentDeath(this.timeline.loaded || []);
+    if (moment) hero.querySelector("h2").after(deathNotice(moment));
   }
 
   async older() {
     const from = await this.timeline.loadBefore(Number(this.timeline.oldest.version));
     this.moreEvents.hidden = !this.timeline.more || from === undefined;
+    this.showIntegrity();
   }
 
   // Something was appended (by this page or anyone else): read the head again and show it.
@@ -415,6 +506,7 @@ class CampaignPage {
 
   async send(body) {
     const result = await this.append("commands", body);
+    this.undone.hidden = true; // a new command: the last undo is history now
     const said = (result.events || []).map(eventSummary).filter(Boolean);
     toast(said.length ? said.join(" · ") : `${body.type.replaceAll("_", " ")}: done, now version ${result.version}`);
     await this.changed();
@@ -522,6 +614,9 @@ class CampaignPage {
     return this.changed();
   }
 
+  // The open proposals, the same list for every reader (who proposed, to which version, why, who
+  // has agreed and whom it waits for, each seat named), with "Agree as <seat>" for the seats this
+  // page plays that have not agreed yet. In the past view: the proposals, without the buttons.
   async showProposals() {
     let proposals = [];
     try {
@@ -532,30 +627,32 @@ class CampaignPage {
     const open = proposals.filter((p) => p.status === "open");
     this.openProposals = open;
     this.markUndoProposal();
-    clear(this.proposals, open.length ? h("h3", {}, "Open rollback proposals") : null, open.map((p) => {
-      const agreed = p.approvals || p.approved_by || [];
-      const waiting = (p.players || []).filter((seat) => !agreed.includes(seat));
-      const seats = this.asOf === null ? this.agreeingSeats(waiting) : [];
-      const others = waiting.filter((seat) => !seats.includes(seat));
-      const note =
-        this.asOf === null && others.length
-          ? h("span", { class: "hint" }, `Waiting for ${others.join(", ")} to agree.`)
-          : null;
-      return h(
-        "p",
-        { class: "proposal" },
-        `To version ${p.to_version}: “${p.reason}”, by ${p.proposer}; agreed: ${agreed.join(", ") || "nobody yet"}. `,
-        seats.map((seat) => [
-          h(
-            "button",
-            { type: "button", class: "small", onclick: () => this.approve(p.proposal_id, seat) },
-            `Agree as ${seat}`,
-          ),
-          " ",
-        ]),
-        note,
-      );
-    }));
+    this.proposals.hidden = !open.length;
+    clear(
+      this.proposals,
+      open.length ? h("h2", {}, "Open rollback proposals") : null,
+      h("ul", { class: "plain" }, open.map((p) => this.proposalItem(p))),
+    );
+  }
+
+  proposalItem(p) {
+    const agreed = p.approvals || p.approved_by || [];
+    const waiting = (p.players || []).filter((seat) => !agreed.includes(seat));
+    const seats = this.asOf === null ? this.agreeingSeats(waiting) : [];
+    return h(
+      "li",
+      { class: "proposal", dataset: { proposal: p.proposal_id, toVersion: p.to_version } },
+      h("span", { class: "said" }, proposalWords(p, agreed, waiting)),
+      " ",
+      seats.map((seat) => [
+        h(
+          "button",
+          { type: "button", class: "small", onclick: () => this.approve(p.proposal_id, seat) },
+          `Agree as ${seat}`,
+        ),
+        " ",
+      ]),
+    );
   }
 
   // An open proposal already asks for the undo the button offers: the button waits, and says
@@ -567,7 +664,8 @@ class CampaignPage {
     this.undoForm?.remove();
     clear(
       this.undoNote,
-      `A proposal to undo this is open (by ${open.proposer}): agree to it below, or wait for the others.`,
+      `A proposal to undo this is open (by ${seatName(open.proposer)}): agree to it above, in the list ` +
+        "of proposals, or wait for the others.",
     );
   }
 

@@ -45,6 +45,14 @@ export function lineChart(title, series, xlabel = "page", { stepped = true } = {
     return figure;
   }
   const xs = all.map((p) => p[0]);
+  if (new Set(xs).size < 2) {
+    // one page (or night) so far: no line to draw, so the chart says what there is in a sentence
+    const now = series.filter((one) => one.points.length).map((one) => `${one.name} ${one.points.at(-1)[1]}`);
+    figure.append(
+      h("p", { class: "muted" }, `Too little to draw yet: all so far is at ${xlabel} ${xs[0]} (${now.join(", ")}).`),
+    );
+    return figure;
+  }
   const ys = all.map((p) => p[1]).concat(0);
   const x = scale(Math.min(...xs), Math.max(...xs), PAD.l, W - PAD.r);
   const y = scale(Math.min(...ys), Math.max(...ys), H - PAD.b, PAD.t);
@@ -86,7 +94,9 @@ export function lineChart(title, series, xlabel = "page", { stepped = true } = {
 // counts and expected: {face: number}; bars for the counts, a tick for each expected count.
 export function facesChart(title, counts, expected) {
   const faces = Object.keys(counts).map(Number).sort((a, b) => a - b);
-  const top = Math.max(1, ...faces.map((f) => Math.max(Number(counts[f]), Number(expected[f] ?? 0))));
+  const highest = Math.max(1, ...faces.map((f) => Math.max(Number(counts[f]), Number(expected[f] ?? 0))));
+  const ticks = integerTicks(0, highest);
+  const top = Math.max(highest, ...ticks);
   const band = (W - PAD.l - PAD.r) / faces.length;
   const y = scale(0, top, H - PAD.b, PAD.t);
   const bars = faces.map((f, k) => {
@@ -131,6 +141,9 @@ export function facesChart(title, counts, expected) {
         "aria-label": `${title}: ${faces.map((f) => `${f}: ${counts[f]}`).join(", ")}`,
       },
       s("line", { x1: PAD.l, y1: H - PAD.b, x2: W - PAD.r, y2: H - PAD.b, class: "axis" }),
+      // the count's scale, as the other charts have
+      s("line", { x1: PAD.l, y1: PAD.t, x2: PAD.l, y2: H - PAD.b, class: "axis" }),
+      ticks.map((t) => s("text", { x: PAD.l - 4, y: y(t) + 4, "text-anchor": "end", class: "tick" }, String(t))),
       bars,
     ),
     h(

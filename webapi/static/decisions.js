@@ -328,7 +328,7 @@ function heroButtons(option, values, button) {
     if (option.level !== undefined && option.level !== null) hero.level = option.level;
     return button(
       `Switch to ${x.name}` +
-        `${x.source === "mine" ? " (saved)" : " (sample)"}` +
+        `${{ mine: " (saved)", group: " (the group's)" }[x.source] ?? " (sample)"}` +
         `${option.level ? `, level ${option.level}` : ""}`,
       { ...values, hero },
       `hero:${x.name}`,

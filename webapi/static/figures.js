@@ -28,25 +28,31 @@ function byPage(rows) {
   });
 }
 
+// One page so far: a line over the pages would be one upright stroke, so the x is each change in
+// turn instead (1, 2, 3, ...), and the axis says so.
+const pagesIn = (rows) => new Set(rows.map((r) => r.page_date).filter(Boolean)).size;
+const byChange = (rows) => rows.map((r, k) => [k + 1, r]);
+
 async function questCalendar(id) {
   const [stats, ledger] = await Promise.all([
     rows(`/campaigns/${id}/views/hp-virtue`),
     rows(`/campaigns/${id}/views/debt-ledger`),
   ]);
-  const points = (stat) => byPage(stats.filter((r) => r.stat === stat)).map(([page, r]) => [page, Number(r.value)]);
-  const balance = byPage(ledger.filter((r) => r.balance_after !== null)).map(([page, r]) => [
-    page,
-    Number(r.balance_after),
-  ]);
+  const xOf = (list) => (pagesIn(list) > 1 ? byPage(list) : byChange(list));
+  const xLabel = (list) => (pagesIn(list) > 1 ? "page" : "change");
+  const at = new Map(xOf(stats).map(([x, r]) => [r, x])); // HP and virtue on one x axis
+  const points = (stat) => stats.filter((r) => r.stat === stat).map((r) => [at.get(r), Number(r.value)]);
+  const owed = ledger.filter((r) => r.balance_after !== null);
+  const balance = xOf(owed).map(([x, r]) => [x, Number(r.balance_after)]);
   return [
     lineChart("HP and virtue, event by event over the pages", [
       { name: "HP", cls: "hp", points: points("hp") },
       { name: "virtue", cls: "virtue", points: points("virtue") },
-    ], "page"),
+    ], xLabel(stats)),
     lineChart("Credits and debt", [
       { name: "credits", cls: "credits", points: balance.map(([v, b]) => [v, Math.max(0, b)]) },
       { name: "debt", cls: "debt", points: balance.map(([v, b]) => [v, Math.max(0, -b)]) },
-    ], "page"),
+    ], xLabel(owed)),
   ];
 }
 
@@ -68,14 +74,16 @@ async function calendarBoard(id) {
 
 // Faces per die type against the counts a fair die gives: the server's fairness analytics of this
 // campaign (every roll, for any reader), else counted here from the loaded rolls.
-async function dice(id, rolls) {
+const dice = (n) => `${n} ${Number(n) === 1 ? "die" : "dice"}`;
+
+async function faceCharts(id, rolls) {
   if (serverAnalytics) {
     try {
       const analytics = await get(`/campaigns/${id}/analytics/dice`);
       if (analytics.dice?.length) {
         return analytics.dice.map((d) =>
           facesChart(
-            `d${d.sides} (${d.source}), ${d.dice} dice${d.test ? `, p = ${Number(d.test.p_value).toFixed(3)}` : ""}`,
+            `d${d.sides} (${d.source}), ${dice(d.dice)}${d.test ? `, p = ${Number(d.test.p_value).toFixed(3)}` : ""}`,
             d.faces,
             d.expected,
           ),
@@ -103,14 +111,14 @@ async function dice(id, rolls) {
       counts[f] = seen[f] || 0;
       expected[f] = total / sides;
     }
-    return facesChart(`d${sides}: ${total} dice in the loaded rolls`, counts, expected);
+    return facesChart(`d${sides}: ${dice(total)} in the loaded rolls`, counts, expected);
   });
 }
 
 export async function dayCharts(id, game, rolls = []) {
   const [own, faces] = await Promise.all([
     game === "quest-calendar" ? questCalendar(id) : calendarBoard(id),
-    dice(id, rolls),
+    faceCharts(id, rolls),
   ]);
   return [
     h("div", { class: "chart-row" }, own),

@@ -1,7 +1,8 @@
-// Heroes and match setups to start from: the server's samples (GET /samples) and the heroes this
-// player saved on this device (localStorage "questlog.heroes", kept until removed; "Forget this
-// device" leaves them, as they hold no secret). The select_hero form offers savedHeroes().
-import { optional } from "./api.js";
+// Heroes and match setups to start from: the server's samples (GET /samples), the group's heroes
+// (GET /library/heroes: saved by the people of this server, for everyone) and the heroes this
+// player saved on this device before (localStorage "questlog.heroes", kept until removed; "Forget
+// this device" leaves them, as they hold no secret). The select_hero form offers savedHeroes().
+import { optional, post } from "./api.js";
 
 const MINE = "questlog.heroes";
 let cached = null;
@@ -35,11 +36,25 @@ export function forgetHero(name) {
   localStorage.setItem(MINE, JSON.stringify(myHeroes().filter((x) => x.name !== name)));
 }
 
-// Every hero to choose from: [{name, hero, source: "sample" | "mine"}], the samples first.
+// The group's heroes (GET /library/heroes), read afresh; none if the server has no library.
+export async function groupHeroes() {
+  try {
+    return (await optional("/library/heroes"))?.heroes || [];
+  } catch {
+    return [];
+  }
+}
+
+// Save a hero (as select_hero takes it) for the group under a name: the entry saved.
+export const saveForGroup = (name, hero) => post("/library/heroes", { name, hero });
+
+// Every hero to choose from: [{name, hero: {phase, hero}, source: "sample" | "group" | "mine"}],
+// the samples first, then the group's, then this device's.
 export async function savedHeroes() {
-  const { heroes } = await samples();
+  const [{ heroes }, group] = await Promise.all([samples(), groupHeroes()]);
   return [
     ...heroes.map((x) => ({ name: x.name, hero: x.hero, source: "sample" })),
+    ...group.map((x) => ({ name: x.name, hero: { phase: "prologue", hero: x.hero }, source: "group", id: x.id })),
     ...myHeroes().map((x) => ({ name: x.name, hero: x.hero, source: "mine" })),
   ];
 }

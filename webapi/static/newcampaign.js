@@ -1,9 +1,13 @@
 // "New campaign": choose the game, name it, change house rules if you like (each shows its
-// default; only the ones changed are sent), and for a match build the setup from a sample. The
+// default; only the ones changed are sent), and for a match build the setup from a sample; for
+// Quest Calendar choose a hero, or make one on the hero sheet (herosheet.js) and save it for the
+// group. The
 // body sent holds what the owner chose or accepted, nothing else; then the campaign opens.
 import { get, post } from "./api.js";
 import { clear, h } from "./dom.js";
-import { samples, savedHeroes } from "./heroes.js";
+import { knownItems } from "./catalogue.js";
+import { samples, saveForGroup, savedHeroes } from "./heroes.js";
+import { heroSheet } from "./herosheet.js";
 import { explain } from "./play.js";
 import { RULE_BOUNDS, setupBuilder } from "./setup.js";
 import { ready } from "./ui.js";
@@ -179,19 +183,64 @@ async function matchSetup(slot, rulesSlot, state) {
   await use();
 }
 
-// Quest Calendar: the prologue, and a hero to start with (a sample or one saved on this device),
-// sent as the first command (select_hero) once the campaign exists; none by default.
+// The label of a hero to start from, by where it comes from.
+const FROM = { sample: " (sample)", group: " (the group's)", mine: " (saved on this device)" };
+const NEW_HERO = "new";
+
+// Quest Calendar: the prologue, and a hero to start with (a sample, one of the group's, one saved
+// on this device, or a new one made on the hero sheet), sent as the first command (select_hero)
+// once the campaign exists; none by default.
 async function questSetup(slot, state) {
   const prologue = h("input", { id: "setup-prologue", type: "checkbox" });
-  const heroes = await savedHeroes();
+  const [heroes, known] = await Promise.all([savedHeroes(), knownItems()]);
   const pick = h(
     "select",
     { id: "setup-hero" },
     h("option", { value: "" }, "no hero yet (choose later)"),
-    heroes.map((x, k) =>
-      h("option", { value: String(k) }, `${x.name}${x.source === "mine" ? " (saved on this device)" : " (sample)"}`),
-    ),
+    h("option", { value: NEW_HERO }, "a new hero (make one on the hero sheet)"),
+    heroes.map((x, k) => h("option", { value: String(k) }, `${x.name}${FROM[x.source] || ""}`)),
   );
+  // The sheet is made when a new hero is chosen (its fields are none of the form's until then).
+  let sheet = null;
+  const said = h("p", { class: "hint", role: "status", id: "hero-saved" });
+  // Save a hero for the group: a new one from the sheet, or one saved on this device before.
+  const forGroup = async (name, hero) => {
+    said.textContent = "";
+    try {
+      const saved = await saveForGroup(name, hero);
+      heroes.push({ name: saved.name, hero: { phase: "prologue", hero: saved.hero }, source: "group" });
+      said.textContent = `Saved for the group as “${saved.name}”: anyone on this server can start from it.`;
+    } catch (problem) {
+      said.textContent = `Not saved: ${explain(problem)}`;
+    }
+  };
+  const save = h("button", { type: "button", class: "small", id: "save-hero" }, "Save this hero for the group");
+  save.addEventListener("click", () => {
+    let hero;
+    try {
+      hero = sheet.read();
+    } catch (problem) {
+      said.textContent = `Not saved: ${problem.message}`;
+      return;
+    }
+    forGroup(sheet.name(), hero);
+  });
+  const share = h("button", { type: "button", class: "small" }, "Share this hero with the group");
+  share.addEventListener("click", () => {
+    const mine = heroes[Number(pick.value)];
+    forGroup(mine.name, mine.hero.hero ?? mine.hero);
+  });
+  const sheetBox = h("div", { class: "sheet-box" }, save);
+  const sync = () => {
+    sheetBox.hidden = pick.value !== NEW_HERO;
+    share.hidden = heroes[Number(pick.value)]?.source !== "mine" || pick.value === "";
+    if (pick.value !== NEW_HERO || sheet) return;
+    sheet = heroSheet(known);
+    sheetBox.prepend(sheet.el);
+    sheet.focus();
+  };
+  pick.addEventListener("change", sync);
+  sync();
   clear(
     slot,
     h(
@@ -200,15 +249,21 @@ async function questSetup(slot, state) {
       prologue,
       h("label", { for: "setup-prologue" }, " The prologue is complete (start on the calendar)"),
     ),
-    heroes.length ? h("div", { class: "field" }, h("label", { for: "setup-hero" }, "Hero"), pick) : null,
+    h("div", { class: "field" }, h("label", { for: "setup-hero" }, "Hero"), pick),
+    share,
+    sheetBox,
+    said,
   );
   state.setup = () => (prologue.checked ? { prologue_complete: true } : undefined);
-  // A sample is a new campaign's prologue hero; once the prologue is complete the rules take
-  // only a main or custom hero (QC-02), so the same hero is sent as a main one.
+  // A new campaign's hero is its prologue hero; once the prologue is complete the rules take
+  // only a main or custom hero (QC-02): a sample is sent as a main hero, the group's and a new
+  // one as a custom hero.
   state.hero = () => {
     if (pick.value === "") return undefined;
-    const chosen = heroes[Number(pick.value)].hero;
-    return prologue.checked && chosen.phase === "prologue" ? { ...chosen, phase: "main" } : chosen;
+    if (pick.value === NEW_HERO) return { phase: prologue.checked ? "custom" : "prologue", hero: sheet.read() };
+    const { hero: chosen, source } = heroes[Number(pick.value)];
+    if (!prologue.checked || chosen.phase !== "prologue") return chosen;
+    return { ...chosen, phase: source === "sample" ? "main" : "custom" };
   };
 }
 

@@ -314,7 +314,7 @@ function seats(page) {
 }
 
 export function ownerCard(page) {
-  return h("section", { class: "card owner", "aria-label": "Owner's controls" },
+  return h("section", { class: "card owner", tabindex: "-1", "aria-label": "Owner's controls" },
     h("h2", {}, "Owner's controls"), diceAndAudit(page), houseRules(page), seats(page));
 }
 

@@ -5,6 +5,7 @@
 // Every control is named by its path in the body (`hero.pool.max`, `rounds[0].condition`), and
 // the buttons that add or remove a part carry it as `data-add` / `data-remove`.
 import { Num, parse } from "./canon.js";
+import { stockField } from "./catalogue.js";
 import { clear, h } from "./dom.js";
 import { diceChoice, diceFromText } from "./dice.js";
 import { checkControl } from "./pagechecks.js";
@@ -423,6 +424,7 @@ function onlySeat(el, input, ctx) {
 
 function control(field, path, ctx, open = false) {
   if (isObject(field)) return objectControl(field, path, ctx, open);
+  if (ctx.command === "enter_shop" && path === "stock") return stockField(field, path, ctx, rowsControl);
   if (isRows(field)) return rowsControl(field, path, ctx);
   return scalarControl(field, path, ctx);
 }
@@ -462,6 +464,7 @@ export function commandForm(
     ownDice && rolls && command.fields.some((f) => f.name === "faces") ? diceChoice(diceFromText(command.dice)) : null;
   let parts = [];
   const ctx = {
+    command: command.name,
     seat,
     plays,
     dice: command.dice,

@@ -2,6 +2,7 @@
 // rollbacks and what they undid, forks, and the chain checked over the loaded events.
 import { get } from "./api.js";
 import { brief, h } from "./dom.js";
+import { heading } from "./headings.js";
 import { checkChain } from "./verify.js";
 
 export const PAGE = 50;
@@ -69,7 +70,7 @@ function localSummary(event) {
 
 // One event of the timeline; `actions(event, mid)` gives the buttons the caller may use on it
 // (`mid`: the event is in the middle of a command, where no rollback or fork may start).
-export function eventElement(item, actions, mid = false) {
+export function eventElement(item, actions, mid = false, moment = null) {
   const { event, patch } = item;
   // a roll the event's summary already tells is not told again; a roll's own summary when it has one
   const rolls = event.summary
@@ -84,7 +85,9 @@ export function eventElement(item, actions, mid = false) {
   return h(
     "li",
     {
-      class: `event${event.undone ? " undone" : ""}${event.type === "questlog.RolledBack" ? " rollback" : ""}`,
+      class:
+        `event${event.undone ? " undone" : ""}${event.type === "questlog.RolledBack" ? " rollback" : ""}` +
+        `${moment ? " death" : ""}`,
       dataset: { version: event.version, type: event.type, ends: mid ? "false" : "true" },
     },
     h(
@@ -95,12 +98,14 @@ export function eventElement(item, actions, mid = false) {
         { href: `?version=${event.version}`, class: "v", "aria-label": `open version ${event.version}` },
         `v${event.version}`,
       ),
-      h("span", { class: "type" }, event.type.replace(/^(questlog|qc|cb)\./, "")),
+      // the heading in words; the recorded type is in its title, and in the raw event below
+      h("span", { class: "type", title: event.type }, heading(event.type)),
       h("time", { datetime: event.timestamp }, event.timestamp.replace("T", " ").slice(0, 19)),
       event.actor ? h("span", { class: "actor", title: event.actor }, actorName(event.actor)) : null,
       event.undone ? h("span", { class: "badge" }, `undone by v${event.undone_by}`) : null,
     ),
     h("p", { class: "what" }, eventSummary(event)),
+    moment ? momentElement(moment) : null,
     rolls.length ? h("p", { class: "rolls-line" }, rolls.join(" · ")) : null,
     patch && patch.length
       ? h(
@@ -137,17 +142,22 @@ export class Timeline {
     this.broken = null;
   }
 
+  // The newest page again; the list shown is swapped in one step once the new one is ready, so
+  // it never stands empty (with "Older events" jumping up under it) while a refresh is under way.
   async loadNewest(head) {
-    this.list.replaceChildren();
     this.oldest = this.newest = null;
     this.checked = 0;
     this.broken = null;
-    await this.loadBefore(head + 1);
+    this.loaded = [];
+    await this.loadBefore(head + 1, true);
   }
 
-  async loadBefore(stop) {
+  async loadBefore(stop, fresh = false) {
     const to = stop - 1;
-    if (to < 1) return;
+    if (to < 1) {
+      if (fresh) this.list.replaceChildren();
+      return;
+    }
     const from = Math.max(1, to - PAGE + 1);
     const { items, events } = await this.range(from, to);
     const check = await checkChain(this.id, events);
@@ -162,7 +172,12 @@ export class Timeline {
     // the events of one command share a timestamp: all but its last are mid-command
     const next = (k) => (k + 1 < events.length ? events[k + 1] : after);
     const mid = events.map((event, k) => next(k) !== null && next(k).timestamp === event.timestamp);
-    for (let k = items.length - 1; k >= 0; k--) this.list.append(eventElement(items[k], this.actions, mid[k]));
+    this.loaded = [...events, ...(this.loaded || [])];
+    const shown = [];
+    for (let k = items.length - 1; k >= 0; k--)
+      shown.push(eventElement(items[k], this.actions, mid[k], deathMoment(events, k)));
+    if (fresh) this.list.replaceChildren(...shown);
+    else this.list.append(...shown);
     return from;
   }
 
@@ -194,4 +209,91 @@ export class Timeline {
   get more() {
     return this.oldest ? Number(this.oldest.version) > 1 : false;
   }
+}
+
+// -- a death and its cloning, told as one moment (QC-41 .. QC-49) ---------------------------------
+
+// The events of the cloning that follow a death, in the same command: the clone cost rolls, the
+// price paid, a decision asked (clone result 3 or 4), and the hero back at its new HP.
+const CLONING = new Set([
+  "qc.CloneRollMade",
+  "qc.CreditsChanged",
+  "qc.InjurySuffered",
+  "qc.EquipmentSacrificed",
+  "qc.PerRestAbilitiesExhausted",
+  "qc.HeroReplaced",
+  "qc.ConditionCleared",
+  "qc.DecisionRequested",
+  "qc.Cloned",
+]);
+
+// The moment of the death at `events[k]` (ascending), or null when that event is no death.
+export function deathMoment(events, k) {
+  const died = events[k];
+  if (died?.type !== "qc.Died") return null;
+  const after = [];
+  for (const event of events.slice(k + 1)) {
+    if (event.timestamp !== died.timestamp || !CLONING.has(event.type)) break;
+    after.push(event);
+    if (event.type === "qc.Cloned") break;
+  }
+  return { died, after };
+}
+
+const sayWords = (value) =>
+  String(value ?? "")
+    .replaceAll("_", " ")
+    .replace(/([a-z])([A-Z])/g, (_, a, b) => `${a} ${b.toLowerCase()}`);
+
+// "The hero loses …" inside a line: "the hero loses …" (a name or "HP" stays as written).
+const lower = (line) => (/^[A-Z][a-z]/.test(line) ? line[0].toLowerCase() + line.slice(1) : line);
+
+// The moment as lines a player reads: what killed the hero, each clone roll, the price, the new HP.
+export function momentLines({ died, after }) {
+  const d = died.data?.details || {};
+  const lines = [`Killed by ${sayWords(d.cause) || "something unnamed"}${d.page_date ? ` on ${d.page_date}` : ""}.`];
+  let cloned = null;
+  for (const event of after) {
+    if (event.type === "qc.Cloned") cloned = event.data?.details || {};
+    else if (event.type === "qc.CloneRollMade") lines.push(`${eventSummary(event)}.`);
+    else if (event.type === "qc.ConditionCleared") lines.push(`Also: ${lower(eventSummary(event))}.`);
+    else if (event.type === "qc.DecisionRequested") lines.push(`The price waits for a choice: ${eventSummary(event)}.`);
+    else lines.push(`The price: ${eventSummary(event)}.`);
+  }
+  if (cloned)
+    lines.push(
+      `Cloned back to life with HP ${cloned.hp_after} of ${cloned.hp_max}` +
+        `${cloned.replaced ? ", as a new hero" : ""}.`,
+    );
+  return lines;
+}
+
+function momentElement(moment) {
+  return h(
+    "div",
+    { class: "moment", dataset: { moment: "death" } },
+    h("p", { class: "moment-title" }, "Death and cloning"),
+    h("ol", { class: "moment-lines" }, momentLines(moment).map((line) => h("li", {}, line))),
+  );
+}
+
+// The newest death among the loaded events that no page has begun since and no rollback undid:
+// the hero card's notice (campaign.js).
+export function recentDeath(events) {
+  for (let k = events.length - 1; k >= 0; k--) {
+    const event = events[k];
+    if (event.undone) continue;
+    if (event.type === "qc.PageStarted") return null;
+    if (event.type === "qc.Died") return deathMoment(events, k);
+  }
+  return null;
+}
+
+export function deathNotice(moment) {
+  return h(
+    "div",
+    { class: "notice death", role: "note", "aria-label": "The hero died", dataset: { moment: "death" } },
+    h("p", { class: "moment-title" }, `The hero died (v${moment.died.version}) and was cloned`),
+    h("ol", { class: "moment-lines" }, momentLines(moment).map((line) => h("li", {}, line))),
+  );
 }

@@ -2,7 +2,8 @@
 // (a pending decision for this seat), "asked" (a decision for another seat), "night" (a night step
 // in progress) or "none". From GET /campaigns/{id}/actions' `turn` when the server has that route,
 // else from the state. It never says "null".
-const words = (s) => String(s).replaceAll("_", " ");
+import { h } from "./dom.js";
+import { words } from "./panels.js"; // snake_case and camelCase in words
 
 function fromState(game, state, who) {
   const seat = who.seat;
@@ -40,9 +41,13 @@ export function turnOf(game, state, who, actions) {
   return fromState(game, state, who);
 }
 
+// What is this page's to do ("yours", "decision") is a button: tapped, it goes to the play panel or
+// the decision (campaign.js goToPlay, which listens on the banner).
 export function showTurn(el, game, state, who, actions, past) {
   const { turn, text } = past ? { turn: "none", text: "" } : turnOf(game, state, who, actions);
   el.dataset.turn = turn;
-  el.textContent = text;
+  const go = turn === "yours" || turn === "decision";
+  if (go && el.firstElementChild?.textContent === text) return; // the same button, focus kept
+  el.replaceChildren(go ? h("button", { type: "button", class: "turn-go" }, text) : text);
   el.hidden = !text;
 }

@@ -252,6 +252,17 @@ class ActionDeclared(Payload):
 
 
 @event
+class PieceMoved(Payload):
+    """A piece on the pathway moved forward the spaces its movement roll gave it."""
+
+    from_space: int = fact("the space it started on")
+    piece_id: str = fact("the piece's id")
+    player: str = fact("the player concerned")
+    spaces: int = fact("how many spaces it moved (the movement die's value)")
+    to_space: int = fact("the space it ended on")
+
+
+@event
 class MovementRolled(Payload):
     """A piece's movement was rolled."""
 

@@ -171,7 +171,7 @@ def _rizz(ctx: Context, player: str, party: Party, partner: str) -> bool:
     defender = rizz_defender(ctx.house["cb.rizz.chart"], before)
     die = ctx.roll("1d20", "rizz")["total"]
     success = _rizz_attempted(ctx, player, party, partner, defender, die)
-    if not success and rizz_wins(ctx, 20 + party["int_mod"], defender):
+    if not success and fate.worth_offering(ctx, rizz_wins(ctx, 20 + party["int_mod"], defender)):
         context = {"partner": partner, "defender_value": defender, "exhaustion_before": before}
         if fate.offer(ctx, player=player, kind="rizz", context=context):
             return True
@@ -310,7 +310,7 @@ def _ambush_rolled(
         _request(ctx, "ambush_target", player, "CB-35", commands, options, **context)
         return True
     could_hit = any(ambush_options(ctx, player, face) for face in range(1, 7))
-    if rerollable and could_hit:
+    if rerollable and fate.worth_offering(ctx, could_hit):
         context = {"d6": d6, "order_index": order_index}
         if fate.offer(ctx, player=player, kind="ambush", context=context):
             return True

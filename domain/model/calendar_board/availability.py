@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.model.calendar_board import fate
+from domain.model.calendar_board.house_rules import MOVEMENT_ROLLS
 from domain.model.calendar_board.steps import ROLL_KINDS
 from domain.model.engine import Availability, Refusal
 
@@ -59,6 +60,11 @@ def can_roll_movement(state: State, house: Mapping[str, Any]) -> Refusal | None:
     pieces = _turn_party(state)["pieces"].values()
     if all(piece["location"]["kind"] == "eliminated" for piece in pieces):
         return ("CB-36", f"every piece of {state['turn']['player']} is eliminated")
+    limit = house.get(MOVEMENT_ROLLS)
+    movement = state["turn"].get("movement") or {"rolls": 0, "bonus": []}
+    if limit is not None and movement["rolls"] >= limit and not movement["bonus"]:
+        player = state["turn"]["player"]
+        return ("G-CB-01", f"{player} has made this turn's movement rolls ({limit})")
     return None
 
 
@@ -100,5 +106,6 @@ AVAILABILITY: dict[str, Availability] = {
     "decline_fate_reroll": answers("G-CB-12", "fate_reroll"),
     "order_creatures": answers("CB-04", "creature_order"),
     "assign_hail_damage": answers("CB-28", "hail_damage"),
+    "roll_night": answers("CB-09", "night_roll"),
 }
 """Each command's predicate (``raise_annustar`` is always accepted: it has none)."""

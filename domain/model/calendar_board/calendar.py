@@ -13,9 +13,10 @@ on where it stopped when the answer comes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from domain.model.calendar_board import board_events, night, weather
+from domain.model.calendar_board import board_events, night, night_rolls, weather
 from domain.model.calendar_board import state as cb
 from domain.model.calendar_board.state_types import Board, Party
 from domain.model.command_schema import Values
@@ -51,6 +52,8 @@ def calendar(ctx: Context) -> bool:
     """CB-09..CB-29: roll, move, resupply, then the landed space's weather, lap and hail."""
     data = night.step_data(ctx, "calendar")
     if "landed" not in data:
+        if night_rolls.ask(ctx, "calendar", ctx.state["god_token"]):
+            return False
         move_god_piece(ctx, data)
     if not resolve_supply(ctx, data):
         return False
@@ -61,6 +64,13 @@ def calendar(ctx: Context) -> bool:
 
 
 # -- the roll and the move (CB-09, CB-11) ------------------------------------------------------
+
+
+@night_rolls.roller("calendar")
+def calendar_rolled(ctx: Context, context: Mapping[str, Any]) -> bool:
+    """CB-09: the holder's d4, asked of them; the step carries on from the move."""
+    move_god_piece(ctx, night.step_data(ctx, "calendar"))
+    return False
 
 
 def move_god_piece(ctx: Context, data: dict[str, Any]) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validates_schema
 
-from domain.model.calendar_board import actions, modifiers, steps
+from domain.model.calendar_board import actions, modifiers, night_rolls, steps
 from domain.model.calendar_board import state as cb
 from domain.model.command_schema import Command, Strict, command
 from domain.model.schema_fields import (
@@ -215,6 +215,21 @@ COMMANDS: list[Command] = [
             "Which of the two ambush forms of the main rules the player uses, in the table's "
             "words: the rules here do not list the forms (G-CB-25), so the log keeps it as told.",
             required=True,
+        ),
+    ),
+    command(
+        GAME,
+        "roll_night",
+        "The asked roll's dice: d4 (calendar), d20 (wind), 2d20 (basketball), d20 (hail save), "
+        "d4 (hail damage) or d20 (Annustaria Breaker check); faces in that order.",
+        player=player_id(
+            "The player whose roll it is: the god-token holder, or the player "
+            "who owes the hail save."
+        ),
+        roll=text(
+            "The night roll asked for (the pending night_roll decision's context.roll).",
+            required=True,
+            choices=tuple(night_rolls.KINDS),
         ),
     ),
     command(GAME, "start_acting", None, player=player_id()),

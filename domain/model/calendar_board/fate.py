@@ -33,6 +33,7 @@ from typing import Any
 
 from domain.model.calendar_board import action_events, board_events, night
 from domain.model.calendar_board import state as cb
+from domain.model.calendar_board.house_rules import FATE_OFFER, FATE_OFFER_BEFORE
 from domain.model.command_schema import Values
 from domain.model.engine import Context, Refusal
 from domain.model.games import RULES
@@ -72,6 +73,12 @@ def allowed(ctx: Context, kind: str, player: str) -> bool:
         kind not in ctx.house["cb.fateReroll.forbidden"]
         and none_left(ctx.state, ctx.house, player) is None
     )
+
+
+def worth_offering(ctx: Context, could_change: bool) -> bool:
+    """G-CB-12, ``cb.fateReroll.offer``: whether to offer a reroll of a failed or missed roll;
+    under ``useful`` only when another face could change the outcome."""
+    return could_change or ctx.house.get(FATE_OFFER, FATE_OFFER_BEFORE) == "always"
 
 
 def left(party: Mapping[str, Any]) -> int | None:

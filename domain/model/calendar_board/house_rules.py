@@ -54,6 +54,14 @@ DEFAULT_WIND_EFFECTS = {
     "sideways": {"light": 0, "moderate": -1, "heavy": -1},
 }
 
+NIGHT_ROLLS = "cb.night.rolls"
+NIGHT_ROLLS_BEFORE = "automatic"
+"""What a match whose house rules predate ``cb.night.rolls`` plays by."""
+MOVEMENT_ROLLS = "cb.movement.rollsPerTurn"
+MOVEMENT_MOVES = "cb.movement.movesPiece"
+FATE_OFFER = "cb.fateReroll.offer"
+FATE_OFFER_BEFORE = "useful"
+
 SPEEDS = ("none", "light", "moderate", "heavy")
 DIRECTIONS = ("north", "west", "south", "east")
 
@@ -260,6 +268,17 @@ CB_HOUSE_RULES = (
         gap="G-CB-01",
     ),
     HouseRule(
+        FATE_OFFER,
+        "always",
+        "When the night stops to offer a fate reroll of a party's own roll (a hail save, a "
+        "rizz contest or an ambush d6): always (after every failed save, lost contest, missed "
+        "ambush and ambush that hits, the player deciding whether to spend it) or useful (only "
+        "when another face could change the outcome; a match started before this rule existed "
+        "plays this way).",
+        choices=("always", "useful"),
+        gap="G-CB-12",
+    ),
+    HouseRule(
         "cb.fateReroll.forbidden",
         ["calendar", "wind", "basketball", "annustaria"],
         "Rolls that can never be fate-rerolled (CB-10 names calendar and wind).",
@@ -427,6 +446,38 @@ CB_HOUSE_RULES = (
         "A failed rizz still adds exhaustion.",
         kind="bool",
         gap="G-CB-28",
+    ),
+    HouseRule(
+        NIGHT_ROLLS,
+        "players",
+        "Who rolls the night's dice (the calendar d4, the wind d20, the basketball shot, the "
+        "Annustaria Breaker check, each hail save and its damage): players (the night stops "
+        "and asks the player whose roll it is, CB-06, CB-09, CB-28, CB-30: the god-token holder, "
+        "or the player who owes the save, who answers roll_night with server dice or their own "
+        "faces) or automatic (the command that reaches a roll makes it, as one screen plays; a "
+        "match started before this rule existed plays this way).",
+        choices=("players", "automatic"),
+    ),
+    HouseRule(
+        MOVEMENT_ROLLS,
+        1,
+        "Movement rolls a party makes in its turn, not counting the bonus roll a 6 earns "
+        "(CB-23); null: no limit (a match started before this rule existed has none).",
+        kind="int",
+        nullable=True,
+        minimum=0,
+        maximum=20,
+        gap="G-CB-01",
+    ),
+    HouseRule(
+        MOVEMENT_MOVES,
+        True,
+        "Whether a movement roll moves a piece on the pathway forward its value in spaces, as an "
+        "ambush moves it (G-CB-25): true, or false to move pieces on the table only (a match "
+        "started before this rule existed plays that way). A piece at home or elsewhere is "
+        "never moved by it: entering the pathway is the main rules'.",
+        kind="bool",
+        gap="G-CB-01",
     ),
     HouseRule(
         "cb.sleep.nightReduction",

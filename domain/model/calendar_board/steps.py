@@ -9,12 +9,12 @@ default. The weather and wind modifier queries are in ``modifiers``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from domain.model.calendar_board import action_events, fate, modifiers, night
+from domain.model.calendar_board import action_events, fate, modifiers, night, night_rolls
 from domain.model.calendar_board import state as cb
-from domain.model.calendar_board.house_rules import CB_HOUSE_RULES
+from domain.model.calendar_board.house_rules import CB_HOUSE_RULES, MOVEMENT_MOVES, MOVEMENT_ROLLS
 from domain.model.calendar_board.night import step
 from domain.model.command_schema import Values
 from domain.model.engine import Context
@@ -35,6 +35,7 @@ rules.declare(
     action_events.FateRerollUsed,
     action_events.ActionDeclared,
     action_events.MovementRolled,
+    action_events.PieceMoved,
 )
 
 CreatureBehaviour = Callable[[Context, dict[str, Any]], None]
@@ -170,6 +171,14 @@ def decay(ctx: Context) -> bool:
 @step("basketball")
 def basketball(ctx: Context) -> bool:
     """CB-06, G-CB-07: the holder rolls 2d20; the shot is made at the threshold or above."""
+    if night_rolls.ask(ctx, "basketball", ctx.state["god_token"]):
+        return False
+    return basketball_rolled(ctx, {})
+
+
+@night_rolls.roller("basketball")
+def basketball_rolled(ctx: Context, context: Mapping[str, Any]) -> bool:
+    """CB-06: the shot's two d20 and whether it is made; the step is then finished."""
     holder = ctx.state["god_token"]
     roll = ctx.roll("2d20", "basketball")
     first, second = (die["face"] for die in roll["dice"])
@@ -197,23 +206,13 @@ def annustaria(ctx: Context) -> bool:
     """CB-07, G-CB-08: checks at the maximum (value kept), else count down to 0."""
     value = ctx.state["annustar"]
     maximum = ctx.house["cb.annustaria.max"]
-    if value >= maximum:
+    made = ctx.state["night"]["data"].get("annustaria", {}).get("made", 0)
+    if value >= maximum or made:
         checks = ctx.house["cb.annustaria.checksPerNight"]
-        target = ctx.house["cb.annustaria.checkTarget"]
-        for check in range(1, checks + 1):
-            face = ctx.roll("1d20", "annustaria breaker check")["total"]
-            details = {
-                "holder": ctx.state["god_token"],
-                "value": value,
-                "die_value": face,
-                "target": target,
-                "passed": face >= target,
-                "check": check,
-                "checks": checks,
-            }
-            ctx.emit(action_events.AnnustariaBreakerChecked(**details))
-            for hook in ANNUSTARIA_CHECK_HOOKS:
-                hook(ctx, details)
+        for check in range(made + 1, checks + 1):
+            if night_rolls.ask(ctx, "annustaria", ctx.state["god_token"], check=check):
+                return False
+            annustaria_check(ctx, check)
     elif value > 0:
         ctx.state["annustar"] = value - 1
         ctx.emit(
@@ -222,6 +221,33 @@ def annustaria(ctx: Context) -> bool:
             )
         )
     return True
+
+
+def annustaria_check(ctx: Context, check: int) -> None:
+    """G-CB-08: one Annustaria Breaker check by the god-token holder; the value is kept."""
+    checks = ctx.house["cb.annustaria.checksPerNight"]
+    target = ctx.house["cb.annustaria.checkTarget"]
+    face = ctx.roll("1d20", "annustaria breaker check")["total"]
+    details = {
+        "holder": ctx.state["god_token"],
+        "value": ctx.state["annustar"],
+        "die_value": face,
+        "target": target,
+        "passed": face >= target,
+        "check": check,
+        "checks": checks,
+    }
+    ctx.emit(action_events.AnnustariaBreakerChecked(**details))
+    for hook in ANNUSTARIA_CHECK_HOOKS:
+        hook(ctx, details)
+
+
+@night_rolls.roller("annustaria")
+def annustaria_rolled(ctx: Context, context: Mapping[str, Any]) -> bool:
+    """G-CB-08: a check asked of the holder; the step runs again for any check still to make."""
+    night.step_data(ctx, "annustaria")["made"] = context["check"]
+    annustaria_check(ctx, context["check"])
+    return False
 
 
 @rules.command(
@@ -321,8 +347,11 @@ def roll_movement(ctx: Context, args: Values) -> None:
     if party["pieces"][piece_id]["location"]["kind"] == "eliminated":
         ctx.refuse("CB-36", f"piece {piece_id} is eliminated and cannot move")
     weather = ctx.state["weather"]["current"]
+    movement = movement_allowance(ctx, player, piece_id)
     value = ctx.roll("1d6", f"movement {piece_id}")["total"]
     six = value == 6
+    if movement is not None and six and modifiers.bonus_roll_on_six(weather):
+        movement["bonus"].append(piece_id)
     _mark_turn_started(ctx, player)
     ctx.emit(
         action_events.MovementRolled(
@@ -334,3 +363,42 @@ def roll_movement(ctx: Context, args: Values) -> None:
             weather=weather,
         )
     )
+    location = party["pieces"][piece_id]["location"]
+    if ctx.house.get(MOVEMENT_MOVES, False) and location["kind"] == "pathway":
+        start = location["space"]
+        location["space"] = start + value
+        ctx.emit(
+            action_events.PieceMoved(
+                player=player,
+                piece_id=piece_id,
+                from_space=start,
+                to_space=start + value,
+                spaces=value,
+            )
+        )
+
+
+def movement_allowance(ctx: Context, player: str, piece_id: str) -> dict[str, Any] | None:
+    """G-CB-01, CB-23: take one of the turn's movement rolls (``cb.movement.rollsPerTurn``), or
+    the bonus roll a 6 earned for this piece; refuse when none is left. None: no limit (a match
+    whose house rules predate the limit), so nothing is counted."""
+    limit = ctx.house.get(MOVEMENT_ROLLS)
+    if limit is None:
+        return None
+    turn = ctx.state["turn"]
+    movement: dict[str, Any] = turn.setdefault("movement", {"rolls": 0, "bonus": []})
+    if piece_id in movement["bonus"]:
+        movement["bonus"].remove(piece_id)
+    elif movement["rolls"] >= limit:
+        ctx.refuse("G-CB-01", movement_refusal(player, limit, movement["bonus"]))
+    else:
+        movement["rolls"] += 1
+    return movement
+
+
+def movement_refusal(player: str, limit: int, bonus: list[str]) -> str:
+    """Why a movement roll is refused: the turn's rolls are made and no 6 earned this piece one."""
+    made = f"{player} has made the {limit} movement roll{'s' if limit != 1 else ''} of this turn"
+    if bonus:
+        return f"{made}; the bonus roll a 6 earned is for {', '.join(bonus)}"
+    return f"{made} (house rule cb.movement.rollsPerTurn); a 6 earns a bonus roll (CB-23)"

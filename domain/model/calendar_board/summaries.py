@@ -14,6 +14,7 @@ from domain.model.summaries import (
     added,
     change,
     choice,
+    counted,
     listed,
     outcome,
     summary,
@@ -81,6 +82,15 @@ def _movement(f: Facts) -> str:
     return line
 
 
+@summary("cb.PieceMoved")
+def _piece_moved(f: Facts) -> str:
+    d = f.d
+    return (
+        f"{_seat(d['player'])}'s {text(d['piece_id'], 20)} moves {d['spaces']} spaces, from "
+        f"space {d['from_space']} to {d['to_space']}"
+    )
+
+
 @summary("cb.CalendarRolled")
 def _calendar_rolled(f: Facts) -> str:
     return f"{_seat(f.d['holder'])} rolls the calendar d4: {f.d['d4']}"
@@ -89,9 +99,9 @@ def _calendar_rolled(f: Facts) -> str:
 @summary("cb.GodPieceMoved")
 def _god_moved(f: Facts) -> str:
     d = f.d
-    lost = f", {d['pips_lost']} pip(s) lost at the end" if d.get("pips_lost") else ""
+    lost = f", {counted(d['pips_lost'], 'pip')} lost at the end" if d.get("pips_lost") else ""
     return (
-        f"God piece moves {d['pips_used']} of {d['pips_rolled']} pip(s): space "
+        f"God piece moves {d['pips_used']} of {counted(d['pips_rolled'], 'pip')}: space "
         f"{change(d['from_space'], d['to_space'])}{lost}"
     )
 
@@ -188,9 +198,23 @@ def _exhaustion(f: Facts) -> str:
     return f"{_seat(d['party'])}'s exhaustion {change(d['from'], d['to'])} ({words(d['cause'])})"
 
 
+NIGHT_ROLL_WORDS = {
+    "calendar": "the calendar d4 that moves the god piece",
+    "basketball": "the basketball shot (2d20)",
+    "hail_save": "the hail save (d20)",
+    "hail_damage": "the hail damage (d4)",
+    "wind": "the wind d20",
+    "annustaria": "the Annustaria Breaker check (d20)",
+}
+"""Each night roll a player is asked to make, in words."""
+
+
 @summary("cb.DecisionRequested")
 def _decision(f: Facts) -> str:
     d = f.d
+    if d["decision"] == "night_roll" and isinstance(d.get("context"), Mapping):
+        kind = str(d["context"].get("roll"))
+        return f"{_seat(d['who'])} to roll {NIGHT_ROLL_WORDS.get(kind, words(kind))}"
     return (
         f"Decision for {_seat(d['who'])} ({text(d['rule'], 20)}): {words(d['decision'])}; "
         f"{_asks(d.get('options'))}"
@@ -358,7 +382,9 @@ def _fate_declined(f: Facts) -> str:
 def _ambush_rolled(f: Facts) -> str:
     d = f.d
     can = d.get("candidate_piece_ids") or []
-    who = f"{len(can)} piece(s) can strike ({listed(can)})" if can else "no piece can strike"
+    who = (
+        f"{counted(len(can), 'piece')} can strike ({listed(can)})" if can else "no piece can strike"
+    )
     return f"{_seat(d['player'])}'s ambush roll{_fate(f)}: d6 {d['d6']}: {who}"
 
 

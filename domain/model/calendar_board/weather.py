@@ -9,9 +9,10 @@ then, and ``clear_wet`` takes Wet off every piece when the next night phase star
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from domain.model.calendar_board import board_events, fate, night
+from domain.model.calendar_board import board_events, fate, night, night_rolls
 from domain.model.calendar_board import state as cb
 from domain.model.calendar_board.state_types import Party, Weather, Wind
 from domain.model.command_schema import Values
@@ -183,10 +184,25 @@ def run_hail(ctx: Context, data: dict[str, Any]) -> bool:
     """CB-28: make the outstanding hail saves; False while a player assigns damage."""
     queue: list[str] = data.get("hail", [])
     while queue:
-        player = queue.pop(0)
+        player = queue[0]
+        party = ctx.state["parties"][player]
+        goal = len(counted_pieces(party))
+        luck = party["luck_mod"]
+        if goal and night_rolls.ask(ctx, "hail_save", player, goal=goal, luck_mod=luck):
+            return False
+        queue.pop(0)
         if not hail_save(ctx, player):
             return False
     return True
+
+
+@night_rolls.roller("hail_save")
+def hail_save_rolled(ctx: Context, context: Mapping[str, Any]) -> bool:
+    """CB-28: the save asked of the player who owes it; the step then carries on."""
+    queue: list[str] = night.step_data(ctx, "calendar")["hail"]
+    queue.pop(0)
+    hail_save(ctx, context["player"])
+    return False
 
 
 def hail_save(ctx: Context, player: str) -> bool:
@@ -211,7 +227,7 @@ def hail_save(ctx: Context, player: str) -> bool:
     die = ctx.roll("1d20", "hail")["total"]
     if save_rolled(ctx, player, goal, luck, die):
         return True
-    if hail_success(ctx, 20 + luck, goal) and fate.offer(
+    if fate.worth_offering(ctx, hail_success(ctx, 20 + luck, goal)) and fate.offer(
         ctx, player=player, kind="hail", context={"goal": goal, "luck_mod": luck}
     ):
         return False
@@ -243,7 +259,22 @@ def hail_success(ctx: Context, total: int, goal: int) -> bool:
 
 
 def hail_failed(ctx: Context, player: str) -> bool:
-    """CB-28: the d4 of damage; False while the player chooses the piece that takes it."""
+    """CB-28: the d4 of damage (asked of the player when they roll the night's dice); False
+    while it or the piece that takes it waits for the player."""
+    if night_rolls.ask(ctx, "hail_damage", player):
+        return False
+    return hail_damage(ctx, player)
+
+
+@night_rolls.roller("hail_damage")
+def hail_damage_rolled(ctx: Context, context: Mapping[str, Any]) -> bool:
+    """CB-28: the damage d4 asked of the player who failed the save."""
+    hail_damage(ctx, context["player"])
+    return False
+
+
+def hail_damage(ctx: Context, player: str) -> bool:
+    """CB-28: roll the d4 of damage; False while the player chooses the piece that takes it."""
     pieces = counted_pieces(ctx.state["parties"][player])
     d4 = ctx.roll("1d4", "hail_damage")["total"]
     if len(pieces) == 1:
@@ -319,6 +350,14 @@ def wind_for(ctx: Context, d20: int) -> dict[str, Any]:
 @night.step("wind")
 def wind(ctx: Context) -> bool:
     """CB-30/CB-31: the god-token holder rolls the wind d20; it lasts until the next wind roll."""
+    if night_rolls.ask(ctx, "wind", ctx.state["god_token"]):
+        return False
+    return wind_rolled(ctx, {})
+
+
+@night_rolls.roller("wind")
+def wind_rolled(ctx: Context, context: Mapping[str, Any]) -> bool:
+    """CB-30: the wind d20 and the wind it sets; the step is then finished."""
     d20 = ctx.roll("1d20", "wind")["total"]
     ctx.emit(board_events.WindRolled(holder=ctx.state["god_token"], d20=d20))
     previous: Wind = ctx.state["wind"]

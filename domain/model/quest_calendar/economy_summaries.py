@@ -33,9 +33,20 @@ def _page_ended(f: Facts) -> str:
         line += f" ({pages} page(s) played)"
     if d.get("boosters_expired"):
         line += f"; boosters expired: {listed([f.name(b) for b in d['boosters_expired']])}"
-    if d.get("prologue_complete"):
+    if d.get("prologue_complete") and _completes_prologue(f):
         line += "; the prologue is complete"
     return line
+
+
+def _completes_prologue(f: Facts) -> bool:
+    """Whether this page's end completed the prologue (its patch sets the calendar's flag), so
+    that the line says it once, on that page, and not on every page after."""
+    effects = f.data.get("effects")
+    if not isinstance(effects, list):  # no patch stored: the line says it, as before
+        return True
+    return any(
+        isinstance(op, dict) and op.get("path") == "/calendar/prologue_complete" for op in effects
+    )
 
 
 @summary("qc.Rested")

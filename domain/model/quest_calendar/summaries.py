@@ -15,6 +15,7 @@ from domain.model.summaries import (
     added,
     change,
     choice,
+    counted,
     listed,
     outcome,
     signed,
@@ -77,6 +78,8 @@ def _condition_check(f: Facts) -> str:
 @summary("qc.AbilityUsed")
 def _ability(f: Facts) -> str:
     d = f.d
+    if d.get("effect") == "reroll" and "before" in d and "after" in d:
+        return _reroll_words(f)
     line = f"{f.name(d['ability_id'])} used ({words(d['context'])})"
     if d.get("effect"):
         line += f": {words(d['effect'])}"
@@ -92,8 +95,30 @@ def _ability(f: Facts) -> str:
     if d.get("tier"):
         line += f": {words(d['tier'])} tier"
     if d.get("uses_left") is not None:
-        line += f" ({d['uses_left']} use(s) left)"
+        line += f" ({counted(d['uses_left'], 'use')} left)"
     return line
+
+
+def _reroll_words(f: Facts) -> str:
+    """An ability's reroll says which roll it rolled again, what it showed before and after, and
+    how that roll came out: "Foresight: the attack roll 2 → 1, a hit" (QC-14)."""
+    d = f.d
+    which = f"the {words(d['roll'])} roll" if d.get("roll") else "the roll"
+    rolled = change(_reroll_value(d["before"]), _reroll_value(d["after"]))
+    line = f"{f.name(d['ability_id'])}: {which} {rolled}"
+    for key, yes, no in (("hit", "a hit", "a miss"), ("success", "a success", "a failure")):
+        if d.get(key) is not None:
+            line += f", {outcome(d[key], yes, no)}"
+    if d.get("uses_left") is not None:
+        line += f" ({counted(d['uses_left'], 'use')} left)"
+    return line
+
+
+def _reroll_value(faces: Any) -> str:
+    """A roll's value before or after a reroll: a number, or its faces."""
+    if isinstance(faces, list):
+        return ", ".join(text(face, 10) for face in faces[:6]) or "none"
+    return text(faces, 20)
 
 
 @summary("qc.AbilityUsesReset")
@@ -163,8 +188,8 @@ def _combat_started(f: Facts) -> str:
     d = f.d
     enemies = [e.get("enemy") if isinstance(e, Mapping) else e for e in d["enemies"]]
     return (
-        f"{words(d['mode']).capitalize()} combat ({words(d['kind'])}), {d['rounds']} round(s) "
-        f"against {listed(enemies)}"
+        f"{words(d['mode']).capitalize()} combat ({words(d['kind'])}), "
+        f"{counted(d['rounds'], 'round')} against {listed(enemies)}"
     )
 
 
@@ -228,8 +253,9 @@ def _round(f: Facts) -> str:
 def _combat_ended(f: Facts) -> str:
     d = f.d
     return (
-        f"Combat ended ({words(d['ended_by'])}): {d['rounds_won']} of {d['rounds_played']} "
-        f"round(s) won, {d['enemies_remaining']} enemy(ies) left"
+        f"Combat ended ({words(d['ended_by'])}): {d['rounds_won']} of "
+        f"{counted(d['rounds_played'], 'round')} won, "
+        f"{counted(d['enemies_remaining'], 'enemy', 'enemies')} left"
     )
 
 
@@ -258,23 +284,33 @@ def _died(f: Facts) -> str:
     d = f.d
     ended = f"; ended {listed(d['encounters_ended'])}" if d.get("encounters_ended") else ""
     when = "with no page open" if d["page_date"] is None else f"on {text(d['page_date'], 20)}"
-    return f"The hero died ({words(d['cause'])}) {when}: HP {d['hp_after']} of {d['hp_max']}{ended}"
+    # the HP recorded is the clone's, told by Cloned: the death itself is HP 0 (QC-41)
+    return f"The hero died, killed by {words(d['cause'])}, {when}: HP 0, cloning follows{ended}"
+
+
+CLONE_PRICES = {
+    1: "half the credits lost",
+    2: "a physical injury",
+    3: "an equipment item lost",
+    4: "a rushed clone: per-rest abilities used up",
+}
+"""What each face of the clone cost d4 costs (QC-43..QC-47)."""
 
 
 @summary("qc.CloneRollMade")
 def _clone_roll(f: Facts) -> str:
     d = f.d
-    line = f"Clone cost roll: {d['d4']}"
-    if d.get("rerolled"):
-        line += f": rerolled ({words(d.get('reason') or 'rerolled')})"
-    return line + ("" if d.get("applied", True) else ", not applied")
+    line = f"Clone cost roll: the d4 shows {d['d4']}"
+    if d.get("rerolled") or not d.get("applied", True):
+        return f"{line}, which cannot apply ({words(d.get('reason') or 'no reason')}): rolled again"
+    return f"{line}: {CLONE_PRICES.get(d['d4'], 'its result')}"
 
 
 @summary("qc.Cloned")
 def _cloned(f: Facts) -> str:
     d = f.d
     line = (
-        f"Cloned (result {d['outcome']}, after {words(d['cause'])}): "
+        f"Cloned back to life (clone roll {d['outcome']}, after {words(d['cause'])}): "
         f"HP {d['hp_after']} of {d['hp_max']}"
     )
     if d.get("replaced"):
@@ -296,7 +332,7 @@ def _injury_removed(f: Facts) -> str:
     by = f" with {f.name(d['source'])}" if d.get("source") else ""
     return (
         f"Injury to {words(d['stat'])} removed ({words(d['cause'])}{by}): "
-        f"+{d['amount']}, {d['count']} injury(ies)"
+        f"+{d['amount']}, {counted(d['count'], 'injury', 'injuries')}"
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import domain.model.calendar_board  # noqa: F401  (registers the game)
+from domain.model import samples
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
 from tests.unit.game_table import Faces, GameTable
@@ -35,11 +36,17 @@ def three_players() -> dict[str, Any]:
     }
 
 
+ONE_SCREEN = samples.ONE_SCREEN
+"""The house rules the rule tests play by unless they say otherwise (a table at one screen, as a
+match stored before these rules existed plays), so that a test of one rule scripts a whole night
+in one command. ``test_night_rolls`` plays the defaults."""
+
+
 class Match(GameTable):
     """One match and scripted dice; every run also checks that replay agrees."""
 
     def __init__(self, setup: dict[str, Any] | None = None, house: dict[str, Any] | None = None):
-        super().__init__(RULES_CB, setup or three_players(), house or {})
+        super().__init__(RULES_CB, setup or three_players(), {**ONE_SCREEN, **(house or {})})
 
     def party(self, player_id: str) -> dict[str, Any]:
         """A party now."""

@@ -82,6 +82,10 @@ BODIES = {
     "order_creatures": lambda s, h: [
         {"player": actor(s), "order": options(s, "creature_order") or ["zed"]}
     ],
+    "roll_night": lambda s, h: [
+        {"player": actor(s), "roll": kind, "faces": [1] * int(kind == "basketball") + [1]}
+        for kind in ("calendar", "basketball", "hail_save", "hail_damage", "wind", "annustaria")
+    ],
     "assign_hail_damage": lambda s, h: [
         {"player": actor(s), "piece": p} for p in options(s, "hail_damage") or pieces(s, actor(s))
     ],

@@ -204,6 +204,24 @@ def test_g_cb12_cb35_a_miss_no_face_could_turn_is_not_offered() -> None:
     assert match.state["pending"]["who"] == "B"
 
 
+def test_g_cb12_cb35_by_default_a_miss_no_face_could_turn_is_offered_all_the_same() -> None:
+    """G-CB-12 under the default ``cb.fateReroll.offer`` = ``always``: the player decides
+    whether to spend a fate reroll on a miss that no face could turn into a hit; declined, the
+    miss stands and its exhaustion follows."""
+    match = actions_match(**{"cb.fateReroll.offer": "always"})
+    match.given(
+        lambda state: state["parties"]["B"]["pieces"]["b1"].update(
+            location={"kind": "pathway", "space": 30}
+        )
+    )
+    events = ambush(match, [3])
+    assert of(events, "AmbushMissed") == []
+    offered(match, "A", "ambush")
+    events = list(match.run({"type": "decline_fate_reroll", "player": "A"}))
+    assert of(events, "AmbushMissed") == [{"player": "A", "d6": 3}]
+    assert match.party("A")["exhaustion"] == 2
+
+
 # -- the rizz contest (CB-38) ----------------------------------------------------------------------
 
 

@@ -62,8 +62,8 @@ def play_match(questlog: Questlog, name: str = NAME) -> Player:
 
 
 def play_night(match: Player, plan: dict[str, str]) -> None:
-    """Answer every decision pending (a night's: supply, hail, fate rerolls, night actions by
-    ``plan``) until none is."""
+    """Answer every decision pending (a night's: each player's own night rolls on server dice,
+    supply, hail, fate rerolls, night actions by ``plan``) until none is."""
     while match.pending is not None:
         match.run(answer(match.pending, plan))
 
@@ -89,6 +89,8 @@ def answer(pending: Json, plan: dict[str, str]) -> Json:
         return {"type": "assign_hail_damage", "player": who, "piece": options[0]}
     if decision == "fate_reroll":
         return {"type": "decline_fate_reroll", "player": who}
+    if decision == "night_roll":
+        return {"type": "roll_night", "player": who, "roll": pending["context"]["roll"]}
     if decision == "creature_order":
         return {"type": "order_creatures", "player": who, "order": list(options)}
     raise DemoError(f"the demo cannot answer the decision {decision!r}")

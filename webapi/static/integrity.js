@@ -1,0 +1,46 @@
+// The campaign's proof, out of the game's way: a badge that says in words whether what is shown
+// checks out ("Verified ✓ v12: chain intact, checkpoint signed") and opens, as a disclosure, the
+// head hash, the chain check, the signed checkpoint and the bundle. A problem opens it by itself.
+import { h } from "./dom.js";
+
+// The badge's state from the chain line (`data-chain`, timeline.js) and the checkpoint's verdict
+// (`data-checkpoint`, checkpoints.js), at the version shown.
+export function integrityState(chain, checkpoint, version) {
+  const v = `v${version}`;
+  if (chain === "broken")
+    return { state: "broken", mark: `Not verified ✗ ${v}`, words: "the chain of hashes is broken" };
+  if (checkpoint && checkpoint !== "ok" && checkpoint !== "unchecked")
+    return { state: "warning", mark: `Warning ⚠ ${v}`, words: "the signed checkpoint does not check out" };
+  if (chain === "ok" && checkpoint === "ok")
+    return { state: "ok", mark: `Verified ✓ ${v}`, words: "chain intact, checkpoint signed" };
+  if (chain === "ok" && checkpoint === "unchecked")
+    return { state: "partial", mark: `Chain intact ✓ ${v}`, words: "the checkpoint could not be checked" };
+  return { state: "checking", mark: `Checking… ${v}`, words: "the chain and the checkpoint are being checked" };
+}
+
+// `parts`: what the proof holds (the hash line, the chain line, the checkpoint, the bundle button).
+export function integrityBadge(...parts) {
+  const mark = h("span", { class: "mark" });
+  const said = h("span", { class: "said" });
+  const summary = h("summary", { class: "integrity-badge", dataset: { integrity: "checking" } }, mark, " ", said);
+  const element = h(
+    "details",
+    { class: "integrity" },
+    summary,
+    h("div", { class: "proof-body", role: "group", "aria-label": "The proof" }, parts),
+  );
+  let opened = false; // a problem opens the proof once; the reader may close it again
+  return {
+    element,
+    update(chain, checkpoint, version) {
+      const now = integrityState(chain, checkpoint, version);
+      summary.dataset.integrity = now.state;
+      mark.textContent = now.mark;
+      said.textContent = now.words;
+      if ((now.state === "broken" || now.state === "warning") && !opened) {
+        opened = true;
+        element.open = true;
+      }
+    },
+  };
+}
