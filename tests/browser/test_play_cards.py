@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from domain.model import samples
 from tests.browser.server import Server
 from tests.browser.test_accessibility import assert_accessible
 from tests.fixtures.make_release_store import HAIL_SETUP, HERO
@@ -254,7 +255,7 @@ def test_a_fate_reroll_with_my_own_d20(open_page: Any, server: Server) -> None:
         {
             "game": "calendar-board",
             "name": "A hail with my dice",
-            "house_rules": {"cb.night.steps": ["calendar"]},
+            "house_rules": {**samples.ONE_SCREEN, "cb.night.steps": ["calendar"]},
             "setup": HAIL_SETUP,
         },
     )
@@ -421,3 +422,39 @@ def test_the_only_seat_is_sent_unasked(open_page: Any, server: Server) -> None:
         "type": "end_turn",
         "player": "B",
     }
+
+
+def test_a_real_night_stops_for_the_calendar_d4_and_takes_my_own(
+    open_page: Any, server: Server
+) -> None:
+    """CB-09: the night asks A, the god-token holder, for the calendar d4; the owner, who holds
+    no seat, rolls it for A with a die of A's own, and the god piece moves by it."""
+    cid = new_campaign(
+        server,
+        {
+            "game": "calendar-board",
+            "name": "A night of my own dice",
+            "house_rules": {"cb.night.steps": ["calendar"], "cb.night.rolls": "players"},
+            "setup": {"players": [{"id": "A"}, {"id": "B"}]},
+        },
+    )
+    command(server, cid, {"type": "end_turn", "player": "A"})
+    asked = command(server, cid, {"type": "end_turn", "player": "B"})["state"]["pending"]
+    assert asked["decision"] == "night_roll" and asked["who"] == "A"
+    page, _ = open_page("owner")
+    sent = posted(page)
+    page.goto(server.url(f"/app/campaigns/{cid}"))
+    card = page.locator('section[aria-label="Pending decision"]')
+    expect(card.locator(".whose")).to_have_text("Your roll (as A)")
+    expect(card.locator(".question")).to_have_text(
+        "Night 1: A holds the god token and rolls the calendar d4 to move the god piece."
+    )
+    card.get_by_text("Enter my dice").click()
+    card.get_by_label("d4 for the calendar roll").fill("3")
+    with page.expect_response(answered) as response:
+        card.get_by_role("button", name="Send my dice").click()
+    assert response.value.status == 201, response.value.text()
+    assert sent[-1] == {"type": "roll_night", "player": "A", "roll": "calendar", "faces": [3]}
+    rolled = stored(server, cid, "cb.CalendarRolled")
+    assert [e["data"]["details"].get("d4") for e in rolled] == [3], rolled
+    expect(card).to_be_hidden()
