@@ -375,6 +375,8 @@ def cb_answer(pending: Json, state: Json) -> Json:
     decision, who = pending["decision"], pending["who"]
     options = pending.get("options") or []
     mine = {"player": who}
+    if decision == "night_roll":  # the holder's or a saving player's own roll (CB-09, CB-28)
+        return {"type": "roll_night", **mine, "roll": pending["context"]["roll"]}
     if decision == "fate_reroll":
         return {"type": "fate_reroll", **mine, "roll": pending["context"]["roll"]}
     if decision == "ambush_target":

@@ -166,6 +166,11 @@ def answer_decision(effort: Effort, page: Any, body: Json, pending: Json) -> Non
         for k, v in body.items()
         if k not in ("type", "player") and (k not in context or context[k] != v)
     }
+    if command == "roll_night" and "faces" not in body:  # the night roll card's server dice
+        effort.click(
+            section.locator('button.choice[data-command="roll_night"][data-option="server"]')
+        )
+        return
     for button in section.locator(f'button.choice[data-command="{command}"]').all():
         if option_gives(button.get_attribute("data-option") or "", command, wanted):
             effort.click(button)

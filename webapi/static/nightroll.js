@@ -64,6 +64,11 @@ export function nightQuestion(pending, state) {
   return `${night ? `Night ${night}: ` : ""}${pending.who || pending.context?.player || "The player"}${why}.`;
 }
 
+// What the roll is, in a few words ("the calendar d4"), for the turn banner.
+export function nightRollWhat(pending) {
+  return kindOf(pending).what;
+}
+
 export function nightWaiting(pending) {
   return `Waiting for ${pending.who || "the player"} to roll ${kindOf(pending).what}`;
 }

@@ -3,6 +3,7 @@
 // in progress) or "none". From GET /campaigns/{id}/actions' `turn` when the server has that route,
 // else from the state. It never says "null".
 import { h } from "./dom.js";
+import { nightRollWhat } from "./nightroll.js";
 import { words } from "./panels.js"; // snake_case and camelCase in words
 
 function fromState(game, state, who) {
@@ -12,6 +13,12 @@ function fromState(game, state, who) {
   const at = night ? `Night ${night.number ?? state.nights ?? ""}, step ${words(night.step ?? "")}: ` : "";
   if (pending) {
     const mine = who.canPlay && (game === "quest-calendar" || !pending.who || who.plays(pending.who));
+    if (pending.decision === "night_roll") {
+      const what = nightRollWhat(pending);
+      return mine
+        ? { turn: "decision", text: `${at}Your roll: ${what}${pending.who ? ` (as ${pending.who})` : ""}` }
+        : { turn: "asked", text: `${at}${pending.who ?? "A player"} is asked to roll ${what}` };
+    }
     const asked = pending.who ? `${pending.who} is asked` : "a decision is asked";
     return mine
       ? { turn: "decision", text: `${at}Your decision: ${words(pending.decision)}` }
