@@ -69,11 +69,16 @@ def test_cb01_a_night_through_the_api_with_reported_dice(client: FlaskClient) ->
     )
     assert out_of_turn.status_code == 409
     assert out_of_turn.json["rule"] == "CB-01"
-    night = client.post(
-        f"/campaigns/{cid}/commands",
-        json={"type": "end_turn", "player": "C", "faces": [14, 17, 2, 17]},
-    ).json
-    types = [e["type"] for e in night["events"]]
+    night = client.post(f"/campaigns/{cid}/commands", json={"type": "end_turn", "player": "C"}).json
+    holder = night["state"]["god_token"]
+    types: list[str] = []
+    for kind, faces in (("basketball", [14, 17]), ("calendar", [2]), ("wind", [17])):
+        # CB-06, CB-09, CB-30: each of the night's rolls is asked of the god-token holder
+        assert (night["pending"]["decision"], night["pending"]["who"]) == ("night_roll", holder)
+        assert night["pending"]["context"]["roll"] == kind
+        body = {"type": "roll_night", "player": holder, "roll": kind, "faces": faces}
+        night = client.post(f"/campaigns/{cid}/commands", json=body).json
+        types += [e["type"] for e in night["events"]]
     assert "cb.BasketballShotRolled" in types
     assert night["state"]["board"]["god_piece"] == 2
     assert night["state"]["weather"]["pending"] == "rain"

@@ -12,6 +12,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from domain.model import samples
 from domain.service.application import Questlog
 from tests.api.api_calls import command, post
 from webapi.app import create_app
@@ -41,7 +42,7 @@ def hail_night(client: FlaskClient) -> tuple[str, Json]:
         {
             "game": "calendar-board",
             "name": "hail",
-            "house_rules": {"cb.night.steps": ["calendar"]},
+            "house_rules": {**samples.ONE_SCREEN, "cb.night.steps": ["calendar"]},
             "setup": {
                 "players": [
                     {

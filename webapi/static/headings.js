@@ -109,6 +109,7 @@ export const HEADINGS = {
   "cb.HailDamageTaken": "Hail damage",
   "cb.HailSaveRolled": "Hail save",
   "cb.MovementRolled": "Movement roll",
+  "cb.PieceMoved": "Piece moved",
   "cb.NightActionTaken": "Night action",
   "cb.NightCreatureActed": "A creature acts",
   "cb.NightPhaseEnded": "Night ends",
