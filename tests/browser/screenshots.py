@@ -4,8 +4,12 @@ Seeds a store in a temporary folder, serves it, and saves each game's page (the 
 1280 px wide, the top of the page) as docs/table-page-<game>.png, and the "New campaign" form of a
 match as docs/table-page-new-campaign.png. Then the flows of issue 26, played on the page by the
 full-game test's helpers (tests/browser/page_table.py) and the game plan, each cropped to its
-element: docs/table-page-flow-*.png (FLOWS). And the analytics page, from a store of its own
-(tests/browser/analytics_store.py), as docs/table-page-analytics.png; ``python -m
+element: docs/table-page-flow-*.png (FLOWS). Then the screens of SCREENS, each reached by the setup
+of the browser test that checks it (the hero sheet, the night roll and combat cards, the proof, the
+open proposals, a phone's first screen, the evening's export), each cropped to its element (the
+phone's, to its 390 by 844 screen): docs/table-page-<screen>.png; ``python -m
+tests.browser.screenshots screens`` writes those alone. And the analytics page, from a store of its
+own (tests/browser/analytics_store.py), as docs/table-page-analytics.png; ``python -m
 tests.browser.screenshots analytics`` writes that one alone.
 """
 
@@ -23,6 +27,7 @@ from playwright.sync_api import expect, sync_playwright
 from tests.browser import game_plan as plan
 from tests.browser.analytics_store import seed_analytics
 from tests.browser.conftest import TOKEN_KEY
+from tests.browser.helpers import open_proof
 from tests.browser.page_table import (
     Effort,
     PageTable,
@@ -35,7 +40,12 @@ from tests.browser.page_table import (
     ready,
 )
 from tests.browser.server import Server, running
+from tests.browser.test_evening_export import a_page_with_a_check
+from tests.browser.test_game_first import PHONE, a_proposal, hero_on_a_page
+from tests.browser.test_hero_sheet import fill_sheet
+from tests.browser.test_play_cards import a_combat, a_night_at_the_calendar
 
+Json = dict[str, Any]
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 PAGES = {"quest-calendar": "qc", "calendar-board": "cb"}
 FLOWS = {
@@ -49,6 +59,17 @@ FLOWS = {
     "rolls-verified": "the rolls after the owner revealed the seed, each verified",
 }
 """Each flow's screenshot (docs/table-page-flow-<name>.png) and what it shows."""
+SCREENS = {
+    "hero-sheet": "the hero sheet: a pool of charges, a Per Rest ability and a reroll ability",
+    "night-roll": "the night stopped for the god-token holder's calendar d4, as that seat sees it",
+    "combat-reroll": "a combat card: a reroll ticked, which roll it asks, and my own dice",
+    "proof": "the integrity badge opened: the head hash, the chain, the checkpoint, the bundle",
+    "proposals": "an open rollback proposal, at the top of a player's page",
+    "phone": "a phone (390 by 844) on the player's turn: the first screen, the play panel in it",
+    "evening": "the Export this evening form, its range prefilled with the page played",
+}
+"""Each screen's screenshot (docs/table-page-<name>.png) and what it shows."""
+WIDE = {"width": 1280, "height": 900}
 TALLEST = 900
 """A crop's height at most, in pixels (the top of a long element)."""
 CONTENT = (
@@ -58,31 +79,43 @@ CONTENT = (
 """The height of an element's content: a card stretched by its grid row is cropped to it."""
 
 
-def shoot(locator: Any, name: str) -> None:
-    """Save the element (its top TALLEST pixels) as docs/table-page-flow-<name>.png."""
-    assert name in FLOWS
+def shoot(locator: Any, name: str, down_to: Any = None) -> None:
+    """Save the element (its top TALLEST pixels; with ``down_to``, down to that element's
+    bottom) as docs/table-page-flow-<name>.png, or for a name of SCREENS as
+    docs/table-page-<name>.png."""
+    assert name in FLOWS or name in SCREENS
+    stem = f"flow-{name}" if name in FLOWS else name
     page = locator.page
     locator.scroll_into_view_if_needed()
     box = locator.bounding_box()
     top = page.evaluate("() => window.scrollY")
-    clip = {
-        "x": box["x"],
-        "y": box["y"] + top,
-        "width": box["width"],
-        "height": min(box["height"], locator.evaluate(CONTENT), TALLEST),
-    }
-    path = DOCS / f"table-page-flow-{name}.png"
+    if down_to is None:
+        height = min(box["height"], locator.evaluate(CONTENT), TALLEST)
+    else:
+        end = down_to.bounding_box()
+        height = end["y"] + end["height"] - box["y"] + 16
+    clip = {"x": box["x"], "y": box["y"] + top, "width": box["width"], "height": height}
+    path = DOCS / f"table-page-{stem}.png"
     page.screenshot(path=str(path), full_page=True, clip=clip)
     print(f"wrote {path}")
 
 
-def owner_page(browser: Any, server: Server) -> Any:
-    """A context of its own, signed in as the seeded owner."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    secret = json.dumps(server.seeded.tokens["owner"])
-    context.add_init_script(f"sessionStorage.setItem('{TOKEN_KEY}', {secret})")
+def signed_in(
+    browser: Any, server: Server, token: str | None = "owner", viewport: Json = WIDE
+) -> Any:
+    """A page in a context of its own, signed in with the seeded ``token`` (None: none)."""
+    context = browser.new_context(viewport=viewport)
+    if token is not None:
+        secret = json.dumps(server.seeded.tokens[token])
+        context.add_init_script(f"sessionStorage.setItem('{TOKEN_KEY}', {secret})")
     page = context.new_page()
     page.set_default_timeout(15_000)
+    return page
+
+
+def owner_page(browser: Any, server: Server) -> Any:
+    """A context of its own, signed in as the seeded owner, on the campaign list."""
+    page = signed_in(browser, server)
     page.goto(server.url("/app/"))
     ready(page)
     return page
@@ -153,10 +186,7 @@ def calendar_board_flows(browser: Any, server: Server) -> None:
 
 def new_campaign(browser: Any, server: Server) -> None:
     """The "New campaign" form of a match, its setup builder open (the top of the form)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 1100})
-    secret = json.dumps(server.seeded.tokens["owner"])
-    context.add_init_script(f"sessionStorage.setItem('{TOKEN_KEY}', {secret})")
-    page = context.new_page()
+    page = signed_in(browser, server, viewport={"width": 1280, "height": 1100})
     page.goto(server.url("/app/"))
     page.get_by_role("button", name="New campaign").click()
     page.get_by_label("Game").select_option("calendar-board")
@@ -166,7 +196,7 @@ def new_campaign(browser: Any, server: Server) -> None:
     path = DOCS / "table-page-new-campaign.png"
     page.screenshot(path=str(path))
     print(f"wrote {path}")
-    context.close()
+    page.context.close()
 
 
 def analytics(browser: Any) -> None:
@@ -174,10 +204,7 @@ def analytics(browser: Any) -> None:
     with tempfile.TemporaryDirectory() as folder:
         db = Path(folder) / "questlog.db"
         with running(Path(folder), seeded=seed_analytics(db)) as server:
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
-            secret = json.dumps(server.seeded.tokens["admin"])
-            context.add_init_script(f"sessionStorage.setItem('{TOKEN_KEY}', {secret})")
-            page = context.new_page()
+            page = signed_in(browser, server, "admin")
             # the views read the seeded log first: the figures are shown once they have all of it
             for route in ("/analytics/campaigns", "/analytics/dice"):
                 while not server.call("GET", route, token="admin")[1].get("caught_up"):
@@ -187,11 +214,107 @@ def analytics(browser: Any) -> None:
             path = DOCS / "table-page-analytics.png"
             page.screenshot(path=str(path), full_page=True)
             print(f"wrote {path}")
-            context.close()
+            page.context.close()
+
+
+def opened(page: Any, server: Server, url: str) -> Any:
+    """``page`` at ``url`` (a path of the server), once it is ready."""
+    page.goto(server.url(url))
+    ready(page)
+    return page
+
+
+def hero_sheet(browser: Any, server: Server) -> None:
+    """ "New campaign" of Quest Calendar, a new hero filled in on the sheet."""
+    page = owner_page(browser, server)
+    open_new_campaign(Effort(), page, "quest-calendar", "A hero of our own")
+    fill_sheet(page, "Ayla")
+    sheet = page.get_by_role("group", name="A new hero")
+    shoot(sheet, "hero-sheet", down_to=sheet.get_by_role("button", name="Add an ability"))
+    page.context.close()
+
+
+def night_roll(browser: Any, server: Server) -> None:
+    """A's calendar d4 at night, on the page of the player invited to seat A, "Enter my dice"
+    open."""
+    cid = a_night_at_the_calendar(server)
+    _, link = server.call("POST", f"/campaigns/{cid}/invites", {"role": "player", "seat": "A"})
+    page = opened(signed_in(browser, server, None), server, link["url"])
+    card = page.locator('section[aria-label="Pending decision"]')
+    expect(card.locator(".whose")).to_contain_text("Your roll")
+    card.get_by_text("Enter my dice").click()
+    card.get_by_label("d4 for the calendar roll").wait_for()
+    shoot(card, "night-roll")
+    page.context.close()
+
+
+def combat_reroll(browser: Any, server: Server) -> None:
+    """Standard mode's combat card: Foresight ticked on the attack roll, my own dice chosen."""
+    cid = a_combat(server, "standard", 1, [5, 3])
+    page = opened(signed_in(browser, server), server, f"/app/campaigns/{cid}")
+    card = page.locator('section[aria-label="Pending decision"]')
+    card.get_by_label("Foresight (reroll, 3 left)").check()
+    card.get_by_label("Foresight: reroll which roll?").select_option(label="the attack roll")
+    card.get_by_label("My own dice").check()
+    shoot(card, "combat-reroll")
+    page.context.close()
+
+
+def proof_and_evening(browser: Any, server: Server) -> None:
+    """A Quest Calendar page with a check: the proof opened, the evening's export under it."""
+    cid = a_page_with_a_check(server)
+    page = opened(signed_in(browser, server), server, f"/app/campaigns/{cid}")
+    open_proof(page)
+    expect(page.locator("[data-checkpoint]")).to_have_attribute("data-checkpoint", "ok")
+    shoot(page.locator("details.integrity"), "proof")
+    shoot(page.get_by_role("form", name="Export this evening"), "evening")
+    page.context.close()
+
+
+def proposals(browser: Any, server: Server) -> None:
+    """B's open proposal, at the top of the page of the player at seat C."""
+    _, link = a_proposal(server)
+    page = opened(signed_in(browser, server, None), server, link["url"])
+    expect(page.locator(".proposals .proposal")).to_have_count(1)
+    shoot(page.locator(".proposals"), "proposals")
+    page.context.close()
+
+
+def phone(browser: Any, server: Server) -> None:
+    """The first screen of a phone on the player's turn, the play panel within it."""
+    cid = hero_on_a_page(server, "On a phone")
+    page = signed_in(browser, server, viewport=PHONE)
+    opened(page, server, f"/app/campaigns/{cid}")
+    expect(page.locator("[data-turn]")).to_have_attribute("data-turn", "yours")
+    page.locator(".actions-now button").first.wait_for()
+    path = DOCS / "table-page-phone.png"
+    page.screenshot(path=str(path))
+    print(f"wrote {path}")
+    page.context.close()
+
+
+def screens(browser: Any, server: Server) -> None:
+    """Every shot of SCREENS."""
+    hero_sheet(browser, server)
+    night_roll(browser, server)
+    combat_reroll(browser, server)
+    proof_and_evening(browser, server)
+    proposals(browser, server)
+    phone(browser, server)
 
 
 def main() -> None:
     chromium = os.environ.get("QUESTLOG_CHROMIUM", "/usr/bin/chromium")
+    if sys.argv[1:] == ["screens"]:
+        with (
+            tempfile.TemporaryDirectory() as folder,
+            running(Path(folder)) as server,
+            sync_playwright() as playwright,
+        ):
+            browser = playwright.chromium.launch(executable_path=chromium)
+            screens(browser, server)
+            browser.close()
+        return
     if sys.argv[1:] == ["analytics"]:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium)
@@ -205,10 +328,7 @@ def main() -> None:
     ):
         browser = playwright.chromium.launch(executable_path=chromium)
         for game, key in PAGES.items():
-            context = browser.new_context(viewport={"width": 1280, "height": 1400})
-            secret = json.dumps(server.seeded.tokens["owner"])
-            context.add_init_script(f"sessionStorage.setItem('{TOKEN_KEY}', {secret})")
-            page = context.new_page()
+            page = signed_in(browser, server, viewport={"width": 1280, "height": 1400})
             page.goto(server.campaign_url(key))
             page.wait_for_selector("[data-roll-id]")
             expect(page.locator(".rolls [data-roll-id]:not([data-verdict])")).to_have_count(0)
@@ -216,10 +336,11 @@ def main() -> None:
             path = DOCS / f"table-page-{game}.png"
             page.screenshot(path=str(path))
             print(f"wrote {path}")
-            context.close()
+            page.context.close()
         new_campaign(browser, server)
         quest_calendar_flows(browser, server)
         calendar_board_flows(browser, server)
+        screens(browser, server)
         analytics(browser)
         browser.close()
 

@@ -140,9 +140,8 @@ def test_the_badge_says_the_proof_in_words_and_opens_it(open_page: Any, server: 
     expect(page.locator("[data-campaign-version]")).to_have_text(str(head["version"]))
 
 
-def test_the_open_proposals_are_the_same_list_for_every_reader(
-    open_page: Any, server: Server
-) -> None:
+def a_proposal(server: Server) -> tuple[str, dict[str, Any]]:
+    """A match of A, B and C with B's open proposal to go back to version 2, and C's invitation."""
     cid = new_campaign(
         server,
         {
@@ -161,6 +160,13 @@ def test_the_open_proposals_are_the_same_list_for_every_reader(
     assert status == 201, made
     status, link = server.call("POST", f"/campaigns/{cid}/invites", {"role": "player", "seat": "C"})
     assert status == 201, link
+    return cid, link
+
+
+def test_the_open_proposals_are_the_same_list_for_every_reader(
+    open_page: Any, server: Server
+) -> None:
+    cid, link = a_proposal(server)
     owner = opened(open_page, server, cid, 1280)
     player, _ = open_page(None, width=390)
     player.set_viewport_size(PHONE)

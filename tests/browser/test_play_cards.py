@@ -424,11 +424,8 @@ def test_the_only_seat_is_sent_unasked(open_page: Any, server: Server) -> None:
     }
 
 
-def test_a_real_night_stops_for_the_calendar_d4_and_takes_my_own(
-    open_page: Any, server: Server
-) -> None:
-    """CB-09: the night asks A, the god-token holder, for the calendar d4; the owner, who holds
-    no seat, rolls it for A with a die of A's own, and the god piece moves by it."""
+def a_night_at_the_calendar(server: Server) -> str:
+    """A match of A and B whose first night stops for A's calendar d4, rolled by the players."""
     cid = new_campaign(
         server,
         {
@@ -441,6 +438,15 @@ def test_a_real_night_stops_for_the_calendar_d4_and_takes_my_own(
     command(server, cid, {"type": "end_turn", "player": "A"})
     asked = command(server, cid, {"type": "end_turn", "player": "B"})["state"]["pending"]
     assert asked["decision"] == "night_roll" and asked["who"] == "A"
+    return cid
+
+
+def test_a_real_night_stops_for_the_calendar_d4_and_takes_my_own(
+    open_page: Any, server: Server
+) -> None:
+    """CB-09: the night asks A, the god-token holder, for the calendar d4; the owner, who holds
+    no seat, rolls it for A with a die of A's own, and the god piece moves by it."""
+    cid = a_night_at_the_calendar(server)
     page, _ = open_page("owner")
     sent = posted(page)
     page.goto(server.url(f"/app/campaigns/{cid}"))
