@@ -202,7 +202,7 @@ def test_a_declined_fate_reroll_then_the_hail_damage_on_a_piece(
     expect(pending.locator(".question")).to_contain_text("the hail's damage follows")
     expect(pending.locator(".question")).to_contain_text("the new roll stands")
     expect(pending.locator(".context")).to_have_count(0)
-    pending.get_by_role("button", name="decline fate reroll", exact=True).click()
+    pending.get_by_role("button", name="Keep the roll", exact=True).click()
     # the next question's own words: the declined one also said "hail", so "hail" alone passed
     # or failed by how fast the page moved on (CI failed on "Hail hits A: ...")
     expect(pending.locator(".question")).to_contain_text("Hail hits A: the d4 rolled")
@@ -333,7 +333,7 @@ def test_an_ambush_names_the_piece_target_and_form(open_page: Any, server: Serve
 
 
 def test_a_fate_reroll_of_the_ambush_names_its_roll(open_page: Any, server: Server) -> None:
-    act = lambda s: s.get_by_role("button", name="fate reroll", exact=True).click()  # noqa: E731
+    act = lambda s: s.get_by_role("button", name="Use a fate reroll", exact=True).click()  # noqa: E731
     body = answers_of(open_page, server, "match", AMBUSH, act)
     assert body == {"type": "fate_reroll", "player": "A", "roll": "ambush"}
 
@@ -433,7 +433,7 @@ def test_another_players_move_is_not_offered_as_yours(open_page: Any, server: Se
     cid = page.url.split("/app/campaigns/")[1].split("#")[0]
     owner.goto(server.url(f"/app/campaigns/{cid}"))
     button = owner.locator('.actions-now [data-open-command="end_turn"]')
-    expect(button).to_have_text("end turn as A")
+    expect(button).to_have_text("End the turn as A")
     button.click()
     form = owner.locator('.form-slot form[data-command="end_turn"]')
     expect(form.locator('[name="player"]')).to_have_value("A")

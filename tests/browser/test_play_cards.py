@@ -271,7 +271,7 @@ def test_a_fate_reroll_with_my_own_d20(open_page: Any, server: Server) -> None:
     card.get_by_label("My own dice").check()
     card.get_by_label("d20 for the hail save").fill("19")
     with page.expect_response(answered) as response:
-        card.get_by_role("button", name="fate reroll", exact=True).click()
+        card.get_by_role("button", name="Use a fate reroll", exact=True).click()
     assert response.value.status == 201, response.value.text()
     assert sent[-1] == {"type": "fate_reroll", "player": "A", "roll": "hail", "faces": [19]}
     used = stored(server, cid, "cb.FateRerollUsed")

@@ -96,7 +96,7 @@ def test_a_command_played_through_its_form(open_page: Any, server: Server) -> No
     assert unlabelled(page) == []
     form.get_by_label("amount").fill("6")
     form.get_by_label("cause").fill("a reward")
-    form.get_by_role("button", name="Send gain credits").click()
+    form.get_by_role("button", name="Send: Gain credits").click()
     wait_for_version(page, before + 1)
     assert "11" in page.inner_text('section[aria-label="Hero"] .facts')
     assert page.get_attribute(".timeline .event >> nth=0", "data-type") == "qc.CreditsChanged"
@@ -193,7 +193,7 @@ def test_a_match_decision_is_answered_by_its_seat(open_page: Any, server: Server
     pending = page.locator('section[aria-label="Pending decision"]')
     pending.get_by_text("Your decision").wait_for()  # the owner holds seat A
     before = shown_version(page)
-    pending.get_by_role("button", name="fate reroll", exact=True).click()
+    pending.get_by_role("button", name="Use a fate reroll", exact=True).click()
     version = page.locator("[data-campaign-version]")
     expect(version).not_to_have_attribute("data-campaign-version", str(before))
     expect(page.locator('.timeline .event[data-type="cb.FateRerollUsed"]')).to_have_count(1)

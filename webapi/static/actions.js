@@ -2,6 +2,7 @@
 // rules' answer), every other command behind "All commands" with the reason it is refused, the
 // form of the command chosen, "Undo the last command" by the rollback policy, and the roll form.
 // Each function takes the campaign page (campaign.js) and reads what it needs from it.
+import { commandTitle } from "./commandtitles.js";
 import { ApiError, post } from "./api.js";
 import { answerPending } from "./decisions.js";
 import { clear, h } from "./dom.js";
@@ -25,7 +26,7 @@ async function sent(page, body, form = null) {
   const result = await page.send(body);
   for (const el of [page.play, page.pending]) el?.querySelectorAll(".error").forEach((e) => (e.textContent = ""));
   if (form && page.openForm === form && form.isConnected) {
-    clear(page.formSlot, h("p", { class: "muted sent" }, `Sent ${words(body.type)}.`));
+    clear(page.formSlot, h("p", { class: "muted sent" }, `Sent: ${commandTitle(body.type)}.`));
     page.openForm = null;
   }
   return result;
@@ -58,7 +59,7 @@ const commandButton = (page, command, as = null) =>
       dataset: { openCommand: command.name },
       onclick: () => openCommand(page, command.name),
     },
-    `${words(command.name)}${as && hasPlayer(command) ? ` as ${as}` : ""}`,
+    `${commandTitle(command.name)}${as && hasPlayer(command) ? ` as ${as}` : ""}`,
   );
 
 // The heading and the commands of "Possible now". In a match, when the move is another player's,
@@ -137,7 +138,7 @@ async function refreshActions(page) {
 // The same choice as a select labelled "Command": the commands possible now first.
 function fillSelect(page, now) {
   const chosen = page.commandSelect.value;
-  const option = (c) => h("option", { value: c.name }, words(c.name));
+  const option = (c) => h("option", { value: c.name }, commandTitle(c.name));
   const others = page.catalogue.filter((c) => !now?.includes(c.name));
   clear(
     page.commandSelect,
@@ -170,7 +171,7 @@ function showUndo(page, undo) {
     page.undoNote.append(`Cannot be undone: ${undo.reason || "the rollback policy forbids it"}.`);
   else
     page.undoNote.append(
-      `${redo ? "The last rollback is undone: what it undid comes back" : words(undo.command)}: ` +
+      `${redo ? "The last rollback is undone: what it undid comes back" : commandTitle(undo.command)}: ` +
         `back to version ${undo.to_version}${undo.policy === "proposal" ? ", once the players agree" : ""}.`,
     );
   button.onclick = () => askUndo(page, undo);

@@ -3,6 +3,7 @@
 // need more (an ambush's form, a new hero, a rizz's partner, an order of creatures). Which
 // fields an answer fills comes from the decision (`who`, `context`, `options`) and the
 // catalogue (`choices`, `picks`, `required_when`), never from a list of field names here.
+import { commandTitle } from "./commandtitles.js";
 import { abilityPicker, idWords } from "./abilityuse.js";
 import { diceChoice, diceFromText, diceOf } from "./dice.js";
 import { clear, h } from "./dom.js";
@@ -238,8 +239,8 @@ function answersFor(command, pending, ctx) {
     // decline), with its form beside it when it has fields of its own to fill.
     if (open.some((f) => f.required)) return { forms: [form({})] };
     return {
-      quick: [button(words(command.name), {}, command.name)],
-      forms: open.length ? [form({ title: `${words(command.name)}, with details` })] : [],
+      quick: [button(commandTitle(command.name), {}, command.name)],
+      forms: open.length ? [form({ title: `${commandTitle(command.name)}, with details` })] : [],
     };
   }
   const quick = [];
@@ -350,9 +351,9 @@ function abilityForm(command, list, options, preset, ctx) {
   const form = h(
     "form",
     { class: "command", dataset: { command: command.name } },
-    h("h4", {}, words(command.name)),
+    h("h4", {}, commandTitle(command.name)),
     h("fieldset", { class: "nested" }, h("legend", {}, "Abilities to use (none is an answer too)"), picker.els),
-    h("button", { type: "submit" }, `Send ${words(command.name)}`),
+    h("button", { type: "submit" }, `Send: ${commandTitle(command.name)}`),
     error,
   );
   form.addEventListener("submit", async (event) => {

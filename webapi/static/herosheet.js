@@ -136,7 +136,7 @@ function abilityRow(words, number, onRemove) {
   const name = text(`${title}: name`, { maxlength: 200, required: true });
   const usage = choice(`${title}: use`, words.usages, { value: "per_page" });
   const uses = stepper(`${title}: uses per Rest`, { value: 1, min: 0, max: 100 });
-  const cost = stepper(`${title}: surges it costs`, { value: 1, min: 0, max: 100 });
+  const cost = stepper(`${title}: how many it costs from the pool`, { value: 1, min: 0, max: 100 });
   const context = choice(`${title}: when`, words.contexts, { value: "combat" });
   const effect = effectPart(words, title, ABILITY_EFFECTS);
   const sync = () => {

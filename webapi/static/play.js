@@ -4,6 +4,7 @@
 // field the catalogue says is picked from the state (`picks`) is a choice among the state's entries.
 // Every control is named by its path in the body (`hero.pool.max`, `rounds[0].condition`), and
 // the buttons that add or remove a part carry it as `data-add` / `data-remove`.
+import { commandTitle } from "./commandtitles.js";
 import { Num, parse } from "./canon.js";
 import { stockField } from "./catalogue.js";
 import { clear, h } from "./dom.js";
@@ -487,7 +488,7 @@ export function commandForm(
       )
     : null;
   const error = h("p", { class: "error", role: "alert" });
-  const name = words(command.name);
+  const name = commandTitle(command.name);
   const form = h(
     "form",
     { class: "command", dataset: { command: command.name } },
@@ -497,7 +498,7 @@ export function commandForm(
     answer ? h("div", { class: "field" }, h("label", { for: answerId }, "Answer"), answer) : null,
     parts.map(([, p]) => p.el),
     dice?.el,
-    h("button", { type: "submit" }, submit || `Send ${name}`),
+    h("button", { type: "submit" }, submit || `Send: ${name}`),
     error,
   );
   form.addEventListener("change", () => ctx.refreshers.forEach((refresh) => refresh()));
