@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import domain.model.calendar_board  # noqa: F401  (registers the game)
+import domain.model.calendar_board
 import domain.model.quest_calendar  # noqa: F401  (registers the game)
 from domain.model.games import RULES
 
