@@ -337,7 +337,11 @@ COMMANDS: list[Command] = [
         GAME,
         "enter_shop",
         None,
-        shop_id=text("The shop's id.", required=True, max_length=80),
+        shop_id=text(
+            "The shop, by the name the page gives it (it names the shop in the log).",
+            required=True,
+            max_length=80,
+        ),
         stock=many(
             "What it sells: each item with its price.",
             required=True,
