@@ -86,8 +86,8 @@ def _movement(f: Facts) -> str:
 def _piece_moved(f: Facts) -> str:
     d = f.d
     return (
-        f"{_seat(d['player'])}'s {text(d['piece_id'], 20)} moves {d['spaces']} spaces, from "
-        f"space {d['from_space']} to {d['to_space']}"
+        f"{_seat(d['player'])}'s {text(d['piece_id'], 20)} moves "
+        f"{counted(d['spaces'], 'space')}, from space {d['from_space']} to {d['to_space']}"
     )
 
 
@@ -215,10 +215,7 @@ def _decision(f: Facts) -> str:
     if d["decision"] == "night_roll" and isinstance(d.get("context"), Mapping):
         kind = str(d["context"].get("roll"))
         return f"{_seat(d['who'])} to roll {NIGHT_ROLL_WORDS.get(kind, words(kind))}"
-    return (
-        f"Decision for {_seat(d['who'])} ({text(d['rule'], 20)}): {words(d['decision'])}; "
-        f"{_asks(d.get('options'))}"
-    )
+    return f"Decision for {_seat(d['who'])}: {words(d['decision'])}; {_asks(d.get('options'))}"
 
 
 def _asks(options: Any) -> str:
