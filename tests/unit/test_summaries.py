@@ -461,11 +461,11 @@ def test_qc57_a_credits_change_names_the_item_by_its_name_or_its_words() -> None
     assert summaries.summarise(named) == "Credits 5 → 2 (-3, purchase, Field Medkit)"
 
 
-def test_g_cb12_a_decision_keeps_its_rule_out_of_the_sentence() -> None:
-    details = {"decision": "supply_weapon", "who": "A", "rule": "G-CB-12"}
-    details |= {"options": ["bow", "sword"], "context": {}}
+def test_a_cb_decision_keeps_its_rule_id_out_of_the_sentence() -> None:
+    details = {"decision": "night_action", "who": "A", "rule": "G-CB-12"}
+    details |= {"options": ["ambush", "sleep"], "context": {}}
     line = summaries.summarise(event("cb.DecisionRequested", details))
-    assert line == "Decision for A: supply weapon; options: bow, sword"
+    assert line == "Decision for A: night action; options: ambush, sleep"
     assert "CB-" not in line
 
 
@@ -501,3 +501,16 @@ def test_a_roll_purpose_recorded_as_a_code_name_reads_in_words() -> None:
     assert summaries.roll_words(roll) == "hail damage: 3 (1d4)"
     told = {**roll, "purpose": "force_the door"}
     assert summaries.roll_words(told) == "force_the door: 3 (1d4)"
+
+
+def test_cb15_a_supply_weapon_decision_says_the_god_piece_reached_the_supply_space() -> None:
+    details = {"decision": "supply_weapon", "who": "A", "rule": "CB-15"}
+    details |= {"options": ["crossbow", "laser-rifle"], "context": {"space_index": 7}}
+    assert summaries.summarise(event("cb.DecisionRequested", details)) == (
+        "The god piece reached supply space 7: A chooses the weapon it refills "
+        "(Crossbow, Laser Rifle)"
+    )
+    details["context"] = {"space_index": 7, "may_decline": True}
+    assert summaries.summarise(event("cb.DecisionRequested", details)).endswith(
+        "(Crossbow, Laser Rifle, or none)"
+    )
