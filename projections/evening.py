@@ -42,6 +42,8 @@ from projections.events import Recorded, without_token_id
 _WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _ROLL_REF = re.compile(r"\(fate reroll of (\d+)-\d+\)")
 """A roll id in a recorded purpose (``72-1``): said as the version of the roll it replaced."""
+_CODE_NAME = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+")
+"""A purpose the game recorded as a code name (``hail_damage``), said in words ("hail damage")."""
 MAX_EVENTS = 5000
 """The most events one export holds; a longer range is refused with the size it has."""
 SCAN_BATCH = 500
@@ -416,9 +418,7 @@ class Reader:
         proof: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
         server = record.get("source") == "server"
         return RollLine(
-            purpose=_ROLL_REF.sub(
-                r"(fate reroll of the roll at version \1)", str(record.get("purpose") or "roll")
-            ),
+            purpose=purpose_words(record.get("purpose")),
             notation=str(record.get("notation") or ""),
             faces=[d for d in record.get("dice") or [] if isinstance(d, Mapping)],
             modifier=int(record.get("modifier") or 0),
@@ -431,6 +431,15 @@ class Reader:
             game_date=when,
             result=result,
         )
+
+
+def purpose_words(purpose: Any) -> str:
+    """A roll's recorded purpose as the export says it: a code name in words (``hail_damage``
+    reads "hail damage"), a fate reroll's roll id as the version of the roll it replaced."""
+    shown = str(purpose or "roll")
+    if _CODE_NAME.fullmatch(shown):
+        return shown.replace("_", " ")
+    return _ROLL_REF.sub(r"(fate reroll of the roll at version \1)", shown)
 
 
 def in_words(kind: str) -> str:

@@ -73,6 +73,15 @@ def modifier(roll: RollLine) -> str:
     return f"{roll.modifier:+d}" if roll.modifier else "0"
 
 
+def dice_total(roll: RollLine) -> str:
+    """A roll's total as its line says it: with the dice modifier when there is one; without one,
+    the total of the dice alone, since the event's result above may add more (a trait, a
+    booster) than the dice modifier."""
+    if roll.modifier:
+        return f"modifier {roll.modifier:+d}, total {roll.total}"
+    return f"dice total {roll.total}"
+
+
 def source(roll: RollLine) -> str:
     """Where the faces came from, with what proves a server roll."""
     if roll.source != "server":
@@ -167,7 +176,7 @@ def md_event(line: EventLine) -> str:
 def md_roll(roll: RollLine) -> str:
     return (
         f"{md(roll.purpose)}: dice {md(faces(roll))}, formula {md(roll.notation)}, "
-        f"modifier {md(modifier(roll))}, total {md(roll.total)}; {md(source(roll))}; "
+        f"{md(dice_total(roll))}; {md(source(roll))}; "
         f"{md(roll.game_date)}"
     )
 
@@ -293,8 +302,8 @@ def html_event(line: EventLine) -> str:
 
 def html_roll(roll: RollLine) -> str:
     return (
-        f"{roll.purpose}: dice {faces(roll)}, formula {roll.notation}, modifier {modifier(roll)}, "
-        f"total {roll.total}; {source(roll)}; {roll.game_date}"
+        f"{roll.purpose}: dice {faces(roll)}, formula {roll.notation}, {dice_total(roll)}; "
+        f"{source(roll)}; {roll.game_date}"
     )
 
 

@@ -26,6 +26,8 @@ MAX_TEXT = 120
 quotes; a longer one ends in an ellipsis."""
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 _WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[a-z])(?=[0-9])")
+_SLUG = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*")
+"""An id written as a slug (``lucky-break``, ``med_kit``): lower-case words joined by - or _."""
 _ROLL_REF = re.compile(r"\(fate reroll of [^)]*\)")
 """A roll id (``72-1``) in a recorded purpose: an internal reference the reader has no use for."""
 
@@ -54,11 +56,11 @@ class Facts:
 
     def name(self, ident: Any) -> str:
         """The name the event's command or patch gives the thing with id ``ident`` (an item, an
-        ability, a crew member), or the id itself."""
+        ability, a crew member), or else the id in words (``lucky-break`` reads "Lucky Break")."""
         for found in _objects(self.data.get("command"), self.data.get("effects")):
             if found.get("id") == ident and isinstance(found.get("name"), str):
                 return text(found["name"])
-        return text(ident)
+        return id_words(ident)
 
 
 def _objects(*values: Any) -> Iterator[Mapping[str, Any]]:
@@ -156,6 +158,24 @@ def words(value: Any) -> str:
     return _WORD_START.sub(" ", shown).replace("_", " ").lower()
 
 
+def id_words(ident: Any) -> str:
+    """An id as a name when nothing recorded names it: a slug's words, each capitalised
+    (``lucky-break`` and ``med_kit`` read "Lucky Break" and "Med Kit"); any other id as written."""
+    shown = text(ident)
+    if not _SLUG.fullmatch(shown):
+        return shown
+    return " ".join(part.capitalize() for part in re.split(r"[-_]", shown))
+
+
+def key_words(key: Any) -> str:
+    """A setting's dotted key in words, without its game prefix: ``qc.combat.mode`` reads
+    "combat mode", ``cb.fateReroll.refresh`` "fate reroll refresh"."""
+    parts = text(key).split(".")
+    if len(parts) > 1 and parts[0] in ("qc", "cb"):
+        parts = parts[1:]
+    return " ".join(words(part) for part in parts if part)
+
+
 def value(recorded: Any, limit: int = 40) -> str:
     """A recorded value as a reader reads it: ``yes``/``no`` for a boolean, ``none`` for null,
     a text as written, and anything else as JSON (never a Python repr such as ``True``)."""
@@ -173,12 +193,17 @@ def value(recorded: Any, limit: int = 40) -> str:
 
 
 def choice(option: Any) -> str:
-    """One option a decision offers, in words: its name or id, or its fields and values."""
+    """One option a decision offers, in words: its name, its id as a name, its kind, or its fields
+    and values. A text option is an id as the player names it (a piece ``a1``, a seat ``B``),
+    with only its underscores read as spaces."""
     if not isinstance(option, Mapping):
-        return words(option) if isinstance(option, str) else value(option)
-    for key in ("name", "id", "kind"):
-        if option.get(key):
-            return text(option[key], 40)
+        return text(option, 40).replace("_", " ") if isinstance(option, str) else value(option)
+    if option.get("name"):
+        return text(option["name"], 40)
+    if option.get("id"):
+        return id_words(text(option["id"], 40))
+    if option.get("kind"):
+        return words(text(option["kind"], 40))
     return " ".join(f"{words(k)} {value(v)}" for k, v in option.items()) or "none"
 
 
@@ -258,10 +283,16 @@ def faces(roll: Mapping[str, Any]) -> str:
     return line
 
 
+def purpose_words(purpose: Any) -> str:
+    """A roll's recorded purpose in words: a code name such as ``hail_damage`` reads "hail damage",
+    a purpose written by the player as written (without roll ids)."""
+    shown = _ROLL_REF.sub("(fate reroll)", text(purpose or "roll"))
+    return shown.replace("_", " ") if _SLUG.fullmatch(shown) else shown
+
+
 def roll_words(roll: Mapping[str, Any]) -> str:
     """One roll record in words: its purpose, its dice with modifier and total, its notation."""
-    purpose = _ROLL_REF.sub("(fate reroll)", text(roll.get("purpose") or "roll"))
-    return f"{purpose}: {faces(roll)} ({text(roll.get('notation'), 40)})"
+    return f"{purpose_words(roll.get('purpose'))}: {faces(roll)} ({text(roll.get('notation'), 40)})"
 
 
 def roll_summary(roll: Mapping[str, Any], event: Mapping[str, Any] | None = None) -> str:
@@ -306,9 +337,9 @@ def _rotated(f: Facts) -> str:
 
 @summary("questlog.HouseRuleConfigured")
 def _house_rule(f: Facts) -> str:
-    gap = f" (settles {text(f.data['gap'])})" if f.data.get("gap") else ""
+    # the gap the setting settles stays in the event's data, not in the sentence
     key, old, new = f.data["key"], f.data["old_value"], f.data["new_value"]
-    return f"House rule {text(key)}: {value(old)} → {value(new)}{gap}"
+    return f"House rule {key_words(key)}: {value(old)} → {value(new)}"
 
 
 @summary("questlog.DiceRolled")

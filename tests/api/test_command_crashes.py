@@ -87,7 +87,7 @@ def test_qc18_a_flat_amount_booster_is_recorded_with_null_dice(store_client: Fla
     [boost] = [e for e in response.json["events"] if e["type"].endswith("TraitBoosterApplied")]
     details = boost["data"]["details"]
     assert (details["dice"], details["bonus"], details["booster_after"]) == (None, 2, 2)
-    assert boost["summary"] == "focus-pill boosts INT by +2 (booster 0 → 2)"
+    assert boost["summary"] == "Focus Pill boosts INT by +2 (booster 0 → 2)"
     assert response.json["state"]["page"]["boosters"] == {"INT": 2}
 
 

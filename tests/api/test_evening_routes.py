@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from flask.testing import FlaskClient
 from markdown_it import MarkdownIt
 
+from projections.evening import purpose_words
 from tests.api.api_calls import ApiTable
 from tests.api.conftest import client_as
 from tests.browser import game_plan as plan
@@ -307,3 +308,31 @@ def test_a_roll_by_hand_says_so_with_its_faces(client: FlaskClient) -> None:
     assert f"### Version {version} · page 2027-01-05 · dice rolled · by test-admin" in text
     assert r"the \<table\>'s dice: dice 6, 2, formula 2d6+1, modifier +1, total 9" in text
     assert "rolled by hand (faces reported)" in text
+
+
+def test_qc10_a_check_roll_line_gives_the_dice_total_and_no_modifier_of_zero(
+    client: FlaskClient,
+) -> None:
+    """A trait check's roll adds its trait outside the dice modifier: the roll line under the
+    check's summary (which reads "13 + 3 = 16") says the dice total, not "modifier 0"."""
+    table = play_qc(client)
+    text = export(client, table.cid, date="2027-01-04").get_data(as_text=True)
+    lines = text.splitlines()
+    checks = [i for i, line in enumerate(lines) if line.startswith("- v") and " check" in line]
+    assert checks, text
+    roll = lines[checks[0] + 1]
+    assert roll.startswith("  - Roll: ") and ", dice total " in roll, roll
+    assert "modifier 0" not in text
+
+
+@pytest.mark.parametrize(
+    ("recorded", "said"),
+    [
+        ("hail_damage", "hail damage"),
+        ("force the door", "force the door"),
+        (None, "roll"),
+        ("attack (fate reroll of 72-1)", "attack (fate reroll of the roll at version 72)"),
+    ],
+)
+def test_a_roll_purpose_in_the_export_reads_in_words(recorded: Any, said: str) -> None:
+    assert purpose_words(recorded) == said

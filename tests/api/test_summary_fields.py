@@ -114,7 +114,7 @@ def test_the_other_appends_are_summarised_in_the_event_list(client: FlaskClient)
         "RolledBack",
     ]
     assert all(has_summary(e) for e in events), events
-    assert events[0]["summary"].startswith("House rule qc.combat.mode: standard → easy")
+    assert events[0]["summary"].startswith("House rule combat mode: standard → easy")
     assert events[-1]["summary"].startswith("Rolled back to version 3 by ")
 
 

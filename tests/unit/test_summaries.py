@@ -174,7 +174,7 @@ def test_qc57_a_purchase_names_the_item_from_the_command_and_the_credits_before_
     details["credits_after"] = 5
     command = {"type": "buy_item", "item": {"id": "med-kit", "name": "Med Kit"}}
     line = summaries.summarise(event("qc.ItemBought", details, command=command))
-    assert line == "Bought Med Kit at dock-market for 4 (credits 9 → 5)"
+    assert line == "Bought Med Kit at Dock Market for 4 (credits 9 → 5)"
 
 
 def test_qc67_qc68_the_lottery_says_what_the_d6_paid_and_what_the_purse_allowed() -> None:
@@ -240,7 +240,7 @@ def test_cb33_a_night_action_decision_names_who_decides_and_the_options() -> Non
     details = {"decision": "night_action", "who": "B", "rule": "CB-33"}
     details |= {"options": ["ambush", "rizz", "sleep"], "context": {}}
     assert summaries.summarise(event("cb.DecisionRequested", details)) == (
-        "Decision for B (CB-33): night action; options: ambush, rizz, sleep"
+        "Decision for B: night action; options: ambush, rizz, sleep"
     )
 
 
@@ -273,7 +273,7 @@ def test_the_campaign_events_read_in_words() -> None:
         "1 roll, flagged"
     )
     assert summaries.summarise(event("questlog.HouseRuleConfigured", **house_rule)) == (
-        "House rule qc.combat.mode: standard → easy (settles G-QC-08)"
+        "House rule combat mode: standard → easy"
     )
 
 
@@ -358,7 +358,7 @@ def test_qc14_a_reroll_says_which_roll_was_rolled_again_and_how_it_came_out() ->
     used = {"ability_id": "foresight", "context": "combat", "effect": "reroll"}
     used |= {"usage": "per_rest", "uses_left": 1, "roll": "attack", "before": 2, "after": 1}
     line = summaries.summarise(event("qc.AbilityUsed", {**used, "hit": True}))
-    assert line == "foresight: the attack roll 2 → 1, a hit (1 use left)"
+    assert line == "Foresight: the attack roll 2 → 1, a hit (1 use left)"
     named = event("qc.AbilityUsed", {**used, "hit": False, "uses_left": 0})
     named["data"]["command"] = {"abilities": [{"id": "foresight", "name": "Foresight"}]}
     assert summaries.summarise(named) == "Foresight: the attack roll 2 → 1, a miss (0 uses left)"
@@ -412,3 +412,105 @@ def test_qc10_a_game_roll_adds_the_outcome_of_the_event_that_made_it() -> None:
 def test_a_roll_of_an_odd_shape_still_gets_a_line() -> None:
     assert summaries.roll_summary({}) == "roll: 0 (None)"
     assert summaries.roll_summary({"dice": "odd"}).startswith("roll")
+
+
+# -- names, not ids: what a new player read in the toasts, the timeline and the export ------------
+
+
+def test_an_id_nothing_names_reads_as_its_words_capitalised() -> None:
+    """Where the event stores only an id, the id reads as a name: "lucky-break" is "Lucky Break";
+    an id that is not a lower-case slug is kept as written."""
+    assert summaries.id_words("lucky-break") == "Lucky Break"
+    assert summaries.id_words("med_kit") == "Med Kit"
+    assert summaries.id_words("Old Cutlass") == "Old Cutlass"
+    assert summaries.id_words("a1") == "A1"
+
+
+def test_qc14_a_combat_round_decision_names_its_abilities_without_the_rule_id() -> None:
+    options = [
+        {"id": "power-strike", "kind": "bonus", "usage": "per_rest", "uses_left": 1},
+        {"id": "lucky-break", "kind": "reroll", "usage": "per_rest", "uses_left": 1},
+    ]
+    details = {"decision": "combat_round_abilities", "rule": "QC-28", "options": options}
+    assert summaries.summarise(event("qc.DecisionRequested", details)) == (
+        "Decision for the hero: combat round abilities; options: Power Strike, Lucky Break"
+    )
+
+
+def test_qc14_an_ability_used_or_restored_reads_by_name() -> None:
+    reroll = {"ability_id": "lucky-break", "context": "combat", "effect": "reroll"}
+    reroll |= {"roll": "attack", "before": 8, "after": 15}
+    assert summaries.summarise(event("qc.AbilityUsed", reroll)) == (
+        "Lucky Break: the attack roll 8 → 15"
+    )
+    heal = {"ability_id": "second-wind", "context": "outside", "effect": "heal"}
+    assert summaries.summarise(event("qc.AbilityUsed", heal)) == "Second Wind used (outside): heal"
+    reset = {"abilities": ["second-wind"], "cause": "rest"}
+    assert summaries.summarise(event("qc.AbilityUsesReset", reset)) == (
+        "Uses restored (rest): Second Wind"
+    )
+
+
+def test_qc57_a_credits_change_names_the_item_by_its_name_or_its_words() -> None:
+    details = {"from": 5, "to": 2, "delta": -3, "cause": "purchase", "item_id": "med-kit"}
+    assert summaries.summarise(event("qc.CreditsChanged", details)) == (
+        "Credits 5 → 2 (-3, purchase, Med Kit)"
+    )
+    named = event("qc.CreditsChanged", details)
+    named["data"]["command"] = {"item": {"id": "med-kit", "name": "Field Medkit"}}
+    assert summaries.summarise(named) == "Credits 5 → 2 (-3, purchase, Field Medkit)"
+
+
+def test_a_cb_decision_keeps_its_rule_id_out_of_the_sentence() -> None:
+    details = {"decision": "night_action", "who": "A", "rule": "G-CB-12"}
+    details |= {"options": ["ambush", "sleep"], "context": {}}
+    line = summaries.summarise(event("cb.DecisionRequested", details))
+    assert line == "Decision for A: night action; options: ambush, sleep"
+    assert "CB-" not in line
+
+
+def test_cb28_a_hail_damage_decision_lists_the_piece_ids_as_they_are() -> None:
+    details = {"decision": "hail_damage", "who": "A", "rule": "CB-28"}
+    details |= {"options": ["a1", "a2"], "context": {}}
+    assert summaries.summarise(event("cb.DecisionRequested", details)) == (
+        "Decision for A: hail damage; options: a1, a2"
+    )
+
+
+@pytest.mark.parametrize(("spaces", "moved"), [(1, "1 space"), (3, "3 spaces")])
+def test_cb_a_piece_move_counts_its_spaces_in_the_singular_or_plural(
+    spaces: int, moved: str
+) -> None:
+    details = {"player": "C", "piece_id": "c1", "spaces": spaces, "from_space": 4, "to_space": 5}
+    assert summaries.summarise(event("cb.PieceMoved", details)).startswith(f"C's c1 moves {moved},")
+
+
+@pytest.mark.parametrize(
+    ("key", "said"),
+    [("qc.combat.mode", "combat mode"), ("cb.fateReroll.refresh", "fate reroll refresh")],
+)
+def test_a_house_rule_says_its_setting_in_words_without_the_gap_id(key: str, said: str) -> None:
+    data = {"key": key, "old_value": "a", "new_value": "b", "gap": "G-QC-08"}
+    assert summaries.summarise(event("questlog.HouseRuleConfigured", **data)) == (
+        f"House rule {said}: a → b"
+    )
+
+
+def test_a_roll_purpose_recorded_as_a_code_name_reads_in_words() -> None:
+    roll = {"purpose": "hail_damage", "notation": "1d4", "dice": [{"face": 3}], "total": 3}
+    assert summaries.roll_words(roll) == "hail damage: 3 (1d4)"
+    told = {**roll, "purpose": "force_the door"}
+    assert summaries.roll_words(told) == "force_the door: 3 (1d4)"
+
+
+def test_cb15_a_supply_weapon_decision_says_the_god_piece_reached_the_supply_space() -> None:
+    details = {"decision": "supply_weapon", "who": "A", "rule": "CB-15"}
+    details |= {"options": ["crossbow", "laser-rifle"], "context": {"space_index": 7}}
+    assert summaries.summarise(event("cb.DecisionRequested", details)) == (
+        "The god piece reached supply space 7: A chooses the weapon it refills "
+        "(Crossbow, Laser Rifle)"
+    )
+    details["context"] = {"space_index": 7, "may_decline": True}
+    assert summaries.summarise(event("cb.DecisionRequested", details)).endswith(
+        "(Crossbow, Laser Rifle, or none)"
+    )

@@ -24,10 +24,10 @@ def game_event(topic: str, details: Json, **data: Any) -> Json:
 def test_a_house_rule_change_reads_yes_and_no_and_json_values() -> None:
     data = {"key": "cb.supply.mayDecline", "old_value": False, "new_value": True, "gap": None}
     line = summaries.summarise({"type": "questlog.HouseRuleConfigured", "data": data})
-    assert line == "House rule cb.supply.mayDecline: no → yes"
+    assert line == "House rule supply may decline: no → yes"
     data |= {"old_value": None, "new_value": ["credits", "virtue"]}
     line = summaries.summarise({"type": "questlog.HouseRuleConfigured", "data": data})
-    assert line == 'House rule cb.supply.mayDecline: none → ["credits", "virtue"]'
+    assert line == 'House rule supply may decline: none → ["credits", "virtue"]'
 
 
 def test_qc_48_the_clone_decision_says_keep_the_hero_or_a_new_one() -> None:
@@ -35,7 +35,7 @@ def test_qc_48_the_clone_decision_says_keep_the_hero_or_a_new_one() -> None:
     details = {"who": "hero", "rule": "QC-48", "decision": "clone_replace_hero", "options": options}
     line = summaries.summarise(game_event("qc.DecisionRequested", details))
     assert line == (
-        "Decision for the hero (QC-48): clone replace hero; keep the hero or a new level 2 hero"
+        "Decision for the hero: clone replace hero; keep the hero or a new level 2 hero"
     )
 
 
@@ -43,7 +43,7 @@ def test_cb_35_the_ambush_decision_lists_each_strike() -> None:
     options = [{"piece": "A-p1", "target": "B-p2", "from": 3, "to": 7}]
     details = {"who": "A", "rule": "CB-35", "decision": "ambush_target", "options": options}
     line = summaries.summarise(game_event("cb.DecisionRequested", details))
-    assert line == "Decision for A (CB-35): ambush target; options: A-p1 on B-p2 (space 3 → 7)"
+    assert line == "Decision for A: ambush target; options: A-p1 on B-p2 (space 3 → 7)"
 
 
 def test_a_decision_option_object_without_a_name_reads_its_fields_in_words() -> None:

@@ -15,6 +15,7 @@ from domain.model.summaries import (
     change,
     choice,
     counted,
+    id_words,
     listed,
     outcome,
     summary,
@@ -86,8 +87,8 @@ def _movement(f: Facts) -> str:
 def _piece_moved(f: Facts) -> str:
     d = f.d
     return (
-        f"{_seat(d['player'])}'s {text(d['piece_id'], 20)} moves {d['spaces']} spaces, from "
-        f"space {d['from_space']} to {d['to_space']}"
+        f"{_seat(d['player'])}'s {text(d['piece_id'], 20)} moves "
+        f"{counted(d['spaces'], 'space')}, from space {d['from_space']} to {d['to_space']}"
     )
 
 
@@ -215,9 +216,24 @@ def _decision(f: Facts) -> str:
     if d["decision"] == "night_roll" and isinstance(d.get("context"), Mapping):
         kind = str(d["context"].get("roll"))
         return f"{_seat(d['who'])} to roll {NIGHT_ROLL_WORDS.get(kind, words(kind))}"
+    if d["decision"] == "supply_weapon":
+        return _supply_weapon(f)
+    return f"Decision for {_seat(d['who'])}: {words(d['decision'])}; {_asks(d.get('options'))}"
+
+
+def _supply_weapon(f: Facts) -> str:
+    """CB-15: the god piece landed on or passed a supply space, and the seat whose turn it is
+    chooses which of its weapons the supply refills (or none, when the house rule allows)."""
+    d = f.d
+    found = d.get("context")
+    context: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    space = context.get("space_index")
+    where = f"supply space {space}" if isinstance(space, int) else "a supply space"
+    weapons = [id_words(w) for w in d.get("options") or []]
+    none = ", or none" if context.get("may_decline") else ""
     return (
-        f"Decision for {_seat(d['who'])} ({text(d['rule'], 20)}): {words(d['decision'])}; "
-        f"{_asks(d.get('options'))}"
+        f"The god piece reached {where}: {_seat(d['who'])} chooses the weapon it refills "
+        f"({listed(weapons)}{none})"
     )
 
 

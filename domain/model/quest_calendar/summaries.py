@@ -359,10 +359,7 @@ def _infection(f: Facts) -> str:
 @summary("qc.DecisionRequested")
 def _decision(f: Facts) -> str:
     d = f.d
-    return (
-        f"Decision for the hero ({text(d['rule'], 20)}): {words(d['decision'])}; "
-        f"{_asks(d.get('options'))}"
-    )
+    return f"Decision for the hero: {words(d['decision'])}; {_asks(d.get('options'))}"
 
 
 def _asks(options: Any) -> str:
