@@ -193,7 +193,7 @@ def test_the_owners_controls(open_page: Any, server: Server) -> None:
     ready(page)
     assert set(verdicts(page).values()) == {"verified"}
     card.get_by_label("House rule").select_option("dice_mode")
-    card.get_by_label("New value of dice_mode").select_option(label="server")
+    card.get_by_label("New value of “Dice mode”").select_option(label="server")
     card.get_by_role("button", name="Change the house rule").click()
     wait_for_version(page, 5)
     expect(card.locator('dd[data-rule="dice_mode"]')).to_have_text("server")
