@@ -222,6 +222,8 @@ async function questSetup(slot, state) {
     try {
       const saved = await saveForGroup(name, hero);
       heroes.push({ name: saved.name, hero: { phase: "prologue", hero: saved.hero }, source: "group" });
+      // offered at once in the Hero list, the choice and the sheet left as they are
+      pick.append(h("option", { value: String(heroes.length - 1) }, `${saved.name}${FROM.group}`));
       said.textContent = `Saved for the group as “${saved.name}”: anyone on this server can start from it.`;
     } catch (problem) {
       said.textContent = `Not saved: ${explain(problem)}`;
