@@ -138,5 +138,20 @@ export function diceChoice(plan = [], { legend = "Dice" } = {}) {
     inputs[typed]?.input.focus();
     return true;
   };
-  return { el, read, retry };
+  // The dice expected first, said again (the form's choice changed what it rolls): the inputs
+  // nothing was typed in take the new labels; a die typed stays as it is.
+  const replan = (dice) => {
+    const wanted = dice.length ? dice : start;
+    inputs.forEach((entry, i) => {
+      const die = wanted[i];
+      if (!die || entry.input.value.trim() !== "") return;
+      entry.die = die;
+      entry.label = dieWords(die);
+      entry.input.placeholder = die.sides ? `1–${die.sides}` : "";
+      entry.input.dataset.sides = die.sides ? String(die.sides) : "";
+      entry.input.labels[0].textContent = entry.label;
+    });
+    for (const die of wanted.slice(inputs.length)) addDie(die);
+  };
+  return { el, read, retry, plan: replan };
 }
