@@ -72,9 +72,10 @@ export function diceChoice(plan = [], { legend = "Dice" } = {}) {
       placeholder: die.sides ? `1–${die.sides}` : null,
       dataset: { sides: die.sides ? String(die.sides) : "" },
     });
-    inputs.push({ input, label, die });
+    const said = h("label", { for: id }, label);
+    inputs.push({ input, label, die, said });
     const field = `faces[${inputs.length - 1}]`;
-    list.append(h("li", { class: "field", dataset: { field } }, h("label", { for: id }, label), input));
+    list.append(h("li", { class: "field", dataset: { field } }, said, input));
     if (focus) input.focus();
     return input;
   };
@@ -149,7 +150,7 @@ export function diceChoice(plan = [], { legend = "Dice" } = {}) {
       entry.label = dieWords(die);
       entry.input.placeholder = die.sides ? `1–${die.sides}` : "";
       entry.input.dataset.sides = die.sides ? String(die.sides) : "";
-      entry.input.labels[0].textContent = entry.label;
+      entry.said.textContent = entry.label; // (input.labels is empty until the form is shown)
     });
     for (const die of wanted.slice(inputs.length)) addDie(die);
   };
