@@ -165,7 +165,7 @@ def test_the_turn_banner_follows_the_seat(open_page: Any, server: Server) -> Non
     hail.goto(server.campaign_url("hail"))
     ready(hail)
     expect(hail.locator("[data-turn]")).to_have_attribute("data-turn", "decision")
-    expect(hail.locator("[data-turn]")).to_contain_text("Night 4, step calendar")
+    expect(hail.locator("[data-turn]")).to_contain_text("Night 4: the calendar roll.")
     shown = hail.inner_text('section[aria-label="Calendar"]') + hail.inner_text("[data-turn]")
     assert "null" not in shown
 
