@@ -147,3 +147,14 @@ def test_the_evening_range_follows_a_page_begun_after_opening(
     command(server, cid, {"type": "start_page", "date": "2027-01-04"})
     expect(form.get_by_label("From the page of")).to_have_value("2027-01-04", timeout=20_000)
     assert form.get_by_label("to the page of").input_value() == "2027-02-01"  # typed: kept
+
+
+def test_the_setup_builder_says_partners_in_words(open_page: Any, server: Server) -> None:
+    """The partner choice reads "catgirl girlfriend"; the value sent stays the rules' id."""
+    page, _ = open_page("owner")
+    page.goto(server.url("/app/"))
+    ready(page)
+    open_new_campaign(Effort(), page, "calendar-board", "Partners in words")
+    partner = page.get_by_label("Partner").first
+    option = partner.locator('option[value="catgirlGirlfriend"]')
+    expect(option).to_have_text("catgirl girlfriend")
