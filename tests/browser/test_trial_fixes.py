@@ -158,3 +158,42 @@ def test_the_setup_builder_says_partners_in_words(open_page: Any, server: Server
     partner = page.get_by_label("Partner").first
     option = partner.locator('option[value="catgirlGirlfriend"]')
     expect(option).to_have_text("catgirl girlfriend")
+
+
+def test_a_rollbacks_own_proposal_reads_carried_out_not_undone(
+    open_page: Any, server: Server
+) -> None:
+    """B proposes going back to version 2, A's agreement carries it out: the proposal and the
+    agreements inside the range it undid say so, and are not dimmed as undone."""
+    cid = new_campaign(
+        server,
+        {
+            "game": "calendar-board",
+            "name": "Carried out",
+            "setup": {"players": [{"id": "A"}, {"id": "B"}]},
+        },
+    )
+    for _ in range(2):
+        server.call("POST", f"/campaigns/{cid}/rolls", {"dice": "d20", "purpose": "a roll"})
+    status, made = server.call(
+        "POST",
+        f"/campaigns/{cid}/rollback/proposals",
+        {"to_version": 2, "reason": "a slip", "proposer": "B"},
+    )
+    assert status == 201, made
+    proposal = made["proposal"]["proposal_id"]
+    status, done = server.call(
+        "POST", f"/campaigns/{cid}/rollback/proposals/{proposal}/approve", {"player": "A"}
+    )
+    assert status in (200, 201), done
+    _, head = server.call("GET", f"/campaigns/{cid}")
+    page, _ = open_page("owner")
+    page.goto(server.url(f"/app/campaigns/{cid}"))
+    ready(page)
+    proposed = page.locator('.timeline .event[data-type="questlog.RollbackProposed"]')
+    expect(proposed).to_have_count(1)
+    expect(proposed).to_contain_text(f"carried out by the rollback at version {head['version']}")
+    expect(proposed).not_to_have_class("undone")
+    assert "undone" not in (proposed.get_attribute("class") or "").split()
+    rolls = page.locator('.timeline .event.undone[data-type="questlog.DiceRolled"]')
+    expect(rolls.first).to_contain_text("undone by v")
