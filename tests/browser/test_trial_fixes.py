@@ -69,6 +69,8 @@ def test_a_new_decision_after_the_own_answer_is_scrolled_to_and_focused(
     page.goto(server.url(f"/app/campaigns/{cid}"))
     ready(page)
     expect(page.locator(".turn")).to_contain_text("Night 2: the basketball shot.")
+    # at night no one has a turn: the play panel says what is possible, not "(your turn)"
+    expect(page.locator(".actions-now h4")).to_have_text("Possible now")
     card = page.locator('section[aria-label="Pending decision"]')
     card.get_by_role("button", name="Roll with the server's dice").scroll_into_view_if_needed()
     card.get_by_role("button", name="Roll with the server's dice").click()
