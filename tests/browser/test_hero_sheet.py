@@ -159,6 +159,10 @@ def test_qc02_a_hero_made_on_the_sheet_saved_for_the_group_and_started_from(
     assert_accessible(page, "the hero sheet, with two abilities and an item")
     page.get_by_role("button", name="Save this hero for the group").click()
     expect(page.locator("#hero-saved")).to_contain_text("Saved for the group")
+    # offered at once in the same form's Hero list, the sheet still chosen and filled
+    pick = page.locator("#setup-hero")
+    expect(pick.locator("option", has_text=f"{name} (the group's)")).to_have_count(1)
+    assert pick.input_value() == "new"
     _, library = server.call("GET", "/library/heroes", token="viewer")
     [saved] = [entry for entry in library["heroes"] if entry["name"] == name]
     assert saved["hero"] == hero

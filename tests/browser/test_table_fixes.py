@@ -162,16 +162,16 @@ def test_a_house_rule_is_changed_by_its_type_and_shown_in_words(
     card = page.locator('section[aria-label="Owner\'s controls"]')
     pick = card.get_by_label("House rule", exact=True)
     labels = pick.locator("option").all_inner_texts()
-    assert "qc.boosters.stack: Boosters for the same trait add up." in labels
+    assert "Boosters: stack — Boosters for the same trait add up." in labels
     pick.select_option("qc.boosters.stack")
-    value = card.get_by_label("New value of qc.boosters.stack")
+    value = card.get_by_label("New value of “Boosters: stack”")
     assert value.locator("option").all_inner_texts() == ["yes", "no"]
     expect(card.locator('dd[data-rule="qc.boosters.stack"]')).to_have_text("yes")
     value.select_option(label="no")
     card.get_by_role("button", name="Change the house rule").click()
     expect(card.locator('dd[data-rule="qc.boosters.stack"]')).to_have_text("no")
     pick.select_option("qc.calendar.year")
-    year = card.get_by_label("New value of qc.calendar.year")
+    year = card.get_by_label("New value of “Calendar: year”")
     assert year.get_attribute("type") == "number"
     year.fill("1800")
     year.evaluate("e => e.removeAttribute('min')")  # past the browser's own check: the server's

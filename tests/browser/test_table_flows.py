@@ -165,7 +165,7 @@ def test_the_turn_banner_follows_the_seat(open_page: Any, server: Server) -> Non
     hail.goto(server.campaign_url("hail"))
     ready(hail)
     expect(hail.locator("[data-turn]")).to_have_attribute("data-turn", "decision")
-    expect(hail.locator("[data-turn]")).to_contain_text("Night 4, step calendar")
+    expect(hail.locator("[data-turn]")).to_contain_text("Night 4: the calendar roll.")
     shown = hail.inner_text('section[aria-label="Calendar"]') + hail.inner_text("[data-turn]")
     assert "null" not in shown
 
@@ -193,7 +193,7 @@ def test_the_owners_controls(open_page: Any, server: Server) -> None:
     ready(page)
     assert set(verdicts(page).values()) == {"verified"}
     card.get_by_label("House rule").select_option("dice_mode")
-    card.get_by_label("New value of dice_mode").select_option(label="server")
+    card.get_by_label("New value of “Dice mode”").select_option(label="server")
     card.get_by_role("button", name="Change the house rule").click()
     wait_for_version(page, 5)
     expect(card.locator('dd[data-rule="dice_mode"]')).to_have_text("server")

@@ -14,7 +14,18 @@ const words = (name) => String(name).replaceAll("_", " ");
 // The pending decision (decisions.js), then the commands possible now: called on every show,
 // which waits for the returned promise, so the page reads as ready only once the panel is.
 export function showPending(page, pending, past) {
-  answerPending(page, pending, past, (body) => sent(page, body));
+  // An answer sent from the card: the next decision, if it is this page's again, is brought into
+  // view and focused (answerPending), as tapping the turn banner does, not left above the screen.
+  const answer = async (body) => {
+    page.answered = true;
+    try {
+      return await sent(page, body);
+    } catch (problem) {
+      page.answered = false;
+      throw problem;
+    }
+  };
+  answerPending(page, pending, past, answer);
   if (page.who.canPlay && !past && page.actionsNow) return refreshActions(page);
   return Promise.resolve();
 }
@@ -69,7 +80,12 @@ const commandButton = (page, command, as = null) =>
 function possibleNow(page, turn, available) {
   page.actingFor = null;
   if (!turn || turn.player === null || turn.player === undefined) return { heading: "Possible now", now: available };
-  if (turn.yours) return { heading: "Possible now (your turn)", now: available };
+  // at night no one has a turn: what is possible is possible, not "your turn"
+  if (turn.yours)
+    return {
+      heading: page.head?.state?.night ? "Possible now" : "Possible now (your turn)",
+      now: available,
+    };
   if (page.who.plays(turn.player)) {
     page.actingFor = turn.player;
     return {

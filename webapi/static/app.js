@@ -82,7 +82,11 @@ function signedIn(campaignId) {
       "span",
       { class: "check keep-link" },
       box,
-      h("label", { for: "keep-link" }, ` Keep this link on this device for ${LIFETIME_DAYS} days (localStorage)`),
+      h(
+        "label",
+        { for: "keep-link", title: "Kept in this browser's localStorage" },
+        ` Keep this link on this device for ${LIFETIME_DAYS} days`,
+      ),
     );
   }
   clear(who, keep, " ", out, " ", token() || Object.keys(linkTokens()).length ? forget : null);
@@ -187,8 +191,8 @@ function signIn(message) {
       keep,
       h(
         "label",
-        { for: "keep-signed-in" },
-        ` Keep me signed in on this device for ${LIFETIME_DAYS} days (localStorage)`,
+        { for: "keep-signed-in", title: "Kept in this browser's localStorage" },
+        ` Keep me signed in on this device for ${LIFETIME_DAYS} days`,
       ),
     ),
     h("button", { type: "submit" }, "Sign in"),

@@ -1,7 +1,7 @@
 // What each game's state shows: the hero and the ship, or the calendar track and the parties,
 // each part in words (panels.js), never as JSON.
 import { h, s } from "./dom.js";
-import { dl, panel, say, sayWord, words } from "./panels.js";
+import { dl, nightStepWords, panel, say, sayWord, words } from "./panels.js";
 
 const list = (items, render = (x) => say(x)) =>
   items && items.length
@@ -330,7 +330,7 @@ function nightStep(night, nights) {
   const bits = [
     `night ${night.number ?? nights}, step ` +
       `${night.index !== undefined ? night.index + 1 : "?"} of ` +
-      `${order.length}: ${words(night.step ?? "")}`,
+      `${order.length}: ${nightStepWords(night.step)}`,
   ];
   if (data.landed !== undefined) bits.push(`the god piece landed on ${data.landed}`);
   if (data.hail?.length) bits.push(`hail saves for ${data.hail.join(", ")}`);

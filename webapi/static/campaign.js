@@ -318,7 +318,11 @@ class CampaignPage {
       ),
       h("section", { class: "card", "aria-label": "Charts" }, h("h2", {}, "Charts"), this.charts),
       h("section", { class: "card", "aria-label": "Timeline" }, h("h2", {}, "Timeline"), this.events, this.moreEvents),
-      h("section", { class: "card evening-card", "aria-label": "Keep this evening" }, eveningExport(this)),
+      h(
+        "section",
+        { class: "card evening-card", "aria-label": "Keep this evening" },
+        (this.evening = eveningExport(this)),
+      ),
       this.owner,
     );
     if (this.who.canPlay) buildPlay(this);
@@ -400,6 +404,7 @@ class CampaignPage {
     const acting = showPending(this, state.pending, past);
     this.play.hidden = past;
     if (this.owner) updateOwnerCard(this.owner, this.head.state);
+    this.evening?.refresh(this.head.state); // the range follows the state, unless typed in
     await Promise.all([
       acting,
       this.showTurn(state, past),

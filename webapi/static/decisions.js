@@ -380,6 +380,7 @@ export function answerPending(page, pending, past, send) {
   page.pending.hidden = !pending;
   if (!pending) {
     delete page.pending.dataset.shown;
+    page.answered = false;
     return;
   }
   const solo = page.head.game === "quest-calendar";
@@ -451,6 +452,11 @@ export function answerPending(page, pending, past, send) {
         ? null
         : h("p", {}, `Options: ${(pending.options || []).map(optionLabel).join("; ") || "see the commands"}`),
   );
+  // a new decision after this page's own answer: in view and focused if it is this page's again
+  if (page.answered) {
+    page.answered = false;
+    if (canAnswer) page.goToPlay?.("decision");
+  }
 }
 
 const rolls = (command) => Boolean(command.dice) && !/^None\b/.test(command.dice);

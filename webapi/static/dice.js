@@ -72,9 +72,10 @@ export function diceChoice(plan = [], { legend = "Dice" } = {}) {
       placeholder: die.sides ? `1–${die.sides}` : null,
       dataset: { sides: die.sides ? String(die.sides) : "" },
     });
-    inputs.push({ input, label, die });
+    const said = h("label", { for: id }, label);
+    inputs.push({ input, label, die, said });
     const field = `faces[${inputs.length - 1}]`;
-    list.append(h("li", { class: "field", dataset: { field } }, h("label", { for: id }, label), input));
+    list.append(h("li", { class: "field", dataset: { field } }, said, input));
     if (focus) input.focus();
     return input;
   };
@@ -138,5 +139,20 @@ export function diceChoice(plan = [], { legend = "Dice" } = {}) {
     inputs[typed]?.input.focus();
     return true;
   };
-  return { el, read, retry };
+  // The dice expected first, said again (the form's choice changed what it rolls): the inputs
+  // nothing was typed in take the new labels; a die typed stays as it is.
+  const replan = (dice) => {
+    const wanted = dice.length ? dice : start;
+    inputs.forEach((entry, i) => {
+      const die = wanted[i];
+      if (!die || entry.input.value.trim() !== "") return;
+      entry.die = die;
+      entry.label = dieWords(die);
+      entry.input.placeholder = die.sides ? `1–${die.sides}` : "";
+      entry.input.dataset.sides = die.sides ? String(die.sides) : "";
+      entry.said.textContent = entry.label; // (input.labels is empty until the form is shown)
+    });
+    for (const die of wanted.slice(inputs.length)) addDie(die);
+  };
+  return { el, read, retry, plan: replan };
 }

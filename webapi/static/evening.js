@@ -51,6 +51,8 @@ export function eveningExport(campaignPage) {
       value: field.value,
       min: field.type === "number" ? 1 : null,
       required: true,
+      // typed in by the user: left as typed when the state moves on
+      oninput: (event) => (event.target.dataset.typed = "true"),
     }),
   );
   const status = h("p", { class: "evening-status", role: "status", "aria-live": "polite" });
@@ -83,7 +85,7 @@ export function eveningExport(campaignPage) {
       { type: "button", class: "small", dataset: { eveningFormat: format }, onclick: () => download(format) },
       label,
     );
-  return h(
+  const form = h(
     "form",
     { class: "evening inline", "aria-label": "Export this evening", onsubmit: (event) => event.preventDefault() },
     h(
@@ -103,4 +105,14 @@ export function eveningExport(campaignPage) {
       status,
     ),
   );
+  // Each refresh of the page (campaign.js): the range follows the state (a page begun after the
+  // campaign opened fills the dates left empty), except in an input the user typed in.
+  form.refresh = (now) => {
+    rangeFields(game, now).forEach((field, i) => {
+      const input = inputs[i];
+      if (input.dataset.typed !== "true" && field.value !== "" && input.value !== String(field.value))
+        input.value = String(field.value);
+    });
+  };
+  return form;
 }

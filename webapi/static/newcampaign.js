@@ -109,12 +109,25 @@ export function ruleInput(rule, value, id) {
   } };
 }
 
+// A house rule's title in words, from its key: the game's prefix dropped, camelCase and snake_case
+// split, the first part a heading ("qc.death.replaceHeroOnFour": "Death: replace hero on four",
+// "dice_mode": "Dice mode"). The key itself stays in small text or a title, for the curious.
+export function ruleTitle(key) {
+  const parts = String(key)
+    .replace(/^(qc|cb)\./, "")
+    .split(".")
+    .map((p) => p.replaceAll("_", " ").replace(/([a-z0-9])([A-Z])/g, (_, a, b) => `${a} ${b.toLowerCase()}`));
+  const [first, ...rest] = parts;
+  const text = rest.length ? `${first}: ${rest.join(" ")}` : first;
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 // One house rule's control, showing its default; read() is undefined while it equals the default.
 function ruleControl(rule, start) {
   const id = `rule-${rule.key.replace(/[^a-zA-Z0-9_-]/g, "-")}`;
   const { el, read } = ruleInput(rule, start === undefined ? rule.default : start, id);
   const box = h("div", { class: "field rule", dataset: { rule: rule.key } },
-    h("label", { for: id }, rule.key), el,
+    h("label", { for: id }, ruleTitle(rule.key)), " ", h("small", { class: "rule-key muted" }, rule.key), el,
     h("small", { class: "hint" }, `${rule.description} Default: ${ruleWords(rule.default)}.`));
   // now(): the value the form holds now, the default while it cannot be read
   const now = () => {
@@ -209,6 +222,8 @@ async function questSetup(slot, state) {
     try {
       const saved = await saveForGroup(name, hero);
       heroes.push({ name: saved.name, hero: { phase: "prologue", hero: saved.hero }, source: "group" });
+      // offered at once in the Hero list, the choice and the sheet left as they are
+      pick.append(h("option", { value: String(heroes.length - 1) }, `${saved.name}${FROM.group}`));
       said.textContent = `Saved for the group as “${saved.name}”: anyone on this server can start from it.`;
     } catch (problem) {
       said.textContent = `Not saved: ${explain(problem)}`;

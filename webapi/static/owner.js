@@ -2,7 +2,7 @@
 // `page` is the campaign page (campaign.js): its id, head, who, changed() and share().
 import { ApiError, del, get, post } from "./api.js";
 import { clear, h } from "./dom.js";
-import { ruleInput, ruleWords } from "./newcampaign.js";
+import { ruleInput, ruleTitle, ruleWords } from "./newcampaign.js";
 import { explain } from "./play.js";
 import { toast } from "./ui.js";
 
@@ -143,7 +143,7 @@ function ruleForm(page, described) {
   const pick = h(
     "select",
     { id: "rule-key" },
-    keys.map((k) => h("option", { value: k }, short(k) ? `${k}: ${short(k)}` : k)),
+    keys.map((k) => h("option", { value: k, title: k }, short(k) ? `${ruleTitle(k)} — ${short(k)}` : ruleTitle(k))),
   );
   const slot = h("div", { class: "field" });
   const hint = h("small", { class: "hint", id: "rule-about" });
@@ -153,7 +153,7 @@ function ruleForm(page, described) {
     const rule = known.get(pick.value) || { key: pick.value, kind: "object", default: rules[pick.value] };
     input = ruleInput(rule, rules[pick.value], "rule-value");
     input.el.setAttribute("aria-describedby", "rule-about");
-    clear(slot, h("label", { for: "rule-value" }, `New value of ${pick.value}`), input.el);
+    clear(slot, h("label", { for: "rule-value" }, `New value of “${ruleTitle(pick.value)}”`), input.el);
     hint.textContent =
       `${about(pick.value)} Now: ${ruleWords(rules[pick.value])}.` +
       `${rule.default !== undefined ? ` Default: ${ruleWords(rule.default)}.` : ""}`;
@@ -171,7 +171,7 @@ function ruleForm(page, described) {
     try {
       const value = input.read();
       await post(`/campaigns/${page.id}/house-rules`, { key: rule, value }, key());
-      toast(`House rule ${rule} is now ${ruleWords(value)}`);
+      toast(`House rule “${ruleTitle(rule)}” is now ${ruleWords(value)}`);
       await page.changed();
       // the live stream may have shown the change first and the owner moved on to another rule:
       // re-filling then would put back the rule's current value in place of what is being typed
@@ -179,7 +179,8 @@ function ruleForm(page, described) {
     } catch (problem) {
       // the server names the field ("value"); the owner needs the rule's name
       const why = problem instanceof ApiError ? explain(problem) : problem.message;
-      error.textContent = why.startsWith(rule) ? why : `House rule ${rule}: ${why}`;
+      const said = why.startsWith(rule) ? why.slice(rule.length).replace(/^:\s*/, "") : why;
+      error.textContent = `House rule “${ruleTitle(rule)}” (${rule}): ${said}`;
     }
   });
   return [
@@ -190,7 +191,10 @@ function ruleForm(page, described) {
       h(
         "dl",
         { class: "facts rules" },
-        keys.map((k) => [h("dt", { title: about(k) }, k), h("dd", { dataset: { rule: k } }, ruleWords(rules[k]))]),
+        keys.map((k) => [
+          h("dt", { title: `${k}: ${about(k)}` }, ruleTitle(k)),
+          h("dd", { dataset: { rule: k } }, ruleWords(rules[k])),
+        ]),
       ),
     ),
     form,

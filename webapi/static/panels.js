@@ -8,6 +8,19 @@ export const words = (key) =>
     .replaceAll("_", " ")
     .replace(/([a-z])([A-Z])/g, (_, a, b) => `${a} ${b.toLowerCase()}`);
 
+// The Calendar Board's night steps in words (the night banner, the board's night line).
+const NIGHT_STEPS = {
+  token: "the god token passes",
+  creatures: "creatures",
+  decay: "relationships decay",
+  basketball: "the basketball shot",
+  calendar: "the calendar roll",
+  wind: "the wind",
+  annustaria: "the Annustaria Breaker",
+  actions: "night actions",
+};
+export const nightStepWords = (step) => NIGHT_STEPS[step] ?? words(step ?? "");
+
 // Values that read better with a word or two more than their code word.
 const PHRASES = {
   final_rolls: "the final rolls",

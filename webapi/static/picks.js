@@ -45,12 +45,14 @@ export function pickEntries(state, hint, valueOf = () => undefined) {
       if (value === undefined || value === null || seen.has(String(value))) continue;
       seen.add(String(value));
       const shown = hint.label ? member(entry, key, hint.label) : undefined;
-      const label =
-        shown !== undefined && shown !== null && shown !== "" && String(shown) !== String(value)
-          ? `${shown} (${value})`
-          : String(value);
+      // by its name only ("Lucky Break", not "Lucky Break (lucky-break)"); the id without a name
+      const label = shown !== undefined && shown !== null && shown !== "" ? String(shown) : String(value);
       out.push({ value, label });
     }
   }
-  return out;
+  // two entries of one name are told apart by their ids
+  const names = out.map((e) => e.label);
+  return out.map((e) =>
+    names.indexOf(e.label) !== names.lastIndexOf(e.label) ? { ...e, label: `${e.label} (${e.value})` } : e,
+  );
 }

@@ -8,13 +8,20 @@ import { commandTitle } from "./commandtitles.js";
 import { Num, parse } from "./canon.js";
 import { stockField } from "./catalogue.js";
 import { clear, h } from "./dom.js";
-import { diceChoice, diceFromText } from "./dice.js";
+import { diceChoice, diceFromText, diceOf } from "./dice.js";
 import { checkControl } from "./pagechecks.js";
 import { pickEntries } from "./picks.js";
 
 let uid = 0;
 const nextId = (path) => `f-${path.replace(/[^a-zA-Z0-9_-]/g, "-")}-${++uid}`;
 const words = (name) => String(name).replaceAll("_", " ");
+// A label as a sentence: its first letter a capital, "level up day" as "Level-up day".
+const sentence = (text) => {
+  const said = String(text).replace(/\blevel up\b(?= \w)/g, "level-up");
+  return said.charAt(0).toUpperCase() + said.slice(1);
+};
+// Choices said otherwise than their code word (a stat's name as the rulebook writes it).
+const CHOICE_WORDS = { hp_max: "Maximum HP", def: "DEF", atk: "ATK", damage_mod: "Damage bonus" };
 const OTHER = "…another…"; // the option of a value typed by hand (no id in the state looks like it)
 
 // A date's format in words ("YYYY-MM-DD or MM-DD"): the date picker asks no format of anyone.
@@ -24,6 +31,8 @@ function describe(field, { date = false } = {}) {
   const bits = [];
   // Help in words: the catalogue's `code` marks and its defaults ("left out: false") are noise.
   let text = (field.description || "").replace(/`([^`]*)`/g, (_, name) => words(name));
+  // a picked value is chosen from a list, not typed as an id: "The id of the ability" is "Which ability"
+  if (field.picks) text = text.replace(/^the id of (?:the |an? )?/i, "Which ");
   if (date)
     text =
       `${text.replace(DATE_FORMAT, "").replace(/[.\s]+$/, "") || words(field.name)}` +
@@ -123,7 +132,7 @@ function objectControl(field, path, ctx, open) {
     return h(
       "fieldset",
       { class: "nested", dataset: { field: path } },
-      h("legend", {}, label),
+      h("legend", {}, sentence(label)),
       hint ? h("small", { class: "hint" }, hint) : null,
       parts.map(([, p]) => p.el),
     );
@@ -221,7 +230,7 @@ function rowsControl(field, path, ctx) {
   const el = h(
     "div",
     { class: "field", dataset: { field: path } },
-    h("span", { class: "label" }, label),
+    h("span", { class: "label" }, sentence(label)),
     hint ? h("small", { class: "hint" }, hint) : null,
     list,
     add,
@@ -341,7 +350,7 @@ function scalarControl(field, path, ctx) {
       "select",
       common,
       h("option", { value: "" }, "(not set)"),
-      field.choices.map((c) => h("option", { value: String(c) }, words(c))),
+      field.choices.map((c) => h("option", { value: String(c) }, CHOICE_WORDS[c] ?? words(c))),
     );
     read = () => {
       if (input.value === "") return undefined;
@@ -402,7 +411,7 @@ function scalarControl(field, path, ctx) {
   const label = h(
     "label",
     { for: id },
-    name,
+    sentence(name),
     field.required ? h("span", { class: "req", "aria-hidden": "true" }, " *") : null,
   );
   const help = hint ? h("small", { id: hintId, class: "hint" }, hint) : null;
@@ -436,6 +445,17 @@ function control(field, path, ctx, open = false) {
 // whose values join the body; `state()` is the campaign state the picks come from.
 // `plays(seat)`, in a match: the seats this page plays, the only ones its player select offers.
 // `dice: false`: no dice choice (the decision card has one for all its answers).
+// The dice an ability of the hero rolls, from the state: its effect's dice ("1d6" for Second Wind);
+// none known (no ability chosen, or one whose effect rolls no dice of its own): the neutral label.
+const ABILITY_DIE = [{ sides: 0, purpose: "", label: "the ability's die" }];
+function abilityDice(state, id) {
+  if (id === undefined || id === null || id === "") return ABILITY_DIE;
+  const abilities = state?.hero?.abilities || {};
+  const ability = abilities[id] ?? Object.values(abilities).find((a) => a && a.id === id);
+  const notation = ability?.effect?.dice;
+  return notation ? diceOf(notation, ability.name || "ability") : ABILITY_DIE;
+}
+
 export function commandForm(
   command,
   {
@@ -461,8 +481,10 @@ export function commandForm(
     (f) => !(f.name in preset) && !covered.has(f.name) && f.name !== "entropy" && f.name !== "faces",
   );
   // Whose dice: a choice of its own, unless its card has one for all its answers (decisions.js).
-  const dice =
-    ownDice && rolls && command.fields.some((f) => f.name === "faces") ? diceChoice(diceFromText(command.dice)) : null;
+  // A command that uses an ability rolls what the ability chosen rolls (abilityDice).
+  const byAbility = command.fields.some((f) => f.name === "ability");
+  const planned = byAbility ? ABILITY_DIE : diceFromText(command.dice);
+  const dice = ownDice && rolls && command.fields.some((f) => f.name === "faces") ? diceChoice(planned) : null;
   let parts = [];
   const ctx = {
     command: command.name,
@@ -474,6 +496,7 @@ export function commandForm(
     valueOf: (name) => (name in preset ? preset[name] : parts.find(([n]) => n === name)?.[1].read()),
   };
   parts = fields.map((f) => [f.name, control(f, f.name, ctx, open.includes(f.name))]);
+  if (dice && byAbility) ctx.refreshers.push(() => dice.plan(abilityDice(state(), ctx.valueOf("ability"))));
   for (const [name, part] of parts) if (initial[name] !== undefined) part.set?.(initial[name]);
   // The seat (or an initial value) was set after the fields that depend on it were filled in:
   // fill them again, so that a piece is among the pieces of the player already chosen.

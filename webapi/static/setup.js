@@ -5,6 +5,7 @@
 // those a house rule sets follow the house-rules form (bound()), and locate() names the field
 // a refusal's path points at ("players[0].exhaustion": "Player 1 (A), exhaustion").
 import { clear, h } from "./dom.js";
+import { sayWord } from "./panels.js";
 
 const KINDS = ["pathway", "home", "elsewhere", "eliminated"];
 const FACINGS = ["N", "E", "S", "W"];
@@ -25,7 +26,7 @@ function select(label, options, value, blank = "(default)") {
     "select",
     { id },
     blank ? h("option", { value: "" }, blank) : null,
-    options.map((o) => h("option", { value: o }, o)),
+    options.map((o) => h("option", { value: o }, sayWord(String(o)))),
   );
   if (value !== undefined && value !== null) el.value = String(value);
   return { el, box: h("div", { class: "field" }, h("label", { for: id }, label), el) };

@@ -68,10 +68,16 @@ function localSummary(event) {
   }
 }
 
+const AGREEING = new Set(["questlog.RollbackProposed", "questlog.RollbackApproved"]);
+
 // One event of the timeline; `actions(event, mid)` gives the buttons the caller may use on it
 // (`mid`: the event is in the middle of a command, where no rollback or fork may start).
 export function eventElement(item, actions, mid = false, moment = null) {
   const { event, patch } = item;
+  // A rollback's proposal and agreements fall in the range the rollback they led to undoes: they
+  // were carried out by it, not cancelled, so they are not dimmed as undone.
+  const carried = event.undone && AGREEING.has(event.type);
+  const undone = event.undone && !carried;
   // a roll the event's summary already tells is not told again; a roll's own summary when it has one
   const rolls = event.summary
     ? []
@@ -86,7 +92,8 @@ export function eventElement(item, actions, mid = false, moment = null) {
     "li",
     {
       class:
-        `event${event.undone ? " undone" : ""}${event.type === "questlog.RolledBack" ? " rollback" : ""}` +
+        `event${undone ? " undone" : ""}${carried ? " carried-out" : ""}` +
+        `${event.type === "questlog.RolledBack" ? " rollback" : ""}` +
         `${moment ? " death" : ""}`,
       dataset: { version: event.version, type: event.type, ends: mid ? "false" : "true" },
     },
@@ -102,7 +109,8 @@ export function eventElement(item, actions, mid = false, moment = null) {
       h("span", { class: "type", title: event.type }, heading(event.type)),
       h("time", { datetime: event.timestamp }, event.timestamp.replace("T", " ").slice(0, 19)),
       event.actor ? h("span", { class: "actor", title: event.actor }, actorName(event.actor)) : null,
-      event.undone ? h("span", { class: "badge" }, `undone by v${event.undone_by}`) : null,
+      undone ? h("span", { class: "badge" }, `undone by v${event.undone_by}`) : null,
+      carried ? h("span", { class: "badge" }, `carried out by the rollback at version ${event.undone_by}`) : null,
     ),
     h("p", { class: "what" }, eventSummary(event)),
     moment ? momentElement(moment) : null,

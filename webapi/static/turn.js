@@ -4,13 +4,13 @@
 // else from the state. It never says "null".
 import { h } from "./dom.js";
 import { nightRollWhat } from "./nightroll.js";
-import { words } from "./panels.js"; // snake_case and camelCase in words
+import { nightStepWords, words } from "./panels.js"; // snake_case and camelCase in words
 
 function fromState(game, state, who) {
   const seat = who.seat;
   const pending = state.pending;
   const night = state.night;
-  const at = night ? `Night ${night.number ?? state.nights ?? ""}, step ${words(night.step ?? "")}: ` : "";
+  const at = night ? `Night ${night.number ?? state.nights ?? ""}: ${nightStepWords(night.step)}. ` : "";
   if (pending) {
     const mine = who.canPlay && (game === "quest-calendar" || !pending.who || who.plays(pending.who));
     if (pending.decision === "night_roll") {
@@ -19,12 +19,12 @@ function fromState(game, state, who) {
         ? { turn: "decision", text: `${at}Your roll: ${what}${pending.who ? ` (as ${pending.who})` : ""}` }
         : { turn: "asked", text: `${at}${pending.who ?? "A player"} is asked to roll ${what}` };
     }
-    const asked = pending.who ? `${pending.who} is asked` : "a decision is asked";
+    const asked = pending.who ? `${pending.who} is asked` : "A decision is asked";
     return mine
       ? { turn: "decision", text: `${at}Your decision: ${words(pending.decision)}` }
       : { turn: "asked", text: `${at}${asked}: ${words(pending.decision)}` };
   }
-  if (night) return { turn: "night", text: `${at}in progress` };
+  if (night) return { turn: "night", text: `${at}In progress` };
   if (game === "quest-calendar")
     return who.canPlay ? { turn: "yours", text: "Your turn" } : { turn: "waiting", text: "Waiting for the player" };
   const player = state.turn?.player;
