@@ -188,24 +188,42 @@ def md_rolls(evening: Evening) -> list[str]:
     out = [
         "## Rolls",
         "",
-        "| Version | Game date | Purpose | Formula | Dice | Modifier | Total | Result | Source |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| " + " | ".join(ROLL_COLUMNS) + " |",
+        "|" + "---|" * len(ROLL_COLUMNS),
     ]
     for line, roll in rows:
-        mark = f" ({undone(line)})" if line.undone_by else ""
-        cells = [
-            f"{line.version}{mark}",
-            roll.game_date,
-            roll.purpose,
-            roll.notation,
-            faces(roll),
-            modifier(roll),
-            roll.total,
-            roll.result,
-            source(roll),
-        ]
-        out.append("| " + " | ".join(md(c) for c in cells) + " |")
+        out.append("| " + " | ".join(md(c) for c in roll_cells(line, roll)) + " |")
     return [*out, ""]
+
+
+ROLL_COLUMNS = (
+    "Version",
+    "Game date",
+    "Purpose",
+    "Formula",
+    "Dice",
+    "Modifier",
+    "Total",
+    "Result",
+    "Source",
+)
+"""The columns of the rolls table, in both formats."""
+
+
+def roll_cells(line: EventLine, roll: RollLine) -> list[Any]:
+    """One roll's cells in the rolls table (ROLL_COLUMNS), its version marked when undone."""
+    mark = f" ({undone(line)})" if line.undone_by else ""
+    return [
+        f"{line.version}{mark}",
+        roll.game_date,
+        roll.purpose,
+        roll.notation,
+        faces(roll),
+        modifier(roll),
+        roll.total,
+        roll.result,
+        source(roll),
+    ]
 
 
 def md_link(target: str) -> str:
@@ -311,34 +329,10 @@ def html_rolls(evening: Evening) -> list[str]:
     rows = roll_rows(evening)
     if not rows:
         return ["<h2>Rolls</h2>", "<p>No dice were rolled in this range.</p>"]
-    head = "".join(
-        f'<th scope="col">{h}</th>'
-        for h in (
-            "Version",
-            "Game date",
-            "Purpose",
-            "Formula",
-            "Dice",
-            "Modifier",
-            "Total",
-            "Result",
-            "Source",
-        )
-    )
+    head = "".join(f'<th scope="col">{h}</th>' for h in ROLL_COLUMNS)
     body = []
     for line, roll in rows:
-        mark = f" ({undone(line)})" if line.undone_by else ""
-        cells = [
-            f"{line.version}{mark}",
-            roll.game_date,
-            roll.purpose,
-            roll.notation,
-            faces(roll),
-            modifier(roll),
-            roll.total,
-            roll.result,
-            source(roll),
-        ]
+        cells = roll_cells(line, roll)
         classes = ' class="undone"' if line.undone_by else ""
         body.append(f"<tr{classes}>" + "".join(f"<td>{esc(c)}</td>" for c in cells) + "</tr>")
     return [
