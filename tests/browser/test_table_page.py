@@ -99,7 +99,9 @@ def test_a_command_played_through_its_form(open_page: Any, server: Server) -> No
     form.get_by_role("button", name="Send: Gain credits").click()
     wait_for_version(page, before + 1)
     assert "11" in page.inner_text('section[aria-label="Hero"] .facts')
-    assert page.get_attribute(".timeline .event >> nth=0", "data-type") == "qc.CreditsChanged"
+    # the timeline is swapped in once its new page has loaded: wait for it, as a reader would
+    newest = page.locator(".timeline .event").first
+    expect(newest).to_have_attribute("data-type", "qc.CreditsChanged")
 
 
 def test_a_roll_from_the_page_carries_the_browsers_entropy(open_page: Any, server: Server) -> None:
