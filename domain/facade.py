@@ -38,7 +38,7 @@ from domain.model.quest_calendar import catalogue
 from domain.model.quest_calendar.state import COMPARTMENTS
 from domain.model.quest_calendar.state import FIGURES as QC_FIGURES
 from domain.model.rule_index import SETTLED_IN_CODE, STATEMENTS
-from domain.model.schema_fields import IdOrObject, StrictBoolean, StrictInteger
+from domain.model.schema_fields import IdOrObject, StrictBoolean, StrictInteger, Text
 from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
 from domain.model.summaries import roll_summary, summarise, summarise_decoded
 from domain.model.text import ascii_number, has_control_characters, quoted
@@ -149,6 +149,7 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "STATEMENTS",
     "StrictBoolean",
     "StrictInteger",
+    "Text",
     "WEATHERS",
     # Access: roles, tokens and who is acting
     "acting_as",

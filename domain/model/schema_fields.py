@@ -15,7 +15,7 @@ from marshmallow import (
     validate,
 )
 
-from domain.model.text import has_control_characters
+from domain.model.text import NOT_UNICODE, has_control_characters, is_unicode
 
 REQUIRED: dict[str, str | list[Any] | dict[Any, Any]] = {
     "required": "is required",
@@ -46,15 +46,35 @@ class StrictBoolean(fields.Boolean):
         return value
 
 
+TEXT_PATTERN = r"^[^\u0000-\u001f\u007f-\u009f]*$"
+"""The document's pattern of a ``Text``: no control character (Unicode Cc)."""
+FREE_TEXT_PATTERN = r"^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]*$"
+"""The document's pattern of free text: no control character but tab, line feed and CR."""
+
+
 class Text(fields.String):
-    """A string without control characters; ``free_text`` may hold tabs and line breaks."""
+    """The one rule for text the API takes, in game commands and on every other route: no control
+    character (Unicode Cc), and valid Unicode (JSON can escape a lone surrogate, "\\ud800", that
+    no hash, store or page can take). ``free_text`` (a purpose, a reason, a note) may hold tabs
+    and line breaks; NUL never (PostgreSQL text cannot hold it).
+
+    The document states the rule as a ``pattern``; a lone surrogate is no Unicode text at all
+    (RFC 8259 8.2), which the document's introduction says once for every string."""
 
     def __init__(self, *, free_text: bool = False, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        metadata = dict(kwargs.pop("metadata", None) or {})
+        validators = kwargs.get("validate")
+        listed = validators if isinstance(validators, list | tuple) else [validators]
+        if not any(isinstance(v, validate.Regexp) for v in listed):
+            # a field's own regular expression, stricter, is its pattern instead
+            metadata.setdefault("pattern", FREE_TEXT_PATTERN if free_text else TEXT_PATTERN)
+        super().__init__(metadata=metadata, **kwargs)
         self.free_text = free_text
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
-        text = super()._deserialize(value, attr, data, **kwargs)
+        text: str = super()._deserialize(value, attr, data, **kwargs)
+        if not is_unicode(text):
+            raise ValidationError(NOT_UNICODE)
         if has_control_characters(text, free_text=self.free_text):
             allowed = " other than tab, line feed and carriage return" if self.free_text else ""
             raise ValidationError(f"must not contain control characters{allowed}")

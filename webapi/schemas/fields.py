@@ -8,7 +8,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from domain.facade import has_control_characters
+from domain.facade import Text as Text  # the one text rule, re-exported for the schemas
 
 MAX_POSITION = 2**62
 
@@ -45,22 +45,6 @@ class Timestamp(fields.Field[Any]):
         except ValueError:
             raise ValidationError(f"must be an ISO-8601 timestamp, such as {ISO_EXAMPLE}") from None
         return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-class Text(fields.String):
-    """A string without control characters (Unicode Cc); ``free_text`` (a purpose, a reason) may
-    hold tabs and line breaks. NUL is never allowed: PostgreSQL text cannot hold it."""
-
-    def __init__(self, *, free_text: bool = False, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.free_text = free_text
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
-        text: str = super()._deserialize(value, attr, data, **kwargs)
-        if has_control_characters(text, free_text=self.free_text):
-            allowed = " other than tab, line feed and carriage return" if self.free_text else ""
-            raise ValidationError(f"must not contain control characters{allowed}")
-        return text
 
 
 class Flag(fields.Boolean):
