@@ -90,7 +90,8 @@ def create_app(
     api = QuestlogApi(
         app,
         spec_kwargs={
-            "extra_plugins": [openapi.ProblemResponses(app), openapi.SchemaDescriptions()]
+            "extra_plugins": [openapi.ProblemResponses(app), openapi.SchemaDescriptions()],
+            "info": {"description": openapi.DOCUMENT_DESCRIPTION},
         },
     )
     api.ma_plugin.converter.add_attribute_function(openapi.object_default_in_words)

@@ -94,6 +94,9 @@ def decoded(body: bytes) -> str:
             "The request body is not valid JSON: it begins with a byte order mark "
             "(JSON is sent as UTF-8 without one)."
         )
+    if b"\x00" in body:
+        # JSON escapes NUL inside strings and has none outside them: this is UTF-16 or UTF-32
+        raise BadRequest("The request body is not valid JSON: it is not UTF-8 (it has NUL bytes).")
     try:
         return body.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -19,8 +19,22 @@ from marshmallow import Schema, fields
 from werkzeug.routing import Rule
 
 from webapi.http.declared import Access, declared_access
-from webapi.http.errors import PROBLEM_JSON, PROBLEM_TYPES
+from webapi.http.errors import PROBLEM_JSON, PROBLEM_TYPES, ProblemType
 
+DOCUMENT_DESCRIPTION = """An event-sourced game log for Quest Calendar and The Calendar Board.
+
+Request bodies: every request with a body sends `Content-Type: application/json` (no parameter \
+but `charset=utf-8`), else 415; the bytes are UTF-8 without a byte order mark and one JSON text \
+(no `NaN`, `Infinity` or trailing data), else 400; each key appears once per object, else 422 \
+naming it. Every string, keys included, is Unicode text: a lone surrogate escaped as `\\ud800` \
+is refused (422 naming its path). String fields refuse control characters as their `pattern` says.
+
+Errors are `application/problem+json` (`Problem`); each status's response lists its problem \
+types and the members they add."""
+"""The document's ``info.description``: the rules every request follows, said once."""
+DEFAULT_STATUSES = (HTTPStatus.METHOD_NOT_ALLOWED, HTTPStatus.INTERNAL_SERVER_ERROR)
+"""The statuses no operation lists, whose problems the ``default`` response describes: any
+path answers a method it does not take with 405, and a bug with 500."""
 EVERYWHERE = (HTTPStatus.UNAUTHORIZED, HTTPStatus.SERVICE_UNAVAILABLE)
 """What any operation can answer: no valid token; the store is unavailable."""
 
@@ -156,23 +170,30 @@ def register_problem_responses(spec: APISpec, schema: Any) -> None:
             spec.components.response(
                 status.name, problem_response(problems_said(status), schema), lazy=True
             )
+    unlisted = [kind for kind in PROBLEM_TYPES if kind.status in DEFAULT_STATUSES]
     spec.components.response(
-        "DEFAULT_ERROR", problem_response("Any other error", schema), lazy=True
+        "DEFAULT_ERROR",
+        problem_response(types_said("Any other error", unlisted), schema),
+        lazy=True,
     )
 
 
 def problems_said(status: HTTPStatus) -> str:
     """A status's response description: its phrase, then each problem type it may carry, with
     the members that type adds."""
-    kinds = [kind for kind in PROBLEM_TYPES if kind.status == status]
+    return types_said(status.phrase, [kind for kind in PROBLEM_TYPES if kind.status == status])
+
+
+def types_said(phrase: str, kinds: list[ProblemType]) -> str:
+    """A response's description: its phrase, then its problem types with their members."""
     if not kinds:
-        return status.phrase
+        return phrase
     said = "; ".join(
-        f"`{kind.slug}`: {kind.meaning}"
+        f"`{kind.slug}` ({kind.status}): {kind.meaning}"
         + (f" (with {', '.join(f'`{name}`' for name in kind.fields)})" if kind.fields else "")
         for kind in kinds
     )
-    return f"{status.phrase}. Problem types: {said}."
+    return f"{phrase}. Problem types: {said}."
 
 
 def problem_response(description: str, schema: Any) -> dict[str, Any]:
