@@ -21,17 +21,6 @@ from werkzeug.routing import Rule
 from webapi.http.declared import Access, declared_access
 from webapi.http.errors import PROBLEM_JSON, PROBLEM_TYPES, ProblemType
 
-DOCUMENT_DESCRIPTION = """An event-sourced game log for Quest Calendar and The Calendar Board.
-
-Request bodies: every request with a body sends `Content-Type: application/json` (no parameter \
-but `charset=utf-8`), else 415; the bytes are UTF-8 without a byte order mark and one JSON text \
-(no `NaN`, `Infinity` or trailing data), else 400; each key appears once per object, else 422 \
-naming it. Every string, keys included, is Unicode text: a lone surrogate escaped as `\\ud800` \
-is refused (422 naming its path). String fields refuse control characters as their `pattern` says.
-
-Errors are `application/problem+json` (`Problem`); each status's response lists its problem \
-types and the members they add."""
-"""The document's ``info.description``: the rules every request follows, said once."""
 DEFAULT_STATUSES = (HTTPStatus.METHOD_NOT_ALLOWED, HTTPStatus.INTERNAL_SERVER_ERROR)
 """The statuses no operation lists, whose problems the ``default`` response describes: any
 path answers a method it does not take with 405, and a bug with 500."""
