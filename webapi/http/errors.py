@@ -249,7 +249,8 @@ def http_problem(error: HTTPException) -> Response:
         errors: dict[str, list[str]] = {}
         for location, fields in messages.items():
             if isinstance(fields, dict):
-                errors.update(flat_messages(fields))
+                # a repeated query parameter is named once, a body's list item by its index
+                errors.update(flat_messages(fields, indexed=location != "query"))
             else:
                 errors[location] = [str(message) for message in fields]
         extra["errors"] = errors
@@ -270,19 +271,23 @@ def http_problem(error: HTTPException) -> Response:
     return problem(status, title, detail, slug=slug, headers=headers, **extra)
 
 
-def flat_messages(messages: dict[Any, Any], prefix: str = "") -> dict[str, list[str]]:
+def flat_messages(
+    messages: dict[Any, Any], prefix: str = "", *, indexed: bool = True
+) -> dict[str, list[str]]:
     """Marshmallow's nested messages as field paths, as the domain names them: a list's item
-    ``name[n]``, an object's member ``name.key``; each path maps to its list of messages."""
+    ``name[n]`` (or ``name`` itself, not ``indexed``), an object's member ``name.key``; each
+    path maps to its list of messages."""
     flat: dict[str, list[str]] = {}
     for key, found in messages.items():
         if isinstance(key, int):
-            path = f"{prefix}[{key}]"
+            path = f"{prefix}[{key}]" if indexed else prefix
         elif key == "_schema" and prefix:
             path = prefix
         else:
             path = f"{prefix}.{key}" if prefix else str(key)
         if isinstance(found, dict):
-            flat.update(flat_messages(found, path))
+            for inner, said in flat_messages(found, path, indexed=indexed).items():
+                flat.setdefault(inner, []).extend(said)
         else:
             flat.setdefault(path, []).extend(str(message) for message in found)
     return flat
