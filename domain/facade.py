@@ -41,7 +41,7 @@ from domain.model.rule_index import SETTLED_IN_CODE, STATEMENTS
 from domain.model.schema_fields import IdOrObject, StrictBoolean, StrictInteger, Text
 from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
 from domain.model.summaries import roll_summary, summarise, summarise_decoded
-from domain.model.text import ascii_number, has_control_characters, quoted
+from domain.model.text import ascii_number, has_control_characters, not_unicode, quoted
 from domain.service import command_results
 from domain.service.actions import Caller, TableActions
 from domain.service.application import Questlog, campaign_facts
@@ -163,6 +163,7 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "ascii_number",
     "has_control_characters",
     "quoted",
+    "not_unicode",
     "TracebackThrottle",
     # The store: its configuration, locks, retries and backups
     "backup_store",

@@ -34,7 +34,7 @@ from webapi.routes import (
     trust,
     views,
 )
-from webapi.schemas import catalogue, openapi
+from webapi.schemas import catalogue, info, openapi, operation_ids
 from webapi.schemas.openapi import Problem
 
 MAX_BODY_BYTES = 1024 * 1024
@@ -90,7 +90,12 @@ def create_app(
     api = QuestlogApi(
         app,
         spec_kwargs={
-            "extra_plugins": [openapi.ProblemResponses(app), openapi.SchemaDescriptions()]
+            "extra_plugins": [
+                openapi.ProblemResponses(app),
+                openapi.SchemaDescriptions(),
+                operation_ids.OperationIds(),
+            ],
+            "info": {"description": info.DESCRIPTION},
         },
     )
     api.ma_plugin.converter.add_attribute_function(openapi.object_default_in_words)

@@ -44,7 +44,8 @@ def test_random_roll_bodies_never_get_a_5xx(
 )
 def test_random_campaign_bodies_never_get_a_5xx(client: FlaskClient, body: dict[str, Any]) -> None:
     response = client.post("/campaigns", json=body)
-    assert response.status_code in (201, 422), (body, response.json)
+    # 400: the test client writes a float infinity as Infinity, which is not JSON
+    assert response.status_code in (201, 400, 422), (body, response.json)
 
 
 def test_openapi_document_covers_every_route(flask_app: Flask) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -94,3 +95,18 @@ def checked_blocks(test: str) -> list[tuple[str, str]]:
         assert opening.startswith("```"), f"{marker} is not right before a fenced block"
         found.append((opening.removeprefix("```"), rest.split("\n```", 1)[0]))
     return found
+
+
+OPERATION_ROW = re.compile(
+    r"^\| (?P<method>[A-Z]+) \| `(?P<path>[^`]+)` \| `(?P<name>[^`]+)` "
+    r"\| `(?P<python>[^`]+)` \| `(?P<typescript>[^`]+)` \|$",
+    re.M,
+)
+"""A row of docs/api-clients.md's table of operation names."""
+
+
+def documented_operations() -> list[dict[str, str]]:
+    """The rows of docs/api-clients.md's table of operation names: each operation's method,
+    path, operationId (``name``), Python module and TypeScript type, as the doc spells them."""
+    text = DOC.read_text(encoding="utf-8")
+    return [match.groupdict() for match in OPERATION_ROW.finditer(text)]

@@ -75,7 +75,8 @@ def unload(project: Path) -> None:
 
 
 def operation(client: ModuleType, tag: str, name: str) -> ModuleType:
-    """A generated operation's module: ``api/<tag>/<method>_<path>.py``."""
+    """A generated operation's module: ``api/<tag>/<operationId in snake case>.py``
+    (docs/api-clients.md lists them)."""
     return importlib.import_module(f"{client.__name__}.api.{tag}.{name}")
 
 
@@ -99,7 +100,7 @@ class Table:
 
     def create(self, body: Any) -> None:
         """POST /campaigns with a typed ``CampaignCreate``."""
-        answer = operation(self.client, "campaigns", "post_campaigns").sync_detailed(
+        answer = operation(self.client, "campaigns", "create_campaign").sync_detailed(
             client=self.http, body=body
         )
         assert answer.status_code == 201, answer.content
@@ -122,12 +123,12 @@ class Table:
 
     def post(self, command: Any) -> Any:
         """POST a typed command; the generated ``Response`` whatever its status."""
-        run = operation(self.client, "commands", "post_campaigns_campaign_commands")
+        run = operation(self.client, "commands", "send_command")
         return run.sync_detailed(self.campaign, client=self.http, body=command)
 
     def actions(self) -> Any:
         """GET /campaigns/{id}/actions, as the generated ``Actions``."""
-        get = operation(self.client, "actions", "get_campaigns_campaign_actions")
+        get = operation(self.client, "actions", "get_actions")
         answer = get.sync_detailed(self.campaign, client=self.http)
         assert answer.status_code == 200, answer.content
         assert isinstance(answer.parsed, self.models.Actions), answer.parsed

@@ -13,7 +13,7 @@ from typing import Any, get_args, get_type_hints
 import pytest
 
 from tests.clients import python_client
-from tests.clients.conftest import Served, checked_blocks
+from tests.clients.conftest import Served, checked_blocks, documented_operations
 from webapi.schemas.catalogue import COMMANDS
 
 pytestmark = pytest.mark.clients
@@ -64,11 +64,31 @@ def test_the_whole_client_is_generated_without_a_warning(
     for entry in COMMANDS.values():
         model = getattr(client.models, entry.component)
         assert model.__name__ == entry.component
-    send = python_client.operation(client, "commands", "post_campaigns_campaign_commands")
+    send = python_client.operation(client, "commands", "send_command")
     accepted = {kind.__name__ for kind in get_args(get_type_hints(send.sync_detailed)["body"])}
     assert accepted == {entry.component for entry in COMMANDS.values()}
     for name in ("CalendarBoardSetup", "Ability", "Item", "PendingDecision"):
         assert hasattr(client.models, name), name
+
+
+def test_each_operation_is_the_module_the_docs_name(
+    generated: tuple[dict[str, Any], Path, str], client: ModuleType
+) -> None:
+    """docs/api-clients.md's table names, for each operationId, the module the generator
+    writes (``questlog_client.api.<tag>.<name in snake case>``): each one is there, and they
+    are all the generated operations."""
+    _, project, _ = generated
+    rows = documented_operations()
+    for row in rows:
+        tag, _, name = row["python"].partition(".")
+        module = python_client.operation(client, tag, name)
+        assert callable(module.sync_detailed), row
+    written = {
+        f"{m.parent.name}.{m.stem}"
+        for m in (project / python_client.PACKAGE / "api").glob("*/*.py")
+        if m.stem != "__init__"
+    }
+    assert written == {row["python"] for row in rows}
 
 
 def test_a_generated_model_writes_the_body_the_schema_accepts(client: ModuleType) -> None:

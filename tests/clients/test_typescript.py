@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.clients.conftest import Served, checked_blocks
+from tests.clients.conftest import Served, checked_blocks, documented_operations
 from tests.machine import tool
 
 pytestmark = pytest.mark.clients
@@ -83,6 +83,22 @@ def test_the_client_compiles_under_strict(typed: Path) -> None:
     assert compiled.returncode == 0, compiled.stdout + compiled.stderr
     types = (typed / "questlog-api.d.ts").read_text(encoding="utf-8")
     assert "TraitCheckCommand: {" in types and "CalendarBoardSetup: {" in types
+
+
+def test_each_operation_is_the_type_the_docs_name(typed: Path) -> None:
+    """docs/api-clients.md's table names, for each operationId, the type openapi-typescript
+    exports (``operations["sendCommand"]``): a file naming every one compiles, and one naming
+    an operation that does not exist does not."""
+    rows = documented_operations()
+    named = [f"  {row['typescript']}," for row in rows]
+    source = ['import type { operations } from "./questlog-api";', "export type Every = ["]
+    (typed / "every_operation.ts").write_text("\n".join([*source, *named, "];", ""]))
+    compiled = compile_ts(typed, typed, "every_operation.ts")
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+    wrong = [*source, '  operations["postCampaignsCampaignCommands"],', "];", ""]
+    (typed / "no_such_operation.ts").write_text("\n".join(wrong))
+    compiled = compile_ts(typed, typed, "no_such_operation.ts")
+    assert compiled.returncode != 0 and "postCampaignsCampaignCommands" in compiled.stdout
 
 
 def test_a_wrong_field_type_is_rejected(typed: Path) -> None:

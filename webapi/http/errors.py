@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Flask, Response, json, request
@@ -45,6 +46,69 @@ STREAM_RETRY_AFTER = 5
 """Seconds a client refused a stream waits before it asks again."""
 
 
+@dataclass(frozen=True)
+class ProblemType:
+    """A kind of problem the server sends: its ``type`` is ``urn:questlog:problem:<slug>``."""
+
+    slug: str
+    status: int
+    meaning: str
+    fields: tuple[str, ...] = ()
+    """The members it carries besides type, title, status, detail and instance."""
+
+
+PROBLEM_TYPES = (
+    ProblemType("bad-request", 400, "the body is not JSON (not UTF-8, a byte order mark, NaN)"),
+    ProblemType("sql-refused", 400, "a query that is not one SELECT over the Questlog tables"),
+    ProblemType("sql-failed", 400, "a query the database could not run"),
+    ProblemType("unauthorized", 401, "no token, or one that is unknown, revoked or expired"),
+    ProblemType("forbidden", 403, "the token may not do this"),
+    ProblemType("not-found", 404, "no such campaign, roll, token, route..."),
+    ProblemType("method-not-allowed", 405, "the path takes other methods (see `Allow`)"),
+    ProblemType(
+        "rule-violation",
+        409,
+        "a game rule forbids the command now",
+        ("rule", "pending", "also"),
+    ),
+    ProblemType("concurrent-update", 409, "another command was stored first; retry"),
+    ProblemType(
+        "stale-version",
+        412,
+        "`If-Match` names a version the campaign has moved past",
+        ("expected_version", "current_version"),
+    ),
+    ProblemType("request-entity-too-large", 413, "the body is larger than the route takes"),
+    ProblemType("unsupported-media-type", 415, "the body is not sent as application/json (UTF-8)"),
+    ProblemType("invalid-input", 422, "a field is wrong; `errors` names each", ("errors",)),
+    ProblemType("rate-limited", 429, "too many appends; see `Retry-After`"),
+    ProblemType("internal", 500, "the server failed; nothing was stored"),
+    ProblemType(
+        "store-unavailable",
+        503,
+        "the store did not answer; see `Retry-After`",
+        ("stored",),
+    ),
+    ProblemType(
+        "too-many-streams", 503, "every live stream slot is taken", ("limit", "max_streams")
+    ),
+    ProblemType("sql-timeout", 503, "a query ran out of time"),
+    ProblemType(
+        "not-ready",
+        503,
+        "the readiness probe: the store or a view is behind",
+        ("lagging", "max_lag"),
+    ),
+    ProblemType("disk-full", 507, "the store's disk is full; see `Retry-After`", ("stored",)),
+)
+"""Every problem the server sends, with the members each adds; the OpenAPI document lists them
+(``webapi.schemas.openapi``) and ``problem`` refuses a slug that is not here."""
+SLUGS = {kind.slug: kind for kind in PROBLEM_TYPES}
+WERKZEUG_SLUGS = {422: "invalid-input", 413: "request-entity-too-large"}
+"""HTTP errors raised outside the domain whose slug is not their reason phrase's: webargs' 422 is
+the same invalid-input problem as the domain's."""
+
+
 def problem(
     status: int,
     title: str,
@@ -54,7 +118,9 @@ def problem(
     headers: dict[str, str] | None = None,
     **extra: Any,
 ) -> Response:
-    """A problem+json response."""
+    """A problem+json response, of one of ``PROBLEM_TYPES``."""
+    if slug not in SLUGS:
+        raise ValueError(f"unlisted problem type {slug!r}: add it to PROBLEM_TYPES")
     body = {
         "type": f"urn:questlog:problem:{slug}",
         "title": title,
@@ -180,12 +246,12 @@ def http_problem(error: HTTPException) -> Response:
     detail = error.description or ""
     if messages:
         # webargs nests messages by location ("json", "query", ...): flatten to field names.
-        errors: dict[str, Any] = {}
+        errors: dict[str, list[str]] = {}
         for location, fields in messages.items():
             if isinstance(fields, dict):
-                errors.update(fields)
+                errors.update(flat_messages(fields))
             else:
-                errors[location] = fields
+                errors[location] = [str(message) for message in fields]
         extra["errors"] = errors
         detail = "Invalid input: " + ", ".join(sorted(errors))
     if status == 400 and "json" in extra.get("errors", {}):
@@ -195,10 +261,31 @@ def http_problem(error: HTTPException) -> Response:
         detail = "The request body is larger than this service accepts" + (
             f" ({limit} bytes)." if limit else "."
         )
-    slug = (error.name or "error").lower().replace(" ", "-")
+    slug = WERKZEUG_SLUGS.get(status) or (error.name or "error").lower().replace(" ", "-")
+    title = "Invalid input" if slug == "invalid-input" else error.name or "Error"
+    if slug not in SLUGS:
+        slug, title = ("bad-request", "Bad request") if status < 500 else ("internal", title)
     # The error's own headers stay (a 405's Allow); the body is a problem, whatever it said.
     headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
-    return problem(status, error.name or "Error", detail, slug=slug, headers=headers, **extra)
+    return problem(status, title, detail, slug=slug, headers=headers, **extra)
+
+
+def flat_messages(messages: dict[Any, Any], prefix: str = "") -> dict[str, list[str]]:
+    """Marshmallow's nested messages as field paths, as the domain names them: a list's item
+    ``name[n]``, an object's member ``name.key``; each path maps to its list of messages."""
+    flat: dict[str, list[str]] = {}
+    for key, found in messages.items():
+        if isinstance(key, int):
+            path = f"{prefix}[{key}]"
+        elif key == "_schema" and prefix:
+            path = prefix
+        else:
+            path = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(found, dict):
+            flat.update(flat_messages(found, path))
+        else:
+            flat.setdefault(path, []).extend(str(message) for message in found)
+    return flat
 
 
 def register(app: Flask) -> None:

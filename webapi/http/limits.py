@@ -5,8 +5,8 @@ A path parameter longer than ``MAX_PATH_PARAMETER`` or holding a control charact
 
 A JSON body nested deeper than ``MAX_JSON_DEPTH`` is refused before a parser recurses into it:
 Python's parser would raise ``RecursionError`` about 1,000 levels down. The check reads the raw
-bytes of every request with a body, whatever its content type, since ``Idempotency-Key``
-fingerprints parse the body too.
+bytes of every request with a body, after its content type is found to be JSON
+(``webapi.http.body``, which then parses it strictly).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from operator import sub
 from flask import Flask, current_app, request
 
 from domain.facade import InvalidInput, NotFound, has_control_characters, quoted
+from webapi.http import body
 
 MAX_JSON_DEPTH = 64
 """The deepest nesting of arrays and objects a request body may have."""
@@ -72,12 +73,12 @@ def check_path() -> None:
 
 def check_body() -> None:
     """Refuse a request body nested too deep, or with a number too long (422 on ``body``)."""
-    body = request.get_data(cache=True)
-    if too_deep(body):
+    data = request.get_data(cache=True)
+    if too_deep(data):
         raise InvalidInput.field(
             "body", f"nests arrays and objects more than {MAX_JSON_DEPTH} levels deep"
         )
-    if too_long_number(body):
+    if too_long_number(data):
         raise InvalidInput.field("body", f"has a number of more than {MAX_NUMBER_DIGITS} digits")
 
 
@@ -90,7 +91,10 @@ def check_input() -> None:
     if larger is not None:
         request.max_content_length = larger
     check_path()
-    check_body()
+    if body.has_body():
+        body.check_media_type()
+        check_body()
+        body.check_json()
 
 
 def install(app: Flask, body_limits: Mapping[str, int] | None = None) -> None:

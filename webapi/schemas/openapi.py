@@ -19,8 +19,11 @@ from marshmallow import Schema, fields
 from werkzeug.routing import Rule
 
 from webapi.http.declared import Access, declared_access
-from webapi.http.errors import PROBLEM_JSON
+from webapi.http.errors import PROBLEM_JSON, PROBLEM_TYPES, ProblemType
 
+DEFAULT_STATUSES = (HTTPStatus.METHOD_NOT_ALLOWED, HTTPStatus.INTERNAL_SERVER_ERROR)
+"""The statuses no operation lists, whose problems the ``default`` response describes: any
+path answers a method it does not take with 405, and a bug with 500."""
 EVERYWHERE = (HTTPStatus.UNAUTHORIZED, HTTPStatus.SERVICE_UNAVAILABLE)
 """What any operation can answer: no valid token; the store is unavailable."""
 
@@ -51,6 +54,7 @@ def problem_statuses(
         statuses |= {
             HTTPStatus.BAD_REQUEST,  # a body that is not JSON
             HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+            HTTPStatus.UNSUPPORTED_MEDIA_TYPE,  # a body not sent as application/json
             HTTPStatus.UNPROCESSABLE_ENTITY,
         }
     if any(p.get("in") != "path" for p in parameters):
@@ -153,11 +157,32 @@ def register_problem_responses(spec: APISpec, schema: Any) -> None:
     for status in HTTPStatus:
         if status >= 400:
             spec.components.response(
-                status.name, problem_response(status.phrase, schema), lazy=True
+                status.name, problem_response(problems_said(status), schema), lazy=True
             )
+    unlisted = [kind for kind in PROBLEM_TYPES if kind.status in DEFAULT_STATUSES]
     spec.components.response(
-        "DEFAULT_ERROR", problem_response("Any other error", schema), lazy=True
+        "DEFAULT_ERROR",
+        problem_response(types_said("Any other error", unlisted), schema),
+        lazy=True,
     )
+
+
+def problems_said(status: HTTPStatus) -> str:
+    """A status's response description: its phrase, then each problem type it may carry, with
+    the members that type adds."""
+    return types_said(status.phrase, [kind for kind in PROBLEM_TYPES if kind.status == status])
+
+
+def types_said(phrase: str, kinds: list[ProblemType]) -> str:
+    """A response's description: its phrase, then its problem types with their members."""
+    if not kinds:
+        return phrase
+    said = "; ".join(
+        f"`{kind.slug}` ({kind.status}): {kind.meaning}"
+        + (f" (with {', '.join(f'`{name}`' for name in kind.fields)})" if kind.fields else "")
+        for kind in kinds
+    )
+    return f"{phrase}. Problem types: {said}."
 
 
 def problem_response(description: str, schema: Any) -> dict[str, Any]:
@@ -165,34 +190,75 @@ def problem_response(description: str, schema: Any) -> dict[str, Any]:
     return {"description": description, "content": {PROBLEM_JSON: {"schema": schema}}}
 
 
+class Lagging(Schema):
+    """A view behind the log (503 not-ready)."""
+
+    name = fields.String(required=True)
+    lag = fields.Integer(required=True, metadata={"description": "Events behind the log."})
+
+
 class Problem(Schema):
-    """An RFC 9457 problem: every error response has this shape."""
+    """An RFC 9457 problem: every error response has this shape. ``type`` is
+    ``urn:questlog:problem:<slug>``, one of the types each status's response lists; the members
+    after ``instance`` come with the types named in their descriptions, and no others."""
 
     type = fields.String(metadata={"example": "urn:questlog:problem:invalid-input"})
     title = fields.String()
     status = fields.Integer()
     detail = fields.String()
     instance = fields.String()
-    errors = fields.Dict(metadata={"description": "422: field name → list of messages"})
-    rule = fields.String(metadata={"description": "409: the rule ID that forbids the command"})
+    errors = fields.Dict(
+        keys=fields.String(),
+        values=fields.List(fields.String()),
+        metadata={
+            "description": "invalid-input (422): field name (a nested one by its path) "
+            "→ its messages"
+        },
+    )
+    rule = fields.String(
+        metadata={"description": "rule-violation (409): the rule ID that forbids the command"}
+    )
     pending = fields.Dict(
         metadata={
-            "description": "409 while a decision is pending: decision, who, rule, the commands "
-            "accepted now and the options"
+            "description": "rule-violation (409) while a decision is pending: decision, who, "
+            "rule, the commands accepted now and the options"
         }
     )
     also = fields.Dict(
         metadata={
-            "description": "409 while a decision is pending: the rule (and detail) that would "
-            "refuse the command on its own"
+            "description": "rule-violation (409) while a decision is pending: the rule (and "
+            "detail) that would refuse the command on its own"
+        }
+    )
+    expected_version = fields.Integer(
+        metadata={"description": "stale-version (412): the version `If-Match` named"}
+    )
+    current_version = fields.Integer(
+        metadata={
+            "description": "stale-version (412): the campaign's version now (also the answer's "
+            "`ETag`): read the state at it and retry with `If-Match` set to it"
         }
     )
     stored = fields.Boolean(
         allow_none=True,
         metadata={
-            "description": "503/507: false if the command was not stored, null if that could "
-            "not be found out (retry with the same Idempotency-Key)"
+            "description": "store-unavailable (503), disk-full (507): false if the command was "
+            "not stored, null if that could not be found out (retry with the same "
+            "Idempotency-Key)"
         },
+    )
+    limit = fields.String(
+        metadata={"description": "too-many-streams (503): the setting that caps the streams"}
+    )
+    max_streams = fields.Integer(
+        metadata={"description": "too-many-streams (503): how many streams the server allows"}
+    )
+    lagging = fields.List(
+        fields.Nested(Lagging),
+        metadata={"description": "not-ready (503): the views behind the log by more than max_lag"},
+    )
+    max_lag = fields.Integer(
+        metadata={"description": "not-ready (503): the most events a view may be behind"}
     )
 
 

@@ -138,6 +138,12 @@ def start_combat(ctx: Context, args: Values) -> None:
 def combat_round(ctx: Context, args: Values) -> None:
     """QC-28..QC-30: how many rolls the player sees before committing abilities."""
     combat = current_combat(ctx)
+    if combat["open"]:
+        # Only reached with the round's decision set aside (the refusal's "also" hint): the
+        # rolled round closes first, by the decision the mode asks for.
+        rule = {"easy": "QC-29", "hard": "QC-30"}.get(combat["mode"], "QC-28")
+        opened = ", ".join(str(work["round"]) for work in combat["open"])
+        ctx.refuse(rule, f"round {opened} is rolled and waits for its abilities to be chosen")
     qc.page(ctx)["first_roll_made"] = True
     if combat["mode"] == "easy":
         _roll_every_round(ctx, combat)

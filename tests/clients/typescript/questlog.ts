@@ -2,10 +2,10 @@
 // openapi-typescript run with --default-non-nullable false (docs/api-clients.md), into
 // questlog-api.d.ts beside this file; tests/clients/test_typescript.py compiles it with
 // tsc --strict.
-import type { components, paths } from "./questlog-api";
+import type { components, operations } from "./questlog-api";
 
 type Schemas = components["schemas"];
-type CommandRoute = paths["/campaigns/{campaign}/commands"]["post"];
+type CommandRoute = operations["sendCommand"]; // POST /campaigns/{campaign}/commands
 export type Command = CommandRoute["requestBody"]["content"]["application/json"];
 export type Result = CommandRoute["responses"][201]["content"]["application/json"];
 export type Problem = Schemas["Problem"];

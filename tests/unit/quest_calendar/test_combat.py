@@ -644,3 +644,22 @@ def test_g_qc12_death_in_combat_ends_it_unresolved_and_skips_the_rest() -> None:
     assert combat(table)["status"] == "finished"
     assert combat(table)["open"] == []
     assert table.hero["hp"] == 10
+
+
+@pytest.mark.parametrize("mode", ["standard", "hard"])
+def test_qc28_qc30_play_on_while_the_last_round_waits_is_refused_without_a_traceback(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The refusal's ``also`` hint runs the command as if no decision were pending: with the
+    combat's last round open, that run must refuse by a rule, not fail on a round that is not
+    there (it logged a traceback on every such command)."""
+    table = Table(hero=hero(FURY))
+    table.run(start(mode=mode))
+    table.run({"type": "combat_round"}, faces=[15, 5])
+    assert table.state["pending"] is not None
+    with caplog.at_level("WARNING"):
+        refused = table.refused({"type": "combat_round"})
+    assert refused.rule_id == ("QC-28" if mode == "standard" else "QC-30")
+    assert refused.also is not None and refused.also["rule"] == refused.rule_id
+    assert "waits" in refused.also["detail"]
+    assert not [r for r in caplog.records if r.exc_info], caplog.text
