@@ -40,7 +40,8 @@ PATH = "/campaigns/{campaign}/commands"
 CI_BODIES = 25
 """Bodies per command and campaign in CI: the whole test stays well under a minute."""
 MAX_SHARE = 0.05
-"""At most this share of document-valid bodies may be refused with 422."""
+"""At most this share of document-valid bodies may be refused with 422 (besides those for an id
+the campaign does not hold, ``STATE_DEPENDENT``)."""
 ROLLBACK_ALLOWED = {"rollback_over_server_rolls": "allow"}
 
 
