@@ -155,5 +155,9 @@ def register_components(api: Api) -> None:
     for name, schema in catalogue.inline_schemas().items():
         if name not in api.spec.components.schemas:
             api.spec.components.schema(name, schema=schema)
+    for name, documents in catalogue.stated_together().items():
+        catalogue.state_together(api.spec.components.schemas[name], documents)
+    for name in catalogue.command_components():
+        catalogue.null_alone(api.spec.components.schemas[name])
     api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
     api.spec.options["security"] = [{"bearer": []}]

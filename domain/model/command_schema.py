@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from copy import deepcopy
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from marshmallow import (
     Schema,
@@ -34,11 +34,20 @@ Values = Mapping[str, Any]
 """A command's loaded values, as a handler receives them: every field of its schema present."""
 
 
+Document = dict[str, Any]
+"""JSON Schema that a schema's checks of its fields together add to its OpenAPI component (an
+``allOf`` entry each: ``not``, ``anyOf``), or that a field's own entry adds to (``properties``)."""
+
+
 class Strict(Schema):
     """A schema that refuses unknown keys and gives every declared field a value once loaded:
-    its default, or ``None`` when it has none (null counts as left out)."""
+    its default, or ``None`` when it has none (null counts as left out).
+
+    ``document``: what its checks of fields together refuse, as JSON Schema for the OpenAPI
+    document (see ``Document``)."""
 
     error_messages = {"unknown": "unknown field for this command", "type": "must be an object"}
+    document: ClassVar[Document] = {}
 
     @pre_load
     def null_is_left_out(self, data: Any, **_: Any) -> Any:
@@ -95,7 +104,9 @@ class CommandSchema(Strict):
         allow_none=True,
         error_messages={"invalid": "must be a list of faces"},
         metadata={
-            "description": "Hand-rolled faces for this command's dice, in draw order (see `dice`)."
+            "description": "Hand-rolled faces for this command's dice, in draw order (see "
+            "`dice`): how many, and which dice they are, depends on the campaign's state, and "
+            "each face must fit its die."
         },
     )
     entropy = fields.String(
@@ -113,15 +124,42 @@ class CommandSchema(Strict):
     )
 
 
+FACES_OR_ENTROPY: Document = {
+    "not": {
+        "required": ["faces", "entropy"],
+        "properties": {"faces": {"type": "array"}, "entropy": {"type": "string"}},
+    }
+}
+"""Hand-rolled faces and the player's entropy never come together (either may be null)."""
+NO_FACES: Document = {"properties": {"faces": {"maxItems": 0}}}
+"""A command that draws no dice takes no faces."""
+
+
+def given(name: str, kind: str) -> Document:
+    """JSON Schema for: the field ``name`` is given, not null (a value of type ``kind``)."""
+    return {"required": [name], "properties": {name: {"type": kind}}}
+
+
+def exactly_one(first: Document, second: Document) -> Document:
+    """JSON Schema for: exactly one of these holds, as the shapes a body must not have (both,
+    or neither): client generators build their models from the properties and leave a ``not``
+    to the server, where a union would change the model."""
+    both = {"allOf": [first, second]}
+    neither = {"allOf": [{"not": first}, {"not": second}]}
+    return {"not": {"anyOf": [both, neither]}}
+
+
 @dataclass(frozen=True)
 class Command:
-    """One game command's contract: its request schema and the dice it may draw, in draw order
-    (``None``: it draws no dice and uses no ``faces``)."""
+    """One game command's contract: its request schema, the dice it may draw, in draw order
+    (``None``: it draws no dice and uses no ``faces``), and what its checks of fields together
+    refuse as the OpenAPI document states it (``document``)."""
 
     game: str
     name: str
     schema: type[Schema]
     dice: str | None
+    document: tuple[Document, ...] = ()
 
     @property
     def component(self) -> str:
@@ -139,10 +177,12 @@ def command(
     dice: str | None,
     *,
     checks: Iterable[Check] = (),
+    document: Iterable[Document] = (),
     **own: fields.Field[Any],
 ) -> Command:
     """Declare a command's schema: ``type`` (this command's name), ``faces``, its own fields and
-    the ``checks`` of its fields together (run once every field is valid)."""
+    the ``checks`` of its fields together (run once every field is valid), with ``document``
+    saying in JSON Schema what those checks refuse, where it can."""
     kind = fields.String(
         required=True,
         validate=validate.OneOf([name]),
@@ -165,7 +205,8 @@ def command(
             **own,
         },
     )
-    return Command(game, name, schema, dice)
+    stated = (FACES_OR_ENTROPY, *(() if dice is not None else (NO_FACES,)), *document)
+    return Command(game, name, schema, dice, stated)
 
 
 def load(schema: Schema, raw: object, name: str = "command") -> dict[str, Any]:

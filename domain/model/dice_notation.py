@@ -16,6 +16,16 @@ MAX_DICE = 100
 MAX_MODIFIER = 1000
 MAX_NOTATION_LENGTH = 200
 
+_DIE_PATTERN = r"([1-9]|[1-4][0-9]|50)?[dD]([468]|1[02]|20|100|%)([kK][hHlL][1-9])?"
+PATTERN = rf"^[+-]?{_DIE_PATTERN}([+-]{_DIE_PATTERN})?([+-][0-9]{{1,3}})?$"
+"""Dice notation as the OpenAPI document states it: one or two dice terms of the allowed sides
+(at most 50 dice each), then a whole number to add or subtract, such as 2d6+d4-1 or 2d20kh1+5
+(``parse`` also reads more terms, spaces and leading zeros, within the same sums)."""
+RULES_IN_WORDS = (
+    "Dice notation such as 1d6, 2d6+d4-1 or 2d20kh1+5: one or two dice terms, then a whole "
+    f"number; at most {MAX_DICE} dice in all, and a keep (kh/kl) no larger than its term's dice."
+)
+"""What the pattern cannot say: a keep against its term's dice, and the sum of longer forms."""
 _SIDES_TEXT = ", ".join(str(s) for s in ALLOWED_SIDES[:-1]) + f" or {ALLOWED_SIDES[-1]}"
 
 # Tokens are signs and "words" (runs of anything but whitespace and signs); each word must then be

@@ -130,9 +130,12 @@ def text(
     max_length: int = 200,
     choices: Iterable[str] | None = None,
     free_text: bool = False,
+    pattern: str | None = None,
 ) -> fields.Field[Any]:
     """A string of at most ``max_length`` characters, maybe one of ``choices``; ``free_text``
-    may hold tabs and line breaks."""
+    may hold tabs and line breaks. ``pattern`` is the document's pattern for a string a check
+    of the command reads (dice notation, a date), in place of the text rule's: it must refuse
+    whatever the text rule refuses."""
     checks: list[validate.Validator] = [
         validate.Length(max=max_length, error=f"must be at most {max_length} characters")
     ]
@@ -141,6 +144,8 @@ def text(
         checks.append(validate.OneOf(allowed, error=f"must be one of {', '.join(allowed)}"))
     field = Text(validate=checks, free_text=free_text, **_common(description, required, default))
     field.error_messages["invalid"] = "must be a string"
+    if pattern is not None:
+        field.metadata = {**field.metadata, "pattern": pattern}
     return field
 
 

@@ -7,6 +7,7 @@ generated docs list their fields from here.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from marshmallow import Schema, fields, missing, validate
@@ -14,6 +15,7 @@ from marshmallow import Schema, fields, missing, validate
 from domain.facade import (
     RULES,
     Command,
+    Document,
     IdOrObject,
     StrictBoolean,
     StrictInteger,
@@ -56,6 +58,100 @@ def inline_schemas() -> dict[str, type[Schema]]:
             if isinstance(inner, IdOrObject) and inner.nested_schema is not None:
                 found[inner.nested_schema.__name__] = inner.nested_schema
     return found
+
+
+NULL_ONLY: dict[str, Any] = {"type": "object", "nullable": True, "enum": [None]}
+"""The null branch of a nullable nested object: null alone (OpenAPI 3.0 spells null as a
+nullable type whose only value is null)."""
+
+
+def command_components() -> list[str]:
+    """The OpenAPI components of the command schemas and of every schema nested in them."""
+    roots = [entry.schema for entry in COMMANDS.values()]
+    return [entry.component for entry in COMMANDS.values()] + [
+        schema.__name__ for schema in _reachable(roots, set())
+    ]
+
+
+def null_alone(component: dict[str, Any]) -> None:
+    """A nullable nested object of a command takes its schema or null, not any object: the
+    null branch apispec writes (``{"type": "object", "nullable": true}``) becomes ``NULL_ONLY``
+    (the server drops a null field before it loads, and loads an object by its schema)."""
+    for entry in component.get("properties", {}).values():
+        branches = entry.get("anyOf")
+        if branches and branches[-1] == {"type": "object", "nullable": True}:
+            entry["anyOf"] = [*branches[:-1], dict(NULL_ONLY)]
+
+
+def stated_together() -> dict[str, tuple[Document, ...]]:
+    """What the checks of fields together refuse, as JSON Schema, by OpenAPI component: each
+    command's (``Command.document``) and each nested schema's (``Strict.document``)."""
+    found: dict[str, tuple[Document, ...]] = {
+        entry.component: entry.document for entry in COMMANDS.values() if entry.document
+    }
+    roots = [entry.schema for entry in COMMANDS.values()] + list(setup_schemas().values())
+    for schema in _reachable(roots, set()):
+        document = getattr(schema, "document", None)
+        if document:
+            found.setdefault(schema.__name__, (document,))
+    return found
+
+
+def _reachable(schemas: Iterable[type[Schema]], seen: set[type[Schema]]) -> Iterator[type[Schema]]:
+    """The schemas nested in these, at any depth (each once)."""
+    for schema in schemas:
+        for field in schema().fields.values():
+            inner = _nested_class(field)
+            if inner is not None and inner not in seen:
+                seen.add(inner)
+                yield inner
+                yield from _reachable([inner], seen)
+
+
+def _nested_class(field: fields.Field[Any] | None) -> type[Schema] | None:
+    """The schema class a field (a list's items, an object's values) holds, if any."""
+    if isinstance(field, fields.List):
+        return _nested_class(field.inner)
+    if isinstance(field, fields.Dict):
+        return _nested_class(field.value_field)
+    if isinstance(field, IdOrObject):
+        return field.nested_schema
+    if isinstance(field, fields.Nested):
+        nested = field.nested
+        return nested if isinstance(nested, type) and issubclass(nested, Schema) else None
+    return None
+
+
+def state_together(component: dict[str, Any], documents: Iterable[Document]) -> None:
+    """Add to an OpenAPI component what its checks of fields together refuse: ``properties``
+    into its fields' own entries, and the shapes a body must not have (``not``) as one ``not``
+    (of their ``anyOf`` when there are several): client generators build their models from the
+    properties and leave a ``not`` alone, where a union would change the model."""
+    barred: list[Any] = []
+    for document in documents:
+        for key, value in document.items():
+            if key == "properties":
+                for name, more in value.items():
+                    _state_field(component["properties"][name], more)
+            elif key == "not":
+                barred.append(value)
+            else:
+                raise ValueError(f"a command's document adds properties or not, not {key}")
+    if barred:
+        component["not"] = barred[0] if len(barred) == 1 else {"anyOf": barred}
+
+
+def _state_field(entry: dict[str, Any], more: Document) -> None:
+    """Add to a field's entry; keys from a fixed set (``propertyNames`` with an ``enum``, which
+    OpenAPI 3.0 lacks) become its properties, each with the schema its values have, and no
+    other key."""
+    more = dict(more)
+    names = more.pop("propertyNames", None)
+    if names is not None:
+        value = entry.pop("additionalProperties", {})
+        entry["properties"] = {name: value for name in names["enum"]}
+        entry["additionalProperties"] = False
+    entry.update(more)
 
 
 def field_type(field: fields.Field[Any]) -> str:

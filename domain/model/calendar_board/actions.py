@@ -95,8 +95,8 @@ def night_action(ctx: Context, args: Values) -> None:
     player = args["player"]
     action = args["action"]
     partner = args["partner"]
-    party = cb.party(ctx, player)
     pending = cb.require_decision(ctx, "night_action", player, "CB-33")
+    party = cb.party(ctx, player)
     if action not in legal_actions(party):
         ctx.refuse("CB-37", f"{player}'s party already has a partner")
     data = night.step_data(ctx, "actions")
@@ -360,8 +360,8 @@ def choose_ambush(ctx: Context, args: Values) -> None:
     piece_id = args["piece"]
     target = args["target"]
     form = args["form"]
-    party = cb.party(ctx, player)
     pending = cb.require_decision(ctx, "ambush_target", player, "CB-35")
+    party = cb.party(ctx, player)
     chosen = [o for o in pending["options"] if o["piece"] == piece_id and o["target"] == target]
     if not chosen:
         ctx.refuse("CB-35", f"{piece_id} cannot ambush {target} with a {pending['context']['d6']}")

@@ -242,8 +242,8 @@ def choose_supply_weapon(ctx: Context, args: Values) -> None:
     """CB-15: refill the chosen weapon; a looted or non-ammo weapon is refused (CB-16, CB-14)."""
     player = args["player"]
     weapon = args["weapon"]
-    party = cb.party(ctx, player)
     pending = cb.require_decision(ctx, SUPPLY_DECISION, player, "CB-15")
+    party = cb.party(ctx, player)
     space = pending["context"]["space_index"]
     if weapon is None:
         if not pending["context"]["may_decline"]:

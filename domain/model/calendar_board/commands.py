@@ -171,6 +171,10 @@ class Setup(Strict):
             raise ValidationError("creature ids must be unique", "creatures")
 
 
+PARTNER_GIVEN = {"required": ["partner"], "properties": {"partner": {"type": "string"}}}
+"""JSON Schema for: a partner is given (not null)."""
+
+
 def partner_with_rizz(data: dict[str, Any]) -> None:
     """CB-33: a rizz names the partner it brings; no other action has one."""
     if data.get("action") == "rizz" and data.get("partner") is None:
@@ -200,6 +204,22 @@ COMMANDS: list[Command] = [
             text("The partner wanted if the rizz succeeds.", choices=cb.PARTNERS), action="rizz"
         ),
         checks=[partner_with_rizz],
+        document=[
+            {
+                "not": {
+                    "anyOf": [
+                        {"properties": {"action": {"enum": ["rizz"]}}, "not": PARTNER_GIVEN},
+                        {
+                            "required": ["partner"],
+                            "properties": {
+                                "action": {"not": {"enum": ["rizz"]}},
+                                "partner": {"type": "string"},
+                            },
+                        },
+                    ]
+                }
+            }
+        ],
     ),
     command(
         GAME,

@@ -36,8 +36,8 @@ DAY_SLEEP_LOCKS = ["reactions", "bonus"]
 def start_acting(ctx: Context, args: Values) -> None:
     """CB-40: the first action of a turn closes the window for day sleep."""
     player = args["player"]
-    cb.party(ctx, player)
     night.current_player(ctx, player)
+    cb.party(ctx, player)
     if ctx.state["turn"]["started"]:
         ctx.refuse("CB-40", f"{player}'s turn has already started")
     ctx.state["turn"]["started"] = True
@@ -54,8 +54,8 @@ def start_acting(ctx: Context, args: Values) -> None:
 def day_sleep(ctx: Context, args: Values) -> None:
     """CB-40 / CB-41: sleep through the day instead of taking the turn."""
     player = args["player"]
-    party = cb.party(ctx, player)
     night.current_player(ctx, player, "CB-40")
+    party = cb.party(ctx, player)
     state = ctx.state
     if state["turn"]["started"]:
         ctx.refuse("CB-40", "day sleep is only possible at the very start of the turn")

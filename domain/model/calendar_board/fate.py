@@ -204,8 +204,8 @@ def night_reroll(ctx: Context, player: str, kind: str) -> None:
 def decline_fate_reroll(ctx: Context, args: Values) -> None:
     """G-CB-12: the first result stands; the night goes on from it."""
     player = args["player"]
-    cb.party(ctx, player)
     pending = cb.require_decision(ctx, FATE_DECISION, player, "G-CB-12")
+    cb.party(ctx, player)
     context = pending["context"]
     ctx.emit(
         board_events.FateRerollDeclined(

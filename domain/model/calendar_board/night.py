@@ -171,7 +171,7 @@ def finish_turn(ctx: Context, player: str) -> None:
 def end_turn(ctx: Context, args: Values) -> None:
     """CB-01: a night phase starts when every player has had a turn in the round."""
     player = args["player"]
-    cb.party(ctx, player)
     current_player(ctx, player)
+    cb.party(ctx, player)
     ctx.emit(board_events.TurnEnded(player=player, round=ctx.state["round"]))
     finish_turn(ctx, player)

@@ -92,13 +92,13 @@ def roll_night(ctx: Context, args: Values) -> None:
     """The asked player makes the asked roll; its step finishes or carries on from it."""
     player = args["player"]
     kind = args["roll"]
-    cb.party(ctx, player)
     pending = ctx.state.get("pending") or {}
     rule = KINDS[kind][1]
     asked = (pending.get("context") or {}).get("roll")
     if pending.get("decision") == NIGHT_ROLL and asked != kind:
         ctx.refuse(str(pending.get("rule", rule)), f"the roll asked for is the {asked} roll")
     context = cb.require_decision(ctx, NIGHT_ROLL, player, rule)["context"]
+    cb.party(ctx, player)
     if ROLLERS[kind](ctx, context):
         ctx.state["night"]["index"] += 1
     night.advance(ctx)

@@ -121,8 +121,8 @@ def order_creatures(ctx: Context, args: Values) -> None:
     """CB-04: the holder picks the order in which creatures of one type act."""
     player = args["player"]
     order = args["order"]
-    cb.party(ctx, player)
     pending = cb.require_decision(ctx, CREATURE_DECISION, player, "CB-04")
+    cb.party(ctx, player)
     options: list[str] = pending["options"]
     if sorted(order) != sorted(options):
         raise InvalidInput.field("order", f"must list each of {', '.join(options)} exactly once")
@@ -340,10 +340,10 @@ def roll_movement(ctx: Context, args: Values) -> None:
     """CB-23: a movement 6 still moves 6, but earns no bonus roll under Rain, Snow or Hail."""
     player = args["player"]
     piece_id = args["piece"]
+    night.current_player(ctx, player)
     party = cb.party(ctx, player)
     if piece_id not in party["pieces"]:
         raise InvalidInput.field("piece", f"player {player} has no piece {piece_id!r}")
-    night.current_player(ctx, player)
     if party["pieces"][piece_id]["location"]["kind"] == "eliminated":
         ctx.refuse("CB-36", f"piece {piece_id} is eliminated and cannot move")
     weather = ctx.state["weather"]["current"]

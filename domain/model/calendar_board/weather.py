@@ -326,8 +326,8 @@ def assign_hail_damage(ctx: Context, args: Values) -> None:
     """CB-28/G-CB-20: the damage goes to a piece counted in the player's goal."""
     player = args["player"]
     piece = args["piece"]
-    party = cb.party(ctx, player)
     pending = cb.require_decision(ctx, HAIL_DECISION, player, "CB-28")
+    party = cb.party(ctx, player)
     if piece not in party["pieces"]:
         raise InvalidInput.field("piece", f"{player} has no piece {piece!r}")
     if piece not in pending["options"]:

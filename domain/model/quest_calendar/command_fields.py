@@ -4,11 +4,13 @@ dice each kind of command may draw (``domain.model.quest_calendar.commands`` lis
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validates_schema
 
-from domain.model.command_schema import Strict
+from domain.model.command_schema import Document, Strict
+from domain.model.dice_notation import PATTERN as DICE_PATTERN
+from domain.model.dice_notation import RULES_IN_WORDS as DICE_IN_WORDS
 from domain.model.dice_notation import parse
 from domain.model.errors import InvalidInput
 from domain.model.quest_calendar import (
@@ -170,7 +172,9 @@ class Effect(Schema):
         + "; any other kind only describes the item.",
         max_length=40,
     )
-    dice = text("Dice rolled when it applies, such as 1d6.", max_length=40)
+    dice = text(
+        f"Dice rolled when it applies. {DICE_IN_WORDS}", max_length=40, pattern=DICE_PATTERN
+    )
     dice.validators.append(dice_notation)
     amount = integer("A flat amount added to its dice.", **HUNDREDS)
     condition = text("The condition a cure ends.", choices=items.CONDITIONS)
@@ -204,7 +208,11 @@ class Item(Strict):
     id = text("The item's id.", required=True, max_length=80)
     name = text("Its name.", default="", max_length=200)
     kind = text("What kind of item it is.", required=True, choices=qc.ITEM_KINDS)
-    slot = text("The equipment slot it takes (equipment needs one).", max_length=40)
+    slot = text(
+        "The equipment slot it takes (equipment needs one): one of the house rule "
+        "qc.equipment.types.",
+        max_length=40,
+    )
     price = integer("Its price in credits.", minimum=0, maximum=1_000_000)
     usable_between_rounds = flag("Whether it may be used between combat rounds.")
     compartments = many(
@@ -213,6 +221,16 @@ class Item(Strict):
         item=compartment("A compartment, 1-6."),
     )
     effect = nested("What it does (see Effect).", Effect, default={})
+
+    document: ClassVar[Document] = {
+        "not": {
+            "properties": {"kind": {"enum": ["equipment"]}},
+            "not": {
+                "required": ["slot"],
+                "properties": {"slot": {"type": "string", "minLength": 1}},
+            },
+        }
+    }
 
     @validates_schema
     def slot_for_equipment(self, data: dict[str, Any], **_: Any) -> None:
@@ -259,20 +277,28 @@ class Hero(Strict):
     level = integer("Their level.", default=1, minimum=1, maximum=100)
     traits = nested("The six traits; each is 0 unless given.", Traits, required=True)
     hp_max = integer("Maximum HP.", required=True, minimum=1, maximum=10_000)
-    hp = integer("Current HP (default: hp_max).", minimum=1, maximum=10_000)
+    hp = integer("Current HP, at most hp_max (default: hp_max).", minimum=1, maximum=10_000)
     defence = integer("DEF.", required=True, minimum=-100, maximum=100, data_key="def")
     atk = integer("ATK.", required=True, minimum=-100, maximum=100)
-    damage_dice = text("The damage dice, such as 1d6.", required=True, max_length=40)
+    damage_dice = text(
+        f"The damage dice. {DICE_IN_WORDS}", required=True, max_length=40, pattern=DICE_PATTERN
+    )
     damage_mod = integer("Added to every damage roll.", default=0, minimum=-100, maximum=100)
     virtue = integer("Virtue.", default=0, minimum=-10, maximum=10)
     credits = integer("Credits.", default=0, minimum=-100_000, maximum=100_000)
     rations = integer("Meal Rations.", default=0, minimum=0, maximum=1000)
     abilities = many("The hero's abilities.", default=[], item=item_of(Ability))
     pool = nested("The pool of surges, if the hero has one.", Pool)
-    inventory = many("Items the hero starts with.", default=[], item=item_of(Item))
+    inventory = many(
+        "Items the hero starts with; an id names one item (the same id again is a second copy "
+        "of that same item).",
+        default=[],
+        item=item_of(Item),
+    )
     equipped = many(
-        "The inventory's equipment the hero starts wearing, by item id: one item per type "
-        "(QC-64). Left out, the hero wears nothing until a Rest or a day equipment is gained.",
+        "The equipment the hero starts wearing, each by the id of an item from the inventory: "
+        "one item per type (QC-64). Left out, the hero wears nothing until a Rest or a day "
+        "equipment is gained.",
         default=[],
         max_items=20,
         item=text("An equipment item's id, from the inventory.", required=True, max_length=80),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import fields, validate
 
-from domain.model.command_schema import Command, command
+from domain.model.command_schema import Command, command, exactly_one, given
 from domain.model.quest_calendar import (
     combat_rules,
     dogfight_rounds,
@@ -13,6 +13,14 @@ from domain.model.quest_calendar import (
     pages,
 )
 from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar.command_documents import (
+    DATE,
+    HERO_WITH_REPLACE,
+    LABELS_ONCE,
+    ROUND_KEYS,
+    UPGRADE_ONLY,
+    option_label,
+)
 from domain.model.quest_calendar.command_fields import (
     ABILITIES,
     ABILITY_IDS,
@@ -110,18 +118,21 @@ COMMANDS: list[Command] = [
         None,
         choice=text("The id of the printed choice.", required=True, max_length=80),
         options=many(
-            "The printed option labels (numbers, lettered as '2-A').",
+            "The printed option labels (numbers, lettered as '2-A'), each once: together one "
+            "tree of options, in which a label is an option or a group of options, never both, "
+            "and a group's options are all numbered or all lettered.",
             required=True,
             max_items=50,
-            item=text("An option label such as 2-B.", required=True, max_length=40),
+            item=option_label(),
         ),
         selected=many(
-            "The labels of the options taken.",
+            "The labels of the options taken, each once and each one of the options.",
             required=True,
             max_items=50,
-            item=text("An option label such as 2-B.", required=True, max_length=40),
+            item=option_label(),
         ),
         checks=[choice_labels],
+        document=[LABELS_ONCE],
     ),
     command(
         GAME,
@@ -161,6 +172,7 @@ COMMANDS: list[Command] = [
                 "description": "Round number (as a string, 1 to 50) -> the abilities used in it."
             },
         ),
+        document=[{"properties": {"assignments": {"propertyNames": {"enum": ROUND_KEYS}}}}],
     ),
     command(
         GAME,
@@ -199,6 +211,7 @@ COMMANDS: list[Command] = [
             replace=True,
         ),
         checks=[hero_with_replace],
+        document=[HERO_WITH_REPLACE],
     ),
     command(
         GAME,
@@ -234,11 +247,13 @@ COMMANDS: list[Command] = [
             error_messages={"invalid": "must be an object", **REQUIRED},
             metadata={"description": "Trait -> points gained: +2 to one trait or +1 to two."},
         ),
+        document=[{"properties": {"trait_points": {"propertyNames": {"enum": list(qc.TRAITS)}}}}],
         new_abilities=many(
             "New abilities, each defined as in select_hero.", default=[], item=item_of(Ability)
         ),
         new_uses=mapping(
-            "Ability id -> its new number of uses (at least its uses now).",
+            "Ability id (the id of a per-rest ability of the hero: text with no control "
+            "characters) -> its new number of uses (at least its uses now).",
             default={},
             keys=text("A per-rest ability's id.", required=True, max_length=80),
             values=integer("Its new number of uses.", required=True, minimum=0, maximum=100),
@@ -343,7 +358,7 @@ COMMANDS: list[Command] = [
             max_length=80,
         ),
         stock=many(
-            "What it sells: each item with its price.",
+            "What it sells: each item with its price, each item id once.",
             required=True,
             max_items=200,
             item=item_of(StockEntry),
@@ -397,7 +412,12 @@ COMMANDS: list[Command] = [
         GAME,
         "start_page",
         None,
-        date=text("The page's date, YYYY-MM-DD or MM-DD.", required=True, max_length=10),
+        date=text(
+            "The page's date, YYYY-MM-DD or MM-DD (in the campaign's year): a day of that month.",
+            required=True,
+            max_length=10,
+            pattern=DATE,
+        ),
         weekday=text(
             "The weekday printed on the page: it must match the date unless the house rule "
             "qc.calendar.weekdaySource is 'page' (G-QC-03).",
@@ -427,6 +447,7 @@ COMMANDS: list[Command] = [
         parts=integer("Ship Parts to use.", minimum=1, maximum=100),
         ability=hero_ability("A repair ability to use instead of parts.", required=False),
         checks=[parts_or_ability],
+        document=[exactly_one(given("parts", "integer"), given("ability", "string"))],
     ),
     command(
         GAME,
@@ -460,6 +481,7 @@ COMMANDS: list[Command] = [
             free=True,
         ),
         checks=[an_upgrade],
+        document=[UPGRADE_ONLY],
         compartment=ship_compartment("The compartment (1-6)."),
         replace=flag("Swap out the upgrade already installed there.", default=False),
     ),
