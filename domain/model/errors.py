@@ -94,3 +94,17 @@ class StoreUnavailable(QuestlogError):
         self.stored = stored
         self.disk_full = disk_full
         self.retry_after = retry_after
+
+
+KNOWN_NAMES = "known-names"
+"""The core rule of a command that names what the campaign does not hold (now)."""
+
+
+class NotHeld(RuleViolation):
+    """A well-formed command names a player, piece, weapon, item, ability, upgrade, crew member
+    or injury that the campaign does not hold now: the state refuses it (409, rule
+    ``known-names``), not its shape (a 422 is for what the body itself gets wrong)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(KNOWN_NAMES, f"{field}: {message}")
+        self.field = field

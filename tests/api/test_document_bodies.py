@@ -9,9 +9,9 @@ page. A stored command is rolled back, so every body meets the same campaign.
 
 Answers: 201 (stored), 409 (a rule refuses it in this state: fine), 422. A 422 must have a cause
 on ``CANNOT_SAY``: a check JSON Schema (OpenAPI 3.0) cannot state, which the field's description
-states in words (this file checks that it does), or on ``STATE_DEPENDENT``: an id the campaign
-does not hold, which a rule (409) would answer better. The share of document-valid bodies
-refused with 422, those aside, must stay under ``MAX_SHARE``; both shares are printed.
+states in words (this file checks that it does). What the campaign does not hold (a player, an
+item, an ability...) is the state's refusal, a 409 under the core rule ``known-names``, never a
+422. The share of document-valid bodies refused with 422 must stay under ``MAX_SHARE``.
 ``QUESTLOG_DOC_BODIES=n`` sends n bodies per command and campaign (default ``CI_BODIES``); ``-s``
 prints the figures per command and per cause.
 """
@@ -40,8 +40,7 @@ PATH = "/campaigns/{campaign}/commands"
 CI_BODIES = 25
 """Bodies per command and campaign in CI: the whole test stays well under a minute."""
 MAX_SHARE = 0.05
-"""At most this share of document-valid bodies may be refused with 422 (besides those for an id
-the campaign does not hold, ``STATE_DEPENDENT``)."""
+"""At most this share of document-valid bodies may be refused with 422."""
 ROLLBACK_ALLOWED = {"rollback_over_server_rolls": "allow"}
 
 
@@ -159,57 +158,6 @@ CANNOT_SAY: tuple[Cause, ...] = (
 )
 """Every 422 cause the document cannot state, its state aside; any other 422 is a finding."""
 
-STATE_DEPENDENT: tuple[Cause, ...] = (
-    Cause(
-        "declare_action|fate_reroll",
-        "player",
-        r"^no player .* in this match$",
-        "the players are the campaign's (its setup); the commands that check whose turn or "
-        "decision it is answer 409 for that first",
-        "DeclareActionCommand",
-        "player",
-        "The id of the player",
-    ),
-    Cause(
-        "use_item|sell|equip",
-        "item",
-        r"the hero carries no item|not a consumable|has no effect to use",
-        "the hero's inventory is the campaign's",
-        "UseItemCommand",
-        "item",
-        "in the inventory",
-    ),
-    Cause(
-        "use_ability|repair_ship",
-        "ability",
-        r"the hero has no ability|not a ship repair ability",
-        "the hero's abilities are the campaign's",
-        "UseAbilityCommand",
-        "ability",
-        "one of the hero's abilities",
-    ),
-    Cause(
-        "assign_crew",
-        "crew",
-        r"no hired crew member",
-        "the hired crew is the campaign's",
-        "AssignCrewCommand",
-        "crew",
-        "a hired crew member",
-    ),
-    Cause(
-        "sell_upgrade|install_upgrade",
-        "upgrade",
-        r"holds no ship upgrade",
-        "the hero's inventory is the campaign's",
-        "SellUpgradeCommand",
-        "upgrade",
-        "in the inventory",
-    ),
-)
-"""422s for an id the campaign does not hold: the document cannot list the campaign's ids, and
-a rule (409) would be the better answer; they are counted apart from the share."""
-
 
 def per_command() -> int:
     """How many bodies each command gets per campaign."""
@@ -317,7 +265,6 @@ class Tally:
         self.causes: Counter[str] = Counter()
         self.findings: dict[tuple[str, str, str], Json] = {}
         self.not_document_valid = 0
-        self.state_dependent = 0
 
     def note(self, command: str, body: Json, status: int, answer: Json) -> None:
         """Count one answer; name a 422's causes, or keep it as a finding."""
@@ -325,7 +272,7 @@ class Tally:
         if status != 422:
             return
         named = [
-            next((c for c in (*CANNOT_SAY, *STATE_DEPENDENT) if c.matches(command, p, m)), None)
+            next((c for c in CANNOT_SAY if c.matches(command, p, m)), None)
             for p, m in errors(answer)
         ]
         for (path, message), cause in zip(errors(answer), named, strict=True):
@@ -333,16 +280,14 @@ class Tally:
                 self.findings.setdefault((command, path, message), body)
             else:
                 self.causes[f"{command} {path}: {cause.message}"] += 1
-        if all(cause in STATE_DEPENDENT for cause in named):
-            self.state_dependent += 1
 
     def total(self, status: int | None = None) -> int:
         """Answers in all, or of one status."""
         return sum(sum(c.values()) if status is None else c[status] for c in self.answers.values())
 
     def refused(self) -> int:
-        """422s in all but those for an id the campaign does not hold (``STATE_DEPENDENT``)."""
-        return self.total(422) - self.state_dependent
+        """422s in all."""
+        return self.total(422)
 
     def report(self) -> str:
         """The figures, per command and per cause."""
@@ -352,9 +297,7 @@ class Tally:
         sent = max(1, self.total())
         lines.append(
             f"{self.total()} document-valid bodies ({self.not_document_valid} generated bodies "
-            f"the document refuses were not sent): 422 share {self.total(422) / sent:.1%}; "
-            f"{self.refused() / sent:.1%} without the {self.state_dependent} for an id the "
-            "campaign does not hold"
+            f"the document refuses were not sent): 422 share {self.refused() / sent:.1%}"
         )
         lines += [f"  {count:>4} {cause}" for cause, count in self.causes.most_common()]
         lines += [f"  FINDING {c} {p}: {m} <- {b}" for (c, p, m), b in self.findings.items()]
@@ -364,7 +307,7 @@ class Tally:
 def test_every_listed_cause_is_said_in_its_field_description(client: FlaskClient) -> None:
     """What the document cannot state as a schema it states in words, where the field is."""
     document = client.get("/openapi.json").json
-    for cause in (*CANNOT_SAY, *STATE_DEPENDENT):
+    for cause in CANNOT_SAY:
         assert cause.words in described(document, cause), cause
 
 

@@ -444,7 +444,11 @@ def test_three_players_lap_a_short_board_with_supply_rizz_day_sleep_hail_and_eli
         True,
     )
     table.refused({"type": "assign_hail_damage", "player": "B", "piece": "b1"}, "CB-28")
-    table.invalid({"type": "assign_hail_damage", "player": "A", "piece": "zz"}, "piece")
+    # a piece the match does not hold: the state refuses it, under the core rule known-names
+    detail = table.refused(
+        {"type": "assign_hail_damage", "player": "A", "piece": "zz"}, "known-names"
+    )
+    assert detail.startswith("piece: ")
 
     hail = table.run({"type": "assign_hail_damage", "player": "A", "piece": "a2"}, [20, 2, 17])
     assert hail.one("HailDamageTaken") == {

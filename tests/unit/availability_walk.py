@@ -18,7 +18,7 @@ from typing import Any
 from domain.model import patch
 from domain.model.dice import ServerDice
 from domain.model.engine import GameRules, _NoDice, _Rolled
-from domain.model.errors import InvalidInput, RuleViolation
+from domain.model.errors import InvalidInput, NotHeld, RuleViolation
 
 Json = dict[str, Any]
 Bodies = Callable[[Json, Json], list[Json]]
@@ -27,12 +27,14 @@ Bodies = Callable[[Json, Json], list[Json]]
 
 def trial(rules: GameRules, state: Json, house: Json, command: Json) -> str | None:
     """None if the command is not refused up to its first roll; else ``rule:<id>`` or
-    ``invalid:<fields>``."""
+    ``invalid:<fields>`` or ``not-held:<field>``."""
     try:
         # A campaign version, so that rolls get the ids decisions refer to.
         rules.run(state, house, command, _NoDice(), version=1)
     except _Rolled:
         return None
+    except NotHeld as refusal:  # the body names what this state does not hold
+        return f"not-held:{refusal.field}"
     except RuleViolation as refusal:
         return f"rule:{refusal.rule_id}"
     except InvalidInput as refusal:
@@ -41,7 +43,7 @@ def trial(rules: GameRules, state: Json, house: Json, command: Json) -> str | No
 
 
 def _names(rule: str, results: list[str | None]) -> bool:
-    """Whether the refusals name ``rule`` (or are all invalid input: no body fits the state)."""
+    """Whether the refusals name ``rule`` (or none is a rule's: no body fits the state)."""
     rules = [result[5:] for result in results if result and result.startswith("rule:")]
     return not rules or rule in rules
 

@@ -16,7 +16,7 @@ import pytest
 from domain.model.campaign import Campaign
 from domain.model.dice import ScriptedDice, commitment_of, new_server_seed
 from domain.model.engine import GameRules
-from domain.model.errors import InvalidInput, RuleViolation
+from domain.model.errors import InvalidInput, NotHeld, RuleViolation
 from domain.model.house_rules import book
 
 Faces = list[int] | tuple[int, ...]
@@ -74,6 +74,13 @@ class GameTable:
             self.run(command)
         self.campaign.collect_events()
         return invalid.value
+
+    def not_held(self, command: dict[str, Any]) -> NotHeld:
+        """Run a well-formed command naming what the campaign does not hold: a 409 under the
+        core rule ``known-names``, naming the field; nothing changes."""
+        refused = self.refused(command)
+        assert isinstance(refused, NotHeld), refused
+        return refused
 
     def given(self, change: Callable[[dict[str, Any]], None]) -> None:
         """Set up state directly (test fixture only); replay applies it at the same point."""

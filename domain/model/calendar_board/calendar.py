@@ -21,7 +21,7 @@ from domain.model.calendar_board import state as cb
 from domain.model.calendar_board.state_types import Board, Party
 from domain.model.command_schema import Values
 from domain.model.engine import Context
-from domain.model.errors import InvalidInput
+from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
 
@@ -254,7 +254,7 @@ def choose_supply_weapon(ctx: Context, args: Values) -> None:
             )
         )
     elif weapon not in party["weapons"]:
-        raise InvalidInput.field("weapon", f"{player} has no weapon {weapon!r}")
+        raise NotHeld("weapon", f"{player} has no weapon {weapon!r}")
     elif weapon not in pending["options"]:
         if party["weapons"][weapon]["looted"]:
             ctx.refuse("CB-16", f"{weapon} is looted: looted weapons never resupply")

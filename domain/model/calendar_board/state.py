@@ -13,7 +13,7 @@ from typing import Any
 from domain.model import decisions
 from domain.model.calendar_board.state_types import Location, Party, Piece, Weapon
 from domain.model.engine import Context, Figures, decision_summary
-from domain.model.errors import InvalidInput, NoSuchDecision, RuleViolation
+from domain.model.errors import InvalidInput, NoSuchDecision, NotHeld, RuleViolation
 from domain.model.patch import pointer_token
 from domain.model.payload import figure
 
@@ -183,7 +183,7 @@ def party(ctx: Context, player: str) -> Party:
     """A player's party, or invalid input naming ``player``."""
     parties: dict[str, Party] = ctx.state["parties"]
     if player not in parties:
-        raise InvalidInput.field("player", f"no player {player!r} in this match")
+        raise NotHeld("player", f"no player {player!r} in this match")
     return parties[player]
 
 

@@ -18,7 +18,7 @@ from domain.model.calendar_board.house_rules import CB_HOUSE_RULES, MOVEMENT_MOV
 from domain.model.calendar_board.night import step
 from domain.model.command_schema import Values
 from domain.model.engine import Context
-from domain.model.errors import InvalidInput
+from domain.model.errors import InvalidInput, NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
 
@@ -343,7 +343,7 @@ def roll_movement(ctx: Context, args: Values) -> None:
     night.current_player(ctx, player)
     party = cb.party(ctx, player)
     if piece_id not in party["pieces"]:
-        raise InvalidInput.field("piece", f"player {player} has no piece {piece_id!r}")
+        raise NotHeld("piece", f"player {player} has no piece {piece_id!r}")
     if party["pieces"][piece_id]["location"]["kind"] == "eliminated":
         ctx.refuse("CB-36", f"piece {piece_id} is eliminated and cannot move")
     weather = ctx.state["weather"]["current"]

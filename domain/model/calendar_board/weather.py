@@ -17,7 +17,7 @@ from domain.model.calendar_board import state as cb
 from domain.model.calendar_board.state_types import Party, Weather, Wind
 from domain.model.command_schema import Values
 from domain.model.engine import Context
-from domain.model.errors import InvalidInput
+from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
 
@@ -329,7 +329,7 @@ def assign_hail_damage(ctx: Context, args: Values) -> None:
     pending = cb.require_decision(ctx, HAIL_DECISION, player, "CB-28")
     party = cb.party(ctx, player)
     if piece not in party["pieces"]:
-        raise InvalidInput.field("piece", f"{player} has no piece {piece!r}")
+        raise NotHeld("piece", f"{player} has no piece {piece!r}")
     if piece not in pending["options"]:
         ctx.refuse("CB-28", f"{piece} is not on the pathway or in the home area (G-CB-20)")
     take_hail_damage(ctx, player, piece, pending["context"]["d4"], chosen_by="player")

@@ -26,7 +26,7 @@ from typing import Any
 
 from domain.model.command_schema import Values
 from domain.model.engine import Context
-from domain.model.errors import InvalidInput
+from domain.model.errors import InvalidInput, NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import hero_events, items
@@ -133,7 +133,7 @@ def use_ability(ctx: Context, args: Values) -> None:
     page = qc.page(ctx)
     ability = hero["abilities"].get(ability_id)
     if ability is None:
-        raise InvalidInput.field("ability", f"the hero has no ability {ability_id!r}")
+        raise NotHeld("ability", f"the hero has no ability {ability_id!r}")
     context = items.context_now(page)
     # QC-15 first: an ability of another context is refused whatever its effect is.
     qc.require_context(ctx, ability, context)

@@ -9,7 +9,7 @@ from typing import Any
 
 from domain.model import decisions
 from domain.model.engine import Context
-from domain.model.errors import InvalidInput
+from domain.model.errors import InvalidInput, NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import death, fight_events, hero_events
@@ -302,7 +302,7 @@ def _usable(
     or a refusal naming the field when it cannot change this round here (QC-15, QC-40)."""
     ability = hero["abilities"].get(use["id"])
     if ability is None:
-        raise InvalidInput.field(use["where"], f"the hero has no ability {use['id']!r}")
+        raise NotHeld(use["where"], f"the hero has no ability {use['id']!r}")
     # QC-15 first: a dogfight or outside ability is refused whatever its effect is.
     qc.require_context(ctx, ability, "combat")
     kind = (ability.get("effect") or {}).get("kind")

@@ -43,7 +43,7 @@ from typing import Any
 
 from domain.model.command_schema import Values
 from domain.model.engine import Context
-from domain.model.errors import InvalidInput, NoSuchDecision
+from domain.model.errors import InvalidInput, NoSuchDecision, NotHeld
 from domain.model.quest_calendar import fight_events, hero_events, items
 from domain.model.quest_calendar import state as qc
 from domain.model.quest_calendar.combat_rounds import ask_decision
@@ -218,7 +218,7 @@ def _apply(ctx: Context, fight: dict[str, Any], which: str, ability_id: str, whe
     hero = qc.hero(ctx)
     ability = hero["abilities"].get(ability_id)
     if ability is None:
-        raise InvalidInput.field(where, f"the hero has no ability {ability_id!r}")
+        raise NotHeld(where, f"the hero has no ability {ability_id!r}")
     qc.require_context(ctx, ability, "dogfight")
     kind = _check_effect(ability.get("effect") or {}, which, where, ability_id)
     qc.spend_ability(ctx, ability_id, "dogfight")

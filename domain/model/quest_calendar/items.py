@@ -20,7 +20,7 @@ from typing import Any
 from domain.model.command_schema import Values
 from domain.model.dice_notation import parse
 from domain.model.engine import Context
-from domain.model.errors import InvalidInput
+from domain.model.errors import InvalidInput, NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import hero_events
@@ -212,13 +212,13 @@ def use_item(ctx: Context, args: Values) -> None:
     page = qc.page(ctx)
     position = next((i for i, it in enumerate(hero["inventory"]) if it["id"] == item_id), None)
     if position is None:
-        raise InvalidInput.field("item", f"the hero carries no item {item_id!r}")
+        raise NotHeld("item", f"the hero carries no item {item_id!r}")
     item = hero["inventory"][position]
     if item["kind"] != "consumable":
-        raise InvalidInput.field("item", f"{item_id} is {item['kind']}, not a consumable")
+        raise NotHeld("item", f"{item_id} is {item['kind']}, not a consumable")
     effect = item["effect"]
     if effect is None:
-        raise InvalidInput.field("item", f"{item_id} has no effect to use")
+        raise NotHeld("item", f"{item_id} has no effect to use")
     kind = check_effect(effect, ITEM_EFFECTS, "item.effect")
     if fight_in_progress(page):
         between = item["usable_between_rounds"]

@@ -11,7 +11,7 @@ from typing import Any
 from domain.model import decisions
 from domain.model.command_schema import Values
 from domain.model.engine import Context, one_of
-from domain.model.errors import InvalidInput
+from domain.model.errors import InvalidInput, NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import hero_events
@@ -57,7 +57,7 @@ def rest(ctx: Context, args: Values) -> None:
     injured = injured_stats(hero)
     if stat is not None and stat not in injured:
         have = ", ".join(injured) or "none"
-        raise InvalidInput.field("restore_stat", f"{stat} has no injury (injured: {have})")
+        raise NotHeld("restore_stat", f"{stat} has no injury (injured: {have})")
     if stat is None and len(injured) == 1:
         stat = injured[0]
     if stat is None and injured:

@@ -16,7 +16,7 @@ from typing import Any
 
 from domain.model.command_schema import Values
 from domain.model.engine import Context
-from domain.model.errors import InvalidInput
+from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import death, fight_events
@@ -100,7 +100,7 @@ def inventory_upgrade(ctx: Context, item_id: str) -> Item:
     for item in qc.hero(ctx)["inventory"]:
         if item["id"] == item_id and item["kind"] == "upgrade":
             return item
-    raise InvalidInput.field("upgrade", f"the hero's inventory holds no ship upgrade {item_id!r}")
+    raise NotHeld("upgrade", f"the hero's inventory holds no ship upgrade {item_id!r}")
 
 
 # -- dogfight (QC-69..QC-76) -------------------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import Any
 
 from domain.model.command_schema import Values
 from domain.model.engine import Context
-from domain.model.errors import InvalidInput
+from domain.model.errors import InvalidInput, NotHeld
 from domain.model.quest_calendar import fight_events, hero_events
 from domain.model.quest_calendar import state as qc
 from domain.model.quest_calendar.ship import (
@@ -112,7 +112,7 @@ def _repair_by_ability(ctx: Context, ability_id: str, missing: int) -> int:
     ability = qc.hero(ctx)["abilities"].get(ability_id)
     effect = (None if ability is None else ability["effect"]) or {}
     if effect.get("kind") != "repair":
-        raise InvalidInput.field("ability", f"{ability_id!r} is not a ship repair ability")
+        raise NotHeld("ability", f"{ability_id!r} is not a ship repair ability")
     dogfight = ability is not None and ability["context"] == "dogfight"
     context = "dogfight" if dogfight and qc.page(ctx).get("dogfight") else "outside"
     qc.spend_ability(ctx, ability_id, context)
@@ -193,7 +193,7 @@ def assign_crew(ctx: Context, args: Values) -> None:
     waiting = ship.get("unassigned_crew", [])
     member = next((c for c in waiting if c["id"] == crew_id), None)
     if member is None:
-        raise InvalidInput.field("crew", f"no hired crew member {crew_id!r} is waiting")
+        raise NotHeld("crew", f"no hired crew member {crew_id!r} is waiting")
     compartment = compartments[key]
     if compartment["crew"]:
         ctx.refuse("QC-79", f"{compartment['name']} already has a crew member")

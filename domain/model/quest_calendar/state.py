@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain.model.engine import Context, Figures
-from domain.model.errors import InvalidInput, NoSuchDecision
+from domain.model.errors import NoSuchDecision, NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.payload import figure
@@ -335,7 +335,7 @@ def spend_ability(ctx: Context, ability_id: str, context: str) -> Ability:
     current = hero(ctx)
     ability = current["abilities"].get(ability_id)
     if ability is None:
-        raise InvalidInput.field("ability", f"the hero has no ability {ability_id!r}")
+        raise NotHeld("ability", f"the hero has no ability {ability_id!r}")
     require_context(ctx, ability, context)
     usage = ability["usage"]
     if usage == "per_rest":
