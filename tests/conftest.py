@@ -15,11 +15,13 @@ from uuid import UUID
 
 import psycopg
 import pytest
+from flask import Flask
 from hypothesis import HealthCheck, settings
 from psycopg import sql
 
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
+from tests import contract
 from tests.machine import missing
 
 # Hypothesis on a slow or busy machine: no per-example deadline and no "too slow" health check,
@@ -31,6 +33,33 @@ settings.register_profile(
 settings.load_profile("questlog")
 
 BROWSER_TESTS = "tests/browser/"
+
+# Every Flask test client of the suite checks its answers against the OpenAPI document
+# (tests/contract.py); an app's own ``test_client_class`` (tests/api/conftest.py) extends it.
+Flask.test_client_class = contract.ContractClient
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """Fail a test that got an answer the document does not describe, even when the check's
+    assertion was raised in a thread of the test and lost there."""
+    contract.FOUND.clear()
+    result = yield
+    if contract.FOUND:
+        found = "\n".join(f.message() for f in contract.FOUND)
+        contract.FOUND.clear()
+        pytest.fail(f"answers that do not match the OpenAPI document:\n{found}", pytrace=False)
+    return result
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How many answers this process checked against the document (none shown under xdist,
+    whose workers check them), and the known nonconformances met."""
+    if contract.CHECKED[0]:
+        terminalreporter.write_line(
+            f"contract: {contract.CHECKED[0]} answers checked against the OpenAPI document, "
+            f"{len(contract.KNOWN_MET)} known nonconformances met"
+        )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

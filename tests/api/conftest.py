@@ -14,6 +14,7 @@ from flask.testing import FlaskClient
 from domain.service.application import Questlog
 from domain.service.command_results import CommandCounters
 from domain.storage.store import StoreConfig
+from tests.contract import ContractClient
 from webapi.app import create_app
 from webapi.routes import page
 
@@ -25,7 +26,7 @@ def questlog(tmp_path: Path) -> Iterator[Questlog]:
     app.close()
 
 
-class TokenClient(FlaskClient):
+class TokenClient(ContractClient):
     """A test client that sends a bearer token with every request (unless one is given)."""
 
     token: str | None = None

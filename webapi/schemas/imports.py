@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import INCLUDE, Schema, fields
 
-from webapi.schemas.fields import Text
+from webapi.schemas.fields import Text, checkpoint_field
 
 
 class BundleBody(Schema):
@@ -77,3 +77,4 @@ class ImportedCampaign(Schema):
             "source can reveal it (rotate there before exporting, and there are none)."
         }
     )
+    checkpoint = checkpoint_field()
