@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from typing import Any
 
+from marshmallow import Schema, ValidationError, fields, validate
+
+from domain.model.quest_calendar.command_fields import Hero, Item
 from webapi.schemas.fields import Text
 
 HERO_DESCRIPTION = (
@@ -11,6 +14,18 @@ HERO_DESCRIPTION = (
     "abilities, pool, inventory...); checked by the same schema, so every campaign accepts it."
 )
 ITEM_DESCRIPTION = "The item as gain_item takes it (id, name, kind, slot, price, effect...)."
+
+
+class AsSent(fields.Nested):
+    """A body part the document shows as its real shape (the schema select_hero or gain_item
+    takes) but that is passed on as sent: the library checks it with that same schema, whose
+    messages name each wrong field under the body's key and which renames some fields on load."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        """The object as sent; anything else is refused here."""
+        if not isinstance(value, dict):
+            raise ValidationError("must be an object")
+        return value
 
 
 class NoQuery(Schema):
@@ -21,13 +36,13 @@ class HeroAdded(Schema):
     """A hero to save for the group, under a name."""
 
     name = Text(required=True, validate=validate.Length(1, 200))
-    hero = fields.Dict(required=True, metadata={"description": HERO_DESCRIPTION})
+    hero = AsSent(Hero, required=True, metadata={"description": HERO_DESCRIPTION})
 
 
 class ItemAdded(Schema):
     """An item to add to the group's list of known items."""
 
-    item = fields.Dict(required=True, metadata={"description": ITEM_DESCRIPTION})
+    item = AsSent(Item, required=True, metadata={"description": ITEM_DESCRIPTION})
 
 
 class Entry(Schema):
