@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.model import house_rules
+from domain.facade import GAMES, book
 
 Json = dict[str, Any]
 
 
-def value_schema(rule: house_rules.HouseRule) -> Json:
+def value_schema(rule: Any) -> Json:
     """The values one rule takes, as far as JSON Schema says it (a rule's own validator, when it
     has one, is said in its description)."""
     schema: Json
@@ -35,16 +35,16 @@ def value_schema(rule: house_rules.HouseRule) -> Json:
     return schema
 
 
-def rules_by_key() -> dict[str, list[house_rules.HouseRule]]:
+def rules_by_key() -> dict[str, list[Any]]:
     """Every key either game offers, with its rule in each game that offers it."""
-    found: dict[str, list[house_rules.HouseRule]] = {}
-    for game in house_rules.GAMES:
-        for key, rule in house_rules.book(game).rules.items():
+    found: dict[str, list[Any]] = {}
+    for game in GAMES:
+        for key, rule in book(game).rules.items():
             found.setdefault(key, []).append(rule)
     return dict(sorted(found.items()))
 
 
-def key_schema(rules: list[house_rules.HouseRule]) -> Json:
+def key_schema(rules: list[Any]) -> Json:
     """One key's values: its rule's, or any of its rules' where the games differ."""
     schemas = [value_schema(rule) for rule in rules]
     distinct = [s for i, s in enumerate(schemas) if s not in schemas[:i]]

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow.types import StrSequenceOrSet
 
-from domain.model.quest_calendar.command_fields import Hero, Item
+from domain.facade import HeroFields, ItemFields
 from webapi.schemas.fields import Text
 
 HERO_DESCRIPTION = (
@@ -21,7 +23,14 @@ class AsSent(fields.Nested):
     takes) but that is passed on as sent: the library checks it with that same schema, whose
     messages name each wrong field under the body's key and which renames some fields on load."""
 
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+    def _deserialize(
+        self,
+        value: Any,
+        attr: str | None,
+        data: Mapping[str, Any] | None,
+        partial: bool | StrSequenceOrSet | None = None,
+        **kwargs: Any,
+    ) -> Any:
         """The object as sent; anything else is refused here."""
         if not isinstance(value, dict):
             raise ValidationError("must be an object")
@@ -36,13 +45,13 @@ class HeroAdded(Schema):
     """A hero to save for the group, under a name."""
 
     name = Text(required=True, validate=validate.Length(1, 200))
-    hero = AsSent(Hero, required=True, metadata={"description": HERO_DESCRIPTION})
+    hero = AsSent(HeroFields, required=True, metadata={"description": HERO_DESCRIPTION})
 
 
 class ItemAdded(Schema):
     """An item to add to the group's list of known items."""
 
-    item = AsSent(Item, required=True, metadata={"description": ITEM_DESCRIPTION})
+    item = AsSent(ItemFields, required=True, metadata={"description": ITEM_DESCRIPTION})
 
 
 class Entry(Schema):
