@@ -281,7 +281,12 @@ APPEND_HEADERS = [
         "name": "Idempotency-Key",
         "description": "1 to 200 printable ASCII characters, not all spaces: a retry with the "
         "same key and body gets the first answer again.",
-        "schema": {"type": "string", "maxLength": 200, "pattern": "^[ -~]*[!-~][ -~]*$"},
+        "schema": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "pattern": "^[ -~]*[!-~][ -~]*$",
+        },
     },
     {
         "in": "header",
