@@ -35,8 +35,6 @@ from domain.model.logs import TracebackThrottle
 from domain.model.patch import resolve as resolve_pointer
 from domain.model.payload import EventType
 from domain.model.quest_calendar import catalogue
-from domain.model.quest_calendar.command_fields import Hero as HeroFields
-from domain.model.quest_calendar.command_fields import Item as ItemFields
 from domain.model.quest_calendar.state import COMPARTMENTS
 from domain.model.quest_calendar.state import FIGURES as QC_FIGURES
 from domain.model.rule_index import SETTLED_IN_CODE, STATEMENTS
@@ -136,8 +134,6 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "Command",
     "command_schemas",
     "catalogue",
-    "HeroFields",
-    "ItemFields",
     "COMPARTMENTS",
     "DiceExpression",
     "Document",

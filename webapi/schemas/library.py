@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from marshmallow import Schema, fields, validate
 
-from marshmallow import Schema, ValidationError, fields, validate
-from marshmallow.types import StrSequenceOrSet
-
-from domain.facade import HeroFields, ItemFields
 from webapi.schemas.fields import Text
 
 HERO_DESCRIPTION = (
@@ -18,23 +13,13 @@ HERO_DESCRIPTION = (
 ITEM_DESCRIPTION = "The item as gain_item takes it (id, name, kind, slot, price, effect...)."
 
 
-class AsSent(fields.Nested):
-    """A body part the document shows as its real shape (the schema select_hero or gain_item
-    takes) but that is passed on as sent: the library checks it with that same schema, whose
-    messages name each wrong field under the body's key and which renames some fields on load."""
-
-    def _deserialize(
-        self,
-        value: Any,
-        attr: str | None,
-        data: Mapping[str, Any] | None,
-        partial: bool | StrSequenceOrSet | None = None,
-        **kwargs: Any,
-    ) -> Any:
-        """The object as sent; anything else is refused here."""
-        if not isinstance(value, dict):
-            raise ValidationError("must be an object")
-        return value
+def as_sent(component: str, description: str) -> fields.Dict:
+    """A body part the document shows as its real shape (the ``component`` select_hero or
+    gain_item takes) but that is passed on as sent: the library checks it with that same schema,
+    whose messages name each wrong field under the body's key and which renames some fields on
+    load (so it is not loaded here)."""
+    ref = {"$ref": f"#/components/schemas/{component}"}
+    return fields.Dict(required=True, metadata={"description": description, "allOf": [ref]})
 
 
 class NoQuery(Schema):
@@ -45,13 +30,13 @@ class HeroAdded(Schema):
     """A hero to save for the group, under a name."""
 
     name = Text(required=True, validate=validate.Length(1, 200))
-    hero = AsSent(HeroFields, required=True, metadata={"description": HERO_DESCRIPTION})
+    hero = as_sent("Hero", HERO_DESCRIPTION)
 
 
 class ItemAdded(Schema):
     """An item to add to the group's list of known items."""
 
-    item = AsSent(ItemFields, required=True, metadata={"description": ITEM_DESCRIPTION})
+    item = as_sent("Item", ITEM_DESCRIPTION)
 
 
 class Entry(Schema):
