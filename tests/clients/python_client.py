@@ -290,8 +290,8 @@ def play_night(client: ModuleType, http: Any) -> tuple[Table, Counter[str]]:
     decisions answered, by kind."""
     m = client.models
     table = Table(client, http)
-    rules = m.CampaignCreateHouseRules()
-    rules["cb.calendar.layout"] = ["start", "supply", *["hail"] * 7, "end"]  # as the demo's
+    layout = ["start", "supply", *["hail"] * 7, "end"]  # as the demo's
+    rules = m.CampaignCreateHouseRules.from_dict({"cb.calendar.layout": layout})
     table.create(
         m.CampaignCreate(
             game=m.CampaignCreateGame.CALENDAR_BOARD,

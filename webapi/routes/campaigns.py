@@ -32,6 +32,7 @@ from webapi.schemas.campaigns import (
     render_created,
 )
 from webapi.schemas.campaigns import Campaign as CampaignSchema
+from webapi.schemas.openapi import APPEND_HEADERS
 
 blp = Blueprint("campaigns", __name__, description="Campaigns: one hash-chained event log each.")
 
@@ -40,7 +41,7 @@ blp = Blueprint("campaigns", __name__, description="Campaigns: one hash-chained 
 class Campaigns(MethodView):
     @blp.arguments(CampaignCreate, example={"game": "quest-calendar", "name": "Year one"})
     @blp.response(201, CampaignSchema)
-    @blp.doc(parameters=[{"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}}])
+    @blp.doc(parameters=[APPEND_HEADERS[0]])  # Idempotency-Key: a new campaign has no version
     @requires("any", appends=True)
     def post(self, body: dict[str, Any]) -> Any:
         """Start a campaign; its first event fixes the house rules and the dice commitment."""

@@ -16,8 +16,9 @@ from webapi.schemas.fields import Text, Timestamp
 from webapi.schemas.views import Freshness, WaitQuery, text
 
 MAX_NIGHT = 1_000_000
-RULE_PATTERN = "^[^=]+="
-"""What a ``house_rule`` filter looks like in the document: a key, ``=``, its value. Which keys
+RULE_PATTERN = r"^[^=\u0000-\u001f\u007f-\u009f]+=[^\u0000-\u001f\u007f-\u009f]*$"
+"""What a ``house_rule`` filter looks like in the document: a key, ``=``, its value, no control
+character (the text rule). Which keys
 and values a rule allows is said in words: each game's rules differ, and an alternation of every
 key made schemathesis fail inside its own generator."""
 

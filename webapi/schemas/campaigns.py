@@ -21,6 +21,7 @@ from webapi.schemas.fields import (
     Timestamp,
     checkpoint_field,
 )
+from webapi.schemas.house_rules import HOUSE_RULES_WORDS, house_rules_properties
 
 
 class CampaignCreate(Schema):
@@ -35,7 +36,11 @@ class CampaignCreate(Schema):
     house_rules = fields.Dict(
         keys=Text(),
         load_default=dict,
-        metadata={"description": "Overrides of house-rule defaults (see GET /house-rules)."},
+        metadata={
+            "description": HOUSE_RULES_WORDS,
+            "properties": house_rules_properties(),
+            "additionalProperties": False,
+        },
     )
     client_seed = Text(
         validate=validate.Length(1, 128),

@@ -7,6 +7,7 @@ from marshmallow import Schema, fields, validate
 from domain.facade import GAMES
 from webapi.schemas.campaigns import Event
 from webapi.schemas.fields import Text, checkpoint_field
+from webapi.schemas.house_rules import VALUE_WORDS, rules_by_key
 
 
 class CommandResult(Schema):
@@ -152,5 +153,12 @@ class CommandList(Schema):
 class HouseRuleChange(Schema):
     """A change of one house rule, recorded as an event."""
 
-    key = Text(required=True, validate=validate.Length(1, 100))
-    value = fields.Raw(required=True, allow_none=True)
+    key = Text(
+        required=True,
+        validate=validate.Length(1, 100),
+        metadata={
+            "enum": list(rules_by_key()),
+            "description": "A house rule of the campaign's game (GET /house-rules?game=).",
+        },
+    )
+    value = fields.Raw(required=True, allow_none=True, metadata={"description": VALUE_WORDS})

@@ -40,6 +40,12 @@ class Proof(Schema):
     server_seed = fields.String(metadata={"description": "Present once the seed is revealed."})
 
 
+_TERM = r"(([1-9][0-9]?)?[dD](4|6|8|10|12|20|100|%)([kK][hHlL][1-9][0-9]?)?|[0-9]{1,3})"
+FREE_ROLL_PATTERN = rf"^{_TERM}([+-]{_TERM})*$"
+"""The free roll's notation as the document states it: dice terms and whole numbers joined by
++ and -; the sum of the dice and the keeps against their terms are said in words."""
+
+
 class RollCreate(Schema):
     """A free roll: its notation and purpose, or faces rolled by hand."""
 
@@ -48,7 +54,9 @@ class RollCreate(Schema):
         validate=validate.Length(max=200),
         metadata={
             "example": "d20+3",
-            "description": "NdS[khK|klK] terms (d% is the d100) and ± integers.",
+            "description": "NdS[khK|klK] terms (d% is the d100) and ± integers, at most 100 "
+            "dice in all, a keep (kh/kl) no larger than its term's dice.",
+            "pattern": FREE_ROLL_PATTERN,
         },
     )
     purpose = Text(

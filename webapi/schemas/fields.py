@@ -31,8 +31,15 @@ class Timestamp(fields.Field[Any]):
     """An ISO-8601 timestamp; without an offset it is UTC.
 
     In a query string an unescaped ``+`` arrives as a space, so a space before a trailing offset
-    is read as ``+`` again (``?at=2026-11-30T15:47:17+01:00`` works as typed).
+    is read as ``+`` again (``?at=2026-11-30T15:47:17+01:00`` works as typed). The document
+    says it as a date-time string (which the server takes, and a date or a time without an
+    offset besides).
     """
+
+    def __init__(self, **kwargs: Any) -> None:
+        metadata = {"type": "string", "format": "date-time", "maxLength": 64}
+        metadata.update(kwargs.pop("metadata", None) or {})
+        super().__init__(metadata=metadata, **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> datetime:
         if not isinstance(value, str) or len(value) > 64:

@@ -276,7 +276,23 @@ STREAM_DOC = {
 
 
 APPEND_HEADERS = [
-    {"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}},
-    {"in": "header", "name": "If-Match", "schema": {"type": "string"}},
+    {
+        "in": "header",
+        "name": "Idempotency-Key",
+        "description": "1 to 200 printable ASCII characters, not all spaces: a retry with the "
+        "same key and body gets the first answer again.",
+        "schema": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "pattern": "^[ -~]*[!-~][ -~]*$",
+        },
+    },
+    {
+        "in": "header",
+        "name": "If-Match",
+        "description": 'The ETag of the version the request expects, such as "5" (W/ allowed).',
+        "schema": {"type": "string", "pattern": '^(W/)?"?[0-9]{1,18}"?$'},
+    },
 ]
 """The headers every appending route documents: ``Idempotency-Key`` and ``If-Match``."""
