@@ -101,9 +101,11 @@ KNOWN_NAMES = "known-names"
 
 
 class NotHeld(RuleViolation):
-    """A well-formed command names a player, piece, weapon, item, ability, upgrade, crew member
-    or injury that the campaign does not hold now: the state refuses it (409, rule
-    ``known-names``), not its shape (a 422 is for what the body itself gets wrong)."""
+    """A well-formed request names what the campaign or the store does not hold now: a player,
+    piece, weapon, item, ability, upgrade, crew member or injury; a version past the head; a
+    name already taken. The state refuses it (409, problem ``not-held``, rule ``known-names``,
+    ``errors`` naming the field), not its shape: a 422 is for what the request itself gets
+    wrong, which the OpenAPI document states."""
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(KNOWN_NAMES, f"{field}: {message}")

@@ -13,7 +13,7 @@ from copy import deepcopy
 from typing import Any, Protocol
 from uuid import UUID
 
-from domain.model.errors import InvalidInput, NotFound, RuleViolation
+from domain.model.errors import InvalidInput, NotFound, NotHeld, RuleViolation
 from domain.model.house_rules import ROLLBACK_OVER_SERVER_ROLLS, book
 
 
@@ -181,9 +181,7 @@ def check_target(version: int, to_version: int) -> None:
     if to_version == version:
         raise InvalidInput.field("to_version", "is the current version: nothing to undo")
     if to_version > version:
-        raise InvalidInput.field(
-            "to_version", f"no version {to_version}: the head is version {version}"
-        )
+        raise NotHeld("to_version", f"no version {to_version}: the head is version {version}")
 
 
 def policy_of(game: str, house_rules: dict[str, Any]) -> str:

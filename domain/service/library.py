@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 from uuid import uuid4
 
-from domain.model.errors import InvalidInput, NotFound
+from domain.model.errors import NotFound, NotHeld
 from domain.model.quest_calendar import catalogue
 from domain.model.text import MAX_NAME_LENGTH, check_text
 from domain.storage.library import LibraryEntry, LibraryTables
@@ -92,11 +92,11 @@ class LibraryService:
         checked = catalogue.check_item(item)
         item_id = str(checked["id"])
         if any(known["id"] == item_id for known in catalogue.RULEBOOK_ITEMS):
-            raise InvalidInput.field("item.id", f"{item_id!r} is a rulebook item already")
+            raise NotHeld("item.id", f"{item_id!r} is a rulebook item already")
         name = str(checked.get("name") or item_id)
         entry = LibraryEntry("item", item_id, name, checked, caller or "system", _now())
         if not self._tables().add_library_entry(entry):
-            raise InvalidInput.field("item.id", f"the group's list has an item {item_id!r}")
+            raise NotHeld("item.id", f"the group's list has an item {item_id!r}")
         shown = self._shown(entry, caller)
         return {**shown, "item": checked, "words": catalogue.item_words(checked), "source": "group"}
 

@@ -18,7 +18,7 @@ from uuid import UUID, uuid4
 from domain.model import patch
 from domain.model.campaign import Campaign, GameEvent
 from domain.model.chain import ENVELOPE_FIELDS
-from domain.model.errors import InvalidInput, NotFound, RuleViolation, StaleVersion
+from domain.model.errors import InvalidInput, NotFound, NotHeld, RuleViolation, StaleVersion
 from domain.model.event_records import command_versions_of
 from domain.model.house_rules import book
 from domain.model.text import check_text
@@ -349,7 +349,7 @@ class TimeTravel:
         if isinstance(at_version, bool) or not isinstance(at_version, int) or at_version < 1:
             raise InvalidInput.field("at_version", "must be an integer of at least 1")
         if at_version > original.version:
-            raise InvalidInput.field(
+            raise NotHeld(
                 "at_version", f"no version {at_version}: the head is version {original.version}"
             )
         self.check_between_commands(campaign_id, at_version, "at_version")
@@ -447,7 +447,7 @@ class TimeTravel:
         if first > last:
             raise InvalidInput.field("from", f"must not be after to ({last})")
         if last > head.version:
-            raise InvalidInput.field("to", f"no version {last}: the head is version {head.version}")
+            raise NotHeld("to", f"no version {last}: the head is version {head.version}")
         if last - first >= MAX_REPLAY:
             raise InvalidInput.field("to", f"a replay covers at most {MAX_REPLAY} events")
         current: Any = self.app.campaign(campaign_id, version=first - 1) if first > 1 else None

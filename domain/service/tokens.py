@@ -13,7 +13,7 @@ from domain.model.access import (
     new_token_secret,
     token_hash,
 )
-from domain.model.errors import InvalidInput, NotFound, RuleViolation
+from domain.model.errors import InvalidInput, NotFound, NotHeld, RuleViolation
 from domain.model.text import MAX_NAME_LENGTH, check_text
 from domain.storage.side_tables import SideTables
 
@@ -39,7 +39,7 @@ class TokenService:
         if role is not None and role not in TOKEN_ROLES:
             raise InvalidInput.field("role", f"must be one of {', '.join(TOKEN_ROLES)}")
         if self.side_tables.find_token(name) is not None:
-            raise InvalidInput.field("name", f"a token named {name!r} exists already")
+            raise NotHeld("name", f"a token named {name!r} exists already")
         admin = admin or role == "admin"
         token = Token(
             id=uuid4().hex[:12], name=name, admin=admin, analyst=role == "analyst" and not admin
@@ -76,7 +76,7 @@ class TokenService:
             name = self._readable_name(role, seat, fallback) if prefix == "invite" else fallback
         check_text("name", name, MAX_NAME_LENGTH)
         if self.side_tables.find_token(name) is not None:
-            raise InvalidInput.field("name", f"a token named {name!r} exists already")
+            raise NotHeld("name", f"a token named {name!r} exists already")
         token = Token(id=token_id, name=name, admin=False)
         secret = new_token_secret()
         self._add_token(token, secret)
@@ -123,7 +123,7 @@ class TokenService:
         """Give a live, non-admin token a role (and a seat) on a campaign. ``players`` are the
         campaign's seats, or None where it has none to check against (quest-calendar)."""
         if seat is not None and isinstance(players, list) and seat not in players:
-            raise InvalidInput.field("seat", f"must be one of this match's players: {players}")
+            raise NotHeld("seat", f"must be one of this match's players: {players}")
         member = Membership(str(campaign_id), token.id, role, seat)
         self.side_tables.set_member(member)
         return member
@@ -159,9 +159,7 @@ class TokenService:
         try:
             self.side_tables.add_token(token, token_hash(secret))
         except IntegrityError:
-            raise InvalidInput.field(
-                "name", f"a token named {token.name!r} exists already"
-            ) from None
+            raise NotHeld("name", f"a token named {token.name!r} exists already") from None
 
     def authenticate(self, secret: str) -> Token | None:
         """The live token with this secret, or None (unknown or revoked)."""

@@ -14,6 +14,7 @@ from domain.facade import (
     ConcurrencyConflict,
     InvalidInput,
     NotFound,
+    NotHeld,
     QuestlogError,
     RuleViolation,
     StaleVersion,
@@ -70,6 +71,13 @@ PROBLEM_TYPES = (
         409,
         "a game rule forbids the command now",
         ("rule", "pending", "also"),
+    ),
+    ProblemType(
+        "not-held",
+        409,
+        "the request names what the campaign does not hold now (a player, item or ability; a "
+        "version past the head; a name already taken); rule `known-names`",
+        ("rule", "errors"),
     ),
     ProblemType("concurrent-update", 409, "another command was stored first; retry"),
     ProblemType(
@@ -145,6 +153,15 @@ def domain_problem(error: QuestlogError) -> Response:
     """Map a domain error to its status: 404, 409 (with the rule), 412 or 422."""
     if isinstance(error, NotFound):
         return problem(404, "Not found", error.message, slug="not-found")
+    if isinstance(error, NotHeld):
+        return problem(
+            409,
+            "Not held by the campaign",
+            error.reason,
+            slug="not-held",
+            rule=error.rule_id,
+            errors={error.field: [error.reason.removeprefix(f"{error.field}: ")]},
+        )
     if isinstance(error, RuleViolation):
         extra: dict[str, Any] = {}
         if error.pending is not None:

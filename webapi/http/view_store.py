@@ -16,7 +16,7 @@ from uuid import UUID
 
 from flask import Flask, current_app
 
-from domain.facade import START, InvalidInput, LogPosition, NotFound, Questlog
+from domain.facade import START, LogPosition, NotFound, NotHeld, Questlog
 from projections.reads import catch_up_to, covering, freshness, position_of
 from projections.store import ViewStore, open_view_store
 from projections.view import View
@@ -55,15 +55,13 @@ def wanted_position(app: Questlog, query: dict[str, Any], cid: UUID | None) -> L
     wanted: LogPosition | None = None
     if notification_id is not None:
         if notification_id > (head := app.log_head()):
-            raise InvalidInput.field(
-                "wait_for", f"position {notification_id} is beyond the log's head {head}"
-            )
+            raise NotHeld("wait_for", f"position {notification_id} is beyond the log's head {head}")
         wanted = covering(app, notification_id)
     version = query.get("wait_for_version")
     if version is not None and cid is not None:
         found = position_of(app, cid, version)
         if found is None:
-            raise InvalidInput.field("wait_for_version", f"campaign {cid} has no version {version}")
+            raise NotHeld("wait_for_version", f"campaign {cid} has no version {version}")
         wanted = max(wanted or START, found)
     return wanted
 

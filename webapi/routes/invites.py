@@ -8,7 +8,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.facade import InvalidInput
+from domain.facade import InvalidInput, NotHeld
 from webapi.http.declared import requires
 from webapi.http.plumbing import campaign_id, questlog
 from webapi.schemas.invites import InviteCreate, InviteCreated, MemberRemoved
@@ -23,7 +23,7 @@ def invited_seat(game: str, state: dict[str, Any], role: str, seat: str | None) 
         if seat is None:
             raise InvalidInput.field("seat", f"a player's seat is required: one of {players}")
         if seat not in players:
-            raise InvalidInput.field("seat", f"must be one of this match's players: {players}")
+            raise NotHeld("seat", f"must be one of this match's players: {players}")
         return seat
     if seat is not None:
         raise InvalidInput.field("seat", "only a player in a calendar-board match has a seat")

@@ -59,6 +59,9 @@ def problem_statuses(
         }
     if any(p.get("in") != "path" for p in parameters):
         statuses.add(HTTPStatus.UNPROCESSABLE_ENTITY)
+    if "requestBody" in operation or any(p.get("in") == "query" for p in parameters):
+        # not-held: the input names what the store does not hold now (a version, a name)
+        statuses.add(HTTPStatus.CONFLICT)
     return statuses
 
 
@@ -211,12 +214,15 @@ class Problem(Schema):
         keys=fields.String(),
         values=fields.List(fields.String()),
         metadata={
-            "description": "invalid-input (422): field name (a nested one by its path) "
-            "→ its messages"
+            "description": "invalid-input (422), not-held (409): field name (a nested one by "
+            "its path) → its messages"
         },
     )
     rule = fields.String(
-        metadata={"description": "rule-violation (409): the rule ID that forbids the command"}
+        metadata={
+            "description": "rule-violation (409): the rule ID that forbids the command; "
+            "not-held (409): known-names"
+        }
     )
     pending = fields.Dict(
         metadata={

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.model.errors import InvalidInput
+from domain.model.errors import NotHeld
 
 SLIPPERY = frozenset({"rain", "snow", "hail"})  # CB-22, CB-23
 SIGHT_ACTIONS = ("sight_spell", "fortify")  # CB-27
@@ -86,10 +86,10 @@ def piece_modifiers(
     """The weather modifiers of a player's piece, by its own adaptability (CB-20..CB-27)."""
     parties: Mapping[str, Any] = state["parties"]
     if player not in parties:
-        raise InvalidInput.field("player", f"no player {player!r} in this match")
+        raise NotHeld("player", f"no player {player!r} in this match")
     pieces: Mapping[str, Any] = parties[player]["pieces"]
     if piece_id not in pieces:
-        raise InvalidInput.field("piece", f"player {player} has no piece {piece_id!r}")
+        raise NotHeld("piece", f"player {player} has no piece {piece_id!r}")
     result = weather_modifiers(
         state["weather"]["current"],
         pieces[piece_id]["adaptability"],
