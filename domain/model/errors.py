@@ -100,13 +100,15 @@ KNOWN_NAMES = "known-names"
 """The core rule of a command that names what the campaign does not hold (now)."""
 
 
-class NotHeld(RuleViolation):
+class NotHeld(RuleViolation, InvalidInput):
     """A well-formed request names what the campaign or the store does not hold now: a player,
     piece, weapon, item, ability, upgrade, crew member or injury; a version past the head; a
-    name already taken. The state refuses it (409, problem ``not-held``, rule ``known-names``,
-    ``errors`` naming the field), not its shape: a 422 is for what the request itself gets
-    wrong, which the OpenAPI document states."""
+    name already taken. The state refuses it (409, problem ``not-held``, rule ``known-names``),
+    not its shape: a 422 is for what the request itself gets wrong, which the OpenAPI document
+    states. Like invalid input it names its field (``errors``), so a caller that reads which
+    field was wrong reads it the same way."""
 
     def __init__(self, field: str, message: str) -> None:
-        super().__init__(KNOWN_NAMES, f"{field}: {message}")
-        self.field = field
+        RuleViolation.__init__(self, KNOWN_NAMES, f"{field}: {message}")
+        self.errors = {field: [message]}
+        self.field_name = field

@@ -179,6 +179,6 @@ def test_a_player_seat_must_be_a_player_of_the_match(client: FlaskClient, app: Q
     cid, _ = hail_night(client)
     app.create_token("bob")
     body = {"token_name": "bob", "role": "player", "seat": "Z"}
-    refused = post(client, f"/campaigns/{cid}/members", body, status=422)
-    assert "seat" in refused["errors"]
+    refused = post(client, f"/campaigns/{cid}/members", body, status=409)  # the match holds no Z
+    assert refused["type"].endswith(":not-held") and "seat" in refused["errors"]
     post(client, f"/campaigns/{cid}/members", {**body, "seat": "B"})

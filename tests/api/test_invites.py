@@ -61,23 +61,24 @@ def test_an_invitation_seats_a_player(flask_app: Flask, client: FlaskClient, mat
 
 
 @pytest.mark.parametrize(
-    ("body", "field"),
+    ("body", "field", "status"),
     [
-        ({"role": "owner"}, "role"),
-        ({"role": "player"}, "seat"),
-        ({"role": "player", "seat": "Z"}, "seat"),
-        ({"role": "viewer", "seat": "A"}, "seat"),
-        ({"role": "player", "seat": "B", "name": ""}, "name"),
+        ({"role": "owner"}, "role", 422),
+        ({"role": "player"}, "seat", 422),
+        ({"role": "player", "seat": "Z"}, "seat", 409),  # the match holds no player Z
+        ({"role": "viewer", "seat": "A"}, "seat", 422),
+        ({"role": "player", "seat": "B", "name": ""}, "name", 422),
     ],
 )
 def test_a_bad_invitation_names_the_field_and_creates_nothing(
-    client: FlaskClient, match: str, body: Json, field: str
+    client: FlaskClient, match: str, body: Json, field: str, status: int
 ) -> None:
-    """422 naming the field; no token, no membership."""
+    """422 naming the field (409 not-held for a seat the match does not have); no token, no
+    membership."""
     tokens = client.get("/admin/tokens").json["items"]
     before = members(client, match)
     response = client.post(f"/campaigns/{match}/invites", json=body)
-    assert response.status_code == 422, response.json
+    assert response.status_code == status, response.json
     assert field in response.json["errors"]
     assert client.get("/admin/tokens").json["items"] == tokens
     assert members(client, match) == before

@@ -111,7 +111,7 @@ def test_only_the_owner_shares(client: TokenClient, flask_app: Flask, played: st
 def test_a_share_name_in_use_is_refused_by_field(client: TokenClient, played: str) -> None:
     share(client, played, name="twice")
     refused = client.post(f"/campaigns/{played}/share", json={"name": "twice"})
-    assert refused.status_code == 422
+    assert refused.status_code == 409  # not-held: the name is taken
     assert "name" in refused.json["errors"]
 
 

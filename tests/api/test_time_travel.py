@@ -82,7 +82,7 @@ def test_a_rollback_appends_one_event_and_marks_what_it_undid(
 
 
 @pytest.mark.parametrize("to_version", [0, -1, "abc", None, 2, 3, 99])
-def test_a_bad_rollback_target_is_422_naming_to_version_and_stores_nothing(
+def test_a_bad_rollback_target_is_refused_naming_to_version_and_stores_nothing(
     client: FlaskClient, campaign: dict[str, Any], to_version: Any
 ) -> None:
     cid = campaign["id"]
@@ -91,7 +91,9 @@ def test_a_bad_rollback_target_is_422_naming_to_version_and_stores_nothing(
     response = client.post(
         f"/campaigns/{cid}/rollback", json={"to_version": to_version, "reason": "x"}
     )
-    assert response.status_code == 422
+    # a version past the head is one the campaign does not hold: 409 not-held, else 422
+    beyond = isinstance(to_version, int) and to_version > 2
+    assert response.status_code == (409 if beyond else 422)
     assert response.mimetype == PROBLEM
     assert "to_version" in response.json["errors"]
     assert stored_state(client, cid) == before
@@ -205,14 +207,14 @@ def test_a_fork_is_201_with_its_origin_and_the_original_lists_it(
 
 
 @pytest.mark.parametrize("at_version", [0, 4, "x"])
-def test_a_fork_at_a_bad_version_is_422_and_stores_nothing(
+def test_a_fork_at_a_bad_version_is_refused_and_stores_nothing(
     client: FlaskClient, campaign: dict[str, Any], at_version: Any
 ) -> None:
     cid = campaign["id"]
     rolled(client, cid, 2)
     before = stored_state(client, cid)
     response = client.post(f"/campaigns/{cid}/fork", json={"at_version": at_version, "name": "f"})
-    assert response.status_code == 422
+    assert response.status_code == (409 if at_version == 4 else 422)  # 4: past the head
     assert "at_version" in response.json["errors"]
     assert stored_state(client, cid) == before
 
@@ -271,14 +273,15 @@ def test_replay_gives_each_event_with_a_patch_from_the_view_before_to_the_view_a
 
 
 @pytest.mark.parametrize(
-    ("query", "field"), [("from=3&to=2", "from"), ("from=0", "from"), ("to=9", "to")]
+    ("query", "field", "status"),
+    [("from=3&to=2", "from", 422), ("from=0", "from", 422), ("to=9", "to", 409)],
 )
-def test_a_bad_replay_range_is_422(
-    client: FlaskClient, campaign: dict[str, Any], query: str, field: str
+def test_a_bad_replay_range_is_refused(
+    client: FlaskClient, campaign: dict[str, Any], query: str, field: str, status: int
 ) -> None:
     rolled(client, campaign["id"], 2)
     response = client.get(f"/campaigns/{campaign['id']}/replay?{query}")
-    assert response.status_code == 422
+    assert response.status_code == status  # 409 not-held: no version 9
     assert field in response.json["errors"]
 
 

@@ -194,9 +194,9 @@ def test_bad_waits_cursors_and_campaigns_are_problems(
 ) -> None:
     week = synced["week"]
     head = get(client, "/projections")["head"]
-    beyond = get(client, f"/views/rolls?wait_for={head + 1}", 422)
+    beyond = get(client, f"/views/rolls?wait_for={head + 1}", 409)  # not-held: past the head
     assert "wait_for" in beyond["errors"]
-    missing = get(client, f"/campaigns/{week}/views/rolls?wait_for_version=999", 422)
+    missing = get(client, f"/campaigns/{week}/views/rolls?wait_for_version=999", 409)
     assert "wait_for_version" in missing["errors"]
     assert "timeout" in get(client, "/views/rolls?timeout=11", 422)["errors"]
     assert "after" in get(client, f"/campaigns/{week}/views/debt-ledger?after=x", 422)["errors"]

@@ -34,7 +34,7 @@ def trial(rules: GameRules, state: Json, house: Json, command: Json) -> str | No
     except _Rolled:
         return None
     except NotHeld as refusal:  # the body names what this state does not hold
-        return f"not-held:{refusal.field}"
+        return f"not-held:{refusal.field_name}"
     except RuleViolation as refusal:
         return f"rule:{refusal.rule_id}"
     except InvalidInput as refusal:

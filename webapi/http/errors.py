@@ -160,7 +160,7 @@ def domain_problem(error: QuestlogError) -> Response:
             error.reason,
             slug="not-held",
             rule=error.rule_id,
-            errors={error.field: [error.reason.removeprefix(f"{error.field}: ")]},
+            errors=error.errors,
         )
     if isinstance(error, RuleViolation):
         extra: dict[str, Any] = {}

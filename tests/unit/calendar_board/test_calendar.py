@@ -371,7 +371,7 @@ def test_cb15_declining_is_refused_by_default_and_allowed_by_house_rule() -> Non
     refused = match.refused({"type": "choose_supply_weapon", "player": "B", "weapon": None})
     assert refused.rule_id == "CB-15"
     unknown = match.not_held({"type": "choose_supply_weapon", "player": "B", "weapon": "axe"})
-    assert unknown.field == "weapon"
+    assert unknown.field_name == "weapon"
 
     setup = armed(B=[weapon("bow", 2, 6, 2)])
     match = Match(setup, house={**CALENDAR_ONLY, "cb.supply.mayDecline": True})

@@ -293,7 +293,10 @@ def test_cb23_a_roll_below_six_neither_earns_nor_loses_a_bonus_roll() -> None:
 def test_cb23_only_the_player_whose_turn_it_is_rolls_movement_for_their_own_piece() -> None:
     match = table_in("normal")
     assert match.refused({"type": "roll_movement", "player": "B", "piece": "b1"}).rule_id == "CB-01"
-    assert match.not_held({"type": "roll_movement", "player": "A", "piece": "b1"}).field == "piece"
+    assert (
+        match.not_held({"type": "roll_movement", "player": "A", "piece": "b1"}).field_name
+        == "piece"
+    )
     match.given(
         lambda state: state["parties"]["A"]["pieces"]["a1"].update(location={"kind": "eliminated"})
     )

@@ -379,7 +379,10 @@ def test_cb10_g_cb12_a_house_list_may_allow_the_basketball_roll() -> None:
 def test_cb10_fate_reroll_input_names_the_field() -> None:
     match = night_match()
     assert "roll" in match.invalid({"type": "fate_reroll", "player": "A", "roll": "tackle"}).errors
-    assert match.not_held({"type": "fate_reroll", "player": "Z", "roll": "hail"}).field == "player"
+    assert (
+        match.not_held({"type": "fate_reroll", "player": "Z", "roll": "hail"}).field_name
+        == "player"
+    )
 
 
 def test_cb05_cb06_cb07_run_in_step_order_within_one_night() -> None:

@@ -237,7 +237,8 @@ def test_cb28_goal_5_d20_3_luck_1_fails_and_the_player_puts_the_d4_2_on_a_piece(
     refused = match.refused({"type": "assign_hail_damage", "player": "A", "piece": "a6"}, [20])
     assert refused.rule_id == "CB-28"
     assert (
-        match.not_held({"type": "assign_hail_damage", "player": "A", "piece": "x"}).field == "piece"
+        match.not_held({"type": "assign_hail_damage", "player": "A", "piece": "x"}).field_name
+        == "piece"
     )
     events = match.run({"type": "assign_hail_damage", "player": "A", "piece": "a3"}, faces=[20])
     assert only(events, "HailDamageTaken") == {

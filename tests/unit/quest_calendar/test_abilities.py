@@ -259,7 +259,7 @@ def test_qc15_attack_and_damage_abilities_are_spent_by_the_combat_commands() -> 
     assert (
         "ability.effect.kind" in table.invalid({"type": "use_ability", "ability": "smite"}).errors
     )
-    assert table.not_held({"type": "use_ability", "ability": "fireball"}).field == "ability"
+    assert table.not_held({"type": "use_ability", "ability": "fireball"}).field_name == "ability"
 
 
 def test_qc16_per_rest_uses_run_out_and_do_not_come_back_with_a_new_page() -> None:

@@ -258,7 +258,10 @@ def test_qc28_abilities_that_cannot_change_a_round_are_refused() -> None:
     table.run(start())
     table.run({"type": "combat_round"}, faces=[15, 4])
     assert "abilities[0]" in table.invalid({"type": "resolve_round", "abilities": ["mend"]}).errors
-    assert table.not_held({"type": "resolve_round", "abilities": ["nope"]}).field == "abilities[0]"
+    assert (
+        table.not_held({"type": "resolve_round", "abilities": ["nope"]}).field_name
+        == "abilities[0]"
+    )
     assert table.refused({"type": "resolve_round", "abilities": ["ram"]}).rule_id == "QC-15"
 
 

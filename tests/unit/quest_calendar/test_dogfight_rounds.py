@@ -428,7 +428,7 @@ def test_resolve_dogfight_round_input_is_validated() -> None:
     table = table_with(LOCK_ON)
     table.run(start())
     table.run(NEXT, faces=[40])
-    assert table.not_held(resolve("nobody")).field == "abilities[0]"
+    assert table.not_held(resolve("nobody")).field_name == "abilities[0]"
     assert "abilities[1]" in table.invalid(resolve("lock-on", 7)).errors
     assert "roll" in table.invalid(resolve(roll="sideways")).errors
     assert "rounds" in table_with().invalid({"type": "start_dogfight", "rounds": []}).errors

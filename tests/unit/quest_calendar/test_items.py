@@ -265,8 +265,8 @@ def test_g_qc01_item_data_is_checked_and_bad_input_names_the_field() -> None:
     rope = {"id": "rope", "kind": "equipment", "slot": "belt"}
     odd = {"id": "odd", "kind": "consumable", "effect": {"kind": "teleport"}}
     table = Table(hero=carrying(rope, odd, MED_KIT))
-    assert table.not_held(use("ghost")).field == "item"
-    assert table.not_held(use("rope")).field == "item"
+    assert table.not_held(use("ghost")).field_name == "item"
+    assert table.not_held(use("rope")).field_name == "item"
     assert "item.effect.kind" in table.invalid(use("odd")).errors
     assert "stat" in table.invalid(use("med-kit", stat="STR")).errors
     assert Table(page=None, hero=carrying(MED_KIT)).refused(use("med-kit")).rule_id == "QC-17"

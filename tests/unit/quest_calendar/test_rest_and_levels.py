@@ -138,7 +138,7 @@ def test_qc52_a_single_injured_stat_needs_no_question() -> None:
 def test_qc52_restore_stat_must_be_injured() -> None:
     table = day(rest_day=True)
     injure(table, "STR")
-    assert table.not_held({"type": "rest", "restore_stat": "DEX"}).field == "restore_stat"
+    assert table.not_held({"type": "rest", "restore_stat": "DEX"}).field_name == "restore_stat"
     assert "restore_stat" in table.invalid({"type": "rest", "restore_stat": "LUCK"}).errors
 
 

@@ -424,7 +424,8 @@ def test_qc79_crew_never_move_and_house_bonus_or_crew_data_sets_the_bonus() -> N
     hire_and_assign(table, {"id": "ola", "integrity_bonus": 0}, 5)
     assert ship(table)["compartments"]["5"]["integrity_max"] == 3
     assert (
-        table.not_held({"type": "assign_crew", "crew": "nobody", "compartment": 6}).field == "crew"
+        table.not_held({"type": "assign_crew", "crew": "nobody", "compartment": 6}).field_name
+        == "crew"
     )
 
 
@@ -529,4 +530,4 @@ def test_qc83_refused_without_a_shop_that_sells_upgrades() -> None:
     assert table.refused(command).rule_id == "QC-83"
     set_page(table, shop={"id": "grocer", "stock": {}, "sells_upgrades": False})
     assert table.refused(command).rule_id == "QC-83"
-    assert table.not_held({"type": "sell_upgrade", "upgrade": "nothing"}).field == "upgrade"
+    assert table.not_held({"type": "sell_upgrade", "upgrade": "nothing"}).field_name == "upgrade"
