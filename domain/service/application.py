@@ -151,7 +151,11 @@ class Questlog(DiceService, TokenService, LibraryService):
                 reported.check_all_used()
             return {"events": [event_facts(e) for e in events], "state": campaign.view()}
 
-        return self.execute(campaign_id, decide, expected_version, idempotency)
+        def shape(campaign: Campaign) -> None:
+            game = rules_for(campaign.game)
+            game.values(game.spec(body.get("type")), body)
+
+        return self.execute(campaign_id, decide, expected_version, idempotency, shape=shape)
 
     def configure_house_rule(
         self,

@@ -127,8 +127,13 @@ class CommandService(Reading):
         idempotency: Idempotency | None,
         *,
         seed_holder: dict[str, SeedRecord] | None = None,
+        shape: Callable[[Campaign], None] | None = None,
     ) -> Outcome:
         """Load, decide, save; retry when a concurrent writer took the version first.
+
+        ``shape`` checks the request's own form against the campaign (a command body against its
+        game's schema) before ``If-Match`` is: a malformed request is a 422 whatever the version
+        it names, never a 412 that a corrected retry would meet again as a 422.
 
         Commands on one campaign in this process take turns (``_command_lock``). Processes take
         turns through the store's campaign lock only where they have lately met (a write
@@ -140,7 +145,13 @@ class CommandService(Reading):
         def run(locked: bool) -> Outcome:
             return self._through_store_failures(
                 lambda: self._execute(
-                    campaign_id, decide, expected_version, idempotency, seed_holder, locked=locked
+                    campaign_id,
+                    decide,
+                    expected_version,
+                    idempotency,
+                    seed_holder,
+                    locked=locked,
+                    shape=shape,
                 )
             )
 
@@ -216,6 +227,7 @@ class CommandService(Reading):
         seed_holder: dict[str, SeedRecord] | None,
         *,
         locked: bool,
+        shape: Callable[[Campaign], None] | None = None,
     ) -> Outcome:
         # Another process may still take the version first: reload and decide again. The first
         # retry goes at once (the usual conflict is this process's cached copy being behind the
@@ -227,6 +239,8 @@ class CommandService(Reading):
             if replay is not None:
                 return replay
             campaign, from_cache = self._working_copy(campaign_id, optimistic=attempt == 0)
+            if shape is not None:
+                shape(campaign)
             if expected_version is not None and campaign.version != expected_version:
                 campaign, from_cache = self.campaign(campaign_id), False
                 if campaign.version != expected_version:

@@ -142,3 +142,19 @@ def test_the_architecture_doc_lists_every_problem_type() -> None:
     for kind in PROBLEM_TYPES:
         members = ", ".join(f"`{name}`" for name in kind.fields) or "—"
         assert f"| {kind.status} | `{kind.slug}` | {kind.meaning} | {members} |" in doc, kind
+
+
+def test_a_malformed_command_is_a_422_whatever_version_if_match_names(
+    store_client: FlaskClient, store_campaign: dict[str, Any]
+) -> None:
+    """The body's own form first: a 412 would send the client to retry a body that is wrong."""
+    cid = store_campaign["id"]
+    before = stored_state(store_client, cid)
+    response = store_client.post(
+        f"/campaigns/{cid}/commands",
+        json={"type": "gain_credits", "amount": "lots"},
+        headers={"If-Match": '"999"'},
+    )
+    assert response.status_code == 422, response.json
+    assert "amount" in response.json["errors"]
+    assert stored_state(store_client, cid) == before
