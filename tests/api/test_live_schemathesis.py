@@ -47,53 +47,51 @@ EXCLUDED_OPERATIONS = {
     "revokeToken": "revoking the run's own token would turn every later request into a 401",
 }
 """Operations a fuzz run cannot exercise, each with the reason."""
+CONFIG = Path(__file__).with_name("schemathesis.toml")
+"""schemathesis' settings: a stale If-Match's 412 counts as the state's answer, like a 409."""
 KNOWN_FINDINGS: frozenset[tuple[str, str]] = frozenset(
     {
-        # Request schemas looser than the server: a request the document allows is refused
-        # (422, 400), or one it forbids is accepted; each is fixed in the schema or the server.
-        ("ST201", "POST /campaigns/{campaign}/share"),
-        ("ST202", "GET /analytics/campaigns"),
-        ("ST202", "GET /analytics/dice"),
-        ("ST202", "GET /analytics/sql"),
-        ("ST202", "GET /campaigns/{campaign}"),
-        ("ST202", "GET /campaigns/{campaign}/analytics/dice"),
-        ("ST202", "GET /campaigns/{campaign}/audit"),
-        ("ST202", "GET /campaigns/{campaign}/evening"),
-        ("ST202", "GET /campaigns/{campaign}/replay"),
-        ("ST202", "GET /campaigns/{campaign}/views/debt-ledger"),
-        ("ST202", "GET /campaigns/{campaign}/views/debt-spans"),
-        ("ST202", "GET /campaigns/{campaign}/views/exhaustion-history"),
-        ("ST202", "GET /campaigns/{campaign}/views/hp-virtue"),
-        ("ST202", "GET /campaigns/{campaign}/views/hp-virtue/lives"),
-        ("ST202", "GET /campaigns/{campaign}/views/rolls"),
-        ("ST202", "GET /campaigns/{campaign}/views/ship"),
-        ("ST202", "GET /campaigns/{campaign}/views/ship/losses"),
-        ("ST202", "GET /campaigns/{campaign}/views/summary"),
-        ("ST202", "GET /campaigns/{campaign}/views/weather-wind"),
-        ("ST202", "GET /views/campaigns"),
-        ("ST202", "GET /views/rolls"),
-        ("ST202", "POST /admin/tokens"),
-        ("ST202", "POST /campaigns"),
-        ("ST202", "POST /campaigns/import"),
-        ("ST202", "POST /campaigns/{campaign}/commands"),
+        # A schema-valid request the server refuses for a reason OpenAPI 3.0 cannot state (the
+        # field descriptions say each in words; tests/api/test_document_route_bodies.py names
+        # them): SQL grammar, a signed bundle, parameters that go together or not at all,
+        # relations between two values, keys and values that depend on the campaign's game.
+        ("ST202", "GET /analytics/campaigns"),  # house_rule keys of either game
+        ("ST202", "GET /analytics/dice"),  # house_rule keys of either game
+        ("ST202", "GET /analytics/sql"),  # a SELECT in DuckDB's grammar
+        ("ST202", "GET /campaigns/{campaign}"),  # version or at, not both
+        ("ST202", "GET /campaigns/{campaign}/audit"),  # after and after_hash together
+        ("ST202", "GET /campaigns/{campaign}/evening"),  # one kind of range
+        ("ST202", "GET /campaigns/{campaign}/replay"),  # from not after to
+        ("ST202", "POST /campaigns"),  # house rules of the campaign's game only
+        ("ST202", "POST /campaigns/import"),  # a signed, verifiable bundle
+        ("ST202", "POST /campaigns/{campaign}/commands"),  # the commands' own listed causes
+        ("ST202", "POST /campaigns/{campaign}/invites"),  # a seat only in a calendar-board match
+        ("ST202", "POST /campaigns/{campaign}/members"),  # token_name or token_id
+        ("ST202", "POST /campaigns/{campaign}/rolls"),  # entropy or faces, not both
+        ("ST202", "POST /library/heroes"),  # dice keep counts, equipped items in the inventory
+        ("ST202", "POST /library/items"),  # dice keep counts
+        ("ST202", "Stateful tests"),  # a house rule's value depends on its key
+        ("ST202", "GET /campaigns/{campaign}/analytics/dice"),  # to_night not before from
+        ("ST202", "POST /campaigns/{campaign}/house-rules"),  # a house rule's value by its key
+        # Still to fix (each a bug in the document or the server, or an order of checks):
+        # a state refusal still answered 422 (a rollback to the current version, an approval
+        # by a seat that is not the proposal's), an Idempotency-Key reused with another body
+        # (422 as the IETF draft says, but schemathesis counts it), a document stricter than
+        # the server (share), house-rule and command bodies the document refuses that meet a
+        # stale If-Match (412) before their own check.
         ("ST202", "POST /campaigns/{campaign}/dice/client-seed"),
         ("ST202", "POST /campaigns/{campaign}/dice/rotate"),
         ("ST202", "POST /campaigns/{campaign}/fork"),
-        ("ST202", "POST /campaigns/{campaign}/house-rules"),
-        ("ST202", "POST /campaigns/{campaign}/invites"),
-        ("ST202", "POST /campaigns/{campaign}/members"),
         ("ST202", "POST /campaigns/{campaign}/rollback"),
         ("ST202", "POST /campaigns/{campaign}/rollback/proposals"),
         ("ST202", "POST /campaigns/{campaign}/rollback/proposals/{proposal_id}/approve"),
-        ("ST202", "POST /campaigns/{campaign}/rolls"),
         ("ST202", "POST /campaigns/{campaign}/share"),
-        ("ST202", "POST /library/heroes"),
-        ("ST202", "POST /library/items"),
-        ("ST202", "Stateful tests"),
-        # OPTIONS /campaigns/import advertises GET: /campaigns/{campaign} takes "import" too.
-        ("ST205", "POST /campaigns/import"),
-        # The stateful phase on PostgreSQL: a created resource then answered 404.
-        ("ST302", "Stateful tests"),
+        ("ST202", "POST /admin/tokens"),
+        ("ST201", "POST /campaigns/{campaign}/commands"),
+        ("ST201", "POST /campaigns/{campaign}/house-rules"),
+        ("ST201", "POST /campaigns/{campaign}/share"),  # a body the document refuses, taken
+        ("ST205", "POST /campaigns/import"),  # OPTIONS: /campaigns/{campaign} matches "import"
+        ("ST302", "Stateful tests"),  # a token created by the run, then "no token 'bob'"
     }
 )
 """(check code, operation) failures known at the time of writing: listed on every run, but they
@@ -233,6 +231,8 @@ def schemathesis(live: Live, reports: Path) -> subprocess.CompletedProcess[str]:
     seconds = budget("QUESTLOG_SCHEMATHESIS_SECONDS", SECONDS)
     command = [
         str(Path(sys.executable).with_name("schemathesis")),
+        "--config-file",
+        str(CONFIG),
         "run",
         f"http://127.0.0.1:{live.port}/openapi.json",
         "-H",

@@ -109,7 +109,11 @@ class CampaignDiceQuery(WaitQuery, Period, GameDates):
     alpha = fields.Float(
         load_default=ALPHA,
         validate=validate.Range(min=0, max=1, min_inclusive=False),
-        metadata={"description": "Flag dice whose p-value is below this (default 0.001)."},
+        # OpenAPI 3.0 says "above 0" so: apispec writes the minimum only
+        metadata={
+            "description": "Flag dice whose p-value is below this (default 0.001).",
+            "exclusiveMinimum": True,
+        },
     )
 
 
@@ -122,7 +126,11 @@ class DiceQuery(AnalyticsQuery):
     alpha = fields.Float(
         load_default=ALPHA,
         validate=validate.Range(min=0, max=1, min_inclusive=False),
-        metadata={"description": "Flag dice whose p-value is below this (default 0.001)."},
+        # OpenAPI 3.0 says "above 0" so: apispec writes the minimum only
+        metadata={
+            "description": "Flag dice whose p-value is below this (default 0.001).",
+            "exclusiveMinimum": True,
+        },
     )
 
 
