@@ -16,7 +16,7 @@ from domain.model.access import ROLES, TOKEN_ROLES, Membership, Token, acting_as
 from domain.model.calendar_board import modifiers
 from domain.model.calendar_board.state import WEATHERS, party_figures
 from domain.model.campaign import Campaign
-from domain.model.command_schema import Command, Document
+from domain.model.command_schema import FACE_DOCUMENT, Command, Document
 from domain.model.dice_notation import DiceExpression
 from domain.model.dice_notation import parse as parse_dice
 from domain.model.engine import Figures
@@ -135,6 +135,7 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "CALENDAR_BOARD",
     "Command",
     "command_schemas",
+    "FACE_DOCUMENT",
     "catalogue",
     "COMPARTMENTS",
     "DiceExpression",

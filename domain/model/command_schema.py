@@ -39,6 +39,29 @@ Document = dict[str, Any]
 ``allOf`` entry each: ``not``, ``anyOf``), or that a field's own entry adds to (``properties``)."""
 
 
+FACE_DOCUMENT: dict[str, Any] = {
+    "description": "A die's face; a d100 may be given as its tens and units dice.",
+    "oneOf": [
+        {"type": "integer"},
+        {
+            "type": "object",
+            "properties": {
+                "tens": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 90,
+                    "multipleOf": 10,
+                },
+                "units": {"type": "integer", "minimum": 0, "maximum": 9},
+            },
+            "required": ["tens", "units"],
+            "additionalProperties": False,
+        },
+    ],
+}
+"""How the document shows one hand-rolled face, in a command and in a free roll alike."""
+
+
 class Strict(Schema):
     """A schema that refuses unknown keys and gives every declared field a value once loaded:
     its default, or ``None`` when it has none (null counts as left out).
@@ -79,28 +102,7 @@ class CommandSchema(Strict):
     player's ``entropy`` for server dice."""
 
     faces = fields.List(
-        fields.Raw(
-            metadata={
-                "description": "A die's face; a d100 may be given as its tens and units dice.",
-                "oneOf": [
-                    {"type": "integer"},
-                    {
-                        "type": "object",
-                        "properties": {
-                            "tens": {
-                                "type": "integer",
-                                "minimum": 0,
-                                "maximum": 90,
-                                "multipleOf": 10,
-                            },
-                            "units": {"type": "integer", "minimum": 0, "maximum": 9},
-                        },
-                        "required": ["tens", "units"],
-                        "additionalProperties": False,
-                    },
-                ],
-            }
-        ),
+        fields.Raw(metadata=FACE_DOCUMENT),
         allow_none=True,
         error_messages={"invalid": "must be a list of faces"},
         metadata={

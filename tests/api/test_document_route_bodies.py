@@ -116,6 +116,18 @@ CANNOT_SAY: tuple[Cause, ...] = (
         "the sum of the dice and a keep against its term's dice are arithmetic",
     ),
     Cause("GET /analytics/sql", "_|q", r".", "a SQL statement: its grammar is the engine's"),
+    Cause(
+        r"POST /campaigns/\{campaign\}/rolls",
+        "entropy",
+        r"send one or the other",
+        "entropy or faces, not both: sayable with a `not` as the commands do, not stated yet",
+    ),
+    Cause(
+        r"POST /campaigns/\{campaign\}/rolls",
+        "dice",
+        r"needs at least one die",
+        "dice notation whose terms are all numbers: the pattern allows a bare number term",
+    ),
     Cause("POST /campaigns/import", ".*", r".", "a signed bundle: its hash chain and signature"),
     Cause(
         r"POST /library/.*",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from domain.facade import FACE_DOCUMENT
 from webapi.schemas.campaigns import DiceState
 from webapi.schemas.fields import (
     CHECKPOINT_DESCRIPTION,
@@ -66,7 +67,7 @@ class RollCreate(Schema):
         metadata={"example": "investigate"},
     )
     faces = fields.List(
-        fields.Raw(),
+        fields.Raw(metadata=FACE_DOCUMENT),
         metadata={
             "description": "Faces rolled by hand, in draw order: integers, a d10 may read 0 "
             '(= 10), a d100 may be {"tens": 60, "units": 5}. Omit to roll on the server.'
