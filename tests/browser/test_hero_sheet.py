@@ -229,7 +229,12 @@ def test_qc57_a_shop_stocked_from_the_known_items_one_price_per_line(
     form.locator(".stock-line").nth(1).get_by_label("How many (optional)").fill("2")
     expect(form.locator(".stock-line").first).to_contain_text("Cures Infected")
     assert_accessible(page, "the shop's stock from the known items")
-    form.locator("button[type=submit]").click()
+    # wait for the command's answer: the state is read below, after the server has stored it
+    with page.expect_response(
+        lambda r: r.request.method == "POST" and r.url.endswith("/commands")
+    ) as answer:
+        form.locator("button[type=submit]").click()
+    assert answer.value.status == 201
     ready(page)
     [body] = sent
     antidote = {
