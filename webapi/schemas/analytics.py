@@ -13,14 +13,13 @@ from projections.fairness import ALPHA
 from projections.filters import Filter
 from webapi.http.view_store import iso
 from webapi.schemas.fields import Text, Timestamp
+from webapi.schemas.house_rules import filter_pattern
 from webapi.schemas.views import Freshness, WaitQuery, text
 
 MAX_NIGHT = 1_000_000
-RULE_PATTERN = r"^[^=\u0000-\u001f\u007f-\u009f]+=[^\u0000-\u001f\u007f-\u009f]*$"
-"""What a ``house_rule`` filter looks like in the document: a key, ``=``, its value, no control
-character (the text rule). Which keys
-and values a rule allows is said in words: each game's rules differ, and an alternation of every
-key made schemathesis fail inside its own generator."""
+RULE_PATTERN = filter_pattern()
+"""What a ``house_rule`` filter looks like in the document: one of either game's keys, ``=``, and
+a value its rule takes; a rule with a validator of its own says the rest in its description."""
 
 
 class Period(Schema):

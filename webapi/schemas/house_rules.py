@@ -3,6 +3,8 @@ may hold, read from the games' rule books so the document and the server say the
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from domain.facade import GAMES, book
@@ -66,3 +68,78 @@ VALUE_WORDS = (
     "kind, choices, minimum and maximum), and different from the value in force (else 409)."
 )
 """What a house-rule change's value may be: it depends on the key."""
+
+
+NOT_CONTROL = "[^\\u0000-\\u001f\\u007f-\\u009f]"
+"""A character the text rule allows."""
+
+
+def digits(low: str, high: str) -> str:
+    """A pattern of the numerals from ``low`` to ``high``, two of the same length."""
+    if low == high:
+        return low
+    if len(low) == 1:
+        return f"[{low}-{high}]"
+    if low[0] == high[0]:
+        return low[0] + digits(low[1:], high[1:])
+    rest = len(low) - 1
+    parts = [low[0] + digits(low[1:], "9" * rest)]
+    if int(high[0]) - int(low[0]) > 1:
+        parts.append(f"[{int(low[0]) + 1}-{int(high[0]) - 1}][0-9]{{{rest}}}")
+    parts.append(high[0] + digits("0" * rest, high[1:]))
+    return "(?:" + "|".join(parts) + ")"
+
+
+def natural_range(low: int, high: int) -> list[str]:
+    """Patterns of the numerals from ``low`` to ``high`` (both at least 0), no leading zero."""
+    parts = []
+    for length in range(len(str(low)), len(str(high)) + 1):
+        start = max(low, 10 ** (length - 1) if length > 1 else 0)
+        end = min(high, 10**length - 1)
+        if start <= end:
+            parts.append(digits(str(start), str(end)))
+    return parts
+
+
+def integer_pattern(low: int | None, high: int | None) -> str:
+    """A pattern of the integers from ``low`` to ``high`` as JSON writes them (no bound: any)."""
+    if low is None or high is None:
+        return "0|-?[1-9][0-9]{0,17}"
+    parts = natural_range(max(low, 0), high) if high >= 0 else []
+    if low < 0:
+        parts += ["-" + part for part in natural_range(max(1, -min(high, -1)), -low)]
+    return "|".join(parts)
+
+
+def filter_value_pattern(rule: Any) -> str:
+    """The values a ``key=value`` filter may give one rule, as the server reads them (JSON, or
+    plain text for a string), as far as a pattern says it; a rule's own validator is said in
+    its description."""
+    item = f'"(?:(?![\\\\"]){NOT_CONTROL})*"'
+    if rule.kind == "choice":
+        words = [str(c) for c in rule.choices if isinstance(c, str)]
+        pattern = "|".join(re.escape(v) for v in [*words, *map(json.dumps, rule.choices)])
+    elif rule.kind == "bool":
+        pattern = "true|false"
+    elif rule.kind == "int":
+        pattern = integer_pattern(rule.minimum, rule.maximum)
+    elif rule.kind == "str":
+        pattern = f"{NOT_CONTROL}{{0,200}}"
+    elif rule.validator is not None:  # a validator of its own: the shape only
+        pattern = f"\\[{NOT_CONTROL}*\\]" if rule.kind == "list" else f"\\{{{NOT_CONTROL}*\\}}"
+    elif rule.kind == "list":
+        one = "|".join(re.escape(json.dumps(c)) for c in rule.choices) or f"{item}|0|-?[1-9][0-9]*"
+        pattern = f"\\[(?:(?:{one})(?:,(?:{one})){{0,99}})?\\]"
+    else:
+        pattern = f"\\{{{NOT_CONTROL}*\\}}"
+    return f"{pattern}|null" if rule.nullable else pattern
+
+
+def filter_pattern() -> str:
+    """What a ``house_rule`` analytics filter may be: one of either game's keys, ``=``, and a
+    value that key's rule takes."""
+    keys = (
+        f"{re.escape(key)}=(?:{'|'.join(dict.fromkeys(map(filter_value_pattern, rules)))})"
+        for key, rules in rules_by_key().items()
+    )
+    return "^(?:" + "|".join(keys) + ")$"
