@@ -30,6 +30,7 @@ from domain.facade import (
     START,
     Campaign,
     InvalidInput,
+    NotHeld,
     Questlog,
     Timeline,
     chain,
@@ -219,8 +220,8 @@ def version_span(campaign: Campaign, given: dict[str, Any]) -> Span:
     head = campaign.version
     first, last = given.get("from_version", 1), given.get("to_version", head)
     for name, value in (("from_version", first), ("to_version", last)):
-        if not 1 <= value <= head:
-            raise InvalidInput.field(name, f"must be a version of this campaign, 1 to {head}")
+        if value > head:
+            raise NotHeld(name, f"no version {value}: the head is version {head}")
     if last < first:
         raise InvalidInput.field("to_version", f"must not be below from_version ({first})")
     return Span(first, last, f"versions {first} to {last}", f"v{first}-{last}")
@@ -230,16 +231,14 @@ def date_span(app: Questlog, campaign: Campaign, low: date, high: date) -> Span:
     """The events played on the Quest Calendar pages dated ``low`` to ``high``."""
     name = "date" if low == high else "from_date"
     if campaign.game != "quest-calendar":
-        raise InvalidInput.field(name, "page dates are Quest Calendar's; use night on this board")
+        raise NotHeld(name, "page dates are Quest Calendar's; use night on this board")
     found = [
         v
         for v, page, _ in scan(app, campaign)
         if page and low.isoformat() <= page <= high.isoformat()
     ]
     if not found:
-        raise InvalidInput.field(
-            name, f"no page of this campaign is dated {dates_label(low, high)}"
-        )
+        raise NotHeld(name, f"no page of this campaign is dated {dates_label(low, high)}")
     return Span(min(found), max(found), f"pages of {dates_label(low, high)}", slug_of(low, high))
 
 
@@ -248,11 +247,11 @@ def night_span(app: Questlog, campaign: Campaign, low: int, high: int) -> Span:
     to the end of night ``high`` (or the last event, while it runs)."""
     name = "night" if low == high else "from_night"
     if campaign.game != "calendar-board":
-        raise InvalidInput.field(name, "nights are the Calendar Board's; use date on this log")
+        raise NotHeld(name, "nights are the Calendar Board's; use date on this log")
     found = [v for v, _, evening_number in scan(app, campaign) if low <= evening_number <= high]
     if not found:
         played = "no night yet" if low == 1 else f"no day and night {low} yet"
-        raise InvalidInput.field(name, f"this match has {played}")
+        raise NotHeld(name, f"this match has {played}")
     label = f"day and night {low}" if low == high else f"days and nights {low} to {high}"
     slug = f"night-{low}" if low == high else f"nights-{low}-{high}"
     return Span(min(found), max(found), label, slug)

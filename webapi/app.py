@@ -34,7 +34,7 @@ from webapi.routes import (
     trust,
     views,
 )
-from webapi.schemas import catalogue, info, openapi, operation_ids
+from webapi.schemas import catalogue, house_rules, info, openapi, operation_ids
 from webapi.schemas.openapi import Problem
 
 MAX_BODY_BYTES = 1024 * 1024
@@ -93,6 +93,7 @@ def create_app(
             "extra_plugins": [
                 openapi.ProblemResponses(app),
                 openapi.SchemaDescriptions(),
+                openapi.RefusedShapes(),
                 operation_ids.OperationIds(),
             ],
             "info": {"description": info.DESCRIPTION},
@@ -152,6 +153,8 @@ def register_components(api: Api) -> None:
         )
     for name, schema in catalogue.setup_schemas().items():
         api.spec.components.schema(name, schema=schema)
+    for name, component in house_rules.by_game_components().items():
+        api.spec.components.schema(name, component)
     for name, schema in catalogue.inline_schemas().items():
         if name not in api.spec.components.schemas:
             api.spec.components.schema(name, schema=schema)

@@ -182,7 +182,7 @@ def items(
     item: fields.Field[Any] | None = None,
     at_least_one: str | None = None,
     not_a_list: str = "must be a list",
-    check: Callable[[list[Any]], None] | None = None,
+    check: Callable[[list[Any]], Any] | None = None,
 ) -> fields.Field[Any]:
     """A JSON list of at most ``max_items`` (each an ``item``, default any JSON value);
     ``at_least_one`` is the message for an empty list, if one must not be empty. An item's errors

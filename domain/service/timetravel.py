@@ -444,6 +444,8 @@ class TimeTravel:
             last = min(head.version, first + MAX_REPLAY - 1)
         if first < 1:
             raise InvalidInput.field("from", "must be at least 1")
+        if first > head.version:
+            raise NotHeld("from", f"no version {first}: the head is version {head.version}")
         if first > last:
             raise InvalidInput.field("from", f"must not be after to ({last})")
         if last > head.version:

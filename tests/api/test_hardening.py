@@ -83,7 +83,7 @@ def test_an_owner_cannot_tell_an_unknown_token_from_one_it_may_not_add(
         return str(token.name if field == "token_name" else token.id)
 
     unknown = member_answer(owner, cid, field, "ghost-token")
-    assert unknown[0] == 404
+    assert unknown[0] == 409 and "not-held" in unknown[1]  # the store's answer, naming the field
     assert member_answer(owner, cid, field, ident(gone)) == unknown
     assert member_answer(owner, cid, field, ident(ops)) == unknown
     assert member_answer(owner, cid, field, ident(friend))[0] == 201
@@ -100,10 +100,12 @@ def test_an_admin_learns_why_a_token_may_not_be_a_member(
     for token, why in ((gone, "revoked"), (ops, "admin")):
         ident = token.name if field == "token_name" else token.id
         response = store_client.post(path, json={field: ident, "role": "viewer"})
-        assert response.status_code == 422 and response.mimetype == PROBLEM
+        assert response.status_code == 409 and response.mimetype == PROBLEM
+        assert response.json["type"].endswith(":not-held")
         assert why in response.json["errors"][field][0]
     unknown = store_client.post(path, json={field: "ghost-token", "role": "viewer"})
-    assert unknown.status_code == 404
+    assert unknown.status_code == 409
+    assert "no token named or numbered" in unknown.json["errors"][field][0]
     assert store_client.get(path).json["items"] == [
         {
             "token_id": store_client_token_id(app),

@@ -47,6 +47,8 @@ EXCLUDED_OPERATIONS = {
     "revokeToken": "revoking the run's own token would turn every later request into a 401",
 }
 """Operations a fuzz run cannot exercise, each with the reason."""
+HOOKS = "tests.api.schemathesis_hooks"
+"""What the document says in words, as code: a refusal for a cause it announces is dropped."""
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 """schemathesis' settings: a stale If-Match's 412 counts as the state's answer, like a 409."""
 KNOWN_FINDINGS: frozenset[tuple[str, str]] = frozenset(
@@ -260,9 +262,11 @@ def schemathesis(live: Live, reports: Path) -> subprocess.CompletedProcess[str]:
     for operation_id in EXCLUDED_OPERATIONS:
         command += ["--exclude-operation-id", operation_id]
     # In the test's directory: schemathesis keeps its examples database in the working one.
+    hooks = {"SCHEMATHESIS_HOOKS": HOOKS, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     return subprocess.run(
         command,
         cwd=reports,
+        env=os.environ | hooks,
         capture_output=True,
         text=True,
         timeout=seconds + 90,

@@ -272,6 +272,21 @@ def test_replay_gives_each_event_with_a_patch_from_the_view_before_to_the_view_a
     assert page["before"] == {} and page["next_from"] == 3
 
 
+def test_a_replay_from_past_the_head_is_the_store_s_refusal_and_from_after_to_the_request_s(
+    client: FlaskClient, campaign: dict[str, Any]
+) -> None:
+    """A version the campaign has not reached yet is what it does not hold (409 not-held); a range
+    that ends before it starts is the request's own mistake (422). Both name ``from``."""
+    cid = campaign["id"]
+    rolled(client, cid, 2)
+    head = client.get(f"/campaigns/{cid}").json["version"]
+    ahead = client.get(f"/campaigns/{cid}/replay?from={head + 1}")
+    assert ahead.status_code == 409 and ahead.json["type"].endswith(":not-held"), ahead.json
+    assert ahead.json["errors"]["from"] == [f"no version {head + 1}: the head is version {head}"]
+    backwards = client.get(f"/campaigns/{cid}/replay?from=2&to=1")
+    assert backwards.status_code == 422 and "from" in backwards.json["errors"]
+
+
 @pytest.mark.parametrize(
     ("query", "field", "status"),
     [("from=3&to=2", "from", 422), ("from=0", "from", 422), ("to=9", "to", 409)],

@@ -8,7 +8,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.facade import InvalidInput, NotFound, Token, quoted
+from domain.facade import InvalidInput, NotHeld, Token, quoted
 from webapi.http.access import caller, me_on
 from webapi.http.declared import requires
 from webapi.http.plumbing import campaign_id, questlog
@@ -71,16 +71,17 @@ class TokenResource(MethodView):
 def member_token(field: str, name: str) -> Token:
     """The token a member request names, if it may hold a role: live, and not an admin's.
 
-    Only an admin (or anyone, with auth off) learns why a token may not be added; an owner gets
-    the answer an unknown name gets, so it cannot find out which token names exist.
+    The store's answer, not the request's: a 409 not-held naming the field. Only an admin (or
+    anyone, with auth off) learns why a token may not be added; an owner gets the answer an
+    unknown name gets, so it cannot find out which token names exist.
     """
     token = questlog().find_token(name)
     refusal = None if token is None else member_refusal(token)
     if token is None or refusal is not None:
         asking = caller()
         if refusal is not None and (asking is None or asking.admin):
-            raise InvalidInput.field(field, refusal)
-        raise NotFound(f"No token named or numbered {quoted(name)} can be added.")
+            raise NotHeld(field, refusal)
+        raise NotHeld(field, f"no token named or numbered {quoted(name)} can be added")
     return token
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 from uuid import UUID
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
@@ -21,11 +21,49 @@ from webapi.schemas.fields import (
     Timestamp,
     checkpoint_field,
 )
-from webapi.schemas.house_rules import HOUSE_RULES_WORDS, house_rules_properties
+from webapi.schemas.house_rules import GAME_COMPONENTS, HOUSE_RULES_WORDS, house_rules_properties
+
+
+def of_game(game: str, **more: Any) -> dict[str, Any]:
+    """A body of this game with more (JSON Schema keywords)."""
+    shape: dict[str, Any] = {"properties": {"game": {"enum": [game]}}, "required": ["game"]}
+    for name, schema in more.pop("properties", {}).items():
+        shape["properties"][name] = schema
+    shape["required"] += more.pop("required", [])
+    return shape | more
+
+
+def component(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
 
 
 class CampaignCreate(Schema):
     """A new campaign: its game, name, house rules, client seed and the game's setup."""
+
+    refused_shapes: ClassVar[tuple[dict[str, Any], ...]] = (
+        *(
+            of_game(
+                game, properties={"house_rules": {"not": component(name)}}, required=["house_rules"]
+            )
+            for game, name in GAME_COMPONENTS.items()
+        ),
+        of_game(
+            "quest-calendar",
+            properties={"setup": {"not": component("QuestCalendarSetup")}},
+            required=["setup"],
+        ),
+        of_game(
+            "calendar-board",
+            **{
+                "not": {
+                    "properties": {"setup": component("CalendarBoardSetup")},
+                    "required": ["setup"],
+                }
+            },
+        ),
+    )
+    """What the document states of a game's body: only that game's house rules and setup (a
+    match needs its players)."""
 
     game = Text(
         required=True, validate=validate.OneOf(GAMES), metadata={"example": "quest-calendar"}

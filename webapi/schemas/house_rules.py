@@ -53,6 +53,28 @@ def key_schema(rules: list[Any]) -> Json:
     return distinct[0] if len(distinct) == 1 else {"anyOf": distinct}
 
 
+GAME_COMPONENTS = {
+    "quest-calendar": "QuestCalendarHouseRules",
+    "calendar-board": "CalendarBoardHouseRules",
+}
+"""The document's component of each game's house rules."""
+
+
+def by_game_components() -> dict[str, Json]:
+    """Each game's house rules as a component: its keys only, each value as its rule says."""
+    return {
+        GAME_COMPONENTS[game]: {
+            "type": "object",
+            "description": f"The house rules of {game}: GET /house-rules?game={game} lists them.",
+            "properties": {
+                key: value_schema(rule) for key, rule in sorted(book(game).rules.items())
+            },
+            "additionalProperties": False,
+        }
+        for game in GAMES
+    }
+
+
 def house_rules_properties() -> Json:
     """The ``properties`` of a campaign's ``house_rules``: every key of both games."""
     return {key: key_schema(rules) for key, rules in rules_by_key().items()}

@@ -89,6 +89,23 @@ class ProblemResponses(BasePlugin):
             operation["responses"] = dict(sorted(responses.items(), key=by_status))
 
 
+class RefusedShapes(BasePlugin):
+    """An apispec plugin: a body schema's ``refused_shapes`` (what its checks of fields together
+    refuse, each a JSON Schema the body must not match) become its component's ``not``, as the
+    commands' do: client generators build their models from the properties and leave a ``not``
+    alone, where a union would change the model."""
+
+    def schema_helper(
+        self, name: str, definition: dict[str, Any], **kwargs: Any
+    ) -> dict[str, Any] | None:
+        """The component's ``not``, from the schema class's ``refused_shapes``."""
+        schema = kwargs.get("schema")
+        shapes = getattr(schema if isinstance(schema, type) else type(schema), "refused_shapes", ())
+        if not shapes:
+            return None
+        return {"not": shapes[0] if len(shapes) == 1 else {"anyOf": list(shapes)}}
+
+
 class SchemaDescriptions(BasePlugin):
     """An apispec plugin: each schema component is described by its schema's own docstring (its
     first paragraph), unless it was registered with a description."""
@@ -286,7 +303,8 @@ APPEND_HEADERS = [
         "in": "header",
         "name": "Idempotency-Key",
         "description": "1 to 200 printable ASCII characters, not all spaces: a retry with the "
-        "same key and body gets the first answer again.",
+        "same key and body gets the first answer again; the same key with another body is "
+        "refused with 422 (the IETF Idempotency-Key draft): a new request takes a new key.",
         "schema": {
             "type": "string",
             "minLength": 1,

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
-from marshmallow import ValidationError, fields, validates_schema
+from marshmallow import ValidationError, fields, validate, validates_schema
 
 from domain.model.calendar_board import actions, modifiers, night_rolls, steps
 from domain.model.calendar_board import state as cb
-from domain.model.command_schema import Command, Strict, command
+from domain.model.command_schema import Command, Document, Strict, command
 from domain.model.schema_fields import (
     flag,
     integer,
@@ -36,11 +36,24 @@ def own_piece(description: str = PIECE) -> fields.Field[Any]:
     return picks(text(description, required=True, max_length=80), OWN_PIECES)
 
 
+SPACE_GIVEN = {"required": ["space"], "properties": {"space": {"type": "integer"}}}
+"""JSON Schema for: a space is given (not null)."""
+
+
 class Location(Strict):
     """Where a piece is: a pathway space, home, elsewhere or eliminated."""
 
     kind = text("Where the piece is.", required=True, choices=cb.LOCATION_KINDS)
     space = integer("The pathway space (only on the pathway).", minimum=0, maximum=10_000)
+
+    document: ClassVar[Document] = {
+        "not": {
+            "anyOf": [
+                {"properties": {"kind": {"enum": ["pathway"]}}, "not": SPACE_GIVEN},
+                {"properties": {"kind": {"not": {"enum": ["pathway"]}}}, **SPACE_GIVEN},
+            ]
+        }
+    }
 
     @validates_schema
     def space_on_the_pathway(self, data: dict[str, Any], **_: Any) -> None:
@@ -99,6 +112,17 @@ class Player(Strict):
         maximum=100,
     )
 
+    document: ClassVar[Document] = {
+        "not": {
+            "required": ["partner"],
+            "properties": {"partner": {"type": "string"}},
+            "not": {
+                "required": ["relationship"],
+                "properties": {"relationship": {"type": "integer"}},
+            },
+        }
+    }
+
     @validates_schema
     def party(self, data: dict[str, Any], **_: Any) -> None:
         """Weapon ids unique within the party; a partner comes with a relationship."""
@@ -141,6 +165,7 @@ class Setup(Strict):
         required=True,
         max_items=8,
         item=item_of(Player),
+        check=validate.Length(min=2, error="a match needs at least 2 players"),
     )
     starting_token = text("The id of the player who starts (default: the first).", max_length=80)
     options = nested("Optional rules.", Options, default={})
@@ -153,10 +178,8 @@ class Setup(Strict):
 
     @validates_schema
     def match(self, data: dict[str, Any], **_: Any) -> None:
-        """At least two players; player, piece and creature ids unique; a starting player."""
+        """Player, piece and creature ids unique; a starting player among the players."""
         players = data.get("players") or []
-        if len(players) < 2:
-            raise ValidationError("a match needs at least 2 players", "players")
         ids = [p["id"] for p in players]
         if len(set(ids)) != len(ids):
             raise ValidationError("player ids must be unique", "players")
