@@ -130,6 +130,12 @@ CANNOT_SAY: tuple[Cause, ...] = (
         r"at most \d+ dice|cannot keep|the modifiers add up",
         "the sum of the dice and a keep against its term's dice are arithmetic",
     ),
+    Cause(
+        r"POST /campaigns/\{campaign\}/rolls",
+        "faces",
+        r"is not a face of|face\(s\) left over|not enough faces",
+        "how many faces and which die each must fit are the dice notation's, in the same body",
+    ),
     Cause("GET /analytics/sql", "_|q", r".", "a SQL statement: its grammar is the engine's"),
     Cause(
         r"POST /campaigns/\{campaign\}/rolls",
