@@ -66,15 +66,19 @@ nullable type whose only value is null)."""
 
 
 def command_components() -> list[str]:
-    """The OpenAPI components of the command schemas and of every schema nested in them."""
-    roots = [entry.schema for entry in COMMANDS.values()]
-    return [entry.component for entry in COMMANDS.values()] + [
-        schema.__name__ for schema in _reachable(roots, set())
-    ]
+    """The OpenAPI components of the command and setup schemas and of every schema nested in
+    them."""
+    setups = setup_schemas()
+    roots = [entry.schema for entry in COMMANDS.values()] + list(setups.values())
+    return (
+        [entry.component for entry in COMMANDS.values()]
+        + list(setups)
+        + [schema.__name__ for schema in _reachable(roots, set())]
+    )
 
 
 def null_alone(component: dict[str, Any]) -> None:
-    """A nullable nested object of a command takes its schema or null, not any object: the
+    """A nullable nested object of a command or setup takes its schema or null, not any object: the
     null branch apispec writes (``{"type": "object", "nullable": true}``) becomes ``NULL_ONLY``
     (the server drops a null field before it loads, and loads an object by its schema)."""
     for entry in component.get("properties", {}).values():
