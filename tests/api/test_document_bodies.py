@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 import os
-import re
 import warnings
 from collections import Counter
 from dataclasses import dataclass
@@ -33,6 +32,9 @@ from hypothesis import HealthCheck, given, settings
 from openapi_schema_validator import OAS30Validator
 
 from domain.model import samples
+from tests.api.refusal_causes import COMMAND_CAUSES as CANNOT_SAY
+from tests.api.refusal_causes import CommandCause as Cause
+from tests.api.refusal_causes import errors
 from webapi.schemas.catalogue import COMMANDS
 
 Json = dict[str, Any]
@@ -42,121 +44,6 @@ CI_BODIES = 25
 MAX_SHARE = 0.05
 """At most this share of document-valid bodies may be refused with 422."""
 ROLLBACK_ALLOWED = {"rollback_over_server_rolls": "allow"}
-
-
-@dataclass(frozen=True)
-class Cause:
-    """A 422 the document cannot state: which commands and field (regular expressions over the
-    error's path, indices written ``[]``), the message, why JSON Schema cannot say it, and the
-    words of the field's description that say it (``component``/``field`` name where)."""
-
-    commands: str
-    path: str
-    message: str
-    why: str
-    component: str
-    field: str
-    words: str
-
-    def matches(self, command: str, path: str, message: str) -> bool:
-        """Whether a 422's error is this cause."""
-        return bool(
-            re.fullmatch(self.commands, command)
-            and re.fullmatch(self.path, path)
-            and re.search(self.message, message)
-        )
-
-
-FACES = Cause(
-    ".*",
-    "faces|faces\\[\\]",
-    r"face\(s\) left over|not enough faces|is not a face of|is not a whole number",
-    "which dice a command draws, and so how many faces and which die each fits, depends on "
-    "the campaign's state (the command's dice say it); a command that draws none takes none "
-    "(maxItems 0)",
-    "TraitCheckCommand",
-    "faces",
-    "each face must fit its die",
-)
-CANNOT_SAY: tuple[Cause, ...] = (
-    FACES,
-    Cause(
-        "start_page",
-        "date",
-        r"^must be a date",
-        "the pattern says YYYY-MM-DD or MM-DD with months 01-12 and days 01-31; which days a "
-        "month has (and 02-29, in the campaign's year for MM-DD) is the calendar's",
-        "StartPageCommand",
-        "date",
-        "a day of that month",
-    ),
-    Cause(
-        "select_hero|choose_clone_outcome|enter_shop|gain_item|hire_crew|level_up|install_upgrade",
-        r".*(damage_dice|effect\.dice)",
-        r"^dice: .*(at most \d+ dice|cannot keep)",
-        "the pattern gives the notation's words; a keep against its term's dice is arithmetic",
-        "Effect",
-        "dice",
-        "a keep (kh/kl) no larger than its term's dice",
-    ),
-    Cause(
-        "make_choice",
-        "options|selected",
-        r"listed twice|selected twice|not an option|both an option and a group|mixes numbered",
-        "labels compare without case (uniqueItems is exact), and that they form one tree of "
-        "options and that the selected ones are among them relates items to each other",
-        "MakeChoiceCommand",
-        "options",
-        "each once: together one tree of options",
-    ),
-    Cause(
-        "enter_shop",
-        r"stock\[\]\.item\.id",
-        r"appears twice in the stock",
-        "uniqueItems compares whole items, not one key of them",
-        "EnterShopCommand",
-        "stock",
-        "each item id once",
-    ),
-    Cause(
-        "select_hero|choose_clone_outcome",
-        r"hero\.(hp|equipped\.\d+)",
-        r"must be at most|not in the inventory|not equipment|one item per type",
-        "relations between fields of the hero: hp within hp_max, the equipment worn taken "
-        "from the inventory, one item per slot",
-        "Hero",
-        "equipped",
-        "by the id of an item from the inventory: one item per type",
-    ),
-    Cause(
-        "select_hero|choose_clone_outcome",
-        r"hero\.inventory\.\d+\.id",
-        r"another item of the inventory",
-        "two items with one id must be the same item: a relation between items",
-        "Hero",
-        "inventory",
-        "an id names one item",
-    ),
-    Cause(
-        "enter_shop|gain_item|install_upgrade",
-        r".*slot",
-        r"^must be one of",
-        "the slot types are the house rule qc.equipment.types of the campaign",
-        "Item",
-        "slot",
-        "one of the house rule qc.equipment.types",
-    ),
-    Cause(
-        "level_up",
-        "new_uses",
-        r"control characters",
-        "OpenAPI 3.0 has no propertyNames: the text rule of an object's keys (ability ids)",
-        "LevelUpCommand",
-        "new_uses",
-        "text with no control characters",
-    ),
-)
-"""Every 422 cause the document cannot state, its state aside; any other 422 is a finding."""
 
 
 def per_command() -> int:
@@ -237,16 +124,6 @@ def campaigns(client: FlaskClient) -> list[Campaign]:
         new_campaign(client, "fresh", "quest-calendar"),
         new_campaign(client, "on a page", "quest-calendar", hero, page),
         new_campaign(client, "fresh", "calendar-board"),
-    ]
-
-
-def errors(answer: Json) -> list[tuple[str, str]]:
-    """A 422's (path, message) pairs, indices written ``[]``."""
-    found = answer.get("errors") or {"_": [answer.get("detail", "")]}
-    return [
-        (re.sub(r"\[\d+\]", "[]", path), message)
-        for path, messages in found.items()
-        for message in messages
     ]
 
 

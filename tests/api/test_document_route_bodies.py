@@ -17,7 +17,6 @@ revoking the run's own token (it would end the run). The commands route has its 
 from __future__ import annotations
 
 import os
-import re
 import warnings
 from collections import Counter
 from dataclasses import dataclass
@@ -27,9 +26,10 @@ import schemathesis
 from flask import Flask
 from hypothesis import HealthCheck, given, settings
 
-from domain.facade import GAMES, book
 from domain.model import samples
 from domain.service.application import Questlog
+from tests.api.refusal_causes import ROUTE_CAUSES as CANNOT_SAY
+from tests.api.refusal_causes import errors
 from webapi.app import create_app
 
 Json = dict[str, Any]
@@ -41,131 +41,6 @@ MAX_SHARE = 0.13
 """A ratchet: the share refused now must not grow; lower it as the document tightens, down to
 ``GOAL_SHARE``."""
 OWN_TOKEN = "route-bodies"
-VALIDATED = "|".join(
-    re.escape(key) for game in GAMES for key, rule in book(game).rules.items() if rule.validator
-)
-"""The house rules with a validator of their own, which a schema gives only the shape of."""
-
-
-@dataclass(frozen=True)
-class Cause:
-    """A refusal the document cannot state: operations (a regular expression over ``METHOD
-    path``), the error's field and message (regular expressions), and why no schema says it."""
-
-    operations: str
-    field: str
-    message: str
-    why: str
-
-    def matches(self, operation: str, field: str, message: str) -> bool:
-        """Whether a refusal's error is this cause."""
-        return bool(
-            re.fullmatch(self.operations, operation)
-            and re.fullmatch(self.field, field)
-            and re.search(self.message, message)
-        )
-
-
-CANNOT_SAY: tuple[Cause, ...] = (
-    Cause(r".*/replay", "from", r"must not be after to", "relates two parameters"),
-    Cause(
-        r".*/evening",
-        "date|from_date|to_date|night|from_night|to_night",
-        r"Quest Calendar's|on this board|Calendar Board's|in a match",
-        "dates are Quest Calendar's and nights Calendar Board's: the campaign's game",
-    ),
-    Cause(
-        r"POST /campaigns/\{campaign\}/invites",
-        "seat",
-        r"has a seat",
-        "a seat is for a player of a calendar-board match: it depends on the campaign's game",
-    ),
-    Cause(
-        r"POST /campaigns/\{campaign\}/house-rules",
-        "key|value",
-        r"unknown house rule for|must be|items must",
-        "the key must be one of the campaign's game and the value is what the key's rule takes",
-    ),
-    Cause(
-        ".*analytics.*",
-        "house_rule",
-        r".",
-        "a rule with a validator of its own (wind table and effects, rizz chart, night steps, "
-        "board layout): the pattern gives the value's shape, the rule's description the rest",
-    ),
-    Cause(
-        "POST /campaigns",
-        rf"house_rules\.({VALIDATED})",
-        r".",
-        "a rule with a validator of its own: the component gives the value's shape, the rule's "
-        "description the rest",
-    ),
-    Cause(
-        "POST /campaigns",
-        r"players|starting_token|creatures",
-        r"must be unique|must be one of",
-        "ids unique across a list's items, and the starting player one of the players: "
-        "relations between items (uniqueItems compares whole items)",
-    ),
-    Cause(
-        "POST /campaigns",
-        r"players\[\]\.(exhaustion|weapons\[\]\.ammo|fate_rerolls)|annustar",
-        r"must be at most|must not exceed",
-        "a number bounded by another field or by a house rule of the same body (ammo by "
-        "ammo_max, exhaustion by cb.exhaustion.max): the field's description says which",
-    ),
-    Cause(".*", "to_date|to_night|until", r"must not be before", "relates two parameters"),
-    Cause(r"GET /campaigns/\{campaign\}", "at|version", r"not both", "exclusive parameters"),
-    Cause(r".*/audit", "head|after|after_hash", r".", "exclusive parameters"),
-    Cause(r".*/evening", ".*", r"give|range|not dates and nights", "range combinations"),
-    Cause(
-        r"POST /campaigns/\{campaign\}/members",
-        "token_name|token_id",
-        r"name a token",
-        "one of two fields required (oneOf of required would do: left for now)",
-    ),
-    Cause(
-        r"POST /campaigns/\{campaign\}/rolls",
-        "dice",
-        r"at most \d+ dice|cannot keep|the modifiers add up",
-        "the sum of the dice and a keep against its term's dice are arithmetic",
-    ),
-    Cause(
-        r"POST /campaigns/\{campaign\}/rolls",
-        "faces",
-        r"is not a face of|face\(s\) left over|not enough faces",
-        "how many faces and which die each must fit are the dice notation's, in the same body",
-    ),
-    Cause("GET /analytics/sql", "_|q", r".", "a SQL statement: its grammar is the engine's"),
-    Cause(
-        r"POST /campaigns/\{campaign\}/rolls",
-        "entropy",
-        r"send one or the other",
-        "entropy or faces, not both: sayable with a `not` as the commands do, not stated yet",
-    ),
-    Cause(
-        r"POST /campaigns/\{campaign\}/rolls",
-        "dice",
-        r"needs at least one die",
-        "dice notation whose terms are all numbers: the pattern allows a bare number term",
-    ),
-    Cause("POST /campaigns/import", ".*", r".", "a signed bundle: its hash chain and signature"),
-    Cause(
-        "POST .*",
-        "Idempotency-Key",
-        r"already used with a different request body",
-        "a key names one request: reused with another body it is refused (the IETF draft's "
-        "422); which keys were used is the store's, and the header's description says so",
-    ),
-    Cause(
-        r"POST /library/.*",
-        r"(hero|item)\..*",
-        r"cannot keep|must be at most|not in the inventory|one item per|another item",
-        "relations between fields of the hero or item (the commands' own listed causes)",
-    ),
-)
-"""Every refusal cause the document cannot state; any other is a finding. What the store does not
-hold now (a version past the head, a name taken) is a 409 not-held, never a 422."""
 
 
 def cases_per_operation() -> int:
@@ -215,17 +90,6 @@ def seed(questlog: Questlog, app: Flask) -> Seeded:
         "entry_id": str(hero.get("id", "")),
     }
     return Seeded(bearer, [qc, cb], names)
-
-
-def errors(answer: Json | None) -> list[tuple[str, str]]:
-    """A refusal's (field, message) pairs, indices written ``[]``."""
-    answer = answer or {}
-    found = answer.get("errors") or {"_": [answer.get("detail", "")]}
-    pairs: list[tuple[str, str]] = []
-    for field, messages in found.items():
-        for message in messages if isinstance(messages, list) else [messages]:
-            pairs.append((re.sub(r"\.\d+(?=\.|$)|\[\d+\]", "[]", field), str(message)))
-    return pairs
 
 
 class Tally:
