@@ -168,12 +168,6 @@ COMMAND_CAUSES: tuple[CommandCause, ...] = (
 ROUTE_CAUSES: tuple[Cause, ...] = (
     Cause(r".*/replay", "from", r"must not be after to", "relates two parameters"),
     Cause(
-        r".*/evening",
-        "date|from_date|to_date|night|from_night|to_night",
-        r"Quest Calendar's|on this board|Calendar Board's|in a match",
-        "dates are Quest Calendar's and nights Calendar Board's: the campaign's game",
-    ),
-    Cause(
         r"POST /campaigns/\{campaign\}/invites",
         "seat",
         r"has a seat",
@@ -300,3 +294,27 @@ def explained(operation: str, body: Any, status: int, answer: Any) -> bool:
         or (command is not None and command_cause(command, field, message) is not None)
         for field, message in pairs
     )
+
+
+TABLE_START = "<!-- refusal causes: tests/api/refusal_causes.py -->"
+TABLE_END = "<!-- end of refusal causes -->"
+"""Where docs/api-clients.md holds the table (tests/api/test_docs.py keeps it equal)."""
+
+
+def plain(pattern: str) -> str:
+    """A regular expression as a reader reads it: ``\\{campaign\\}`` as ``{campaign}``."""
+    return re.sub(r"\\(.)", r"\1", pattern).replace(".*", "…").replace("|", " or ")
+
+
+def docs_table() -> str:
+    """The causes as the markdown table docs/api-clients.md shows, between its markers."""
+    rows = ["| where | field | why no schema says it |", "|---|---|---|"]
+    rows += [f"| `{plain(c.operations)}` | `{plain(c.field)}` | {c.why} |" for c in ROUTE_CAUSES]
+    rows += [
+        f"| command `{plain(c.commands)}` | `{plain(c.path)}` | {c.why} |" for c in COMMAND_CAUSES
+    ]
+    return "\n".join([TABLE_START, *rows, TABLE_END])
+
+
+if __name__ == "__main__":
+    print(docs_table())

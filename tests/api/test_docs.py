@@ -10,6 +10,7 @@ import pytest
 
 from domain.model.house_rules import GAMES, book
 from domain.model.rule_index import SETTLED_IN_CODE, STATEMENTS
+from tests.api import refusal_causes
 from webapi.doctools import reference
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -132,3 +133,12 @@ def test_no_file_points_outside_the_repository() -> None:
             content = path.read_bytes()
             offenders += [f"{name}: {bad}" for bad in OUTSIDE if bad.encode() in content]
     assert not offenders, "the repository must stand alone: " + "; ".join(offenders)
+
+
+def test_the_refusal_causes_table_is_the_list_the_tests_read() -> None:
+    """docs/api-clients.md shows what the document says only in words as
+    tests/api/refusal_causes.py lists it (``python -m tests.api.refusal_causes`` prints it)."""
+    text = (DOCS / "api-clients.md").read_text(encoding="utf-8")
+    start = text.index(refusal_causes.TABLE_START)
+    end = text.index(refusal_causes.TABLE_END) + len(refusal_causes.TABLE_END)
+    assert text[start:end] == refusal_causes.docs_table()
