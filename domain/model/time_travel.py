@@ -150,7 +150,7 @@ class RollbackMixin:
             )
         if player not in proposal["players"]:
             players = ", ".join(proposal["players"])
-            raise InvalidInput.field("player", f"must be one of the players: {players}")
+            raise NotHeld("player", f"must be one of the players: {players}")
         if player in proposal["approvals"]:
             raise RuleViolation(
                 "rollback-already-approved", f"{player} already agreed to proposal {proposal_id}"
@@ -173,13 +173,14 @@ class RollbackMixin:
 
 
 def check_target(version: int, to_version: int) -> None:
-    """Refuse a rollback target that is not an earlier version than ``version``."""
+    """Refuse a rollback target that is not an earlier version than ``version``: a target that
+    is no version at all is invalid input (422); the head or past it is the log's answer (409)."""
     if isinstance(to_version, bool) or not isinstance(to_version, int):
         raise InvalidInput.field("to_version", "must be an integer")
     if to_version < 1:
         raise InvalidInput.field("to_version", "must be at least 1 (the creation event)")
-    if to_version == version:
-        raise InvalidInput.field("to_version", "is the current version: nothing to undo")
+    if to_version == version:  # the state's answer: a version later would be a fine target
+        raise NotHeld("to_version", "is the current version: nothing to undo")
     if to_version > version:
         raise NotHeld("to_version", f"no version {to_version}: the head is version {version}")
 

@@ -287,11 +287,12 @@ class TimeTravel:
 
     def check_between_commands(self, campaign_id: UUID, version: int, field: str) -> None:
         """Refuse a version in the middle of a game command: play can only resume between
-        commands (a rollback target, a fork point)."""
+        commands (a rollback target, a fork point). Which versions are between commands is the
+        log's: a 409 not-held naming ``field``, as a version past the head is."""
         span = self.command_span(campaign_id, version)
         if span is not None:
             first, last = span
-            raise InvalidInput.field(
+            raise NotHeld(
                 field,
                 f"version {version} is in the middle of a command (its events are versions "
                 f"{first} to {last}); play resumes only between commands: use {first - 1} "

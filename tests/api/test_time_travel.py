@@ -91,9 +91,9 @@ def test_a_bad_rollback_target_is_refused_naming_to_version_and_stores_nothing(
     response = client.post(
         f"/campaigns/{cid}/rollback", json={"to_version": to_version, "reason": "x"}
     )
-    # a version past the head is one the campaign does not hold: 409 not-held, else 422
-    beyond = isinstance(to_version, int) and to_version > 2
-    assert response.status_code == (409 if beyond else 422)
+    # the head (nothing to undo) or past it is the log's answer: 409 not-held; else 422
+    held = isinstance(to_version, int) and to_version >= 2
+    assert response.status_code == (409 if held else 422)
     assert response.mimetype == PROBLEM
     assert "to_version" in response.json["errors"]
     assert stored_state(client, cid) == before
@@ -150,7 +150,8 @@ def test_proposals_and_approvals_carry_a_rollback_out_when_every_player_agrees(
     assert (proposal["approvals"], proposal["status"]) == (["A"], "open")
     base = f"/campaigns/{cid}/rollback/proposals/{proposal['proposal_id']}/approve"
 
-    assert client.post(base, json={"player": "Z"}).status_code == 422
+    stranger = client.post(base, json={"player": "Z"})
+    assert stranger.status_code == 409 and "player" in stranger.json["errors"]  # not-held
     assert client.post(base, json={"player": "A"}).json["rule"] == "rollback-already-approved"
     assert client.post(base, json={"player": "B"}).json["rollback"] is None
     done = client.post(base, json={"player": "C"}, headers={"Idempotency-Key": "c-agrees"})

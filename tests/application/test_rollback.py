@@ -17,7 +17,7 @@ import pytest
 
 from domain.model import samples
 from domain.model.campaign import Campaign
-from domain.model.errors import InvalidInput, NotFound, RuleViolation, StaleVersion
+from domain.model.errors import InvalidInput, NotFound, NotHeld, RuleViolation, StaleVersion
 from domain.model.house_rules import ROLLBACK_OVER_SERVER_ROLLS
 from domain.service.application import Questlog
 from domain.service.command_results import Idempotency
@@ -451,13 +451,13 @@ def test_a_version_in_the_middle_of_a_command_is_no_rollback_target_nor_fork_poi
     mark = stored_mark(app)
 
     for halfway in range(first, last):
-        with pytest.raises(InvalidInput) as invalid:
+        with pytest.raises(NotHeld) as invalid:
             rollback(app, cid, halfway)
         assert f"use {before} or {last}" in invalid.value.errors["to_version"][0]
-        with pytest.raises(InvalidInput) as fork_invalid:
+        with pytest.raises(NotHeld) as fork_invalid:
             travel.fork(cid, at_version=halfway, name="f")
         assert list(fork_invalid.value.errors) == ["at_version"]
-        with pytest.raises(InvalidInput):
+        with pytest.raises(NotHeld):
             travel.propose_rollback(cid, to_version=halfway, reason="r", proposer="A")
     assert stored_mark(app) == mark
     # The state in the middle can still be read, and ?at= lands at the end of the command.

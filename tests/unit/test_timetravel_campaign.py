@@ -10,7 +10,7 @@ from eventsourcing.domain import Snapshot
 
 from domain.model.campaign import Campaign
 from domain.model.dice import ScriptedDice
-from domain.model.errors import InvalidInput, NotFound, RuleViolation
+from domain.model.errors import InvalidInput, NotFound, NotHeld, RuleViolation
 from domain.model.house_rules import ROLLBACK_OVER_SERVER_ROLLS, book
 from tests.unit.calendar_board.harness import Match
 from tests.unit.quest_calendar.harness import RULES_QC, Table
@@ -81,11 +81,13 @@ def test_a_rollback_below_version_1_is_invalid(to_version: int) -> None:
     assert "to_version" in invalid.value.errors
 
 
-def test_a_rollback_to_the_current_or_a_later_version_is_invalid() -> None:
+def test_a_rollback_to_the_current_or_a_later_version_is_not_held() -> None:
+    """The head (nothing to undo) and past it are the log's answer: 409 not-held, naming the
+    field as invalid input does."""
     table = Table()
     head = table.campaign.version
     for target in (head, head + 1, 10**6):
-        with pytest.raises(InvalidInput) as invalid:
+        with pytest.raises(NotHeld) as invalid:
             table.campaign.check_rollback_target(target)
         assert "to_version" in invalid.value.errors
 
@@ -135,7 +137,7 @@ def test_a_proposal_needs_every_player_and_the_proposer_agrees_by_proposing() ->
     with pytest.raises(RuleViolation) as twice:
         campaign.approve_rollback("p1", "B", moved_on_at=None)
     assert twice.value.rule_id == "rollback-already-approved"
-    with pytest.raises(InvalidInput) as stranger:
+    with pytest.raises(NotHeld) as stranger:  # not one of the proposal's players: the state's
         campaign.approve_rollback("p1", "Z", moved_on_at=None)
     assert "player" in stranger.value.errors
     with pytest.raises(RuleViolation) as stale:
