@@ -155,6 +155,12 @@ def register_components(api: Api) -> None:
         api.spec.components.schema(name, schema=schema)
     for name, component in house_rules.by_game_components().items():
         api.spec.components.schema(name, component)
+    stated, values = house_rules.change_schema()
+    for name, component in values.items():
+        api.spec.components.schema(name, component)
+    change = api.spec.components.schemas["HouseRuleChange"]
+    change.clear()
+    change.update(stated)
     for name, schema in catalogue.inline_schemas().items():
         if name not in api.spec.components.schemas:
             api.spec.components.schema(name, schema=schema)

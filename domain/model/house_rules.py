@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.model.errors import InvalidInput, RuleViolation
+from domain.model.errors import InvalidInput, NotHeld, RuleViolation
 from domain.model.text import not_unicode, shown_key
 
 QUEST_CALENDAR = "quest-calendar"
@@ -103,14 +103,18 @@ class HouseRuleBook:
             self.rules[rule.key] = rule
 
     def change(self, current: Mapping[str, Any], key: str, value: Any) -> HouseRule:
-        """The house rule a campaign changes from ``current`` to ``value`` (QC-01); refuses an
-        unknown key, a bad value and a value already in force."""
+        """The house rule a campaign changes from ``current`` to ``value`` (QC-01).
+
+        The body's own form first (``check_change``: 422). Then the campaign's: a key of the
+        other game, or a value this game's rule does not take though the other's does, is a 409
+        not-held naming the field; a value already in force is a 409 under the game's rule."""
+        check_change(key, value)
         rule = self.rules.get(key)
         if rule is None:
-            raise InvalidInput.field("key", f"unknown house rule for {self.game}")
+            raise NotHeld("key", f"not a house rule of {self.game}, the campaign's game")
         problems = rule.problems(value, "value")
         if problems:
-            raise InvalidInput.of(problems)
+            raise NotHeld("value", f"{problems['value'][0]} in {self.game}, the campaign's game")
         if current.get(key) == value:
             rule_id = "QC-01" if self.game == "quest-calendar" else "house-rules"
             raise RuleViolation(rule_id, f"house rule {key} is already {value!r}")
@@ -180,6 +184,17 @@ for _book in BOOKS.values():
     _book.add(PLAYER_ENTROPY)
 BOOKS[QUEST_CALENDAR].add(ROLLBACK_SOLO)
 BOOKS[CALENDAR_BOARD].add(ROLLBACK_TABLE)
+
+
+def check_change(key: Any, value: Any) -> None:
+    """A house-rule change's own form, whatever the campaign (422 naming the field): ``key`` is
+    a house rule of either game and ``value`` one that key's rule takes (in either game)."""
+    rules = [b.rules[key] for b in BOOKS.values() if isinstance(key, str) and key in b.rules]
+    if not rules:
+        raise InvalidInput.field("key", f"unknown house rule: not one of {' or '.join(GAMES)}")
+    problems = [rule.problems(value, "value") for rule in rules]
+    if all(problems):
+        raise InvalidInput.of(problems[0])
 
 
 def book(game: str) -> HouseRuleBook:

@@ -29,7 +29,7 @@ from domain.model.campaign import Campaign
 from domain.model.errors import InvalidInput
 from domain.model.event_records import event_record, project_campaign
 from domain.model.games import rules_for
-from domain.model.house_rules import book
+from domain.model.house_rules import book, check_change
 from domain.model.text import MAX_NAME_LENGTH, check_text
 from domain.service.command_results import Idempotency, Outcome
 from domain.service.commands_service import SNAPSHOT_INTERVAL
@@ -166,13 +166,17 @@ class Questlog(DiceService, TokenService, LibraryService):
         expected_version: int | None = None,
         idempotency: Idempotency | None = None,
     ) -> Outcome:
-        """Change a house rule by a recorded event (QC-01)."""
+        """Change a house rule by a recorded event (QC-01). The body's own form is checked
+        before ``If-Match`` (a malformed change is a 422 whatever version it names)."""
 
         def decide(campaign: Campaign) -> dict[str, Any]:
             campaign.configure_house_rule(key, value)
             return {"house_rules": deepcopy(campaign.house_rules)}
 
-        return self.execute(campaign_id, decide, expected_version, idempotency)
+        def shape(_: Campaign) -> None:
+            check_change(key, value)
+
+        return self.execute(campaign_id, decide, expected_version, idempotency, shape=shape)
 
 
 def campaign_facts(campaign: Campaign) -> dict[str, Any]:

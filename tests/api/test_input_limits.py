@@ -226,8 +226,15 @@ def request_body(document: dict[str, Any], op: dict[str, Any]) -> tuple[dict[str
         discriminator = content["schema"]["discriminator"]
         ref = discriminator["mapping"][example[discriminator["propertyName"]]]
     schema = document["components"]["schemas"][ref.rsplit("/", 1)[-1]]
+    if "oneOf" in schema:  # a branch per value of a field (a house rule's key): the example's
+        schema = next(b for b in schema["oneOf"] if fits(b["properties"], example))
     strings = [k for k, v in schema["properties"].items() if v.get("type") == "string"]
     return example, strings
+
+
+def fits(properties: dict[str, Any], example: dict[str, Any]) -> bool:
+    """Whether the example's fields take the values a branch's enums allow."""
+    return all(example.get(k) in v["enum"] for k, v in properties.items() if "enum" in v)
 
 
 def query_strings(op: dict[str, Any]) -> tuple[dict[str, str], list[str]]:

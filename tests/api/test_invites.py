@@ -64,7 +64,7 @@ def test_an_invitation_seats_a_player(flask_app: Flask, client: FlaskClient, mat
     ("body", "field", "status"),
     [
         ({"role": "owner"}, "role", 422),
-        ({"role": "player"}, "seat", 422),
+        ({"role": "player"}, "seat", 409),  # a match's player needs a seat: the game's
         ({"role": "player", "seat": "Z"}, "seat", 409),  # the match holds no player Z
         ({"role": "viewer", "seat": "A"}, "seat", 422),
         ({"role": "player", "seat": "B", "name": ""}, "name", 422),
@@ -91,7 +91,7 @@ def test_a_solo_campaign_invites_without_a_seat(client: FlaskClient, campaign: J
     assert response.status_code == 201, response.json
     assert response.json["seat"] is None
     seat = client.post(f"/campaigns/{cid}/invites", json={"role": "player", "seat": "A"})
-    assert seat.status_code == 422 and "seat" in seat.json["errors"]
+    assert seat.status_code == 409 and "seat" in seat.json["errors"]  # the game has no seats
 
 
 def test_removing_an_invited_member_revokes_its_token(

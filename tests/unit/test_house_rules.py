@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.model.errors import InvalidInput
+from domain.model.errors import InvalidInput, NotHeld
 from domain.model.house_rules import GAMES, HouseRule, book
 
 
@@ -55,3 +55,19 @@ def test_unknown_game_is_invalid_input() -> None:
 )
 def test_house_rule_value_checks(rule: HouseRule, value: object, ok: bool) -> None:
     assert (rule.check(value) is None) is ok
+
+
+def test_qc01_a_change_is_checked_by_its_own_form_then_by_the_campaigns_game() -> None:
+    """A key no game has, or a value its rule takes in no game, is the body's mistake (422); a
+    key or value only the other game takes is the campaign's answer (409 not-held), each naming
+    its field."""
+    quest = book("quest-calendar")
+    for key, value, field in (("qc.nope", 1, "key"), ("qc.combat.mode", "brutal", "value")):
+        with pytest.raises(InvalidInput) as invalid:
+            quest.change({}, key, value)
+        assert list(invalid.value.errors) == [field]
+        assert not isinstance(invalid.value, NotHeld)
+    with pytest.raises(NotHeld) as other_game:
+        quest.change({}, "cb.relationship.initial", 10)
+    assert list(other_game.value.errors) == ["key"]
+    assert quest.change({}, "qc.combat.mode", "easy").key == "qc.combat.mode"

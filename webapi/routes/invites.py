@@ -17,17 +17,27 @@ blp = Blueprint("invites", __name__, description="Invitations and removing membe
 
 
 def invited_seat(game: str, state: dict[str, Any], role: str, seat: str | None) -> str | None:
-    """The seat an invitation binds: a match's player for its player role, else none (422)."""
-    if game == "calendar-board" and role == "player":
-        players = list(state.get("players") or [])
-        if seat is None:
-            raise InvalidInput.field("seat", f"a player's seat is required: one of {players}")
-        if seat not in players:
-            raise NotHeld("seat", f"must be one of this match's players: {players}")
-        return seat
-    if seat is not None:
-        raise InvalidInput.field("seat", "only a player in a calendar-board match has a seat")
-    return None
+    """The seat an invitation binds: a match's player for its player role, else none.
+
+    Whether there are seats at all is the campaign's game, the campaign's state: a seat on a
+    game without seats, or a player of a match without one, is a 409 not-held naming ``seat``.
+    A seat for another role than player is the body's own mistake (422)."""
+    if game != "calendar-board":
+        if seat is not None:
+            raise NotHeld(
+                "seat", f"only a player in a calendar-board match has a seat: {game} has none"
+            )
+        return None
+    if role != "player":
+        if seat is not None:
+            raise InvalidInput.field("seat", f"only a player has a seat, not a {role}")
+        return None
+    players = list(state.get("players") or [])
+    if seat is None:
+        raise NotHeld("seat", f"a player's seat is required in a match: one of {players}")
+    if seat not in players:
+        raise NotHeld("seat", f"must be one of this match's players: {players}")
+    return seat
 
 
 @blp.route("/campaigns/<campaign>/invites")

@@ -85,6 +85,51 @@ HOUSE_RULES_WORDS = (
     "campaign's game (a key of the other game is refused by name); each value as its rule says."
 )
 """What a campaign's house rules may hold, in the words the schema cannot say (the keys by game)."""
+
+
+def change_schema() -> tuple[Json, dict[str, Json]]:
+    """A house-rule change as the document states it: one branch per key of either game, each
+    with the values its rule takes, so that a body the document takes is refused only by the
+    campaign (a key of the other game, a value in force: 409) or a rule's own validator. An
+    object value is a component of its own (``value_components``): openapi-python-client makes
+    a model of an inline object in a branch twice and fails."""
+    branches = []
+    for key, rules in rules_by_key().items():
+        value = key_schema(rules)
+        if value.get("type") == "object":
+            value = {"$ref": f"#/components/schemas/{value_component(key)}"}
+        branches.append(
+            {
+                "type": "object",
+                "properties": {"key": {"type": "string", "enum": [key]}, "value": value},
+                "required": ["key", "value"],
+                "additionalProperties": False,
+            }
+        )
+    schema = {
+        "description": "A change of one house rule, recorded as an event: a key of the "
+        "campaign's game (GET /house-rules?game=; a key of the other game is a 409 not-held) and "
+        "a value its rule takes, different from the value in force (else 409).",
+        "oneOf": branches,
+    }
+    return schema, value_components()
+
+
+def value_component(key: str) -> str:
+    """The component of a house rule's object value: HouseRule and the key in CamelCase."""
+    return "HouseRule" + "".join(part[:1].upper() + part[1:] for part in re.split(r"[._]", key))
+
+
+def value_components() -> dict[str, Json]:
+    """The object values of the house rules, as components, by name."""
+    found = {}
+    for key, rules in rules_by_key().items():
+        value = key_schema(rules)
+        if value.get("type") == "object":
+            found[value_component(key)] = value
+    return found
+
+
 VALUE_WORDS = (
     "The rule's new value: what the key's rule takes (GET /house-rules?game= lists each rule's "
     "kind, choices, minimum and maximum), and different from the value in force (else 409)."

@@ -7,13 +7,14 @@ past-tense event that those changes belong to, *before* calling a helper that em
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 from typing import Any
 
 from domain.model import samples
 from domain.model.command_schema import Values
 from domain.model.engine import Context
-from domain.model.errors import InvalidInput
+from domain.model.errors import InvalidInput, NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import death, page_events
@@ -83,10 +84,15 @@ def select_hero(ctx: Context, args: Values) -> None:
 
 
 def read_date(ctx: Context, text: str) -> dt.date:
-    """A page date, YYYY-MM-DD, or MM-DD in the campaign year (G-QC-03)."""
+    """A page date, YYYY-MM-DD, or MM-DD in the campaign year (G-QC-03). A date no calendar has
+    is the body's mistake (422); 02-29 in a campaign year that is not a leap year is the
+    campaign's answer (its house rule qc.calendar.year: 409 not-held naming ``date``)."""
+    year = ctx.house["qc.calendar.year"]
+    if text == "02-29" and not calendar.isleap(year):
+        raise NotHeld("date", f"02-29 is no day of {year}, the campaign's year (qc.calendar.year)")
     try:
         if len(text) == 5:
-            return dt.date.fromisoformat(f"{ctx.house['qc.calendar.year']:04d}-{text}")
+            return dt.date.fromisoformat(f"{year:04d}-{text}")
         return dt.date.fromisoformat(text)
     except ValueError:
         raise InvalidInput.field("date", "must be a date, YYYY-MM-DD or MM-DD") from None

@@ -13,7 +13,7 @@ from typing import Any
 
 from domain.model.command_schema import Values
 from domain.model.engine import Context
-from domain.model.errors import InvalidInput
+from domain.model.errors import InvalidInput, NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import economy, page_events
@@ -46,11 +46,17 @@ def is_ration(item: Mapping[str, Any]) -> bool:
 
 
 def read_goods(ctx: Context, raw: Any, field: str) -> Item:
-    """An item from the player whose equipment slot is one of the house's types (G-QC-24)."""
+    """An item from the player whose equipment slot is one of the house's types (G-QC-24).
+
+    Both refusals are the campaign's (409 not-held naming the field): the slot types are its
+    house rule ``qc.equipment.types``, and an id is taken by what the hero carries."""
     item = qc.read_item(raw)
     types = ctx.house["qc.equipment.types"]
     if item["kind"] == "equipment" and item["slot"] not in types:
-        raise InvalidInput.field(f"{field}.slot", f"must be one of {', '.join(types)}")
+        raise NotHeld(
+            f"{field}.slot",
+            f"must be one of {', '.join(types)} (the house rule qc.equipment.types)",
+        )
     carried = next(
         (i for i in (ctx.state.get("hero") or {}).get("inventory", []) if i["id"] == item["id"]),
         None,
@@ -58,7 +64,7 @@ def read_goods(ctx: Context, raw: Any, field: str) -> Item:
     if carried is not None and not qc.same_item(carried, item):
         # an id names one item: two different ones under it would make `use`, `sell` and the
         # log ambiguous about which one was meant
-        raise InvalidInput.field(
+        raise NotHeld(
             f"{field}.id",
             f"the hero carries a different item with the id {item['id']!r} "
             f"({carried.get('name') or carried['kind']}); give this one an id of its own",

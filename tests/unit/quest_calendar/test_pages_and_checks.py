@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain.model.errors import NotHeld
 from tests.unit.quest_calendar.harness import HERO, Table
 
 
@@ -62,6 +63,17 @@ def test_qc17_one_page_at_a_time_in_date_order() -> None:
     assert table.refused({"type": "start_page", "date": "2027-01-04"}).rule_id == "QC-12"
     table.run({"type": "start_page", "date": "01-05"})
     assert table.state["page"]["date"] == "2027-01-05"
+
+
+def test_g_qc03_02_29_is_a_day_only_of_a_campaign_year_that_has_one() -> None:
+    """MM-DD reads in the campaign's year (its house rule): the state's answer, a 409 not-held;
+    a day no year has is the body's own mistake (422)."""
+    assert "date" in Table(page=None).not_held({"type": "start_page", "date": "02-29"}).errors
+    wrong = Table(page=None).invalid({"type": "start_page", "date": "02-30"})
+    assert "date" in wrong.errors and not isinstance(wrong, NotHeld)
+    leap = Table({"qc.calendar.year": 2028}, page=None)
+    leap.run({"type": "start_page", "date": "02-29"})
+    assert leap.state["page"]["date"] == "2028-02-29"
 
 
 def test_qc17_per_page_ability_resets_when_the_page_ends() -> None:
