@@ -66,8 +66,6 @@ KNOWN_FINDINGS: frozenset[tuple[str, str]] = frozenset(
         ("ST202", "POST /campaigns/import"),  # a signed, verifiable bundle
         ("ST202", "POST /campaigns/{campaign}/commands"),  # the commands' own listed causes
         ("ST202", "POST /campaigns/{campaign}/invites"),  # a seat only in a calendar-board match
-        ("ST202", "POST /campaigns/{campaign}/members"),  # token_name or token_id
-        ("ST202", "POST /campaigns/{campaign}/rolls"),  # entropy or faces, not both
         ("ST202", "POST /library/heroes"),  # dice keep counts, equipped items in the inventory
         ("ST202", "POST /library/items"),  # dice keep counts
         ("ST202", "Stateful tests"),  # a house rule's value depends on its key
@@ -89,8 +87,6 @@ KNOWN_FINDINGS: frozenset[tuple[str, str]] = frozenset(
         ("ST202", "POST /admin/tokens"),
         ("ST201", "POST /campaigns/{campaign}/commands"),
         ("ST201", "POST /campaigns/{campaign}/house-rules"),
-        ("ST201", "POST /campaigns/{campaign}/share"),  # a body the document refuses, taken
-        ("ST205", "POST /campaigns/import"),  # OPTIONS: /campaigns/{campaign} matches "import"
         ("ST302", "Stateful tests"),  # a token created by the run, then "no token 'bob'"
     }
 )
