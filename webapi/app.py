@@ -76,6 +76,7 @@ def create_app(
     settings.read()
     plumbing.refuse_unknown_query_parameters()
     app = Flask("questlog")
+    app.url_rule_class = plumbing.CampaignRule
     app.config.update(
         API_TITLE="Questlog",
         API_VERSION="1.0",

@@ -50,6 +50,16 @@ TEXT_PATTERN = r"^[^\u0000-\u001f\u007f-\u009f]*$"
 """The document's pattern of a ``Text``: no control character (Unicode Cc)."""
 FREE_TEXT_PATTERN = r"^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]*$"
 """The document's pattern of free text: no control character but tab, line feed and CR."""
+_CONTROL = r"\u0000-\u001f\u007f-\u009f"
+_SPACE = r"\u0020\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+"""The white space ``str.strip`` removes that is no control character."""
+NOT_BLANK_PATTERN = rf"^[^{_CONTROL}]*[^{_CONTROL}{_SPACE}][^{_CONTROL}]*$"
+"""The pattern of a ``Text`` that must not be blank: besides, one character not white space."""
+FREE_NOT_BLANK_PATTERN = (
+    r"^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]*"
+    rf"[^{_CONTROL}{_SPACE}][^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]*$"
+)
+"""The pattern of free text that must not be blank (tabs and line breaks are white space)."""
 
 
 class Text(fields.String):
@@ -59,17 +69,20 @@ class Text(fields.String):
     and line breaks; NUL never (PostgreSQL text cannot hold it).
 
     The document states the rule as a ``pattern``; a lone surrogate is no Unicode text at all
-    (RFC 8259 8.2), which the document's introduction says once for every string."""
+    (RFC 8259 8.2), which the document's introduction says once for every string. ``blank=False``
+    refuses text that is empty or white space alone ("must not be empty", as the domain's
+    ``check_text`` does), and its pattern says so."""
 
-    def __init__(self, *, free_text: bool = False, **kwargs: Any) -> None:
+    def __init__(self, *, free_text: bool = False, blank: bool = True, **kwargs: Any) -> None:
         metadata = dict(kwargs.pop("metadata", None) or {})
         validators = kwargs.get("validate")
         listed = validators if isinstance(validators, list | tuple) else [validators]
         if not any(isinstance(v, validate.Regexp) for v in listed):
             # a field's own regular expression, stricter, is its pattern instead
-            metadata.setdefault("pattern", FREE_TEXT_PATTERN if free_text else TEXT_PATTERN)
+            metadata.setdefault("pattern", text_pattern(free_text=free_text, blank=blank))
         super().__init__(metadata=metadata, **kwargs)
         self.free_text = free_text
+        self.blank = blank
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
         text: str = super()._deserialize(value, attr, data, **kwargs)
@@ -78,7 +91,17 @@ class Text(fields.String):
         if has_control_characters(text, free_text=self.free_text):
             allowed = " other than tab, line feed and carriage return" if self.free_text else ""
             raise ValidationError(f"must not contain control characters{allowed}")
+        if not self.blank and not text.strip():
+            raise ValidationError("must not be empty")
         return text
+
+
+def text_pattern(*, free_text: bool, blank: bool) -> str:
+    """The document's pattern of a ``Text``: no control character (but tab and line breaks in
+    free text) and, unless it may be blank, one character that is not white space."""
+    if blank:
+        return FREE_TEXT_PATTERN if free_text else TEXT_PATTERN
+    return FREE_NOT_BLANK_PATTERN if free_text else NOT_BLANK_PATTERN
 
 
 class OneOfShapes(fields.Raw):

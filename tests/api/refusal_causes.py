@@ -210,12 +210,6 @@ ROUTE_CAUSES: tuple[Cause, ...] = (
     Cause(r".*/audit", "head|after|after_hash", r".", "exclusive parameters"),
     Cause(r".*/evening", ".*", r"give|range|not dates and nights", "range combinations"),
     Cause(
-        r"POST /campaigns/\{campaign\}/members",
-        "token_name|token_id",
-        r"name a token",
-        "one of two fields required (oneOf of required would do: left for now)",
-    ),
-    Cause(
         r"POST /campaigns/\{campaign\}/rolls",
         "dice",
         r"at most \d+ dice|cannot keep|the modifiers add up",
@@ -224,22 +218,10 @@ ROUTE_CAUSES: tuple[Cause, ...] = (
     Cause(
         r"POST /campaigns/\{campaign\}/rolls",
         "faces",
-        r"is not a face of|face\(s\) left over|not enough faces",
+        r"is not a face of|face\(s\) left over|not enough faces|is not a whole number",
         "how many faces and which die each must fit are the dice notation's, in the same body",
     ),
     Cause("GET /analytics/sql", "_|q", r".", "a SQL statement: its grammar is the engine's"),
-    Cause(
-        r"POST /campaigns/\{campaign\}/rolls",
-        "entropy",
-        r"send one or the other",
-        "entropy or faces, not both: sayable with a `not` as the commands do, not stated yet",
-    ),
-    Cause(
-        r"POST /campaigns/\{campaign\}/rolls",
-        "dice",
-        r"needs at least one die",
-        "dice notation whose terms are all numbers: the pattern allows a bare number term",
-    ),
     Cause("POST /campaigns/import", ".*", r".", "a signed bundle: its hash chain and signature"),
     Cause(
         "POST .*",

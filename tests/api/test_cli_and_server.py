@@ -8,7 +8,6 @@ import os
 import socket
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -18,14 +17,7 @@ import pytest
 
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
-
-QUESTLOG = [sys.executable, "-c", "from webapi.cli.main import main; main()"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.live_server import QUESTLOG, free_port
 
 
 def run(args: list[str], db: Path) -> subprocess.CompletedProcess[str]:

@@ -154,14 +154,18 @@ def test_metrics_count_requests_by_route_never_by_path(client: FlaskClient) -> N
     ]
     for cid in ids:
         assert client.post(f"/campaigns/{cid}/rolls", json=ROLL).status_code == 201
-    client.get("/campaigns/not-a-campaign")
+    unknown = str(UUID(int=1))
+    client.get(f"/campaigns/{unknown}")  # a campaign id the store does not hold: its route
+    client.get("/campaigns/not-a-campaign")  # no campaign id, so no route
     client.get("/no/such/route")
     found = scrape(client)
     rolls = (("method", "POST"), ("route", "/campaigns/<campaign>/rolls"), ("status", "201"))
     assert found[("questlog_http_requests_total", rolls)] == 2
-    assert not [key for key in found if any(cid in str(key) for cid in ids)]
+    assert not [key for key in found if any(cid in str(key) for cid in [*ids, unknown])]
+    missing = (("method", "GET"), ("route", "/campaigns/<campaign>"), ("status", "404"))
+    assert found[("questlog_http_requests_total", missing)] == 1
     unmatched = (("method", "GET"), ("route", "unmatched"), ("status", "404"))
-    assert found[("questlog_http_requests_total", unmatched)] == 1
+    assert found[("questlog_http_requests_total", unmatched)] == 2
     # An invented method is counted as "other": nobody adds series by inventing methods.
     for method in ("FOO0", "FOO1", "BAR"):
         client.open("/no/such/route", method=method)

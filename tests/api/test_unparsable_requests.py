@@ -13,8 +13,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,9 +21,10 @@ import pytest
 
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
+from tests.live_server import serving
 from webapi.schemas import info
 
-from .workers_harness import QUESTLOG, free_port, two_workers
+from .workers_harness import two_workers
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEM = "application/problem+json"
@@ -80,27 +79,8 @@ def waitress_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     env = {**os.environ, "QUESTLOG_DB": str(db)}
     for variable in ("QUESTLOG_DATABASE_URL", "QUESTLOG_AUTH", "PROMETHEUS_MULTIPROC_DIR"):
         env.pop(variable, None)
-    port = free_port()
-    process = subprocess.Popen(
-        [*QUESTLOG, "serve", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    pytest.fail("questlog serve did not start")
-                time.sleep(0.1)
+    with serving(env) as port:
         yield port
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
 
 
 @pytest.mark.parametrize("byte", CONTROL_BYTES, ids=lambda b: f"0x{b[0]:02x}")

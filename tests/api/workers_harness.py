@@ -13,9 +13,7 @@ import http.client
 import json
 import os
 import signal
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -28,8 +26,8 @@ import pytest
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
 from tests.conftest import StoreFactory
+from tests.live_server import QUESTLOG, free_port
 
-QUESTLOG = [sys.executable, "-c", "from webapi.cli.main import main; main()"]
 START_SECONDS = 90
 """Generous: the machine is shared, and each worker opens its own store and views."""
 RULES = "/house-rules?game=quest-calendar"
@@ -37,12 +35,6 @@ RULES = "/house-rules?game=quest-calendar"
 LIMITED_RATE = 0.02
 """The limited token's appends per second: a burst of one, the next one 50 s later (so a test
 of a few requests sees exactly one go through with one bucket, two with a bucket per worker)."""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def children(pid: int) -> set[int]:

@@ -6,10 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,7 +14,7 @@ from typing import Any
 
 import pytest
 
-QUESTLOG = [sys.executable, "-c", "from webapi.cli.main import main; main()"]
+from tests.live_server import admin_token, serving
 
 
 @dataclass(frozen=True)
@@ -35,13 +31,6 @@ class Served:
         return body
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """``questlog serve`` (waitress, SQLite, access control on, no rate limit) on a free port."""
@@ -49,36 +38,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     env.pop("QUESTLOG_DATABASE_URL", None)
     env.pop("QUESTLOG_AUTH", None)
     env["QUESTLOG_RATE_LIMIT"] = "0"
-    made = subprocess.run(
-        [*QUESTLOG, "token", "create", "--name", "client-author", "--admin"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    token = made.stdout.strip().splitlines()[-1]
-    port = free_port()
-    process = subprocess.Popen(
-        [*QUESTLOG, "serve", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    pytest.fail("questlog serve did not start")
-                time.sleep(0.1)
+    token = admin_token(env, "client-author")
+    with serving(env) as port:
         yield Served(f"http://127.0.0.1:{port}", token)
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "api-clients.md"

@@ -95,6 +95,18 @@ def check_input() -> None:
         body.check_media_type()
         check_body()
         body.check_json()
+    elif body_required():
+        raise InvalidInput.field("body", "is required: a JSON object ({} takes every default)")
+
+
+def body_required() -> bool:
+    """Whether the route's document marks its JSON body required (flask-smorest's
+    ``arguments``, required unless told): then a request without one is refused, as the
+    document says, even where every field has a default."""
+    view = current_app.view_functions.get(request.endpoint or "")
+    method = getattr(getattr(view, "view_class", None), request.method.lower(), None)
+    parameters = getattr(method, "_apidoc", {}).get("arguments", {}).get("parameters", [])
+    return any(p.get("in") == "json" and p.get("required") for p in parameters)
 
 
 def install(app: Flask, body_limits: Mapping[str, int] | None = None) -> None:

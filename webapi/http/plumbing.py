@@ -14,6 +14,7 @@ import orjson
 from flask import Response, current_app, g, request
 from flask_smorest import Blueprint
 from marshmallow import RAISE
+from werkzeug.routing import BaseConverter, Rule, UUIDConverter
 
 from domain.facade import (
     Campaign,
@@ -53,6 +54,29 @@ def questlog() -> Questlog:
     """The application serving this request."""
     app: Questlog = current_app.extensions["questlog"]
     return app
+
+
+class CampaignIdConverter(UUIDConverter):
+    """A campaign id in a path: a UUID, 36 characters with hyphens (any case), handed to the view
+    as text. Another segment, such as ``import``, matches no campaign route: a static route
+    beside them (``POST /campaigns/import``) answers its own methods alone, 405 for the rest."""
+
+    def to_python(self, value: str) -> str:  # type: ignore[override]
+        return value
+
+
+class CampaignRule(Rule):
+    """A URL rule whose ``<campaign>`` is a campaign id (``CampaignIdConverter``, which the
+    document states as ``format: uuid``); the rule's text stays ``<campaign>``, as the metrics
+    and the access log name routes."""
+
+    def get_converter(
+        self, variable_name: str, converter_name: str, args: tuple[Any, ...], kwargs: Any
+    ) -> BaseConverter:
+        """The campaign id converter for a plain ``<campaign>``, else what the rule names."""
+        if variable_name == "campaign" and converter_name == "default" and not args and not kwargs:
+            return CampaignIdConverter(self.map)
+        return super().get_converter(variable_name, converter_name, args, kwargs)
 
 
 def campaign_id(text: str) -> UUID:

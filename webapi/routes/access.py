@@ -96,6 +96,17 @@ def member_refusal(token: Token) -> str | None:
     return None
 
 
+def named_token(body: dict[str, Any]) -> tuple[str, str]:
+    """The field that names the new member's token and its value: token_name or token_id,
+    exactly one of the two (as the document's body schema states)."""
+    given = [field for field in ("token_name", "token_id") if field in body]
+    if not given:
+        raise InvalidInput.field("token_name", "name a token (token_name or token_id)")
+    if len(given) > 1:
+        raise InvalidInput.field("token_id", "name a token by token_name or token_id, not both")
+    return given[0], body[given[0]]
+
+
 @blp.route("/campaigns/<campaign>/members")
 class Members(MethodView):
     @blp.arguments(MemberCreate, example={"token_name": "bob", "role": "player", "seat": "B"})
@@ -107,10 +118,7 @@ class Members(MethodView):
         app = questlog()
         found = app.campaign(cid)
         seats = found.state.get("players") if found.game == "calendar-board" else None
-        field = "token_id" if body.get("token_id") else "token_name"
-        name = body.get(field)
-        if not name:
-            raise InvalidInput.field("token_name", "name a token (token_name or token_id)")
+        field, name = named_token(body)
         token = member_token(field, name)
         member = app.add_member(cid, token, body["role"], body.get("seat"), seats)
         return {"token_id": token.id, "role": member.role, "seat": member.seat, "name": token.name}

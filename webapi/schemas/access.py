@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from marshmallow import Schema, fields, validate
 
 from domain.facade import ROLES, TOKEN_ROLES
@@ -11,7 +13,7 @@ from webapi.schemas.fields import Flag, Text
 class TokenCreate(Schema):
     """A new API token: its name and whether it is an admin."""
 
-    name = Text(required=True, validate=validate.Length(1, 200))
+    name = Text(required=True, blank=False, validate=validate.Length(1, 200))
     admin = Flag(load_default=False)
     role = Text(
         validate=validate.OneOf(TOKEN_ROLES),
@@ -47,10 +49,23 @@ class TokenList(Schema):
 
 
 class MemberCreate(Schema):
-    """A new member of a campaign: a token, its role and, in a match, its seat."""
+    """A new member of a campaign: a token (by token_name or by token_id, exactly one of the
+    two), its role and, in a match, its seat."""
 
-    token_name = Text(validate=validate.Length(1, 200))
-    token_id = Text(validate=validate.Length(1, 200))
+    refused_shapes: ClassVar[tuple[dict[str, Any], ...]] = (
+        {"required": ["token_name", "token_id"]},
+        {"not": {"anyOf": [{"required": ["token_name"]}, {"required": ["token_id"]}]}},
+    )
+    """What the document states of the two: one of them, not both and not neither."""
+
+    token_name = Text(
+        validate=validate.Length(1, 200),
+        metadata={"description": "The token's name; or give token_id instead, not both."},
+    )
+    token_id = Text(
+        validate=validate.Length(1, 200),
+        metadata={"description": "The token's id; or give token_name instead, not both."},
+    )
     role = Text(required=True, validate=validate.OneOf(ROLES))
     seat = Text(
         validate=validate.Length(1, 80),

@@ -69,7 +69,10 @@ class CampaignCreate(Schema):
         required=True, validate=validate.OneOf(GAMES), metadata={"example": "quest-calendar"}
     )
     name = Text(
-        required=True, validate=validate.Length(1, 200), metadata={"example": "Voidspark year one"}
+        required=True,
+        blank=False,
+        validate=validate.Length(1, 200),
+        metadata={"example": "Voidspark year one"},
     )
     house_rules = fields.Dict(
         keys=Text(),
@@ -81,6 +84,7 @@ class CampaignCreate(Schema):
         },
     )
     client_seed = Text(
+        blank=False,
         validate=validate.Length(1, 128),
         metadata={"description": "Client seed for server dice; random when omitted."},
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from marshmallow import Schema, fields, validate
 
 from domain.facade import FACE_DOCUMENT
@@ -41,22 +43,30 @@ class Proof(Schema):
     server_seed = fields.String(metadata={"description": "Present once the seed is revealed."})
 
 
-_TERM = r"(([1-9][0-9]?)?[dD](4|6|8|10|12|20|100|%)([kK][hHlL][1-9][0-9]?)?|[0-9]{1,3})"
-FREE_ROLL_PATTERN = rf"^{_TERM}([+-]{_TERM})*$"
+_DIE = r"([1-9][0-9]?)?[dD](4|6|8|10|12|20|100|%)([kK][hHlL][1-9][0-9]?)?"
+_TERM = rf"({_DIE}|[0-9]{{1,3}})"
+FREE_ROLL_PATTERN = rf"^([0-9]{{1,3}}[+-])*{_DIE}([+-]{_TERM})*$"
 """The free roll's notation as the document states it: dice terms and whole numbers joined by
-+ and -; the sum of the dice and the keeps against their terms are said in words."""
++ and -, at least one of them a die; the sum of the dice, the sum of the numbers and the keeps
+against their terms are said in words."""
 
 
 class RollCreate(Schema):
     """A free roll: its notation and purpose, or faces rolled by hand."""
+
+    refused_shapes: ClassVar[tuple[dict[str, Any], ...]] = (
+        {"required": ["entropy", "faces"], "properties": {"entropy": {"type": "string"}}},
+    )
+    """What the document states of entropy and faces: one or the other (a null entropy is none)."""
 
     dice = Text(
         required=True,
         validate=validate.Length(max=200),
         metadata={
             "example": "d20+3",
-            "description": "NdS[khK|klK] terms (d% is the d100) and ± integers, at most 100 "
-            "dice in all, a keep (kh/kl) no larger than its term's dice.",
+            "description": "NdS[khK|klK] terms (d% is the d100) and ± integers, at least one "
+            "die and at most 100 dice in all, a keep (kh/kl) no larger than its term's dice, "
+            "and the integers adding up to at most ±1000.",
             "pattern": FREE_ROLL_PATTERN,
         },
     )
@@ -131,7 +141,7 @@ class RollPage(LogPage):
 class ClientSeedSet(Schema):
     """A new client seed for the campaign's server dice."""
 
-    client_seed = Text(required=True, validate=validate.Length(1, 128))
+    client_seed = Text(required=True, blank=False, validate=validate.Length(1, 128))
 
 
 class Appended(Schema):

@@ -22,6 +22,7 @@ class InviteCreate(Schema):
         },
     )
     name = Text(
+        blank=False,
         validate=validate.Length(1, 200),
         metadata={
             "description": "The token's name (default: what it is for, such as seat B, viewer "

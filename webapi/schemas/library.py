@@ -29,7 +29,7 @@ class NoQuery(Schema):
 class HeroAdded(Schema):
     """A hero to save for the group, under a name."""
 
-    name = Text(required=True, validate=validate.Length(1, 200))
+    name = Text(required=True, blank=False, validate=validate.Length(1, 200))
     hero = as_sent("Hero", HERO_DESCRIPTION)
 
 

@@ -11,6 +11,7 @@ class ShareCreate(Schema):
     """A share link's request: an optional name for its viewer token."""
 
     name = Text(
+        blank=False,
         validate=validate.Length(1, 200),
         metadata={"description": "The share token's name (default: share-<campaign>-<id>)."},
     )

@@ -20,9 +20,11 @@ class RollbackCreate(Schema):
     to_version = version(
         metadata={"description": "The earlier version whose state becomes the state again."},
     )
-    reason = Text(required=True, free_text=True, validate=validate.Length(1, 500))
+    reason = Text(required=True, free_text=True, blank=False, validate=validate.Length(1, 500))
     actor = Text(
-        validate=validate.Length(1, 200), metadata={"description": "Who rolls back (free text)."}
+        blank=False,
+        validate=validate.Length(1, 200),
+        metadata={"description": "Who rolls back (free text)."},
     )
 
 
@@ -30,9 +32,10 @@ class ProposalCreate(Schema):
     """A proposal to roll a match back to an earlier version."""
 
     to_version = version()
-    reason = Text(required=True, free_text=True, validate=validate.Length(1, 500))
+    reason = Text(required=True, free_text=True, blank=False, validate=validate.Length(1, 500))
     proposer = Text(
         required=True,
+        blank=False,
         validate=validate.Length(1, 200),
         metadata={"description": "Who proposes; a player who proposes agrees by proposing."},
     )
@@ -41,7 +44,7 @@ class ProposalCreate(Schema):
 class Approval(Schema):
     """A player's approval of a rollback proposal."""
 
-    player = Text(required=True, validate=validate.Length(1, 200))
+    player = Text(required=True, blank=False, validate=validate.Length(1, 200))
 
 
 class Proposal(Schema):
@@ -85,8 +88,9 @@ class ForkCreate(Schema):
     at_version = version(
         metadata={"description": "The version of this campaign the fork starts from."},
     )
-    name = Text(required=True, validate=validate.Length(1, 200))
+    name = Text(required=True, blank=False, validate=validate.Length(1, 200))
     client_seed = Text(
+        blank=False,
         validate=validate.Length(1, 128),
         metadata={"description": "Client seed for the fork's server dice; random when omitted."},
     )
