@@ -26,10 +26,10 @@ import domain.model.quest_calendar
 from domain.model import dice as dicelib
 from domain.model.access import actor_label, current_actor
 from domain.model.campaign import Campaign
-from domain.model.errors import InvalidInput
+from domain.model.errors import InvalidInput, NotHeld
 from domain.model.event_records import event_record, project_campaign
 from domain.model.games import rules_for
-from domain.model.house_rules import book, check_change
+from domain.model.house_rules import GAMES, book, check_change
 from domain.model.text import MAX_NAME_LENGTH, check_text
 from domain.service.command_results import Idempotency, Outcome
 from domain.service.commands_service import SNAPSHOT_INTERVAL
@@ -146,14 +146,23 @@ class Questlog(DiceService, TokenService, LibraryService):
             if faces is None:
                 events = campaign.run_command(game, body, self.server_dice(campaign, entropy))
             else:
-                reported = ReportedDice(faces)
+                declared = game.schemas[game.spec(body.get("type")).name].dice
+                reported = ReportedDice(faces, drawn_by_state=True, takes_none=declared is None)
                 events = campaign.run_command(game, body, reported)
                 reported.check_all_used()
             return {"events": [event_facts(e) for e in events], "state": campaign.view()}
 
         def shape(campaign: Campaign) -> None:
             game = rules_for(campaign.game)
-            game.values(game.spec(body.get("type")), body)
+            kind = body.get("type")
+            if (
+                isinstance(kind, str)
+                and kind not in game.commands
+                and any(kind in rules_for(g).commands for g in GAMES)
+            ):
+                known = ", ".join(sorted(game.commands))
+                raise NotHeld("type", f"not a command of {campaign.game}; it knows: {known}")
+            game.values(game.spec(kind), body)
 
         return self.execute(campaign_id, decide, expected_version, idempotency, shape=shape)
 

@@ -14,7 +14,7 @@ from uuid import UUID
 from domain.model import dice as dicelib
 from domain.model.campaign import Campaign
 from domain.model.dice_notation import parse
-from domain.model.errors import InvalidInput
+from domain.model.errors import InvalidInput, NotHeld
 from domain.model.text import check_text
 from domain.service.command_results import Idempotency, Outcome
 from domain.service.commands_service import CommandService
@@ -26,14 +26,25 @@ MAX_CLIENT_SEED_LENGTH = 128
 
 
 class ReportedDice:
-    """Faces the player rolled by hand, used in draw order across a command's rolls (QC-08/09)."""
+    """Faces the player rolled by hand, used in draw order across a command's rolls (QC-08/09).
 
-    def __init__(self, faces: Sequence[object]) -> None:
+    Which dice the faces must fit is the body's own for a free roll (its notation: a misfit is
+    a 422), and the campaign's for a game command (the hero's damage dice, the night's rolls:
+    ``drawn_by_state``, a misfit is the state's answer, 409 not-held naming ``faces``). Faces
+    sent to a command that declares no dice (``takes_none``) and drew none are the body's own
+    mistake, as the document states it (a 422)."""
+
+    def __init__(
+        self, faces: Sequence[object], *, drawn_by_state: bool = False, takes_none: bool = False
+    ) -> None:
         if not isinstance(faces, list):
             raise InvalidInput.field("faces", "must be a list of faces")
         self.faces = list(faces)
         self.used = 0
         self.drawn: list[str] = []
+        self.drawn_by_state = drawn_by_state
+        self.takes_none = takes_none
+        self.refused = NotHeld if drawn_by_state else InvalidInput.field
 
     def draw(self, sides: Sequence[int]) -> dicelib.Draw:
         """Read the next reported faces for these dice."""
@@ -41,14 +52,20 @@ class ReportedDice:
         remaining = self.faces[self.used :]
         if len(remaining) < len(wanted):
             dice = "+".join(f"d{n}" for n in wanted)
-            raise InvalidInput.field(
+            raise self.refused(
                 "faces",
                 f"not enough faces: the next roll needs {len(wanted)} ({dice}), "
                 f"{len(remaining)} left after the {self.used} already used"
                 + self._so_far([*self.drawn, *(f"d{n}" for n in wanted)]),
             )
         shown = remaining[: len(wanted)]
-        read = dicelib.read_reported_faces(wanted, shown)
+        try:
+            read = dicelib.read_reported_faces(wanted, shown)
+        except InvalidInput as misfit:
+            if not self.drawn_by_state:
+                raise
+            said = "; ".join(m for ms in misfit.errors.values() for m in ms)
+            raise NotHeld("faces", said) from misfit
         self.used += len(wanted)
         self.drawn.extend(f"d{n}" for n in wanted)
         return dicelib.Draw(
@@ -58,8 +75,11 @@ class ReportedDice:
     def check_all_used(self) -> None:
         """Refuse faces the command never needed."""
         extra = len(self.faces) - self.used
+        if extra and self.takes_none and not self.used:
+            # the document says so (maxItems 0): the request's own mistake
+            raise InvalidInput.field("faces", "this command rolls no dice: send no faces")
         if extra:
-            raise InvalidInput.field(
+            raise self.refused(
                 "faces",
                 f"{extra} face(s) left over: this command used {self.used}"
                 + self._so_far(self.drawn),

@@ -73,19 +73,7 @@ class CommandCause:
         )
 
 
-FACES = CommandCause(
-    ".*",
-    "faces|faces\\[\\]",
-    r"face\(s\) left over|not enough faces|is not a face of|is not a whole number",
-    "which dice a command draws, and so how many faces and which die each fits, depends on "
-    "the campaign's state (the command's dice say it); a command that draws none takes none "
-    "(maxItems 0)",
-    "TraitCheckCommand",
-    "faces",
-    "each face must fit its die",
-)
 COMMAND_CAUSES: tuple[CommandCause, ...] = (
-    FACES,
     CommandCause(
         "start_page",
         "date",
@@ -193,9 +181,10 @@ ROUTE_CAUSES: tuple[Cause, ...] = (
     ),
     Cause(
         "POST /campaigns",
-        r"players|starting_token|creatures",
+        r"players(\[\]\.(weapons|pieces))?|starting_token|creatures",
         r"must be unique|must be one of",
-        "ids unique across a list's items, and the starting player one of the players: "
+        "ids unique across a list's items (players, pieces, a party's weapons, creatures), and "
+        "the starting player one of the players: "
         "relations between items (uniqueItems compares whole items)",
     ),
     Cause(

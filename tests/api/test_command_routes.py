@@ -70,7 +70,7 @@ def test_reported_faces_drive_a_command(client: FlaskClient) -> None:
             f"/campaigns/{cid}/commands",
             json={"type": "trait_check", "trait": "STR", "faces": faces},
         )
-        assert refused.status_code == 422, faces
+        assert refused.status_code == 409, faces  # the dice the command draws are the state's
         assert "faces" in refused.json["errors"]
     assert stored_state(client, cid) == before
 
@@ -102,15 +102,21 @@ def test_malformed_commands_are_422_naming_the_field(client: FlaskClient) -> Non
         assert field in response.json["errors"], (body, response.json)
 
 
-def test_a_command_of_the_other_game_is_unknown_here(client: FlaskClient) -> None:
+def test_a_command_of_the_other_game_is_not_held_here(client: FlaskClient) -> None:
+    """The document lists both games' commands: which one a campaign takes is its game's, the
+    state's answer (409 not-held naming ``type``); a name no game has is the body's (422)."""
     cid = qc_campaign(client)
     before = stored_state(client, cid)
     response = client.post(f"/campaigns/{cid}/commands", json={"type": "end_turn"})
-    assert response.status_code == 422
-    assert response.json["type"] == "urn:questlog:problem:invalid-input"
+    assert response.status_code == 409
+    assert response.json["type"] == "urn:questlog:problem:not-held"
     assert list(response.json["errors"]) == ["type"]
-    assert response.json["errors"]["type"][0].startswith("unknown command; this game knows: ")
-    assert "end_turn" not in response.json["errors"]["type"][0]
+    said = response.json["errors"]["type"][0]
+    assert said.startswith("not a command of quest-calendar; it knows: ")
+    assert "end_turn" not in said.split(": ", 1)[1]
+    nowhere = client.post(f"/campaigns/{cid}/commands", json={"type": "fly_away"})
+    assert nowhere.status_code == 422
+    assert nowhere.json["errors"]["type"][0].startswith("unknown command; this game knows: ")
     assert stored_state(client, cid) == before
 
 

@@ -49,47 +49,7 @@ HOOKS = "tests.api.schemathesis_hooks"
 """What the document says in words, as code: a refusal for a cause it announces is dropped."""
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 """schemathesis' settings: a stale If-Match's 412 counts as the state's answer, like a 409."""
-KNOWN_FINDINGS: frozenset[tuple[str, str]] = frozenset(
-    {
-        # A schema-valid request the server refuses for a reason OpenAPI 3.0 cannot state (the
-        # field descriptions say each in words; tests/api/test_document_route_bodies.py names
-        # them): SQL grammar, a signed bundle, parameters that go together or not at all,
-        # relations between two values, keys and values that depend on the campaign's game.
-        ("ST202", "GET /analytics/campaigns"),  # house_rule keys of either game
-        ("ST202", "GET /analytics/dice"),  # house_rule keys of either game
-        ("ST202", "GET /analytics/sql"),  # a SELECT in DuckDB's grammar
-        ("ST202", "GET /campaigns/{campaign}"),  # version or at, not both
-        ("ST202", "GET /campaigns/{campaign}/audit"),  # after and after_hash together
-        ("ST202", "GET /campaigns/{campaign}/evening"),  # one kind of range
-        ("ST202", "GET /campaigns/{campaign}/replay"),  # from not after to
-        ("ST202", "POST /campaigns"),  # house rules of the campaign's game only
-        ("ST202", "POST /campaigns/import"),  # a signed, verifiable bundle
-        ("ST202", "POST /campaigns/{campaign}/commands"),  # the commands' own listed causes
-        ("ST202", "POST /campaigns/{campaign}/invites"),  # a seat only in a calendar-board match
-        ("ST202", "POST /library/heroes"),  # dice keep counts, equipped items in the inventory
-        ("ST202", "POST /library/items"),  # dice keep counts
-        ("ST202", "Stateful tests"),  # a house rule's value depends on its key
-        ("ST202", "GET /campaigns/{campaign}/analytics/dice"),  # to_night not before from
-        ("ST202", "POST /campaigns/{campaign}/house-rules"),  # a house rule's value by its key
-        # Still to fix (each a bug in the document or the server, or an order of checks):
-        # a state refusal still answered 422 (a rollback to the current version, an approval
-        # by a seat that is not the proposal's), an Idempotency-Key reused with another body
-        # (422 as the IETF draft says, but schemathesis counts it), a document stricter than
-        # the server (share), house-rule and command bodies the document refuses that meet a
-        # stale If-Match (412) before their own check.
-        ("ST202", "POST /campaigns/{campaign}/dice/client-seed"),
-        ("ST202", "POST /campaigns/{campaign}/dice/rotate"),
-        ("ST202", "POST /campaigns/{campaign}/fork"),
-        ("ST202", "POST /campaigns/{campaign}/rollback"),
-        ("ST202", "POST /campaigns/{campaign}/rollback/proposals"),
-        ("ST202", "POST /campaigns/{campaign}/rollback/proposals/{proposal_id}/approve"),
-        ("ST202", "POST /campaigns/{campaign}/share"),
-        ("ST202", "POST /admin/tokens"),
-        ("ST201", "POST /campaigns/{campaign}/commands"),
-        ("ST201", "POST /campaigns/{campaign}/house-rules"),
-        ("ST302", "Stateful tests"),  # a token created by the run, then "no token 'bob'"
-    }
-)
+KNOWN_FINDINGS: frozenset[tuple[str, str]] = frozenset()
 """(check code, operation) failures known at the time of writing: listed on every run, but they
 fail no test. Each is a bug in the document or the server; fix it and remove the entry, until
 the set is empty."""

@@ -256,9 +256,10 @@ def monday(week: Week) -> None:
     assert roll["source"] == "reported"
     assert roll["dice"][0]["face"] == 11
 
-    # 422: a face too many is refused and names the field; nothing is stored.
+    # 409 not-held: a face too many for the dice this check draws now is refused and names the
+    # field; nothing is stored.
     problem = week.refused(
-        {"type": "trait_check", "trait": "STR", "target": 15}, status=422, faces=[10, 4]
+        {"type": "trait_check", "trait": "STR", "target": 15}, status=409, faces=[10, 4]
     )
     assert "faces" in problem["errors"]
 

@@ -27,7 +27,11 @@ def value_schema(rule: Any) -> Json:
     elif rule.kind == "str":
         schema = {"type": "string", "maxLength": 200}
     elif rule.kind == "list":
-        items: Json = {"enum": list(rule.choices)} if rule.choices else {"type": "string"}
+        items: Json = (
+            {"enum": list(rule.choices)}
+            if rule.choices
+            else {"anyOf": [{"type": "string"}, {"type": "integer"}]}  # as the rule checks
+        )
         schema = {"type": "array", "maxItems": 100, "items": items}
     else:
         schema = {"type": "object"}

@@ -1,7 +1,7 @@
 // Whose dice a roll uses: the server's (the page adds its fresh `entropy` when the command is
 // sent, campaign.js) or the player's own, one face per die, each labelled by the die and what it
 // is for ("d20 for the attack"). Faces are sent as `faces`, in the order the server draws them;
-// when it needs more it answers 422 "not enough faces: the next roll needs 1 (d20)…", which is
+// when it needs more it answers 409 "not enough faces: the next roll needs 1 (d20)…", which is
 // said here in words, with a new input for each die it still needs.
 import { h } from "./dom.js";
 import { wholeNumber } from "./play.js";
@@ -11,7 +11,7 @@ const words = (text) => String(text).replaceAll("_", " ");
 
 // The dice a command's catalogue text starts with, as [{sides, purpose}]: "d20 for the check",
 // "d20 (attack; …", "d100 (Aim)", "2d20 (basketball)". Only a guess for the labels
-// of the first inputs: the server's 422 says what more it needs.
+// of the first inputs: the server's refusal says what more it needs.
 export function diceFromText(text) {
   const match = /(?<![A-Za-z\d])(\d*)d(\d+)(?:\s+for\s+the\s+([a-z ]+)|\s*\(([A-Za-z ]+))?/.exec(
     String(text || ""),
