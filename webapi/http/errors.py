@@ -76,7 +76,8 @@ PROBLEM_TYPES = (
         "not-held",
         409,
         "the request names what the campaign does not hold now (a player, item or ability; a "
-        "version past the head; a name already taken); rule `known-names`",
+        "version past the head; a name already taken; a command, house rule or range of the "
+        "other game; faces that do not fit the dice a command draws now); rule `known-names`",
         ("rule", "errors"),
     ),
     ProblemType("concurrent-update", 409, "another command was stored first; retry"),
