@@ -168,6 +168,14 @@ class Command:
         """The schema's name in the OpenAPI document."""
         return "".join(part.title() for part in self.name.split("_")) + "Command"
 
+    @property
+    def takes_no_faces(self) -> bool:
+        """Whether the command never draws dice, and so takes no ``faces`` (the document says
+        ``maxItems: 0``): a Quest Calendar command that declares none. A Calendar Board command
+        may move the night on (``night.advance``), which rolls the next step's dice with the
+        faces sent."""
+        return self.dice is None and self.game != "calendar-board"
+
 
 Check = Callable[[dict[str, Any]], None]
 """A check of a command's fields together (raises ``ValidationError`` naming the field)."""
@@ -207,7 +215,8 @@ def command(
             **own,
         },
     )
-    stated = (FACES_OR_ENTROPY, *(() if dice is not None else (NO_FACES,)), *document)
+    bare = Command(game, name, schema, dice)
+    stated = (FACES_OR_ENTROPY, *((NO_FACES,) if bare.takes_no_faces else ()), *document)
     return Command(game, name, schema, dice, stated)
 
 

@@ -146,8 +146,7 @@ class Questlog(DiceService, TokenService, LibraryService):
             if faces is None:
                 events = campaign.run_command(game, body, self.server_dice(campaign, entropy))
             else:
-                declared = game.schemas[game.spec(body.get("type")).name].dice
-                reported = ReportedDice(faces, drawn_by_state=True, takes_none=declared is None)
+                reported = ReportedDice(faces, drawn_by_state=True)
                 events = campaign.run_command(game, body, reported)
                 reported.check_all_used()
             return {"events": [event_facts(e) for e in events], "state": campaign.view()}
@@ -162,7 +161,11 @@ class Questlog(DiceService, TokenService, LibraryService):
             ):
                 known = ", ".join(sorted(game.commands))
                 raise NotHeld("type", f"not a command of {campaign.game}; it knows: {known}")
-            game.values(game.spec(kind), body)
+            spec = game.spec(kind)
+            if faces and game.schemas[spec.name].takes_no_faces:
+                # the document says so (maxItems 0): the body's own mistake, whatever the state
+                raise InvalidInput.field("faces", "this command rolls no dice: send no faces")
+            game.values(spec, body)
 
         return self.execute(campaign_id, decide, expected_version, idempotency, shape=shape)
 

@@ -30,20 +30,16 @@ class ReportedDice:
 
     Which dice the faces must fit is the body's own for a free roll (its notation: a misfit is
     a 422), and the campaign's for a game command (the hero's damage dice, the night's rolls:
-    ``drawn_by_state``, a misfit is the state's answer, 409 not-held naming ``faces``). Faces
-    sent to a command that declares no dice (``takes_none``) and drew none are the body's own
-    mistake, as the document states it (a 422)."""
+    ``drawn_by_state``, a misfit is the state's answer, 409 not-held naming ``faces``); faces
+    sent to a command that never rolls dice are refused before, as the document states it."""
 
-    def __init__(
-        self, faces: Sequence[object], *, drawn_by_state: bool = False, takes_none: bool = False
-    ) -> None:
+    def __init__(self, faces: Sequence[object], *, drawn_by_state: bool = False) -> None:
         if not isinstance(faces, list):
             raise InvalidInput.field("faces", "must be a list of faces")
         self.faces = list(faces)
         self.used = 0
         self.drawn: list[str] = []
         self.drawn_by_state = drawn_by_state
-        self.takes_none = takes_none
         self.refused = NotHeld if drawn_by_state else InvalidInput.field
 
     def draw(self, sides: Sequence[int]) -> dicelib.Draw:
@@ -75,9 +71,6 @@ class ReportedDice:
     def check_all_used(self) -> None:
         """Refuse faces the command never needed."""
         extra = len(self.faces) - self.used
-        if extra and self.takes_none and not self.used:
-            # the document says so (maxItems 0): the request's own mistake
-            raise InvalidInput.field("faces", "this command rolls no dice: send no faces")
         if extra:
             raise self.refused(
                 "faces",
@@ -114,6 +107,10 @@ class DiceService(CommandService):
         expression = parse(notation)
         check_text("purpose", purpose, MAX_PURPOSE_LENGTH, allow_empty=True, free_text=True)
         check_entropy_with(entropy, faces)
+        if faces is not None:  # the notation in the body says which dice: a 422 before If-Match
+            trial = ReportedDice(faces)
+            trial.draw(expression.sides)
+            trial.check_all_used()
 
         def decide(campaign: Campaign) -> dict[str, Any]:
             if faces is None:

@@ -177,6 +177,32 @@ def test_stale_if_match_is_412_and_stores_nothing(
     assert fresh.status_code == 201
 
 
+@pytest.mark.parametrize(
+    "faces",
+    [
+        [{"tens": 30, "units": -19}],  # not a face of the units die
+        [7, 3],  # one face too many for a d20
+        [],  # not enough faces
+    ],
+)
+def test_faces_that_do_not_fit_the_notation_are_a_422_whatever_the_if_match(
+    client: FlaskClient, campaign: dict[str, Any], faces: list[Any]
+) -> None:
+    """A free roll's dice are its own notation's, in the same body: faces that do not fit are the
+    body's mistake, refused before the version is compared (422, never 412)."""
+    cid = campaign["id"]
+    before = stored_state(client, cid)
+    dice = "d100" if isinstance(faces[0] if faces else 0, dict) else "d20"
+    response = client.post(
+        f"/campaigns/{cid}/rolls",
+        json={"dice": dice, "faces": faces},
+        headers={"If-Match": '"530"'},
+    )
+    assert response.status_code == 422, response.json
+    assert "faces" in response.json["errors"]
+    assert stored_state(client, cid) == before
+
+
 def test_malformed_if_match_is_422(client: FlaskClient, campaign: dict[str, Any]) -> None:
     response = client.post(
         f"/campaigns/{campaign['id']}/rolls", json={"dice": "d20"}, headers={"If-Match": "abc"}

@@ -234,8 +234,8 @@ STATED: list[tuple[str, Json, Json]] = [
     ),
     (
         "faces where no dice are drawn",
-        {"type": "raise_annustar", "amount": 1, "cause": "a spell", "faces": [3]},
-        {"type": "raise_annustar", "amount": 1, "cause": "a spell", "faces": []},
+        {"type": "gain_credits", "amount": 1, "faces": [3]},
+        {"type": "gain_credits", "amount": 1, "faces": []},
     ),
     (
         "date",
