@@ -97,10 +97,10 @@ def test_a_reroll_names_its_roll_and_my_own_dice_grow_when_short(
     open_page: Any, server: Server
 ) -> None:
     """QC-28: Foresight on the round just rolled asks which roll to reroll, in words; the
-    player's own d20 is asked for by the server's 422 and added as a face of its own."""
+    player's own d20 is asked for by the server's 409 and added as a face of its own."""
     cid = a_combat(server, "standard", 1, [5, 3])  # d20 5 misses; the d6 3
     page, watch = open_page("owner")
-    watch.allowed.append(("/commands", (422,)))
+    watch.allowed.append(("/commands", (409, 422)))
     sent = posted(page)
     page.goto(server.url(f"/app/campaigns/{cid}"))
     card = page.locator('section[aria-label="Pending decision"]')
@@ -148,7 +148,7 @@ def test_hard_mode_boosts_the_attack_just_rolled(open_page: Any, server: Server)
     is asked; my own d20 and then the d6 the server asks for next (the damage)."""
     cid = a_combat(server, "hard", 1, [5])  # the attack's d20 5 misses; the card stops there
     page, watch = open_page("owner")
-    watch.allowed.append(("/commands", (422,)))
+    watch.allowed.append(("/commands", (409, 422)))
     sent = posted(page)
     page.goto(server.url(f"/app/campaigns/{cid}"))
     card = page.locator('section[aria-label="Pending decision"]')
@@ -205,7 +205,7 @@ def test_a_trait_check_with_my_own_d20_then_an_ability_on_it(
     command(server, cid, {"type": "select_hero", "phase": "main", "hero": copy.deepcopy(HERO)})
     command(server, cid, {"type": "start_page", "date": "2027-01-04"})
     page, watch = open_page("owner")
-    watch.allowed.append(("/commands", (422,)))
+    watch.allowed.append(("/commands", (409, 422)))
     sent = posted(page)
     page.goto(server.url(f"/app/campaigns/{cid}"))
     page.wait_for_selector('body[data-ready="true"]')

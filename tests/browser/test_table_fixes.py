@@ -34,7 +34,7 @@ def propose_as_b(server: Server, key: str) -> None:
     cid = server.seeded.campaigns[key]
     _, head = server.call("GET", f"/campaigns/{cid}")
     answers = []
-    # a rollback may not land inside a command (422): the newest version where one may
+    # a rollback may not land inside a command (409 not-held): the newest version where one may
     for to in range(head["version"] - 1, 0, -1):
         status, body = server.call(
             "POST",
@@ -44,7 +44,7 @@ def propose_as_b(server: Server, key: str) -> None:
         if status == 201:
             return
         answers.append(body)
-        assert status == 422 and len(answers) < 30, answers
+        assert status == 409 and len(answers) < 30, answers
 
 
 def test_a_proposal_offers_the_seats_each_caller_may_agree_for(

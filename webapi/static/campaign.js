@@ -610,7 +610,10 @@ class CampaignPage {
         this.toldRollback(result.version, result.rollback || { to_version: to, reason });
         return this.changed();
       } catch (error) {
-        if (!(error instanceof ApiError) || error.status !== 409) throw error;
+        // a rule's 409 (the house rule, a match) turns it into a proposal; a version the log
+        // does not hold (409 not-held: the head, the middle of a command) is the answer
+        const held = String(error?.problem?.type || "").endsWith(":not-held");
+        if (!(error instanceof ApiError) || error.status !== 409 || held) throw error;
       }
     }
     const proposer = this.proposer();
