@@ -222,7 +222,7 @@ ROUTE_CAUSES: tuple[Cause, ...] = (
     Cause(
         r"POST /library/.*",
         r"(hero|item)\..*",
-        r"cannot keep|must be at most|not in the inventory|one item per|another item",
+        r"cannot keep|must be at most|not in the inventory|not equipment|one item per|another item",
         "relations between fields of the hero or item (the commands' own listed causes)",
     ),
 )
