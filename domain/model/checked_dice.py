@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from domain.model.dice import DiceSource, Draw
-from domain.model.errors import InvalidInput, RuleViolation
+from domain.model.errors import RuleViolation
 
 
 class DiceHolder(Protocol):
@@ -37,10 +37,10 @@ class CheckedDice:
             raise ValueError("dice source is not on the campaign's current commitment")
         required = self.campaign.house_rules.get("player_entropy") == "required"
         if required and draw.source == "server" and (draw.proof or {}).get("entropy") is None:
-            raise InvalidInput.field(
-                "entropy",
+            raise RuleViolation(
+                "house_rules.player_entropy",
                 "this campaign's house rule player_entropy is 'required': a command that rolls "
-                "server dice must carry the player's entropy (1 to 64 characters of A-Z, a-z, "
-                "0-9, '_' and '-')",
+                "server dice must carry the player's entropy in its field 'entropy' (1 to 64 "
+                "characters of A-Z, a-z, 0-9, '_' and '-')",
             )
         return draw
