@@ -25,7 +25,7 @@ from domain.model import patch
 from domain.model.command_schema import Command, Values, load
 from domain.model.dice import DiceSource
 from domain.model.dice_notation import DiceExpression, evaluate, parse
-from domain.model.errors import InvalidInput, NoSuchDecision, QuestlogError, RuleViolation
+from domain.model.errors import InvalidInput, NoSuchDecision, NotHeld, QuestlogError, RuleViolation
 from domain.model.payload import EventType, Payload, PayloadField, declaration
 
 LOG = logging.getLogger(__name__)
@@ -198,10 +198,11 @@ runs the commands at many states to hold the two together."""
 
 
 def one_of(name: str, value: str, allowed: Iterable[str]) -> str:
-    """A value the state offers (a pending decision's options), or invalid input naming it."""
+    """A value the state offers (a pending decision's options), or the state's refusal naming it
+    (409 not-held: the options are the campaign's, not the body's)."""
     options = list(allowed)
     if value not in options:
-        raise InvalidInput.field(name, f"must be one of {', '.join(options)}")
+        raise NotHeld(name, f"must be one of {', '.join(options)}")
     return value
 
 

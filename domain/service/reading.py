@@ -8,7 +8,7 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError
 
 from domain.model.campaign import Campaign
-from domain.model.errors import InvalidInput, NotFound
+from domain.model.errors import InvalidInput, NotFound, NotHeld
 from domain.model.event_records import event_record, project_campaign
 from domain.model.signed_note import VerifierKey
 from domain.model.summaries import decoded, roll_summary
@@ -242,10 +242,10 @@ class Reading(ApplicationHooks):
             actors = self.side_tables.actors(str(campaign_id))
             with collection_paused():  # (the whole log is read into memory first)
                 return audit_stream(self.mapper, self.stored_events(campaign_id), actors)
-        if not 1 <= after.version <= campaign.version:
-            raise InvalidInput.field(
-                "after", f"must be a version of this campaign, 1 to {campaign.version}"
-            )
+        if after.version < 1:
+            raise InvalidInput.field("after", "must be a version, 1 or more")
+        if after.version > campaign.version:
+            raise NotHeld("after", f"no version {after.version}: the head is {campaign.version}")
 
         def read(version: int, limit: int | None) -> list[Any]:
             return self.stored_events(campaign_id, after=version, limit=limit)

@@ -187,6 +187,16 @@ class Table:
         assert field in body(response)["errors"], body(response)
         assert self.head() == before
 
+    def not_held(self, command: Json, field: str) -> None:
+        """A command naming what the state does not offer now: 409 not-held naming the field,
+        nothing stored."""
+        before = self.head()
+        response = self.client.post(f"/campaigns/{self.id}/commands", json=command)
+        assert response.status_code == 409, (command, body(response))
+        assert body(response)["rule"] == "known-names", body(response)
+        assert field in body(response)["errors"], body(response)
+        assert self.head() == before
+
     def modifiers(self, player: str, piece: str, **query: Any) -> Json:
         """The modifier query for a piece as the match stands."""
         extra = "".join(f"&{k}={v}" for k, v in query.items())
@@ -597,7 +607,7 @@ def test_four_players_play_five_nights_on_the_default_board(
     asks(night, "creature_order", "C", ["z1", "z2"])
     table.refused({"type": "order_creatures", "player": "B", "order": ["z1", "z2"]}, "CB-04")
     table.refused({"type": "night_action", "player": "B", "action": "sleep"}, "CB-04")
-    table.invalid({"type": "order_creatures", "player": "C", "order": ["z1", "o1"]}, "order")
+    table.not_held({"type": "order_creatures", "player": "C", "order": ["z1", "o1"]}, "order")
     # Basketball 14 + 17 = 31 is made; d4 2 lands on Rain 2; wind d20 13: moderate north.
     # Decay takes C's partner from 2 to 1.
     ordered = table.run(

@@ -79,7 +79,7 @@ def test_qc_dogfight_round_by_round_with_abilities_through_the_api(week: Week) -
     week.refused({"type": "dogfight_round"}, rule="QC-14")
     week.refused({"type": "resolve_dogfight_round", "abilities": ["smite"]}, rule="QC-15")
     problem = week.refused(
-        {"type": "resolve_dogfight_round", "abilities": ["jink"]}, status=422, faces=[5]
+        {"type": "resolve_dogfight_round", "abilities": ["jink"]}, rule="known-names", faces=[5]
     )
     assert "abilities[0]" in problem["errors"]
 

@@ -18,7 +18,7 @@ from domain.model.calendar_board.house_rules import CB_HOUSE_RULES, MOVEMENT_MOV
 from domain.model.calendar_board.night import step
 from domain.model.command_schema import Values
 from domain.model.engine import Context
-from domain.model.errors import InvalidInput, NotHeld
+from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
 
@@ -125,7 +125,7 @@ def order_creatures(ctx: Context, args: Values) -> None:
     cb.party(ctx, player)
     options: list[str] = pending["options"]
     if sorted(order) != sorted(options):
-        raise InvalidInput.field("order", f"must list each of {', '.join(options)} exactly once")
+        raise NotHeld("order", f"must list each of {', '.join(options)} exactly once")
     night.step_data(ctx, "creatures")["chosen"] = {"order": order, "by": player}
     ctx.emit(
         action_events.CreatureOrderChosen(

@@ -73,9 +73,7 @@ def _target_check(
     check: dict[str, Any] = checks[index]
     traits = ability["effect"].get("traits")
     if traits is not None and check.get("trait") not in traits:
-        raise InvalidInput.field(
-            "on_roll", f"{ability['id']} applies only to {', '.join(traits)} checks"
-        )
+        raise NotHeld("on_roll", f"{ability['id']} applies only to {', '.join(traits)} checks")
     return check
 
 
@@ -139,9 +137,9 @@ def use_ability(ctx: Context, args: Values) -> None:
     qc.require_context(ctx, ability, context)
     kind = items.check_effect(ability["effect"], ABILITY_EFFECTS, "ability.effect")
     if kind in CHECK_EFFECTS and on_roll is None:
-        raise InvalidInput.field("on_roll", f"name the check on this page that {kind} applies to")
+        raise NotHeld("on_roll", f"name the check on this page that {kind} applies to")
     if kind not in CHECK_EFFECTS and on_roll is not None:
-        raise InvalidInput.field("on_roll", f"{ability_id} does not change a check")
+        raise NotHeld("on_roll", f"{ability_id} does not change a check")
     check = _target_check(ctx, page, on_roll, ability) if on_roll is not None else None
     items.can_apply(ctx, kind, ability["effect"], stat)
     qc.spend_ability(ctx, ability_id, context)

@@ -36,7 +36,7 @@ from typing import Any
 
 from domain.model.command_schema import Values
 from domain.model.engine import Context
-from domain.model.errors import InvalidInput
+from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import fight_events
@@ -243,7 +243,7 @@ def resolve_rounds(ctx: Context, args: Values) -> None:
     for key, value in assignments.items():
         where = f"assignments.{key}"
         if key not in rolled:
-            raise InvalidInput.field(where, f"not a rolled round; rounds: {', '.join(rolled)}")
+            raise NotHeld(where, f"not a rolled round; rounds: {', '.join(rolled)}")
         plan[key] = read_uses(value, where)
     qc.clear_pending(ctx)
     for work in list(combat["open"]):

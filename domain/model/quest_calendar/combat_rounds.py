@@ -9,7 +9,7 @@ from typing import Any
 
 from domain.model import decisions
 from domain.model.engine import Context
-from domain.model.errors import InvalidInput, NotHeld
+from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import death, fight_events, hero_events
@@ -229,11 +229,9 @@ def _change(
         return {"doubled": True}
     which = use["roll"] or effect.get("roll") or stage
     if which not in ("attack", "damage"):
-        raise InvalidInput.field(
-            f"{use['where']}.roll", "say which roll to reroll: attack or damage"
-        )
+        raise NotHeld(f"{use['where']}.roll", "say which roll to reroll: attack or damage")
     if stage is not None and which != stage:
-        raise InvalidInput.field(f"{use['where']}.roll", f"only the {stage} roll is open (QC-30)")
+        raise NotHeld(f"{use['where']}.roll", f"only the {stage} roll is open (QC-30)")
     return _reroll(ctx, entry, use, effect, which, purpose)
 
 
@@ -308,15 +306,15 @@ def _usable(
     kind = (ability.get("effect") or {}).get("kind")
     if kind not in KINDS_AT[stage]:
         allowed = ", ".join(KINDS_AT[stage])
-        raise InvalidInput.field(
+        raise NotHeld(
             use["where"], f"{use['id']} ({kind}) cannot change this round here; usable: {allowed}"
         )
     if stage is not None and use["attempt"] not in (None, attempt):
-        raise InvalidInput.field(f"{use['where']}.attempt", f"only the {attempt} attack is open")
+        raise NotHeld(f"{use['where']}.attempt", f"only the {attempt} attack is open")
     target = use["attempt"] or attempt
     entry = attempt_of(work, target)
     if entry is None and kind != "extra_attack":
-        raise InvalidInput.field(use["where"], "no extra attack yet: use an extra_attack first")
+        raise NotHeld(use["where"], "no extra attack yet: use an extra_attack first")
     return ability, str(kind), target, entry
 
 

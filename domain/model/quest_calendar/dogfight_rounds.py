@@ -43,7 +43,7 @@ from typing import Any
 
 from domain.model.command_schema import Values
 from domain.model.engine import Context
-from domain.model.errors import InvalidInput, NoSuchDecision, NotHeld
+from domain.model.errors import NoSuchDecision, NotHeld
 from domain.model.quest_calendar import fight_events, hero_events, items
 from domain.model.quest_calendar import state as qc
 from domain.model.quest_calendar.combat_rounds import ask_decision
@@ -190,12 +190,12 @@ def _check_effect(effect: Mapping[str, Any], which: str, where: str, ability_id:
     kind = effect.get("kind")
     if kind not in DOGFIGHT_EFFECTS:
         usable = ", ".join(DOGFIGHT_EFFECTS)
-        raise InvalidInput.field(
+        raise NotHeld(
             where, f"{ability_id} ({kind}) cannot change a dogfight roll; usable: {usable}"
         )
     aimed = effect.get("roll") if kind == "reroll" else kind.removesuffix("_bonus")
     if aimed not in (None, which):
-        raise InvalidInput.field(
+        raise NotHeld(
             where, f"{ability_id} changes the {aimed} roll; only the {which} roll is open"
         )
     return str(kind)
@@ -327,7 +327,7 @@ def resolve_dogfight_round(ctx: Context, args: Values) -> None:
         )
     which = qc.clear_pending(ctx)["context"]["roll"]
     if roll not in (None, which):
-        raise InvalidInput.field("roll", f"the {which} roll is open, not the {roll} roll")
+        raise NotHeld("roll", f"the {which} roll is open, not the {roll} roll")
     for index, name in enumerate(names):
         _apply(ctx, fight, which, name, f"abilities[{index}]")
     if which == "aim":

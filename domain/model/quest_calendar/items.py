@@ -20,7 +20,7 @@ from typing import Any
 from domain.model.command_schema import Values
 from domain.model.dice_notation import parse
 from domain.model.engine import Context
-from domain.model.errors import InvalidInput, NotHeld
+from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import hero_events
@@ -89,7 +89,7 @@ def check_effect(effect: Mapping[str, Any], allowed: tuple[str, ...], field: str
     if kind is None:
         return None
     if kind not in allowed:
-        raise InvalidInput.field(
+        raise NotHeld(
             f"{field}.kind", f"{kind!r} is not applied by this command; use one of {allowed}"
         )
     result: str = kind
@@ -108,7 +108,7 @@ def can_apply(ctx: Context, kind: str | None, effect: dict[str, Any], stat: str 
     """Refuse an effect with nothing to act on, before anything is spent (QC-31, QC-32, QC-50)."""
     hero = qc.hero(ctx)
     if kind != "remove_injury" and stat is not None:
-        raise InvalidInput.field("stat", "is only for an effect that removes an injury")
+        raise NotHeld("stat", "is only for an effect that removes an injury")
     if kind == "cure" and effect["condition"] not in hero["conditions"]:
         condition = effect["condition"]
         ctx.refuse(CURE_RULE[condition], f"the hero is not {condition}; there is nothing to cure")
@@ -117,7 +117,7 @@ def can_apply(ctx: Context, kind: str | None, effect: dict[str, Any], stat: str 
         if not injured:
             ctx.refuse("QC-50", "the hero has no injury to remove")
         if stat is None:
-            raise InvalidInput.field("stat", f"name the injured stat: one of {', '.join(injured)}")
+            raise NotHeld("stat", f"name the injured stat: one of {', '.join(injured)}")
         if stat not in injured:
             ctx.refuse("QC-50", f"the hero has no {stat} injury; injured: {', '.join(injured)}")
 

@@ -11,7 +11,7 @@ from typing import Any
 from domain.model import decisions
 from domain.model.command_schema import Values
 from domain.model.engine import Context, one_of
-from domain.model.errors import InvalidInput, NotHeld
+from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import hero_events
@@ -274,19 +274,19 @@ def _check_level_up(
     known = set(hero["abilities"])
     for ability in new_abilities:
         if ability["id"] in known:
-            raise InvalidInput.field("new_abilities", f"the hero already has {ability['id']!r}")
+            raise NotHeld("new_abilities", f"the hero already has {ability['id']!r}")
         known.add(ability["id"])
     for ability_id, uses in new_uses.items():
         growing = hero["abilities"].get(ability_id)
         if growing is None or growing["usage"] != "per_rest":
-            raise InvalidInput.field(f"new_uses.{ability_id}", "not a per-rest ability of the hero")
+            raise NotHeld(f"new_uses.{ability_id}", "not a per-rest ability of the hero")
         if uses < growing["uses"]:
-            raise InvalidInput.field(
+            raise NotHeld(
                 f"new_uses.{ability_id}", f"must be an integer from {growing['uses']} to 100"
             )
     pool = hero.get("pool")
     if pool_max is not None and pool is not None and pool_max < pool["max"]:
-        raise InvalidInput.field("pool_max", f"the pool only grows (now {pool['max']})")
+        raise NotHeld("pool_max", f"the pool only grows (now {pool['max']})")
     limit = ctx.house["qc.traits.max"]
     for trait, value in points.items():
         if limit is not None and hero["traits"][trait] + value > limit:

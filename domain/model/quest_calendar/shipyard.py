@@ -8,7 +8,7 @@ from typing import Any
 
 from domain.model.command_schema import Values
 from domain.model.engine import Context
-from domain.model.errors import InvalidInput, NotHeld
+from domain.model.errors import NotHeld
 from domain.model.quest_calendar import fight_events, hero_events
 from domain.model.quest_calendar import state as qc
 from domain.model.quest_calendar.ship import (
@@ -150,10 +150,10 @@ def hire_crew(ctx: Context, args: Values) -> None:
     qc.page(ctx)
     ship: Ship = ctx.state["ship"]
     if crew["id"] in _crew_ids(ship):
-        raise InvalidInput.field("crew.id", f"{crew['id']!r} is already on the ship")
+        raise NotHeld("crew.id", f"{crew['id']!r} is already on the ship")
     clash = sorted({a["id"] for a in crew["abilities"]} & set(hero["abilities"]))
     if clash:
-        raise InvalidInput.field("crew.abilities", f"the hero already has abilities {clash}")
+        raise NotHeld("crew.abilities", f"the hero already has abilities {clash}")
     if len(_crew_ids(ship)) >= MAX_CREW:
         ctx.refuse("QC-79", "the ship already has six crew members, one per compartment")
     if fee > hero["credits"] and not ctx.house["qc.crew.feeCanCreateDebt"]:
