@@ -65,7 +65,10 @@ LEDGER = table(
         "page_date": "The date of the calendar page being played then.",
         "entry": "movement, opening, reversal, reinstatement or adjustment (docs/projections.md).",
         "cause": "The domain's cause of the movement (e.g. payment, purchase, heroSelected).",
-        "delta": "The change of the balance (credits; negative: spent).",
+        "delta": (
+            "The change of the balance (credits; negative: spent). The balance is the sum of "
+            "every row's delta, undone rows included: a rollback appends a reversal."
+        ),
         "balance_before": "The hero's balance before (empty for an opening).",
         "balance_after": "The hero's balance after (below 0: in debt).",
         "event_type": "The type of the event that moved the credits, e.g. CreditsChanged.",
@@ -98,7 +101,7 @@ SPANS = table(
         "ended_page": "The page date the debt ended on.",
         "ended_at": "When the debt ended (UTC); empty while in debt.",
         "deepest": "The lowest balance of the span.",
-        "penalties": "The debt penalties charged during the span.",
+        "penalties": "The credits charged as debt penalties during the span (a sum, not a count).",
         "entries": "The ledger entries within the span.",
     },
     kinds={

@@ -149,6 +149,27 @@ def test_a_redo_reinstates_what_the_rollback_undid(app: Questlog, views: ViewSto
         assert after[table] == before[table], table
 
 
+def test_the_ledger_balance_is_every_delta_or_the_movements_that_stand(
+    app: Questlog, views: ViewStore
+) -> None:
+    """docs/analytics.md: the ledger is an account. Its balance is the sum of every delta, or of
+    the rows that neither a rollback undid nor reverse another; leaving out only the undone rows
+    counts a reversal without what it reverses."""
+    week = quest_calendar_week(app)
+    cid = str(week)
+    rollback = roll_back(app, week, version_of(app, week, "qc.CreditsChanged", cause="debtPenalty"))
+    for step in ("rolled back", "redone"):
+        sync(app, views)
+        entries = debt_ledger(views, cid, include_undone=True)["items"]
+        stands = [e for e in entries if not e["undone"] and e["reverses"] is None]
+        assert sum(e["delta"] for e in entries) == credits(app, week), step
+        assert sum(e["delta"] for e in stands) == credits(app, week), step
+        if step == "rolled back":
+            not_undone = sum(e["delta"] for e in entries if not e["undone"])
+            assert not_undone != credits(app, week)  # the trap the doc warns of
+            roll_back(app, week, rollback - 1)
+
+
 def test_a_match_rolled_back_before_its_second_night(app: Questlog, views: ViewStore) -> None:
     match = calendar_board_match(app)
     cid = str(match)
