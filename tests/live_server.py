@@ -6,6 +6,7 @@ generators and the CLI tests each started on their own."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -13,7 +14,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import IO
+from typing import IO, Any
 
 import pytest
 
@@ -30,8 +31,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def admin_token(env: dict[str, str], name: str) -> str:
-    """The secret of a new admin token, made with ``questlog token create`` over ``env``'s store."""
+def made_admin(env: dict[str, str], name: str) -> tuple[str, str]:
+    """``questlog token create --name NAME --admin`` over ``env``'s store, as the docs make the
+    first token: the token's id and its secret."""
     made = subprocess.run(
         [*QUESTLOG, "token", "create", "--name", name, "--admin"],
         env=env,
@@ -40,10 +42,17 @@ def admin_token(env: dict[str, str], name: str) -> str:
         timeout=120,
         check=True,
     )
-    return made.stdout.strip().splitlines()[-1]
+    found = re.search(r"\(id (\S+)\)", made.stdout)
+    assert found, made.stdout
+    return found.group(1), made.stdout.strip().splitlines()[-1]
 
 
-def wait_for(port: int, process: subprocess.Popen[bytes], seconds: float = START_SECONDS) -> None:
+def admin_token(env: dict[str, str], name: str) -> str:
+    """The secret of a new admin token, made with ``questlog token create`` over ``env``'s store."""
+    return made_admin(env, name)[1]
+
+
+def wait_for(port: int, process: subprocess.Popen[Any], seconds: float = START_SECONDS) -> None:
     """Until the server accepts connections (a failure if it exits or takes too long)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:

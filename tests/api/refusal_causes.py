@@ -33,44 +33,32 @@ VALIDATED = "|".join(
 
 @dataclass(frozen=True)
 class Cause:
-    """A refusal the document cannot state: operations (a regular expression over ``METHOD
-    path``), the error's field and message (regular expressions), and why no schema says it."""
+    """A refusal the document cannot state: where (a regular expression over ``METHOD path``, or
+    over the command types for a game command), the error's field and message (regular
+    expressions; a field's indices written ``[]``), and why no schema says it."""
 
-    operations: str
+    where: str
     field: str
     message: str
     why: str
 
-    def matches(self, operation: str, field: str, message: str) -> bool:
+    def matches(self, where: str, field: str, message: str) -> bool:
         """Whether a refusal's error is this cause."""
         return bool(
-            re.fullmatch(self.operations, operation)
+            re.fullmatch(self.where, where)
             and re.fullmatch(self.field, field)
             and re.search(self.message, message)
         )
 
 
 @dataclass(frozen=True)
-class CommandCause:
-    """A command's 422 the document cannot state: which commands and field (regular expressions
-    over the error's path, indices written ``[]``), the message, why JSON Schema cannot say it,
-    and the words of the field's description that say it (``component``/``field`` name where)."""
+class CommandCause(Cause):
+    """A game command's 422 the document cannot state (``where`` names the commands), with the
+    words of the description that say it (``component``/``prop`` name where)."""
 
-    commands: str
-    path: str
-    message: str
-    why: str
     component: str
-    field: str
+    prop: str
     words: str
-
-    def matches(self, command: str, path: str, message: str) -> bool:
-        """Whether a 422's error is this cause."""
-        return bool(
-            re.fullmatch(self.commands, command)
-            and re.fullmatch(self.path, path)
-            and re.search(self.message, message)
-        )
 
 
 COMMAND_CAUSES: tuple[CommandCause, ...] = (
@@ -278,9 +266,9 @@ def plain(pattern: str) -> str:
 def docs_table() -> str:
     """The causes as the markdown table docs/api-clients.md shows, between its markers."""
     rows = ["| where | field | why no schema says it |", "|---|---|---|"]
-    rows += [f"| `{plain(c.operations)}` | `{plain(c.field)}` | {c.why} |" for c in ROUTE_CAUSES]
+    rows += [f"| `{plain(c.where)}` | `{plain(c.field)}` | {c.why} |" for c in ROUTE_CAUSES]
     rows += [
-        f"| command `{plain(c.commands)}` | `{plain(c.path)}` | {c.why} |" for c in COMMAND_CAUSES
+        f"| command `{plain(c.where)}` | `{plain(c.field)}` | {c.why} |" for c in COMMAND_CAUSES
     ]
     return "\n".join([TABLE_START, *rows, TABLE_END])
 

@@ -130,7 +130,7 @@ def campaigns(client: FlaskClient) -> list[Campaign]:
 def described(document: Json, cause: Cause) -> str:
     """The description of the field a cause names."""
     schema = document["components"]["schemas"][cause.component]
-    field: Json = schema["properties"][cause.field]
+    field: Json = schema["properties"][cause.prop]
     return str(field.get("description", ""))
 
 

@@ -7,19 +7,17 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.api.test_cli_and_server import QUESTLOG, free_port
 from tests.conftest import StoreFactory
+from tests.live_server import QUESTLOG, free_port, wait_for
 
 WORKER = """
 import sys
@@ -94,7 +92,7 @@ def test_serve_with_log_format_json_writes_one_json_object_per_line(tmp_path: Pa
         text=True,
     )
     try:
-        wait_for_port(port, process)
+        wait_for(port, process)
         assert healthz(port, "probe-42", timeout=30) == (200, "probe-42")
     finally:
         _, stderr = stop(process)
@@ -141,7 +139,7 @@ def test_serve_with_two_workers_and_log_format_json_writes_only_json_lines(
         text=True,
     )
     try:
-        wait_for_port(port, process)
+        wait_for(port, process)
         # Generous: two workers boot, each opening its store and views, on a shared machine.
         assert healthz(port, "two-workers-1", timeout=90)[0] == 200
     finally:
@@ -265,20 +263,6 @@ def stop(process: subprocess.Popen[str]) -> tuple[str, str]:
     except subprocess.TimeoutExpired:
         process.kill()
         return process.communicate(timeout=30)
-
-
-def wait_for_port(port: int, process: subprocess.Popen[str]) -> None:
-    """Wait (generously: the machine is shared) until the server accepts connections."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"questlog serve exited with {process.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    pytest.fail("questlog serve did not start")
 
 
 def test_the_overhead_benchmark_runs_and_prints_every_set_up() -> None:

@@ -35,10 +35,10 @@ from domain.service.application import Questlog
 from domain.storage.advisory_locks import campaign_lock_keys
 from domain.storage.recorders import CAMPAIGN_LOCK_TIMEOUT
 from domain.storage.store import StoreConfig
-from tests.api.test_cli_and_server import QUESTLOG, free_port
 from tests.api.test_operations_processes import stop
 from tests.conftest import StoreFactory
 from tests.docs.examples import DOCS, checked_block
+from tests.live_server import QUESTLOG, free_port, made_admin
 from tests.machine import tool
 
 DOC = "operations.md"
@@ -347,22 +347,6 @@ class Served:
         return self.call("POST", f"/campaigns/{campaign}/rolls", token, {"dice": "d6"})[0]
 
 
-def create_token(env: dict[str, str], name: str) -> tuple[str, str]:
-    """``questlog token create --name NAME --admin``, as the doc makes its first token: the
-    token's id and its secret."""
-    done = subprocess.run(
-        [*QUESTLOG, "token", "create", "--name", name, "--admin"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    made = re.search(r"\(id (\S+)\)", done.stdout)
-    assert made, done.stdout
-    return made.group(1), done.stdout.strip().splitlines()[-1]
-
-
 @pytest.fixture
 def served(tmp_path: Path, postgres_url: str) -> Iterator[Served]:
     factory = StoreFactory("postgres", tmp_path, postgres_url)
@@ -375,8 +359,8 @@ def served(tmp_path: Path, postgres_url: str) -> Iterator[Served]:
     }
     for variable in ("QUESTLOG_DB", "QUESTLOG_AUTH", "PROMETHEUS_MULTIPROC_DIR"):
         env.pop(variable, None)
-    ops_id, ops = create_token(env, "ops")
-    _, player = create_token(env, "player")
+    ops_id, ops = made_admin(env, "ops")
+    _, player = made_admin(env, "player")
     env["QUESTLOG_RATE_LIMIT_EXEMPT"] = ops_id
     port = free_port()
     process = subprocess.Popen(

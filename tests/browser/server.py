@@ -6,7 +6,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -17,14 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.browser.seed import Seeded, seed
-
-QUESTLOG = [sys.executable, "-c", "from webapi.cli.main import main; main()"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.live_server import QUESTLOG, free_port
 
 
 @dataclass
