@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -174,11 +175,32 @@ def quest_calendar(browser: Any, server: Server, watches: list[Watch]) -> Json:
     return {**figures, "effort": print_effort("Quest Calendar", effort)}
 
 
+def offered_seats(owner: Any) -> list[str]:
+    """The seats the owner's "roll_movement" form offers (opened from "All commands")."""
+    every = owner.locator("details.all-commands")
+    if not every.evaluate("d => d.open"):
+        every.locator("summary").click()
+    every.locator('li[data-command="roll_movement"] button').click()
+    form = owner.locator('.form-slot form[data-command="roll_movement"]')
+    seats: list[str] = form.locator('select[name="player"] option').evaluate_all(
+        "options => options.map((o) => o.value).filter(Boolean)"
+    )
+    return seats
+
+
 def invite(effort: Effort, owner: Any, seat: str) -> str:
-    """ "Invite seat X" on the owner's card; the link it shows."""
+    """ "Invite seat X" on the owner's card; the link it shows. The seat is held from then on:
+    the owner's forms stop offering it at once (a trial found them offering it until the next
+    refresh)."""
+    assert seat in offered_seats(owner)
     effort.click(owner.get_by_role("button", name=f"Invite seat {seat}"))
     link = owner.locator(f'p[data-invite-seat="{seat}"] input')
     link.wait_for()
+    ready(owner)
+    deadline = time.monotonic() + 10  # the page shows itself again once it has the members
+    while seat in offered_seats(owner) and time.monotonic() < deadline:
+        owner.wait_for_timeout(200)
+    assert seat not in offered_seats(owner)
     return str(link.input_value())
 
 

@@ -127,6 +127,9 @@ def fill_sheet(page: Any, name: str) -> None:
     page.get_by_label("Ability 2: use", exact=True).select_option(
         label="Uses surges or charges from the pool"
     )
+    # "when" has no default: left unchosen, the sheet would not save (a trial found "In combat"
+    # sent unchosen)
+    page.get_by_label("Ability 2: when", exact=True).select_option(value="combat")
     page.get_by_label("Ability 2: effect", exact=True).select_option(label="Roll again")
     page.get_by_label("Ability 2: keep", exact=True).select_option(label="the better result")
     page.get_by_label("Known item", exact=True).select_option("med-kit")
@@ -157,6 +160,11 @@ def test_qc02_a_hero_made_on_the_sheet_saved_for_the_group_and_started_from(
     open_new_campaign(Effort(), page, "quest-calendar", "A hero of our own")
     fill_sheet(page, name)
     assert_accessible(page, "the hero sheet, with two abilities and an item")
+    when = page.get_by_label("Ability 2: when", exact=True)
+    when.select_option(value="")
+    page.get_by_role("button", name="Save this hero for the group").click()
+    expect(page.locator("#hero-saved")).to_contain_text("Ability 2: say when it may be used")
+    when.select_option(value="combat")
     page.get_by_role("button", name="Save this hero for the group").click()
     expect(page.locator("#hero-saved")).to_contain_text("Saved for the group")
     # offered at once in the same form's Hero list, the sheet still chosen and filled

@@ -74,8 +74,8 @@ function hero(hero) {
     list(
       abilities,
       (a) =>
-        `${a.name || a.id}: ${sayWord(a.usage)}` +
-        `${a.uses ? `, ${a.used}/${a.uses} used` : ""}` +
+        `${a.name || a.id}: ` +
+        (a.uses ? `${a.uses === 1 ? "once" : `${a.uses} times`} per rest, ${a.used} used` : sayWord(a.usage)) +
         `${a.used_this_page ? ", used this page" : ""}`,
     ),
   );

@@ -137,7 +137,8 @@ function abilityRow(words, number, onRemove) {
   const usage = choice(`${title}: use`, words.usages, { value: "per_page" });
   const uses = stepper(`${title}: uses per Rest`, { value: 1, min: 0, max: 100 });
   const cost = stepper(`${title}: how many it costs from the pool`, { value: 1, min: 0, max: 100 });
-  const context = choice(`${title}: when`, words.contexts, { value: "combat" });
+  // No default: where an ability may be used is the player's to say, so none is sent unchosen.
+  const context = choice(`${title}: when`, words.contexts, { blank: "(choose when)" });
   const effect = effectPart(words, title, ABILITY_EFFECTS);
   const sync = () => {
     uses.el.hidden = usage.el.value !== "per_rest";
@@ -160,6 +161,7 @@ function abilityRow(words, number, onRemove) {
   const read = () => {
     const said = name.el.value.trim();
     if (!said) throw new Error(`${title}: a name is needed`);
+    if (!context.el.value) throw new Error(`${title}: say when it may be used`);
     const out = { id: slug(said) || `ability-${number}`, name: said, usage: usage.el.value, context: context.el.value };
     if (usage.el.value === "per_rest") out.uses = uses.read();
     if (usage.el.value === "surge") out.cost = cost.read();

@@ -287,6 +287,8 @@ function seats(page) {
         ),
       );
       await load();
+      // The seat is held now: the page's own forms stop offering it (GET /members, again).
+      if (seat) await page.show();
     } catch (error) {
       links.append(
         h(
