@@ -42,7 +42,7 @@ from domain.service.command_results import (
 )
 from domain.service.reading import Reading
 from domain.storage.retries import TRANSIENT_ERRORS, limit_retries, never_sent, server_refused
-from domain.storage.side_tables import IdempotencyRecord, SeedRecord
+from domain.storage.side_tables import ForkRecord, IdempotencyRecord, SeedRecord
 from domain.storage.store import StoreConfig
 
 Decide = Callable[[Campaign], Any]
@@ -332,9 +332,11 @@ class CommandService(Reading):
                 result.stored(),
             )
         actor = current_actor()
-        owner = None
-        if actor is not None and campaign.version == len(campaign.pending_events):
-            owner = Membership(str(campaign.id), actor.id, "owner")
+        owner = fork = None
+        if campaign.version == len(campaign.pending_events):  # the campaign starts here
+            fork = ForkRecord.of(campaign.pending_events[0])
+            if actor is not None:
+                owner = Membership(str(campaign.id), actor.id, "owner")
         attempt = uuid4().hex
         event_types = [type(event).__name__ for event in campaign.pending_events]
         try:
@@ -345,6 +347,7 @@ class CommandService(Reading):
                 actor=actor_label(actor),
                 owner=owner,
                 public=public,
+                fork=fork,
                 attempt=attempt,
             )
         except IntegrityError:

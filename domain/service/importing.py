@@ -40,7 +40,7 @@ from domain.service.audit_read import encoded
 from domain.service.command_results import CommandResult, unavailable
 from domain.service.seeds import MAX_CLIENT_SEED_LENGTH
 from domain.storage.retries import TRANSIENT_ERRORS, never_sent, server_refused
-from domain.storage.side_tables import SeedRecord
+from domain.storage.side_tables import ForkRecord, SeedRecord
 
 CAMPAIGN_EXISTS = "campaign-exists"
 """The rule an import breaks when the campaign is here already and the bundle does not extend it."""
@@ -116,6 +116,7 @@ class CampaignImport:
                 seed=seed,
                 owner=Membership(str(campaign_id), actor.id, "owner") if new and actor else None,
                 public=public if new else None,
+                fork=ForkRecord.of(decoded[0]) if new else None,
             )
             # The next command here starts from the imported campaign, not a cached older copy.
             self.app.cache_aggregate(campaign)

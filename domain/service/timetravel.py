@@ -25,6 +25,7 @@ from domain.model.text import check_text
 from domain.service.application import Questlog
 from domain.service.command_results import Idempotency, Outcome
 from domain.service.timeline import Timeline
+from domain.storage.side_tables import ForkRecord
 
 MAX_REPLAY = 1000
 MAX_REASON_LENGTH = 500
@@ -368,35 +369,28 @@ class TimeTravel:
         )
 
     def forks(self, campaign_id: UUID) -> list[dict[str, Any]]:
-        """The campaigns forked from this one, oldest first.
+        """The campaigns forked from this one, oldest first: read by the campaign's id from
+        ``questlog_forks``, written with each fork's creation event. A store older than that
+        table has its forks indexed once, by the first reader (``old_forks``)."""
+        side_tables = self.app.side_tables
+        if not side_tables.forks_indexed():
+            side_tables.index_forks(self.old_forks())
+        return [fork.listed() for fork in side_tables.forks_of(str(campaign_id))]
 
-        This scans every creation event (cost: one pass over all campaigns); a read model can
-        keep the list once there are many campaigns.
-        """
-        needle = str(campaign_id)
+    def old_forks(self) -> list[ForkRecord]:
+        """Every fork the store's creation events record: one pass over all campaigns, made
+        once per store, for the forks stored before ``questlog_forks`` existed."""
         mapper = self.app.mapper
-        plain = mapper.compressor is None and mapper.cipher is None
-        found: list[dict[str, Any]] = []
+        found: list[ForkRecord] = []
         start = 1
         while True:
             page = self.app.recorder.select_notifications(
                 start=start, limit=PAGE, topics=[Campaign.Created.TOPIC]
             )
             for notification in page:
-                # Plain JSON can be skipped unread unless it mentions the id at all.
-                if plain and needle.encode() not in notification.state:
-                    continue
-                event: Any = mapper.to_domain_event(notification)
-                origin = event.origin or {}
-                if origin.get("campaign_id") == needle:
-                    found.append(
-                        {
-                            "id": str(event.originator_id),
-                            "name": event.name,
-                            "at_version": origin["version"],
-                            "created_at": event.timestamp.isoformat(),
-                        }
-                    )
+                fork = ForkRecord.of(mapper.to_domain_event(notification))
+                if fork is not None:
+                    found.append(fork)
             if len(page) < PAGE:
                 return found
             start = page[-1].id + 1
