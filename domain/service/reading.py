@@ -166,7 +166,11 @@ class Reading(ApplicationHooks):
         (an event of an older payload version as it was written, which is what its hash covers;
         ``event_record``) and who caused it (``actor``, null before actors were recorded)."""
         stored = self.stored_events(campaign_id, after=after, limit=limit)
-        actors = self.side_tables.actors(str(campaign_id), after=after)
+        if not stored:
+            return []
+        # the actors of these events only: as many rows as events, however long the campaign
+        last = stored[-1].originator_version
+        actors = self.side_tables.actors(str(campaign_id), after=after, up_to=last)
         return [
             {
                 **event_record(self.mapper.to_domain_event(s), stored_fields(self.mapper, s)),

@@ -254,14 +254,21 @@ class SideTables:
         """
         yield
 
-    def actors(self, campaign_id: str, *, after: int = 0) -> dict[int, str]:
-        """Who caused each event of a campaign after a version, by version (events stored before
-        actors were recorded: absent)."""
-        rows = self._fetch(
+    def actors(
+        self, campaign_id: str, *, after: int = 0, up_to: int | None = None
+    ) -> dict[int, str]:
+        """Who caused each event of a campaign after a version (and up to ``up_to``, if given),
+        by version (events stored before actors were recorded: absent). A range of the primary
+        key: what it reads is the rows asked for."""
+        statement = (
             f"SELECT version, actor FROM {self._table(ACTORS_TABLE)} "
-            "WHERE campaign_id = ? AND version > ?",
-            (campaign_id, after),
+            "WHERE campaign_id = ? AND version > ?"
         )
+        params: tuple[Any, ...] = (campaign_id, after)
+        if up_to is not None:
+            statement += " AND version <= ?"
+            params += (up_to,)
+        rows = self._fetch(statement, params)
         return {int(row["version"]): str(row["actor"]) for row in rows}
 
     # -- forks -----------------------------------------------------------------------------
