@@ -15,7 +15,9 @@
     route, a game command with server dice and PostgreSQL with one process, in alternating
     rounds, with each server's CPU per 1,000 requests (``bench/versus_naive.py``);
 (h) the analyst's dataset on a SQLite store of 100,000 server rolls: ``questlog export --all``
-    as Parquet, and ``questlog sql``'s count per face (``bench/dataset_bench.py``).
+    as Parquet, and ``questlog sql``'s count per face (``bench/dataset_bench.py``);
+(i) reads that must cost what they return: a campaign's answer in a small store and a large one,
+    and the first page of a short campaign's events and of a long one's (``bench/read_growth.py``).
 
 The views' lag (e) is measured under a load scaled to this machine: 70 % of the roll rate part
 (a) measured (``--views-rate`` sets it instead), so that it gives a verdict on any machine.
@@ -53,6 +55,7 @@ from bench.dataset_bench import dataset_json, dataset_table, measure_dataset
 from bench.domain_bench import measure_domain
 from bench.http_bench import BenchError, measure_http
 from bench.load import free_port
+from bench.read_growth import growth_json, growth_table, measure_growth
 from bench.report import domain_json, http_json, http_table, targets_table, verdict
 from bench.scale import URL, measure_scale, scale_json, scale_table
 from bench.versus_naive import measure_versus, print_checks, versus_json, versus_table
@@ -152,6 +155,8 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, argparse.Namespace]:
     )
     parser.add_argument("--skip-dataset", action="store_true", help="skip part (h)")
     parser.add_argument("--dataset-only", action="store_true", help="run only part (h)")
+    parser.add_argument("--skip-growth", action="store_true", help="skip part (i)")
+    parser.add_argument("--growth-only", action="store_true", help="run only part (i)")
     parser.add_argument("--skip-versus", action="store_true", help="skip part (g)")
     parser.add_argument("--versus-only", action="store_true", help="run only part (g)")
     parser.add_argument(
@@ -414,14 +419,26 @@ def main(argv: list[str] | None = None) -> int:
         console.print(dataset_table(run, verdict))
         return None
 
+    def growth_part() -> str | None:
+        long = 3_000 if settings.quick else 30_000
+        console.print(f"[bold](i)[/bold] reads against the store's size (a campaign of {long:,})")
+        run = measure_growth(workdir / "growth", long=long, rounds=2 if settings.quick else 5)
+        results.record("growth", growth_json(run))
+        console.print(growth_table(run))
+        return None
+
+    if args.growth_only:
+        args.skip_http = args.skip_domain = args.skip_views = args.skip_scale = True
+        args.skip_versus = args.skip_dataset = True
     if args.dataset_only:
         args.skip_http = args.skip_domain = args.skip_views = True
-        args.skip_scale = args.skip_versus = True
+        args.skip_scale = args.skip_versus = args.skip_growth = True
     if args.versus_only:
         args.skip_http = args.skip_domain = args.skip_views = args.skip_scale = True
-        args.skip_dataset = True
+        args.skip_dataset = args.skip_growth = True
     if args.views_only or args.scale_only:
         args.skip_http = args.skip_domain = args.skip_versus = args.skip_dataset = True
+        args.skip_growth = True
     if args.scale_only:
         args.skip_views = True
     if args.views_only:
@@ -442,6 +459,8 @@ def main(argv: list[str] | None = None) -> int:
         parts.append(("versus", versus_part))
     if not args.skip_dataset:
         parts.append(("dataset", dataset_part))
+    if not args.skip_growth:
+        parts.append(("growth", growth_part))
     try:
         for name, part in parts:
             try:

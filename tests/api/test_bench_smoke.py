@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 PARTS = ("http", "domain", "views_sqlite", "views_postgres", "views_lag", "versus", "dataset")
+PARTS += ("growth",)
 SHORT_VIEWS = ["--views-events", "1000", "--views-baseline", "200", "--views-seconds", "2"]
 SHORT_VIEWS += ["--views-rate", "50"]  # a rate a slow CI machine keeps to (the lag checks it:
 # at 100/s one run sent at 72/s and failed its part)
@@ -88,6 +89,13 @@ def test_bench_quick_run_measures_every_part_with_access_control_on(
     assert dataset["sql_median"] > 0 and len(dataset["sql_seconds"]) == 5
     assert (dataset["export_target_s"], dataset["sql_target_s"]) == (10, 1)
     assert dataset["export_met"] in (True, False) and dataset["sql_met"] in (True, False)
+    growth = data["growth"]  # issue 45: reads against the store's size, each with its ratio
+    assert growth["large_events"] > growth["small_events"] > 0
+    assert [r["read"] for r in growth["reads"]] == [
+        "campaign (13 events, 1 fork)",
+        "first events page (50)",
+    ]
+    assert all(r["small_ms"] > 0 and r["large_ms"] > 0 for r in growth["reads"])
 
 
 def test_a_failed_part_is_reported_and_the_figures_measured_are_kept(tmp_path: Path) -> None:
