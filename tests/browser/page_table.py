@@ -189,6 +189,19 @@ def answer_decision(effort: Effort, page: Any, body: Json, pending: Json) -> Non
 # -- the table -------------------------------------------------------------------------------
 
 
+def head_state(page: Any, version: int) -> Json:
+    """The campaign's state at ``version``, read as the page reads it (its token, its API)."""
+    campaign = page.evaluate("() => location.pathname.split('/').filter(Boolean).pop()")
+    state: Json = page.evaluate(
+        """async ([campaign, version]) => {
+            const api = await import("/app/static/api.js");
+            return (await api.get(`/campaigns/${campaign}?version=${version}`)).state;
+        }""",
+        [campaign, version],
+    )
+    return state
+
+
 class PageTable:
     """A plan's table on the page: ``pages`` by seat (``owner`` for the owner's own page, which
     plays every body without a seat of its own)."""
@@ -249,8 +262,10 @@ class PageTable:
 
     def settle(self, page: Any, result: Json) -> Json:
         self.version = int(result["version"])
-        self.state = result["state"]
         at_version(page, self.version)
+        # a command's answer holds no state when the page asks return=minimal: the state is the
+        # head the page read after it, asked again here through the page's own API module
+        self.state = result["state"] if "state" in result else head_state(page, self.version)
         return self.state
 
 

@@ -150,13 +150,31 @@ def json_bytes(body: Any) -> bytes:
         return json.dumps(body).encode()
 
 
-def reply(outcome: Outcome, render: Render) -> Response:
+MINIMAL = "return=minimal"
+"""The preference (RFC 7240) for an answer without the campaign's state."""
+
+
+def prefers_minimal() -> bool:
+    """Whether the request's ``Prefer`` headers ask ``return=minimal`` (RFC 7240: preferences
+    are comma-separated, each may carry parameters after ``;``, a value may be quoted; one the
+    server does not know is ignored)."""
+    for header in request.headers.getlist("Prefer"):
+        for preference in header.split(","):
+            name, _, value = preference.split(";")[0].strip().partition("=")
+            if name.strip().lower() == "return" and value.strip().strip('"') == "minimal":
+                return True
+    return False
+
+
+def reply(outcome: Outcome, render: Render, *, minimal: bool = False) -> Response:
     """Render a command's result, first answer or replay, into an HTTP response, with the
     signed checkpoint of its version and head hash (a replay gets the same checkpoint: the
     signature is deterministic, as long as the key has not been rotated since).
 
     A replay of a row stored by an earlier release (which kept the response itself) answers
-    that response as it was stored.
+    that response as it was stored. Where ``minimal`` may be asked (``Prefer: return=minimal``),
+    an answer that asks it leaves the state out and says so (``Preference-Applied``); the answer
+    varies with ``Prefer``.
     """
     if isinstance(outcome, EarlierResponse):
         stored = outcome.response
@@ -169,9 +187,16 @@ def reply(outcome: Outcome, render: Render) -> Response:
                 outcome.campaign_id, outcome.version, outcome.head_hash
             ),
         }
+    applied = minimal and prefers_minimal()
+    if applied:
+        body = {key: value for key, value in body.items() if key != "state"}
     response = Response(json_bytes(body), status=status, mimetype="application/json")
     for name, value in headers.items():
         response.headers[name] = value
+    if minimal:
+        response.vary.add("Prefer")
+    if applied:
+        response.headers["Preference-Applied"] = MINIMAL
     if outcome.replayed:
         response.headers["Idempotent-Replayed"] = "true"
     return response

@@ -24,7 +24,7 @@ from webapi.http.plumbing import (
 from webapi.schemas.catalogue import COMMANDS, describe, describe_setup
 from webapi.schemas.commands import CommandList, CommandResult, CommandsQuery, HouseRuleChange
 from webapi.schemas.dice import Appended
-from webapi.schemas.openapi import APPEND_HEADERS
+from webapi.schemas.openapi import APPEND_HEADERS, PREFER_HEADER
 
 blp = Blueprint("commands", __name__, description="Game commands and house rules.")
 
@@ -79,7 +79,7 @@ def render_house_rules(result: command_results.CommandResult) -> Rendered:
 @blp.route("/campaigns/<campaign>/commands")
 class Commands(MethodView):
     @blp.response(201, CommandResult)
-    @blp.doc(parameters=APPEND_HEADERS, requestBody=command_body_doc())
+    @blp.doc(parameters=[*APPEND_HEADERS, PREFER_HEADER], requestBody=command_body_doc())
     @requires(
         "append", seat="player", seat_binds_owner=True, seat_games=("calendar-board",), appends=True
     )
@@ -91,7 +91,7 @@ class Commands(MethodView):
             expected_version=expected_version(),
             idempotency=idempotency(),
         )
-        return reply(outcome, render_command)
+        return reply(outcome, render_command, minimal=True)
 
 
 @blp.route("/commands")

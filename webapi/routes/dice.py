@@ -20,7 +20,7 @@ from webapi.http.plumbing import (
 )
 from webapi.schemas.campaigns import DiceState, PageQuery
 from webapi.schemas.dice import Appended, ClientSeedSet, Roll, RollCreate, RollPage
-from webapi.schemas.openapi import APPEND_HEADERS
+from webapi.schemas.openapi import APPEND_HEADERS, PREFER_HEADER
 
 DICE_STATE = DiceState()
 
@@ -46,7 +46,7 @@ def render_dice(result: CommandResult) -> Rendered:
 class Rolls(MethodView):
     @blp.arguments(RollCreate(), example={"dice": "d20+3", "purpose": "investigate"})
     @blp.response(201, Roll)
-    @blp.doc(parameters=APPEND_HEADERS)
+    @blp.doc(parameters=[*APPEND_HEADERS, PREFER_HEADER])
     @requires("append", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Roll on the verifiable server dice, or record faces the player rolled by hand."""
@@ -59,7 +59,7 @@ class Rolls(MethodView):
             expected_version=expected_version(),
             idempotency=idempotency(),
         )
-        return reply(outcome, render_roll)
+        return reply(outcome, render_roll, minimal=True)
 
     @blp.arguments(PageQuery, location="query")
     @blp.response(200, RollPage)

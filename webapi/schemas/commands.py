@@ -25,7 +25,12 @@ class CommandResult(Schema):
             "rolls, summary the event in words."
         },
     )
-    state = fields.Dict(metadata={"description": "The campaign state after the command."})
+    state = fields.Dict(
+        metadata={
+            "description": "The campaign state after the command; left out when the request "
+            "asked `Prefer: return=minimal`."
+        }
+    )
     pending = fields.Dict(allow_none=True, metadata={"description": "A decision now pending."})
 
 

@@ -320,3 +320,18 @@ APPEND_HEADERS = [
     },
 ]
 """The headers every appending route documents: ``Idempotency-Key`` and ``If-Match``."""
+
+PREFER_HEADER = {
+    "in": "header",
+    "name": "Prefer",
+    "description": "RFC 7240 preferences, comma-separated. `return=minimal` asks for the answer "
+    "without the campaign's state (`state`): the events, the pending decision, the version, the "
+    "head hash and the checkpoint, which is all a client that keeps its own copy or reads the "
+    "state later needs; the answer then carries `Preference-Applied: return=minimal`. A roll's "
+    "answer holds no state, so it is the same either way (and says the preference was applied). "
+    "Any other preference (any other text) is ignored, as RFC 7240 asks; the full answer is the "
+    "default.",
+    "schema": {"type": "string"},
+    "example": "return=minimal",
+}
+"""The ``Prefer`` header of the routes whose answer can leave the state out (commands, rolls)."""
