@@ -10,6 +10,7 @@ from flask_smorest import Blueprint
 from domain.facade import ResumePoint, TimeTravel, book
 from webapi.http import access
 from webapi.http.declared import requires
+from webapi.http.memory import give_back
 from webapi.http.plumbing import (
     campaign_id,
     event_items,
@@ -126,6 +127,7 @@ class AuditResource(MethodView):
         if "after" in query:
             after = ResumePoint(query["after"], query["after_hash"])
         report = questlog().audit(campaign_id(campaign), after=after)
+        give_back()  # the decoded log is freed: its pages go back, not into this thread's arena
         return report.as_dict(receipt=query.get("head"))
 
 

@@ -1,0 +1,48 @@
+"""After an audit the server gives the decoded log's memory back to the system (glibc's
+``malloc_trim``), so each request thread does not keep its own high-water mark; the figure is
+``python -m bench.audit_memory`` (docs/performance.md, "The server's memory after audits")."""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from webapi.http import memory
+from webapi.routes import campaigns
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_an_audit_gives_its_memory_back(
+    client: FlaskClient, campaign: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[bool] = []
+    monkeypatch.setattr(campaigns, "give_back", lambda: calls.append(True) or True)
+    answer = client.get(f"/campaigns/{campaign['id']}/audit")
+    assert answer.status_code == 200 and answer.json["ok"] is True
+    assert calls == [True]
+
+
+def test_the_c_library_s_trim_is_found_on_glibc() -> None:
+    glibc = sys.platform == "linux" and platform.libc_ver()[0] == "glibc"
+    assert (memory.TRIM is not None) is glibc
+    assert memory.give_back() is glibc
+
+
+def test_the_memory_benchmark_runs() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.audit_memory", "--quick"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "RSS after 4 audits of 2,000 events" in done.stdout
