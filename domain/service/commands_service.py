@@ -21,7 +21,7 @@ from uuid import UUID, uuid4
 
 from eventsourcing.persistence import IntegrityError
 
-from domain.model.access import Membership, actor_label, current_actor
+from domain.model.access import Membership, Token, actor_label, current_actor
 from domain.model.campaign import Campaign
 from domain.model.errors import (
     ConcurrencyConflict,
@@ -41,8 +41,9 @@ from domain.service.command_results import (
     unavailable,
 )
 from domain.service.reading import Reading
+from domain.storage.forks import ForkRecord
 from domain.storage.retries import TRANSIENT_ERRORS, limit_retries, never_sent, server_refused
-from domain.storage.side_tables import ForkRecord, IdempotencyRecord, SeedRecord
+from domain.storage.side_tables import IdempotencyRecord, SeedRecord
 from domain.storage.store import StoreConfig
 
 Decide = Callable[[Campaign], Any]
@@ -332,11 +333,7 @@ class CommandService(Reading):
                 result.stored(),
             )
         actor = current_actor()
-        owner = fork = None
-        if campaign.version == len(campaign.pending_events):  # the campaign starts here
-            fork = ForkRecord.of(campaign.pending_events[0])
-            if actor is not None:
-                owner = Membership(str(campaign.id), actor.id, "owner")
+        owner, fork = starting_rows(campaign, actor)
         attempt = uuid4().hex
         event_types = [type(event).__name__ for event in campaign.pending_events]
         try:
@@ -398,3 +395,14 @@ class CommandService(Reading):
                 "this key was already used with a different request body",
             )
         return stored_outcome(stored)
+
+
+def starting_rows(
+    campaign: Campaign, actor: Token | None
+) -> tuple[Membership | None, ForkRecord | None]:
+    """The side rows of a campaign's first save: its owner (the token that creates it, if any)
+    and, for a fork, its row of the fork index; (None, None) for any later save."""
+    if campaign.version != len(campaign.pending_events):
+        return None, None
+    owner = Membership(str(campaign.id), actor.id, "owner") if actor is not None else None
+    return owner, ForkRecord.of(campaign.pending_events[0])

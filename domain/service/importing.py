@@ -39,8 +39,9 @@ from domain.service.audit import AuditReport, audit_stream, roll_verdict
 from domain.service.audit_read import encoded
 from domain.service.command_results import CommandResult, unavailable
 from domain.service.seeds import MAX_CLIENT_SEED_LENGTH
+from domain.storage.forks import ForkRecord
 from domain.storage.retries import TRANSIENT_ERRORS, never_sent, server_refused
-from domain.storage.side_tables import ForkRecord, SeedRecord
+from domain.storage.side_tables import SeedRecord
 
 CAMPAIGN_EXISTS = "campaign-exists"
 """The rule an import breaks when the campaign is here already and the bundle does not extend it."""

@@ -25,7 +25,7 @@ from domain.model.text import check_text
 from domain.service.application import Questlog
 from domain.service.command_results import Idempotency, Outcome
 from domain.service.timeline import Timeline
-from domain.storage.side_tables import ForkRecord
+from domain.storage.forks import ForkRecord
 
 MAX_REPLAY = 1000
 MAX_REASON_LENGTH = 500
@@ -373,8 +373,7 @@ class TimeTravel:
         ``questlog_forks``, written with each fork's creation event. A store older than that
         table has its forks indexed once, by the first reader (``old_forks``)."""
         side_tables = self.app.side_tables
-        if not side_tables.forks_indexed():
-            side_tables.index_forks(self.old_forks())
+        side_tables.ensure_forks_indexed(self.old_forks)
         return [fork.listed() for fork in side_tables.forks_of(str(campaign_id))]
 
     def old_forks(self) -> list[ForkRecord]:

@@ -38,6 +38,7 @@ from uuid import UUID
 from eventsourcing.persistence import StoredEvent
 
 from domain.model.access import Membership, Token
+from domain.storage.forks import FORKS_TABLE, ForkIndex, ForkRecord
 from domain.storage.retries import read_with_retries
 
 SEEDS_TABLE = "questlog_seeds"
@@ -54,10 +55,6 @@ TOKEN_ROLES_TABLE = "questlog_token_roles"
 """Tokens the server made for one campaign (a share link or an invitation): removing their
 membership revokes them, since they hold nothing else."""
 KEYS_TABLE = "questlog_signing_keys"
-FORKS_TABLE = "questlog_forks"
-MARKS_TABLE = "questlog_marks"
-FORKS_INDEXED = "forks-indexed"
-"""The mark of a store whose forks made before ``questlog_forks`` existed are in it."""
 
 
 @dataclass(frozen=True)
@@ -70,44 +67,6 @@ class SeedRecord:
 
 
 @dataclass(frozen=True)
-class ForkRecord:
-    """A campaign forked from another: written with its creation event."""
-
-    origin_id: str
-    campaign_id: str
-    at_version: int
-    name: str
-    created_at: str
-
-    @classmethod
-    def of(cls, created: Any) -> ForkRecord | None:
-        """The fork a creation event records (its ``origin``), or None for a new campaign."""
-        origin = getattr(created, "origin", None)
-        if not origin:
-            return None
-        return cls(
-            str(origin["campaign_id"]),
-            str(created.originator_id),
-            int(origin["version"]),
-            str(created.name),
-            created.timestamp.isoformat(),
-        )
-
-    def as_row(self) -> tuple[str, str, int, str, str]:
-        """The row of ``questlog_forks``, in its columns' order."""
-        return (self.origin_id, self.campaign_id, self.at_version, self.name, self.created_at)
-
-    def listed(self) -> dict[str, Any]:
-        """As the campaign's answer lists its forks."""
-        return {
-            "id": self.campaign_id,
-            "name": self.name,
-            "at_version": self.at_version,
-            "created_at": self.created_at,
-        }
-
-
-@dataclass(frozen=True)
 class IdempotencyRecord:
     """The first response to a request with an ``Idempotency-Key``."""
 
@@ -117,7 +76,7 @@ class IdempotencyRecord:
     response: dict[str, Any]
 
 
-class SideTables:
+class SideTables(ForkIndex):
     """Seeds and idempotency records, written in the events' transaction (dialect-neutral SQL)."""
 
     placeholder = "?"
@@ -167,11 +126,7 @@ class SideTables:
             "token_id TEXT PRIMARY KEY, campaign_id TEXT NOT NULL)",
             f"CREATE TABLE IF NOT EXISTS {self._table(TOKEN_ROLES_TABLE)} ("
             "token_id TEXT PRIMARY KEY, role TEXT NOT NULL)",
-            f"CREATE TABLE IF NOT EXISTS {self._table(FORKS_TABLE)} ("
-            "origin_id TEXT NOT NULL, campaign_id TEXT NOT NULL, at_version INTEGER NOT NULL, "
-            "name TEXT NOT NULL, created_at TEXT NOT NULL, PRIMARY KEY (origin_id, campaign_id))",
-            f"CREATE TABLE IF NOT EXISTS {self._table(MARKS_TABLE)} ("
-            "name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            *self.fork_table_statements(),
         ]
 
     def _sql(self, statement: str) -> str:
@@ -270,57 +225,6 @@ class SideTables:
             params += (up_to,)
         rows = self._fetch(statement, params)
         return {int(row["version"]): str(row["actor"]) for row in rows}
-
-    # -- forks -----------------------------------------------------------------------------
-
-    def forks_of(self, origin_id: str) -> list[ForkRecord]:
-        """The campaigns forked from ``origin_id``, oldest first (by the primary key's prefix:
-        what it reads is its forks, whatever the store holds)."""
-        rows = self._fetch(
-            "SELECT origin_id, campaign_id, at_version, name, created_at "
-            f"FROM {self._table(FORKS_TABLE)} WHERE origin_id = ?",
-            (origin_id,),
-        )
-        forks = [
-            ForkRecord(
-                str(row["origin_id"]),
-                str(row["campaign_id"]),
-                int(row["at_version"]),
-                str(row["name"]),
-                str(row["created_at"]),
-            )
-            for row in rows
-        ]
-        return sorted(forks, key=lambda fork: (fork.created_at, fork.campaign_id))
-
-    def forks_indexed(self) -> bool:
-        """Whether the forks made before ``questlog_forks`` existed are in it."""
-        rows = self._fetch(
-            f"SELECT 1 FROM {self._table(MARKS_TABLE)} WHERE name = ?", (FORKS_INDEXED,)
-        )
-        return bool(rows)
-
-    def index_forks(self, forks: list[ForkRecord]) -> None:
-        """Add the forks a store holds from before ``questlog_forks``, and mark it done, in one
-        transaction; a fork already there (written with its event, or by another process doing
-        the same) is kept as it is."""
-        with self.datastore.transaction(commit=True) as cursor:
-            for fork in forks:
-                cursor.execute(
-                    self._sql(
-                        f"INSERT INTO {self._table(FORKS_TABLE)} "
-                        "(origin_id, campaign_id, at_version, name, created_at) "
-                        "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
-                    ),
-                    fork.as_row(),
-                )
-            cursor.execute(
-                self._sql(
-                    f"INSERT INTO {self._table(MARKS_TABLE)} (name, value) VALUES (?, ?) "
-                    "ON CONFLICT DO NOTHING"
-                ),
-                (FORKS_INDEXED, "1"),
-            )
 
     # -- tokens and memberships (not part of any campaign's log) ---------------------------
 

@@ -27,6 +27,10 @@ def test_an_audit_gives_its_memory_back(
     answer = client.get(f"/campaigns/{campaign['id']}/audit")
     assert answer.status_code == 200 and answer.json["ok"] is True
     assert calls == [True]
+    first = client.get(f"/campaigns/{campaign['id']}/events?limit=1").json["items"][0]["hash"]
+    resumed = client.get(f"/campaigns/{campaign['id']}/audit?after=1&after_hash={first}")
+    assert resumed.status_code == 200, resumed.json  # a resumed audit reads little: no give-back
+    assert calls == [True]
 
 
 def test_the_c_library_s_trim_is_found_on_glibc() -> None:
@@ -35,6 +39,7 @@ def test_the_c_library_s_trim_is_found_on_glibc() -> None:
     assert memory.give_back() is glibc
 
 
+@pytest.mark.slow
 def test_the_memory_benchmark_runs() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "bench.audit_memory", "--quick"],

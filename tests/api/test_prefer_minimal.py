@@ -54,6 +54,7 @@ def test_a_command_asked_minimal_answers_without_the_state(client: FlaskClient) 
         "respond-async, return=minimal",
         "RETURN=minimal; x=1",
         "handling=strict, return=minimal",
+        'return=minimal;a="b,c", wait=10',
     ],
 )
 def test_the_preference_is_read_as_rfc_7240_writes_it(client: FlaskClient, prefer: str) -> None:
@@ -62,7 +63,18 @@ def test_the_preference_is_read_as_rfc_7240_writes_it(client: FlaskClient, prefe
     assert answer.status_code == 201 and "state" not in answer.json, prefer
 
 
-@pytest.mark.parametrize("prefer", ["return=representation", "minimal", "return=minimalist", ""])
+@pytest.mark.parametrize(
+    "prefer",
+    [
+        "return=representation",
+        "minimal",
+        "return=minimalist",
+        "",
+        "return=representation, return=minimal",  # the first instance counts (RFC 7240)
+        'foo="a, return=minimal"',  # inside a quoted value
+        "return=minimal\x84",
+    ],
+)
 def test_any_other_preference_gets_the_full_answer(client: FlaskClient, prefer: str) -> None:
     cid = qc(client)
     answer = client.post(f"/campaigns/{cid}/commands", json=check(), headers={"Prefer": prefer})

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from uuid import UUID, uuid4
@@ -14,7 +15,7 @@ import pytest
 
 from domain.service.application import Questlog
 from domain.service.timetravel import TimeTravel
-from domain.storage.side_tables import FORKS_TABLE
+from domain.storage.forks import FORKS_TABLE, ForkRecord
 from domain.storage.store import StoreConfig
 from tests.application.moving import exported
 from tests.application.test_fork import fork
@@ -68,6 +69,7 @@ def test_forks_are_read_by_the_campaign_id_without_reading_the_log(
         fork(app, each, 1)
     TimeTravel(app).forks(cid)  # a new store: marked indexed on the first read
     no_log_scan(app, monkeypatch)
+    monkeypatch.setattr(app.side_tables, "forks_indexed", no_log_scan)  # the mark is kept
     second = fork(app, cid, 3, name="two")
 
     listed = TimeTravel(app).forks(cid)
@@ -102,6 +104,31 @@ def test_a_store_from_before_the_table_has_its_forks_indexed_once(
         assert TimeTravel(app).forks(RELEASE_CAMPAIGN) == listed
     finally:
         app.close()
+
+
+def test_an_origin_that_names_no_campaign_and_version_is_no_fork() -> None:
+    class Created:
+        originator_id = uuid4()
+        name = "odd"
+        timestamp = datetime(2027, 1, 1, tzinfo=UTC)
+
+        def __init__(self, origin: Any) -> None:
+            self.origin = origin
+
+    for origin in (
+        None,
+        {},
+        {"campaign_id": "x"},
+        {"version": 2},
+        {"campaign_id": 1, "version": 2},
+        {"campaign_id": "x", "version": "2"},
+        {"campaign_id": "x", "version": True},
+        {"campaign_id": "x", "version": 0},
+        ["x", 2],
+    ):
+        assert ForkRecord.of(Created(origin)) is None, origin
+    fork = ForkRecord.of(Created({"campaign_id": "x", "version": 2}))
+    assert fork is not None and (fork.origin_id, fork.at_version) == ("x", 2)
 
 
 def test_an_imported_fork_is_listed_under_its_origin(

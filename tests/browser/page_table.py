@@ -229,6 +229,8 @@ class PageTable:
                 self.command(page, body)
         response = answered.value
         assert response.status == 201, (body, response.text())
+        # the page asks for the answer without the state (RFC 7240): it reads the head anyway
+        assert response.request.headers.get("prefer") == "return=minimal", body
         sent = json.loads(response.request.post_data or "{}")
         assert {k: v for k, v in sent.items() if k != "entropy"} == body, (sent, body)
         return self.settle(page, response.json())

@@ -11,31 +11,32 @@ long read. On a C library without it (musl, macOS) this does nothing.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import gc
 from collections.abc import Callable
+from typing import Any
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
     """glibc's ``malloc_trim``, or None where the C library has none."""
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return None
     try:
-        libc = ctypes.CDLL(name)
-        trim: Callable[[int], int] = libc.malloc_trim
+        trim: Any = ctypes.CDLL("libc.so.6").malloc_trim
     except (OSError, AttributeError):
         return None
-    return trim
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    found: Callable[[int], int] = trim
+    return found
 
 
 TRIM = _malloc_trim()
 
 
 def give_back() -> bool:
-    """Collect what the long read left in cycles (it ran with the collector paused), then return
+    """Collect what the long read left in cycles, unless another long read has the collector
+    paused (a full collection would walk its objects: ``audit_read.CollectorPause``), then return
     the allocator's free pages to the system; whether it could."""
-    gc.collect()
+    if gc.isenabled():
+        gc.collect()
     if TRIM is None:
         return False
     TRIM(0)

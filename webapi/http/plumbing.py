@@ -154,15 +154,28 @@ MINIMAL = "return=minimal"
 """The preference (RFC 7240) for an answer without the campaign's state."""
 
 
+PREFERENCE = re.compile(
+    r'\s*([!#$%&\'*+.^_`|~0-9A-Za-z-]+)\s*(?:=\s*("(?:[^"\\]|\\.)*"|[^;,\s]*))?'
+    r'(?:\s*;\s*[^;,"]*(?:"(?:[^"\\]|\\.)*")?)*\s*(?:,|$)'
+)
+"""One preference of a ``Prefer`` header (RFC 7240 section 2): a token, an optional value (a
+token or a quoted string) and its parameters, up to the comma that ends it."""
+
+
 def prefers_minimal() -> bool:
-    """Whether the request's ``Prefer`` headers ask ``return=minimal`` (RFC 7240: preferences
-    are comma-separated, each may carry parameters after ``;``, a value may be quoted; one the
-    server does not know is ignored)."""
+    """Whether the request's ``Prefer`` headers ask ``return=minimal`` (RFC 7240): the first
+    ``return`` preference counts, a value may be quoted, parameters after ``;`` are ignored, and
+    so is a header that does not parse."""
     for header in request.headers.getlist("Prefer"):
-        for preference in header.split(","):
-            name, _, value = preference.split(";")[0].strip().partition("=")
-            if name.strip().lower() == "return" and value.strip().strip('"') == "minimal":
-                return True
+        position = 0
+        while position < len(header):
+            found = PREFERENCE.match(header, position)
+            if found is None or found.end() == position:
+                return False
+            name, value = found.group(1), found.group(2) or ""
+            if name.lower() == "return":
+                return value.strip('"') == "minimal"
+            position = found.end()
     return False
 
 

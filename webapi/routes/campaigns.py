@@ -126,8 +126,11 @@ class AuditResource(MethodView):
         after = None
         if "after" in query:
             after = ResumePoint(query["after"], query["after_hash"])
-        report = questlog().audit(campaign_id(campaign), after=after)
-        give_back()  # the decoded log is freed: its pages go back, not into this thread's arena
+        try:
+            report = questlog().audit(campaign_id(campaign), after=after)
+        finally:
+            if after is None:  # a whole log was decoded: its pages go back, not to this thread
+                give_back()
         return report.as_dict(receipt=query.get("head"))
 
 
