@@ -113,6 +113,7 @@ def test_a_failed_part_is_reported_and_the_figures_measured_are_kept(tmp_path: P
         "--skip-scale",
         "--skip-versus",  # part (g) has its run in the test above
         "--skip-dataset",  # and part (h)
+        "--skip-growth",  # and part (i)
         *SHORT_VIEWS,
         "--json",
         str(figures),
