@@ -168,6 +168,20 @@ def status(obj: dict[str, Any]) -> None:
             lease_text(view["lease"]),
         )
     console.print(table)
+    console.print(horizon_text(report["horizon"]))
+
+
+def horizon_text(horizon: dict[str, Any] | None) -> str:
+    """What holds the log's horizon back, for the status: nothing, or the append and its age."""
+    if horizon is None:
+        return "Horizon: none (SQLite appends commit one at a time)"
+    holder = horizon["held_by"]
+    if holder is None:
+        return "Horizon: no append is open"
+    return (
+        f"Horizon: held by transaction {holder['transaction']} (pid {holder['pid']}, "
+        f"{holder['application_name']}, {holder['state']}), open {horizon['age_seconds']:.1f} s"
+    )
 
 
 def lease_text(lease: dict[str, Any] | None) -> str:

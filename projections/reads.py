@@ -13,6 +13,7 @@ so a read-your-writes request is answered even when no runner is running.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -29,6 +30,43 @@ HELP_BATCH = 500
 HORIZON_WAIT = 0.005
 """How long a read-your-writes request first sleeps when the event it waits for is committed but
 not yet readable, before it looks again (then twice as long each time, up to 50 ms)."""
+
+
+HORIZON_WARNING_SECONDS = 10.0
+"""An append holding the horizon this long is logged: an append is one pipelined round trip."""
+log = logging.getLogger("questlog.views")
+
+
+def horizon_report(app: Questlog) -> dict[str, Any] | None:
+    """What holds the log's horizon back (``domain.storage.log_order``): ``age_seconds`` (how
+    long the oldest open append's transaction has been open, 0 when none is) and ``held_by``
+    (its transaction id, process, application name and state), logged as a warning from
+    ``HORIZON_WARNING_SECONDS`` on. None on SQLite, whose appends commit one at a time."""
+    read = getattr(app.recorder, "horizon_holder", None)
+    if read is None:
+        return None
+    holder = read()
+    if holder is None:
+        return {"age_seconds": 0.0, "held_by": None}
+    if holder.open_seconds >= HORIZON_WARNING_SECONDS:
+        log.warning(
+            "the log's horizon is held by transaction %s (pid %s, application %r, %s), open "
+            "%.1f s: the views and live pages wait for it to end",
+            holder.transaction,
+            holder.pid,
+            holder.application,
+            holder.state,
+            holder.open_seconds,
+        )
+    return {
+        "age_seconds": holder.open_seconds,
+        "held_by": {
+            "transaction": str(holder.transaction),
+            "pid": holder.pid,
+            "application_name": holder.application,
+            "state": holder.state,
+        },
+    }
 
 
 def lag_after(app: Questlog, position: LogPosition) -> int:

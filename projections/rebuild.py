@@ -18,7 +18,7 @@ from typing import Any
 from domain.facade import Questlog, StoreConfig
 from projections.engine import Target, apply_in, catch_up, read_batch
 from projections.leases import lease_holders
-from projections.reads import lag_after
+from projections.reads import horizon_report, lag_after
 from projections.store import NEW, ViewStore, open_view_store, position_in
 from projections.view import View
 from projections.views import ALL_VIEWS, resolve
@@ -99,7 +99,8 @@ def view_status(store: ViewStore, app: Questlog) -> dict[str, Any]:
     ``head`` is the log's last notification id (``Questlog.log_head``), a view's ``position``
     the notification id of the last event it applied, and its ``lag`` the events after that one
     in the log's order (``domain.storage.log_order``); ``lease`` is who runs the view now
-    (``projections.leases.lease_holders``), None if nobody.
+    (``projections.leases.lease_holders``), None if nobody. ``horizon`` is what holds the
+    log's horizon back on PostgreSQL (``projections.reads.horizon_report``; None on SQLite).
     """
     head = app.log_head()
     positions = store.positions()
@@ -124,7 +125,7 @@ def view_status(store: ViewStore, app: Questlog) -> dict[str, Any]:
                 "lease": holders[name],
             }
         )
-    return {"head": head, "views": views}
+    return {"head": head, "views": views, "horizon": horizon_report(app)}
 
 
 def status(app_config: StoreConfig, *, views_path: Path | None = None) -> dict[str, Any]:

@@ -3,7 +3,9 @@
 Two kinds are used. A *session* lock (held by a connection until it is released) serialises
 first-time setup across processes: the event store's tables (``SETUP_LOCK_KEY``) and the view
 tables (``projections.store``). A *transaction* lock (released when the transaction ends) makes
-processes writing one campaign take turns (``CAMPAIGN_LOCK_SPACE``). A session lock per view
+processes writing one campaign take turns (``CAMPAIGN_LOCK_SPACE``); a shared transaction lock
+marks every append of the events while it writes (``WRITER_SPACE``), so that readers wait only
+for Questlog's own writers. A session lock per view
 (``VIEW_LEASE_SPACE``) is the lease of the process that keeps that view up to date. Keys are one
 ``bigint`` or two ``int`` values, as PostgreSQL's ``pg_advisory_*`` functions take them.
 """
@@ -21,6 +23,7 @@ VIEWS_SETUP_LOCK_KEY = 0x5175_6576  # "Quev": held while view tables are created
 KEY_RING_LOCK_KEY = 0x5175_654B  # "QueK": held while the signing key ring is made or rotated
 CAMPAIGN_LOCK_SPACE = 0x51_4C  # "QL": first key of the per-campaign advisory locks
 VIEW_LEASE_SPACE = 0x51_56  # "QV": first key of the per-view leases
+WRITER_SPACE = 0x51_57  # "QW": first key of the mark every append of the events holds
 
 
 def campaign_lock_keys(campaign_id: UUID) -> tuple[int, int]:
@@ -37,6 +40,13 @@ def view_lease_keys(scope: str, view: str) -> tuple[int, int]:
     cleared so the key reads the same as ``pg_locks.objid``, which shows it unsigned.
     """
     return VIEW_LEASE_SPACE, crc32(f"{scope}/{view}".encode()) & 0x7FFF_FFFF
+
+
+def writer_keys(scope: str, table: str) -> tuple[int, int]:
+    """The two ``int`` keys of the mark an append of a store's events holds while it writes
+    (``domain.storage.log_order``): the space and a CRC-32 of ``<scope>/<table>``, so two
+    stores in two schemas of one database mark their writers apart."""
+    return WRITER_SPACE, crc32(f"{scope}/{table}".encode()) & 0x7FFF_FFFF
 
 
 def lock_statement(

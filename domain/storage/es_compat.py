@@ -27,6 +27,8 @@ from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicatio
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 from psycopg.pq import TransactionStatus
 
+from domain.storage import log_order
+
 
 def undecorated(cls: type[Any], name: str) -> Callable[..., Any] | None:
     """The function under eventsourcing's ``@retry`` on a method, or None if it has none.
@@ -202,7 +204,9 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
         own timeout, and the events' insert then waits at most the library's
         ``lock_timeout`` for a lock someone else holds on the table (a migration, a manual
         ``LOCK TABLE``): one statement instead of one per lock and setting, each of which cost
-        the client and the server a parse (``bench.round_trips``).
+        the client and the server a parse (``bench.round_trips``). Last, after any wait and
+        before the first row, the writer mark (``log_order.writer_mark``), which the readers'
+        horizon waits for.
         """
         calls: list[str] = []
         params: list[Any] = []
@@ -212,6 +216,9 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
                 params.extend(values)
         calls.append("set_config('lock_timeout', %s, true)")
         params.append(f"{self.datastore.lock_timeout}s")
+        mark, keys = log_order.writer_mark(self.datastore.schema, self.events_table_name)
+        calls.append(mark)
+        params.extend(keys)
         return f"SELECT {', '.join(calls)}", tuple(params)
 
     def after_failed_nested_insert(self, connection: Any) -> None:

@@ -8,16 +8,26 @@ Appends no longer take it: ids are given as appends run, and an append given an 
 commit after one given a later id.
 
 Each row carries the id of the transaction that wrote it (``transaction_id``, PostgreSQL's
-``xid8``, set by its default ``pg_current_xact_id()``). Every transaction older than
-``pg_snapshot_xmin(pg_current_snapshot())`` (the oldest transaction still writing, in any
-database of the server) has ended, so the rows below that horizon are final: no transaction can
-still add one there. A reader that takes only those rows, in the order (transaction id,
-notification id), never passes a row that commits later and never reads one twice: its position
-is that pair, and it only grows. This is not the order of the commits themselves (a transaction
-that began writing first is read first, even when it committed last); it is an order in which
-nothing can appear behind a reader. Rows written before the column existed have no transaction id
-and sort first, as transaction 0, in their notification ids' order, which was their commit order
-under the lock.
+``xid8``, set by its default ``pg_current_xact_id()``), and every append holds a shared advisory
+lock, the *writer mark* (``writer_mark``), from before its first row until it ends. The *horizon*
+(``horizon_statement``) is the oldest transaction id of an append still holding the mark, or, when
+none does, the first transaction id not yet given: every append with a smaller id has ended, so the
+rows below the horizon are final. A reader that takes only those rows, in the order (transaction
+id, notification id), never passes a row that commits later and never reads one twice: its
+position is that pair, and it only grows. This is not the order of the commits themselves (a
+transaction that began writing first is read first, even when it committed last); it is an order
+in which nothing can appear behind a reader. Rows written before the column existed have no
+transaction id and sort first, as transaction 0, in their notification ids' order, which was their
+commit order under the lock.
+
+Only Questlog's own appends hold the horizon back. Before, it was
+``pg_snapshot_xmin(pg_current_snapshot())``, the oldest transaction still writing anywhere on the
+server: another application's transaction left open (a session idle in a transaction, a long
+migration, in any database) froze every view and live page for as long as it stayed open. The
+horizon is read in a statement of its own, before the rows: a writer that ends between the two
+is then either still in the horizon's list or already visible to the rows' snapshot, never
+neither. On a hot standby, which does not see the primary's locks, it is ``pg_snapshot_xmin``
+again (the standby's snapshots follow the primary's running transactions).
 
 ``upgrade`` adds the column and its index to a store (a new one and one written by an earlier
 release alike, under the setup lock) and clears transaction ids a restore brought from another
@@ -33,6 +43,8 @@ from typing import Any, NamedTuple
 from uuid import UUID
 
 import psycopg
+
+from domain.storage.advisory_locks import writer_keys
 
 log = logging.getLogger("questlog.store")
 
@@ -56,6 +68,19 @@ class LogPosition(NamedTuple):
 
 START = LogPosition(0, 0)
 """Before the first event."""
+HORIZON = object()
+"""Stands, in a read's parameters, for the horizon read just before it (``OrderedReads``)."""
+
+
+class HorizonHolder(NamedTuple):
+    """The append that holds the horizon back: what an operator needs to find it."""
+
+    transaction: int
+    pid: int
+    application: str | None
+    state: str | None
+    open_seconds: float
+
 
 OrderedRow = tuple[Any, ...]
 """``(transaction, notification_id, originator_id, version, topic, state)``."""
@@ -163,13 +188,69 @@ def forget_foreign_transactions(cursor: Any, schema: str, table: str) -> None:
     )
 
 
+def writer_mark(schema: str, table: str) -> tuple[str, tuple[int, int]]:
+    """The ``SELECT`` list call (and its keys) every append of the events makes before its first
+    row: a shared transaction lock, so appends never wait for each other over it, held until the
+    append ends. The horizon waits only for the transactions that hold it."""
+    return "pg_advisory_xact_lock_shared(%s, %s)", writer_keys(schema, table)
+
+
+_WRITERS = """locks AS MATERIALIZED (
+    SELECT locktype, database, classid, objid, objsubid, virtualtransaction, transactionid, mode,
+        pid FROM pg_locks),
+writers AS (
+    SELECT own.transactionid::text::bigint AS xid, own.pid FROM locks AS mark
+    JOIN locks AS own ON own.virtualtransaction = mark.virtualtransaction
+    WHERE mark.locktype = 'advisory' AND mark.classid = %s AND mark.objid::bigint = %s
+    AND mark.objsubid = 2
+    AND mark.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+    AND own.locktype = 'transactionid' AND own.mode = 'ExclusiveLock')"""
+"""Each transaction holding the writer mark: its transaction id (``pg_locks`` shows it as a
+32-bit ``xid``: a transaction holds its own id's lock from its first write to its end) and its
+process. ``pg_locks`` is read once (``MATERIALIZED``), so both sides are the same moment."""
+
+_FULL_ID = "(newest - mod(newest - writers.xid, 4294967296))"
+"""A 32-bit transaction id as ``xid8``, counted back from ``newest`` (the snapshot's ``xmax``): a
+transaction still running is less than 2^31 transactions old."""
+
+
+def horizon_statement() -> str:
+    """The horizon (module docstring) as ``xid8`` text; parameters: ``writer_mark``'s keys.
+
+    The snapshot's ``xmax`` is taken when the statement starts and ``pg_locks`` is read after:
+    a transaction given its id after the snapshot has an id from ``xmax`` on, and one given it
+    before and still writing is in ``pg_locks``. Run it before the statement that reads rows
+    below it, never inside it (that statement's snapshot must be the later one)."""
+    return f"""WITH taken AS (
+    SELECT pg_current_snapshot() AS snapshot,
+        pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS newest),
+{_WRITERS}
+SELECT CASE WHEN pg_is_in_recovery() THEN pg_snapshot_xmin(snapshot)::text
+    ELSE COALESCE((SELECT min({_FULL_ID}) FROM writers), newest)::text END
+FROM taken"""
+
+
+def horizon_holder_statement() -> str:
+    """The append that holds the horizon, if one does: its transaction id, process,
+    ``application_name``, state and how long its transaction has been open (seconds).
+    Parameters: ``writer_mark``'s keys."""
+    return f"""WITH taken AS (
+    SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS newest),
+{_WRITERS}
+SELECT {_FULL_ID}::text, writers.pid, activity.application_name, activity.state,
+    EXTRACT(EPOCH FROM clock_timestamp() - activity.xact_start)::float8
+FROM taken, writers LEFT JOIN pg_stat_activity AS activity ON activity.pid = writers.pid
+ORDER BY {_FULL_ID} LIMIT 1"""
+
+
 def ordered_rows_statement(schema: str, table: str) -> str:
-    """The rows after a position that no transaction still writing can precede, in order."""
+    """The rows after a position and below a horizon, in order; parameters: the position's
+    transaction and notification ids, the horizon (``horizon_statement``) and the limit."""
     return (
         f"SELECT ({ORDER})::text, notification_id, originator_id::text, originator_version, "
         f'topic, state FROM "{schema}"."{table}" '
         f"WHERE (({ORDER}), notification_id) > (%s::xid8, %s) "
-        f"AND {ORDER} < pg_snapshot_xmin(pg_current_snapshot()) "
+        f"AND {ORDER} < %s::xid8 "
         f"ORDER BY ({ORDER}), notification_id LIMIT %s"
     )
 
@@ -223,10 +304,10 @@ def count_after_statement(schema: str, table: str) -> str:
 
 
 def head_statement(schema: str, table: str) -> str:
-    """The position of the last event a reader can read now (below the horizon)."""
+    """The position of the last event below a horizon (its one parameter)."""
     return (
         f"SELECT ({ORDER})::text, notification_id FROM {_events(schema, table)} "
-        f"WHERE {ORDER} < pg_snapshot_xmin(pg_current_snapshot()) "
+        f"WHERE {ORDER} < %s::xid8 "
         f"ORDER BY ({ORDER}) DESC, notification_id DESC LIMIT 1"
     )
 
@@ -250,10 +331,11 @@ def legacy_positions_statements(schema: str, table: str, positions: str) -> list
 
 
 def readable_version_statement(schema: str, table: str) -> str:
-    """A campaign's last event below the horizon: the last version a reader can see now."""
+    """A campaign's last event below a horizon: the last version a reader can see now.
+    Parameters: the campaign's id and the horizon."""
     return (
         f"SELECT originator_version FROM {_events(schema, table)} WHERE originator_id = %s "
-        f"AND {ORDER} < pg_snapshot_xmin(pg_current_snapshot()) "
+        f"AND {ORDER} < %s::xid8 "
         "ORDER BY originator_version DESC LIMIT 1"
     )
 
@@ -266,14 +348,34 @@ class OrderedReads:
     events_table_name: str
 
     def _log_rows(self, statement: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """One autocommit read; where ``HORIZON`` is among the parameters, the horizon is read
+        first, on the same connection, and put in its place."""
         raise NotImplementedError
+
+    def writer_keys(self) -> tuple[int, int]:
+        """The keys of this store's writer mark (``writer_mark``)."""
+        return writer_mark(self.datastore.schema, self.events_table_name)[1]
+
+    def horizon(self) -> int:
+        """The horizon now: the oldest transaction id of an append still writing, or the first
+        id not yet given when none is."""
+        return int(self._log_rows(horizon_statement(), self.writer_keys())[0][0])
+
+    def horizon_holder(self) -> HorizonHolder | None:
+        """The append holding the horizon back now, if one is."""
+        rows = self._log_rows(horizon_holder_statement(), self.writer_keys())
+        if not rows:
+            return None
+        transaction, pid, application, state, seconds = rows[0]
+        return HorizonHolder(int(transaction), int(pid), application, state, float(seconds or 0))
 
     def ordered_rows(self, after: LogPosition, limit: int) -> list[OrderedRow]:
         """The log after a position, in (transaction id, notification id) order, as far as no
-        transaction still writing can precede it: ``(transaction, id, originator_id, version,
+        append still writing can precede it: ``(transaction, id, originator_id, version,
         topic, state)``."""
         statement = ordered_rows_statement(self.datastore.schema, self.events_table_name)
-        rows = self._log_rows(statement, (str(after.transaction), after.notification, limit))
+        params = (str(after.transaction), after.notification, HORIZON, limit)
+        rows = self._log_rows(statement, params)
         return [(int(row[0]), *row[1:]) for row in rows]
 
     def _position(
@@ -301,7 +403,7 @@ class OrderedReads:
 
     def readable_head(self) -> LogPosition:
         """The position of the last event a reader can read now (below the horizon)."""
-        return self._position(head_statement, ()) or START
+        return self._position(head_statement, (HORIZON,)) or START
 
     def count_after(self, position: LogPosition) -> int:
         """How many committed events come after a position, up to ``LAG_COUNTED``."""
@@ -314,5 +416,5 @@ class OrderedReads:
         uuid = self.datastore.originator_id_type == "uuid"
         originator: Any = originator_id if uuid else str(originator_id)
         statement = readable_version_statement(self.datastore.schema, self.events_table_name)
-        rows = self._log_rows(statement, (originator,))
+        rows = self._log_rows(statement, (originator, HORIZON))
         return int(rows[0][0]) if rows else 0

@@ -311,14 +311,22 @@ class PostgresRecorder(LibraryTables, log_order.OrderedReads, PostgresRecorderHo
 
     def _log_rows(self, statement: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         """One autocommit SELECT of the log, its rows as plain tuples, read in binary: the
-        states come as they are stored, not as hex text to decode."""
+        states come as they are stored, not as hex text to decode. A read below the horizon
+        (``log_order.HORIZON`` among the parameters) reads the horizon first, on the same
+        connection: two statements, two snapshots, in that order."""
 
         def read() -> list[tuple[Any, ...]]:
             with (
                 self.datastore.get_connection() as connection,
                 connection.cursor(row_factory=tuple_row) as cursor,
             ):
-                cursor.execute(statement, params, binary=True)
+                values = params
+                if log_order.HORIZON in params:
+                    # Its own statement, before the rows' (log_order.horizon_statement).
+                    cursor.execute(log_order.horizon_statement(), self.writer_keys())
+                    horizon = str(cursor.fetchone()[0])
+                    values = tuple(horizon if v is log_order.HORIZON else v for v in params)
+                cursor.execute(statement, values, binary=True)
                 rows: list[tuple[Any, ...]] = cursor.fetchall()
                 return rows
 

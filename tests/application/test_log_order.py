@@ -11,6 +11,7 @@ same with real events and the views.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from uuid import UUID, uuid4
@@ -21,7 +22,14 @@ import pytest
 from psycopg import sql
 
 from domain.service.application import Questlog
-from domain.storage.log_order import LOCK_TIMEOUT, START, LogPosition, UpgradeBlocked, position_of
+from domain.storage.log_order import (
+    LOCK_TIMEOUT,
+    START,
+    LogPosition,
+    UpgradeBlocked,
+    position_of,
+    writer_mark,
+)
 from domain.storage.recorders import PostgresRecorder
 from domain.storage.store import StoreConfig
 from projections.engine import Target, catch_up
@@ -58,8 +66,17 @@ def connect(config: StoreConfig, *, autocommit: bool) -> psycopg.Connection[tupl
     return connection
 
 
+def mark_writer(connection: psycopg.Connection[tuple[object, ...]], app: Questlog) -> None:
+    """Hold the writer mark every append holds (``log_order.writer_mark``) until the
+    connection's transaction ends."""
+    call, keys = writer_mark(recorder(app).datastore.schema, recorder(app).events_table_name)
+    connection.execute(f"SELECT {call}", keys)
+
+
 def append_raw(connection: psycopg.Connection[tuple[object, ...]], app: Questlog) -> UUID:
-    """One event row of a new originator, written with plain SQL (no table lock)."""
+    """One event row of a new originator, written with plain SQL as an append writes it (the
+    writer mark, no table lock)."""
+    mark_writer(connection, app)
     originator = uuid4()
     table = sql.Identifier(recorder(app).events_table_name)
     connection.execute(
@@ -72,29 +89,25 @@ def append_raw(connection: psycopg.Connection[tuple[object, ...]], app: Questlog
     return originator
 
 
-def settle(config: StoreConfig) -> None:
-    """Wait until no transaction older than the newest event still writes anywhere on the
-    server: the horizon covers every database, and other tests write meanwhile."""
+def settle(app: Questlog) -> None:
+    """Wait until no append older than the newest event still writes: until the horizon
+    (``log_order.horizon_statement``) is past the newest event's transaction."""
     deadline = time.monotonic() + 30
-    with connect(config, autocommit=True) as shell:
+    with connect(app.config, autocommit=True) as shell:
         while True:
             newest = shell.execute(
                 "SELECT max(transaction_id)::text FROM questlog_events"
             ).fetchone()
-            ahead = shell.execute(
-                "SELECT %s::xid8 < pg_snapshot_xmin(pg_current_snapshot())",
-                (str((newest or [None])[0] or 0),),
-            ).fetchone()
-            if ahead and ahead[0]:
+            if int((newest or [None])[0] or 0) < recorder(app).horizon():
                 return
-            assert time.monotonic() < deadline, "a transaction on the server never ended"
+            assert time.monotonic() < deadline, "an append never ended"
             time.sleep(0.02)
 
 
 def read_all(app: Questlog, after: LogPosition, page: int = 1) -> list[tuple[object, ...]]:
     """Every row after a position, read ``page`` rows at a time from the last row read, once
     every transaction that wrote one has left the horizon."""
-    settle(app.config)
+    settle(app)
     rows: list[tuple[object, ...]] = []
     while batch := recorder(app).ordered_rows(after, page):
         rows += batch
@@ -165,6 +178,81 @@ def test_a_reader_never_passes_an_open_transaction_and_reads_it_once_when_it_com
     assert read_all(app, position_of(rows[-1])) == []  # older, and nothing is read twice
 
 
+@pytest.mark.parametrize("where", ["this database", "another database"])
+def test_another_client_s_open_write_transaction_holds_no_reader_back(
+    app: Questlog, config: StoreConfig, postgres_url: str, where: str
+) -> None:
+    """Another application's transaction that has written something and stays open (here an
+    insert into a temporary table, left idle in its transaction) is not one of Questlog's
+    appends: the rolls committed meanwhile are read at once, each once."""
+    campaign = app.create_campaign(game="quest-calendar", name="shared server").campaign_id
+    seen = position_of(read_all(app, START)[-1])
+    url = config.database_url if where == "this database" else postgres_url
+    assert url is not None
+    with psycopg.connect(url, autocommit=False) as stranger:
+        stranger.execute("CREATE TEMPORARY TABLE scratch (n int)")
+        stranger.execute("INSERT INTO scratch VALUES (1)")
+        (stranger_id,) = stranger.execute("SELECT pg_current_xact_id()::text").fetchone() or ()
+        for number in range(20):
+            app.roll(campaign, notation="d20", purpose=f"while another client writes {number}")
+
+        rows = recorder(app).ordered_rows(seen, 100)
+        assert [row[3] for row in rows] == list(range(2, 22))  # every roll, in order, once
+        assert app.readable_version(campaign) == 21
+        assert recorder(app).horizon() > int(str(stranger_id))  # the stranger is not waited for
+        assert recorder(app).horizon_holder() is None
+        stranger.rollback()
+
+
+def test_every_append_takes_the_writer_mark_before_its_rows(
+    app: Questlog, config: StoreConfig
+) -> None:
+    """A roll's insert asks for the writer mark: while another session holds the mark's keys
+    exclusively, the roll waits on them (seen in ``pg_locks``), and goes on once they are free."""
+    campaign = app.create_campaign(game="quest-calendar", name="marked").campaign_id
+    _, keys = writer_mark(recorder(app).datastore.schema, recorder(app).events_table_name)
+    with connect(config, autocommit=False) as blocker:
+        blocker.execute("SELECT pg_advisory_xact_lock(%s, %s)", keys)
+        rolled = threading.Thread(
+            target=lambda: app.roll(campaign, notation="d20", purpose="behind the mark")
+        )
+        rolled.start()
+        deadline = time.monotonic() + 10
+        while not blocker.execute(
+            "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
+            "AND mode = 'ShareLock' AND classid = %s AND objid::bigint = %s AND objsubid = 2",
+            keys,
+        ).fetchone():
+            assert time.monotonic() < deadline, "the roll never asked for the writer mark"
+            time.sleep(0.01)
+        assert app.campaign(campaign).version == 1  # nothing written before the mark
+        blocker.rollback()
+    rolled.join(10)
+    assert app.campaign(campaign).version == 2
+
+
+def test_the_append_holding_the_horizon_is_named(app: Questlog, config: StoreConfig) -> None:
+    """The horizon is the oldest open append's transaction id; the status names that append
+    (its transaction id, process, application name and state) so an operator can end it."""
+    assert recorder(app).horizon_holder() is None
+    with connect(config, autocommit=False) as late:
+        late.execute("SET application_name = 'held append'")
+        mark_writer(late, app)
+        (xid,) = late.execute("SELECT pg_current_xact_id()::text").fetchone() or ()
+        (pid,) = late.execute("SELECT pg_backend_pid()").fetchone() or ()
+        time.sleep(0.05)
+
+        holder = recorder(app).horizon_holder()
+        assert holder is not None
+        assert (holder.transaction, holder.pid) == (int(str(xid)), pid)
+        assert (holder.application, holder.state) == ("held append", "idle in transaction")
+        assert holder.open_seconds >= 0.05
+        assert recorder(app).horizon() == int(str(xid))
+        late.rollback()
+    assert recorder(app).horizon_holder() is None
+    assert recorder(app).horizon() > int(str(xid))
+
+
 def test_a_transaction_given_its_id_first_and_its_row_last_is_read_before_the_later_rows(
     app: Questlog, config: StoreConfig
 ) -> None:
@@ -174,6 +262,7 @@ def test_a_transaction_given_its_id_first_and_its_row_last_is_read_before_the_la
         connect(config, autocommit=False) as late,
         connect(config, autocommit=True) as others,
     ):
+        mark_writer(late, app)
         late.execute("SELECT pg_current_xact_id()")  # its transaction id, before the others'
         first = append_raw(others, app)  # the lower notification id, committed at once
         last = append_raw(late, app)  # the higher notification id, in the older transaction
@@ -228,7 +317,7 @@ def test_transaction_ids_a_restore_brought_from_another_server_are_cleared_on_st
         table = sql.Identifier(recorder(app).events_table_name)
         views = open_view_store(config)
         views.ensure(ALL_VIEWS)
-        settle(config)
+        settle(app)
         catch_up(app.recorder, app.mapper, views, [Target(v) for v in ALL_VIEWS], batch_size=9)
     finally:
         app.close()

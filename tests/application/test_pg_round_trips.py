@@ -237,14 +237,15 @@ def test_two_processes_hammering_one_campaign_take_turns_and_never_give_up(
 def test_an_append_takes_no_table_lock_and_sends_no_notify(
     app: Questlog, store_config: StoreConfig
 ) -> None:
-    """Issue 30: an append takes only its campaign's locks (when it does not hold them), never
-    the events table's lock nor the server-wide one ``NOTIFY`` takes at commit; the library's
-    subscription, which needs both, is refused with a message that names what to use."""
+    """An append takes only its campaign's locks (when it does not hold them) and the shared
+    writer mark, never the events table's lock nor the server-wide one ``NOTIFY`` takes at
+    commit; the library's subscription, which needs both, is refused with a message that names
+    what to use."""
     recorder: Any = app.recorder
     timeout = f"{recorder.datastore.lock_timeout}s"
     assert recorder.insert_prologue([], nested=True) == (
-        "SELECT set_config('lock_timeout', %s, true)",
-        (timeout,),
+        "SELECT set_config('lock_timeout', %s, true), pg_advisory_xact_lock_shared(%s, %s)",
+        (timeout, *recorder.writer_keys()),
     )
     stored = StoredEvent(uuid4(), 1, "raw:Row", b"{}")
     statement, _ = recorder.insert_prologue([stored], nested=False)

@@ -28,7 +28,7 @@ from projections.runners import PostgresRunner
 from projections.store import ViewStore, open_view_store, position_in
 from projections.views import ALL_VIEWS
 from projections.views.roll_log import RollLog
-from tests.application.test_log_order import connect
+from tests.application.test_log_order import connect, mark_writer
 from tests.conftest import StoreFactory
 from tests.projections.conftest import last_event
 from tests.projections.scenarios import many_rolls
@@ -105,8 +105,10 @@ def hold_an_early_id(
     commits and the views apply it. Returns the open connection, its campaign and its ids."""
     early, late = campaigns(3), campaigns(2)
     older = connect(app.config, autocommit=False)  # begins first: the older transaction id
+    mark_writer(older, app)
     older.execute("SELECT pg_current_xact_id()")
     held = connect(app.config, autocommit=False)
+    mark_writer(held, app)
     try:
         held_ids = insert(held, early)  # the earlier notification ids, the newer transaction id
         later_ids = insert(older, late)
@@ -276,7 +278,8 @@ def test_a_live_stream_announces_no_event_a_view_cannot_see_yet(app: Questlog) -
     assert [v for v, _ in live.messages(campaign, 0, 0, json.dumps)] == [1]
     older = connect(app.config, autocommit=False)
     try:
-        older.execute("SELECT pg_current_xact_id()")  # writing: the horizon stays before it
+        mark_writer(older, app)  # an append writing: the horizon stays before it
+        older.execute("SELECT pg_current_xact_id()")
         app.roll(campaign, notation="d20", purpose="behind the horizon")
         assert app.campaign(campaign).version == 2  # committed, read by version ...
         assert live.messages(campaign, 1, 1, json.dumps) == []  # ... but not announced
@@ -285,3 +288,31 @@ def test_a_live_stream_announces_no_event_a_view_cannot_see_yet(app: Questlog) -
         older.close()
     wait_until(lambda: app.readable_version(campaign) == 2, "the roll to be readable")
     assert [v for v, _ in live.messages(campaign, 1, 2, json.dumps)] == [2]
+
+
+def test_another_client_s_open_transaction_holds_neither_views_nor_streams(
+    app: Questlog,
+) -> None:
+    """Another application's write transaction left open on the same server (an insert into a
+    temporary table, idle in its transaction) is not an append: the views apply the rolls
+    committed meanwhile, and the live stream announces them, at once."""
+    from webapi.http.live import Live
+
+    views = open_view_store(app.config)
+    views.ensure(ALL_VIEWS)
+    live = Live(app, cap=50)
+    campaign = app.create_campaign(game="quest-calendar", name="shared").campaign_id
+    stranger = connect(app.config, autocommit=False)
+    try:
+        stranger.execute("CREATE TEMPORARY TABLE scratch (n int)")
+        stranger.execute("INSERT INTO scratch VALUES (1)")
+        for number in range(20):
+            app.roll(campaign, notation="d20", purpose=f"beside a stranger {number}")
+        assert sync_once(app, views) == 21  # the campaign's creation and its 20 rolls
+        assert str(campaign) in roll_campaigns(views)
+        announced = [v for v, _ in live.messages(campaign, 0, 21, json.dumps)]
+        assert announced == list(range(1, 22))
+    finally:
+        stranger.rollback()
+        stranger.close()
+        views.close()

@@ -165,8 +165,9 @@ def test_the_insert_is_one_round_trip_from_begin_to_commit_with_side_rows_after_
 
     assert ids == [7]
     steps = _steps(log)
-    # Issue 30: no table lock, no NOTIFY; the lock timeout bounds the insert's own waits.
-    prologue = "SELECT set_config('lock_timeout', %s, true)"
+    # No table lock, no NOTIFY; the lock timeout bounds the insert's own waits, and the writer
+    # mark (log_order.writer_mark), which the readers' horizon waits for, comes last.
+    prologue = "SELECT set_config('lock_timeout', %s, true), pg_advisory_xact_lock_shared(%s, %s)"
     assert steps == ["BEGIN", prologue, "INSERT-EVENTS", "side rows", "COMMIT", "sync"]
     assert ("side rows", {"attempt": "a1"}) in log
     assert all(
@@ -230,13 +231,15 @@ def test_an_insert_that_does_not_hold_its_campaigns_locks_takes_them_first_in_th
     recorder.insert_events([_stored()], attempt="a1")
 
     assert (
-        _steps(log)[1] == "SELECT pg_advisory_xact_lock(%s), set_config('lock_timeout', %s, true)"
+        _steps(log)[1] == "SELECT pg_advisory_xact_lock(%s), set_config('lock_timeout', %s, true), "
+        "pg_advisory_xact_lock_shared(%s, %s)"
     )
     held: list[Any] = []
     nested = _held_probe(held)
     nested.originator_locks = lambda stored: [("pg_advisory_xact_lock(%s)", (5,))]  # type: ignore[method-assign]
     nested.insert_events([_stored()], attempt="a1")
-    assert "pg_advisory_xact_lock" not in _steps(held)[1]  # held already: not asked again
+    assert "pg_advisory_xact_lock(" not in _steps(held)[1]  # held already: not asked again
+    assert "pg_advisory_xact_lock_shared(" in _steps(held)[1]  # the writer mark: every insert
 
 
 # -- SQLite -------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Prometheus metrics of the API: requests by route and status, latency by route, commands and
-events appended, conflicts retried, and each view's lag (computed when scraped).
+events appended, conflicts retried, each view's lag and the age of the log's horizon (computed
+when scraped).
 
 Labels are bounded: a request is counted under its URL rule (``/campaigns/<campaign>/rolls``),
 never its path, so a million campaigns make one series, not a million.
@@ -70,7 +71,8 @@ UNCOUNTED_METHODS = frozenset({"HEAD", "OPTIONS"})
 log = logging.getLogger("questlog.metrics")
 
 Status = Callable[[], dict[str, Any]]
-"""Reads the views' status: ``{"head": N, "views": [{"name", "position", "lag"}, ...]}``."""
+"""Reads the views' status: ``{"head": N, "views": [{"name", "position", "lag"}, ...],
+"horizon": {"age_seconds": S, ...} or None}``."""
 
 
 def multiprocess_dir() -> str | None:
@@ -119,6 +121,13 @@ class ViewLagCollector(Collector):
             position.add_metric([view["name"]], view["position"])
         yield lag
         yield position
+        horizon = GaugeMetricFamily(
+            "questlog_log_horizon_age_seconds",
+            "How long the oldest append still writing has been open (PostgreSQL; 0 if none, "
+            "and always on SQLite): the views and live pages read nothing past it",
+        )
+        horizon.add_metric([], (report.get("horizon") or {}).get("age_seconds", 0.0))
+        yield horizon
 
 
 class Metrics:

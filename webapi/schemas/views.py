@@ -140,10 +140,33 @@ class Summary(Freshness):
     summary = fields.Dict(allow_none=True, metadata={"description": "Null until the view saw it."})
 
 
+class HorizonHolder(Schema):
+    """The append that holds the log's horizon back, for an operator to find and end."""
+
+    transaction = fields.String(metadata={"description": "Its PostgreSQL transaction id."})
+    pid = fields.Integer(metadata={"description": "The server process of its session."})
+    application_name = fields.String(allow_none=True)
+    state = fields.String(allow_none=True, metadata={"description": "As pg_stat_activity says."})
+
+
+class Horizon(Schema):
+    """What the views and live pages wait for on PostgreSQL: Questlog's oldest open append."""
+
+    age_seconds = fields.Float(
+        metadata={"description": "How long that append's transaction has been open; 0 if none."}
+    )
+    held_by = fields.Nested(HorizonHolder, allow_none=True)
+
+
 class ProjectionStatus(Schema):
     """How far each read model has caught up with the event store."""
 
     head = fields.Integer()
+    horizon = fields.Nested(
+        Horizon,
+        allow_none=True,
+        metadata={"description": "PostgreSQL only (null on SQLite, which has no horizon)."},
+    )
     views = fields.List(
         fields.Dict(),
         metadata={"description": "name, position, lag, applied, rebuilding, lease (who runs it)"},
