@@ -17,7 +17,9 @@
 (h) the analyst's dataset on a SQLite store of 100,000 server rolls: ``questlog export --all``
     as Parquet, and ``questlog sql``'s count per face (``bench/dataset_bench.py``);
 (i) reads that must cost what they return: a campaign's answer in a small store and a large one,
-    and the first page of a short campaign's events and of a long one's (``bench/read_growth.py``).
+    and the first page of a short campaign's events and of a long one's (``bench/read_growth.py``);
+(j) on PostgreSQL, 200 rolls acknowledged while another client's write transaction stays open:
+    how many the views hold within 1 s (``bench/horizon.py``).
 
 The views' lag (e) is measured under a load scaled to this machine: 70 % of the roll rate part
 (a) measured (``--views-rate`` sets it instead), so that it gives a verdict on any machine.
@@ -53,6 +55,7 @@ from rich.console import Console
 
 from bench.dataset_bench import dataset_json, dataset_table, measure_dataset
 from bench.domain_bench import measure_domain
+from bench.horizon import horizon_json, horizon_table, measure_horizon
 from bench.http_bench import BenchError, measure_http
 from bench.load import free_port
 from bench.read_growth import growth_json, growth_table, measure_growth
@@ -157,6 +160,8 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, argparse.Namespace]:
     parser.add_argument("--dataset-only", action="store_true", help="run only part (h)")
     parser.add_argument("--skip-growth", action="store_true", help="skip part (i)")
     parser.add_argument("--growth-only", action="store_true", help="run only part (i)")
+    parser.add_argument("--skip-horizon", action="store_true", help="skip part (j)")
+    parser.add_argument("--horizon-only", action="store_true", help="run only part (j)")
     parser.add_argument("--skip-versus", action="store_true", help="skip part (g)")
     parser.add_argument("--versus-only", action="store_true", help="run only part (g)")
     parser.add_argument(
@@ -427,18 +432,28 @@ def main(argv: list[str] | None = None) -> int:
         console.print(growth_table(run))
         return None
 
+    def horizon_part() -> str | None:
+        console.print("[bold](j)[/bold] the views beside another client's open transaction")
+        phases = measure_horizon()
+        results.record("horizon", horizon_json(phases))
+        console.print(horizon_table(phases))
+        return None
+
+    if args.horizon_only:
+        args.skip_http = args.skip_domain = args.skip_views = args.skip_scale = True
+        args.skip_versus = args.skip_dataset = args.skip_growth = True
     if args.growth_only:
         args.skip_http = args.skip_domain = args.skip_views = args.skip_scale = True
-        args.skip_versus = args.skip_dataset = True
+        args.skip_versus = args.skip_dataset = args.skip_horizon = True
     if args.dataset_only:
         args.skip_http = args.skip_domain = args.skip_views = True
-        args.skip_scale = args.skip_versus = args.skip_growth = True
+        args.skip_scale = args.skip_versus = args.skip_growth = args.skip_horizon = True
     if args.versus_only:
         args.skip_http = args.skip_domain = args.skip_views = args.skip_scale = True
-        args.skip_dataset = args.skip_growth = True
+        args.skip_dataset = args.skip_growth = args.skip_horizon = True
     if args.views_only or args.scale_only:
         args.skip_http = args.skip_domain = args.skip_versus = args.skip_dataset = True
-        args.skip_growth = True
+        args.skip_growth = args.skip_horizon = True
     if args.scale_only:
         args.skip_views = True
     if args.views_only:
@@ -461,6 +476,8 @@ def main(argv: list[str] | None = None) -> int:
         parts.append(("dataset", dataset_part))
     if not args.skip_growth:
         parts.append(("growth", growth_part))
+    if not args.skip_horizon and not args.no_postgres:
+        parts.append(("horizon", horizon_part))
     try:
         for name, part in parts:
             try:

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 PARTS = ("http", "domain", "views_sqlite", "views_postgres", "views_lag", "versus", "dataset")
-PARTS += ("growth",)
+PARTS += ("growth", "horizon")
 SHORT_VIEWS = ["--views-events", "1000", "--views-baseline", "200", "--views-seconds", "2"]
 SHORT_VIEWS += ["--views-rate", "50"]  # a rate a slow CI machine keeps to (the lag checks it:
 # at 100/s one run sent at 72/s and failed its part)
@@ -96,6 +96,9 @@ def test_bench_quick_run_measures_every_part_with_access_control_on(
         "first events page (50)",
     ]
     assert all(r["small_ms"] > 0 and r["large_ms"] > 0 for r in growth["reads"])
+    stranger, own = data["horizon"]  # another client's open transaction, then one of ours
+    assert stranger["applied_within"] == stranger["rolls"] == 200 and stranger["met"]
+    assert own["applied_while_held"] == 0 and own["all_applied_after"] is not None
 
 
 def test_a_failed_part_is_reported_and_the_figures_measured_are_kept(tmp_path: Path) -> None:
@@ -114,6 +117,7 @@ def test_a_failed_part_is_reported_and_the_figures_measured_are_kept(tmp_path: P
         "--skip-versus",  # part (g) has its run in the test above
         "--skip-dataset",  # and part (h)
         "--skip-growth",  # and part (i)
+        "--skip-horizon",  # and part (j)
         *SHORT_VIEWS,
         "--json",
         str(figures),
