@@ -143,9 +143,9 @@ class Reading(ApplicationHooks):
             raise InvalidInput.field("after", "must be 0 or more")
         if after >= MAX_VERSION:
             return [], None
-        notifications = self.recorder.select_notifications(
-            start=after + 1, limit=limit + 1, topics=[Campaign.Created.TOPIC]
-        )
+        # Through the index of creation events: the page's rows, however many events lie
+        # between them (domain.storage.creations).
+        notifications = self.side_tables.campaign_creations(after, limit + 1)
         page = list(notifications[:limit])
         next_cursor = page[-1].id if len(notifications) > limit else None
         items = [(n.id, self.mapper.to_domain_event(n)) for n in page]

@@ -47,6 +47,9 @@ class SQLiteRecorder(LibraryTables, SQLiteRecorderHooks):
     """The SQLite application recorder with the side tables; side-table reads go through each
     thread's own reading connection (``_fetch``)."""
 
+    notification_column = "rowid"
+    creations_key = "topic"
+
     def __init__(self, datastore: Any, **kwargs: Any) -> None:
         pool = datastore.pool
         # eventsourcing queues every request for a connection behind one semaphore, and a writer

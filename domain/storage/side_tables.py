@@ -38,6 +38,7 @@ from uuid import UUID
 from eventsourcing.persistence import StoredEvent
 
 from domain.model.access import Membership, Token
+from domain.storage.creations import CampaignCreations
 from domain.storage.forks import FORKS_TABLE, ForkIndex, ForkRecord
 from domain.storage.retries import read_with_retries
 
@@ -76,7 +77,7 @@ class IdempotencyRecord:
     response: dict[str, Any]
 
 
-class SideTables(ForkIndex):
+class SideTables(ForkIndex, CampaignCreations):
     """Seeds and idempotency records, written in the events' transaction (dialect-neutral SQL)."""
 
     placeholder = "?"
@@ -127,6 +128,7 @@ class SideTables(ForkIndex):
             f"CREATE TABLE IF NOT EXISTS {self._table(TOKEN_ROLES_TABLE)} ("
             "token_id TEXT PRIMARY KEY, role TEXT NOT NULL)",
             *self.fork_table_statements(),
+            self.creations_index_statement(),
         ]
 
     def _sql(self, statement: str) -> str:
