@@ -8,8 +8,8 @@
 Appends take no table lock on PostgreSQL (issue 30), so notification ids no longer commit in
 order: a reader by notification id, as the library's ``ProjectionRunner`` is, could pass an event
 that commits late. The log's order never lets one appear behind a reader. A wake-up by ``NOTIFY``
-would not do either: an event becomes readable when the oldest transaction still writing ends,
-and that one may abort (no notification) or belong to another database of the server; appends
+would not do either: an event becomes readable when the oldest of Questlog's appends still open
+ends, and that one may abort (no notification) or be another process's; appends
 send none (at commit it takes a lock shared by the whole server). Every pass is followed by
 ``poll_interval``, so under load the next pass takes a whole interval's events in one batch.
 

@@ -101,8 +101,9 @@ server."""
 def _alone_on_the_server(request: pytest.FixtureRequest) -> Iterator[None]:
     """A PostgreSQL test holds ``HORIZON_LOCK`` shared, one marked ``holds_transactions``
     exclusively, for the whole test. On PostgreSQL a reader of the log stops before the oldest
-    transaction still writing anywhere on the server (``domain.storage.log_order``), so a test
-    that holds one open on purpose would hold back every other test's views, and theirs its."""
+    open append of its store, and, for a moment, before the oldest transaction running anywhere
+    (``domain.storage.log_order``), so a test that holds transactions open on purpose is kept
+    apart from the others, whose views it could otherwise hold back, and theirs its."""
     node = request.node
     if node.get_closest_marker("postgres") is None:
         yield

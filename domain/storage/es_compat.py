@@ -222,9 +222,14 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
         return f"SELECT {', '.join(calls)}", tuple(params)
 
     def after_failed_nested_insert(self, connection: Any) -> None:
-        """Undo a failed insert in a held transaction: back to its savepoint, keeping what came
-        before it (here; ``PostgresRecorder`` begins the transaction again instead)."""
-        _roll_back_to(connection, self.INSERT_SAVEPOINT)
+        """Undo a failed insert in a held transaction: the whole transaction (``PostgresRecorder``
+        then begins it again with the campaign's lock).
+
+        Never back to the insert's savepoint alone: that releases the writer mark taken after
+        the savepoint (``log_order.writer_mark``) and keeps the transaction id the failed insert
+        was given, so the retry would write rows with an id the readers' horizon no longer
+        waits for, behind readers that have moved on: events skipped for good."""
+        end_open_transaction(connection)
 
     def subscribe(self, gt: int | None = None, topics: Sequence[str] = ()) -> Any:
         """Refused: the library's subscription reads by notification id, which an append that
@@ -281,15 +286,6 @@ def end_open_transaction(connection: Any) -> None:
         if connection.info.transaction_status != TransactionStatus.IDLE:
             connection.execute("ROLLBACK", prepare=False)
     except Exception:  # the connection is gone: the server has rolled back already
-        return
-
-
-def _roll_back_to(connection: Any, savepoint: str) -> None:
-    """Undo a failed insert in a held transaction, keeping what came before its savepoint."""
-    try:
-        if connection.info.transaction_status == TransactionStatus.INERROR:
-            connection.execute(f"ROLLBACK TO SAVEPOINT {savepoint}", prepare=False)
-    except Exception:  # the connection is gone; its holder ends the transaction
         return
 
 

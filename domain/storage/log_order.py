@@ -11,8 +11,9 @@ Each row carries the id of the transaction that wrote it (``transaction_id``, Po
 ``xid8``, set by its default ``pg_current_xact_id()``), and every append holds a shared advisory
 lock, the *writer mark* (``writer_mark``), from before its first row until it ends. The *horizon*
 (``horizon_statement``) is the oldest transaction id of an append still holding the mark, or, when
-none does, the first transaction id not yet given: every append with a smaller id has ended, so the
-rows below the horizon are final. A reader that takes only those rows, in the order (transaction
+none does, the snapshot's ``xmax`` (every transaction below it had ended or was running when the
+snapshot was taken): every append with a smaller id has ended, so the rows below the horizon are
+final. A reader that takes only those rows, in the order (transaction
 id, notification id), never passes a row that commits later and never reads one twice: its
 position is that pair, and it only grows. This is not the order of the commits themselves (a
 transaction that began writing first is read first, even when it committed last); it is an order
@@ -197,36 +198,47 @@ def writer_mark(schema: str, table: str) -> tuple[str, tuple[int, int]]:
 
 _WRITERS = """locks AS MATERIALIZED (
     SELECT locktype, database, classid, objid, objsubid, virtualtransaction, transactionid, mode,
-        pid FROM pg_locks),
+        granted, pid FROM pg_locks),
 writers AS (
-    SELECT own.transactionid::text::bigint AS xid, own.pid FROM locks AS mark
-    JOIN locks AS own ON own.virtualtransaction = mark.virtualtransaction
-    WHERE mark.locktype = 'advisory' AND mark.classid = %s AND mark.objid::bigint = %s
-    AND mark.objsubid = 2
-    AND mark.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-    AND own.locktype = 'transactionid' AND own.mode = 'ExclusiveLock')"""
+    SELECT own.transactionid::text::bigint AS xid, mark.pid FROM locks AS mark
+    LEFT JOIN locks AS own ON own.virtualtransaction = mark.virtualtransaction
+        AND own.locktype = 'transactionid' AND own.mode = 'ExclusiveLock'
+    WHERE mark.locktype = 'advisory' AND mark.granted AND mark.classid = %s
+    AND mark.objid::bigint = %s AND mark.objsubid = 2
+    AND mark.database = (SELECT oid FROM pg_database WHERE datname = current_database()))"""
 """Each transaction holding the writer mark: its transaction id (``pg_locks`` shows it as a
-32-bit ``xid``: a transaction holds its own id's lock from its first write to its end) and its
-process. ``pg_locks`` is read once (``MATERIALIZED``), so both sides are the same moment."""
+32-bit ``xid``) and its process. ``pg_locks`` is read once (``MATERIALIZED``), so both sides are
+the same moment. A transaction takes its own id's lock just after it is given the id, not at
+once: in between it holds the mark with no id in ``pg_locks`` (``xid`` is NULL), and its id may
+already be below the snapshot's ``xmax``."""
 
-_FULL_ID = "(newest - mod(newest - writers.xid, 4294967296))"
-"""A 32-bit transaction id as ``xid8``, counted back from ``newest`` (the snapshot's ``xmax``): a
-transaction still running is less than 2^31 transactions old."""
+_FULL_ID = (
+    "(newest + (mod(mod(writers.xid - newest, 4294967296) + 6442450944, 4294967296) - 2147483648))"
+)
+"""A 32-bit transaction id as ``xid8``: ``newest`` (the snapshot's ``xmax``, 64 bits) plus the
+signed distance from it, in -2^31..2^31 (a transaction still running is that near; one given its
+id after the snapshot may be above ``xmax``)."""
 
 
 def horizon_statement() -> str:
     """The horizon (module docstring) as ``xid8`` text; parameters: ``writer_mark``'s keys.
 
-    The snapshot's ``xmax`` is taken when the statement starts and ``pg_locks`` is read after:
-    a transaction given its id after the snapshot has an id from ``xmax`` on, and one given it
-    before and still writing is in ``pg_locks``. Run it before the statement that reads rows
-    below it, never inside it (that statement's snapshot must be the later one)."""
+    The snapshot is taken when the statement starts and ``pg_locks`` is read after: an append
+    given its id after the snapshot has an id from its ``xmax`` on, and one given it before and
+    still writing holds the mark in ``pg_locks``, with its id, or, in the moment before it locks
+    its id, without: then the horizon goes no further than the snapshot's ``xmin`` (the oldest
+    transaction running anywhere), which is below any id given before the snapshot and still
+    running. Run it before the statement that reads rows below it, never inside it (that
+    statement's snapshot must be the later one)."""
     return f"""WITH taken AS (
     SELECT pg_current_snapshot() AS snapshot,
+        pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS oldest,
         pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS newest),
 {_WRITERS}
 SELECT CASE WHEN pg_is_in_recovery() THEN pg_snapshot_xmin(snapshot)::text
-    ELSE COALESCE((SELECT min({_FULL_ID}) FROM writers), newest)::text END
+    ELSE COALESCE(
+        (SELECT min(CASE WHEN writers.xid IS NULL THEN oldest ELSE {_FULL_ID} END) FROM writers),
+        newest)::text END
 FROM taken"""
 
 
@@ -240,7 +252,7 @@ def horizon_holder_statement() -> str:
 SELECT {_FULL_ID}::text, writers.pid, activity.application_name, activity.state,
     EXTRACT(EPOCH FROM clock_timestamp() - activity.xact_start)::float8
 FROM taken, writers LEFT JOIN pg_stat_activity AS activity ON activity.pid = writers.pid
-ORDER BY {_FULL_ID} LIMIT 1"""
+WHERE writers.xid IS NOT NULL ORDER BY {_FULL_ID} LIMIT 1"""
 
 
 def ordered_rows_statement(schema: str, table: str) -> str:
@@ -367,7 +379,10 @@ class OrderedReads:
         if not rows:
             return None
         transaction, pid, application, state, seconds = rows[0]
-        return HorizonHolder(int(transaction), int(pid), application, state, float(seconds or 0))
+        # (A prepared transaction has no process: pid 0.)
+        return HorizonHolder(
+            int(transaction), int(pid or 0), application, state, float(seconds or 0)
+        )
 
     def ordered_rows(self, after: LogPosition, limit: int) -> list[OrderedRow]:
         """The log after a position, in (transaction id, notification id) order, as far as no

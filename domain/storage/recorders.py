@@ -280,9 +280,10 @@ class PostgresRecorder(LibraryTables, log_order.OrderedReads, PostgresRecorderHo
     def after_failed_nested_insert(self, connection: Any) -> None:
         """Roll the held transaction back whole and begin it again with the campaign's lock.
 
-        Rolling back to the insert's savepoint would keep the transaction id the failed insert
-        was given, and an open transaction with an id holds back every reader of the log on the
-        server (``log_order``) while the command reloads, decides again and backs off. The lock
+        Rolling back to the insert's savepoint would release the writer mark and keep the
+        transaction id the failed insert was given: the retry's rows would carry an id the
+        readers' horizon no longer waits for, and could be passed for good (``log_order``). The
+        lock
         is let go for the moment between the two; if it cannot be had again, the command goes
         on without it (as ``campaign_write_lock`` does) and the version key still guards it.
         """

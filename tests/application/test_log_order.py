@@ -187,7 +187,9 @@ def test_another_client_s_open_write_transaction_holds_no_reader_back(
     appends: the rolls committed meanwhile are read at once, each once."""
     campaign = app.create_campaign(game="quest-calendar", name="shared server").campaign_id
     seen = position_of(read_all(app, START)[-1])
-    url = config.database_url if where == "this database" else postgres_url
+    url = config.database_url
+    if where == "another database":
+        url = postgres_url.rsplit("/", 1)[0] + "/postgres"
     assert url is not None
     with psycopg.connect(url, autocommit=False) as stranger:
         stranger.execute("CREATE TEMPORARY TABLE scratch (n int)")
@@ -225,10 +227,65 @@ def test_every_append_takes_the_writer_mark_before_its_rows(
         ).fetchone():
             assert time.monotonic() < deadline, "the roll never asked for the writer mark"
             time.sleep(0.01)
-        assert app.campaign(campaign).version == 1  # nothing written before the mark
+        assert app.campaign(campaign).version == 1
+        # Nothing written before the mark: the waiting append has no transaction id yet.
+        assert blocker.execute(
+            "SELECT count(*) FROM pg_locks AS waiting JOIN pg_locks AS own "
+            "ON own.virtualtransaction = waiting.virtualtransaction "
+            "AND own.locktype = 'transactionid' AND own.mode = 'ExclusiveLock' "
+            "WHERE waiting.locktype = 'advisory' AND NOT waiting.granted "
+            "AND waiting.classid = %s AND waiting.objid::bigint = %s",
+            keys,
+        ).fetchone() == (0,)
         blocker.rollback()
     rolled.join(10)
     assert app.campaign(campaign).version == 2
+
+
+def test_an_append_holding_the_mark_before_its_transaction_id_is_locked_holds_the_horizon(
+    app: Questlog, config: StoreConfig
+) -> None:
+    """PostgreSQL gives a transaction its id a moment before it locks it: an append seen then
+    holds the mark with no id in ``pg_locks``, and its id may be below any other. The horizon
+    then goes no further than the oldest transaction running anywhere (here a stranger's)."""
+    with (
+        connect(config, autocommit=False) as stranger,
+        connect(config, autocommit=False) as marked,
+    ):
+        stranger.execute("CREATE TEMPORARY TABLE scratch (n int)")
+        (xid,) = stranger.execute("SELECT pg_current_xact_id()::text").fetchone() or ()
+        mark_writer(marked, app)  # the mark, and no transaction id in pg_locks
+        assert recorder(app).horizon() <= int(str(xid))
+        marked.rollback()
+        app.create_campaign(game="quest-calendar", name="after the stranger began")
+        assert recorder(app).horizon() > int(str(xid))  # the stranger alone is not waited for
+        stranger.rollback()
+
+
+@pytest.mark.parametrize("epoch", [0, 1, 7])
+@pytest.mark.parametrize(("behind", "ahead"), [(0, 0), (5, 0), (0, 3), (2**31 - 1, 0), (0, 2**20)])
+def test_a_32_bit_transaction_id_is_widened_against_the_snapshot_in_every_epoch(
+    app: Questlog, config: StoreConfig, epoch: int, behind: int, ahead: int
+) -> None:
+    """``pg_locks`` shows 32-bit ids; a running transaction's may be up to 2^31 below the
+    snapshot's ``xmax`` or (given after the snapshot) above it, across an epoch's end too."""
+    from domain.storage.log_order import _FULL_ID
+
+    for low in (10, 2**32 - 10, 2**31):
+        newest = epoch * 2**32 + low
+        full = newest - behind + ahead
+        if full < 0:
+            continue
+        with connect(config, autocommit=True) as shell:
+            (found,) = (
+                shell.execute(
+                    f"SELECT {_FULL_ID} FROM (SELECT %s::bigint AS newest, %s::bigint AS xid) "
+                    "AS writers",
+                    (newest, full % 2**32),
+                ).fetchone()
+                or ()
+            )
+        assert found == full, (newest, full)
 
 
 def test_the_append_holding_the_horizon_is_named(app: Questlog, config: StoreConfig) -> None:
