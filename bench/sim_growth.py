@@ -28,6 +28,7 @@ from uuid import UUID
 import psycopg
 from psycopg import sql
 
+from domain.storage.log_order import writer_mark
 from domain.storage.store import StoreConfig
 
 PAGE = 100
@@ -109,17 +110,23 @@ class Growth:
             began, copied = time.perf_counter(), 0
             while (missing := target - self.rows(conn)) > 0:
                 copies = max(1, min(missing, BATCH_ROWS) // per_copy)
-                conn.execute(
-                    sql.SQL(
-                        "INSERT INTO {events} (originator_id, originator_version, topic, state) "
-                        "SELECT md5(r.originator_id::text || ':' || g || ':' || "
-                        "clock_timestamp()::text)::uuid, r.originator_version, r.topic, r.state "
-                        "FROM {real} r CROSS JOIN generate_series(1, %s) g"
-                    ).format(
-                        events=self.events, real=sql.Identifier(self.schema, "sim_real_events")
-                    ),
-                    (copies,),
-                )
+                # An append's writer mark first, as every append of the events holds it, so that
+                # the views never pass these rows (domain.storage.log_order).
+                mark, keys = writer_mark(self.schema, "questlog_events")
+                with conn.transaction():
+                    conn.execute(f"SELECT {mark}", keys)
+                    conn.execute(
+                        sql.SQL(
+                            "INSERT INTO {events} (originator_id, originator_version, topic, "
+                            "state) SELECT md5(r.originator_id::text || ':' || g || ':' || "
+                            "clock_timestamp()::text)::uuid, r.originator_version, r.topic, "
+                            "r.state FROM {real} r CROSS JOIN generate_series(1, %s) g"
+                        ).format(
+                            events=self.events,
+                            real=sql.Identifier(self.schema, "sim_real_events"),
+                        ),
+                        (copies,),
+                    )
                 copied += copies * per_copy
                 note(f"  events table: {self.rows(conn):,} rows")
             conn.execute(sql.SQL("ANALYZE {}").format(self.events))
