@@ -16,6 +16,8 @@ from flask import current_app
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
+from domain.facade import NotFound
+from projections.charts import campaign_charts
 from projections.rebuild import view_status
 from projections.store import ViewStore
 from projections.views.campaigns import CampaignSummary, campaign_summaries, campaign_summary
@@ -32,6 +34,8 @@ from webapi.schemas.views import (
     CampaignRollsQuery,
     CampaignsQuery,
     CampaignWaitQuery,
+    Charts,
+    ChartsQuery,
     ExhaustionQuery,
     LedgerQuery,
     LivesQuery,
@@ -106,6 +110,29 @@ class Ledger(MethodView):
                 entry=query.get("entry"),
                 **_undone(query),
             ),
+            cid,
+        )
+
+
+@blp.route("/campaigns/<campaign>/views/charts")
+class CampaignCharts(MethodView):
+    @blp.arguments(ChartsQuery, location="query")
+    @blp.response(200, Charts)
+    @requires("read")
+    def get(self, query: dict[str, Any], campaign: str) -> Any:
+        """The table page's charts: HP and virtue, credits and debt (Quest Calendar) or each
+        party's exhaustion (Calendar Board), each series at most ``points`` points however long
+        the campaign (the first, the last, and each run's lowest and highest)."""
+        cid = campaign_id(campaign)
+        created = questlog().campaign_events(cid, after=0, limit=1)
+        if not created:
+            raise NotFound(f"Campaign {cid} does not exist.")
+        game = str(created[0].game)
+        views = [HeroTimeline, DebtLedger] if game == "quest-calendar" else [ExhaustionHistory]
+        return read(
+            views,
+            query,
+            lambda store: campaign_charts(store, str(cid), game, query["points"]),
             cid,
         )
 

@@ -45,6 +45,7 @@ OPERATION_IDS: dict[tuple[str, str], str] = {
     # views
     ("get", "/campaigns/{campaign}/views/exhaustion-history"): "getExhaustionHistory",
     ("get", "/campaigns/{campaign}/views/debt-ledger"): "getDebtLedger",
+    ("get", "/campaigns/{campaign}/views/charts"): "getCampaignCharts",
     ("get", "/campaigns/{campaign}/views/debt-spans"): "getDebtSpans",
     ("get", "/campaigns/{campaign}/views/hp-virtue"): "getHpVirtue",
     ("get", "/campaigns/{campaign}/views/hp-virtue/lives"): "getHeroLives",

@@ -140,6 +140,44 @@ class Summary(Freshness):
     summary = fields.Dict(allow_none=True, metadata={"description": "Null until the view saw it."})
 
 
+class ChartsQuery(CampaignWaitQuery):
+    points = fields.Integer(
+        load_default=400,
+        validate=validate.Range(min=4, max=1000),
+        metadata={"description": "At most this many points per series (4 to 1000)."},
+    )
+
+
+class ChartSeries(Schema):
+    """One line of a chart."""
+
+    name = fields.String()
+    cls = fields.String(metadata={"description": "The page's CSS class of the line."})
+    points = fields.List(
+        fields.List(fields.Float(), validate=validate.Length(equal=2)),
+        metadata={
+            "description": "[x, y] pairs in order of x: every point, or the first, the "
+            "last, and the lowest and highest of each run between them."
+        },
+    )
+    of = fields.Integer(metadata={"description": "How many points the whole series has."})
+
+
+class Chart(Schema):
+    """One chart of the table page: its title, what its x counts, its lines."""
+
+    title = fields.String()
+    x_label = fields.String(metadata={"description": "page, change or night."})
+    series = fields.List(fields.Nested(ChartSeries))
+
+
+class Charts(Freshness):
+    """The table page's charts of a campaign's game, drawn from its views."""
+
+    game = fields.String()
+    charts = fields.List(fields.Nested(Chart))
+
+
 class HorizonHolder(Schema):
     """The append that holds the log's horizon back, for an operator to find and end."""
 

@@ -503,7 +503,7 @@ class CampaignPage {
 
   async showCharts() {
     try {
-      clear(this.charts, await dayCharts(this.id, this.head.game, this.loadedRolls));
+      clear(this.charts, await dayCharts(this.id, this.loadedRolls));
     } catch (error) {
       clear(this.charts, h("p", { class: "muted" }, `Charts unavailable: ${explain(error)}`));
     }
