@@ -458,3 +458,18 @@ def test_the_serving_cost_bench_refuses_a_roll_the_app_did_not_answer_201(
 
     with pytest.raises(RuntimeError, match="answered 401"):
         cpu_ms_per_call(refusing, "/rolls", {}, 10)
+
+
+def test_the_chart_bytes_bench_counts_both_ways_of_reading_the_charts() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.chart_bytes", "120"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert (
+        "the charts' answer" in result.stdout and "the rows the page read before" in result.stdout
+    )
