@@ -16,6 +16,8 @@ import random
 import tempfile
 from pathlib import Path
 
+from flask.testing import FlaskClient
+
 from bench.sim_play import QuestCalendarTable, Tally
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
@@ -27,11 +29,11 @@ EARLIER_PAGES = 3
 """How many pages of a thousand rows of each view the page read before the charts route."""
 
 
-def rows_bytes(client: object, path: str) -> int:
+def rows_bytes(client: FlaskClient, path: str) -> int:
     """The bytes of a view's rows as the page read them before: pages of 1,000, at most 3."""
     total, after = 0, None
     for _ in range(EARLIER_PAGES):
-        answer = client.get(f"{path}?limit=1000" + (f"&after={after}" if after else ""))  # type: ignore[attr-defined]
+        answer = client.get(f"{path}?limit=1000" + (f"&after={after}" if after else ""))
         total += len(answer.data)
         after = answer.get_json()["next"]
         if not after:

@@ -5,13 +5,15 @@ The page used to download the rows of the views it charts (the hero's HP and vir
 ledger, the parties' exhaustion), a thousand at a time, up to three thousand: its load grew with
 the campaign's life, and past three thousand rows a chart showed only the oldest of them. Here
 the server reads the rows it needs and answers the points to draw: the x of each change (the
-count of pages played up to it, or, while one page only has been played, the change's number)
-and its value. A series longer than the limit keeps its first and last points and, of each run
-of consecutive points, the lowest and the highest (``min_max``): the line keeps every peak and
-trough a reader would look for, with at most ``limit`` points.
+count of pages played up to it, or, while one page only has been played, the change's number;
+a party's night, or its last night, for a change outside one) and its value. A series longer than
+the limit is cut into runs of consecutive points, and each run keeps its first, lowest, highest
+and last points (``decimate``): the line keeps each run's extremes and where it starts and ends,
+so a step drawn from them still falls and rises where the values did, with at most ``limit``
+points.
 
 Rows a rollback undid are left out, as the page left them out; a ledger's reversal rows stay (they
-are movements of the balance).
+are movements of the balance), and a row without a value is not drawn.
 """
 
 from __future__ import annotations
@@ -19,47 +21,47 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from projections.store import ViewStore
-from projections.views.debt_ledger import debt_ledger
-from projections.views.exhaustion import exhaustion_history
-from projections.views.hero_timeline import hero_timeline
+from domain.facade import START
+from projections.store import ViewStore, position_in
+from projections.views.debt_ledger import DebtLedger, debt_ledger
+from projections.views.exhaustion import ExhaustionHistory, exhaustion_history
+from projections.views.hero_timeline import HeroTimeline, hero_timeline
 
 DEFAULT_POINTS = 400
-"""Points per series unless the request asks for another number (at most ``MAX_POINTS``)."""
-MAX_POINTS = 1000
+"""Points per series unless the request asks for another number."""
+MIN_POINTS, MAX_POINTS = 4, 1000
+"""The fewest and most points per series a request may ask for."""
 READ_PAGE = 1000
-Point = tuple[float, float]
+Point = tuple[int, int]
 
 
-def view_rows(read: Callable[[str | None], dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    """Every row a view's reader gives, page after page, without the undone ones; and the view's
-    position when its first page was read."""
+def view_rows(read: Callable[[str | None], dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every row a view's reader gives (asked without the undone ones), page after page."""
     rows: list[dict[str, Any]] = []
-    first = read(None)
-    found, after = first, first["next"]
-    rows += found["items"]
-    while after:
+    after: str | None = None
+    while True:
         found = read(after)
         rows += found["items"]
         after = found["next"]
-    return [row for row in rows if not row.get("undone")], int(first["position"])
+        if not after:
+            return rows
 
 
-def min_max(points: list[Point], limit: int) -> list[Point]:
-    """At most ``limit`` points of a series: the first, the last, and the lowest and highest of
-    each run of consecutive points between them, in order."""
+def decimate(points: list[Point], limit: int) -> list[Point]:
+    """At most ``limit`` points of a series (``limit`` at least ``MIN_POINTS``), in order: the
+    series cut into ``limit // 4`` runs of consecutive points as even as can be, each keeping
+    its first, lowest, highest and last points (each once)."""
+    if limit < MIN_POINTS:
+        raise ValueError(f"limit must be at least {MIN_POINTS}")
     if len(points) <= limit:
         return points
-    inner = points[1:-1]
-    buckets = max(1, (limit - 2) // 2)
-    size = -(-len(inner) // buckets)  # ceiling: every point in a bucket
-    kept: list[Point] = [points[0]]
-    for start in range(0, len(inner), size):
-        run = list(enumerate(inner[start : start + size]))
+    runs = limit // 4
+    kept: list[Point] = []
+    for k in range(runs):
+        run = list(enumerate(points[k * len(points) // runs : (k + 1) * len(points) // runs]))
         low = min(run, key=lambda pair: pair[1][1])
         high = max(run, key=lambda pair: pair[1][1])
-        kept += [point for _, point in sorted({low, high})]
-    kept.append(points[-1])
+        kept += [point for _, point in sorted({run[0], low, high, run[-1]})]
     return kept
 
 
@@ -78,31 +80,35 @@ def along(rows: list[dict[str, Any]]) -> tuple[list[tuple[int, dict[str, Any]]],
     return placed, "page"
 
 
-def series(
-    name: str, cls: str, points: Iterable[Point], limit: int, rows: int | None = None
-) -> dict[str, Any]:
+def series(name: str, cls: str, points: Iterable[Point], limit: int) -> dict[str, Any]:
     every = list(points)
     return {
         "name": name,
         "cls": cls,
-        "points": [list(point) for point in min_max(every, limit)],
-        "of": len(every) if rows is None else rows,
+        "points": [list(point) for point in decimate(every, limit)],
+        "of": len(every),
     }
 
 
-def quest_calendar(store: ViewStore, campaign: str, limit: int) -> tuple[list[Any], int]:
+def quest_calendar(store: ViewStore, campaign: str, limit: int) -> list[Any]:
     """The hero's HP and virtue, and the credits and debt, over the pages."""
-    stats, position = view_rows(
-        lambda after: hero_timeline(store, campaign, after=after, limit=READ_PAGE)
+    stats = view_rows(
+        lambda after: hero_timeline(
+            store, campaign, include_undone=False, after=after, limit=READ_PAGE
+        )
     )
-    ledger, _ = view_rows(lambda after: debt_ledger(store, campaign, after=after, limit=READ_PAGE))
-    placed, x_stats = along(stats)
+    ledger = view_rows(
+        lambda after: debt_ledger(
+            store, campaign, include_undone=False, after=after, limit=READ_PAGE
+        )
+    )
+    placed, x_stats = along([row for row in stats if row["value"] is not None])
 
     def stat(name: str) -> list[Point]:
-        return [(x, float(row["value"])) for x, row in placed if row["stat"] == name]
+        return [(x, int(row["value"])) for x, row in placed if row["stat"] == name]
 
     owed, x_owed = along([row for row in ledger if row["balance_after"] is not None])
-    balance = [(x, float(row["balance_after"])) for x, row in owed]
+    balance = [(x, int(row["balance_after"])) for x, row in owed]
     charts = [
         {
             "title": "HP and virtue, event by event over the pages",
@@ -116,41 +122,53 @@ def quest_calendar(store: ViewStore, campaign: str, limit: int) -> tuple[list[An
             "title": "Credits and debt",
             "x_label": x_owed,
             "series": [
-                series("credits", "credits", ((x, max(0.0, b)) for x, b in balance), limit),
-                series("debt", "debt", ((x, max(0.0, -b)) for x, b in balance), limit),
+                series("credits", "credits", ((x, max(0, b)) for x, b in balance), limit),
+                series("debt", "debt", ((x, max(0, -b)) for x, b in balance), limit),
             ],
         },
     ]
-    return charts, position
+    return charts
 
 
-def calendar_board(store: ViewStore, campaign: str, limit: int) -> tuple[list[Any], int]:
+def nights(rows: list[dict[str, Any]]) -> list[Point]:
+    """A party's exhaustion at each change: at its night, or, for a change outside a night (no
+    night recorded), at the last night before it (0 before the first), so x never goes back."""
+    night, points = 0, []
+    for row in rows:
+        if row["to"] is None:
+            continue
+        night = int(row["night"]) if row["night"] is not None else night
+        points.append((night, int(row["to"])))
+    return points
+
+
+def calendar_board(store: ViewStore, campaign: str, limit: int) -> list[Any]:
     """Each party's exhaustion, night by night."""
-    changes, position = view_rows(
-        lambda after: exhaustion_history(store, campaign, after=after, limit=READ_PAGE)
+    changes = view_rows(
+        lambda after: exhaustion_history(
+            store, campaign, include_undone=False, after=after, limit=READ_PAGE
+        )
     )
     parties = list(dict.fromkeys(row["party"] for row in changes))
     lines = [
         series(
             f"party {party}",
             f"party{k % 4}",
-            (
-                (float(row["night"] or 0), float(row["to"]))
-                for row in changes
-                if row["party"] == party
-            ),
+            nights([row for row in changes if row["party"] == party]),
             limit,
         )
         for k, party in enumerate(parties)
     ]
-    return [{"title": "Exhaustion per night, per party", "x_label": "night", "series": lines}], (
-        position
-    )
+    return [{"title": "Exhaustion per night, per party", "x_label": "night", "series": lines}]
 
 
 def campaign_charts(store: ViewStore, campaign: str, game: str, limit: int) -> dict[str, Any]:
-    """The charts of a campaign's game, each series at most ``limit`` points, with the position
-    of the first view read (``position``, for the freshness ``read`` adds)."""
-    draw = quest_calendar if game == "quest-calendar" else calendar_board
-    charts, position = draw(store, campaign, limit)
-    return {"game": game, "charts": charts, "position": position}
+    """The charts of a campaign's game, each series at most ``limit`` points, with ``position``:
+    that of the view read least far along the log (read before the rows, so the rows hold at
+    least what it says), for the freshness ``read`` adds."""
+    quest = game == "quest-calendar"
+    names = [HeroTimeline.name, DebtLedger.name] if quest else [ExhaustionHistory.name]
+    positions = store.positions()
+    behind = min((position_in(positions.get(name)) for name in names), default=START)
+    charts = (quest_calendar if quest else calendar_board)(store, campaign, limit)
+    return {"game": game, "charts": charts, "position": behind.notification}

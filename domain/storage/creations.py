@@ -7,8 +7,10 @@ ever stored. A partial index holding only the creation events (``questlog_campai
 ``WHERE topic = 'questlog.CampaignCreated'``) finds a page in as many rows as it lists, on both
 stores; every other event's insert only tests the index's condition. The statement names the
 topic as a literal, not a parameter, so that each store's planner can prove the index applies.
-A store written by an earlier release gets the index when it first opens (the statement runs
-with the tables' others): one pass over the events table, about a second a million events.
+A store written by an earlier release gets the index when it first opens: one pass over the
+events table, about a second a million events (on PostgreSQL under the upgrade's lock timeout,
+``log_order.ensure_index``: a long transaction holding the table makes the start fail with its
+cause, instead of every append queueing behind the build).
 """
 
 from __future__ import annotations
@@ -41,6 +43,11 @@ class CampaignCreations:
 
     def _fetch(self, statement: str, params: tuple[Any, ...]) -> list[Any]:
         raise NotImplementedError
+
+    def creation_index_statements(self) -> list[str]:
+        """The index's CREATE, run with the tables' others (the PostgreSQL recorder builds it in
+        ``create_table`` instead, under a lock timeout)."""
+        return [self.creations_index_statement()]
 
     def creations_index_statement(self) -> str:
         """CREATE statement of the partial index over the creation events."""

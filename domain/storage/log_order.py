@@ -166,6 +166,17 @@ def upgrade(transaction: Transaction, schema: str, table: str) -> bool:
     return held
 
 
+def ensure_index(transaction: Transaction, schema: str, name: str, create: str, what: str) -> None:
+    """Create an index of the events table if the schema has none of that name, under
+    ``LOCK_TIMEOUT`` (``UpgradeBlocked`` naming ``what`` if a long transaction holds the table):
+    ``CREATE INDEX IF NOT EXISTS`` alone would wait for the table's lock even when the index is
+    there, and every append would queue behind it."""
+    with transaction() as cursor:
+        found = "SELECT 1 FROM pg_indexes WHERE schemaname = %s AND indexname = %s"
+        if not _exists(cursor, found, (schema, name)):
+            _locked_step(cursor, [create], what)
+
+
 def forget_foreign_transactions(cursor: Any, schema: str, table: str) -> None:
     """Clear every row's transaction id when one is ahead of this server's: the rows came from
     another server (a ``pg_dump`` restored here), whose transaction ids mean nothing here. Their

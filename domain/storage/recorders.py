@@ -23,6 +23,7 @@ from domain.storage.advisory_locks import (
     campaign_lock_keys,
     session_lock,
 )
+from domain.storage.creations import CREATIONS_INDEX
 from domain.storage.es_compat import (
     PostgresRecorderHooks,
     SQLiteRecorderHooks,
@@ -346,6 +347,17 @@ class PostgresRecorder(LibraryTables, log_order.OrderedReads, PostgresRecorderHo
 
         if log_order.upgrade(transaction, self.datastore.schema, self.events_table_name):
             log.info("events table upgraded: each new event records its transaction id")
+        log_order.ensure_index(
+            transaction,
+            self.datastore.schema,
+            CREATIONS_INDEX,
+            self.creations_index_statement(),
+            "index the campaigns' creation events",
+        )
+
+    def creation_index_statements(self) -> list[str]:
+        """None with the tables' others: ``create_table`` builds it under a lock timeout."""
+        return []
 
     def signing_ring(self) -> str | None:
         """The signing key ring's JSON kept in the store, if any."""

@@ -128,7 +128,7 @@ class SideTables(ForkIndex, CampaignCreations):
             f"CREATE TABLE IF NOT EXISTS {self._table(TOKEN_ROLES_TABLE)} ("
             "token_id TEXT PRIMARY KEY, role TEXT NOT NULL)",
             *self.fork_table_statements(),
-            self.creations_index_statement(),
+            *self.creation_index_statements(),
         ]
 
     def _sql(self, statement: str) -> str:

@@ -8,8 +8,11 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
+from domain.facade import LogPosition
 from domain.service.application import Questlog
-from projections.charts import min_max
+from projections.charts import decimate
+from projections.store import ViewStore
+from projections.views.debt_ledger import DebtLedger
 from tests.api.test_view_routes import api, client, column, get, match, synced, views, week
 
 __all__ = ["api", "client", "match", "synced", "views", "week"]  # the fixtures used here
@@ -72,7 +75,11 @@ def test_the_calendar_board_chart_is_each_partys_exhaustion_by_night(
     for line in chart["series"]:
         party = line["name"].removeprefix("party ")
         rows = [r for r in history if r["party"] == party and not r["undone"]]
-        assert [tuple(p) for p in line["points"]] == [(r["night"] or 0, r["to"]) for r in rows]
+        assert [y for _, y in line["points"]] == [r["to"] for r in rows]
+        xs = [x for x, _ in line["points"]]
+        assert xs == sorted(xs)  # a change outside a night stays at the last night
+        nights = [r["night"] for r in rows if r["night"] is not None]
+        assert [x for x, r in zip(xs, rows, strict=True) if r["night"] is not None] == nights
 
 
 def test_a_series_longer_than_points_keeps_its_ends_and_extremes(
@@ -86,20 +93,26 @@ def test_a_series_longer_than_points_keeps_its_ends_and_extremes(
     assert max(y for _, y in credits["points"]) == max(y for _, y in full)
 
 
-def test_min_max_bounds_a_series_and_keeps_its_order_its_ends_and_every_extreme() -> None:
+def test_decimate_bounds_a_series_and_keeps_its_order_its_ends_and_every_runs_extremes() -> None:
     rng = random.Random(7)
-    for length in (0, 1, 2, 5, 399, 400, 401, 3_000, 30_001):
-        points = [(float(x), float(rng.randint(-50, 50))) for x in range(length)]
+    for length in (0, 1, 2, 5, 399, 400, 401, 1_000, 3_000, 30_001):
+        points = [(x, rng.randint(-50, 50)) for x in range(length)]
         for limit in (4, 5, 400):
-            kept = min_max(points, limit)
-            assert len(kept) <= max(limit, 0) or kept == points
-            assert kept == sorted(kept) and set(kept) <= set(points)
-            if length > limit:
-                assert kept[0] == points[0] and kept[-1] == points[-1]
-                assert min(p[1] for p in kept) == min(p[1] for p in points)
-                assert max(p[1] for p in kept) == max(p[1] for p in points)
-            else:
+            kept = decimate(points, limit)
+            if length <= limit:
                 assert kept == points
+                continue
+            assert len(kept) <= limit and kept == sorted(kept) and set(kept) <= set(points)
+            assert len(kept) >= min(length, limit) * 3 // 4  # the budget is used
+            assert kept[0] == points[0] and kept[-1] == points[-1]
+            assert min(y for _, y in kept) == min(y for _, y in points)
+            assert max(y for _, y in kept) == max(y for _, y in points)
+    # a one-point dip keeps the points around it: the stepped line rises again where it did
+    flat = [(x, 10) for x in range(1_000)]
+    flat[500] = (500, 0)
+    kept = decimate(flat, 40)
+    after = kept[kept.index((500, 0)) + 1]
+    assert after[1] == 10 and after[0] <= 525
 
 
 def test_bad_points_and_unknown_campaigns_are_refused_by_name(
@@ -110,3 +123,17 @@ def test_bad_points_and_unknown_campaigns_are_refused_by_name(
         assert "points" in errors
     unknown = "00000000-0000-4000-8000-000000000000"
     assert "does not exist" in get(client, f"/campaigns/{unknown}/views/charts", 404)["detail"]
+
+
+def test_the_charts_say_how_far_the_view_furthest_behind_got(
+    client: FlaskClient, views: ViewStore, synced: dict[str, str]
+) -> None:
+    """The credits come from the ledger and the HP from the hero's timeline: the answer's
+    position is the one further behind, so a stale ledger never reads as current."""
+    week = synced["week"]
+    with views.write() as cursor:
+        views.set_position(cursor, DebtLedger.name, LogPosition(0, 5), 5)
+    answer = get(client, f"/campaigns/{week}/views/charts?timeout=0")
+    ledger = get(client, f"/campaigns/{week}/views/debt-ledger?timeout=0")
+    assert answer["position"] == ledger["position"] == 5
+    assert answer["lag"] == ledger["lag"] > 0

@@ -11,12 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+import pytest
 from psycopg import sql
 
 from domain.model.campaign import Campaign
 from domain.service.application import Questlog
 from domain.storage.creations import CREATIONS_INDEX
 from domain.storage.store import StoreConfig
+from tests.conftest import StoreFactory
 
 RELEASE = Path(__file__).resolve().parents[1] / "fixtures" / "release-2026-12-01.sqlite3"
 
@@ -82,5 +84,25 @@ def test_a_store_from_an_earlier_release_gets_the_index_when_it_opens(tmp_path: 
         items, _ = app.list_campaigns(limit=50)
         assert items, "the release's campaigns are listed"
         assert CREATIONS_INDEX in plan(app.config, app)
+    finally:
+        app.close()
+
+
+@pytest.mark.postgres
+def test_a_postgres_store_without_the_index_gets_it_when_it_opens(factory: StoreFactory) -> None:
+    config = factory.new()
+    app = Questlog(config)
+    app.create_campaign(game="quest-calendar", name="before the index")
+    app.close()
+    assert config.database_url is not None
+    with psycopg.connect(config.database_url, autocommit=True) as connection:
+        schema = sql.Identifier(str(config.postgres_schema))
+        connection.execute(
+            sql.SQL("DROP INDEX {}.{}").format(schema, sql.Identifier(CREATIONS_INDEX))
+        )
+    app = Questlog(config)
+    try:
+        assert [str(e.name) for _, e in app.list_campaigns(limit=5)[0]] == ["before the index"]
+        assert CREATIONS_INDEX in plan(config, app)
     finally:
         app.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from domain.facade import COMPARTMENTS, GAMES, WEATHERS
+from projections.charts import DEFAULT_POINTS, MAX_POINTS, MIN_POINTS
 from webapi.schemas.fields import MAX_POSITION, Text, Timestamp
 
 MAX_WAIT = 10.0
@@ -142,9 +143,11 @@ class Summary(Freshness):
 
 class ChartsQuery(CampaignWaitQuery):
     points = fields.Integer(
-        load_default=400,
-        validate=validate.Range(min=4, max=1000),
-        metadata={"description": "At most this many points per series (4 to 1000)."},
+        load_default=DEFAULT_POINTS,
+        validate=validate.Range(min=MIN_POINTS, max=MAX_POINTS),
+        metadata={
+            "description": f"At most this many points per series ({MIN_POINTS} to {MAX_POINTS})."
+        },
     )
 
 
