@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,7 @@ from typing import Any
 
 from rich.console import Console
 
+from bench.http_bench import LoggedServer
 from bench.load import free_port
 from bench.server import create_bench_token
 from domain.service.application import Questlog
@@ -83,29 +83,32 @@ class Run:
         return self.end_mb - self.start_mb
 
 
+class QuestlogServe(LoggedServer):
+    """``questlog serve`` on a store, its output in a log file (``bench.http_bench``)."""
+
+    label = "questlog serve"
+
+    def __init__(self, db: Path, log: Path) -> None:
+        self.port = free_port()
+        self.open_log(log)
+        self.process = subprocess.Popen(
+            [*QUESTLOG, "serve", "--host", "127.0.0.1", "--port", str(self.port)],
+            env={**os.environ, "QUESTLOG_DB": str(db)},
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+
+
 def measure(folder: Path, *, events: int, audits: int, clients: int) -> Run:
     """Build the store, serve it, audit it; the server's RSS before and after."""
     db = folder / "questlog.db"
     cid = build(db, events)
     _, token = create_bench_token(StoreConfig(sqlite_path=db))
-    port = free_port()
-    env = {**os.environ, "QUESTLOG_DB": str(db)}
-    server = subprocess.Popen(
-        [*QUESTLOG, "serve", "--host", "127.0.0.1", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    server = QuestlogServe(db, folder / "serve.log")
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                get(port, f"/campaigns/{cid}", token)
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("questlog serve did not start") from None
-                time.sleep(0.2)
+        server.wait_ready()
+        port = server.port
+        get(port, f"/campaigns/{cid}", token)  # the first read: what every table does
         start = rss_mb(server.pid)
         peak = start
         left = list(range(audits))
@@ -141,12 +144,7 @@ def measure(folder: Path, *, events: int, audits: int, clients: int) -> Run:
         end = rss_mb(server.pid)
         return Run(events, audits, start, end, peak, took * clients / audits)
     finally:
-        os.kill(server.pid, signal.SIGTERM)
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            os.kill(server.pid, signal.SIGKILL)
-            server.wait(10)
+        server.stop()
 
 
 def main(argv: list[str] | None = None) -> int:

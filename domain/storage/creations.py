@@ -24,7 +24,8 @@ from domain.model.campaign import Campaign
 CREATIONS_INDEX = "questlog_campaign_creations"
 CREATED_TOPIC = Campaign.Created.TOPIC
 """The topic of a campaign's creation event, as stored (a literal in the SQL below)."""
-assert "'" not in CREATED_TOPIC
+if "'" in CREATED_TOPIC:  # written into SQL as a literal below
+    raise RuntimeError(f"the creation topic cannot be an SQL literal: {CREATED_TOPIC}")
 
 
 class CampaignCreations:

@@ -31,10 +31,12 @@ SHORT_VIEWS += ["--views-rate", "50"]  # a rate a slow CI machine keeps to (the 
 # at 100/s one run sent at 72/s and failed its part)
 
 
-def bench_run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``python -m bench.run ARGS`` from the repository root, as a user runs it."""
+def run_module(
+    module: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m MODULE ARGS`` from the repository root, as a user runs it, its output kept."""
     return subprocess.run(
-        [sys.executable, "-m", "bench.run", *args],
+        [sys.executable, "-m", module, *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -42,6 +44,11 @@ def bench_run(*args: str, env: dict[str, str] | None = None) -> subprocess.Compl
         check=False,
         env={**os.environ, **(env or {})},
     )
+
+
+def bench_run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m bench.run ARGS``."""
+    return run_module("bench.run", *args, env=env)
 
 
 @pytest.mark.postgres
@@ -215,14 +222,8 @@ def test_two_process_contention_bench_completes_with_every_roll_stored_once(
 ) -> None:
     # Issue 10, point 2: two real `questlog serve` processes on one schema. The bench exits
     # non-zero if an acknowledged roll is not stored exactly once or the chain does not verify.
-    result = subprocess.run(
-        [sys.executable, "-m", "bench.contention", "--quick"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={**os.environ, "QUESTLOG_BENCH_DATABASE_URL": postgres_url},
+    result = run_module(
+        "bench.contention", "--quick", env={"QUESTLOG_BENCH_DATABASE_URL": postgres_url}
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert "PASS  no 5xx" in result.stdout
@@ -230,16 +231,8 @@ def test_two_process_contention_bench_completes_with_every_roll_stored_once(
 
 
 def simulate(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``python -m bench.simulate ARGS`` from the repository root."""
-    return subprocess.run(
-        [sys.executable, "-m", "bench.simulate", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={**os.environ, **(env or {})},
-    )
+    """``python -m bench.simulate ARGS``."""
+    return run_module("bench.simulate", *args, env=env)
 
 
 @pytest.mark.postgres
@@ -461,14 +454,7 @@ def test_the_serving_cost_bench_refuses_a_roll_the_app_did_not_answer_201(
 
 
 def test_the_chart_bytes_bench_counts_both_ways_of_reading_the_charts() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "bench.chart_bytes", "120"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    result = run_module("bench.chart_bytes", "120")
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert (
         "the charts' answer" in result.stdout and "the rows the page read before" in result.stdout

@@ -5,18 +5,15 @@
 from __future__ import annotations
 
 import platform
-import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 
+from tests.api.test_bench_smoke import run_module
 from webapi.http import memory
 from webapi.routes import campaigns
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_an_audit_gives_its_memory_back(
@@ -41,13 +38,6 @@ def test_the_c_library_s_trim_is_found_on_glibc() -> None:
 
 @pytest.mark.slow
 def test_the_memory_benchmark_runs() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.audit_memory", "--quick"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_module("bench.audit_memory", "--quick")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "RSS after 4 audits of 2,000 events" in done.stdout
