@@ -4,9 +4,13 @@ points whatever the campaign's length.
 The page used to download the rows of the views it charts (the hero's HP and virtue, the debt
 ledger, the parties' exhaustion), a thousand at a time, up to three thousand: its load grew with
 the campaign's life, and past three thousand rows a chart showed only the oldest of them. Here
-the server reads the rows it needs and answers the points to draw: the x of each change (the
-count of pages played up to it, or, while one page only has been played, the change's number;
-a party's night, or its last night, for a change outside one) and its value. A series longer than
+the server reads the rows it needs and answers the points to draw: the x of each change and its
+value. The x is drawn as the page drew it: for a Quest Calendar chart, the number of distinct
+page dates among that chart's own changes up to this one (a page with no change of the chart is
+not counted, so x counts the pages on which the chart changed, not the page's number, and one
+page can sit at a different x on the two charts), or, while the chart's changes are all on one
+page, the change's number (axis "change"); for a party's exhaustion, its night, or its last night
+for a change outside one. A series longer than
 the limit is cut into runs of consecutive points, and each run keeps its first, lowest, highest
 and last points (``decimate``): the line keeps each run's extremes and where it starts and ends,
 so a step drawn from them still falls and rises where the values did, with at most ``limit``
@@ -66,8 +70,8 @@ def decimate(points: list[Point], limit: int) -> list[Point]:
 
 
 def along(rows: list[dict[str, Any]]) -> tuple[list[tuple[int, dict[str, Any]]], str]:
-    """Each row with its x, and the axis' name: the pages played up to it when more than one
-    page has been, else the change's number."""
+    """Each row with its x, and the axis' name: the distinct page dates among the rows up to it
+    ("page") when the rows span more than one, else the row's number ("change")."""
     dates = {row["page_date"] for row in rows if row.get("page_date")}
     if len(dates) <= 1:
         return [(k + 1, row) for k, row in enumerate(rows)], "change"
