@@ -84,7 +84,7 @@ class Context:
         declared: Mapping[str, EventType] | None = None,
         figures: Figures | None = None,
     ) -> None:
-        self.state: dict[str, Any] = patch.copy_json(dict(state))
+        self.state: dict[str, Any] = patch.working_copy(dict(state))
         self.declared = declared
         self.figures = figures
         """The game's tracked figures; every ``emit`` records those it changed."""

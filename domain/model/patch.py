@@ -7,8 +7,11 @@ an event is a mechanical assignment, and a replay shows exactly what each event 
 from __future__ import annotations
 
 import marshal
+from collections.abc import Iterator
 from copy import deepcopy
-from typing import Any
+from itertools import compress
+from operator import is_not
+from typing import Any, SupportsIndex
 
 import orjson
 
@@ -57,25 +60,141 @@ def copy_json(value: Any) -> Any:
         return deepcopy(value)
 
 
+SHARED_FROM = 32
+"""A list of at least this many items is shared item by item in a working copy (``SharedItems``)."""
+
+
+class SharedItems(list[Any]):
+    """A long list of a working copy (``working_copy``): its items are the original's until reached.
+
+    Copying a long page's checks whole for every command made a command cost the page's length.
+    This list starts as a new list of the original's item objects, and each item is copied the
+    first time anything reaches it (indexing, slicing, iterating, popping, concatenating), so a
+    handler may change whatever it reaches and the original state never changes, while a command
+    that only appends copies nothing before. ``diff`` and ``same`` read the items as they are,
+    skipping those still shared with the other side.
+    """
+
+    __slots__ = ("_original", "_shared")
+
+    def __init__(self, original: list[Any]) -> None:
+        super().__init__(original)
+        self._original = original
+        self._shared: set[int] | None = None
+
+    def _reach(self, index: int) -> Any:
+        item = list.__getitem__(self, index)
+        if not isinstance(item, dict | list):
+            return item
+        if self._shared is None:
+            self._shared = set(map(id, self._original))
+        if id(item) in self._shared:
+            item = working_copy(item)
+            list.__setitem__(self, index, item)
+        return item
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self._reach(i) for i in range(*index.indices(len(self)))]
+        list.__getitem__(self, index)  # an IndexError or TypeError as a list gives it
+        return self._reach(index)
+
+    def __iter__(self) -> Iterator[Any]:
+        index = 0
+        while index < len(self):
+            yield self._reach(index)
+            index += 1
+
+    def __reversed__(self) -> Iterator[Any]:
+        index = len(self) - 1
+        while 0 <= index < len(self):
+            yield self._reach(index)
+            index -= 1
+
+    def pop(self, index: SupportsIndex = -1) -> Any:
+        item = self[index]
+        list.pop(self, index)
+        return item
+
+    def copy(self) -> list[Any]:
+        return list(iter(self))
+
+    def __copy__(self) -> list[Any]:
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
+        return deepcopy(list(list.__iter__(self)), memo)
+
+    def __add__(self, other: Any) -> Any:
+        return self.copy() + other
+
+    def __radd__(self, other: Any) -> Any:
+        return other + self.copy()
+
+    def __mul__(self, times: SupportsIndex) -> Any:
+        return self.copy() * times
+
+    __rmul__ = __mul__
+
+
+def working_copy(value: Any) -> Any:
+    """A copy of a JSON value for a command to change: the same document, sharing nothing that
+    may change with ``value`` except the items of its long lists, each copied when first reached
+    (``SharedItems``). It costs the state without its long lists, whatever their length."""
+    kind = type(value)
+    if kind is dict:
+        return {key: working_copy(item) for key, item in value.items()}
+    if kind is list:
+        if len(value) >= SHARED_FROM:
+            return SharedItems(value)
+        return [working_copy(item) for item in value]
+    if kind is str or kind is int or value is None or kind is bool or kind is float:
+        return value
+    return copy_json(value)
+
+
+def _unshared(before: list[Any], after: list[Any], count: int) -> Iterator[int]:
+    """The indices below ``count`` where two lists hold different objects (items as stored)."""
+    return compress(range(count), map(is_not, list.__iter__(before), list.__iter__(after)))
+
+
 def same(before: Any, after: Any) -> bool:
     """Whether two JSON values are the same document, types included (``1`` is not ``true``
-    and not ``1.0``, although Python's ``==`` says so): ``diff`` skips such a subtree whole."""
+    and not ``1.0``, although Python's ``==`` says so): ``diff`` skips such a subtree whole.
+
+    A working copy's long list (``SharedItems``) is compared item by item, skipping the items
+    both sides still share, so it costs what the command reached, not the list's length; a
+    document holding one is compared key by key by ``diff`` instead."""
     if before is after:
         return True
-    if before != after:
+    if isinstance(before, SharedItems) or isinstance(after, SharedItems):
+        if not isinstance(before, list) or not isinstance(after, list) or len(before) != len(after):
+            return False
+        return all(
+            same(list.__getitem__(before, i), list.__getitem__(after, i))
+            for i in _unshared(before, after, len(before))
+        )
+    if type(before) is not type(after) or before != after:
         return False
-    try:
-        return orjson.dumps(before) == orjson.dumps(after)
+    try:  # ``after`` first: a working copy's long list stops it before anything is serialised
+        return _exact(after) == _exact(before)
     except (TypeError, orjson.JSONEncodeError):
-        return False  # not plain JSON (an int beyond 64 bits): compared key by key instead
+        return False  # a long list of a working copy, or an int beyond 64 bits: key by key
+
+
+def _exact(value: Any) -> bytes:
+    """A value's JSON with its types (a ``SharedItems`` inside is refused: TypeError)."""
+    return orjson.dumps(value, option=orjson.OPT_PASSTHROUGH_SUBCLASS)
 
 
 def diff(before: Any, after: Any, path: str = "") -> list[Op]:
     """The operations that turn ``before`` into ``after`` (objects key by key, lists by index).
 
-    A subtree that is the same on both sides (``same``) is skipped without walking it, so the
-    cost follows what changed, not the size of the state."""
-    if type(before) is not type(after):
+    A subtree that is the same on both sides (``same``) is skipped without walking it, and a list
+    item that is one object on both sides is not looked at, so the cost follows what changed and
+    what a working copy did not share, not the size of the state."""
+    both_lists = isinstance(before, list) and isinstance(after, list)
+    if type(before) is not type(after) and not both_lists:
         return [{"op": "replace", "path": path, "value": copy_json(after)}]
     if isinstance(before, dict | list) and same(before, after):
         return []
@@ -91,23 +210,27 @@ def diff(before: Any, after: Any, path: str = "") -> list[Op]:
             else:
                 ops.extend(diff(before[key], value, child))
         return ops
-    if isinstance(before, list):
-        ops = []
-        common = min(len(before), len(after))
-        if common < len(before) or common < len(after):  # grew or shrank: often only at the end
-            start = common if same(before[:common], after[:common]) else 0
-        else:
-            start = 0
-        for index in range(start, common):
-            ops.extend(diff(before[index], after[index], f"{path}/{index}"))
-        for index in range(len(before) - 1, common - 1, -1):
-            ops.append({"op": "remove", "path": f"{path}/{index}"})
-        for index in range(common, len(after)):
-            ops.append({"op": "add", "path": f"{path}/{index}", "value": copy_json(after[index])})
-        return ops
+    if both_lists:
+        return _list_diff(before, after, path)
     if before != after:
         return [{"op": "replace", "path": path, "value": copy_json(after)}]
     return []
+
+
+def _list_diff(before: list[Any], after: list[Any], path: str) -> list[Op]:
+    """``diff`` of two lists, by index: the items both hold, then removals from the end, then
+    additions at the end."""
+    ops: list[Op] = []
+    common = min(len(before), len(after))
+    for index in _unshared(before, after, common):
+        item = list.__getitem__(after, index)
+        ops.extend(diff(list.__getitem__(before, index), item, f"{path}/{index}"))
+    for index in range(len(before) - 1, common - 1, -1):
+        ops.append({"op": "remove", "path": f"{path}/{index}"})
+    for index in range(common, len(after)):
+        item = list.__getitem__(after, index)
+        ops.append({"op": "add", "path": f"{path}/{index}", "value": copy_json(item)})
+    return ops
 
 
 def apply(document: Any, ops: list[Op]) -> Any:

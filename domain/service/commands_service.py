@@ -19,6 +19,7 @@ from copy import deepcopy
 from typing import Any
 from uuid import UUID, uuid4
 
+import orjson
 from eventsourcing.persistence import IntegrityError
 
 from domain.model.access import Membership, Token, actor_label, current_actor
@@ -56,9 +57,29 @@ before each command on it (``CommandService.execute``)."""
 MAX_CONTENDED = 10_000
 """Contention marks kept before the expired ones are swept out."""
 SNAPSHOT_INTERVAL = 100
+"""A campaign's snapshot is due every this many versions while its state is small."""
+SNAPSHOT_BYTES = 64 * 1024
+"""A state this large or larger is snapshot at a stride as many times the interval as it is times
+this size (a power of two): a snapshot copies the whole state, so a state that grows with the
+events (a long page's checks) would make the snapshots grow with the square of the campaign."""
 STORE_RETRY_SECONDS = 2.0
 """How long a command keeps trying through store failures that stored nothing, before a 503."""
 log = logging.getLogger("questlog.store")
+
+
+def snapshot_due(version: int, state: Any) -> bool:
+    """Whether a campaign's snapshot is due at ``version``: every ``SNAPSHOT_INTERVAL`` versions,
+    and for a state of ``SNAPSHOT_BYTES`` or more at a stride doubled for each doubling of its size
+    (measured on the state in hand), so the snapshots' bytes grow as the events' do, and a load
+    applies at most as many events as the snapshot it starts from is large."""
+    if version % SNAPSHOT_INTERVAL:
+        return False
+    try:
+        size = len(orjson.dumps(state))
+    except (TypeError, orjson.JSONEncodeError):  # an int beyond 64 bits: sized as a small state
+        size = 0
+    stride = SNAPSHOT_INTERVAL << max(0, (size // SNAPSHOT_BYTES).bit_length() - 1)
+    return version % stride == 0
 
 
 class MetAnotherProcess(Exception):
@@ -112,7 +133,9 @@ class CommandService(Reading):
             return
         for event in events:
             campaign = aggregates.get(event.originator_id)
-            if not isinstance(campaign, Campaign) or event.originator_version % SNAPSHOT_INTERVAL:
+            if not isinstance(campaign, Campaign) or not snapshot_due(
+                event.originator_version, campaign.state
+            ):
                 continue
             if campaign.version == event.originator_version:
                 snapshot_class: Any = Campaign.Snapshot
