@@ -19,7 +19,9 @@
 (i) reads that must cost what they return: a campaign's answer in a small store and a large one,
     and the first page of a short campaign's events and of a long one's (``bench/read_growth.py``);
 (j) on PostgreSQL, 200 rolls acknowledged while another client's write transaction stays open:
-    how many the views hold within 1 s (``bench/horizon.py``).
+    how many the views hold within 1 s (``bench/horizon.py``);
+(k) a ``trait_check`` on a page of 3,000 checks against one on a fresh page: CPU and answer bytes
+    (``bench/long_page.py``).
 
 The views' lag (e) is measured under a load scaled to this machine: 70 % of the roll rate part
 (a) measured (``--views-rate`` sets it instead), so that it gives a verdict on any machine.
@@ -58,6 +60,7 @@ from bench.domain_bench import measure_domain
 from bench.horizon import horizon_json, horizon_table, measure_horizon
 from bench.http_bench import BenchError, measure_http
 from bench.load import free_port
+from bench.long_page import long_page_json, long_page_table, measure_long_page
 from bench.read_growth import growth_json, growth_table, measure_growth
 from bench.report import domain_json, http_json, http_table, targets_table, verdict
 from bench.scale import URL, measure_scale, scale_json, scale_table
@@ -78,6 +81,29 @@ LAG_SHARE = 0.7
 """The lag's load, as a share of the roll rate part (a) measured on this machine."""
 LAG_RATE_WITHOUT_A = 300.0
 """The lag's load when part (a) did not run and ``--views-rate`` is not given."""
+
+PART_SKIPS = (
+    "skip_http",
+    "skip_domain",
+    "skip_views",
+    "skip_scale",
+    "skip_versus",
+    "skip_dataset",
+    "skip_growth",
+    "skip_horizon",
+    "skip_long_page",
+)
+"""The flags that leave a part out."""
+ONLY: dict[str, tuple[str, ...]] = {
+    "horizon_only": ("skip_horizon",),
+    "growth_only": ("skip_growth",),
+    "dataset_only": ("skip_dataset",),
+    "versus_only": ("skip_versus",),
+    "long_page_only": ("skip_long_page",),
+    "views_only": ("skip_views", "skip_scale"),
+    "scale_only": ("skip_views", "skip_scale"),
+}
+"""Each ``--*-only`` flag and the parts it keeps (the views and scale-out share one store)."""
 
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 132)
 
@@ -162,6 +188,8 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, argparse.Namespace]:
     parser.add_argument("--growth-only", action="store_true", help="run only part (i)")
     parser.add_argument("--skip-horizon", action="store_true", help="skip part (j)")
     parser.add_argument("--horizon-only", action="store_true", help="run only part (j)")
+    parser.add_argument("--skip-long-page", action="store_true", help="skip part (k)")
+    parser.add_argument("--long-page-only", action="store_true", help="run only part (k)")
     parser.add_argument("--skip-versus", action="store_true", help="skip part (g)")
     parser.add_argument("--versus-only", action="store_true", help="run only part (g)")
     parser.add_argument(
@@ -432,6 +460,16 @@ def main(argv: list[str] | None = None) -> int:
         console.print(growth_table(run))
         return None
 
+    def long_page_part() -> str | None:
+        checks = 300 if settings.quick else 3_000
+        console.print(f"[bold](k)[/bold] a command on a page of {checks:,} checks")
+        run = measure_long_page(
+            workdir / "long-page", long=checks, rounds=2 if settings.quick else 5
+        )
+        results.record("long_page", long_page_json(run))
+        console.print(long_page_table(run))
+        return None
+
     def horizon_part() -> str | None:
         console.print("[bold](j)[/bold] the views beside another client's open transaction")
         phases = measure_horizon()
@@ -439,21 +477,10 @@ def main(argv: list[str] | None = None) -> int:
         console.print(horizon_table(phases))
         return None
 
-    if args.horizon_only:
-        args.skip_http = args.skip_domain = args.skip_views = args.skip_scale = True
-        args.skip_versus = args.skip_dataset = args.skip_growth = True
-    if args.growth_only:
-        args.skip_http = args.skip_domain = args.skip_views = args.skip_scale = True
-        args.skip_versus = args.skip_dataset = args.skip_horizon = True
-    if args.dataset_only:
-        args.skip_http = args.skip_domain = args.skip_views = True
-        args.skip_scale = args.skip_versus = args.skip_growth = args.skip_horizon = True
-    if args.versus_only:
-        args.skip_http = args.skip_domain = args.skip_views = args.skip_scale = True
-        args.skip_dataset = args.skip_growth = args.skip_horizon = True
-    if args.views_only or args.scale_only:
-        args.skip_http = args.skip_domain = args.skip_versus = args.skip_dataset = True
-        args.skip_growth = args.skip_horizon = True
+    for flag, kept in ONLY.items():
+        if getattr(args, flag):
+            for skip in PART_SKIPS:
+                setattr(args, skip, getattr(args, skip) or skip not in kept)
     if args.scale_only:
         args.skip_views = True
     if args.views_only:
@@ -478,6 +505,8 @@ def main(argv: list[str] | None = None) -> int:
         parts.append(("growth", growth_part))
     if not args.skip_horizon and not args.no_postgres:
         parts.append(("horizon", horizon_part))
+    if not args.skip_long_page:
+        parts.append(("long_page", long_page_part))
     try:
         for name, part in parts:
             try:

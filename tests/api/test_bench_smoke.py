@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 PARTS = ("http", "domain", "views_sqlite", "views_postgres", "views_lag", "versus", "dataset")
-PARTS += ("growth", "horizon")
+PARTS += ("growth", "horizon", "long_page")
 SHORT_VIEWS = ["--views-events", "1000", "--views-baseline", "200", "--views-seconds", "2"]
 SHORT_VIEWS += ["--views-rate", "50"]  # a rate a slow CI machine keeps to (the lag checks it:
 # at 100/s one run sent at 72/s and failed its part)
@@ -106,6 +106,10 @@ def test_bench_quick_run_measures_every_part_with_access_control_on(
     stranger, own = data["horizon"]  # another client's open transaction, then one of ours
     assert stranger["applied_within"] == stranger["rolls"] == 200 and stranger["met"]
     assert own["applied_while_held"] == 0 and own["all_applied_after"] is not None
+    long_page = data["long_page"]  # a command on a long page against one on a fresh page
+    assert long_page["checks"] == 300 and long_page["fresh_ms"] > 0 and long_page["long_ms"] > 0
+    assert long_page["long_full_bytes"] > 3 * long_page["fresh_full_bytes"]  # the whole state
+    assert long_page["bytes_ratio"] < 1.1 and long_page["snapshot_bytes"] > 0
 
 
 def test_a_failed_part_is_reported_and_the_figures_measured_are_kept(tmp_path: Path) -> None:
@@ -125,6 +129,7 @@ def test_a_failed_part_is_reported_and_the_figures_measured_are_kept(tmp_path: P
         "--skip-dataset",  # and part (h)
         "--skip-growth",  # and part (i)
         "--skip-horizon",  # and part (j)
+        "--skip-long-page",  # and part (k)
         *SHORT_VIEWS,
         "--json",
         str(figures),
