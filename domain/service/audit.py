@@ -175,7 +175,7 @@ def audit_stream(
 ) -> AuditReport:
     """Audit a campaign's stored events in version order (``actors``: who caused each one),
     from its first event or from ``start``."""
-    actors = actors or {}
+    actors = {} if actors is None else actors  # (a window a chunked read fills: kept)
     report = AuditReport()
     revealed: dict[str, str] = {}
     server_rolls: list[tuple[int, dict[str, Any]]] = []
@@ -329,7 +329,17 @@ def _server_rolls(
             report.rolls["failed"] += 1
             report.failed_rolls.append(str(record.get("roll_id")))
             continue
-        yield version, record
+        yield version, _for_verdict(record)
+
+
+def _for_verdict(record: Mapping[str, Any]) -> dict[str, Any]:
+    """What the verdict reads of a server roll (``roll_verdict``): kept until the audit's end,
+    when every seed it will see is revealed, so nothing else of the roll is kept."""
+    kept = {key: record[key] for key in ("source", "proof", "roll_id", "dice") if key in record}
+    dice = kept.get("dice")
+    if isinstance(dice, list) and all(isinstance(die, dict) for die in dice):
+        kept["dice"] = [{key: die[key] for key in ("sides", "face") if key in die} for die in dice]
+    return kept
 
 
 def _judge_server_rolls(

@@ -16,6 +16,10 @@ ROLLBACK_PROPOSED = "questlog.RollbackProposed"
 ROLLBACK_APPROVED = "questlog.RollbackApproved"
 
 
+ROLL_FIELDS = ("roll_id", "source", "purpose", "total", "fate_reroll_of")
+"""What the findings read of each roll (kept to the audit's end: the rollbacks come later)."""
+
+
 class History:
     """The rollbacks, proposals and rolls of a log, gathered while it is audited."""
 
@@ -52,7 +56,8 @@ class History:
             approvals = self.approvals.setdefault(str(fields.get("proposal_id")), [])
             approvals.append(str(fields.get("player")))
         for record in fields.get("rolls") or []:
-            self.rolls.append({**record, "version": version})
+            kept = {key: record[key] for key in ROLL_FIELDS if key in record}
+            self.rolls.append({**kept, "version": version})
 
     def findings(self) -> dict[str, list[Any]]:
         """The rollbacks, flagged rolls, rerolls and fate rerolls, by the report's names."""
