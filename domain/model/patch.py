@@ -72,7 +72,8 @@ class SharedItems(list[Any]):
     first time anything reaches it (indexing, slicing, iterating, popping, concatenating), so a
     handler may change whatever it reaches and the original state never changes, while a command
     that only appends copies nothing before. ``diff`` and ``same`` read the items as they are,
-    skipping those still shared with the other side.
+    skipping those still shared with the other side. (``heapq``'s functions read a list's items
+    as stored, past these methods: game rules do not use them on a state's lists.)
     """
 
     __slots__ = ("_original", "_shared")
@@ -115,6 +116,12 @@ class SharedItems(list[Any]):
         item = self[index]
         list.pop(self, index)
         return item
+
+    def sort(self, *, key: Any = None, reverse: bool = False) -> None:
+        # ``list.sort`` hands the items as stored to ``key``: each is reached (copied) first.
+        for index in range(len(self)):
+            self._reach(index)
+        list.sort(self, key=key, reverse=reverse)
 
     def copy(self) -> list[Any]:
         return list(iter(self))

@@ -175,7 +175,7 @@ def audit_stream(
 ) -> AuditReport:
     """Audit a campaign's stored events in version order (``actors``: who caused each one),
     from its first event or from ``start``."""
-    actors = {} if actors is None else actors  # (a window a chunked read fills: kept)
+    actors = actors or {}
     report = AuditReport()
     revealed: dict[str, str] = {}
     server_rolls: list[tuple[int, dict[str, Any]]] = []

@@ -243,9 +243,13 @@ class Reading(ApplicationHooks):
         reads only what it needs from there on (``domain.service.audit_resume``)."""
         campaign = self.campaign(campaign_id)
         if after is None:
-            actors = self.side_tables.actors(str(campaign_id))
+            # The events first, then the actors of those events only: an append between the
+            # two reads would otherwise be audited without its actor, which its hash covers.
+            stored = self.stored_events(campaign_id)
+            last = stored[-1].originator_version if stored else 0
+            actors = self.side_tables.actors(str(campaign_id), up_to=last)
             with collection_paused():  # (the whole log is read into memory first)
-                return audit_stream(self.mapper, self.stored_events(campaign_id), actors)
+                return audit_stream(self.mapper, stored, actors)
         if after.version < 1:
             raise InvalidInput.field("after", "must be a version, 1 or more")
         if after.version > campaign.version:

@@ -236,3 +236,32 @@ def test_an_edited_or_deleted_actor_row_breaks_the_chain(
     assert report.chain_ok is False
     assert report.first_bad_version == 3
     assert {p["version"] for p in report.problems} >= {3, 5}
+
+
+def test_an_append_during_an_audit_is_left_for_the_next_one(
+    app: Questlog, new_campaign: NewCampaign, monkeypatch: Any
+) -> None:
+    """The audit reads the events, then the actors of those events only: a roll stored between
+    its two reads (whichever comes first) is left for the next audit, not audited without its
+    actor, which its hash covers, as a broken chain."""
+    campaign_id = rolled(app, new_campaign)
+    appended: list[str] = []
+
+    def then_a_roll(name: str, read: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            found = read(*args, **kwargs)
+            if not appended:
+                appended.append(name)
+                app.roll(campaign_id, notation="d20", purpose="during the audit")
+            return found
+
+        return wrapped
+
+    monkeypatch.setattr(app, "stored_events", then_a_roll("events", app.stored_events))
+    tables = app.side_tables
+    monkeypatch.setattr(tables, "actors", then_a_roll("actors", tables.actors))
+    report = audit(app, campaign_id)
+    assert appended == ["events"]
+    assert report.ok, report.problems
+    assert report.head_version == LAST
+    assert audit(app, campaign_id).head_version == LAST + 1

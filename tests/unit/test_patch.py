@@ -74,6 +74,8 @@ def test_a_working_copy_shares_a_long_lists_items_until_reached() -> None:
     checks.copy()[13]["n"] = 94
     assert original == kept  # nothing reached the original
     assert checks[3]["n"] == -3 and checks[3] is checks[3]  # the copy stays in the list
+    checks.sort(key=lambda item: item.setdefault("seen", -item["n"]))  # a key that writes
+    assert original == kept and all("seen" in item for item in checks)
 
 
 def test_items_the_command_added_are_never_copied_behind_its_back() -> None:
