@@ -18,7 +18,7 @@ import tempfile
 import threading
 import time
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +147,22 @@ def measure(folder: Path, *, events: int, audits: int, clients: int) -> Run:
         server.stop()
 
 
+def audit_memory_json(run: Run) -> dict[str, Any]:
+    """The figures for ``bench.run --json``."""
+    return {**asdict(run), "growth_mb": run.growth_mb, "target_mb": TARGET_MB}
+
+
+def audit_memory_line(run: Run, clients: int) -> str:
+    """The figures in one line, beside the target."""
+    verdict = "PASS" if run.growth_mb <= TARGET_MB else "MISS"
+    return (
+        f"RSS after {run.audits} audits of {run.events:,} events ({clients} at once): "
+        f"{run.start_mb:.0f} MB at the start, {run.end_mb:.0f} MB after (peak {run.peak_mb:.0f}): "
+        f"+{run.growth_mb:.0f} MB, target <= +{TARGET_MB} MB {verdict}; "
+        f"{run.seconds_per_audit:.2f} s per audit"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.audit_memory", description=__doc__)
     parser.add_argument("--events", type=int, default=30_000, help="events of the campaign")
@@ -160,13 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     console.print(f"building a campaign of {args.events:,} events…")
     with tempfile.TemporaryDirectory(prefix="questlog-audit-memory-") as folder:
         run = measure(Path(folder), events=args.events, audits=args.audits, clients=args.clients)
-    verdict = "PASS" if run.growth_mb <= TARGET_MB else "MISS"
-    console.print(
-        f"RSS after {run.audits} audits of {run.events:,} events ({args.clients} at once): "
-        f"{run.start_mb:.0f} MB at the start, {run.end_mb:.0f} MB after (peak {run.peak_mb:.0f}): "
-        f"+{run.growth_mb:.0f} MB, target <= +{TARGET_MB} MB {verdict}; "
-        f"{run.seconds_per_audit:.2f} s per audit"
-    )
+    console.print(audit_memory_line(run, args.clients))
     return 0
 
 

@@ -21,7 +21,12 @@
 (j) on PostgreSQL, 200 rolls acknowledged while another client's write transaction stays open:
     how many the views hold within 1 s (``bench/horizon.py``);
 (k) a ``trait_check`` on a page of 3,000 checks against one on a fresh page: CPU and answer bytes
-    (``bench/long_page.py``).
+    (``bench/long_page.py``);
+(l) the server's resident memory after 20 audits of a 30,000-event campaign, 4 at once
+    (``bench/audit_memory.py``).
+
+The run ends with the figures of "every request costs what it reads" side by side, each beside
+its target (``bench/targets.py``), also in ``--json`` under ``targets``.
 
 The views' lag (e) is measured under a load scaled to this machine: 70 % of the roll rate part
 (a) measured (``--views-rate`` sets it instead), so that it gives a verdict on any machine.
@@ -55,6 +60,8 @@ from typing import Any
 
 from rich.console import Console
 
+from bench.audit_memory import audit_memory_json, audit_memory_line
+from bench.audit_memory import measure as measure_audit_memory
 from bench.dataset_bench import dataset_json, dataset_table, measure_dataset
 from bench.domain_bench import measure_domain
 from bench.horizon import horizon_json, horizon_table, measure_horizon
@@ -64,6 +71,7 @@ from bench.long_page import long_page_json, long_page_table, measure_long_page
 from bench.read_growth import growth_json, growth_table, measure_growth
 from bench.report import domain_json, http_json, http_table, targets_table, verdict
 from bench.scale import URL, measure_scale, scale_json, scale_table
+from bench.targets import targets_json, targets_summary
 from bench.versus_naive import measure_versus, print_checks, versus_json, versus_table
 from bench.views_bench import (
     catch_up_json,
@@ -92,6 +100,7 @@ PART_SKIPS = (
     "skip_growth",
     "skip_horizon",
     "skip_long_page",
+    "skip_audit_memory",
 )
 """The flags that leave a part out."""
 ONLY: dict[str, tuple[str, ...]] = {
@@ -100,6 +109,7 @@ ONLY: dict[str, tuple[str, ...]] = {
     "dataset_only": ("skip_dataset",),
     "versus_only": ("skip_versus",),
     "long_page_only": ("skip_long_page",),
+    "audit_memory_only": ("skip_audit_memory",),
     "views_only": ("skip_views", "skip_scale"),
     "scale_only": ("skip_views", "skip_scale"),
 }
@@ -190,6 +200,8 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, argparse.Namespace]:
     parser.add_argument("--horizon-only", action="store_true", help="run only part (j)")
     parser.add_argument("--skip-long-page", action="store_true", help="skip part (k)")
     parser.add_argument("--long-page-only", action="store_true", help="run only part (k)")
+    parser.add_argument("--skip-audit-memory", action="store_true", help="skip part (l)")
+    parser.add_argument("--audit-memory-only", action="store_true", help="run only part (l)")
     parser.add_argument("--skip-versus", action="store_true", help="skip part (g)")
     parser.add_argument("--versus-only", action="store_true", help="run only part (g)")
     parser.add_argument(
@@ -470,6 +482,16 @@ def main(argv: list[str] | None = None) -> int:
         console.print(long_page_table(run))
         return None
 
+    def audit_memory_part() -> str | None:
+        events, audits = (2_000, 4) if settings.quick else (30_000, 20)
+        console.print(f"[bold](l)[/bold] the server's memory after {audits} audits, 4 at once")
+        run = measure_audit_memory(
+            workdir / "audit-memory", events=events, audits=audits, clients=4
+        )
+        results.record("audit_memory", audit_memory_json(run))
+        console.print(audit_memory_line(run, 4))
+        return None
+
     def horizon_part() -> str | None:
         console.print("[bold](j)[/bold] the views beside another client's open transaction")
         phases = measure_horizon()
@@ -507,6 +529,8 @@ def main(argv: list[str] | None = None) -> int:
         parts.append(("horizon", horizon_part))
     if not args.skip_long_page:
         parts.append(("long_page", long_page_part))
+    if not args.skip_audit_memory:
+        parts.append(("audit_memory", audit_memory_part))
     try:
         for name, part in parts:
             try:
@@ -524,6 +548,9 @@ def main(argv: list[str] | None = None) -> int:
             console.print(f"[dim]kept {workdir}[/dim]")
         else:
             _remove_tree(workdir)
+    results.data["targets"] = targets_json(results.data)
+    results.write()
+    console.print(targets_summary(results.data))
     failed = results.data["failed"]
     if failed:
         console.print(

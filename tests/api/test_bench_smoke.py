@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 PARTS = ("http", "domain", "views_sqlite", "views_postgres", "views_lag", "versus", "dataset")
-PARTS += ("growth", "horizon", "long_page")
+PARTS += ("growth", "horizon", "long_page", "audit_memory")
 SHORT_VIEWS = ["--views-events", "1000", "--views-baseline", "200", "--views-seconds", "2"]
 SHORT_VIEWS += ["--views-rate", "50"]  # a rate a slow CI machine keeps to (the lag checks it:
 # at 100/s one run sent at 72/s and failed its part)
@@ -110,6 +110,13 @@ def test_bench_quick_run_measures_every_part_with_access_control_on(
     assert long_page["checks"] == 300 and long_page["fresh_ms"] > 0 and long_page["long_ms"] > 0
     assert long_page["long_full_bytes"] > 3 * long_page["fresh_full_bytes"]  # the whole state
     assert long_page["bytes_ratio"] < 1.1 and long_page["snapshot_bytes"] > 0
+    memory = data["audit_memory"]  # the server's RSS after audits, beside its target
+    assert memory["events"] == 2_000 and memory["audits"] == 4 and memory["target_mb"] == 150
+    assert memory["end_mb"] > 0 and memory["peak_mb"] >= memory["start_mb"] > 0
+    targets = {t["figure"]: t for t in data["targets"]}  # the figures side by side
+    assert len(targets) == 11 and "every request costs what it reads" in result.stdout
+    assert all(t["met"] in (True, False) for name, t in targets.items() if "audit of" not in name)
+    assert targets["audit of 100,000 events through the API"]["met"] is None  # not at 100,000
 
 
 def test_a_failed_part_is_reported_and_the_figures_measured_are_kept(tmp_path: Path) -> None:
@@ -130,6 +137,7 @@ def test_a_failed_part_is_reported_and_the_figures_measured_are_kept(tmp_path: P
         "--skip-growth",  # and part (i)
         "--skip-horizon",  # and part (j)
         "--skip-long-page",  # and part (k)
+        "--skip-audit-memory",  # and part (l)
         *SHORT_VIEWS,
         "--json",
         str(figures),
