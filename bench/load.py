@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 HOST = "127.0.0.1"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -164,6 +164,14 @@ def machine_busy_seconds() -> float | None:
     return busy / CLK_TCK
 
 
+@runtime_checkable
+class BodySequence(Protocol):
+    """Bodies that change from request to request: each path's next one (each path is one
+    client's, so a sequence is asked from one thread per path)."""
+
+    def next_body(self, path: str) -> bytes: ...
+
+
 def run_load(
     *,
     name: str,
@@ -176,12 +184,14 @@ def run_load(
     timeout: float = 30.0,
     token: str | None = None,
 ) -> LoadResult:
-    """Drive ``len(paths)`` keep-alive clients (client i posts to ``paths[i]``) for ``seconds``.
+    """Drive ``len(paths)`` keep-alive clients (client i posts to ``paths[i]``) for ``seconds``;
+    ``body`` is posted as JSON, or a ``BodySequence`` gives each request's bytes.
 
     The window starts when every client is connected and released together, and ends when the
     last client has finished its last request. ``max_requests`` caps the total across clients.
     """
-    payload = json.dumps(body).encode()
+    sequence = body if isinstance(body, BodySequence) else None
+    payload = json.dumps(body).encode() if sequence is None else b""
     headers = {
         "Content-Type": "application/json",
         "Connection": "keep-alive",
@@ -220,8 +230,9 @@ def run_load(
         try:
             while time.perf_counter() < end and take_ticket():
                 began = clock()
+                sent = payload if sequence is None else sequence.next_body(path)
                 try:
-                    conn.request("POST", path, body=payload, headers=headers)
+                    conn.request("POST", path, body=sent, headers=headers)
                     response = conn.getresponse()
                     response.read()
                 except Exception as exc:  # counted; the load goes on on a new connection

@@ -23,7 +23,9 @@
 (k) a ``trait_check`` on a page of 3,000 checks against one on a fresh page: CPU and answer bytes
     (``bench/long_page.py``);
 (l) the server's resident memory after 20 audits of a 30,000-event campaign, 4 at once
-    (``bench/audit_memory.py``).
+    (``bench/audit_memory.py``);
+(m) the table page's whole load in Chromium, a campaign of 200 events against one of 30,000
+    (``bench/page_bytes.py``).
 
 The run ends with the figures of "every request costs what it reads" side by side, each beside
 its target (``bench/targets.py``), also in ``--json`` under ``targets``.
@@ -68,6 +70,7 @@ from bench.horizon import horizon_json, horizon_table, measure_horizon
 from bench.http_bench import BenchError, measure_http
 from bench.load import free_port
 from bench.long_page import long_page_json, long_page_table, measure_long_page
+from bench.page_bytes import measure_page_bytes, page_bytes_json, page_bytes_line
 from bench.read_growth import growth_json, growth_table, measure_growth
 from bench.report import domain_json, http_json, http_table, targets_table, verdict
 from bench.scale import URL, measure_scale, scale_json, scale_table
@@ -101,6 +104,7 @@ PART_SKIPS = (
     "skip_horizon",
     "skip_long_page",
     "skip_audit_memory",
+    "skip_page_bytes",
 )
 """The flags that leave a part out."""
 ONLY: dict[str, tuple[str, ...]] = {
@@ -110,6 +114,7 @@ ONLY: dict[str, tuple[str, ...]] = {
     "versus_only": ("skip_versus",),
     "long_page_only": ("skip_long_page",),
     "audit_memory_only": ("skip_audit_memory",),
+    "page_bytes_only": ("skip_page_bytes",),
     "views_only": ("skip_views", "skip_scale"),
     "scale_only": ("skip_views", "skip_scale"),
 }
@@ -202,6 +207,8 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, argparse.Namespace]:
     parser.add_argument("--long-page-only", action="store_true", help="run only part (k)")
     parser.add_argument("--skip-audit-memory", action="store_true", help="skip part (l)")
     parser.add_argument("--audit-memory-only", action="store_true", help="run only part (l)")
+    parser.add_argument("--skip-page-bytes", action="store_true", help="skip part (m)")
+    parser.add_argument("--page-bytes-only", action="store_true", help="run only part (m)")
     parser.add_argument("--skip-versus", action="store_true", help="skip part (g)")
     parser.add_argument("--versus-only", action="store_true", help="run only part (g)")
     parser.add_argument(
@@ -492,6 +499,16 @@ def main(argv: list[str] | None = None) -> int:
         console.print(audit_memory_line(run, 4))
         return None
 
+    def page_bytes_part() -> str | None:
+        sizes = (100, 1_000) if settings.quick else (200, 30_000)
+        console.print(
+            f"[bold](m)[/bold] the table page's whole load at {sizes[0]:,} and {sizes[1]:,} events"
+        )
+        runs = measure_page_bytes(workdir / "page-bytes", events=sizes)
+        results.record("page_bytes", page_bytes_json(runs))
+        console.print(page_bytes_line(runs))
+        return None
+
     def horizon_part() -> str | None:
         console.print("[bold](j)[/bold] the views beside another client's open transaction")
         phases = measure_horizon()
@@ -531,6 +548,8 @@ def main(argv: list[str] | None = None) -> int:
         parts.append(("long_page", long_page_part))
     if not args.skip_audit_memory:
         parts.append(("audit_memory", audit_memory_part))
+    if not args.skip_page_bytes:
+        parts.append(("page_bytes", page_bytes_part))
     try:
         for name, part in parts:
             try:

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 PARTS = ("http", "domain", "views_sqlite", "views_postgres", "views_lag", "versus", "dataset")
-PARTS += ("growth", "horizon", "long_page", "audit_memory")
+PARTS += ("growth", "horizon", "long_page", "audit_memory", "page_bytes")
 SHORT_VIEWS = ["--views-events", "1000", "--views-baseline", "200", "--views-seconds", "2"]
 SHORT_VIEWS += ["--views-rate", "50"]  # a rate a slow CI machine keeps to (the lag checks it:
 # at 100/s one run sent at 72/s and failed its part)
@@ -114,7 +114,10 @@ def test_bench_quick_run_measures_every_part_with_access_control_on(
     assert memory["events"] == 2_000 and memory["audits"] == 4 and memory["target_mb"] == 150
     assert memory["end_mb"] > 0 and memory["peak_mb"] >= memory["start_mb"] > 0
     targets = {t["figure"]: t for t in data["targets"]}  # the figures side by side
-    assert len(targets) == 11 and "every request costs what it reads" in result.stdout
+    pages = data["page_bytes"]  # the table page's whole load in Chromium, short and long
+    assert all(load["events"] >= n for load, n in zip(pages["loads"], (100, 1_000), strict=True))
+    assert all(load["bytes"] > 0 and load["requests"] > 0 for load in pages["loads"])
+    assert len(targets) == 12 and "every request costs what it reads" in result.stdout
     assert all(t["met"] in (True, False) for name, t in targets.items() if "audit of" not in name)
     assert targets["audit of 100,000 events through the API"]["met"] is None  # not at 100,000
 
@@ -138,6 +141,7 @@ def test_a_failed_part_is_reported_and_the_figures_measured_are_kept(tmp_path: P
         "--skip-horizon",  # and part (j)
         "--skip-long-page",  # and part (k)
         "--skip-audit-memory",  # and part (l)
+        "--skip-page-bytes",  # and part (m)
         *SHORT_VIEWS,
         "--json",
         str(figures),
