@@ -18,7 +18,6 @@ follow what it shows, not the campaign's whole history.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import random
@@ -30,7 +29,7 @@ from typing import Any
 
 from rich.console import Console
 
-from bench.http_bench import ServerProcess
+from bench.http_bench import BenchError, ServerProcess
 from bench.page_load import TOKEN_KEY, USABLE
 from bench.sim_play import QuestCalendarTable, Tally
 from projections.rebuild import catch_up_views
@@ -41,6 +40,8 @@ TARGET = 1.2
 """The largest ratio of the long campaign's page load to the short one's."""
 QUIET_SECONDS = 2.0
 """How long the page must receive nothing before its load counts as over."""
+SETTLE_SECONDS = 120.0
+"""How long a load may take in all before the part fails."""
 
 
 @dataclass
@@ -80,29 +81,56 @@ def build(db: Path, events: int) -> tuple[str, str, str, int]:
 
 def load(browser: Any, url: str, secret: str, version: int) -> tuple[int, int]:
     """Open the page once in a fresh context: (responses, bytes) from the navigation until the
-    page is usable at ``version`` and then quiet."""
+    page is usable at ``version``, no request is in flight and none has come for
+    ``QUIET_SECONDS`` (the live stream aside; a page that never settles within
+    ``SETTLE_SECONDS`` fails the part, as does any answer of 400 or more or a body not read)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.add_init_script(
         f"sessionStorage.setItem({json.dumps(TOKEN_KEY)}, {json.dumps(secret)})"
     )
     responses: list[Any] = []
+    pending: set[Any] = set()
+
+    def started(request: Any) -> None:
+        pending.add(request)
+
+    def ended(request: Any) -> None:
+        pending.discard(request)
+
+    def answered(response: Any) -> None:
+        if "text/event-stream" in (response.headers.get("content-type") or ""):
+            pending.discard(response.request)  # a live stream does not end: not weighed
+        else:
+            responses.append(response)
+
     try:
         page = context.new_page()
         page.set_default_timeout(120_000)
-        page.on("response", lambda response: responses.append(response))
+        page.on("request", started)
+        page.on("requestfinished", ended)
+        page.on("requestfailed", ended)
+        page.on("response", answered)
+        began = time.monotonic()
         page.goto(url, wait_until="commit")
         page.wait_for_function(USABLE, arg=version, polling="raf")
         seen, quiet_since = 0, time.monotonic()
-        while time.monotonic() - quiet_since < QUIET_SECONDS:
+        while pending or time.monotonic() - quiet_since < QUIET_SECONDS:
+            if time.monotonic() - began > SETTLE_SECONDS:
+                waiting = ", ".join(request.url for request in pending) or "new responses"
+                raise BenchError(
+                    f"the page did not settle within {SETTLE_SECONDS:.0f} s: {waiting}"
+                )
             page.wait_for_timeout(100)
-            if len(responses) != seen:
+            if len(responses) != seen or pending:
                 seen, quiet_since = len(responses), time.monotonic()
         size = 0
         for response in responses:
-            if "text/event-stream" in (response.headers.get("content-type") or ""):
-                continue  # a live stream has no end to weigh
-            with contextlib.suppress(Exception):  # a body the browser dropped weighs nothing
+            if response.status >= 400:
+                raise BenchError(f"{response.url} answered {response.status}")
+            try:
                 size += len(response.body())
+            except Exception as error:
+                raise BenchError(f"the body of {response.url} was not read: {error}") from error
         return len(responses), size
     finally:
         context.close()

@@ -69,9 +69,9 @@ log = logging.getLogger("questlog.store")
 
 def snapshot_due(version: int, state: Any) -> bool:
     """Whether a campaign's snapshot is due at ``version``: every ``SNAPSHOT_INTERVAL`` versions,
-    and for a state of ``SNAPSHOT_BYTES`` or more at a stride doubled for each doubling of its size
-    (measured on the state in hand), so the snapshots' bytes grow as the events' do, and a load
-    applies at most as many events as the snapshot it starts from is large."""
+    and for a state of twice ``SNAPSHOT_BYTES`` or more at a stride doubled for each doubling of
+    its size (measured on the state in hand), so the snapshots' bytes grow as the events' do, and
+    a load applies at most as many events as the snapshot it starts from is large."""
     if version % SNAPSHOT_INTERVAL:
         return False
     try:

@@ -111,15 +111,20 @@ def test_bench_quick_run_measures_every_part_with_access_control_on(
     assert long_page["long_full_bytes"] > 3 * long_page["fresh_full_bytes"]  # the whole state
     assert long_page["bytes_ratio"] < 1.1 and long_page["snapshot_bytes"] > 0
     memory = data["audit_memory"]  # the server's RSS after audits, beside its target
-    assert memory["events"] == 2_000 and memory["audits"] == 4 and memory["target_mb"] == 150
-    assert memory["end_mb"] > 0 and memory["peak_mb"] >= memory["start_mb"] > 0
-    targets = {t["figure"]: t for t in data["targets"]}  # the issue's figures side by side
+    assert (memory["events"], memory["audits"]) == (2_000, 4) and memory["end_mb"] > 0
     pages = data["page_bytes"]  # the table page's whole load in Chromium, short and long
-    assert all(load["events"] >= n for load, n in zip(pages["loads"], (100, 1_000), strict=True))
-    assert all(load["bytes"] > 0 and load["requests"] > 0 for load in pages["loads"])
-    assert len(targets) == 12 and "every request costs what it reads" in result.stdout
-    assert all(t["met"] in (True, False) for name, t in targets.items() if "audit of" not in name)
-    assert targets["audit of 100,000 events through the API"]["met"] is None  # not at 100,000
+    assert all(load["bytes"] > 100_000 for load in pages["loads"])  # the page's own code
+    assert pages["ratio"] < 1.5  # what the page reads does not follow the campaign's length
+    targets = {t["figure"]: t["met"] for t in data["targets"]}  # the figures side by side
+    judged = {name for name, met in targets.items() if met is not None}
+    assert judged == {  # the quick run's sizes are not the targets': those get no verdict
+        "roll route rate vs the naive app",
+        "roll route p99 vs the naive app's",
+        "game commands on ordinary pages vs the naive app",
+        "PostgreSQL one process vs SQLite (roll)",
+        "rolls in the views, another client's transaction open",
+    }
+    assert targets["rolls in the views, another client's transaction open"] is True
 
 
 def test_a_failed_part_is_reported_and_the_figures_measured_are_kept(tmp_path: Path) -> None:
