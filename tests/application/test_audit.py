@@ -241,9 +241,9 @@ def test_an_edited_or_deleted_actor_row_breaks_the_chain(
 def test_an_append_during_an_audit_is_left_for_the_next_one(
     app: Questlog, new_campaign: NewCampaign, monkeypatch: Any
 ) -> None:
-    """The audit reads the events, then the actors of those events only: a roll stored between
-    its two reads (whichever comes first) is left for the next audit, not audited without its
-    actor, which its hash covers, as a broken chain."""
+    """The audit reads the actors and the events up to the head it read before them: a roll
+    stored between its two reads is left for the next audit, not audited without its actor,
+    which its hash covers, as a broken chain."""
     campaign_id = rolled(app, new_campaign)
     appended: list[str] = []
 
@@ -261,7 +261,7 @@ def test_an_append_during_an_audit_is_left_for_the_next_one(
     tables = app.side_tables
     monkeypatch.setattr(tables, "actors", then_a_roll("actors", tables.actors))
     report = audit(app, campaign_id)
-    assert appended == ["events"]
+    assert len(appended) == 1  # after the first of the two reads, whichever it is
     assert report.ok, report.problems
     assert report.head_version == LAST
     assert audit(app, campaign_id).head_version == LAST + 1
