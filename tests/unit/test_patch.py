@@ -74,8 +74,18 @@ def test_a_working_copy_shares_a_long_lists_items_until_reached() -> None:
     checks.copy()[13]["n"] = 94
     assert original == kept  # nothing reached the original
     assert checks[3]["n"] == -3 and checks[3] is checks[3]  # the copy stays in the list
-    checks.sort(key=lambda item: item.setdefault("seen", -item["n"]))  # a key that writes
-    assert original == kept and all("seen" in item for item in checks)
+
+
+def test_sorting_a_long_list_hands_the_key_copies() -> None:
+    """``list.sort`` gives ``key`` the items as stored: a key that writes must not reach the
+    original (a fresh working copy, none of its items reached before)."""
+    original = {"checks": long_list(patch.SHARED_FROM)}
+    kept = patch.copy_json(original)
+    work = patch.working_copy(original)
+    work["checks"].sort(key=lambda item: item.setdefault("seen", -item["n"]))
+    assert original == kept
+    assert [item["n"] for item in work["checks"]] == list(range(patch.SHARED_FROM))[::-1]
+    assert all("seen" in item for item in work["checks"])
 
 
 def test_items_the_command_added_are_never_copied_behind_its_back() -> None:
