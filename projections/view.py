@@ -75,6 +75,9 @@ class View:
     stateful: ClassVar[bool] = True
     undoable: ClassVar[tuple[str, ...]] = ()
     """Tables whose rows carry ``version`` and ``undone_by``, kept in step with rollbacks."""
+    internal: ClassVar[dict[str, Table]] = {}
+    """Tables the view keeps for itself (what it remembers that is too long for its per-campaign
+    state): created, rebuilt and dropped with its rows, but not in the analyst's dataset."""
     _handlers: ClassVar[dict[str, Handler]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -88,8 +91,8 @@ class View:
 
     @classmethod
     def all_tables(cls) -> dict[str, Table]:
-        """The view's tables by logical name, its per-campaign state table included."""
-        tables = dict(cls.tables)
+        """The view's tables by logical name, its internal and per-campaign state tables too."""
+        tables = {**cls.tables, **cls.internal}
         if cls.stateful:
             tables[f"{cls.name}_campaigns"] = STATE_TABLE
         return tables

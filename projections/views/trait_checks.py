@@ -16,6 +16,11 @@ The hero, their level and the page's date are the figures at the roll (``GameVie
 marks the rows of the versions it undid (``undone_by``); an ability the rollback undid no longer
 counts in the row of a check it did not undo (the view remembers each page's checks and the
 abilities used on them, and reads them on the active history, so a redo brings them back).
+
+The page being played is remembered in the campaign's state; a page left behind goes to the
+view's own table ``trait_checks_pages``, read again only by a rollback (the pages whose checks had
+an ability used on them, and the page it returns to). So an event costs what its page holds, never
+what the campaign's earlier pages hold.
 """
 
 from __future__ import annotations
@@ -103,11 +108,23 @@ TRAIT_CHECKS = table(
 )
 
 
+PAGES = table(
+    "campaign_id TEXT NOT NULL",
+    "page BIGINT NOT NULL",
+    "used INTEGER NOT NULL",
+    "entries TEXT NOT NULL",
+    key=("campaign_id", "page"),
+)
+"""A page left behind: its version, whether an ability was used on one of its checks, and its
+checks as the view remembers them (JSON)."""
+
+
 class TraitChecks(GameView):
     """Per trait roll of a hero: the trait, target, total, success and the ability used on it."""
 
     name = "trait_checks"
     tables = {"trait_checks": TRAIT_CHECKS}
+    internal = {"trait_checks_pages": PAGES}
     undoable = ("trait_checks",)
 
     def _common(self, event: Recorded, before: dict[str, Any]) -> dict[str, Any]:
@@ -124,8 +141,32 @@ class TraitChecks(GameView):
         }
 
     def _page_started(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+        self._leave_pages(event.campaign_id, state)
         state["page"] = str(event.version)
-        state.setdefault("checks", {})[str(event.version)] = []
+        state["checks"] = {str(event.version): []}
+
+    def _leave_pages(self, campaign_id: str, state: dict[str, Any]) -> None:
+        """Move the pages the state holds to ``trait_checks_pages`` (a state an earlier release
+        wrote holds every page of the campaign: they move at its first page)."""
+        pages = state.pop("checks", None) or {}
+        self._write_pages(campaign_id, pages)
+
+    def _write_pages(self, campaign_id: str, pages: dict[str, list[dict[str, Any]]]) -> None:
+        rows = [
+            (campaign_id, int(key), int(any(e["uses"] for e in entries)), json.dumps(entries))
+            for key, entries in pages.items()
+        ]
+        if rows:
+            self.write_rows("trait_checks_pages", rows, upsert=True)
+
+    def _read_pages(
+        self, campaign_id: str, condition: str, params: tuple[Any, ...] = ()
+    ) -> dict[str, list[dict[str, Any]]]:
+        found = self.query(
+            "SELECT page, entries FROM {trait_checks_pages} WHERE campaign_id = ? AND " + condition,
+            (campaign_id, *params),
+        )
+        return {str(row["page"]): json.loads(row["entries"]) for row in found}
 
     def _check_rolled(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
         details = event.details
@@ -176,14 +217,15 @@ class TraitChecks(GameView):
         entry["uses"].append(use)
         self._settle(event.campaign_id, entry, timeline)
 
-    def _settle(self, campaign_id: str, entry: dict[str, Any], timeline: Timeline) -> None:
-        """The check's row as the abilities on the active history leave it (updated if changed)."""
+    def _settle(self, campaign_id: str, entry: dict[str, Any], timeline: Timeline) -> bool:
+        """The check's row as the abilities on the active history leave it (updated if changed);
+        whether it changed."""
         uses = active(entry["uses"], timeline)
         last = uses[-1] if uses else None
         total, success = entry["rolled"] if last is None else (last[2], _flag(last[3]))
         shown = [total, success, [use[1] for use in uses]]
         if shown == entry["shown"]:
-            return
+            return False
         entry["shown"] = shown
         self.execute(
             "UPDATE {trait_checks} SET total = ?, success = ?, ability = ?, abilities = ? "
@@ -197,6 +239,7 @@ class TraitChecks(GameView):
                 entry["event_id"],
             ),
         )
+        return True
 
     def _condition_checked(
         self, event: Recorded, state: dict[str, Any], before: dict[str, Any]
@@ -245,14 +288,33 @@ class TraitChecks(GameView):
         before: dict[str, Any],
     ) -> None:
         """Recount the abilities on the checks left standing; the page is the restored one."""
-        pages = state.get("checks") or {}
-        for entries in pages.values():
-            for entry in entries:
-                if timeline.undone_by(int(entry["version"])) is None:
-                    self._settle(event.campaign_id, entry, timeline)
+        campaign_id = event.campaign_id
+        self._leave_pages(campaign_id, state)
+        # Only a page with an ability used on one of its checks can have a row to recount.
+        used = self._read_pages(campaign_id, "used = 1")
+        changed = {}
+        for key, entries in used.items():
+            settled = [
+                self._settle(campaign_id, entry, timeline)
+                for entry in entries
+                if timeline.undone_by(int(entry["version"])) is None
+            ]
+            if any(settled):
+                changed[key] = entries
+        self._write_pages(campaign_id, changed)
         restored = event.data.get("restored_state") or {}
-        standing = [key for key in pages if timeline.undone_by(int(key)) is None]
-        state["page"] = max(standing, key=int) if standing and restored.get("page") else None
+        keys = self.query(
+            "SELECT page FROM {trait_checks_pages} WHERE campaign_id = ?", (campaign_id,)
+        )
+        standing = [
+            int(row["page"]) for row in keys if timeline.undone_by(int(row["page"])) is None
+        ]
+        if standing and restored.get("page"):
+            page = max(standing)
+            state["page"] = str(page)
+            state["checks"] = self._read_pages(campaign_id, "page = ?", (page,))
+        else:
+            state["page"] = None
 
     recorders = {
         "qc.PageStarted": _page_started,

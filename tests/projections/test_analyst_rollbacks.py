@@ -9,9 +9,13 @@ and PostgreSQL.
 
 from __future__ import annotations
 
+import json
+from uuid import UUID
+
 from domain.service.application import Questlog
 from domain.service.timetravel import TimeTravel
 from projections.events import without_token_id
+from projections.rebuild import rebuild_with
 from projections.store import ViewStore
 from tests.projections.analyst_scenarios import (
     ANALYST_VIEWS,
@@ -22,7 +26,7 @@ from tests.projections.analyst_scenarios import (
     quest_calendar_days,
     rows,
 )
-from tests.projections.conftest import sync
+from tests.projections.conftest import dump, sync
 from tests.projections.scenarios import run
 
 
@@ -173,3 +177,105 @@ def test_qc14_an_ability_a_rollback_undid_no_longer_counts_and_a_redo_brings_it_
     second = run(app, cid, {"type": "trait_check", "trait": "STR", "target": 15}, [14])
     sync(app, views, ANALYST_VIEWS)
     assert rows(views, "trait_checks", cid, *columns)[1] == (second, 16, 16, 1, None, "[]", None)
+
+
+def pages_apart(app: Questlog, views: ViewStore) -> tuple[UUID, int, int, int]:
+    """Keen Mind used on a check of page 1, then page 2 started and a check rolled on it; the
+    views take one event per batch, so page 1 has left the view's state before any rollback.
+    Returns the campaign, the two checks' versions and the ability's."""
+    cid = app.create_campaign(
+        game="quest-calendar", name="Two pages", setup={"prologue_complete": True}
+    ).campaign_id
+    run(app, cid, {"type": "select_hero", "phase": "main", "hero": HERO})
+    run(app, cid, {"type": "start_page", "date": DAY})
+    first = run(app, cid, {"type": "trait_check", "trait": "STR", "target": 15}, [10])
+    used = run(app, cid, {"type": "use_ability", "ability": "keen-mind", "on_roll": 0})
+    run(app, cid, {"type": "end_page"})
+    run(app, cid, {"type": "start_page", "date": "2027-01-05"})
+    second = run(app, cid, {"type": "trait_check", "trait": "STR", "target": 15}, [10])
+    sync(app, views, ANALYST_VIEWS, batch_size=1)
+    return cid, first, second, used
+
+
+COLUMNS = ("version", "rolled_total", "total", "success", "ability", "abilities", "undone_by")
+
+
+def undo_and_redo_across_pages(app: Questlog, views: ViewStore, cid: UUID, first: int) -> int:
+    """Back to just after page 1's check (the ability and page 2 undone), then a redo; returns
+    the first rollback's version."""
+    travel = TimeTravel(app)
+    travel.rollback(cid, to_version=first, reason="keep the use for later")
+    sync(app, views, ANALYST_VIEWS, batch_size=1)
+    [rollback] = Played(app, cid).versions("questlog.RolledBack")
+    travel.rollback(cid, to_version=rollback - 1, reason="redo")
+    sync(app, views, ANALYST_VIEWS, batch_size=1)
+    return rollback
+
+
+def test_qc14_an_ability_on_a_page_left_behind_is_undone_and_redone(
+    app: Questlog, views: ViewStore
+) -> None:
+    cid, first, second, _ = pages_apart(app, views)
+    kept = (first, 12, 15, 1, "keen-mind", '["keen-mind"]', None)
+    assert rows(views, "trait_checks", cid, *COLUMNS) == [
+        kept,
+        (second, 12, 12, 0, None, "[]", None),
+    ]
+
+    travel = TimeTravel(app)
+    travel.rollback(cid, to_version=first, reason="keep the use for later")
+    sync(app, views, ANALYST_VIEWS, batch_size=1)
+    [rollback] = Played(app, cid).versions("questlog.RolledBack")
+    # Page 1's check as rolled (the +3 undone), page 2's check undone.
+    assert rows(views, "trait_checks", cid, *COLUMNS) == [
+        (first, 12, 12, 0, None, "[]", None),
+        (second, 12, 12, 0, None, "[]", rollback),
+    ]
+
+    travel.rollback(cid, to_version=rollback - 1, reason="redo")
+    sync(app, views, ANALYST_VIEWS, batch_size=1)
+    assert rows(views, "trait_checks", cid, *COLUMNS) == [
+        kept,
+        (second, 12, 12, 0, None, "[]", None),
+    ]
+    # The view plays on page 2 again: Keen Mind (once per page, QC-17) on its check counts there.
+    run(app, cid, {"type": "use_ability", "ability": "keen-mind", "on_roll": 0})
+    sync(app, views, ANALYST_VIEWS, batch_size=1)
+    assert Played(app, cid).head.state["page"]["checks"][0]["total"] == 15
+    assert rows(views, "trait_checks", cid, *COLUMNS) == [
+        kept,
+        (second, 12, 15, 1, "keen-mind", '["keen-mind"]', None),
+    ]
+
+
+def test_qc14_a_state_an_earlier_release_wrote_with_every_page_in_it_still_plays(
+    app: Questlog, views: ViewStore
+) -> None:
+    """An earlier release kept every page's checks in the campaign's state: its pages move to
+    the view's table at the next page or rollback, and the rows come out as a rebuild's."""
+    cid, first, _, _ = pages_apart(app, views)
+    with views.write() as cursor:
+        found = views.rows(
+            cursor,
+            "SELECT page, entries FROM {trait_checks_pages} WHERE campaign_id = ?",
+            [str(cid)],
+        )
+        cursor.execute(views.sql("DELETE FROM {trait_checks_pages}"))
+        [state] = views.rows(cursor, "SELECT state FROM {trait_checks_campaigns}", [])
+        old = json.loads(state["state"])
+        old["checks"] = {
+            **{str(row["page"]): json.loads(row["entries"]) for row in found},
+            **old["checks"],
+        }
+        assert len(old["checks"]) == 2
+        cursor.execute(
+            views.sql("UPDATE {trait_checks_campaigns} SET state = ?"), (json.dumps(old),)
+        )
+
+    undo_and_redo_across_pages(app, views, cid, first)
+    run(app, cid, {"type": "use_ability", "ability": "keen-mind", "on_roll": 0})
+    sync(app, views, ANALYST_VIEWS, batch_size=1)
+    followed = dump(views, ANALYST_VIEWS)
+    rebuild_with(app, views, ANALYST_VIEWS, batch_size=1000)
+    assert dump(views, ANALYST_VIEWS) == followed
+    assert [row[4] for row in rows(views, "trait_checks", cid, *COLUMNS)] == ["keen-mind"] * 2
