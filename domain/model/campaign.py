@@ -433,7 +433,7 @@ class Campaign(Aggregate, DiceStreamMixin, RollbackMixin):
         campaign's own (never changed in place, as every event replaces the state), so a caller
         that wants to change one copies it first (``patch.copy_json``)."""
         return {
-            "house_rules": deepcopy(self.house_rules),
+            "house_rules": patch.copy_json(self.house_rules),
             "dice": {
                 "commitment": self.dice["commitment"],
                 "client_seed": self.dice["client_seed"],

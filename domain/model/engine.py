@@ -256,6 +256,9 @@ class GameRules:
     """The figures every event of this game records when it changes them."""
     availability: dict[str, Availability] = field(default_factory=dict)
     """Per command, whether a state accepts it (``available``)."""
+    loaders: dict[str, Schema] = field(default_factory=dict, repr=False, compare=False)
+    """Per command, one instance of its schema, made at its first use and shared after (a
+    schema's ``load`` keeps nothing between calls; making one copies every declared field)."""
 
     def declare(self, *payloads: type[Payload]) -> None:
         """Declare the payload classes of event types this game emits (each gets a stable topic
@@ -292,7 +295,10 @@ class GameRules:
 
     def values(self, spec: CommandSpec, command: Mapping[str, Any]) -> dict[str, Any]:
         """A command's values once its schema loads them, or ``InvalidInput`` naming the field."""
-        return load(self.schemas[spec.name].schema(), command)
+        loader = self.loaders.get(spec.name)
+        if loader is None:
+            loader = self.loaders[spec.name] = self.schemas[spec.name].schema()
+        return load(loader, command)
 
     def spec(self, name: object) -> CommandSpec:
         """The command named ``name``; anything else is invalid input naming ``type``."""

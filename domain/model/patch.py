@@ -9,6 +9,7 @@ from __future__ import annotations
 import marshal
 from collections.abc import Iterator
 from copy import deepcopy
+from functools import lru_cache
 from itertools import compress
 from operator import is_not
 from typing import Any, SupportsIndex
@@ -27,7 +28,14 @@ def pointer_token(key: str) -> str:
 
 def pointer_tokens(pointer: str) -> list[str]:
     """The unescaped reference tokens of a JSON Pointer (``/a~1b/0`` is ``["a/b", "0"]``)."""
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    return list(_tokens(pointer))
+
+
+@lru_cache(maxsize=4096)
+def _tokens(pointer: str) -> tuple[str, ...]:
+    """``pointer_tokens``, remembered: a game's figures are read at the same few pointers twice
+    in every command."""
+    return tuple(t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:])
 
 
 def resolve(document: Any, pointer: str) -> Any:
@@ -35,7 +43,7 @@ def resolve(document: Any, pointer: str) -> Any:
 
     A list index is ASCII digits only (``²`` or ``٣`` name nothing).
     """
-    for token in pointer_tokens(pointer):
+    for token in _tokens(pointer):
         if isinstance(document, dict):
             document = document.get(token)
         elif isinstance(document, list) and (index := ascii_number(token)) is not None:

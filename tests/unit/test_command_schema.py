@@ -3,6 +3,7 @@ rule runs, so a handler never sees invalid input, and a nested field's error nam
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -249,3 +250,30 @@ def test_new_uses_are_integers_checked_by_the_schema(uses: Any, message: str) ->
     with pytest.raises(InvalidInput) as error:
         load(RULES[QUEST_CALENDAR].schemas["level_up"].schema(), body)
     assert error.value.errors["new_uses.second-wind"] == [message]
+
+
+def test_one_schema_instance_per_command_loads_every_thread_its_own_values() -> None:
+    """``GameRules.values`` makes a command's schema once and shares it: loads from many threads
+    at once each get their own body's values, and a refusal names its own field."""
+    game = RULES["quest-calendar"]
+    spec = game.spec("trait_check")
+    traits = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
+
+    def load_many(worker: int) -> list[bool]:
+        held = []
+        for i in range(300):
+            trait, target = traits[(worker + i) % 6], 1 + (worker * 7 + i) % 30
+            body = {"type": "trait_check", "trait": trait, "target": target}
+            values = game.values(spec, body)
+            held.append(values["trait"] == trait and values["target"] == target)
+            with pytest.raises(InvalidInput) as refused:
+                game.values(spec, {**body, "target": f"t{worker}"})
+            held.append(list(refused.value.errors) == ["target"])
+        return held
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = [held for worker in pool.map(load_many, range(8)) for held in worker]
+    assert len(results) == 8 * 600 and all(results)
+    shared = game.loaders["trait_check"]
+    game.values(spec, {"type": "trait_check", "trait": "STR"})
+    assert game.loaders["trait_check"] is shared
