@@ -1,6 +1,7 @@
 """What one game command costs, in process: ``python -m bench.command_cost``.
 
-Two figures for the Quest Calendar ``trait_check`` (the game command of docs/performance.md):
+Two figures for the Quest Calendar ``trait_check`` (the game command of
+docs/performance-results.md):
 
 - **engine**: ``GameRules.run`` alone, on a state with a hero and an open page, with fixed
   faces: the schema, the handler, the event payloads and the patch, no store;

@@ -3,26 +3,27 @@
 ``python -m bench.figures`` (about two minutes; ``--quick`` for a smoke run of a few seconds)
 measures, on this machine and this commit:
 
-1. Reading the log (docs/performance.md, views): a roll log of ``--events`` events built through
-   the domain (as part (d) of ``bench.run`` builds it) on SQLite, then the ``SELECT`` of its
-   notifications alone, in pages of 2,000, and the same with each event's JSON decoded, as the
-   views' poller decodes it.
+1. Reading the log (docs/performance-results.md, the views catching up): a roll log of
+   ``--events`` events built through the domain (as part (d) of ``bench.run`` builds it) on
+   SQLite, then the ``SELECT`` of its notifications alone, in pages of 2,000, and the same with
+   each event's JSON decoded, as the views' poller decodes it.
 2. The debt ledger alone catching up on that log, batches of 2,000 (docs/projections.md, Speed):
    on a log of rolls it skips every event, so it costs little more than reading and decoding.
 3. On PostgreSQL (``QUESTLOG_BENCH_DATABASE_URL``, a fresh schema dropped at the end): every view
    catching up with the batch code, and through ``PostgresRunner`` (the poller, start-up
    included, timed until it has caught up with the head) (docs/projections.md, Speed); and the
    lease fence the runner runs in each batch's transaction (docs/projections.md, Leases).
-4. The CPU of one request in-process, the WSGI app called directly (docs/performance.md, notes on
-   the targets): ``POST /campaigns/{id}/rolls`` and the bare route of ``bench.server``, access
-   control on; then the same requests, one keep-alive client after the other, through
-   ``python -m bench.server`` (waitress), whose process CPU is read from ``/proc``.
+4. The CPU of one request in-process, the WSGI app called directly (docs/performance-results.md,
+   why a roll costs what it does): ``POST /campaigns/{id}/rolls`` and the bare route of
+   ``bench.server``, access control on; then the same requests, one keep-alive client after the
+   other, through ``python -m bench.server`` (waitress), whose process CPU is read from
+   ``/proc``.
 5. eventsourcing's ``isinstance(event, CanMutateProtocol)`` on a stored roll event, against a plain
-   ``isinstance`` (docs/performance.md, fix 2).
+   ``isinstance`` (docs/performance-results.md, fix 2).
 6. ``?at=<time>`` on a campaign of ``--campaign-events`` events: ``TimeTravel.version_at`` for
    moments spread over the campaign (docs/time-travel.md).
 7. A roll's CPU in one process: ``Questlog.roll`` (a server d20) ``--rolls`` times in a loop on
-   one campaign, on SQLite and on PostgreSQL (docs/performance.md, the lazy campaign lock).
+   one campaign, on SQLite and on PostgreSQL (docs/performance-results.md, the lazy campaign lock).
 8. An ``fsync`` of a 4 KiB write in the scratch directory (docs/performance.md, The machine).
 
 Each figure is the median of ``--repeat`` runs after one untimed warm-up, with the fastest and
@@ -161,7 +162,7 @@ def request_figures(workdir: Path, requests: int, repeat: int, say: Say) -> list
     open_ = in_process_cpu_ms(workdir, requests, repeat, auth=False)
     say(f"waitress: {requests:,} requests per route and sample")
     served = waitress_cpu_ms(workdir, requests, repeat)
-    doc = "docs/performance.md, Notes on the targets"
+    doc = "docs/performance-results.md, Why a roll costs what it does"
     figures = [
         Figure(doc, f"in-process, access control {state}: {name}, CPU per request", run[name], "ms")
         for state, run in (("off", open_), ("on", inside))
@@ -230,7 +231,7 @@ def protocol_figure(workdir: Path, repeat: int) -> Figure:
         return (check - plain) / number * 1e6
 
     return Figure(
-        "docs/performance.md, Notes on the targets, fix 2",
+        "docs/performance-results.md, Why a roll costs what it does, fix 2",
         f"isinstance(event, CanMutateProtocol) on a roll event, Python {sys.version.split()[0]}",
         repeated(sample, repeat),
         "µs",

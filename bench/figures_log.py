@@ -136,7 +136,7 @@ def log_figures(workdir: Path, events: int, rolls: int, repeat: int, say: Say) -
         app.close()
     say(f"SQLite: {rolls:,} rolls in one process")
     roll_cpu = roll_cpu_ms(StoreConfig(sqlite_path=workdir / "rolls.db"), rolls, repeat)
-    perf = "docs/performance.md, Views: catch-up and lag (Reading them)"
+    perf = "docs/performance-results.md, Catching up (History, Reading them)"
     return [
         Figure(perf, f"SQLite: SELECT of {events:,} notifications alone", select, "events/s"),
         Figure(perf, "SQLite: SELECT and decoding each event's JSON and id", decoded, "events/s"),
@@ -199,7 +199,7 @@ def roll_cpu_ms(config: StoreConfig, rolls: int, repeat: int) -> list[float]:
         app.close()
 
 
-ROLL_DOC = "docs/performance.md, PostgreSQL with several workers (The lazy campaign lock)"
+ROLL_DOC = "docs/performance-results.md, What a roll costs on PostgreSQL (The lazy campaign lock)"
 
 
 def postgres_figures(events: int, rolls: int, repeat: int, say: Say) -> list[Figure]:

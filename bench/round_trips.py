@@ -12,7 +12,7 @@ schema's PostgreSQL backends::
     python -m bench.round_trips --rolls 2000
 
 It also times what one more unprepared statement in a pipeline costs the client and the server.
-The table "What a roll costs on PostgreSQL" in docs/performance.md is this script's output.
+The table "What a roll costs on PostgreSQL" in docs/performance-results.md is this script's output.
 """
 
 from __future__ import annotations

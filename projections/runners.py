@@ -84,7 +84,8 @@ class LogPoller:
         Every pass is followed by ``poll_interval``, also one that found events: under load the
         next pass then takes every event of the interval in one batch (one transaction per view
         store) instead of one or two per pass, each with its fixed cost of about 2 ms
-        (docs/performance.md, issue 29); the lag stays within the interval plus a pass.
+        (docs/performance-results.md, "What the embedded views cost"); the lag stays within the
+        interval plus a pass.
         """
         while not stop.is_set():
             self.catch_up(stop)

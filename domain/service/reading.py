@@ -247,7 +247,7 @@ class Reading(ApplicationHooks):
             # their actors were stored together before either read, so an append between the
             # two reads is left to the next audit, never audited without its actor (its hash
             # covers it). The actors are read first, the events after: in that order the pages
-            # the events leave are given back after the audit (docs/performance.md).
+            # the events leave are given back after the audit (docs/performance-results.md).
             head = campaign.version
             actors = self.side_tables.actors(str(campaign_id), up_to=head)
             stored = self.stored_events(campaign_id, limit=head)

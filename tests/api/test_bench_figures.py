@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--quick", "--events", "200", "--campaign-events", "40", "--requests", "5", "--rolls", "5"]
 
 FIGURES = {
-    "docs/performance.md, Views: catch-up and lag": [
+    "docs/performance-results.md, Catching up (History, Reading them)": [
         "SQLite: SELECT of 200 notifications alone: ",
         "SQLite: SELECT and decoding each event's JSON and id: ",
     ],
@@ -28,7 +28,7 @@ FIGURES = {
     "docs/projections.md, Leases: one process per view": [
         "PostgreSQL: the fence of a batch, one query (mean of 2,000 calls): ",
     ],
-    "docs/performance.md, Notes on the targets": [
+    "docs/performance-results.md, Why a roll costs what it does": [
         "in-process, access control off: roll, CPU per request: ",
         "in-process, access control on: bare, CPU per request: ",
         "through waitress, one client: roll, server CPU per request: ",
@@ -36,7 +36,7 @@ FIGURES = {
         "isinstance(event, CanMutateProtocol) on a roll event, Python 3.",
     ],
     "docs/performance.md, The machine": ["fsync of a 4 KiB write in "],
-    "docs/performance.md, PostgreSQL with several workers (The lazy campaign lock)": [
+    "docs/performance-results.md, What a roll costs on PostgreSQL (The lazy campaign lock)": [
         "SQLite: Questlog.roll, 5 in one process, CPU: ",
         "PostgreSQL: Questlog.roll, 5 in one process, CPU: ",
     ],

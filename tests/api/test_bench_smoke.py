@@ -418,8 +418,8 @@ def bench_module(module: str, *args: str, url: str) -> subprocess.CompletedProce
 
 @pytest.mark.postgres
 def test_the_round_trip_count_of_a_roll_is_two_and_six_statements(postgres_url: str) -> None:
-    # Issue 14: what docs/performance.md says a roll costs on PostgreSQL is what is counted
-    # (six statements since issue 30: no LOCK TABLE).
+    # What docs/performance-results.md ("What a roll costs on PostgreSQL") says a roll costs is
+    # what is counted (six statements since appends stopped taking the table lock: no LOCK TABLE).
     result = bench_module("round_trips", "--rolls", "20", url=postgres_url)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     counted = {

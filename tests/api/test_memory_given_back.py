@@ -1,6 +1,7 @@
 """After an audit the server gives the decoded log's memory back to the system (glibc's
 ``malloc_trim``), so each request thread does not keep its own high-water mark; the figure is
-``python -m bench.audit_memory`` (docs/performance.md, "The server's memory after audits")."""
+``python -m bench.audit_memory`` (docs/performance-results.md, "The server's memory after
+audits")."""
 
 from __future__ import annotations
 

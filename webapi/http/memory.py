@@ -38,7 +38,7 @@ def give_back() -> bool:
     The collection runs even while another audit has the collector paused, and then walks that
     audit's objects too (some tenths of a second with the GIL held, once per whole audit): left
     to the pause's end instead, the server kept +235 MB after 20 audits 4 at a time, against
-    +120 to +131 MB this way (docs/performance.md)."""
+    +120 to +131 MB this way (docs/performance-results.md, "The server's memory after audits")."""
     gc.collect()
     if TRIM is None:
         return False

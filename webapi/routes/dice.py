@@ -30,7 +30,7 @@ blp = Blueprint("dice", __name__, description="Verifiable server dice and report
 def render_roll(result: CommandResult) -> Rendered:
     """A roll's response."""
     # The record is already plain JSON in the documented Roll shape; a schema dump would only
-    # copy it again (this is the hottest route, see docs/performance.md).
+    # copy it again (this is the hottest route, see docs/performance-results.md).
     # The summary is made here (never stored, so not in the idempotency row's result).
     summary = roll_summary(result.value)
     return appended(201, result, {**result.value, "verified": None, "summary": summary})
