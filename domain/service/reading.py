@@ -13,9 +13,10 @@ from domain.model.event_records import event_record, project_campaign
 from domain.model.signed_note import VerifierKey
 from domain.model.summaries import decoded, roll_summary
 from domain.model.text import ascii_number
-from domain.service.audit import AuditReport, audit_stream, with_verdict
+from domain.service.audit import AuditReport, audit_stream
 from domain.service.audit_read import collection_paused, stored_fields
 from domain.service.audit_resume import ResumePoint, resumed_audit
+from domain.service.audit_rolls import with_verdict
 from domain.service.checkpoints import CheckpointVerdict, check_checkpoint
 from domain.service.timeline import Timeline
 from domain.storage.es_compat import ApplicationHooks
