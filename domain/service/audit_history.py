@@ -79,11 +79,8 @@ class History:
                 source = texts.setdefault(source, source)
             if type(purpose) is str:
                 purpose = texts.setdefault(purpose, purpose)
-            self.rolls.append(
-                RollSeen(
-                    version, get("roll_id"), source, purpose, get("total"), get("fate_reroll_of")
-                )
-            )
+            roll = (version, get("roll_id"), source, purpose, get("total"), get("fate_reroll_of"))
+            self.rolls.append(tuple.__new__(RollSeen, roll))  # (not RollSeen(): a Python call)
 
     def findings(self) -> dict[str, list[Any]]:
         """The rollbacks, flagged rolls, rerolls and fate rerolls, by the report's names."""
