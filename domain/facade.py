@@ -46,9 +46,10 @@ from domain.model.text import ascii_number, has_control_characters, not_unicode,
 from domain.service import command_results
 from domain.service.actions import Caller, TableActions
 from domain.service.application import Questlog, campaign_facts
-from domain.service.audit import AuditReport, roll_verdict
+from domain.service.audit import AuditReport
 from domain.service.audit_read import collection_paused
 from domain.service.audit_resume import ResumePoint
+from domain.service.audit_rolls import roll_verdict
 from domain.service.checkpoints import CheckpointVerdict, check_checkpoint, hashes_by_version
 from domain.service.command_results import (
     CommandCounters,

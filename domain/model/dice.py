@@ -102,7 +102,8 @@ def _words(key: bytes, client_seed: str, nonce: int, entropy: str | None) -> Ite
     block = 0
     while True:
         message = f"{client_seed}:{nonce}:{block}{suffix}".encode()
-        yield from struct.unpack(">8I", hmac.new(key, message, hashlib.sha256).digest())
+        # hmac.digest: the same HMAC-SHA256 as hmac.new(...).digest(), in one call
+        yield from struct.unpack(">8I", hmac.digest(key, message, "sha256"))
         block += 1
 
 
@@ -121,9 +122,16 @@ def derive_faces(
     _check_client_seed_and_nonce(client_seed, nonce)
     if entropy is not None and (not isinstance(entropy, str) or not ENTROPY.fullmatch(entropy)):
         raise ValueError("the entropy is 1 to 64 characters from [A-Za-z0-9_-]")
+    return _draw(key, client_seed, nonce, _check_sides(sides), entropy)
+
+
+def _draw(
+    key: bytes, client_seed: str, nonce: int, sides: list[int], entropy: str | None
+) -> list[int]:
+    """The faces of checked dice (``derive_faces`` checks them first)."""
     words = _words(key, client_seed, nonce, entropy)
     faces = []
-    for n in _check_sides(sides):
+    for n in sides:
         # Words at or above the largest multiple of n would make the low faces more likely.
         limit = _WORD_SPACE - _WORD_SPACE % n
         x = next(words)
@@ -139,7 +147,7 @@ def verify_faces(
     """Whether a revealed seed matches the proof's commitment and derives exactly these faces.
 
     The one roll verifier: the audit, the roll routes and the roll log view all come here
-    (through ``domain.service.audit.roll_verdict``).
+    (through ``domain.service.audit_rolls.roll_verdict``).
     """
     try:
         if not hmac.compare_digest(commitment_of(server_seed_hex), str(proof["commitment"])):
@@ -155,6 +163,51 @@ def verify_faces(
     except (KeyError, TypeError, ValueError):
         return False
     return derived == list(faces)
+
+
+class SeedVerifier:
+    """``verify_faces`` for the many rolls of one audit: each revealed seed's bytes, and whether
+    it hashes to the commitment it was revealed for, worked out once instead of once a roll
+    (every roll is still derived again from its seed, client seed and nonce)."""
+
+    def __init__(self) -> None:
+        self._keys: dict[tuple[str, str], bytes | None] = {}
+
+    def verify(
+        self,
+        server_seed_hex: str,
+        commitment: str,
+        client_seed: str,
+        nonce: int,
+        entropy: str | None,
+        sides: Sequence[int],
+        faces: Sequence[int],
+    ) -> bool:
+        """``verify_faces(server_seed_hex, proof, sides, faces)`` for a proof of this
+        ``commitment``, ``client_seed``, ``nonce`` and ``entropy`` (absent: None)."""
+        key = self._key(server_seed_hex, commitment)
+        if key is None:
+            return False
+        try:
+            _check_client_seed_and_nonce(client_seed, nonce)
+            if entropy is not None and not ENTROPY.fullmatch(entropy):
+                return False
+            checked = _check_sides(sides)
+        except ValueError:
+            return False
+        return _draw(key, client_seed, nonce, checked, entropy) == list(faces)
+
+    def _key(self, server_seed_hex: str, commitment: str) -> bytes | None:
+        """The seed's bytes if it is a seed and hashes to ``commitment``, else None."""
+        pair = (server_seed_hex, commitment)
+        if pair not in self._keys:
+            try:
+                key: bytes | None = _seed_bytes(server_seed_hex)
+                matches = hmac.compare_digest(commitment_of(server_seed_hex), commitment)
+            except (TypeError, ValueError):  # not a seed; a commitment that is not ASCII
+                key, matches = None, False
+            self._keys[pair] = key if matches else None
+        return self._keys[pair]
 
 
 class ServerDice:

@@ -8,7 +8,7 @@ an earlier one by a game's fate-reroll rule, e.g. G-CB-12), each with the roll i
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +16,7 @@ from eventsourcing.persistence import Mapper, StoredEvent
 from eventsourcing.utils import get_topic, resolve_topic
 
 from domain.model import chain
-from domain.model.dice import commitment_of, verify_faces
+from domain.model.dice import commitment_of
 from domain.service.audit_history import History
 from domain.service.audit_read import (
     collection_paused,
@@ -26,41 +26,7 @@ from domain.service.audit_read import (
     read_fields,
     stored_fields,
 )
-from domain.service.timeline import Timeline
-
-
-def roll_verdict(record: Mapping[str, Any], revealed: Mapping[str, str]) -> bool | None:
-    """True if a server roll re-derives from its revealed seed, False if not, None if secret."""
-    proof = record.get("proof")
-    if record.get("source") != "server" or not isinstance(proof, Mapping):
-        return None
-    seed = revealed.get(proof.get("commitment", ""))
-    if seed is None:
-        return None
-    try:
-        sides = [int(d["sides"]) for d in record["dice"]]
-        faces = [int(d["face"]) for d in record["dice"]]
-    except (KeyError, TypeError, ValueError):
-        return False
-    return verify_faces(seed, proof, sides, faces)
-
-
-def with_verdict(
-    record: dict[str, Any], revealed: dict[str, str], timeline: Timeline | None = None
-) -> dict[str, Any]:
-    """A roll record with ``verified``, ``proof.server_seed`` once revealed, and ``undone``."""
-    result = dict(record)
-    if timeline is not None:
-        result["undone_by"] = timeline.undone_by(int(record["version"]))
-        result["undone"] = result["undone_by"] is not None
-    if "proof" in record:
-        proof = dict(record["proof"])
-        seed = revealed.get(proof["commitment"])
-        if seed is not None:
-            proof["server_seed"] = seed
-        result["proof"] = proof
-    result["verified"] = roll_verdict(record, revealed)
-    return result
+from domain.service.audit_rolls import Nonces, ServerRolls
 
 
 @dataclass
@@ -178,8 +144,8 @@ def audit_stream(
     actors = actors or {}
     report = AuditReport()
     revealed: dict[str, str] = {}
-    server_rolls: list[tuple[int, dict[str, Any]]] = []
     nonces = Nonces(report)
+    rolls = ServerRolls(report, nonces)
     history = History()
     commands = Commands()
     reader = Reader(mapper, report)
@@ -198,13 +164,18 @@ def audit_stream(
                 prev_hash = ""
                 continue
             fields, prev_hash = read
-            _collect_reveals(report, version, fields, revealed)
-            history.add(item.topic, version, fields)
+            if "revealed_seed" in fields or "revealed_seeds" in fields:
+                _collect_reveals(report, version, fields, revealed)
+            records = roll_records(fields)
+            history.add(item.topic, version, fields, records or ())
             problem = commands.add(version, fields)
             if problem:
                 report.bad(version, problem)
-            server_rolls.extend(_server_rolls(report, nonces, version, fields))
-        _judge_server_rolls(report, server_rolls, revealed)
+            if records is None:
+                report.bad(version, "the event's rolls are not a list of roll objects")
+            elif records:
+                rolls.add(version, records)
+        rolls.judge(revealed)
         findings = history.findings()
     if commands.open is not None:
         first, last = commands.open
@@ -212,6 +183,20 @@ def audit_stream(
     for name, found in findings.items():
         getattr(report, name).extend(found)
     return report
+
+
+def roll_records(fields: Mapping[str, Any]) -> Sequence[Mapping[str, Any]] | None:
+    """An event's rolls (none: an empty list), or None if they are not a list of objects (a
+    tampered event: the audit reports it at its version instead of failing)."""
+    records = fields.get("rolls") or []
+    if not isinstance(records, list | tuple):
+        return None
+    for record in records:
+        if type(record) is not dict and not isinstance(
+            record, Mapping
+        ):  # (the ABC's check is slow)
+            return None
+    return records
 
 
 class Reader:
@@ -314,133 +299,6 @@ def _collect_reveals(
         if not commits_to(seed, commitment):
             report.bad(version, f"the revealed seed does not hash to {commitment}")
         revealed[commitment] = seed
-
-
-def _server_rolls(
-    report: AuditReport, nonces: Nonces, version: int, fields: Mapping[str, Any]
-) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Count an event's rolls, and yield its server rolls whose nonces are in order."""
-    for record in fields.get("rolls") or []:
-        if record.get("source") == "reported":
-            report.rolls["reported"] += 1
-            continue
-        report.count_server_roll(record)
-        if nonces.reused(version, record):
-            report.rolls["failed"] += 1
-            report.failed_rolls.append(str(record.get("roll_id")))
-            continue
-        yield version, _for_verdict(record)
-
-
-def _for_verdict(record: Mapping[str, Any]) -> dict[str, Any]:
-    """What the verdict reads of a server roll (``roll_verdict``): kept until the audit's end,
-    when every seed it will see is revealed, so nothing else of the roll is kept."""
-    kept = {key: record[key] for key in ("source", "proof", "roll_id", "dice") if key in record}
-    dice = kept.get("dice")
-    if isinstance(dice, list) and all(isinstance(die, dict) for die in dice):
-        kept["dice"] = [{key: die[key] for key in ("sides", "face") if key in die} for die in dice]
-    return kept
-
-
-def _judge_server_rolls(
-    report: AuditReport, server_rolls: list[tuple[int, dict[str, Any]]], revealed: dict[str, str]
-) -> None:
-    """Re-derive each server roll from its revealed seed (or count it as awaiting its reveal)."""
-    for version, record in server_rolls:
-        verdict = roll_verdict(record, revealed)
-        if verdict is None:
-            report.rolls["awaiting_reveal"] += 1
-        elif verdict:
-            report.rolls["verified"] += 1
-        else:
-            report.rolls["failed"] += 1
-            report.failed_rolls.append(str(record.get("roll_id")))
-            report.problems.append(
-                {"version": version, "problem": f"roll {record.get('roll_id')} does not verify"}
-            )
-
-
-class Nonces:
-    """Checks that the server rolls under each commitment carry nonces 0, 1, 2, ... in log order.
-
-    The server draws every roll under a commitment with the next nonce, and a rollback never
-    takes one back, so a log that misses a nonce has lost a roll: a host who deletes a roll's
-    event and re-chains the rest passes the chain check, but not this one. (A host who also
-    re-derives every later roll from the seed it holds passes it too; a checkpoint a player kept
-    catches that: docs/dice-verification.md, "What the nonce check proves".) A gap or a nonce
-    out of order is written in the report's ``nonce_gaps`` and ``problems``; a nonce used twice
-    is a failed roll.
-    """
-
-    def __init__(self, report: AuditReport) -> None:
-        self.report = report
-        self.next: dict[str, int] = {}
-        self.used: dict[str, set[int]] = {}
-
-    def reused(self, version: int, record: Mapping[str, Any]) -> bool:
-        """Take note of a server roll; whether its nonce was used before under its commitment."""
-        proof = record.get("proof")
-        proof = proof if isinstance(proof, dict) else {}
-        commitment, nonce = str(proof.get("commitment")), proof.get("nonce")
-        roll_id = str(record.get("roll_id"))
-        if isinstance(nonce, bool) or not isinstance(nonce, int) or nonce < 0:
-            self._gap(version, roll_id, commitment, nonce, f"has no valid nonce ({nonce!r})")
-            return True
-        used = self.used.setdefault(commitment, set())
-        if nonce in used:
-            self.report.problems.append(
-                {"version": version, "problem": f"nonce {nonce} reused by roll {roll_id}"}
-            )
-            return True
-        used.add(nonce)
-        expected = self.next.get(commitment, 0)
-        if nonce > expected:
-            missing = (
-                f"nonce {expected}"
-                if nonce == expected + 1
-                else (f"nonces {expected} to {nonce - 1}")
-            )
-            self._gap(
-                version,
-                roll_id,
-                commitment,
-                nonce,
-                f"carries nonce {nonce}, but {missing} under this commitment "
-                f"{'is' if nonce == expected + 1 else 'are'} missing from the log",
-                missing=[expected, nonce - 1],
-            )
-        elif nonce < expected:
-            self._gap(
-                version,
-                roll_id,
-                commitment,
-                nonce,
-                f"carries nonce {nonce} after nonce {expected - 1}: out of order",
-            )
-        self.next[commitment] = max(expected, nonce + 1)
-        return False
-
-    def _gap(
-        self,
-        version: int,
-        roll_id: str,
-        commitment: str,
-        nonce: object,
-        what: str,
-        missing: list[int] | None = None,
-    ) -> None:
-        problem = f"roll {roll_id} {what}"
-        self.report.problems.append({"version": version, "problem": problem})
-        self.report.nonce_gaps.append(
-            {
-                "version": version,
-                "roll_id": roll_id,
-                "commitment": commitment,
-                "nonce": nonce,
-                "missing": missing,
-                "problem": problem,
-            }
-        )
 
 
 class Commands:

@@ -6,8 +6,8 @@ recorded as replacing an earlier one by a game's fate-reroll rule, e.g. G-CB-12)
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 from domain.service.timeline import Timeline
 
@@ -16,8 +16,16 @@ ROLLBACK_PROPOSED = "questlog.RollbackProposed"
 ROLLBACK_APPROVED = "questlog.RollbackApproved"
 
 
-ROLL_FIELDS = ("roll_id", "source", "purpose", "total", "fate_reroll_of")
-"""What the findings read of each roll (kept to the audit's end: the rollbacks come later)."""
+class RollSeen(NamedTuple):
+    """What the findings read of each roll (kept to the audit's end: the rollbacks come later);
+    a field the roll lacks is None."""
+
+    version: int
+    roll_id: Any
+    source: Any
+    purpose: Any
+    total: Any
+    fate_reroll_of: Any
 
 
 class History:
@@ -26,11 +34,19 @@ class History:
     def __init__(self) -> None:
         self.rollbacks: list[dict[str, Any]] = []
         self.approvals: dict[str, list[str]] = {}
-        self.rolls: list[dict[str, Any]] = []
+        self.rolls: list[RollSeen] = []
         self.head = 0
+        self._texts: dict[str, str] = {}
+        """One copy of each source and purpose the kept rolls name (not one a roll)."""
 
-    def add(self, topic: str, version: int, fields: Mapping[str, Any]) -> None:
-        """Take note of one decoded event."""
+    def add(
+        self,
+        topic: str,
+        version: int,
+        fields: Mapping[str, Any],
+        rolls: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
+        """Take note of one decoded event and its rolls (``audit.roll_records``)."""
         self.head = version
         if topic == ROLLED_BACK:
             to_version = fields.get("to_version")
@@ -55,9 +71,16 @@ class History:
         elif topic == ROLLBACK_APPROVED:
             approvals = self.approvals.setdefault(str(fields.get("proposal_id")), [])
             approvals.append(str(fields.get("player")))
-        for record in fields.get("rolls") or []:
-            kept = {key: record[key] for key in ROLL_FIELDS if key in record}
-            self.rolls.append({**kept, "version": version})
+        texts = self._texts
+        for record in rolls:
+            get = record.get
+            source, purpose = get("source"), get("purpose")
+            if type(source) is str:
+                source = texts.setdefault(source, source)
+            if type(purpose) is str:
+                purpose = texts.setdefault(purpose, purpose)
+            roll = (version, get("roll_id"), source, purpose, get("total"), get("fate_reroll_of"))
+            self.rolls.append(tuple.__new__(RollSeen, roll))  # (not RollSeen(): a Python call)
 
     def findings(self) -> dict[str, list[Any]]:
         """The rollbacks, flagged rolls, rerolls and fate rerolls, by the report's names."""
@@ -74,7 +97,7 @@ class History:
                 }
             )
             if rollback["flagged"]:
-                sources = sources or {str(r.get("roll_id")): r.get("source") for r in self.rolls}
+                sources = sources or {str(r.roll_id): r.source for r in self.rolls}
                 found["flagged_rolls"].extend(
                     roll for roll in rollback["undone_rolls"] if sources.get(roll) == "server"
                 )
@@ -83,58 +106,58 @@ class History:
         return found
 
 
-def fate_rerolls(rolls: list[dict[str, Any]], timeline: Timeline) -> list[dict[str, Any]]:
+def fate_rerolls(rolls: list[RollSeen], timeline: Timeline) -> list[dict[str, Any]]:
     """Each roll that replaced an earlier one by a fate reroll, with the roll it replaced.
 
     ``replaced_found`` is False if the named roll is not an earlier roll of the log.
     """
-    seen: dict[str, dict[str, Any]] = {}
+    seen: dict[str, RollSeen] = {}
     found: list[dict[str, Any]] = []
     for record in rolls:
-        original = record.get("fate_reroll_of")
+        original = record.fate_reroll_of
         if original is not None:
             replaced = seen.get(str(original))
             found.append(
                 {
-                    "roll_id": record.get("roll_id"),
+                    "roll_id": record.roll_id,
                     "fate_reroll_of": original,
                     "replaced_found": replaced is not None,
-                    "replaced_total": None if replaced is None else replaced.get("total"),
-                    "total": record.get("total"),
-                    "purpose": record.get("purpose"),
-                    "source": record.get("source"),
-                    "version": record["version"],
-                    "undone_by": timeline.undone_by(int(record["version"])),
+                    "replaced_total": None if replaced is None else replaced.total,
+                    "total": record.total,
+                    "purpose": record.purpose,
+                    "source": record.source,
+                    "version": record.version,
+                    "undone_by": timeline.undone_by(int(record.version)),
                 }
             )
-        seen[str(record.get("roll_id"))] = record
+        seen[str(record.roll_id)] = record
     return found
 
 
-def rerolls(rolls: list[dict[str, Any]], timeline: Timeline) -> list[dict[str, Any]]:
+def rerolls(rolls: list[RollSeen], timeline: Timeline) -> list[dict[str, Any]]:
     """Each undone roll followed by a later active roll for the same purpose."""
     if not timeline.gaps:
         return []  # nothing was undone
     active: dict[str, list[tuple[int, str]]] = {}
     for record in rolls:
-        if timeline.is_active(int(record["version"])):
-            active.setdefault(str(record.get("purpose")), []).append(
-                (int(record["version"]), str(record.get("roll_id")))
+        if timeline.is_active(int(record.version)):
+            active.setdefault(str(record.purpose), []).append(
+                (int(record.version), str(record.roll_id))
             )
     found: list[dict[str, Any]] = []
     for record in rolls:
-        version = int(record["version"])
+        version = int(record.version)
         undone_by = timeline.undone_by(version)
         if undone_by is None:
             continue
-        later = active.get(str(record.get("purpose")), [])
+        later = active.get(str(record.purpose), [])
         index = bisect_right(later, version, key=lambda item: item[0])
         if index < len(later):
             found.append(
                 {
-                    "roll_id": record.get("roll_id"),
-                    "purpose": record.get("purpose"),
-                    "source": record.get("source"),
+                    "roll_id": record.roll_id,
+                    "purpose": record.purpose,
+                    "source": record.source,
                     "undone_by": undone_by,
                     "rerolled_as": later[index][1],
                 }

@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain.model import chain
-from domain.service.audit import AuditReport, Nonces, commits_to, revealed_seeds, roll_verdict
+from domain.service.audit import AuditReport, commits_to, revealed_seeds
+from domain.service.audit_rolls import Nonces, roll_verdict
 
 
 def audit_public_events(

@@ -13,9 +13,10 @@ from domain.model.event_records import event_record, project_campaign
 from domain.model.signed_note import VerifierKey
 from domain.model.summaries import decoded, roll_summary
 from domain.model.text import ascii_number
-from domain.service.audit import AuditReport, audit_stream, with_verdict
+from domain.service.audit import AuditReport, audit_stream
 from domain.service.audit_read import collection_paused, stored_fields
 from domain.service.audit_resume import ResumePoint, resumed_audit
+from domain.service.audit_rolls import with_verdict
 from domain.service.checkpoints import CheckpointVerdict, check_checkpoint
 from domain.service.timeline import Timeline
 from domain.storage.es_compat import ApplicationHooks
@@ -248,12 +249,14 @@ class Reading(ApplicationHooks):
             # two reads is left to the next audit, never audited without its actor (its hash
             # covers it). The actors are read first, the events after: in that order the pages
             # the events leave are given back after the audit (docs/performance-results.md).
+            # The collector is paused from before the reads: the rows read are a hundred thousand
+            # objects, each allocation a step towards a collection that would walk them all.
             head = campaign.version
-            actors = self.side_tables.actors(str(campaign_id), up_to=head)
-            stored = self.stored_events(campaign_id, limit=head)
-            while stored and stored[-1].originator_version > head:  # (a version deleted below)
-                stored.pop()
-            with collection_paused():  # (the whole log is read into memory first)
+            with collection_paused():
+                actors = self.side_tables.actors(str(campaign_id), up_to=head)
+                stored = self.stored_events(campaign_id, limit=head)
+                while stored and stored[-1].originator_version > head:  # (a version deleted)
+                    stored.pop()
                 return audit_stream(self.mapper, stored, actors)
         if after.version < 1:
             raise InvalidInput.field("after", "must be a version, 1 or more")

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
+import pytest
+
 from domain.model import chain
 from domain.model.campaign import Campaign
 from domain.service.application import Questlog
@@ -265,3 +267,59 @@ def test_an_append_during_an_audit_is_left_for_the_next_one(
     assert report.ok, report.problems
     assert report.head_version == LAST
     assert audit(app, campaign_id).head_version == LAST + 1
+
+
+NOT_ROLLS = [b"[1,2]", b"5", b'"2-1"', b'{"roll_id":"2-1"}', b'[{"roll_id":"2-1"},null]']
+"""What a tampered event may hold where its list of roll objects was."""
+
+
+@pytest.mark.parametrize("rolls", NOT_ROLLS)
+def test_rolls_that_are_not_roll_objects_are_a_problem_at_their_version(
+    app: Questlog, raw: Any, new_campaign: NewCampaign, rolls: bytes
+) -> None:
+    """Found in review: the audit failed (500) on such an event instead of reporting it."""
+    campaign_id = rolled(app, new_campaign)
+    state = raw.event_state(campaign_id, MIDDLE)
+    start = state.index(b'"rolls":') + len(b'"rolls":')
+    end = state.index(b',"next_nonce":', start)
+    raw.set_event_state(campaign_id, MIDDLE, state[:start] + rolls + state[end:])
+
+    report = audit(app, campaign_id)
+
+    assert report.first_bad_version == MIDDLE
+    assert not_a_list_of_rolls(MIDDLE) in report.problems
+    assert report.as_dict()["ok"] is False
+
+
+@pytest.mark.parametrize("rolls", [[1, 2], 5, "2-1", {"roll_id": "2-1"}])
+def test_rolls_that_are_not_roll_objects_are_a_problem_even_in_a_rehashed_event(
+    app: Questlog, raw: Any, new_campaign: NewCampaign, rolls: object
+) -> None:
+    """The head forged and hashed again (its chain intact, read on the fast path): still a
+    problem at its version, and the other rolls are counted as before."""
+    campaign_id = rolled(app, new_campaign)
+    last = app.campaign_events(campaign_id)[LAST - 1]
+    assert isinstance(last, Campaign.DiceRolled)
+    fields = {**last.__dict__, "rolls": rolls}
+    fields["hash"] = chain.event_hash(
+        campaign_id=campaign_id,
+        version=LAST,
+        event_type=Campaign.DiceRolled.TOPIC,
+        timestamp=last.timestamp,
+        data=chain.split_event_fields(fields),
+        prev_hash=last.prev_hash,
+        actor="system",
+    )
+    forged = app.mapper.to_stored_event(Campaign.DiceRolled(**fields))
+    raw.set_event_state(campaign_id, LAST, forged.state)
+
+    report = audit(app, campaign_id)
+
+    assert report.problems == [not_a_list_of_rolls(LAST)]
+    assert report.first_bad_version == LAST
+    assert report.rolls["server"] == report.rolls["awaiting_reveal"] == SERVER_ROLLS - 1
+    assert report.rolls["failed"] == 0
+
+
+def not_a_list_of_rolls(version: int) -> dict[str, Any]:
+    return {"version": version, "problem": "the event's rolls are not a list of roll objects"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 import json
 import threading
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 from uuid import uuid4
 
@@ -16,7 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.model import chain
-from domain.service.audit_read import canonical_bytes, collection_paused, fast_read
+from domain.service.audit_read import (
+    canonical_bytes,
+    collection_paused,
+    fast_read,
+    is_isoformat,
+)
 
 # Everything JSON holds but floats: the fast path never meets a float (it sends them on).
 float_free = st.recursive(
@@ -38,6 +43,45 @@ def test_orjson_writes_what_json_writes_for_float_free_json(value: Any) -> None:
     stored = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
     assert orjson.dumps(value) == stored
     assert canonical_bytes(value) == chain.canonical_json(value).encode()
+
+
+def _zero_fraction(text: str) -> str:
+    """The text with its fraction of a second written as zeros (added where there was none)."""
+    date, _, rest = text.partition("T")
+    clock, sign, offset = rest[:8], rest[-6:-5], rest[-5:]
+    return f"{date}T{clock}.000000{sign}{offset}"
+
+
+VARIANTS = [
+    lambda text: text,
+    lambda text: text.replace("T", " "),
+    lambda text: text.replace("+00:00", "Z").replace("+00:00", "-00:00"),
+    lambda text: text.replace("+00:00", "-00:00"),
+    _zero_fraction,
+    lambda text: text[:23] + text[26:] if "." in text else text,  # milliseconds only
+    lambda text: text.replace(":", "", 1),
+]
+# The one form the server writes, and texts near it that fromisoformat also reads.
+iso_texts = st.builds(
+    lambda moment, variant: VARIANTS[variant](moment.isoformat()),
+    st.datetimes(
+        min_value=datetime(1000, 1, 1),
+        timezones=st.sampled_from(
+            [UTC, timezone(timedelta(hours=5, minutes=30)), timezone(-timedelta(hours=3))]
+        ),
+    ),
+    st.integers(0, len(VARIANTS) - 1),
+)
+
+
+@given(text=iso_texts)
+@settings(max_examples=1000)
+def test_a_timestamp_is_in_isoformat_exactly_when_isoformat_writes_it(text: str) -> None:
+    try:
+        timestamp = datetime.fromisoformat(text)
+    except ValueError:
+        return
+    assert is_isoformat(timestamp, text) == (timestamp.isoformat() == text), text
 
 
 def event(fields: dict[str, Any], actor: str | None = "owner#1") -> tuple[StoredEvent, str]:
