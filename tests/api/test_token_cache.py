@@ -20,6 +20,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from domain.service.application import Questlog
+from domain.storage.advisory_locks import campaign_lock_keys
 from domain.storage.store import StoreConfig
 from webapi.app import create_app
 
@@ -151,3 +152,25 @@ def test_a_revocation_here_empties_the_memory(app: Questlog, store_config: Store
     app.revoke_token("cached")
     assert app.authenticate_for_append(secret) is None
     assert client.post(path, json={"dice": "d20"}, headers=headers).status_code == 401
+
+
+@POSTGRES_ONLY
+def test_a_refused_token_inside_the_campaign_lock_stores_nothing_and_lets_the_lock_go(
+    make_app: Callable[[], Questlog], store_config: StoreConfig
+) -> None:
+    first, other = make_app(), make_app()
+    client, headers, cid = _setup(first)
+    path = f"/campaigns/{cid}/rolls"
+    assert client.post(path, json={"dice": "d20"}, headers=headers).status_code == 201
+    first._mark_contended(UUID(cid))  # its commands now hold the campaign lock (nested insert)
+    assert client.post(path, json={"dice": "d20"}, headers=headers).status_code == 201
+    stored = _version(first, cid)
+    other.revoke_token("cached")
+    assert client.post(path, json={"dice": "d20"}, headers=headers).status_code == 401
+    assert _version(other, cid) == stored
+    assert store_config.database_url is not None
+    with psycopg.connect(store_config.database_url, autocommit=True) as session:
+        keys = campaign_lock_keys(UUID(cid))
+        row = session.execute("SELECT pg_try_advisory_lock(%s, %s)", keys).fetchone()
+        assert row is not None and row[0]
+        session.execute("SELECT pg_advisory_unlock(%s, %s)", keys)
