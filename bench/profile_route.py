@@ -14,6 +14,9 @@ system calls, which run without the GIL.
 
 Routes: ``roll`` (``POST /campaigns/{id}/rolls``, a server d20) and ``command`` (a Quest
 Calendar ``trait_check`` on server dice, on a campaign with a hero and an open page).
+``--store postgres`` serves them from a fresh schema of the PostgreSQL at
+``QUESTLOG_BENCH_DATABASE_URL`` (one process, as part (g) serves it); time psycopg spends waiting
+for the server is outside the GIL, so it shows in the line under the table, not in it.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.load import LoadResult
+from bench.scale import URL, fresh_schema
 from bench.versus_naive import Contender, _questlog
 from domain.storage.store import StoreConfig
 
@@ -52,7 +56,7 @@ CATEGORIES: list[tuple[str, Callable[[Frame], bool]]] = [
     ("game state: copy, diff, patch", _in("model/patch.py")),
     (
         "append: transaction, SQL, side rows",
-        _in("eventsourcing/", "domain/storage/", "sqlite3"),
+        _in("eventsourcing/", "domain/storage/", "sqlite3", "psycopg"),
     ),
     ("dice: draw and proof", _in("model/dice", "model/checked_dice.py")),
     ("game rules and events", _in("domain/model/")),
@@ -107,11 +111,15 @@ class Profile:
         return total / max(1, self.load.requests) * 1e3 * (self.load.seconds / self.seconds)
 
 
-def profile(route: str, workdir: Path, seconds: float, clients: int) -> Profile:
-    """Load one route on a fresh server and sample it with py-spy."""
+def profile(route: str, workdir: Path, seconds: float, clients: int, store: str) -> Profile:
+    """Load one route on a fresh server (``store``: sqlite or postgres) and sample it."""
     spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     with ExitStack() as stack:
-        config = StoreConfig(sqlite_path=workdir / f"{route}.db")
+        if store == "postgres":
+            schema = stack.enter_context(fresh_schema(URL))
+            config = StoreConfig(database_url=URL, postgres_schema=schema)
+        else:
+            config = StoreConfig(sqlite_path=workdir / f"{route}.db")
         side: Contender = _questlog(
             route, config, workdir, clients, stack, command=route == "command"
         )
@@ -126,7 +134,8 @@ def profile(route: str, workdir: Path, seconds: float, clients: int) -> Profile:
         )
         load = side.load(seconds + 0.5, "profiled")
         recorder.wait(timeout=60)
-        return Profile(route, parse_raw(out.read_text(encoding="utf-8")), seconds, load)
+        samples = parse_raw(out.read_text(encoding="utf-8"))
+        return Profile(f"{route} ({store})", samples, seconds, load)
 
 
 def profile_table(result: Profile) -> Table:
@@ -154,18 +163,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--route", choices=["roll", "command"], action="append")
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--store", choices=["sqlite", "postgres"], default="sqlite")
     args = parser.parse_args(argv)
     console = Console(highlight=False)
     with tempfile.TemporaryDirectory(prefix="questlog-profile-") as folder:
         for route in args.route or ["roll", "command"]:
-            result = profile(route, Path(folder), args.seconds, args.clients)
+            result = profile(route, Path(folder), args.seconds, args.clients, args.store)
             console.print(profile_table(result))
             cpu = result.load.server_cpu_ms
             if cpu is not None:
                 outside = cpu - result.gil_ms_per_request
                 console.print(
                     f"  [dim]outside the GIL (SQLite's C code, fsync, socket calls, waits for "
-                    f"the GIL): {outside:.2f} ms per request[/dim]"
+                    f"the GIL or for PostgreSQL): {outside:.2f} ms per request[/dim]"
                 )
 
 

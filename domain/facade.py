@@ -12,7 +12,15 @@ and the storage adapters can change shape behind it. The games register their co
 from __future__ import annotations
 
 from domain.model import chain, samples
-from domain.model.access import ROLES, TOKEN_ROLES, Membership, Token, acting_as, actor_label
+from domain.model.access import (
+    ROLES,
+    TOKEN_ROLES,
+    Membership,
+    Token,
+    TokenCheck,
+    acting_as,
+    actor_label,
+)
 from domain.model.calendar_board import modifiers
 from domain.model.calendar_board.state import WEATHERS, party_figures
 from domain.model.campaign import Campaign
@@ -29,6 +37,7 @@ from domain.model.errors import (
     RuleViolation,
     StaleVersion,
     StoreUnavailable,
+    TokenRefused,
 )
 from domain.model.games import RULES, command_schemas, rules_for
 from domain.model.house_rules import CALENDAR_BOARD, GAMES, QUEST_CALENDAR, book
@@ -109,6 +118,7 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "RuleViolation",
     "StaleVersion",
     "StoreUnavailable",
+    "TokenRefused",
     # The event envelope and the audit: an event as shown, the chain, verdicts and checkpoints
     "audit_public_events",
     "AuditReport",
@@ -158,6 +168,7 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "WEATHERS",
     # Access: roles, tokens and who is acting
     "acting_as",
+    "TokenCheck",
     "actor_label",
     "Membership",
     "ROLES",

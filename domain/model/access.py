@@ -57,12 +57,36 @@ def token_hash(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
 
+TOKEN_REFUSED = "questlog: no live token with this id:"
+"""In the store's error when an append's check of a cached token finds it revoked or gone."""
+
+
+@dataclass
+class TokenCheck:
+    """A token that let a request in from a process's cache of live tokens, not from the store.
+
+    The store checks it again inside the transaction of each append the request makes, so that
+    a token revoked by any process since it was cached stores nothing (``TokenRefused``);
+    ``done`` is set once an append has committed with the check. A request that ends without
+    one looks the token up before it answers.
+    """
+
+    token_id: str
+    done: bool = False
+
+
 _actor: ContextVar[Token | None] = ContextVar("questlog_actor", default=None)
+_check: ContextVar[TokenCheck | None] = ContextVar("questlog_token_check", default=None)
 
 
 def current_actor() -> Token | None:
     """The token the running command acts as (None: the system)."""
     return _actor.get()
+
+
+def pending_token_check() -> TokenCheck | None:
+    """The cached token the appends of the running request must check in the store, if any."""
+    return _check.get()
 
 
 def actor_label(token: Token | None) -> str:
@@ -71,10 +95,12 @@ def actor_label(token: Token | None) -> str:
 
 
 @contextmanager
-def acting_as(token: Token | None) -> Iterator[None]:
-    """Run the commands inside as this token."""
-    reset = _actor.set(token)
+def acting_as(token: Token | None, check: TokenCheck | None = None) -> Iterator[None]:
+    """Run the commands inside as this token (``check``: taken from a cache, so checked again by
+    every append; ``TokenCheck``)."""
+    reset, reset_check = _actor.set(token), _check.set(check)
     try:
         yield
     finally:
+        _check.reset(reset_check)
         _actor.reset(reset)

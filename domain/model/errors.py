@@ -78,6 +78,11 @@ class ConcurrencyConflict(QuestlogError):
     """Concurrent writers kept winning; the command was not stored and may be sent again."""
 
 
+class TokenRefused(QuestlogError):
+    """The token a request was let in by (from this process's cache of live tokens) was found
+    revoked or gone when its append was stored: nothing was stored, and the answer is a 401."""
+
+
 class StoreUnavailable(QuestlogError):
     """The store failed in a way the client may retry: a lost connection, a database restarting,
     a lock timeout, a full disk.

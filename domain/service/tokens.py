@@ -10,6 +10,7 @@ from domain.model.access import (
     TOKEN_ROLES,
     Membership,
     Token,
+    TokenCheck,
     new_token_secret,
     token_hash,
 )
@@ -20,6 +21,8 @@ from domain.storage.side_tables import SideTables
 _NAME_TRIES = 50
 """How many suffixes an invitation's default name tries (``seat B (2)`` …) before the old
 unique ``invite-<campaign>-<id>``."""
+MAX_CACHED_TOKENS = 4096
+"""How many live tokens a process remembers (``TokenService.authenticate_for_append``)."""
 
 
 class TokenService:
@@ -115,6 +118,7 @@ class TokenService:
         revoke = self.side_tables.invited_to(token_id) == cid
         if revoke:
             self.side_tables.revoke_token(token_id)
+            self._live_tokens.clear()
         return member, revoke
 
     def add_member(
@@ -162,9 +166,41 @@ class TokenService:
             raise NotHeld("name", f"a token named {token.name!r} exists already") from None
 
     def authenticate(self, secret: str) -> Token | None:
-        """The live token with this secret, or None (unknown or revoked)."""
-        token = self.side_tables.token_by_hash(token_hash(secret))
-        return None if token is None or token.revoked else token
+        """The live token with this secret, or None (unknown or revoked), read from the store."""
+        hashed = token_hash(secret)
+        token = self.side_tables.token_by_hash(hashed)
+        live = None if token is None or token.revoked else token
+        cache = self._live_tokens
+        if live is None:
+            cache.pop(hashed, None)
+        elif self.side_tables.checks_tokens_in_appends:
+            if len(cache) >= MAX_CACHED_TOKENS:
+                cache.clear()
+            cache[hashed] = live
+        return live
+
+    def authenticate_for_append(self, secret: str) -> tuple[Token, TokenCheck | None] | None:
+        """The live token with this secret for a request whose only writes are appends, or None.
+
+        On a store that checks a token inside each append's transaction (PostgreSQL), a token
+        this process has found live before is taken from memory, with the ``TokenCheck`` the
+        request's appends must carry (``acting_as``): a token revoked since, by any process,
+        stores nothing and is refused then (``TokenRefused``), and the caller looks up a token
+        whose request ends without an append. Unknown tokens are never remembered. Otherwise
+        (and on SQLite, where a lookup is no round trip) the store is asked, as ``authenticate``.
+        """
+        cached = self._live_tokens.get(token_hash(secret))
+        if cached is not None:
+            return cached, TokenCheck(cached.id)
+        token = self.authenticate(secret)
+        return None if token is None else (token, None)
+
+    @property
+    def _live_tokens(self) -> dict[str, Token]:
+        """This process's live tokens by hash (only on a store that ``checks_tokens_in_appends``;
+        emptied by every revocation made here, and a token revoked elsewhere fails its check)."""
+        cache: dict[str, Token] = self.__dict__.setdefault("_live_token_cache", {})
+        return cache
 
     def revoke_token(self, name_or_id: str) -> Token:
         """Revoke a token by name or id (404 if there is none)."""
@@ -172,4 +208,5 @@ class TokenService:
         if token is None:
             raise NotFound(f"No token named or numbered {name_or_id!r}.")
         self.side_tables.revoke_token(token.id)
+        self._live_tokens.clear()
         return token

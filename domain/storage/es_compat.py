@@ -27,6 +27,8 @@ from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicatio
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 from psycopg.pq import TransactionStatus
 
+from domain.model.access import TOKEN_REFUSED, TokenCheck, pending_token_check
+from domain.model.errors import TokenRefused
 from domain.storage import log_order
 
 
@@ -128,7 +130,10 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
       time, and readers follow the log in the order of ``domain.storage.log_order``, which never
       passes an event that commits late. The library's subscription, which reads by
       notification id and waits for ``NOTIFY``, is refused (``subscribe``);
-    - every statement runs unprepared.
+    - every statement runs unprepared;
+    - a request let in by a cached token (``domain.model.access.TokenCheck``) has the token
+      checked in each insert's transaction: revoked or gone, the insert stores nothing and
+      raises ``TokenRefused``.
     """
 
     INSERT_SAVEPOINT = "questlog_insert"
@@ -171,6 +176,8 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
                 self.after_failed_nested_insert(connection)
             else:
                 end_open_transaction(connection)
+            if TOKEN_REFUSED in str(failure):
+                raise TokenRefused("The token is unknown or revoked.") from failure
             raise failure
         return self._fetch_ids_after_insert_events(events, stored_events, **kwargs)
 
@@ -183,11 +190,12 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
         (psycopg warns when a pipeline is left by an exception).
         """
         start = f"SAVEPOINT {self.INSERT_SAVEPOINT}" if nested else "BEGIN"
+        check = pending_token_check()
         try:
             with connection.pipeline() as pipeline, sent_at_sync(pipeline):
                 statements = connection.cursor()
                 statements.execute(start, prepare=False)
-                prologue, params = self.insert_prologue(stored_events, nested=nested)
+                prologue, params = self.insert_prologue(stored_events, nested=nested, check=check)
                 statements.execute(prologue, params, prepare=False)
                 PostgresAggregateRecorder._insert_stored_events(self, events, stored_events)
                 self.after_insert_events(statements, stored_events, **kwargs)
@@ -195,9 +203,17 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
                 # Leaving the pipeline sends one Sync and reads every result back.
         except Exception as error:
             return error
+        if check is not None:
+            check.done = True
         return None
 
-    def insert_prologue(self, stored_events: Any, *, nested: bool) -> tuple[str, tuple[Any, ...]]:
+    def token_check(self, token_id: str) -> tuple[str, tuple[Any, ...]]:
+        """The statement that fails unless the token is live (``SideTables.token_check``)."""
+        raise NotImplementedError
+
+    def insert_prologue(
+        self, stored_events: Any, *, nested: bool, check: TokenCheck | None = None
+    ) -> tuple[str, tuple[Any, ...]]:
         """The locks ``originator_locks`` asks for (an insert that does not hold them) and the
         library's lock timeout for the rest of the transaction, as one ``SELECT``. PostgreSQL
         evaluates a ``SELECT``'s list from left to right, so each campaign lock waits with its
@@ -206,10 +222,15 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
         ``LOCK TABLE``): one statement instead of one per lock and setting, each of which cost
         the client and the server a parse (``bench.round_trips``). Last, after any wait and
         before the first row, the writer mark (``log_order.writer_mark``), which the readers'
-        horizon waits for.
+        horizon waits for. First of all, the check of a cached token (``TokenCheck``), so that a
+        refused token waits for no lock.
         """
         calls: list[str] = []
         params: list[Any] = []
+        if check is not None:
+            guard, values = self.token_check(check.token_id)
+            calls.append(f"({guard})")
+            params.extend(values)
         if not nested:
             for call, values in self.originator_locks(stored_events):
                 calls.append(call)

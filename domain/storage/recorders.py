@@ -180,6 +180,7 @@ class PostgresRecorder(LibraryTables, log_order.OrderedReads, PostgresRecorderHo
 
     placeholder = "%s"
     shares_rate_buckets = True
+    checks_tokens_in_appends = True
     # These rows are written inside eventsourcing's pipelined insert. psycopg prepares a statement
     # after a few executions, and a pipeline that fails (a version conflict) can drop the prepared
     # statement while psycopg still believes it exists ("prepared statement ... does not exist").

@@ -37,7 +37,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 
-from domain.model.access import Membership, Token
+from domain.model.access import TOKEN_REFUSED, Membership, Token
 from domain.storage.creations import CampaignCreations
 from domain.storage.forks import FORKS_TABLE, ForkIndex, ForkRecord
 from domain.storage.retries import read_with_retries
@@ -87,6 +87,9 @@ class SideTables(ForkIndex, CampaignCreations):
     """(The recorder's, beside which these side tables are kept.)"""
     shares_rate_buckets = False
     """Whether the store keeps the rate-limit buckets (``take_rate_token``) for every process."""
+    checks_tokens_in_appends = False
+    """Whether an insert checks the request's cached token in its own transaction
+    (``token_check``), so that a process may let requests in by a cache of live tokens."""
 
     def stored_events_after(
         self, originator_id: UUID, after: int, limit: int | None = None
@@ -133,6 +136,17 @@ class SideTables(ForkIndex, CampaignCreations):
 
     def _sql(self, statement: str) -> str:
         return statement.replace("?", self.placeholder)
+
+    def token_check(self, token_id: str) -> tuple[str, tuple[Any, ...]]:
+        """A statement that fails, ``TOKEN_REFUSED`` in its error, unless the token is live.
+
+        The failing branch depends on the row count, so PostgreSQL cannot fold it while planning
+        and evaluates it only for a token that is revoked or gone."""
+        statement = (
+            f"SELECT CASE WHEN count(*) = 1 THEN 1 ELSE ('{TOKEN_REFUSED} ' || count(*))::int "
+            f"END FROM {self._table(TOKENS_TABLE)} WHERE id = ? AND revoked = 0"
+        )
+        return self._sql(statement), (token_id,)
 
     def insert_side_rows(self, cursor: Any, stored_events: Any, **kwargs: Any) -> None:
         """Insert the rows that ride along with events (called after the events' insert)."""

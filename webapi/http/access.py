@@ -18,7 +18,7 @@ from uuid import UUID
 from flask import Flask, Response, current_app, g, request
 
 from domain import settings
-from domain.facade import Membership, Token, acting_as, actor_label
+from domain.facade import Membership, Token, TokenCheck, acting_as, actor_label
 from webapi.http.declared import ACTIONS, Access, declared_access
 from webapi.http.errors import problem
 from webapi.http.plumbing import questlog
@@ -80,18 +80,37 @@ def refuse(status: int, detail: str, **headers: str) -> Response:
     return problem(status, titles[status], detail, slug=slugs[status], headers=headers)
 
 
-def authenticate() -> Token | Response:
-    """The live token named by ``Authorization: Bearer``, or a 401."""
+def authenticate(*, from_cache: bool = False) -> tuple[Token, TokenCheck | None] | Response:
+    """The live token named by ``Authorization: Bearer``, or a 401; ``from_cache`` (a route
+    declared ``token_from_cache``) may take it from the process's memory, with the check its
+    appends must carry (``Questlog.authenticate_for_append``)."""
     header = request.headers.get("Authorization", "")
     scheme, _, secret = header.partition(" ")
     if scheme.lower() != "bearer" or not secret.strip():
         return refuse(401, "Send an API token: Authorization: Bearer <token>.", **BEARER)
     secret = secret.strip()
     # Secrets are printable ASCII; other bytes (a server may pass them as surrogates) match none.
-    token = questlog().authenticate(secret) if secret.isascii() and secret.isprintable() else None
-    if token is None:
+    found: tuple[Token, TokenCheck | None] | None = None
+    if secret.isascii() and secret.isprintable():
+        if from_cache:
+            found = questlog().authenticate_for_append(secret)
+        else:
+            token = questlog().authenticate(secret)
+            found = None if token is None else (token, None)
+    if found is None:
         return refuse(401, "The token is unknown or revoked.", **BEARER)
-    return token
+    return found
+
+
+def checked_answer(response: Response) -> Response:
+    """The answer to a request a cached token let in (``authenticate``): as it is where an
+    append checked the token in the store, else after the token is looked up, a 401 if it has
+    been revoked meanwhile (an answer that stored nothing: a refusal, a replay)."""
+    check: TokenCheck | None = g.pop("token_check", None)
+    if check is None or check.done:
+        return response
+    found = authenticate()
+    return found if isinstance(found, Response) else response
 
 
 BEARER = {"WWW-Authenticate": 'Bearer realm="questlog"'}
@@ -206,12 +225,13 @@ def before() -> Response | None:
     if declared is not None and declared.action == "public":
         return None
     token: Token | None = None
+    check: TokenCheck | None = None
     if current_app.config[AUTH_KEY]:
-        found = authenticate()
+        found = authenticate(from_cache=declared is not None and declared.token_from_cache)
         if isinstance(found, Response):
             return found
-        token = found
-        g.token = token
+        token, check = found
+        g.token, g.token_check = token, check
         refused = authorize(token)
         if refused is not None:
             return refused
@@ -225,14 +245,16 @@ def before() -> Response | None:
                 "Too many appends from this token; retry later.",
                 **{"Retry-After": str(max(1, math.ceil(wait)))},
             )
-    g.acting = acting_as(token)
+    g.acting = acting_as(token, check)
     g.acting.__enter__()
     return None
 
 
 def answer_headers(response: Response) -> Response:
     """Every answer is ``nosniff``; one to a request with a token is ``no-store`` (it may be
-    private), even when the input limits refused the request before the token was looked up."""
+    private), even when the input limits refused the request before the token was looked up.
+    A request a cached token let in is checked first (``checked_answer``)."""
+    response = checked_answer(response)
     response.headers["X-Content-Type-Options"] = "nosniff"
     if caller() is not None or "Authorization" in request.headers:
         response.headers["Cache-Control"] = "no-store"

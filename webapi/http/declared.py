@@ -53,6 +53,11 @@ class Access:
     seat_games: tuple[str, ...] | None = None
     appends: bool = False
     """The route appends to a campaign's log (what the rate limit counts; 409 and 429 possible)."""
+    token_from_cache: bool = False
+    """The route writes nothing but appends, made on the request's thread (a roll, a game
+    command): a token this process has found live may let it in from memory, since on a store
+    that can, each append checks the token again in its own transaction
+    (``Questlog.authenticate_for_append``; ``webapi.http.access``)."""
 
 
 def requires(
@@ -62,12 +67,15 @@ def requires(
     seat_binds_owner: bool = False,
     seat_games: tuple[str, ...] | None = None,
     appends: bool = False,
+    token_from_cache: bool = False,
 ) -> Callable[[F], F]:
     """Declare a view method's access (put it right above the ``def``); ``appends`` if it appends
-    to a campaign's log."""
+    to a campaign's log, ``token_from_cache`` if it writes nothing else (``Access``)."""
     if action not in ACTIONS:
         raise ValueError(f"unknown action {action!r}; one of {sorted(ACTIONS)}")
-    declared = Access(action, seat, seat_binds_owner, seat_games, appends)
+    if token_from_cache and not appends:
+        raise ValueError("token_from_cache is for a route that appends")
+    declared = Access(action, seat, seat_binds_owner, seat_games, appends, token_from_cache)
 
     def mark(method: F) -> F:
         setattr(method, ACCESS_ATTRIBUTE, declared)

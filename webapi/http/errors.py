@@ -19,6 +19,7 @@ from domain.facade import (
     RuleViolation,
     StaleVersion,
     StoreUnavailable,
+    TokenRefused,
     TracebackThrottle,
     unavailable,
 )
@@ -151,7 +152,8 @@ def instance() -> str:
 
 
 def domain_problem(error: QuestlogError) -> Response:
-    """Map a domain error to its status: 404, 409 (with the rule), 412 or 422."""
+    """Map a domain error to its status: 401 (a cached token found revoked), 404, 409 (with the
+    rule), 412 or 422."""
     if isinstance(error, NotFound):
         return problem(404, "Not found", error.message, slug="not-found")
     if isinstance(error, NotHeld):
@@ -195,6 +197,9 @@ def domain_problem(error: QuestlogError) -> Response:
         return problem(409, "Concurrent update", error.message, slug="concurrent-update")
     if isinstance(error, StoreUnavailable):
         return store_problem(error)
+    if isinstance(error, TokenRefused):
+        challenge = {"WWW-Authenticate": 'Bearer realm="questlog"'}
+        return problem(401, "Unauthorized", error.message, slug="unauthorized", headers=challenge)
     return problem(400, "Bad request", error.message, slug="bad-request")
 
 

@@ -81,7 +81,12 @@ class Commands(MethodView):
     @blp.response(201, CommandResult)
     @blp.doc(parameters=[*APPEND_HEADERS, PREFER_HEADER], requestBody=command_body_doc())
     @requires(
-        "append", seat="player", seat_binds_owner=True, seat_games=("calendar-board",), appends=True
+        "append",
+        seat="player",
+        seat_binds_owner=True,
+        seat_games=("calendar-board",),
+        appends=True,
+        token_from_cache=True,
     )
     def post(self, campaign: str) -> Any:
         """Run a game command; 409 names the rule that forbids it, 422 the field that is wrong."""

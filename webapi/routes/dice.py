@@ -47,7 +47,7 @@ class Rolls(MethodView):
     @blp.arguments(RollCreate(), example={"dice": "d20+3", "purpose": "investigate"})
     @blp.response(201, Roll)
     @blp.doc(parameters=[*APPEND_HEADERS, PREFER_HEADER])
-    @requires("append", appends=True)
+    @requires("append", appends=True, token_from_cache=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Roll on the verifiable server dice, or record faces the player rolled by hand."""
         outcome = questlog().roll(
