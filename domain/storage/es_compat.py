@@ -119,6 +119,17 @@ def server_has_spoken(connection: Any) -> bool:
         return True
 
 
+def refused_token(failure: Exception) -> bool:
+    """Whether an insert failed on its check of a cached token: the cast the check makes fails,
+    its marker in the error's own message (not in its detail, which may quote a request's data,
+    an ``Idempotency-Key`` say)."""
+    if pending_token_check() is None:
+        return False
+    if not isinstance(failure, psycopg.errors.InvalidTextRepresentation):
+        return False
+    return TOKEN_REFUSED in (failure.diag.message_primary or "")
+
+
 class PostgresRecorderHooks(PostgresApplicationRecorder):
     """eventsourcing's PostgreSQL application recorder, with the changes Questlog needs.
 
@@ -176,7 +187,7 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
                 self.after_failed_nested_insert(connection)
             else:
                 end_open_transaction(connection)
-            if TOKEN_REFUSED in str(failure):
+            if refused_token(failure):
                 raise TokenRefused("The token is unknown or revoked.") from failure
             raise failure
         return self._fetch_ids_after_insert_events(events, stored_events, **kwargs)

@@ -20,7 +20,10 @@ import psycopg
 import pytest
 from flask.testing import FlaskClient
 
+from domain.model.access import TOKEN_REFUSED, Token, TokenCheck, acting_as
+from domain.model.games import RULES
 from domain.service.application import Questlog
+from domain.storage import es_compat
 from domain.storage.advisory_locks import campaign_lock_keys
 from domain.storage.store import StoreConfig
 from webapi.app import create_app
@@ -94,7 +97,11 @@ def _version(app: Questlog, cid: str) -> int:
 
 
 @POSTGRES_ONLY
-def test_a_roll_by_a_token_seen_before_is_one_round_trip(app: Questlog) -> None:
+def test_a_roll_by_a_token_seen_before_is_one_round_trip(
+    app: Questlog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A pooled connection idle for a second is pinged before it is lent: not a roll's cost.
+    monkeypatch.setattr(es_compat, "IDLE_PING_SECONDS", 3600.0)
     client, headers, cid = _setup(app)
     path = f"/campaigns/{cid}/rolls"
     assert client.post(path, json={"dice": "d20"}, headers=headers).status_code == 201
@@ -121,7 +128,9 @@ def test_a_token_revoked_by_another_process_stores_nothing(
     refused = client.post(path, json={"dice": "d20"}, headers=headers)
     assert refused.status_code == 401
     assert refused.headers["WWW-Authenticate"].startswith("Bearer")
-    command = client.post(f"/campaigns/{cid}/commands", json={"type": "end_page"}, headers=headers)
+    # A command that a live token would have stored (the hero chosen): refused, nothing stored.
+    hero = RULES["quest-calendar"].commands["select_hero"].example
+    command = client.post(f"/campaigns/{cid}/commands", json=hero, headers=headers)
     assert command.status_code == 401
     assert _version(other, cid) == stored
     assert client.get(f"/campaigns/{cid}", headers=headers).status_code == 401
@@ -180,3 +189,22 @@ def test_a_refused_token_inside_the_campaign_lock_stores_nothing_and_lets_the_lo
         row = session.execute("SELECT pg_try_advisory_lock(%s, %s)", keys).fetchone()
         assert row is not None and row[0]
         session.execute("SELECT pg_advisory_unlock(%s, %s)", keys)
+
+
+@pytest.mark.postgres
+def test_only_the_checks_own_failure_is_a_refused_token(postgres_url: str) -> None:
+    """The marker in another error's detail (a duplicate key quoting an ``Idempotency-Key``, say)
+    is not a refused token, nor the check's failure when no cached token is being checked."""
+    token = Token(id="1", name="t", admin=True)
+    with psycopg.connect(postgres_url, autocommit=True) as session:
+        with pytest.raises(psycopg.Error) as cast:
+            session.execute(f"SELECT ('{TOKEN_REFUSED} 0')::int")
+        session.execute("CREATE TEMPORARY TABLE keys (k TEXT PRIMARY KEY)")
+        session.execute("INSERT INTO keys VALUES (%s)", (f"{TOKEN_REFUSED} 1",))
+        with pytest.raises(psycopg.Error) as duplicate:
+            session.execute("INSERT INTO keys VALUES (%s)", (f"{TOKEN_REFUSED} 1",))
+    assert TOKEN_REFUSED in str(duplicate.value)
+    assert not es_compat.refused_token(cast.value)
+    with acting_as(token, TokenCheck(token.id)):
+        assert es_compat.refused_token(cast.value)
+        assert not es_compat.refused_token(duplicate.value)

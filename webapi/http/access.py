@@ -105,11 +105,16 @@ def authenticate(*, from_cache: bool = False) -> tuple[Token, TokenCheck | None]
 def checked_answer(response: Response) -> Response:
     """The answer to a request a cached token let in (``authenticate``): as it is where an
     append checked the token in the store, else after the token is looked up, a 401 if it has
-    been revoked meanwhile (an answer that stored nothing: a refusal, a replay)."""
+    been revoked meanwhile (an answer that stored nothing: a refusal, a replay). A store that
+    fails during that lookup is answered as it would be anywhere (503, ``Retry-After``)."""
     check: TokenCheck | None = g.pop("token_check", None)
     if check is None or check.done:
         return response
-    found = authenticate()
+    try:
+        found = authenticate()
+    except Exception as error:  # answered as the route's own failure would be
+        # (a store that fails here answers 503, never the answer the token may not see)
+        return current_app.make_response(current_app.handle_user_exception(error))
     return found if isinstance(found, Response) else response
 
 
