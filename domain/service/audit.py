@@ -167,10 +167,12 @@ def audit_stream(
             if "revealed_seed" in fields or "revealed_seeds" in fields:
                 _collect_reveals(report, version, fields, revealed)
             records = roll_records(fields)
-            history.add(item.topic, version, fields, records or ())
-            problem = commands.add(version, fields)
-            if problem:
-                report.bad(version, problem)
+            for problem in (
+                history.add(item.topic, version, fields, records or ()),
+                commands.add(version, fields),
+            ):
+                if problem:
+                    report.bad(version, problem)
             if records is None:
                 report.bad(version, "the event's rolls are not a list of roll objects")
             elif records:

@@ -45,13 +45,21 @@ class History:
         version: int,
         fields: Mapping[str, Any],
         rolls: Sequence[Mapping[str, Any]] = (),
-    ) -> None:
-        """Take note of one decoded event and its rolls (``audit.roll_records``)."""
+    ) -> str | None:
+        """Take note of one decoded event and its rolls (``audit.roll_records``); what is wrong
+        with a rollback's own fields, if anything (a tampered event: reported at its version)."""
         self.head = version
+        problem = None
         if topic == ROLLED_BACK:
             to_version = fields.get("to_version")
             if isinstance(to_version, bool) or not isinstance(to_version, int):
-                return  # a tampered event: the chain check has already reported it
+                return None  # a tampered event: the chain check has already reported it
+            undone = fields.get("undone_rolls") or []
+            proposal = fields.get("proposal_id")
+            if not isinstance(undone, list) or not all(type(r) is str for r in undone):
+                undone, problem = [], "the rollback's undone_rolls are not a list of roll ids"
+            if proposal is not None and type(proposal) is not str:
+                proposal, problem = None, "the rollback's proposal_id is not a text"
             self.rollbacks.append(
                 {
                     "version": version,
@@ -61,8 +69,8 @@ class History:
                     "reason": fields.get("reason"),
                     "policy": fields.get("policy"),
                     "flagged": bool(fields.get("flagged")),
-                    "proposal_id": fields.get("proposal_id"),
-                    "undone_rolls": list(fields.get("undone_rolls") or []),
+                    "proposal_id": proposal,
+                    "undone_rolls": list(undone),
                     "server_rolls_undone": fields.get("server_rolls_undone"),
                 }
             )
@@ -81,6 +89,7 @@ class History:
                 purpose = texts.setdefault(purpose, purpose)
             roll = (version, get("roll_id"), source, purpose, get("total"), get("fate_reroll_of"))
             self.rolls.append(tuple.__new__(RollSeen, roll))  # (not RollSeen(): a Python call)
+        return problem
 
     def findings(self) -> dict[str, list[Any]]:
         """The rollbacks, flagged rolls, rerolls and fate rerolls, by the report's names."""

@@ -17,6 +17,7 @@ from domain.model import chain
 from domain.model.campaign import Campaign
 from domain.service.application import Questlog
 from domain.service.audit import AuditReport
+from domain.service.timetravel import TimeTravel
 
 NewCampaign = Callable[..., UUID]
 SERVER_ROLLS = 5  # versions 2..6
@@ -323,3 +324,42 @@ def test_rolls_that_are_not_roll_objects_are_a_problem_even_in_a_rehashed_event(
 
 def not_a_list_of_rolls(version: int) -> dict[str, Any]:
     return {"version": version, "problem": "the event's rolls are not a list of roll objects"}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "problem"),
+    [
+        ("undone_rolls", 5, "the rollback's undone_rolls are not a list of roll ids"),
+        ("undone_rolls", [["2-1"]], "the rollback's undone_rolls are not a list of roll ids"),
+        ("proposal_id", ["p"], "the rollback's proposal_id is not a text"),
+        ("proposal_id", {"id": "p"}, "the rollback's proposal_id is not a text"),
+    ],
+)
+def test_a_rehashed_rollback_with_fields_of_the_wrong_kind_is_a_problem_not_a_crash(
+    app: Questlog, raw: Any, new_campaign: NewCampaign, field: str, value: object, problem: str
+) -> None:
+    """Found in review: a rollback whose undone rolls or proposal are not what a rollback
+    records failed the audit (500) instead of being reported at its version."""
+    campaign_id = rolled(app, new_campaign)
+    TimeTravel(app).rollback(campaign_id, to_version=MIDDLE, reason="misread")
+    head = LAST + 1
+    last = app.campaign_events(campaign_id)[head - 1]
+    assert isinstance(last, Campaign.RolledBack)
+    fields = {**last.__dict__, field: value}
+    fields["hash"] = chain.event_hash(
+        campaign_id=campaign_id,
+        version=head,
+        event_type=Campaign.RolledBack.TOPIC,
+        timestamp=last.timestamp,
+        data=chain.split_event_fields(fields),
+        prev_hash=last.prev_hash,
+        actor="system",
+    )
+    forged = app.mapper.to_stored_event(Campaign.RolledBack(**fields))
+    raw.set_event_state(campaign_id, head, forged.state)
+
+    report = audit(app, campaign_id)
+
+    assert report.problems == [{"version": head, "problem": problem}]
+    assert report.first_bad_version == head
+    assert [r["version"] for r in report.rollbacks] == [head]
