@@ -51,9 +51,10 @@ def with_verdict(
     if timeline is not None:
         result["undone_by"] = timeline.undone_by(int(record["version"]))
         result["undone"] = result["undone_by"] is not None
-    if "proof" in record:
+    if isinstance(record.get("proof"), Mapping):  # (a tampered one is shown as it is)
         proof = dict(record["proof"])
-        seed = revealed.get(proof["commitment"])
+        commitment = proof.get("commitment")
+        seed = revealed.get(commitment) if isinstance(commitment, str) else None
         if seed is not None:
             proof["server_seed"] = seed
         result["proof"] = proof

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from domain.model.dice import ServerDice, commitment_of
 from domain.service.audit import AuditReport
-from domain.service.audit_rolls import Nonces, PlainRoll, ServerRolls, roll_verdict
+from domain.service.audit_rolls import Nonces, PlainRoll, ServerRolls, roll_verdict, with_verdict
 
 SEED = "3f" * 32
 OTHER = "4e" * 32
@@ -112,3 +112,17 @@ def test_a_roll_as_the_server_writes_it_is_kept_plain_and_verified() -> None:
     rolls.judge(REVEALED)
     assert report.rolls["verified"] == 2
     assert report.problems == []
+
+
+def test_a_roll_shown_with_its_verdict_whatever_its_proof_holds() -> None:
+    """``with_verdict`` (the roll list's records) shows a tampered proof as it is, unverified,
+    instead of failing: a proof that is not an object, without a commitment, or whose commitment
+    is not a text."""
+    good = true_roll([20], 0, None)
+    shown = with_verdict(good, REVEALED)
+    assert shown["verified"] is True and shown["proof"]["server_seed"] == SEED
+    for proof in (5, "proof", [], {}, {"commitment": ["x"]}, {"commitment": {"a": 1}}):
+        tampered = {**good, "proof": proof}
+        shown = with_verdict(tampered, REVEALED)
+        assert shown["verified"] is not True
+        assert "server_seed" not in (shown["proof"] if isinstance(proof, dict) else {})
