@@ -294,7 +294,11 @@ def _collect_reveals(
 ) -> None:
     """Add the seeds an event reveals to ``revealed``, checking each against its commitment."""
     if "revealed_seed" in fields:
-        revealed[str(fields["revealed_commitment"])] = str(fields["revealed_seed"])
+        commitment = fields.get("revealed_commitment")
+        if type(commitment) is str:
+            revealed[commitment] = str(fields["revealed_seed"])
+        else:
+            report.bad(version, "the revealed seed names no commitment")
     if "revealed_seeds" not in fields:
         return
     for commitment, seed in revealed_seeds(fields).items():

@@ -38,10 +38,11 @@ _TIMESTAMP_TYPE = "datetime_iso"
 _STAMPED = b'{"timestamp":{"_type_":"datetime_iso","_data_":"'
 """How the transcoder begins every event: its timestamp (whose text has digits and a dot)."""
 _ISO_MICROSECONDS = re.compile(
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}\+[0-9]{2}:[0-9]{2}"
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}\+00:00"
 )
-"""The form ``datetime.isoformat`` writes for a time with microseconds and an offset east of
-UTC in whole minutes (every timestamp the server stores is one, at ``+00:00``)."""
+"""The form ``datetime.isoformat`` writes for a UTC time with microseconds: every timestamp the
+server stores. Only UTC: ``fromisoformat`` reads an offset's minutes of 60 to 99 and writes them
+again as hours (``+00:60`` is ``+01:00``), so another offset is compared, never trusted."""
 
 
 class FastRead(NamedTuple):

@@ -203,6 +203,7 @@ class Nonces:
             if (
                 type(commitment) is str
                 and type(nonce) is int
+                and nonce >= 0
                 and nonce == self.next.get(commitment, 0)
             ):
                 # (every nonce used under a commitment is below its next one: not used yet)

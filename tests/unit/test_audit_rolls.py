@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.model.dice import ServerDice, commitment_of
-from domain.service.audit import AuditReport
+from domain.service.audit import AuditReport, _collect_reveals
 from domain.service.audit_rolls import Nonces, PlainRoll, ServerRolls, roll_verdict, with_verdict
 
 SEED = "3f" * 32
@@ -126,3 +126,31 @@ def test_a_roll_shown_with_its_verdict_whatever_its_proof_holds() -> None:
         shown = with_verdict(tampered, REVEALED)
         assert shown["verified"] is not True
         assert "server_seed" not in (shown["proof"] if isinstance(proof, dict) else {})
+
+
+def test_a_negative_nonce_is_never_the_next_one() -> None:
+    """Found in review: a resumed audit's start (its nonces read from stored events) could name
+    -1 as a commitment's next nonce, and a roll with nonce -1 then passed as the usual roll."""
+    report = AuditReport()
+    nonces = Nonces(report)
+    roll = true_roll([20], 0, None)
+    commitment = roll["proof"]["commitment"]
+    nonces.next[commitment] = -1
+    tampered = {**roll, "proof": {**roll["proof"], "nonce": -1}}
+    assert nonces.reused(7, tampered)
+    assert any("no valid nonce (-1)" in p["problem"] for p in report.problems)
+
+
+def test_a_revealed_seed_without_a_commitment_is_a_problem_not_a_crash() -> None:
+    """Found in review: a re-hashed seed rotation without ``revealed_commitment`` failed the
+    audit (KeyError, a 500) instead of being reported at its version."""
+    for fields in ({"revealed_seed": SEED}, {"revealed_seed": SEED, "revealed_commitment": [1]}):
+        report, revealed = AuditReport(), {}
+        _collect_reveals(report, 9, fields, revealed)
+        assert report.problems == [
+            {"version": 9, "problem": "the revealed seed names no commitment"}
+        ]
+        assert revealed == {}
+    report, revealed = AuditReport(), {}
+    _collect_reveals(report, 9, {"revealed_seed": SEED, "revealed_commitment": "c"}, revealed)
+    assert report.problems == [] and revealed == {"c": SEED}
