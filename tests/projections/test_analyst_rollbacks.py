@@ -10,6 +10,8 @@ and PostgreSQL.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 from uuid import UUID
 
 from domain.service.application import Questlog
@@ -200,12 +202,19 @@ def pages_apart(app: Questlog, views: ViewStore) -> tuple[UUID, int, int, int]:
 COLUMNS = ("version", "rolled_total", "total", "success", "ability", "abilities", "undone_by")
 
 
-def undo_and_redo_across_pages(app: Questlog, views: ViewStore, cid: UUID, first: int) -> int:
-    """Back to just after page 1's check (the ability and page 2 undone), then a redo; returns
-    the first rollback's version."""
+def undo_and_redo_across_pages(
+    app: Questlog,
+    views: ViewStore,
+    cid: UUID,
+    first: int,
+    between: Callable[[], object] = lambda: None,
+) -> int:
+    """Back to just after page 1's check (the ability and page 2 undone), ``between`` called
+    once the views have it, then a redo; returns the first rollback's version."""
     travel = TimeTravel(app)
     travel.rollback(cid, to_version=first, reason="keep the use for later")
     sync(app, views, ANALYST_VIEWS, batch_size=1)
+    between()
     [rollback] = Played(app, cid).versions("questlog.RolledBack")
     travel.rollback(cid, to_version=rollback - 1, reason="redo")
     sync(app, views, ANALYST_VIEWS, batch_size=1)
@@ -222,18 +231,19 @@ def test_qc14_an_ability_on_a_page_left_behind_is_undone_and_redone(
         (second, 12, 12, 0, None, "[]", None),
     ]
 
-    travel = TimeTravel(app)
-    travel.rollback(cid, to_version=first, reason="keep the use for later")
-    sync(app, views, ANALYST_VIEWS, batch_size=1)
-    [rollback] = Played(app, cid).versions("questlog.RolledBack")
-    # Page 1's check as rolled (the +3 undone), page 2's check undone.
-    assert rows(views, "trait_checks", cid, *COLUMNS) == [
+    undone: list[Any] = []
+    rollback = undo_and_redo_across_pages(
+        app,
+        views,
+        cid,
+        first,
+        between=lambda: undone.extend(rows(views, "trait_checks", cid, *COLUMNS)),
+    )
+    # Between the two: page 1's check as rolled (the +3 undone), page 2's check undone.
+    assert undone == [
         (first, 12, 12, 0, None, "[]", None),
         (second, 12, 12, 0, None, "[]", rollback),
     ]
-
-    travel.rollback(cid, to_version=rollback - 1, reason="redo")
-    sync(app, views, ANALYST_VIEWS, batch_size=1)
     assert rows(views, "trait_checks", cid, *COLUMNS) == [
         kept,
         (second, 12, 12, 0, None, "[]", None),
