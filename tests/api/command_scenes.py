@@ -1,6 +1,6 @@
 """Campaigns in many states, reached through the API, for the schema-generated command tests.
 
-Issue 26's game plans (tests/browser/game_plan.py) are played on server dice; after every command
+The game plans (tests/browser/game_plan.py) are played on server dice; after every command
 the state is named (``qc_situations``, ``cb_situations``): a new campaign, a hero with an open
 page, mid-combat, in a shop, after a death, a match by day, a night waiting on each kind of
 decision... The first version of each situation is forked into a campaign of its own, a
@@ -254,7 +254,7 @@ HAIL_PARTY: Json = {
 
 
 def hail_campaign() -> Json:
-    """Issue 26's match with B as ``HAIL_PARTY``: a night on hail waits on the damage choice."""
+    """The match with B as ``HAIL_PARTY``: a night on hail waits on the damage choice."""
     body = copy.deepcopy(plan.CB_CAMPAIGN)
     body["setup"]["players"][1] = HAIL_PARTY
     body["name"] = "Calendar Board, hail"

@@ -433,7 +433,7 @@ def test_an_owner_plays_no_seat_an_invited_player_holds(questlog: Questlog) -> N
 
 
 def test_an_admin_is_bound_by_seats_as_an_owner_is(questlog: Questlog) -> None:
-    """CB-01, trial snag (issue 26's second trial): the server's admin token is how the owner of a
+    """CB-01, trial snag: the server's admin token is how the owner of a
     small server signs in, so at a match it plays the seats nobody holds and never one an invited
     player holds (403 naming the seat, nothing stored, on commands and approvals alike)."""
     cast = Cast(questlog, game="calendar-board")

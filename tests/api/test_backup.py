@@ -1,5 +1,5 @@
 """Backups taken under load restore to a store whose every campaign audits clean and is a prefix
-of the live one (issue 14, point 2): `questlog backup` on SQLite, pg_dump/pg_restore on PostgreSQL
+of the live one: `questlog backup` on SQLite, pg_dump/pg_restore on PostgreSQL
 with the commands docs/operations.md gives."""
 
 from __future__ import annotations

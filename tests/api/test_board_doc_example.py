@@ -1,4 +1,4 @@
-"""docs/calendar-board.md shows the /modifiers answer as it really is (issue 11, point 3): the
+"""Docs/calendar-board.md shows the /modifiers answer as it really is: the
 walkthrough that ends with the /modifiers request is replayed and its last answer must equal the
 documented JSON exactly (the walkthrough test compares answers field by field; here no field of
 the real answer may be missing from the doc either)."""

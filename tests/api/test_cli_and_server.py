@@ -152,7 +152,7 @@ def test_verify_all_audits_every_campaign_and_refuses_a_mix(tmp_path: Path) -> N
 
 
 def test_verify_resumes_from_a_point_the_verifier_holds(tmp_path: Path) -> None:
-    """``questlog verify --after V --after-hash H`` (issue 29): the re-audit of the API, from
+    """``questlog verify --after V --after-hash H``: the re-audit of the API, from
     the shell; the chain must still have H at V, and an edit after V is caught."""
     db = tmp_path / "resume.db"
     campaign_id = run(["demo"], db).stdout.split("questlog verify ")[1].split()[0]

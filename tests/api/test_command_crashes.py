@@ -1,4 +1,4 @@
-"""Issue 27: valid JSON that crashed the server (500), and the small validation gaps beside them.
+"""Valid JSON that crashed the server (500), and the small validation gaps beside them.
 
 Each defect found by generating commands from their schemas (tests/api/test_command_fuzz.py) is
 pinned here by name, on SQLite and PostgreSQL: the body that failed, the answer it gets now, and
@@ -56,7 +56,7 @@ def refused(client: FlaskClient, cid: str, body: Json) -> Json:
 
 
 def match(**changes: Any) -> Json:
-    """Issue 26's three-player match, with ``changes`` to its first party and its house rules."""
+    """The three-player match, with ``changes`` to its first party and its house rules."""
     body = copy.deepcopy(plan.CB_CAMPAIGN)
     body["setup"]["players"][0].update(changes.pop("party", {}))
     body["house_rules"].update(changes.pop("house", {}))

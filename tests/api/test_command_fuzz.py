@@ -1,9 +1,9 @@
 """Every command of both games, generated from the schemas the API publishes, sent to campaigns in
-many states, on SQLite and on PostgreSQL (issue 27).
+many states, on SQLite and on PostgreSQL.
 
 The bodies come from ``GET /commands?game=...`` (tests/api/command_strategies.py): values the
 schema accepts, ids the state holds, boundary numbers and one past them, nulls, lone surrogates
-and odd Unicode, wrong types, unknown keys. The campaigns are the situations issue 26's plans
+and odd Unicode, wrong types, unknown keys. The campaigns are the situations the plans
 reach (tests/api/command_scenes.py): a new campaign, a hero with an open page, mid-combat, after a
 death, in a shop, mid-dogfight, a match by day, a night waiting on each kind of decision. A scene
 waiting on a decision is sent its answers more often than other commands; one in ten commands is
@@ -144,7 +144,7 @@ class Fuzz:
 def test_generated_commands_answer_201_409_or_422_and_refusals_store_nothing(
     store_client: TokenClient, app: Questlog, game: str
 ) -> None:
-    """Issue 27: no command its schema accepts, nor any other JSON body, fails the server."""
+    """No command its schema accepts, nor any other JSON body, fails the server."""
     fuzz = Fuzz(store_client, app, game)
     commands = budget()
     started = time.monotonic()

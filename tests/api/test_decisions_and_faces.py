@@ -1,4 +1,4 @@
-"""Through the API on SQLite and PostgreSQL (issue 11, points 1 and 3): a fate reroll at night
+"""Through the API on SQLite and PostgreSQL: a fate reroll at night
 shows in the rolls, the roll log and the audit as the reroll of its roll (CB-10, CB-28, G-CB-12);
 a refusal while a decision is pending says what is pending and what is accepted; reported faces
 keep what the player saw beside their reading (QC-08, QC-09)."""

@@ -1,4 +1,4 @@
-"""``questlog demo`` (issue 15): a week and a match played on server dice, the views filled,
+"""``questlog demo``: a week and a match played on server dice, the views filled,
 ``--reset``, a second run that adds two campaigns, and the links and roll it prints.
 
 The demo's dice are the server's, so these tests check what every run must contain (the story
@@ -96,7 +96,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Result]:
 
 
 def test_the_week_has_every_beat_of_the_issue(played: tuple[Path, Result]) -> None:
-    # Issue 15, point 1: the Quest Calendar week.
+    # The Quest Calendar week.
     db, _ = played
     [(week, *_)] = [c for c in campaigns(db) if c[1] == WEEK]
     types = event_types(db, week)
@@ -128,7 +128,7 @@ def test_the_week_has_every_beat_of_the_issue(played: tuple[Path, Result]) -> No
 
 
 def test_the_match_has_every_beat_of_the_issue(played: tuple[Path, Result]) -> None:
-    # Issue 15, point 1: the Calendar Board match of three players over two nights.
+    # The Calendar Board match of three players over two nights.
     db, _ = played
     [(match, *_)] = [c for c in campaigns(db) if c[1] == MATCH]
     types = event_types(db, match)
@@ -148,7 +148,7 @@ def test_the_match_has_every_beat_of_the_issue(played: tuple[Path, Result]) -> N
 
 
 def test_every_roll_is_revealed_and_verified(played: tuple[Path, Result]) -> None:
-    # Issue 15: the seed rotated at the end, so every roll is verifiable.
+    # The seed rotated at the end, so every roll is verifiable.
     db, _ = played
     questlog = Questlog(StoreConfig(sqlite_path=db))
     try:
@@ -162,7 +162,7 @@ def test_every_roll_is_revealed_and_verified(played: tuple[Path, Result]) -> Non
 
 
 def test_every_view_has_rows_and_the_dice_analytics_can_draw(played: tuple[Path, Result]) -> None:
-    # Issue 15, point 3: every read model has rows after the demo, and /analytics/dice is full.
+    # Every read model has rows after the demo, and /analytics/dice is full.
     db, _ = played
     ids = [c[0] for c in campaigns(db)]
     both = Counter[str]()
@@ -184,7 +184,6 @@ def test_every_view_has_rows_and_the_dice_analytics_can_draw(played: tuple[Path,
 def test_it_prints_the_story_the_server_command_the_share_links_and_a_roll_to_check(
     played: tuple[Path, Result], tmp_path: Path
 ) -> None:
-    # Issue 15, point 2.
     db, result = played
     out = result.output
     assert WEEK in out and MATCH in out
@@ -226,7 +225,6 @@ def test_it_prints_the_story_the_server_command_the_share_links_and_a_roll_to_ch
 
 
 def test_a_second_run_adds_two_campaigns_and_leaves_the_first_untouched(tmp_path: Path) -> None:
-    # Issue 15, point 4.
     db = tmp_path / "demo.db"
     assert demo(db).exit_code == 0
     first = campaigns(db)
@@ -240,7 +238,7 @@ def test_a_second_run_adds_two_campaigns_and_leaves_the_first_untouched(tmp_path
 
 
 def test_reset_starts_on_an_empty_demo_store(tmp_path: Path) -> None:
-    # Issue 15, point 4: --reset.
+    # --reset.
     db = tmp_path / "demo.db"
     assert demo(db).exit_code == 0
     first = {c[0] for c in campaigns(db)}

@@ -1,4 +1,4 @@
-"""The document and the server agree where schemathesis found them apart (issue 44): a static path
+"""The document and the server agree where schemathesis found them apart: a static path
 beside a ``{campaign}`` route answers its own methods alone, the members body names exactly one
 token, a free roll takes entropy or faces and a die in its notation, text the server refuses
 blank the document refuses blank, and a body the document requires is required.

@@ -1,4 +1,4 @@
-"""Issue 26's game plan (tests/browser/game_plan.py) played through the API on server dice only,
+"""The game plan (tests/browser/game_plan.py) played through the API on server dice only,
 many times, before the page test replays it by clicks: whatever the dice give, every campaign
 reaches every situation the issue asks for, and after the owner reveals the seed the audit
 verifies every roll.
@@ -241,7 +241,7 @@ def stored_commands(client: FlaskClient, cid: str) -> list[Json]:
 def test_the_log_holds_exactly_the_bodies_the_plan_sent(
     client: FlaskClient, campaigns: list[Played], matches: list[Played]
 ) -> None:
-    """Issue 26: nothing written that nobody chose. Each stored command is the body sent, with
+    """Nothing written that nobody chose. Each stored command is the body sent, with
     no default filled in (a plain round has no condition, a hero no field it was not given);
     the rolled-back payment stays in the log, as a rollback deletes nothing."""
     for game in [*campaigns[:5], *matches[:5]]:

@@ -1,4 +1,4 @@
-"""The live stream (issue 13): SSE messages of every event, resumable, fed by one poller that also
+"""The live stream: SSE messages of every event, resumable, fed by one poller that also
 sees other processes' appends, and capped so that streams never starve the commands."""
 
 from __future__ import annotations

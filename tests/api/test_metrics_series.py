@@ -1,4 +1,4 @@
-"""Issue 27: the series the documented PromQL expressions read exist at 0 from the start (so that
+"""The series the documented PromQL expressions read exist at 0 from the start (so that
 ``rate()`` sees the first failure after a start), and the latency buckets reach past the store's
 longest wait. tests/api/test_prometheus.py shows both through a real Prometheus."""
 

@@ -1,4 +1,4 @@
-"""What an operator expects (issue 14, point 2): /healthz, /readyz, /metrics, request ids and
+"""What an operator expects: /healthz, /readyz, /metrics, request ids and
 logs as JSON lines."""
 
 from __future__ import annotations
@@ -325,7 +325,7 @@ def test_a_store_opened_twice_counts_in_each_apps_own_registry(tmp_path: Path) -
         apps = [create_app(q, auth=False, rate_limit=0, TESTING=True) for q in (first, second)]
         apps[0].test_client().get("/healthz")
         text = apps[1].test_client().get("/metrics").get_data(as_text=True)
-        assert 'route="/healthz",status="503"} 0.0' in text  # primed at 0 (issue 27)
+        assert 'route="/healthz",status="503"} 0.0' in text  # primed at 0
         assert 'route="/healthz",status="200"' not in text
     finally:
         first.close()

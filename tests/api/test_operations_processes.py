@@ -1,4 +1,4 @@
-"""Issue 14, point 2, across processes: a scrape sums every worker's metrics
+"""Operations across processes: a scrape sums every worker's metrics
 (PROMETHEUS_MULTIPROC_DIR), and `questlog serve --log-format json` (one process or several) and
 `questlog projections run --log-format json` write nothing but JSON lines on stderr."""
 
@@ -68,7 +68,7 @@ def test_a_scrape_sums_the_metrics_of_every_worker_process(tmp_path: Path) -> No
     assert found[("questlog_http_requests_total", healthz)] == 8
     game = json.dumps({"game": "quest-calendar"}, sort_keys=True)
     assert found[("questlog_commands_total", game)] == 2
-    # Each worker primed its zeros at start (issue 27); summed, they are still one series at 0.
+    # Each worker primed its zeros at start; summed, they are still one series at 0.
     rolls_503 = {"method": "POST", "route": "/campaigns/<campaign>/rolls", "status": "503"}
     assert found[("questlog_http_requests_total", json.dumps(rolls_503, sort_keys=True))] == 0
     board = json.dumps({"game": "calendar-board"}, sort_keys=True)

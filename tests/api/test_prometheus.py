@@ -1,4 +1,4 @@
-"""Issue 27: a real Prometheus (Debian's ``prometheus`` package) scrapes a real
+"""A real Prometheus (Debian's ``prometheus`` package) scrapes a real
 ``questlog serve --workers 2`` every second, and every PromQL expression of docs/operations.md,
 read from the doc itself, shows what happened: nothing at first, then a first burst of 429s and a
 first 503 after the start, then a first conflict.
@@ -47,7 +47,7 @@ RATE_LIMIT = 1
 """Appends per second per token the rate limit counts; the burst goes well past it."""
 BURST = 30
 OLD_TOP_BUCKET = 10.0
-"""The largest finite latency bucket before issue 27: a slower request read as this."""
+"""The largest finite latency bucket of an earlier release: a slower request read as this."""
 CAMPAIGN_LOCK_HELD = 1.5
 """How long the campaign's lock is held before the insert's 10 s wait for the table (which the
 test holds locked) starts: PostgreSQL times a lock wait by the wall clock, which this machine's

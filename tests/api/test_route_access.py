@@ -1,4 +1,4 @@
-"""Authorization is declared on each route (issue 12): a view method names the action its caller's
+"""Authorization is declared on each route: a view method names the action its caller's
 role must allow and, for a player, the body field of its seat; nothing matches URL suffixes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 14, "Done when": two API processes and two views processes on one PostgreSQL schema,
+"""Two API processes and two views processes on one PostgreSQL schema,
 under load, one of each killed with SIGKILL, and nothing lost or doubled: the API processes are
 two ``questlog serve`` processes, or the two workers of one ``questlog serve --workers 2``.
 

@@ -1,5 +1,5 @@
 """``webapi/cli/server.py``: gunicorn's settings, the metrics directory, and the hook that drops a
-dead worker's metrics (issue 14, point 1: ``questlog serve --workers N``)."""
+dead worker's metrics."""
 
 from __future__ import annotations
 

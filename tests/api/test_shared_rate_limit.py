@@ -1,5 +1,5 @@
 """The append rate limit on PostgreSQL is one bucket per token in the store, shared by every API
-process (issue 14, point 1: N workers must allow the configured rate, not N times it).
+process: N workers allow the configured rate, not N times it.
 
 Two ``Questlog`` applications on one schema stand for two processes: each has its own pool and
 its own limiter, and only the store is shared. Bounds are computed from the measured elapsed

@@ -1,5 +1,5 @@
 """A refusal that depends on the campaign's state is a 409, a 422 is for a body the document
-itself could refuse (issue 44 "the document is the contract"), on both stores: rollbacks,
+itself could refuse, on both stores: rollbacks,
 proposals' approvals, invitations' seats and house-rule changes. What the campaign does not hold
 is a 409 ``not-held`` that names the field; nothing is stored either way."""
 

@@ -1,4 +1,4 @@
-"""Every event and roll the API returns carries ``summary``, its line in words (issue 26).
+"""Every event and roll the API returns carries ``summary``, its line in words.
 
 The summary is computed when the event is read (``domain.model.summaries``) and never stored: it
 is outside the hashed body, not in an idempotency row, and not in a bundle.

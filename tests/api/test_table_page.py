@@ -1,4 +1,4 @@
-"""The table page's server side (issue 13): share links, the bundle and its offline verifier,
+"""The table page's server side: share links, the bundle and its offline verifier,
 and the page's HTML shell and static files."""
 
 from __future__ import annotations

@@ -226,7 +226,7 @@ def test_projections_shows_each_views_position_the_head_and_the_lag(
 def test_projections_shows_which_process_holds_each_views_lease(
     app: Questlog, client: FlaskClient, views: ViewStore
 ) -> None:
-    """issue 14, point 1: the embedded worker leases the views; GET /projections names it."""
+    """The embedded worker leases the views; GET /projections names it."""
     assert {v["lease"] for v in get(client, "/projections")["views"]} == {None}
     worker = ViewsWorker(app.config, app=app if app.config.kind == "sqlite" else None).start()
     try:

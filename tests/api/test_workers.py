@@ -1,5 +1,5 @@
 """``questlog serve --workers 2`` on PostgreSQL: two real worker processes behind one port, and
-what must hold across them (issue 14, point 1, second bullet).
+what must hold across them.
 
 Every request is answered by the worker the test chose (``workers_harness``: the connection is
 one that worker accepted, seen in ``/proc``), so "written through worker A, then through worker

@@ -1,6 +1,6 @@
 """The check the scripted campaigns run at their end: every event and roll reads in words.
 
-Issue 26: each event the API returns has a ``summary`` of its own type (not the generic fallback
+Each event the API returns has a ``summary`` of its own type (not the generic fallback
 of ``domain.model.summaries``), and each roll a ``summary`` too.
 """
 
@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 from domain.model.summaries import fallback
 
 CODE_WORDS = re.compile(r"\b(None|True|False)\b|(?<![\w-])\d+-\d+(?![\w-])")
-"""What a summary in words never shows (issue 26, trial snags 8 and 11): a Python value or a roll
+"""What a summary in words never shows: a Python value or a roll
 id such as ``72-1`` (a date such as 2026-01-05 is no roll id)."""
 
 

@@ -229,7 +229,7 @@ class Table:
             assert fresh.campaign(UUID(self.id)).view() == self.state
         finally:
             fresh.close()
-        check_summaries(self.client, self.id)  # every event and roll reads in words (issue 26)
+        check_summaries(self.client, self.id)  # every event and roll reads in words
 
     def audit(self) -> Json:
         """The audit of the whole log."""

@@ -1,4 +1,4 @@
-"""A full disk (issue 10, point 1): 507 with Retry-After, nothing half stored, and the service
+"""A full disk: 507 with Retry-After, nothing half stored, and the service
 recovers by itself once there is room again. The disk is a real, small tmpfs."""
 
 from __future__ import annotations

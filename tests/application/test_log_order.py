@@ -1,4 +1,4 @@
-"""The log's order on PostgreSQL (``domain.storage.log_order``, issue 30).
+"""The log's order on PostgreSQL (``domain.storage.log_order``).
 
 Each event records its transaction id, and ``ordered_rows`` reads the log in the order
 (transaction id, notification id), only below the oldest open transaction. These tests hold a

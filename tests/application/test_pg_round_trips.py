@@ -1,5 +1,5 @@
 """A command on PostgreSQL uses one connection: its campaign lock's transaction, which its insert
-commits (issue 14, point 1: round trips per roll).
+commits: the round trips per roll.
 
 The lock is for fairness between processes (docs/reliability.md); these tests pin that it is held
 from before the decision until the insert commits, that a version conflict inside it keeps it for
@@ -104,7 +104,7 @@ def test_a_conflict_inside_the_lock_keeps_it_for_the_next_attempt(
         with pytest.raises(IntegrityError):
             app.save(stale, attempt="stale")
         assert not _lock_is_free(store_config, campaign_id)
-        # Issue 30: begun again, not rolled back to the savepoint, so the transaction keeps no
+        # Begun again, not rolled back to the savepoint, so the transaction keeps no
         # transaction id to hold every reader of the log back with while the command retries.
         assert _writing_transactions(store_config) == 0
         current = app.campaign(campaign_id)

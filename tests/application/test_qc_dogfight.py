@@ -1,6 +1,6 @@
 """A dogfight played round by round through the HTTP API, on SQLite and on PostgreSQL.
 
-Issue 11, point 2: ``start_dogfight``, ``dogfight_round`` and the ``dogfight_round_abilities``
+``start_dogfight``, ``dogfight_round`` and the ``dogfight_round_abilities``
 decision answered by ``resolve_dogfight_round``, each a ``POST /campaigns/{id}/commands`` with
 hand-rolled faces (a d100 reported as tens and units, QC-09). Rules: QC-14 (abilities after seeing
 the roll; the decision blocks other commands), QC-15 (a combat ability is refused in a dogfight),

@@ -1,6 +1,6 @@
 """A Quest Calendar week played end to end through the HTTP API, on SQLite and on PostgreSQL.
 
-Issue 3, point 7: the pages of Monday 2027-01-04 to Sunday 2027-01-10 after the prologue, each
+The pages of Monday 2027-01-04 to Sunday 2027-01-10 after the prologue, each
 command a ``POST /campaigns/{id}/commands`` with hand-rolled ``faces`` (so every outcome is fixed),
 a few with server dice (only invariants are asserted), and house rules changed by event between
 the three combats. Rules exercised, by day:
@@ -898,7 +898,7 @@ def test_qc_week_whole_week_with_dogfight_rest_level_up_lottery_and_audit(week: 
     ]
     died = [e for e in events if e["type"] == "qc.Died"]
     assert len(died) == 5
-    # Every event and roll of the week reads in words (issue 26).
+    # Every event and roll of the week reads in words.
     assert check_summaries(week.client, week.id) == len(events)
 
     # Every command the week used is in the catalogue, with an example body and its rules.

@@ -2,7 +2,7 @@
 
 The library's ``ApplicationRecorderTestCase`` inserts and selects events and notifications,
 checks the notification ids, and appends from many threads at once. Questlog's PostgreSQL
-recorder takes no table lock since issue 30 (``domain.storage.log_order``): what the contract
+recorder takes no table lock (``domain.storage.log_order``): what the contract
 asks of inserts and of reads by notification id still holds. Its optional subscription test is
 not run: the library's subscription is refused (``PostgresRecorderHooks.subscribe``), since a
 reader by notification id could pass an event that commits late.

@@ -246,7 +246,7 @@ def test_an_earlier_release_store_takes_new_commands_and_keeps_its_rows(
 def test_every_event_and_roll_of_an_earlier_release_store_reads_in_words_and_nothing_changes(
     release: tuple[Path, Json],
 ) -> None:
-    """Issue 26: summaries are computed when events are read, so events written before they
+    """Summaries are computed when events are read, so events written before they
     existed get them too; reading them stores nothing, so the rows, chains and audits stay the
     manifest's byte for byte."""
     store, manifest = release

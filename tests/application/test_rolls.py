@@ -131,7 +131,7 @@ def test_qc08_a_d10_showing_0_reads_10(app: Questlog, new_campaign: NewCampaign)
 
     result = roll(app, campaign_id, "d10", faces=[0])
 
-    # The reading is 10; what the player saw (0) is kept beside it (issue 11).
+    # The reading is 10; what the player saw (0) is kept beside it.
     assert result["dice"] == [{"sides": 10, "face": 10, "raw": 0, "kept": True}]
     assert result["total"] == 10
 
@@ -632,7 +632,7 @@ def test_repeated_conflicts_between_two_processes_never_break_later_writes(
 def test_a_stale_write_is_refused_as_a_version_conflict_at_its_first_try(
     make_app: Callable[[], Questlog],
 ) -> None:
-    # Issue 10, point 2: side rows (actors, attempts) once went before the events, so on
+    # Side rows (actors, attempts) once went before the events, so on
     # PostgreSQL a stale write failed as "pipeline aborted", which eventsourcing retried ten times
     # 0.2 s apart before the command loop ever saw a conflict.
     first, second = make_app(), make_app()

@@ -234,7 +234,7 @@ def test_the_secret_seed_is_stored_only_in_the_seed_table_until_revealed(
 def test_a_store_written_before_attempt_ids_loads_verifies_and_takes_commands(
     store_config: StoreConfig, raw: RawStore, app: Questlog, new_campaign: Callable[..., UUID]
 ) -> None:
-    # Releases before issue 10 had no questlog_attempts table and wrote the access flag apart.
+    # Early releases had no questlog_attempts table and wrote the access flag apart.
     campaign_id = new_campaign()
     app.roll(campaign_id, notation="d20", purpose="old release")
     app.close()
@@ -266,7 +266,7 @@ def test_a_store_config_takes_a_str_or_a_path(tmp_path: Path) -> None:
     assert (tmp_path / "text.db").exists()
 
 
-# -- reading a campaign's events in one call (issue 29) ------------------------------------------
+# -- reading a campaign's events in one call ------------------------------------------
 
 
 def test_a_campaigns_events_read_in_one_call_are_the_recorders_own(

@@ -1,4 +1,4 @@
-"""Exactly once under store faults (issue 10, point 1).
+"""Exactly once under store faults.
 
 A command is decided once and stored at most once, whatever the connection does. On PostgreSQL
 the faults are real: a proxy cuts the connection after the server answered a COMMIT (the write is

@@ -1,4 +1,4 @@
-"""Two applications on one store, as two API workers are (issue 14, point 1): what one process
+"""Two applications on one store, as two API workers are: what one process
 keeps for itself must never make it answer differently from the store.
 
 Each test runs on SQLite and on PostgreSQL; the end-to-end proof with two real workers is

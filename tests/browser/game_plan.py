@@ -1,4 +1,4 @@
-"""The plan of issue 26's game: what a table plays on the page, as data the page test replays by
+"""The plan of the game: what a table plays on the page, as data the page test replays by
 clicks and tests/api/test_game_plan.py plays through the API first.
 
 No Playwright here. A step sends its commands in order; after each, the game's ``answer`` answers

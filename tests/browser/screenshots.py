@@ -2,7 +2,7 @@
 
 Seeds a store in a temporary folder, serves it, and saves each game's page (the owner's view,
 1280 px wide, the top of the page) as docs/table-page-<game>.png, and the "New campaign" form of a
-match as docs/table-page-new-campaign.png. Then the flows of issue 26, played on the page by the
+match as docs/table-page-new-campaign.png. Then the game's flows, played on the page by the
 full-game test's helpers (tests/browser/page_table.py) and the game plan, each cropped to its
 element: docs/table-page-flow-*.png (FLOWS). Then the screens of SCREENS, each reached by the setup
 of the browser test that checks it (the hero sheet, the night roll and combat cards, the proof, the

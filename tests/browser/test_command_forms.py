@@ -1,4 +1,4 @@
-"""Every command's form sends exactly what the player chose (issue 26).
+"""Every command's form sends exactly what the player chose.
 
 Data-driven over GET /commands: for each command of both games the page renders its form (from
 the "All commands" list), the test fills only the required fields with the command's catalogue
@@ -325,7 +325,7 @@ def send(page: Any, bodies: Bodies, command: Json, values: Json) -> Json:
             fill(form, field, field["name"], values[field["name"]])
     count = len(bodies.sent)
     form.locator("button[type=submit]").click()
-    # the 422's message, once (issue 26: every 422 message was printed twice)
+    # The 422's message, once (every 422 message was printed twice)
     expect(form.locator(".error")).to_have_text(CANNED["detail"])
     assert len(bodies.sent) == count + 1
     return bodies.sent[-1]

@@ -1,5 +1,5 @@
 """Pending decisions answered on the page with what the rules need, and the play panel's
-commands possible now, "All commands" and "Undo the last command" (issue 26)."""
+commands possible now, "All commands" and "Undo the last command"."""
 
 from __future__ import annotations
 

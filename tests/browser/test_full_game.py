@@ -1,4 +1,4 @@
-"""Issue 26, done when: a whole game of each kind played on the page alone, from an empty server
+"""A whole game of each kind played on the page alone, from an empty server
 holding only an admin token. The plan (tests/browser/game_plan.py, proven through the API by
 tests/api/test_game_plan.py) is replayed by clicks and typing (tests/browser/page_table.py); the
 owner reveals the seed and every roll reads verified; the stored events hold exactly the bodies

@@ -1,4 +1,4 @@
-"""Issue 26, after a new user's trial: rollback agreements for the seats no player holds, the
+"""After a new user's trial: rollback agreements for the seats no player holds, the
 house-rule form, the seed's confirmation, the page's h1, phone widths and the charts' axes."""
 
 from __future__ import annotations

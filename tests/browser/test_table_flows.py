@@ -1,4 +1,4 @@
-"""Issue 26 on the table page: a campaign started on the page, the owner's controls, the board
+"""The table page: a campaign started on the page, the owner's controls, the board
 drawn from the campaign's layout, the head hash and the past view following the version shown,
 and link tokens kept per campaign (on the device when asked) until "Forget this device"."""
 

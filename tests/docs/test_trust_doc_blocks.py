@@ -74,7 +74,7 @@ def proof(nonce: int) -> dict[str, object]:
 
 
 def test_the_ten_line_verifier_prints_what_the_doc_shows(tmp_path: Path) -> None:
-    """Issue 27: the example printed version 1 for the doc's checkpoint, signed at version 2. The
+    """The example printed version 1 for the doc's checkpoint, signed at version 2. The
     console block runs here as written: the doc's script on the doc's checkpoint and key."""
     console = checked_block("trust.md", TEST, "verify_checkpoint.py")
     command, *shown = console.strip().splitlines()

@@ -1,4 +1,4 @@
-"""The views' fast decoding reads every stored event as the library's mapper does (issue 29).
+"""The views' fast decoding reads every stored event as the library's mapper does.
 
 A catch-up reads the stored rows as they are and their JSON with orjson where writing it back
 gives the stored bytes (``projections.events.decode_rows``, ``parse_state``); the exact path is

@@ -1,4 +1,4 @@
-"""Issue 30: appends take no table lock, and the views still apply every event exactly once.
+"""Appends take no table lock, and the views still apply every event exactly once.
 
 Without the lock an append that was given an early notification id can commit after appends with
 later ids, which a reader by notification id would then pass for good. Each test here holds such
@@ -214,8 +214,9 @@ def test_a_views_process_killed_while_an_append_is_held_skips_nothing(
 def test_views_an_earlier_release_tracked_go_on_exactly_once_after_the_upgrade(
     factory: StoreFactory, events_had_transactions: bool
 ) -> None:
-    """A store and views made before issue 30: their positions are notification ids alone (and
-    before issue 30's first step, the events had no transaction ids either). After the upgrade
+    """A store and views made by an earlier release, whose appends took a table lock: their
+    positions are notification ids alone (and in the earliest, the events had no transaction ids
+    either). After the upgrade
     the views resume where they were and hold each event once, and every campaign audits and its
     checkpoints signed before the upgrade still verify."""
     config = factory.new()

@@ -1,4 +1,4 @@
-"""Leases (issue 14, point 1, bullet 3): each view is run by one process at a time, and another
+"""Leases: each view is run by one process at a time, and another
 takes over within seconds when the holder is killed.
 
 On PostgreSQL the lease is a session advisory lock per view on a dedicated connection; on SQLite an
@@ -207,7 +207,7 @@ def test_one_process_holds_a_lease_and_the_other_takes_it_when_released(
 
 @postgres_only
 def test_a_lost_lease_connection_fences_writes_at_once(app: Questlog, views: ViewStore) -> None:
-    """issue 14, point 1: a process whose lease connection is gone writes nothing more."""
+    """A process whose lease connection is gone writes nothing more."""
     leases, other = PostgresLeases(app.config), PostgresLeases(app.config)
     try:
         leases.acquire(NAMES)
@@ -227,7 +227,7 @@ def test_a_lost_lease_connection_fences_writes_at_once(app: Questlog, views: Vie
 
 @postgres_only
 def test_the_postgres_runner_catches_up_by_fenced_batches(app: Questlog, views: ViewStore) -> None:
-    """issue 29: the backlog is applied by the engine's batches, each behind the fence."""
+    """The backlog is applied by the engine's batches, each behind the fence."""
     from projections.runners import PostgresRunner
 
     play(app, rolls=300)
@@ -319,7 +319,7 @@ def test_two_leased_loops_split_the_views_and_a_lost_holder_stops_at_once(
 def test_a_real_runner_whose_lease_connection_is_cut_commits_no_batch_after_the_cut(
     app: Questlog, views: ViewStore
 ) -> None:
-    """issue 14, point 1: the lease connection lost, the runner stops writing at once."""
+    """The lease connection lost, the runner stops writing at once."""
     play(app, rolls=100)
     batches: list[float] = []
     announced: list[frozenset[str]] = []
@@ -394,7 +394,7 @@ def test_embedded_workers_lease_too_one_runs_and_the_other_takes_over_when_it_st
 def test_two_runner_processes_each_view_run_by_one_and_no_event_applied_twice(
     app: Questlog, views: ViewStore
 ) -> None:
-    """issue 14, point 1: two views processes on one schema; every lease held by exactly one."""
+    """Two views processes on one schema; every lease held by exactly one."""
     play(app, rolls=300)
     processes = [start_runner(app.config), start_runner(app.config)]
     pids = {process.pid for process in processes}
@@ -421,7 +421,7 @@ def test_two_runner_processes_each_view_run_by_one_and_no_event_applied_twice(
 def test_a_killed_holder_is_taken_over_within_seconds_and_nothing_is_lost_or_doubled(
     app: Questlog, views: ViewStore, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """issue 14, "Done when" for the views: SIGKILL the holder under load, the other takes over."""
+    """SIGKILL the holder under load, the other takes over."""
     play(app, rolls=300)
     first = start_runner(app.config, batch_size=20)
     processes = [first]

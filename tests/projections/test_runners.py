@@ -154,7 +154,7 @@ def connections_named(url: str, *names: str) -> int:
 def test_a_views_runner_that_fails_while_starting_leaves_no_connection_open(
     postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Issue 10 review: with its backends terminated, the embedded worker restarted its runner
+    # A review found: with its backends terminated, the embedded worker restarted its runner
     # again and again, and each failed start kept the pools it had opened (90 connections).
     from projections import runners
     from projections.runners import PostgresRunner
@@ -184,7 +184,7 @@ def test_a_views_runner_that_fails_while_starting_leaves_no_connection_open(
 def test_a_failing_worker_logs_a_line_each_time_and_a_traceback_now_and_then(
     app: Questlog, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # Issue 10 review: a database that stays away made the worker log a full traceback every
+    # A review found: a database that stays away made the worker log a full traceback every
     # retry, hundreds in a few minutes.
     failures: list[int] = []
 

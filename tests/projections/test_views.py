@@ -306,7 +306,7 @@ def test_a_campaign_that_starts_with_a_hero_opens_its_ledger(
 
 
 def test_many_rows_are_written_as_a_few_are(views: ViewStore) -> None:
-    """PostgreSQL writes a batch's many rows by ``COPY`` and a few by INSERT (issue 29): the
+    """PostgreSQL writes a batch's many rows by ``COPY`` and a few by INSERT: the
     same rows come back, and a key written twice fails the batch either way."""
     spec = RollLog.tables["rolls"]
     text = 'tab\there, new\nline, back\\slash, \\N, quote\'s, "quoted", é, \x7f, end'

@@ -1,5 +1,5 @@
 """The audit's fast path (``domain/service/audit_read.py``) writes exactly the bytes the exact path
-writes, for the JSON it accepts, and hands everything else to the exact path (issue 29)."""
+writes, for the JSON it accepts, and hands everything else to the exact path."""
 
 from __future__ import annotations
 
@@ -149,7 +149,7 @@ def test_the_fast_path_never_accepts_what_it_cannot_prove() -> None:
 
 
 def test_the_collector_is_paused_while_any_audit_runs_and_restored_after() -> None:
-    """``collection_paused`` (issue 29): nested and concurrent audits count, and a collector
+    """``collection_paused``: nested and concurrent audits count, and a collector
     that was off before stays off."""
     assert gc.isenabled()
     inside = threading.Event()

@@ -1,5 +1,5 @@
 """``webapi/cli/fair_worker.py``: the table the workers of ``questlog serve --workers N`` share to
-take their fair share of connections (issue 14: two workers must both be used)."""
+take their fair share of connections (two workers must both be used)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 28's size limits, on the packages that meet them: no module of ``webapi/`` over 500
+"""The size limits, on the packages that meet them: no module of ``webapi/`` over 500
 lines and no function over 60 (from its ``def`` to its end; decorators are declarations).
 ``domain/`` and ``projections/`` still have modules and functions over the limits; they join
 this test as they are split."""

@@ -100,7 +100,7 @@ def test_items_the_command_added_are_never_copied_behind_its_back() -> None:
 @pytest.mark.parametrize("size", [patch.SHARED_FROM, 10 * patch.SHARED_FROM])
 def test_diff_of_a_working_copy_looks_only_at_what_it_reached(size: int) -> None:
     """A command on a long list touches only what it changes: the diff compares the items it
-    reached and the items added, whatever the list's length (the long page of issue 45)."""
+    reached and the items added, whatever the list's length (a long page)."""
     original = {"page": {"checks": long_list(size)}, "hero": {"hp": 5}}
     work = patch.working_copy(original)
     work["page"]["checks"][1]["n"] = "one"

@@ -1,5 +1,5 @@
 """Refusals read in plain words after their rule id, never a code word such as
-``insufficientCredits:`` (issue 26, trial snag 11)."""
+``insufficientCredits:``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One configuration (issue 28): every environment variable is read and checked in
+"""One configuration: every environment variable is read and checked in
 ``domain/settings.py``, all at once; a bad value is refused with the variable's name, what it
 accepts and the value given; nothing else reads the environment; README's table comes from it."""
 

@@ -1,4 +1,4 @@
-"""Every event in words (issue 26): ``domain.model.summaries`` and each game's summaries.
+"""Every event in words: ``domain.model.summaries`` and each game's summaries.
 
 Every declared event type has a summary of its own; a summary reads only the event's stored data
 and never raises, whatever the payload (an old or odd one gets the generic line naming the type).

@@ -1,4 +1,4 @@
-"""Summaries read in words, never in Python reprs or internal ids (issue 26, trial snags 8, 11).
+"""Summaries read in words, never in Python reprs or internal ids.
 
 A boolean reads yes/no, a decision says what it asks instead of ``options: None``, a roll id is
 never shown, and an item or hero is named where the event recorded the name.

@@ -436,7 +436,7 @@ def test_cb38_house_rules_chart_initial_relationship_and_no_exhaustion_on_fail()
 def test_cb38_g_cb06_a_new_partner_never_starts_below_the_relationship_floor(
     floor: int, initial: int, relationship: int
 ) -> None:
-    """Issue 27: under cb.relationship.floor 100 a won rizz still gave 12. The relationship never
+    """Under cb.relationship.floor 100 a won rizz still gave 12. The relationship never
     goes below the floor (G-CB-06), so a new partner (CB-38) starts at the higher of the two."""
     house = {"cb.relationship.floor": floor, "cb.relationship.initial": initial}
     match = at_night(house=house, A={"exhaustion": 2, "int_mod": 3})

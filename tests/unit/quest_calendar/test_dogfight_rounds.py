@@ -487,7 +487,7 @@ def test_qc69_one_shot_dogfight_asks_nothing_and_plays_like_rounds_without_abili
 def test_qc15_a_malformed_dogfight_effect_is_refused_when_the_hero_is_chosen(
     effect: dict[str, Any], field: str
 ) -> None:
-    # Issue 11 review: such an ability was stored with the hero and refused only when used.
+    # A review found: such an ability was stored with the hero and refused only when used.
     ability = {"id": "bad", "usage": "unlimited", "context": "dogfight", "effect": effect}
     hero = {**HERO, "abilities": [ability]}
     table = Table()
