@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from bench.http_bench import HttpResult
-from bench.load import LoadResult, free_port
-from bench.report import targets_table
-from bench.scale import ScaleResult
-from bench.views_lag import Lag, lag_verdict, measure_lag
+from bench.common.load import LoadResult, free_port
+from bench.common.report import targets_table
+from bench.postgres.scale import ScaleResult
+from bench.views.views_lag import Lag, lag_verdict, measure_lag
+from bench.write.http_bench import HttpResult
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -245,7 +245,7 @@ def test_two_process_contention_bench_completes_with_every_roll_stored_once(
     # Issue 10, point 2: two real `questlog serve` processes on one schema. The bench exits
     # non-zero if an acknowledged roll is not stored exactly once or the chain does not verify.
     result = run_module(
-        "bench.contention", "--quick", env={"QUESTLOG_BENCH_DATABASE_URL": postgres_url}
+        "bench.postgres.contention", "--quick", env={"QUESTLOG_BENCH_DATABASE_URL": postgres_url}
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert "PASS  no 5xx" in result.stdout
@@ -253,8 +253,8 @@ def test_two_process_contention_bench_completes_with_every_roll_stored_once(
 
 
 def simulate(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``python -m bench.simulate ARGS``."""
-    return run_module("bench.simulate", *args, env=env)
+    """``python -m bench.simulation.simulate ARGS``."""
+    return run_module("bench.simulation.simulate", *args, env=env)
 
 
 @pytest.mark.postgres
@@ -292,8 +292,8 @@ def test_the_simulation_refuses_rates_that_do_not_increase_and_names_the_option(
 
 
 def test_the_simulation_turns_measured_play_into_per_table_rates() -> None:
-    from bench.sim_play import Tally
-    from bench.sim_report import play_rates
+    from bench.simulation.sim_play import Tally
+    from bench.simulation.sim_report import play_rates
 
     tally = Tally()
     tally.commands.update({"quest-calendar/start_page": 2, "quest-calendar/trait_check": 70})
@@ -309,7 +309,7 @@ def test_the_simulation_turns_measured_play_into_per_table_rates() -> None:
 
 
 def test_a_step_tally_counts_only_what_happened_since_it_began() -> None:
-    from bench.sim_play import Tally
+    from bench.simulation.sim_play import Tally
 
     before = Tally()
     before.commands.update({"quest-calendar/roll": 3})
@@ -447,7 +447,7 @@ def test_the_cpu_split_measures_each_process_of_both_stores(postgres_url: str) -
 def test_the_serving_cost_bench_times_both_apps_alone_and_splits_what_serving_adds(
     tmp_path: Path,
 ) -> None:
-    from bench.serving_cost import Split, naive_app_ms, questlog_app_ms, split_table
+    from bench.serving.serving_cost import Split, naive_app_ms, questlog_app_ms, split_table
 
     naive, questlog = naive_app_ms(tmp_path, 20), questlog_app_ms(tmp_path, 20)
     assert 0 < naive < 50 and 0 < questlog < 50
@@ -463,7 +463,7 @@ def test_the_serving_cost_bench_times_both_apps_alone_and_splits_what_serving_ad
 def test_the_serving_cost_bench_refuses_a_roll_the_app_did_not_answer_201(
     refused_from: int,
 ) -> None:
-    from bench.serving_cost import cpu_ms_per_call
+    from bench.serving.serving_cost import cpu_ms_per_call
 
     calls = 0
 
@@ -478,7 +478,7 @@ def test_the_serving_cost_bench_refuses_a_roll_the_app_did_not_answer_201(
 
 
 def test_the_chart_bytes_bench_counts_both_ways_of_reading_the_charts() -> None:
-    result = run_module("bench.chart_bytes", "120")
+    result = run_module("bench.page.chart_bytes", "120")
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert (
         "the charts' answer" in result.stdout and "the rows the page read before" in result.stdout
