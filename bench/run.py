@@ -38,7 +38,7 @@ Access control is on wherever HTTP is used, as the service's defaults have it: e
 its own admin token on the store before its server starts and exempts exactly that token from the
 per-token rate limit (``QUESTLOG_RATE_LIMIT_EXEMPT``), so that the load is delivered.
 
-Each part prints its figures beside the targets (issues 2, 6, 14 and 29) with PASS/MISS as soon as
+Each part prints its figures beside its targets with PASS/MISS as soon as
 it has them, and ``--json`` is rewritten after each part. Every HTTP status is counted; a load with
 fewer than 99 % of its requests answered 201 is FAILED, with no verdict. A part that fails is
 reported with the reason and the remaining parts still run; the exit status is then 1 (0 when

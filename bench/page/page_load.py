@@ -12,7 +12,7 @@ one browser context: the first navigation cold (empty HTTP cache), the others wa
 ``performance.now()`` (milliseconds since the navigation started), polled on every animation
 frame. Every response the page received until then is counted, with its body's bytes.
 
-The target (the table page's issue): usable within 1.5 s on loopback. It prints the median,
+The target: usable within 1.5 s on loopback. It prints the median,
 min, max and p90 with PASS/MISS against the p90; it is a measurement, so it exits 0 whatever
 the figures are, and 1 only if it could not measure. The bytes are those of the response bodies
 the page received, from the network or from its cache.

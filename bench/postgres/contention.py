@@ -9,7 +9,7 @@ the run creates its own admin token in the schema and exempts exactly that token
 per-token rate limit (``QUESTLOG_RATE_LIMIT_EXEMPT``), so that the load is delivered.
 
 Prints, per process, the acknowledged rolls, every status seen, the p50/p99 and slowest request;
-checks the targets of issue 10, point 2 (each process at least a quarter of the acknowledged rolls,
+checks its targets (each process at least a quarter of the acknowledged rolls,
 no 5xx, slowest request under 3 s); then reads the log back and checks that every acknowledged
 roll is stored exactly once and the hash chain verifies. Exits non-zero when the benchmark itself
 could not run, the load was not delivered (fewer than 99 % of the requests answered 201) or the

@@ -7,7 +7,7 @@ one process, one on a fresh schema of the PostgreSQL at ``QUESTLOG_BENCH_DATABAS
 d20 (``POST /campaigns/{id}/rolls``), client i on campaign i, in alternating rounds (SQLite,
 PostgreSQL, SQLite, ...) so that a slow patch of a shared machine hits both stores alike.
 
-The targets (issue 14, point 1): PostgreSQL's throughput at least SQLite's in the same run
+The targets: PostgreSQL's throughput at least SQLite's in the same run
 (``RATIO_TARGET``), its p99 at most ``P99_TARGET_MS``, and no request answered anything but 201.
 After the load, each campaign's version is read back: 1 + every roll acknowledged on it.
 """
@@ -172,7 +172,7 @@ class ScaleResult:
         return self.postgres.throughput / self.sqlite.throughput if self.sqlite.throughput else 0.0
 
     def checks(self) -> list[tuple[str, str, bool]]:
-        """Each target of issue 14, point 1: (what, the figure, met)."""
+        """Each target of the scale-out: (what, the figure, met)."""
         errors = self.postgres.failures(201)
         return [
             (

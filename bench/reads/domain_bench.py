@@ -60,7 +60,7 @@ class DomainResult:
 
 
 REAUDIT_EVENTS = 100
-"""Events appended after the audit, before the re-audit resumed from its head (issue 29)."""
+"""Events appended after the audit, before the re-audit resumed from its head."""
 
 
 class AuditRoute:

@@ -170,8 +170,8 @@ def steps_table(steps: list[Step], bound: float) -> RichTable:
 
 def waits_lines(steps: list[Step]) -> list[str]:
     """What the server's backends waited on at each step (average backends, top five), and what
-    the holder of the events table's lock was doing (share of samples), where one was seen: a
-    release since issue 30 takes no such lock, so there is none to report."""
+    the holder of the events table's lock was doing (share of samples), where one was seen: an
+    append takes no such lock, so there is none to report."""
     lines = []
     for step in steps:
         waits = ", ".join(f"{k} {v}" for k, v in list(step.waits.items())[:5]) or "-"

@@ -46,7 +46,7 @@ PER_SAVE = 500
 BATCH = 2000
 POSTGRES_URL = os.environ.get("QUESTLOG_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1/test")
 CATCH_UP_TARGETS = {"sqlite": 50_000.0, "postgres": 30_000.0}
-"""Issue 29: events/s of the roll log, and of every view together, catching up on each store."""
+"""The targets, in events/s, of the roll log and of every view together catching up, per store."""
 LAG_TARGET_S = 1.0
 Progress = Callable[[str], None]
 
@@ -228,9 +228,9 @@ def measure_views_lag(
 
 
 def catch_up_table(run: CatchUp, verdict: Callable[[bool], str]) -> Table:
-    """One store's catch-up figures, with the targets of issue 29 for the roll log and for every
-    view together."""
-    table = Table(title=f"(d) Views catching up, {run.store} (issue 29)", title_justify="left")
+    """One store's catch-up figures, with their targets for the roll log and for every view
+    together."""
+    table = Table(title=f"(d) Views catching up, {run.store}", title_justify="left")
     for column, justify in [("measure", "left"), ("figure", "right"), ("target", "right")]:
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     table.add_column("", justify="center")
@@ -266,9 +266,8 @@ def catch_up_table(run: CatchUp, verdict: Callable[[bool], str]) -> Table:
 
 
 def lag_table(lag: Lag, verdict: Callable[[bool], str]) -> Table:
-    """The lag figures, with the target of issue 6; FAILED and no verdict when the load was not
-    delivered."""
-    table = Table(title="(e) Views: lag under load (issue 6, point 5)", title_justify="left")
+    """The lag figures, with their target; FAILED and no verdict when the load was not delivered."""
+    table = Table(title="(e) Views: lag under load", title_justify="left")
     for column, justify in [("measure", "left"), ("figure", "right"), ("target", "right")]:
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     table.add_column("", justify="center")
@@ -301,7 +300,7 @@ def lag_table(lag: Lag, verdict: Callable[[bool], str]) -> Table:
 
 
 def catch_up_json(run: CatchUp) -> dict[str, Any]:
-    """One store's catch-up as plain data, with issue 29's target and whether each rate met it."""
+    """One store's catch-up as plain data, with its target and whether each rate met it."""
     target = CATCH_UP_TARGETS[run.store]
     return {
         **vars(run),

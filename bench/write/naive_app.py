@@ -5,7 +5,7 @@ waitress (8 threads): it parses the JSON body, rolls its dice with the operating
 numbers, creates one new ``Roll`` aggregate whose one event records the faces, saves it with
 eventsourcing's own SQLite recorder (the library's defaults: WAL, one transaction per save) and
 answers a small JSON 201. No access control, no idempotency, no hash chain, no verifiable dice,
-no views: the floor the issue 29 benchmark holds ``questlog serve`` against
+no views: the floor part (g) of the benchmark holds ``questlog serve`` against
 (``bench/write/versus_naive.py``). ``GET /ready`` answers 200 once it serves.
 """
 

@@ -73,7 +73,7 @@ def test_bench_quick_run_measures_every_part_with_access_control_on(
     assert data["http"]["roll"]["statuses"] == {"201": data["http"]["roll"]["requests"]}
     assert data["domain"]["audit"]["median_s"] > 0
     assert data["views_sqlite"]["view_rate"] > 0 and data["views_postgres"]["view_rate"] > 0
-    # Issue 29's targets, each with a verdict, for the roll log and for every view together.
+    # The catch-up targets, each with a verdict, for the roll log and for every view together.
     assert (data["views_sqlite"]["target"], data["views_postgres"]["target"]) == (50_000, 30_000)
     for kind in ("sqlite", "postgres"):
         assert data[f"views_{kind}"]["all_views_rate_met"] in (True, False)
@@ -96,7 +96,7 @@ def test_bench_quick_run_measures_every_part_with_access_control_on(
     assert dataset["sql_median"] > 0 and len(dataset["sql_seconds"]) == 5
     assert (dataset["export_target_s"], dataset["sql_target_s"]) == (10, 1)
     assert dataset["export_met"] in (True, False) and dataset["sql_met"] in (True, False)
-    growth = data["growth"]  # issue 45: reads against the store's size, each with its ratio
+    growth = data["growth"]  # reads against the store's size, each with its ratio
     assert growth["large_events"] > growth["small_events"] > 0
     assert [r["read"] for r in growth["reads"]] == [
         "campaign (13 events, 1 fork)",
@@ -190,7 +190,7 @@ def lag(
 
 
 def test_the_lag_gets_no_verdict_when_fewer_than_99_percent_of_the_commands_succeed() -> None:
-    # Issue 16: 549 of 5,000 rolls answered 201, the rest 429, was reported PASS.
+    # A load where most rolls were answered 429 (549 of 5,000 answered 201) is not a PASS.
     assert lag_verdict(lag({201: 110, 429: 890}), 1.0) is None
     assert lag_verdict(lag({201: 989, 500: 11}), 1.0) is None
     assert lag_verdict(lag({201: 989}, errors=11), 1.0) is None
@@ -242,7 +242,7 @@ def test_a_load_the_rate_limit_refuses_is_counted_and_gets_no_verdict(
 def test_two_process_contention_bench_completes_with_every_roll_stored_once(
     postgres_url: str,
 ) -> None:
-    # Issue 10, point 2: two real `questlog serve` processes on one schema. The bench exits
+    # Two real `questlog serve` processes on one schema. The bench exits
     # non-zero if an acknowledged roll is not stored exactly once or the chain does not verify.
     result = run_module(
         "bench.postgres.contention", "--quick", env={"QUESTLOG_BENCH_DATABASE_URL": postgres_url}
@@ -261,7 +261,7 @@ def simulate(*args: str, env: dict[str, str] | None = None) -> subprocess.Comple
 def test_the_scaling_simulation_quick_run_measures_load_growth_and_user_terms(
     postgres_url: str, tmp_path: Path
 ) -> None:
-    # Issue 14, point 1, last bullet: the simulation behind docs/scaling.md stays runnable.
+    # The simulation behind docs/scaling.md stays runnable.
     figures = tmp_path / "simulate.json"
     result = simulate(
         "--quick", "--json", str(figures), env={"QUESTLOG_BENCH_DATABASE_URL": postgres_url}
@@ -327,7 +327,7 @@ def test_a_step_tally_counts_only_what_happened_since_it_began() -> None:
 def test_the_scale_out_part_serves_both_stores_and_checks_every_target(
     postgres_url: str, tmp_path: Path
 ) -> None:
-    # Issue 14, point 1: SQLite's one process beside PostgreSQL with two API workers, auth on.
+    # SQLite's one process beside PostgreSQL with two API workers, auth on.
     figures = tmp_path / "bench.json"
     result = bench_run(
         "--scale-only",
