@@ -395,8 +395,9 @@ def test_a_scale_out_run_that_lost_a_roll_gets_no_verdict() -> None:
 
 
 def bench_module(module: str, *args: str, url: str) -> subprocess.CompletedProcess[str]:
-    """``python -m bench.MODULE ARGS`` from the repository root, on the test PostgreSQL; in a
-    session of its own, so that a run past its time is stopped with every server it started."""
+    """``python -m bench.MODULE ARGS`` (MODULE as ``postgres.round_trips``) from the repository
+    root, on the test PostgreSQL; in a session of its own, so that a run past its time is stopped
+    with every server it started."""
     command = [sys.executable, "-m", f"bench.{module}", *args]
     process = subprocess.Popen(
         command,
@@ -421,7 +422,7 @@ def test_the_round_trip_count_of_a_roll_is_one_and_five_statements(postgres_url:
     # What docs/performance-results.md ("What a roll costs on PostgreSQL") says a roll costs is
     # what is counted (no LOCK TABLE since appends stopped taking the table lock; one round trip
     # and five statements since the token is checked in the append's transaction).
-    result = bench_module("round_trips", "--rolls", "20", url=postgres_url)
+    result = bench_module("postgres.round_trips", "--rolls", "20", url=postgres_url)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     counted = {
         line.split("│")[1].strip(): line.split("│")[2].strip()
@@ -438,7 +439,9 @@ def test_the_round_trip_count_of_a_roll_is_one_and_five_statements(postgres_url:
 
 @pytest.mark.postgres
 def test_the_cpu_split_measures_each_process_of_both_stores(postgres_url: str) -> None:
-    result = bench_module("cpu_split", "--seconds", "1", "--clients", "2", url=postgres_url)
+    result = bench_module(
+        "postgres.cpu_split", "--seconds", "1", "--clients", "2", url=postgres_url
+    )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     for line in ("postgres, 2 process(es)", "sqlite, 1 process(es)", "PostgreSQL backends"):
         assert line in result.stdout
