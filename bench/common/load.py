@@ -130,16 +130,28 @@ def request_json(
     """One request on a fresh connection; returns the status and the decoded JSON body."""
     conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
     try:
-        payload = None if body is None else json.dumps(body).encode()
-        headers = auth_headers(token)
-        if payload is not None:
-            headers["Content-Type"] = "application/json"
-        conn.request(method, path, body=payload, headers=headers)
-        response = conn.getresponse()
-        raw = response.read()
-        return response.status, (json.loads(raw) if raw else None)
+        return request_on(conn, method, path, body, token)
     finally:
         conn.close()
+
+
+def request_on(
+    conn: http.client.HTTPConnection,
+    method: str,
+    path: str,
+    body: Any = None,
+    token: str | None = None,
+) -> tuple[int, Any]:
+    """One request on an open connection (kept open); returns the status and the decoded JSON
+    body."""
+    payload = None if body is None else json.dumps(body).encode()
+    headers = auth_headers(token)
+    if payload is not None:
+        headers["Content-Type"] = "application/json"
+    conn.request(method, path, body=payload, headers=headers)
+    response = conn.getresponse()
+    raw = response.read()
+    return response.status, (json.loads(raw) if raw else None)
 
 
 def process_cpu_seconds(pid: int) -> float | None:

@@ -18,11 +18,11 @@ import os
 import secrets
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import psycopg
 from psycopg import sql
@@ -240,8 +240,23 @@ def measure_scale(
         )
 
 
+class Alternating(Protocol):
+    """What ``alternate`` loads: a server with its warm-up and its rounds (a ``Side`` here, a
+    ``Contender`` of part (g))."""
+
+    warmup: LoadResult | None
+    rounds: list[LoadResult]
+
+    def load(self, seconds: float, label: str) -> LoadResult: ...
+
+
 def alternate(
-    sides: list[Side], *, warmup: float, seconds: float, rounds: int, note: Callable[[str], None]
+    sides: Sequence[Alternating],
+    *,
+    warmup: float,
+    seconds: float,
+    rounds: int,
+    note: Callable[[str], None],
 ) -> None:
     """A warm-up for each side, then ``seconds`` for each in ``rounds`` alternating rounds (so a
     slow patch of a shared machine hits every side alike); the loads go to each side's rounds."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.views import views_bench
-from bench.views.views_bench import BATCH, POSTGRES_URL, build_log, postgres_config
+from bench.views.views_bench import BATCH, POSTGRES_URL, build_log, drop_views, postgres_config
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
 from projections.events import decode_notification
@@ -75,17 +75,6 @@ def catch_up_rate(
 ) -> float:
     """Events/s of ``views`` catching up on the whole log on a fresh store, batches of 2,000."""
     return views_bench.catch_up_rate(app, open_store, views, batch_size=BATCH)[1]
-
-
-def drop_views(config: StoreConfig, views: Sequence[type[View]]) -> None:
-    """Drop the views' tables and positions on PostgreSQL, for the next run to start afresh."""
-    store = open_view_store(config)
-    try:
-        with store.write() as cursor:
-            for view in views:
-                store.drop(cursor, view)
-    finally:
-        store.close()
 
 
 def runner_rate(config: StoreConfig, events: int) -> float:

@@ -148,13 +148,7 @@ def measure_catch_up(
 
         def drop(views: Sequence[type[View]]) -> None:
             if kind == "postgres":
-                store = open_view_store(config)
-                try:
-                    with store.write() as cursor:
-                        for view in views:
-                            store.drop(cursor, view)
-                finally:
-                    store.close()
+                drop_views(config, views)
 
         note(f"{kind}: the roll log catching up in batches of {BATCH:,}")
         count, view_rate = catch_up_rate(app, fresh, [RollLog], batch_size=BATCH)
@@ -168,6 +162,17 @@ def measure_catch_up(
         return CatchUp(kind, count, built, view_rate, base_count, base_rate, all_rate)
     finally:
         app.close()
+
+
+def drop_views(config: StoreConfig, views: Sequence[type[View]]) -> None:
+    """Drop the views' tables and positions on PostgreSQL, for the next run to start afresh."""
+    store = open_view_store(config)
+    try:
+        with store.write() as cursor:
+            for view in views:
+                store.drop(cursor, view)
+    finally:
+        store.close()
 
 
 def postgres_config(note: Progress) -> tuple[StoreConfig, Callable[[], None]] | None:

@@ -18,7 +18,6 @@ commands went out at under ``MIN_RATE_SHARE`` of the target rate (slow answers h
 from __future__ import annotations
 
 import http.client
-import json
 import os
 import statistics
 import subprocess
@@ -32,7 +31,12 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from bench.common.load import MIN_SUCCESS, auth_headers, statuses_text, success_ratio
+from bench.common.load import (
+    MIN_SUCCESS,
+    request_on,
+    statuses_text,
+    success_ratio,
+)
 from bench.common.server import create_bench_token
 from domain.facade import LogPosition
 from domain.service.application import Questlog
@@ -121,14 +125,7 @@ def lag_verdict(lag: Lag, target_s: float) -> bool | None:
 def _request(
     conn: http.client.HTTPConnection, method: str, path: str, token: str, body: Any = None
 ) -> tuple[int, Any]:
-    payload = None if body is None else json.dumps(body).encode()
-    headers = auth_headers(token)
-    if payload is not None:
-        headers["Content-Type"] = "application/json"
-    conn.request(method, path, body=payload, headers=headers)
-    response = conn.getresponse()
-    raw = response.read()
-    return response.status, (json.loads(raw) if raw else None)
+    return request_on(conn, method, path, body, token)
 
 
 def _serve(workdir: Path, port: int, exempt: str | None) -> subprocess.Popen[bytes]:

@@ -38,7 +38,15 @@ from rich.table import Table
 
 from bench.common.load import LoadResult, free_port, merge, request_json, run_load, statuses_text
 from bench.common.server import create_bench_token
-from bench.postgres.scale import URL, Served, Target, acknowledged, fresh_schema, stored_after
+from bench.postgres.scale import (
+    URL,
+    Served,
+    Target,
+    acknowledged,
+    alternate,
+    fresh_schema,
+    stored_after,
+)
 from bench.write.http_bench import ROLL_BODY, BenchError, LoggedServer, create_campaign
 from domain.storage.store import StoreConfig
 
@@ -240,12 +248,7 @@ def measure_versus(
             f"{clients} clients, each on its own campaign; {', '.join(s.name for s in sides)}; "
             f"{warmup:g} s warm-up each, then {seconds:g} s each in {rounds} alternating round(s)"
         )
-        for side in sides:
-            side.warmup = side.load(warmup, "warm-up")
-        for number in range(rounds):
-            for side in sides:
-                side.rounds.append(side.load(seconds / rounds, f"round {number + 1}"))
-            note(f"round {number + 1} done, load average {os.getloadavg()[0]:.2f}")
+        alternate(sides, warmup=warmup, seconds=seconds, rounds=rounds, note=note)
         notes, consistent = [], True
         for side in sides:
             stored = side.stored(per_campaign=1 + (len(SETUP) if side.name == "command" else 0))
