@@ -1,4 +1,5 @@
 """Questlog benchmarks: ``python -m bench.run`` from the repository root.
 
-See docs/performance.md.
+What to run for what, and how the folders are laid out: bench/README.md. How to measure:
+docs/performance.md.
 """

@@ -6,29 +6,30 @@
 (b) loading a 10,000-event campaign: now (cold and warm cache) and at version 5,000;
 (c) auditing that campaign;
 (d) the views catching up on 100,000 events on SQLite and PostgreSQL beside the
-    one-transaction-per-event baseline (``bench/views_bench.py``);
-(e) the views' lag under a steady 500 commands/s through the API (``bench/views_lag.py``);
+    one-transaction-per-event baseline (``bench/views/views_bench.py``);
+(e) the views' lag under a steady 500 commands/s through the API (``bench/views/views_lag.py``);
 (f) scale-out: ``questlog serve`` on SQLite (one process) beside ``questlog serve --workers 2``
     on PostgreSQL, 8 clients rolling over 8 campaigns each, in alternating rounds
-    (``bench/scale.py``);
-(g) against the naive app a user would otherwise write (``bench/naive_app.py``): the roll
+    (``bench/postgres/scale.py``);
+(g) against the naive app a user would otherwise write (``bench/write/naive_app.py``): the roll
     route, a game command with server dice and PostgreSQL with one process, in alternating
-    rounds, with each server's CPU per 1,000 requests (``bench/versus_naive.py``);
+    rounds, with each server's CPU per 1,000 requests (``bench/write/versus_naive.py``);
 (h) the analyst's dataset on a SQLite store of 100,000 server rolls: ``questlog export --all``
-    as Parquet, and ``questlog sql``'s count per face (``bench/dataset_bench.py``);
+    as Parquet, and ``questlog sql``'s count per face (``bench/analytics/dataset_bench.py``);
 (i) reads that must cost what they return: a campaign's answer in a small store and a large one,
-    and the first page of a short campaign's events and of a long one's (``bench/read_growth.py``);
+    and the first page of a short campaign's events and of a long one's
+    (``bench/reads/read_growth.py``);
 (j) on PostgreSQL, 200 rolls acknowledged while another client's write transaction stays open:
-    how many the views hold within 1 s (``bench/horizon.py``);
+    how many the views hold within 1 s (``bench/views/horizon.py``);
 (k) a ``trait_check`` on a page of 3,000 checks against one on a fresh page: CPU and answer bytes
-    (``bench/long_page.py``);
+    (``bench/write/long_page.py``);
 (l) the server's resident memory after 20 audits of a 30,000-event campaign, 4 at once
-    (``bench/audit_memory.py``);
+    (``bench/reads/audit_memory.py``);
 (m) the table page's whole load in Chromium, a campaign of 200 events against one of 30,000
-    (``bench/page_bytes.py``).
+    (``bench/page/page_bytes.py``).
 
 The run ends with the figures of "every request costs what it reads" side by side, each beside
-its target (``bench/targets.py``), also in ``--json`` under ``targets``.
+its target (``bench/common/targets.py``), also in ``--json`` under ``targets``.
 
 The views' lag (e) is measured under a load scaled to this machine: 70 % of the roll rate part
 (a) measured (``--views-rate`` sets it instead), so that it gives a verdict on any machine.
@@ -37,7 +38,7 @@ Access control is on wherever HTTP is used, as the service's defaults have it: e
 its own admin token on the store before its server starts and exempts exactly that token from the
 per-token rate limit (``QUESTLOG_RATE_LIMIT_EXEMPT``), so that the load is delivered.
 
-Each part prints its figures beside the targets (issues 2, 6, 14 and 29) with PASS/MISS as soon as
+Each part prints its figures beside its targets with PASS/MISS as soon as
 it has them, and ``--json`` is rewritten after each part. Every HTTP status is counted; a load with
 fewer than 99 % of its requests answered 201 is FAILED, with no verdict. A part that fails is
 reported with the reason and the remaining parts still run; the exit status is then 1 (0 when
@@ -62,21 +63,18 @@ from typing import Any
 
 from rich.console import Console
 
-from bench.audit_memory import audit_memory_json, audit_memory_line
-from bench.audit_memory import measure as measure_audit_memory
-from bench.dataset_bench import dataset_json, dataset_table, measure_dataset
-from bench.domain_bench import measure_domain
-from bench.horizon import horizon_json, horizon_table, measure_horizon
-from bench.http_bench import BenchError, measure_http
-from bench.load import free_port
-from bench.long_page import long_page_json, long_page_table, measure_long_page
-from bench.page_bytes import measure_page_bytes, page_bytes_json, page_bytes_line
-from bench.read_growth import growth_json, growth_table, measure_growth
-from bench.report import domain_json, http_json, http_table, targets_table, verdict
-from bench.scale import URL, measure_scale, scale_json, scale_table
-from bench.targets import targets_json, targets_summary
-from bench.versus_naive import measure_versus, print_checks, versus_json, versus_table
-from bench.views_bench import (
+from bench.analytics.dataset_bench import dataset_json, dataset_table, measure_dataset
+from bench.common.load import free_port
+from bench.common.report import domain_json, http_json, http_table, targets_table, verdict
+from bench.common.targets import targets_json, targets_summary
+from bench.page.page_bytes import measure_page_bytes, page_bytes_json, page_bytes_line
+from bench.postgres.scale import URL, measure_scale, scale_json, scale_table
+from bench.reads.audit_memory import audit_memory_json, audit_memory_line
+from bench.reads.audit_memory import measure as measure_audit_memory
+from bench.reads.domain_bench import measure_domain
+from bench.reads.read_growth import growth_json, growth_table, measure_growth
+from bench.views.horizon import horizon_json, horizon_table, measure_horizon
+from bench.views.views_bench import (
     catch_up_json,
     catch_up_table,
     lag_json,
@@ -85,6 +83,9 @@ from bench.views_bench import (
     measure_sqlite_catch_up,
     measure_views_lag,
 )
+from bench.write.http_bench import BenchError, measure_http
+from bench.write.long_page import long_page_json, long_page_table, measure_long_page
+from bench.write.versus_naive import measure_versus, print_checks, versus_json, versus_table
 
 # Above this many cores used by other processes during a run, its figures are flagged.
 DISTURBED_CORES = 0.15
@@ -447,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
         return print_checks(console, scale)
 
     def versus_part() -> str | None:
-        console.print("[bold](g)[/bold] against the naive app (bench/naive_app.py)")
+        console.print("[bold](g)[/bold] against the naive app (bench/write/naive_app.py)")
         versus = measure_versus(
             workdir / "versus",
             clients=settings.clients,

@@ -231,7 +231,7 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
         own timeout, and the events' insert then waits at most the library's
         ``lock_timeout`` for a lock someone else holds on the table (a migration, a manual
         ``LOCK TABLE``): one statement instead of one per lock and setting, each of which cost
-        the client and the server a parse (``bench.round_trips``). Last, after any wait and
+        the client and the server a parse (``bench.postgres.round_trips``). Last, after any wait and
         before the first row, the writer mark (``log_order.writer_mark``), which the readers'
         horizon waits for. First of all, the check of a cached token (``TokenCheck``), so that a
         refused token waits for no lock.
@@ -289,9 +289,9 @@ def sent_at_sync(pipeline: Any) -> Iterator[None]:
     the pipeline's ``_communicate_gen``), so the server runs the first statements (a campaign's
     lock) and then waits for the client while Python builds and sends the next ones; with other
     request threads holding the GIL that wait lasts milliseconds, with the locks held (before
-    issue 30 the events table's lock too: ``python -m bench.cpu_split --waits`` showed backends
-    in ``Lock:relation`` and in ``ClientRead`` inside the transaction). Here the statements stay
-    in psycopg's queue, are handed to libpq together at the end, and the sync sends them in one
+    issue 30 the events table's lock too: ``python -m bench.postgres.cpu_split --waits`` showed
+    backends in ``Lock:relation`` and in ``ClientRead`` inside the transaction). Here the statements
+    stay in psycopg's queue, are handed to libpq together at the end, and the sync sends them in one
     write: the server then holds the locks only while it runs them.
     ``tests/application/test_pool_check.py`` pins the psycopg behaviour this relies on.
     """

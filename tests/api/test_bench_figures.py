@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.figures import parse_args
+from bench.small.figures import parse_args
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--quick", "--events", "200", "--campaign-events", "40", "--requests", "5", "--rolls", "5"]
@@ -47,9 +47,9 @@ FIGURES = {
 
 
 def figures(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``python -m bench.figures ARGS`` from the repository root, as a reader runs it."""
+    """``python -m bench.small.figures ARGS`` from the repository root, as a reader runs it."""
     return subprocess.run(
-        [sys.executable, "-m", "bench.figures", *args],
+        [sys.executable, "-m", "bench.small.figures", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -67,7 +67,7 @@ def test_every_figure_is_printed_with_its_doc_the_commit_and_the_machine(
 
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     first = result.stdout.splitlines()[0]
-    assert first.startswith("python -m bench.figures --quick: commit ")
+    assert first.startswith("python -m bench.small.figures --quick: commit ")
     assert " cores, " in first and "; Python 3." in first and "load average" in first
     for doc, lines in FIGURES.items():
         assert doc in result.stdout

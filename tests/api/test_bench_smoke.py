@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from bench.http_bench import HttpResult
-from bench.load import LoadResult, free_port
-from bench.report import targets_table
-from bench.scale import ScaleResult
-from bench.views_lag import Lag, lag_verdict, measure_lag
+from bench.common.load import LoadResult, free_port
+from bench.common.report import targets_table
+from bench.postgres.scale import ScaleResult
+from bench.views.views_lag import Lag, lag_verdict, measure_lag
+from bench.write.http_bench import HttpResult
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -73,7 +73,7 @@ def test_bench_quick_run_measures_every_part_with_access_control_on(
     assert data["http"]["roll"]["statuses"] == {"201": data["http"]["roll"]["requests"]}
     assert data["domain"]["audit"]["median_s"] > 0
     assert data["views_sqlite"]["view_rate"] > 0 and data["views_postgres"]["view_rate"] > 0
-    # Issue 29's targets, each with a verdict, for the roll log and for every view together.
+    # The catch-up targets, each with a verdict, for the roll log and for every view together.
     assert (data["views_sqlite"]["target"], data["views_postgres"]["target"]) == (50_000, 30_000)
     for kind in ("sqlite", "postgres"):
         assert data[f"views_{kind}"]["all_views_rate_met"] in (True, False)
@@ -96,7 +96,7 @@ def test_bench_quick_run_measures_every_part_with_access_control_on(
     assert dataset["sql_median"] > 0 and len(dataset["sql_seconds"]) == 5
     assert (dataset["export_target_s"], dataset["sql_target_s"]) == (10, 1)
     assert dataset["export_met"] in (True, False) and dataset["sql_met"] in (True, False)
-    growth = data["growth"]  # issue 45: reads against the store's size, each with its ratio
+    growth = data["growth"]  # reads against the store's size, each with its ratio
     assert growth["large_events"] > growth["small_events"] > 0
     assert [r["read"] for r in growth["reads"]] == [
         "campaign (13 events, 1 fork)",
@@ -190,7 +190,7 @@ def lag(
 
 
 def test_the_lag_gets_no_verdict_when_fewer_than_99_percent_of_the_commands_succeed() -> None:
-    # Issue 16: 549 of 5,000 rolls answered 201, the rest 429, was reported PASS.
+    # A load where most rolls were answered 429 (549 of 5,000 answered 201) is not a PASS.
     assert lag_verdict(lag({201: 110, 429: 890}), 1.0) is None
     assert lag_verdict(lag({201: 989, 500: 11}), 1.0) is None
     assert lag_verdict(lag({201: 989}, errors=11), 1.0) is None
@@ -242,10 +242,10 @@ def test_a_load_the_rate_limit_refuses_is_counted_and_gets_no_verdict(
 def test_two_process_contention_bench_completes_with_every_roll_stored_once(
     postgres_url: str,
 ) -> None:
-    # Issue 10, point 2: two real `questlog serve` processes on one schema. The bench exits
+    # Two real `questlog serve` processes on one schema. The bench exits
     # non-zero if an acknowledged roll is not stored exactly once or the chain does not verify.
     result = run_module(
-        "bench.contention", "--quick", env={"QUESTLOG_BENCH_DATABASE_URL": postgres_url}
+        "bench.postgres.contention", "--quick", env={"QUESTLOG_BENCH_DATABASE_URL": postgres_url}
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert "PASS  no 5xx" in result.stdout
@@ -253,15 +253,15 @@ def test_two_process_contention_bench_completes_with_every_roll_stored_once(
 
 
 def simulate(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``python -m bench.simulate ARGS``."""
-    return run_module("bench.simulate", *args, env=env)
+    """``python -m bench.simulation.simulate ARGS``."""
+    return run_module("bench.simulation.simulate", *args, env=env)
 
 
 @pytest.mark.postgres
 def test_the_scaling_simulation_quick_run_measures_load_growth_and_user_terms(
     postgres_url: str, tmp_path: Path
 ) -> None:
-    # Issue 14, point 1, last bullet: the simulation behind docs/scaling.md stays runnable.
+    # The simulation behind docs/scaling.md stays runnable.
     figures = tmp_path / "simulate.json"
     result = simulate(
         "--quick", "--json", str(figures), env={"QUESTLOG_BENCH_DATABASE_URL": postgres_url}
@@ -292,8 +292,8 @@ def test_the_simulation_refuses_rates_that_do_not_increase_and_names_the_option(
 
 
 def test_the_simulation_turns_measured_play_into_per_table_rates() -> None:
-    from bench.sim_play import Tally
-    from bench.sim_report import play_rates
+    from bench.simulation.sim_play import Tally
+    from bench.simulation.sim_report import play_rates
 
     tally = Tally()
     tally.commands.update({"quest-calendar/start_page": 2, "quest-calendar/trait_check": 70})
@@ -309,7 +309,7 @@ def test_the_simulation_turns_measured_play_into_per_table_rates() -> None:
 
 
 def test_a_step_tally_counts_only_what_happened_since_it_began() -> None:
-    from bench.sim_play import Tally
+    from bench.simulation.sim_play import Tally
 
     before = Tally()
     before.commands.update({"quest-calendar/roll": 3})
@@ -327,7 +327,7 @@ def test_a_step_tally_counts_only_what_happened_since_it_began() -> None:
 def test_the_scale_out_part_serves_both_stores_and_checks_every_target(
     postgres_url: str, tmp_path: Path
 ) -> None:
-    # Issue 14, point 1: SQLite's one process beside PostgreSQL with two API workers, auth on.
+    # SQLite's one process beside PostgreSQL with two API workers, auth on.
     figures = tmp_path / "bench.json"
     result = bench_run(
         "--scale-only",
@@ -395,8 +395,9 @@ def test_a_scale_out_run_that_lost_a_roll_gets_no_verdict() -> None:
 
 
 def bench_module(module: str, *args: str, url: str) -> subprocess.CompletedProcess[str]:
-    """``python -m bench.MODULE ARGS`` from the repository root, on the test PostgreSQL; in a
-    session of its own, so that a run past its time is stopped with every server it started."""
+    """``python -m bench.MODULE ARGS`` (MODULE as ``postgres.round_trips``) from the repository
+    root, on the test PostgreSQL; in a session of its own, so that a run past its time is stopped
+    with every server it started."""
     command = [sys.executable, "-m", f"bench.{module}", *args]
     process = subprocess.Popen(
         command,
@@ -421,7 +422,7 @@ def test_the_round_trip_count_of_a_roll_is_one_and_five_statements(postgres_url:
     # What docs/performance-results.md ("What a roll costs on PostgreSQL") says a roll costs is
     # what is counted (no LOCK TABLE since appends stopped taking the table lock; one round trip
     # and five statements since the token is checked in the append's transaction).
-    result = bench_module("round_trips", "--rolls", "20", url=postgres_url)
+    result = bench_module("postgres.round_trips", "--rolls", "20", url=postgres_url)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     counted = {
         line.split("│")[1].strip(): line.split("│")[2].strip()
@@ -438,7 +439,9 @@ def test_the_round_trip_count_of_a_roll_is_one_and_five_statements(postgres_url:
 
 @pytest.mark.postgres
 def test_the_cpu_split_measures_each_process_of_both_stores(postgres_url: str) -> None:
-    result = bench_module("cpu_split", "--seconds", "1", "--clients", "2", url=postgres_url)
+    result = bench_module(
+        "postgres.cpu_split", "--seconds", "1", "--clients", "2", url=postgres_url
+    )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     for line in ("postgres, 2 process(es)", "sqlite, 1 process(es)", "PostgreSQL backends"):
         assert line in result.stdout
@@ -447,7 +450,7 @@ def test_the_cpu_split_measures_each_process_of_both_stores(postgres_url: str) -
 def test_the_serving_cost_bench_times_both_apps_alone_and_splits_what_serving_adds(
     tmp_path: Path,
 ) -> None:
-    from bench.serving_cost import Split, naive_app_ms, questlog_app_ms, split_table
+    from bench.serving.serving_cost import Split, naive_app_ms, questlog_app_ms, split_table
 
     naive, questlog = naive_app_ms(tmp_path, 20), questlog_app_ms(tmp_path, 20)
     assert 0 < naive < 50 and 0 < questlog < 50
@@ -463,7 +466,7 @@ def test_the_serving_cost_bench_times_both_apps_alone_and_splits_what_serving_ad
 def test_the_serving_cost_bench_refuses_a_roll_the_app_did_not_answer_201(
     refused_from: int,
 ) -> None:
-    from bench.serving_cost import cpu_ms_per_call
+    from bench.serving.serving_cost import cpu_ms_per_call
 
     calls = 0
 
@@ -478,7 +481,7 @@ def test_the_serving_cost_bench_refuses_a_roll_the_app_did_not_answer_201(
 
 
 def test_the_chart_bytes_bench_counts_both_ways_of_reading_the_charts() -> None:
-    result = run_module("bench.chart_bytes", "120")
+    result = run_module("bench.page.chart_bytes", "120")
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert (
         "the charts' answer" in result.stdout and "the rows the page read before" in result.stdout

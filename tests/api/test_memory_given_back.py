@@ -1,6 +1,6 @@
 """After an audit the server gives the decoded log's memory back to the system (glibc's
 ``malloc_trim``), so each request thread does not keep its own high-water mark; the figure is
-``python -m bench.audit_memory`` (docs/performance-results.md, "The server's memory after
+``python -m bench.reads.audit_memory`` (docs/performance-results.md, "The server's memory after
 audits")."""
 
 from __future__ import annotations
@@ -39,6 +39,6 @@ def test_the_c_library_s_trim_is_found_on_glibc() -> None:
 
 @pytest.mark.slow
 def test_the_memory_benchmark_runs() -> None:
-    done = run_module("bench.audit_memory", "--quick")
+    done = run_module("bench.reads.audit_memory", "--quick")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "RSS after 4 audits of 2,000 events" in done.stdout

@@ -267,7 +267,7 @@ def stop(process: subprocess.Popen[str]) -> tuple[str, str]:
 
 def test_the_overhead_benchmark_runs_and_prints_every_set_up() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "bench.observability", "--requests", "50", "--rounds", "1"],
+        [sys.executable, "-m", "bench.serving.observability", "--requests", "50", "--rounds", "1"],
         capture_output=True,
         text=True,
         timeout=120,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from uuid import UUID
 
-from bench.campaigns import LONG_EVENTS, long_campaign
+from bench.page.campaigns import LONG_EVENTS, long_campaign
 from domain.model import samples
 from domain.model.access import Membership, acting_as
 from domain.service.application import Questlog

@@ -1,4 +1,5 @@
-"""``python -m bench.page_load --quick`` stays runnable and writes its figures (not asserted)."""
+"""``python -m bench.page.page_load --quick`` stays runnable and writes its figures (not
+asserted)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ def test_the_page_benchmark_quick_run_writes_its_figures(
 ) -> None:
     out = tmp_path / "page.json"
     done = subprocess.run(
-        [sys.executable, "-m", "bench.page_load", "--quick", "--json", str(out)],
+        [sys.executable, "-m", "bench.page.page_load", "--quick", "--json", str(out)],
         cwd=ROOT,
         capture_output=True,
         text=True,

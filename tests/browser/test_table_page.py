@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
-from bench.campaigns import LONG_EVENTS
+from bench.page.campaigns import LONG_EVENTS
 from tests.browser.helpers import (
     open_proof,
     shown_version,

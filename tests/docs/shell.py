@@ -1,4 +1,5 @@
-"""The shell examples of README.md and docs/*.md as tests/docs/test_shell_examples.py reads them.
+"""The shell examples of README.md, bench/README.md and docs/*.md as
+tests/docs/test_shell_examples.py reads them.
 
 A fenced ``sh``, ``console`` or ``text`` block is preceded by one marker comment (the convention
 of tests/docs/test_every_example.py). This module finds the blocks, splits a console block into
@@ -14,7 +15,7 @@ from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", ROOT / "bench" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SHELL_LANGS = ("sh", "console")
 
 FENCE = re.compile(r"^(?P<indent>\s*)```(?P<lang>[\w-]*)\s*$")

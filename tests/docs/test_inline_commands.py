@@ -1,5 +1,5 @@
-"""The commands written inline in the prose of README.md and docs/*.md (``questlog ...`` and
-``python -m bench.X ...`` in backticks) name real subcommands and real options.
+"""The commands written inline in the prose of README.md, bench/README.md and docs/*.md (``questlog
+...`` and ``python -m bench.X ...`` in backticks) name real subcommands and real options.
 
 The fenced blocks are run or checked by ``test_shell_examples.py``; these are the commands a
 reader copies out of a sentence. Each span's subcommands are resolved through the real click
@@ -23,7 +23,7 @@ import click
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", ROOT / "bench" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SPAN = re.compile(r"`((?:questlog |python -m bench\.)[^`]*)`")
 FENCED = re.compile(r"^\s*```.*?^\s*```", re.S | re.M)
 

@@ -147,6 +147,7 @@ def test_every_shell_block_has_a_marker() -> None:
 
 CHECKED_DOCS = {
     "README.md",
+    "bench/README.md",
     "docs/events.md",
     "docs/operations.md",
     "docs/performance.md",

@@ -1,0 +1,1 @@
+"""What serving costs: the server around the app, observability, live streams."""

@@ -1,0 +1,1 @@
+"""The small figures the docs quote, each measured and printed with the doc it backs."""

@@ -1,0 +1,1 @@
+"""The write path: the roll route, game commands, the core against the naive app."""
