@@ -109,6 +109,8 @@ PART_SKIPS = (
 )
 """The flags that leave a part out."""
 ONLY: dict[str, tuple[str, ...]] = {
+    "roll_only": ("skip_http",),
+    "domain_only": ("skip_domain",),
     "horizon_only": ("skip_horizon",),
     "growth_only": ("skip_growth",),
     "dataset_only": ("skip_dataset",),
@@ -204,6 +206,8 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, argparse.Namespace]:
     parser.add_argument("--growth-only", action="store_true", help="run only part (i)")
     parser.add_argument("--skip-horizon", action="store_true", help="skip part (j)")
     parser.add_argument("--horizon-only", action="store_true", help="run only part (j)")
+    parser.add_argument("--roll-only", action="store_true", help="run only part (a)")
+    parser.add_argument("--domain-only", action="store_true", help="run only parts (b) and (c)")
     parser.add_argument("--skip-long-page", action="store_true", help="skip part (k)")
     parser.add_argument("--long-page-only", action="store_true", help="run only part (k)")
     parser.add_argument("--skip-audit-memory", action="store_true", help="skip part (l)")
@@ -315,6 +319,18 @@ class Results:
 
 Part = Callable[[], str | None]
 """Measures, prints and records its figures; returns why it failed, or None."""
+
+
+def apply_only(args: argparse.Namespace) -> None:
+    """Turn each ``--*-only`` flag given into the skips of every part it does not keep."""
+    for flag, kept in ONLY.items():
+        if getattr(args, flag):
+            for skip in PART_SKIPS:
+                setattr(args, skip, getattr(args, skip) or skip not in kept)
+    if args.scale_only:
+        args.skip_views = True
+    if args.views_only:
+        args.skip_scale = True
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -517,14 +533,7 @@ def main(argv: list[str] | None = None) -> int:
         console.print(horizon_table(phases))
         return None
 
-    for flag, kept in ONLY.items():
-        if getattr(args, flag):
-            for skip in PART_SKIPS:
-                setattr(args, skip, getattr(args, skip) or skip not in kept)
-    if args.scale_only:
-        args.skip_views = True
-    if args.views_only:
-        args.skip_scale = True
+    apply_only(args)
     parts: list[tuple[str, Part]] = []
     if not args.skip_http:
         parts.append(("http", http_part))

@@ -486,3 +486,21 @@ def test_the_chart_bytes_bench_counts_both_ways_of_reading_the_charts() -> None:
     assert (
         "the charts' answer" in result.stdout and "the rows the page read before" in result.stdout
     )
+
+
+@pytest.mark.parametrize(
+    ("flag", "kept"),
+    [
+        ("--roll-only", {"skip_http"}),
+        ("--domain-only", {"skip_domain"}),
+        ("--versus-only", {"skip_versus"}),
+        ("--views-only", {"skip_views"}),
+        ("--scale-only", {"skip_scale"}),
+    ],
+)
+def test_an_only_flag_keeps_its_parts_alone(flag: str, kept: set[str]) -> None:
+    from bench.run import PART_SKIPS, apply_only, parse_args
+
+    _, args = parse_args([flag])
+    apply_only(args)
+    assert {skip for skip in PART_SKIPS if not getattr(args, skip)} == kept
