@@ -66,3 +66,11 @@ def test_a_broken_link_is_found(tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text(text, encoding="utf-8")
     assert links(tmp_path / "a.md") == ["b.md", "#title", "#nowhere"]
     assert anchors(tmp_path / "a.md") == {"title"}
+
+
+def test_the_readme_lists_every_document_under_a_purpose() -> None:
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Documentation", 1)[1]
+    listed = set(re.findall(r"^- \[[^\]]*\]\(([^)#]+)\)", section, re.MULTILINE))
+    documents = {f"docs/{path.name}" for path in (ROOT / "docs").glob("*.md")}
+    assert documents | {"bench/README.md"} == listed
+    assert re.findall(r"^\*\*[A-Z][\w ]+\*\* \(", section, re.MULTILINE)
