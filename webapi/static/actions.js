@@ -6,7 +6,9 @@ import { commandTitle } from "./commandtitles.js";
 import { ApiError, post } from "./api.js";
 import { answerPending } from "./decisions.js";
 import { clear, h } from "./dom.js";
-import { commandForm, explain, facesValue } from "./play.js";
+import { commandForm } from "./play.js";
+import { facesValue } from "./fieldtext.js";
+import { explain } from "./problems.js";
 import { toast } from "./ui.js";
 
 const words = (name) => String(name).replaceAll("_", " ");

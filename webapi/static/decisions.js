@@ -9,7 +9,8 @@ import { diceChoice, diceFromText, diceOf } from "./dice.js";
 import { clear, h } from "./dom.js";
 import { savedHeroes } from "./heroes.js";
 import { nightQuestion, nightRollForm, nightWaiting } from "./nightroll.js";
-import { commandForm, explain } from "./play.js";
+import { commandForm } from "./play.js";
+import { explain } from "./problems.js";
 import { toast } from "./ui.js";
 
 const words = (name) => String(name).replaceAll("_", " ");

@@ -4,7 +4,7 @@
 // when it needs more it answers 409 "not enough faces: the next roll needs 1 (d20)…", which is
 // said here in words, with a new input for each die it still needs.
 import { h } from "./dom.js";
-import { wholeNumber } from "./play.js";
+import { wholeNumber } from "./fieldtext.js";
 
 let uid = 0;
 const words = (text) => String(text).replaceAll("_", " ");

@@ -5,7 +5,7 @@
 // sheet shows (every number shown is sent; an ability's or effect's part left empty is not).
 import { addKnownItem, itemLabel, itemSelect } from "./catalogue.js";
 import { h } from "./dom.js";
-import { explain } from "./play.js";
+import { explain } from "./problems.js";
 
 let uid = 0;
 const nextId = (stem) => `sheet-${stem}-${++uid}`;

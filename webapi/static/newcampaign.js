@@ -8,7 +8,7 @@ import { clear, h } from "./dom.js";
 import { knownItems } from "./catalogue.js";
 import { samples, saveForGroup, savedHeroes } from "./heroes.js";
 import { heroSheet } from "./herosheet.js";
-import { explain } from "./play.js";
+import { explain } from "./problems.js";
 import { RULE_BOUNDS, setupBuilder } from "./setup.js";
 import { ready } from "./ui.js";
 

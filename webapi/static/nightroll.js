@@ -4,7 +4,7 @@
 // or with `faces`.
 import { h } from "./dom.js";
 import { diceChoice, diceOf } from "./dice.js";
-import { explain } from "./play.js";
+import { explain } from "./problems.js";
 
 const words = (text) => String(text).replaceAll("_", " ");
 const signed = (n) => (n > 0 ? `+${n}` : String(n));

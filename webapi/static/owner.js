@@ -3,7 +3,7 @@
 import { ApiError, del, get, post } from "./api.js";
 import { clear, h } from "./dom.js";
 import { ruleInput, ruleTitle, ruleWords } from "./newcampaign.js";
-import { explain } from "./play.js";
+import { explain } from "./problems.js";
 import { toast } from "./ui.js";
 
 const key = () => ({ "Idempotency-Key": crypto.randomUUID() });
