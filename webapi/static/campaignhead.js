@@ -83,7 +83,7 @@ export function layout(page) {
     "Download the bundle",
   );
   page.shareOut = h("p", { class: "share", "aria-live": "polite" });
-  page.owner = page.who.owner ? ownerCard(this) : null;
+  page.owner = page.who.owner ? ownerCard(page) : null;
   page.integrity = integrityBadge(
     h("p", { class: "hash" }, page.hashLabel, page.hash),
     page.chain,
@@ -188,11 +188,11 @@ export function layout(page) {
     h(
       "section",
       { class: "card evening-card", "aria-label": "Keep this evening" },
-      (page.evening = eveningExport(this)),
+      (page.evening = eveningExport(page)),
     ),
     page.owner,
   );
-  if (page.who.canPlay) buildPlay(this);
+  if (page.who.canPlay) buildPlay(page);
 }
 
 export async function download(page) {
