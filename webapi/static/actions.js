@@ -1,3 +1,4 @@
+// @ts-check
 // The play panel of a campaign page: the commands possible now (GET /campaigns/{id}/actions, the
 // rules' answer), every other command behind "All commands" with the reason it is refused, the
 // form of the command chosen, "Undo the last command" by the rollback policy, and the roll form.

@@ -18,18 +18,77 @@ import { clear, h } from "./dom.js";
 import { ready, toast } from "./ui.js";
 import { freshEntropy } from "./verify.js";
 
+/** @typedef {import("./api.js").Campaign} Campaign */
+/** @typedef {import("./api.js").Proposal} Proposal */
+/** @typedef {import("./campaignhead.js").Who} Who */
+
+/**
+ * @param {HTMLElement} main
+ * @param {string} id the campaign's id
+ */
 export async function campaignPage(main, id) {
   const page = new CampaignPage(main, id);
   await page.open();
   return page;
 }
 
-class CampaignPage {
+// The page's parts are made by layout() (campaignhead.js), the undo box by actions.js.
+export class CampaignPage {
+  /**
+   * @param {HTMLElement} main
+   * @param {string} id
+   */
   constructor(main, id) {
     this.main = main;
     this.id = id;
+    /** @type {import("./live.js").Live} */
     this.live = null;
     this.toldRollbacks = new Set(); // the versions of the rollbacks a toast has told
+    /** @type {Campaign} the head, read again on every change */ this.head = undefined;
+    /** @type {Who} */ this.who = undefined;
+    /** @type {any[]} the game's commands (GET /commands), none for a reader who cannot play */
+    this.catalogue = undefined;
+    /** @type {number} the version shown (the head's, or ?version=N) */ this.shown = undefined;
+    /** @type {string} */ this.shownHash = undefined;
+    /** @type {Promise<{actions: any, error?: unknown}>} this show's one GET /actions */
+    this.actionsFetch = undefined;
+    /** @type {{signature: string, key: string, entropy: string}} the append not answered yet */
+    this.attempt = undefined;
+    /** @type {Proposal[]} */ this.openProposals = undefined;
+    /** @type {HTMLElement} */ this.version = undefined;
+    /** @type {HTMLElement} */ this.chain = undefined;
+    /** @type {HTMLElement} */ this.checkpoint = undefined;
+    /** @type {HTMLElement} */ this.liveNote = undefined;
+    /** @type {HTMLElement} */ this.hash = undefined;
+    /** @type {HTMLElement} */ this.hashLabel = undefined;
+    /** @type {HTMLElement} */ this.banner = undefined;
+    /** @type {HTMLElement} */ this.turn = undefined;
+    /** @type {HTMLElement} */ this.undone = undefined;
+    /** @type {HTMLElement} */ this.state = undefined;
+    /** @type {HTMLElement} */ this.pending = undefined;
+    /** @type {HTMLElement} */ this.play = undefined;
+    /** @type {HTMLElement} */ this.proposals = undefined;
+    /** @type {HTMLInputElement} */ this.slider = undefined;
+    /** @type {HTMLOutputElement} */ this.sliderValue = undefined;
+    /** @type {import("./timeline.js").Timeline} */ this.timeline = undefined;
+    /** @type {HTMLElement} */ this.owner = undefined;
+    /** @type {ReturnType<typeof import("./integrity.js").integrityBadge>} */ this.integrity = undefined;
+    /** @type {ReturnType<typeof import("./evening.js").eveningExport>} */ this.evening = undefined;
+    /** @type {HTMLButtonElement} the undo box (actions.js) */ this.undoButton = undefined;
+    /** @type {HTMLElement} */ this.undoNote = undefined;
+    /** @type {HTMLFormElement} */ this.undoForm = undefined;
+    /** @type {number} the version undoing the last command goes back to */ this.undoTarget = undefined;
+    /** @type {HTMLElement} */ this.events = undefined;
+    /** @type {HTMLElement} */ this.moreEvents = undefined;
+    /** @type {HTMLElement} */ this.shareOut = undefined;
+    // the card of rolls (rollwindow.js)
+    /** @type {HTMLElement} */ this.rollList = undefined;
+    /** @type {HTMLElement} */ this.rollTally = undefined;
+    /** @type {HTMLElement} */ this.moreRolls = undefined;
+    /** @type {HTMLElement} */ this.charts = undefined;
+    /** @type {number} the rolls below this version are the next window */ this.rollsBelow = undefined;
+    /** @type {{verdict: string, why: string}[]} */ this.verdicts = undefined;
+    /** @type {import("./api.js").Roll[]} */ this.loadedRolls = undefined;
   }
 
   // An event announced live (live.js): only a rollback is told; the rest shows as the page moves on.
@@ -70,7 +129,7 @@ class CampaignPage {
       this.liveNote.dataset.live = mode;
     }).start();
     this.turn.addEventListener("click", (click) => {
-      if (click.target.closest("button")) this.goToPlay(this.turn.dataset.turn);
+      if (/** @type {Element} */ (click.target).closest("button")) this.goToPlay(this.turn.dataset.turn);
     });
     addEventListener("popstate", () => this.show());
   }

@@ -18,21 +18,41 @@ import { toast } from "./ui.js";
 // (both may manage), every seat no member holds (`held`, read again on every show): the owner
 // plays those at its own screen, and the server lets it act and agree for them
 // (webapi/http/access.py seat_check, admin_seat_check), never for a seat an invited player holds.
+/**
+ * @typedef {object} Who
+ * @property {string} role "owner", "player", "viewer"…
+ * @property {string | null} seat its own seat in a match
+ * @property {boolean} canPlay
+ * @property {boolean} owner may manage
+ * @property {boolean} admin
+ * @property {Set<string>} held the seats a member holds
+ * @property {(seat: string | null | undefined) => boolean} plays
+ */
+
+/**
+ * @param {string} campaignId
+ * @returns {Promise<Who>}
+ */
 export async function whoAmI(campaignId) {
-const me = await get(`/campaigns/${campaignId}/me`);
-const who = {
-  role: me.role,
-  seat: me.seat ?? null,
-  canPlay: me.can_append,
-  owner: me.can_manage,
-  admin: Boolean(me.admin),
-  held: new Set(),
-};
-who.plays = (seat) =>
-  seat !== null && seat !== undefined && (seat === who.seat || (who.owner && !who.held.has(seat)));
-return who;
+  const me = await get(`/campaigns/${campaignId}/me`);
+  /** @type {Who} */
+  const who = {
+    role: me.role,
+    seat: me.seat ?? null,
+    canPlay: me.can_append,
+    owner: me.can_manage,
+    admin: Boolean(me.admin),
+    held: new Set(),
+    plays: (seat) =>
+      seat !== null && seat !== undefined && (seat === who.seat || (who.owner && !who.held.has(seat))),
+  };
+  return who;
 }
 
+/** @typedef {import("./campaign.js").CampaignPage} CampaignPage */
+
+// The page's parts, made once, and the frame that holds them.
+/** @param {CampaignPage} page */
 export function layout(page) {
   const c = page.head;
   page.version = h("span", { class: "version", dataset: { campaignVersion: c.version } }, String(c.version));

@@ -1,3 +1,4 @@
+// @ts-check
 // JSON exactly as Questlog hashes it: Python's json.dumps(sort_keys=True, separators=(",", ":"),
 // ensure_ascii=False). The parser keeps the text of every number that is not a safe integer, so a
 // float is written back the way Python wrote it (1.0 stays 1.0, 1e-07 stays 1e-07).
@@ -91,7 +92,9 @@ export function parse(text) {
       }
     }
     if (c === '"') return string();
-    for (const [word, result] of [["true", true], ["false", false], ["null", null]]) {
+    /** @type {[string, boolean | null][]} */
+    const words = [["true", true], ["false", false], ["null", null]];
+    for (const [word, result] of words) {
       if (text.startsWith(word, i)) {
         i += word.length;
         return result;

@@ -1,3 +1,4 @@
+// @ts-check
 // The known items (GET /library/items): the rulebook's and those the group added, each with what
 // it does in words, and the words of the hero sheet's choices. The shop's stock field offers
 // them with one price per line (stockField, called by play.js for enter_shop's stock); an item

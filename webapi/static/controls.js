@@ -78,7 +78,7 @@ function objectControl(field, path, ctx, open) {
   };
   add.addEventListener("click", () => {
     show();
-    slot.querySelector("input, select, textarea")?.focus();
+    /** @type {HTMLElement} */ (slot.querySelector("input, select, textarea"))?.focus();
   });
   slot.append(add);
   return {
@@ -249,6 +249,7 @@ function scalarControl(field, path, ctx) {
   const common = { id, name: path, "aria-describedby": hintId };
   let input;
   let read;
+  /** @type {(value: any) => unknown} */
   let set = (value) => (input.value = typeof value === "object" ? JSON.stringify(value) : String(value));
   let extra = null;
   if (field.picks) {

@@ -1,3 +1,4 @@
+// @ts-check
 // A pending decision and its answers. Every option the rules offer gets an answer that carries
 // what the rules need: a button when the option says everything, a short form when the rules
 // need more (an ambush's form, a new hero, a rizz's partner, an order of creatures). Which

@@ -1,3 +1,4 @@
+// @ts-check
 // Whose dice a roll uses: the server's (the page adds its fresh `entropy` when the command is
 // sent, campaign.js) or the player's own, one face per die, each labelled by the die and what it
 // is for ("d20 for the attack"). Faces are sent as `faces`, in the order the server draws them;
@@ -100,7 +101,7 @@ export function diceChoice(plan = [], { legend = "Dice" } = {}) {
     radio("own", "My own dice", false),
     own,
   );
-  const ownChosen = () => el.querySelector('input[data-dice="own"]').checked;
+  const ownChosen = () => /** @type {HTMLInputElement} */ (el.querySelector('input[data-dice="own"]')).checked;
   el.addEventListener("change", () => (own.hidden = !ownChosen()));
   const read = () => {
     if (!ownChosen()) return undefined;

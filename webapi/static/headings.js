@@ -1,3 +1,4 @@
+// @ts-check
 // Every event type's heading in the timeline, in words; the type itself stays in the heading's
 // title for the curious. tests/unit/test_event_headings.py checks that every event type either
 // game (and the campaign itself) declares has one here.

@@ -1,3 +1,4 @@
+// @ts-check
 // The campaign's proof, out of the game's way: a badge that says in words whether what is shown
 // checks out ("Verified ✓ v12: chain intact, checkpoint signed") and opens, as a disclosure, the
 // head hash, the chain check, the signed checkpoint and the bundle. A problem opens it by itself.

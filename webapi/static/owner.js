@@ -1,3 +1,4 @@
+// @ts-check
 // The owner's controls: reveal the seed, run the audit, the house rules, seats and invitations.
 // `page` is the campaign page (campaign.js): its id, head, who, changed() and share().
 import { ApiError, del, get, post } from "./api.js";

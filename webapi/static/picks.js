@@ -1,3 +1,4 @@
+// @ts-check
 // Values picked from the campaign state: a field of GET /commands may say where its value comes
 // from (`picks`: a JSON pointer into the state, the member sent, the member shown, a filter), so
 // the page offers the hero's items, the shop's stock or the match's pieces instead of an empty box.

@@ -30,6 +30,35 @@ function abilityDice(state, id) {
   return notation ? diceOf(notation, ability.name || "ability") : ABILITY_DIE;
 }
 
+/**
+ * A command of GET /commands: its name, its fields' schemas, the dice it rolls in words.
+ * @typedef {object} Command
+ * @property {string} name
+ * @property {string} [summary]
+ * @property {string | null} [dice]
+ * @property {Record<string, any>[]} fields
+ */
+
+/**
+ * @typedef {object} FormOptions
+ * @property {string} [seat]
+ * @property {((seat: string) => boolean) | null} [plays]
+ * @property {(body: Record<string, any>) => Promise<unknown>} [send]
+ * @property {Record<string, any>} [preset]
+ * @property {Record<string, any>} [initial]
+ * @property {string[]} [open]
+ * @property {{label: string, values: Record<string, any>}[] | null} [answers]
+ * @property {() => Record<string, any>} [state]
+ * @property {string | null} [title]
+ * @property {string | null} [submit]
+ * @property {boolean} [dice]
+ */
+
+/**
+ * @param {Command} command
+ * @param {FormOptions} [options]
+ * @returns {HTMLFormElement & {refresh?: () => void}}
+ */
 export function commandForm(
   command,
   {
@@ -103,6 +132,7 @@ export function commandForm(
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.textContent = "";
+    /** @type {Record<string, any>} */
     let body;
     try {
       body = {
@@ -117,7 +147,7 @@ export function commandForm(
       error.textContent = `Could not read the form: ${problem.message}`;
       return;
     }
-    const button = form.querySelector("button[type=submit]");
+    const button = /** @type {HTMLButtonElement} */ (form.querySelector("button[type=submit]"));
     button.disabled = true;
     try {
       await send(body);

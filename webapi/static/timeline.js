@@ -1,3 +1,4 @@
+// @ts-check
 // The timeline: every event newest first, with the patch of what it changed (GET /replay), the
 // rollbacks and what they undid, forks, and the chain checked over the loaded events.
 import { get } from "./api.js";

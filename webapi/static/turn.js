@@ -1,3 +1,4 @@
+// @ts-check
 // Whose turn it is, on a banner that stands out (`data-turn`): "yours", "waiting", "decision"
 // (a pending decision for this seat), "asked" (a decision for another seat), "night" (a night step
 // in progress) or "none". From GET /campaigns/{id}/actions' `turn` when the server has that route,

@@ -1,3 +1,4 @@
+// @ts-check
 // Verification in the browser with WebCrypto, from docs/dice-verification.md and docs/events.md.
 // Nothing here reads the server's `verified` field: every verdict is computed again.
 import { canonical } from "./canon.js";
