@@ -3,20 +3,20 @@
 // play forms, the rolls with verdicts computed here, the charts, the timeline and live updates.
 // The frame and the title card are campaignhead.js's; the rollbacks, the proposals and the forks
 // proposals.js's; this module holds the page's state and shows it again as the campaign moves on.
-import { ApiError, get, post } from "./api.js";
+import { ApiError, get } from "./api.js";
 import { calendarBoard, questCalendar } from "./boards.js";
 import { guardCampaign } from "./checkpoints.js";
 import { Live } from "./live.js";
 import { showPending } from "./actions.js";
 import { updateOwnerCard } from "./owner.js";
-import { download, layout, share, whoAmI } from "./campaignhead.js";
+import { download, goToPlay, layout, share, whoAmI } from "./campaignhead.js";
 import * as proposals from "./proposals.js";
 import * as rolls from "./rollwindow.js";
-import { deathNotice, eventSummary, recentDeath } from "./timeline.js";
+import * as sending from "./sending.js";
+import { deathNotice, recentDeath } from "./timeline.js";
 import { showTurn } from "./turn.js";
 import { clear, h } from "./dom.js";
-import { ready, toast } from "./ui.js";
-import { freshEntropy } from "./verify.js";
+import { ready } from "./ui.js";
 
 /** @typedef {import("./api.js").Campaign} Campaign */
 /** @typedef {import("./api.js").Proposal} Proposal */
@@ -129,7 +129,7 @@ export class CampaignPage {
       this.liveNote.dataset.live = mode;
     }).start();
     this.turn.addEventListener("click", (click) => {
-      if (/** @type {Element} */ (click.target).closest("button")) this.goToPlay(this.turn.dataset.turn);
+      if (/** @type {Element} */ (click.target).closest("button")) goToPlay(this, this.turn.dataset.turn);
     });
     addEventListener("popstate", () => this.show());
   }
@@ -150,23 +150,6 @@ export class CampaignPage {
   showIntegrity() {
     const version = this.shown ?? this.head.version;
     this.integrity.update(this.chain.dataset.chain, this.checkpoint.dataset.checkpoint, version);
-  }
-
-  // "Your turn" (or "Your decision") tapped: the decision this seat is asked, else the play panel,
-  // scrolled to the top of the window and focused, so the keyboard and a screen reader go there too.
-  goToPlay(turn) {
-    const target = turn === "decision" && !this.pending.hidden ? this.pending : this.play;
-    if (!target.isConnected || target.hidden) return;
-    if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
-    target.scrollIntoView({ block: "start" });
-    target.focus({ preventScroll: true });
-  }
-
-  // The owner's controls, where a view-only link is made and players are invited.
-  goToSharing() {
-    const share = [...this.owner.querySelectorAll("button")].find((b) => b.textContent === "Share a view-only link");
-    this.owner.scrollIntoView({ block: "start" });
-    (share || this.owner).focus({ preventScroll: true });
   }
 
   async goTo(version) {
@@ -308,36 +291,16 @@ export class CampaignPage {
     return rolls.showCharts(this);
   }
 
-  async send(body) {
-    const result = await this.append("commands", body);
-    this.undone.hidden = true; // a new command: the last undo is history now
-    const said = (result.events || []).map(eventSummary).filter(Boolean);
-    toast(said.length ? said.join(" · ") : `${body.type.replaceAll("_", " ")}: done, now version ${result.version}`);
-    await this.changed();
-    return result;
+  // What the page sends (sending.js), and the rollbacks and proposals (proposals.js), as the
+  // page's own methods: actions.js and the timeline call them on the page.
+  send(body) {
+    return sending.send(this, body);
   }
 
-  // A roll or command that may draw server dice. It carries entropy from this browser, so that
-  // not even the host can foresee its rolls, and an Idempotency-Key. Until it is answered with a
-  // success, sending the same request again reuses both: a request the host dropped or failed
-  // cannot be turned into a reroll with new entropy (docs/dice-verification.md).
-  async append(route, body) {
-    const signature = `${route} ${JSON.stringify(body)}`;
-    if (this.attempt?.signature !== signature) {
-      this.attempt = { signature, key: crypto.randomUUID(), entropy: freshEntropy() };
-    }
-    const { key, entropy } = this.attempt;
-    const sent = body.faces === undefined ? { ...body, entropy } : body;
-    // return=minimal (RFC 7240): the answer leaves the state out; the page reads the head again
-    // after every append anyway (changed()), so the state would only be downloaded twice.
-    const headers = { "Idempotency-Key": key, Prefer: "return=minimal" };
-    const result = await post(`/campaigns/${this.id}/${route}`, sent, headers);
-    this.attempt = null;
-    return result;
+  append(route, body) {
+    return sending.append(this, route, body);
   }
 
-  // The rollbacks and proposals (proposals.js), as the page's own methods: actions.js and the
-  // timeline call them on the page.
   toldRollback(version, data) {
     proposals.toldRollback(this, version, data);
   }

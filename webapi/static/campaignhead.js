@@ -118,7 +118,7 @@ export function layout(page) {
             " ",
             h(
               "button",
-              { type: "button", class: "small", onclick: () => page.goToSharing() },
+              { type: "button", class: "small", onclick: () => goToSharing(page) },
               "Sharing and invitations…",
             ),
           ]
@@ -243,4 +243,26 @@ export async function share(page) {
   } catch (error) {
     clear(page.shareOut, `No link: ${error.status === 404 ? "this server has no share route yet" : explain(error)}`);
   }
+}
+
+// "Your turn" (or "Your decision") tapped: the decision this seat is asked, else the play panel,
+// scrolled to the top of the window and focused, so the keyboard and a screen reader go there too.
+/**
+ * @param {CampaignPage} page
+ * @param {string} turn the banner's data-turn
+ */
+export function goToPlay(page, turn) {
+  const target = turn === "decision" && !page.pending.hidden ? page.pending : page.play;
+  if (!target.isConnected || target.hidden) return;
+  if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
+  target.scrollIntoView({ block: "start" });
+  target.focus({ preventScroll: true });
+}
+
+// The owner's controls, where a view-only link is made and players are invited.
+/** @param {CampaignPage} page */
+function goToSharing(page) {
+  const share = [...page.owner.querySelectorAll("button")].find((b) => b.textContent === "Share a view-only link");
+  page.owner.scrollIntoView({ block: "start" });
+  (share || page.owner).focus({ preventScroll: true });
 }
