@@ -129,7 +129,7 @@ export class CampaignPage {
       this.liveNote.dataset.live = mode;
     }).start();
     this.turn.addEventListener("click", (click) => {
-      if (/** @type {Element} */ (click.target).closest("button")) goToPlay(this, this.turn.dataset.turn);
+      if (/** @type {Element} */ (click.target).closest("button")) this.goToPlay(this.turn.dataset.turn);
     });
     addEventListener("popstate", () => this.show());
   }
@@ -295,6 +295,11 @@ export class CampaignPage {
   // page's own methods: actions.js and the timeline call them on the page.
   send(body) {
     return sending.send(this, body);
+  }
+
+  // "Your turn" tapped, or a new decision after this page's answer (decisions.js).
+  goToPlay(turn) {
+    goToPlay(this, turn);
   }
 
   append(route, body) {
