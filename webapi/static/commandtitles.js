@@ -64,6 +64,10 @@ const TITLES = {
   start_acting: "Start acting",
 };
 
+/**
+ * @param {string} name
+ * @returns {string}
+ */
 export function commandTitle(name) {
   return TITLES[name] ?? String(name).replaceAll("_", " ");
 }

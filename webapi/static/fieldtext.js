@@ -4,6 +4,7 @@
 // each refused in the words typed.
 import { Num, parse } from "./canon.js";
 
+/** @type {(name: unknown) => string} a code word in words: `level_up` is "level up" */
 export const words = (name) => String(name).replaceAll("_", " ");
 // A label as a sentence: its first letter a capital, "level up day" as "Level-up day".
 export const sentence = (text) => {
@@ -16,6 +17,11 @@ export const CHOICE_WORDS = { hp_max: "Maximum HP", def: "DEF", atk: "ATK", dama
 // A date's format in words ("YYYY-MM-DD or MM-DD"): the date picker asks no format of anyone.
 const DATE_FORMAT = /[,:;]?\s*\(?(?:YYYY-MM-DD|MM-DD)(?:\s+or\s+(?:YYYY-MM-DD|MM-DD))?\)?/g;
 
+/**
+ * @param {Record<string, any>} field a field of GET /commands
+ * @param {{date?: boolean}} [how] `date`: picked in a date picker (its format is not asked)
+ * @returns {string} the help, its parts joined by " · "
+ */
 export function describe(field, { date = false } = {}) {
   const bits = [];
   // Help in words: the catalogue's `code` marks and its defaults ("left out: false") are noise.
@@ -44,6 +50,11 @@ export const numeric = (text) => /^-?\d+$/.test(text);
 
 // A whole number as typed, refused in the words typed: "99999999999999999999999999" is not
 // sent as 1e+26 (which is all JavaScript can make of it) for the server to refuse as that.
+/**
+ * @param {unknown} text
+ * @param {string} [name] the field, named in the refusal
+ * @returns {number}
+ */
 export function wholeNumber(text, name = "") {
   const typed = String(text).trim();
   const said = `${name ? `${name}: ` : ""}“${typed}” is not a whole number`;
@@ -55,6 +66,11 @@ export function wholeNumber(text, name = "") {
 
 // A JSON value with every whole number in it one that fits (canon.js keeps the text of any
 // other number): the same refusal as wholeNumber's, in the words typed.
+/**
+ * @param {unknown} value
+ * @param {string} name
+ * @returns {any} the value
+ */
 function fitting(value, name) {
   if (value instanceof Num) {
     if (/^-?\d+$/.test(value.raw)) wholeNumber(value.raw, name);
@@ -67,6 +83,12 @@ function fitting(value, name) {
 }
 
 // Parse a free-text list: JSON when it starts with '[', else values separated by commas.
+/**
+ * @param {string} text
+ * @param {string} [itemType] "string": every item stays text
+ * @param {string} [name]
+ * @returns {unknown[] | undefined} undefined when nothing is typed
+ */
 export function listValue(text, itemType, name = "") {
   const trimmed = text.trim();
   if (!trimmed) return undefined;
@@ -80,6 +102,11 @@ export function listValue(text, itemType, name = "") {
 
 // Faces rolled by hand: whole numbers separated by commas, or a JSON list (where a d100 may be
 // {"tens": 60, "units": 5}); each refused in the words typed.
+/**
+ * @param {string} text
+ * @param {string} [name]
+ * @returns {unknown[] | undefined}
+ */
 export function facesValue(text, name = "faces") {
   const trimmed = text.trim();
   if (!trimmed) return undefined;
@@ -88,6 +115,10 @@ export function facesValue(text, name = "faces") {
 }
 
 // Faces that fit the command's dice, for a placeholder: a d6's "4", never an "11".
+/**
+ * @param {string | null | undefined} dice the catalogue's dice in words
+ * @returns {string}
+ */
 export function facesExample(dice) {
   const sides = [...new Set([...String(dice || "").matchAll(/(?<![A-Za-z])d(\d+)/g)].map((m) => Number(m[1])))]
     .filter((n) => n > 0)
@@ -103,6 +134,11 @@ export const article = (noun) => (/^[aeiou]/.test(noun) ? "an" : "a");
 
 // A field's label; inside a part ("effect.price" beside a row's own "price") it names the part,
 // so that two fields of one row never read the same.
+/**
+ * @param {string} name
+ * @param {string} path the field's path in the body (`stock[0].effect.price`)
+ * @returns {string}
+ */
 export function fieldLabel(name, path) {
   const parents = path.split(".").slice(0, -1).map((p) => p.replace(/\[\d+\]$/, ""));
   const inner = parents.slice(1);

@@ -136,6 +136,10 @@ export const HEADINGS = {
 };
 
 // A type no heading names (a newer server's): its name split into words, never the bare name.
+/**
+ * @param {string} type
+ * @returns {string}
+ */
 export function heading(type) {
   if (HEADINGS[type]) return HEADINGS[type];
   const name = String(type).replace(/^[a-z]+\./, "");

@@ -6,6 +6,12 @@ import { h } from "./dom.js";
 
 // The badge's state from the chain line (`data-chain`, timeline.js) and the checkpoint's verdict
 // (`data-checkpoint`, checkpoints.js), at the version shown.
+/**
+ * @param {string | undefined} chain "ok", "broken", or not known yet
+ * @param {string | undefined} checkpoint "ok", "unchecked", another verdict, or not known yet
+ * @param {number} version
+ * @returns {{state: "ok" | "partial" | "warning" | "broken" | "checking", mark: string, words: string}}
+ */
 export function integrityState(chain, checkpoint, version) {
   const v = `v${version}`;
   if (chain === "broken")

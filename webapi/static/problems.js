@@ -3,6 +3,10 @@
 
 // A problem+json answer in one sentence: the rule, the detail and the fields' messages, each once
 // (a 422's detail already names its one field: "partner: name the partner…").
+/**
+ * @param {{message?: string, problem?: import("./api.js").Problem}} problem an ApiError, or any Error
+ * @returns {string}
+ */
 export function explain(problem) {
   const p = problem.problem || {};
   const detail = String(p.detail || problem.message || "");

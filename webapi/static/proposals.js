@@ -7,11 +7,20 @@ import { explain } from "./problems.js";
 import { clear, h } from "./dom.js";
 import { toast } from "./ui.js";
 
+/** @typedef {import("./api.js").Proposal} Proposal */
+/** @typedef {import("./campaign.js").CampaignPage} CampaignPage */
+
 // A seat as a reader names it: "owner" is the owner, a seat its name.
 export const seatName = (seat) => (seat === "owner" ? "the owner" : String(seat));
 const seats = (list) => list.map(seatName).join(", ");
 
 // One proposal in words, the same for every reader.
+/**
+ * @param {Proposal} p
+ * @param {string[]} agreed
+ * @param {string[]} waiting
+ * @returns {string}
+ */
 export function proposalWords(p, agreed, waiting) {
   const by = p.proposer === "owner" ? "The owner" : seatName(p.proposer);
   return (
@@ -23,6 +32,7 @@ export function proposalWords(p, agreed, waiting) {
 
 // A rollback carried out, by this page or by anyone's last agreement, is told as a rollback:
 // where it went and why, once (its version), never as the lines of the events it restored.
+/** @param {CampaignPage} page */
 export function toldRollback(page, version, data) {
   if (page.toldRollbacks.has(Number(version))) return;
   page.toldRollbacks.add(Number(version));
@@ -35,6 +45,7 @@ export function toldRollback(page, version, data) {
 // The seat a rollback proposal from this page is made by: the first seat it plays (its own,
 // else the first seat no member holds), so that proposing agrees for it; "owner" when it plays
 // none (a Quest Calendar campaign, or a match whose every seat an invited player holds).
+/** @param {CampaignPage} page */
 export function proposingSeat(page) {
   if (page.who.seat) return page.who.seat;
   if (page.head.game === "quest-calendar") return "owner";
@@ -43,6 +54,7 @@ export function proposingSeat(page) {
 
 // What a proposal's answer means, in words: carried out at once (every seat agreed), or whom it
 // waits for, and the seats this page may agree for too ("agree as B below").
+/** @param {CampaignPage} page */
 export function proposed(page, result, proposer, what) {
   if (result.rollback) {
     toldRollback(page, result.version, result.rollback);
@@ -60,6 +72,7 @@ export function proposed(page, result, proposer, what) {
 }
 
 // The buttons on one timeline event, by the rollback policy and the caller's role.
+/** @param {CampaignPage} page */
 export function eventActions(page, event, mid) {
   if (!page.who.canPlay || page.asOf !== null || mid) return null;
   const v = Number(event.version);
@@ -82,6 +95,7 @@ export function eventActions(page, event, mid) {
   return buttons.length ? h("p", { class: "event-actions" }, buttons) : null;
 }
 
+/** @param {CampaignPage} page */
 function rollbackButton(page, to, label) {
   return h(
     "button",
@@ -95,6 +109,7 @@ function rollbackButton(page, to, label) {
   );
 }
 
+/** @param {CampaignPage} page */
 function askReason(page, button, to) {
   const id = `reason-${to}`;
   const reason = h("input", { id, required: true, value: "undo at the table" });
@@ -126,6 +141,7 @@ function askReason(page, button, to) {
 
 // A direct rollback is the owner's and follows the house rule; in a match, or when the rule
 // forbids undoing server rolls, the page proposes instead and the players agree.
+/** @param {CampaignPage} page */
 async function rollback(page, to, reason) {
   const policy = page.head.state?.house_rules?.rollback_over_server_rolls;
   const direct = page.who.owner && page.head.game === "quest-calendar" && policy !== "forbid";
@@ -150,6 +166,7 @@ async function rollback(page, to, reason) {
 // The open proposals, the same list for every reader (who proposed, to which version, why, who
 // has agreed and whom it waits for, each seat named), with "Agree as <seat>" for the seats this
 // page plays that have not agreed yet. In the past view: the proposals, without the buttons.
+/** @param {CampaignPage} page */
 export async function showProposals(page) {
   let proposals = [];
   try {
@@ -168,6 +185,7 @@ export async function showProposals(page) {
   );
 }
 
+/** @param {CampaignPage} page */
 function proposalItem(page, p) {
   const agreed = p.approvals || p.approved_by || [];
   const waiting = (p.players || []).filter((seat) => !agreed.includes(seat));
@@ -190,6 +208,7 @@ function proposalItem(page, p) {
 
 // An open proposal already asks for the undo the button offers: the button waits, and says
 // to agree to that one (proposing it again is refused: rollback-proposal-open).
+/** @param {CampaignPage} page */
 export function markUndoProposal(page) {
   const open = (page.openProposals || []).find((p) => p.to_version === page.undoTarget);
   if (!open || !page.undoButton || page.asOf !== null) return;
@@ -204,12 +223,14 @@ export function markUndoProposal(page) {
 
 // The seats this page agrees for: those still to agree that it plays (its own, and for an
 // owner the seats no member holds), its own first.
+/** @param {CampaignPage} page */
 export function agreeingSeats(page, players) {
   const waiting = players.filter((seat) => page.who.plays(seat));
   return [...waiting.filter((s) => s === page.who.seat), ...waiting.filter((s) => s !== page.who.seat)];
 }
 
 // The seats a member holds (owner only: GET /members).
+/** @param {CampaignPage} page */
 export async function heldSeats(page) {
   if (!page.who.owner) return new Set();
   try {
@@ -220,6 +241,7 @@ export async function heldSeats(page) {
   }
 }
 
+/** @param {CampaignPage} page */
 async function approve(page, proposalId, seat) {
   try {
     const result = await post(`/campaigns/${page.id}/rollback/proposals/${proposalId}/approve`, { player: seat });
@@ -236,6 +258,7 @@ async function approve(page, proposalId, seat) {
 }
 
 // A fork makes a new campaign: asked once more, with a Cancel.
+/** @param {CampaignPage} page */
 function askFork(page, button, at) {
   const box = h(
     "p",
@@ -260,6 +283,7 @@ function askFork(page, button, at) {
   box.querySelector("button").focus();
 }
 
+/** @param {CampaignPage} page */
 async function fork(page, at) {
   try {
     const fork = await post(`/campaigns/${page.id}/fork`, {

@@ -8,10 +8,13 @@ import { explain } from "./problems.js";
 import { showRolls, tally } from "./rolls.js";
 import { clear, h } from "./dom.js";
 
+/** @typedef {import("./campaign.js").CampaignPage} CampaignPage */
+
 const ROLL_WINDOW = 200; // versions of rolls loaded at a time, newest first
 
 // The newest window again; the list shown is swapped in one step once the new one is ready, so
 // a reader never sees it empty while a refresh is under way.
+/** @param {CampaignPage} page */
 export async function reloadRolls(page) {
   page.rollsBelow = page.shown; // in the past view, the rolls up to the version shown only
   page.verdicts = [];
@@ -20,6 +23,7 @@ export async function reloadRolls(page) {
 }
 
 // Rolls of the versions below `rollsBelow`, a window at a time, newest first.
+/** @param {CampaignPage} page */
 export async function loadRolls(page, fresh = false) {
   const hi = page.rollsBelow;
   const lo = Math.max(0, hi - ROLL_WINDOW);
@@ -40,6 +44,7 @@ export async function loadRolls(page, fresh = false) {
   page.loadedRolls.push(...rolls);
 }
 
+/** @param {CampaignPage} page */
 export async function showCharts(page) {
   try {
     clear(page.charts, await dayCharts(page.id, page.loadedRolls));
