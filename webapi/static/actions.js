@@ -50,7 +50,7 @@ async function sent(page, body, form = null) {
 function openCommand(page, name) {
   const command = page.catalogue.find((c) => c.name === name);
   if (!command) return;
-  // in a match, the player select offers only the seats this page plays (campaign.js, plays)
+  // in a match, the player select offers only the seats this page plays (campaignhead.js, plays)
   const plays = page.head.game === "quest-calendar" ? null : (seat) => page.who.plays(seat);
   const form = commandForm(command, {
     seat: page.who.seat || page.actingFor,
@@ -241,7 +241,7 @@ async function undoTo(page, undo, reason) {
     const result = await post(`/campaigns/${page.id}/rollback`, { to_version: to, reason });
     page.toldRollback(result.version, result.rollback || { to_version: to, reason });
   } else {
-    // by the first seat this page plays, so that proposing agrees for it (campaign.js)
+    // by the first seat this page plays, so that proposing agrees for it (proposals.js)
     const proposer = page.proposer();
     const result = await post(`/campaigns/${page.id}/rollback/proposals`, { to_version: to, reason, proposer });
     page.proposed(result, proposer, `undoing ${words(undo.command)}`);

@@ -1,6 +1,6 @@
 // @ts-check
 // Whose dice a roll uses: the server's (the page adds its fresh `entropy` when the command is
-// sent, campaign.js) or the player's own, one face per die, each labelled by the die and what it
+// sent, sending.js) or the player's own, one face per die, each labelled by the die and what it
 // is for ("d20 for the attack"). Faces are sent as `faces`, in the order the server draws them;
 // when it needs more it answers 409 "not enough faces: the next roll needs 1 (d20)…", which is
 // said here in words, with a new input for each die it still needs.

@@ -75,7 +75,7 @@ export function commandForm(
     dice: ownDice = true,
   } = {},
 ) {
-  // The page fills `entropy` itself, at the moment the command is sent (campaign.js).
+  // The page fills `entropy` itself, at the moment the command is sent (sending.js).
   // The answer's values are its own: their fields are not asked again.
   const covered = new Set((answers || []).flatMap((a) => Object.keys(a.values)));
   // Faces only for a command that rolls dice (the catalogue's `dice` says which; null: none).

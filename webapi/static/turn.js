@@ -50,7 +50,7 @@ export function turnOf(game, state, who, actions) {
 }
 
 // What is this page's to do ("yours", "decision") is a button: tapped, it goes to the play panel or
-// the decision (campaign.js goToPlay, which listens on the banner).
+// the decision (campaign.js listens on the banner; campaignhead.js's goToPlay moves there).
 export function showTurn(el, game, state, who, actions, past) {
   const { turn, text } = past ? { turn: "none", text: "" } : turnOf(game, state, who, actions);
   el.dataset.turn = turn;
