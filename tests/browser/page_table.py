@@ -16,7 +16,7 @@ from typing import Any
 
 Json = dict[str, Any]
 OTHER = "…another…"
-"""A pick's option of a value typed by hand (webapi/static/play.js)."""
+"""A pick's option of a value typed by hand (webapi/static/controls.js)."""
 
 
 @dataclass

@@ -244,7 +244,7 @@ def state_for(commands: list[Json], state: Json) -> Json:
             for hint, value, player in picked_values(fields, body, body.get("player")):
                 offer(state, hint, value, player)
             if isinstance(body.get("on_roll"), int) and isinstance(state.get("page"), dict):
-                # on_roll is a check of the page, offered by its words (play.js, pagechecks.js)
+                # on_roll is a check of the page, offered by its words (controls.js, pagechecks.js)
                 checks = state["page"].setdefault("checks", [])
                 while len(checks) <= body["on_roll"]:
                     checks.append({"trait": "DEX", "total": 12, "target": 10, "success": True})

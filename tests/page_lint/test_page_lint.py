@@ -1,16 +1,19 @@
-"""ESLint on the table page's JavaScript: every module of ``webapi/static/`` passes the rules of
-``eslint.config.js`` (the recommended ones, browser globals, ``max-len`` 120, ``eqeqeq``,
-``no-var``, ``prefer-const``), and a snippet that breaks two of them is refused.
+"""ESLint and TypeScript's checker on the table page's JavaScript: every module of
+``webapi/static/`` passes the rules of ``eslint.config.js`` (the recommended ones, browser
+globals, ``max-len`` 120, ``eqeqeq``, ``no-var``, ``prefer-const``) and ``tsc -p tsconfig.json``
+(``checkJs``: each module's ``// @ts-check`` and JSDoc types) with no finding; a snippet that
+breaks two lint rules, and one with two type errors, are refused.
 
 The tools come from npm at the versions ``page_lint/package-lock.json`` pins (``npm ci``, in a
 temporary folder). Without npm these tests skip with the reason, except under ``CI=true``,
-where that is a failure (``.ci/run`` installs node and npm). docs/table-page.md gives the command
-to run it by hand; the test checks that the command there is the one run here.
+where that is a failure (``.ci/run`` installs node and npm). docs/table-page.md gives the commands
+to run them by hand; the tests check that the commands there are the ones run here.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -26,6 +29,9 @@ HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
 MODULES = sorted((ROOT / "webapi" / "static").glob("*.js"))
 FILES = ("package.json", "package-lock.json", "eslint.config.js")
+DOC = ROOT / "docs" / "table-page.md"
+SHELL = ROOT / "webapi" / "templates" / "app.html"
+TSCONFIG = HERE / "tsconfig.json"
 FLAGS = ["--max-warnings", "0"]
 """A warning fails too: "File ignored because outside of base path" is one."""
 
@@ -38,18 +44,30 @@ def run(command: list[str], folder: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def eslint(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    """The pinned eslint installed (``npm ci``) in a temporary folder beside a copy of the
-    config: the command that lints with it. The files linted must be under the folder it runs
-    in (eslint's base path when ``--config`` is given), so each run sets its own."""
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pinned tools installed (``npm ci``) in a temporary folder beside a copy of the
+    ESLint config: the folder."""
     npm = tool("npm", "apt-get install nodejs npm: no lint of the page's JavaScript")
     folder = tmp_path_factory.mktemp("page_lint")
     for name in FILES:
         shutil.copy(HERE / name, folder / name)
-    installed = run([npm, "ci", "--no-audit", "--no-fund"], folder)
-    assert installed.returncode == 0, installed.stdout + installed.stderr
-    binary = folder / "node_modules" / ".bin" / "eslint"
-    return [str(binary), "--config", str(folder / "eslint.config.js"), *FLAGS]
+    done = run([npm, "ci", "--no-audit", "--no-fund"], folder)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return folder
+
+
+@pytest.fixture(scope="module")
+def eslint(installed: Path) -> list[str]:
+    """The command that lints with the pinned eslint. The files linted must be under the folder
+    it runs in (eslint's base path when ``--config`` is given), so each run sets its own."""
+    binary = installed / "node_modules" / ".bin" / "eslint"
+    return [str(binary), "--config", str(installed / "eslint.config.js"), *FLAGS]
+
+
+@pytest.fixture(scope="module")
+def tsc(installed: Path) -> str:
+    """The pinned TypeScript's checker (its lib files come from its own install)."""
+    return str(installed / "node_modules" / ".bin" / "tsc")
 
 
 def test_the_page_modules_pass(eslint: list[str]) -> None:
@@ -83,3 +101,68 @@ def test_the_docs_give_this_command() -> None:
     config = "--config tests/page_lint/eslint.config.js"
     assert f"tests/page_lint/node_modules/.bin/eslint {config} {' '.join(FLAGS)}" in block
     assert block.rstrip().endswith("webapi/static/*.js")
+
+
+def test_every_module_asks_for_the_type_check() -> None:
+    """``// @ts-check`` is each module's first line (the editor checks it too, without the
+    config), and the config's ``include`` is every module of the folder."""
+    unchecked = [m.name for m in MODULES if not m.read_text("utf-8").startswith("// @ts-check\n")]
+    assert unchecked == []
+    config = json.loads(TSCONFIG.read_text("utf-8"))
+    assert config["include"] == ["../../webapi/static/*.js"]
+    options = config["compilerOptions"]
+    assert options["checkJs"] is options["allowJs"] is options["noEmit"] is True
+
+
+def test_the_page_modules_type_check(tsc: str) -> None:
+    """``tsc -p`` on the config finds no error; ``--listFilesOnly`` shows every module is
+    checked (none left out of ``include``)."""
+    checked = run([tsc, "-p", str(TSCONFIG)], ROOT)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "error" not in checked.stdout, checked.stdout
+    listed = run([tsc, "-p", str(TSCONFIG), "--listFilesOnly"], ROOT)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    files = {Path(line).resolve() for line in listed.stdout.splitlines() if line.endswith(".js")}
+    assert files == set(MODULES)
+
+
+def test_a_type_error_is_refused(tsc: str, tmp_path: Path) -> None:
+    """The checker can fail, with the page's settings: a text passed for a ``@param {number}``,
+    and ``.value`` on what querySelector answers (an Element, not an input) without a cast."""
+    (tmp_path / "bad.js").write_text(
+        "// @ts-check\n"
+        "/** @param {number} n */\n"
+        "export const twice = (n) => n * 2;\n"
+        'twice("two");\n'
+        'document.querySelector("input.amount").value = "1";\n',
+        encoding="utf-8",
+    )
+    config = {"extends": str(TSCONFIG), "include": ["bad.js"]}
+    (tmp_path / "tsconfig.json").write_text(json.dumps(config), encoding="utf-8")
+    checked = run([tsc, "-p", str(tmp_path / "tsconfig.json")], tmp_path)
+    assert checked.returncode == 2, checked.stdout + checked.stderr
+    assert "bad.js(4,7): error TS2345" in checked.stdout, checked.stdout
+    element = "bad.js(5,40): error TS2339: Property 'value' does not exist on type 'Element'"
+    assert element in checked.stdout, checked.stdout
+    assert checked.stdout.count(": error TS") == 2, checked.stdout
+
+
+def test_the_docs_give_the_type_check_command() -> None:
+    """docs/table-page.md runs the pinned tsc from the repository's root on this config."""
+    block = checked_block("table-page.md", "tests/page_lint/test_page_lint.py", "tsc")
+    assert "npm ci --no-audit --no-fund" in block
+    command = "tests/page_lint/node_modules/.bin/tsc -p tests/page_lint/tsconfig.json"
+    assert block.rstrip().endswith(command)
+
+
+def test_the_docs_list_every_module_and_the_shell_preloads_it() -> None:
+    """docs/table-page.md's table of modules names each ``webapi/static/*.js`` once, and
+    app.html loads app.js and preloads every other module (a module split off or added is
+    listed and preloaded, a module removed is neither)."""
+    section = DOC.read_text("utf-8").partition("### The modules")[2].partition("\n## ")[0]
+    listed = re.findall(r"^\| `(\w+\.js)` \|", section, re.M)
+    assert sorted(listed) == [m.name for m in MODULES]
+    shell = SHELL.read_text("utf-8")
+    preloaded = re.findall(r'<link rel="modulepreload" href="/app/static/(\w+\.js)">', shell)
+    assert '<script type="module" src="/app/static/app.js"></script>' in shell
+    assert sorted([*preloaded, "app.js"]) == [m.name for m in MODULES]

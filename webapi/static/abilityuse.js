@@ -1,3 +1,4 @@
+// @ts-check
 // The abilities offered on a combat roll, each with what its use needs said in words: a reroll
 // that its effect does not tie to a roll asks "Reroll which roll?" (the attack roll or the damage
 // roll), and, in a round that may get an extra attack, any ability asks which attack it changes.

@@ -1,3 +1,4 @@
+// @ts-check
 // What the signed-in token may do on a campaign: GET /campaigns/{id}/me answers from the same
 // table the server's access control refuses by, so the page never offers what it would refuse.
 import { get } from "./api.js";

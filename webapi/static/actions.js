@@ -1,3 +1,4 @@
+// @ts-check
 // The play panel of a campaign page: the commands possible now (GET /campaigns/{id}/actions, the
 // rules' answer), every other command behind "All commands" with the reason it is refused, the
 // form of the command chosen, "Undo the last command" by the rollback policy, and the roll form.
@@ -6,7 +7,9 @@ import { commandTitle } from "./commandtitles.js";
 import { ApiError, post } from "./api.js";
 import { answerPending } from "./decisions.js";
 import { clear, h } from "./dom.js";
-import { commandForm, explain, facesValue } from "./play.js";
+import { commandForm } from "./play.js";
+import { facesValue } from "./fieldtext.js";
+import { explain } from "./problems.js";
 import { toast } from "./ui.js";
 
 const words = (name) => String(name).replaceAll("_", " ");
@@ -47,7 +50,7 @@ async function sent(page, body, form = null) {
 function openCommand(page, name) {
   const command = page.catalogue.find((c) => c.name === name);
   if (!command) return;
-  // in a match, the player select offers only the seats this page plays (campaign.js, plays)
+  // in a match, the player select offers only the seats this page plays (campaignhead.js, plays)
   const plays = page.head.game === "quest-calendar" ? null : (seat) => page.who.plays(seat);
   const form = commandForm(command, {
     seat: page.who.seat || page.actingFor,
@@ -238,7 +241,7 @@ async function undoTo(page, undo, reason) {
     const result = await post(`/campaigns/${page.id}/rollback`, { to_version: to, reason });
     page.toldRollback(result.version, result.rollback || { to_version: to, reason });
   } else {
-    // by the first seat this page plays, so that proposing agrees for it (campaign.js)
+    // by the first seat this page plays, so that proposing agrees for it (proposals.js)
     const proposer = page.proposer();
     const result = await post(`/campaigns/${page.id}/rollback/proposals`, { to_version: to, reason, proposer });
     page.proposed(result, proposer, `undoing ${words(undo.command)}`);

@@ -1,3 +1,4 @@
+// @ts-check
 // The analytics page (/app/analytics): the figures across campaigns (GET /analytics/campaigns) and
 // the dice's fairness (GET /analytics/dice) as charts, each with its numbers as a table, for an
 // admin or an analyst token. The filters go into both routes' query strings and into the page's
@@ -36,7 +37,8 @@ const FILTERS = [
   { name: "include_undone", label: "Count what a rollback undid too", type: "checkbox" },
 ];
 
-let shown = null; // the page on screen: {main, root, fields, body, status, summary, listed}
+/** @type {Record<string, any>} the page on screen: {main, root, fields, body, status, summary, listed} */
+let shown = null;
 let generation = 0; // the latest load: an older one's answers are dropped
 let listening = false;
 
@@ -365,7 +367,7 @@ function dieFigure(die) {
     die.faces || {},
     die.expected || {},
   );
-  const faces = Object.keys(die.faces || {}).sort((a, b) => a - b);
+  const faces = Object.keys(die.faces || {}).sort((a, b) => Number(a) - Number(b));
   return h(
     "div",
     { class: "die-chart", "data-die": `d${die.sides}-${die.source}`, "data-verdict": key },

@@ -1,3 +1,4 @@
+// @ts-check
 // The API client and where the page keeps its tokens (docs/table-page.md, "Tokens"):
 // - the token pasted to sign in: sessionStorage (this tab), or, when "Keep me signed in on this
 //   device" is ticked, localStorage for 30 days;
@@ -6,6 +7,88 @@
 //   so that a bookmark or a new tab opens it too; on that campaign's page it is the token used.
 // "Sign out" forgets the tokens this tab uses; "Forget this device" removes every one of them.
 import { parse } from "./canon.js";
+
+// The shapes of the API's answers the page reads (docs/api.md has them all), for the type check
+// (`// @ts-check`, tests/page_lint/tsconfig.json); other modules import them by name:
+// `/** @typedef {import("./api.js").Campaign} Campaign */`.
+
+/**
+ * A campaign as GET /campaigns/{id} answers it (at ?version=N: as it was then).
+ * @typedef {object} Campaign
+ * @property {string} id
+ * @property {string} name
+ * @property {"quest-calendar" | "calendar-board"} game
+ * @property {number} version
+ * @property {string} head_hash
+ * @property {Record<string, any>} [state] the game's state (the boards draw it)
+ * @property {{campaign_id: string, version: number}} [origin] where a fork was made from
+ * @property {{id: string, name: string, at_version: number}[]} [forks]
+ */
+
+/**
+ * One event of the log (GET /campaigns/{id}/events), with its hash and, read back, its summary.
+ * @typedef {object} LoggedEvent
+ * @property {number} version
+ * @property {string} type "questlog.RolledBack", "qc.Died"…
+ * @property {string} timestamp
+ * @property {Record<string, any>} data
+ * @property {string} prev_hash
+ * @property {string} [hash]
+ * @property {string | null} [actor] "name#token-id"
+ * @property {string} [summary] the server's line in words
+ * @property {boolean} [undone] undone by a later rollback
+ */
+
+/**
+ * A die of a roll: its sides and face; `kept: false` when the roll dropped it.
+ * @typedef {{sides: number, face: number, kept?: boolean}} Die
+ */
+
+/**
+ * What a server roll commits to: the seed's commitment, the client seed, the nonce and, once
+ * revealed, the seed; `entropy` is the player's, when the command sent some.
+ * @typedef {object} RollProof
+ * @property {string} commitment
+ * @property {string} client_seed
+ * @property {number} nonce
+ * @property {string} [server_seed]
+ * @property {string | null} [entropy]
+ */
+
+/**
+ * A roll (GET /campaigns/{id}/rolls, or an event's `data.rolls`).
+ * @typedef {object} Roll
+ * @property {string} roll_id
+ * @property {number} [version]
+ * @property {"server" | "reported"} source
+ * @property {string} [purpose]
+ * @property {Die[]} dice
+ * @property {RollProof | null} [proof]
+ * @property {boolean} [undone]
+ */
+
+/**
+ * A refusal's body (application/problem+json, RFC 9457) with Questlog's `rule` and `errors`.
+ * @typedef {object} Problem
+ * @property {string} [type]
+ * @property {string} [title]
+ * @property {string} [detail]
+ * @property {string} [rule]
+ * @property {Record<string, unknown>} [errors]
+ */
+
+/**
+ * An open or settled rollback proposal (GET /campaigns/{id}/rollback/proposals).
+ * @typedef {object} Proposal
+ * @property {string} proposal_id
+ * @property {string} proposer a seat, or "owner"
+ * @property {number} to_version
+ * @property {string} reason
+ * @property {string[]} [players] the seats that must agree
+ * @property {string[]} [approvals]
+ * @property {string[]} [approved_by]
+ * @property {string} [status] "open", …
+ */
 
 const KEY = "questlog.token"; // sessionStorage: the signed-in token of this tab
 const KEPT = "questlog.signin"; // localStorage: {token, expires} when kept on this device
@@ -131,7 +214,12 @@ export function forgetDevice() {
   localStorage.removeItem(LINKS);
 }
 
+// A refusal: the HTTP status and the problem+json body ({} when there was none).
 export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {Problem | null} [problem]
+   */
   constructor(status, problem) {
     super(problem?.detail || problem?.title || `HTTP ${status}`);
     this.status = status;
@@ -139,7 +227,12 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * @param {Record<string, string>} [extra]
+ * @returns {Record<string, string>}
+ */
 export function headers(extra = {}) {
+  /** @type {Record<string, string>} */
   const out = { Accept: "application/json", ...extra };
   const secret = token();
   if (secret) out.Authorization = `Bearer ${secret}`;
@@ -147,7 +240,13 @@ export function headers(extra = {}) {
 }
 
 // Parsed with the page's own parser, which keeps each number's text for the chain check.
+/**
+ * @param {string} path
+ * @param {{method?: string, body?: unknown, headers?: Record<string, string>}} [request]
+ * @returns {Promise<any>} the answer's JSON (canon.js's parse), null for an empty body
+ */
 export async function api(path, { method = "GET", body, headers: extra } = {}) {
+  /** @type {{method: string, headers: Record<string, string>, body?: string}} */
   const init = { method, headers: headers(extra) };
   if (body !== undefined) {
     init.body = JSON.stringify(body);
@@ -165,7 +264,9 @@ export async function api(path, { method = "GET", body, headers: extra } = {}) {
   return data;
 }
 
+/** @type {(path: string) => Promise<any>} */
 export const get = (path) => api(path);
+/** @type {(path: string, body: unknown, extra?: Record<string, string>) => Promise<any>} */
 export const post = (path, body, extra) => api(path, { method: "POST", body, headers: extra });
 export const del = (path) => api(path, { method: "DELETE" });
 

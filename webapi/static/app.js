@@ -1,3 +1,4 @@
+// @ts-check
 // The table page's entry: sign in, pick or start a campaign, verify a bundle, or read the analytics;
 // routed by the address. When a page has finished loading, body[data-ready="true"] (ui.js, ready()).
 import {

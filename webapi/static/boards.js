@@ -1,3 +1,4 @@
+// @ts-check
 // What each game's state shows: the hero and the ship, or the calendar track and the parties,
 // each part in words (panels.js), never as JSON.
 import { h, s } from "./dom.js";

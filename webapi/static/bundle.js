@@ -1,3 +1,4 @@
+// @ts-check
 // /app/verify: a bundle file checked entirely in this browser, with no request to any server.
 import { parse } from "./canon.js";
 import { bundleCheckpoints } from "./checkpoints.js";

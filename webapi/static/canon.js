@@ -1,8 +1,11 @@
+// @ts-check
 // JSON exactly as Questlog hashes it: Python's json.dumps(sort_keys=True, separators=(",", ":"),
 // ensure_ascii=False). The parser keeps the text of every number that is not a safe integer, so a
 // float is written back the way Python wrote it (1.0 stays 1.0, 1e-07 stays 1e-07).
 
+/** A number kept as the text it was written as (a float, or an integer too big to hold exactly). */
 export class Num {
+  /** @param {string} raw */
   constructor(raw) {
     this.raw = raw;
   }
@@ -20,6 +23,11 @@ export class Num {
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const ESCAPES = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
 
+/**
+ * @param {string} text JSON
+ * @returns {any} the value, with a Num for each number that is not a safe integer
+ * @throws {SyntaxError} what is wrong, and where
+ */
 export function parse(text) {
   let i = 0;
   const fail = (what) => {
@@ -91,7 +99,9 @@ export function parse(text) {
       }
     }
     if (c === '"') return string();
-    for (const [word, result] of [["true", true], ["false", false], ["null", null]]) {
+    /** @type {[string, boolean | null][]} */
+    const words = [["true", true], ["false", false], ["null", null]];
+    for (const [word, result] of words) {
       if (text.startsWith(word, i)) {
         i += word.length;
         return result;
@@ -111,6 +121,10 @@ export function parse(text) {
   return result;
 }
 
+/**
+ * @param {string} s
+ * @returns {string}
+ */
 function pyString(s) {
   let out = '"';
   for (const ch of s) {
@@ -129,6 +143,10 @@ function pyString(s) {
 }
 
 // Python's repr of a float, for numbers that did not come through parse().
+/**
+ * @param {number} n
+ * @returns {string}
+ */
 function pyFloat(n) {
   if (!Number.isFinite(n)) return Number.isNaN(n) ? "NaN" : n > 0 ? "Infinity" : "-Infinity";
   if (Number.isInteger(n) && Math.abs(n) < 1e16) return `${n}.0`;
@@ -138,6 +156,11 @@ function pyFloat(n) {
   return String(n);
 }
 
+/**
+ * @param {string} a
+ * @param {string} b
+ * @returns {number}
+ */
 function byCodePoint(a, b) {
   const x = [...a];
   const y = [...b];
@@ -148,6 +171,10 @@ function byCodePoint(a, b) {
   return x.length - y.length;
 }
 
+/**
+ * @param {unknown} value a JSON value (numbers parsed by parse() keep their text)
+ * @returns {string}
+ */
 export function canonical(value) {
   if (value === null) return "null";
   if (value === true) return "true";

@@ -1,6 +1,7 @@
+// @ts-check
 // The known items (GET /library/items): the rulebook's and those the group added, each with what
 // it does in words, and the words of the hero sheet's choices. The shop's stock field offers
-// them with one price per line (stockField, called by play.js for enter_shop's stock); an item
+// them with one price per line (stockField, called by controls.js for enter_shop's stock); an item
 // typed in full there can be added to the group's list.
 import { get, post } from "./api.js";
 import { clear, h } from "./dom.js";
@@ -91,7 +92,7 @@ function stockLine(entry, onRemove) {
 const blank = (row) => !row || (!row.item?.id && row.price === undefined && row.quantity === undefined);
 
 // The shop's stock (enter_shop's `stock`): lines picked from the known items, then any typed in
-// full in the form's own rows control (`rows(field, path, ctx)`, play.js's), which starts with no
+// full in the form's own rows control (`rows(field, path, ctx)`, controls.js's), which starts with no
 // row here. read() gives both, in that order.
 export function stockField(field, path, ctx, rows) {
   const generic = rows({ ...field, required: false }, path, ctx);

@@ -1,3 +1,4 @@
+// @ts-check
 // Hand-made SVG charts: lines over versions or pages, grouped bars, and faces against the expected
 // counts; each names its numbers in its aria-label, and numbersTable gives them as a table too.
 import { h, s } from "./dom.js";
@@ -159,6 +160,12 @@ export function facesChart(title, counts, expected) {
 // undefined draws none), the value over each bar when there is room. series: [{name, cls, values}];
 // format turns a value into the words of its label and title (a share as "45%"); the axis goes up
 // to max at least (100 for percentages: a share is read against the whole).
+/**
+ * @param {string} title
+ * @param {string[]} categories
+ * @param {{name: string, cls: string, values: number[]}[]} series
+ * @param {{format?: (value: number) => string, max?: number}} [options] how a value is written; the scale's top
+ */
 export function barChart(title, categories, series, { format = String, max = 1 } = {}) {
   const figure = h("figure", { class: "chart" }, h("figcaption", {}, title));
   const values = series.flatMap((one) => one.values.filter((v) => v !== null && v !== undefined).map(Number));

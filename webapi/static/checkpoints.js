@@ -1,3 +1,4 @@
+// @ts-check
 // Signed checkpoints on the page (docs/trust.md): C2SP signed notes checked with WebCrypto Ed25519.
 // The page keeps the last checkpoint it has shown of each campaign (localStorage, per origin and
 // campaign). On every load it checks that the kept checkpoint's signature verifies with a key the

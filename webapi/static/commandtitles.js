@@ -1,3 +1,4 @@
+// @ts-check
 // Each game command's name as a player reads it, in the rulebook's words: the headings of its
 // form and decision buttons, "Possible now" and "All commands". The command's own name stays
 // the value sent; a command this page has no title for reads as its name in words.
@@ -63,6 +64,10 @@ const TITLES = {
   start_acting: "Start acting",
 };
 
+/**
+ * @param {string} name
+ * @returns {string}
+ */
 export function commandTitle(name) {
   return TITLES[name] ?? String(name).replaceAll("_", " ");
 }

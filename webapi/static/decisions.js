@@ -1,3 +1,4 @@
+// @ts-check
 // A pending decision and its answers. Every option the rules offer gets an answer that carries
 // what the rules need: a button when the option says everything, a short form when the rules
 // need more (an ambush's form, a new hero, a rizz's partner, an order of creatures). Which
@@ -9,7 +10,8 @@ import { diceChoice, diceFromText, diceOf } from "./dice.js";
 import { clear, h } from "./dom.js";
 import { savedHeroes } from "./heroes.js";
 import { nightQuestion, nightRollForm, nightWaiting } from "./nightroll.js";
-import { commandForm, explain } from "./play.js";
+import { commandForm } from "./play.js";
+import { explain } from "./problems.js";
 import { toast } from "./ui.js";
 
 const words = (name) => String(name).replaceAll("_", " ");

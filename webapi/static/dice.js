@@ -1,17 +1,27 @@
+// @ts-check
 // Whose dice a roll uses: the server's (the page adds its fresh `entropy` when the command is
-// sent, campaign.js) or the player's own, one face per die, each labelled by the die and what it
+// sent, sending.js) or the player's own, one face per die, each labelled by the die and what it
 // is for ("d20 for the attack"). Faces are sent as `faces`, in the order the server draws them;
 // when it needs more it answers 409 "not enough faces: the next roll needs 1 (d20)…", which is
 // said here in words, with a new input for each die it still needs.
 import { h } from "./dom.js";
-import { wholeNumber } from "./play.js";
+import { wholeNumber } from "./fieldtext.js";
 
 let uid = 0;
 const words = (text) => String(text).replaceAll("_", " ");
 
+/**
+ * A die expected: its sides (0: not known) and what it is for, or a label of its own.
+ * @typedef {{sides: number, purpose: string, label?: string}} PlannedDie
+ */
+
 // The dice a command's catalogue text starts with, as [{sides, purpose}]: "d20 for the check",
 // "d20 (attack; …", "d100 (Aim)", "2d20 (basketball)". Only a guess for the labels
 // of the first inputs: the server's refusal says what more it needs.
+/**
+ * @param {string | null | undefined} text
+ * @returns {PlannedDie[]}
+ */
 export function diceFromText(text) {
   const match = /(?<![A-Za-z\d])(\d*)d(\d+)(?:\s+for\s+the\s+([a-z ]+)|\s*\(([A-Za-z ]+))?/.exec(
     String(text || ""),
@@ -23,6 +33,11 @@ export function diceFromText(text) {
 }
 
 // Dice in notation ("1d4", "2d20") with one purpose.
+/**
+ * @param {string | null | undefined} notation
+ * @param {string} purpose
+ * @returns {PlannedDie[]}
+ */
 export function diceOf(notation, purpose) {
   const match = /^(\d*)d(\d+)/.exec(String(notation || ""));
   if (!match) return [];
@@ -35,6 +50,10 @@ export function diceOf(notation, purpose) {
 }
 
 // "not enough faces: the next roll needs 2 (d20+d20), …" -> [{sides: 20}, {sides: 20}], or null.
+/**
+ * @param {unknown} detail
+ * @returns {PlannedDie[] | null}
+ */
 function neededDice(detail) {
   const match = /not enough faces: the next roll needs \d+ \(([^)]*)\)/.exec(String(detail || ""));
   if (!match) return null;
@@ -47,6 +66,10 @@ const dieWords = (die) =>
 // The choice: `plan` is the dice expected first. Returns {el, read, retry}: `read()` is
 // undefined for server dice, else the faces typed (a refusal names the die); `retry(problem)`
 // adds the dice a "not enough faces" answer asks for and says so, true when it did.
+/**
+ * @param {PlannedDie[]} [plan]
+ * @param {{legend?: string}} [options]
+ */
 export function diceChoice(plan = [], { legend = "Dice" } = {}) {
   const name = `dice-${++uid}`;
   const radio = (value, label, checked) => {
@@ -100,7 +123,7 @@ export function diceChoice(plan = [], { legend = "Dice" } = {}) {
     radio("own", "My own dice", false),
     own,
   );
-  const ownChosen = () => el.querySelector('input[data-dice="own"]').checked;
+  const ownChosen = () => /** @type {HTMLInputElement} */ (el.querySelector('input[data-dice="own"]')).checked;
   el.addEventListener("change", () => (own.hidden = !ownChosen()));
   const read = () => {
     if (!ownChosen()) return undefined;

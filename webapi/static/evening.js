@@ -1,3 +1,4 @@
+// @ts-check
 // "Export this evening": what was played on a range of pages (Quest Calendar) or of days and nights
 // (The Calendar Board) as a file the table keeps, Markdown or HTML, from GET /campaigns/{id}/evening
 // (docs/table-page.md, "Exporting an evening"). The range starts on the page or night being

@@ -1,3 +1,4 @@
+// @ts-check
 // The charts: the game's, drawn by the server from its views (/campaigns/{id}/views/charts), and the dice faces.
 import { get } from "./api.js";
 import { h } from "./dom.js";

@@ -1,3 +1,4 @@
+// @ts-check
 // Every event type's heading in the timeline, in words; the type itself stays in the heading's
 // title for the curious. tests/unit/test_event_headings.py checks that every event type either
 // game (and the campaign itself) declares has one here.
@@ -135,6 +136,10 @@ export const HEADINGS = {
 };
 
 // A type no heading names (a newer server's): its name split into words, never the bare name.
+/**
+ * @param {string} type
+ * @returns {string}
+ */
 export function heading(type) {
   if (HEADINGS[type]) return HEADINGS[type];
   const name = String(type).replace(/^[a-z]+\./, "");

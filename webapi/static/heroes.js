@@ -1,3 +1,4 @@
+// @ts-check
 // Heroes and match setups to start from: the server's samples (GET /samples), the group's heroes
 // (GET /library/heroes: saved by the people of this server, for everyone) and the heroes this
 // player saved on this device before (localStorage "questlog.heroes", kept until removed; "Forget

@@ -1,3 +1,4 @@
+// @ts-check
 // A Quest Calendar hero on one sheet: steppers for the level, the six traits and the stats; the
 // abilities with their use (per Rest, once per Page, from the pool, any time) and effect chosen
 // from the rulebook's words (the internal name is only the value sent); the pool; the starting
@@ -5,7 +6,7 @@
 // sheet shows (every number shown is sent; an ability's or effect's part left empty is not).
 import { addKnownItem, itemLabel, itemSelect } from "./catalogue.js";
 import { h } from "./dom.js";
-import { explain } from "./play.js";
+import { explain } from "./problems.js";
 
 let uid = 0;
 const nextId = (stem) => `sheet-${stem}-${++uid}`;
@@ -183,6 +184,7 @@ function unique(list) {
   });
 }
 
+/** @type {[string, string, number, number, number][]} the stat, its words, start, least, most */
 const STATS = [
   ["hp_max", "Maximum HP", 10, 1, 10000],
   ["def", "DEF", 10, -100, 100],
@@ -325,7 +327,10 @@ export function heroSheet({ words, items }) {
   const name = text("Hero's name", { maxlength: 200, required: true, autocomplete: "off" });
   const level = stepper("Level", { value: 1, min: 1, max: 100, name: "level" });
   const traits = words.traits.map((t) => [t.value, stepper(`${t.words} (${t.value})`, { name: t.value })]);
-  const stats = STATS.map(([key, said, value, min, max]) => [key, stepper(said, { value, min, max, name: key })]);
+  const stats = STATS.map(
+    ([key, said, value, min, max]) =>
+      /** @type {[string, ReturnType<typeof stepper>]} */ ([key, stepper(said, { value, min, max, name: key })]),
+  );
   const dice = text("Damage dice (such as 1d6)", { value: "1d6", maxlength: 40, spellcheck: "false", required: true });
   const pool = poolPart();
   const abilities = abilitiesPart(words);

@@ -1,3 +1,4 @@
+// @ts-check
 // The campaign's proof, out of the game's way: a badge that says in words whether what is shown
 // checks out ("Verified ✓ v12: chain intact, checkpoint signed") and opens, as a disclosure, the
 // head hash, the chain check, the signed checkpoint and the bundle. A problem opens it by itself.
@@ -5,6 +6,12 @@ import { h } from "./dom.js";
 
 // The badge's state from the chain line (`data-chain`, timeline.js) and the checkpoint's verdict
 // (`data-checkpoint`, checkpoints.js), at the version shown.
+/**
+ * @param {string | undefined} chain "ok", "broken", or not known yet
+ * @param {string | undefined} checkpoint "ok", "unchecked", another verdict, or not known yet
+ * @param {number} version
+ * @returns {{state: "ok" | "partial" | "warning" | "broken" | "checking", mark: string, words: string}}
+ */
 export function integrityState(chain, checkpoint, version) {
   const v = `v${version}`;
   if (chain === "broken")

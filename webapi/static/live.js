@@ -1,3 +1,4 @@
+// @ts-check
 // Live updates: GET /campaigns/{id}/stream read with fetch (EventSource cannot send a bearer
 // token), resumed with Last-Event-ID; where the server has no stream, the page asks for new
 // events once a second instead. While the stream cannot be had (the server's streams are all

@@ -1,3 +1,4 @@
+// @ts-check
 // "New campaign": choose the game, name it, change house rules if you like (each shows its
 // default; only the ones changed are sent), and for a match build the setup from a sample; for
 // Quest Calendar choose a hero, or make one on the hero sheet (herosheet.js) and save it for the
@@ -8,7 +9,7 @@ import { clear, h } from "./dom.js";
 import { knownItems } from "./catalogue.js";
 import { samples, saveForGroup, savedHeroes } from "./heroes.js";
 import { heroSheet } from "./herosheet.js";
-import { explain } from "./play.js";
+import { explain } from "./problems.js";
 import { RULE_BOUNDS, setupBuilder } from "./setup.js";
 import { ready } from "./ui.js";
 
@@ -369,16 +370,20 @@ export async function newCampaign(slot, opener) {
     el.removeAttribute("aria-invalid");
     el.removeAttribute("aria-errormessage");
   };
-  form.addEventListener("input", (event) => event.target.getAttribute?.("aria-invalid") && unmark(event.target));
+  form.addEventListener("input", (event) => {
+    const target = /** @type {HTMLElement} */ (event.target);
+    return target.getAttribute?.("aria-invalid") && unmark(target);
+  });
   // One creation at a time: a double click or a second Enter while the first is in flight
   // would otherwise create a second campaign nobody chose.
-  const createButton = form.querySelector("button[type=submit]");
+  const createButton = /** @type {HTMLButtonElement} */ (form.querySelector("button[type=submit]"));
   let creating = false;
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     if (creating) return;
     error.textContent = "";
     form.querySelectorAll("[aria-invalid]").forEach(unmark);
+    /** @type {{game: string, name: string, setup?: unknown, house_rules?: Record<string, unknown>}} */
     let body;
     let hero;
     try {

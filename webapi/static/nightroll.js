@@ -1,10 +1,11 @@
+// @ts-check
 // The Calendar Board night stops for each roll a player makes (decision `night_roll`): the
 // question in words, and, for the seat who rolls, "Roll with the server's dice" or "Enter my
 // dice" (one face per die). Sent as {type: "roll_night", player, roll} with the page's entropy,
 // or with `faces`.
 import { h } from "./dom.js";
 import { diceChoice, diceOf } from "./dice.js";
-import { explain } from "./play.js";
+import { explain } from "./problems.js";
 
 const words = (text) => String(text).replaceAll("_", " ");
 const signed = (n) => (n > 0 ? `+${n}` : String(n));
@@ -82,8 +83,8 @@ export function nightRollForm(command, pending, send) {
   const error = h("p", { class: "error", role: "alert" });
   const choice = diceChoice(dice, { legend: "My dice" });
   // the choice's own radios are not needed here: "Enter my dice" opens the faces at once
-  choice.el.querySelector('input[data-dice="own"]').checked = true;
-  choice.el.querySelector(".own-dice").hidden = false;
+  /** @type {HTMLInputElement} */ (choice.el.querySelector('input[data-dice="own"]')).checked = true;
+  /** @type {HTMLElement} */ (choice.el.querySelector(".own-dice")).hidden = false;
   for (const radio of choice.el.querySelectorAll("input[type=radio]")) radio.closest("label").hidden = true;
   const go = async (faces) => {
     error.textContent = "";

@@ -1,9 +1,10 @@
+// @ts-check
 // The owner's controls: reveal the seed, run the audit, the house rules, seats and invitations.
 // `page` is the campaign page (campaign.js): its id, head, who, changed() and share().
 import { ApiError, del, get, post } from "./api.js";
 import { clear, h } from "./dom.js";
 import { ruleInput, ruleTitle, ruleWords } from "./newcampaign.js";
-import { explain } from "./play.js";
+import { explain } from "./problems.js";
 import { toast } from "./ui.js";
 
 const key = () => ({ "Idempotency-Key": crypto.randomUUID() });

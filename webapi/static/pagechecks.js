@@ -1,3 +1,4 @@
+// @ts-check
 // The checks of the current page, in words, for a field that names one by its 0-based index
 // (`use_ability`'s `on_roll`, QC-14): "Check 2: STR check, 9 against 12, failed".
 import { clear, h } from "./dom.js";

@@ -1,3 +1,4 @@
+// @ts-check
 // Readable panels: any part of the state as words in a list of facts, never as JSON.
 import { h } from "./dom.js";
 

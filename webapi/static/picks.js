@@ -1,8 +1,25 @@
+// @ts-check
 // Values picked from the campaign state: a field of GET /commands may say where its value comes
 // from (`picks`: a JSON pointer into the state, the member sent, the member shown, a filter), so
 // the page offers the hero's items, the shop's stock or the match's pieces instead of an empty box.
 
+/**
+ * A field's `picks` (GET /commands): where its values come from in the state.
+ * @typedef {object} PickHint
+ * @property {string} source a JSON pointer; `{field}` is the form's value of that field, `*` every member
+ * @property {string} [value] the member sent (a dotted path, or "@key"); else the entry's id, or its key
+ * @property {string} [label] the member shown
+ * @property {Record<string, unknown>} [where] the members an entry must have
+ * @property {boolean} [free] a value typed by hand is allowed too
+ */
+
 // A member of an entry by a dotted path ("item.name"); "@key" is the entry's key.
+/**
+ * @param {any} entry
+ * @param {string | number} key
+ * @param {string} path
+ * @returns {unknown}
+ */
 function member(entry, key, path) {
   if (path === "@key") return key;
   let value = entry;
@@ -11,6 +28,12 @@ function member(entry, key, path) {
 }
 
 // Every node the pointer reaches: `{name}` is the value of the form's field `name`, `*` every member.
+/**
+ * @param {any} state
+ * @param {string} source
+ * @param {(name: string) => any} valueOf
+ * @returns {any[]}
+ */
 function reach(state, source, valueOf) {
   let nodes = [state];
   for (const raw of source.split("/").slice(1)) {
@@ -30,6 +53,12 @@ function reach(state, source, valueOf) {
 }
 
 // The entries a field may take now: [{value, label}], each value once, in the state's order.
+/**
+ * @param {Record<string, any> | null | undefined} state
+ * @param {PickHint} hint
+ * @param {(name: string) => any} [valueOf] the form's value of a field
+ * @returns {{value: any, label: string}[]}
+ */
 export function pickEntries(state, hint, valueOf = () => undefined) {
   const seen = new Set();
   const out = [];

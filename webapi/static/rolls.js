@@ -1,3 +1,4 @@
+// @ts-check
 // Rolls with their dice as faces, and a verdict the page computes itself (verify.js).
 import { h } from "./dom.js";
 import { VERDICTS, rollVerdict } from "./verify.js";

@@ -1,3 +1,4 @@
+// @ts-check
 // The match setup builder: players (ids), their pieces (id, location, facing, adaptability) and
 // weapons, seeded from a sample setup. read() gives the setup with only what is filled in: a field
 // left empty (or on "default") stays out, so the server's defaults apply and nothing is sent that

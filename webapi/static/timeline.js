@@ -1,3 +1,4 @@
+// @ts-check
 // The timeline: every event newest first, with the patch of what it changed (GET /replay), the
 // rollbacks and what they undid, forks, and the chain checked over the loaded events.
 import { get } from "./api.js";
@@ -17,6 +18,10 @@ function change(op) {
 // the page's own words, for a server that does not send one yet.
 // An actor ("name#token-id", as the hash covers it) by the name a person gave: a token the server
 // named for an invitation or a share link says so; the whole actor stays in the title.
+/**
+ * @param {string} actor
+ * @returns {string}
+ */
 export function actorName(actor) {
   const name = String(actor).split("#")[0];
   if (/^invite-/.test(name)) return "an invited member";
@@ -24,6 +29,10 @@ export function actorName(actor) {
   return name || String(actor);
 }
 
+/**
+ * @param {import("./api.js").LoggedEvent} event
+ * @returns {string}
+ */
 export function eventSummary(event) {
   if (typeof event.summary === "string" && event.summary) return event.summary;
   return localSummary(event);
@@ -236,6 +245,12 @@ const CLONING = new Set([
 ]);
 
 // The moment of the death at `events[k]` (ascending), or null when that event is no death.
+/**
+ * @typedef {{died: import("./api.js").LoggedEvent, after: import("./api.js").LoggedEvent[]}} DeathMoment
+ * @param {import("./api.js").LoggedEvent[]} events ascending
+ * @param {number} k
+ * @returns {DeathMoment | null}
+ */
 export function deathMoment(events, k) {
   const died = events[k];
   if (died?.type !== "qc.Died") return null;
@@ -257,6 +272,10 @@ const sayWords = (value) =>
 const lower = (line) => (/^[A-Z][a-z]/.test(line) ? line[0].toLowerCase() + line.slice(1) : line);
 
 // The moment as lines a player reads: what killed the hero, each clone roll, the price, the new HP.
+/**
+ * @param {DeathMoment} moment
+ * @returns {string[]}
+ */
 export function momentLines({ died, after }) {
   const d = died.data?.details || {};
   const lines = [`Killed by ${sayWords(d.cause) || "something unnamed"}${d.page_date ? ` on ${d.page_date}` : ""}.`];
@@ -287,6 +306,10 @@ function momentElement(moment) {
 
 // The newest death among the loaded events that no page has begun since and no rollback undid:
 // the hero card's notice (campaign.js).
+/**
+ * @param {import("./api.js").LoggedEvent[]} events ascending
+ * @returns {DeathMoment | null}
+ */
 export function recentDeath(events) {
   for (let k = events.length - 1; k >= 0; k--) {
     const event = events[k];

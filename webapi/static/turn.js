@@ -1,3 +1,4 @@
+// @ts-check
 // Whose turn it is, on a banner that stands out (`data-turn`): "yours", "waiting", "decision"
 // (a pending decision for this seat), "asked" (a decision for another seat), "night" (a night step
 // in progress) or "none". From GET /campaigns/{id}/actions' `turn` when the server has that route,
@@ -49,7 +50,7 @@ export function turnOf(game, state, who, actions) {
 }
 
 // What is this page's to do ("yours", "decision") is a button: tapped, it goes to the play panel or
-// the decision (campaign.js goToPlay, which listens on the banner).
+// the decision (campaign.js listens on the banner; campaignhead.js's goToPlay moves there).
 export function showTurn(el, game, state, who, actions, past) {
   const { turn, text } = past ? { turn: "none", text: "" } : turnOf(game, state, who, actions);
   el.dataset.turn = turn;

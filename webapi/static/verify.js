@@ -1,3 +1,4 @@
+// @ts-check
 // Verification in the browser with WebCrypto, from docs/dice-verification.md and docs/events.md.
 // Nothing here reads the server's `verified` field: every verdict is computed again.
 import { canonical } from "./canon.js";
@@ -5,6 +6,10 @@ import { canonical } from "./canon.js";
 const subtle = crypto.subtle;
 const encoder = new TextEncoder();
 
+/**
+ * @param {string} hex
+ * @returns {Uint8Array<ArrayBuffer>}
+ */
 export function hexToBytes(hex) {
   if (!/^([0-9a-fA-F]{2})*$/.test(hex)) throw new Error("not hex");
   const out = new Uint8Array(hex.length / 2);
@@ -12,10 +17,18 @@ export function hexToBytes(hex) {
   return out;
 }
 
+/**
+ * @param {ArrayBuffer | Uint8Array} bytes
+ * @returns {string}
+ */
 export function bytesToHex(bytes) {
   return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/**
+ * @param {string | Uint8Array<ArrayBuffer>} data a text is hashed as UTF-8
+ * @returns {Promise<string>}
+ */
 export async function sha256Hex(data) {
   const bytes = typeof data === "string" ? encoder.encode(data) : data;
   return bytesToHex(await subtle.digest("SHA-256", bytes));
@@ -23,6 +36,7 @@ export async function sha256Hex(data) {
 
 // The player's entropy for a server roll: 16 bytes from crypto.getRandomValues, in unpadded
 // base64url (22 characters of [A-Za-z0-9_-]), drawn at the moment of rolling.
+/** @returns {string} */
 export function freshEntropy() {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
@@ -31,6 +45,14 @@ export function freshEntropy() {
 // The faces a seed gives: HMAC-SHA256 blocks of "client_seed:nonce:k" (":entropy" appended when
 // the player gave entropy), read as big-endian 32-bit words, one word per die, rejecting words at
 // or above the largest multiple of the sides.
+/**
+ * @param {string} seedHex
+ * @param {string} clientSeed
+ * @param {number} nonce
+ * @param {number[]} sides
+ * @param {string | null} [entropy]
+ * @returns {Promise<number[]>}
+ */
 export async function deriveFaces(seedHex, clientSeed, nonce, sides, entropy = null) {
   const key = await subtle.importKey("raw", hexToBytes(seedHex), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const suffix = entropy === null || entropy === undefined ? "" : `:${entropy}`;
@@ -67,6 +89,12 @@ export const VERDICTS = {
 // (a bundle's, or SeedRotated events'); proof.server_seed is used only after its hash is checked.
 // `inForce`, when the page knows the whole log (a bundle), is the commitment and client seed in
 // force at the roll: a proof naming others is a mismatch, whatever its faces.
+/**
+ * @param {import("./api.js").Roll} roll
+ * @param {Record<string, string>} [seeds] revealed seeds by commitment
+ * @param {{commitment: string, client_seed: string} | null} [inForce]
+ * @returns {Promise<{verdict: keyof typeof VERDICTS, why: string}>}
+ */
 export async function rollVerdict(roll, seeds = {}, inForce = null) {
   if (roll.source === "reported" || !roll.proof) return { verdict: "reported", why: "rolled by hand" };
   const { commitment, client_seed: clientSeed, nonce } = roll.proof;
@@ -102,6 +130,11 @@ export async function rollVerdict(roll, seeds = {}, inForce = null) {
   return { verdict: "verified", why: `seed matches the commitment; faces ${derived.join(", ")} derived again` };
 }
 
+/**
+ * @param {string} campaignId
+ * @param {import("./api.js").LoggedEvent} event
+ * @returns {Record<string, unknown>} what the event's hash covers
+ */
 export function eventBody(campaignId, event) {
   const body = {
     campaign_id: campaignId,
@@ -115,12 +148,23 @@ export function eventBody(campaignId, event) {
   return body;
 }
 
+/**
+ * @param {string} campaignId
+ * @param {import("./api.js").LoggedEvent} event
+ * @returns {Promise<string>}
+ */
 export async function eventHash(campaignId, event) {
   return sha256Hex(canonical(eventBody(campaignId, event)));
 }
 
 // Check consecutive events (ascending versions): each hash recomputed, each prev_hash linked.
 // `prev` is the hash of the event before the first one, when known.
+/**
+ * @param {string} campaignId
+ * @param {import("./api.js").LoggedEvent[]} events
+ * @param {string} [prev]
+ * @returns {Promise<{ok: boolean, checked: number, version?: number, why?: string, last?: string}>}
+ */
 export async function checkChain(campaignId, events, prev = undefined) {
   let last = prev;
   let checked = 0;
@@ -144,7 +188,12 @@ export async function checkChain(campaignId, events, prev = undefined) {
 }
 
 // Revealed seeds named by SeedRotated events, by the commitment they open.
+/**
+ * @param {import("./api.js").LoggedEvent[]} events
+ * @returns {Record<string, string>}
+ */
 export function seedsFromEvents(events) {
+  /** @type {Record<string, string>} */
   const seeds = {};
   for (const event of events) {
     if (event.type === "questlog.SeedRotated") seeds[event.data.revealed_commitment] = event.data.revealed_seed;
@@ -157,6 +206,10 @@ export function seedsFromEvents(events) {
 // creation event's, then each SeedRotated's and CampaignImported's commitment (an import commits
 // to a seed the new host holds) and each ClientSeedChanged's client seed. A rollback does not
 // restore them (the dice stream goes on).
+/**
+ * @param {import("./api.js").LoggedEvent[]} events
+ * @returns {Map<string, {commitment: string, client_seed: string}>} by roll id
+ */
 export function diceInForce(events) {
   const inForce = new Map();
   let current = { commitment: null, client_seed: null };
@@ -172,6 +225,10 @@ export function diceInForce(events) {
 }
 
 // Every roll record an event carries (DiceRolled and game events alike).
+/**
+ * @param {import("./api.js").LoggedEvent} event
+ * @returns {import("./api.js").Roll[]}
+ */
 export function rollsOf(event) {
   return Array.isArray(event.data?.rolls) ? event.data.rolls : [];
 }
@@ -179,6 +236,10 @@ export function rollsOf(event) {
 // The server rolls under each commitment must carry nonces 0, 1, 2, ... in log order (a rollback
 // keeps its rolls, so nothing ever takes a nonce back). A missing nonce is a roll removed from the
 // log, even when the chain was recomputed after it; each problem names the version and the nonces.
+/**
+ * @param {import("./api.js").LoggedEvent[]} events
+ * @returns {{version: number, roll_id: string, why: string, missing?: number[]}[]}
+ */
 export function nonceProblems(events) {
   const next = new Map();
   const used = new Map();
