@@ -55,11 +55,12 @@ from domain.model.text import ascii_number, has_control_characters, not_unicode,
 from domain.service import command_results
 from domain.service.actions import Caller, TableActions
 from domain.service.application import Questlog, campaign_facts
-from domain.service.audit import AuditReport
-from domain.service.audit_read import collection_paused
-from domain.service.audit_resume import ResumePoint
-from domain.service.audit_rolls import roll_verdict
-from domain.service.checkpoints import CheckpointVerdict, check_checkpoint, hashes_by_version
+from domain.service.audit.checkpoints import CheckpointVerdict, check_checkpoint, hashes_by_version
+from domain.service.audit.public import audit_public_events
+from domain.service.audit.read import collection_paused
+from domain.service.audit.resume import ResumePoint
+from domain.service.audit.rolls import roll_verdict
+from domain.service.audit.stored import AuditReport
 from domain.service.command_results import (
     CommandCounters,
     CommandResult,
@@ -69,7 +70,6 @@ from domain.service.command_results import (
     unavailable,
 )
 from domain.service.importing import CampaignImport, refusal
-from domain.service.public_audit import audit_public_events
 from domain.service.timeline import Timeline
 from domain.service.timetravel import MAX_REPLAY, Replay, ReplayStep, TimeTravel
 from domain.storage.advisory_locks import (

@@ -1,7 +1,7 @@
 """A campaign bundle: everything needed to verify a campaign offline, in one JSON file.
 
 ``build`` writes one from the store; ``check`` verifies one without any store, with the same
-chain and roll checks as the audit (``domain.service.public_audit.audit_public_events``); ``load``
+chain and roll checks as the audit (``domain.service.audit.public.audit_public_events``); ``load``
 imports one into this instance after checking it whole (``domain.service.importing``). The format
 is described in docs/table-page.md ("The bundle"), moving a campaign in docs/moving-campaigns.md.
 """

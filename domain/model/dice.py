@@ -147,7 +147,7 @@ def verify_faces(
     """Whether a revealed seed matches the proof's commitment and derives exactly these faces.
 
     The one roll verifier: the audit, the roll routes and the roll log view all come here
-    (through ``domain.service.audit_rolls.roll_verdict``).
+    (through ``domain.service.audit.rolls.roll_verdict``).
     """
     try:
         if not hmac.compare_digest(commitment_of(server_seed_hex), str(proof["commitment"])):

@@ -35,9 +35,9 @@ from domain.model.house_rules import GAMES, book
 from domain.model.payload import json_type_matches
 from domain.model.text import MAX_NAME_LENGTH, check_text, has_control_characters
 from domain.service.application import Questlog
-from domain.service.audit import AuditReport, audit_stream
-from domain.service.audit_read import encoded
-from domain.service.audit_rolls import roll_verdict
+from domain.service.audit.read import encoded
+from domain.service.audit.rolls import roll_verdict
+from domain.service.audit.stored import AuditReport, audit_stream
 from domain.service.command_results import CommandResult, unavailable
 from domain.service.seeds import MAX_CLIENT_SEED_LENGTH
 from domain.storage.forks import ForkRecord

@@ -2,7 +2,8 @@
 
 A campaign's server seed stays secret (in the seeds table, never in an event) until a rotation
 reveals it and commits to a new one; every server roll is derived from the seed, the client seed
-and the nonce, so that anyone can re-derive it once the seed is out (``domain.service.audit``).
+and the nonce, so that anyone can re-derive it once the seed is out
+(``domain.service.audit.stored``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A row per roll record, in log order: the campaign and its game, the event that rolled, purpose,
 notation, the dice (sides, face, kept), faces, total, source and proof. ``verified`` stays NULL
 until a ``SeedRotated`` reveals the seed of a server roll, which is then re-derived with
-``domain.service.audit_rolls.roll_verdict`` (1 re-derives, 0 does not); reported rolls stay NULL. A
+``domain.service.audit.rolls.roll_verdict`` (1 re-derives, 0 does not); reported rolls stay NULL. A
 rollback sets ``undone_by`` on the rolls of the versions it undid.
 
 Each row also carries the game's date and the hero's level when it was rolled: ``page_date`` (the

@@ -14,7 +14,7 @@ from uuid import UUID
 from click.testing import CliRunner
 
 from domain.service.application import Questlog
-from domain.service.public_audit import audit_public_events
+from domain.service.audit.public import audit_public_events
 from domain.service.timetravel import TimeTravel
 from domain.storage.store import StoreConfig
 from tests.host_rewrite import delete_and_rechain

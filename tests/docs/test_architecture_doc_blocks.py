@@ -23,6 +23,7 @@ PACKAGES = ("domain", "webapi", "projections")
 CONTAINERS = {
     "webapi": "webapi",
     "services": "domain.service",
+    "audit": "domain.service.audit",
     "storage": "domain.storage",
     "model": "domain.model",
 }

@@ -1,6 +1,6 @@
 """Reading a stored event for the audit: its fields, whether its bytes are canonical, its hash.
 
-The audit's exact path (``audit.audit_stream``) decodes each event with eventsourcing's JSON
+The audit's exact path (``stored.audit_stream``) decodes each event with eventsourcing's JSON
 transcoder, encodes it again to compare the bytes, and hashes the canonical JSON made by Python's
 ``json``. ``fast_read`` gives the same three answers several times faster through orjson, for an
 event whose stored bytes hold no float and no transcoded value other than the timestamp (nearly

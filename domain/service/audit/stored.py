@@ -17,8 +17,8 @@ from eventsourcing.utils import get_topic, resolve_topic
 
 from domain.model import chain
 from domain.model.dice import commitment_of
-from domain.service.audit_history import History
-from domain.service.audit_read import (
+from domain.service.audit.history import History
+from domain.service.audit.read import (
     collection_paused,
     encoded,
     fast_read,
@@ -26,7 +26,7 @@ from domain.service.audit_read import (
     read_fields,
     stored_fields,
 )
-from domain.service.audit_rolls import Nonces, ServerRolls
+from domain.service.audit.rolls import Nonces, ServerRolls
 
 
 @dataclass
@@ -123,7 +123,7 @@ class AuditReport:
 
 @dataclass(frozen=True)
 class WindowStart:
-    """Where an audit of part of a log begins (``audit_resume``): the first version read, the
+    """Where an audit of part of a log begins (``resume``): the first version read, the
     ``prev_hash`` that version stores, and the nonce each commitment's first roll in the window
     must carry (a commitment not named starts at 0)."""
 
@@ -202,7 +202,7 @@ def roll_records(fields: Mapping[str, Any]) -> Sequence[Mapping[str, Any]] | Non
 
 
 class Reader:
-    """Reads one audit's events: the fast path where it can prove an event (``audit_read``),
+    """Reads one audit's events: the fast path where it can prove an event (``read``),
     else the exact one; each event's bytes, hash and link are checked into the report."""
 
     def __init__(self, mapper: Mapper[Any], report: AuditReport) -> None:

@@ -17,7 +17,7 @@ from domain.service.timeline import Timeline
 
 
 class Tally(Protocol):
-    """What the rolls write in an audit's report (``audit.AuditReport``)."""
+    """What the rolls write in an audit's report (``stored.AuditReport``)."""
 
     problems: list[dict[str, Any]]
     rolls: dict[str, int]
