@@ -32,7 +32,7 @@ from rich.table import Table
 
 from bench.load import MIN_SUCCESS
 from bench.views_lag import MIN_RATE_SHARE, Lag, lag_verdict, measure_lag
-from domain.model.dice_notation import parse
+from domain.model.dice.notation import parse
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
 from projections.engine import Target, catch_up

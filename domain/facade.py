@@ -25,8 +25,8 @@ from domain.model.calendar_board import modifiers
 from domain.model.calendar_board.state import WEATHERS, party_figures
 from domain.model.campaign import Campaign
 from domain.model.command_schema import FACE_DOCUMENT, Command, Document
-from domain.model.dice_notation import DiceExpression
-from domain.model.dice_notation import parse as parse_dice
+from domain.model.dice.notation import DiceExpression
+from domain.model.dice.notation import parse as parse_dice
 from domain.model.engine import Figures
 from domain.model.errors import (
     ConcurrencyConflict,
@@ -39,18 +39,18 @@ from domain.model.errors import (
     StoreUnavailable,
     TokenRefused,
 )
+from domain.model.events.payload import EventType
+from domain.model.events.summaries import roll_summary, summarise, summarise_decoded
 from domain.model.games import RULES, command_schemas, rules_for
 from domain.model.house_rules import CALENDAR_BOARD, GAMES, QUEST_CALENDAR, book
 from domain.model.logs import TracebackThrottle
 from domain.model.patch import resolve as resolve_pointer
-from domain.model.payload import EventType
 from domain.model.quest_calendar import catalogue
 from domain.model.quest_calendar.state import COMPARTMENTS
 from domain.model.quest_calendar.state import FIGURES as QC_FIGURES
 from domain.model.rule_index import SETTLED_IN_CODE, STATEMENTS
 from domain.model.schema_fields import IdOrObject, StrictBoolean, StrictInteger, Text
 from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
-from domain.model.summaries import roll_summary, summarise, summarise_decoded
 from domain.model.text import ascii_number, has_control_characters, not_unicode, quoted
 from domain.service import command_results
 from domain.service.actions import Caller, TableActions

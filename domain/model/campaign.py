@@ -18,15 +18,15 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate
 from eventsourcing.utils import get_topic, register_topic
 
-from domain.model import campaign_payloads as payloads
 from domain.model import chain, patch
 from domain.model.access import actor_label, current_actor
-from domain.model.dice import DiceSource
+from domain.model.dice.draw import DiceSource
 from domain.model.dice_stream import DiceStreamMixin, counters, stamp
 from domain.model.engine import GameRules
 from domain.model.es_aggregates import create_aggregate, drop_pending_events
+from domain.model.events import campaign_payloads as payloads
+from domain.model.events.payload import EventType, declaration, details_upcaster
 from domain.model.house_rules import book
-from domain.model.payload import EventType, declaration, details_upcaster
 from domain.model.time_travel import RollbackMixin
 
 

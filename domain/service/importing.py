@@ -24,15 +24,15 @@ from uuid import UUID, uuid4
 
 from eventsourcing.persistence import IntegrityError, StoredEvent
 
-from domain.model import dice as dicelib
 from domain.model.access import Membership, actor_label, current_actor
 from domain.model.campaign import Campaign, GameEvent
-from domain.model.dice_notation import ALLOWED_SIDES
+from domain.model.dice import draw as dicelib
+from domain.model.dice.notation import ALLOWED_SIDES
 from domain.model.errors import ConcurrencyConflict, InvalidInput, RuleViolation
 from domain.model.event_records import event_class_of
+from domain.model.events.payload import json_type_matches
 from domain.model.games import rules_for
 from domain.model.house_rules import GAMES, book
-from domain.model.payload import json_type_matches
 from domain.model.text import MAX_NAME_LENGTH, check_text, has_control_characters
 from domain.service.application import Questlog
 from domain.service.audit.read import encoded

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
-from domain.model import dice as dicelib
 from domain.model.campaign import Campaign
-from domain.model.dice_notation import parse
+from domain.model.dice import draw as dicelib
+from domain.model.dice.notation import parse
 from domain.model.errors import InvalidInput, NotHeld
 from domain.model.text import check_text
 from domain.service.command_results import Idempotency, Outcome

@@ -17,7 +17,7 @@ import pytest
 
 from domain.model import chain
 from domain.model.access import acting_as
-from domain.model.dice import derive_faces
+from domain.model.dice.draw import derive_faces
 from domain.model.errors import ConcurrencyConflict, InvalidInput, RuleViolation
 from domain.model.signed_note import parse_verifier_key
 from domain.service.application import Questlog

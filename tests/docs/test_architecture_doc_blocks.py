@@ -26,6 +26,8 @@ CONTAINERS = {
     "audit": "domain.service.audit",
     "storage": "domain.storage",
     "model": "domain.model",
+    "dice": "domain.model.dice",
+    "events": "domain.model.events",
 }
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.model import patch
-from domain.model.dice import ServerDice
+from domain.model.dice.draw import ServerDice
 from domain.model.engine import GameRules, _NoDice, _Rolled
 from domain.model.errors import InvalidInput, NotHeld, RuleViolation
 

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.model.dice import ServerDice, commitment_of
+from domain.model.dice.draw import ServerDice, commitment_of
 from domain.service.audit.rolls import Nonces, PlainRoll, ServerRolls, roll_verdict, with_verdict
 from domain.service.audit.stored import AuditReport, _collect_reveals
 

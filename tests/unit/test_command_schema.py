@@ -11,7 +11,7 @@ import pytest
 import domain.model.calendar_board
 import domain.model.quest_calendar  # noqa: F401  (registers the games)
 from domain.model.command_schema import command, load
-from domain.model.dice import ScriptedDice
+from domain.model.dice.draw import ScriptedDice
 from domain.model.engine import Context, GameRules
 from domain.model.errors import InvalidInput
 from domain.model.games import RULES

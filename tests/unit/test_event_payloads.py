@@ -12,8 +12,7 @@ import pytest
 from domain.model.campaign import Campaign
 from domain.model.chain import ENVELOPE_FIELDS
 from domain.model.engine import Context, Figures, GameRules
-from domain.model.games import RULES
-from domain.model.payload import (
+from domain.model.events.payload import (
     ABSENT,
     PAYLOAD_TYPES,
     Absent,
@@ -23,6 +22,7 @@ from domain.model.payload import (
     fact,
     figure,
 )
+from domain.model.games import RULES
 
 COMMAND_FIELDS = {"command_id", "command_versions"}
 

@@ -145,8 +145,8 @@ def print_timeline(result: Replay) -> None:
 
 
 def describe(step: ReplayStep) -> str:
-    """What one event did, in words: its summary (``domain.model.summaries``, the line the API
-    and the page show)."""
+    """What one event did, in words: its summary (``domain.model.events.summaries``, the line the
+    API and the page show)."""
     return summarise_decoded(step.event)
 
 

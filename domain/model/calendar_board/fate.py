@@ -36,9 +36,9 @@ from domain.model.calendar_board import state as cb
 from domain.model.calendar_board.house_rules import FATE_OFFER, FATE_OFFER_BEFORE
 from domain.model.command_schema import Values
 from domain.model.engine import Context, Refusal
+from domain.model.events.payload import ABSENT
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
-from domain.model.payload import ABSENT
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(

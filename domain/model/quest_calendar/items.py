@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.model.command_schema import Values
-from domain.model.dice_notation import parse
+from domain.model.dice.notation import parse
 from domain.model.engine import Context
 from domain.model.errors import NotHeld
 from domain.model.games import RULES

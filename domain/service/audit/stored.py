@@ -16,7 +16,7 @@ from eventsourcing.persistence import Mapper, StoredEvent
 from eventsourcing.utils import get_topic, resolve_topic
 
 from domain.model import chain
-from domain.model.dice import commitment_of
+from domain.model.dice.draw import commitment_of
 from domain.service.audit.history import History
 from domain.service.audit.read import (
     collection_paused,

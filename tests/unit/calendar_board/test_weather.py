@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from domain.model.calendar_board import weather
-from domain.model.dice import ScriptedDice
+from domain.model.dice.draw import ScriptedDice
 from domain.model.engine import Context
 from domain.model.errors import RuleViolation
 from tests.unit.calendar_board.harness import Match, piece, player, three_players

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from domain.model.dice import ScriptedDice
+from domain.model.dice.draw import ScriptedDice
 from domain.model.engine import Context
 from domain.model.quest_calendar import death
 from tests.unit.quest_calendar.harness import HERO, Table

@@ -1,5 +1,5 @@
 """Dice: the verifiable server draw and hand-rolled (reported) faces (notation and evaluation are
-in ``domain.model.dice_notation``).
+in ``domain.model.dice.notation``).
 
 The server draw is the public algorithm of docs/dice-verification.md: anyone holding the revealed
 seed, the client seed and the nonce can derive a roll's faces again. Standard library only.
