@@ -27,7 +27,6 @@ from domain.model.campaign import Campaign
 from domain.model.command_schema import FACE_DOCUMENT, Command, Document
 from domain.model.dice.notation import DiceExpression
 from domain.model.dice.notation import parse as parse_dice
-from domain.model.engine import Figures
 from domain.model.errors import (
     ConcurrencyConflict,
     InvalidInput,
@@ -49,6 +48,7 @@ from domain.model.quest_calendar import catalogue
 from domain.model.quest_calendar.state import COMPARTMENTS
 from domain.model.quest_calendar.state import FIGURES as QC_FIGURES
 from domain.model.rule_index import SETTLED_IN_CODE, STATEMENTS
+from domain.model.rules_engine import Figures
 from domain.model.schema_fields import IdOrObject, StrictBoolean, StrictInteger, Text
 from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
 from domain.model.text import ascii_number, has_control_characters, not_unicode, quoted

@@ -13,7 +13,7 @@ ends, and that one may abort (no notification) or be another process's; appends
 send none (at commit it takes a lock shared by the whole server). Every pass is followed by
 ``poll_interval``, so under load the next pass takes a whole interval's events in one batch.
 
-The runners are exactly-once (see ``projections.engine``), so one can be stopped, killed or run
+The runners are exactly-once (see ``projections.batches``), so one can be stopped, killed or run
 twice at once without skipping or repeating an event. They run under leases
 (``projections.leases``): of several processes, one at a time runs each view.
 """
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from domain.facade import Questlog, StoreConfig, TracebackThrottle
-from projections.engine import BatchCallback, PassCallback, Target, catch_up
+from projections.batches import BatchCallback, PassCallback, Target, catch_up
 from projections.leases import Fence, LeasesCallback, lease_retry, open_leases, run_leased
 from projections.store import ViewStore, open_view_store
 from projections.view import View

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from domain.model.dice.checked import CheckedDice
 from domain.model.dice.draw import DiceSource
 from domain.model.dice.notation import DiceExpression
-from domain.model.engine import Context
+from domain.model.rules_engine import Context
 
 
 class DiceHost(Protocol):

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from domain.facade import START
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
-from projections.engine import read_batch
+from projections.batches import read_batch
 from projections.events import Recorded, _changed, decode_rows, from_domain_event, parse_state
 from projections.views import ALL_VIEWS
 from projections.views.roll_log import compact_json

@@ -15,9 +15,9 @@ import pytest
 
 from domain.model.campaign import Campaign
 from domain.model.dice.draw import ScriptedDice, commitment_of, new_server_seed
-from domain.model.engine import GameRules
 from domain.model.errors import InvalidInput, NotHeld, RuleViolation
 from domain.model.house_rules import book
+from domain.model.rules_engine import GameRules
 
 Faces = list[int] | tuple[int, ...]
 

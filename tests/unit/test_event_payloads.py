@@ -11,7 +11,6 @@ import pytest
 
 from domain.model.campaign import Campaign
 from domain.model.chain import ENVELOPE_FIELDS
-from domain.model.engine import Context, Figures, GameRules
 from domain.model.events.payload import (
     ABSENT,
     PAYLOAD_TYPES,
@@ -23,6 +22,7 @@ from domain.model.events.payload import (
     figure,
 )
 from domain.model.games import RULES
+from domain.model.rules_engine import Context, Figures, GameRules
 
 COMMAND_FIELDS = {"command_id", "command_versions"}
 

@@ -180,7 +180,7 @@ def read_fields(
 
 class CollectorPause:
     """Python's cyclic garbage collector paused while a log is read in bulk: an audit, or a
-    views' batch (``projections.engine.catch_up``). An audit keeps each roll of the log until its
+    views' batch (``projections.batches.catch_up``). An audit keeps each roll of the log until its
     end, and a batch its events and rows until they are written, so every full collection
     walked them all again: a third of the time of a 100,000-event audit, a fifth of catch-up's
     (issue 29). Reference counting still frees what they drop; the collector runs again when the
