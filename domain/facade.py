@@ -52,7 +52,7 @@ from domain.model.rules_engine import Figures
 from domain.model.schema_fields import IdOrObject, StrictBoolean, StrictInteger, Text
 from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
 from domain.model.text import ascii_number, has_control_characters, not_unicode, quoted
-from domain.service import command_results
+from domain.service import bundles, command_results
 from domain.service.actions import Caller, TableActions
 from domain.service.application import Questlog, campaign_facts
 from domain.service.audit.checkpoints import CheckpointVerdict, check_checkpoint, hashes_by_version
@@ -92,6 +92,7 @@ from domain.storage.store import StoreConfig
 
 __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     # The application services
+    "bundles",
     "Caller",
     "campaign_facts",
     "CampaignImport",

@@ -1,7 +1,7 @@
 """Importing a campaign from another instance's bundle (docs/moving-campaigns.md).
 
-The caller checks the bundle whole first (``webapi.bundle.check``: the chain, the seeds, every
-roll, the head). Here each public event is rebuilt into the event this code stores: its class
+The caller checks the bundle whole first (``domain.service.bundles.check``: the chain, the seeds,
+every roll, the head). Here each public event is rebuilt into the event this code stores: its class
 from its topic (only a campaign event or one of its game's declared events), its fields back in
 their stored types, its payload version as it was written. The rebuilt rows are audited again as
 ``questlog verify`` audits a store (``audit_stream``), so what is stored is exactly what verifies.
@@ -92,9 +92,10 @@ class CampaignImport:
         public: bool = False,
         source: Mapping[str, Any] | None = None,
     ) -> CommandResult:
-        """Import a bundle (already checked by ``webapi.bundle.check``); ``public`` is the access
-        flag of a campaign new here (an extended one keeps its own); ``source`` what the import
-        event records of the source (its log name, verifier keys and verified checkpoint)."""
+        """Import a bundle (already checked by ``domain.service.bundles.check``); ``public`` is the
+        access flag of a campaign new here (an extended one keeps its own); ``source`` what the
+        import event records of the source (its log name, verifier keys and verified
+        checkpoint)."""
         campaign_id = _campaign_id(bundle.get("campaign_id"))
         events = bundle.get("events")
         if not isinstance(events, list) or not events:

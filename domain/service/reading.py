@@ -277,6 +277,17 @@ class Reading(ApplicationHooks):
         }
         return report
 
+    def shown_events(
+        self, campaign_id: UUID, *, after: int = 0, limit: int | None = None
+    ) -> tuple[Campaign, list[dict[str, Any]]]:
+        """The campaign now and its events after a version, each as ``GET /events`` shows it
+        (``event_records``, marked undone or not by the timeline): the stream and the bundle send
+        exactly these items."""
+        found = self.campaign(campaign_id)
+        timeline = self.timeline(found)
+        records = self.event_records(campaign_id, after=after, limit=limit)
+        return found, [timeline.marked(record) for record in records]
+
     def timeline(self, campaign: Campaign) -> Timeline:
         """The campaign's active history: which versions its rollbacks undid."""
         return Timeline.of(campaign.rollbacks, campaign.version)

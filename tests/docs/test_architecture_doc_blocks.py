@@ -23,7 +23,7 @@ PACKAGES = ("domain", "webapi", "projections")
 CONTAINERS = {
     "webapi": "webapi",
     "services": "domain.service",
-    "audit": "domain.service.audit",
+    "audit_modules": "domain.service.audit",
     "storage": "domain.storage",
     "model": "domain.model",
     "dice": "domain.model.dice",

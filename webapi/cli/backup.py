@@ -48,24 +48,24 @@ def import_(file: Path, public: bool, verifier_keys: tuple[str, ...]) -> None:
     """Import a campaign bundle (GET /campaigns/{id}/bundle) from another instance: verified
     whole, then stored unchanged, to play on here under a new server seed. Exits 1 if the
     bundle does not verify or the campaign is here already, 2 if FILE is not a bundle."""
-    from webapi import bundle
+    from domain.facade import bundles
 
-    if file.stat().st_size > bundle.MAX_BUNDLE_BYTES:
+    if file.stat().st_size > bundles.MAX_BUNDLE_BYTES:
         console.print(
-            f"[red]{escape(str(file))}: larger than {bundle.MAX_BUNDLE_BYTES} bytes, the most "
+            f"[red]{escape(str(file))}: larger than {bundles.MAX_BUNDLE_BYTES} bytes, the most "
             "an import takes[/red]"
         )
         sys.exit(2)
     keys = parse_keys(verifier_keys)
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
-        bundle.checked(data, keys)
+        bundles.checked(data, keys)
     except (OSError, UnicodeDecodeError, ValueError) as error:
         console.print(f"[red]{escape(str(file))}: {escape(str(error))}[/red]")
         sys.exit(2)
     questlog = open_store()
     try:
-        result = bundle.load(questlog, data, public=public, keys=keys)
+        result = bundles.load(questlog, data, public=public, keys=keys)
     except InvalidInput as error:
         console.print(f"[red]Refused: {escape(error.message)}[/red]")
         for messages in error.errors.values():
