@@ -3,7 +3,8 @@ from here (and its configuration from ``domain.settings``), never from its packa
 
 It names what they may use: the application services, the errors, the event envelope with
 what reads it (summaries, audits, checkpoints, the timeline of undone versions), the games'
-public tables, access, and the store's configuration for the processes that run it. An
+public tables, access, the store's configuration for the processes that run it, and the
+logging every process sets up (``domain.logs``). An
 import-linter contract (pyproject.toml) holds the outer layers to it, so the model, the services
 and the storage adapters can change shape behind it. The games register their commands when
 ``domain.service.application`` imports them, so importing this module is enough for both.
@@ -11,6 +12,13 @@ and the storage adapters can change shape behind it. The games register their co
 
 from __future__ import annotations
 
+from domain.logs import (
+    LOG_FORMATS,
+    TracebackThrottle,
+    configure_logging,
+    is_json,
+    log_uncaught_errors,
+)
 from domain.model import chain, samples
 from domain.model.access import (
     ROLES,
@@ -42,7 +50,6 @@ from domain.model.events.payload import EventType
 from domain.model.events.summaries import roll_summary, summarise, summarise_decoded
 from domain.model.games import RULES, command_schemas, rules_for
 from domain.model.house_rules import CALENDAR_BOARD, GAMES, QUEST_CALENDAR, book
-from domain.model.logs import TracebackThrottle
 from domain.model.patch import resolve as resolve_pointer
 from domain.model.quest_calendar import catalogue
 from domain.model.quest_calendar.state import COMPARTMENTS
@@ -175,11 +182,16 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "ROLES",
     "Token",
     "TOKEN_ROLES",
-    # Text and logging helpers every layer shares
+    # Text helpers every layer shares
     "ascii_number",
     "has_control_characters",
     "quoted",
     "not_unicode",
+    # Logging, for every process: its handler and format, its last words, repeated tracebacks
+    "configure_logging",
+    "is_json",
+    "LOG_FORMATS",
+    "log_uncaught_errors",
     "TracebackThrottle",
     # The store: its configuration, locks, retries and backups
     "backup_store",

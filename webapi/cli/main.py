@@ -16,10 +16,9 @@ import click
 from rich.markup import escape
 from rich.text import Text
 
-from domain.facade import Questlog, StoreConfig
+from domain.facade import LOG_FORMATS, Questlog, StoreConfig, is_json, log_uncaught_errors
 from projections.cli import checked_settings
 from projections.cli import projections as projections_group
-from projections.logs import LOG_FORMATS, is_json, log_uncaught_errors
 from webapi.cli import backup, docs, evening, keys, replay, sql, verify
 from webapi.cli.common import LOOPBACK, console, open_store
 from webapi.http.observability import configure_logging
