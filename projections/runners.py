@@ -5,7 +5,7 @@
   ``poll_interval`` after each pass. On SQLite it reads with the service's own application;
   on PostgreSQL ``PostgresRunner`` opens one for it, and fences every batch with the leases.
 
-Appends take no table lock on PostgreSQL (issue 30), so notification ids no longer commit in
+Appends take no table lock on PostgreSQL, so notification ids no longer commit in
 order: a reader by notification id, as the library's ``ProjectionRunner`` is, could pass an event
 that commits late. The log's order never lets one appear behind a reader. A wake-up by ``NOTIFY``
 would not do either: an event becomes readable when the oldest of Questlog's appends still open

@@ -102,7 +102,7 @@ _encode = json.JSONEncoder(separators=(",", ":")).encode
 
 def compact_json(value: Any) -> str:
     """``value`` as ``json`` writes it with compact separators (and ASCII only), by orjson when
-    that is surely the same text (issue 29). orjson's text is taken only when it holds nothing
+    that is surely the same text. orjson's text is taken only when it holds nothing
     the two write differently: no character outside space to ``~`` (``json`` escapes those, orjson
     writes them as they are), no ``.``, ``e+`` or ``e-`` (orjson writes every finite float with
     one, not always as ``json`` does) and no ``null`` (orjson's NaN and infinities, which ``json``

@@ -121,7 +121,7 @@ def test_the_call_path_names_what_exists() -> None:
 
 
 def test_inside_webapi_names_every_package_and_module() -> None:
-    """Issue 28: docs/architecture.md's "Inside webapi/" names every package of ``webapi/`` and
+    """docs/architecture.md's "Inside webapi/" names every package of ``webapi/`` and
     every module in it, and each package it names is a layer of the webapi contract."""
     text = (ROOT / "docs" / DOC).read_text(encoding="utf-8")
     section = text.split("### Inside webapi/", 1)[1].split("```mermaid", 1)[0]

@@ -182,8 +182,8 @@ class CollectorPause:
     """Python's cyclic garbage collector paused while a log is read in bulk: an audit, or a
     views' batch (``projections.batches.catch_up``). An audit keeps each roll of the log until its
     end, and a batch its events and rows until they are written, so every full collection
-    walked them all again: a third of the time of a 100,000-event audit, a fifth of catch-up's
-    (issue 29). Reference counting still frees what they drop; the collector runs again when the
+    walked them all again: a third of the time of a 100,000-event audit, a fifth of catch-up's.
+    Reference counting still frees what they drop; the collector runs again when the
     last of the concurrent pauses ends (had it been disabled before the first, it stays so):
     other threads' cyclic garbage waits until then, which under overlapping audits and batches
     can be longer than any one of them."""

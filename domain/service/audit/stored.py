@@ -153,7 +153,7 @@ def audit_stream(
     expected_version = 1 if start is None else start.version
     if start is not None:
         nonces.next.update(start.nonces)
-    with collection_paused():  # (every roll stays alive until the end: issue 29)
+    with collection_paused():  # (every roll stays alive until the end)
         for item in stored:
             version = item.originator_version
             if version != expected_version:
