@@ -3,7 +3,8 @@ from here (and its configuration from ``domain.settings``), never from its packa
 
 It names what they may use: the application services, the errors, the event envelope with
 what reads it (summaries, audits, checkpoints, the timeline of undone versions), the games'
-public tables, access, and the store's configuration for the processes that run it. An
+public tables, access, the store's configuration for the processes that run it, and the
+logging every process sets up (``domain.logs``). An
 import-linter contract (pyproject.toml) holds the outer layers to it, so the model, the services
 and the storage adapters can change shape behind it. The games register their commands when
 ``domain.service.application`` imports them, so importing this module is enough for both.
@@ -11,6 +12,13 @@ and the storage adapters can change shape behind it. The games register their co
 
 from __future__ import annotations
 
+from domain.logs import (
+    LOG_FORMATS,
+    TracebackThrottle,
+    configure_logging,
+    is_json,
+    log_uncaught_errors,
+)
 from domain.model import chain, samples
 from domain.model.access import (
     ROLES,
@@ -25,9 +33,8 @@ from domain.model.calendar_board import modifiers
 from domain.model.calendar_board.state import WEATHERS, party_figures
 from domain.model.campaign import Campaign
 from domain.model.command_schema import FACE_DOCUMENT, Command, Document
-from domain.model.dice_notation import DiceExpression
-from domain.model.dice_notation import parse as parse_dice
-from domain.model.engine import Figures
+from domain.model.dice.notation import DiceExpression
+from domain.model.dice.notation import parse as parse_dice
 from domain.model.errors import (
     ConcurrencyConflict,
     InvalidInput,
@@ -39,27 +46,28 @@ from domain.model.errors import (
     StoreUnavailable,
     TokenRefused,
 )
+from domain.model.events.payload import EventType
+from domain.model.events.summaries import roll_summary, summarise, summarise_decoded
 from domain.model.games import RULES, command_schemas, rules_for
 from domain.model.house_rules import CALENDAR_BOARD, GAMES, QUEST_CALENDAR, book
-from domain.model.logs import TracebackThrottle
 from domain.model.patch import resolve as resolve_pointer
-from domain.model.payload import EventType
 from domain.model.quest_calendar import catalogue
 from domain.model.quest_calendar.state import COMPARTMENTS
 from domain.model.quest_calendar.state import FIGURES as QC_FIGURES
 from domain.model.rule_index import SETTLED_IN_CODE, STATEMENTS
+from domain.model.rules_engine import Figures
 from domain.model.schema_fields import IdOrObject, StrictBoolean, StrictInteger, Text
 from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
-from domain.model.summaries import roll_summary, summarise, summarise_decoded
 from domain.model.text import ascii_number, has_control_characters, not_unicode, quoted
-from domain.service import command_results
+from domain.service import bundles, command_results
 from domain.service.actions import Caller, TableActions
 from domain.service.application import Questlog, campaign_facts
-from domain.service.audit import AuditReport
-from domain.service.audit_read import collection_paused
-from domain.service.audit_resume import ResumePoint
-from domain.service.audit_rolls import roll_verdict
-from domain.service.checkpoints import CheckpointVerdict, check_checkpoint, hashes_by_version
+from domain.service.audit.checkpoints import CheckpointVerdict, check_checkpoint, hashes_by_version
+from domain.service.audit.public import audit_public_events
+from domain.service.audit.read import collection_paused
+from domain.service.audit.resume import ResumePoint
+from domain.service.audit.rolls import roll_verdict
+from domain.service.audit.stored import AuditReport
 from domain.service.command_results import (
     CommandCounters,
     CommandResult,
@@ -69,7 +77,6 @@ from domain.service.command_results import (
     unavailable,
 )
 from domain.service.importing import CampaignImport, refusal
-from domain.service.public_audit import audit_public_events
 from domain.service.timeline import Timeline
 from domain.service.timetravel import MAX_REPLAY, Replay, ReplayStep, TimeTravel
 from domain.storage.advisory_locks import (
@@ -92,6 +99,7 @@ from domain.storage.store import StoreConfig
 
 __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     # The application services
+    "bundles",
     "Caller",
     "campaign_facts",
     "CampaignImport",
@@ -174,11 +182,16 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "ROLES",
     "Token",
     "TOKEN_ROLES",
-    # Text and logging helpers every layer shares
+    # Text helpers every layer shares
     "ascii_number",
     "has_control_characters",
     "quoted",
     "not_unicode",
+    # Logging, for every process: its handler and format, its last words, repeated tracebacks
+    "configure_logging",
+    "is_json",
+    "LOG_FORMATS",
+    "log_uncaught_errors",
     "TracebackThrottle",
     # The store: its configuration, locks, retries and backups
     "backup_store",

@@ -21,9 +21,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from domain import settings
-from domain.facade import StoreConfig
+from domain.facade import (
+    LOG_FORMATS,
+    StoreConfig,
+    configure_logging,
+    is_json,
+    log_uncaught_errors,
+)
 from projections.leases import lease_retry
-from projections.logs import LOG_FORMATS, configure_logging, is_json, log_uncaught_errors
 from projections.rebuild import rebuild as rebuild_views
 from projections.rebuild import status as views_status
 from projections.runners import DEFAULT_BATCH_SIZE, run_views

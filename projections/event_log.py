@@ -1,6 +1,6 @@
 """The event log as a table of the analyst's dataset (``events``): a row per event.
 
-The log is read in its order, as the views read it (``projections.engine.read_batch``), up to a
+The log is read in its order, as the views read it (``projections.batches.read_batch``), up to a
 position. Each row says where the event stands in its campaign: its game, the command that
 recorded it (a game command's type, else the type of the command's first event), who caused it
 (its token's name, never the token's id), the Quest Calendar page and the hero's level then, the
@@ -19,8 +19,8 @@ import orjson
 import pyarrow as pa
 
 from domain.facade import START, LogPosition, Questlog, Timeline
+from projections.batches import read_batch
 from projections.columns import record_batch
-from projections.engine import read_batch
 from projections.events import Recorded, without_token_id
 from projections.figures import apply_figures, qc_places, remember
 from projections.schema import table

@@ -9,7 +9,7 @@ view ever skips an event; the views go on once the process runs the release that
 
 Every runner reads the stored rows as they are (``ordered_rows`` of Questlog's recorders, in the
 log's order: ``domain.storage.log_order``), without the library's notification objects and their
-UUIDs (issue 29); an event the library decoded becomes the same envelope
+UUIDs (the cheaper read); an event the library decoded becomes the same envelope
 (``from_domain_event``), so every view sees one shape.
 """
 
@@ -110,7 +110,7 @@ def parse_state(raw: bytes) -> Any:
     float reads as ``json`` reads it (a float orjson writes back as the same text is the double
     that text rounds to, which is what ``json`` reads too), and there was no duplicate key. Any
     other bytes (a float Python writes as ``1e-05``, text ``json`` escaped, an integer beyond
-    64 bits, NaN) are read by ``json`` (issue 29; ``tests/projections/test_decoding.py``).
+    64 bits, NaN) are read by ``json`` (``tests/projections/test_decoding.py``).
     """
     try:
         fields = _orjson_loads(raw)

@@ -17,7 +17,7 @@ from collections.abc import Generator, Iterator
 from typing import IO, Any
 
 from domain.facade import START, Questlog
-from projections.engine import read_batch
+from projections.batches import read_batch
 from projections.schema import Table
 from projections.store import ViewStore
 from projections.view import View

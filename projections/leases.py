@@ -1,6 +1,6 @@
 """Leases: each view is kept up to date by one process at a time, and another takes over.
 
-Exactly-once (``projections.engine``) already makes two runners safe, but both would do the
+Exactly-once (``projections.batches``) already makes two runners safe, but both would do the
 work. A lease per view decides which process does it:
 
 - PostgreSQL: a session-level advisory lock per view (``view_lease_keys``), taken with

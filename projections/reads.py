@@ -20,7 +20,7 @@ from typing import Any
 from uuid import UUID
 
 from domain.facade import START, LogPosition, Questlog
-from projections.engine import Target, apply_batch, lowest_position, read_batch
+from projections.batches import Target, apply_batch, lowest_position, read_batch
 from projections.store import ViewStore
 from projections.view import View
 

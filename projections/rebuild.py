@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from domain.facade import Questlog, StoreConfig
-from projections.engine import Target, apply_in, catch_up, read_batch
+from projections.batches import Target, apply_in, catch_up, read_batch
 from projections.leases import lease_holders
 from projections.reads import horizon_report, lag_after
 from projections.store import NEW, ViewStore, open_view_store, position_in

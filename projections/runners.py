@@ -5,7 +5,7 @@
   ``poll_interval`` after each pass. On SQLite it reads with the service's own application;
   on PostgreSQL ``PostgresRunner`` opens one for it, and fences every batch with the leases.
 
-Appends take no table lock on PostgreSQL (issue 30), so notification ids no longer commit in
+Appends take no table lock on PostgreSQL, so notification ids no longer commit in
 order: a reader by notification id, as the library's ``ProjectionRunner`` is, could pass an event
 that commits late. The log's order never lets one appear behind a reader. A wake-up by ``NOTIFY``
 would not do either: an event becomes readable when the oldest of Questlog's appends still open
@@ -13,7 +13,7 @@ ends, and that one may abort (no notification) or be another process's; appends
 send none (at commit it takes a lock shared by the whole server). Every pass is followed by
 ``poll_interval``, so under load the next pass takes a whole interval's events in one batch.
 
-The runners are exactly-once (see ``projections.engine``), so one can be stopped, killed or run
+The runners are exactly-once (see ``projections.batches``), so one can be stopped, killed or run
 twice at once without skipping or repeating an event. They run under leases
 (``projections.leases``): of several processes, one at a time runs each view.
 """
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from domain.facade import Questlog, StoreConfig, TracebackThrottle
-from projections.engine import BatchCallback, PassCallback, Target, catch_up
+from projections.batches import BatchCallback, PassCallback, Target, catch_up
 from projections.leases import Fence, LeasesCallback, lease_retry, open_leases, run_leased
 from projections.store import ViewStore, open_view_store
 from projections.view import View

@@ -368,7 +368,7 @@ class PostgresViewStore(ViewStore):
         suffix: str = "",
         upsert: bool = False,
     ) -> None:
-        """Insert many rows with ``COPY ... FROM STDIN`` (issue 29), upsert or insert a few with
+        """Insert many rows with ``COPY ... FROM STDIN``, upsert or insert a few with
         ``executemany``.
 
         ``COPY`` checks the rows as an INSERT does (a duplicate key fails it) and costs the

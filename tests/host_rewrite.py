@@ -15,7 +15,7 @@ from eventsourcing.persistence import StoredEvent
 
 from domain.model import chain
 from domain.service.application import Questlog
-from domain.service.audit_read import encoded, stored_fields
+from domain.service.audit.read import encoded, stored_fields
 from tests.conftest import RawStore
 
 

@@ -9,8 +9,7 @@ from flask import Flask
 from flask_smorest import Api
 
 from domain import settings
-from domain.facade import Questlog, rules_for
-from webapi import bundle
+from domain.facade import Questlog, bundles, rules_for
 from webapi.http import access, errors, limits, metrics, observability, plumbing
 from webapi.http import live as live_streams
 from webapi.routes import access as access_routes
@@ -107,7 +106,7 @@ def create_app(
     observability.install(app)  # first: every request, even one refused early, gets an id
     metrics.install(app, questlog.counters, operations.views_report)
     operations.install(app, ready_max_lag)
-    limits.install(app, {imports.ENDPOINT: bundle.MAX_BUNDLE_BYTES})
+    limits.install(app, {imports.ENDPOINT: bundles.MAX_BUNDLE_BYTES})
     live_streams.install(app, questlog, max_streams)
     access.install(app, auth=auth, rate_limit=rate_limit, rate_limit_exempt=rate_limit_exempt)
     errors.register(app)

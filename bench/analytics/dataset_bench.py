@@ -5,7 +5,7 @@ server rolls) and every view caught up. Then, in this process:
 
 - **export**: ``questlog export --all --format parquet`` as the command runs it (the views
   caught up, here already, then every table and the event log written as Parquet with the data
-  dictionary; ``webapi.cli.logs.export_all``'s two steps); target ≤ 10 s;
+  dictionary; ``webapi.cli.table_export.export_all``'s two steps); target ≤ 10 s;
 - **SQL**: ``SELECT face, count(*) FROM rolls, unnest(faces) AS t(face) GROUP BY face`` through
   ``projections.sql.run_sql``, end to end (the rolls table read from the views, DuckDB, the
   answer), the median of ``repeat`` runs; target ≤ 1 s.

@@ -59,7 +59,7 @@ CATEGORIES: list[tuple[str, Callable[[Frame], bool]]] = [
         "append: transaction, SQL, side rows",
         _in("eventsourcing/", "domain/storage/", "sqlite3", "psycopg"),
     ),
-    ("dice: draw and proof", _in("model/dice", "model/checked_dice.py")),
+    ("dice: draw and proof", _in("model/dice", "model/dice/checked.py")),
     ("game rules and events", _in("domain/model/")),
     ("command service (load, decide, save)", _in("domain/service/")),
     ("response: JSON and headers", _in("http/plumbing.py", "json/")),

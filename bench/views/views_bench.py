@@ -32,10 +32,10 @@ from rich.table import Table
 
 from bench.common.load import MIN_SUCCESS
 from bench.views.views_lag import MIN_RATE_SHARE, Lag, lag_verdict, measure_lag
-from domain.model.dice_notation import parse
+from domain.model.dice.notation import parse
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
-from projections.engine import Target, catch_up
+from projections.batches import Target, catch_up
 from projections.store import ViewStore, open_view_store
 from projections.view import View
 from projections.views import ALL_VIEWS

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import domain.model.quest_calendar  # noqa: F401  (registers the game)
-from domain.model.dice import Draw
+from domain.model.dice.draw import Draw
 from domain.model.games import RULES
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig

@@ -18,16 +18,16 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate
 from eventsourcing.utils import get_topic, register_topic
 
-from domain.model import campaign_payloads as payloads
 from domain.model import chain, patch
 from domain.model.access import actor_label, current_actor
-from domain.model.dice import DiceSource
+from domain.model.dice.draw import DiceSource
 from domain.model.dice_stream import DiceStreamMixin, counters, stamp
-from domain.model.engine import GameRules
 from domain.model.es_aggregates import create_aggregate, drop_pending_events
+from domain.model.events import campaign_payloads as payloads
+from domain.model.events.payload import EventType, declaration, details_upcaster
 from domain.model.house_rules import book
-from domain.model.payload import EventType, declaration, details_upcaster
-from domain.model.time_travel import RollbackMixin
+from domain.model.rollbacks import RollbackMixin
+from domain.model.rules_engine import GameRules
 
 
 class Campaign(Aggregate, DiceStreamMixin, RollbackMixin):
@@ -448,8 +448,8 @@ class Campaign(Aggregate, DiceStreamMixin, RollbackMixin):
 class GameEvent(Campaign.Event):
     """Base of every game event: the command, what happened, its rolls and the state patch.
 
-    ``figures`` holds the game's tracked figures the event changed (``engine.Figures``); events
-    stored before events recorded them have none (a reader then follows ``effects``).
+    ``figures`` holds the game's tracked figures the event changed (``rules_engine.Figures``);
+    events stored before events recorded them have none (a reader then follows ``effects``).
     """
 
     command: dict[str, Any]

@@ -105,7 +105,7 @@ def event_hash(
 
 def split_event_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
     """The ``data`` part of a stored event's fields (everything but the envelope), in their
-    order: a copy without the envelope's keys (twice as fast as filtering every key, issue 29)."""
+    order: a copy without the envelope's keys (twice as fast as filtering every key)."""
     data = dict(fields)
     for key in ENVELOPE_FIELDS:
         data.pop(key, None)

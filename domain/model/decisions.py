@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from domain.model.engine import Context
+from domain.model.rules_engine import Context
 
 REQUESTED = "DecisionRequested"
 EVERY_FIELD = ("decision", "who", "rule", "options", "context")

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from domain.model.checked_dice import CheckedDice
-from domain.model.dice import DiceSource
-from domain.model.dice_notation import DiceExpression
-from domain.model.engine import Context
+from domain.model.dice.checked import CheckedDice
+from domain.model.dice.draw import DiceSource
+from domain.model.dice.notation import DiceExpression
+from domain.model.rules_engine import Context
 
 
 class DiceHost(Protocol):

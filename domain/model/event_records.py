@@ -14,8 +14,8 @@ def event_record(event: Any, stored: Mapping[str, Any] | None = None) -> dict[st
     """An event as it is shown: exactly the fields its hash covers (but the campaign id and the
     actor, which are shown beside it), and the hash.
 
-    ``stored`` is the event's fields as stored (``domain.service.audit.stored_fields``): an event
-    stored at an older payload version is then shown as stored, which is what its hash covers;
+    ``stored`` is the event's fields as stored (``domain.service.audit.read.stored_fields``): an
+    event stored at an older payload version is then shown as stored, which is what its hash covers;
     without it, the event's fields as the code reads them (the same for a current event).
     """
     fields = dict(event.__dict__) if stored is None else dict(stored)

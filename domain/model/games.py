@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from domain.model.command_schema import Command
-from domain.model.engine import GameRules
 from domain.model.errors import InvalidInput
 from domain.model.house_rules import CALENDAR_BOARD, GAMES, QUEST_CALENDAR
+from domain.model.rules_engine import GameRules
 
 RULES: dict[str, GameRules] = {
     QUEST_CALENDAR: GameRules(QUEST_CALENDAR),

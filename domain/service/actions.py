@@ -13,10 +13,10 @@ from typing import Any
 from uuid import UUID
 
 from domain.model.campaign import Campaign, GameEvent
-from domain.model.engine import decision_summary
 from domain.model.event_records import command_versions_of
 from domain.model.games import rules_for
 from domain.model.house_rules import CALENDAR_BOARD, ROLLBACK_OVER_SERVER_ROLLS
+from domain.model.rules_engine import decision_summary
 from domain.service.application import Questlog
 from domain.service.timetravel import SOLO_PLAYER, TimeTravel, players_of
 

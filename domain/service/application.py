@@ -23,9 +23,9 @@ from uuid import UUID, uuid4
 
 import domain.model.calendar_board
 import domain.model.quest_calendar
-from domain.model import dice as dicelib
 from domain.model.access import actor_label, current_actor
 from domain.model.campaign import Campaign
+from domain.model.dice import draw as dicelib
 from domain.model.errors import InvalidInput, NotHeld
 from domain.model.event_records import event_record, project_campaign
 from domain.model.games import rules_for

@@ -1,7 +1,7 @@
 """Importing a campaign from another instance's bundle (docs/moving-campaigns.md).
 
-The caller checks the bundle whole first (``webapi.bundle.check``: the chain, the seeds, every
-roll, the head). Here each public event is rebuilt into the event this code stores: its class
+The caller checks the bundle whole first (``domain.service.bundles.check``: the chain, the seeds,
+every roll, the head). Here each public event is rebuilt into the event this code stores: its class
 from its topic (only a campaign event or one of its game's declared events), its fields back in
 their stored types, its payload version as it was written. The rebuilt rows are audited again as
 ``questlog verify`` audits a store (``audit_stream``), so what is stored is exactly what verifies.
@@ -24,20 +24,20 @@ from uuid import UUID, uuid4
 
 from eventsourcing.persistence import IntegrityError, StoredEvent
 
-from domain.model import dice as dicelib
 from domain.model.access import Membership, actor_label, current_actor
 from domain.model.campaign import Campaign, GameEvent
-from domain.model.dice_notation import ALLOWED_SIDES
+from domain.model.dice import draw as dicelib
+from domain.model.dice.notation import ALLOWED_SIDES
 from domain.model.errors import ConcurrencyConflict, InvalidInput, RuleViolation
 from domain.model.event_records import event_class_of
+from domain.model.events.payload import json_type_matches
 from domain.model.games import rules_for
 from domain.model.house_rules import GAMES, book
-from domain.model.payload import json_type_matches
 from domain.model.text import MAX_NAME_LENGTH, check_text, has_control_characters
 from domain.service.application import Questlog
-from domain.service.audit import AuditReport, audit_stream
-from domain.service.audit_read import encoded
-from domain.service.audit_rolls import roll_verdict
+from domain.service.audit.read import encoded
+from domain.service.audit.rolls import roll_verdict
+from domain.service.audit.stored import AuditReport, audit_stream
 from domain.service.command_results import CommandResult, unavailable
 from domain.service.seeds import MAX_CLIENT_SEED_LENGTH
 from domain.storage.forks import ForkRecord
@@ -92,9 +92,10 @@ class CampaignImport:
         public: bool = False,
         source: Mapping[str, Any] | None = None,
     ) -> CommandResult:
-        """Import a bundle (already checked by ``webapi.bundle.check``); ``public`` is the access
-        flag of a campaign new here (an extended one keeps its own); ``source`` what the import
-        event records of the source (its log name, verifier keys and verified checkpoint)."""
+        """Import a bundle (already checked by ``domain.service.bundles.check``); ``public`` is the
+        access flag of a campaign new here (an extended one keeps its own); ``source`` what the
+        import event records of the source (its log name, verifier keys and verified
+        checkpoint)."""
         campaign_id = _campaign_id(bundle.get("campaign_id"))
         events = bundle.get("events")
         if not isinstance(events, list) or not events:

@@ -10,14 +10,14 @@ from eventsourcing.application import AggregateNotFoundError
 from domain.model.campaign import Campaign
 from domain.model.errors import InvalidInput, NotFound, NotHeld
 from domain.model.event_records import event_record, project_campaign
+from domain.model.events.summaries import decoded, roll_summary
 from domain.model.signed_note import VerifierKey
-from domain.model.summaries import decoded, roll_summary
 from domain.model.text import ascii_number
-from domain.service.audit import AuditReport, audit_stream
-from domain.service.audit_read import collection_paused, stored_fields
-from domain.service.audit_resume import ResumePoint, resumed_audit
-from domain.service.audit_rolls import with_verdict
-from domain.service.checkpoints import CheckpointVerdict, check_checkpoint
+from domain.service.audit.checkpoints import CheckpointVerdict, check_checkpoint
+from domain.service.audit.read import collection_paused, stored_fields
+from domain.service.audit.resume import ResumePoint, resumed_audit
+from domain.service.audit.rolls import with_verdict
+from domain.service.audit.stored import AuditReport, audit_stream
 from domain.service.timeline import Timeline
 from domain.storage.es_compat import ApplicationHooks
 from domain.storage.keys import KeyRing
@@ -241,7 +241,7 @@ class Reading(ApplicationHooks):
         """Re-check the chain and every revealed server roll; list rollbacks and rerolls.
 
         ``after``: a version and head hash the verifier has verified already; the audit then
-        reads only what it needs from there on (``domain.service.audit_resume``)."""
+        reads only what it needs from there on (``domain.service.audit.resume``)."""
         campaign = self.campaign(campaign_id)
         if after is None:
             # Up to the head read above (the store's, the cache fast-forwarded): its events and
@@ -276,6 +276,17 @@ class Reading(ApplicationHooks):
             "read_from": first,
         }
         return report
+
+    def shown_events(
+        self, campaign_id: UUID, *, after: int = 0, limit: int | None = None
+    ) -> tuple[Campaign, list[dict[str, Any]]]:
+        """The campaign now and its events after a version, each as ``GET /events`` shows it
+        (``event_records``, marked undone or not by the timeline): the stream and the bundle send
+        exactly these items."""
+        found = self.campaign(campaign_id)
+        timeline = self.timeline(found)
+        records = self.event_records(campaign_id, after=after, limit=limit)
+        return found, [timeline.marked(record) for record in records]
 
     def timeline(self, campaign: Campaign) -> Timeline:
         """The campaign's active history: which versions its rollbacks undid."""

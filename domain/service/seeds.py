@@ -2,7 +2,8 @@
 
 A campaign's server seed stays secret (in the seeds table, never in an event) until a rotation
 reveals it and commits to a new one; every server roll is derived from the seed, the client seed
-and the nonce, so that anyone can re-derive it once the seed is out (``domain.service.audit``).
+and the nonce, so that anyone can re-derive it once the seed is out
+(``domain.service.audit.stored``).
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
-from domain.model import dice as dicelib
 from domain.model.campaign import Campaign
-from domain.model.dice_notation import parse
+from domain.model.dice import draw as dicelib
+from domain.model.dice.notation import parse
 from domain.model.errors import InvalidInput, NotHeld
 from domain.model.text import check_text
 from domain.service.command_results import Idempotency, Outcome

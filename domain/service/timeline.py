@@ -15,8 +15,9 @@ out for a campaign of any length.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 Range = tuple[int, int]
 """An inclusive range of versions, ``(first, last)``."""
@@ -57,6 +58,12 @@ class Timeline:
         if index >= 0 and version <= self.gaps[index].last:
             return self.gaps[index].by
         return None
+
+    def marked(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        """An event record in the one shape the API shows events in: the record
+        (``Reading.event_records``) and whether a rollback undid it (``undone``, ``undone_by``)."""
+        undone_by = self.undone_by(record["version"])
+        return {**record, "undone": undone_by is not None, "undone_by": undone_by}
 
     def is_active(self, version: int) -> bool:
         """Whether ``version`` (at most the head) is on the active history."""

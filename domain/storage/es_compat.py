@@ -137,7 +137,7 @@ class PostgresRecorderHooks(PostgresApplicationRecorder):
     - the whole insert transaction goes to the server in one round trip (``insert_events``),
       with ``after_insert_events`` rows queued after the events;
     - an insert may finish a transaction the caller holds open (``open_transaction``);
-    - no table lock and no ``NOTIFY`` (issue 30): appends to different campaigns run at the same
+    - no table lock and no ``NOTIFY``: appends to different campaigns run at the same
       time, and readers follow the log in the order of ``domain.storage.log_order``, which never
       passes an event that commits late. The library's subscription, which reads by
       notification id and waits for ``NOTIFY``, is refused (``subscribe``);
@@ -288,11 +288,11 @@ def sent_at_sync(pipeline: Any) -> Iterator[None]:
     psycopg sends each statement of a pipeline as soon as it is executed (``execute`` ends with
     the pipeline's ``_communicate_gen``), so the server runs the first statements (a campaign's
     lock) and then waits for the client while Python builds and sends the next ones; with other
-    request threads holding the GIL that wait lasts milliseconds, with the locks held (before
-    issue 30 the events table's lock too: ``python -m bench.postgres.cpu_split --waits`` showed
-    backends in ``Lock:relation`` and in ``ClientRead`` inside the transaction). Here the statements
-    stay in psycopg's queue, are handed to libpq together at the end, and the sync sends them in one
-    write: the server then holds the locks only while it runs them.
+    request threads holding the GIL that wait lasts milliseconds, with the locks held (in
+    earlier releases the events table's lock too: ``python -m bench.postgres.cpu_split --waits``
+    showed backends in ``Lock:relation`` and in ``ClientRead`` inside the transaction). Here the
+    statements stay in psycopg's queue, are handed to libpq together at the end, and the sync
+    sends them in one write: the server then holds the locks only while it runs them.
     ``tests/application/test_pool_check.py`` pins the psycopg behaviour this relies on.
     """
 

@@ -1,7 +1,6 @@
-"""The order readers follow on PostgreSQL without the table lock: each event's transaction id
-(issue 30).
+"""The order readers follow on PostgreSQL without the table lock: each event's transaction id.
 
-Releases before issue 30 took the events table's ``EXCLUSIVE`` lock in every append, so
+Earlier releases took the events table's ``EXCLUSIVE`` lock in every append, so
 notification ids committed in the order they were given, and a reader that had seen id *n* never
 later saw a smaller id commit; the lock made every campaign's append wait for every other's.
 Appends no longer take it: ids are given as appends run, and an append given an early id can
@@ -191,7 +190,7 @@ def forget_foreign_transactions(cursor: Any, schema: str, table: str) -> None:
     if not _exists(cursor, statement, ()):
         return
     cursor.execute(f"UPDATE {qualified} SET {COLUMN} = NULL", prepare=False)
-    if has_column(cursor, schema, "view_positions"):  # (a release before issue 30 had none)
+    if has_column(cursor, schema, "view_positions"):  # (older releases had none)
         cursor.execute(f'UPDATE "{schema}".view_positions SET {COLUMN} = NULL', prepare=False)
     log.warning(
         "events restored from another server: their transaction ids were cleared, and their "

@@ -77,7 +77,7 @@ class SQLiteRecorder(LibraryTables, SQLiteRecorderHooks):
         """One SELECT in autocommit on this thread's own reading connection: a SQLite statement
         outside a transaction reads the last committed state, like a transaction of its own,
         without the pool and the BEGIN and ROLLBACK around it (a third of a roll's side-table
-        cost, issue 29). An in-memory database has one connection's worth of data: it reads
+        cost). An in-memory database has one connection's worth of data: it reads
         through the pool. ``tuples``: plain tuples instead of ``sqlite3.Row`` objects."""
         if self.datastore.pool.is_sqlite_memory_mode:
             return super()._fetch(statement, params)
@@ -101,7 +101,7 @@ class SQLiteRecorder(LibraryTables, SQLiteRecorderHooks):
     ) -> list[StoredEvent]:
         """``select_events(originator_id, gt=after, limit=limit)`` as one autocommit SELECT on
         this thread's reading connection, each row's id the one given (the audit reads 100,000
-        events in one call: issue 29)."""
+        events in one call)."""
         if self.datastore.pool.is_sqlite_memory_mode:
             return list(self.select_events(originator_id, gt=after, limit=limit))
         statement = (

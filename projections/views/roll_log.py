@@ -3,7 +3,7 @@
 A row per roll record, in log order: the campaign and its game, the event that rolled, purpose,
 notation, the dice (sides, face, kept), faces, total, source and proof. ``verified`` stays NULL
 until a ``SeedRotated`` reveals the seed of a server roll, which is then re-derived with
-``domain.service.audit_rolls.roll_verdict`` (1 re-derives, 0 does not); reported rolls stay NULL. A
+``domain.service.audit.rolls.roll_verdict`` (1 re-derives, 0 does not); reported rolls stay NULL. A
 rollback sets ``undone_by`` on the rolls of the versions it undid.
 
 Each row also carries the game's date and the hero's level when it was rolled: ``page_date`` (the
@@ -102,7 +102,7 @@ _encode = json.JSONEncoder(separators=(",", ":")).encode
 
 def compact_json(value: Any) -> str:
     """``value`` as ``json`` writes it with compact separators (and ASCII only), by orjson when
-    that is surely the same text (issue 29). orjson's text is taken only when it holds nothing
+    that is surely the same text. orjson's text is taken only when it holds nothing
     the two write differently: no character outside space to ``~`` (``json`` escapes those, orjson
     writes them as they are), no ``.``, ``e+`` or ``e-`` (orjson writes every finite float with
     one, not always as ``json`` does) and no ``null`` (orjson's NaN and infinities, which ``json``

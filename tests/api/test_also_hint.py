@@ -30,7 +30,7 @@ def test_every_refusal_under_a_pending_decision_gives_its_hint_without_a_traceba
     waiting = [scene for scene in scenes(client, game) if scene.state.get("pending")]
     assert waiting, "the plans reach no decision"
     hinted = 0
-    with caplog.at_level(logging.WARNING, logger="domain.model.engine"):
+    with caplog.at_level(logging.WARNING, logger="domain.model.rules_engine"):
         for scene in waiting:
             accepted = set(scene.state["pending"].get("commands", ()))
             for name, body in sorted(examples.items()):

@@ -13,10 +13,10 @@ from click.testing import CliRunner
 from flask import Flask
 from flask.testing import FlaskClient
 
+from domain.facade import bundles
 from domain.service.application import Questlog
 from tests.api.conftest import TokenClient, client_as
 from tests.conftest import StoreFactory
-from webapi import bundle
 from webapi.app import create_app
 from webapi.cli.main import main
 
@@ -216,7 +216,7 @@ def test_the_import_takes_bundles_past_the_usual_body_limit_up_to_its_own(
 ) -> None:
     """A bundle may be larger than the 1 MiB of other bodies, up to ``MAX_BUNDLE_BYTES``; a
     larger one is a 413 that names the limit (here lowered to 2 MiB)."""
-    monkeypatch.setattr(bundle, "MAX_BUNDLE_BYTES", 2 * 1024 * 1024)
+    monkeypatch.setattr(bundles, "MAX_BUNDLE_BYTES", 2 * 1024 * 1024)
     client = client_as(create_app(questlog, auth=True, rate_limit=0, TESTING=True), admin_token)
     padding = {"format": "zip", "events": [], "padding": "x"}
 

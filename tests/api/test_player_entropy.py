@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from domain.model.dice import derive_faces
+from domain.model.dice.draw import derive_faces
 from tests.api.conftest import stored_state
 from tests.api.test_command_routes import qc_campaign
 

@@ -1,7 +1,7 @@
 """Every event and roll the API returns carries ``summary``, its line in words.
 
-The summary is computed when the event is read (``domain.model.summaries``) and never stored: it
-is outside the hashed body, not in an idempotency row, and not in a bundle.
+The summary is computed when the event is read (``domain.model.events.summaries``) and never
+stored: it is outside the hashed body, not in an idempotency row, and not in a bundle.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
-from domain.model.summaries import fallback
+from domain.model.events.summaries import fallback
 from tests.api.conftest import TokenClient
 from tests.api.test_command_routes import qc_campaign
 from tests.api.test_live_stream import Reader, open_stream

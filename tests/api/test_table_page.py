@@ -17,10 +17,10 @@ import pytest
 from click.testing import CliRunner
 from flask import Flask
 
+from domain.facade import bundles
 from domain.service.application import Questlog
 from tests.api.conftest import TokenClient, client_as, stored_state
 from tests.api.test_cli_and_server import QUESTLOG, free_port, run
-from webapi import bundle
 from webapi.cli.main import main
 from webapi.routes import page
 
@@ -164,7 +164,7 @@ def verify_file(tmp_path: Path, data: dict[str, Any]) -> Any:
 
 def test_a_good_bundle_verifies_offline(client: TokenClient, played: str, tmp_path: Path) -> None:
     body = download(client, played)
-    checked = bundle.check(body)
+    checked = bundles.check(body)
     assert checked.ok
     statuses = [v["status"] for v in checked.report.verdicts]
     assert statuses == ["verified"] * 3 + ["reported", "awaiting_reveal"]
@@ -189,7 +189,7 @@ def test_an_edited_face_fails_naming_the_version_and_the_roll(
     event = roll_event(body, "3-1")
     die = event["data"]["rolls"][0]["dice"][0]
     die["face"] = die["face"] % die["sides"] + 1
-    checked = bundle.check(body)
+    checked = bundles.check(body)
     assert not checked.ok
     assert {"version": 3, "roll_id": "3-1", "status": "mismatch"} in checked.report.verdicts
     assert {"version": 3, "problem": "the event's hash does not match its contents"} in (

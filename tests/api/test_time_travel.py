@@ -333,7 +333,7 @@ def test_questlog_replay_prints_one_line_per_event(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == 4
-    # Each line is the event's summary, the line the API shows (domain.model.summaries).
+    # Each line is the event's summary, the line the API shows (domain.model.events.summaries).
     assert "Created" in lines[0] and "quest-calendar campaign “cli” started" in lines[0]
     assert "open the door: " in lines[1] and "(1d20)" in lines[1]
     assert "undone by 4" in lines[2]

@@ -7,11 +7,11 @@ import json
 from typing import Any
 from uuid import UUID
 
+from domain.facade import bundles
 from domain.model.access import Token, acting_as
 from domain.service.application import Questlog
 from domain.service.timetravel import TimeTravel
 from tests.application.qc_week_data import HERO
-from webapi import bundle
 
 SELECT_HERO = {"type": "select_hero", "phase": "main", "hero": HERO}
 
@@ -37,5 +37,5 @@ def played(app: Questlog) -> UUID:
 
 def exported(app: Questlog, cid: UUID) -> dict[str, Any]:
     """The campaign's bundle, as the file a download writes."""
-    loaded: dict[str, Any] = json.loads(json.dumps(bundle.build(app, cid), sort_keys=True))
+    loaded: dict[str, Any] = json.loads(json.dumps(bundles.build(app, cid), sort_keys=True))
     return loaded

@@ -1,7 +1,7 @@
 """The check the scripted campaigns run at their end: every event and roll reads in words.
 
 Each event the API returns has a ``summary`` of its own type (not the generic fallback
-of ``domain.model.summaries``), and each roll a ``summary`` too.
+of ``domain.model.events.summaries``), and each roll a ``summary`` too.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
-from domain.model.summaries import fallback
+from domain.model.events.summaries import fallback
 
 CODE_WORDS = re.compile(r"\b(None|True|False)\b|(?<![\w-])\d+-\d+(?![\w-])")
 """What a summary in words never shows: a Python value or a roll

@@ -16,7 +16,7 @@ import pytest
 from domain.model import chain
 from domain.model.campaign import Campaign
 from domain.service.application import Questlog
-from domain.service.audit import AuditReport
+from domain.service.audit.stored import AuditReport
 from domain.service.timetravel import TimeTravel
 
 NewCampaign = Callable[..., UUID]

@@ -9,9 +9,9 @@ from uuid import UUID
 
 import pytest
 
-import domain.service.audit as audit_module
+import domain.service.audit.stored as audit_module
 from domain.service.application import Questlog
-from domain.service.audit_resume import ResumePoint
+from domain.service.audit.resume import ResumePoint
 from domain.service.timetravel import TimeTravel
 from tests.application.test_audit import with_other_face
 from tests.conftest import RawStore

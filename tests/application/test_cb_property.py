@@ -36,7 +36,7 @@ from domain.model.calendar_board.house_rules import DEFAULT_LAYOUT, NIGHT_STEPS
 from domain.model.calendar_board.state import FACINGS, PARTNERS, WEATHERS
 from domain.model.calendar_board.steps import ROLL_KINDS
 from domain.model.campaign import Campaign
-from domain.model.dice import Draw, commitment_of, new_server_seed
+from domain.model.dice.draw import Draw, commitment_of, new_server_seed
 from domain.model.errors import InvalidInput, RuleViolation
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD, book

@@ -12,12 +12,12 @@ from uuid import UUID
 import pytest
 from click.testing import CliRunner, Result
 
+from domain.facade import bundles
 from domain.model.errors import InvalidInput
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
 from tests.conftest import StoreFactory
 from tests.host_rewrite import delete_and_rechain
-from webapi import bundle
 from webapi.cli.main import main
 
 REWRITTEN = "the log was rewritten after this checkpoint was signed"
@@ -187,16 +187,16 @@ def test_a_new_bundle_carries_its_head_checkpoint_and_keys(
     app: Questlog, new_campaign: Callable[..., UUID]
 ) -> None:
     campaign_id = rolled_campaign(app, new_campaign, 2)
-    data = bundle.build(app, campaign_id)
+    data = bundles.build(app, campaign_id)
     note = app.head_checkpoint(campaign_id)[1]
     assert data["checkpoints"] == [note]
     assert data["log_name"] == app.key_ring.log_name
     assert [k["key"] for k in data["keys"]] == [k.text for k in app.key_ring.verifier_keys()]
 
-    own = bundle.check(data)
+    own = bundles.check(data)
     assert own.ok and own.keys_source == "bundle"
     assert [v.verdict for v in own.checkpoints] == ["ok"]
-    given = bundle.check(data, app.key_ring.verifier_keys())
+    given = bundles.check(data, app.key_ring.verifier_keys())
     assert given.ok and given.keys_source == "given"
 
 
@@ -205,7 +205,7 @@ def test_bundle_checkpoints_are_checked_against_the_callers_key(
 ) -> None:
     campaign_id = rolled_campaign(app, new_campaign, 1)
     path = tmp_path / "bundle.json"
-    path.write_text(json.dumps(bundle.build(app, campaign_id)), "utf-8")
+    path.write_text(json.dumps(bundles.build(app, campaign_id)), "utf-8")
     wrong = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"
     offline = CliRunner().invoke(main, ["verify", "--bundle", str(path), "--key", wrong])
     assert offline.exit_code == 1
@@ -230,12 +230,12 @@ def test_a_bundle_with_a_kept_checkpoint_shows_the_rewrite(
     delete_and_rechain(app, campaign_id, 3)
     reopened = Questlog(store_config)
     try:
-        data = bundle.build(reopened, campaign_id)
+        data = bundles.build(reopened, campaign_id)
         keys = reopened.key_ring.verifier_keys()
     finally:
         reopened.close()
     data["checkpoints"].append(note)
-    checked = bundle.check(data, keys)
+    checked = bundles.check(data, keys)
     assert [v.verdict for v in checked.checkpoints] == ["ok", "rewritten"]
     assert checked.checkpoints[1].message.startswith(f"{REWRITTEN}: at version 5")
     assert not checked.ok
@@ -245,10 +245,10 @@ def test_an_old_bundle_without_checkpoints_still_verifies(
     app: Questlog, new_campaign: Callable[..., UUID]
 ) -> None:
     campaign_id = rolled_campaign(app, new_campaign, 2)
-    data = bundle.build(app, campaign_id)
+    data = bundles.build(app, campaign_id)
     for field in ("checkpoints", "log_name", "keys"):
         del data[field]
-    checked = bundle.check(data)
+    checked = bundles.check(data)
     assert checked.ok and checked.checkpoints == [] and checked.keys_source is None
 
 
@@ -256,9 +256,9 @@ def test_a_tampered_bundle_checkpoint_fails(
     app: Questlog, new_campaign: Callable[..., UUID]
 ) -> None:
     campaign_id = rolled_campaign(app, new_campaign, 1)
-    data = bundle.build(app, campaign_id)
+    data = bundles.build(app, campaign_id)
     data["checkpoints"][0] = data["checkpoints"][0].replace("\n2\n", "\n1\n")
-    checked = bundle.check(data)
+    checked = bundles.check(data)
     assert [v.verdict for v in checked.checkpoints] == ["bad signature"]
     assert not checked.ok
 
@@ -268,12 +268,12 @@ def test_an_import_refuses_a_bundle_whose_checkpoint_does_not_verify(
 ) -> None:
     """The bundle is verified whole before anything is stored, its checkpoints included."""
     campaign_id = rolled_campaign(app, new_campaign, 1)
-    data = bundle.build(app, campaign_id)
+    data = bundles.build(app, campaign_id)
     data["checkpoints"][0] = data["checkpoints"][0].replace("\n2\n", "\n1\n")
     elsewhere = Questlog(stores.new())
     try:
         with pytest.raises(InvalidInput) as refused:
-            bundle.load(elsewhere, data)
+            bundles.load(elsewhere, data)
         [message] = refused.value.errors["bundle"]
         assert message.startswith("bundle: checkpoint (bad signature):")
         assert elsewhere.list_campaigns()[0] == []

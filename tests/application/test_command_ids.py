@@ -19,7 +19,7 @@ import pytest
 from domain.model.errors import InvalidInput
 from domain.model.event_records import command_versions_of
 from domain.service.application import Questlog
-from domain.service.audit import Commands
+from domain.service.audit.stored import Commands
 from domain.service.timetravel import TimeTravel, same_command
 from domain.storage.store import StoreConfig
 from tests.application.test_rollback import cb_campaign, command, qc_campaign

@@ -13,6 +13,7 @@ from uuid import UUID, uuid4
 
 import pytest
 
+from domain.facade import bundles
 from domain.service.application import Questlog
 from domain.service.timetravel import TimeTravel
 from domain.storage.forks import FORKS_TABLE, ForkRecord
@@ -21,7 +22,6 @@ from tests.application.moving import exported
 from tests.application.test_fork import fork
 from tests.application.test_rollback import qc_campaign
 from tests.conftest import StoreFactory
-from webapi import bundle
 
 RELEASE = Path(__file__).resolve().parents[1] / "fixtures" / "release-2026-12-01.sqlite3"
 RELEASE_CAMPAIGN = UUID("ff360452-9cd1-4609-8014-1e0ac5c7c715")
@@ -140,6 +140,6 @@ def test_an_imported_fork_is_listed_under_its_origin(
     assert TimeTravel(other).forks(uuid4()) == []  # B's store: marked indexed
     no_log_scan(other, monkeypatch)
 
-    bundle.load(other, source)
+    bundles.load(other, source)
 
     assert [(f["id"], f["name"]) for f in TimeTravel(other).forks(cid)] == [(str(fid), "moved")]

@@ -13,12 +13,12 @@ from uuid import UUID
 
 from click.testing import CliRunner
 
+from domain.facade import bundles
 from domain.service.application import Questlog
-from domain.service.public_audit import audit_public_events
+from domain.service.audit.public import audit_public_events
 from domain.service.timetravel import TimeTravel
 from domain.storage.store import StoreConfig
 from tests.host_rewrite import delete_and_rechain
-from webapi import bundle
 from webapi.cli.main import main
 
 NewCampaign = Callable[..., UUID]
@@ -83,7 +83,7 @@ def test_questlog_verify_and_the_bundle_verifier_name_the_version_and_the_missin
 
     reopened = Questlog(StoreConfig(sqlite_path=db))
     try:
-        found = bundle.check(bundle.build(reopened, campaign_id))
+        found = bundles.check(bundles.build(reopened, campaign_id))
     finally:
         reopened.close()
     assert found.report.chain_ok
@@ -92,7 +92,7 @@ def test_questlog_verify_and_the_bundle_verifier_name_the_version_and_the_missin
     path = tmp_path / "bundle.json"
     reopened = Questlog(StoreConfig(sqlite_path=db))
     try:
-        path.write_text(json.dumps(bundle.build(reopened, campaign_id)), "utf-8")
+        path.write_text(json.dumps(bundles.build(reopened, campaign_id)), "utf-8")
     finally:
         reopened.close()
     offline = CliRunner().invoke(main, ["verify", "--bundle", str(path)])

@@ -32,7 +32,7 @@ from domain.storage.log_order import (
 )
 from domain.storage.recorders import PostgresRecorder
 from domain.storage.store import StoreConfig
-from projections.engine import Target, catch_up
+from projections.batches import Target, catch_up
 from projections.store import open_view_store, position_in
 from projections.views import ALL_VIEWS
 from tests.conftest import StoreFactory

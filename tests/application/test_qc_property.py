@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from domain.model.campaign import Campaign
-from domain.model.dice import Draw, commitment_of, new_server_seed
+from domain.model.dice.draw import Draw, commitment_of, new_server_seed
 from domain.model.errors import InvalidInput, RuleViolation
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR, book

@@ -24,7 +24,7 @@ from uuid import UUID
 
 import pytest
 
-from domain.model.dice import commitment_of
+from domain.model.dice.draw import commitment_of
 from domain.service.application import Questlog
 from domain.storage.side_tables import ACTORS_TABLE, SEEDS_TABLE
 from domain.storage.store import StoreConfig

@@ -13,7 +13,7 @@ import pytest
 from eventsourcing.persistence import IntegrityError
 
 from domain.model.campaign import Campaign
-from domain.model.dice_notation import parse
+from domain.model.dice.notation import parse
 from domain.model.errors import ConcurrencyConflict, InvalidInput, RuleViolation, StaleVersion
 from domain.service.application import Questlog
 from domain.service.command_results import Idempotency

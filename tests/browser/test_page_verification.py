@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from domain.facade import bundles
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
 from tests.application.moving import exported
 from tests.browser.server import Server
-from webapi import bundle
 
 pytestmark = pytest.mark.browser
 
@@ -71,7 +71,7 @@ def test_the_page_verifies_the_rolls_of_an_imported_campaign(
         cid = source.create_campaign(game="quest-calendar", name="Moved").campaign_id
         source.roll(cid, notation="d20", purpose="before the move")
         source.rotate_seed(cid)
-        bundle.load(target, exported(source, cid))
+        bundles.load(target, exported(source, cid))
         target.roll(cid, notation="2d6", purpose="after the move")
         target.rotate_seed(cid)
         moved = exported(target, cid)

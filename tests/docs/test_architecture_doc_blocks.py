@@ -23,8 +23,11 @@ PACKAGES = ("domain", "webapi", "projections")
 CONTAINERS = {
     "webapi": "webapi",
     "services": "domain.service",
+    "audit_modules": "domain.service.audit",
     "storage": "domain.storage",
     "model": "domain.model",
+    "dice": "domain.model.dice",
+    "events": "domain.model.events",
 }
 
 

@@ -18,9 +18,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from rich.console import Console
 
 from domain.model.signed_note import Checkpoint, NoteSigner
-from domain.service.audit import AuditReport
-from domain.service.audit_rolls import Nonces
-from domain.service.checkpoints import check_checkpoint
+from domain.service.audit.checkpoints import check_checkpoint
+from domain.service.audit.rolls import Nonces
+from domain.service.audit.stored import AuditReport
 from tests.docs.examples import checked_block
 from webapi.cli import verify as cli
 

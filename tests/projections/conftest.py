@@ -14,7 +14,7 @@ import pytest
 
 from domain.facade import LogPosition
 from domain.service.application import Questlog
-from projections.engine import Target, catch_up
+from projections.batches import Target, catch_up
 from projections.store import ViewStore, open_view_store
 from projections.view import View
 from projections.views import ALL_VIEWS

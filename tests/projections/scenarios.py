@@ -9,7 +9,7 @@ from typing import Any
 from uuid import UUID
 
 from domain.model import samples
-from domain.model.dice_notation import parse
+from domain.model.dice.notation import parse
 from domain.service.application import Questlog
 
 Json = dict[str, Any]

@@ -12,7 +12,7 @@ from uuid import UUID
 
 import pytest
 
-from domain.model import dice as dicelib
+from domain.model.dice import draw as dicelib
 from domain.model.quest_calendar.combat import ROUND_EXAMPLE
 from domain.service.application import Questlog
 from projections.analytics import (

@@ -23,10 +23,10 @@ from eventsourcing.persistence import Notification
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.facade import START
+from domain.facade import START, bundles
 from domain.service.application import Questlog
 from domain.storage.store import StoreConfig
-from projections.engine import read_batch
+from projections.batches import read_batch
 from projections.events import Recorded, _changed, decode_rows, from_domain_event, parse_state
 from projections.views import ALL_VIEWS
 from projections.views.roll_log import compact_json
@@ -35,7 +35,6 @@ from tests.application.moving import played as moving_house
 from tests.conftest import StoreFactory
 from tests.projections.scenarios import many_rolls
 from tests.projections.test_facts import RELEASE, played
-from webapi import bundle
 
 HANDLED = sorted({topic for view in ALL_VIEWS for topic in view._handlers if topic != "*"})
 """Every event type a view has a handler for (the roll log also reads every other one's rolls)."""
@@ -96,7 +95,7 @@ def test_every_event_the_views_read_decodes_as_the_mapper_decodes_it(
 ) -> None:
     week, _match = played(app)  # both games, a rollback, deaths and clones, debt, weather
     app.rotate_seed(week)
-    bundle.load(app, exported(source, moving_house(source)))  # a CampaignImported
+    bundles.load(app, exported(source, moving_house(source)))  # a CampaignImported
     many_rolls(app, 5)
 
     log = assert_decoded_exactly(app)

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from domain.service.application import Questlog
-from projections.engine import Target, catch_up
+from projections.batches import Target, catch_up
 from projections.rebuild import rebuild_with
 from projections.runners import ViewsWorker
 from projections.store import ViewStore, position_in

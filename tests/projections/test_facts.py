@@ -25,7 +25,7 @@ from domain.model.games import rules_for
 from domain.service.application import Questlog
 from domain.service.timetravel import TimeTravel
 from domain.storage.store import StoreConfig
-from projections.engine import Target, apply_batch, read_batch
+from projections.batches import Target, apply_batch, read_batch
 from projections.events import Recorded
 from projections.store import ViewStore, open_view_store
 from projections.views import ALL_VIEWS

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from domain.facade import bundles
 from domain.service.application import Questlog
 from projections.store import ViewStore
 from projections.views.campaigns import CampaignSummary
@@ -13,7 +14,6 @@ from projections.views.roll_log import RollLog
 from tests.application.moving import exported, played
 from tests.conftest import StoreFactory
 from tests.projections.conftest import dump, sync
-from webapi import bundle
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def test_the_roll_log_and_the_campaign_list_show_an_imported_campaign(
     """Every roll of the bundle and the one played after the import are in the roll log, with
     the verdicts the audit gives; the campaign summary counts every event, the import's too."""
     cid = played(source)
-    bundle.load(app, exported(source, cid))
+    bundles.load(app, exported(source, cid))
     app.roll(cid, notation="d12", purpose="after the move")
     app.rotate_seed(cid)
 

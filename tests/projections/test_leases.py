@@ -21,7 +21,7 @@ from zlib import crc32
 import psycopg
 import pytest
 
-from domain.model.dice_notation import parse
+from domain.model.dice.notation import parse
 from domain.service.application import Questlog
 from domain.storage.advisory_locks import VIEW_LEASE_SPACE, view_lease_keys
 from domain.storage.store import StoreConfig

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.model import patch
-from domain.model.dice import ServerDice
-from domain.model.engine import GameRules, _NoDice, _Rolled
+from domain.model.dice.draw import ServerDice
 from domain.model.errors import InvalidInput, NotHeld, RuleViolation
+from domain.model.rules_engine import GameRules, _NoDice, _Rolled
 
 Json = dict[str, Any]
 Bodies = Callable[[Json, Json], list[Json]]

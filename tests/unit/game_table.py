@@ -14,10 +14,10 @@ from uuid import uuid4
 import pytest
 
 from domain.model.campaign import Campaign
-from domain.model.dice import ScriptedDice, commitment_of, new_server_seed
-from domain.model.engine import GameRules
+from domain.model.dice.draw import ScriptedDice, commitment_of, new_server_seed
 from domain.model.errors import InvalidInput, NotHeld, RuleViolation
 from domain.model.house_rules import book
+from domain.model.rules_engine import GameRules
 
 Faces = list[int] | tuple[int, ...]
 

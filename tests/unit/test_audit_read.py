@@ -1,4 +1,4 @@
-"""The audit's fast path (``domain/service/audit_read.py``) writes exactly the bytes the exact path
+"""The audit's fast path (``domain/service/audit/read.py``) writes exactly the bytes the exact path
 writes, for the JSON it accepts, and hands everything else to the exact path."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.model import chain
-from domain.service.audit_read import (
+from domain.service.audit.read import (
     canonical_bytes,
     collection_paused,
     fast_read,

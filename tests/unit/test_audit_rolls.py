@@ -1,4 +1,4 @@
-"""The audit's rolls (``domain/service/audit_rolls.py``): whatever a roll record holds, the audit
+"""The audit's rolls (``domain/service/audit/rolls.py``): whatever a roll record holds, the audit
 counts it as ``roll_verdict`` judges the whole record, whether it kept the roll as a ``PlainRoll``
 (judged by ``dice.SeedVerifier``) or as a dict."""
 
@@ -9,9 +9,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.model.dice import ServerDice, commitment_of
-from domain.service.audit import AuditReport, _collect_reveals
-from domain.service.audit_rolls import Nonces, PlainRoll, ServerRolls, roll_verdict, with_verdict
+from domain.model.dice.draw import ServerDice, commitment_of
+from domain.service.audit.rolls import Nonces, PlainRoll, ServerRolls, roll_verdict, with_verdict
+from domain.service.audit.stored import AuditReport, _collect_reveals
 
 SEED = "3f" * 32
 OTHER = "4e" * 32

@@ -8,8 +8,8 @@ import pytest
 
 from domain.model import chain
 from domain.model.campaign import Campaign
-from domain.model.dice import ScriptedDice, ServerDice, commitment_of, new_server_seed
-from domain.model.dice_notation import parse
+from domain.model.dice.draw import ScriptedDice, ServerDice, commitment_of, new_server_seed
+from domain.model.dice.notation import parse
 from domain.model.errors import RuleViolation
 from domain.model.house_rules import book
 

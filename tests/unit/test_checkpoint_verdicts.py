@@ -7,7 +7,7 @@ from uuid import UUID, uuid4
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from domain.model.signed_note import Checkpoint, NoteSigner
-from domain.service.checkpoints import REWRITTEN, check_checkpoint, hashes_by_version
+from domain.service.audit.checkpoints import REWRITTEN, check_checkpoint, hashes_by_version
 
 CAMPAIGN = UUID("0b6e1a52-3f0e-4a4e-9a55-5b1f8e0c2d11")
 LOG = [{"version": v, "hash": f"{v:064x}"} for v in range(1, 6)]

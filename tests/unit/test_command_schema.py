@@ -11,11 +11,11 @@ import pytest
 import domain.model.calendar_board
 import domain.model.quest_calendar  # noqa: F401  (registers the games)
 from domain.model.command_schema import command, load
-from domain.model.dice import ScriptedDice
-from domain.model.engine import Context, GameRules
+from domain.model.dice.draw import ScriptedDice
 from domain.model.errors import InvalidInput
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD, QUEST_CALENDAR, book
+from domain.model.rules_engine import Context, GameRules
 from domain.model.schema_fields import integer, text
 from tests.unit.calendar_board.harness import three_players
 from tests.unit.quest_calendar.harness import HERO, Table

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from domain.model import calendar_board, decisions, quest_calendar  # noqa: F401 (the games)
-from domain.model.engine import Context
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD, QUEST_CALENDAR
+from domain.model.rules_engine import Context
 
 
 class _NoDice:

@@ -1,4 +1,4 @@
-"""Dice notation, evaluation, reported faces and the dice sources (domain/model/dice.py)."""
+"""Dice notation, evaluation, reported faces and the dice sources (domain/model/dice/draw.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.model.dice import (
+from domain.model.dice.draw import (
     DiceSource,
     ScriptedDice,
     ServerDice,
@@ -22,7 +22,7 @@ from domain.model.dice import (
     read_reported_faces,
     verify_faces,
 )
-from domain.model.dice_notation import (
+from domain.model.dice.notation import (
     ALLOWED_SIDES,
     MAX_DICE,
     MAX_MODIFIER,

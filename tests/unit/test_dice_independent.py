@@ -1,8 +1,8 @@
 """Server rolls derived again by a separate, minimal implementation of the published algorithm.
 
 ``independent_faces`` is written from the issue's text (point 4) and shares no code with
-domain/model/dice.py: if the production draw ever drifts from what the documentation promises, old
-rolls stop verifying, and these tests fail first.
+domain/model/dice/draw.py: if the production draw ever drifts from what the documentation
+promises, old rolls stop verifying, and these tests fail first.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.model.dice import ServerDice
-from domain.model.dice_notation import ALLOWED_SIDES
+from domain.model.dice.draw import ServerDice
+from domain.model.dice.notation import ALLOWED_SIDES
 
 # Sides for which many words are discarded (2**31 + 1 throws away almost half of them), so the
 # rejection step and the move to the next HMAC block are exercised, not only the d4..d100 path.

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from domain.model.dice import ServerDice, commitment_of
-from domain.model.dice_notation import evaluate, parse
+from domain.model.dice.draw import ServerDice, commitment_of
+from domain.model.dice.notation import evaluate, parse
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "dice-verification.md"
 SEED = "5da6c32850a48d22c78554ebecd7a1eeadbfc77d9c0226fcc78cc0b1f83b20d2"

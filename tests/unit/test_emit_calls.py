@@ -1,6 +1,6 @@
 """Every ``emit`` in the games' code matches its payload class, even where mypy cannot see.
 
-An event's payload is a dataclass (``domain.model.payload``), so mypy checks every keyword an
+An event's payload is a dataclass (``domain.model.events.payload``), so mypy checks every keyword an
 ``emit`` passes. A ``**mapping`` part it cannot check: a key it holds that the class lacks fails
 only when a player meets it. This test reads the source instead. For every payload built,
 ``<x>_events.<EventType>(key=..., **...)``, in ``domain/model/quest_calendar`` and
@@ -26,9 +26,9 @@ from pathlib import Path
 import pytest
 
 from domain.model import calendar_board, quest_calendar  # noqa: F401  (register the games)
+from domain.model.events.payload import Absent, Payload, declaration, event, fact
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD, QUEST_CALENDAR
-from domain.model.payload import Absent, Payload, declaration, event, fact
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = {

@@ -11,9 +11,7 @@ import pytest
 
 from domain.model.campaign import Campaign
 from domain.model.chain import ENVELOPE_FIELDS
-from domain.model.engine import Context, Figures, GameRules
-from domain.model.games import RULES
-from domain.model.payload import (
+from domain.model.events.payload import (
     ABSENT,
     PAYLOAD_TYPES,
     Absent,
@@ -23,6 +21,8 @@ from domain.model.payload import (
     fact,
     figure,
 )
+from domain.model.games import RULES
+from domain.model.rules_engine import Context, Figures, GameRules
 
 COMMAND_FIELDS = {"command_id", "command_versions"}
 

@@ -13,7 +13,7 @@ import pytest
 import domain.model.calendar_board
 import domain.model.quest_calendar  # noqa: F401  (registers the games)
 from domain.model import samples
-from domain.model.dice import ScriptedDice
+from domain.model.dice.draw import ScriptedDice
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD, QUEST_CALENDAR, book
 from domain.model.quest_calendar import pages

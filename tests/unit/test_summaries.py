@@ -1,4 +1,4 @@
-"""Every event in words: ``domain.model.summaries`` and each game's summaries.
+"""Every event in words: ``domain.model.events.summaries`` and each game's summaries.
 
 Every declared event type has a summary of its own; a summary reads only the event's stored data
 and never raises, whatever the payload (an old or odd one gets the generic line naming the type).
@@ -13,10 +13,10 @@ import pytest
 
 import domain.model.calendar_board
 import domain.model.quest_calendar  # noqa: F401  (registers the games and their summaries)
-from domain.model import summaries
 from domain.model.campaign import Campaign
+from domain.model.events import summaries
+from domain.model.events.payload import EventType
 from domain.model.games import RULES
-from domain.model.payload import EventType
 
 Json = dict[str, Any]
 PREFIX = {"quest-calendar": "qc", "calendar-board": "cb"}

@@ -10,7 +10,7 @@ from typing import Any
 
 import domain.model.calendar_board
 import domain.model.quest_calendar  # noqa: F401  (registers the games and their summaries)
-from domain.model import summaries
+from domain.model.events import summaries
 from tests.application.summarised import code_words
 
 Json = dict[str, Any]

@@ -9,7 +9,7 @@ import pytest
 from eventsourcing.domain import Snapshot
 
 from domain.model.campaign import Campaign
-from domain.model.dice import ScriptedDice
+from domain.model.dice.draw import ScriptedDice
 from domain.model.errors import InvalidInput, NotFound, NotHeld, RuleViolation
 from domain.model.house_rules import ROLLBACK_OVER_SERVER_ROLLS, book
 from tests.unit.calendar_board.harness import Match

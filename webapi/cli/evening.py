@@ -1,5 +1,5 @@
-"""``questlog export``: a view's table or the event log (``webapi.cli.logs.export``, as before),
-or ``questlog export evening CAMPAIGN_ID``, what was played in a range as Markdown or HTML
+"""``questlog export``: a view's table or the event log (``webapi.cli.table_export.export``, as
+before), or ``questlog export evening CAMPAIGN_ID``, what was played in a range as Markdown or HTML
 (``projections.evening``), read from the store like the other commands.
 
 The tables stay what they were: ``questlog export NAME`` and ``questlog export --all`` take the
@@ -22,7 +22,7 @@ from domain.facade import InvalidInput, NotFound
 from projections.evening import evening as read_evening
 from projections.evening_text import FORMATS, filename, render
 from projections.export import EXPORTS
-from webapi.cli import logs
+from webapi.cli import table_export
 from webapi.cli.common import console, open_existing_store
 
 DATE = click.DateTime(formats=["%Y-%m-%d"])
@@ -104,7 +104,7 @@ def evening(
     )
 
 
-TABLE_OPTIONS = [p for p in logs.export.params if p.name != "name"]
+TABLE_OPTIONS = [p for p in table_export.export.params if p.name != "name"]
 """The options of ``questlog export NAME`` (all but NAME itself)."""
 
 
@@ -116,7 +116,7 @@ def _table(name: str) -> click.Command:
     def run(ctx: click.Context, /, **given: Any) -> None:
         params = dict(ctx.parent.params if ctx.parent else {})
         params.update({k: v for k, v in given.items() if v not in (None, False)})
-        ctx.invoke(logs.export, name=name, **params)
+        ctx.invoke(table_export.export, name=name, **params)
 
     what = "The event log" if name == "events" else f"The view table {name}"
     return click.Command(
@@ -128,13 +128,13 @@ def _table(name: str) -> click.Command:
     "export",
     invoke_without_command=True,
     params=TABLE_OPTIONS,
-    help=(logs.export.help or "")
+    help=(table_export.export.help or "")
     + "\n\nOr `questlog export evening CAMPAIGN_ID`: a range of play as Markdown or HTML.",
 )
 @click.pass_context
 def export(ctx: click.Context, /, **params: Any) -> None:
     if ctx.invoked_subcommand is None:
-        ctx.invoke(logs.export, name=None, **params)
+        ctx.invoke(table_export.export, name=None, **params)
 
 
 export.add_command(evening)

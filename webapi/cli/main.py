@@ -1,6 +1,7 @@
 """The ``questlog`` command: serve the API (here), and the commands of the other modules of
-``webapi.cli``: tokens and keys (``keys``), verify (``verify``), backup, import, replay and
-the tables' export (``logs``), ``questlog export`` with the evening export (``evening``), the
+``webapi.cli``: tokens and keys (``keys``), verify (``verify``), backup and import
+(``backup``), replay (``replay``), ``questlog export``: the tables' export (``table_export``)
+with the evening export (``evening``), the
 reference tables and the demo (``docs``), and the views (``questlog projections ...``, from
 ``projections.cli``)."""
 
@@ -15,11 +16,10 @@ import click
 from rich.markup import escape
 from rich.text import Text
 
-from domain.facade import Questlog, StoreConfig
+from domain.facade import LOG_FORMATS, Questlog, StoreConfig, is_json, log_uncaught_errors
 from projections.cli import checked_settings
 from projections.cli import projections as projections_group
-from projections.logs import LOG_FORMATS, is_json, log_uncaught_errors
-from webapi.cli import docs, evening, keys, logs, sql, verify
+from webapi.cli import backup, docs, evening, keys, replay, sql, verify
 from webapi.cli.common import LOOPBACK, console, open_store
 from webapi.http.observability import configure_logging
 
@@ -257,9 +257,9 @@ for command in (
     keys.token,
     keys.key,
     verify.verify,
-    logs.backup,
-    logs.import_,
-    logs.replay,
+    backup.backup,
+    backup.import_,
+    replay.replay,
     evening.export,
     sql.sql,
     docs.reference,

@@ -229,12 +229,12 @@ def verify_all() -> None:
 
 def verify_bundle(path: str, head: str | None, keys: list[VerifierKey] | None = None) -> None:
     """Check a bundle file and print each roll's verdict and every problem; exit 1 on any."""
-    from webapi import bundle
+    from domain.facade import bundles
 
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
-        found = bundle.check(data, keys)
+        found = bundles.check(data, keys)
     except (OSError, UnicodeDecodeError, ValueError) as error:
         console.print(f"[red]{escape(path)}: {escape(str(error))}[/red]")
         sys.exit(2)

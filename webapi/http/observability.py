@@ -15,7 +15,7 @@ from typing import IO, Any
 
 from flask import Flask, Response, g, has_request_context, request
 
-from projections import logs
+from domain.facade import configure_logging as configure_process_logging
 
 REQUEST_ID_HEADER = "X-Request-Id"
 MAX_REQUEST_ID = 128
@@ -108,6 +108,7 @@ class RequestIdFilter(logging.Filter):
 
 
 def configure_logging(log_format: str | None, stream: IO[str] | None = None) -> logging.Handler:
-    """``projections.logs.configure_logging`` with each record stamped with its request's id:
-    called once by ``questlog serve``; calling it again replaces its handler (a test may)."""
-    return logs.configure_logging(log_format, stream, filters=[RequestIdFilter()])
+    """The process's logging (``domain.logs.configure_logging``, through the facade) with each
+    record stamped with its request's id: called once by ``questlog serve``; calling it again
+    replaces its handler (a test may)."""
+    return configure_process_logging(log_format, stream, filters=[RequestIdFilter()])

@@ -224,8 +224,7 @@ def summarised(item: dict[str, Any]) -> dict[str, Any]:
 def shown(record: dict[str, Any], timeline: Timeline) -> dict[str, Any]:
     """An event in the one shape the API shows events in (the event list, a command's answer, a
     replay step): the record (``Reading.event_records``) and whether a rollback undid it."""
-    undone_by = timeline.undone_by(record["version"])
-    return {**record, "undone": undone_by is not None, "undone_by": undone_by}
+    return timeline.marked(record)
 
 
 def event_items(
@@ -233,7 +232,4 @@ def event_items(
 ) -> tuple[Campaign, list[dict[str, Any]]]:
     """The campaign now and its events after a version, each as ``GET /events`` shows it (the
     stream and the bundle send exactly these items)."""
-    found = app.campaign(cid)
-    timeline = app.timeline(found)
-    records = app.event_records(cid, after=after, limit=limit)
-    return found, [shown(record, timeline) for record in records]
+    return app.shown_events(cid, after=after, limit=limit)

@@ -7,8 +7,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.facade import CommandResult
-from webapi import bundle
+from domain.facade import CommandResult, bundles
 from webapi.http.declared import requires
 from webapi.http.plumbing import Rendered, questlog, reply
 from webapi.schemas.imports import BundleBody, ImportedCampaign, ImportQuery
@@ -17,7 +16,7 @@ blp = Blueprint(
     "imports", __name__, description="Moving a campaign between hosts: import a bundle (admin)."
 )
 ENDPOINT = "imports.CampaignImport"
-"""The import route's endpoint: it takes bodies up to ``bundle.MAX_BUNDLE_BYTES``."""
+"""The import route's endpoint: it takes bodies up to ``bundles.MAX_BUNDLE_BYTES``."""
 
 
 def render_imported(result: CommandResult) -> Rendered:
@@ -43,5 +42,5 @@ class CampaignImport(MethodView):
     def post(self, body: dict[str, Any], query: dict[str, Any]) -> Any:
         """Import a campaign bundle from another instance (admin): verified whole, then stored
         unchanged with one CampaignImported event that commits to a new server seed."""
-        outcome = bundle.load(questlog(), body, public=query["public"])
+        outcome = bundles.load(questlog(), body, public=query["public"])
         return reply(outcome, render_imported)

@@ -16,7 +16,7 @@ from typing import Any
 from domain.model.calendar_board import fate
 from domain.model.calendar_board.house_rules import MOVEMENT_ROLLS
 from domain.model.calendar_board.steps import ROLL_KINDS
-from domain.model.engine import Availability, Refusal
+from domain.model.rules_engine import Availability, Refusal
 
 State = Mapping[str, Any]
 NIGHT: Refusal = ("CB-01", "the night phase is running: no player has a turn")

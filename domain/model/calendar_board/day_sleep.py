@@ -10,9 +10,9 @@ from __future__ import annotations
 from domain.model.calendar_board import action_events, actions, night
 from domain.model.calendar_board import state as cb
 from domain.model.command_schema import Values
-from domain.model.engine import Context
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
+from domain.model.rules_engine import Context
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(

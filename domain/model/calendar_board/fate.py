@@ -35,10 +35,10 @@ from domain.model.calendar_board import action_events, board_events, night
 from domain.model.calendar_board import state as cb
 from domain.model.calendar_board.house_rules import FATE_OFFER, FATE_OFFER_BEFORE
 from domain.model.command_schema import Values
-from domain.model.engine import Context, Refusal
+from domain.model.events.payload import ABSENT
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
-from domain.model.payload import ABSENT
+from domain.model.rules_engine import Context, Refusal
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(

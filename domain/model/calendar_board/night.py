@@ -15,9 +15,9 @@ from typing import Any
 from domain.model.calendar_board import board_events
 from domain.model.calendar_board import state as cb
 from domain.model.command_schema import Values
-from domain.model.engine import Context
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
+from domain.model.rules_engine import Context
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(

@@ -24,9 +24,9 @@ from domain.model.calendar_board import night
 from domain.model.calendar_board import state as cb
 from domain.model.calendar_board.house_rules import NIGHT_ROLLS, NIGHT_ROLLS_BEFORE
 from domain.model.command_schema import Values
-from domain.model.engine import Context
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
+from domain.model.rules_engine import Context
 
 rules = RULES[CALENDAR_BOARD]
 

@@ -12,10 +12,10 @@ from typing import Any
 
 from domain.model import decisions
 from domain.model.calendar_board.state_types import Location, Party, Piece, Weapon
-from domain.model.engine import Context, Figures, decision_summary
 from domain.model.errors import InvalidInput, NoSuchDecision, NotHeld, RuleViolation
+from domain.model.events.payload import figure
 from domain.model.patch import pointer_token
-from domain.model.payload import figure
+from domain.model.rules_engine import Context, Figures, decision_summary
 
 FACINGS = ("N", "E", "S", "W")
 PARTNERS = ("catgirlGirlfriend", "catboyBoyfriend")

@@ -17,10 +17,10 @@ from domain.model.calendar_board import state as cb
 from domain.model.calendar_board.house_rules import CB_HOUSE_RULES, MOVEMENT_MOVES, MOVEMENT_ROLLS
 from domain.model.calendar_board.night import step
 from domain.model.command_schema import Values
-from domain.model.engine import Context
 from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
+from domain.model.rules_engine import Context
 
 rules = RULES[CALENDAR_BOARD]
 

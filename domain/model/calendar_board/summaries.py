@@ -1,4 +1,4 @@
-"""Calendar Board events in words, naming the seat that acts (``domain.model.summaries``).
+"""Calendar Board events in words, naming the seat that acts (``domain.model.events.summaries``).
 
 Each line reads only the event's stored details; the unit tests (tests/unit/test_summaries.py)
 name the rules whose outcome a line tells.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.model.summaries import (
+from domain.model.events.summaries import (
     Facts,
     added,
     change,

@@ -16,10 +16,10 @@ from domain.model.calendar_board import board_events, fate, night, night_rolls
 from domain.model.calendar_board import state as cb
 from domain.model.calendar_board.state_types import Party, Weather, Wind
 from domain.model.command_schema import Values
-from domain.model.engine import Context
 from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
+from domain.model.rules_engine import Context
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(

@@ -25,7 +25,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.model.command_schema import Values
-from domain.model.engine import Context
 from domain.model.errors import InvalidInput, NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
@@ -33,6 +32,7 @@ from domain.model.quest_calendar import hero_events, items
 from domain.model.quest_calendar import state as qc
 from domain.model.quest_calendar.checks import trait_roll
 from domain.model.quest_calendar.state_types import Hero, Page
+from domain.model.rules_engine import Context
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(

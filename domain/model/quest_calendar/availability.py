@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from domain.model.engine import Availability, Refusal
 from domain.model.quest_calendar import usable
+from domain.model.rules_engine import Availability, Refusal
 
 State = Mapping[str, Any]
 NO_HERO: Refusal = ("QC-02", "no hero has been selected yet")

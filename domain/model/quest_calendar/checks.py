@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from domain.model.command_schema import Values
-from domain.model.engine import Context
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import page_events
 from domain.model.quest_calendar import state as qc
+from domain.model.rules_engine import Context
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(

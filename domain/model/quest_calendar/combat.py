@@ -35,7 +35,6 @@ from __future__ import annotations
 from typing import Any
 
 from domain.model.command_schema import Values
-from domain.model.engine import Context
 from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
@@ -59,6 +58,7 @@ from domain.model.quest_calendar.combat_rules import (
     read_rounds,
     read_uses,
 )
+from domain.model.rules_engine import Context
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from domain.model import decisions
-from domain.model.engine import Context
 from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
@@ -35,6 +34,7 @@ from domain.model.quest_calendar.combat_rules import (
     verdict_of,
 )
 from domain.model.quest_calendar.state_types import Ability, Hero
+from domain.model.rules_engine import Context
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(

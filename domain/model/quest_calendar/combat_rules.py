@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from domain.model.dice_notation import parse
+from domain.model.dice.notation import parse
 
 MODES = ("standard", "easy", "hard")
 KINDS = ("several_enemies", "one_enemy")

@@ -9,9 +9,9 @@ from typing import Any, ClassVar
 from marshmallow import RAISE, Schema, ValidationError, fields, validates_schema
 
 from domain.model.command_schema import Document, Strict
-from domain.model.dice_notation import PATTERN as DICE_PATTERN
-from domain.model.dice_notation import RULES_IN_WORDS as DICE_IN_WORDS
-from domain.model.dice_notation import parse
+from domain.model.dice.notation import PATTERN as DICE_PATTERN
+from domain.model.dice.notation import RULES_IN_WORDS as DICE_IN_WORDS
+from domain.model.dice.notation import parse
 from domain.model.errors import InvalidInput
 from domain.model.quest_calendar import (
     abilities,

@@ -13,13 +13,13 @@ from typing import Any
 
 from domain.model import decisions
 from domain.model.command_schema import Values
-from domain.model.engine import Context, one_of
 from domain.model.errors import NoSuchDecision
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import hero_events
 from domain.model.quest_calendar import state as qc
 from domain.model.quest_calendar.state_types import Hero, Page
+from domain.model.rules_engine import Context, one_of
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(

@@ -42,7 +42,6 @@ from copy import deepcopy
 from typing import Any
 
 from domain.model.command_schema import Values
-from domain.model.engine import Context
 from domain.model.errors import NoSuchDecision, NotHeld
 from domain.model.quest_calendar import fight_events, hero_events, items
 from domain.model.quest_calendar import state as qc
@@ -64,6 +63,7 @@ from domain.model.quest_calendar.ship import (
     take_fire,
 )
 from domain.model.quest_calendar.state_types import Hero
+from domain.model.rules_engine import Context
 
 DECISION = "dogfight_round_abilities"
 ROLLS = ("aim", "evasion")

@@ -15,11 +15,11 @@ from typing import Any
 
 from domain.model import decisions
 from domain.model.command_schema import Values
-from domain.model.engine import Context
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import death, hero_events, page_events
 from domain.model.quest_calendar import state as qc
+from domain.model.rules_engine import Context
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(

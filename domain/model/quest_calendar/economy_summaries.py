@@ -1,11 +1,11 @@
 """Quest Calendar events in words: pages, Rest, level-ups, shops, items and credits.
 
-See ``domain.model.summaries``; each line reads only the event's stored details and figures.
+See ``domain.model.events.summaries``; each line reads only the event's stored details and figures.
 """
 
 from __future__ import annotations
 
-from domain.model.summaries import Facts, change, delta, listed, signed, summary, text, words
+from domain.model.events.summaries import Facts, change, delta, listed, signed, summary, text, words
 
 
 def _credits(before: object, after: object) -> str:

@@ -18,14 +18,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.model.command_schema import Values
-from domain.model.dice_notation import parse
-from domain.model.engine import Context
+from domain.model.dice.notation import parse
 from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import hero_events
 from domain.model.quest_calendar import state as qc
 from domain.model.quest_calendar.state_types import Page
+from domain.model.rules_engine import Context
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(

@@ -1,7 +1,7 @@
 """The Quest Calendar events of pages, checks, the economy and shops (docs/events.md).
 
 Each class is one event type: its name is the stored type, its docstring what happened,
-its facts the details stored (``domain.model.payload``). The modules that emit an event
+its facts the details stored (``domain.model.events.payload``). The modules that emit an event
 declare it to the game (``rules.declare``).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from domain.model.payload import ABSENT, Absent, Payload, event, fact
+from domain.model.events.payload import ABSENT, Absent, Payload, event, fact
 
 
 def _hero_selected_v1_v2(details: dict[str, Any]) -> None:

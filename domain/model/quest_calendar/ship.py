@@ -15,13 +15,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.model.command_schema import Values
-from domain.model.engine import Context
 from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import death, fight_events
 from domain.model.quest_calendar import state as qc
 from domain.model.quest_calendar.state_types import CrewMember, Item, Page, Ship
+from domain.model.rules_engine import Context
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(

@@ -1,11 +1,11 @@
 """Quest Calendar events in words: dogfights, the ship, its crew and upgrades.
 
-See ``domain.model.summaries``; each line reads only the event's stored details and figures.
+See ``domain.model.events.summaries``; each line reads only the event's stored details and figures.
 """
 
 from __future__ import annotations
 
-from domain.model.summaries import Facts, change, listed, outcome, summary, text, words
+from domain.model.events.summaries import Facts, change, listed, outcome, summary, text, words
 
 
 def _compartment(f: Facts) -> str:

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.model.command_schema import Values
-from domain.model.engine import Context
 from domain.model.errors import NotHeld
 from domain.model.quest_calendar import fight_events, hero_events
 from domain.model.quest_calendar import state as qc
@@ -22,6 +21,7 @@ from domain.model.quest_calendar.ship import (
     stat_bonus,
 )
 from domain.model.quest_calendar.state_types import Ability, Page, Ship
+from domain.model.rules_engine import Context
 
 rules.declare(
     fight_events.ShipRepaired,

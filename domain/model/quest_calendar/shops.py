@@ -12,13 +12,13 @@ from copy import deepcopy
 from typing import Any
 
 from domain.model.command_schema import Values
-from domain.model.engine import Context
 from domain.model.errors import InvalidInput, NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import economy, page_events
 from domain.model.quest_calendar import state as qc
 from domain.model.quest_calendar.state_types import Hero, Item, Page
+from domain.model.rules_engine import Context
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(

@@ -11,13 +11,13 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from domain.model.engine import Context, Figures
 from domain.model.errors import NoSuchDecision, NotHeld
+from domain.model.events.payload import figure
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
-from domain.model.payload import figure
 from domain.model.quest_calendar import page_events
 from domain.model.quest_calendar.state_types import Ability, Hero, Injury, Item, Page, Ship
+from domain.model.rules_engine import Context, Figures
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(

@@ -1,4 +1,5 @@
-"""Quest Calendar events in words: the hero, checks, combat and death (``domain.model.summaries``).
+"""Quest Calendar events in words: the hero, checks, combat and death
+(``domain.model.events.summaries``).
 
 Each summary reads only the event's stored details, rolls and figures; the unit tests
 (tests/unit/test_summaries.py) name the rules whose outcome a line tells. Pages, shops and
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.model.summaries import (
+from domain.model.events.summaries import (
     Facts,
     added,
     change,

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.model.engine import Refusal
 from domain.model.quest_calendar import abilities, items
 from domain.model.quest_calendar import state as qc
+from domain.model.rules_engine import Refusal
 
 State = Mapping[str, Any]
 

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from domain.model.calendar_board import weather
-from domain.model.dice import ScriptedDice
-from domain.model.engine import Context
+from domain.model.dice.draw import ScriptedDice
 from domain.model.errors import RuleViolation
+from domain.model.rules_engine import Context
 from tests.unit.calendar_board.harness import Match, piece, player, three_players
 from tests.unit.calendar_board.test_calendar import at_space, details, night, only
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from domain.model.dice import ScriptedDice
-from domain.model.engine import Context
+from domain.model.dice.draw import ScriptedDice
 from domain.model.quest_calendar import death
+from domain.model.rules_engine import Context
 from tests.unit.quest_calendar.harness import HERO, Table
 
 HELMET = {"id": "plasma-helmet", "name": "Plasma Helmet", "kind": "equipment", "slot": "helmet"}

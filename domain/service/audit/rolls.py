@@ -4,7 +4,7 @@ again from its revealed seed once the whole log is read (a seed is revealed afte
 ``roll_verdict`` is the one roll verifier (the audit, the roll routes and the views come here);
 an audit keeps of each server roll only what its verdict reads, as a ``PlainRoll`` where the roll
 is as the server writes it (else as a small dict), and judges them all at its end, working out
-each revealed seed's key and commitment once (``dice.SeedVerifier``).
+each revealed seed's key and commitment once (``draw.SeedVerifier``).
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
-from domain.model.dice import SeedVerifier, verify_faces
+from domain.model.dice.draw import SeedVerifier, verify_faces
 from domain.service.timeline import Timeline
 
 
 class Tally(Protocol):
-    """What the rolls write in an audit's report (``audit.AuditReport``)."""
+    """What the rolls write in an audit's report (``stored.AuditReport``)."""
 
     problems: list[dict[str, Any]]
     rolls: dict[str, int]

@@ -1,9 +1,11 @@
-"""Log records as text lines or as one JSON object per line, for every Questlog process: the views
-process (``questlog projections run``) installs the handler here, the API (``questlog serve``)
-through ``webapi.http.observability``, which stamps each record with its request's id.
+"""Logging for every Questlog process: log records as text lines or as one JSON object per line,
+the last words of a process as a log record, and a throttle on repeated tracebacks.
 
-The format is chosen by ``--log-format`` or ``QUESTLOG_LOG_FORMAT`` (``text``, the default, or
-``json``); docs/operations.md, "Logs", shows both.
+Each process installs the handler here once at its start: the views process (``questlog
+projections run``) as it is, the API (``questlog serve``) through ``webapi.http.observability``,
+which stamps each record with its request's id. The outer layers reach it through
+``domain.facade``. The format is chosen by ``--log-format`` or ``QUESTLOG_LOG_FORMAT`` (``text``,
+the default, or ``json``); docs/operations.md, "Logs", shows both.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ import json
 import logging
 import sys
 import threading
+import time
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import IO, Any
 
@@ -122,3 +125,24 @@ def log_uncaught_in_thread(args: threading.ExceptHookArgs) -> None:
 def is_json(handler: logging.Handler) -> bool:
     """Whether ``handler`` writes JSON lines."""
     return isinstance(handler.formatter, JsonFormatter)
+
+
+class TracebackThrottle:
+    """Whether an unexpected error's traceback may be logged now: once per type per interval,
+    so that a storm of failures logs a line each, not a traceback each."""
+
+    def __init__(self, interval: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval = interval
+        self.clock = clock
+        self.logged: dict[type[BaseException], float] = {}
+        self.lock = threading.Lock()
+
+    def allows(self, error: BaseException) -> bool:
+        """True (and the interval starts again) if no traceback of this type was logged lately."""
+        now = self.clock()
+        with self.lock:
+            last = self.logged.get(type(error))
+            if last is not None and now - last < self.interval:
+                return False
+            self.logged[type(error)] = now
+            return True

@@ -23,10 +23,10 @@ from marshmallow import Schema
 
 from domain.model import patch
 from domain.model.command_schema import Command, Values, load
-from domain.model.dice import DiceSource
-from domain.model.dice_notation import DiceExpression, evaluate, parse
+from domain.model.dice.draw import DiceSource
+from domain.model.dice.notation import DiceExpression, evaluate, parse
 from domain.model.errors import InvalidInput, NoSuchDecision, NotHeld, QuestlogError, RuleViolation
-from domain.model.payload import EventType, Payload, PayloadField, declaration
+from domain.model.events.payload import EventType, Payload, PayloadField, declaration
 
 LOG = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """Dice: the verifiable server draw and hand-rolled (reported) faces (notation and evaluation are
-in ``domain.model.dice_notation``).
+in ``domain.model.dice.notation``).
 
 The server draw is the public algorithm of docs/dice-verification.md: anyone holding the revealed
 seed, the client seed and the nonce can derive a roll's faces again. Standard library only.
@@ -147,7 +147,7 @@ def verify_faces(
     """Whether a revealed seed matches the proof's commitment and derives exactly these faces.
 
     The one roll verifier: the audit, the roll routes and the roll log view all come here
-    (through ``domain.service.audit_rolls.roll_verdict``).
+    (through ``domain.service.audit.rolls.roll_verdict``).
     """
     try:
         if not hmac.compare_digest(commitment_of(server_seed_hex), str(proof["commitment"])):

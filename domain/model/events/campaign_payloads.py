@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from domain.model.payload import Payload, event, fact
+from domain.model.events.payload import Payload, event, fact
 
 
 @event

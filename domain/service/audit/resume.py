@@ -31,8 +31,8 @@ from typing import Any, TypeGuard
 
 from eventsourcing.persistence import Mapper, StoredEvent
 
-from domain.service.audit import AuditReport, WindowStart, audit_stream
-from domain.service.audit_read import stored_fields
+from domain.service.audit.read import stored_fields
+from domain.service.audit.stored import AuditReport, WindowStart, audit_stream
 
 FULL_LOG_TOPICS = frozenset(
     {

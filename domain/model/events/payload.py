@@ -221,8 +221,8 @@ def _is_union(hint: Any) -> bool:
 
 
 def figure(name: str, kind: Any, description: str) -> PayloadField:
-    """One figure a game's events record when it changes (``engine.Figures``): its name, Python
-    type (``int | None``) and meaning.
+    """One figure a game's events record when it changes (``rules_engine.Figures``): its name,
+    Python type (``int | None``) and meaning.
 
     >>> figure("hero.hp", int | None, "the hero's hit points").type
     'integer|null'

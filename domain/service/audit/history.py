@@ -46,7 +46,7 @@ class History:
         fields: Mapping[str, Any],
         rolls: Sequence[Mapping[str, Any]] = (),
     ) -> str | None:
-        """Take note of one decoded event and its rolls (``audit.roll_records``); what is wrong
+        """Take note of one decoded event and its rolls (``stored.roll_records``); what is wrong
         with a rollback's own fields, if anything (a tampered event: reported at its version)."""
         self.head = version
         problem = None

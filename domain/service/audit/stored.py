@@ -16,9 +16,9 @@ from eventsourcing.persistence import Mapper, StoredEvent
 from eventsourcing.utils import get_topic, resolve_topic
 
 from domain.model import chain
-from domain.model.dice import commitment_of
-from domain.service.audit_history import History
-from domain.service.audit_read import (
+from domain.model.dice.draw import commitment_of
+from domain.service.audit.history import History
+from domain.service.audit.read import (
     collection_paused,
     encoded,
     fast_read,
@@ -26,7 +26,7 @@ from domain.service.audit_read import (
     read_fields,
     stored_fields,
 )
-from domain.service.audit_rolls import Nonces, ServerRolls
+from domain.service.audit.rolls import Nonces, ServerRolls
 
 
 @dataclass
@@ -123,7 +123,7 @@ class AuditReport:
 
 @dataclass(frozen=True)
 class WindowStart:
-    """Where an audit of part of a log begins (``audit_resume``): the first version read, the
+    """Where an audit of part of a log begins (``resume``): the first version read, the
     ``prev_hash`` that version stores, and the nonce each commitment's first roll in the window
     must carry (a commitment not named starts at 0)."""
 
@@ -153,7 +153,7 @@ def audit_stream(
     expected_version = 1 if start is None else start.version
     if start is not None:
         nonces.next.update(start.nonces)
-    with collection_paused():  # (every roll stays alive until the end: issue 29)
+    with collection_paused():  # (every roll stays alive until the end)
         for item in stored:
             version = item.originator_version
             if version != expected_version:
@@ -202,7 +202,7 @@ def roll_records(fields: Mapping[str, Any]) -> Sequence[Mapping[str, Any]] | Non
 
 
 class Reader:
-    """Reads one audit's events: the fast path where it can prove an event (``audit_read``),
+    """Reads one audit's events: the fast path where it can prove an event (``read``),
     else the exact one; each event's bytes, hash and link are checked into the report."""
 
     def __init__(self, mapper: Mapper[Any], report: AuditReport) -> None:

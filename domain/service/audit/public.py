@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain.model import chain
-from domain.service.audit import AuditReport, commits_to, revealed_seeds
-from domain.service.audit_rolls import Nonces, roll_verdict
+from domain.service.audit.rolls import Nonces, roll_verdict
+from domain.service.audit.stored import AuditReport, commits_to, revealed_seeds
 
 
 def audit_public_events(

@@ -1,7 +1,7 @@
 """A campaign bundle: everything needed to verify a campaign offline, in one JSON file.
 
 ``build`` writes one from the store; ``check`` verifies one without any store, with the same
-chain and roll checks as the audit (``domain.service.public_audit.audit_public_events``); ``load``
+chain and roll checks as the audit (``domain.service.audit.public.audit_public_events``); ``load``
 imports one into this instance after checking it whole (``domain.service.importing``). The format
 is described in docs/table-page.md ("The bundle"), moving a campaign in docs/moving-campaigns.md.
 """
@@ -14,23 +14,15 @@ from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
-from domain.facade import (
-    AuditReport,
-    CampaignImport,
-    CheckpointVerdict,
-    CommandResult,
-    InvalidInput,
-    NoteError,
-    Questlog,
-    VerifierKey,
-    audit_public_events,
-    chain,
-    check_checkpoint,
-    hashes_by_version,
-    parse_verifier_key,
-    refusal,
-)
-from webapi.http.plumbing import event_items
+from domain.model import chain
+from domain.model.errors import InvalidInput
+from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
+from domain.service.application import Questlog
+from domain.service.audit.checkpoints import CheckpointVerdict, check_checkpoint, hashes_by_version
+from domain.service.audit.public import audit_public_events
+from domain.service.audit.stored import AuditReport
+from domain.service.command_results import CommandResult
+from domain.service.importing import CampaignImport, refusal
 
 FORMAT = "questlog-bundle/1"
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024
@@ -39,7 +31,7 @@ MAX_BUNDLE_BYTES = 64 * 1024 * 1024
 
 def build(app: Questlog, cid: UUID) -> dict[str, Any]:
     """The bundle of a campaign as it is now."""
-    found, events = event_items(app, cid)
+    found, events = app.shown_events(cid)
     _, revealed = audit_public_events(str(cid), events)
     ring = app.key_ring.current()
     return {

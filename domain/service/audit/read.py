@@ -1,6 +1,6 @@
 """Reading a stored event for the audit: its fields, whether its bytes are canonical, its hash.
 
-The audit's exact path (``audit.audit_stream``) decodes each event with eventsourcing's JSON
+The audit's exact path (``stored.audit_stream``) decodes each event with eventsourcing's JSON
 transcoder, encodes it again to compare the bytes, and hashes the canonical JSON made by Python's
 ``json``. ``fast_read`` gives the same three answers several times faster through orjson, for an
 event whose stored bytes hold no float and no transcoded value other than the timestamp (nearly
@@ -180,10 +180,10 @@ def read_fields(
 
 class CollectorPause:
     """Python's cyclic garbage collector paused while a log is read in bulk: an audit, or a
-    views' batch (``projections.engine.catch_up``). An audit keeps each roll of the log until its
+    views' batch (``projections.batches.catch_up``). An audit keeps each roll of the log until its
     end, and a batch its events and rows until they are written, so every full collection
-    walked them all again: a third of the time of a 100,000-event audit, a fifth of catch-up's
-    (issue 29). Reference counting still frees what they drop; the collector runs again when the
+    walked them all again: a third of the time of a 100,000-event audit, a fifth of catch-up's.
+    Reference counting still frees what they drop; the collector runs again when the
     last of the concurrent pauses ends (had it been disabled before the first, it stays so):
     other threads' cyclic garbage waits until then, which under overlapping audits and batches
     can be longer than any one of them."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from domain.model.dice import DiceSource, Draw
+from domain.model.dice.draw import DiceSource, Draw
 from domain.model.errors import RuleViolation
 
 
