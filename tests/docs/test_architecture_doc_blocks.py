@@ -6,12 +6,11 @@ of a command names exists where it says."""
 from __future__ import annotations
 
 import ast
-import importlib
-import inspect
 import itertools
 import re
 import tomllib
 from pathlib import Path
+from typing import NamedTuple
 
 from tests.docs.examples import checked_block
 
@@ -81,43 +80,102 @@ def test_the_module_diagram_follows_the_import_contracts() -> None:
             assert max(where[m] for m in nodes[up]) < min(where[m] for m in nodes[down]), (up, down)
 
 
-def definitions() -> tuple[dict[str, list[str]], set[str]]:
-    """Every class (with the modules defining one of that name) and every function name."""
-    classes: dict[str, list[str]] = {}
-    names: set[str] = set()
-    for package in PACKAGES:
-        for source in (ROOT / package).rglob("*.py"):
-            module = ".".join(source.relative_to(ROOT).with_suffix("").parts)
-            for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
-                if isinstance(node, ast.ClassDef):
-                    classes.setdefault(node.name, []).append(module)
-                if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
-                    names.add(node.name)
-    return classes, names
+HOP = re.compile(
+    r"^(?P<tree>[│├└─ ]*)(?P<via>⇢ )?(?P<file>[\w/]+\.py) · (?P<name>[\w.]+) — (?P<what>.+)$"
+)
 
 
-def test_the_call_path_names_what_exists() -> None:
-    path = checked_block(DOC, TEST, "render_roll")
-    classes, names = definitions()
-    files = re.findall(r"\b[\w/]+\.py\b", path)
-    for file in files:
-        assert (ROOT / file).is_file() or list((ROOT / "domain").rglob(file)), file
-    pairs = re.findall(
-        r"(?:([\w/]+\.py)\s+)?\b([A-Z]\w*)\.([a-z_]\w*)\b(?:\s+\(([\w/.]+\.py)\))?", path
+class Hop(NamedTuple):
+    depth: int
+    file: str
+    name: str
+    what: str
+    through: str | None
+
+
+def hops(tree: str) -> list[Hop]:
+    """The hops of a drawn path: each line's depth (its tree prefix), file, name and words; a
+    ``⇢`` line's "through X" (how its caller reaches it without naming it)."""
+    found = []
+    for line in tree.strip().splitlines():
+        match = HOP.match(line)
+        assert match, f"not a hop: {line!r}"
+        through = None
+        if match["via"]:
+            said = re.match(r"through ([\w.]+)", match["what"])
+            assert said, f"a ⇢ hop says through what: {line!r}"
+            through = said.group(1)
+        depth = len(match["tree"]) // 3
+        found.append(Hop(depth, match["file"], match["name"], match["what"], through))
+    return found
+
+
+def source_of(file: str, name: str) -> str:
+    """The source of ``name`` (``function``, ``Class.method`` or a function nested in either)
+    as defined in ``file`` itself."""
+    text = (ROOT / file).read_text(encoding="utf-8")
+    scope: list[ast.stmt] = ast.parse(text).body
+    node: ast.AST | None = None
+    for part in name.split("."):
+        node = next(
+            (
+                n
+                for n in scope
+                if isinstance(n, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+                and n.name == part
+            ),
+            None,
+        )
+        assert node is not None, f"{file} defines no {name}"
+        scope = list(ast.walk(node))[1:]  # type: ignore[assignment]
+    return ast.get_source_segment(text, node) or ""
+
+
+def check_tree(tree: str) -> list[Hop]:
+    """Every hop exists where it says, and its caller (the hop above it, one level up) names it
+    or what it is reached through."""
+    drawn = hops(tree)
+    for number, hop in enumerate(drawn):
+        body = source_of(hop.file, hop.name)
+        assert body, (hop.file, hop.name)
+        if hop.depth == 0:
+            continue
+        caller = next(h for h in reversed(drawn[:number]) if h.depth == hop.depth - 1)
+        called = hop.through or hop.name.rsplit(".", 1)[-1]
+        assert re.search(rf"\b{re.escape(called)}\b", source_of(caller.file, caller.name)), (
+            f"{caller.name} does not call {called}"
+        )
+    return drawn
+
+
+def test_the_roll_and_the_game_command_are_drawn_hop_by_hop() -> None:
+    roll = check_tree(checked_block(DOC, TEST, "Rolls.post"))
+    command = check_tree(checked_block(DOC, TEST, "Commands.post"))
+    assert roll[0].file == "webapi/routes/dice.py"
+    assert command[0].file == "webapi/routes/commands.py"
+    for drawn in (roll, command):
+        files = {hop.file for hop in drawn}
+        for layer in ("webapi/http/", "domain/service/", "domain/model/", "domain/storage/"):
+            assert any(file.startswith(layer) for file in files), layer
+    assert "trait_check" in {hop.name for hop in command}
+
+
+def test_a_wrong_hop_is_found() -> None:
+    good = (
+        "webapi/routes/dice.py · Rolls.post — reads\n"
+        "└─ domain/service/seeds.py · DiceService.roll — rolls"
     )
-    assert pairs
-    for before, cls, method, after in pairs:
-        where = before or after
-        homes = []
-        for module in classes.get(cls, []):
-            found = getattr(getattr(importlib.import_module(module), cls), method, None)
-            if found is not None:
-                found = inspect.unwrap(found)
-                homes.append(Path(inspect.getsourcefile(found) or "").relative_to(ROOT).as_posix())
-        assert homes, f"{cls}.{method} is defined nowhere"
-        assert not where or any(home.endswith(where) for home in homes), (cls, method, homes)
-    words = set(re.findall(r"\b(?:[a-z]+_[a-z_]+|[A-Z][a-z]+[A-Z]\w*)\b", path))
-    assert words and words <= names, words - names
+    check_tree(good)
+    for wrong in (
+        good.replace("DiceService.roll", "DiceService.rolls"),  # no such method
+        good.replace("seeds.py", "tokens.py"),  # not where it says
+        good.replace("Rolls.post", "Rolls.get"),  # a caller that does not call it
+    ):
+        try:
+            check_tree(wrong)
+        except AssertionError:
+            continue
+        raise AssertionError(f"passed: {wrong}")
 
 
 def test_inside_webapi_names_every_package_and_module() -> None:
