@@ -2,7 +2,8 @@
 ``webapi/static/`` passes the rules of ``eslint.config.js`` (the recommended ones, browser
 globals, ``max-len`` 120, ``eqeqeq``, ``no-var``, ``prefer-const``) and ``tsc -p tsconfig.json``
 (``checkJs``: each module's ``// @ts-check`` and JSDoc types) with no finding; a snippet that
-breaks two lint rules, and one with two type errors, are refused.
+breaks two lint rules, one with two type errors, and one calling a method the campaign page
+does not have, are refused.
 
 The tools come from npm at the versions ``page_lint/package-lock.json`` pins (``npm ci``, in a
 temporary folder). Without npm these tests skip with the reason, except under ``CI=true``,
@@ -144,6 +145,33 @@ def test_a_type_error_is_refused(tsc: str, tmp_path: Path) -> None:
     assert "bad.js(4,7): error TS2345" in checked.stdout, checked.stdout
     element = "bad.js(5,40): error TS2339: Property 'value' does not exist on type 'Element'"
     assert element in checked.stdout, checked.stdout
+    assert checked.stdout.count(": error TS") == 2, checked.stdout
+
+
+def test_a_call_the_campaign_page_does_not_have_is_refused(tsc: str, tmp_path: Path) -> None:
+    """The campaign page the modules pass around (``campaign.js``'s ``CampaignPage``, the
+    ``@param`` of actions.js, decisions.js, owner.js…) declares its fields and methods: a method
+    it has is called without a finding, one it lacks is refused, and so is a field misspelt."""
+    page = (ROOT / "webapi" / "static" / "campaign.js").as_posix()
+    (tmp_path / "bad.js").write_text(
+        "// @ts-check\n"
+        f'/** @param {{import("{page}").CampaignPage}} page */\n'
+        "export function tapped(page) {\n"
+        '  page.goToPlay("decision");\n'
+        "  page.redraw();\n"
+        "  page.formSlott = null;\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    config = {"extends": str(TSCONFIG), "include": ["bad.js"]}
+    (tmp_path / "tsconfig.json").write_text(json.dumps(config), encoding="utf-8")
+    checked = run([tsc, "-p", str(tmp_path / "tsconfig.json")], tmp_path)
+    assert checked.returncode == 2, checked.stdout + checked.stderr
+    absent = "does not exist on type 'CampaignPage'"
+    missing = f"bad.js(5,8): error TS2339: Property 'redraw' {absent}"
+    assert missing in checked.stdout, checked.stdout
+    misspelt = f"bad.js(6,8): error TS2551: Property 'formSlott' {absent}. Did you mean 'formSlot'?"
+    assert misspelt in checked.stdout, checked.stdout
     assert checked.stdout.count(": error TS") == 2, checked.stdout
 
 

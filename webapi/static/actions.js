@@ -12,10 +12,18 @@ import { facesValue } from "./fieldtext.js";
 import { explain } from "./problems.js";
 import { toast } from "./ui.js";
 
+/** @typedef {import("./campaign.js").CampaignPage} CampaignPage */
+
 const words = (name) => String(name).replaceAll("_", " ");
 
 // The pending decision (decisions.js), then the commands possible now: called on every show,
 // which waits for the returned promise, so the page reads as ready only once the panel is.
+/**
+ * @param {CampaignPage} page
+ * @param {Record<string, any> | null | undefined} pending the state's pending decision
+ * @param {boolean} past the page shows a past version
+ * @returns {Promise<void>}
+ */
 export function showPending(page, pending, past) {
   // An answer sent from the card: the next decision, if it is this page's again, is brought into
   // view and focused (answerPending), as tapping the turn banner does, not left above the screen.
@@ -35,6 +43,11 @@ export function showPending(page, pending, past) {
 
 // A command sent from this panel: on success every old error goes and the form that sent it
 // closes (only that one: a form of the same command opened meanwhile stays open).
+/**
+ * @param {CampaignPage} page
+ * @param {Record<string, any>} body
+ * @param {HTMLFormElement | null} [form] the form that sent it
+ */
 async function sent(page, body, form = null) {
   page.formSlot?.querySelector(".sent")?.remove(); // "Sent …" of an earlier command is stale now
   const result = await page.send(body);
@@ -47,6 +60,10 @@ async function sent(page, body, form = null) {
 }
 
 // `page.actingFor` is the player an owner without a seat acts for (whose turn it is).
+/**
+ * @param {CampaignPage} page
+ * @param {string} name the command's
+ */
 function openCommand(page, name) {
   const command = page.catalogue.find((c) => c.name === name);
   if (!command) return;
@@ -60,10 +77,15 @@ function openCommand(page, name) {
   });
   page.openForm = form;
   clear(page.formSlot, page.openForm);
-  page.openForm.querySelector("input, select, textarea")?.focus();
+  /** @type {HTMLElement} */ (page.openForm.querySelector("input, select, textarea"))?.focus();
 }
 
 const hasPlayer = (command) => command.fields.some((f) => f.name === "player");
+/**
+ * @param {CampaignPage} page
+ * @param {Record<string, any>} command of the catalogue
+ * @param {string | null} [as] the seat played for
+ */
 const commandButton = (page, command, as = null) =>
   h(
     "button",
@@ -80,6 +102,12 @@ const commandButton = (page, command, as = null) =>
 // a seated player is offered only what they may do themselves (the commands with no player);
 // an owner may act for the player whose move it is when it plays that seat (no invited player
 // holds it): "end turn as A".
+/**
+ * @param {CampaignPage} page
+ * @param {{player?: string | null, yours?: boolean} | undefined} turn the actions route's
+ * @param {any[]} available the commands the rules accept now
+ * @returns {{heading: string, now: any[], as?: string}}
+ */
 function possibleNow(page, turn, available) {
   page.actingFor = null;
   if (!turn || turn.player === null || turn.player === undefined) return { heading: "Possible now", now: available };
@@ -102,6 +130,7 @@ function possibleNow(page, turn, available) {
 
 // What the rules accept now, asked of the server; a server without the route (404) gets the whole
 // list instead, and is not asked again.
+/** @param {CampaignPage} page */
 async function refreshActions(page) {
   const ask = (page.actionsAsk = (page.actionsAsk || 0) + 1);
   const { actions, error } = await page.actionsFetch; // the show's one GET /actions (campaign.js)
@@ -155,6 +184,10 @@ async function refreshActions(page) {
 }
 
 // The same choice as a select labelled "Command": the commands possible now first.
+/**
+ * @param {CampaignPage} page
+ * @param {string[] | null} now the names of the commands possible now; null when unknown
+ */
 function fillSelect(page, now) {
   const chosen = page.commandSelect.value;
   const option = (c) => h("option", { value: c.name }, commandTitle(c.name));
@@ -173,6 +206,10 @@ function fillSelect(page, now) {
 }
 
 // "Undo the last command": back to `undo.to_version` directly or by a proposal, as the server says.
+/**
+ * @param {CampaignPage} page
+ * @param {Record<string, any> | null | undefined} undo the actions route's (undefined: not said)
+ */
 function showUndo(page, undo) {
   const button = page.undoButton;
   clear(page.undoNote);
@@ -195,9 +232,13 @@ function showUndo(page, undo) {
     );
   button.onclick = () => askUndo(page, undo);
   page.undoTarget = undo ? undo.to_version : null;
-  page.markUndoProposal?.();
+  page.markUndoProposal();
 }
 
+/**
+ * @param {CampaignPage} page
+ * @param {Record<string, any> | null | undefined} undo
+ */
 function askUndo(page, undo) {
   if (!undo || page.undoForm?.isConnected) return;
   const reason = h("input", { id: "undo-reason", name: "reason", required: true });
@@ -234,6 +275,11 @@ function askUndo(page, undo) {
   reason.focus();
 }
 
+/**
+ * @param {CampaignPage} page
+ * @param {Record<string, any>} undo
+ * @param {string} reason
+ */
 async function undoTo(page, undo, reason) {
   const to = undo.to_version;
   page.formSlot?.querySelector(".sent")?.remove();
@@ -250,6 +296,7 @@ async function undoTo(page, undo, reason) {
 }
 
 // The play panel, built once; its lists are refreshed on every show (showPending).
+/** @param {CampaignPage} page */
 export function buildPlay(page) {
   page.actionsNow = h("div", { class: "actions-now", "aria-live": "polite" });
   page.allList = h("ul", { class: "all-commands-list" });
@@ -268,6 +315,7 @@ export function buildPlay(page) {
     h("div", { class: "undo-box" }, page.undoButton, page.undoNote), rollForm(page));
 }
 
+/** @param {CampaignPage} page */
 function rollForm(page) {
   const dice = h("input", { id: "roll-dice", name: "dice", required: true, placeholder: "2d20kh1+3" });
   const purpose = h("input", { id: "roll-purpose", name: "purpose", required: true, placeholder: "what it is for" });

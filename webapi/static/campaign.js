@@ -78,6 +78,26 @@ export class CampaignPage {
     /** @type {HTMLElement} */ this.undoNote = undefined;
     /** @type {HTMLFormElement} */ this.undoForm = undefined;
     /** @type {number} the version undoing the last command goes back to */ this.undoTarget = undefined;
+    /** @type {string} the last command the undo box was shown for: its versions and policy */
+    this.undoKey = undefined;
+    // the play panel (actions.js)
+    /** @type {HTMLElement} the commands possible now */ this.actionsNow = undefined;
+    /** @type {HTMLDetailsElement} "All commands" */ this.allCommands = undefined;
+    /** @type {HTMLElement} */ this.allList = undefined;
+    /** @type {HTMLElement} where the form of the command chosen opens */ this.formSlot = undefined;
+    /** @type {HTMLSelectElement} the select labelled "Command" */ this.commandSelect = undefined;
+    /** @type {ReturnType<typeof import("./play.js").commandForm>} the form open in formSlot */
+    this.openForm = undefined;
+    /** @type {string | null} the seat an owner without a seat acts for, whose move it is */
+    this.actingFor = undefined;
+    /** @type {number} the refreshes of the play panel asked: only the last one's answer is shown */
+    this.actionsAsk = undefined;
+    /** @type {boolean} this page answered the decision: the next one, if its own, is focused */
+    this.answered = undefined;
+    /** @type {boolean} the server has no GET /actions (it answered 404): not asked again */
+    this.noActionsRoute = undefined;
+    /** @type {boolean} changed() is reading the head again */ this.refreshing = undefined;
+    /** @type {boolean} a change was announced meanwhile: changed() runs once more */ this.again = undefined;
     /** @type {HTMLElement} */ this.events = undefined;
     /** @type {HTMLElement} */ this.moreEvents = undefined;
     /** @type {HTMLElement} */ this.shareOut = undefined;
@@ -92,6 +112,7 @@ export class CampaignPage {
   }
 
   // An event announced live (live.js): only a rollback is told; the rest shows as the page moves on.
+  /** @param {import("./api.js").LoggedEvent} event */
   heard(event) {
     if (event?.type === "questlog.RolledBack") this.toldRollback(event.version, event.data);
   }
@@ -152,6 +173,7 @@ export class CampaignPage {
     this.integrity.update(this.chain.dataset.chain, this.checkpoint.dataset.checkpoint, version);
   }
 
+  /** @param {number | null} version null: now */
   async goTo(version) {
     const head = this.head.version;
     const url = new URL(location.href);
@@ -222,6 +244,10 @@ export class CampaignPage {
   }
 
   // The turn banner: the actions route's `turn` when the server has the route, else the state.
+  /**
+   * @param {Record<string, any>} state
+   * @param {boolean} past
+   */
   async showTurn(state, past) {
     const { actions } = await this.actionsFetch;
     showTurn(this.turn, this.head.game, state, this.who, actions, past);
@@ -283,6 +309,7 @@ export class CampaignPage {
     return rolls.reloadRolls(this);
   }
 
+  /** @param {boolean} [fresh] the newest window again */
   loadRolls(fresh = false) {
     return rolls.loadRolls(this, fresh);
   }
@@ -293,19 +320,29 @@ export class CampaignPage {
 
   // What the page sends (sending.js), and the rollbacks and proposals (proposals.js), as the
   // page's own methods: actions.js and the timeline call them on the page.
+  /** @param {Record<string, any>} body the command, `type` first */
   send(body) {
     return sending.send(this, body);
   }
 
   // "Your turn" tapped, or a new decision after this page's answer (decisions.js).
+  /** @param {string} turn the banner's data-turn, or "decision" */
   goToPlay(turn) {
     goToPlay(this, turn);
   }
 
+  /**
+   * @param {"commands" | "rolls"} route
+   * @param {Record<string, any>} body
+   */
   append(route, body) {
     return sending.append(this, route, body);
   }
 
+  /**
+   * @param {number} version the rollback's
+   * @param {{to_version?: number, reason?: string}} data what it did
+   */
   toldRollback(version, data) {
     proposals.toldRollback(this, version, data);
   }
@@ -314,10 +351,19 @@ export class CampaignPage {
     return proposals.proposingSeat(this);
   }
 
+  /**
+   * @param {Record<string, any>} result the answer to the proposal
+   * @param {string} proposer the seat, or "owner"
+   * @param {string} what the rollback in words
+   */
   proposed(result, proposer, what) {
     proposals.proposed(this, result, proposer, what);
   }
 
+  /**
+   * @param {import("./api.js").LoggedEvent} event
+   * @param {boolean} mid inside a command
+   */
   eventActions(event, mid) {
     return proposals.eventActions(this, event, mid);
   }
@@ -330,6 +376,7 @@ export class CampaignPage {
     proposals.markUndoProposal(this);
   }
 
+  /** @param {string[]} players */
   agreeingSeats(players) {
     return proposals.agreeingSeats(this, players);
   }

@@ -215,6 +215,7 @@ export function layout(page) {
   if (page.who.canPlay) buildPlay(page);
 }
 
+/** @param {CampaignPage} page */
 export async function download(page) {
   try {
     const response = await fetch(`/campaigns/${page.id}/bundle`, { headers: headers() });
@@ -231,6 +232,7 @@ export async function download(page) {
   }
 }
 
+/** @param {CampaignPage} page */
 export async function share(page) {
   try {
     const link = await post(`/campaigns/${page.id}/share`, {});

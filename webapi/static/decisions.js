@@ -14,6 +14,8 @@ import { commandForm } from "./play.js";
 import { explain } from "./problems.js";
 import { toast } from "./ui.js";
 
+/** @typedef {import("./campaign.js").CampaignPage} CampaignPage */
+
 const words = (name) => String(name).replaceAll("_", " ");
 const SKIP = new Set(["faces", "entropy"]);
 
@@ -378,6 +380,12 @@ function abilityForm(command, list, options, preset, ctx) {
 }
 
 // The pending section: whose decision it is, what it asks and, for who may answer, the answers.
+/**
+ * @param {CampaignPage} page
+ * @param {Record<string, any> | null | undefined} pending the state's pending decision
+ * @param {boolean} past the page shows a past version
+ * @param {(body: Record<string, any>) => Promise<any>} send an answer sent
+ */
 export function answerPending(page, pending, past, send) {
   page.pending.hidden = !pending;
   if (!pending) {
@@ -457,7 +465,7 @@ export function answerPending(page, pending, past, send) {
   // a new decision after this page's own answer: in view and focused if it is this page's again
   if (page.answered) {
     page.answered = false;
-    if (canAnswer) page.goToPlay?.("decision");
+    if (canAnswer) page.goToPlay("decision");
   }
 }
 

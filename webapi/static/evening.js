@@ -6,6 +6,8 @@
 import { headers } from "./api.js";
 import { clear, h } from "./dom.js";
 
+/** @typedef {import("./campaign.js").CampaignPage} CampaignPage */
+
 // The range inputs of each game, prefilled from the state: the page date, or the day and night
 // being played (during a night its number; by day the night to come, after `nights` of them).
 function rangeFields(game, state) {
@@ -41,6 +43,7 @@ async function refusal(response) {
   }
 }
 
+/** @param {CampaignPage} campaignPage */
 export function eveningExport(campaignPage) {
   const { id } = campaignPage;
   const { game, state } = campaignPage.head;

@@ -1,8 +1,10 @@
 // @ts-check
-// The charts: the game's, drawn by the server from its views (/campaigns/{id}/views/charts), and the dice faces.
+// The charts: the game's, drawn by the server from its views (/campaigns/{id}/views/charts), and the
+// dice faces (counted by facecounts.js when the server has no analytics).
 import { get } from "./api.js";
 import { h } from "./dom.js";
 import { facesChart, lineChart } from "./charts.js";
+import { countFaces, loadedFacesTitle, serverFacesTitle } from "./facecounts.js";
 
 let serverAnalytics = true; // until a server without the route answers 404
 
@@ -14,46 +16,19 @@ async function ownCharts(id) {
 }
 
 // Faces per die type against the counts a fair die gives: the server's fairness analytics of this
-// campaign (every roll, for any reader), else counted here from the loaded rolls.
-const dice = (n) => `${n} ${Number(n) === 1 ? "die" : "dice"}`;
-
+// campaign (every roll, for any reader), else counted here from the loaded rolls (facecounts.js).
 async function faceCharts(id, rolls) {
   if (serverAnalytics) {
     try {
       const analytics = await get(`/campaigns/${id}/analytics/dice`);
       if (analytics.dice?.length) {
-        return analytics.dice.map((d) =>
-          facesChart(
-            `d${d.sides} (${d.source}), ${dice(d.dice)}${d.test ? `, p = ${Number(d.test.p_value).toFixed(3)}` : ""}`,
-            d.faces,
-            d.expected,
-          ),
-        );
+        return analytics.dice.map((d) => facesChart(serverFacesTitle(d), d.faces, d.expected));
       }
     } catch {
       serverAnalytics = false; // no analytics here: count the faces of the rolls this page has loaded
     }
   }
-  const bySides = new Map();
-  for (const roll of rolls.filter((r) => !r.undone)) {
-    for (const die of roll.dice) {
-      const sides = Number(die.sides);
-      const face = Number(die.face);
-      if (!bySides.has(sides)) bySides.set(sides, {});
-      const counts = bySides.get(sides);
-      counts[face] = (counts[face] || 0) + 1;
-    }
-  }
-  return [...bySides.entries()].sort((a, b) => a[0] - b[0]).map(([sides, seen]) => {
-    const total = Object.values(seen).reduce((a, b) => a + b, 0);
-    const counts = {};
-    const expected = {};
-    for (let f = 1; f <= sides; f++) {
-      counts[f] = seen[f] || 0;
-      expected[f] = total / sides;
-    }
-    return facesChart(`d${sides}: ${dice(total)} in the loaded rolls`, counts, expected);
-  });
+  return countFaces(rolls).map((count) => facesChart(loadedFacesTitle(count), count.counts, count.expected));
 }
 
 export async function dayCharts(id, rolls = []) {

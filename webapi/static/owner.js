@@ -7,6 +7,8 @@ import { ruleInput, ruleTitle, ruleWords } from "./newcampaign.js";
 import { explain } from "./problems.js";
 import { toast } from "./ui.js";
 
+/** @typedef {import("./campaign.js").CampaignPage} CampaignPage */
+
 const key = () => ({ "Idempotency-Key": crypto.randomUUID() });
 
 // The audit's verdict in words (GET /campaigns/{id}/audit).
@@ -33,6 +35,7 @@ export function auditWords(a) {
   return lines;
 }
 
+/** @param {CampaignPage} page */
 function diceAndAudit(page) {
   const out = h("div", { class: "audit-out", "aria-live": "polite" });
   const doReveal = async () => {
@@ -120,6 +123,7 @@ function diceAndAudit(page) {
 
 // The house rules in force, in words, and a form to change one: the select names each rule by
 // its description (GET /house-rules), and the value's control follows the rule's type.
+/** @param {CampaignPage} page */
 function houseRules(page) {
   const box = h(
     "div",
@@ -135,6 +139,10 @@ function houseRules(page) {
   return box;
 }
 
+/**
+ * @param {CampaignPage} page
+ * @param {Record<string, any>[]} described the rules GET /house-rules describes
+ */
 function ruleForm(page, described) {
   const rules = page.head.state?.house_rules || {};
   const known = new Map(described.map((r) => [r.key, r]));
@@ -212,6 +220,7 @@ export function memberName(m) {
 }
 
 // Seats and invitations: the members, an invitation per seat and role, the viewer link.
+/** @param {CampaignPage} page */
 function seats(page) {
   const list = h("ul", { class: "members plain" });
   const links = h("div", { class: "invites", "aria-live": "polite" });
@@ -320,6 +329,7 @@ function seats(page) {
     h("p", { class: "actions" }, buttons.map((b) => [b, " "])), links, page.shareOut);
 }
 
+/** @param {CampaignPage} page */
 export function ownerCard(page) {
   return h("section", { class: "card owner", tabindex: "-1", "aria-label": "Owner's controls" },
     h("h2", {}, "Owner's controls"), diceAndAudit(page), houseRules(page), seats(page));
