@@ -127,20 +127,26 @@ def test_the_page_modules_type_check(tsc: str) -> None:
     assert files == set(MODULES)
 
 
+def type_check(tsc: str, folder: Path, source: str) -> subprocess.CompletedProcess[str]:
+    """tsc, with the page's settings, on one module ``bad.js`` of ``source`` in ``folder``."""
+    (folder / "bad.js").write_text(source, encoding="utf-8")
+    config = {"extends": str(TSCONFIG), "include": ["bad.js"]}
+    (folder / "tsconfig.json").write_text(json.dumps(config), encoding="utf-8")
+    return run([tsc, "-p", str(folder / "tsconfig.json")], folder)
+
+
 def test_a_type_error_is_refused(tsc: str, tmp_path: Path) -> None:
     """The checker can fail, with the page's settings: a text passed for a ``@param {number}``,
     and ``.value`` on what querySelector answers (an Element, not an input) without a cast."""
-    (tmp_path / "bad.js").write_text(
+    checked = type_check(
+        tsc,
+        tmp_path,
         "// @ts-check\n"
         "/** @param {number} n */\n"
         "export const twice = (n) => n * 2;\n"
         'twice("two");\n'
         'document.querySelector("input.amount").value = "1";\n',
-        encoding="utf-8",
     )
-    config = {"extends": str(TSCONFIG), "include": ["bad.js"]}
-    (tmp_path / "tsconfig.json").write_text(json.dumps(config), encoding="utf-8")
-    checked = run([tsc, "-p", str(tmp_path / "tsconfig.json")], tmp_path)
     assert checked.returncode == 2, checked.stdout + checked.stderr
     assert "bad.js(4,7): error TS2345" in checked.stdout, checked.stdout
     element = "bad.js(5,40): error TS2339: Property 'value' does not exist on type 'Element'"
@@ -153,7 +159,9 @@ def test_a_call_the_campaign_page_does_not_have_is_refused(tsc: str, tmp_path: P
     ``@param`` of actions.js, decisions.js, owner.js…) declares its fields and methods: a method
     it has is called without a finding, one it lacks is refused, and so is a field misspelt."""
     page = (ROOT / "webapi" / "static" / "campaign.js").as_posix()
-    (tmp_path / "bad.js").write_text(
+    checked = type_check(
+        tsc,
+        tmp_path,
         "// @ts-check\n"
         f'/** @param {{import("{page}").CampaignPage}} page */\n'
         "export function tapped(page) {\n"
@@ -161,11 +169,7 @@ def test_a_call_the_campaign_page_does_not_have_is_refused(tsc: str, tmp_path: P
         "  page.redraw();\n"
         "  page.formSlott = null;\n"
         "}\n",
-        encoding="utf-8",
     )
-    config = {"extends": str(TSCONFIG), "include": ["bad.js"]}
-    (tmp_path / "tsconfig.json").write_text(json.dumps(config), encoding="utf-8")
-    checked = run([tsc, "-p", str(tmp_path / "tsconfig.json")], tmp_path)
     assert checked.returncode == 2, checked.stdout + checked.stderr
     absent = "does not exist on type 'CampaignPage'"
     missing = f"bad.js(5,8): error TS2339: Property 'redraw' {absent}"
