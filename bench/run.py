@@ -322,11 +322,12 @@ Part = Callable[[], str | None]
 
 
 def apply_only(args: argparse.Namespace) -> None:
-    """Turn each ``--*-only`` flag given into the skips of every part it does not keep."""
-    for flag, kept in ONLY.items():
-        if getattr(args, flag):
-            for skip in PART_SKIPS:
-                setattr(args, skip, getattr(args, skip) or skip not in kept)
+    """Turn the ``--*-only`` flags given into the skips of every part none of them keeps
+    (``--roll-only --domain-only`` runs parts (a), (b) and (c))."""
+    kept = {skip for flag, parts in ONLY.items() if getattr(args, flag) for skip in parts}
+    if kept:
+        for skip in PART_SKIPS:
+            setattr(args, skip, getattr(args, skip) or skip not in kept)
     if args.scale_only:
         args.skip_views = True
     if args.views_only:

@@ -496,11 +496,12 @@ def test_the_chart_bytes_bench_counts_both_ways_of_reading_the_charts() -> None:
         ("--versus-only", {"skip_versus"}),
         ("--views-only", {"skip_views"}),
         ("--scale-only", {"skip_scale"}),
+        ("--roll-only --domain-only", {"skip_http", "skip_domain"}),
     ],
 )
 def test_an_only_flag_keeps_its_parts_alone(flag: str, kept: set[str]) -> None:
     from bench.run import PART_SKIPS, apply_only, parse_args
 
-    _, args = parse_args([flag])
+    _, args = parse_args(flag.split())
     apply_only(args)
     assert {skip for skip in PART_SKIPS if not getattr(args, skip)} == kept

@@ -154,6 +154,24 @@ def test_a_type_error_is_refused(tsc: str, tmp_path: Path) -> None:
     assert checked.stdout.count(": error TS") == 2, checked.stdout
 
 
+def test_this_outside_a_method_is_refused(tsc: str, tmp_path: Path) -> None:
+    """A function moved out of a class that still passes ``this`` on is an error
+    (``noImplicitThis``), not an undefined page at run time."""
+    checked = type_check(
+        tsc,
+        tmp_path,
+        "// @ts-check\n"
+        "/** @param {object} page */\n"
+        "const ownerCard = (page) => page;\n"
+        "export function buildHead() {\n"
+        "  return ownerCard(this);\n"
+        "}\n",
+    )
+    assert checked.returncode == 2, checked.stdout + checked.stderr
+    assert "bad.js(5,20): error TS2683" in checked.stdout, checked.stdout
+    assert checked.stdout.count(": error TS") == 1, checked.stdout
+
+
 def test_a_call_the_campaign_page_does_not_have_is_refused(tsc: str, tmp_path: Path) -> None:
     """The campaign page the modules pass around (``campaign.js``'s ``CampaignPage``, the
     ``@param`` of actions.js, decisions.js, owner.js…) declares its fields and methods: a method

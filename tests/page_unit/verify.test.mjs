@@ -1,6 +1,6 @@
 // verify.js: the checks the page makes itself with WebCrypto (node has the same crypto.subtle):
 // a roll's faces derived again from its revealed seed, the chain of event hashes, the nonces.
-// The expected faces and hashes were computed with domain/model/dice.py's derive_faces and
+// The expected faces and hashes were computed with domain/model/dice/draw.py's derive_faces and
 // Python's hashlib over json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False).
 import assert from "node:assert/strict";
 import { test } from "node:test";

@@ -1,4 +1,4 @@
-"""The commands that move a store's data in and out whole: back the store up, import a bundle."""
+"""The commands that move data in and out: back the whole store up, import one campaign's bundle."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""``questlog export``: a view's table or the event log (``webapi.cli.table_export.export``, as
-before), or ``questlog export evening CAMPAIGN_ID``, what was played in a range as Markdown or HTML
+"""``questlog export``: a view's table or the event log (``webapi.cli.table_export.export``),
+or ``questlog export evening CAMPAIGN_ID``, what was played in a range as Markdown or HTML
 (``projections.evening``), read from the store like the other commands.
 
 The tables stay what they were: ``questlog export NAME`` and ``questlog export --all`` take the
