@@ -60,8 +60,8 @@ from domain.model.schema_fields import IdOrObject, StrictBoolean, StrictInteger,
 from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
 from domain.model.text import ascii_number, has_control_characters, not_unicode, quoted
 from domain.service import bundles, command_results
-from domain.service.actions import Caller, TableActions
-from domain.service.application import Questlog, campaign_facts
+from domain.service.actions import Caller
+from domain.service.application import campaign_facts
 from domain.service.audit.checkpoints import CheckpointVerdict, check_checkpoint, hashes_by_version
 from domain.service.audit.public import audit_public_events
 from domain.service.audit.read import collection_paused
@@ -76,9 +76,10 @@ from domain.service.command_results import (
     Outcome,
     unavailable,
 )
-from domain.service.importing import CampaignImport, refusal
+from domain.service.importing import refusal
+from domain.service.questlog import Questlog
 from domain.service.timeline import Timeline
-from domain.service.timetravel import MAX_REPLAY, Replay, ReplayStep, TimeTravel
+from domain.service.timetravel import MAX_REPLAY, Replay, ReplayStep
 from domain.storage.advisory_locks import (
     VIEW_LEASE_SPACE,
     VIEWS_SETUP_LOCK_KEY,
@@ -102,7 +103,6 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "bundles",
     "Caller",
     "campaign_facts",
-    "CampaignImport",
     "command_results",
     "CommandCounters",
     "CommandResult",
@@ -114,8 +114,6 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "refusal",
     "Replay",
     "ReplayStep",
-    "TableActions",
-    "TimeTravel",
     "unavailable",
     # Errors
     "ConcurrencyConflict",

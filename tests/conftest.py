@@ -19,7 +19,7 @@ from flask import Flask
 from hypothesis import HealthCheck, settings
 from psycopg import sql
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests import contract
 from tests.machine import missing

@@ -14,8 +14,8 @@ from uuid import UUID
 from eventsourcing.persistence import StoredEvent
 
 from domain.model import chain
-from domain.service.application import Questlog
 from domain.service.audit.read import encoded, stored_fields
+from domain.service.questlog import Questlog
 from tests.conftest import RawStore
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from rich.table import Table
 
 from bench.views.views_bench import build_log
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from projections.parquet import write_dataset
 from projections.rebuild import catch_up_views

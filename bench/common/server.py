@@ -90,7 +90,7 @@ def add_bare_route(app: Flask, store: BareStore) -> None:
 
 def create_bench_token(config: StoreConfig) -> tuple[str, str]:
     """A new admin token for this run on the store (before its server starts): (id, secret)."""
-    from domain.service.application import Questlog
+    from domain.service.questlog import Questlog
 
     app = Questlog(config)
     try:
@@ -102,7 +102,7 @@ def create_bench_token(config: StoreConfig) -> tuple[str, str]:
 
 def build_app(db: Path, bare_db: Path, exempt: list[str], max_streams: int | None = None) -> Flask:
     """The production app on a SQLite store (access control on), plus the bare route."""
-    from domain.service.application import Questlog
+    from domain.service.questlog import Questlog
     from webapi.app import create_app
 
     questlog = Questlog(StoreConfig(sqlite_path=db))

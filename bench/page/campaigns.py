@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 
 LONG_EVENTS = 10_000
 """The size of campaign the page must open quickly, loading only what it shows."""

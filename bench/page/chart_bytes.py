@@ -19,7 +19,7 @@ from pathlib import Path
 from flask.testing import FlaskClient
 
 from bench.simulation.sim_play import QuestCalendarTable, Tally
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from projections.rebuild import catch_up_views
 from webapi.app import create_app

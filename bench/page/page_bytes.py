@@ -58,7 +58,7 @@ def build(db: Path, events: int) -> tuple[str, str, str, int]:
     """The campaign on a fresh store, played by this run's admin token: (token id, secret,
     campaign id, version)."""
     from domain.model.access import acting_as
-    from domain.service.application import Questlog
+    from domain.service.questlog import Questlog
     from domain.storage.store import StoreConfig
 
     db.parent.mkdir(parents=True, exist_ok=True)

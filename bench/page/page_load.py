@@ -106,7 +106,7 @@ def build_store(db: Path, events: int) -> tuple[str, str, str, float]:
     """The campaign on a fresh store, made by this run's admin token: (token id, secret,
     campaign id, seconds taken)."""
     from domain.model.access import acting_as
-    from domain.service.application import Questlog
+    from domain.service.questlog import Questlog
     from domain.storage.store import StoreConfig
 
     db.parent.mkdir(parents=True, exist_ok=True)

@@ -157,7 +157,7 @@ def percentile_ms(latencies: list[int], q: float) -> float:
 
 def stored_purposes(url: str, schema: str, campaign_id: str) -> tuple[Counter[str], bool]:
     """Every stored roll's purpose, counted, and whether the chain verifies (read directly)."""
-    from domain.service.application import Questlog
+    from domain.service.questlog import Questlog
 
     app = Questlog(StoreConfig(database_url=url, postgres_schema=schema))
     try:

@@ -32,7 +32,7 @@ from rich.table import Table
 from bench.postgres.cpu_split import backends, cpu_seconds
 from bench.postgres.scale import URL, fresh_schema
 from bench.write.http_bench import ROLL_BODY
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage import es_compat
 from domain.storage.store import StoreConfig
 from webapi.app import create_app

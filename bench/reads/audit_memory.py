@@ -27,7 +27,7 @@ from rich.console import Console
 from bench.common.load import free_port
 from bench.common.server import create_bench_token
 from bench.write.http_bench import LoggedServer
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 
 QUESTLOG = [sys.executable, "-c", "from webapi.cli.main import main; main()"]

@@ -16,7 +16,7 @@ from typing import Any
 from uuid import UUID
 
 from domain.model.campaign import Campaign
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 
 

@@ -31,8 +31,7 @@ from uuid import UUID
 from rich.console import Console
 from rich.table import Table
 
-from domain.service.application import Questlog
-from domain.service.timetravel import TimeTravel
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from webapi.app import create_app
 
@@ -63,7 +62,7 @@ def build(path: Path, *, campaigns: int, paged_events: int) -> Store:
             app.roll(cid, notation="d20", purpose="filler")
         if forked is None:
             forked = cid
-            TimeTravel(app).fork(cid, at_version=5, name="what if")
+            app.time_travel.fork(cid, at_version=5, name="what if")
     assert forked is not None
     paged = app.create_campaign(game="quest-calendar", name="paged").campaign_id
     for _ in range(paged_events - 1):

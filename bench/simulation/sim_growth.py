@@ -135,7 +135,7 @@ class Growth:
 
     def measure(self) -> SizePoint:
         """Time the reads and an append at the table's current size, and its bytes."""
-        from domain.service.application import Questlog
+        from domain.service.questlog import Questlog
 
         with psycopg.connect(self.url, autocommit=True) as conn:
             rows = self.rows(conn)

@@ -63,7 +63,7 @@ def worker_main(
     index: int, config: StoreConfig, tables: int, steps: Any, results: Any, seed: int
 ) -> None:
     """A worker process: create the tables, then run each step the parent sends until ``None``."""
-    from domain.service.application import Questlog
+    from domain.service.questlog import Questlog
 
     app = Questlog(config)
     rng = random.Random(seed)

@@ -23,7 +23,7 @@ from uuid import UUID
 
 from domain.model import samples
 from domain.model.errors import InvalidInput, RuleViolation
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 
 Json = dict[str, Any]
 

@@ -267,7 +267,7 @@ def run(settings: Settings, url: str, json_path: Path | None, keep: bool) -> int
     config = StoreConfig(database_url=url, postgres_schema=schema)
     figures: dict[str, Any] = {"machine": info, "schema": schema}
     try:
-        from domain.service.application import Questlog
+        from domain.service.questlog import Questlog
 
         app = Questlog(config)  # creates the tables once, before the workers race to
         try:

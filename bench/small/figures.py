@@ -56,8 +56,7 @@ from bench.common.server import BARE_PATH, BareStore, add_bare_route, build_app,
 from bench.run import machine
 from bench.small.figures_log import Figure, Say, log_figures, postgres_figures, repeated
 from bench.write.http_bench import ROLL_BODY, ServerProcess, create_campaign
-from domain.service.application import Questlog
-from domain.service.timetravel import TimeTravel
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 
 # -- 4: a request in-process and through waitress ------------------------------------------------
@@ -254,7 +253,7 @@ def at_figure(workdir: Path, events: int, repeat: int, say: Say) -> Figure:
         stored = app.recorder.select_events(campaign_id)
         stamps = [app.mapper.to_domain_event(item).timestamp for item in stored]
         moments = [stamps[(k * 997) % len(stamps)] for k in range(1, 11)]
-        travel = TimeTravel(app)
+        travel = app.time_travel
 
         def sample() -> float:
             began = time.perf_counter()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bench.views import views_bench
 from bench.views.views_bench import BATCH, POSTGRES_URL, build_log, drop_views, postgres_config
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from projections.events import decode_notification
 from projections.store import ViewStore, open_view_store

@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.views.views_bench import postgres_config
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.log_order import writer_mark
 from projections.runners import PostgresRunner
 from projections.store import ViewStore, open_view_store

@@ -33,7 +33,7 @@ from rich.table import Table
 from bench.common.load import MIN_SUCCESS
 from bench.views.views_lag import MIN_RATE_SHARE, Lag, lag_verdict, measure_lag
 from domain.model.dice.notation import parse
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from projections.batches import Target, catch_up
 from projections.store import ViewStore, open_view_store

@@ -39,7 +39,7 @@ from bench.common.load import (
 )
 from bench.common.server import create_bench_token
 from domain.facade import LogPosition
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from projections.reads import position_of
 from projections.store import open_view_store, position_in

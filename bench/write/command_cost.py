@@ -26,7 +26,7 @@ from typing import Any
 import domain.model.quest_calendar  # noqa: F401  (registers the game)
 from domain.model.dice.draw import Draw
 from domain.model.games import RULES
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 
 GAME = "quest-calendar"

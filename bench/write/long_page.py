@@ -31,7 +31,7 @@ from rich.console import Console
 from rich.table import Table
 
 from domain.model import samples
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from webapi.app import create_app
 

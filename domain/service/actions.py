@@ -17,7 +17,7 @@ from domain.model.event_records import command_versions_of
 from domain.model.games import rules_for
 from domain.model.house_rules import CALENDAR_BOARD, ROLLBACK_OVER_SERVER_ROLLS
 from domain.model.rules_engine import decision_summary
-from domain.service.application import Questlog
+from domain.service.application import CampaignService
 from domain.service.timetravel import SOLO_PLAYER, TimeTravel, players_of
 
 _LOOK_BACK = 50
@@ -43,11 +43,11 @@ class Caller:
 
 
 class TableActions:
-    """The actions query on a Questlog application."""
+    """The actions query on the campaign service."""
 
-    def __init__(self, app: Questlog) -> None:
+    def __init__(self, app: CampaignService, travel: TimeTravel) -> None:
         self.app = app
-        self.travel = TimeTravel(app)
+        self.travel = travel
 
     def actions(self, campaign_id: UUID, caller: Caller) -> dict[str, Any]:
         """What the campaign's head accepts now, for this caller."""

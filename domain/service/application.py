@@ -1,4 +1,4 @@
-"""The Questlog application: the one object callers use, built from the services below.
+"""The campaign service: campaigns, their commands and dice, on the services below.
 
 Each service has one reason to change (docs/architecture.md):
 
@@ -11,8 +11,10 @@ Each service has one reason to change (docs/architecture.md):
 
 Each is a class that builds on the one before it (``CommandService`` extends ``Reading``,
 ``DiceService`` extends ``CommandService``), because an eventsourcing ``Application`` is one
-object with one store; ``Questlog`` joins the last of them with ``TokenService`` and adds campaign
-creation and the game's own commands.
+object with one store; ``CampaignService`` joins the last of them with ``TokenService`` and
+``LibraryService`` and adds campaign creation and the game's own commands. The use cases above it
+(time travel, the table's actions, imports, bundles) take it as their core, and ``Questlog``
+(``domain.service.questlog``) builds them once on it: the one object callers use.
 """
 
 from __future__ import annotations
@@ -47,8 +49,11 @@ from domain.storage.side_tables import SeedRecord
 GAME_PACKAGES = (domain.model.calendar_board, domain.model.quest_calendar)
 
 
-class Questlog(DiceService, TokenService, LibraryService):
-    """Appends commands to campaign streams and reads them back."""
+class CampaignService(DiceService, TokenService, LibraryService):
+    """Appends commands to campaign streams and reads them back.
+
+    Its ``name`` stays ``Questlog``: eventsourcing names the store's tables and reads the
+    environment (``QUESTLOG_...``) by it, so stores written before keep loading."""
 
     name = "Questlog"
     snapshotting_intervals: ClassVar[dict[type[Any], int]] = {Campaign: SNAPSHOT_INTERVAL}

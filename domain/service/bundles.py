@@ -1,8 +1,9 @@
 """A campaign bundle: everything needed to verify a campaign offline, in one JSON file.
 
-``build`` writes one from the store; ``check`` verifies one without any store, with the same
-chain and roll checks as the audit (``domain.service.audit.public.audit_public_events``); ``load``
-imports one into this instance after checking it whole (``domain.service.importing``). The format
+``Bundles.build`` writes one from the store; ``check`` verifies one without any store, with the
+same chain and roll checks as the audit (``domain.service.audit.public.audit_public_events``);
+``Bundles.load`` imports one into this instance after checking it whole
+(``domain.service.importing``). ``Questlog.bundles`` is this instance's ``Bundles``. The format
 is described in docs/table-page.md ("The bundle"), moving a campaign in docs/moving-campaigns.md.
 """
 
@@ -17,7 +18,7 @@ from uuid import UUID
 from domain.model import chain
 from domain.model.errors import InvalidInput
 from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
-from domain.service.application import Questlog
+from domain.service.application import CampaignService
 from domain.service.audit.checkpoints import CheckpointVerdict, check_checkpoint, hashes_by_version
 from domain.service.audit.public import audit_public_events
 from domain.service.audit.stored import AuditReport
@@ -27,25 +28,6 @@ from domain.service.importing import CampaignImport, refusal
 FORMAT = "questlog-bundle/1"
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024
 """The largest bundle ``questlog import`` and ``POST /campaigns/import`` take (64 MiB)."""
-
-
-def build(app: Questlog, cid: UUID) -> dict[str, Any]:
-    """The bundle of a campaign as it is now."""
-    found, events = app.shown_events(cid)
-    _, revealed = audit_public_events(str(cid), events)
-    ring = app.key_ring.current()
-    return {
-        "format": FORMAT,
-        "campaign_id": str(cid),
-        "exported_at": datetime.now(UTC).isoformat(),
-        "genesis_hash": chain.GENESIS_HASH,
-        "head": {"version": found.version, "hash": found.head_hash},
-        "checkpoints": [app.checkpoint(found.id, found.version, found.head_hash)],
-        "log_name": ring.log_name,
-        "keys": [listed.as_dict() for listed in ring.keys],
-        "revealed_seeds": revealed,
-        "events": events,
-    }
 
 
 @dataclass
@@ -183,21 +165,48 @@ def _wrong_shape(error: Exception) -> ValueError:
     return ValueError(f"not a Questlog bundle: an event has a value of the wrong shape ({error})")
 
 
-def load(
-    app: Questlog, bundle: Any, *, public: bool = False, keys: list[VerifierKey] | None = None
-) -> CommandResult:
-    """Import a bundle from another instance: checked whole first (``check``, its checkpoints
-    against ``keys``, default the bundle's own), refused with the first bad version and its
-    problem if it does not verify, and then stored unchanged with its ``CampaignImported``
-    event (``domain.service.importing``), which records the source's last verified checkpoint,
-    its log name and verifier keys."""
-    try:
-        found = checked(bundle, keys)
-    except ValueError as error:
-        raise InvalidInput.field("bundle", str(error)) from None
-    if not found.ok:
-        raise refusal(found.all_problems(), found.report.first_bad_version)
-    return CampaignImport(app).load(bundle, public=public, source=source_of(bundle, found))
+class Bundles:
+    """The bundles of this instance's campaigns: ``build`` one from the store, ``load`` one from
+    another instance (``check`` needs no store: it is this module's function)."""
+
+    def __init__(self, app: CampaignService, imports: CampaignImport) -> None:
+        self.app = app
+        self.imports = imports
+
+    def build(self, cid: UUID) -> dict[str, Any]:
+        """The bundle of a campaign as it is now."""
+        app = self.app
+        found, events = app.shown_events(cid)
+        _, revealed = audit_public_events(str(cid), events)
+        ring = app.key_ring.current()
+        return {
+            "format": FORMAT,
+            "campaign_id": str(cid),
+            "exported_at": datetime.now(UTC).isoformat(),
+            "genesis_hash": chain.GENESIS_HASH,
+            "head": {"version": found.version, "hash": found.head_hash},
+            "checkpoints": [app.checkpoint(found.id, found.version, found.head_hash)],
+            "log_name": ring.log_name,
+            "keys": [listed.as_dict() for listed in ring.keys],
+            "revealed_seeds": revealed,
+            "events": events,
+        }
+
+    def load(
+        self, bundle: Any, *, public: bool = False, keys: list[VerifierKey] | None = None
+    ) -> CommandResult:
+        """Import a bundle from another instance: checked whole first (``check``, its
+        checkpoints against ``keys``, default the bundle's own), refused with the first bad
+        version and its problem if it does not verify, and then stored unchanged with its
+        ``CampaignImported`` event (``domain.service.importing``), which records the source's
+        last verified checkpoint, its log name and verifier keys."""
+        try:
+            found = checked(bundle, keys)
+        except ValueError as error:
+            raise InvalidInput.field("bundle", str(error)) from None
+        if not found.ok:
+            raise refusal(found.all_problems(), found.report.first_bad_version)
+        return self.imports.load(bundle, public=public, source=source_of(bundle, found))
 
 
 def source_of(bundle: Mapping[str, Any], found: BundleCheck) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from domain.model.events.payload import json_type_matches
 from domain.model.games import rules_for
 from domain.model.house_rules import GAMES, book
 from domain.model.text import MAX_NAME_LENGTH, check_text, has_control_characters
-from domain.service.application import Questlog
+from domain.service.application import CampaignService
 from domain.service.audit.read import encoded
 from domain.service.audit.rolls import roll_verdict
 from domain.service.audit.stored import AuditReport, audit_stream
@@ -82,7 +82,7 @@ def bad_event(version: object, problem: str) -> InvalidInput:
 class CampaignImport:
     """Stores a verified bundle's campaign here, unchanged, and lets it play on."""
 
-    def __init__(self, app: Questlog) -> None:
+    def __init__(self, app: CampaignService) -> None:
         self.app = app
 
     def load(

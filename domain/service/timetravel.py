@@ -22,7 +22,7 @@ from domain.model.errors import InvalidInput, NotFound, NotHeld, RuleViolation, 
 from domain.model.event_records import command_versions_of
 from domain.model.house_rules import book
 from domain.model.text import check_text
-from domain.service.application import Questlog
+from domain.service.application import CampaignService
 from domain.service.command_results import Idempotency, Outcome
 from domain.service.timeline import Timeline
 from domain.storage.forks import ForkRecord
@@ -106,9 +106,9 @@ class Replay:
 
 
 class TimeTravel:
-    """Time-travel commands and queries on a Questlog application."""
+    """Time-travel commands and queries on the campaign service."""
 
-    def __init__(self, app: Questlog) -> None:
+    def __init__(self, app: CampaignService) -> None:
         self.app = app
 
     # -- rollback -----------------------------------------------------------------------------

@@ -11,8 +11,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from domain.service.application import Questlog
 from domain.service.command_results import CommandCounters
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.contract import ContractClient
 from webapi.app import create_app

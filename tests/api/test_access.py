@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from flask import Flask
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.api.conftest import TokenClient, client_as
 from tests.api.test_cli_and_server import QUESTLOG

@@ -19,7 +19,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.api.test_cli_and_server import QUESTLOG, run
 from tests.conftest import StoreFactory

@@ -8,7 +8,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from tests.api.conftest import client_as
 from webapi.app import create_app
 from webapi.http.view_store import close_views

@@ -9,7 +9,7 @@ from typing import Any
 from flask.testing import FlaskClient
 
 from domain.facade import LogPosition
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from projections.charts import decimate
 from projections.store import ViewStore
 from projections.views.debt_ledger import DebtLedger

@@ -15,7 +15,7 @@ from uuid import UUID
 
 import pytest
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.live_server import QUESTLOG, free_port
 

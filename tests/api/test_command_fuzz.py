@@ -32,7 +32,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from tests.api.command_scenes import Scene, scenes
 from tests.api.command_strategies import Builder, one_thing_wrong, weighted
 from tests.api.conftest import TokenClient

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from flask import Flask
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from tests import contract
 from webapi.app import create_app
 

@@ -21,7 +21,7 @@ from uuid import UUID
 import pytest
 from click.testing import CliRunner, Result
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from projections.views import ALL_VIEWS
 from tests.unit.test_dice_verification_doc import doc_script

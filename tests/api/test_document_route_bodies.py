@@ -27,7 +27,7 @@ from flask import Flask
 from hypothesis import HealthCheck, given, settings
 
 from domain.model import samples
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from tests.api.refusal_causes import ROUTE_CAUSES as CANNOT_SAY
 from tests.api.refusal_causes import errors
 from webapi.app import create_app

@@ -14,7 +14,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from domain.model import chain
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.api.conftest import client_as
 from webapi.app import create_app

@@ -13,7 +13,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from domain.model import samples
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from tests.api.api_calls import command, post
 from webapi.app import create_app
 from webapi.http.view_store import close_views

@@ -10,7 +10,7 @@ from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from webapi.app import create_app
 from webapi.routes import page
 

@@ -24,7 +24,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.api.api_calls import ApiTable
 from tests.browser import game_plan as plan

@@ -14,7 +14,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from projections.runners import ViewsWorker
 from projections.view import ANY
 from projections.views.roll_log import RollLog

@@ -12,7 +12,7 @@ import psycopg
 import pytest
 from flask.testing import FlaskClient
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.log_order import writer_mark
 from projections import reads
 from projections.cli import horizon_text

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.side_tables import IDEMPOTENCY_TABLE
 from tests.application.qc_week_data import HERO
 

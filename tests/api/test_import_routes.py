@@ -14,7 +14,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from domain.facade import bundles
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from tests.api.conftest import TokenClient, client_as
 from tests.conftest import StoreFactory
 from webapi.app import create_app

@@ -12,7 +12,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from domain.model.samples import SCOUT
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from tests.api.conftest import client_as
 
 Json = dict[str, Any]

@@ -12,7 +12,7 @@ from uuid import UUID
 import pytest
 from flask import Flask, json
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from tests.api.conftest import TokenClient, client_as
 from webapi.app import create_app
 from webapi.http.live import LIVE_KEY, Live

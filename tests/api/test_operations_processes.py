@@ -22,7 +22,7 @@ from tests.live_server import QUESTLOG, free_port, wait_for
 WORKER = """
 import sys
 from pathlib import Path
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from webapi.app import create_app
 questlog = Questlog(StoreConfig(sqlite_path=Path(sys.argv[1])))

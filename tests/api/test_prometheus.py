@@ -31,7 +31,7 @@ import psycopg
 import pytest
 import yaml
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.advisory_locks import campaign_lock_keys
 from domain.storage.recorders import CAMPAIGN_LOCK_TIMEOUT
 from domain.storage.store import StoreConfig

@@ -6,7 +6,7 @@ from __future__ import annotations
 from flask import Flask
 from flask.testing import FlaskClient
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from webapi.app import create_app
 from webapi.http.access import OPEN_ENDPOINTS
 from webapi.http.declared import ACCESS_ATTRIBUTE, declared_access

@@ -28,7 +28,7 @@ from uuid import UUID
 
 import pytest
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from projections.leases import lease_holders
 from projections.store import ViewStore, open_view_store

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from webapi.app import create_app
 from webapi.http.rate_limits import RateLimiter, StoreRateLimiter, rate_limiter
 

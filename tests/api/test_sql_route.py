@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from flask import Flask
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from tests.api.conftest import TokenClient, client_as
 from tests.projections.conftest import sync
 from tests.projections.test_runners import _env

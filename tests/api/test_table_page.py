@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from flask import Flask
 
 from domain.facade import bundles
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from tests.api.conftest import TokenClient, client_as, stored_state
 from tests.api.test_cli_and_server import QUESTLOG, free_port, run
 from webapi.cli.main import main

@@ -14,8 +14,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from domain.model import patch
-from domain.service.application import Questlog
-from domain.service.timetravel import TimeTravel
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.api.conftest import stored_state
 
@@ -321,7 +320,7 @@ def test_questlog_replay_prints_one_line_per_event(tmp_path: Path) -> None:
         cid = created.campaign_id
         app.roll(cid, notation="d20", purpose="open the door")
         app.roll(cid, notation="d20", purpose="open the door")
-        TimeTravel(app).rollback(cid, to_version=2, reason="wrong door", actor="Sam")
+        app.time_travel.rollback(cid, to_version=2, reason="wrong door", actor="Sam")
     finally:
         app.close()
     env = {**os.environ, "QUESTLOG_DB": str(db), "COLUMNS": "200"}

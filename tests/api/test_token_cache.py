@@ -22,7 +22,7 @@ from flask.testing import FlaskClient
 
 from domain.model.access import TOKEN_REFUSED, Token, TokenCheck, acting_as
 from domain.model.games import RULES
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage import es_compat
 from domain.storage.advisory_locks import campaign_lock_keys
 from domain.storage.store import StoreConfig

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.live_server import serving
 from webapi.schemas import info

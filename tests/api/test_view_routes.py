@@ -16,7 +16,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from projections.runners import ViewsWorker
 from projections.store import ViewStore
 from tests.api.test_cli_and_server import QUESTLOG, free_port, request

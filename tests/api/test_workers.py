@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from tests.conftest import StoreFactory
 
 from .workers_harness import (

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.conftest import StoreFactory
 from tests.live_server import QUESTLOG, free_port

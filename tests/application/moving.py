@@ -7,10 +7,8 @@ import json
 from typing import Any
 from uuid import UUID
 
-from domain.facade import bundles
 from domain.model.access import Token, acting_as
-from domain.service.application import Questlog
-from domain.service.timetravel import TimeTravel
+from domain.service.questlog import Questlog
 from tests.application.qc_week_data import HERO
 
 SELECT_HERO = {"type": "select_hero", "phase": "main", "hero": HERO}
@@ -30,12 +28,12 @@ def played(app: Questlog) -> UUID:
         app.rotate_seed(cid)
         app.command(cid, dict(SELECT_HERO))
         app.roll(cid, notation="d8", purpose="undone soon")
-    TimeTravel(app).rollback(cid, to_version=app.campaign(cid).version - 1, reason="mistake")
+    app.time_travel.rollback(cid, to_version=app.campaign(cid).version - 1, reason="mistake")
     app.roll(cid, notation="d8", purpose="under the source's last commitment")
     return cid
 
 
 def exported(app: Questlog, cid: UUID) -> dict[str, Any]:
     """The campaign's bundle, as the file a download writes."""
-    loaded: dict[str, Any] = json.loads(json.dumps(bundles.build(app, cid), sort_keys=True))
+    loaded: dict[str, Any] = json.loads(json.dumps(app.bundles.build(cid), sort_keys=True))
     return loaded

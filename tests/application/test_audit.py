@@ -15,9 +15,8 @@ import pytest
 
 from domain.model import chain
 from domain.model.campaign import Campaign
-from domain.service.application import Questlog
 from domain.service.audit.stored import AuditReport
-from domain.service.timetravel import TimeTravel
+from domain.service.questlog import Questlog
 
 NewCampaign = Callable[..., UUID]
 SERVER_ROLLS = 5  # versions 2..6
@@ -336,7 +335,7 @@ def test_a_rehashed_rollback_with_fields_of_the_wrong_kind_is_a_problem_not_a_cr
     """Found in review: a rollback whose undone rolls or proposal are not what a rollback
     records failed the audit (500) instead of being reported at its version."""
     campaign_id = rolled(app, new_campaign)
-    TimeTravel(app).rollback(campaign_id, to_version=MIDDLE, reason="misread")
+    app.time_travel.rollback(campaign_id, to_version=MIDDLE, reason="misread")
     head = LAST + 1
     last = app.campaign_events(campaign_id)[head - 1]
     assert isinstance(last, Campaign.RolledBack)

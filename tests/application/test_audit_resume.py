@@ -10,9 +10,8 @@ from uuid import UUID
 import pytest
 
 import domain.service.audit.stored as audit_module
-from domain.service.application import Questlog
 from domain.service.audit.resume import ResumePoint
-from domain.service.timetravel import TimeTravel
+from domain.service.questlog import Questlog
 from tests.application.test_audit import with_other_face
 from tests.conftest import RawStore
 from tests.host_rewrite import delete_and_rechain
@@ -110,7 +109,7 @@ def test_a_rollback_after_the_point_makes_it_a_full_audit(
     rolls(app, campaign_id, 4)
     held = point(app, campaign_id)
     rolls(app, campaign_id, 2)
-    TimeTravel(app).rollback(campaign_id, to_version=3, reason="a misread die")
+    app.time_travel.rollback(campaign_id, to_version=3, reason="a misread die")
 
     report = app.audit(campaign_id, after=held)
 

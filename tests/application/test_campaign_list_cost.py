@@ -15,7 +15,7 @@ import pytest
 from psycopg import sql
 
 from domain.model.campaign import Campaign
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.creations import CREATIONS_INDEX
 from domain.storage.store import StoreConfig
 from tests.conftest import StoreFactory

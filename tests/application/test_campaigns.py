@@ -12,7 +12,7 @@ import pytest
 from domain.model.campaign import Campaign
 from domain.model.errors import InvalidInput, NotFound
 from domain.model.house_rules import GAMES, book
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from tests.conftest import SETUPS
 
 HEX64 = re.compile(r"[0-9a-f]{64}")

@@ -33,7 +33,7 @@ from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 from domain.model import samples
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.application.cb_match_data import (
     FOUR_HOUSE_RULES,

@@ -40,7 +40,7 @@ from domain.model.dice.draw import Draw, commitment_of, new_server_seed
 from domain.model.errors import InvalidInput, RuleViolation
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD, book
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 
 RULES_CB = RULES[CALENDAR_BOARD]
 Json = dict[str, Any]

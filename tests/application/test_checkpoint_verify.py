@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 
 from domain.facade import bundles
 from domain.model.errors import InvalidInput
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.conftest import StoreFactory
 from tests.host_rewrite import delete_and_rechain
@@ -187,7 +187,7 @@ def test_a_new_bundle_carries_its_head_checkpoint_and_keys(
     app: Questlog, new_campaign: Callable[..., UUID]
 ) -> None:
     campaign_id = rolled_campaign(app, new_campaign, 2)
-    data = bundles.build(app, campaign_id)
+    data = app.bundles.build(campaign_id)
     note = app.head_checkpoint(campaign_id)[1]
     assert data["checkpoints"] == [note]
     assert data["log_name"] == app.key_ring.log_name
@@ -205,7 +205,7 @@ def test_bundle_checkpoints_are_checked_against_the_callers_key(
 ) -> None:
     campaign_id = rolled_campaign(app, new_campaign, 1)
     path = tmp_path / "bundle.json"
-    path.write_text(json.dumps(bundles.build(app, campaign_id)), "utf-8")
+    path.write_text(json.dumps(app.bundles.build(campaign_id)), "utf-8")
     wrong = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"
     offline = CliRunner().invoke(main, ["verify", "--bundle", str(path), "--key", wrong])
     assert offline.exit_code == 1
@@ -230,7 +230,7 @@ def test_a_bundle_with_a_kept_checkpoint_shows_the_rewrite(
     delete_and_rechain(app, campaign_id, 3)
     reopened = Questlog(store_config)
     try:
-        data = bundles.build(reopened, campaign_id)
+        data = reopened.bundles.build(campaign_id)
         keys = reopened.key_ring.verifier_keys()
     finally:
         reopened.close()
@@ -245,7 +245,7 @@ def test_an_old_bundle_without_checkpoints_still_verifies(
     app: Questlog, new_campaign: Callable[..., UUID]
 ) -> None:
     campaign_id = rolled_campaign(app, new_campaign, 2)
-    data = bundles.build(app, campaign_id)
+    data = app.bundles.build(campaign_id)
     for field in ("checkpoints", "log_name", "keys"):
         del data[field]
     checked = bundles.check(data)
@@ -256,7 +256,7 @@ def test_a_tampered_bundle_checkpoint_fails(
     app: Questlog, new_campaign: Callable[..., UUID]
 ) -> None:
     campaign_id = rolled_campaign(app, new_campaign, 1)
-    data = bundles.build(app, campaign_id)
+    data = app.bundles.build(campaign_id)
     data["checkpoints"][0] = data["checkpoints"][0].replace("\n2\n", "\n1\n")
     checked = bundles.check(data)
     assert [v.verdict for v in checked.checkpoints] == ["bad signature"]
@@ -268,12 +268,12 @@ def test_an_import_refuses_a_bundle_whose_checkpoint_does_not_verify(
 ) -> None:
     """The bundle is verified whole before anything is stored, its checkpoints included."""
     campaign_id = rolled_campaign(app, new_campaign, 1)
-    data = bundles.build(app, campaign_id)
+    data = app.bundles.build(campaign_id)
     data["checkpoints"][0] = data["checkpoints"][0].replace("\n2\n", "\n1\n")
     elsewhere = Questlog(stores.new())
     try:
         with pytest.raises(InvalidInput) as refused:
-            bundles.load(elsewhere, data)
+            elsewhere.bundles.load(data)
         [message] = refused.value.errors["bundle"]
         assert message.startswith("bundle: checkpoint (bad signature):")
         assert elsewhere.list_campaigns()[0] == []

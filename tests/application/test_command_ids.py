@@ -18,9 +18,9 @@ import pytest
 
 from domain.model.errors import InvalidInput
 from domain.model.event_records import command_versions_of
-from domain.service.application import Questlog
 from domain.service.audit.stored import Commands
-from domain.service.timetravel import TimeTravel, same_command
+from domain.service.questlog import Questlog
+from domain.service.timetravel import same_command
 from domain.storage.store import StoreConfig
 from tests.application.test_rollback import cb_campaign, command, qc_campaign
 
@@ -41,7 +41,7 @@ def old_store(tmp_path: Path) -> Iterator[Questlog]:
 
 def spans(app: Questlog, cid: UUID, first: int, last: int) -> dict[int, tuple[int, int] | None]:
     """``command_span`` of each version ``first..last``."""
-    travel = TimeTravel(app)
+    travel = app.time_travel
     return {v: travel.command_span(cid, v) for v in range(first, last + 1)}
 
 
@@ -67,7 +67,7 @@ def test_a_roll_a_seed_rotation_and_a_rollback_are_each_one_command(app: Questlo
     target = app.campaign(cid).version
     app.roll(cid, notation="d20", purpose="x")
     app.rotate_seed(cid)
-    TimeTravel(app).rollback(cid, to_version=target, reason="r")
+    app.time_travel.rollback(cid, to_version=target, reason="r")
 
     for event in app.campaign_events(cid, after=target):
         version = event.originator_version
@@ -80,7 +80,7 @@ def test_a_proposal_its_agreements_and_its_rollback_are_one_command_each_save(
     cid = cb_campaign(app)
     target = app.campaign(cid).version
     app.roll(cid, notation="d20", purpose="hail")
-    travel = TimeTravel(app)
+    travel = app.time_travel
     proposal = travel.propose_rollback(cid, to_version=target, reason="r", proposer="A")
     pid = proposal.value["proposal"]["proposal_id"]
     travel.approve_rollback(cid, pid, player="B")
@@ -126,7 +126,7 @@ def test_an_older_store_is_grouped_by_timestamp_and_new_commands_by_their_id(
     assert spans(app, CB, 20, 33) == expected
     assert spans(app, CB, 14, 18) == {14: None, 15: None, 16: None, 17: None, 18: None}
     with pytest.raises(InvalidInput):
-        TimeTravel(app).rollback(CB, to_version=25, reason="r")
+        app.time_travel.rollback(CB, to_version=25, reason="r")
 
     head = app.campaign(CB).version
     events = command(app, CB, {"type": "end_turn", "player": "A"})

@@ -15,7 +15,7 @@ import pytest
 from flask.testing import FlaskClient
 from psycopg import sql
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.conftest import StoreFactory
 from webapi.app import create_app

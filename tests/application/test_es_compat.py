@@ -17,7 +17,7 @@ from eventsourcing.persistence import IntegrityError
 
 from domain.model.campaign import Campaign
 from domain.model.games import rules_for
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from tests.application.qc_week_data import HERO
 
 SELECT_HERO = {"type": "select_hero", "phase": "main", "hero": HERO}

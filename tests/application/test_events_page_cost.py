@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.side_tables import ACTORS_TABLE
 from tests.application.test_rollback import qc_campaign
 

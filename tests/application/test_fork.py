@@ -11,9 +11,8 @@ import pytest
 from domain.model.campaign import Campaign
 from domain.model.errors import InvalidInput, NotFound, StaleVersion
 from domain.model.house_rules import ROLLBACK_OVER_SERVER_ROLLS
-from domain.service.application import Questlog
 from domain.service.command_results import Idempotency
-from domain.service.timetravel import TimeTravel
+from domain.service.questlog import Questlog
 from tests.application.test_rollback import (
     cb_campaign,
     command,
@@ -26,7 +25,7 @@ from tests.application.test_rollback import (
 
 def fork(app: Questlog, cid: UUID, at_version: int, **kwargs: Any) -> UUID:
     """Fork and return the new campaign's id."""
-    outcome = TimeTravel(app).fork(
+    outcome = app.time_travel.fork(
         cid,
         at_version=at_version,
         name=kwargs.pop("name", "what if"),
@@ -90,14 +89,14 @@ def test_the_original_lists_its_forks_and_a_fork_its_origin(app: Questlog) -> No
     fork(app, unrelated, 2)
     grandchild = fork(app, first, 1, name="three")
 
-    forks = TimeTravel(app).forks(cid)
+    forks = app.time_travel.forks(cid)
 
     assert [(f["id"], f["name"], f["at_version"]) for f in forks] == [
         (str(first), "one", 2),
         (str(second), "two", 3),
     ]
-    assert [f["id"] for f in TimeTravel(app).forks(first)] == [str(grandchild)]
-    assert TimeTravel(app).forks(grandchild) == []
+    assert [f["id"] for f in app.time_travel.forks(first)] == [str(grandchild)]
+    assert app.time_travel.forks(grandchild) == []
 
 
 def test_a_fork_at_the_head_is_allowed(app: Questlog) -> None:

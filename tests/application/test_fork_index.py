@@ -13,9 +13,7 @@ from uuid import UUID, uuid4
 
 import pytest
 
-from domain.facade import bundles
-from domain.service.application import Questlog
-from domain.service.timetravel import TimeTravel
+from domain.service.questlog import Questlog
 from domain.storage.forks import FORKS_TABLE, ForkRecord
 from domain.storage.store import StoreConfig
 from tests.application.moving import exported
@@ -67,12 +65,12 @@ def test_forks_are_read_by_the_campaign_id_without_reading_the_log(
     first = fork(app, cid, 2, name="one")
     for each in others:
         fork(app, each, 1)
-    TimeTravel(app).forks(cid)  # a new store: marked indexed on the first read
+    app.time_travel.forks(cid)  # a new store: marked indexed on the first read
     no_log_scan(app, monkeypatch)
     monkeypatch.setattr(app.side_tables, "forks_indexed", no_log_scan)  # the mark is kept
     second = fork(app, cid, 3, name="two")
 
-    listed = TimeTravel(app).forks(cid)
+    listed = app.time_travel.forks(cid)
 
     assert [(f["id"], f["name"], f["at_version"]) for f in listed] == [
         (str(first), "one", 2),
@@ -95,13 +93,13 @@ def test_a_store_from_before_the_table_has_its_forks_indexed_once(
         assert not app.side_tables.forks_indexed()
         assert app.side_tables.forks_of(str(RELEASE_CAMPAIGN)) == []  # not indexed yet
 
-        listed = TimeTravel(app).forks(RELEASE_CAMPAIGN)
+        listed = app.time_travel.forks(RELEASE_CAMPAIGN)
 
         assert [f["id"] for f in listed] == [RELEASE_FORK]
         assert listed[0]["name"] == "Release fixture: the fork"
         assert app.side_tables.forks_indexed()
         no_log_scan(app, monkeypatch)
-        assert TimeTravel(app).forks(RELEASE_CAMPAIGN) == listed
+        assert app.time_travel.forks(RELEASE_CAMPAIGN) == listed
     finally:
         app.close()
 
@@ -137,9 +135,9 @@ def test_an_imported_fork_is_listed_under_its_origin(
     cid = qc_campaign(app)
     fid = fork(app, cid, 2, name="moved")
     source = exported(app, fid)
-    assert TimeTravel(other).forks(uuid4()) == []  # B's store: marked indexed
+    assert other.time_travel.forks(uuid4()) == []  # B's store: marked indexed
     no_log_scan(other, monkeypatch)
 
-    bundles.load(other, source)
+    other.bundles.load(source)
 
-    assert [(f["id"], f["name"]) for f in TimeTravel(other).forks(cid)] == [(str(fid), "moved")]
+    assert [(f["id"], f["name"]) for f in other.time_travel.forks(cid)] == [(str(fid), "moved")]

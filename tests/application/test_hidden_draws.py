@@ -14,9 +14,8 @@ from uuid import UUID
 from click.testing import CliRunner
 
 from domain.facade import bundles
-from domain.service.application import Questlog
 from domain.service.audit.public import audit_public_events
-from domain.service.timetravel import TimeTravel
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.host_rewrite import delete_and_rechain
 from webapi.cli.main import main
@@ -53,7 +52,7 @@ def test_a_rollback_keeps_the_nonces_in_sequence(app: Questlog, new_campaign: Ne
     campaign_id = new_campaign()
     app.roll(campaign_id, notation="d20", purpose="first")
     app.roll(campaign_id, notation="d20", purpose="undone")
-    TimeTravel(app).rollback(campaign_id, to_version=2, reason="misclick")
+    app.time_travel.rollback(campaign_id, to_version=2, reason="misclick")
     app.roll(campaign_id, notation="d20", purpose="again")
     app.rotate_seed(campaign_id)
     app.roll(campaign_id, notation="2d6", purpose="after the rotation")
@@ -83,7 +82,7 @@ def test_questlog_verify_and_the_bundle_verifier_name_the_version_and_the_missin
 
     reopened = Questlog(StoreConfig(sqlite_path=db))
     try:
-        found = bundles.check(bundles.build(reopened, campaign_id))
+        found = bundles.check(reopened.bundles.build(campaign_id))
     finally:
         reopened.close()
     assert found.report.chain_ok
@@ -92,7 +91,7 @@ def test_questlog_verify_and_the_bundle_verifier_name_the_version_and_the_missin
     path = tmp_path / "bundle.json"
     reopened = Questlog(StoreConfig(sqlite_path=db))
     try:
-        path.write_text(json.dumps(bundles.build(reopened, campaign_id)), "utf-8")
+        path.write_text(json.dumps(reopened.bundles.build(campaign_id)), "utf-8")
     finally:
         reopened.close()
     offline = CliRunner().invoke(main, ["verify", "--bundle", str(path)])

@@ -21,9 +21,9 @@ from domain.model.access import acting_as
 from domain.model.dice.draw import derive_faces
 from domain.model.errors import ConcurrencyConflict, InvalidInput, RuleViolation
 from domain.model.signed_note import parse_verifier_key
-from domain.service.application import Questlog
 from domain.service.command_results import CommandResult
-from domain.service.importing import CAMPAIGN_EXISTS, CampaignImport
+from domain.service.importing import CAMPAIGN_EXISTS
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.application.moving import exported, played
 from tests.conftest import RawStore, StoreFactory
@@ -69,12 +69,12 @@ def test_a_campaign_moves_to_another_instance_with_every_event_unchanged(
     cid = played(app)
     source = exported(app, cid)
 
-    result = bundles.load(other, source)
+    result = other.bundles.load(source)
 
     head = source["head"]["version"]
     assert (result.campaign_id, result.first_version, result.version) == (cid, 1, head + 1)
     assert result.value["awaiting_reveal"] == 2  # the source's last rolls, never revealed
-    moved = bundles.build(other, cid)["events"]
+    moved = other.bundles.build(cid)["events"]
     assert json.dumps(moved[:head], sort_keys=True) == json.dumps(source["events"], sort_keys=True)
     imported = moved[head]
     assert imported["type"] == "questlog.CampaignImported"
@@ -94,7 +94,7 @@ def test_stored_rows_are_the_encoding_the_code_writes(app: Questlog, other: Ques
     """Each rebuilt row decodes to the source's stored fields, and re-encodes to its own bytes
     (what ``questlog verify`` checks of every stored byte)."""
     cid = played(app)
-    bundles.load(other, exported(app, cid))
+    other.bundles.load(exported(app, cid))
 
     for mine, theirs in zip(app.stored_events(cid), other.stored_events(cid), strict=False):
         assert theirs.topic == mine.topic
@@ -111,7 +111,7 @@ def test_the_imported_campaign_plays_on_under_a_fresh_commitment(
     reveals that seed and the audit verifies the roll; the source's last rolls stay awaiting
     reveal."""
     cid = played(app)
-    bundles.load(other, exported(app, cid))
+    other.bundles.load(exported(app, cid))
     commitment = other.campaign(cid).dice["commitment"]
 
     roll = other.roll(cid, notation="d20", purpose="on the new host").value
@@ -155,7 +155,7 @@ def test_a_bundle_with_one_edit_is_refused_naming_the_first_bad_version(
     before = table_bytes(other)
 
     with pytest.raises(InvalidInput) as refused:
-        bundles.load(other, source)
+        other.bundles.load(source)
 
     first = refused.value.errors["bundle"][0]
     assert first == f"version {version}: {problem}"
@@ -170,15 +170,15 @@ def test_a_campaign_already_here_is_refused_naming_the_first_differing_version(
     and nothing stored."""
     cid = played(app)
     first = exported(app, cid)
-    bundles.load(other, first)
+    other.bundles.load(first)
     app.roll(cid, notation="d4", purpose="the source plays on")
     later = exported(app, cid)
     before = table_bytes(other)
 
     with pytest.raises(RuleViolation) as again:
-        bundles.load(other, first)
+        other.bundles.load(first)
     with pytest.raises(RuleViolation) as moved_on:
-        bundles.load(other, later)
+        other.bundles.load(later)
 
     head = first["head"]["version"]
     assert again.value.rule_id == moved_on.value.rule_id == CAMPAIGN_EXISTS
@@ -195,11 +195,11 @@ def test_a_bundle_that_extends_the_campaign_here_appends_its_new_events(
     campaign) goes on from the imported state."""
     cid = played(app)
     held = app.campaign(cid).version
-    bundles.load(other, exported(app, cid))
+    other.bundles.load(exported(app, cid))
     other.roll(cid, notation="d6", purpose="at B")
     back = exported(other, cid)
 
-    result = bundles.load(app, back)
+    result = app.bundles.load(back)
 
     assert result.value["extended"] is True
     assert result.first_version == held + 1
@@ -211,7 +211,7 @@ def test_a_bundle_that_extends_the_campaign_here_appends_its_new_events(
     assert roll["proof"]["nonce"] == 0
     assert roll["proof"]["commitment"] == result.value["commitment"]
     assert app.audit(cid).ok
-    assert [e["hash"] for e in bundles.build(app, cid)["events"][: len(back["events"])]] == [
+    assert [e["hash"] for e in app.bundles.build(cid)["events"][: len(back["events"])]] == [
         e["hash"] for e in back["events"]
     ]
 
@@ -231,11 +231,11 @@ def test_an_import_writes_nothing_when_the_store_fails_midway(
 
     monkeypatch.setattr(tables, "insert_side_rows", fail)
     with pytest.raises(RuntimeError):
-        bundles.load(other, source)
+        other.bundles.load(source)
     monkeypatch.undo()
 
     assert table_bytes(other) == before
-    assert bundles.load(other, source).version == source["head"]["version"] + 1
+    assert other.bundles.load(source).version == source["head"]["version"] + 1
 
 
 def test_an_import_by_a_token_makes_it_the_owner_of_a_private_campaign(
@@ -247,7 +247,7 @@ def test_an_import_by_a_token_makes_it_the_owner_of_a_private_campaign(
     importer, _ = other.create_token("importer", admin=True)
 
     with acting_as(importer):
-        bundles.load(other, exported(app, cid))
+        other.bundles.load(exported(app, cid))
 
     member = other.side_tables.membership(str(cid), importer.id)
     assert member is not None and member.role == "owner"
@@ -265,7 +265,7 @@ def test_a_campaign_of_a_game_this_service_does_not_play_is_refused(
     source["events"][0]["data"]["game"] = "chess"
 
     with pytest.raises(InvalidInput) as refused:
-        CampaignImport(other).load(source)
+        other.imports.load(source)
 
     assert refused.value.errors["bundle"][0].startswith("version 1: 'chess' is not a game")
 
@@ -280,7 +280,7 @@ def test_an_unknown_event_type_is_refused_without_resolving_it(
     source["events"][1]["type"] = "os:system"
 
     with pytest.raises(InvalidInput) as refused:
-        CampaignImport(other).load(source)
+        other.imports.load(source)
 
     assert refused.value.errors["bundle"] == [
         "version 2: 'os:system' is not an event type of a quest-calendar campaign"
@@ -300,7 +300,7 @@ def test_a_campaign_from_a_store_of_an_earlier_release_moves_unchanged(
         assert campaigns
         for cid in campaigns:
             source = exported(old, cid)
-            assert bundles.load(app, source).value["imported_events"] == len(source["events"])
+            assert app.bundles.load(source).value["imported_events"] == len(source["events"])
             assert app.event_records(cid)[: len(source["events"])] == old.event_records(cid)
             assert app.audit(cid).ok, app.audit(cid).problems
     finally:
@@ -314,7 +314,7 @@ def test_a_long_campaign_is_snapshotted_as_it_is_imported(app: Questlog, other: 
     for face in range(120):
         app.roll(cid, notation="d20", purpose="filler", faces=[face % 20 + 1])
 
-    bundles.load(other, exported(app, cid))
+    other.bundles.load(exported(app, cid))
 
     assert RawStore(other).snapshot_versions(cid) == [100]
     fresh = Questlog(other.config)
@@ -337,7 +337,7 @@ def test_two_imports_of_one_bundle_at_once_store_it_once(
 
     def run(target: Questlog) -> None:
         try:
-            outcomes.append(bundles.load(target, source))
+            outcomes.append(target.bundles.load(source))
         except (RuleViolation, ConcurrencyConflict) as refused:
             outcomes.append(refused)
 
@@ -378,10 +378,10 @@ def test_a_campaign_that_comes_back_reveals_the_seed_it_left_with(
     event reveals it, so every roll A made can be checked, and only B's stay awaiting."""
     cid = played(app)
     left_with = app.campaign(cid).dice["commitment"]
-    bundles.load(other, exported(app, cid))
+    other.bundles.load(exported(app, cid))
     other.roll(cid, notation="d6", purpose="at B")
 
-    result = bundles.load(app, exported(other, cid))
+    result = app.bundles.load(exported(other, cid))
 
     assert result.value["revealed_commitments"] == [left_with]
     imported = app.campaign_events(cid, after=result.version - 1)[0]
@@ -420,7 +420,7 @@ def test_a_roll_forged_under_a_commitment_held_here_is_refused(
     before = table_bytes(app)
 
     with pytest.raises(InvalidInput) as refused:
-        bundles.load(app, rechained(forged))
+        app.bundles.load(rechained(forged))
 
     assert refused.value.errors["bundle"][0].startswith(f"version {version}: roll {version}-1")
     assert "it was not drawn here" in refused.value.errors["bundle"][0]
@@ -439,7 +439,7 @@ def test_an_import_never_reveals_the_seed_of_another_campaign(
     crafted = exported(other, cid)
     crafted["events"][-1]["data"]["rolls"][0]["proof"]["commitment"] = commitment
 
-    result = bundles.load(app, rechained(crafted))
+    result = app.bundles.load(rechained(crafted))
 
     assert result.value["revealed_commitments"] == []
     imported = app.campaign_events(cid, after=result.version - 1)[0]
@@ -459,11 +459,11 @@ def test_the_import_event_records_the_sources_checkpoint_and_keys(
     before = table_bytes(other)
 
     with pytest.raises(InvalidInput) as refused:
-        bundles.load(other, source, keys=[stranger])
+        other.bundles.load(source, keys=[stranger])
     assert "checkpoint (unknown key)" in refused.value.errors["bundle"][0]
     assert table_bytes(other) == before
 
-    result = bundles.load(other, source, keys=[source_key])
+    result = other.bundles.load(source, keys=[source_key])
     imported = other.campaign_events(cid, after=result.version - 1)[0]
     assert imported.checkpoint == source["checkpoints"][-1]
     assert imported.source == {
@@ -543,7 +543,7 @@ def test_an_event_this_code_could_not_have_stored_is_refused(
     before = table_bytes(other)
 
     with pytest.raises(InvalidInput) as refused:
-        bundles.load(other, rechained(source))
+        other.bundles.load(rechained(source))
 
     first = refused.value.errors["bundle"][0]
     assert first.startswith(f"version {event['version']}: "), first

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from uuid import UUID
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 
 NOTATIONS = ["d20", "2d20kh1+5", "2d6+d4-1", "d100", "3d8", "4d10kl2", "d12", "100d4", "20d100"]
 

@@ -21,7 +21,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.log_order import (
     LOCK_TIMEOUT,
     START,

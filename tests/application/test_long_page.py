@@ -11,7 +11,7 @@ import pytest
 
 from domain.model import patch, samples
 from domain.service import commands_service
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from tests.application.test_qc_property import PLAY_HERO
 from tests.application.test_rollback import command, created, qc_campaign
 

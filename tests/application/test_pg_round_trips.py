@@ -18,7 +18,7 @@ import psycopg
 import pytest
 from eventsourcing.persistence import IntegrityError, StoredEvent
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.advisory_locks import campaign_lock_keys
 from domain.storage.store import StoreConfig
 

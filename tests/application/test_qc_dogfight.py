@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.application.qc_week_data import HERO, Json
 from tests.application.test_qc_week import Week

@@ -20,7 +20,7 @@ from domain.model.dice.draw import Draw, commitment_of, new_server_seed
 from domain.model.errors import InvalidInput, RuleViolation
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR, book
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from tests.unit.quest_calendar.harness import HERO
 
 RULES_QC = RULES[QUEST_CALENDAR]

@@ -45,7 +45,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.application.qc_week_data import (
     DOGFIGHT_ROUNDS,

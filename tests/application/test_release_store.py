@@ -25,7 +25,7 @@ from uuid import UUID
 import pytest
 
 from domain.model.dice.draw import commitment_of
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.side_tables import ACTORS_TABLE, SEEDS_TABLE
 from domain.storage.store import StoreConfig
 from tests.application.summarised import check_summaries

@@ -10,8 +10,8 @@ import pytest
 
 from domain.model import patch
 from domain.model.errors import InvalidInput, NotFound
-from domain.service.application import Questlog
-from domain.service.timetravel import MAX_REPLAY, TimeTravel
+from domain.service.questlog import Questlog
+from domain.service.timetravel import MAX_REPLAY
 from tests.application.test_rollback import command, qc_campaign, rollback
 
 
@@ -35,7 +35,7 @@ def test_applying_each_patch_to_the_view_before_gives_the_view_at_each_version(
     head = app.campaign(cid).version
 
     for first in (1, 2, 5, head):
-        replay = TimeTravel(app).replay(cid, first=first)
+        replay = app.time_travel.replay(cid, first=first)
         view: Any = replay.before
         assert view == (app.campaign(cid, version=first - 1).view() if first > 1 else {})
         assert [s.event.originator_version for s in replay.steps] == list(range(first, head + 1))
@@ -46,7 +46,7 @@ def test_applying_each_patch_to_the_view_before_gives_the_view_at_each_version(
 
 def test_a_replay_shows_what_the_rollback_changed(app: Questlog) -> None:
     cid = played(app)
-    replay = TimeTravel(app).replay(cid, first=9, last=9)
+    replay = app.time_travel.replay(cid, first=9, last=9)
     [step] = replay.steps
     paths = {op["path"] for op in step.patch}
     assert "/hero/credits" not in paths  # the credits at 5 were kept
@@ -57,7 +57,7 @@ def test_a_replay_shows_what_the_rollback_changed(app: Questlog) -> None:
 
 def test_a_replay_range_is_checked(app: Questlog) -> None:
     cid = played(app)
-    travel = TimeTravel(app)
+    travel = app.time_travel
     for first, last, field in [(5, 4, "from"), (0, 3, "from"), (1, 11, "to"), (11, None, "from")]:
         with pytest.raises(InvalidInput) as invalid:
             travel.replay(cid, first=first, last=last)
@@ -69,7 +69,7 @@ def test_a_replay_range_is_checked(app: Questlog) -> None:
 def test_a_replay_covers_at_most_max_replay_events(app: Questlog) -> None:
     cid = played(app)
     with pytest.raises(InvalidInput):
-        TimeTravel(app).replay(cid, first=1, last=1 + MAX_REPLAY)
+        app.time_travel.replay(cid, first=1, last=1 + MAX_REPLAY)
 
 
 # -- ?at= -----------------------------------------------------------------------------------------
@@ -78,7 +78,7 @@ def test_a_replay_covers_at_most_max_replay_events(app: Questlog) -> None:
 def test_the_version_at_a_moment_is_the_last_one_recorded_at_or_before_it(app: Questlog) -> None:
     cid = played(app)
     events = app.campaign_events(cid)
-    travel = TimeTravel(app)
+    travel = app.time_travel
     for event in events:
         assert travel.version_at(cid, event.timestamp) >= event.originator_version
         later = [e for e in events if e.timestamp <= event.timestamp]
@@ -94,13 +94,13 @@ def test_a_moment_before_the_campaign_began_is_not_found(app: Questlog) -> None:
     cid = played(app)
     first = app.campaign_events(cid, limit=1)[0].timestamp
     with pytest.raises(NotFound):
-        TimeTravel(app).version_at(cid, first - timedelta(microseconds=1))
+        app.time_travel.version_at(cid, first - timedelta(microseconds=1))
 
 
 def test_a_moment_without_an_offset_is_invalid(app: Questlog) -> None:
     cid = played(app)
     with pytest.raises(InvalidInput) as invalid:
-        TimeTravel(app).version_at(cid, datetime(2030, 1, 1))
+        app.time_travel.version_at(cid, datetime(2030, 1, 1))
     assert list(invalid.value.errors) == ["at"]
 
 
@@ -122,7 +122,7 @@ def test_finding_the_version_at_a_moment_reads_a_handful_of_events(
     monkeypatch.setattr(app.recorder, "select_events", counting)
     for version in (1, 2, 77, 128, 255):
         reads.clear()
-        assert TimeTravel(app).version_at(cid, stamps[version - 1]) in range(version, 257)
+        assert app.time_travel.version_at(cid, stamps[version - 1]) in range(version, 257)
         assert len(reads) <= 12, reads  # 2 ends + log2(256) probes, one event each
         assert all(count <= 1 for _, count in reads)
 
@@ -131,6 +131,6 @@ def test_version_at_uses_utc_offsets(app: Questlog) -> None:
     cid = played(app)
     event = app.campaign_events(cid)[3]
     elsewhere = event.timestamp.astimezone(timezone(timedelta(hours=5)))
-    assert TimeTravel(app).version_at(cid, elsewhere) == TimeTravel(app).version_at(
+    assert app.time_travel.version_at(cid, elsewhere) == app.time_travel.version_at(
         cid, event.timestamp.astimezone(UTC)
     )

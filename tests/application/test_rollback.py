@@ -19,9 +19,8 @@ from domain.model import samples
 from domain.model.campaign import Campaign
 from domain.model.errors import InvalidInput, NotFound, NotHeld, RuleViolation, StaleVersion
 from domain.model.house_rules import ROLLBACK_OVER_SERVER_ROLLS
-from domain.service.application import Questlog
 from domain.service.command_results import Idempotency
-from domain.service.timetravel import TimeTravel
+from domain.service.questlog import Questlog
 from tests.application.test_qc_property import PLAY_HERO, ROUND
 from tests.conftest import RawStore
 from tests.unit.calendar_board.harness import three_players
@@ -66,7 +65,7 @@ def command(
 def rollback(app: Questlog, cid: UUID, to_version: int, **kwargs: Any) -> Campaign.RolledBack:
     """Roll back and return the stored RolledBack event."""
     kwargs.setdefault("reason", "a test")
-    result = TimeTravel(app).rollback(cid, to_version=to_version, **kwargs)
+    result = app.time_travel.rollback(cid, to_version=to_version, **kwargs)
     [event] = app.campaign_events(cid, after=result.version - 1)
     assert isinstance(event, Campaign.RolledBack)
     assert result.value["rollback"]["version"] == event.originator_version
@@ -175,7 +174,7 @@ def test_a_blank_reason_or_actor_is_invalid(app: Questlog, field: str) -> None:
     cid = qc_campaign(app)
     kwargs = {"reason": "fine", "actor": "fine", field: "  "}
     with pytest.raises(InvalidInput) as invalid:
-        TimeTravel(app).rollback(cid, to_version=1, **kwargs)
+        app.time_travel.rollback(cid, to_version=1, **kwargs)
     assert list(invalid.value.errors) == [field]
 
 
@@ -207,10 +206,10 @@ def test_a_redo_under_forbid_needs_no_agreement_because_it_undoes_no_roll(
     cid = cb_campaign(app)
     target = app.campaign(cid).version
     app.roll(cid, notation="d20", purpose="hail")
-    proposal = TimeTravel(app).propose_rollback(cid, to_version=target, reason="r", proposer="A")
+    proposal = app.time_travel.propose_rollback(cid, to_version=target, reason="r", proposer="A")
     pid = proposal.value["proposal"]["proposal_id"]
-    TimeTravel(app).approve_rollback(cid, pid, player="B")
-    executed = TimeTravel(app).approve_rollback(cid, pid, player="C").value
+    app.time_travel.approve_rollback(cid, pid, player="B")
+    executed = app.time_travel.approve_rollback(cid, pid, player="C").value
 
     redo = rollback(app, cid, executed["rollback"]["version"] - 1)
 
@@ -384,9 +383,9 @@ def test_a_stale_expected_version_refuses_the_rollback_and_stores_nothing(app: Q
     head = app.campaign(cid).version
     mark = stored_mark(app)
     with pytest.raises(StaleVersion):
-        TimeTravel(app).rollback(cid, to_version=2, reason="r", expected_version=head - 1)
+        app.time_travel.rollback(cid, to_version=2, reason="r", expected_version=head - 1)
     assert stored_mark(app) == mark
-    TimeTravel(app).rollback(cid, to_version=2, reason="r", expected_version=head)
+    app.time_travel.rollback(cid, to_version=2, reason="r", expected_version=head)
     assert app.campaign(cid).version == head + 1
 
 
@@ -397,9 +396,9 @@ def test_a_repeated_idempotency_key_replays_the_rollback_and_appends_nothing(
     app.roll(cid, notation="d20", purpose="x")
     key = Idempotency("POST /rollback", "undo-1", "same body")
 
-    first = TimeTravel(app).rollback(cid, to_version=2, reason="r", idempotency=key)
+    first = app.time_travel.rollback(cid, to_version=2, reason="r", idempotency=key)
     mark = stored_mark(app)
-    again = TimeTravel(app).rollback(cid, to_version=2, reason="r", idempotency=key)
+    again = app.time_travel.rollback(cid, to_version=2, reason="r", idempotency=key)
     assert again.replayed and replace(again, replayed=False) == first
     assert stored_mark(app) == mark
 
@@ -444,7 +443,7 @@ def test_a_version_in_the_middle_of_a_command_is_no_rollback_target_nor_fork_poi
     assert len(events) > 2
     first, last = before + 1, before + len(events)
     assert len({e.timestamp for e in events}) == 1
-    travel = TimeTravel(app)
+    travel = app.time_travel
     assert travel.command_span(cid, first) == (first, last)
     assert travel.command_span(cid, last) is None
     assert travel.command_span(cid, before) is None

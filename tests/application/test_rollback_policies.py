@@ -10,9 +10,8 @@ import pytest
 
 from domain.model.errors import InvalidInput, NotFound, RuleViolation
 from domain.model.house_rules import ROLLBACK_OVER_SERVER_ROLLS
-from domain.service.application import Questlog
 from domain.service.command_results import CommandResult
-from domain.service.timetravel import TimeTravel
+from domain.service.questlog import Questlog
 from tests.application.test_rollback import (
     cb_campaign,
     command,
@@ -26,7 +25,7 @@ from tests.application.test_rollback import (
 
 def propose(app: Questlog, cid: UUID, to_version: int, proposer: str) -> dict[str, Any]:
     """Propose a rollback; returns ``{"proposal", "rollback"}``."""
-    outcome = TimeTravel(app).propose_rollback(
+    outcome = app.time_travel.propose_rollback(
         cid, to_version=to_version, reason="the hail goal was wrong", proposer=proposer
     )
     return with_stored_rollback(app, outcome)
@@ -34,7 +33,7 @@ def propose(app: Questlog, cid: UUID, to_version: int, proposer: str) -> dict[st
 
 def approve(app: Questlog, cid: UUID, proposal_id: str, player: str) -> dict[str, Any]:
     """One player's agreement; returns ``{"proposal", "rollback"}``."""
-    outcome = TimeTravel(app).approve_rollback(cid, proposal_id, player=player)
+    outcome = app.time_travel.approve_rollback(cid, proposal_id, player=player)
     return with_stored_rollback(app, outcome)
 
 

@@ -29,8 +29,8 @@ from domain.model.dice.draw import Draw, commitment_of, new_server_seed
 from domain.model.errors import InvalidInput, RuleViolation
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD, QUEST_CALENDAR, book
-from domain.service.application import Questlog
-from domain.service.timetravel import TimeTravel, same_command
+from domain.service.questlog import Questlog
+from domain.service.timetravel import same_command
 from tests.application.test_qc_property import PLAY_HERO
 from tests.application.test_qc_property import next_command as qc_next_command
 from tests.unit.calendar_board.harness import three_players
@@ -196,7 +196,7 @@ def without_dice(view: Json) -> Json:
 def test_a_rollback_to_a_random_version_restores_it_and_play_goes_on_from_there(
     app: Questlog, game: str, data: st.DataObject
 ) -> None:
-    travel = TimeTravel(app)
+    travel = app.time_travel
     campaign = start(app, game, data)
     cid = campaign.id
     for step in range(data.draw(st.integers(3, 25), label="steps")):

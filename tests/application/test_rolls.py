@@ -15,8 +15,8 @@ from eventsourcing.persistence import IntegrityError
 from domain.model.campaign import Campaign
 from domain.model.dice.notation import parse
 from domain.model.errors import ConcurrencyConflict, InvalidInput, RuleViolation, StaleVersion
-from domain.service.application import Questlog
 from domain.service.command_results import Idempotency
+from domain.service.questlog import Questlog
 
 NewCampaign = Callable[..., UUID]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from domain.model.signed_note import open_checkpoint, parse_verifier_key
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage import keys as keys_module
 from domain.storage.store import StoreConfig
 

@@ -15,7 +15,7 @@ from uuid import UUID
 import pytest
 
 from domain.model.campaign import Campaign
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.side_tables import ATTEMPTS_TABLE, SEEDS_TABLE
 from domain.storage.store import StoreConfig
 from tests.conftest import SETUPS, RawStore

@@ -21,7 +21,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from domain.model.errors import StoreUnavailable
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.application.qc_week_data import HERO
 from tests.conftest import StoreFactory

@@ -14,7 +14,7 @@ import pytest
 
 from domain.model.access import Membership
 from domain.model.errors import InvalidInput
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 
 
 def test_a_command_that_appends_nothing_answers_from_the_store_not_a_stale_cached_copy(

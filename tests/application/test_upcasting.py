@@ -17,7 +17,7 @@ from uuid import UUID
 
 from domain.model import chain
 from domain.model.campaign import game_event_class
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from projections.events import decode_notification
 from tests.application.test_qc_property import PLAY_HERO

@@ -16,7 +16,7 @@ from uuid import UUID
 
 from domain.model.access import Membership, acting_as
 from domain.model.quest_calendar.combat import ROUND_EXAMPLE
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.browser.seed import Seeded
 from tests.fixtures.make_release_store import play_calendar_board, play_quest_calendar

@@ -16,7 +16,7 @@ from uuid import UUID
 from bench.page.campaigns import LONG_EVENTS, long_campaign
 from domain.model import samples
 from domain.model.access import Membership, acting_as
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.fixtures.make_release_store import (
     HAIL_SETUP,

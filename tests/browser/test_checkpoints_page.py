@@ -13,7 +13,7 @@ from uuid import UUID
 import pytest
 from playwright.sync_api import expect
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.browser.conftest import Watch
 from tests.browser.helpers import open_proof, shown_version, wait_for_version

@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from domain.facade import bundles
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.application.moving import exported
 from tests.browser.server import Server
@@ -71,7 +70,7 @@ def test_the_page_verifies_the_rolls_of_an_imported_campaign(
         cid = source.create_campaign(game="quest-calendar", name="Moved").campaign_id
         source.roll(cid, notation="d20", purpose="before the move")
         source.rotate_seed(cid)
-        bundles.load(target, exported(source, cid))
+        target.bundles.load(exported(source, cid))
         target.roll(cid, notation="2d6", purpose="after the move")
         target.rotate_seed(cid)
         moved = exported(target, cid)

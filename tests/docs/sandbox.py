@@ -398,7 +398,7 @@ class Sandbox:
 
 def played_store(url: str) -> None:
     """A store at a PostgreSQL URL (schema ``public``) with a campaign and a server roll."""
-    from domain.service.application import Questlog
+    from domain.service.questlog import Questlog
     from domain.storage.store import StoreConfig
 
     app = Questlog(StoreConfig(database_url=url))
@@ -412,8 +412,7 @@ def played_store(url: str) -> None:
 def edited_bundle(where: Path) -> dict[str, Any]:
     """The bundle of a campaign of another store with one server roll (2-1), its seed revealed,
     and the first face of that roll edited."""
-    from domain.facade import bundles
-    from domain.service.application import Questlog
+    from domain.service.questlog import Questlog
     from domain.storage.store import StoreConfig
 
     app = Questlog(StoreConfig(sqlite_path=where / "questlog.db"))
@@ -421,7 +420,7 @@ def edited_bundle(where: Path) -> dict[str, Any]:
         cid = app.create_campaign(game="quest-calendar", name="Year one").campaign_id
         app.roll(cid, notation="2d6", purpose="the roll to edit")
         app.rotate_seed(cid)
-        data: dict[str, Any] = json.loads(json.dumps(bundles.build(app, cid)))
+        data: dict[str, Any] = json.loads(json.dumps(app.bundles.build(cid)))
     finally:
         app.close()
     [roll] = data["events"][1]["data"]["rolls"]

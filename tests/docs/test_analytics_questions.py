@@ -22,7 +22,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from projections.fairness import dice_fairness
 from projections.filters import Filter
 from projections.parquet import write_dataset

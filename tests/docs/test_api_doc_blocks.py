@@ -14,7 +14,7 @@ import pytest
 from eventsourcing.persistence import OperationalError
 from flask.testing import FlaskClient
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from tests.docs.examples import checked_block, schematic_json
 from webapi.app import create_app
 from webapi.http.errors import TooManyStreams, streams_problem

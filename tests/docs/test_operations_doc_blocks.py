@@ -18,7 +18,7 @@ import click
 import pytest
 import yaml
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from tests.docs.examples import DOCS, checked_block, checked_blocks
 from webapi.app import create_app
 from webapi.cli import main as cli

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from tests.docs.examples import mismatches, played, walkthrough
 from webapi.app import create_app
 from webapi.doctools.walkthrough import walkthrough as parse_first

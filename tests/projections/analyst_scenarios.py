@@ -13,8 +13,7 @@ from uuid import UUID
 
 from domain.facade import Timeline
 from domain.model import samples
-from domain.service.application import Questlog
-from domain.service.timetravel import TimeTravel
+from domain.service.questlog import Questlog
 from projections.store import ViewStore
 from projections.views import BoardNights, Combats, HouseRules, Rollbacks, TraitChecks
 from tests.projections.scenarios import calendar_board_match, run
@@ -72,7 +71,7 @@ def quest_calendar_days(app: Questlog) -> tuple[UUID, int]:
     run(app, cid, {"type": "combat_round"}, [2, 1, 2, 1, 4])
     run(app, cid, {"type": "apply_condition", "condition": "infected", "source": "bite"})
     run(app, cid, {"type": "end_page"}, [5])
-    TimeTravel(app).rollback(cid, to_version=target, reason="misread", actor="owner#1")
+    app.time_travel.rollback(cid, to_version=target, reason="misread", actor="owner#1")
     run(app, cid, {"type": "trait_check", "trait": "CON", "purpose": "endure"}, [20])
     run(app, cid, {"type": "end_page"})
     app.configure_house_rule(cid, "qc.combat.mode", "hard")
@@ -86,7 +85,7 @@ def calendar_board_rolled_back(app: Questlog) -> tuple[UUID, int]:
     events = app.campaign_events(cid)
     # The end of the command that ended night 1 (a rollback resumes between commands).
     target = next(e.command_versions[1] for e in events if type(e).TOPIC == "cb.NightPhaseEnded")
-    travel = TimeTravel(app)
+    travel = app.time_travel
     proposal = travel.propose_rollback(cid, to_version=target, reason="redo", proposer="A")
     travel.approve_rollback(cid, proposal.value["proposal"]["proposal_id"], player="B")
     run(app, cid, {"type": "end_turn", "player": "A"})

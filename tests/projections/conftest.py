@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from domain.facade import LogPosition
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from projections.batches import Target, catch_up
 from projections.store import ViewStore, open_view_store
 from projections.view import View

@@ -10,7 +10,7 @@ from uuid import UUID
 
 from domain.model import samples
 from domain.model.dice.notation import parse
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 
 Json = dict[str, Any]
 

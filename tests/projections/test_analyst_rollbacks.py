@@ -14,8 +14,7 @@ from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
-from domain.service.application import Questlog
-from domain.service.timetravel import TimeTravel
+from domain.service.questlog import Questlog
 from projections.events import without_token_id
 from projections.rebuild import rebuild_with
 from projections.store import ViewStore
@@ -122,7 +121,7 @@ def test_a_redo_undoes_a_rollback_and_stands_its_undone_rows_again(
 ) -> None:
     cid, _ = quest_calendar_days(app)
     [first] = Played(app, cid).versions("questlog.RolledBack")
-    TimeTravel(app).rollback(cid, to_version=first - 1, reason="redo", actor="owner#1")
+    app.time_travel.rollback(cid, to_version=first - 1, reason="redo", actor="owner#1")
     sync(app, views, ANALYST_VIEWS)
     played = Played(app, cid)
     [_, redo] = played.versions("questlog.RolledBack")
@@ -161,7 +160,7 @@ def test_qc14_an_ability_a_rollback_undid_no_longer_counts_and_a_redo_brings_it_
     run(app, cid, {"type": "use_ability", "ability": "keen-mind", "on_roll": 0})
     columns = ("version", "rolled_total", "total", "success", "ability", "abilities", "undone_by")
     kept = (check, 12, 15, 1, "keen-mind", '["keen-mind"]', None)
-    travel = TimeTravel(app)
+    travel = app.time_travel
 
     travel.rollback(cid, to_version=check, reason="keep the use for later")
     sync(app, views, ANALYST_VIEWS)
@@ -211,7 +210,7 @@ def undo_and_redo_across_pages(
 ) -> int:
     """Back to just after page 1's check (the ability and page 2 undone), ``between`` called
     once the views have it, then a redo; returns the first rollback's version."""
-    travel = TimeTravel(app)
+    travel = app.time_travel
     travel.rollback(cid, to_version=first, reason="keep the use for later")
     sync(app, views, ANALYST_VIEWS, batch_size=1)
     between()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 
 from domain.model import samples
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from projections.rebuild import rebuild_with
 from projections.store import ViewStore
 from tests.projections.analyst_scenarios import (

@@ -14,7 +14,7 @@ import pytest
 
 from domain.model.dice import draw as dicelib
 from domain.model.quest_calendar.combat import ROUND_EXAMPLE
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from projections.analytics import (
     chi_square_sf,
     chi_square_test,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from projections.fairness import dice_fairness
 from projections.filters import Filter
 from projections.store import ViewStore

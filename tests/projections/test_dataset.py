@@ -17,8 +17,8 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from domain.facade import TimeTravel, acting_as, actor_label
-from domain.service.application import Questlog
+from domain.facade import acting_as, actor_label
+from domain.service.questlog import Questlog
 from projections.columns import SHAPES, arrow_schema
 from projections.dataset import INTERNAL_TABLES, Scope, dataset_tables, row_tables, tables
 from projections.event_log import EVENTS_NAME
@@ -46,7 +46,7 @@ def played(app: Questlog, views: ViewStore) -> dict[str, Any]:
         app.rotate_seed(dice)
         app.roll(dice, notation="d6", purpose="after the reveal")
         # as the API records it: the actor named name#id (the id must not reach the dataset)
-        TimeTravel(app).rollback(dice, to_version=4, reason="a misread", actor=actor_label(token))
+        app.time_travel.rollback(dice, to_version=4, reason="a misread", actor=actor_label(token))
         app.roll(dice, notation="d8", purpose="after the rollback")
     sync(app, views)
     return {

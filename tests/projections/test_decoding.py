@@ -23,8 +23,8 @@ from eventsourcing.persistence import Notification
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.facade import START, bundles
-from domain.service.application import Questlog
+from domain.facade import START
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from projections.batches import read_batch
 from projections.events import Recorded, _changed, decode_rows, from_domain_event, parse_state
@@ -95,7 +95,7 @@ def test_every_event_the_views_read_decodes_as_the_mapper_decodes_it(
 ) -> None:
     week, _match = played(app)  # both games, a rollback, deaths and clones, debt, weather
     app.rotate_seed(week)
-    bundles.load(app, exported(source, moving_house(source)))  # a CampaignImported
+    app.bundles.load(exported(source, moving_house(source)))  # a CampaignImported
     many_rolls(app, 5)
 
     log = assert_decoded_exactly(app)

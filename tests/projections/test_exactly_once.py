@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from projections.batches import Target, catch_up
 from projections.rebuild import rebuild_with
 from projections.runners import ViewsWorker

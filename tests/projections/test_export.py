@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from projections.export import (
     EXPORTS,
     JSON_COLUMNS,

@@ -22,8 +22,7 @@ from uuid import UUID
 
 from domain.facade import START
 from domain.model.games import rules_for
-from domain.service.application import Questlog
-from domain.service.timetravel import TimeTravel
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from projections.batches import Target, apply_batch, read_batch
 from projections.events import Recorded
@@ -157,7 +156,7 @@ def played(app: Questlog) -> list[UUID]:
     eliminations)."""
     week = quest_calendar_week(app)
     [first_page_end, *_] = [e for e in app.campaign_events(week) if e.TOPIC == "qc.PageEnded"]
-    TimeTravel(app).rollback(
+    app.time_travel.rollback(
         week, to_version=first_page_end.command_versions[1], reason="replay the Sunday"
     )
     app.configure_house_rule(week, "qc.combat.mode", "easy")

@@ -15,7 +15,7 @@ from uuid import UUID
 import pytest
 from scipy import stats
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from projections.fairness import dice_fairness
 from projections.filters import Filter
 from projections.store import ViewStore

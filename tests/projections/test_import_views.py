@@ -6,8 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from domain.facade import bundles
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from projections.store import ViewStore
 from projections.views.campaigns import CampaignSummary
 from projections.views.roll_log import RollLog
@@ -30,7 +29,7 @@ def test_the_roll_log_and_the_campaign_list_show_an_imported_campaign(
     """Every roll of the bundle and the one played after the import are in the roll log, with
     the verdicts the audit gives; the campaign summary counts every event, the import's too."""
     cid = played(source)
-    bundles.load(app, exported(source, cid))
+    app.bundles.load(exported(source, cid))
     app.roll(cid, notation="d12", purpose="after the move")
     app.rotate_seed(cid)
 

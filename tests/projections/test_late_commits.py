@@ -23,7 +23,7 @@ import psycopg
 import pytest
 
 from domain.facade import LogPosition
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from projections.runners import PostgresRunner
 from projections.store import ViewStore, open_view_store, position_in
 from projections.views import ALL_VIEWS

@@ -22,7 +22,7 @@ import psycopg
 import pytest
 
 from domain.model.dice.notation import parse
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.advisory_locks import VIEW_LEASE_SPACE, view_lease_keys
 from domain.storage.store import StoreConfig
 from projections.leases import (

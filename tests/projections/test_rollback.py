@@ -12,7 +12,7 @@ from uuid import UUID
 import pytest
 
 from domain.model.campaign import Campaign
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.service.timeline import Timeline
 from projections.store import ViewStore
 from projections.views.campaigns import campaign_summary

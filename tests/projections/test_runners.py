@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from eventsourcing.persistence import OperationalError
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from projections.cli import projections
 from projections.rebuild import view_status

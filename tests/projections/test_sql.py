@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from projections.dataset import Scope
 from projections.sql import SqlFailed, SqlRefused, SqlTimedOut, check, run_sql
 from projections.store import ViewStore

@@ -4,7 +4,7 @@ old. The other views carry on where they were."""
 
 from __future__ import annotations
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from projections.store import ViewStore
 from projections.views import ALL_VIEWS
 from projections.views.stats import campaign_figures

@@ -7,7 +7,7 @@ from uuid import UUID
 
 import pytest
 
-from domain.service.application import Questlog
+from domain.service.questlog import Questlog
 from projections.store import COPY_FROM, ViewStore
 from projections.views import ALL_VIEWS
 from projections.views.campaigns import campaign_summaries, campaign_summary

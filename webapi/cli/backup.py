@@ -65,7 +65,7 @@ def import_(file: Path, public: bool, verifier_keys: tuple[str, ...]) -> None:
         sys.exit(2)
     questlog = open_store()
     try:
-        result = bundles.load(questlog, data, public=public, keys=keys)
+        result = questlog.bundles.load(data, public=public, keys=keys)
     except InvalidInput as error:
         console.print(f"[red]Refused: {escape(error.message)}[/red]")
         for messages in error.errors.values():

@@ -8,7 +8,7 @@ from uuid import UUID
 import click
 from rich.markup import escape
 
-from domain.facade import InvalidInput, NotFound, Replay, ReplayStep, TimeTravel, summarise_decoded
+from domain.facade import InvalidInput, NotFound, Replay, ReplayStep, summarise_decoded
 from webapi.cli.common import console, open_store
 
 
@@ -24,7 +24,7 @@ def replay(campaign_id: str, first: int, last: int | None) -> None:
         raise click.BadParameter("not a campaign id (a UUID)", param_hint="CAMPAIGN_ID") from None
     questlog = open_store()
     try:
-        result = TimeTravel(questlog).replay(cid, first=first, last=last)
+        result = questlog.time_travel.replay(cid, first=first, last=last)
     except NotFound as error:
         console.print(f"[red]{escape(error.message)}[/red]")
         sys.exit(2)

@@ -51,7 +51,8 @@ IDEMPOTENCY_KEY = re.compile(rf"[\x20-\x7e]{{1,{MAX_IDEMPOTENCY_KEY}}}")
 
 
 def questlog() -> Questlog:
-    """The application serving this request."""
+    """The application serving this request: the one way a route reaches a service (its own
+    methods and the use cases it holds, ``questlog().time_travel``, ``.table``, ``.bundles``)."""
     app: Questlog = current_app.extensions["questlog"]
     return app
 

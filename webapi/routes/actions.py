@@ -7,7 +7,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.facade import Caller, TableActions, samples
+from domain.facade import Caller, samples
 from webapi.http import access
 from webapi.http.declared import requires
 from webapi.http.plumbing import campaign_id, questlog
@@ -27,7 +27,7 @@ class CampaignActions(MethodView):
         cid = campaign_id(campaign)
         me = access.me_on(str(cid))
         caller = Caller(seat=me["seat"], can_manage=me["can_manage"], can_propose=me["can_propose"])
-        return TableActions(questlog()).actions(cid, caller)
+        return questlog().table.actions(cid, caller)
 
 
 @blp.route("/samples")

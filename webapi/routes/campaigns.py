@@ -7,7 +7,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.facade import ResumePoint, TimeTravel, book
+from domain.facade import ResumePoint, book
 from webapi.http import access
 from webapi.http.declared import requires
 from webapi.http.memory import give_back
@@ -92,7 +92,7 @@ class CampaignResource(MethodView):
         """A campaign's state now, at ?version=N or at ?at=<ISO-8601>; the ETag is the version."""
         app = questlog()
         cid = campaign_id(campaign)
-        travel = TimeTravel(app)
+        travel = app.time_travel
         version = query.get("version")
         if "at" in query:
             version = travel.version_at(cid, query["at"])

@@ -7,7 +7,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.facade import CommandResult, bundles
+from domain.facade import CommandResult
 from webapi.http.declared import requires
 from webapi.http.plumbing import Rendered, questlog, reply
 from webapi.schemas.imports import BundleBody, ImportedCampaign, ImportQuery
@@ -42,5 +42,5 @@ class CampaignImport(MethodView):
     def post(self, body: dict[str, Any], query: dict[str, Any]) -> Any:
         """Import a campaign bundle from another instance (admin): verified whole, then stored
         unchanged with one CampaignImported event that commits to a new server seed."""
-        outcome = bundles.load(questlog(), body, public=query["public"])
+        outcome = questlog().bundles.load(body, public=query["public"])
         return reply(outcome, render_imported)

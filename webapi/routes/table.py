@@ -8,7 +8,6 @@ from flask import Response, current_app
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.facade import bundles
 from webapi.http.declared import requires
 from webapi.http.plumbing import campaign_id, questlog
 from webapi.schemas.table import ShareCreate, ShareCreated
@@ -51,7 +50,7 @@ class Bundle(MethodView):
     def get(self, campaign: str) -> Response:
         """Download everything needed to verify the campaign offline (questlog-<id>.json)."""
         cid = campaign_id(campaign)
-        body = bundles.build(questlog(), cid)
+        body = questlog().bundles.build(cid)
         response = Response(current_app.json.dumps(body), mimetype="application/json")
         response.headers["Content-Disposition"] = f'attachment; filename="questlog-{cid}.json"'
         return response

@@ -7,7 +7,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from domain.facade import CommandResult, TimeTravel
+from domain.facade import CommandResult
 from webapi.http import access
 from webapi.http.declared import requires
 from webapi.http.plumbing import (
@@ -59,7 +59,7 @@ class Rollback(MethodView):
     @requires("manage", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Undo back to a version: one RolledBack event; 409 names the policy that forbids it."""
-        outcome = TimeTravel(questlog()).rollback(
+        outcome = questlog().time_travel.rollback(
             campaign_id(campaign),
             to_version=body["to_version"],
             reason=body["reason"],
@@ -81,7 +81,7 @@ class Proposals(MethodView):
     @requires("propose", seat="proposer", seat_binds_owner=True, appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Propose a rollback that every player must agree to (the proposer agrees by proposing)."""
-        outcome = TimeTravel(questlog()).propose_rollback(
+        outcome = questlog().time_travel.propose_rollback(
             campaign_id(campaign),
             to_version=body["to_version"],
             reason=body["reason"],
@@ -107,7 +107,7 @@ class Approve(MethodView):
     @requires("approve", seat="player", seat_binds_owner=True, appends=True)
     def post(self, body: dict[str, Any], campaign: str, proposal_id: str) -> Any:
         """A player agrees to a proposal; the last agreement carries the rollback out."""
-        outcome = TimeTravel(questlog()).approve_rollback(
+        outcome = questlog().time_travel.approve_rollback(
             campaign_id(campaign),
             proposal_id,
             player=body["player"],
@@ -125,7 +125,7 @@ class ForkResource(MethodView):
     @requires("manage", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Start a new campaign from this one's state at a version, with its own dice seed."""
-        outcome = TimeTravel(questlog()).fork(
+        outcome = questlog().time_travel.fork(
             campaign_id(campaign),
             at_version=body["at_version"],
             name=body["name"],
@@ -145,7 +145,7 @@ class ReplayResource(MethodView):
         """Events ?from=A&to=B, each with an RFC 6902 patch of what it changed in the view."""
         app = questlog()
         cid = campaign_id(campaign)
-        result = TimeTravel(app).replay(cid, first=query["first"], last=query.get("last"))
+        result = app.time_travel.replay(cid, first=query["first"], last=query.get("last"))
         first = result.steps[0].event.originator_version if result.steps else 0
         records = app.event_records(cid, after=first - 1, limit=len(result.steps))
         items = [

@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any
 from uuid import UUID
 
-from domain.facade import CommandResult, Questlog, TimeTravel
+from domain.facade import CommandResult, Questlog
 
 Json = dict[str, Any]
 
@@ -55,7 +55,7 @@ class Player:
 
     def roll_back(self, to_version: int, reason: str) -> None:
         """Undo the events after ``to_version`` with one recorded ``RolledBack`` event."""
-        travel = TimeTravel(self.questlog)
+        travel = self.questlog.time_travel
         outcome = result(travel.rollback(self.id, to_version=to_version, reason=reason))
         self.state = outcome.value["state"]
         self.version = outcome.version
