@@ -32,6 +32,8 @@ def replay(campaign_id: str, first: int, last: int | None) -> None:
         for field, messages in error.errors.items():
             console.print(f"[red]--{field}: {escape('; '.join(messages))}[/red]")
         sys.exit(2)
+    finally:
+        questlog.close()
     print_timeline(result)
 
 
