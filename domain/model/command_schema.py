@@ -220,6 +220,37 @@ def command(
     return Command(game, name, schema, dice, stated)
 
 
+@dataclass(frozen=True)
+class Takes:
+    """What a command takes, declared beside its handler (``GameRules.command(schema=...)``):
+    the dice it may draw, in draw order, its own fields, the checks of its fields together and
+    what those checks refuse in JSON Schema. The engine names it when it registers the command."""
+
+    dice: str | None
+    own: Mapping[str, fields.Field[Any]]
+    checks: tuple[Check, ...] = ()
+    document: tuple[Document, ...] = ()
+
+    def named(self, game: str, name: str) -> Command:
+        """The command's contract under its game and name."""
+        return command(
+            game, name, self.dice, checks=self.checks, document=self.document, **self.own
+        )
+
+
+def takes(
+    dice: str | None,
+    *,
+    checks: Iterable[Check] = (),
+    document: Iterable[Document] = (),
+    **own: fields.Field[Any],
+) -> Takes:
+    """A command's schema as its handler declares it: ``dice`` (``None``: it draws none), its
+    own fields and the ``checks`` of its fields together, with ``document`` saying in JSON
+    Schema what those checks refuse (see ``command``)."""
+    return Takes(dice, own, tuple(checks), tuple(document))
+
+
 def load(schema: Schema, raw: object, name: str = "command") -> dict[str, Any]:
     """The values of ``raw`` as ``schema`` loads them, or ``InvalidInput`` naming each field that
     is wrong (a nested one by its path).

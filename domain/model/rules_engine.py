@@ -22,7 +22,7 @@ from typing import Any, NoReturn
 from marshmallow import Schema
 
 from domain.model import patch
-from domain.model.command_schema import Command, Values, load
+from domain.model.command_schema import Command, Takes, Values, load
 from domain.model.dice.draw import DiceSource
 from domain.model.dice.notation import DiceExpression, evaluate, parse
 from domain.model.errors import InvalidInput, NoSuchDecision, NotHeld, QuestlogError, RuleViolation
@@ -278,13 +278,27 @@ class GameRules:
         *,
         summary: str,
         example: dict[str, Any],
+        schema: Takes | None = None,
+        available: Availability | None = None,
         rules: tuple[str, ...] = (),
         resolves: tuple[str, ...] = (),
     ) -> Callable[[Handler], Handler]:
-        """Register a handler as a command of this game."""
+        """Register a handler as a command of this game, with everything the command is.
+
+        ``schema`` is what the body takes (``takes(...)``: checked before the handler runs,
+        published in ``GET /commands`` and the OpenAPI document); ``available`` whether a state
+        accepts the command now (``available``; omitted, a command that answers a decision is
+        refused while none is pending and any other is always accepted).
+        """
 
         def register(handler: Handler) -> Handler:
+            if name in self.commands:
+                raise RuntimeError(f"{self.game} registers the command {name} twice")
             self.commands[name] = CommandSpec(name, handler, summary, example, rules, resolves)
+            if schema is not None:
+                self.schemas[name] = schema.named(self.game, name)
+            if available is not None:
+                self.availability[name] = available
             return handler
 
         return register
