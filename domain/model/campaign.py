@@ -24,7 +24,7 @@ from domain.model.dice.draw import DiceSource
 from domain.model.dice_stream import DiceStreamMixin, counters, stamp
 from domain.model.es_aggregates import create_aggregate, drop_pending_events
 from domain.model.events import campaign_payloads as payloads
-from domain.model.events.payload import EventType, declaration, details_upcaster
+from domain.model.events.payload import EventType, Payload, declaration, details_upcaster
 from domain.model.house_rules import book
 from domain.model.rollbacks import RollbackMixin
 from domain.model.rules_engine import GameRules
@@ -493,4 +493,35 @@ def game_event_class(
         cls = type(event_type, (GameEvent,), attributes)
         register_topic(topic, cls)
         GAME_EVENT_CLASSES[topic] = cls
+        if declared is not None and declared.cls is not None:
+            _register_payload(topic, declared.cls)
     return cls
+
+
+PAYLOAD_CLASSES: dict[str, type[Payload]] = {}
+"""Each stored topic's payload class: the campaign events' and, once the games load, theirs."""
+PAYLOAD_TOPICS: dict[type[Payload], str] = {}
+"""Each payload class's stored topic (``qc.CheckRolled``, ``questlog.RolledBack``)."""
+
+
+def _register_payload(topic: str, cls: type[Payload]) -> None:
+    known = PAYLOAD_TOPICS.setdefault(cls, topic)
+    if known != topic:
+        raise RuntimeError(f"{cls.__name__} is the payload of {known} and {topic}")
+    PAYLOAD_CLASSES[topic] = cls
+
+
+def topic_of(payload: type[Payload]) -> str:
+    """The stored topic of a payload class's events; a class no event type declares is a
+    programming error (``KeyError``)."""
+    return PAYLOAD_TOPICS[payload]
+
+
+def payload_class(topic: str) -> type[Payload] | None:
+    """The payload class of a stored topic, or None for a topic no payload declares."""
+    return PAYLOAD_CLASSES.get(topic)
+
+
+for _event_class in Campaign.EVENT_TYPES:
+    if _event_class.PAYLOAD.cls is not None:
+        _register_payload(get_topic(_event_class), _event_class.PAYLOAD.cls)

@@ -200,3 +200,35 @@ def test_the_payload_class_docs_events_md_shows_is_the_code() -> None:
     source = (root / "domain/model/quest_calendar/page_events.py").read_text(encoding="utf-8")
     shown = [line for line in block.splitlines() if line.strip() not in ("", "...")]
     assert shown and all(line in source.splitlines() for line in shown), shown
+
+
+def test_a_payload_decodes_from_what_it_stored() -> None:
+    """``decode`` is ``details``' inverse: stored keys back to names, absent facts ABSENT."""
+    paid = Paid(amount=3, from_=5)
+    assert paid.details() == {"amount": 3, "from": 5}
+    assert Paid.decode(paid.details()) == paid
+    assert Paid.decode({"amount": 3, "shop_id": "s1", "later": True}).shop_id == "s1"
+    assert Paid.decode({"amount": 3}).shop_id is ABSENT
+
+
+def test_a_stored_shape_that_is_not_the_class_s_does_not_decode() -> None:
+    with pytest.raises(TypeError):
+        Paid.decode({"from": 5})
+    with pytest.raises(ValueError, match=r"Paid\.amount"):
+        Paid.decode({"amount": "three"})
+
+
+def test_every_stored_topic_names_its_payload_class() -> None:
+    """Each campaign event type and each game's event type maps to its payload class and back."""
+    from domain.model.campaign import payload_class, topic_of
+
+    for event_class in Campaign.EVENT_TYPES:
+        declared = event_class.PAYLOAD.cls
+        assert declared is not None
+        assert payload_class(topic_of(declared)) is declared
+    for prefix, rules in (("qc", RULES["quest-calendar"]), ("cb", RULES["calendar-board"])):
+        for name, declared_type in rules.event_types.items():
+            assert declared_type.cls is not None
+            assert topic_of(declared_type.cls) == f"{prefix}.{name}"
+            assert payload_class(f"{prefix}.{name}") is declared_type.cls
+    assert payload_class("qc.NoSuchEvent") is None

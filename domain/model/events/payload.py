@@ -26,7 +26,7 @@ import dataclasses
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, TypeVar, dataclass_transform
+from typing import Any, ClassVar, Self, TypeVar, dataclass_transform
 
 PAYLOAD_TYPES = frozenset(
     {"integer", "number", "string", "boolean", "array", "object", "null", "any"}
@@ -168,6 +168,24 @@ class Payload:
                 recorded[key] = value
         return recorded
 
+    @classmethod
+    def decode(cls, stored: Mapping[str, Any]) -> Self:
+        """The payload an event stored: each fact from its stored key (``details``' inverse).
+
+        ``stored`` is a game event's ``details``, or a campaign event's data, in the current
+        version (an event stored in an older one is upcast when it is read). A fact that may be
+        absent and is not stored is ``ABSENT``; keys the class does not declare are ignored. A
+        required fact that is missing raises ``TypeError``, and a value of the wrong JSON type
+        ``ValueError``: the stored shape is not this class's.
+        """
+        values = {name: stored[key] for name, key in cls.STORED_KEYS if key in stored}
+        decoded = cls(**values)
+        for field in _declared(cls).fields:
+            value = stored.get(field.name, ABSENT)
+            if value is not ABSENT and not json_type_matches(value, field.type):
+                raise ValueError(f"{cls.__name__}.{field.name}: not of type {field.type}")
+        return decoded
+
 
 P = TypeVar("P", bound=type[Payload])
 
@@ -251,6 +269,17 @@ def declaration(cls: type[Payload]) -> EventType:
     if not summary:
         raise RuntimeError(f"{cls.__name__}: say what happened in its docstring")
     return EventType(cls.__name__, summary, tuple(declared), cls.VERSION, cls.UPCASTERS, cls)
+
+
+_DECLARATIONS: dict[type[Payload], EventType] = {}
+
+
+def _declared(cls: type[Payload]) -> EventType:
+    """A payload class's declaration, made once per process (``decode`` reads it per event)."""
+    known = _DECLARATIONS.get(cls)
+    if known is None:
+        known = _DECLARATIONS[cls] = declaration(cls)
+    return known
 
 
 def details_upcaster(upcaster: Upcaster) -> staticmethod[[dict[str, Any]], None]:
