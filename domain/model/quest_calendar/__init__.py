@@ -17,11 +17,12 @@ from domain.model.quest_calendar import (
     checks,
     combat,
     command_fields,
-    commands,
+    crew,
     death,
     dogfight_rounds,
     economy,
     economy_summaries,
+    equipment,
     house_rules,
     pages,
     rest,
@@ -38,8 +39,6 @@ rules.setup = state.initial_state
 rules.setup_schema = command_fields.Setup
 rules.figures = state.FIGURES
 rules.dice_set = house_rules.dice_set
-rules.contract(*commands.COMMANDS)
-rules.availability.update(availability.AVAILABILITY)
 for _event_type in sorted(rules.event_types):
     game_event_class(QUEST_CALENDAR, _event_type, rules.event_types[_event_type])
 
@@ -49,11 +48,12 @@ __all__ = [
     "checks",
     "combat",
     "command_fields",
-    "commands",
+    "crew",
     "death",
     "dogfight_rounds",
     "economy",
     "economy_summaries",
+    "equipment",
     "house_rules",
     "pages",
     "rest",

@@ -24,15 +24,21 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from domain.model.command_schema import Values
+from marshmallow import ValidationError, fields
+
+from domain.model.command_schema import Document, Values, takes
 from domain.model.errors import InvalidInput, NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import hero_events, items
 from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar.availability import NO_PAGE, State, needs
 from domain.model.quest_calendar.checks import trait_roll
+from domain.model.quest_calendar.command_fields import CHECK_DICE, CONDITIONS, hero_ability
 from domain.model.quest_calendar.state_types import Hero, Page
-from domain.model.rules_engine import Context
+from domain.model.rules_engine import Context, Refusal
+from domain.model.schema_fields import integer, text
+from domain.model.schema_fields import items as many
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
@@ -115,11 +121,61 @@ def _change_check(
     }
 
 
+def _ability_refusal(page: Mapping[str, Any], hero: Mapping[str, Any], ability: Any) -> Any:
+    """Why this ability may not be used now (use_ability's guards, in its order)."""
+    context = items.context_now(dict(page))
+    if context not in qc.CONTEXT_ALLOWS[ability["context"]]:
+        return ("QC-15", f"{ability['id']} is a {ability['context']} ability, not usable {context}")
+    kind = ability["effect"].get("kind")
+    if kind in CHECK_EFFECTS and not page.get("checks"):
+        return ("QC-14", "no check has been rolled on this page for it to change")
+    refusal = items.effect_refusal(hero, kind, ability["effect"])
+    if refusal is not None:
+        return refusal
+    usage, pool = ability["usage"], hero.get("pool")
+    if usage == "surge" and (pool is None or pool["max"] - pool["spent"] < ability["cost"]):
+        return ("QC-19", f"{ability['id']} needs {ability['cost']} unspent surge(s)")
+    if usage == "per_rest" and ability["used"] >= ability["uses"]:
+        return ("QC-16", f"{ability['id']} has no uses left until the next Rest")
+    if usage == "per_page" and ability["used_this_page"]:
+        return ("QC-17", f"{ability['id']} was already used on this page")
+    return None
+
+
+def an_ability_to_use(state: State) -> Refusal | None:
+    """QC-14..QC-19: an ability the hero may use now (one whose effect use_ability applies)."""
+    hero, page = state["hero"], state["page"]
+    applied = [
+        ability
+        for ability in hero["abilities"].values()
+        if ability["effect"].get("kind") in (None, *ABILITY_EFFECTS)
+    ]
+    refusals = [_ability_refusal(page, hero, ability) for ability in applied]
+    if not refusals:
+        return ("QC-15", "the hero has no ability that use_ability applies")
+    if None in refusals:
+        return None
+    refusal: Refusal = refusals[0]
+    return refusal
+
+
 @rules.command(
     "use_ability",
     summary="Use an ability where its context allows it, optionally on a check already rolled "
     "on this page.",
     example={"type": "use_ability", "ability": "keen-mind", "on_roll": 0},
+    schema=takes(
+        "The ability's effect dice if it has any (a heal, a check bonus); a reroll ability rolls "
+        "the check again: " + CHECK_DICE,
+        ability=hero_ability("The id of one of the hero's abilities."),
+        on_roll=integer(
+            "The check this ability changes: its 0-based index among this page's checks.",
+            minimum=0,
+            maximum=10_000,
+        ),
+        stat=text("The injured stat an ability restores.", choices=qc.INJURY_STATS),
+    ),
+    available=needs(an_ability_to_use),
     rules=("QC-13", "QC-14", "QC-15", "QC-16", "QC-17", "QC-19", "QC-24", "QC-50"),
 )
 def use_ability(ctx: Context, args: Values) -> None:
@@ -168,6 +224,12 @@ def use_ability(ctx: Context, args: Values) -> None:
     "apply_condition",
     summary="The page infects the hero or makes them malfunction; a condition does not stack.",
     example={"type": "apply_condition", "condition": "infected", "source": "rat bite"},
+    schema=takes(
+        None,
+        condition=text("The condition the page gives.", required=True, choices=CONDITIONS),
+        source=text("What caused it.", default="page"),
+    ),
+    available=needs(),
     rules=("QC-31", "QC-32"),
 )
 def apply_condition(ctx: Context, args: Values) -> None:
@@ -194,6 +256,15 @@ def apply_condition(ctx: Context, args: Values) -> None:
 # -- choices (QC-11) ---------------------------------------------------------------------------
 
 Label = tuple[str, ...]
+LABEL = r"^([0-9]+|[A-Za-z]+)(-([0-9]+|[A-Za-z]+))*$"
+"""An option label as the document states it: numbers or letters, joined by hyphens."""
+LABELS_ONCE: Document = {
+    "properties": {
+        "options": {"minItems": 1, "uniqueItems": True},
+        "selected": {"uniqueItems": True},
+    }
+}
+"""A choice lists at least one option, and each label once."""
 
 
 def _label(raw: Any, field: str) -> Label:
@@ -277,6 +348,24 @@ def _required(ctx: Context, tree: dict[str, Any], prefix: Label, chosen: set[Lab
     return steps
 
 
+def option_label() -> fields.Field[Any]:
+    """A printed option's label, such as 2-B."""
+    return text("An option label such as 2-B.", required=True, max_length=40, pattern=LABEL)
+
+
+def choice_labels(data: dict[str, Any]) -> None:
+    """QC-11: labels such as 1, 2-A, 2-B, each once; the ones taken among them."""
+    try:
+        read_choice(data["options"], data["selected"])
+    except InvalidInput as error:
+        raise ValidationError(error.errors) from None
+
+
+def can_make_choice(state: State, house: Mapping[str, Any]) -> Refusal | None:
+    """QC-11: a printed choice is made on the open page."""
+    return NO_PAGE if state.get("page") is None else None
+
+
 @rules.command(
     "make_choice",
     summary="Make a printed choice: exactly one lettered option, every numbered one in order.",
@@ -286,6 +375,27 @@ def _required(ctx: Context, tree: dict[str, Any], prefix: Label, chosen: set[Lab
         "options": ["1", "2-A", "2-B"],
         "selected": ["1", "2-B"],
     },
+    schema=takes(
+        None,
+        choice=text("The id of the printed choice.", required=True, max_length=80),
+        options=many(
+            "The printed option labels (numbers, lettered as '2-A'), each once: together one "
+            "tree of options, in which a label is an option or a group of options, never both, "
+            "and a group's options are all numbered or all lettered.",
+            required=True,
+            max_items=50,
+            item=option_label(),
+        ),
+        selected=many(
+            "The labels of the options taken, each once and each one of the options.",
+            required=True,
+            max_items=50,
+            item=option_label(),
+        ),
+        checks=[choice_labels],
+        document=[LABELS_ONCE],
+    ),
+    available=can_make_choice,
     rules=("QC-11",),
 )
 def make_choice(ctx: Context, args: Values) -> None:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.model.command_schema import Values
+from domain.model.command_schema import Values, takes
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import page_events
 from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar.availability import needs
+from domain.model.quest_calendar.command_fields import CHECK_DICE
 from domain.model.rules_engine import Context
+from domain.model.schema_fields import integer, text
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
@@ -54,6 +57,24 @@ def trait_roll(ctx: Context, trait: str, purpose: str, bonus: int = 0) -> dict[s
     summary="Roll d20 + a trait (plus boosters and a chosen bonus); with a target, say whether "
     "it succeeds.",
     example={"type": "trait_check", "trait": "INT", "purpose": "decode the panel", "target": 12},
+    schema=takes(
+        CHECK_DICE,
+        trait=text("The trait checked.", required=True, choices=qc.TRAITS),
+        purpose=text(
+            "What the check is for (default: the trait and 'check', as 'INT check').",
+            max_length=500,
+            free_text=True,
+        ),
+        target=integer(
+            "The total to reach; without it the check only reports the total.",
+            minimum=-1000,
+            maximum=1000,
+        ),
+        bonus=integer(
+            "A bonus the page grants, added to the total.", default=0, minimum=-100, maximum=100
+        ),
+    ),
+    available=needs(),
     rules=("QC-10", "QC-18", "QC-32"),
 )
 def trait_check(ctx: Context, args: Values) -> None:

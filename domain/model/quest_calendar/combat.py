@@ -34,12 +34,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.model.command_schema import Values
+from marshmallow import ValidationError, fields
+
+from domain.model.command_schema import Strict, Values, takes
 from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
-from domain.model.quest_calendar import fight_events
+from domain.model.quest_calendar import combat_rules, fight_events
 from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar.availability import State, answers, in_progress, needs, no_fight
 from domain.model.quest_calendar.combat_rounds import (
     ASSIGN_DECISION,
     BOOST_DECISIONS,
@@ -58,7 +61,11 @@ from domain.model.quest_calendar.combat_rules import (
     read_rounds,
     read_uses,
 )
-from domain.model.rules_engine import Context
+from domain.model.quest_calendar.command_fields import ABILITIES, DEATH, HUNDREDS, ability_uses
+from domain.model.rules_engine import Context, Refusal
+from domain.model.schema_fields import integer, item_of, nested, text
+from domain.model.schema_fields import items as many
+from domain.model.text import quoted
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
@@ -89,6 +96,62 @@ ROUND_EXAMPLE = [
 ]
 
 
+COMBAT_DICE = (
+    "Per round: d20 (attack; a second d20 if Frightened), then the hero's damage dice (on a "
+    "miss too: an ability may still turn it into a hit), then each used ability's dice; a "
+    "condition check rolls d20 as a trait check. Which rounds are rolled depends on the mode "
+    "and the state." + DEATH
+)
+"""What combat_round may draw."""
+
+
+class CombatCondition(Strict):
+    """QC-33: the condition an enemy can cause and the check that resists it."""
+
+    name = text("The condition.", required=True, choices=combat_rules.CONDITION_TRAITS)
+    target = integer("The check's target.", required=True, minimum=-1000, maximum=1000)
+
+
+class CombatRound(Strict):
+    """A combat round as the page prints it (QC-20, G-QC-05, G-QC-06)."""
+
+    enemy = text("The enemy's name.")
+    hit_target = integer("The hero's attack hits at this total.", required=True, **HUNDREDS)
+    damage_needed = integer(
+        "Damage that defeats the enemy.", required=True, minimum=0, maximum=1000
+    )
+    enemy_attack = integer("The enemy's attack total.", required=True, **HUNDREDS)
+    damage_reduced = integer(
+        "Damage the hero takes when the defence holds.", required=True, minimum=0, maximum=1000
+    )
+    damage_full = integer(
+        "Damage the hero takes otherwise.", required=True, minimum=0, maximum=1000
+    )
+    condition = nested("A condition the enemy can cause (QC-33).", CombatCondition)
+
+
+MAX_ROUNDS = 50
+"""The most rounds a printed combat has."""
+ROUND_NUMBERS = frozenset(str(number) for number in range(1, MAX_ROUNDS + 1))
+
+
+def round_number(value: str) -> None:
+    """A combat round's number as an object's key: "1" to "50", as the rounds were given."""
+    if value not in ROUND_NUMBERS:
+        raise ValidationError(f"{quoted(value)} is not a round number (1 to {MAX_ROUNDS})")
+
+
+ROUND_KEYS = sorted(ROUND_NUMBERS, key=int)
+"""The round numbers as an object's keys, as the document lists them."""
+
+
+def a_combat(state: State) -> Refusal | None:
+    """QC-20: a combat in progress."""
+    if not in_progress(state["page"], "combat"):
+        return ("QC-20", "no combat is in progress on this page; start one first")
+    return None
+
+
 # -- commands --------------------------------------------------------------------------------
 
 
@@ -97,6 +160,22 @@ ROUND_EXAMPLE = [
     summary="Start a combat page: its rounds as printed (hit target, damage needed, enemy attack, "
     "damage reduced and full, an optional condition check) and the difficulty mode.",
     example={"type": "start_combat", "kind": "several_enemies", "rounds": ROUND_EXAMPLE},
+    schema=takes(
+        None,
+        kind=text("Several enemies or one enemy.", required=True, choices=combat_rules.KINDS),
+        mode=text(
+            "The difficulty mode (default: the house rule qc.combat.mode).",
+            choices=combat_rules.MODES,
+        ),
+        rounds=many(
+            "The rounds as printed.",
+            required=True,
+            max_items=MAX_ROUNDS,
+            item=item_of(CombatRound),
+            at_least_one="give at least one round",
+        ),
+    ),
+    available=needs(no_fight),
     rules=("QC-20", "QC-22", "QC-27", "QC-33"),
 )
 def start_combat(ctx: Context, args: Values) -> None:
@@ -133,6 +212,8 @@ def start_combat(ctx: Context, args: Values) -> None:
     summary="Play on: standard rolls the next round, easy rolls every round left, hard rolls the "
     "next attack; each then asks which abilities to use.",
     example={"type": "combat_round"},
+    schema=takes(COMBAT_DICE),
+    available=needs(a_combat),
     rules=("QC-20", "QC-28", "QC-29", "QC-30", "QC-33", "QC-34", "QC-35", "QC-37"),
 )
 def combat_round(ctx: Context, args: Values) -> None:
@@ -212,6 +293,11 @@ ABILITIES_EXAMPLE = ["smite", {"id": "lucky", "roll": "attack"}]
     summary="Standard mode: apply the chosen abilities (possibly none) to the round just rolled "
     "and close it.",
     example={"type": "resolve_round", "abilities": ABILITIES_EXAMPLE},
+    schema=takes(
+        "Each used ability's dice; an extra attack rolls d20 and the damage dice again." + DEATH,
+        abilities=ability_uses(ABILITIES),
+    ),
+    available=answers("pending-decision", ROUND_DECISION),
     rules=("QC-14", "QC-21", "QC-22", "QC-25", "QC-26", "QC-28", "QC-36", "QC-40"),
     resolves=(ROUND_DECISION,),
 )
@@ -231,6 +317,21 @@ def resolve_round(ctx: Context, args: Values) -> None:
     summary="Easy mode: assign abilities to the rolled rounds (round number -> abilities) and "
     "resolve every round in order.",
     example={"type": "resolve_rounds", "assignments": {"2": ["smite"]}},
+    schema=takes(
+        "Each assigned ability's dice, round by round; an extra attack rolls d20 and the damage "
+        "dice again." + DEATH,
+        assignments=fields.Dict(
+            keys=fields.String(validate=round_number),
+            values=ability_uses("The abilities used in this round."),
+            load_default={},
+            allow_none=True,
+            metadata={
+                "description": "Round number (as a string, 1 to 50) -> the abilities used in it."
+            },
+        ),
+        document=[{"properties": {"assignments": {"propertyNames": {"enum": ROUND_KEYS}}}}],
+    ),
+    available=answers("pending-decision", ASSIGN_DECISION, a_combat),
     rules=("QC-14", "QC-21", "QC-22", "QC-25", "QC-26", "QC-29", "QC-36", "QC-40"),
     resolves=(ASSIGN_DECISION,),
 )
@@ -257,6 +358,11 @@ def resolve_rounds(ctx: Context, args: Values) -> None:
     "boost_attack",
     summary="Hard mode: boost the attack just rolled (or not) before the damage is rolled.",
     example={"type": "boost_attack", "abilities": ["battle-focus"]},
+    schema=takes(
+        "Each used ability's dice, then the hero's damage dice (on a miss too)." + DEATH,
+        abilities=ability_uses(ABILITIES),
+    ),
+    available=answers("pending-decision", BOOST_DECISIONS["attack"]),
     rules=("QC-14", "QC-30"),
     resolves=(BOOST_DECISIONS["attack"],),
 )
@@ -276,6 +382,11 @@ def boost_attack(ctx: Context, args: Values) -> None:
     summary="Hard mode: boost the damage just rolled (or not), possibly with an extra attack, "
     "then the round closes.",
     example={"type": "boost_damage", "abilities": ["smite"]},
+    schema=takes(
+        "Each used ability's dice; an extra attack rolls d20 and the damage dice again." + DEATH,
+        abilities=ability_uses(ABILITIES),
+    ),
+    available=answers("pending-decision", BOOST_DECISIONS["damage"]),
     rules=("QC-14", "QC-21", "QC-25", "QC-30", "QC-40"),
     resolves=(BOOST_DECISIONS["damage"],),
 )

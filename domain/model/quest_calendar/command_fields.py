@@ -1,6 +1,7 @@
 """The fields and nested schemas of Quest Calendar's commands: the hero book (items, abilities,
-traits, pool), the crew and stock a shop or shipyard offers, combat and dogfight rounds, and the
-dice each kind of command may draw (``domain.model.quest_calendar.commands`` lists the commands)."""
+traits, pool), dogfight rounds, the ability uses of a combat round, and the dice several commands
+may draw: what several commands share. A command declares its own fields beside its handler
+(``@rules.command(schema=takes(...))``)."""
 
 from __future__ import annotations
 
@@ -13,13 +14,6 @@ from domain.model.dice.notation import PATTERN as DICE_PATTERN
 from domain.model.dice.notation import RULES_IN_WORDS as DICE_IN_WORDS
 from domain.model.dice.notation import parse
 from domain.model.errors import InvalidInput
-from domain.model.quest_calendar import (
-    abilities,
-    combat_rules,
-    dogfight_rounds,
-    items,
-    ship,
-)
 from domain.model.quest_calendar import state as qc
 from domain.model.schema_fields import (
     compartment,
@@ -32,13 +26,18 @@ from domain.model.schema_fields import (
     text,
 )
 from domain.model.schema_fields import items as many
-from domain.model.text import quoted
 
 GAME = "quest-calendar"
 ITEM_ID = "The id of an item in the hero's inventory."
 INVENTORY = "/hero/inventory"
 ABILITY_IDS = "/hero/abilities"
 COMPARTMENTS = "/ship/compartments"
+CONDITIONS = ("infected", "malfunction")
+"""The conditions a page gives and a cure ends (QC-31, QC-32)."""
+DOGFIGHT_ROLLS = ("aim", "evasion")
+"""The dogfight rolls an ability changes (QC-69)."""
+SHIP_STATS = ("aim", "eva", "shd")
+"""The ship stats an upgrade's ship_stat effect changes."""
 
 
 def inventory_item(description: str = ITEM_ID, **where: Any) -> fields.Field[Any]:
@@ -61,55 +60,16 @@ ABILITIES = (
     "Abilities to use: ability ids, or objects {id, attempt: first|extra, roll: attack|damage} "
     "naming the attack and roll an ability changes."
 )
-DOGFIGHT_DICE = (
-    "Per round: d100 (Aim); on a miss d100 (Evasion); then a d6 per point of net damage "
-    "(the compartment hit). How many depends on the rounds and the hits."
-)
 CHECK_DICE = (
     "d20 for the check; a second d20 if the hero malfunctions (the lower counts); "
     "then each trait booster's dice, in the order they were gained."
 )
-COMBAT_DICE = (
-    "Per round: d20 (attack; a second d20 if Frightened), then the hero's damage dice (on a "
-    "miss too: an ability may still turn it into a hit), then each used ability's dice; a "
-    "condition check rolls d20 as a trait check. Which rounds are rolled depends on the mode "
-    "and the state."
-)
-
 HUNDREDS: dict[str, Any] = {"minimum": -1000, "maximum": 1000}
-DAMAGE: dict[str, Any] = {"minimum": 0, "maximum": 1000}
 
 DEATH = (
     " If the hero's HP reaches 0, the clone procedure follows: d4 (clone cost, rolled again "
     "until a result applies), then d10 per injury."
 )
-COMBAT_DICE += DEATH
-DOGFIGHT_DICE += DEATH
-
-
-class CombatCondition(Strict):
-    """QC-33: the condition an enemy can cause and the check that resists it."""
-
-    name = text("The condition.", required=True, choices=combat_rules.CONDITION_TRAITS)
-    target = integer("The check's target.", required=True, minimum=-1000, maximum=1000)
-
-
-class CombatRound(Strict):
-    """A combat round as the page prints it (QC-20, G-QC-05, G-QC-06)."""
-
-    enemy = text("The enemy's name.")
-    hit_target = integer("The hero's attack hits at this total.", required=True, **HUNDREDS)
-    damage_needed = integer(
-        "Damage that defeats the enemy.", required=True, minimum=0, maximum=1000
-    )
-    enemy_attack = integer("The enemy's attack total.", required=True, **HUNDREDS)
-    damage_reduced = integer(
-        "Damage the hero takes when the defence holds.", required=True, minimum=0, maximum=1000
-    )
-    damage_full = integer(
-        "Damage the hero takes otherwise.", required=True, minimum=0, maximum=1000
-    )
-    condition = nested("A condition the enemy can cause (QC-33).", CombatCondition)
 
 
 class AbilityUse(Strict):
@@ -177,7 +137,7 @@ class Effect(Schema):
     )
     dice.validators.append(dice_notation)
     amount = integer("A flat amount added to its dice.", **HUNDREDS)
-    condition = text("The condition a cure ends.", choices=items.CONDITIONS)
+    condition = text("The condition a cure ends.", choices=CONDITIONS)
     trait = text("The trait a booster adds to.", choices=qc.TRAITS)
     traits = many(
         "The traits a check bonus applies to (any if left out).",
@@ -185,10 +145,10 @@ class Effect(Schema):
         item=text("A trait.", required=True, choices=qc.TRAITS),
     )
     roll = text(
-        "The dogfight roll a reroll changes (default: the open one).", choices=dogfight_rounds.ROLLS
+        "The dogfight roll a reroll changes (default: the open one).", choices=DOGFIGHT_ROLLS
     )
     keep = text("Which result a reroll keeps.", choices=("new", "better"))
-    stat = text("The ship stat a ship_stat effect changes.", choices=ship.SHIP_STATS)
+    stat = text("The ship stat a ship_stat effect changes.", choices=SHIP_STATS)
 
     @validates_schema
     def kind_needs(self, data: dict[str, Any], **_: Any) -> None:
@@ -349,44 +309,6 @@ class Hero(Strict):
             slots[slot] = item_id
 
 
-class Crew(Strict):
-    """A crew member: id, name, the abilities they give and an optional Integrity bonus."""
-
-    id = text("The crew member's id.", required=True, max_length=80)
-    name = text("Their name.", default="", max_length=200)
-    abilities = many("The abilities they give.", default=[], max_items=20, item=item_of(Ability))
-    integrity_bonus = integer("Integrity the compartment gains.", minimum=0, maximum=10)
-
-
-class StockEntry(Strict):
-    """What a shop sells: an item, its price and how many (G-QC-23)."""
-
-    item = nested("The item, defined as in gain_item.", Item, required=True)
-    price = integer("Its price in credits.", required=True, minimum=0, maximum=1_000_000)
-    quantity = integer(
-        "How many the shop has (default: per the house rule qc.shop.unlimitedStock).",
-        minimum=0,
-        maximum=10_000,
-    )
-
-
-MAX_ROUNDS = 50
-"""The most rounds a printed combat has."""
-ROUND_NUMBERS = frozenset(str(number) for number in range(1, MAX_ROUNDS + 1))
-
-
-def round_number(value: str) -> None:
-    """A combat round's number as an object's key: "1" to "50", as the rounds were given."""
-    if value not in ROUND_NUMBERS:
-        raise ValidationError(f"{quoted(value)} is not a round number (1 to {MAX_ROUNDS})")
-
-
-def trait_name(value: str) -> None:
-    """A trait a level-up raises (QC-53)."""
-    if value not in qc.TRAITS:
-        raise ValidationError(f"{value!r} is not one of {qc.TRAITS}")
-
-
 class DogfightRound(Strict):
     """A dogfight round as the page prints it (G-QC-25)."""
 
@@ -399,35 +321,6 @@ class DogfightRound(Strict):
     on_hit = text(
         "What a hit does to the enemy.", default="destroyed", choices=("destroyed", "defensive")
     )
-
-
-def choice_labels(data: dict[str, Any]) -> None:
-    """QC-11: labels such as 1, 2-A, 2-B, each once; the ones taken among them."""
-    try:
-        abilities.read_choice(data["options"], data["selected"])
-    except InvalidInput as error:
-        raise ValidationError(error.errors) from None
-
-
-def hero_with_replace(data: dict[str, Any]) -> None:
-    """QC-48: a new hero comes with replace: true, and only then."""
-    if data.get("replace") and data.get("hero") is None:
-        raise ValidationError("is required", "hero")
-    if not data.get("replace") and data.get("hero") is not None:
-        raise ValidationError("give a hero only with replace: true", "hero")
-
-
-def parts_or_ability(data: dict[str, Any]) -> None:
-    """QC-77: a repair uses parts or an ability, not both."""
-    if (data.get("parts") is None) == (data.get("ability") is None):
-        raise ValidationError("give either parts or ability", "parts")
-
-
-def an_upgrade(data: dict[str, Any]) -> None:
-    """An upgrade defined here is of kind upgrade."""
-    upgrade = data.get("upgrade")
-    if isinstance(upgrade, dict) and upgrade["kind"] != "upgrade":
-        raise ValidationError("must be upgrade", "upgrade.kind")
 
 
 def enemy_name() -> fields.Field[Any]:

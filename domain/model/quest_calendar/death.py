@@ -11,15 +11,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from marshmallow import ValidationError
+
 from domain.model import decisions
-from domain.model.command_schema import Values
+from domain.model.command_schema import Document, Values, given, takes
 from domain.model.errors import NoSuchDecision
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
-from domain.model.quest_calendar import hero_events
+from domain.model.quest_calendar import command_fields, hero_events
 from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar.availability import answers
 from domain.model.quest_calendar.state_types import Hero, Page
 from domain.model.rules_engine import Context, one_of
+from domain.model.schema_fields import flag, nested, picks, required_when, text
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
@@ -258,10 +262,46 @@ def _pending(ctx: Context, decision: str, rule: str) -> dict[str, Any]:
     return result
 
 
+HERO_WITH_REPLACE: Document = {
+    "not": {
+        "anyOf": [
+            {"properties": {"replace": {"enum": [True]}}, "not": given("hero", "object")},
+            {
+                "required": ["hero"],
+                "properties": {"replace": {"enum": [False]}, "hero": {"type": "object"}},
+            },
+        ]
+    }
+}
+"""QC-48: a new hero comes with replace: true, and only then (as the document states it)."""
+
+
+def hero_with_replace(data: dict[str, Any]) -> None:
+    """QC-48: a new hero comes with replace: true, and only then."""
+    if data.get("replace") and data.get("hero") is None:
+        raise ValidationError("is required", "hero")
+    if not data.get("replace") and data.get("hero") is not None:
+        raise ValidationError("give a hero only with replace: true", "hero")
+
+
 @rules.command(
     "choose_loot",
     summary="Clone result 3: the player names the equipment item lost for good.",
     example={"type": "choose_loot", "item": "plasma-helmet"},
+    schema=takes(
+        None,
+        item=picks(
+            text(
+                "The equipment item lost for good: one the pending decision offers.",
+                required=True,
+                max_length=80,
+            ),
+            "/pending/options",
+            value="item",
+            label="name",
+        ),
+    ),
+    available=answers("QC-46", LOOT_DECISION),
     rules=("QC-46", "QC-49"),
     resolves=(LOOT_DECISION,),
 )
@@ -294,6 +334,19 @@ def choose_loot(ctx: Context, args: Values) -> None:
     summary="Clone result 4 in the harder variant: keep the rushed clone, or switch to a new hero "
     "of the same level without the old hero's equipment.",
     example={"type": "choose_clone_outcome", "replace": False},
+    schema=takes(
+        None,
+        replace=flag("true switches to a new hero; false keeps the rushed clone.", required=True),
+        hero=required_when(
+            nested(
+                "The new hero (as in select_hero); only with replace: true.", command_fields.Hero
+            ),
+            replace=True,
+        ),
+        checks=[hero_with_replace],
+        document=[HERO_WITH_REPLACE],
+    ),
+    available=answers("QC-48", REPLACE_DECISION),
     rules=("QC-47", "QC-48", "QC-49"),
     resolves=(REPLACE_DECISION,),
 )

@@ -41,12 +41,28 @@ from collections.abc import Mapping
 from copy import deepcopy
 from typing import Any
 
-from domain.model.command_schema import Values
+from marshmallow import fields, validate
+
+from domain.model.command_schema import Values, takes
 from domain.model.errors import NoSuchDecision, NotHeld
 from domain.model.quest_calendar import fight_events, hero_events, items
 from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar.availability import (
+    State,
+    answers,
+    in_progress,
+    needs,
+    no_fight_before_dogfight,
+)
 from domain.model.quest_calendar.combat_rounds import ask_decision
 from domain.model.quest_calendar.combat_rules import ability_option, uses_left
+from domain.model.quest_calendar.command_fields import (
+    ABILITY_IDS,
+    DEATH,
+    DOGFIGHT_ROLLS,
+    dogfight_rounds_field,
+    enemy_name,
+)
 from domain.model.quest_calendar.ship import (
     ROUND_EXAMPLE,
     aim_hits,
@@ -63,10 +79,11 @@ from domain.model.quest_calendar.ship import (
     take_fire,
 )
 from domain.model.quest_calendar.state_types import Hero
-from domain.model.rules_engine import Context
+from domain.model.rules_engine import Context, Refusal
+from domain.model.schema_fields import REQUIRED, picks, text
+from domain.model.schema_fields import items as many
 
 DECISION = "dogfight_round_abilities"
-ROLLS = ("aim", "evasion")
 BONUS_KINDS = {"aim": "aim_bonus", "evasion": "evasion_bonus"}
 DOGFIGHT_EFFECTS = ("aim_bonus", "evasion_bonus", "reroll")
 STAT = {"aim": "aim", "evasion": "eva"}
@@ -257,11 +274,25 @@ def _apply(ctx: Context, fight: dict[str, Any], which: str, ability_id: str, whe
 # -- commands -------------------------------------------------------------------------------------
 
 
+def a_dogfight_in_rounds(state: State) -> Refusal | None:
+    """QC-69: a round-by-round dogfight in progress."""
+    found = in_progress(state["page"], "dogfight")
+    if found is None or found.get("mode") != "rounds":
+        return ("QC-69", "no dogfight is in progress on this page; start_dogfight first")
+    return None
+
+
 @rules.command(
     "start_dogfight",
     summary="Start a dogfight page played round by round (dogfight abilities may then change its "
     "Aim and Evasion rolls): its rounds as printed and the enemies.",
     example={"type": "start_dogfight", "enemies": ["raider"], "rounds": [ROUND_EXAMPLE]},
+    schema=takes(
+        None,
+        rounds=dogfight_rounds_field(),
+        enemies=many("The enemy ships' names.", default=[], max_items=20, item=enemy_name()),
+    ),
+    available=needs(no_fight_before_dogfight),
     rules=("QC-69",),
 )
 def start_dogfight(ctx: Context, args: Values) -> None:
@@ -288,6 +319,11 @@ def start_dogfight(ctx: Context, args: Values) -> None:
     summary="Roll the next dogfight round: Aim (d100 + Aim), on a miss Evasion (d100 + EVA); asks "
     "which dogfight abilities to use when one could change the roll just made.",
     example={"type": "dogfight_round"},
+    schema=takes(
+        "d100 (Aim); on a miss d100 (Evasion); then a d6 per point of net damage. It stops "
+        "early when a dogfight ability could change the roll just made." + DEATH,
+    ),
+    available=needs(a_dogfight_in_rounds),
     rules=("QC-14", "QC-70", "QC-71", "QC-72", "QC-74", "QC-75", "QC-76"),
 )
 def dogfight_round(ctx: Context, args: Values) -> None:
@@ -312,6 +348,28 @@ def dogfight_round(ctx: Context, args: Values) -> None:
     summary="Apply dogfight abilities (possibly none) to the dogfight roll just seen, then go on: "
     "the Evasion after a missed Aim, or the round's damage.",
     example={"type": "resolve_dogfight_round", "roll": "aim", "abilities": ["lock-on"]},
+    schema=takes(
+        "A re-roll ability rolls d100; other abilities their effect dice; then as dogfight_round "
+        "goes on: d100 (Evasion) after a missed Aim, a d6 per point of net damage." + DEATH,
+        abilities=many(
+            "Dogfight ability ids to use.",
+            default=[],
+            max_items=20,
+            item=picks(
+                fields.String(
+                    validate=validate.Length(1, 80, error="must be an ability id"),
+                    error_messages={"invalid": "must be an ability id", **REQUIRED},
+                ),
+                ABILITY_IDS,
+                label="name",
+            ),
+        ),
+        roll=text(
+            "The roll the abilities change (default: the roll just made).",
+            choices=DOGFIGHT_ROLLS,
+        ),
+    ),
+    available=answers("pending-decision", DECISION, a_dogfight_in_rounds),
     rules=("QC-14", "QC-15", "QC-16", "QC-17", "QC-19", *(f"QC-{n}" for n in range(70, 77))),
     resolves=(DECISION,),
 )

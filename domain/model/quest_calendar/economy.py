@@ -14,12 +14,15 @@ from __future__ import annotations
 from typing import Any
 
 from domain.model import decisions
-from domain.model.command_schema import Values
+from domain.model.command_schema import Values, takes
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import death, hero_events, page_events
 from domain.model.quest_calendar import state as qc
-from domain.model.rules_engine import Context
+from domain.model.quest_calendar.availability import State, answers, needs
+from domain.model.quest_calendar.command_fields import DEATH
+from domain.model.rules_engine import Context, Refusal
+from domain.model.schema_fields import flag, integer, text
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
@@ -66,11 +69,37 @@ def smuggler_bonus(ctx: Context) -> int:
 # -- pickpocketing -------------------------------------------------------------------------------
 
 
+def _pickpocket(state: State) -> Refusal | None:
+    """QC-38: any icon not used yet may be rolled (the body names it)."""
+    return None
+
+
+def _lottery(state: State) -> Refusal | None:
+    """QC-66: after the prologue, on a Sunday, once."""
+    page = state["page"]
+    if not state["calendar"].get("prologue_complete"):
+        return ("QC-66", "prologue: the lottery opens only after the prologue")
+    if page.get("weekday") != "Sunday":
+        return (
+            "QC-66",
+            f"the lottery is played on Sundays; {page['date']} is a {page.get('weekday')}",
+        )
+    if page.get("lottery_played"):
+        return ("QC-66", "the lottery was already played on this Sunday")
+    return None
+
+
 @rules.command(
     "pickpocket",
     summary="Roll d4 for a pickpocket icon and gain that many credits; on a 4 the player may "
     "refuse them to keep their virtue.",
     example={"type": "pickpocket", "icon_id": "2027-01-05-alley", "accept_four": True},
+    schema=takes(
+        "d4.",
+        icon_id=text("The id of the pickpocket icon on the page.", required=True, max_length=80),
+        accept_four=flag("Decide a 4 in advance: true accepts, false refuses (default: ask)."),
+    ),
+    available=needs(_pickpocket),
     rules=("QC-38", "QC-39"),
 )
 def pickpocket(ctx: Context, args: Values) -> None:
@@ -109,6 +138,15 @@ def pickpocket(ctx: Context, args: Values) -> None:
     "decide_pickpocket",
     summary="Decide a pickpocket roll of 4: accept the credits and lose 1 virtue, or refuse them.",
     example={"type": "decide_pickpocket", "choice": "refuse"},
+    schema=takes(
+        None,
+        choice=text(
+            "Accept the credits (and lose 1 virtue) or refuse them.",
+            required=True,
+            choices=PICKPOCKET_OPTIONS,
+        ),
+    ),
+    available=answers("QC-39", "pickpocket_four"),
     rules=("QC-39",),
     resolves=("pickpocket_four",),
 )
@@ -157,6 +195,13 @@ def settle_pickpocket(ctx: Context, icon_id: str, d4: int, bonus: int, *, declin
     summary="Pay for something on the page: a required payment may go into debt (with the "
     "penalty), an optional one needs the credits.",
     example={"type": "pay", "purpose": "city toll", "cost": 5, "required": True},
+    schema=takes(
+        None,
+        purpose=text("What is paid for.", required=True, free_text=True),
+        cost=integer("The price in credits.", required=True, minimum=0, maximum=1_000_000),
+        required=flag("Whether the page requires it (it may then go into debt).", required=True),
+    ),
+    available=needs(),
     rules=("QC-60", "QC-62"),
 )
 def pay(ctx: Context, args: Values) -> None:
@@ -205,6 +250,12 @@ def pay(ctx: Context, args: Values) -> None:
     "gain_credits",
     summary="Gain credits (a reward, a find); a negative balance is paid back first.",
     example={"type": "gain_credits", "amount": 6, "cause": "reward"},
+    schema=takes(
+        None,
+        amount=integer("Credits gained.", required=True, minimum=1, maximum=1_000_000),
+        cause=text("Why (a reward, a find).", default="reward"),
+    ),
+    available=needs(),
     rules=("QC-61",),
 )
 def gain_credits(ctx: Context, args: Values) -> None:
@@ -220,6 +271,11 @@ def gain_credits(ctx: Context, args: Values) -> None:
     "theft",
     summary="Someone steals credits: the balance never drops below 0 (or the house floor).",
     example={"type": "theft", "amount": 5},
+    schema=takes(
+        None,
+        amount=integer("Credits stolen.", required=True, minimum=1, maximum=1_000_000),
+    ),
+    available=needs(),
     rules=("QC-63",),
 )
 def theft(ctx: Context, args: Values) -> None:
@@ -243,6 +299,11 @@ def theft(ctx: Context, args: Values) -> None:
     "eat_rations",
     summary="Eat the Meal Rations the page asks for; each missing ration costs 1 HP.",
     example={"type": "eat_rations", "count": 2},
+    schema=takes(
+        "None, unless a missing ration costs the last HP." + DEATH,
+        count=integer("Meal Rations the page asks for.", required=True, minimum=1, maximum=1000),
+    ),
+    available=needs(),
     rules=("QC-65",),
 )
 def eat_rations(ctx: Context, args: Values) -> None:
@@ -281,6 +342,8 @@ def eat_rations(ctx: Context, args: Values) -> None:
     summary="Play the Sunday lottery once (after the prologue): d6 gives -2..+4 credits; a loss "
     "never creates debt.",
     example={"type": "play_lottery"},
+    schema=takes("d6."),
+    available=needs(_lottery),
     rules=("QC-66", "QC-67", "QC-68"),
 )
 def play_lottery(ctx: Context, args: Values) -> None:

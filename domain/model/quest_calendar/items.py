@@ -17,15 +17,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.model.command_schema import Values
+from domain.model.command_schema import Values, takes
 from domain.model.dice.notation import parse
 from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import hero_events
 from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar.availability import State, needs
+from domain.model.quest_calendar.command_fields import inventory_item
 from domain.model.quest_calendar.state_types import Page
-from domain.model.rules_engine import Context
+from domain.model.rules_engine import Context, Refusal
+from domain.model.schema_fields import text
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
@@ -35,7 +38,6 @@ rules.declare(
     hero_events.InjuryRemoved,
 )
 
-CONDITIONS = ("infected", "malfunction")
 ITEM_EFFECTS = ("heal", "cure", "remove_injury", "booster")
 CURED_BY_ITEM = {"infected": "antidote", "malfunction": "repair_kit"}
 CURE_RULE = {"infected": "QC-31", "malfunction": "QC-32"}
@@ -198,10 +200,58 @@ def apply_booster(ctx: Context, item: Mapping[str, Any], page: Page) -> None:
 # -- the command -------------------------------------------------------------------------------
 
 
+def effect_refusal(hero: Mapping[str, Any], kind: str | None, effect: Mapping[str, Any]) -> Any:
+    """QC-31 / QC-32 a cure needs its condition; QC-50 an injury removal needs an injury: as the
+    availability of use_item and use_ability says it."""
+    if kind == "cure" and effect.get("condition") not in hero["conditions"]:
+        condition = effect.get("condition")
+        return (CURE_RULE.get(str(condition), "QC-31"), f"the hero is not {condition}")
+    if kind == "remove_injury" and not hero["injuries"]:
+        return ("QC-50", "the hero has no injury to remove")
+    return None
+
+
+def _item_refusal(page: Mapping[str, Any], hero: Mapping[str, Any], item: Any) -> Refusal | None:
+    """Why this carried item may not be used now (use_item's guards, in its order)."""
+    kind = item["effect"].get("kind")
+    if kind is not None and kind not in ITEM_EFFECTS:
+        return ("QC-24", f"{item['id']} has no effect use_item applies")
+    if fight_in_progress(dict(page)):
+        between = item.get("usable_between_rounds")
+        if between is None:
+            between = kind != "heal"
+        if not between:
+            rule = "QC-23" if kind == "heal" else "QC-24"
+            return (rule, f"{item['id']} cannot be used between rounds (notBetweenRounds)")
+    refusal: Refusal | None = effect_refusal(hero, kind, item["effect"])
+    return refusal
+
+
+def a_consumable_to_use(state: State) -> Refusal | None:
+    """QC-23 / QC-24 / QC-31 / QC-32 / QC-50: a carried consumable that may be used now."""
+    hero, page = state["hero"], state["page"]
+    refusals = [
+        _item_refusal(page, hero, item)
+        for item in hero["inventory"]
+        if item.get("kind") == "consumable"
+    ]
+    if not refusals:
+        return ("QC-23", "the hero carries no consumable")
+    if None in refusals:
+        return None
+    return refusals[0]
+
+
 @rules.command(
     "use_item",
     summary="Use a consumable from the inventory: heal, cure, remove an injury or boost a trait.",
     example={"type": "use_item", "item": "wound-sealant", "stat": "STR"},
+    schema=takes(
+        "The item's effect dice if it has any (e.g. a heal of 1d6); otherwise none.",
+        item=inventory_item("The id of a consumable in the inventory.", kind="consumable"),
+        stat=text("The injured stat an injury-removing item restores.", choices=qc.INJURY_STATS),
+    ),
+    available=needs(a_consumable_to_use),
     rules=("QC-18", "QC-23", "QC-24", "QC-31", "QC-32", "QC-50"),
 )
 def use_item(ctx: Context, args: Values) -> None:

@@ -9,17 +9,26 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+from collections.abc import Mapping
 from typing import Any
 
 from domain.model import samples
-from domain.model.command_schema import Values
+from domain.model.command_schema import Values, takes
 from domain.model.errors import InvalidInput, NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
-from domain.model.quest_calendar import death, page_events
+from domain.model.quest_calendar import command_fields, death, page_events
 from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar.availability import (
+    NO_HERO,
+    NO_PAGE,
+    State,
+    in_progress,
+)
 from domain.model.quest_calendar.checks import trait_roll
-from domain.model.rules_engine import Context
+from domain.model.quest_calendar.command_fields import CHECK_DICE, DEATH
+from domain.model.rules_engine import Context, Refusal
+from domain.model.schema_fields import flag, integer, nested, text
 
 rules = RULES[QUEST_CALENDAR]
 
@@ -44,15 +53,32 @@ rules.declare(
     page_events.VirtueChanged,
 )
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+DATE = r"^([0-9]{4}-)?(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"
+"""A page's date as the document states it: months 01-12 and days 01-31 (the calendar says which
+days a month has)."""
 
 HERO_EXAMPLE = samples.VANGUARD
 """The sample hero (``domain.model.samples``) is the command's example."""
+
+
+def can_select_hero(state: State, house: Mapping[str, Any]) -> Refusal | None:
+    """QC-02: the prologue hero may be followed by the chosen one, and then no other."""
+    hero = state.get("hero")
+    if hero is not None and hero.get("phase") != "prologue":
+        return ("QC-02", "a hero has already been chosen for this campaign")
+    return None
 
 
 @rules.command(
     "select_hero",
     summary="Select the hero: the prologue hero, then one of the six (or a custom hero).",
     example={"type": "select_hero", "phase": "prologue", "hero": HERO_EXAMPLE},
+    schema=takes(
+        None,
+        phase=text("Which hero this is.", required=True, choices=("prologue", "main", "custom")),
+        hero=nested("The hero.", command_fields.Hero, required=True),
+    ),
+    available=can_select_hero,
     rules=("QC-02", "QC-04", "QC-05"),
 )
 def select_hero(ctx: Context, args: Values) -> None:
@@ -98,11 +124,36 @@ def read_date(ctx: Context, text: str) -> dt.date:
         raise InvalidInput.field("date", "must be a date, YYYY-MM-DD or MM-DD") from None
 
 
+def can_start_page(state: State, house: Mapping[str, Any]) -> Refusal | None:
+    """QC-17: one page is open at a time."""
+    if state.get("page") is not None:
+        return ("QC-17", f"page {state['page']['date']} is still open; end it first")
+    return None
+
+
 @rules.command(
     "start_page",
     summary="Open the calendar page of a date: its weekday, and whether it is a Rest, level-up "
     "or prologue-ending day.",
     example={"type": "start_page", "date": "2027-01-03", "rest_day": False},
+    schema=takes(
+        None,
+        date=text(
+            "The page's date, YYYY-MM-DD or MM-DD (in the campaign's year): a day of that month.",
+            required=True,
+            max_length=10,
+            pattern=DATE,
+        ),
+        weekday=text(
+            "The weekday printed on the page: it must match the date unless the house rule "
+            "qc.calendar.weekdaySource is 'page' (G-QC-03).",
+            choices=WEEKDAYS,
+        ),
+        rest_day=flag("A Rest day.", default=False),
+        level_up_day=flag("A level-up day.", default=False),
+        prologue_end=flag("The page that ends the prologue.", default=False),
+    ),
+    available=can_start_page,
     rules=("QC-12", "QC-17", "QC-66"),
 )
 def start_page(ctx: Context, args: Values) -> None:
@@ -150,11 +201,24 @@ def start_page(ctx: Context, args: Values) -> None:
     )
 
 
+def can_end_page(state: State, house: Mapping[str, Any]) -> Refusal | None:
+    """QC-17 an open page; QC-20 no fight left in progress on it."""
+    page = state.get("page")
+    if page is None:
+        return NO_PAGE
+    for kind in ("combat", "dogfight"):
+        if in_progress(page, kind):
+            return ("QC-20", f"the {kind} on this page is still in progress; finish it first")
+    return None
+
+
 @rules.command(
     "end_page",
     summary="End the page: the Infected roll if still infected, then per-page abilities and "
     "trait boosters reset.",
     example={"type": "end_page"},
+    schema=takes("Only if the hero is still Infected: a CON check, " + CHECK_DICE + DEATH),
+    available=can_end_page,
     rules=("QC-17", "QC-18", "QC-31"),
 )
 def end_page(ctx: Context, args: Values) -> None:
@@ -199,10 +263,21 @@ def end_page(ctx: Context, args: Values) -> None:
     )
 
 
+def can_change_virtue(state: State, house: Mapping[str, Any]) -> Refusal | None:
+    """QC-06: virtue is the hero's (no page needed)."""
+    return NO_HERO if state.get("hero") is None else None
+
+
 @rules.command(
     "change_virtue",
     summary="A decision changes virtue; the result is clamped to -10..+10.",
     example={"type": "change_virtue", "delta": 2, "cause": "spared the smuggler"},
+    schema=takes(
+        None,
+        delta=integer("The change in virtue.", required=True, minimum=-100, maximum=100),
+        cause=text("The decision that changed it.", default="decision"),
+    ),
+    available=can_change_virtue,
     rules=("QC-06",),
 )
 def change_virtue(ctx: Context, args: Values) -> None:

@@ -8,15 +8,29 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from marshmallow import ValidationError, fields, validate
+
 from domain.model import decisions
-from domain.model.command_schema import Values
+from domain.model.command_schema import Values, takes
 from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import hero_events
 from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar.availability import State, answers, page_then_hero
+from domain.model.quest_calendar.command_fields import Ability as AbilitySchema
 from domain.model.quest_calendar.state_types import Ability, Hero, Pool
-from domain.model.rules_engine import Context, one_of
+from domain.model.rules_engine import Context, Refusal, one_of
+from domain.model.schema_fields import (
+    REQUIRED,
+    StrictInteger,
+    integer,
+    item_of,
+    mapping,
+    picks,
+    text,
+)
+from domain.model.schema_fields import items as many
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
@@ -38,11 +52,29 @@ def injured_stats(hero: Hero) -> list[str]:
     return list(dict.fromkeys(injury["stat"] for injury in hero["injuries"]))
 
 
+def _rest_day(state: State) -> Refusal | None:
+    """QC-51: a Rest day, once."""
+    page = state["page"]
+    if not page.get("rest_day"):
+        return ("QC-51", f"{page['date']} is not a Rest day")
+    if page.get("rested"):
+        return ("QC-51", "the hero has already rested on this page")
+    return None
+
+
 @rules.command(
     "rest",
     summary="Rest on a Rest day: restore one injured stat, HP, per-rest uses, the pool, and "
     "clear Infected and Malfunction; equipment may change today.",
     example={"type": "rest", "restore_stat": "STR"},
+    schema=takes(
+        None,
+        restore_stat=text(
+            "The injured stat to restore (asked for when several are injured).",
+            choices=qc.INJURY_STATS,
+        ),
+    ),
+    available=lambda state, house: page_then_hero(state) or _rest_day(state),
     rules=("QC-16", "QC-19", "QC-51", "QC-52"),
 )
 def rest(ctx: Context, args: Values) -> None:
@@ -78,6 +110,14 @@ def rest(ctx: Context, args: Values) -> None:
     "choose_rest_stat",
     summary="The Rest is waiting for the player: name the injured stat to restore.",
     example={"type": "choose_rest_stat", "stat": "STR"},
+    schema=takes(
+        None,
+        stat=picks(
+            text("The injured stat to restore: one the pending Rest offers.", required=True),
+            "/pending/options",
+        ),
+    ),
+    available=answers("QC-52", REST_DECISION),
     rules=("QC-51", "QC-52"),
     resolves=(REST_DECISION,),
 )
@@ -194,6 +234,22 @@ def _read_new_abilities(entries: list[dict[str, Any]]) -> list[Ability]:
     return [qc.read_ability(entry) for entry in entries]
 
 
+def trait_name(value: str) -> None:
+    """A trait a level-up raises (QC-53)."""
+    if value not in qc.TRAITS:
+        raise ValidationError(f"{value!r} is not one of {qc.TRAITS}")
+
+
+def _level_up_day(state: State) -> Refusal | None:
+    """QC-53: a level-up day, once."""
+    page = state["page"]
+    if not page.get("level_up_day"):
+        return ("QC-53", f"{page['date']} is not a level-up day")
+    if page.get("levelled_up"):
+        return ("QC-53", "the hero has already levelled up on this page")
+    return None
+
+
 @rules.command(
     "level_up",
     summary="Level up on a level-up day: max and current HP rise by the gain, 2 trait points, "
@@ -205,6 +261,36 @@ def _read_new_abilities(entries: list[dict[str, Any]]) -> list[Ability]:
         "new_uses": {"second-wind": 3},
         "pool_max": 4,
     },
+    schema=takes(
+        None,
+        max_hp_gain=integer("How much max HP rises.", default=0, minimum=0, maximum=1000),
+        trait_points=fields.Dict(
+            keys=fields.String(validate=trait_name),
+            values=StrictInteger(
+                validate=validate.Range(1, 2, error="must be 1 or 2"),
+                error_messages={"invalid": "must be 1 or 2", **REQUIRED},
+                metadata={"description": "The points this trait gains."},
+            ),
+            required=True,
+            error_messages={"invalid": "must be an object", **REQUIRED},
+            metadata={"description": "Trait -> points gained: +2 to one trait or +1 to two."},
+        ),
+        document=[{"properties": {"trait_points": {"propertyNames": {"enum": list(qc.TRAITS)}}}}],
+        new_abilities=many(
+            "New abilities, each defined as in select_hero.",
+            default=[],
+            item=item_of(AbilitySchema),
+        ),
+        new_uses=mapping(
+            "Ability id (the id of a per-rest ability of the hero: text with no control "
+            "characters) -> its new number of uses (at least its uses now).",
+            default={},
+            keys=text("A per-rest ability's id.", required=True, max_length=80),
+            values=integer("Its new number of uses.", required=True, minimum=0, maximum=100),
+        ),
+        pool_max=integer("The pool's new maximum.", minimum=0, maximum=100),
+    ),
+    available=lambda state, house: page_then_hero(state) or _level_up_day(state),
     rules=("QC-53", "QC-54", "QC-55", "QC-56"),
 )
 def level_up(ctx: Context, args: Values) -> None:

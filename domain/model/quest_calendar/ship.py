@@ -14,14 +14,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.model.command_schema import Values
+from domain.model.command_schema import Values, takes
 from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import death, fight_events
 from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar.availability import needs, no_fight_before_dogfight
+from domain.model.quest_calendar.command_fields import DEATH, dogfight_rounds_field, enemy_name
 from domain.model.quest_calendar.state_types import CrewMember, Item, Page, Ship
 from domain.model.rules_engine import Context
+from domain.model.schema_fields import items as many
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
@@ -36,7 +39,6 @@ rules.declare(
     fight_events.UpgradeDestroyed,
     fight_events.DogfightEnded,
 )
-SHIP_STATS = ("aim", "eva", "shd")
 MAX_CREW = 6
 ROUND_EXAMPLE = {"evasion_target": 60, "enemy_aim": 45, "damage_reduced": 2, "damage_max": 4}
 
@@ -150,11 +152,24 @@ def started(
     )
 
 
+DOGFIGHT_DICE = (
+    "Per round: d100 (Aim); on a miss d100 (Evasion); then a d6 per point of net damage "
+    "(the compartment hit). How many depends on the rounds and the hits." + DEATH
+)
+"""What dogfight may draw."""
+
+
 @rules.command(
     "dogfight",
     summary="A dogfight page: each round Aim (d100 + Aim), on a miss Evasion (d100 + EVA); net "
     "damage after Shield hits a d6 compartment per point, overflowing to the hero.",
     example={"type": "dogfight", "enemies": ["raider"], "rounds": [ROUND_EXAMPLE]},
+    schema=takes(
+        DOGFIGHT_DICE,
+        rounds=dogfight_rounds_field(),
+        enemies=many("The enemy ships' names.", default=[], max_items=20, item=enemy_name()),
+    ),
+    available=needs(no_fight_before_dogfight),
     rules=tuple(f"QC-{n}" for n in range(69, 77)),
 )
 def dogfight(ctx: Context, args: Values) -> None:

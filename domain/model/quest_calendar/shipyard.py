@@ -1,4 +1,4 @@
-"""The shipyard: repairs, crew and upgrades (QC-77..QC-83)."""
+"""The shipyard: repairs and upgrades (QC-77, QC-81..QC-83); the crew live in ``crew``."""
 
 from __future__ import annotations
 
@@ -6,27 +6,34 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from domain.model.command_schema import Values
+from marshmallow import ValidationError
+
+from domain.model.command_schema import Document, Values, exactly_one, given, takes
 from domain.model.errors import NotHeld
 from domain.model.quest_calendar import fight_events, hero_events
 from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar.availability import State, hero_and_page, needs
+from domain.model.quest_calendar.command_fields import (
+    INVENTORY,
+    Item,
+    hero_ability,
+    inventory_item,
+    ship_compartment,
+)
 from domain.model.quest_calendar.ship import (
-    MAX_CREW,
     apply_upgrade,
     in_progress,
     inventory_upgrade,
     read_compartment,
-    read_crew,
     rules,
     stat_bonus,
 )
-from domain.model.quest_calendar.state_types import Ability, Page, Ship
-from domain.model.rules_engine import Context
+from domain.model.quest_calendar.state_types import Page, Ship
+from domain.model.rules_engine import Context, Refusal
+from domain.model.schema_fields import flag, id_or_object, integer, picks
 
 rules.declare(
     fight_events.ShipRepaired,
-    fight_events.CrewHired,
-    fight_events.CrewAssigned,
     fight_events.UpgradeInstalled,
     fight_events.UpgradeRemoved,
     fight_events.UpgradeSold,
@@ -35,11 +42,61 @@ rules.declare(
 # -- repairs (QC-77) ---------------------------------------------------------------------------
 
 
+def parts_or_ability(data: dict[str, Any]) -> None:
+    """QC-77: a repair uses parts or an ability, not both."""
+    if (data.get("parts") is None) == (data.get("ability") is None):
+        raise ValidationError("give either parts or ability", "parts")
+
+
+def _has_use(hero: Mapping[str, Any], ability: Mapping[str, Any]) -> bool:
+    """QC-16 / QC-17 / QC-19: a use left of this ability."""
+    usage, pool = ability["usage"], hero.get("pool")
+    if usage == "surge":
+        return pool is not None and pool["max"] - pool["spent"] >= ability["cost"]
+    if usage == "per_rest":
+        return bool(ability["used"] < ability["uses"])
+    if usage == "per_page":
+        return not ability["used_this_page"]
+    return True
+
+
+def _repairable(state: State, house: Mapping[str, Any]) -> Refusal | None:
+    """QC-77: a damaged compartment, and Ship Parts usable now or a repair ability with a use."""
+    compartments = state["ship"]["compartments"].values()
+    if all(c["integrity"] >= c["integrity_max"] for c in compartments):
+        return ("QC-77", "every compartment is at full Integrity")
+    page, hero = state["page"], state["hero"]
+    fighting = any(
+        isinstance(page.get(kind), Mapping) and page[kind].get("status") == "in_progress"
+        for kind in ("combat", "dogfight")
+    )
+    late = page.get("first_roll_made") and not house.get("qc.repair.allowPageEnd")
+    parts = any(item["kind"] == "ship_parts" for item in hero["inventory"])
+    if parts and not fighting and not late:
+        return None
+    for ability in hero["abilities"].values():
+        if ability["effect"].get("kind") == "repair" and _has_use(hero, ability):
+            return None
+    if parts:
+        when = "between rounds" if fighting else "after the page's first roll"
+        return ("QC-77", f"Ship Parts cannot be used {when}, and no repair ability has a use")
+    return ("QC-77", "the hero has no Ship Parts and no repair ability with a use left")
+
+
 @rules.command(
     "repair_ship",
     summary="Restore a compartment's Integrity with Ship Parts from the inventory (or a repair "
     "ability); never between rounds.",
     example={"type": "repair_ship", "compartment": 4, "parts": 1},
+    schema=takes(
+        "The repair ability's dice when an ability repairs; otherwise none.",
+        compartment=ship_compartment("The compartment repaired (1-6)."),
+        parts=integer("Ship Parts to use.", minimum=1, maximum=100),
+        ability=hero_ability("A repair ability to use instead of parts.", required=False),
+        checks=[parts_or_ability],
+        document=[exactly_one(given("parts", "integer"), given("ability", "string"))],
+    ),
+    available=lambda state, house: hero_and_page(state) or _repairable(state, house),
     rules=("QC-77", "QC-82"),
 )
 def repair_ship(ctx: Context, args: Values) -> None:
@@ -123,110 +180,6 @@ def _repair_by_ability(ctx: Context, ability_id: str, missing: int) -> int:
     return max(0, min(missing, restored))
 
 
-# -- crew (QC-78..QC-80) -----------------------------------------------------------------------
-
-
-def _crew_ids(ship: Ship) -> list[str]:
-    aboard = [c["crew"]["id"] for c in ship["compartments"].values() if c["crew"]]
-    return aboard + [c["id"] for c in ship.get("unassigned_crew", [])]
-
-
-@rules.command(
-    "hire_crew",
-    summary="Hire a crew member for a one-time fee (an optional purchase: never into debt by "
-    "default); assign them next.",
-    example={
-        "type": "hire_crew",
-        "crew": {"id": "vex", "name": "Vex the Mechanic", "abilities": []},
-        "fee": 5,
-    },
-    rules=("QC-78", "QC-62"),
-)
-def hire_crew(ctx: Context, args: Values) -> None:
-    """QC-78 / G-QC-27: the fee cannot create debt unless qc.crew.feeCanCreateDebt."""
-    crew = read_crew(args["crew"])
-    fee = args["fee"]
-    hero = qc.hero(ctx)
-    qc.page(ctx)
-    ship: Ship = ctx.state["ship"]
-    if crew["id"] in _crew_ids(ship):
-        raise NotHeld("crew.id", f"{crew['id']!r} is already on the ship")
-    clash = sorted({a["id"] for a in crew["abilities"]} & set(hero["abilities"]))
-    if clash:
-        raise NotHeld("crew.abilities", f"the hero already has abilities {clash}")
-    if len(_crew_ids(ship)) >= MAX_CREW:
-        ctx.refuse("QC-79", "the ship already has six crew members, one per compartment")
-    if fee > hero["credits"] and not ctx.house["qc.crew.feeCanCreateDebt"]:
-        ctx.refuse(
-            "QC-78",
-            f"hiring is optional and cannot create debt: fee {fee}, credits {hero['credits']}",
-        )
-    credits = qc.change_credits(ctx, -fee, "crewFee")
-    ship.setdefault("unassigned_crew", []).append(crew)
-    ctx.emit(
-        fight_events.CrewHired(
-            crew_id=crew["id"],
-            name=crew["name"],
-            fee=fee,
-            credits_before=credits["from_"],
-            credits_after=credits["to"],
-        )
-    )
-
-
-@rules.command(
-    "assign_crew",
-    summary="Assign a hired crew member to a compartment with no crew and Integrity at least 1; "
-    "crew never move afterwards.",
-    example={"type": "assign_crew", "crew": "vex", "compartment": 1},
-    rules=("QC-79",),
-)
-def assign_crew(ctx: Context, args: Values) -> None:
-    """QC-79 / G-QC-27: the crew member adds their Integrity bonus to max and current."""
-    crew_id = args["crew"]
-    key = read_compartment(args["compartment"])
-    hero = qc.hero(ctx)
-    ship: Ship = ctx.state["ship"]
-    compartments = ship["compartments"]
-    if any(c["crew"] and c["crew"]["id"] == crew_id for c in compartments.values()):
-        ctx.refuse("QC-79", f"{crew_id} is already assigned; crew members never move")
-    waiting = ship.get("unassigned_crew", [])
-    member = next((c for c in waiting if c["id"] == crew_id), None)
-    if member is None:
-        raise NotHeld("crew", f"no hired crew member {crew_id!r} is waiting")
-    compartment = compartments[key]
-    if compartment["crew"]:
-        ctx.refuse("QC-79", f"{compartment['name']} already has a crew member")
-    if compartment["integrity"] < 1:
-        ctx.refuse("QC-79", f"{compartment['name']} is at Integrity 0")
-    bonus = member["integrity_bonus"]
-    if bonus is None:
-        bonus = ctx.house["qc.crew.integrityBonus"]
-    compartment["integrity_max"] += bonus
-    compartment["integrity"] += bonus
-    waiting.remove(member)
-    for ability in member["abilities"]:
-        granted: Ability = {**ability, "granted_by": crew_id}
-        hero["abilities"][ability["id"]] = granted
-    abilities = [a["id"] for a in member["abilities"]]
-    compartment["crew"] = {
-        "id": crew_id,
-        "name": member["name"],
-        "integrity_bonus": bonus,
-        "abilities": abilities,
-    }
-    ctx.emit(
-        fight_events.CrewAssigned(
-            crew_id=crew_id,
-            compartment=key,
-            integrity_bonus=bonus,
-            integrity_after=compartment["integrity"],
-            integrity_max_after=compartment["integrity_max"],
-            abilities=abilities,
-        )
-    )
-
-
 # -- upgrades (QC-81..QC-83) -------------------------------------------------------------------
 
 
@@ -239,11 +192,58 @@ def _acquired_today(page: Page, item: Mapping[str, Any]) -> bool:
     )
 
 
+UPGRADE_ONLY: Document = {
+    "not": {
+        "required": ["upgrade"],
+        "properties": {
+            "upgrade": {
+                "type": "object",
+                "required": ["kind"],
+                "properties": {"kind": {"not": {"enum": ["upgrade"]}}},
+            }
+        },
+    }
+}
+"""An upgrade defined in the command is an item of kind upgrade (as the document states it)."""
+
+
+def an_upgrade(data: dict[str, Any]) -> None:
+    """An upgrade defined here is of kind upgrade."""
+    upgrade = data.get("upgrade")
+    if isinstance(upgrade, dict) and upgrade["kind"] != "upgrade":
+        raise ValidationError("must be upgrade", "upgrade.kind")
+
+
+def _upgrade_room(state: State, house: Mapping[str, Any]) -> Refusal | None:
+    """QC-82: an upgrade defined with the command is acquired now; it needs a compartment with
+    the Integrity the house rule asks for."""
+    minimum = house.get("qc.upgrades.installMinIntegrity", 0)
+    if not any(c["integrity"] >= minimum for c in state["ship"]["compartments"].values()):
+        return ("QC-82", f"installing needs Integrity {minimum}; no compartment has it")
+    return None
+
+
 @rules.command(
     "install_upgrade",
     summary="Install (or, with replace, swap) a ship upgrade in an allowed compartment, on the "
     "day it is acquired or after repairing a destroyed compartment.",
     example={"type": "install_upgrade", "upgrade": "targeting-array", "compartment": 4},
+    schema=takes(
+        None,
+        upgrade=picks(
+            id_or_object("An upgrade in the inventory (its id), or one defined here.", Item),
+            INVENTORY,
+            value="id",
+            label="name",
+            where={"kind": "upgrade"},
+            free=True,
+        ),
+        checks=[an_upgrade],
+        document=[UPGRADE_ONLY],
+        compartment=ship_compartment("The compartment (1-6)."),
+        replace=flag("Swap out the upgrade already installed there.", default=False),
+    ),
+    available=lambda state, house: hero_and_page(state) or _upgrade_room(state, house),
     rules=("QC-81", "QC-82"),
 )
 def install_upgrade(ctx: Context, args: Values) -> None:
@@ -304,11 +304,28 @@ def install_upgrade(ctx: Context, args: Values) -> None:
     )
 
 
+def _upgrade_shop(state: State) -> Refusal | None:
+    """QC-83: a shop that buys upgrades, and an upgrade to sell."""
+    shop = state["page"].get("shop")
+    if shop is None:
+        return ("QC-83", "no shop is open on this page")
+    if not shop.get("sells_upgrades"):
+        return ("QC-83", f"shop {shop.get('id')} does not sell ship upgrades")
+    if not any(i["kind"] == "upgrade" for i in state["hero"]["inventory"]):
+        return ("QC-83", "the hero carries no ship upgrade")
+    return None
+
+
 @rules.command(
     "sell_upgrade",
     summary="Sell a ship upgrade from the inventory at its full catalogue price to an open shop "
     "that sells ship upgrades.",
     example={"type": "sell_upgrade", "upgrade": "targeting-array"},
+    schema=takes(
+        None,
+        upgrade=inventory_item("The id of an upgrade in the inventory.", kind="upgrade"),
+    ),
+    available=needs(_upgrade_shop),
     rules=("QC-83",),
 )
 def sell_upgrade(ctx: Context, args: Values) -> None:

@@ -1,4 +1,5 @@
-"""Shops and equipment: buying, selling back and leaving (QC-57..QC-59), items and slots (QC-64).
+"""Shops: entering, buying, selling back and leaving (QC-57..QC-59), and the items the hero
+gains from the player (equipment and its slots live in ``equipment``, QC-64).
 
 Items come from the player as data (G-QC-01, ``state.read_item``). An item whose effect is
 ``{"kind": "ration"}`` is a Meal Ration: it goes to the ``rations`` counter, not the inventory.
@@ -11,23 +12,25 @@ from collections.abc import Mapping
 from copy import deepcopy
 from typing import Any
 
-from domain.model.command_schema import Values
+from domain.model.command_schema import Strict, Values, takes
 from domain.model.errors import InvalidInput, NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import QUEST_CALENDAR
 from domain.model.quest_calendar import economy, page_events
 from domain.model.quest_calendar import state as qc
+from domain.model.quest_calendar.availability import NO_PAGE, State, needs
+from domain.model.quest_calendar.command_fields import Item as ItemSchema
+from domain.model.quest_calendar.command_fields import inventory_item
 from domain.model.quest_calendar.state_types import Hero, Item, Page
-from domain.model.rules_engine import Context
+from domain.model.rules_engine import Context, Refusal
+from domain.model.schema_fields import flag, integer, item_of, nested, picks, text
+from domain.model.schema_fields import items as many
 
 rules = RULES[QUEST_CALENDAR]
 rules.declare(
     page_events.ShopEntered,
     page_events.ItemBought,
     page_events.ItemSold,
-    page_events.ItemGained,
-    page_events.EquipmentEquipped,
-    page_events.EquipmentUnequipped,
 )
 
 ITEM_EXAMPLE = {"id": "med-kit", "name": "Med Kit", "kind": "consumable", "price": 5}
@@ -37,7 +40,6 @@ RATION_EXAMPLE = {
     "kind": "other",
     "effect": {"kind": "ration"},
 }
-HELMET_EXAMPLE = {"id": "visor", "name": "Void Visor", "kind": "equipment", "slot": "helmet"}
 
 
 def is_ration(item: Mapping[str, Any]) -> bool:
@@ -97,6 +99,79 @@ def take(hero: Hero, item: Item) -> None:
 # -- shops -------------------------------------------------------------------------------------
 
 
+class StockEntry(Strict):
+    """What a shop sells: an item, its price and how many (G-QC-23)."""
+
+    item = nested("The item, defined as in gain_item.", ItemSchema, required=True)
+    price = integer("Its price in credits.", required=True, minimum=0, maximum=1_000_000)
+    quantity = integer(
+        "How many the shop has (default: per the house rule qc.shop.unlimitedStock).",
+        minimum=0,
+        maximum=10_000,
+    )
+
+
+def _shop_open(state: State) -> Refusal | None:
+    """QC-57 / QC-59: the hero is in a shop."""
+    page = state["page"]
+    if page.get("shop") is None:
+        if page.get("shops_left"):
+            return ("QC-59", f"shop closed: the hero left {page['shops_left'][-1]}")
+        return ("QC-57", "no shop is open on this page; enter one first")
+    return None
+
+
+def _affordable(state: State) -> Refusal | None:
+    """QC-57 an item left in stock; QC-62 one the hero can pay for (buying is optional)."""
+    shop, credits = state["page"]["shop"], state["hero"]["credits"]
+    stocked = [entry for entry in shop["stock"].values() if entry.get("quantity") != 0]
+    if not stocked:
+        return ("QC-57", f"{shop['id']} has sold out of everything (G-QC-23)")
+    if not any(entry["price"] <= 0 or credits >= entry["price"] for entry in stocked):
+        return ("QC-62", f"not enough credits: the hero has {credits}")
+    return None
+
+
+def _not_in_shop(state: State) -> Refusal | None:
+    """QC-59: one shop at a time."""
+    shop = state["page"].get("shop")
+    if shop is not None:
+        return ("QC-59", f"the hero is still in {shop['id']}; leave it first")
+    return None
+
+
+def _something_to_sell(state: State) -> Refusal | None:
+    """QC-58: the shop buys only what it sells, and the hero must carry one."""
+    shop = state["page"]["shop"]
+    hero = state["hero"]
+    carried = {i["id"] for i in hero["inventory"] if i["kind"] != "upgrade"}
+    equipped = list(hero.get("equipped", {}).values())
+    carried = {
+        i for i in carried if sum(1 for x in hero["inventory"] if x["id"] == i) > equipped.count(i)
+    }
+    if hero.get("rations", 0) > 0:
+        carried |= {
+            item_id
+            for item_id, entry in shop["stock"].items()
+            if entry["item"]["effect"].get("kind") == "ration"
+        }
+    if all(entry["item"]["kind"] == "upgrade" for entry in shop["stock"].values()):
+        return ("QC-83", "ship upgrades are sold with sell_upgrade (QC-83), not sell")
+    if not carried & set(shop["stock"]):
+        return ("QC-58", f"{shop['id']} sells nothing the hero carries, so it buys nothing")
+    return None
+
+
+def can_leave_shop(state: State, house: Mapping[str, Any]) -> Refusal | None:
+    """QC-59: leaving needs an open page and an open shop (no hero needed)."""
+    page = state.get("page")
+    if page is None:
+        return NO_PAGE
+    if page.get("shop") is None:
+        return ("QC-59", "no shop is open")
+    return None
+
+
 def read_stock(ctx: Context, entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """The shop's stock: item id -> price, item and quantity (None: unlimited, G-QC-23)."""
     stock: dict[str, dict[str, Any]] = {}
@@ -134,6 +209,22 @@ def open_shop(ctx: Context) -> dict[str, Any]:
         "stock": [{"item": ITEM_EXAMPLE, "price": 5}, {"item": RATION_EXAMPLE, "price": 2}],
         "sells_upgrades": False,
     },
+    schema=takes(
+        None,
+        shop_id=text(
+            "The shop, by the name the page gives it (it names the shop in the log).",
+            required=True,
+            max_length=80,
+        ),
+        stock=many(
+            "What it sells: each item with its price, each item id once.",
+            required=True,
+            max_items=200,
+            item=item_of(StockEntry),
+        ),
+        sells_upgrades=flag("Whether it buys and sells ship upgrades.", default=False),
+    ),
+    available=needs(_not_in_shop),
     rules=("QC-57", "QC-59"),
 )
 def enter_shop(ctx: Context, args: Values) -> None:
@@ -163,6 +254,16 @@ def enter_shop(ctx: Context, args: Values) -> None:
     "buy",
     summary="Buy one item the open shop sells; buying is optional, so it needs the credits.",
     example={"type": "buy", "item": "med-kit"},
+    schema=takes(
+        None,
+        item=picks(
+            text("The id of an item the open shop sells.", required=True, max_length=80),
+            "/page/shop/stock",
+            value="@key",
+            label="item.name",
+        ),
+    ),
+    available=needs(_shop_open, _affordable),
     rules=("QC-57", "QC-59", "QC-62"),
 )
 def buy(ctx: Context, args: Values) -> None:
@@ -205,6 +306,8 @@ def buy(ctx: Context, args: Values) -> None:
     "sell",
     summary="Sell an item back to the open shop, only if it sells the same item, at its price.",
     example={"type": "sell", "item": "ration"},
+    schema=takes(None, item=inventory_item()),
+    available=needs(_shop_open, _something_to_sell),
     rules=("QC-58", "QC-59"),
 )
 def sell(ctx: Context, args: Values) -> None:
@@ -249,6 +352,8 @@ def sell(ctx: Context, args: Values) -> None:
     "leave_shop",
     summary="Leave the open shop; that visit is over and nothing more can be bought or sold there.",
     example={"type": "leave_shop"},
+    schema=takes(None),
+    available=can_leave_shop,
     rules=("QC-59",),
 )
 def leave_shop(ctx: Context, args: Values) -> None:
@@ -260,108 +365,3 @@ def leave_shop(ctx: Context, args: Values) -> None:
     page["shop"] = None
     page.setdefault("shops_left", []).append(shop["id"])
     ctx.emit(page_events.ShopLeft(shop_id=shop["id"], reason="left"))
-
-
-# -- items and equipment -----------------------------------------------------------------------
-
-
-@rules.command(
-    "gain_item",
-    summary="The hero finds or is given an item; new equipment makes this an equipment day.",
-    example={"type": "gain_item", "item": HELMET_EXAMPLE},
-    rules=("QC-64", "QC-65"),
-)
-def gain_item(ctx: Context, args: Values) -> None:
-    """QC-64: a day new equipment is acquired allows equipment changes (G-QC-24)."""
-    item = read_goods(ctx, args["item"], "item")
-    hero = qc.hero(ctx)
-    page = qc.page(ctx)
-    take(hero, item)
-    mark_acquired(page, item)
-    ctx.emit(
-        page_events.ItemGained(
-            item_id=item["id"],
-            kind=item["kind"],
-            slot=item["slot"],
-            to_rations=is_ration(item),
-            equipment_day=page["equipment_day"],
-        )
-    )
-
-
-def change_window(ctx: Context, slot: str) -> str:
-    """Why equipment may change now ("rest" or "acquisitionDay"), or a QC-64 refusal."""
-    page = qc.page(ctx)
-    if page.get("rest_day"):
-        return "rest"
-    if page.get("equipment_day"):
-        acquired = page.get("acquired_slots", [])
-        if ctx.house["qc.equipment.swapScopeOnAcquire"] == "sameType" and slot not in acquired:
-            ctx.refuse(
-                "QC-64",
-                f"only the slot of today's new equipment ({', '.join(acquired)}) may change "
-                "(G-QC-24 sameType)",
-            )
-        return "acquisitionDay"
-    ctx.refuse("QC-64", "equipment changes only on a Rest day or a day new equipment is gained")
-
-
-@rules.command(
-    "equip",
-    summary="Equip a carried item in its slot (on a Rest or equipment day); `replace` swaps out "
-    "the item in that slot.",
-    example={"type": "equip", "item": "visor", "replace": True},
-    rules=("QC-64",),
-)
-def equip(ctx: Context, args: Values) -> None:
-    """QC-64: one item per type; a second one is refused unless it replaces the first."""
-    item_id = args["item"]
-    replace = args["replace"]
-    hero = qc.hero(ctx)
-    item = next((i for i in hero["inventory"] if i["id"] == item_id), None)
-    if item is None:
-        ctx.refuse("QC-64", f"the hero does not carry {item_id}")
-    if item["kind"] != "equipment":
-        ctx.refuse("QC-64", f"{item_id} is {item['kind']}, not equipment")
-    slot = item["slot"]
-    if slot is None:
-        ctx.refuse("QC-64", f"{item_id} has no equipment slot")
-    timing = change_window(ctx, slot)
-    current = hero["equipped"].get(slot)
-    if current == item_id:
-        ctx.refuse("QC-64", f"{item_id} is already equipped")
-    if current is not None and not replace:
-        ctx.refuse(
-            "QC-64",
-            f"the {current} is already equipped as {slot}; send replace: true to swap",
-        )
-    hero["equipped"][slot] = item_id
-    replaced: Mapping[str, Any] = next((i for i in hero["inventory"] if i["id"] == current), {})
-    ctx.emit(
-        page_events.EquipmentEquipped(
-            item_id=item_id,
-            item_type=slot,
-            timing=timing,
-            replaced_item_id=current,
-            **{"name": item["name"]} if item.get("name") else {},
-            **{"replaced_name": replaced["name"]} if replaced.get("name") else {},
-        )
-    )
-
-
-@rules.command(
-    "unequip",
-    summary="Take off an equipped item (on a Rest or equipment day); it stays in the inventory.",
-    example={"type": "unequip", "item": "visor"},
-    rules=("QC-64",),
-)
-def unequip(ctx: Context, args: Values) -> None:
-    """QC-64: equipment changes only at a Rest or on an acquisition day."""
-    item_id = args["item"]
-    hero = qc.hero(ctx)
-    slot = next((s for s, worn in hero["equipped"].items() if worn == item_id), None)
-    if slot is None:
-        ctx.refuse("QC-64", f"{item_id} is not equipped")
-    timing = change_window(ctx, slot)
-    del hero["equipped"][slot]
-    ctx.emit(page_events.EquipmentUnequipped(item_id=item_id, item_type=slot, timing=timing))
