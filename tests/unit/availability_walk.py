@@ -1,7 +1,8 @@
 """A walk through a game that holds ``GameRules.available`` to the handlers, state by state.
 
 At each state every command is tried with each body the test can build from the state (a trial
-run: nothing is kept, and dice stop the run at its first roll, as ``GameRules.own_refusal`` does).
+run: nothing is kept, and dice stop the run at its first roll, as ``GameRules.own_refusal`` does);
+a command the test builds no bodies for is tried with its registered example.
 A command marked available must run, for one of its bodies, without a refusal; one marked
 unavailable must be refused for every body, and one of the refusals must name the predicate's
 rule (unless every body is invalid input: none fits the state). The walk then runs one available
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.model import patch
+from domain.model.command_schema import load
 from domain.model.dice.draw import ServerDice
 from domain.model.errors import InvalidInput, NotHeld, RuleViolation
 from domain.model.rules_engine import GameRules, _NoDice, _Rolled
@@ -23,6 +25,29 @@ from domain.model.rules_engine import GameRules, _NoDice, _Rolled
 Json = dict[str, Any]
 Bodies = Callable[[Json, Json], list[Json]]
 """The bodies to try for one command at a state (state, house rules) -> bodies without type."""
+
+
+def example_body(rules: GameRules, name: str) -> Json:
+    """A command's registered example without its type: the one body the walk tries, at every
+    state, for a command it has no builder of bodies for."""
+    return {key: value for key, value in rules.commands[name].example.items() if key != "type"}
+
+
+def untried(rules: GameRules, bodies: Mapping[str, Bodies]) -> list[str]:
+    """The commands the walk cannot try: no builder of bodies, and an example that its schema
+    refuses (or no schema at all)."""
+    missing = []
+    for name in sorted(rules.commands):
+        if name in bodies:
+            continue
+        schema = rules.schemas.get(name)
+        try:
+            if schema is None:
+                raise InvalidInput.field("type", "no schema")
+            load(schema.schema(), {"type": name, **example_body(rules, name)})
+        except InvalidInput:
+            missing.append(name)
+    return missing
 
 
 def trial(rules: GameRules, state: Json, house: Json, command: Json) -> str | None:
@@ -60,13 +85,21 @@ class Walk:
     seen: dict[str, set[bool]] = field(default_factory=dict)
     """Per command, the availabilities the walk saw (both, for most commands)."""
 
+    def bodies_at(self, name: str, state: Json) -> list[Json]:
+        """The bodies to try for a command at this state (without type): the ones built for it,
+        else its registered example."""
+        build = self.bodies.get(name)
+        if build is None:
+            return [example_body(self.rules, name)]
+        return build(state, self.house)
+
     def check(self, state: Json, step: int) -> list[Json]:
         """Check every command at this state; return the commands that ran (to pick from)."""
         runnable: list[Json] = []
         for name in sorted(self.rules.commands):
             refusal = self.rules.available(name, state, self.house)
             self.seen.setdefault(name, set()).add(refusal is None)
-            bodies = [{"type": name, **body} for body in self.bodies[name](state, self.house)]
+            bodies = [{"type": name, **body} for body in self.bodies_at(name, state)]
             results = [trial(self.rules, state, self.house, body) for body in bodies]
             if refusal is None:
                 ok = [body for body, result in zip(bodies, results, strict=True) if not result]
