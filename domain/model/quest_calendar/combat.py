@@ -96,6 +96,9 @@ ROUND_EXAMPLE = [
 ]
 
 
+# -- what the commands take ------------------------------------------------------------------
+
+
 COMBAT_DICE = (
     "Per round: d20 (attack; a second d20 if Frightened), then the hero's damage dice (on a "
     "miss too: an ability may still turn it into a hit), then each used ability's dice; a "
