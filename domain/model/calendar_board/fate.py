@@ -33,8 +33,10 @@ from typing import Any
 
 from domain.model.calendar_board import action_events, board_events, night
 from domain.model.calendar_board import state as cb
+from domain.model.calendar_board.availability import answers
+from domain.model.calendar_board.command_fields import player_id
 from domain.model.calendar_board.house_rules import FATE_OFFER, FATE_OFFER_BEFORE
-from domain.model.command_schema import Values
+from domain.model.command_schema import Values, takes
 from domain.model.events.payload import ABSENT
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
@@ -198,6 +200,8 @@ def night_reroll(ctx: Context, player: str, kind: str) -> None:
     summary="After a party's own night roll: keep the result and let its consequences follow "
     "(instead of spending a fate reroll on it).",
     example={"type": "decline_fate_reroll", "player": "A"},
+    schema=takes(None, player=player_id()),
+    available=answers("G-CB-12", FATE_DECISION),
     rules=("CB-10", "G-CB-12"),
     resolves=(FATE_DECISION,),
 )
