@@ -44,11 +44,17 @@ from domain.model.rules_engine import Context, Refusal
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(
+    action_events.FateRerollUsed,
     board_events.FateRerollDeclined,
     board_events.FateRerollsRestored,
 )
 
 FATE_DECISION = "fate_reroll"
+REROLLABLE = ("ambush", "rizz", "hail")
+"""The kinds of roll a fate reroll can touch (G-CB-12): a party's own night rolls, the ambush d6,
+the rizz contest and the hail save, each offered right after it is made and rerolled by its
+resolver. The environmental rolls (calendar and wind, CB-10; basketball and Annustaria) never
+are, and ``cb.fateReroll.forbidden`` may exclude more."""
 FATE_COMMANDS = ["fate_reroll", "decline_fate_reroll"]
 REFRESH = "cb.fateReroll.refresh"
 REFRESH_DEFAULT = "match"
@@ -99,6 +105,17 @@ def none_left(state: Mapping[str, Any], house: Mapping[str, Any], player: str) -
     else:
         until = f"(the match gave them {party.get('fate_rerolls_given')}, for the whole match)"
     return ("G-CB-01", f"{player} has no fate reroll left {until}")
+
+
+def nothing_to_reroll(kind: str | None = None) -> Refusal:
+    """G-CB-12: the refusal of a fate reroll while no decision is pending, so no roll of the
+    party's is on offer to reroll."""
+    roll = f"{kind} roll" if kind else "roll"
+    return (
+        "G-CB-12",
+        f"no {roll} is on offer to fate-reroll: a fate reroll is spent on the party's own night "
+        "roll just made, when the night offers one",
+    )
 
 
 def spend(ctx: Context, player: str) -> int | None:

@@ -16,7 +16,6 @@ from domain.model.calendar_board import action_events, fate, night, night_rolls
 from domain.model.calendar_board import state as cb
 from domain.model.calendar_board.availability import State, answers
 from domain.model.calendar_board.command_fields import player_id
-from domain.model.calendar_board.house_rules import CB_HOUSE_RULES
 from domain.model.calendar_board.night import step
 from domain.model.command_schema import Values, takes
 from domain.model.errors import NotHeld
@@ -35,7 +34,6 @@ rules.declare(
     action_events.BasketballShotRolled,
     action_events.AnnustarDamageValueChanged,
     action_events.AnnustariaBreakerChecked,
-    action_events.FateRerollUsed,
 )
 
 CreatureBehaviour = Callable[[Context, dict[str, Any]], None]
@@ -46,9 +44,6 @@ NIGHT_BEHAVIOURS: dict[str, CreatureBehaviour] = {}
 BASKETBALL_MADE_HOOKS: list[RollHook] = []
 ANNUSTARIA_CHECK_HOOKS: list[RollHook] = []
 
-ROLL_KINDS: tuple[str, ...] = next(
-    r.choices for r in CB_HOUSE_RULES if r.key == "cb.fateReroll.forbidden"
-)
 CREATURE_DECISION = "creature_order"
 
 
@@ -295,25 +290,33 @@ def raise_annustar(ctx: Context, args: Values) -> None:
 
 
 def can_fate_reroll(state: State, house: Mapping[str, Any]) -> Refusal | None:
-    """CB-10: a reroll of some kind of roll the house rules allow; G-CB-01: by a player with a
-    fate reroll left (by day; at night only when a decision offers one)."""
-    if set(ROLL_KINDS) <= set(house.get("cb.fateReroll.forbidden", ())):
+    """With no decision pending (a decision that offers one accepts it): refused, under CB-10
+    when the house rules forbid a fate reroll on every kind of roll, G-CB-01 when the player whose
+    turn it is has none left, else G-CB-12, since no roll is on offer to reroll."""
+    if set(fate.REROLLABLE) <= set(house.get("cb.fateReroll.forbidden", ())):
         return ("CB-10", "the house rules forbid a fate reroll on every kind of roll")
     player = state["turn"]["player"]
-    return None if player is None else fate.none_left(state, house, player)
+    none_left = None if player is None else fate.none_left(state, house, player)
+    return none_left or fate.nothing_to_reroll()
 
 
 @rules.command(
     "fate_reroll",
-    summary="A player uses a fate reroll on a roll; refused for the kinds of roll the house "
-    "rules forbid (always the calendar and wind rolls by default), and when the player has none "
-    "left of the number the match's set-up gave.",
+    summary="A player spends a fate reroll on their party's own night roll just made (hail "
+    "save, ambush d6 or rizz contest), when the night offers one; refused for the kinds of roll "
+    "the house rules forbid (always the calendar and wind rolls), when no such roll is on offer, "
+    "and when the player has none left of the number the match's set-up gave.",
     example={"type": "fate_reroll", "player": "A", "roll": "hail"},
     schema=takes(
         "The rerolled roll's dice again: d20 hail, d20 rizz or d6 ambush (a movement roll is "
-        "not rerolled here; calendar, wind, basketball and Annustaria never are by default).",
+        "not rerolled here; calendar, wind, basketball and Annustaria never are).",
         player=player_id(),
-        roll=text("The kind of roll rerolled.", required=True, choices=ROLL_KINDS),
+        roll=text(
+            "The kind of roll rerolled: the party's own night roll on offer (the pending "
+            "decision's context.roll).",
+            required=True,
+            choices=fate.REROLLABLE,
+        ),
     ),
     available=can_fate_reroll,
     rules=("CB-10", "G-CB-12", "G-CB-01"),
@@ -321,20 +324,20 @@ def can_fate_reroll(state: State, house: Mapping[str, Any]) -> Refusal | None:
 )
 def fate_reroll(ctx: Context, args: Values) -> None:
     """CB-10, G-CB-12, G-CB-01: refuse a forbidden roll kind (which costs nothing), then a
-    player with no fate reroll left; at night reroll the roll on offer.
+    player with no fate reroll left, then a reroll with no roll on offer; else reroll the roll
+    the night offers.
 
-    By day only the permission and the count belong to this chapter: the reroll itself (which
-    roll, the new faces) is main-rules mechanics, so an allowed reroll is recorded as
-    ``FateRerollUsed`` with the count left and the main rules apply it. At night, after a party's
-    own roll (hail save, ambush d6, rizz contest), the night waits for the player's answer and the
-    reroll is made here (``fate``).
+    A fate reroll is spent on a roll: the rolls it may touch are a party's own night rolls (hail
+    save, ambush d6, rizz contest), and after one the night waits for the player's answer
+    (``fate``). With no decision pending, no such roll is on offer (by day none is made, and a
+    night roll's offer ends with its answer), so the reroll is refused and nothing is spent.
     """
     player = args["player"]
     kind = args["roll"]
     cb.party(ctx, player)
     if kind in ctx.house["cb.fateReroll.forbidden"]:
         ctx.refuse("CB-10", f"no fate reroll on the {kind} roll: the original result stands")
-    if ctx.state.get("pending"):
-        fate.night_reroll(ctx, player, kind)
-        return
-    ctx.emit(action_events.FateRerollUsed(player=player, roll=kind, left=fate.spend(ctx, player)))
+    if not ctx.state.get("pending"):
+        none_left = fate.none_left(ctx.state, ctx.house, player)
+        ctx.refuse(*(none_left or fate.nothing_to_reroll(kind)))
+    fate.night_reroll(ctx, player, kind)
