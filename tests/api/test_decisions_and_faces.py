@@ -124,8 +124,8 @@ def test_a_refusal_while_a_decision_is_pending_says_what_to_do(client: FlaskClie
     damage = {"type": "assign_hail_damage", "player": "A", "piece": "a1"}
     refused = command(client, cid, damage, status=409)
     assert "also" not in refused  # declining leads to exactly that decision
-    wind = command(client, cid, {"type": "fate_reroll", "player": "A", "roll": "wind"}, 409)
-    assert wind["rule"] == "CB-10"
+    wind = command(client, cid, {"type": "fate_reroll", "player": "A", "roll": "wind"}, 422)
+    assert "roll" in wind["errors"]  # CB-10: never a choice of the command
     assert client.get(f"/campaigns/{cid}").json["version"] == head
 
 

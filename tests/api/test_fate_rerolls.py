@@ -93,7 +93,8 @@ def test_g_cb01_a_player_with_none_left_is_refused_with_a_409_naming_the_rule(
     client: FlaskClient,
 ) -> None:
     cid = counted_match(client, 1)
-    command(client, cid, {"type": "fate_reroll", "player": "A", "roll": "ambush"})
+    to_hail(client, cid)  # A's save fails and A spends their one fate reroll on it
+    command(client, cid, {"type": "fate_reroll", "player": "A", "roll": "hail", "faces": [15]})
     head = client.get(f"/campaigns/{cid}").json["version"]
 
     refused = command(client, cid, {"type": "fate_reroll", "player": "A", "roll": "ambush"}, 409)
@@ -116,10 +117,14 @@ def test_cb10_a_refused_reroll_costs_nothing_the_player_keeps_their_fate_reroll(
     client: FlaskClient,
 ) -> None:
     cid = counted_match(client, 1)
-    wind = command(client, cid, {"type": "fate_reroll", "player": "A", "roll": "wind"}, 409)
-    assert wind["rule"] == "CB-10"
+    wind = command(client, cid, {"type": "fate_reroll", "player": "A", "roll": "wind"}, 422)
+    assert "roll" in wind["errors"]  # never a choice of the command
     assert party(client, cid, "A")["fate_rerolls"] == 1
-    used = command(client, cid, {"type": "fate_reroll", "player": "A", "roll": "rizz"})
+    reply = to_hail(client, cid)  # A's save fails: the reroll is offered, and still there
+    assert reply["pending"]["decision"] == "fate_reroll"
+    used = command(
+        client, cid, {"type": "fate_reroll", "player": "A", "roll": "hail", "faces": [20]}
+    )
     assert used["events"][0]["data"]["details"]["left"] == 0
 
 

@@ -300,7 +300,7 @@ def test_three_players_lap_a_short_board_with_supply_rizz_day_sleep_hail_and_eli
     table.refused({"type": "choose_supply_weapon", "player": "A", "weapon": "pistol"}, "CB-16")
     table.refused({"type": "choose_supply_weapon", "player": "A", "weapon": "sword"}, "CB-14")
     table.refused({"type": "choose_supply_weapon", "player": "A", "weapon": None}, "CB-15")
-    table.refused({"type": "fate_reroll", "player": "B", "roll": "calendar"}, "CB-15")
+    table.refused({"type": "fate_reroll", "player": "B", "roll": "hail"}, "CB-15")
 
     chosen = table.run({"type": "choose_supply_weapon", "player": "A", "weapon": "crossbow"}, [11])
     regenerated = chosen.all("AmmoRegenerated")
@@ -395,8 +395,9 @@ def test_three_players_lap_a_short_board_with_supply_rizz_day_sleep_hail_and_eli
     assert "fog" in table.refused(
         {"type": "declare_action", "player": "A", "action": "fortify"}, "CB-27"
     )
-    table.refused({"type": "fate_reroll", "player": "A", "roll": "calendar"}, "CB-10")
-    table.refused({"type": "fate_reroll", "player": "A", "roll": "wind"}, "CB-10")
+    table.invalid({"type": "fate_reroll", "player": "A", "roll": "calendar"}, "roll")  # CB-10
+    table.invalid({"type": "fate_reroll", "player": "A", "roll": "wind"}, "roll")
+    table.refused({"type": "fate_reroll", "player": "A", "roll": "hail"}, "G-CB-12")
     assert "is not exhausted" in table.refused({"type": "day_sleep", "player": "A"}, "CB-40")
     table.refused({"type": "day_sleep", "player": "C"}, "CB-40")  # not C's turn
     six = table.run({"type": "roll_movement", "player": "A", "piece": "a1"}, [6])

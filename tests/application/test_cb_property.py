@@ -32,9 +32,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import domain.model.calendar_board  # noqa: F401  (registers the game)
+from domain.model.calendar_board.fate import REROLLABLE
 from domain.model.calendar_board.house_rules import DEFAULT_LAYOUT, NIGHT_STEPS
 from domain.model.calendar_board.state import FACINGS, PARTNERS, WEATHERS
-from domain.model.calendar_board.steps import ROLL_KINDS
 from domain.model.campaign import Campaign
 from domain.model.dice.draw import Draw, commitment_of, new_server_seed
 from domain.model.errors import InvalidInput, RuleViolation
@@ -252,7 +252,7 @@ def day_command(data: st.DataObject, state: Json) -> Json:
         pieces = sorted(state["parties"][player]["pieces"]) or ["none"]
         return {"type": kind, "player": player, "piece": data.draw(st.sampled_from(pieces))}
     if kind == "fate_reroll":
-        return {"type": kind, "player": player, "roll": data.draw(st.sampled_from(ROLL_KINDS))}
+        return {"type": kind, "player": player, "roll": data.draw(st.sampled_from(REROLLABLE))}
     if kind == "declare_action":
         action = data.draw(st.sampled_from(["sight_spell", "fortify"]))
         return {"type": kind, "player": player, "action": action}

@@ -1,7 +1,8 @@
 """The Calendar Board: Chapter 9 of the board game (docs/rules.md Part A), as commands and events.
 
 Importing this package registers the game's house rules, its commands, its night steps, its
-event types and their summaries.
+event types and their summaries. Each command declares its schema and availability beside its
+handler (``@rules.command(schema=..., available=...)``).
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ from domain.model.calendar_board import (
     actions,
     availability,
     calendar,
-    commands,
+    command_fields,
+    day_actions,
     day_sleep,
     house_rules,
     night,
     night_rolls,
+    setup_schema,
     state,
     steps,
     summaries,
@@ -25,10 +28,8 @@ from domain.model.house_rules import CALENDAR_BOARD
 
 rules = RULES[CALENDAR_BOARD]
 rules.setup = state.initial_state
-rules.setup_schema = commands.Setup
+rules.setup_schema = setup_schema.Setup
 rules.figures = state.FIGURES
-rules.contract(*commands.COMMANDS)
-rules.availability.update(availability.AVAILABILITY)
 for _event_type in sorted(rules.event_types):
     game_event_class(CALENDAR_BOARD, _event_type, rules.event_types[_event_type])
 
@@ -36,11 +37,13 @@ __all__ = [
     "actions",
     "availability",
     "calendar",
-    "commands",
+    "command_fields",
+    "day_actions",
     "day_sleep",
     "house_rules",
     "night",
     "night_rolls",
+    "setup_schema",
     "state",
     "steps",
     "summaries",

@@ -13,14 +13,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from marshmallow import ValidationError
+
 from domain.model.calendar_board import action_events, fate, night
 from domain.model.calendar_board import state as cb
+from domain.model.calendar_board.availability import answers
+from domain.model.calendar_board.command_fields import own_piece, player_id
 from domain.model.calendar_board.night import step
 from domain.model.calendar_board.state_types import Party
-from domain.model.command_schema import Values
+from domain.model.command_schema import Values, takes
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
 from domain.model.rules_engine import Context
+from domain.model.schema_fields import picks, required_when, text
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(
@@ -82,11 +87,49 @@ def night_actions(ctx: Context) -> bool:
     return False
 
 
+PARTNER_GIVEN = {"required": ["partner"], "properties": {"partner": {"type": "string"}}}
+"""JSON Schema for: a partner is given (not null)."""
+
+
+def partner_with_rizz(data: dict[str, Any]) -> None:
+    """CB-33: a rizz names the partner it brings; no other action has one."""
+    if data.get("action") == "rizz" and data.get("partner") is None:
+        raise ValidationError("name the partner a successful rizz brings", "partner")
+    if data.get("action") != "rizz" and data.get("partner") is not None:
+        raise ValidationError("give a partner only with rizz", "partner")
+
+
 @rules.command(
     "night_action",
     summary="The party whose turn it is in step 8 takes its one night action: ambush, rizz "
     "(with the partner it wants on success) or sleep.",
     example={"type": "night_action", "player": "A", "action": "rizz", "partner": "catboyBoyfriend"},
+    schema=takes(
+        "rizz rolls d20; ambush rolls d6; sleep rolls none.",
+        player=player_id(),
+        action=text("The night action.", required=True, choices=NIGHT_ACTIONS),
+        partner=required_when(
+            text("The partner wanted if the rizz succeeds.", choices=cb.PARTNERS), action="rizz"
+        ),
+        checks=[partner_with_rizz],
+        document=[
+            {
+                "not": {
+                    "anyOf": [
+                        {"properties": {"action": {"enum": ["rizz"]}}, "not": PARTNER_GIVEN},
+                        {
+                            "required": ["partner"],
+                            "properties": {
+                                "action": {"not": {"enum": ["rizz"]}},
+                                "partner": {"type": "string"},
+                            },
+                        },
+                    ]
+                }
+            }
+        ],
+    ),
+    available=answers("CB-33", "night_action"),
     rules=("CB-33", "CB-34", "CB-35", "CB-36", "CB-37", "CB-38", "CB-39"),
     resolves=("night_action",),
 )
@@ -351,6 +394,21 @@ def ambush_after_fate(ctx: Context, context: dict[str, Any], rerolled: bool) -> 
         "target": "b1",
         "form": "surprise attack",
     },
+    schema=takes(
+        None,
+        player=player_id(),
+        piece=own_piece("The id of the player's piece that moves."),
+        target=picks(
+            text("The id of the enemy piece it ambushes.", required=True, max_length=80),
+            "/parties/*/pieces",
+        ),
+        form=text(
+            "Which of the two ambush forms of the main rules the player uses, in the table's "
+            "words: the rules here do not list the forms (G-CB-25), so the log keeps it as told.",
+            required=True,
+        ),
+    ),
+    available=answers("CB-35", "ambush_target"),
     rules=("CB-35", "CB-36"),
     resolves=("ambush_target",),
 )

@@ -18,12 +18,15 @@ from typing import Any
 
 from domain.model.calendar_board import board_events, night, night_rolls, weather
 from domain.model.calendar_board import state as cb
+from domain.model.calendar_board.availability import answers
+from domain.model.calendar_board.command_fields import player_id
 from domain.model.calendar_board.state_types import Board, Party
-from domain.model.command_schema import Values
+from domain.model.command_schema import Values, takes
 from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
 from domain.model.rules_engine import Context
+from domain.model.schema_fields import picks, text
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(
@@ -235,6 +238,19 @@ def regenerate(ctx: Context, player: str, weapon_id: str, space: int, *, chosen_
     summary="A player with several eligible weapons picks the one a supply space refills "
     "(weapon null declines, when the house rule allows it).",
     example={"type": "choose_supply_weapon", "player": "B", "weapon": "crossbow"},
+    schema=takes(
+        None,
+        player=player_id(),
+        weapon=picks(
+            text(
+                "The id of the weapon the supply space refills (null declines, if allowed).",
+                max_length=80,
+            ),
+            "/parties/{player}/weapons",
+            label="kind",
+        ),
+    ),
+    available=answers("CB-15", SUPPLY_DECISION),
     rules=("CB-14", "CB-15", "CB-16"),
     resolves=(SUPPLY_DECISION,),
 )

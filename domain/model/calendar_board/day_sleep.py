@@ -7,12 +7,17 @@ the next night phase ends (G-CB-30), by a hook in ``night.NIGHT_END_HOOKS``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from domain.model.calendar_board import action_events, actions, night
 from domain.model.calendar_board import state as cb
-from domain.model.command_schema import Values
+from domain.model.calendar_board.availability import NIGHT, State, turn_party
+from domain.model.calendar_board.command_fields import player_id
+from domain.model.command_schema import Values, takes
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
-from domain.model.rules_engine import Context
+from domain.model.rules_engine import Context, Refusal
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(
@@ -26,11 +31,22 @@ rules.declare(
 DAY_SLEEP_LOCKS = ["reactions", "bonus"]
 
 
+def can_start_acting(state: State, house: Mapping[str, Any]) -> Refusal | None:
+    """CB-40: the turn's first action, once."""
+    if state.get("night") is not None:
+        return NIGHT
+    if state["turn"].get("started"):
+        return ("CB-40", f"{state['turn']['player']}'s turn has already started")
+    return None
+
+
 @rules.command(
     "start_acting",
     summary="The player whose turn it is begins acting; from now on the turn has started and "
     "day sleep is no longer possible.",
     example={"type": "start_acting", "player": "B"},
+    schema=takes(None, player=player_id()),
+    available=can_start_acting,
     rules=("CB-40",),
 )
 def start_acting(ctx: Context, args: Values) -> None:
@@ -44,11 +60,24 @@ def start_acting(ctx: Context, args: Values) -> None:
     ctx.emit(action_events.TurnActionsStarted(player=player, round=ctx.state["round"]))
 
 
+def can_day_sleep(state: State, house: Mapping[str, Any]) -> Refusal | None:
+    """CB-40 / CB-41: at the very start of the turn, with exhaustion to sleep off."""
+    if state.get("night") is not None:
+        return ("CB-40", NIGHT[1])
+    if state["turn"].get("started"):
+        return ("CB-40", "day sleep is only possible at the very start of the turn")
+    if turn_party(state)["exhaustion"] < 1:
+        return ("CB-40", f"{state['turn']['player']}'s party is not exhausted (exhaustion 0)")
+    return None
+
+
 @rules.command(
     "day_sleep",
     summary="At the very start of their turn, an exhausted player sleeps through the day: "
     "exhaustion -1, the turn is skipped, reactions and bonus locked until the next night ends.",
     example={"type": "day_sleep", "player": "B"},
+    schema=takes(None, player=player_id()),
+    available=can_day_sleep,
     rules=("CB-40", "CB-41"),
 )
 def day_sleep(ctx: Context, args: Values) -> None:

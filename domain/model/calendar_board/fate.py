@@ -33,8 +33,10 @@ from typing import Any
 
 from domain.model.calendar_board import action_events, board_events, night
 from domain.model.calendar_board import state as cb
+from domain.model.calendar_board.availability import answers
+from domain.model.calendar_board.command_fields import player_id
 from domain.model.calendar_board.house_rules import FATE_OFFER, FATE_OFFER_BEFORE
-from domain.model.command_schema import Values
+from domain.model.command_schema import Values, takes
 from domain.model.events.payload import ABSENT
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
@@ -42,11 +44,17 @@ from domain.model.rules_engine import Context, Refusal
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(
+    action_events.FateRerollUsed,
     board_events.FateRerollDeclined,
     board_events.FateRerollsRestored,
 )
 
 FATE_DECISION = "fate_reroll"
+REROLLABLE = ("ambush", "rizz", "hail")
+"""The kinds of roll a fate reroll can touch (G-CB-12): a party's own night rolls, the ambush d6,
+the rizz contest and the hail save, each offered right after it is made and rerolled by its
+resolver. The environmental rolls (calendar and wind, CB-10; basketball and Annustaria) never
+are, and ``cb.fateReroll.forbidden`` may exclude more."""
 FATE_COMMANDS = ["fate_reroll", "decline_fate_reroll"]
 REFRESH = "cb.fateReroll.refresh"
 REFRESH_DEFAULT = "match"
@@ -97,6 +105,17 @@ def none_left(state: Mapping[str, Any], house: Mapping[str, Any], player: str) -
     else:
         until = f"(the match gave them {party.get('fate_rerolls_given')}, for the whole match)"
     return ("G-CB-01", f"{player} has no fate reroll left {until}")
+
+
+def nothing_to_reroll(kind: str | None = None) -> Refusal:
+    """G-CB-12: the refusal of a fate reroll while no decision is pending, so no roll of the
+    party's is on offer to reroll."""
+    roll = f"{kind} roll" if kind else "roll"
+    return (
+        "G-CB-12",
+        f"no {roll} is on offer to fate-reroll: a fate reroll is spent on the party's own night "
+        "roll just made, when the night offers one",
+    )
 
 
 def spend(ctx: Context, player: str) -> int | None:
@@ -198,6 +217,8 @@ def night_reroll(ctx: Context, player: str, kind: str) -> None:
     summary="After a party's own night roll: keep the result and let its consequences follow "
     "(instead of spending a fate reroll on it).",
     example={"type": "decline_fate_reroll", "player": "A"},
+    schema=takes(None, player=player_id()),
+    available=answers("G-CB-12", FATE_DECISION),
     rules=("CB-10", "G-CB-12"),
     resolves=(FATE_DECISION,),
 )

@@ -9,15 +9,17 @@ as soon as the step before them is done.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from domain.model.calendar_board import board_events
 from domain.model.calendar_board import state as cb
-from domain.model.command_schema import Values
+from domain.model.calendar_board.availability import NIGHT, State
+from domain.model.calendar_board.command_fields import player_id
+from domain.model.command_schema import Values, takes
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
-from domain.model.rules_engine import Context
+from domain.model.rules_engine import Context, Refusal
 
 rules = RULES[CALENDAR_BOARD]
 rules.declare(
@@ -162,10 +164,23 @@ def finish_turn(ctx: Context, player: str) -> None:
         hook(ctx)
 
 
+def can_end_turn(state: State, house: Mapping[str, Any]) -> Refusal | None:
+    """CB-01: by day the player whose turn it is may end it."""
+    return NIGHT if state.get("night") is not None else None
+
+
 @rules.command(
     "end_turn",
     summary="The player whose turn it is ends it; after the last player the night phase runs.",
     example={"type": "end_turn", "player": "B"},
+    schema=takes(
+        "None until the last player ends the turn; then the night phase runs and its dice "
+        "depend on the state: d4 (calendar), d20 (hail save per exposed piece), d4 (hail "
+        "damage), d20 (wind), 2d20 (basketball), d20 (annustaria breaker), in the order the "
+        "night's steps reach them.",
+        player=player_id(),
+    ),
+    available=can_end_turn,
     rules=("CB-01", "CB-02"),
 )
 def end_turn(ctx: Context, args: Values) -> None:

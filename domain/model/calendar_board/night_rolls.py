@@ -22,11 +22,14 @@ from typing import Any
 
 from domain.model.calendar_board import night
 from domain.model.calendar_board import state as cb
+from domain.model.calendar_board.availability import answers
+from domain.model.calendar_board.command_fields import player_id
 from domain.model.calendar_board.house_rules import NIGHT_ROLLS, NIGHT_ROLLS_BEFORE
-from domain.model.command_schema import Values
+from domain.model.command_schema import Values, takes
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
 from domain.model.rules_engine import Context
+from domain.model.schema_fields import text
 
 rules = RULES[CALENDAR_BOARD]
 
@@ -85,6 +88,20 @@ def ask(ctx: Context, kind: str, player: str, **context: Any) -> bool:
     "wind d20, basketball shot and Annustaria Breaker check; a player's own hail save and its "
     "damage), with the server's dice or their own faces; the night goes on from the result.",
     example={"type": "roll_night", "player": "A", "roll": "calendar", "faces": [3]},
+    schema=takes(
+        "The asked roll's dice: d4 (calendar), d20 (wind), 2d20 (basketball), d20 (hail save), "
+        "d4 (hail damage) or d20 (Annustaria Breaker check); faces in that order.",
+        player=player_id(
+            "The player whose roll it is: the god-token holder, or the player "
+            "who owes the hail save."
+        ),
+        roll=text(
+            "The night roll asked for (the pending night_roll decision's context.roll).",
+            required=True,
+            choices=tuple(KINDS),
+        ),
+    ),
+    available=answers("CB-09", NIGHT_ROLL),
     rules=("CB-06", "CB-09", "CB-28", "CB-30", "G-CB-08"),
     resolves=(NIGHT_ROLL,),
 )

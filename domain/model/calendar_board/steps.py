@@ -1,10 +1,10 @@
-"""Night steps 2, 3, 4 and 7, fate rerolls, weather-bound actions and movement rolls.
+"""Night steps 2, 3, 4 and 7, and fate rerolls.
 
-Rules CB-04..CB-07 (creatures, relationship decay, basketball, Annustaria upkeep), CB-10 (fate
-rerolls), CB-23 (movement rolls) and CB-27 (actions Fog forbids). What a creature does at night,
-what a made basketball shot does and what an Annustaria check does belong to the main rules
-(G-CB-01, G-CB-05, G-CB-07, G-CB-08): they plug in through the hooks below, which do nothing by
-default. The weather and wind modifier queries are in ``modifiers``.
+Rules CB-04..CB-07 (creatures, relationship decay, basketball, Annustaria upkeep) and CB-10 (fate
+rerolls). What a creature does at night, what a made basketball shot does and what an Annustaria
+check does belong to the main rules (G-CB-01, G-CB-05, G-CB-07, G-CB-08): they plug in through the
+hooks below, which do nothing by default. Movement rolls and the actions Fog forbids are in
+``day_actions``.
 """
 
 from __future__ import annotations
@@ -12,15 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from domain.model.calendar_board import action_events, fate, modifiers, night, night_rolls
+from domain.model.calendar_board import action_events, fate, night, night_rolls
 from domain.model.calendar_board import state as cb
-from domain.model.calendar_board.house_rules import CB_HOUSE_RULES, MOVEMENT_MOVES, MOVEMENT_ROLLS
+from domain.model.calendar_board.availability import State, answers
+from domain.model.calendar_board.command_fields import player_id
 from domain.model.calendar_board.night import step
-from domain.model.command_schema import Values
+from domain.model.command_schema import Values, takes
 from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
-from domain.model.rules_engine import Context
+from domain.model.rules_engine import Context, Refusal
+from domain.model.schema_fields import integer, items, picks, text
 
 rules = RULES[CALENDAR_BOARD]
 
@@ -32,10 +34,6 @@ rules.declare(
     action_events.BasketballShotRolled,
     action_events.AnnustarDamageValueChanged,
     action_events.AnnustariaBreakerChecked,
-    action_events.FateRerollUsed,
-    action_events.ActionDeclared,
-    action_events.MovementRolled,
-    action_events.PieceMoved,
 )
 
 CreatureBehaviour = Callable[[Context, dict[str, Any]], None]
@@ -46,9 +44,6 @@ NIGHT_BEHAVIOURS: dict[str, CreatureBehaviour] = {}
 BASKETBALL_MADE_HOOKS: list[RollHook] = []
 ANNUSTARIA_CHECK_HOOKS: list[RollHook] = []
 
-ROLL_KINDS: tuple[str, ...] = next(
-    r.choices for r in CB_HOUSE_RULES if r.key == "cb.fateReroll.forbidden"
-)
 CREATURE_DECISION = "creature_order"
 
 
@@ -114,6 +109,21 @@ def _ask_creature_order(ctx: Context, kind: str, ids: list[str]) -> None:
     "order_creatures",
     summary="The god-token holder orders the night creatures of one type (every id once).",
     example={"type": "order_creatures", "player": "B", "order": ["zombie-2", "zombie-1"]},
+    schema=takes(
+        None,
+        player=player_id("The god-token holder."),
+        order=items(
+            "The creature ids of one type, each once, in the order they act.",
+            required=True,
+            item=picks(
+                text("A creature id.", required=True, max_length=80),
+                "/creatures",
+                value="id",
+                label="type",
+            ),
+        ),
+    ),
+    available=answers("CB-04", CREATURE_DECISION),
     rules=("CB-04",),
     resolves=(CREATURE_DECISION,),
 )
@@ -254,6 +264,13 @@ def annustaria_rolled(ctx: Context, context: Mapping[str, Any]) -> bool:
     "raise_annustar",
     summary="A main-rules effect changes the Annustar damage value (kept within 0..max).",
     example={"type": "raise_annustar", "amount": 3, "cause": "annustar strike"},
+    schema=takes(
+        None,
+        amount=integer(
+            "The change in Annustar damage.", required=True, minimum=-1000, maximum=1000
+        ),
+        cause=text("The main-rules effect that changes it.", required=True),
+    ),
     rules=("CB-07",),
 )
 def raise_annustar(ctx: Context, args: Values) -> None:
@@ -269,136 +286,58 @@ def raise_annustar(ctx: Context, args: Values) -> None:
     )
 
 
-# -- fate rerolls, actions Fog forbids, movement --------------------------------------------------
+# -- fate rerolls ---------------------------------------------------------------------------------
+
+
+def can_fate_reroll(state: State, house: Mapping[str, Any]) -> Refusal | None:
+    """With no decision pending (a decision that offers one accepts it): refused, under CB-10
+    when the house rules forbid a fate reroll on every kind of roll, G-CB-01 when the player whose
+    turn it is has none left, else G-CB-12, since no roll is on offer to reroll."""
+    if set(fate.REROLLABLE) <= set(house.get("cb.fateReroll.forbidden", ())):
+        return ("CB-10", "the house rules forbid a fate reroll on every kind of roll")
+    player = state["turn"]["player"]
+    none_left = None if player is None else fate.none_left(state, house, player)
+    return none_left or fate.nothing_to_reroll()
 
 
 @rules.command(
     "fate_reroll",
-    summary="A player uses a fate reroll on a roll; refused for the kinds of roll the house "
-    "rules forbid (always the calendar and wind rolls by default), and when the player has none "
-    "left of the number the match's set-up gave.",
+    summary="A player spends a fate reroll on their party's own night roll just made (hail "
+    "save, ambush d6 or rizz contest), when the night offers one; refused for the kinds of roll "
+    "the house rules forbid (always the calendar and wind rolls), when no such roll is on offer, "
+    "and when the player has none left of the number the match's set-up gave.",
     example={"type": "fate_reroll", "player": "A", "roll": "hail"},
+    schema=takes(
+        "The rerolled roll's dice again: d20 hail, d20 rizz or d6 ambush (a movement roll is "
+        "not rerolled here; calendar, wind, basketball and Annustaria never are).",
+        player=player_id(),
+        roll=text(
+            "The kind of roll rerolled: the party's own night roll on offer (the pending "
+            "decision's context.roll).",
+            required=True,
+            choices=fate.REROLLABLE,
+        ),
+    ),
+    available=can_fate_reroll,
     rules=("CB-10", "G-CB-12", "G-CB-01"),
     resolves=(fate.FATE_DECISION,),
 )
 def fate_reroll(ctx: Context, args: Values) -> None:
     """CB-10, G-CB-12, G-CB-01: refuse a forbidden roll kind (which costs nothing), then a
-    player with no fate reroll left; at night reroll the roll on offer.
+    player with no fate reroll left, then a reroll with no roll on offer; else reroll the roll
+    the night offers.
 
-    By day only the permission and the count belong to this chapter: the reroll itself (which
-    roll, the new faces) is main-rules mechanics, so an allowed reroll is recorded as
-    ``FateRerollUsed`` with the count left and the main rules apply it. At night, after a party's
-    own roll (hail save, ambush d6, rizz contest), the night waits for the player's answer and the
-    reroll is made here (``fate``).
+    A fate reroll is spent on a roll: the rolls it may touch are a party's own night rolls (hail
+    save, ambush d6, rizz contest), and after one the night waits for the player's answer
+    (``fate``). With no decision pending, no such roll is on offer (by day none is made, and a
+    night roll's offer ends with its answer), so the reroll is refused and nothing is spent.
     """
     player = args["player"]
     kind = args["roll"]
     cb.party(ctx, player)
     if kind in ctx.house["cb.fateReroll.forbidden"]:
         ctx.refuse("CB-10", f"no fate reroll on the {kind} roll: the original result stands")
-    if ctx.state.get("pending"):
-        fate.night_reroll(ctx, player, kind)
-        return
-    ctx.emit(action_events.FateRerollUsed(player=player, roll=kind, left=fate.spend(ctx, player)))
-
-
-def _mark_turn_started(ctx: Context, player: str) -> None:
-    """An action in the player's own turn closes the window for day sleep (CB-40)."""
-    if ctx.state["night"] is None and ctx.state["turn"]["player"] == player:
-        ctx.state["turn"]["started"] = True
-
-
-@rules.command(
-    "declare_action",
-    summary="A player casts a spell that requires sight or fortifies a structure; refused in Fog.",
-    example={"type": "declare_action", "player": "A", "action": "fortify"},
-    rules=("CB-27",),
-)
-def declare_action(ctx: Context, args: Values) -> None:
-    """CB-27: Fog forbids sight spells and fortifying; otherwise the action is recorded.
-
-    The action itself is main-rules mechanics; it may be a reaction, so it is not held to the turn.
-    """
-    player = args["player"]
-    action = args["action"]
-    cb.party(ctx, player)
-    weather = ctx.state["weather"]["current"]
-    if not modifiers.action_allowed(weather, action):
-        ctx.refuse("CB-27", f"fog: no {action.replace('_', ' ')} while Fog is in effect")
-    _mark_turn_started(ctx, player)
-    ctx.emit(action_events.ActionDeclared(player=player, action=action, weather=weather))
-
-
-@rules.command(
-    "roll_movement",
-    summary="The player whose turn it is rolls a piece's movement d6; a 6 earns a bonus roll "
-    "except under Rain, Snow or Hail.",
-    example={"type": "roll_movement", "player": "A", "piece": "a1"},
-    rules=("CB-23",),
-)
-def roll_movement(ctx: Context, args: Values) -> None:
-    """CB-23: a movement 6 still moves 6, but earns no bonus roll under Rain, Snow or Hail."""
-    player = args["player"]
-    piece_id = args["piece"]
-    night.current_player(ctx, player)
-    party = cb.party(ctx, player)
-    if piece_id not in party["pieces"]:
-        raise NotHeld("piece", f"player {player} has no piece {piece_id!r}")
-    if party["pieces"][piece_id]["location"]["kind"] == "eliminated":
-        ctx.refuse("CB-36", f"piece {piece_id} is eliminated and cannot move")
-    weather = ctx.state["weather"]["current"]
-    movement = movement_allowance(ctx, player, piece_id)
-    value = ctx.roll("1d6", f"movement {piece_id}")["total"]
-    six = value == 6
-    if movement is not None and six and modifiers.bonus_roll_on_six(weather):
-        movement["bonus"].append(piece_id)
-    _mark_turn_started(ctx, player)
-    ctx.emit(
-        action_events.MovementRolled(
-            player=player,
-            piece_id=piece_id,
-            value=value,
-            bonus_roll_earned=six and modifiers.bonus_roll_on_six(weather),
-            bonus_roll_suppressed=six and not modifiers.bonus_roll_on_six(weather),
-            weather=weather,
-        )
-    )
-    location = party["pieces"][piece_id]["location"]
-    if ctx.house.get(MOVEMENT_MOVES, False) and location["kind"] == "pathway":
-        start = location["space"]
-        location["space"] = start + value
-        ctx.emit(
-            action_events.PieceMoved(
-                player=player,
-                piece_id=piece_id,
-                from_space=start,
-                to_space=start + value,
-                spaces=value,
-            )
-        )
-
-
-def movement_allowance(ctx: Context, player: str, piece_id: str) -> dict[str, Any] | None:
-    """G-CB-01, CB-23: take one of the turn's movement rolls (``cb.movement.rollsPerTurn``), or
-    the bonus roll a 6 earned for this piece; refuse when none is left. None: no limit (a match
-    whose house rules predate the limit), so nothing is counted."""
-    limit = ctx.house.get(MOVEMENT_ROLLS)
-    if limit is None:
-        return None
-    turn = ctx.state["turn"]
-    movement: dict[str, Any] = turn.setdefault("movement", {"rolls": 0, "bonus": []})
-    if piece_id in movement["bonus"]:
-        movement["bonus"].remove(piece_id)
-    elif movement["rolls"] >= limit:
-        ctx.refuse("G-CB-01", movement_refusal(player, limit, movement["bonus"]))
-    else:
-        movement["rolls"] += 1
-    return movement
-
-
-def movement_refusal(player: str, limit: int, bonus: list[str]) -> str:
-    """Why a movement roll is refused: the turn's rolls are made and no 6 earned this piece one."""
-    made = f"{player} has made the {limit} movement roll{'s' if limit != 1 else ''} of this turn"
-    if bonus:
-        return f"{made}; the bonus roll a 6 earned is for {', '.join(bonus)}"
-    return f"{made} (house rule cb.movement.rollsPerTurn); a 6 earns a bonus roll (CB-23)"
+    if not ctx.state.get("pending"):
+        none_left = fate.none_left(ctx.state, ctx.house, player)
+        ctx.refuse(*(none_left or fate.nothing_to_reroll(kind)))
+    fate.night_reroll(ctx, player, kind)

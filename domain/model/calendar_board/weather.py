@@ -14,8 +14,10 @@ from typing import Any
 
 from domain.model.calendar_board import board_events, fate, night, night_rolls
 from domain.model.calendar_board import state as cb
+from domain.model.calendar_board.availability import answers
+from domain.model.calendar_board.command_fields import own_piece, player_id
 from domain.model.calendar_board.state_types import Party, Weather, Wind
-from domain.model.command_schema import Values
+from domain.model.command_schema import Values, takes
 from domain.model.errors import NotHeld
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD
@@ -319,6 +321,12 @@ def take_hail_damage(ctx: Context, player: str, piece: str, d4: int, *, chosen_b
     "assign_hail_damage",
     summary="A player who failed the hail save puts the 1d4 damage on one of their counted pieces.",
     example={"type": "assign_hail_damage", "player": "A", "piece": "a1"},
+    schema=takes(
+        "None (the d4 was rolled with the hail save).",
+        player=player_id(),
+        piece=own_piece("The counted piece that takes the damage."),
+    ),
+    available=answers("CB-28", HAIL_DECISION),
     rules=("CB-28",),
     resolves=(HAIL_DECISION,),
 )

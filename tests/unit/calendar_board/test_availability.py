@@ -18,8 +18,8 @@ import pytest
 
 import domain.model.calendar_board  # noqa: F401  (registers the game)
 from domain.model import samples
+from domain.model.calendar_board.fate import REROLLABLE
 from domain.model.calendar_board.state import PARTNERS
-from domain.model.calendar_board.steps import ROLL_KINDS
 from domain.model.games import RULES
 from domain.model.house_rules import CALENDAR_BOARD, book
 from tests.unit.availability_walk import Json, Walk
@@ -66,7 +66,7 @@ BODIES = {
     "declare_action": lambda s, h: [
         {"player": actor(s), "action": action} for action in ("fortify", "sight_spell")
     ],
-    "fate_reroll": lambda s, h: [{"player": actor(s), "roll": kind} for kind in ROLL_KINDS],
+    "fate_reroll": lambda s, h: [{"player": actor(s), "roll": kind} for kind in REROLLABLE],
     "raise_annustar": lambda s, h: [{"amount": 1, "cause": "a spell"}],
     "night_action": lambda s, h: [
         {"player": actor(s), "action": "sleep"},

@@ -122,9 +122,8 @@ def test_g_cb12_no_offer_when_no_reroll_could_save_or_the_house_forbids_it() -> 
 def test_cb10_the_calendar_and_wind_rolls_stay_refused_while_a_reroll_is_offered() -> None:
     match = hail_match()
     night(match, HAIL_FACES)
-    for roll in ("calendar", "wind"):
-        refused = match.refused({"type": "fate_reroll", "player": "A", "roll": roll})
-        assert refused.rule_id == "CB-10"
+    for roll in ("calendar", "wind"):  # never a choice: refused before any rule runs
+        assert "roll" in match.invalid({"type": "fate_reroll", "player": "A", "roll": roll}).errors
     refused = match.refused({"type": "fate_reroll", "player": "A", "roll": "rizz"})
     assert refused.rule_id == "G-CB-12"
     assert "hail roll" in refused.reason
@@ -263,16 +262,18 @@ def test_g_cb12_cb38_a_rizz_failed_again_exhausts_once() -> None:
     assert match.state["pending"]["who"] == "B"
 
 
-def test_cb10_the_wind_is_named_when_refused_during_another_decision() -> None:
-    match = Match(house={"cb.night.steps": ["calendar", "wind", "actions"]})
+def test_cb10_a_forbidden_roll_is_named_when_refused_during_another_decision() -> None:
+    forbidden = ["calendar", "wind", "basketball", "annustaria", "rizz"]
+    steps = ["calendar", "wind", "actions"]
+    match = Match(house={"cb.night.steps": steps, "cb.fateReroll.forbidden": forbidden})
     match.given(at_space(3))
     night(match, [1, 7])  # calendar d4 1 (onto fog 4), wind d20 7; then the night actions
     assert match.state["pending"]["decision"] == "night_action"
-    refused = match.refused({"type": "fate_reroll", "player": "A", "roll": "wind"})
+    refused = match.refused({"type": "fate_reroll", "player": "A", "roll": "rizz"})
     assert refused.rule_id == "CB-33"
     assert refused.pending is not None
     assert refused.pending["commands"] == ["night_action"]
     assert refused.also == {
         "rule": "CB-10",
-        "detail": "no fate reroll on the wind roll: the original result stands",
+        "detail": "no fate reroll on the rizz roll: the original result stands",
     }

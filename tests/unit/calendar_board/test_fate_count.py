@@ -1,7 +1,7 @@
 """Fate rerolls as a counted resource (G-CB-01, with CB-10 and G-CB-12).
 
-A match's set-up may give each player a number of fate rerolls. Each one spent, by day or on a
-party's own night roll, takes one off and ``FateRerollUsed`` records how many are left; a player
+A match's set-up may give each player a number of fate rerolls. Each one spent on a party's own
+night roll takes one off and ``FateRerollUsed`` records how many are left; a player
 with none left is not offered one at night, and their ``fate_reroll`` is refused under G-CB-01. A
 reroll CB-10 refuses costs nothing. Without a number they are not counted (unlimited, as before).
 House rule ``cb.fateReroll.refresh``: ``match`` (default) keeps the number for the whole match,
@@ -105,10 +105,8 @@ def test_g_cb12_the_last_one_spent_is_not_offered_again_the_next_night() -> None
 def test_cb10_a_refused_reroll_costs_nothing_and_the_player_keeps_their_resource() -> None:
     match = counted_hail_match(1)
     night(match, HAIL_FACES)
-    for roll in ("calendar", "wind"):
-        assert match.refused({"type": "fate_reroll", "player": "A", "roll": roll}).rule_id == (
-            "CB-10"
-        )
+    for roll in ("calendar", "wind"):  # never a choice: refused before any rule runs
+        assert "roll" in match.invalid({"type": "fate_reroll", "player": "A", "roll": roll}).errors
     assert counts(match, "A") == (1, 1)
     offered(match, "A", "hail")  # still offered, and still there to spend
     events = reroll(match, "A", "hail", [15, 20])
@@ -116,39 +114,46 @@ def test_cb10_a_refused_reroll_costs_nothing_and_the_player_keeps_their_resource
 
 
 def test_cb10_by_day_a_forbidden_roll_is_refused_under_cb10_even_with_none_left() -> None:
-    match = counted_hail_match(0)
-    refused = match.refused({"type": "fate_reroll", "player": "A", "roll": "wind"})
+    match = counted_hail_match(0, **{"cb.fateReroll.forbidden": ["calendar", "wind", "ambush"]})
+    refused = match.refused({"type": "fate_reroll", "player": "A", "roll": "ambush"})
     assert refused.rule_id == "CB-10"
 
 
-def test_g_cb01_by_day_each_reroll_takes_one_and_then_the_player_is_refused() -> None:
+def test_g_cb12_by_day_no_roll_is_on_offer_so_a_reroll_is_refused_and_costs_nothing() -> None:
     match = counted_hail_match(2)
-    lefts = []
-    for _ in range(2):
-        events = match.run({"type": "fate_reroll", "player": "A", "roll": "ambush"})
-        lefts.append(of(events, "FateRerollUsed")[0]["left"])
-    assert lefts == [1, 0]
+    for who in ("A", "B"):  # B's are not counted: refused all the same
+        refused = match.refused({"type": "fate_reroll", "player": who, "roll": "ambush"})
+        assert refused.rule_id == "G-CB-12"
+    assert counts(match, "A") == (2, 2)
+    assert RULES_CB.available("fate_reroll", match.state, match.campaign.house_rules) == (
+        "G-CB-12",
+        "no roll is on offer to fate-reroll: a fate reroll is spent on the party's own night "
+        "roll just made, when the night offers one",
+    )
+
+
+def test_g_cb01_by_day_a_player_with_none_left_is_refused_under_g_cb01() -> None:
+    match = counted_hail_match(0)
 
     refused = match.refused({"type": "fate_reroll", "player": "A", "roll": "ambush"})
 
     assert refused.rule_id == "G-CB-01"
     assert refused.reason == (
-        "A has no fate reroll left (the match gave them 2, for the whole match)"
+        "A has no fate reroll left (the match gave them 0, for the whole match)"
     )
     assert RULES_CB.available("fate_reroll", match.state, match.campaign.house_rules) == (
         "G-CB-01",
         refused.reason,
     )
-    # Another player's own count is theirs: B's are not counted.
-    events = match.run({"type": "fate_reroll", "player": "B", "roll": "ambush"})
-    assert of(events, "FateRerollUsed")[0]["left"] is None
 
 
 def test_g_cb12_uncounted_fate_rerolls_stay_unlimited_as_before() -> None:
     match = counted_hail_match(None)
-    for _ in range(3):
-        events = match.run({"type": "fate_reroll", "player": "A", "roll": "hail"})
-        assert of(events, "FateRerollUsed")[0]["left"] is None
+    night(match, HAIL_FACES)
+    offered(match, "A", "hail")
+    events = reroll(match, "A", "hail", [15, 20])
+    assert of(events, "FateRerollUsed")[0]["left"] is None
+    match.given(at_space(11))
     night(match, HAIL_FACES)
     offered(match, "A", "hail")
     assert counts(match, "A") == (None, None)
@@ -181,7 +186,10 @@ def test_g_cb12_cb38_with_none_left_a_failed_rizz_exhausts_at_once() -> None:
 
 def test_g_cb01_by_default_the_number_lasts_the_whole_match() -> None:
     match = counted_hail_match(1)
-    match.run({"type": "fate_reroll", "player": "A", "roll": "ambush"})
+    night(match, HAIL_FACES)
+    reroll(match, "A", "hail", [15, 20])  # A saves with it; so does B
+    assert counts(match, "A") == (0, 1)
+    match.given(at_space(11))
     events = night(match, [1])  # calendar d4 1: space 12, no hail
     assert of(events, "FateRerollsRestored") == []
     assert counts(match, "A") == (0, 1)
@@ -189,14 +197,16 @@ def test_g_cb01_by_default_the_number_lasts_the_whole_match() -> None:
 
 def test_g_cb01_house_rule_night_gives_the_number_back_as_each_night_starts() -> None:
     match = counted_hail_match(2, **{"cb.fateReroll.refresh": "night"})
-    match.run({"type": "fate_reroll", "player": "A", "roll": "ambush"})
+    night(match, HAIL_FACES)
+    reroll(match, "A", "hail", [15, 20])  # A saves with it; so does B
     assert counts(match, "A") == (1, 2)
+    match.given(at_space(11))
 
     events = night(match, [1])
 
     types = match.types(events)
     assert types.index("FateRerollsRestored") == types.index("NightPhaseStarted") + 1
-    assert of(events, "FateRerollsRestored") == [{"night_number": 1, "players": {"A": 2}}]
+    assert of(events, "FateRerollsRestored") == [{"night_number": 2, "players": {"A": 2}}]
     assert counts(match, "A") == (2, 2)
     match.given(at_space(14))
     events = night(match, [1])  # nothing was spent: nothing comes back

@@ -340,9 +340,8 @@ def test_cb07_raising_the_value_is_clamped_to_0_and_max() -> None:
 def test_cb10_no_fate_reroll_on_the_calendar_or_wind_roll(roll: str) -> None:
     match = night_match()
     match.given(lambda state: state.update(wind={"speed": "heavy", "direction": "north"}))
-    refused = match.refused({"type": "fate_reroll", "player": "C", "roll": roll})
-    assert refused.rule_id == "CB-10"
-    assert "original result stands" in refused.reason
+    invalid = match.invalid({"type": "fate_reroll", "player": "C", "roll": roll})
+    assert invalid.errors["roll"] == ["must be one of ambush, rizz, hail"]
     assert match.state["wind"] == {"speed": "heavy", "direction": "north"}
 
 
@@ -356,24 +355,28 @@ def test_cb10_no_fate_reroll_on_the_calendar_or_wind_roll(roll: str) -> None:
         ("hail", True),
     ],
 )
-def test_cb10_g_cb12_environment_rolls_refused_player_rolls_allowed(
+def test_cb10_g_cb12_environment_rolls_refused_player_rolls_have_none_on_offer_by_day(
     roll: str, allowed: bool
 ) -> None:
     match = night_match()
     command = {"type": "fate_reroll", "player": "A", "roll": roll}
-    if allowed:
-        events = match.run(command)
-        assert match.types(events) == ["FateRerollUsed"]
-        assert events[0].details == {"player": "A", "roll": roll, "left": None}
-    else:
-        assert match.refused(command).rule_id == "CB-10"
+    if allowed:  # a party's own roll, but none was just made: nothing to reroll
+        refused = match.refused(command)
+        assert (refused.rule_id, refused.reason) == (
+            "G-CB-12",
+            f"no {roll} roll is on offer to fate-reroll: a fate reroll is spent on the party's "
+            "own night roll just made, when the night offers one",
+        )
+    else:  # never a choice of the command
+        assert "roll" in match.invalid(command).errors
 
 
-def test_cb10_g_cb12_a_house_list_may_allow_the_basketball_roll() -> None:
+def test_cb10_g_cb12_a_house_list_without_the_basketball_roll_offers_no_reroll_of_it() -> None:
     match = night_match(house={"cb.fateReroll.forbidden": ["calendar", "wind"]})
-    events = match.run({"type": "fate_reroll", "player": "B", "roll": "basketball"})
-    assert events[0].details == {"player": "B", "roll": "basketball", "left": None}
-    assert match.refused({"type": "fate_reroll", "player": "B", "roll": "wind"}).rule_id == "CB-10"
+    for roll in ("basketball", "wind"):  # no night roll of these is ever offered for a reroll
+        assert "roll" in match.invalid({"type": "fate_reroll", "player": "B", "roll": roll}).errors
+    refused = match.refused({"type": "fate_reroll", "player": "B", "roll": "hail"})
+    assert refused.rule_id == "G-CB-12"
 
 
 def test_cb10_fate_reroll_input_names_the_field() -> None:

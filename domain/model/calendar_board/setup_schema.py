@@ -1,40 +1,22 @@
-"""The schema of every calendar-board command, and the dice each may draw."""
+"""The schema of a new Calendar Board match: players in seating order, their parties, the token
+holders, the options and the creatures in play."""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from marshmallow import ValidationError, fields, validate, validates_schema
+from marshmallow import ValidationError, validate, validates_schema
 
-from domain.model.calendar_board import actions, modifiers, night_rolls, steps
 from domain.model.calendar_board import state as cb
-from domain.model.command_schema import Command, Document, Strict, command
+from domain.model.command_schema import Document, Strict
 from domain.model.schema_fields import (
     flag,
     integer,
     item_of,
     items,
     nested,
-    picks,
-    required_when,
     text,
 )
-
-GAME = "calendar-board"
-PLAYER = "The id of the player who acts."
-PIECE = "The id of one of the player's pieces."
-OWN_PIECES = "/parties/{player}/pieces"
-
-
-def player_id(description: str = PLAYER) -> fields.Field[Any]:
-    """A player of the match, picked from its players."""
-    return picks(text(description, required=True, max_length=80), "/players")
-
-
-def own_piece(description: str = PIECE) -> fields.Field[Any]:
-    """One of the acting player's pieces, picked from their party."""
-    return picks(text(description, required=True, max_length=80), OWN_PIECES)
-
 
 SPACE_GIVEN = {"required": ["space"], "properties": {"space": {"type": "integer"}}}
 """JSON Schema for: a space is given (not null)."""
@@ -192,161 +174,3 @@ class Setup(Strict):
         creatures = [c["id"] for c in data.get("creatures") or []]
         if len(set(creatures)) != len(creatures):
             raise ValidationError("creature ids must be unique", "creatures")
-
-
-PARTNER_GIVEN = {"required": ["partner"], "properties": {"partner": {"type": "string"}}}
-"""JSON Schema for: a partner is given (not null)."""
-
-
-def partner_with_rizz(data: dict[str, Any]) -> None:
-    """CB-33: a rizz names the partner it brings; no other action has one."""
-    if data.get("action") == "rizz" and data.get("partner") is None:
-        raise ValidationError("name the partner a successful rizz brings", "partner")
-    if data.get("action") != "rizz" and data.get("partner") is not None:
-        raise ValidationError("give a partner only with rizz", "partner")
-
-
-COMMANDS: list[Command] = [
-    command(
-        GAME,
-        "end_turn",
-        "None until the last player ends the turn; then the night phase runs and its dice "
-        "depend on the state: d4 (calendar), d20 (hail save per exposed piece), d4 (hail damage), "
-        "d20 (wind), 2d20 (basketball), d20 (annustaria breaker), in the order the night's steps "
-        "reach them.",
-        player=player_id(),
-    ),
-    command(GAME, "decline_fate_reroll", None, player=player_id()),
-    command(
-        GAME,
-        "night_action",
-        "rizz rolls d20; ambush rolls d6; sleep rolls none.",
-        player=player_id(),
-        action=text("The night action.", required=True, choices=actions.NIGHT_ACTIONS),
-        partner=required_when(
-            text("The partner wanted if the rizz succeeds.", choices=cb.PARTNERS), action="rizz"
-        ),
-        checks=[partner_with_rizz],
-        document=[
-            {
-                "not": {
-                    "anyOf": [
-                        {"properties": {"action": {"enum": ["rizz"]}}, "not": PARTNER_GIVEN},
-                        {
-                            "required": ["partner"],
-                            "properties": {
-                                "action": {"not": {"enum": ["rizz"]}},
-                                "partner": {"type": "string"},
-                            },
-                        },
-                    ]
-                }
-            }
-        ],
-    ),
-    command(
-        GAME,
-        "choose_ambush",
-        None,
-        player=player_id(),
-        piece=own_piece("The id of the player's piece that moves."),
-        target=picks(
-            text("The id of the enemy piece it ambushes.", required=True, max_length=80),
-            "/parties/*/pieces",
-        ),
-        form=text(
-            "Which of the two ambush forms of the main rules the player uses, in the table's "
-            "words: the rules here do not list the forms (G-CB-25), so the log keeps it as told.",
-            required=True,
-        ),
-    ),
-    command(
-        GAME,
-        "roll_night",
-        "The asked roll's dice: d4 (calendar), d20 (wind), 2d20 (basketball), d20 (hail save), "
-        "d4 (hail damage) or d20 (Annustaria Breaker check); faces in that order.",
-        player=player_id(
-            "The player whose roll it is: the god-token holder, or the player "
-            "who owes the hail save."
-        ),
-        roll=text(
-            "The night roll asked for (the pending night_roll decision's context.roll).",
-            required=True,
-            choices=tuple(night_rolls.KINDS),
-        ),
-    ),
-    command(GAME, "start_acting", None, player=player_id()),
-    command(GAME, "day_sleep", None, player=player_id()),
-    command(
-        GAME,
-        "assign_hail_damage",
-        "None (the d4 was rolled with the hail save).",
-        player=player_id(),
-        piece=own_piece("The counted piece that takes the damage."),
-    ),
-    command(
-        GAME,
-        "choose_supply_weapon",
-        None,
-        player=player_id(),
-        weapon=picks(
-            text(
-                "The id of the weapon the supply space refills (null declines, if allowed).",
-                max_length=80,
-            ),
-            "/parties/{player}/weapons",
-            label="kind",
-        ),
-    ),
-    command(
-        GAME,
-        "order_creatures",
-        None,
-        player=player_id("The god-token holder."),
-        order=items(
-            "The creature ids of one type, each once, in the order they act.",
-            required=True,
-            item=picks(
-                text("A creature id.", required=True, max_length=80),
-                "/creatures",
-                value="id",
-                label="type",
-            ),
-        ),
-    ),
-    command(
-        GAME,
-        "raise_annustar",
-        None,
-        amount=integer(
-            "The change in Annustar damage.", required=True, minimum=-1000, maximum=1000
-        ),
-        cause=text("The main-rules effect that changes it.", required=True),
-    ),
-    command(
-        GAME,
-        "fate_reroll",
-        "The rerolled roll's dice again: d20 hail, d20 rizz or d6 ambush (a movement roll is "
-        "not rerolled here; calendar, wind, basketball and Annustaria never are by default).",
-        player=player_id(),
-        roll=text("The kind of roll rerolled.", required=True, choices=steps.ROLL_KINDS),
-    ),
-    command(
-        GAME,
-        "declare_action",
-        None,
-        player=player_id(),
-        action=text(
-            "Cast a spell that requires sight, or fortify.",
-            required=True,
-            choices=modifiers.SIGHT_ACTIONS,
-        ),
-    ),
-    command(
-        GAME,
-        "roll_movement",
-        "d6.",
-        player=player_id(),
-        piece=own_piece(),
-    ),
-]
