@@ -24,7 +24,7 @@ from domain.model.dice.draw import DiceSource
 from domain.model.dice_stream import DiceStreamMixin, counters, stamp
 from domain.model.es_aggregates import create_aggregate, drop_pending_events
 from domain.model.events import campaign_payloads as payloads
-from domain.model.events.payload import EventType, Payload, declaration, details_upcaster
+from domain.model.events.payload import EventType, declaration, details_upcaster, register_payload
 from domain.model.house_rules import book
 from domain.model.rollbacks import RollbackMixin
 from domain.model.rules_engine import GameRules
@@ -52,8 +52,7 @@ class Campaign(Aggregate, DiceStreamMixin, RollbackMixin):
 
         ``command_id`` is the first version the command that recorded the event appended, and
         ``command_versions`` its first and last versions: the events of one command share them.
-        Events stored before commands were recorded have neither (see ``command_versions_of``).
-        """
+        Events stored before commands were recorded have neither (see ``command_versions_of``)."""
 
         TOPIC: ClassVar[str]
         """The stable topic it is stored under (``questlog.X``, ``qc.X``, ``cb.X``)."""
@@ -448,9 +447,8 @@ class Campaign(Aggregate, DiceStreamMixin, RollbackMixin):
 class GameEvent(Campaign.Event):
     """Base of every game event: the command, what happened, its rolls and the state patch.
 
-    ``figures`` holds the game's tracked figures the event changed (``rules_engine.Figures``);
-    events stored before events recorded them have none (a reader then follows ``effects``).
-    """
+    ``figures`` holds the tracked figures the event changed (``rules_engine.Figures``); events
+    stored before events recorded them have none (a reader then follows ``effects``)."""
 
     command: dict[str, Any]
     details: dict[str, Any]
@@ -467,6 +465,7 @@ class GameEvent(Campaign.Event):
 
 
 GAME_EVENT_CLASSES: dict[str, type[GameEvent]] = {}
+GAME_PREFIXES = {"quest-calendar": "qc", "calendar-board": "cb"}
 
 
 def game_event_class(
@@ -477,8 +476,7 @@ def game_event_class(
     Its ``class_version`` is the declared payload version, and ``upcast_vN_vM`` apply the
     declaration's upcasters to the ``details`` of an event stored at an older version.
     """
-    prefix = {"quest-calendar": "qc", "calendar-board": "cb"}[game]
-    topic = f"{prefix}.{event_type}"
+    topic = f"{GAME_PREFIXES[game]}.{event_type}"
     cls = GAME_EVENT_CLASSES.get(topic)
     if cls is None:
         attributes: dict[str, Any] = {
@@ -493,35 +491,10 @@ def game_event_class(
         cls = type(event_type, (GameEvent,), attributes)
         register_topic(topic, cls)
         GAME_EVENT_CLASSES[topic] = cls
-        if declared is not None and declared.cls is not None:
-            _register_payload(topic, declared.cls)
+        if declared is not None:
+            register_payload(topic, declared)
     return cls
 
 
-PAYLOAD_CLASSES: dict[str, type[Payload]] = {}
-"""Each stored topic's payload class: the campaign events' and, once the games load, theirs."""
-PAYLOAD_TOPICS: dict[type[Payload], str] = {}
-"""Each payload class's stored topic (``qc.CheckRolled``, ``questlog.RolledBack``)."""
-
-
-def _register_payload(topic: str, cls: type[Payload]) -> None:
-    known = PAYLOAD_TOPICS.setdefault(cls, topic)
-    if known != topic:
-        raise RuntimeError(f"{cls.__name__} is the payload of {known} and {topic}")
-    PAYLOAD_CLASSES[topic] = cls
-
-
-def topic_of(payload: type[Payload]) -> str:
-    """The stored topic of a payload class's events; a class no event type declares is a
-    programming error (``KeyError``)."""
-    return PAYLOAD_TOPICS[payload]
-
-
-def payload_class(topic: str) -> type[Payload] | None:
-    """The payload class of a stored topic, or None for a topic no payload declares."""
-    return PAYLOAD_CLASSES.get(topic)
-
-
 for _event_class in Campaign.EVENT_TYPES:
-    if _event_class.PAYLOAD.cls is not None:
-        _register_payload(get_topic(_event_class), _event_class.PAYLOAD.cls)
+    register_payload(get_topic(_event_class), _event_class.PAYLOAD)

@@ -1,15 +1,15 @@
 """The game-command engine: commands loaded through their schemas, a working state, and the events
 a command emits.
 
-A game module registers commands on a ``GameRules`` and declares their schemas
-(``GameRules.contract``). ``GameRules.run`` loads a command through its schema before anything else
-(``InvalidInput`` naming each wrong field; nothing runs), then calls the handler with the loaded
-``Values``. The handler checks only what depends on the state or the house rules, rolls through
-``Context.roll``, changes ``Context.state`` (a working copy) and calls ``Context.emit`` at each
-past-tense event boundary. The aggregate then records one event per
-``emit`` with the JSON Patch of what changed, so applying an event never decides anything,
-and the game's tracked figures that the event changed (``Figures``), so that a reader learns
-what changed from the facts of the event instead of following the patch.
+A game module registers each command on a ``GameRules`` with everything it is: its handler, its
+schema and its availability (``GameRules.command``). ``GameRules.run`` loads a command through
+its schema before anything else (``InvalidInput`` naming each wrong field; nothing runs), then
+calls the handler with the loaded ``Values``. The handler checks only what depends on the state
+or the house rules, rolls through ``Context.roll``, changes ``Context.state`` (a working copy) and
+calls ``Context.emit`` at each past-tense event boundary. The aggregate then records one event per
+``emit`` with the JSON Patch of what changed, so applying an event never decides anything, and
+the game's tracked figures that the event changed (``Figures``), so that a reader learns what
+changed from the facts of the event instead of following the patch.
 """
 
 from __future__ import annotations
@@ -302,10 +302,6 @@ class GameRules:
             return handler
 
         return register
-
-    def contract(self, *commands: Command) -> None:
-        """Declare the schemas of this game's commands (each checked before its handler runs)."""
-        self.schemas.update((c.name, c) for c in commands)
 
     def values(self, spec: CommandSpec, command: Mapping[str, Any]) -> dict[str, Any]:
         """A command's values once its schema loads them, or ``InvalidInput`` naming the field."""

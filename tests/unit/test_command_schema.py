@@ -10,7 +10,7 @@ import pytest
 
 import domain.model.calendar_board
 import domain.model.quest_calendar  # noqa: F401  (registers the games)
-from domain.model.command_schema import command, load
+from domain.model.command_schema import load, takes
 from domain.model.dice.draw import ScriptedDice
 from domain.model.errors import InvalidInput
 from domain.model.games import RULES
@@ -27,17 +27,17 @@ def spy_game() -> tuple[GameRules, list[Any]]:
     """A game of one command, ``hit``, whose handler records what it was called with."""
     calls: list[Any] = []
     game = GameRules("spy")
-    game.contract(
-        command(
-            "spy",
-            "hit",
+
+    @game.command(
+        "hit",
+        summary="Hit someone.",
+        example={"type": "hit", "target": "x"},
+        schema=takes(
             None,
             target=text("Who is hit.", required=True, max_length=10),
             amount=integer("How hard.", default=1, minimum=1, maximum=5),
-        )
+        ),
     )
-
-    @game.command("hit", summary="Hit someone.", example={"type": "hit", "target": "x"})
     def hit(ctx: Context, args: Any) -> None:
         calls.append(dict(args))
 

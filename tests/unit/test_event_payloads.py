@@ -220,7 +220,7 @@ def test_a_stored_shape_that_is_not_the_class_s_does_not_decode() -> None:
 
 def test_every_stored_topic_names_its_payload_class() -> None:
     """Each campaign event type and each game's event type maps to its payload class and back."""
-    from domain.model.campaign import payload_class, topic_of
+    from domain.model.events.payload import payload_class, topic_of
 
     for event_class in Campaign.EVENT_TYPES:
         declared = event_class.PAYLOAD.cls

@@ -282,6 +282,35 @@ def _declared(cls: type[Payload]) -> EventType:
     return known
 
 
+PAYLOAD_CLASSES: dict[str, type[Payload]] = {}
+"""Each stored topic's payload class: the campaign events' and, once the games load, theirs."""
+PAYLOAD_TOPICS: dict[type[Payload], str] = {}
+"""Each payload class's stored topic (``qc.CheckRolled``, ``questlog.RolledBack``)."""
+
+
+def register_payload(topic: str, declared: EventType) -> None:
+    """Record that events of ``topic`` store payloads of the declared class (done where topics
+    are made: ``domain.model.campaign``); a class is the payload of one topic only."""
+    cls = declared.cls
+    if cls is None:
+        return
+    known = PAYLOAD_TOPICS.setdefault(cls, topic)
+    if known != topic:
+        raise RuntimeError(f"{cls.__name__} is the payload of {known} and {topic}")
+    PAYLOAD_CLASSES[topic] = cls
+
+
+def topic_of(payload: type[Payload]) -> str:
+    """The stored topic of a payload class's events; a class no event type declares is a
+    programming error (``KeyError``)."""
+    return PAYLOAD_TOPICS[payload]
+
+
+def payload_class(topic: str) -> type[Payload] | None:
+    """The payload class of a stored topic, or None for a topic no payload declares."""
+    return PAYLOAD_CLASSES.get(topic)
+
+
 def details_upcaster(upcaster: Upcaster) -> staticmethod[[dict[str, Any]], None]:
     """An eventsourcing upcaster of a game event's stored fields from one of its ``details``."""
 
