@@ -1,7 +1,7 @@
 """Quest Calendar events in words: the hero, checks, combat and death
 (``domain.model.events.summaries``).
 
-Each summary reads only the event's stored details, rolls and figures; the unit tests
+Each summary reads the event's payload, decoded, and its rolls and figures; the unit tests
 (tests/unit/test_summaries.py) name the rules whose outcome a line tells. Pages, shops and
 credits are in ``economy_summaries``, dogfights and the ship in ``ship_summaries``.
 """
