@@ -7,6 +7,7 @@ The examples name the rules whose outcome the line tells.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -555,3 +556,15 @@ def test_cb15_a_supply_weapon_decision_says_the_god_piece_reached_the_supply_spa
     assert event_summaries.summarise(example("cb.DecisionRequested", details)).endswith(
         "(Crossbow, Laser Rifle, or none)"
     )
+
+
+def test_the_summary_docs_events_md_shows_is_the_code() -> None:
+    """docs/events.md quotes the summary of ``HeroSelected``: each line it shows is there."""
+    root = Path(__file__).resolve().parents[2]
+    doc = (root / "docs/events.md").read_text(encoding="utf-8")
+    marker = "<!-- example: checked-by tests/unit/test_summaries.py -->\n```python\n"
+    block = doc.split(marker, 1)[1].split("```", 1)[0]
+    source = (root / "domain/model/quest_calendar/summaries.py").read_text(encoding="utf-8")
+    shown = [line for line in block.splitlines() if line.strip()]
+    assert "@summary(pages.HeroSelected)" in shown
+    assert all(line in source.splitlines() for line in shown), shown
