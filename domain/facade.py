@@ -46,8 +46,8 @@ from domain.model.errors import (
     StoreUnavailable,
     TokenRefused,
 )
+from domain.model.event_summaries import roll_summary, summarise, summarise_decoded
 from domain.model.events.payload import EventType
-from domain.model.events.summaries import roll_summary, summarise, summarise_decoded
 from domain.model.games import RULES, command_schemas, rules_for
 from domain.model.house_rules import CALENDAR_BOARD, GAMES, QUEST_CALENDAR, book
 from domain.model.patch import resolve as resolve_pointer

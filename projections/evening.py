@@ -37,7 +37,7 @@ from domain.facade import (
     roll_verdict,
     summarise,
 )
-from projections.event_log import PAGE, CampaignTrack, EventRows, public_payload
+from projections.event_log import PAGE, CampaignTrack, EventRows
 from projections.events import Recorded, without_token_id
 
 _WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -401,7 +401,7 @@ class Reader:
     def line(self, record: dict[str, Any], when: str) -> EventLine:
         """One event in words, with its rolls."""
         rolls = [r for r in record["data"].get("rolls") or [] if isinstance(r, Mapping)]
-        summary = summarise({"type": record["type"], "data": public_payload(record["data"])})
+        summary = summarise(record)  # its words name no seed, and an actor without a token id
         return EventLine(
             version=record["version"],
             summary=summary,

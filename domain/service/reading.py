@@ -10,7 +10,8 @@ from eventsourcing.application import AggregateNotFoundError
 from domain.model.campaign import Campaign
 from domain.model.errors import InvalidInput, NotFound, NotHeld
 from domain.model.event_records import event_record, project_campaign
-from domain.model.events.summaries import decoded, roll_summary
+from domain.model.event_summaries import roll_summary
+from domain.model.events.summaries import decoded
 from domain.model.signed_note import VerifierKey
 from domain.model.text import ascii_number
 from domain.service.audit.checkpoints import CheckpointVerdict, check_checkpoint

@@ -7,12 +7,14 @@ The examples name the rules whose outcome the line tells.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import domain.model.calendar_board
 import domain.model.quest_calendar  # noqa: F401  (registers the games and their summaries)
+from domain.model import event_summaries
 from domain.model.campaign import Campaign
 from domain.model.events import summaries
 from domain.model.events.payload import EventType
@@ -57,6 +59,35 @@ def event(topic: str, details: Json | None = None, **data: Any) -> Json:
     return {"type": topic, "data": data}
 
 
+EMPTY = {
+    "integer": 0,
+    "number": 0,
+    "string": "",
+    "boolean": False,
+    "array": [],
+    "object": {},
+    "null": None,
+    "any": None,
+}
+"""A value of each JSON type that tells nothing: the required facts an example leaves out."""
+
+
+def complete(topic: str, given: Json) -> Json:
+    """A payload as its declaration requires: the facts given, and each required fact not given
+    empty (null where it may be), so that it decodes."""
+    declaration = dict(DECLARED)[topic]
+    left_out = [f for f in declaration.fields if not f.optional and f.name not in given]
+    types = {f.name: f.type.split("|") for f in left_out}
+    return {**{n: None if "null" in t else EMPTY[t[0]] for n, t in types.items()}, **given}
+
+
+def example(topic: str, details: Json | None = None, **data: Any) -> Json:
+    """An example event as the API shows it: its payload the facts given, completed."""
+    if topic.startswith(("qc.", "cb.")):
+        return event(topic, complete(topic, details or {}), **data)
+    return event(topic, **complete(topic, data))
+
+
 def built(topic: str, declaration: EventType) -> Json:
     payload = sample_payload(declaration)
     if topic == "questlog.DiceRolled":
@@ -76,14 +107,14 @@ def test_every_event_type_is_declared_once_and_both_games_are_covered() -> None:
 def test_every_declared_event_type_has_a_summary_of_its_own(
     topic: str, declaration: EventType
 ) -> None:
-    assert summaries.has_summary(topic)
-    line = summaries.summarise(built(topic, declaration))
+    assert summaries.has_summary(declaration.cls)
+    line = event_summaries.summarise(built(topic, declaration))
     assert line != summaries.fallback(topic), f"{topic} fell back on {sample_payload(declaration)}"
     assert line.strip() == line and "\n" not in line
 
 
 def test_no_summary_is_registered_for_an_undeclared_type() -> None:
-    assert summaries.topics() == set(TOPICS)
+    assert summaries.summarised() == {declaration.cls for _, declaration in DECLARED}
 
 
 @pytest.mark.parametrize(("topic", "declaration"), DECLARED, ids=TOPICS)
@@ -103,16 +134,16 @@ def test_a_summary_never_raises_on_an_odd_or_old_payload(
         event(topic, sample_payload(declaration), figures="odd", rolls="odd", command=[1]),
     ]
     for payload in odd:
-        line = summaries.summarise(payload)
+        line = event_summaries.summarise(payload)
         assert isinstance(line, str) and line and "\n" not in line and "\x00" not in line
 
 
 def test_the_fallback_names_the_type_in_words() -> None:
     assert summaries.fallback("qc.AttackRolled") == "Attack rolled (qc.AttackRolled)"
-    assert summaries.summarise({"type": "qc.NoSuchThing", "data": {}}) == (
+    assert event_summaries.summarise({"type": "qc.NoSuchThing", "data": {}}) == (
         "No such thing (qc.NoSuchThing)"
     )
-    assert summaries.summarise({"data": {}}) == "Event (event)"
+    assert event_summaries.summarise({"data": {}}) == "Event (event)"
 
 
 # -- examples: the rules whose outcome a line tells ---------------------------------------------
@@ -122,7 +153,7 @@ def test_qc10_a_trait_check_reads_die_plus_trait_against_the_target() -> None:
     details = {"purpose": "INT check", "target": 12, "success": True, "check": 0, "trait": "INT"}
     details |= {"d20": 13, "faces": [13], "trait_mod": 2, "booster": 0, "bonus": 0, "total": 15}
     details["malfunction"] = False
-    line = summaries.summarise(event("qc.CheckRolled", details))
+    line = event_summaries.summarise(example("qc.CheckRolled", details))
     assert line == "INT check: 13 + 2 = 15 against 12: success"
 
 
@@ -130,7 +161,7 @@ def test_qc32_a_check_under_malfunction_names_the_two_d20s() -> None:
     details = {"purpose": "pick the lock", "target": 15, "success": False, "trait": "DEX"}
     details |= {"d20": 4, "faces": [4, 17], "trait_mod": 1, "booster": 0, "bonus": 0, "total": 5}
     details |= {"malfunction": True, "check": 0}
-    line = summaries.summarise(event("qc.CheckRolled", details))
+    line = event_summaries.summarise(example("qc.CheckRolled", details))
     assert line == (
         "DEX check (pick the lock): 4 + 1 = 5 against 15: failed (Malfunction: lower of 4, 17)"
     )
@@ -143,11 +174,11 @@ def test_qc21_a_lost_round_names_the_enemy_its_hit_and_the_hero_s_hp_before_and_
     round_details |= {"incoming": 6, "defense_tier": "full", "weakened": False, "damage_taken": 6}
     damaged = {"amount": 6, "cause": "combat", "hp_before": 14, "hp_after": 8}
 
-    assert summaries.summarise(event("qc.CombatRoundResolved", round_details)) == (
+    assert event_summaries.summarise(example("qc.CombatRoundResolved", round_details)) == (
         "Round 1 against Void hound: missed (7 damage needed), round lost (Void hound unharmed); "
         "Void hound hits for 6 (full damage)"
     )
-    assert summaries.summarise(event("qc.HeroDamaged", damaged)) == (
+    assert event_summaries.summarise(example("qc.HeroDamaged", damaged)) == (
         "The hero takes 6 damage (combat) (HP 14 → 8)"
     )
 
@@ -156,7 +187,7 @@ def test_qc20_an_attack_reads_d20_plus_atk_against_the_hit_target() -> None:
     details = {"round": 2, "attempt": "first", "restrained": False, "frightened": True}
     details |= {"d20_faces": [12], "d20": 12, "atk": 3, "bonus": 0, "total": 15}
     details |= {"hit": True, "hit_target": 13}
-    assert summaries.summarise(event("qc.AttackRolled", details)) == (
+    assert event_summaries.summarise(example("qc.AttackRolled", details)) == (
         "Round 2 first attack (frightened): 12 + 3 = 15 against 13: hit"
     )
 
@@ -164,7 +195,7 @@ def test_qc20_an_attack_reads_d20_plus_atk_against_the_hit_target() -> None:
 def test_qc70_the_dogfight_aim_reads_d100_plus_aim_against_the_target() -> None:
     details = {"round": 1, "d100_faces": {"tens": 40, "units": 0}, "value": 40, "aim": 10}
     details |= {"total": 50, "target": 60, "hit": False}
-    assert summaries.summarise(event("qc.AimRolled", details)) == (
+    assert event_summaries.summarise(example("qc.AimRolled", details)) == (
         "Round 1 Aim: 40 + 10 = 50 against 60: missed"
     )
 
@@ -173,21 +204,21 @@ def test_qc57_a_purchase_names_the_item_from_the_command_and_the_credits_before_
     details = {"shop_id": "dock-market", "item_id": "med-kit", "price": 4, "to_rations": False}
     details["credits_after"] = 5
     command = {"type": "buy_item", "item": {"id": "med-kit", "name": "Med Kit"}}
-    line = summaries.summarise(event("qc.ItemBought", details, command=command))
+    line = event_summaries.summarise(example("qc.ItemBought", details, command=command))
     assert line == "Bought Med Kit at Dock Market for 4 (credits 9 → 5)"
 
 
 def test_qc67_qc68_the_lottery_says_what_the_d6_paid_and_what_the_purse_allowed() -> None:
     details = {"page_date": "2027-01-10", "d6": 1, "delta": -2, "applied": -1}
     details["credits_after"] = 0
-    assert summaries.summarise(event("qc.LotteryPlayed", details)) == (
+    assert event_summaries.summarise(example("qc.LotteryPlayed", details)) == (
         "Sunday lottery: d6 1: -2 credits (-1 applied), now 0"
     )
 
 
 def test_a_qc_shop_left_of_payload_version_1_without_its_shop_still_reads() -> None:
     # Version 1 of qc.ShopLeft had no shop_id when a page ended with a shop open.
-    assert summaries.summarise(event("qc.ShopLeft", {"reason": "page_ended"})) == (
+    assert event_summaries.summarise(example("qc.ShopLeft", {"reason": "page_ended"})) == (
         "Left the shop (page ended)"
     )
 
@@ -195,7 +226,7 @@ def test_a_qc_shop_left_of_payload_version_1_without_its_shop_still_reads() -> N
 def test_cb28_a_hail_save_names_the_seat_the_die_and_the_goal() -> None:
     details = {"player": "A", "goal": 2, "die_value": 1, "luck_mod": 0, "total": 1}
     details |= {"success": False, "automatic": False}
-    assert summaries.summarise(event("cb.HailSaveRolled", details)) == (
+    assert event_summaries.summarise(example("cb.HailSaveRolled", details)) == (
         "A's hail save: 1 against 2: failed"
     )
 
@@ -203,7 +234,7 @@ def test_cb28_a_hail_save_names_the_seat_the_die_and_the_goal() -> None:
 def test_g_cb_12_a_hail_save_s_fate_reroll_says_it_is_one_without_the_roll_id() -> None:
     details = {"player": "B", "goal": 2, "die_value": 15, "luck_mod": 1, "total": 16}
     details |= {"success": True, "automatic": False, "fate_reroll_of": "200-1"}
-    assert summaries.summarise(event("cb.HailSaveRolled", details)) == (
+    assert event_summaries.summarise(example("cb.HailSaveRolled", details)) == (
         "B's hail save (a fate reroll): 15 + 1 = 16 against 2: success"
     )
 
@@ -218,20 +249,20 @@ def test_g_cb_12_a_hail_save_s_fate_reroll_says_it_is_one_without_the_roll_id() 
 )
 def test_g_cb01_g_cb12_a_spent_fate_reroll_says_how_many_are_left(left: Any, line: str) -> None:
     details = {"player": "A", "roll": "hail", "roll_id": "12-1", "at": "night", "left": left}
-    assert summaries.summarise(event("cb.FateRerollUsed", details)) == line
+    assert event_summaries.summarise(example("cb.FateRerollUsed", details)) == line
 
 
 def test_g_cb01_a_fate_reroll_used_of_payload_version_1_reads_as_before() -> None:
     # Version 1 of cb.FateRerollUsed did not count fate rerolls (no ``left``).
     details = {"player": "B", "roll": "ambush"}
-    assert summaries.summarise(event("cb.FateRerollUsed", details)) == (
+    assert event_summaries.summarise(example("cb.FateRerollUsed", details)) == (
         "B spends a fate reroll on the ambush roll"
     )
 
 
 def test_g_cb01_fate_rerolls_coming_back_name_each_seat_and_its_number() -> None:
     details = {"night_number": 3, "players": {"A": 2, "C": 1}}
-    assert summaries.summarise(event("cb.FateRerollsRestored", details)) == (
+    assert event_summaries.summarise(example("cb.FateRerollsRestored", details)) == (
         "Night 3: fate rerolls come back (A 2, C 1)"
     )
 
@@ -239,7 +270,7 @@ def test_g_cb01_fate_rerolls_coming_back_name_each_seat_and_its_number() -> None
 def test_cb33_a_night_action_decision_names_who_decides_and_the_options() -> None:
     details = {"decision": "night_action", "who": "B", "rule": "CB-33"}
     details |= {"options": ["ambush", "rizz", "sleep"], "context": {}}
-    assert summaries.summarise(event("cb.DecisionRequested", details)) == (
+    assert event_summaries.summarise(example("cb.DecisionRequested", details)) == (
         "Decision for B: night action; options: ambush, rizz, sleep"
     )
 
@@ -247,7 +278,7 @@ def test_cb33_a_night_action_decision_names_who_decides_and_the_options() -> Non
 def test_cb09_a_night_roll_decision_says_whose_roll_and_which_in_words() -> None:
     details = {"decision": "night_roll", "who": "B", "rule": "CB-09", "options": ["calendar"]}
     details["context"] = {"roll": "calendar", "notation": "1d4", "player": "B"}
-    assert summaries.summarise(event("cb.DecisionRequested", details)) == (
+    assert event_summaries.summarise(example("cb.DecisionRequested", details)) == (
         "B to roll the calendar d4 that moves the god piece"
     )
 
@@ -256,7 +287,7 @@ def test_cb38_a_rizz_reads_die_plus_int_against_the_defender_and_names_the_partn
     details = {"player": "B", "party": "B", "exhaustion_before": 0, "defender_value": 10}
     details |= {"die_value": 8, "int_mod": 3, "total": 11, "success": True}
     details["chosen_partner_type"] = "catgirlGirlfriend"
-    assert summaries.summarise(event("cb.RizzAttempted", details)) == (
+    assert event_summaries.summarise(example("cb.RizzAttempted", details)) == (
         "B's rizz: 8 + 3 = 11 against 10: success, wins a catgirl girlfriend"
     )
 
@@ -268,19 +299,19 @@ def test_the_campaign_events_read_in_words() -> None:
     house_rule = {"key": "qc.combat.mode", "old_value": "standard", "new_value": "easy"}
     house_rule["gap"] = "G-QC-08"
 
-    assert summaries.summarise(event("questlog.RolledBack", **rolled_back)) == (
+    assert event_summaries.summarise(example("questlog.RolledBack", **rolled_back)) == (
         "Rolled back to version 19 by the owner: “misread the page”; undid 2 events and "
         "1 roll, flagged"
     )
-    assert summaries.summarise(event("questlog.HouseRuleConfigured", **house_rule)) == (
+    assert event_summaries.summarise(example("questlog.HouseRuleConfigured", **house_rule)) == (
         "House rule combat mode: standard → easy"
     )
 
 
 def test_recorded_text_is_kept_to_one_short_line() -> None:
     reason = "line one\nline two\x00" + "x" * 500
-    line = summaries.summarise(
-        event(
+    line = event_summaries.summarise(
+        example(
             "questlog.RollbackProposed",
             proposal_id="p",
             to_version=2,
@@ -296,15 +327,15 @@ def test_recorded_text_is_kept_to_one_short_line() -> None:
 def test_an_actor_reads_as_its_token_name_or_the_owner_never_as_a_token_id() -> None:
     rolled_back = {"to_version": 3, "reason": "a slip", "actor": "admin#67b4fd5bcbea"}
     rolled_back |= {"undone_versions": [4], "undone_rolls": [], "flagged": False}
-    line = summaries.summarise(event("questlog.RolledBack", **rolled_back))
+    line = event_summaries.summarise(example("questlog.RolledBack", **rolled_back))
     assert line == "Rolled back to version 3 by admin: “a slip”; undid 1 event and 0 rolls"
     proposed = {"proposal_id": "p", "to_version": 2, "reason": "r", "players": ["A", "B"]}
-    assert summaries.summarise(
-        event("questlog.RollbackProposed", proposer="owner", **proposed)
+    assert event_summaries.summarise(
+        example("questlog.RollbackProposed", proposer="owner", **proposed)
     ).startswith("The owner proposed rolling back to version 2")
-    assert summaries.summarise(event("questlog.RollbackApproved", proposal_id="p", player="B")) == (
-        "B agreed to the rollback proposal"
-    )
+    assert event_summaries.summarise(
+        example("questlog.RollbackApproved", proposal_id="p", player="B")
+    ) == ("B agreed to the rollback proposal")
 
 
 @pytest.mark.parametrize(
@@ -314,13 +345,15 @@ def test_qc22_a_combat_ended_counts_enemies_in_the_singular_or_the_plural(
     number: int, line: str
 ) -> None:
     details = {"ended_by": "all_rounds_played", "rounds_won": 1, "rounds_played": 1}
-    said = summaries.summarise(event("qc.CombatEnded", {**details, "enemies_remaining": number}))
+    said = event_summaries.summarise(
+        example("qc.CombatEnded", {**details, "enemies_remaining": number})
+    )
     assert said == f"Combat ended (all rounds played): 1 of 1 round won, {line}"
 
 
 def test_qc41_the_death_line_says_what_killed_the_hero_and_not_the_clones_hp() -> None:
     died = {"cause": "infection", "encounters_ended": [], "hp_after": 8, "hp_max": 16}
-    line = summaries.summarise(event("qc.Died", {**died, "page_date": "2027-01-04"}))
+    line = event_summaries.summarise(example("qc.Died", {**died, "page_date": "2027-01-04"}))
     assert line == "The hero died, killed by infection, on 2027-01-04: HP 0, cloning follows"
     assert "8" not in line
 
@@ -345,34 +378,38 @@ def test_qc41_the_death_line_says_what_killed_the_hero_and_not_the_clones_hp() -
 def test_qc43_a_clone_roll_says_its_face_and_its_price_or_why_it_is_rolled_again(
     roll: Json, line: str
 ) -> None:
-    assert summaries.summarise(event("qc.CloneRollMade", roll)) == line
+    assert event_summaries.summarise(example("qc.CloneRollMade", roll)) == line
 
 
 def test_qc49_cloning_says_the_clone_roll_and_the_new_hp() -> None:
     cloned = {"cause": "combat", "conditions_cleared": [], "hp_after": 9, "hp_max": 18}
-    line = summaries.summarise(event("qc.Cloned", {**cloned, "outcome": 2, "replaced": False}))
+    line = event_summaries.summarise(
+        example("qc.Cloned", {**cloned, "outcome": 2, "replaced": False})
+    )
     assert line == "Cloned back to life (clone roll 2, after combat): HP 9 of 18"
 
 
 def test_qc14_a_reroll_says_which_roll_was_rolled_again_and_how_it_came_out() -> None:
     used = {"ability_id": "foresight", "context": "combat", "effect": "reroll"}
     used |= {"usage": "per_rest", "uses_left": 1, "roll": "attack", "before": 2, "after": 1}
-    line = summaries.summarise(event("qc.AbilityUsed", {**used, "hit": True}))
+    line = event_summaries.summarise(example("qc.AbilityUsed", {**used, "hit": True}))
     assert line == "Foresight: the attack roll 2 → 1, a hit (1 use left)"
-    named = event("qc.AbilityUsed", {**used, "hit": False, "uses_left": 0})
+    named = example("qc.AbilityUsed", {**used, "hit": False, "uses_left": 0})
     named["data"]["command"] = {"abilities": [{"id": "foresight", "name": "Foresight"}]}
-    assert summaries.summarise(named) == "Foresight: the attack roll 2 → 1, a miss (0 uses left)"
+    assert (
+        event_summaries.summarise(named) == "Foresight: the attack roll 2 → 1, a miss (0 uses left)"
+    )
 
 
 def test_qc02_the_prologue_is_complete_is_said_on_the_page_that_completes_it_only() -> None:
     ended = {"page_date": "2027-01-04", "boosters_expired": [], "prologue_complete": True}
-    completing = event("qc.PageEnded", ended)
+    completing = example("qc.PageEnded", ended)
     completing["data"]["effects"] = [
         {"op": "replace", "path": "/calendar/prologue_complete", "value": True}
     ]
-    assert summaries.summarise(completing).endswith("; the prologue is complete")
-    later = event("qc.PageEnded", {**ended, "page_date": "2027-01-05"})
-    assert "prologue" not in summaries.summarise(later)
+    assert event_summaries.summarise(completing).endswith("; the prologue is complete")
+    later = example("qc.PageEnded", {**ended, "page_date": "2027-01-05"})
+    assert "prologue" not in event_summaries.summarise(later)
 
 
 # -- rolls --------------------------------------------------------------------------------------
@@ -391,27 +428,27 @@ def roll(purpose: str, faces: list[tuple[int, bool]], modifier: int, total: int)
 
 
 def test_a_plain_roll_reads_its_dice_modifier_and_total() -> None:
-    assert summaries.roll_summary(roll("open the door", [(13, True)], 2, 15)) == (
+    assert event_summaries.roll_summary(roll("open the door", [(13, True)], 2, 15)) == (
         "open the door: 13 + 2 = 15 (1d20+2)"
     )
-    assert summaries.roll_summary(roll("advantage", [(15, True), (4, False)], 2, 17)) == (
+    assert event_summaries.roll_summary(roll("advantage", [(15, True), (4, False)], 2, 17)) == (
         "advantage: 15 + 2 = 17 (dropped 4) (2d20kh1+2)"
     )
-    assert summaries.roll_summary(roll("plain", [(6, True)], 0, 6)) == "plain: 6 (1d20)"
+    assert event_summaries.roll_summary(roll("plain", [(6, True)], 0, 6)) == "plain: 6 (1d20)"
 
 
 def test_qc10_a_game_roll_adds_the_outcome_of_the_event_that_made_it() -> None:
     details = {"purpose": "INT check", "target": 12, "success": True, "check": 0, "trait": "INT"}
     details |= {"d20": 13, "faces": [13], "trait_mod": 2, "booster": 0, "bonus": 0, "total": 15}
     details["malfunction"] = False
-    made_by = event("qc.CheckRolled", details)
-    line = summaries.roll_summary(roll("INT check", [(13, True)], 0, 13), made_by)
+    made_by = example("qc.CheckRolled", details)
+    line = event_summaries.roll_summary(roll("INT check", [(13, True)], 0, 13), made_by)
     assert line == "INT check: 13 (1d20) — INT check: 13 + 2 = 15 against 12: success"
 
 
 def test_a_roll_of_an_odd_shape_still_gets_a_line() -> None:
-    assert summaries.roll_summary({}) == "roll: 0 (None)"
-    assert summaries.roll_summary({"dice": "odd"}).startswith("roll")
+    assert event_summaries.roll_summary({}) == "roll: 0 (None)"
+    assert event_summaries.roll_summary({"dice": "odd"}).startswith("roll")
 
 
 # -- names, not ids: what a new player read in the toasts, the timeline and the export ------------
@@ -432,7 +469,7 @@ def test_qc14_a_combat_round_decision_names_its_abilities_without_the_rule_id() 
         {"id": "lucky-break", "kind": "reroll", "usage": "per_rest", "uses_left": 1},
     ]
     details = {"decision": "combat_round_abilities", "rule": "QC-28", "options": options}
-    assert summaries.summarise(event("qc.DecisionRequested", details)) == (
+    assert event_summaries.summarise(example("qc.DecisionRequested", details)) == (
         "Decision for the hero: combat round abilities; options: Power Strike, Lucky Break"
     )
 
@@ -440,31 +477,34 @@ def test_qc14_a_combat_round_decision_names_its_abilities_without_the_rule_id() 
 def test_qc14_an_ability_used_or_restored_reads_by_name() -> None:
     reroll = {"ability_id": "lucky-break", "context": "combat", "effect": "reroll"}
     reroll |= {"roll": "attack", "before": 8, "after": 15}
-    assert summaries.summarise(event("qc.AbilityUsed", reroll)) == (
+    assert event_summaries.summarise(example("qc.AbilityUsed", reroll)) == (
         "Lucky Break: the attack roll 8 → 15"
     )
     heal = {"ability_id": "second-wind", "context": "outside", "effect": "heal"}
-    assert summaries.summarise(event("qc.AbilityUsed", heal)) == "Second Wind used (outside): heal"
+    assert (
+        event_summaries.summarise(example("qc.AbilityUsed", heal))
+        == "Second Wind used (outside): heal"
+    )
     reset = {"abilities": ["second-wind"], "cause": "rest"}
-    assert summaries.summarise(event("qc.AbilityUsesReset", reset)) == (
+    assert event_summaries.summarise(example("qc.AbilityUsesReset", reset)) == (
         "Uses restored (rest): Second Wind"
     )
 
 
 def test_qc57_a_credits_change_names_the_item_by_its_name_or_its_words() -> None:
     details = {"from": 5, "to": 2, "delta": -3, "cause": "purchase", "item_id": "med-kit"}
-    assert summaries.summarise(event("qc.CreditsChanged", details)) == (
+    assert event_summaries.summarise(example("qc.CreditsChanged", details)) == (
         "Credits 5 → 2 (-3, purchase, Med Kit)"
     )
-    named = event("qc.CreditsChanged", details)
+    named = example("qc.CreditsChanged", details)
     named["data"]["command"] = {"item": {"id": "med-kit", "name": "Field Medkit"}}
-    assert summaries.summarise(named) == "Credits 5 → 2 (-3, purchase, Field Medkit)"
+    assert event_summaries.summarise(named) == "Credits 5 → 2 (-3, purchase, Field Medkit)"
 
 
 def test_a_cb_decision_keeps_its_rule_id_out_of_the_sentence() -> None:
     details = {"decision": "night_action", "who": "A", "rule": "G-CB-12"}
     details |= {"options": ["ambush", "sleep"], "context": {}}
-    line = summaries.summarise(event("cb.DecisionRequested", details))
+    line = event_summaries.summarise(example("cb.DecisionRequested", details))
     assert line == "Decision for A: night action; options: ambush, sleep"
     assert "CB-" not in line
 
@@ -472,7 +512,7 @@ def test_a_cb_decision_keeps_its_rule_id_out_of_the_sentence() -> None:
 def test_cb28_a_hail_damage_decision_lists_the_piece_ids_as_they_are() -> None:
     details = {"decision": "hail_damage", "who": "A", "rule": "CB-28"}
     details |= {"options": ["a1", "a2"], "context": {}}
-    assert summaries.summarise(event("cb.DecisionRequested", details)) == (
+    assert event_summaries.summarise(example("cb.DecisionRequested", details)) == (
         "Decision for A: hail damage; options: a1, a2"
     )
 
@@ -482,7 +522,9 @@ def test_cb_a_piece_move_counts_its_spaces_in_the_singular_or_plural(
     spaces: int, moved: str
 ) -> None:
     details = {"player": "C", "piece_id": "c1", "spaces": spaces, "from_space": 4, "to_space": 5}
-    assert summaries.summarise(event("cb.PieceMoved", details)).startswith(f"C's c1 moves {moved},")
+    assert event_summaries.summarise(example("cb.PieceMoved", details)).startswith(
+        f"C's c1 moves {moved},"
+    )
 
 
 @pytest.mark.parametrize(
@@ -491,7 +533,7 @@ def test_cb_a_piece_move_counts_its_spaces_in_the_singular_or_plural(
 )
 def test_a_house_rule_says_its_setting_in_words_without_the_gap_id(key: str, said: str) -> None:
     data = {"key": key, "old_value": "a", "new_value": "b", "gap": "G-QC-08"}
-    assert summaries.summarise(event("questlog.HouseRuleConfigured", **data)) == (
+    assert event_summaries.summarise(example("questlog.HouseRuleConfigured", **data)) == (
         f"House rule {said}: a → b"
     )
 
@@ -506,11 +548,23 @@ def test_a_roll_purpose_recorded_as_a_code_name_reads_in_words() -> None:
 def test_cb15_a_supply_weapon_decision_says_the_god_piece_reached_the_supply_space() -> None:
     details = {"decision": "supply_weapon", "who": "A", "rule": "CB-15"}
     details |= {"options": ["crossbow", "laser-rifle"], "context": {"space_index": 7}}
-    assert summaries.summarise(event("cb.DecisionRequested", details)) == (
+    assert event_summaries.summarise(example("cb.DecisionRequested", details)) == (
         "The god piece reached supply space 7: A chooses the weapon it refills "
         "(Crossbow, Laser Rifle)"
     )
     details["context"] = {"space_index": 7, "may_decline": True}
-    assert summaries.summarise(event("cb.DecisionRequested", details)).endswith(
+    assert event_summaries.summarise(example("cb.DecisionRequested", details)).endswith(
         "(Crossbow, Laser Rifle, or none)"
     )
+
+
+def test_the_summary_docs_events_md_shows_is_the_code() -> None:
+    """docs/events.md quotes the summary of ``HeroSelected``: each line it shows is there."""
+    root = Path(__file__).resolve().parents[2]
+    doc = (root / "docs/events.md").read_text(encoding="utf-8")
+    marker = "<!-- example: checked-by tests/unit/test_summaries.py -->\n```python\n"
+    block = doc.split(marker, 1)[1].split("```", 1)[0]
+    source = (root / "domain/model/quest_calendar/summaries.py").read_text(encoding="utf-8")
+    shown = [line for line in block.splitlines() if line.strip()]
+    assert "@summary(pages.HeroSelected)" in shown
+    assert all(line in source.splitlines() for line in shown), shown

@@ -1,6 +1,6 @@
 """Calendar Board events in words, naming the seat that acts (``domain.model.events.summaries``).
 
-Each line reads only the event's stored details; the unit tests (tests/unit/test_summaries.py)
+Each line reads the event's payload, decoded; the unit tests (tests/unit/test_summaries.py)
 name the rules whose outcome a line tells.
 """
 
@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from domain.model.calendar_board import action_events as actions
+from domain.model.calendar_board import board_events as board
 from domain.model.events.summaries import (
     Facts,
     added,
@@ -28,9 +30,9 @@ def _seat(value: Any) -> str:
     return text(value, 40)
 
 
-def _fate(f: Facts) -> str:
+def _fate(fate_reroll_of: Any) -> str:
     """A roll that replaced another by a fate reroll says so (not which roll: its id is no word)."""
-    return " (a fate reroll)" if f.d.get("fate_reroll_of") else ""
+    return " (a fate reroll)" if fate_reroll_of else ""
 
 
 def _chosen(by: Any) -> str:
@@ -44,159 +46,139 @@ def _wind(wind: Any) -> str:
     return f"{words(wind.get('speed'))}{direction}"
 
 
-@summary("cb.TurnStarted")
-def _turn_started(f: Facts) -> str:
-    return f"{_seat(f.d['player'])}'s turn begins (round {f.d['round']})"
+@summary(board.TurnStarted)
+def _turn_started(p: board.TurnStarted, f: Facts) -> str:
+    return f"{_seat(p.player)}'s turn begins (round {p.round})"
 
 
-@summary("cb.TurnActionsStarted")
-def _actions_started(f: Facts) -> str:
-    return f"{_seat(f.d['player'])} takes their actions (round {f.d['round']})"
+@summary(actions.TurnActionsStarted)
+def _actions_started(p: actions.TurnActionsStarted, f: Facts) -> str:
+    return f"{_seat(p.player)} takes their actions (round {p.round})"
 
 
-@summary("cb.TurnEnded")
-def _turn_ended(f: Facts) -> str:
-    return f"{_seat(f.d['player'])}'s turn ends (round {f.d['round']})"
+@summary(board.TurnEnded)
+def _turn_ended(p: board.TurnEnded, f: Facts) -> str:
+    return f"{_seat(p.player)}'s turn ends (round {p.round})"
 
 
-@summary("cb.TurnSkipped")
-def _turn_skipped(f: Facts) -> str:
-    d = f.d
-    return f"{_seat(d['player'])}'s turn is skipped ({words(d['reason'])}, round {d['round']})"
+@summary(actions.TurnSkipped)
+def _turn_skipped(p: actions.TurnSkipped, f: Facts) -> str:
+    return f"{_seat(p.player)}'s turn is skipped ({words(p.reason)}, round {p.round})"
 
 
-@summary("cb.ActionDeclared")
-def _declared(f: Facts) -> str:
-    d = f.d
-    return f"{_seat(d['player'])} declares {words(d['action'])} (weather: {words(d['weather'])})"
+@summary(actions.ActionDeclared)
+def _declared(p: actions.ActionDeclared, f: Facts) -> str:
+    return f"{_seat(p.player)} declares {words(p.action)} (weather: {words(p.weather)})"
 
 
-@summary("cb.MovementRolled")
-def _movement(f: Facts) -> str:
+@summary(actions.MovementRolled)
+def _movement(p: actions.MovementRolled, f: Facts) -> str:
     # A six earns a bonus roll unless the weather takes it away.
-    d = f.d
-    line = f"{_seat(d['player'])}'s {text(d['piece_id'], 20)} rolls {d['value']} to move"
-    if d.get("bonus_roll_earned"):
+    line = f"{_seat(p.player)}'s {text(p.piece_id, 20)} rolls {p.value} to move"
+    if p.bonus_roll_earned:
         line += ": a bonus roll"
-    elif d.get("bonus_roll_suppressed"):
-        line += f": no bonus roll in {words(d['weather'])}"
+    elif p.bonus_roll_suppressed:
+        line += f": no bonus roll in {words(p.weather)}"
     return line
 
 
-@summary("cb.PieceMoved")
-def _piece_moved(f: Facts) -> str:
-    d = f.d
+@summary(actions.PieceMoved)
+def _piece_moved(p: actions.PieceMoved, f: Facts) -> str:
     return (
-        f"{_seat(d['player'])}'s {text(d['piece_id'], 20)} moves "
-        f"{counted(d['spaces'], 'space')}, from space {d['from_space']} to {d['to_space']}"
+        f"{_seat(p.player)}'s {text(p.piece_id, 20)} moves "
+        f"{counted(p.spaces, 'space')}, from space {p.from_space} to {p.to_space}"
     )
 
 
-@summary("cb.CalendarRolled")
-def _calendar_rolled(f: Facts) -> str:
-    return f"{_seat(f.d['holder'])} rolls the calendar d4: {f.d['d4']}"
+@summary(board.CalendarRolled)
+def _calendar_rolled(p: board.CalendarRolled, f: Facts) -> str:
+    return f"{_seat(p.holder)} rolls the calendar d4: {p.d4}"
 
 
-@summary("cb.GodPieceMoved")
-def _god_moved(f: Facts) -> str:
-    d = f.d
-    lost = f", {counted(d['pips_lost'], 'pip')} lost at the end" if d.get("pips_lost") else ""
+@summary(board.GodPieceMoved)
+def _god_moved(p: board.GodPieceMoved, f: Facts) -> str:
+    lost = f", {counted(p.pips_lost, 'pip')} lost at the end" if p.pips_lost else ""
     return (
-        f"God piece moves {d['pips_used']} of {counted(d['pips_rolled'], 'pip')}: space "
-        f"{change(d['from_space'], d['to_space'])}{lost}"
+        f"God piece moves {p.pips_used} of {counted(p.pips_rolled, 'pip')}: space "
+        f"{change(p.from_space, p.to_space)}{lost}"
     )
 
 
-@summary("cb.GodPieceReset")
-def _god_reset(f: Facts) -> str:
-    d = f.d
-    return f"God piece back to space {d['to_space']} from {d['from_space']} ({words(d['timing'])})"
+@summary(board.GodPieceReset)
+def _god_reset(p: board.GodPieceReset, f: Facts) -> str:
+    return f"God piece back to space {p.to_space} from {p.from_space} ({words(p.timing)})"
 
 
-@summary("cb.CalendarLapCompleted")
-def _lap(f: Facts) -> str:
-    return f"Calendar lap {f.d['lap_number']} completed"
+@summary(board.CalendarLapCompleted)
+def _lap(p: board.CalendarLapCompleted, f: Facts) -> str:
+    return f"Calendar lap {p.lap_number} completed"
 
 
-@summary("cb.SupplySpaceTriggered")
-def _supply(f: Facts) -> str:
-    d = f.d
-    merged = f", merging {listed(d['merged_spaces'])}" if d.get("merged_spaces") else ""
-    return f"Supply space {d['space_index']} fires ({words(d['how'])}){merged}"
+@summary(board.SupplySpaceTriggered)
+def _supply(p: board.SupplySpaceTriggered, f: Facts) -> str:
+    merged = f", merging {listed(p.merged_spaces)}" if p.merged_spaces else ""
+    return f"Supply space {p.space_index} fires ({words(p.how)}){merged}"
 
 
-@summary("cb.AmmoRegenerated")
-def _ammo(f: Facts) -> str:
-    d = f.d
-    wasted = f", {d['wasted']} wasted" if d.get("wasted") else ""
+@summary(board.AmmoRegenerated)
+def _ammo(p: board.AmmoRegenerated, f: Facts) -> str:
+    wasted = f", {p.wasted} wasted" if p.wasted else ""
     return (
-        f"{_seat(d['player'])}'s {text(d['weapon_id'], 40)} regains {d['regen']} ammo "
-        f"({change(d['before'], d['after'])} of {d['max']}{wasted}; {_chosen(d['chosen_by'])})"
+        f"{_seat(p.player)}'s {text(p.weapon_id, 40)} regains {p.regen} ammo "
+        f"({change(p.before, p.after)} of {p.max}{wasted}; {_chosen(p.chosen_by)})"
     )
 
 
-@summary("cb.AmmoRegenerationSkipped")
-def _ammo_skipped(f: Facts) -> str:
-    d = f.d
+@summary(board.AmmoRegenerationSkipped)
+def _ammo_skipped(p: board.AmmoRegenerationSkipped, f: Facts) -> str:
+    return f"{_seat(p.player)} regains no ammo at space {p.space_index} ({words(p.reason)})"
+
+
+@summary(board.WeatherSet)
+def _weather_set(p: board.WeatherSet, f: Facts) -> str:
+    when = "from tomorrow" if p.pending else "now"
+    hail = "; a hail save is due" if p.hail_save else ""
     return (
-        f"{_seat(d['player'])} regains no ammo at space {d['space_index']} ({words(d['reason'])})"
+        f"Space {p.space_index} ({words(p.space_type)}) sets the weather to "
+        f"{words(p.weather)} {when}; tonight: {words(p.in_force_tonight)}{hail}"
     )
 
 
-@summary("cb.WeatherSet")
-def _weather_set(f: Facts) -> str:
-    d = f.d
-    when = "from tomorrow" if d.get("pending") else "now"
-    hail = "; a hail save is due" if d.get("hail_save") else ""
+@summary(board.WeatherActivated)
+def _weather_on(p: board.WeatherActivated, f: Facts) -> str:
+    at = f" at {_seat(p.at_turn_of)}'s turn" if p.at_turn_of else " at night"
+    return f"{words(p.weather).capitalize()} weather in force{at} (round {p.round})"
+
+
+@summary(board.WeatherEnded)
+def _weather_off(p: board.WeatherEnded, f: Facts) -> str:
+    return f"{words(p.weather).capitalize()} weather ends ({words(p.reason)})"
+
+
+@summary(board.ConditionApplied)
+def _condition_on(p: board.ConditionApplied, f: Facts) -> str:
     return (
-        f"Space {d['space_index']} ({words(d['space_type'])}) sets the weather to "
-        f"{words(d['weather'])} {when}; tonight: {words(d['in_force_tonight'])}{hail}"
+        f"{_seat(p.player)}'s {text(p.subject_id, 20)} is {words(p.condition)} "
+        f"({words(p.duration)}; from {words(p.source)})"
     )
 
 
-@summary("cb.WeatherActivated")
-def _weather_on(f: Facts) -> str:
-    d = f.d
-    at = f" at {_seat(d['at_turn_of'])}'s turn" if d.get("at_turn_of") else " at night"
-    return f"{words(d['weather']).capitalize()} weather in force{at} (round {d['round']})"
-
-
-@summary("cb.WeatherEnded")
-def _weather_off(f: Facts) -> str:
-    return f"{words(f.d['weather']).capitalize()} weather ends ({words(f.d['reason'])})"
-
-
-@summary("cb.ConditionApplied")
-def _condition_on(f: Facts) -> str:
-    d = f.d
+@summary(board.ConditionCleared)
+def _condition_off(p: board.ConditionCleared, f: Facts) -> str:
     return (
-        f"{_seat(d['player'])}'s {text(d['subject_id'], 20)} is {words(d['condition'])} "
-        f"({words(d['duration'])}; from {words(d['source'])})"
+        f"{_seat(p.player)}'s {text(p.subject_id, 20)} is no longer "
+        f"{words(p.condition)} ({words(p.cause)})"
     )
 
 
-@summary("cb.ConditionCleared")
-def _condition_off(f: Facts) -> str:
-    d = f.d
-    return (
-        f"{_seat(d['player'])}'s {text(d['subject_id'], 20)} is no longer "
-        f"{words(d['condition'])} ({words(d['cause'])})"
-    )
+@summary(actions.SleptDuringDay)
+def _slept(p: actions.SleptDuringDay, f: Facts) -> str:
+    return f"{_seat(p.party)} sleeps through round {p.round} (exhaustion was {p.exhaustion_before})"
 
 
-@summary("cb.SleptDuringDay")
-def _slept(f: Facts) -> str:
-    d = f.d
-    return (
-        f"{_seat(d['party'])} sleeps through round {d['round']} "
-        f"(exhaustion was {d['exhaustion_before']})"
-    )
-
-
-@summary("cb.ExhaustionChanged")
-def _exhaustion(f: Facts) -> str:
-    d = f.d
-    return f"{_seat(d['party'])}'s exhaustion {change(d['from'], d['to'])} ({words(d['cause'])})"
+@summary(actions.ExhaustionChanged)
+def _exhaustion(p: actions.ExhaustionChanged, f: Facts) -> str:
+    return f"{_seat(p.party)}'s exhaustion {change(p.from_, p.to)} ({words(p.cause)})"
 
 
 NIGHT_ROLL_WORDS = {
@@ -210,29 +192,27 @@ NIGHT_ROLL_WORDS = {
 """Each night roll a player is asked to make, in words."""
 
 
-@summary("cb.DecisionRequested")
-def _decision(f: Facts) -> str:
-    d = f.d
-    if d["decision"] == "night_roll" and isinstance(d.get("context"), Mapping):
-        kind = str(d["context"].get("roll"))
-        return f"{_seat(d['who'])} to roll {NIGHT_ROLL_WORDS.get(kind, words(kind))}"
-    if d["decision"] == "supply_weapon":
-        return _supply_weapon(f)
-    return f"Decision for {_seat(d['who'])}: {words(d['decision'])}; {_asks(d.get('options'))}"
+@summary(board.DecisionRequested)
+def _decision(p: board.DecisionRequested, f: Facts) -> str:
+    if p.decision == "night_roll" and isinstance(p.context, Mapping):
+        kind = str(p.context.get("roll"))
+        return f"{_seat(p.who)} to roll {NIGHT_ROLL_WORDS.get(kind, words(kind))}"
+    if p.decision == "supply_weapon":
+        return _supply_weapon(p)
+    return f"Decision for {_seat(p.who)}: {words(p.decision)}; {_asks(p.options)}"
 
 
-def _supply_weapon(f: Facts) -> str:
+def _supply_weapon(p: board.DecisionRequested) -> str:
     """CB-15: the god piece landed on or passed a supply space, and the seat whose turn it is
     chooses which of its weapons the supply refills (or none, when the house rule allows)."""
-    d = f.d
-    found = d.get("context")
+    found = p.context
     context: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     space = context.get("space_index")
     where = f"supply space {space}" if isinstance(space, int) else "a supply space"
-    weapons = [id_words(w) for w in d.get("options") or []]
+    weapons = [id_words(w) for w in p.options or []]
     none = ", or none" if context.get("may_decline") else ""
     return (
-        f"The god piece reached {where}: {_seat(d['who'])} chooses the weapon it refills "
+        f"The god piece reached {where}: {_seat(p.who)} chooses the weapon it refills "
         f"({listed(weapons)}{none})"
     )
 
@@ -249,124 +229,110 @@ def _asks(options: Any) -> str:
     return f"options: {listed(shown)}" if shown else "no options listed"
 
 
-@summary("cb.NightPhaseStarted")
-def _night_started(f: Facts) -> str:
-    d = f.d
+@summary(board.NightPhaseStarted)
+def _night_started(p: board.NightPhaseStarted, f: Facts) -> str:
     return (
-        f"Night {d['night_number']} begins (round {d['round']}): god token with "
-        f"{_seat(d['god_token_holder'])}, starting token with {_seat(d['starting_token_holder'])}"
+        f"Night {p.night_number} begins (round {p.round}): god token with "
+        f"{_seat(p.god_token_holder)}, starting token with {_seat(p.starting_token_holder)}"
     )
 
 
-@summary("cb.NightPhaseEnded")
-def _night_ended(f: Facts) -> str:
-    d = f.d
-    pending = f"; {words(d['weather_pending'])} weather to come" if d.get("weather_pending") else ""
-    return f"Night {d['night_number']} ends; wind {_wind(d['wind'])}{pending}"
+@summary(board.NightPhaseEnded)
+def _night_ended(p: board.NightPhaseEnded, f: Facts) -> str:
+    pending = f"; {words(p.weather_pending)} weather to come" if p.weather_pending else ""
+    return f"Night {p.night_number} ends; wind {_wind(p.wind)}{pending}"
 
 
-@summary("cb.GodTokenPassed")
-def _token(f: Facts) -> str:
-    d = f.d
+@summary(board.GodTokenPassed)
+def _token(p: board.GodTokenPassed, f: Facts) -> str:
     return (
-        f"God token passes {_seat(d['from'])} → {_seat(d['to'])} "
-        f"(night {d['night_number']}, {words(d['timing'])})"
+        f"God token passes {_seat(p.from_)} → {_seat(p.to)} "
+        f"(night {p.night_number}, {words(p.timing)})"
     )
 
 
-@summary("cb.WindRolled")
-def _wind_rolled(f: Facts) -> str:
-    return f"{_seat(f.d['holder'])} rolls the wind d20: {f.d['d20']}"
+@summary(board.WindRolled)
+def _wind_rolled(p: board.WindRolled, f: Facts) -> str:
+    return f"{_seat(p.holder)} rolls the wind d20: {p.d20}"
 
 
-@summary("cb.WindSet")
-def _wind_set(f: Facts) -> str:
-    d = f.d
-    now = _wind({"speed": d["speed"], "direction": d.get("direction")})
-    return f"Wind {_wind(d['previous'])} → {now}"
+@summary(board.WindSet)
+def _wind_set(p: board.WindSet, f: Facts) -> str:
+    now = _wind({"speed": p.speed, "direction": p.direction})
+    return f"Wind {_wind(p.previous)} → {now}"
 
 
-@summary("cb.CeasefireAdvanced")
-def _ceasefire(f: Facts) -> str:
-    d = f.d
-    capped = " (at its cap)" if d.get("capped") else ""
-    return f"Ceasefire {change(d['from'], d['to'])}{capped}"
+@summary(board.CeasefireAdvanced)
+def _ceasefire(p: board.CeasefireAdvanced, f: Facts) -> str:
+    capped = " (at its cap)" if p.capped else ""
+    return f"Ceasefire {change(p.from_, p.to)}{capped}"
 
 
-@summary("cb.AnnustarDamageValueChanged")
-def _annustar(f: Facts) -> str:
-    d = f.d
-    return f"Annustar's damage value {change(d['from'], d['to'])} ({words(d['cause'])})"
+@summary(actions.AnnustarDamageValueChanged)
+def _annustar(p: actions.AnnustarDamageValueChanged, f: Facts) -> str:
+    return f"Annustar's damage value {change(p.from_, p.to)} ({words(p.cause)})"
 
 
-@summary("cb.AnnustariaBreakerChecked")
-def _breaker(f: Facts) -> str:
-    d = f.d
+@summary(actions.AnnustariaBreakerChecked)
+def _breaker(p: actions.AnnustariaBreakerChecked, f: Facts) -> str:
     return (
-        f"{_seat(d['holder'])}'s Annustaria breaker check {d['check']} of {d['checks']}: "
-        f"{d['die_value']} against {d['target']}: {outcome(d['passed'], 'passed', 'failed')} "
-        f"(damage value {d['value']})"
+        f"{_seat(p.holder)}'s Annustaria breaker check {p.check} of {p.checks}: "
+        f"{p.die_value} against {p.target}: {outcome(p.passed, 'passed', 'failed')} "
+        f"(damage value {p.value})"
     )
 
 
-@summary("cb.BasketballShotRolled")
-def _basketball(f: Facts) -> str:
-    d = f.d
+@summary(actions.BasketballShotRolled)
+def _basketball(p: actions.BasketballShotRolled, f: Facts) -> str:
     return (
-        f"{_seat(d['holder'])}'s basketball shot: {d['d20a']} + {d['d20b']} = {d['total']} "
-        f"against {d['threshold']}: {outcome(d['made'], 'made', 'missed')}"
+        f"{_seat(p.holder)}'s basketball shot: {p.d20a} + {p.d20b} = {p.total} "
+        f"against {p.threshold}: {outcome(p.made, 'made', 'missed')}"
     )
 
 
-@summary("cb.NightActionTaken")
-def _night_action(f: Facts) -> str:
-    d = f.d
-    order = d["order_index"] + 1
-    return f"{_seat(d['player'])} takes the night action {words(d['action'])} (order {order})"
+@summary(actions.NightActionTaken)
+def _night_action(p: actions.NightActionTaken, f: Facts) -> str:
+    order = p.order_index + 1
+    return f"{_seat(p.player)} takes the night action {words(p.action)} (order {order})"
 
 
-@summary("cb.NightCreatureActed")
-def _creature(f: Facts) -> str:
-    d = f.d
-    chosen = f", target chosen by {_seat(d['chosen_by'])}" if d.get("chosen_by") else ""
+@summary(actions.NightCreatureActed)
+def _creature(p: actions.NightCreatureActed, f: Facts) -> str:
+    chosen = f", target chosen by {_seat(p.chosen_by)}" if p.chosen_by else ""
     return (
-        f"{text(d['creature_type'], 40)} {text(d['creature_id'], 20)} acts "
-        f"(order {d['order_index'] + 1}){chosen}"
+        f"{text(p.creature_type, 40)} {text(p.creature_id, 20)} acts "
+        f"(order {p.order_index + 1}){chosen}"
     )
 
 
-@summary("cb.CreatureOrderChosen")
-def _creature_order(f: Facts) -> str:
-    d = f.d
-    return f"{_seat(d['player'])} orders the {text(d['creature_type'], 40)}s: {listed(d['order'])}"
+@summary(actions.CreatureOrderChosen)
+def _creature_order(p: actions.CreatureOrderChosen, f: Facts) -> str:
+    return f"{_seat(p.player)} orders the {text(p.creature_type, 40)}s: {listed(p.order)}"
 
 
-@summary("cb.HailSaveRolled")
-def _hail_save(f: Facts) -> str:
+@summary(board.HailSaveRolled)
+def _hail_save(p: board.HailSaveRolled, f: Facts) -> str:
     # The hail save: d20 + luck against the goal.
-    d = f.d
-    who = f"{_seat(d['player'])}'s hail save"
-    if d.get("automatic"):
-        return f"{who}: automatic {outcome(d['success'])}"
-    rolled = added(d["die_value"], d.get("luck_mod"), total=d["total"])
-    return f"{who}{_fate(f)}: {rolled} against {d['goal']}: {outcome(d['success'])}"
+    who = f"{_seat(p.player)}'s hail save"
+    if p.automatic:
+        return f"{who}: automatic {outcome(p.success)}"
+    rolled = added(p.die_value, p.luck_mod, total=p.total)
+    return f"{who}{_fate(p.fate_reroll_of)}: {rolled} against {p.goal}: {outcome(p.success)}"
 
 
-@summary("cb.HailDamageTaken")
-def _hail_damage(f: Facts) -> str:
-    d = f.d
+@summary(board.HailDamageTaken)
+def _hail_damage(p: board.HailDamageTaken, f: Facts) -> str:
     return (
-        f"{_seat(d['player'])}'s {text(d['piece_id'], 20)} takes hail damage: d4 {d['d4']} "
-        f"({text(d['damage_type'], 40)}; {_chosen(d['chosen_by'])})"
+        f"{_seat(p.player)}'s {text(p.piece_id, 20)} takes hail damage: d4 {p.d4} "
+        f"({text(p.damage_type, 40)}; {_chosen(p.chosen_by)})"
     )
 
 
-@summary("cb.FateRerollUsed")
-def _fate_used(f: Facts) -> str:
-    d = f.d
-    at = f" at {words(d['at'])}" if d.get("at") else ""
-    roll = f"{words(d['roll'])} roll"
-    return f"{_seat(d['player'])} spends a fate reroll on the {roll}{at}{_left(d.get('left'))}"
+@summary(actions.FateRerollUsed)
+def _fate_used(p: actions.FateRerollUsed, f: Facts) -> str:
+    at = f" at {words(p.at)}" if p.at else ""
+    roll = f"{words(p.roll)} roll"
+    return f"{_seat(p.player)} spends a fate reroll on the {roll}{at}{_left(p.left)}"
 
 
 def _left(count: Any) -> str:
@@ -376,101 +342,89 @@ def _left(count: Any) -> str:
     return " (none left)" if count == 0 else f" ({count} left)"
 
 
-@summary("cb.FateRerollsRestored")
-def _fate_restored(f: Facts) -> str:
+@summary(board.FateRerollsRestored)
+def _fate_restored(p: board.FateRerollsRestored, f: Facts) -> str:
     # House rule cb.fateReroll.refresh = night: each counted party's number comes back.
-    players = f.d.get("players")
+    players = p.players
     if isinstance(players, Mapping) and players:
-        counts = ", ".join(f"{_seat(p)} {text(n, 10)}" for p, n in players.items())
+        counts = ", ".join(f"{_seat(seat)} {text(n, 10)}" for seat, n in players.items())
     else:
         counts = "none"
-    return f"Night {text(f.d.get('night_number'), 10)}: fate rerolls come back ({counts})"
+    return f"Night {text(p.night_number, 10)}: fate rerolls come back ({counts})"
 
 
-@summary("cb.FateRerollDeclined")
-def _fate_declined(f: Facts) -> str:
-    d = f.d
-    roll = f"{words(d['roll'])} roll"
-    return f"{_seat(d['player'])} keeps the {roll} (no fate reroll)"
+@summary(board.FateRerollDeclined)
+def _fate_declined(p: board.FateRerollDeclined, f: Facts) -> str:
+    roll = f"{words(p.roll)} roll"
+    return f"{_seat(p.player)} keeps the {roll} (no fate reroll)"
 
 
-@summary("cb.AmbushRolled")
-def _ambush_rolled(f: Facts) -> str:
-    d = f.d
-    can = d.get("candidate_piece_ids") or []
+@summary(actions.AmbushRolled)
+def _ambush_rolled(p: actions.AmbushRolled, f: Facts) -> str:
+    can = p.candidate_piece_ids or []
     who = (
         f"{counted(len(can), 'piece')} can strike ({listed(can)})" if can else "no piece can strike"
     )
-    return f"{_seat(d['player'])}'s ambush roll{_fate(f)}: d6 {d['d6']}: {who}"
+    return f"{_seat(p.player)}'s ambush roll{_fate(p.fate_reroll_of)}: d6 {p.d6}: {who}"
 
 
-@summary("cb.AmbushMissed")
-def _ambush_missed(f: Facts) -> str:
-    return f"{_seat(f.d['player'])}'s ambush misses (d6 {f.d['d6']})"
+@summary(actions.AmbushMissed)
+def _ambush_missed(p: actions.AmbushMissed, f: Facts) -> str:
+    return f"{_seat(p.player)}'s ambush misses (d6 {p.d6})"
 
 
-@summary("cb.AmbushPerformed")
-def _ambush(f: Facts) -> str:
-    d = f.d
+@summary(actions.AmbushPerformed)
+def _ambush(p: actions.AmbushPerformed, f: Facts) -> str:
     return (
-        f"{_seat(d['player'])}'s {text(d['piece_id'], 20)} ambushes "
-        f"{text(d['target_piece_id'], 20)} "
-        f"({words(d['form'])}): space {change(d['from_space'], d['to_space'])}"
+        f"{_seat(p.player)}'s {text(p.piece_id, 20)} ambushes "
+        f"{text(p.target_piece_id, 20)} "
+        f"({words(p.form)}): space {change(p.from_space, p.to_space)}"
     )
 
 
-@summary("cb.RizzAttempted")
-def _rizz(f: Facts) -> str:
+@summary(actions.RizzAttempted)
+def _rizz(p: actions.RizzAttempted, f: Facts) -> str:
     # The rizz: d20 + INT against the defender's value.
-    d = f.d
-    won = f", wins a {words(d['chosen_partner_type'])}" if d.get("chosen_partner_type") else ""
+    won = f", wins a {words(p.chosen_partner_type)}" if p.chosen_partner_type else ""
     return (
-        f"{_seat(d['player'])}'s rizz{_fate(f)}: "
-        f"{added(d['die_value'], d.get('int_mod'), total=d['total'])} "
-        f"against {d['defender_value']}: {outcome(d['success'])}{won}"
+        f"{_seat(p.player)}'s rizz{_fate(p.fate_reroll_of)}: "
+        f"{added(p.die_value, p.int_mod, total=p.total)} "
+        f"against {p.defender_value}: {outcome(p.success)}{won}"
     )
 
 
-@summary("cb.PartnerGained")
-def _partner_gained(f: Facts) -> str:
-    d = f.d
+@summary(actions.PartnerGained)
+def _partner_gained(p: actions.PartnerGained, f: Facts) -> str:
+    return f"{_seat(p.party)} gains a {words(p.partner_type)} (relationship {p.relationship})"
+
+
+@summary(actions.PartnerLost)
+def _partner_lost(p: actions.PartnerLost, f: Facts) -> str:
+    return f"{_seat(p.party)} loses their {words(p.partner_type)} ({words(p.reason)})"
+
+
+@summary(actions.RelationshipChanged)
+def _relationship(p: actions.RelationshipChanged, f: Facts) -> str:
+    before = "none" if p.from_ is None else p.from_
     return (
-        f"{_seat(d['party'])} gains a {words(d['partner_type'])} (relationship {d['relationship']})"
+        f"{_seat(p.party)}'s relationship with their {words(p.partner_type)}: "
+        f"{change(before, p.to)} ({words(p.cause)})"
     )
 
 
-@summary("cb.PartnerLost")
-def _partner_lost(f: Facts) -> str:
-    d = f.d
-    return f"{_seat(d['party'])} loses their {words(d['partner_type'])} ({words(d['reason'])})"
+@summary(actions.RestrictionApplied)
+def _restricted(p: actions.RestrictionApplied, f: Facts) -> str:
+    return f"{_seat(p.party)} may not use {listed(p.locks)} until night {p.until}"
 
 
-@summary("cb.RelationshipChanged")
-def _relationship(f: Facts) -> str:
-    d = f.d
-    before = "none" if d.get("from") is None else d["from"]
+@summary(actions.RestrictionLifted)
+def _unrestricted(p: actions.RestrictionLifted, f: Facts) -> str:
+    return f"{_seat(p.party)} may use {listed(p.locks)} again"
+
+
+@summary(actions.PieceEliminated)
+def _eliminated(p: actions.PieceEliminated, f: Facts) -> str:
     return (
-        f"{_seat(d['party'])}'s relationship with their {words(d['partner_type'])}: "
-        f"{change(before, d['to'])} ({words(d['cause'])})"
-    )
-
-
-@summary("cb.RestrictionApplied")
-def _restricted(f: Facts) -> str:
-    d = f.d
-    return f"{_seat(d['party'])} may not use {listed(d['locks'])} until night {d['until']}"
-
-
-@summary("cb.RestrictionLifted")
-def _unrestricted(f: Facts) -> str:
-    d = f.d
-    return f"{_seat(d['party'])} may use {listed(d['locks'])} again"
-
-
-@summary("cb.PieceEliminated")
-def _eliminated(f: Facts) -> str:
-    d = f.d
-    return (
-        f"{_seat(d['party'])}'s {text(d['piece_id'], 20)} is eliminated on space {d['space']} "
-        f"({words(d['cause'])})"
+        f"{_seat(p.party)}'s {text(p.piece_id, 20)} is eliminated on space {p.space} "
+        f"({words(p.cause)})"
     )

@@ -1,14 +1,16 @@
 """Every event in words: one line per event, made here and read by the API, the page and the CLI.
 
-Each event type's summary is written once, by a function registered for its topic with
-``@summary(topic)``: the campaign events' below, each game's in its own ``summaries`` module
-(imported by the game's package). A summary reads only what the event stored (its ``data``: a game
-event's ``details``, ``rolls``, ``figures`` and ``command``), so it is computed whenever an event is
-read and never stored: no stored byte or hash depends on it, and events written by earlier
-releases get summaries too (docs/events.md, "Summaries").
+Each event type's summary is written once, by a function registered for its payload class with
+``@summary(CheckRolled)``: the campaign events' below, each game's where its events are (a game's
+``summaries`` modules, or a command's handler module). The function reads the event's payload,
+decoded (``Payload.decode``), and what else the event stored through ``Facts`` (a game event's
+rolls, figures and the names its command gives); a summary is computed whenever an event is read
+and never stored: no stored byte or hash depends on it, and events written by earlier releases
+get summaries too (docs/events.md, "Summaries").
 
-``summarise`` never raises: a payload its summary cannot read (an old or odd shape) gets the
-generic line of ``fallback``, which names the event's type.
+``summarise_as`` never raises: a payload that does not decode as its class (an old or odd shape)
+or that its summary cannot read gets the generic line of ``fallback``, which names the event's
+type. ``domain.model.event_summaries`` finds a stored topic's payload class.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ import json
 import logging
 import re
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypeVar
+
+from domain.model.events.payload import Absent, Payload
 
 LOG = logging.getLogger(__name__)
 
@@ -33,31 +37,34 @@ _ROLL_REF = re.compile(r"\(fate reroll of [^)]*\)")
 
 
 class Facts:
-    """What a summary reads of one event: its type and stored data, with helpers for game events."""
+    """What a summary reads of one event besides its payload: the rolls and figures it recorded
+    and the names its command or patch gives (a campaign event records none of them)."""
 
-    def __init__(self, topic: str, data: Mapping[str, Any]) -> None:
-        self.topic = topic
-        self.data = data
-        details = data.get("details")
-        self.d: Mapping[str, Any] = details if isinstance(details, Mapping) else {}
-        """A game event's details (empty for a campaign event)."""
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self._data = data
 
     @property
     def rolls(self) -> list[Mapping[str, Any]]:
         """The roll records the event stored."""
-        rolls = self.data.get("rolls")
+        rolls = self._data.get("rolls")
         return [r for r in rolls if isinstance(r, Mapping)] if isinstance(rolls, list) else []
 
     @property
     def figures(self) -> Mapping[str, Any]:
         """The tracked figures the event changed, with their values after (none before figures)."""
-        figures = self.data.get("figures")
+        figures = self._data.get("figures")
         return figures if isinstance(figures, Mapping) else {}
+
+    @property
+    def effects(self) -> list[Any] | None:
+        """The patch the event applied to the game state (None if it stored none)."""
+        effects = self._data.get("effects")
+        return effects if isinstance(effects, list) else None
 
     def name(self, ident: Any) -> str:
         """The name the event's command or patch gives the thing with id ``ident`` (an item, an
         ability, a crew member), or else the id in words (``lucky-break`` reads "Lucky Break")."""
-        for found in _objects(self.data.get("command"), self.data.get("effects")):
+        for found in _objects(self._data.get("command"), self._data.get("effects")):
             if found.get("id") == ident and isinstance(found.get("name"), str):
                 return text(found["name"])
         return id_words(ident)
@@ -75,30 +82,36 @@ def _objects(*values: Any) -> Iterator[Mapping[str, Any]]:
             stack.extend(value)
 
 
-Summariser = Callable[[Facts], str]
-_SUMMARIES: dict[str, Summariser] = {}
+P = TypeVar("P", bound=Payload)
+T = TypeVar("T")
+_SUMMARIES: dict[type[Payload], Callable[[Any, Facts], str]] = {}
 
 
-def summary(topic: str) -> Callable[[Summariser], Summariser]:
-    """Register the summary of an event type by its topic (``qc.TraitChecked``); once only."""
+def summary(
+    payload: type[P],
+) -> Callable[[Callable[[P, Facts], str]], Callable[[P, Facts], str]]:
+    """Register the summary of an event type by its payload class (``CheckRolled``); once only.
 
-    def register(function: Summariser) -> Summariser:
-        if topic in _SUMMARIES:
-            raise RuntimeError(f"{topic} has a summary already")
-        _SUMMARIES[topic] = function
+    The function is given the event's payload, decoded, and its other ``Facts``.
+    """
+
+    def register(function: Callable[[P, Facts], str]) -> Callable[[P, Facts], str]:
+        if payload in _SUMMARIES:
+            raise RuntimeError(f"{payload.__name__} has a summary already")
+        _SUMMARIES[payload] = function
         return function
 
     return register
 
 
-def topics() -> frozenset[str]:
-    """The topics that have a summary of their own."""
+def summarised() -> frozenset[type[Payload]]:
+    """The payload classes that have a summary of their own."""
     return frozenset(_SUMMARIES)
 
 
-def has_summary(topic: str) -> bool:
+def has_summary(payload: type[Payload] | None) -> bool:
     """Whether an event type has a summary of its own (not the fallback)."""
-    return topic in _SUMMARIES
+    return payload in _SUMMARIES
 
 
 def fallback(topic: str) -> str:
@@ -108,31 +121,55 @@ def fallback(topic: str) -> str:
     return f"{words} ({text(topic)})"
 
 
-def summarise(event: Mapping[str, Any]) -> str:
-    """One event as the API shows it (``type`` and ``data``) in one line; never raises."""
+def summarise_as(event: Mapping[str, Any], payload: type[Payload] | None) -> str:
+    """One event as the API shows it (``type`` and ``data``) in one line, its payload read as
+    ``payload`` (its topic's payload class; None for a topic no payload declares); never raises."""
     topic = event.get("type")
     if not isinstance(topic, str):
         return fallback("event")
     data = event.get("data")
-    function = _SUMMARIES.get(topic)
-    if function is None or not isinstance(data, Mapping):
+    function = _SUMMARIES.get(payload) if payload is not None else None
+    if payload is None or function is None or not isinstance(data, Mapping):
         return fallback(topic)
     try:
-        line = function(Facts(topic, data))
+        line = function(payload.decode(_current(payload, data)), Facts(data))
     except Exception:  # an old or odd payload: the generic line, never an error for the reader
         LOG.debug("no summary of a %s event", topic, exc_info=True)
         return fallback(topic)
     return one_line(line) if isinstance(line, str) and line.strip() else fallback(topic)
 
 
+def _current(payload: type[Payload], data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """What an event stored of its payload, upcast to the payload's current version: a game
+    event's ``details`` (none if not an object), a campaign event's data itself."""
+    if "details" not in data:
+        return data
+    details = data["details"]
+    if not isinstance(details, Mapping):
+        return {}
+    version = data.get("class_version", 1)
+    known = isinstance(version, int) and version >= 1
+    upcasters = payload.UPCASTERS[version - 1 :] if known else ()
+    if not upcasters:
+        return details
+    upcast = dict(details)
+    for upcaster in upcasters:
+        upcaster(upcast)
+    return upcast
+
+
 def decoded(event: Any) -> dict[str, Any]:
-    """A decoded domain event (as the code reads it, upcast) in the shape ``summarise`` reads."""
-    return {"type": getattr(event, "TOPIC", None), "data": vars(event)}
+    """A decoded domain event (as the code reads it, upcast) in the shape ``summarise_as`` reads."""
+    data = dict(vars(event))
+    version = getattr(type(event), "class_version", 1)
+    if version > 1:
+        data["class_version"] = version
+    return {"type": getattr(event, "TOPIC", None), "data": data}
 
 
-def summarise_decoded(event: Any) -> str:
-    """A decoded domain event in one line."""
-    return summarise(decoded(event))
+def given(recorded: T | Absent) -> T | None:
+    """A fact that may be absent as a summary compares it: None when the event left it out."""
+    return None if isinstance(recorded, Absent) else recorded
 
 
 # -- wording helpers ----------------------------------------------------------------------------
@@ -293,97 +330,3 @@ def purpose_words(purpose: Any) -> str:
 def roll_words(roll: Mapping[str, Any]) -> str:
     """One roll record in words: its purpose, its dice with modifier and total, its notation."""
     return f"{purpose_words(roll.get('purpose'))}: {faces(roll)} ({text(roll.get('notation'), 40)})"
-
-
-def roll_summary(roll: Mapping[str, Any], event: Mapping[str, Any] | None = None) -> str:
-    """A roll in words, and when a game event made it, that event's summary (its outcome):
-    ``decode the panel: 11 = 11 (1d20) — INT check …: 11 + 2 = 13 against 12: success``."""
-    try:
-        line = roll_words(roll)
-    except Exception:  # a roll record of an odd shape still gets a line
-        return fallback("roll")
-    if event is None or not str(event.get("type", "")).startswith(("qc.", "cb.")):
-        return one_line(line)
-    return one_line(f"{line} — {summarise(event)}")
-
-
-# -- the campaign events (domain/model/campaign.py) -----------------------------------------------
-
-
-@summary("questlog.CampaignCreated")
-def _created(f: Facts) -> str:
-    game = text(f.data["game"])
-    origin = f.data.get("origin")
-    if isinstance(origin, Mapping):
-        return (
-            f"{game} campaign “{text(f.data['name'])}” forked from "
-            f"{text(origin.get('campaign_id'))} at version {origin.get('version')}"
-        )
-    return f"{game} campaign “{text(f.data['name'])}” started, committed to its first dice seed"
-
-
-@summary("questlog.ClientSeedChanged")
-def _client_seed(f: Facts) -> str:
-    return f"Client seed set to “{text(f.data['client_seed'], 40)}” for the rolls that follow"
-
-
-@summary("questlog.SeedRotated")
-def _rotated(f: Facts) -> str:
-    return (
-        f"Server seed {text(f.data['revealed_commitment'])[:12]}… revealed; "
-        f"new seed committed ({text(f.data['commitment'])[:12]}…), nonce back to 0"
-    )
-
-
-@summary("questlog.HouseRuleConfigured")
-def _house_rule(f: Facts) -> str:
-    # the gap the setting settles stays in the event's data, not in the sentence
-    key, old, new = f.data["key"], f.data["old_value"], f.data["new_value"]
-    return f"House rule {key_words(key)}: {value(old)} → {value(new)}"
-
-
-@summary("questlog.DiceRolled")
-def _rolled(f: Facts) -> str:
-    rolls = f.rolls
-    if not rolls:
-        raise ValueError("a roll event without a roll")
-    return "; ".join(roll_words(roll) for roll in rolls)
-
-
-@summary("questlog.RolledBack")
-def _rolled_back(f: Facts) -> str:
-    undone = f.data["undone_versions"]
-    by = f" by {actor(f.data['actor'])}" if f.data.get("actor") else ""
-    proposal = " (as proposed and agreed)" if f.data.get("proposal_id") else ""
-    flagged = ", flagged" if f.data.get("flagged") else ""
-    return (
-        f"Rolled back to version {f.data['to_version']}{by}{proposal}: "
-        f"“{text(f.data['reason'])}”; undid {counted(len(undone), 'event')} and "
-        f"{counted(len(f.data['undone_rolls']), 'roll')}{flagged}"
-    )
-
-
-@summary("questlog.RollbackProposed")
-def _proposed(f: Facts) -> str:
-    return (
-        f"{first_up(actor(f.data['proposer']))} proposed rolling back to version "
-        f"{f.data['to_version']}: “{text(f.data['reason'])}”; needs {listed(f.data['players'])}"
-    )
-
-
-@summary("questlog.RollbackApproved")
-def _approved(f: Facts) -> str:
-    return f"{first_up(actor(f.data['player']))} agreed to the rollback proposal"
-
-
-@summary("questlog.CampaignImported")
-def _imported(f: Facts) -> str:
-    head = f.data["bundle_head"]
-    source = f.data.get("source") or {}
-    name = source.get("log_name") if isinstance(source, Mapping) else None
-    checked = "checkpoint verified" if f.data.get("checkpoint") else "no checkpoint"
-    origin = f" from {text(name, 60)}" if name else ""
-    return (
-        f"Imported{origin} at its version {head.get('version')} ({checked}); "
-        "plays on here under a new dice seed"
-    )

@@ -1,158 +1,138 @@
 """Quest Calendar events in words: dogfights, the ship, its crew and upgrades.
 
-See ``domain.model.events.summaries``; each line reads only the event's stored details and figures.
+See ``domain.model.events.summaries``; each line reads the event's payload, decoded.
 """
 
 from __future__ import annotations
 
 from domain.model.events.summaries import Facts, change, listed, outcome, summary, text, words
+from domain.model.quest_calendar import fight_events as fights
 
 
-def _compartment(f: Facts) -> str:
+def _compartment(compartment: object, name: object = None) -> str:
     """A compartment by its name where the event records one, else by its key."""
-    name = f.d.get("name")
-    key = text(f.d["compartment"], 20)
+    key = text(compartment, 20)
     return f"{text(name, 40)} (compartment {key})" if name else f"compartment {key}"
 
 
-@summary("qc.DogfightStarted")
-def _dogfight_started(f: Facts) -> str:
-    d = f.d
+@summary(fights.DogfightStarted)
+def _dogfight_started(p: fights.DogfightStarted, f: Facts) -> str:
     return (
-        f"Dogfight against {listed(d['enemies'])}, {d['rounds']} round(s) "
-        f"(Aim {d['aim']}, Evasion {d['eva']}, Shield {d['shd']})"
+        f"Dogfight against {listed(p.enemies)}, {p.rounds} round(s) "
+        f"(Aim {p.aim}, Evasion {p.eva}, Shield {p.shd})"
     )
 
 
-@summary("qc.AimRolled")
-def _aim(f: Facts) -> str:
-    d = f.d
+@summary(fights.AimRolled)
+def _aim(p: fights.AimRolled, f: Facts) -> str:
     return (
-        f"Round {d['round']} Aim: {d['value']} + {d['aim']} = {d['total']} against "
-        f"{d['target']}: {outcome(d['hit'], 'hit', 'missed')}"
+        f"Round {p.round} Aim: {p.value} + {p.aim} = {p.total} against "
+        f"{p.target}: {outcome(p.hit, 'hit', 'missed')}"
     )
 
 
-@summary("qc.EvasionRolled")
-def _evasion(f: Facts) -> str:
-    d = f.d
+@summary(fights.EvasionRolled)
+def _evasion(p: fights.EvasionRolled, f: Facts) -> str:
     return (
-        f"Round {d['round']} Evasion: {d['value']} + {d['eva']} = {d['total']} against enemy "
-        f"Aim {d['enemy_aim']}: {words(d['tier'])} damage"
+        f"Round {p.round} Evasion: {p.value} + {p.eva} = {p.total} against enemy "
+        f"Aim {p.enemy_aim}: {words(p.tier)} damage"
     )
 
 
-@summary("qc.DogfightRoundResolved")
-def _dogfight_round(f: Facts) -> str:
-    d = f.d
-    attack = f"hit, enemy {words(d['enemy_outcome'])}" if d["hit"] else "missed"
+@summary(fights.DogfightRoundResolved)
+def _dogfight_round(p: fights.DogfightRoundResolved, f: Facts) -> str:
+    attack = f"hit, enemy {words(p.enemy_outcome)}" if p.hit else "missed"
     return (
-        f"Dogfight round {d['round']}: {attack}; incoming {d['incoming']} - Shield "
-        f"{d['shield']} = {d['net_damage']} damage"
+        f"Dogfight round {p.round}: {attack}; incoming {p.incoming} - Shield "
+        f"{p.shield} = {p.net_damage} damage"
     )
 
 
-@summary("qc.ShipDamageTaken")
-def _ship_damage(f: Facts) -> str:
-    d = f.d
-    return (
-        f"Round {d['round']}: the ship takes {d['raw']} - Shield {d['shield']} = {d['net']} damage"
-    )
+@summary(fights.ShipDamageTaken)
+def _ship_damage(p: fights.ShipDamageTaken, f: Facts) -> str:
+    return f"Round {p.round}: the ship takes {p.raw} - Shield {p.shield} = {p.net} damage"
 
 
-@summary("qc.CompartmentHit")
-def _compartment_hit(f: Facts) -> str:
-    d = f.d
+@summary(fights.CompartmentHit)
+def _compartment_hit(p: fights.CompartmentHit, f: Facts) -> str:
     line = (
-        f"Round {d['round']} damage point {d['point']}: d6 {d['d6']} hits {_compartment(f)} "
-        f"(Integrity {change(d['integrity_before'], d['integrity_after'])})"
+        f"Round {p.round} damage point {p.point}: d6 {p.d6} hits "
+        f"{_compartment(p.compartment, p.name)} "
+        f"(Integrity {change(p.integrity_before, p.integrity_after)})"
     )
-    if d.get("overflow_to_hero"):
-        line += f"; {d['overflow_to_hero']} overflows to the hero"
+    if p.overflow_to_hero:
+        line += f"; {p.overflow_to_hero} overflows to the hero"
     return line
 
 
-@summary("qc.CompartmentDestroyed")
-def _compartment_destroyed(f: Facts) -> str:
-    d = f.d
-    lost = [f.name(x) for x in (d.get("crew_lost"), d.get("upgrade_lost")) if x]
-    return f"{_compartment(f)} destroyed" + (f"; lost {listed(lost)}" if lost else "")
+@summary(fights.CompartmentDestroyed)
+def _compartment_destroyed(p: fights.CompartmentDestroyed, f: Facts) -> str:
+    lost = [f.name(x) for x in (p.crew_lost, p.upgrade_lost) if x]
+    destroyed = f"{_compartment(p.compartment, p.name)} destroyed"
+    return destroyed + (f"; lost {listed(lost)}" if lost else "")
 
 
-@summary("qc.DogfightEnded")
-def _dogfight_ended(f: Facts) -> str:
-    died = ": the hero died" if f.d.get("hero_died") else ""
-    return f"Dogfight ended after {f.d['rounds_played']} round(s){died}"
+@summary(fights.DogfightEnded)
+def _dogfight_ended(p: fights.DogfightEnded, f: Facts) -> str:
+    died = ": the hero died" if p.hero_died else ""
+    return f"Dogfight ended after {p.rounds_played} round(s){died}"
 
 
-@summary("qc.CrewHired")
-def _crew_hired(f: Facts) -> str:
-    d = f.d
-    name = text(d.get("name") or d["crew_id"], 60)
+@summary(fights.CrewHired)
+def _crew_hired(p: fights.CrewHired, f: Facts) -> str:
+    name = text(p.name or p.crew_id, 60)
     return (
-        f"{name} hired for {d['fee']} credit(s) "
-        f"(credits {change(d['credits_before'], d['credits_after'])})"
+        f"{name} hired for {p.fee} credit(s) (credits {change(p.credits_before, p.credits_after)})"
     )
 
 
-@summary("qc.CrewAssigned")
-def _crew_assigned(f: Facts) -> str:
-    d = f.d
+@summary(fights.CrewAssigned)
+def _crew_assigned(p: fights.CrewAssigned, f: Facts) -> str:
     return (
-        f"{f.name(d['crew_id'])} assigned to {_compartment(f)}: +{d['integrity_bonus']} "
-        f"Integrity, now {d['integrity_after']} of {d['integrity_max_after']}"
+        f"{f.name(p.crew_id)} assigned to {_compartment(p.compartment)}: +{p.integrity_bonus} "
+        f"Integrity, now {p.integrity_after} of {p.integrity_max_after}"
     )
 
 
-@summary("qc.CrewDied")
-def _crew_died(f: Facts) -> str:
-    d = f.d
-    lost = (
-        f"; lost {listed([f.name(a) for a in d['abilities_lost']])}"
-        if d.get("abilities_lost")
-        else ""
-    )
+@summary(fights.CrewDied)
+def _crew_died(p: fights.CrewDied, f: Facts) -> str:
+    lost = f"; lost {listed([f.name(a) for a in p.abilities_lost])}" if p.abilities_lost else ""
     return (
-        f"{f.name(d['crew_id'])} died in {_compartment(f)}: max Integrity "
-        f"-{d['integrity_bonus_lost']}, now {d['integrity_max_after']}{lost}"
+        f"{f.name(p.crew_id)} died in {_compartment(p.compartment)}: max Integrity "
+        f"-{p.integrity_bonus_lost}, now {p.integrity_max_after}{lost}"
     )
 
 
-@summary("qc.ShipRepaired")
-def _repaired(f: Facts) -> str:
-    d = f.d
-    by = f.name(d["ability_id"]) if d.get("ability_id") else words(d["source"])
+@summary(fights.ShipRepaired)
+def _repaired(p: fights.ShipRepaired, f: Facts) -> str:
+    by = f.name(p.ability_id) if p.ability_id else words(p.source)
     return (
-        f"{_compartment(f)} repaired by {d['amount']} with {by} "
-        f"(Integrity {change(d['integrity_before'], d['integrity_after'])} of {d['integrity_max']})"
+        f"{_compartment(p.compartment)} repaired by {p.amount} with {by} "
+        f"(Integrity {change(p.integrity_before, p.integrity_after)} of {p.integrity_max})"
     )
 
 
-@summary("qc.UpgradeInstalled")
-def _upgrade_installed(f: Facts) -> str:
-    d = f.d
-    replacing = (
-        f", replacing {f.name(d['replaced_upgrade_id'])}" if d.get("replaced_upgrade_id") else ""
-    )
-    return f"Upgrade {f.name(d['upgrade_id'])} installed in {_compartment(f)}{replacing}"
+@summary(fights.UpgradeInstalled)
+def _upgrade_installed(p: fights.UpgradeInstalled, f: Facts) -> str:
+    replacing = f", replacing {f.name(p.replaced_upgrade_id)}" if p.replaced_upgrade_id else ""
+    where = _compartment(p.compartment)
+    return f"Upgrade {f.name(p.upgrade_id)} installed in {where}{replacing}"
 
 
-@summary("qc.UpgradeRemoved")
-def _upgrade_removed(f: Facts) -> str:
-    d = f.d
-    where = " to the inventory" if d.get("to_inventory") else ""
-    return f"Upgrade {f.name(d['upgrade_id'])} removed from {_compartment(f)}{where}"
+@summary(fights.UpgradeRemoved)
+def _upgrade_removed(p: fights.UpgradeRemoved, f: Facts) -> str:
+    where = " to the inventory" if p.to_inventory else ""
+    return f"Upgrade {f.name(p.upgrade_id)} removed from {_compartment(p.compartment)}{where}"
 
 
-@summary("qc.UpgradeDestroyed")
-def _upgrade_destroyed(f: Facts) -> str:
-    return f"Upgrade {f.name(f.d['upgrade_id'])} destroyed with {_compartment(f)}"
+@summary(fights.UpgradeDestroyed)
+def _upgrade_destroyed(p: fights.UpgradeDestroyed, f: Facts) -> str:
+    return f"Upgrade {f.name(p.upgrade_id)} destroyed with {_compartment(p.compartment)}"
 
 
-@summary("qc.UpgradeSold")
-def _upgrade_sold(f: Facts) -> str:
-    d = f.d
+@summary(fights.UpgradeSold)
+def _upgrade_sold(p: fights.UpgradeSold, f: Facts) -> str:
     return (
-        f"Upgrade {f.name(d['upgrade_id'])} sold for {d['price']} credit(s) "
-        f"(credits {change(d['credits_before'], d['credits_after'])})"
+        f"Upgrade {f.name(p.upgrade_id)} sold for {p.price} credit(s) "
+        f"(credits {change(p.credits_before, p.credits_after)})"
     )

@@ -1,7 +1,7 @@
 """Quest Calendar events in words: the hero, checks, combat and death
 (``domain.model.events.summaries``).
 
-Each summary reads only the event's stored details, rolls and figures; the unit tests
+Each summary reads the event's payload, decoded, and its rolls and figures; the unit tests
 (tests/unit/test_summaries.py) name the rules whose outcome a line tells. Pages, shops and
 credits are in ``economy_summaries``, dogfights and the ship in ``ship_summaries``.
 """
@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from domain.model.events.payload import ABSENT
 from domain.model.events.summaries import (
     Facts,
     added,
     change,
     choice,
     counted,
+    given,
     listed,
     outcome,
     signed,
@@ -24,94 +26,90 @@ from domain.model.events.summaries import (
     text,
     words,
 )
+from domain.model.quest_calendar import fight_events as fights
+from domain.model.quest_calendar import hero_events as hero
+from domain.model.quest_calendar import page_events as pages
 
 
-def _malfunction(d: Mapping[str, Any]) -> str:
+def _malfunction(p: pages.CheckRolled | fights.ConditionCheckRolled) -> str:
     """Under Malfunction two d20s are rolled and the lower kept."""
-    if not d.get("malfunction"):
+    if not p.malfunction:
         return ""
-    return f" (Malfunction: lower of {listed(d.get('faces'))})"
+    return f" (Malfunction: lower of {listed(p.faces)})"
 
 
-def _hp(f: Facts, before: Any, after: Any) -> str:
+def _hp(before: Any, after: Any) -> str:
     return f"(HP {change(before, after)})"
 
 
-@summary("qc.HeroSelected")
-def _hero_selected(f: Facts) -> str:
+@summary(pages.HeroSelected)
+def _hero_selected(p: pages.HeroSelected, f: Facts) -> str:
     hp = f.figures.get("hero.hp")
     health = f", HP {hp}" if hp is not None else ""
-    credits = f", {f.d['credits']} credits" if f.d.get("credits") is not None else ""
-    phase = words(f.d.get("phase", "main"))
-    return f"Hero {f.name(f.d['hero_id'])} chosen ({phase}): level {f.d['level']}{credits}{health}"
+    credits = f", {p.credits} credits" if p.credits is not None else ""
+    return f"Hero {f.name(p.hero_id)} chosen ({words(p.phase)}): level {p.level}{credits}{health}"
 
 
-@summary("qc.TraitPointsAllocated")
-def _traits(f: Facts) -> str:
-    parts = [
-        f"{text(trait)} {change(a['from'], a['to'])}" for trait, a in f.d["allocations"].items()
-    ]
+@summary(hero.TraitPointsAllocated)
+def _traits(p: hero.TraitPointsAllocated, f: Facts) -> str:
+    parts = [f"{text(trait)} {change(a['from'], a['to'])}" for trait, a in p.allocations.items()]
     return f"Trait points allocated: {', '.join(parts)}"
 
 
-@summary("qc.CheckRolled")
-def _check(f: Facts) -> str:
-    d = f.d
-    label = f"{text(d['trait'])} check"
-    purpose = d.get("purpose")
-    if purpose and purpose != label:
-        label += f" ({text(purpose, 60)})"
-    rolled = added(d["d20"], d.get("trait_mod"), d.get("booster"), d.get("bonus"), total=d["total"])
-    return f"{label}: {rolled} against {d['target']}: {outcome(d['success'])}{_malfunction(d)}"
+@summary(pages.CheckRolled)
+def _check(p: pages.CheckRolled, f: Facts) -> str:
+    label = f"{text(p.trait)} check"
+    if p.purpose and p.purpose != label:
+        label += f" ({text(p.purpose, 60)})"
+    rolled = added(p.d20, p.trait_mod, p.booster, p.bonus, total=p.total)
+    return f"{label}: {rolled} against {p.target}: {outcome(p.success)}{_malfunction(p)}"
 
 
-@summary("qc.ConditionCheckRolled")
-def _condition_check(f: Facts) -> str:
-    d = f.d
-    rolled = added(d["d20"], d.get("trait_mod"), d.get("booster"), d.get("bonus"), total=d["total"])
-    result = f"{words(d['condition'])}" if d["afflicted"] else "resisted"
+@summary(fights.ConditionCheckRolled)
+def _condition_check(p: fights.ConditionCheckRolled, f: Facts) -> str:
+    rolled = added(p.d20, p.trait_mod, p.booster, p.bonus, total=p.total)
+    result = f"{words(p.condition)}" if p.afflicted else "resisted"
     return (
-        f"Round {d['round']} {words(d['condition'])} check ({text(d['trait'])}): {rolled} "
-        f"against {d['target']}: {result}{_malfunction(d)}"
+        f"Round {p.round} {words(p.condition)} check ({text(p.trait)}): {rolled} "
+        f"against {p.target}: {result}{_malfunction(p)}"
     )
 
 
-@summary("qc.AbilityUsed")
-def _ability(f: Facts) -> str:
-    d = f.d
-    if d.get("effect") == "reroll" and "before" in d and "after" in d:
-        return _reroll_words(f)
-    line = f"{f.name(d['ability_id'])} used ({words(d['context'])})"
-    if d.get("effect"):
-        line += f": {words(d['effect'])}"
-    if "total_before" in d and "total" in d:
-        line += f", {words(d.get('roll', 'total'))} {change(d['total_before'], d['total'])}"
-    elif "before" in d and "after" in d:
-        line += f", {change(text(d['before'], 40), text(d['after'], 40))}"
-    elif d.get("bonus"):
-        line += f", +{d['bonus']}"
-    for key, yes, no in (("success", "success", "failed"), ("hit", "hit", "missed")):
-        if d.get(key) is not None:
-            line += f": {outcome(d[key], yes, no)}"
-    if d.get("tier"):
-        line += f": {words(d['tier'])} tier"
-    if d.get("uses_left") is not None:
-        line += f" ({counted(d['uses_left'], 'use')} left)"
+@summary(hero.AbilityUsed)
+def _ability(p: hero.AbilityUsed, f: Facts) -> str:
+    if p.effect == "reroll" and p.before is not ABSENT and p.after is not ABSENT:
+        return _reroll_words(p, f)
+    line = f"{f.name(p.ability_id)} used ({words(p.context)})"
+    if p.effect:
+        line += f": {words(p.effect)}"
+    if p.total_before is not ABSENT and p.total is not ABSENT:
+        roll = "total" if p.roll is ABSENT else p.roll
+        line += f", {words(roll)} {change(p.total_before, p.total)}"
+    elif p.before is not ABSENT and p.after is not ABSENT:
+        line += f", {change(text(p.before, 40), text(p.after, 40))}"
+    elif p.bonus:
+        line += f", +{p.bonus}"
+    for found, yes, no in ((p.success, "success", "failed"), (p.hit, "hit", "missed")):
+        if given(found) is not None:
+            line += f": {outcome(found, yes, no)}"
+    if p.tier:
+        line += f": {words(p.tier)} tier"
+    if p.uses_left is not None:
+        line += f" ({counted(p.uses_left, 'use')} left)"
     return line
 
 
-def _reroll_words(f: Facts) -> str:
+def _reroll_words(p: hero.AbilityUsed, f: Facts) -> str:
     """An ability's reroll says which roll it rolled again, what it showed before and after, and
     how that roll came out: "Foresight: the attack roll 2 → 1, a hit" (QC-14)."""
-    d = f.d
-    which = f"the {words(d['roll'])} roll" if d.get("roll") else "the roll"
-    rolled = change(_reroll_value(d["before"]), _reroll_value(d["after"]))
-    line = f"{f.name(d['ability_id'])}: {which} {rolled}"
-    for key, yes, no in (("hit", "a hit", "a miss"), ("success", "a success", "a failure")):
-        if d.get(key) is not None:
-            line += f", {outcome(d[key], yes, no)}"
-    if d.get("uses_left") is not None:
-        line += f" ({counted(d['uses_left'], 'use')} left)"
+    which = f"the {words(p.roll)} roll" if p.roll else "the roll"
+    rolled = change(_reroll_value(p.before), _reroll_value(p.after))
+    line = f"{f.name(p.ability_id)}: {which} {rolled}"
+    for found, yes, no in ((p.hit, "a hit", "a miss"), (p.success, "a success", "a failure")):
+        if given(found) is not None:
+            line += f", {outcome(found, yes, no)}"
+    if p.uses_left is not None:
+        line += f" ({counted(p.uses_left, 'use')} left)"
     return line
 
 
@@ -122,171 +120,150 @@ def _reroll_value(faces: Any) -> str:
     return text(faces, 20)
 
 
-@summary("qc.AbilityUsesReset")
-def _uses_reset(f: Facts) -> str:
-    names = listed([f.name(a) for a in f.d["abilities"]])
-    return f"Uses restored ({words(f.d['cause'])}): {names}"
+@summary(hero.AbilityUsesReset)
+def _uses_reset(p: hero.AbilityUsesReset, f: Facts) -> str:
+    names = listed([f.name(a) for a in p.abilities])
+    return f"Uses restored ({words(p.cause)}): {names}"
 
 
-@summary("qc.PerRestAbilitiesExhausted")
-def _per_rest_exhausted(f: Facts) -> str:
-    drained = "; surge pool drained" if f.d.get("pool_drained") else ""
-    names = listed([f.name(a) for a in f.d["abilities"]])
-    return f"Per-rest abilities spent ({words(f.d['cause'])}): {names}{drained}"
+@summary(hero.PerRestAbilitiesExhausted)
+def _per_rest_exhausted(p: hero.PerRestAbilitiesExhausted, f: Facts) -> str:
+    drained = "; surge pool drained" if p.pool_drained else ""
+    names = listed([f.name(a) for a in p.abilities])
+    return f"Per-rest abilities spent ({words(p.cause)}): {names}{drained}"
 
 
-@summary("qc.SurgeSpent")
-def _surge_spent(f: Facts) -> str:
-    d = f.d
+@summary(pages.SurgeSpent)
+def _surge_spent(p: pages.SurgeSpent, f: Facts) -> str:
+    return f"{p.cost} surge spent on {f.name(p.ability_id)}: {p.remaining} of {p.pool_max} left"
+
+
+@summary(hero.SurgesRestored)
+def _surges_restored(p: hero.SurgesRestored, f: Facts) -> str:
+    return f"Surge pool +{p.restored} ({words(p.cause)}), pool of {p.pool_max}"
+
+
+@summary(hero.ChoiceMade)
+def _choice(p: hero.ChoiceMade, f: Facts) -> str:
+    return f"Choice {text(p.choice_id, 40)}: {listed(p.selected_options)} (of {listed(p.options)})"
+
+
+@summary(hero.ConditionApplied)
+def _condition_applied(p: hero.ConditionApplied, f: Facts) -> str:
     return (
-        f"{d['cost']} surge spent on {f.name(d['ability_id'])}: "
-        f"{d['remaining']} of {d['pool_max']} left"
+        f"The hero gains the {words(p.condition)} condition "
+        f"({words(p.duration)}; from {text(p.source, 40)})"
     )
 
 
-@summary("qc.SurgesRestored")
-def _surges_restored(f: Facts) -> str:
-    d = f.d
-    return f"Surge pool +{d['restored']} ({words(d['cause'])}), pool of {d['pool_max']}"
+@summary(hero.ConditionCleared)
+def _condition_cleared(p: hero.ConditionCleared, f: Facts) -> str:
+    by = f", with {f.name(p.source)}" if p.source else ""
+    return f"The hero loses the {words(p.condition)} condition ({words(p.cause)}{by})"
 
 
-@summary("qc.ChoiceMade")
-def _choice(f: Facts) -> str:
-    d = f.d
+@summary(hero.ConditionNotStacked)
+def _not_stacked(p: hero.ConditionNotStacked, f: Facts) -> str:
     return (
-        f"Choice {text(d['choice_id'], 40)}: {listed(d['selected_options'])} "
-        f"(of {listed(d['options'])})"
+        f"The hero already has the {words(p.condition)} condition: not applied again "
+        f"({words(p.reason)}; from {text(p.source, 40)})"
     )
 
 
-@summary("qc.ConditionApplied")
-def _condition_applied(f: Facts) -> str:
-    d = f.d
+@summary(fights.CombatStarted)
+def _combat_started(p: fights.CombatStarted, f: Facts) -> str:
+    enemies = [e.get("enemy") if isinstance(e, Mapping) else e for e in p.enemies]
     return (
-        f"The hero gains the {words(d['condition'])} condition "
-        f"({words(d['duration'])}; from {text(d['source'], 40)})"
+        f"{words(p.mode).capitalize()} combat ({words(p.kind)}), "
+        f"{counted(p.rounds, 'round')} against {listed(enemies)}"
     )
 
 
-@summary("qc.ConditionCleared")
-def _condition_cleared(f: Facts) -> str:
-    d = f.d
-    by = f", with {f.name(d['source'])}" if d.get("source") else ""
-    return f"The hero loses the {words(d['condition'])} condition ({words(d['cause'])}{by})"
-
-
-@summary("qc.ConditionNotStacked")
-def _not_stacked(f: Facts) -> str:
-    d = f.d
-    return (
-        f"The hero already has the {words(d['condition'])} condition: not applied again "
-        f"({words(d['reason'])}; from {text(d['source'], 40)})"
-    )
-
-
-@summary("qc.CombatStarted")
-def _combat_started(f: Facts) -> str:
-    d = f.d
-    enemies = [e.get("enemy") if isinstance(e, Mapping) else e for e in d["enemies"]]
-    return (
-        f"{words(d['mode']).capitalize()} combat ({words(d['kind'])}), "
-        f"{counted(d['rounds'], 'round')} against {listed(enemies)}"
-    )
-
-
-@summary("qc.AttackRolled")
-def _attack(f: Facts) -> str:
-    d = f.d
-    if d["d20"] is None:
-        rolled = f"no roll, total {d['total']}"
+@summary(fights.AttackRolled)
+def _attack(p: fights.AttackRolled, f: Facts) -> str:
+    if p.d20 is None:
+        rolled = f"no roll, total {p.total}"
     else:
-        rolled = f"{d['d20']}{signed(d['atk'])}{signed(d.get('bonus'))} = {d['total']}"
-    states = [s for s in ("frightened", "restrained") if d.get(s)]
+        rolled = f"{p.d20}{signed(p.atk)}{signed(p.bonus)} = {p.total}"
+    states = [
+        s for s, found in (("frightened", p.frightened), ("restrained", p.restrained)) if found
+    ]
     state = f" ({', '.join(states)})" if states else ""
     return (
-        f"Round {d['round']} {words(d['attempt'])} attack{state}: {rolled} against "
-        f"{d['hit_target']}: {outcome(d['hit'], 'hit', 'missed')}"
+        f"Round {p.round} {words(p.attempt)} attack{state}: {rolled} against "
+        f"{p.hit_target}: {outcome(p.hit, 'hit', 'missed')}"
     )
 
 
-@summary("qc.DamageRolled")
-def _damage(f: Facts) -> str:
-    d = f.d
+@summary(fights.DamageRolled)
+def _damage(p: fights.DamageRolled, f: Facts) -> str:
     line = (
-        f"Round {d['round']} {words(d['attempt'])} damage: {text(d['dice'], 20)} rolled "
-        f"{d['dice_total']}{signed(d.get('flat_mods'))}{signed(d.get('bonus'))} = {d['total']}"
+        f"Round {p.round} {words(p.attempt)} damage: {text(p.dice, 20)} rolled "
+        f"{p.dice_total}{signed(p.flat_mods)}{signed(p.bonus)} = {p.total}"
     )
-    notes = [n for n in ("doubled", "confused", "restrained") if d.get(n)]
+    found = (("doubled", p.doubled), ("confused", p.confused), ("restrained", p.restrained))
+    notes = [note for note, noted in found if noted]
     return line + (f" ({', '.join(notes)})" if notes else "")
 
 
-@summary("qc.ExtraAttackResolved")
-def _extra_attack(f: Facts) -> str:
-    d = f.d
-    extra = f"hit for {d['extra_damage']}" if d["extra_hit"] else "missed"
-    first = f"hit for {d['first_damage']}" if d["first_hit"] else "missed"
+@summary(fights.ExtraAttackResolved)
+def _extra_attack(p: fights.ExtraAttackResolved, f: Facts) -> str:
+    extra = f"hit for {p.extra_damage}" if p.extra_hit else "missed"
+    first = f"hit for {p.first_damage}" if p.first_hit else "missed"
     return (
-        f"Round {d['round']} extra attack {extra} (first attack {first}): "
-        f"{d['combined_damage']} damage in all"
+        f"Round {p.round} extra attack {extra} (first attack {first}): "
+        f"{p.combined_damage} damage in all"
     )
 
 
-@summary("qc.CombatRoundResolved")
-def _round(f: Facts) -> str:
-    d = f.d
-    enemy = text(d["enemy"], 60)
-    if d["hit"]:
-        attack = f"hit for {d['damage_dealt']} of {d['damage_needed']} needed"
+@summary(fights.CombatRoundResolved)
+def _round(p: fights.CombatRoundResolved, f: Facts) -> str:
+    enemy = text(p.enemy, 60)
+    if p.hit:
+        attack = f"hit for {p.damage_dealt} of {p.damage_needed} needed"
     else:
-        attack = f"missed ({d['damage_needed']} damage needed)"
-    line = f"Round {d['round']} against {enemy}: {attack}, round {outcome(d['won'], 'won', 'lost')}"
-    if d.get("enemy_outcome"):
-        line += f" ({enemy} {words(d['enemy_outcome'])})"
-    if d.get("damage_taken"):
-        tier = f" ({words(d['defense_tier'])} damage)" if d.get("defense_tier") else ""
-        line += f"; {enemy} hits for {d['damage_taken']}{tier}"
-    if d.get("abilities"):
-        line += f" (with {listed([f.name(a) for a in d['abilities']])})"
+        attack = f"missed ({p.damage_needed} damage needed)"
+    line = f"Round {p.round} against {enemy}: {attack}, round {outcome(p.won, 'won', 'lost')}"
+    if p.enemy_outcome:
+        line += f" ({enemy} {words(p.enemy_outcome)})"
+    if p.damage_taken:
+        tier = f" ({words(p.defense_tier)} damage)" if p.defense_tier else ""
+        line += f"; {enemy} hits for {p.damage_taken}{tier}"
+    if p.abilities:
+        line += f" (with {listed([f.name(a) for a in p.abilities])})"
     return line
 
 
-@summary("qc.CombatEnded")
-def _combat_ended(f: Facts) -> str:
-    d = f.d
+@summary(fights.CombatEnded)
+def _combat_ended(p: fights.CombatEnded, f: Facts) -> str:
     return (
-        f"Combat ended ({words(d['ended_by'])}): {d['rounds_won']} of "
-        f"{counted(d['rounds_played'], 'round')} won, "
-        f"{counted(d['enemies_remaining'], 'enemy', 'enemies')} left"
+        f"Combat ended ({words(p.ended_by)}): {p.rounds_won} of "
+        f"{counted(p.rounds_played, 'round')} won, "
+        f"{counted(p.enemies_remaining, 'enemy', 'enemies')} left"
     )
 
 
-@summary("qc.HeroDamaged")
-def _damaged(f: Facts) -> str:
-    d = f.d
-    return (
-        f"The hero takes {d['amount']} damage ({words(d['cause'])}) "
-        f"{_hp(f, d['hp_before'], d['hp_after'])}"
-    )
+@summary(hero.HeroDamaged)
+def _damaged(p: hero.HeroDamaged, f: Facts) -> str:
+    return f"The hero takes {p.amount} damage ({words(p.cause)}) {_hp(p.hp_before, p.hp_after)}"
 
 
-@summary("qc.HeroHealed")
-def _healed(f: Facts) -> str:
-    d = f.d
-    by = f" with {f.name(d['source'])}" if d.get("source") else ""
-    rolled = f" (rolled {d['rolled']})" if d.get("rolled") not in (None, d["amount"]) else ""
-    line = f"The hero heals {d['amount']}{by}{rolled} {_hp(f, d['hp_before'], d['hp_after'])}"
-    if "hp_max_before" in d and "hp_max_after" in d:
-        line += f", max HP {change(d['hp_max_before'], d['hp_max_after'])}"
+@summary(hero.HeroHealed)
+def _healed(p: hero.HeroHealed, f: Facts) -> str:
+    by = f" with {f.name(p.source)}" if p.source else ""
+    rolled = f" (rolled {p.rolled})" if given(p.rolled) not in (None, p.amount) else ""
+    line = f"The hero heals {p.amount}{by}{rolled} {_hp(p.hp_before, p.hp_after)}"
+    if p.hp_max_before is not ABSENT and p.hp_max_after is not ABSENT:
+        line += f", max HP {change(p.hp_max_before, p.hp_max_after)}"
     return line
 
 
-@summary("qc.Died")
-def _died(f: Facts) -> str:
-    d = f.d
-    ended = f"; ended {listed(d['encounters_ended'])}" if d.get("encounters_ended") else ""
-    when = "with no page open" if d["page_date"] is None else f"on {text(d['page_date'], 20)}"
+@summary(hero.Died)
+def _died(p: hero.Died, f: Facts) -> str:
+    ended = f"; ended {listed(p.encounters_ended)}" if p.encounters_ended else ""
+    when = "with no page open" if p.page_date is None else f"on {text(p.page_date, 20)}"
     # the HP recorded is the clone's, told by Cloned: the death itself is HP 0 (QC-41)
-    return f"The hero died, killed by {words(d['cause'])}, {when}: HP 0, cloning follows{ended}"
+    return f"The hero died, killed by {words(p.cause)}, {when}: HP 0, cloning follows{ended}"
 
 
 CLONE_PRICES = {
@@ -298,69 +275,58 @@ CLONE_PRICES = {
 """What each face of the clone cost d4 costs (QC-43..QC-47)."""
 
 
-@summary("qc.CloneRollMade")
-def _clone_roll(f: Facts) -> str:
-    d = f.d
-    line = f"Clone cost roll: the d4 shows {d['d4']}"
-    if d.get("rerolled") or not d.get("applied", True):
-        return f"{line}, which cannot apply ({words(d.get('reason') or 'no reason')}): rolled again"
-    return f"{line}: {CLONE_PRICES.get(d['d4'], 'its result')}"
+@summary(hero.CloneRollMade)
+def _clone_roll(p: hero.CloneRollMade, f: Facts) -> str:
+    line = f"Clone cost roll: the d4 shows {p.d4}"
+    if p.rerolled or not p.applied:
+        return f"{line}, which cannot apply ({words(p.reason or 'no reason')}): rolled again"
+    return f"{line}: {CLONE_PRICES.get(p.d4, 'its result')}"
 
 
-@summary("qc.Cloned")
-def _cloned(f: Facts) -> str:
-    d = f.d
+@summary(hero.Cloned)
+def _cloned(p: hero.Cloned, f: Facts) -> str:
     line = (
-        f"Cloned back to life (clone roll {d['outcome']}, after {words(d['cause'])}): "
-        f"HP {d['hp_after']} of {d['hp_max']}"
+        f"Cloned back to life (clone roll {p.outcome}, after {words(p.cause)}): "
+        f"HP {p.hp_after} of {p.hp_max}"
     )
-    if d.get("replaced"):
+    if p.replaced:
         line += ", a new hero replaces the old"
-    if d.get("conditions_cleared"):
-        line += f"; cleared {listed([words(c) for c in d['conditions_cleared']])}"
+    if p.conditions_cleared:
+        line += f"; cleared {listed([words(c) for c in p.conditions_cleared])}"
     return line
 
 
-@summary("qc.InjurySuffered")
-def _injury(f: Facts) -> str:
-    d = f.d
-    return f"Clone injury: d10 {d['d10_value']}: {words(d['stat'])} -{d['amount']}"
+@summary(hero.InjurySuffered)
+def _injury(p: hero.InjurySuffered, f: Facts) -> str:
+    return f"Clone injury: d10 {p.d10_value}: {words(p.stat)} -{p.amount}"
 
 
-@summary("qc.InjuryRemoved")
-def _injury_removed(f: Facts) -> str:
-    d = f.d
-    by = f" with {f.name(d['source'])}" if d.get("source") else ""
+@summary(hero.InjuryRemoved)
+def _injury_removed(p: hero.InjuryRemoved, f: Facts) -> str:
+    by = f" with {f.name(p.source)}" if p.source else ""
     return (
-        f"Injury to {words(d['stat'])} removed ({words(d['cause'])}{by}): "
-        f"+{d['amount']}, {counted(d['count'], 'injury', 'injuries')}"
+        f"Injury to {words(p.stat)} removed ({words(p.cause)}{by}): "
+        f"+{p.amount}, {counted(p.count, 'injury', 'injuries')}"
     )
 
 
-@summary("qc.HeroReplaced")
-def _replaced(f: Facts) -> str:
-    d = f.d
-    credits = f", {d['credits']} credits" if d.get("credits") is not None else ""
-    carried = f"; carried over {listed(d['carried'])}" if d.get("carried") else ""
-    old = (
-        text(d["old_hero_name"], 60)
-        if d.get("old_hero_name")
-        else f"Hero {f.name(d['old_hero_id'])}"
-    )
-    return f"{old} replaced by {f.name(d['new_hero_id'])} (level {d['level']}{credits}){carried}"
+@summary(hero.HeroReplaced)
+def _replaced(p: hero.HeroReplaced, f: Facts) -> str:
+    credits = f", {p.credits} credits" if p.credits is not None else ""
+    carried = f"; carried over {listed(p.carried)}" if p.carried else ""
+    old = text(p.old_hero_name, 60) if p.old_hero_name else f"Hero {f.name(p.old_hero_id)}"
+    return f"{old} replaced by {f.name(p.new_hero_id)} (level {p.level}{credits}){carried}"
 
 
-@summary("qc.InfectionTicked")
-def _infection(f: Facts) -> str:
-    d = f.d
-    lost = f": {d['hp_lost']} HP lost" if d.get("hp_lost") else ": no HP lost"
-    return f"Infected roll on {text(d['page_date'], 20)}: {d['total']}{lost}"
+@summary(pages.InfectionTicked)
+def _infection(p: pages.InfectionTicked, f: Facts) -> str:
+    lost = f": {p.hp_lost} HP lost" if p.hp_lost else ": no HP lost"
+    return f"Infected roll on {text(p.page_date, 20)}: {p.total}{lost}"
 
 
-@summary("qc.DecisionRequested")
-def _decision(f: Facts) -> str:
-    d = f.d
-    return f"Decision for the hero: {words(d['decision'])}; {_asks(d.get('options'))}"
+@summary(fights.DecisionRequested)
+def _decision(p: fights.DecisionRequested, f: Facts) -> str:
+    return f"Decision for the hero: {words(p.decision)}; {_asks(p.options)}"
 
 
 def _asks(options: Any) -> str:
