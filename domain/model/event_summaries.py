@@ -1,8 +1,9 @@
-"""Each stored event in words by its topic: the topic's payload class (``campaign.payload_class``)
+"""Each stored event in words by its topic: the topic's payload class (``payload.payload_class``)
 and that class's summary (``domain.model.events.summaries``).
 
-The summaries are registered by payload class, below the campaign; this module, above it, reads
-a stored event's topic as its class, so the API, the page and the CLI summarise an event as
+The summaries are registered by payload class, below the campaign; the campaign registers each
+stored topic's class (``payload.register_payload``). This module, above it, reads a stored
+event's topic as its class, so the API, the page and the CLI summarise an event as
 stored (``type`` and ``data``).
 """
 
@@ -11,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.model.campaign import payload_class
+from domain.model import campaign  # noqa: F401  (registers the campaign events' topics)
 from domain.model.events import campaign_summaries  # noqa: F401  (registers the campaign events' summaries)
+from domain.model.events.payload import payload_class
 from domain.model.events.summaries import (
     decoded,
     fallback,
