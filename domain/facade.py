@@ -29,6 +29,8 @@ from domain.model.access import (
     acting_as,
     actor_label,
 )
+from domain.model.calendar_board import action_events as cb_action_events
+from domain.model.calendar_board import board_events as cb_board_events
 from domain.model.calendar_board import modifiers
 from domain.model.calendar_board.state import WEATHERS, party_figures
 from domain.model.campaign import Campaign
@@ -47,11 +49,15 @@ from domain.model.errors import (
     TokenRefused,
 )
 from domain.model.event_summaries import roll_summary, summarise, summarise_decoded
-from domain.model.events.payload import EventType
+from domain.model.events import campaign_payloads as campaign_events
+from domain.model.events.payload import ABSENT, Absent, EventType, Payload, payload_class, topic_of
 from domain.model.games import RULES, command_schemas, rules_for
 from domain.model.house_rules import CALENDAR_BOARD, GAMES, QUEST_CALENDAR, book
 from domain.model.patch import resolve as resolve_pointer
 from domain.model.quest_calendar import catalogue
+from domain.model.quest_calendar import fight_events as qc_fight_events
+from domain.model.quest_calendar import hero_events as qc_hero_events
+from domain.model.quest_calendar import page_events as qc_page_events
 from domain.model.quest_calendar.state import COMPARTMENTS
 from domain.model.quest_calendar.state import FIGURES as QC_FIGURES
 from domain.model.rule_index import SETTLED_IN_CODE, STATEMENTS
@@ -147,6 +153,19 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "summarise_decoded",
     "Timeline",
     "VerifierKey",
+    # The events' payloads: a class per event type (the modules that hold them), what a class
+    # decodes from what it stored, and each class's stored topic
+    "ABSENT",
+    "Absent",
+    "campaign_events",
+    "cb_action_events",
+    "cb_board_events",
+    "Payload",
+    "payload_class",
+    "qc_fight_events",
+    "qc_hero_events",
+    "qc_page_events",
+    "topic_of",
     # The games: their commands, house rules, rules and the values their views read
     "book",
     "CALENDAR_BOARD",

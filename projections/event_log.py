@@ -18,13 +18,20 @@ from uuid import UUID
 import orjson
 import pyarrow as pa
 
-from domain.facade import START, LogPosition, Questlog, Timeline
+from domain.facade import START, LogPosition, Questlog, Timeline, cb_board_events, topic_of
 from projections.batches import read_batch
 from projections.columns import record_batch
 from projections.events import Recorded, without_token_id
 from projections.figures import apply_figures, qc_places, remember
 from projections.schema import table
-from projections.view import CREATED, ROLLED_BACK, ROW_DOC
+from projections.view import ROW_DOC, CampaignCreated, RolledBack
+
+CREATED, ROLLED_BACK = topic_of(CampaignCreated), topic_of(RolledBack)
+NightPhaseStarted = cb_board_events.NightPhaseStarted
+NIGHT_STARTED, NIGHT_ENDED = (
+    topic_of(NightPhaseStarted),
+    topic_of(cb_board_events.NightPhaseEnded),
+)
 
 EVENTS_NAME = "events"
 EVENTS_PER_READ = 5_000
@@ -201,15 +208,17 @@ class EventRows:
             track.page_then = track.memory.get(PAGE) or before
             return track
         if topic == CREATED:
-            track.game = event.data.get("game")
-            track.restart(event.data.get("state"))
+            created = event.payload(CampaignCreated)
+            track.game = created.game
+            track.restart(created.state)
         elif topic == ROLLED_BACK:
-            track.rollbacks.append((event.version, int(event.data["to_version"])))
-            track.restart(event.data.get("restored_state"))
-        elif topic == "cb.NightPhaseStarted":
-            track.night = event.details.get("night_number")
+            rollback = event.payload(RolledBack)
+            track.rollbacks.append((event.version, rollback.to_version))
+            track.restart(rollback.restored_state)
+        elif topic == NIGHT_STARTED:
+            track.night = event.payload(NightPhaseStarted).night_number
         track.night_then = track.night
-        if topic == "cb.NightPhaseEnded":
+        if topic == NIGHT_ENDED:
             track.night = None  # the night ends with this event, which is still in it
         track.page_then = track.memory.get(PAGE)
         return track

@@ -20,14 +20,14 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 import orjson
 from eventsourcing.persistence import Mapper, Notification
 from eventsourcing.utils import get_topic, resolve_topic
 
-from domain.facade import LogPosition
+from domain.facade import LogPosition, Payload, payload_class
 
 GAMES = {"qc": "quest-calendar", "cb": "calendar-board"}
 NotificationRow = tuple[Any, ...]
@@ -38,6 +38,7 @@ _orjson_loads = orjson.loads
 _orjson_dumps = orjson.dumps
 _CHANGED: dict[str, bool] = {}
 """Per topic: whether its event class has changed shape (see ``_changed``)."""
+P = TypeVar("P", bound=Payload)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +75,19 @@ class Recorded:
         """A game event's details (empty for other events)."""
         details: dict[str, Any] = self.data.get("details") or {}
         return details
+
+    def payload(self, cls: type[P]) -> P:
+        """The event's payload decoded as ``cls`` (``Payload.decode``: from a game event's
+        details, or a campaign event's data); ``TypeError`` or ``ValueError`` when the event
+        is not of that class's shape. A view's handler of a payload class is given it decoded;
+        an ``ANY`` handler decodes here what it reads of an event of a known type."""
+        return cls.decode(self.details if self.game is not None else self.data)
+
+    def decoded(self) -> Payload | None:
+        """The event's payload decoded as its own type's class (None for a type that declares
+        none), for a handler of every event that reads a fact many types record."""
+        cls = payload_class(self.topic)
+        return None if cls is None else self.payload(cls)
 
     @property
     def rolls(self) -> list[dict[str, Any]]:

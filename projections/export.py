@@ -25,16 +25,12 @@ from projections.views import ALL_VIEWS
 
 FORMATS = ("csv", "jsonl")
 JSON_COLUMNS = {
-    "rolls": ("dice", "faces"),
-    "ledger": ("context",),
-    "exhaustion": ("eliminated",),
-    "ship_losses": ("detail",),
-    "trait_checks": ("faces", "abilities"),
-    "combats": ("enemies",),
-    "house_rules": ("value", "default_value"),
-    "board_nights": ("actions",),
+    logical: spec.json_columns
+    for view in ALL_VIEWS
+    for logical, spec in view.tables.items()
+    if spec.json_columns
 }
-"""The columns of each table that hold JSON text."""
+"""The columns of each table that hold JSON text (the columns of kind ``json``)."""
 EVENT_COLUMNS = ("id", "campaign_id", "version", "topic", "timestamp", "data")
 
 

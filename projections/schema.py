@@ -8,9 +8,10 @@ reads and rollback updates use the key even while a rebuild defers the secondary
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from functools import cached_property
+from typing import Any, Protocol
 
 POSITIONS = "positions"
 """The logical name of the table of view positions (one row per view, and per rebuild)."""
@@ -45,7 +46,8 @@ class Table:
     """A view table: its columns in order, its primary key and its secondary indexes.
 
     ``doc`` says in words what each column holds (the data dictionary of the analyst's dataset);
-    ``kinds`` names the columns whose SQL type does not say what they hold (``KINDS``).
+    ``kinds`` names the columns whose SQL type does not say what they hold (``KINDS``);
+    ``defaults`` the value a row has in a column it is not given (``row``).
     """
 
     columns: tuple[tuple[str, str], ...]
@@ -53,11 +55,27 @@ class Table:
     indexes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     doc: Mapping[str, str] = field(default_factory=dict)
     kinds: Mapping[str, str] = field(default_factory=dict)
+    defaults: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def names(self) -> tuple[str, ...]:
         """The column names in order."""
         return tuple(name for name, _ in self.columns)
+
+    @property
+    def json_columns(self) -> tuple[str, ...]:
+        """The columns that hold JSON text (kind ``json``), in order."""
+        return tuple(name for name in self.names if self.kinds.get(name) == "json")
+
+    @cached_property
+    def row(self) -> Callable[..., tuple[Any, ...]]:
+        """A row from its values by column name, as a tuple in column order (what
+        ``executemany`` writes): ``EXHAUSTION.row(campaign_id=..., party="A", ...)``.
+
+        Every column without a default must be given, and only columns: a missing or an unknown
+        one raises ``TypeError`` naming it (a programming error).
+        """
+        return row_maker(self.names, self.defaults)
 
     def create_sql(self, physical: str, constraint: str) -> str:
         """``CREATE TABLE IF NOT EXISTS`` with a named primary key constraint."""
@@ -82,25 +100,46 @@ class Table:
         return f"ON CONFLICT ({', '.join(self.key)}) DO UPDATE SET {updates}"
 
 
+def row_maker(names: Sequence[str], defaults: Mapping[str, Any]) -> Callable[..., tuple[Any, ...]]:
+    """A function of keyword-only arguments, one per column (with its default, if any), that
+    returns them as a tuple in column order.
+
+    Python binds the arguments, so a row is made as fast as a tuple written out by hand and a
+    missing or unknown column is the interpreter's own ``TypeError``, naming it.
+    """
+    if not all(name.isidentifier() for name in names):
+        raise ValueError(f"not column names: {', '.join(names)}")
+    parameters = ", ".join(f"{n}=_defaults[{n!r}]" if n in defaults else n for n in names)
+    source = f"def row(*, {parameters}):\n    return ({', '.join(names)},)\n"
+    namespace: dict[str, Any] = {"_defaults": dict(defaults)}
+    exec(source, namespace)  # the parameters are the columns' names, checked above
+    made: Callable[..., tuple[Any, ...]] = namespace["row"]
+    return made
+
+
 def table(
     *columns: str,
     key: tuple[str, ...],
     doc: Mapping[str, str] | None = None,
     kinds: Mapping[str, str] | None = None,
+    defaults: Mapping[str, Any] | None = None,
     **indexes: tuple[str, ...],
 ) -> Table:
     """A table from ``"name TYPE"`` column strings, its key, its named indexes, and what its
-    columns hold: ``doc`` in words, ``kinds`` where the SQL type does not say it."""
+    columns hold: ``doc`` in words, ``kinds`` where the SQL type does not say it, ``defaults``
+    where a row may leave a column out (``Table.row``)."""
     pairs = tuple((c.split(" ", 1)[0], c.split(" ", 1)[1]) for c in columns)
     names = {name for name, _ in pairs}
-    for given in (doc or {}, kinds or {}):
+    for given in (doc or {}, kinds or {}, defaults or {}):
         unknown = set(given) - names
         if unknown:
             raise ValueError(f"no such column: {', '.join(sorted(unknown))}")
     wrong = {k for k in (kinds or {}).values() if k not in KINDS}
     if wrong:
         raise ValueError(f"a column kind is one of {', '.join(KINDS)}, not {', '.join(wrong)}")
-    return Table(pairs, key, dict(indexes), dict(doc or {}), dict(kinds or {}))
+    return Table(
+        pairs, key, dict(indexes), dict(doc or {}), dict(kinds or {}), dict(defaults or {})
+    )
 
 
 POSITIONS_TABLE = table(

@@ -1,8 +1,13 @@
-"""The base of every view: event handlers by topic, buffered writes, per-campaign state, undo.
+"""The base of every view: event handlers by payload class, rows by column name, buffered
+writes, per-campaign state, undo.
 
-A view class declares its tables and marks methods with ``@handles(topic, ...)``. The engine makes
-one instance per batch and calls ``apply`` with the batch's events inside the batch's transaction;
-inserts are buffered and written with ``executemany`` before any other statement and at the end.
+A view class declares its tables and marks methods with ``@handles(PayloadClass, ...)``: each is
+called with the event's envelope and its payload, decoded as that class (``Payload.decode``, once
+per event), so mypy checks every fact a handler reads. A method marked ``@handles(ANY)`` gets
+every other event's envelope alone. The engine makes one instance per batch and calls ``apply``
+with the batch's events inside the batch's transaction; rows are given by column name
+(``insert``, ``Table.row``), buffered, and written with ``executemany`` in the table's column
+order before any other statement and at the end.
 
 A view that needs to remember something per campaign between events (the page being played, the
 night, the hero's balance, the rollbacks so far) keeps it in ``state(campaign_id)``: a JSON object
@@ -15,18 +20,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
-from domain.facade import Timeline, ascii_number
+from domain.facade import Payload, Timeline, ascii_number, campaign_events, topic_of
 from domain.facade import resolve_pointer as resolve
-from projections.events import Recorded
+from projections.events import GAMES, Recorded
 from projections.schema import Table, table
 from projections.store import ViewStore
 
-ROLLED_BACK = "questlog.RolledBack"
-CREATED = "questlog.CampaignCreated"
+RolledBack = campaign_events.RolledBack
+CampaignCreated = campaign_events.CampaignCreated
 ANY = "*"
-"""The topic of a handler for every event that has no handler of its own."""
+"""What a handler for every event that has no handler of its own is marked with (its key in
+``View._handlers``, where every other handler is under its payload class's topic)."""
 CHUNK = 500
 STATE_TABLE = table("campaign_id TEXT NOT NULL", "state TEXT NOT NULL", key=("campaign_id",))
 ROW_COLUMNS = (
@@ -49,19 +55,92 @@ ROW_DOC = {
 """What the common columns of a row table hold, for a table's ``doc``."""
 ROW_KINDS = {"recorded_at": "timestamp"}
 """The kinds of the common columns, for a table's ``kinds``."""
+ROW_DEFAULTS = {"undone_by": None}
+"""The common column a new row leaves out, for a table's ``defaults``: no rollback undid it."""
+
+
+def common(event: Recorded, n: int = 0) -> dict[str, Any]:
+    """The common columns of the ``n``th row an event writes (``ROW_DOC``; ``undone_by`` is
+    ``ROW_DEFAULTS``'): ``self.insert("exhaustion", **common(event), party=...)``."""
+    return {
+        "campaign_id": event.campaign_id,
+        "event_id": event.id,
+        "n": n,
+        "version": event.version,
+        "recorded_at": event.timestamp,
+    }
+
+
+@runtime_checkable
+class Caused(Protocol):
+    """A payload that records what caused it (``cause``), for a handler of every event."""
+
+    @property
+    def cause(self) -> object:
+        """What caused the event, as the game names it."""
+        ...
+
 
 Handler = Callable[[Any, Recorded], None]
 F = TypeVar("F", bound=Callable[..., Any])
+Recorder = Callable[..., None]
+"""What a handler of every event calls for an event of a type it records: a function of the
+view, the event, its payload (decoded) and what else the handler passes on."""
 
 
-def handles(*topics: str) -> Callable[[F], F]:
-    """Mark a view method as the handler of events with these topics (``ANY``: all others)."""
+def recorders_of(
+    by_class: dict[type[Payload], Recorder],
+) -> dict[str, tuple[type[Payload], Recorder]]:
+    """Recorders by payload class, keyed by their classes' topics for a handler of every event
+    to look up (``recorder(view, event, event.payload(cls), ...)``)."""
+    return {topic_of(cls): (cls, recorder) for cls, recorder in by_class.items()}
+
+
+def handles(*subscriptions: type[Payload] | str) -> Callable[[F], F]:
+    """Mark a view method as the handler of events with these payload classes, called with the
+    event and its payload decoded as its class: ``def changed(self, event, change:
+    ExhaustionChanged)``. ``@handles(ANY)`` marks the handler of every other event, called with
+    the event alone."""
 
     def mark(method: F) -> F:
-        method._topics = topics  # type: ignore[attr-defined]
+        method._subscriptions = subscriptions  # type: ignore[attr-defined]
         return method
 
     return mark
+
+
+def decoding(method: Callable[..., None], payload: type[Payload]) -> Handler:
+    """A handler of ``(view, event)`` that calls ``method`` with the event's payload, decoded."""
+    decode = payload.decode
+    if topic_of(payload).partition(".")[0] in GAMES:
+
+        def decoded_details(view: Any, event: Recorded) -> None:
+            method(view, event, decode(event.details))
+
+        return decoded_details
+
+    def decoded_data(view: Any, event: Recorded) -> None:
+        method(view, event, decode(event.data))
+
+    return decoded_data
+
+
+def handlers_of(cls: type) -> dict[str, Handler]:
+    """A view class's handlers by topic (``ANY`` for its handler of every other event)."""
+    found: dict[str, Handler] = {}
+    for attribute in dir(cls):
+        method = getattr(cls, attribute, None)
+        for subscription in getattr(method, "_subscriptions", ()):
+            if subscription == ANY:
+                found[ANY] = method  # type: ignore[assignment]
+            elif isinstance(subscription, type) and issubclass(subscription, Payload):
+                found[topic_of(subscription)] = decoding(method, subscription)  # type: ignore[arg-type]
+            else:
+                raise TypeError(
+                    f"{cls.__name__}.{attribute} handles a payload class or ANY, "
+                    f"not {subscription!r}"
+                )
+    return found
 
 
 class View:
@@ -82,12 +161,7 @@ class View:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        found: dict[str, Handler] = {}
-        for attribute in dir(cls):
-            method = getattr(cls, attribute, None)
-            for topic in getattr(method, "_topics", ()):
-                found[topic] = method  # type: ignore[assignment]
-        cls._handlers = found
+        cls._handlers = handlers_of(cls)
 
     @classmethod
     def all_tables(cls) -> dict[str, Table]:
@@ -136,13 +210,22 @@ class View:
         """A statement template resolved for this store and this build's tables."""
         return self.store.sql(template, self.suffix)
 
-    def insert(self, logical: str, row: tuple[Any, ...]) -> None:
-        """Buffer a row for ``logical`` (columns in table order)."""
-        self._pending.setdefault(logical, []).append(row)
+    def insert(self, logical: str, **values: Any) -> None:
+        """Buffer a row for ``logical`` from its values by column name (``Table.row``: a
+        missing or unknown column raises ``TypeError`` naming it)."""
+        self._pending.setdefault(logical, []).append(self.row(logical, **values))
+
+    def row(self, logical: str, **values: Any) -> tuple[Any, ...]:
+        """A row of ``logical`` from its values by column name, in the table's column order."""
+        try:
+            return self.all_tables()[logical].row(**values)
+        except TypeError as error:
+            raise TypeError(f"a row of {logical}: {error}") from None
 
     def pending(self, logical: str) -> list[tuple[Any, ...]]:
-        """The buffer of rows for ``logical``, to append rows to as ``insert`` does, without a
-        call per row; valid until the next ``flush`` (any ``execute`` or ``query``)."""
+        """The buffer of rows for ``logical``, to append rows (``Table.row``) to as ``insert``
+        does, without a call per row; valid until the next ``flush`` (any ``execute`` or
+        ``query``)."""
         return self._pending.setdefault(logical, [])
 
     def flush(self) -> None:
@@ -194,18 +277,20 @@ class View:
 
     # -- rollbacks --------------------------------------------------------------------------
 
-    @handles(ROLLED_BACK)
-    def on_rolled_back(self, event: Recorded) -> None:
+    @handles(RolledBack)
+    def on_rolled_back(self, event: Recorded, rollback: RolledBack) -> None:
         """Mark the rows of the versions the rollback undid (and any a redo restored)."""
         state = self.state(event.campaign_id)
         rollbacks = state.setdefault("rollbacks", [])
-        rollbacks.append([event.version, int(event.data["to_version"])])
+        rollbacks.append([event.version, rollback.to_version])
         timeline = Timeline.of(rollbacks, event.version)
         for logical in self.undoable:
             self.mark_undone(logical, event.campaign_id, timeline)
-        self.rolled_back(event, state, timeline)
+        self.rolled_back(event, rollback, state, timeline)
 
-    def rolled_back(self, event: Recorded, state: dict[str, Any], timeline: Timeline) -> None:
+    def rolled_back(
+        self, event: Recorded, rollback: RolledBack, state: dict[str, Any], timeline: Timeline
+    ) -> None:
         """Hook for what else a view does on a rollback (restore remembered state, reverse)."""
 
     def mark_undone(self, logical: str, campaign_id: str, timeline: Timeline) -> None:

@@ -26,13 +26,12 @@ what stands then.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
-from domain.facade import Timeline
+from domain.facade import Timeline, cb_action_events, cb_board_events
 from projections.events import Recorded
 from projections.schema import table
-from projections.view import ROW_COLUMNS, ROW_KEY, ROW_KINDS
+from projections.view import ROW_COLUMNS, ROW_DEFAULTS, ROW_KEY, ROW_KINDS, recorders_of
 from projections.views.game_view import (
     ROW_NAMES,
     GameView,
@@ -84,19 +83,30 @@ BOARD_NIGHTS = table(
         *ROW_NAMES,
     ),
     kinds={**ROW_KINDS, "slept": "bool", "actions": "json"},
+    defaults=ROW_DEFAULTS,
 )
+NightPhaseStarted = cb_board_events.NightPhaseStarted
+NightPhaseEnded = cb_board_events.NightPhaseEnded
+NightActionTaken = cb_action_events.NightActionTaken
+AmbushPerformed = cb_action_events.AmbushPerformed
+AmbushMissed = cb_action_events.AmbushMissed
+RizzAttempted = cb_action_events.RizzAttempted
+ExhaustionChanged = cb_action_events.ExhaustionChanged
+PieceEliminated = cb_action_events.PieceEliminated
+SleptDuringDay = cb_action_events.SleptDuringDay
+Result = AmbushPerformed | AmbushMissed | RizzAttempted | ExhaustionChanged
+"""The events that give a player's night action its result."""
 
 
-def _rizz_result(details: dict[str, Any]) -> str:
-    return "success" if details.get("success") else "failure"
-
-
-RESULTS: dict[str, Callable[[dict[str, Any]], str]] = {
-    "cb.AmbushPerformed": lambda details: "ambushed",
-    "cb.AmbushMissed": lambda details: "missed",
-    "cb.RizzAttempted": _rizz_result,
-}
-"""The events that give a player's night action its result, and the result they record."""
+def result_of(result: Result) -> tuple[str, str] | None:
+    """Whose night action an event gives a result, and the result (None: it gives none)."""
+    if isinstance(result, ExhaustionChanged):
+        return None if result.cause != "nightSleep" else (result.party, "recovered")
+    if isinstance(result, AmbushPerformed):
+        return result.player, "ambushed"
+    if isinstance(result, AmbushMissed):
+        return result.player, "missed"
+    return result.player, "success" if result.success else "failure"
 
 
 class BoardNights(GameView):
@@ -107,57 +117,67 @@ class BoardNights(GameView):
     undoable = ("board_nights",)
 
     def _night_started(
-        self, event: Recorded, state: dict[str, Any], before: dict[str, Any]
+        self, event: Recorded, started: NightPhaseStarted, state: dict[str, Any], _: dict[str, Any]
     ) -> None:
         mirror = state["mirror"]
         players = state.get("players") or []
         state.setdefault("played", []).append(
             {
                 "version": event.version,
-                "number": event.details.get("night_number"),
-                "day": event.details.get("round"),
+                "number": started.night_number,
+                "day": started.round,
                 "start": {p: mirror.get(exhaustion_place(p)) for p in players},
                 "actions": [],
                 "eliminated": [],
             }
         )
 
-    def _action(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+    def _action(
+        self, event: Recorded, taken: NightActionTaken, state: dict[str, Any], _: dict[str, Any]
+    ) -> None:
         night = _open(state, history(state, event.version))
         if night is None:
             return
-        action = event.details.get("action")
+        action = taken.action
         first = "unchanged" if action == "sleep" else None
-        night["actions"].append([event.version, event.details.get("player"), action, []])
+        night["actions"].append([event.version, taken.player, action, []])
         if first is not None:
             night["actions"][-1][3].append([event.version, first])
 
-    def _result(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+    def _result(
+        self, event: Recorded, outcome: Result, state: dict[str, Any], _: dict[str, Any]
+    ) -> None:
         timeline = history(state, event.version)
         night = _open(state, timeline)
-        if night is None:
+        found = result_of(outcome)
+        if night is None or found is None:
             return
-        if event.topic == "cb.ExhaustionChanged":
-            if event.details.get("cause") != "nightSleep":
-                return
-            who, result = event.details.get("party"), "recovered"
-        else:
-            who, result = event.details.get("player"), RESULTS[event.topic](event.details)
+        who, result = found
         for entry in reversed(active(night["actions"], timeline)):
             if entry[1] == who:
                 entry[3].append([event.version, result])
                 return
 
-    def _eliminated(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+    def _eliminated(
+        self,
+        event: Recorded,
+        elimination: PieceEliminated,
+        state: dict[str, Any],
+        _: dict[str, Any],
+    ) -> None:
         night = _open(state, history(state, event.version))
-        if night is not None and event.details.get("cause") == "exhaustion":
-            night["eliminated"].append([event.version, event.details.get("party")])
+        if night is not None and elimination.cause == "exhaustion":
+            night["eliminated"].append([event.version, elimination.party])
 
-    def _slept(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+    def _slept(
+        self, event: Recorded, sleep: SleptDuringDay, state: dict[str, Any], _: dict[str, Any]
+    ) -> None:
         slept = state.setdefault("slept", [])
-        slept.append([event.version, event.details.get("party"), event.details.get("round")])
+        slept.append([event.version, sleep.party, sleep.round])
 
-    def _night_ended(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+    def _night_ended(
+        self, event: Recorded, ended: NightPhaseEnded, state: dict[str, Any], _: dict[str, Any]
+    ) -> None:
         timeline = history(state, event.version)
         night = _open(state, timeline)
         if night is None:
@@ -175,14 +195,14 @@ class BoardNights(GameView):
                 for standing in [active(results, timeline)]
             ]
             end, start = mirror.get(exhaustion_place(player)), night["start"].get(player)
-            self.put(
+            self.insert(
                 "board_nights",
                 campaign_id=event.campaign_id,
                 event_id=event.id,
                 n=n,
                 version=event.version,
                 game=event.game,
-                night=event.details.get("night_number", night.get("number")),
+                night=ended.night_number,
                 day=day,
                 player=player,
                 party=player,
@@ -196,17 +216,19 @@ class BoardNights(GameView):
                 recorded_at=event.timestamp,
             )
 
-    recorders = {
-        "cb.NightPhaseStarted": _night_started,
-        "cb.NightActionTaken": _action,
-        "cb.AmbushPerformed": _result,
-        "cb.AmbushMissed": _result,
-        "cb.RizzAttempted": _result,
-        "cb.ExhaustionChanged": _result,
-        "cb.PieceEliminated": _eliminated,
-        "cb.SleptDuringDay": _slept,
-        "cb.NightPhaseEnded": _night_ended,
-    }
+    recorders = recorders_of(
+        {
+            NightPhaseStarted: _night_started,
+            NightActionTaken: _action,
+            AmbushPerformed: _result,
+            AmbushMissed: _result,
+            RizzAttempted: _result,
+            ExhaustionChanged: _result,
+            PieceEliminated: _eliminated,
+            SleptDuringDay: _slept,
+            NightPhaseEnded: _night_ended,
+        }
+    )
 
 
 def _open(state: dict[str, Any], timeline: Timeline) -> dict[str, Any] | None:

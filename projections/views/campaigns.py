@@ -9,13 +9,21 @@ them to those of the restored state. The counts count everything recorded, undon
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from domain.facade import (
+    campaign_events,
+    cb_action_events,
+    cb_board_events,
+    qc_hero_events,
+    qc_page_events,
+    topic_of,
+)
 from projections.events import Recorded
 from projections.schema import table
 from projections.store import ViewStore
-from projections.view import CHUNK, ROLLED_BACK, View, page
+from projections.view import CHUNK, CampaignCreated, RolledBack, View, page
 
 CAMPAIGNS = table(
     "campaign_id TEXT NOT NULL",
@@ -69,12 +77,21 @@ CAMPAIGNS = table(
 )
 COLUMNS = CAMPAIGNS.names
 COUNTED = {
-    "qc.Died": "deaths",
-    "qc.Cloned": "clones",
-    "cb.PieceEliminated": "eliminations",
-    "questlog.SeedRotated": "seed_rotations",
-    ROLLED_BACK: "rollbacks",
+    topic_of(qc_hero_events.Died): "deaths",
+    topic_of(qc_hero_events.Cloned): "clones",
+    topic_of(cb_action_events.PieceEliminated): "eliminations",
+    topic_of(campaign_events.SeedRotated): "seed_rotations",
+    topic_of(RolledBack): "rollbacks",
 }
+"""The counters a row keeps of events of a type, by the type's topic."""
+PageStarted = qc_page_events.PageStarted
+PageEnded = qc_page_events.PageEnded
+NightPhaseEnded = cb_board_events.NightPhaseEnded
+TurnStarted = cb_board_events.TurnStarted
+CREATED, PAGE_STARTED, PAGE_ENDED, NIGHT_ENDED, TURN_STARTED, ROLLED_BACK = (
+    topic_of(kind)
+    for kind in (CampaignCreated, PageStarted, PageEnded, NightPhaseEnded, TurnStarted, RolledBack)
+)
 
 
 def _new_row(event: Recorded) -> dict[str, Any]:
@@ -93,7 +110,7 @@ def _new_row(event: Recorded) -> dict[str, Any]:
     return row
 
 
-def _from_state(row: dict[str, Any], game_state: dict[str, Any]) -> None:
+def _from_state(row: dict[str, Any], game_state: Mapping[str, Any]) -> None:
     """Pages, nights and round as a whole game state has them."""
     calendar = game_state.get("calendar")
     if isinstance(calendar, dict):
@@ -123,7 +140,7 @@ class CampaignSummary(View):
             if row is None:
                 row = rows[event.campaign_id] = _new_row(event)
             self._fold(row, event)
-        values = [tuple(rows[cid][c] for c in COLUMNS) for cid in sorted(rows)]
+        values = [CAMPAIGNS.row(**rows[cid]) for cid in sorted(rows)]
         self.write_rows("campaigns", values, upsert=True)
 
     def _load(self, campaign_ids: set[str]) -> dict[str, dict[str, Any]]:
@@ -152,25 +169,23 @@ class CampaignSummary(View):
         counted = COUNTED.get(event.topic)
         if counted is not None:
             row[counted] += 1
-        topic, details = event.topic, event.details
-        if topic == "questlog.CampaignCreated":
+        topic = event.topic
+        if topic == CREATED:
+            created = event.payload(CampaignCreated)
             row.update(
-                event_id=event.id,
-                game=event.data.get("game"),
-                name=event.data.get("name"),
-                created_at=event.timestamp,
+                event_id=event.id, game=created.game, name=created.name, created_at=event.timestamp
             )
-            _from_state(row, event.data.get("state") or {})
-        elif topic == "qc.PageStarted":
-            row["last_page"] = details.get("page_date")
-        elif topic == "qc.PageEnded":
+            _from_state(row, created.state)
+        elif topic == PAGE_STARTED:
+            row["last_page"] = event.payload(PageStarted).page_date
+        elif topic == PAGE_ENDED:
             row["pages_played"] = (row["pages_played"] or 0) + 1
-        elif topic == "cb.NightPhaseEnded":
-            row["nights_played"] = details.get("night_number")
-        elif topic == "cb.TurnStarted":
-            row["round"] = details.get("round")
+        elif topic == NIGHT_ENDED:
+            row["nights_played"] = event.payload(NightPhaseEnded).night_number
+        elif topic == TURN_STARTED:
+            row["round"] = event.payload(TurnStarted).round
         elif topic == ROLLED_BACK:
-            _from_state(row, event.data.get("restored_state") or {})
+            _from_state(row, event.payload(RolledBack).restored_state)
 
 
 def _item(row: dict[str, Any]) -> dict[str, Any]:

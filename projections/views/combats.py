@@ -36,10 +36,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from domain.facade import Timeline
+from domain.facade import Timeline, qc_fight_events, qc_hero_events
 from projections.events import Recorded
 from projections.schema import table
-from projections.view import ANY, ROW_COLUMNS, ROW_KEY, ROW_KINDS, handles
+from projections.view import (
+    ANY,
+    ROW_COLUMNS,
+    ROW_DEFAULTS,
+    ROW_KEY,
+    ROW_KINDS,
+    handles,
+    recorders_of,
+)
 from projections.views.game_view import (
     HERO,
     HP,
@@ -110,7 +118,13 @@ COMBATS = table(
         *QC_NAMES,
     ),
     kinds={**ROW_KINDS, "page_date": "date", "enemies": "json", "won": "bool", "died": "bool"},
+    defaults=ROW_DEFAULTS,
 )
+CombatStarted = qc_fight_events.CombatStarted
+CombatRoundResolved = qc_fight_events.CombatRoundResolved
+CombatEnded = qc_fight_events.CombatEnded
+HeroDamaged = qc_hero_events.HeroDamaged
+Died = qc_hero_events.Died
 
 
 def enemy_names(kind: Any, entries: Any) -> list[Any]:
@@ -127,16 +141,17 @@ class Combats(GameView):
     tables = {"combats": COMBATS}
     undoable = ("combats",)
 
-    def _started(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
-        details = event.details
+    def _started(
+        self, event: Recorded, started: CombatStarted, state: dict[str, Any], _: dict[str, Any]
+    ) -> None:
         mirror = state["mirror"]
         state.setdefault("combats", []).append(
             {
                 "version": event.version,
-                "mode": details.get("mode"),
-                "kind": details.get("kind"),
-                "enemies": enemy_names(details.get("kind"), details.get("enemies")),
-                "rounds": details.get("rounds"),
+                "mode": started.mode,
+                "kind": started.kind,
+                "enemies": enemy_names(started.kind, started.enemies),
+                "rounds": started.rounds,
                 "hero_id": mirror.get(HERO),
                 "level": mirror.get(LEVEL),
                 "hp_before": mirror.get(HP),
@@ -145,27 +160,31 @@ class Combats(GameView):
             }
         )
 
-    def _damaged(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+    def _damaged(
+        self, event: Recorded, damage: HeroDamaged, state: dict[str, Any], _: dict[str, Any]
+    ) -> None:
         combat = _open(state, history(state, event.version))
         if combat is not None:
-            combat["damage"].append([event.version, event.details.get("amount") or 0])
+            combat["damage"].append([event.version, damage.amount])
 
-    def _died(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+    def _died(self, event: Recorded, death: Died, state: dict[str, Any], _: dict[str, Any]) -> None:
         combat = _open(state, history(state, event.version))
         if combat is None:
             return
+        # The command's span is the envelope's (an older store's events have none).
         span = event.data.get("command_versions")
         last = span[1] if isinstance(span, list) and len(span) == 2 else None
-        ended = "combat" in (event.details.get("encounters_ended") or [])
-        details = event.details
+        ended = "combat" in death.encounters_ended
         combat["deaths"].append(
-            [event.version, ended, event.id, last, details.get("page_date"), event.timestamp]
+            [event.version, ended, event.id, last, death.page_date, event.timestamp]
         )
 
-    def _round(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+    def _round(
+        self, event: Recorded, played: CombatRoundResolved, state: dict[str, Any], _: dict[str, Any]
+    ) -> None:
         combat = _open(state, history(state, event.version))
         if combat is not None:
-            combat.setdefault("played", []).append([event.version, bool(event.details.get("won"))])
+            combat.setdefault("played", []).append([event.version, played.won])
 
     @handles(ANY)
     def followed(self, event: Recorded) -> None:
@@ -204,15 +223,17 @@ class Combats(GameView):
             page_date=page_date,
             rounds_played=len(played),
             rounds_won=sum(1 for _, won in played if won),
+            enemies_remaining=None,
             ended_by="death",
             recorded_at=timestamp,
         )
 
-    def _ended(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+    def _ended(
+        self, event: Recorded, ended: CombatEnded, state: dict[str, Any], _: dict[str, Any]
+    ) -> None:
         combat = _open(state, history(state, event.version))
         if combat is None:
             return
-        details = event.details
         self._write(
             combat,
             state,
@@ -221,11 +242,11 @@ class Combats(GameView):
             n=0,
             version=event.version,
             game=event.game,
-            page_date=details.get("page_date"),
-            rounds_played=details.get("rounds_played"),
-            rounds_won=details.get("rounds_won"),
-            enemies_remaining=details.get("enemies_remaining"),
-            ended_by=details.get("ended_by"),
+            page_date=ended.page_date,
+            rounds_played=ended.rounds_played,
+            rounds_won=ended.rounds_won,
+            enemies_remaining=ended.enemies_remaining,
+            ended_by=ended.ended_by,
             recorded_at=event.timestamp,
         )
 
@@ -235,7 +256,7 @@ class Combats(GameView):
         timeline = history(state, ending["version"])
         rounds = combat.get("rounds")
         hp_before, hp_after = combat.get("hp_before"), state["mirror"].get(HP)
-        self.put(
+        self.insert(
             "combats",
             **ending,
             level=combat.get("level"),
@@ -254,13 +275,15 @@ class Combats(GameView):
             started_version=combat["version"],
         )
 
-    recorders = {
-        "qc.CombatStarted": _started,
-        "qc.HeroDamaged": _damaged,
-        "qc.Died": _died,
-        "qc.CombatRoundResolved": _round,
-        "qc.CombatEnded": _ended,
-    }
+    recorders = recorders_of(
+        {
+            CombatStarted: _started,
+            HeroDamaged: _damaged,
+            Died: _died,
+            CombatRoundResolved: _round,
+            CombatEnded: _ended,
+        }
+    )
 
 
 def _open(state: dict[str, Any], timeline: Timeline) -> dict[str, Any] | None:

@@ -24,19 +24,22 @@ and the page of an entry come from the figures events record (``hero.id``, ``pag
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
-from domain.facade import Timeline
+from domain.facade import Timeline, qc_fight_events, qc_hero_events, qc_page_events
 from projections.events import Recorded
 from projections.figures import apply_figures, qc_places, remember
 from projections.schema import table
 from projections.store import ViewStore
 from projections.view import (
-    CREATED,
     ROW_COLUMNS,
+    ROW_DEFAULTS,
     ROW_DOC,
     ROW_KEY,
     ROW_KINDS,
+    CampaignCreated,
+    RolledBack,
     View,
     campaign_rows,
     handles,
@@ -76,6 +79,7 @@ LEDGER = table(
         "reverses": "A reversal or reinstatement: the entry it reverses (<event_id>-<n>).",
     },
     kinds={**ROW_KINDS, "page_date": "date", "context": "json"},
+    defaults=ROW_DEFAULTS,
     by_cause=("cause",),
 )
 SPANS = table(
@@ -115,6 +119,13 @@ FIGURES = qc_places("hero.id", "hero.credits", "page.date")
 HERO, CREDITS, PAGE = (FIGURES[name] for name in ("hero.id", "hero.credits", "page.date"))
 """Where the view's memory keeps each figure."""
 LEDGER_FIELDS = ("from", "to", "delta", "cause")
+"""The stored facts of a ``CreditsChanged`` its columns hold (the others are its context)."""
+CreditsChanged = qc_hero_events.CreditsChanged
+HeroReplaced = qc_hero_events.HeroReplaced
+HeroSelected = qc_page_events.HeroSelected
+PageStarted = qc_page_events.PageStarted
+CrewHired = qc_fight_events.CrewHired
+UpgradeSold = qc_fight_events.UpgradeSold
 ORIGINALS = ("movement", "opening")
 
 
@@ -162,15 +173,15 @@ class DebtLedger(View):
         super().__init__(*args, **kwargs)
         self.spans: dict[tuple[str, int, int], dict[str, Any]] = {}
 
-    @handles(CREATED)
-    def created(self, event: Recorded) -> None:
+    @handles(CampaignCreated)
+    def created(self, event: Recorded, created: CampaignCreated) -> None:
         """Follow the campaign's first state; a hero it starts with (a fork) opens the ledger."""
-        state = self._restore(event.campaign_id, event.data.get("state") or {})
+        state = self._restore(event.campaign_id, created.state)
         credits = state["balance"]
         if credits is not None:
             self._entry(event, 0, "opening", "campaignStarted", credits, None, credits, {})
 
-    def _restore(self, campaign_id: str, game_state: dict[str, Any]) -> dict[str, Any]:
+    def _restore(self, campaign_id: str, game_state: Mapping[str, Any]) -> dict[str, Any]:
         state = self.state(campaign_id)
         mirror = remember(game_state, FIGURES)
         state["mirror"] = mirror
@@ -179,53 +190,48 @@ class DebtLedger(View):
             state["page_date"] = mirror[PAGE]
         return state
 
-    @handles("qc.PageStarted")
-    def page_started(self, event: Recorded) -> None:
+    @handles(PageStarted)
+    def page_started(self, event: Recorded, started: PageStarted) -> None:
         """Entries from now on are on this page."""
-        self.state(event.campaign_id)["page_date"] = event.details.get("page_date")
+        self.state(event.campaign_id)["page_date"] = started.page_date
 
-    @handles("qc.HeroSelected", "qc.HeroReplaced")
-    def hero_changed(self, event: Recorded) -> None:
+    @handles(HeroSelected, HeroReplaced)
+    def hero_changed(self, event: Recorded, hero: HeroSelected | HeroReplaced) -> None:
         """An opening entry at the new hero's credits."""
         state = self.state(event.campaign_id)
         mirror = state.setdefault("mirror", {})
         before = state.get("balance")
         apply_figures(event, mirror, FIGURES)
-        after = event.details.get("credits")
+        after = hero.credits
         if after is None:
             # An older store's event records no credits: the figure does.
             after = mirror.get(CREDITS)
         if after is None:
             return
-        cause = "heroReplaced" if event.kind == "HeroReplaced" else "heroSelected"
+        cause = "heroReplaced" if isinstance(hero, HeroReplaced) else "heroSelected"
         delta = after - (before or 0)
         self._entry(event, 0, "opening", cause, delta, before, after, {})
 
-    @handles("qc.CreditsChanged")
-    def credits_changed(self, event: Recorded) -> None:
-        """A movement as the domain recorded it."""
-        details = event.details
-        context = {k: v for k, v in details.items() if k not in LEDGER_FIELDS}
+    @handles(CreditsChanged)
+    def credits_changed(self, event: Recorded, change: CreditsChanged) -> None:
+        """A movement as the domain recorded it (its other facts are the context)."""
+        context = {k: v for k, v in change.details().items() if k not in LEDGER_FIELDS}
         self._entry(
-            event,
-            0,
-            "movement",
-            details.get("cause"),
-            int(details["delta"]),
-            details.get("from"),
-            int(details["to"]),
-            context,
+            event, 0, "movement", change.cause, change.delta, change.from_, change.to, context
         )
 
-    @handles("qc.CrewHired", "qc.UpgradeSold")
-    def own_movement(self, event: Recorded) -> None:
+    @handles(CrewHired, UpgradeSold)
+    def own_movement(self, event: Recorded, movement: CrewHired | UpgradeSold) -> None:
         """A crew fee or an upgrade sale, which carry their balance themselves."""
-        details = event.details
-        before, after = details.get("credits_before"), details.get("credits_after")
-        if before is None or after is None or before == after:
+        before, after = movement.credits_before, movement.credits_after
+        if before == after:
             return
-        cause = "crewFee" if event.kind == "CrewHired" else "sale"
-        context = {k: v for k, v in details.items() if k not in ("credits_before", "credits_after")}
+        cause = "crewFee" if isinstance(movement, CrewHired) else "sale"
+        context = {
+            k: v
+            for k, v in movement.details().items()
+            if k not in ("credits_before", "credits_after")
+        }
         self._entry(event, 0, "movement", cause, after - before, before, after, context)
 
     def _entry(
@@ -259,20 +265,11 @@ class DebtLedger(View):
         }
         self.insert(
             "ledger",
-            (
-                *(row[c] for c in ("campaign_id", "event_id", "n", "version", "hero_id")),
-                row["page_date"],
-                entry,
-                cause,
-                delta,
-                before,
-                after,
-                event.kind,
-                json.dumps(context, sort_keys=True),
-                reverses,
-                event.timestamp,
-                None,
-            ),
+            **row,
+            entry=entry,
+            event_type=event.kind,
+            context=json.dumps(context, sort_keys=True),
+            reverses=reverses,
         )
         state["balance"] = after
         mirror[CREDITS] = after
@@ -289,11 +286,13 @@ class DebtLedger(View):
         """Write buffered entries, then the spans this batch opened, deepened or closed."""
         super().flush()
         if self.spans:
-            rows = [tuple(s[c] for c in SPANS.names) for s in self.spans.values()]
+            rows = [SPANS.row(**span) for span in self.spans.values()]
             self.spans.clear()
             self.write_rows("debt_spans", rows, upsert=True)
 
-    def rolled_back(self, event: Recorded, state: dict[str, Any], timeline: Timeline) -> None:
+    def rolled_back(
+        self, event: Recorded, rollback: RolledBack, state: dict[str, Any], timeline: Timeline
+    ) -> None:
         """Reverse what the rollback undid (reinstate what a redo restored); redo the spans."""
         originals = self.query(
             "SELECT * FROM {ledger} WHERE campaign_id = ? AND entry IN ('movement', 'opening') "
@@ -312,7 +311,7 @@ class DebtLedger(View):
             delta = int(row["delta"]) if now is None else -int(row["delta"])
             kind = "reinstatement" if now is None else "reversal"
             reverses = f"{row['event_id']}-{row['n']}"
-            context = {"to_version": event.data.get("to_version")}
+            context = {"to_version": rollback.to_version}
             self._entry(
                 event,
                 n,
@@ -335,10 +334,10 @@ class DebtLedger(View):
                 ),
                 changed,
             )
-        restored = event.data.get("restored_state") or {}
+        restored = rollback.restored_state
         credits = remember(restored, FIGURES)[CREDITS]
         if credits is not None and credits != balance:
-            context = {"to_version": event.data.get("to_version")}
+            context = {"to_version": rollback.to_version}
             self._entry(
                 event, n, "adjustment", "rollback", credits - balance, balance, credits, context
             )

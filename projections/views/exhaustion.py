@@ -9,24 +9,34 @@ the piece ids in ``eliminated``). A rollback sets ``undone_by`` on the changes i
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
-from domain.facade import Timeline
+from domain.facade import Timeline, cb_action_events, cb_board_events
 from projections.events import Recorded
 from projections.schema import table
 from projections.store import ViewStore
 from projections.view import (
-    CREATED,
     ROW_COLUMNS,
+    ROW_DEFAULTS,
     ROW_DOC,
     ROW_KEY,
     ROW_KINDS,
+    CampaignCreated,
+    RolledBack,
     View,
     campaign_rows,
+    common,
     handles,
     page,
     row_basics,
 )
+
+ExhaustionChanged = cb_action_events.ExhaustionChanged
+PieceEliminated = cb_action_events.PieceEliminated
+NightPhaseStarted = cb_board_events.NightPhaseStarted
+NightPhaseEnded = cb_board_events.NightPhaseEnded
+TurnStarted = cb_board_events.TurnStarted
 
 EXHAUSTION = table(
     *ROW_COLUMNS,
@@ -53,6 +63,7 @@ EXHAUSTION = table(
         "eliminated": "The ids of those pieces.",
     },
     kinds={**ROW_KINDS, "eliminated": "json"},
+    defaults={**ROW_DEFAULTS, "eliminations": 0, "eliminated": "[]"},
     by_night=("night",),
 )
 
@@ -68,12 +79,12 @@ class ExhaustionHistory(View):
         super().__init__(*args, **kwargs)
         self.eliminated: dict[tuple[str, int, int], list[str]] = {}
 
-    @handles(CREATED)
-    def created(self, event: Recorded) -> None:
+    @handles(CampaignCreated)
+    def created(self, event: Recorded, created: CampaignCreated) -> None:
         """Start from the match's set-up: its round and night (if any)."""
-        self._restore(event.campaign_id, event.data.get("state") or {})
+        self._restore(event.campaign_id, created.state)
 
-    def _restore(self, campaign_id: str, game_state: dict[str, Any]) -> None:
+    def _restore(self, campaign_id: str, game_state: Mapping[str, Any]) -> None:
         night = game_state.get("night")
         state = self.state(campaign_id)
         state.update(
@@ -82,60 +93,48 @@ class ExhaustionHistory(View):
             last={},
         )
 
-    @handles("cb.NightPhaseStarted")
-    def night_started(self, event: Recorded) -> None:
+    @handles(NightPhaseStarted)
+    def night_started(self, event: Recorded, started: NightPhaseStarted) -> None:
         """Changes from now on happen in this night."""
         state = self.state(event.campaign_id)
-        state["night"] = event.details.get("night_number")
-        state["round"] = event.details.get("round", state.get("round"))
+        state["night"] = started.night_number
+        state["round"] = started.round
 
-    @handles("cb.NightPhaseEnded")
-    def night_ended(self, event: Recorded) -> None:
+    @handles(NightPhaseEnded)
+    def night_ended(self, event: Recorded, ended: NightPhaseEnded) -> None:
         """Changes from now on happen by day."""
         self.state(event.campaign_id)["night"] = None
 
-    @handles("cb.TurnStarted")
-    def turn_started(self, event: Recorded) -> None:
+    @handles(TurnStarted)
+    def turn_started(self, event: Recorded, turn: TurnStarted) -> None:
         """Keep the round."""
-        self.state(event.campaign_id)["round"] = event.details.get("round")
+        self.state(event.campaign_id)["round"] = turn.round
 
-    @handles("cb.ExhaustionChanged")
-    def changed(self, event: Recorded) -> None:
+    @handles(ExhaustionChanged)
+    def changed(self, event: Recorded, change: ExhaustionChanged) -> None:
         """A row per change."""
-        details = event.details
         state = self.state(event.campaign_id)
-        party = str(details.get("party"))
         self.insert(
             "exhaustion",
-            (
-                event.campaign_id,
-                event.id,
-                0,
-                event.version,
-                party,
-                state.get("night"),
-                state.get("round"),
-                details.get("from"),
-                details.get("to"),
-                details.get("cause"),
-                0,
-                "[]",
-                event.timestamp,
-                None,
-            ),
+            **common(event),
+            party=change.party,
+            night=state.get("night"),
+            round=state.get("round"),
+            from_value=change.from_,
+            to_value=change.to,
+            cause=change.cause,
         )
-        state.setdefault("last", {})[party] = [event.id, 0, []]
+        state.setdefault("last", {})[change.party] = [event.id, 0, []]
 
-    @handles("cb.PieceEliminated")
-    def eliminated_piece(self, event: Recorded) -> None:
+    @handles(PieceEliminated)
+    def eliminated_piece(self, event: Recorded, elimination: PieceEliminated) -> None:
         """An elimination by exhaustion counts on the party's latest change."""
-        details = event.details
-        if details.get("cause") != "exhaustion":
+        if elimination.cause != "exhaustion":
             return
-        last = self.state(event.campaign_id).get("last", {}).get(str(details.get("party")))
+        last = self.state(event.campaign_id).get("last", {}).get(elimination.party)
         if last is None:
             return
-        last[2].append(details.get("piece_id"))
+        last[2].append(elimination.piece_id)
         self.eliminated[(event.campaign_id, last[0], last[1])] = list(last[2])
 
     def flush(self) -> None:
@@ -152,9 +151,11 @@ class ExhaustionHistory(View):
                 updates,
             )
 
-    def rolled_back(self, event: Recorded, state: dict[str, Any], timeline: Timeline) -> None:
+    def rolled_back(
+        self, event: Recorded, rollback: RolledBack, state: dict[str, Any], timeline: Timeline
+    ) -> None:
         """The night and round are those of the restored state."""
-        self._restore(event.campaign_id, event.data.get("restored_state") or {})
+        self._restore(event.campaign_id, rollback.restored_state)
 
 
 def _item(row: dict[str, Any]) -> dict[str, Any]:

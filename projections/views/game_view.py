@@ -7,19 +7,27 @@ the ``stats`` view does: from the campaign's first state (``questlog.CampaignCre
 the figures each game event records (``projections.figures``), and from a rollback's restored
 state. The night number comes from ``cb.NightPhaseStarted`` (and the states' ``nights``).
 
-A view says which game events it records with ``recorders``: each gets the event, the campaign's
-remembered state and the figures as they were before the event.
+A view says which game events it records with ``recorders`` (``projections.view.recorders``, by
+payload class): each gets the event, its payload (decoded), the campaign's remembered state and the
+figures as they were before the event.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
-from domain.facade import Timeline
+from domain.facade import Payload, Timeline, cb_board_events, topic_of
 from projections.events import Recorded
 from projections.figures import apply_figures, cb_places, qc_places, remember
-from projections.view import ANY, CREATED, ROW_DOC, View, handles
+from projections.view import (
+    ANY,
+    ROW_DOC,
+    CampaignCreated,
+    Recorder,
+    RolledBack,
+    View,
+    handles,
+)
 
 QC_FIGURES = qc_places("hero.id", "hero.level", "hero.hp", "page.date")
 HERO, LEVEL, HP, PAGE_DATE = (
@@ -40,7 +48,8 @@ ROW_NAMES = ("campaign_id", "event_id", "n", "version", "recorded_at", "undone_b
 QC_NAMES = ("game", "page_date", "level", "hero_id")
 """The common columns of a Quest Calendar row (``GAME_DOC``)."""
 
-Recorder = Callable[[Any, Recorded, dict[str, Any], dict[str, Any]], None]
+NightPhaseStarted = cb_board_events.NightPhaseStarted
+NIGHT_STARTED = topic_of(NightPhaseStarted)
 
 
 def exhaustion_place(player: str) -> str:
@@ -63,14 +72,15 @@ def doc(table_doc: dict[str, str], *names: str) -> dict[str, str]:
 class GameView(View):
     """A view that knows each campaign's game and follows the figures its rows carry."""
 
-    recorders: ClassVar[dict[str, Recorder]] = {}
+    recorders: ClassVar[dict[str, tuple[type[Payload], Recorder]]] = {}
+    """What the view records, by topic (``projections.view.recorders``)."""
 
-    @handles(CREATED)
-    def created(self, event: Recorded) -> None:
+    @handles(CampaignCreated)
+    def created(self, event: Recorded, created: CampaignCreated) -> None:
         """Remember the campaign's game, its players (Calendar Board) and its first figures."""
         state = self.state(event.campaign_id)
-        game_state = event.data.get("state") or {}
-        state["game"] = event.data.get("game")
+        game_state = created.state
+        state["game"] = created.game
         parties = game_state.get("parties")
         if isinstance(parties, dict):
             state["players"] = list(game_state.get("players") or sorted(parties))
@@ -89,45 +99,37 @@ class GameView(View):
         state = self.state(event.campaign_id)
         state.setdefault("game", event.game)
         mirror = state.setdefault("mirror", {})
-        recorder = self.recorders.get(event.topic)
+        found = self.recorders.get(event.topic)
         # Only an event the view records needs the figures as they were before it.
-        before = dict(mirror) if recorder is not None else mirror
+        before = dict(mirror) if found is not None else mirror
         apply_figures(event, mirror, figure_places(state))
-        if event.topic == "cb.NightPhaseStarted":
-            state["nights"] = event.details.get("night_number")
-        if recorder is not None:
-            recorder(self, event, state, before)
+        payload = None if found is None else event.payload(found[0])
+        if event.topic == NIGHT_STARTED:
+            if not isinstance(payload, NightPhaseStarted):
+                payload = event.payload(NightPhaseStarted)
+            state["nights"] = payload.night_number
+        if found is not None:
+            found[1](self, event, payload, state, before)
 
-    def rolled_back(self, event: Recorded, state: dict[str, Any], timeline: Timeline) -> None:
+    def rolled_back(
+        self, event: Recorded, rollback: RolledBack, state: dict[str, Any], timeline: Timeline
+    ) -> None:
         """Follow the restored state from here; the view's hook sees the figures before."""
         before = {"mirror": dict(state.get("mirror") or {}), "nights": state.get("nights")}
-        restored = event.data.get("restored_state") or {}
+        restored = rollback.restored_state
         state["mirror"] = remember(restored, figure_places(state))
         state["nights"] = restored.get("nights")
-        self.restored(event, state, timeline, before)
+        self.restored(event, rollback, state, timeline, before)
 
     def restored(
         self,
         event: Recorded,
+        rollback: RolledBack,
         state: dict[str, Any],
         timeline: Timeline,
         before: dict[str, Any],
     ) -> None:
         """Hook: what else a view does on a rollback (``before``: the mirror and night before)."""
-
-    # -- rows -------------------------------------------------------------------------------
-
-    def row(self, logical: str, **values: Any) -> tuple[Any, ...]:
-        """A row of ``logical`` from its values by column name (a column not given is NULL)."""
-        names = self.tables[logical].names
-        unknown = set(values) - set(names)
-        if unknown:
-            raise KeyError(f"{logical} has no column {', '.join(sorted(unknown))}")
-        return tuple(values.get(name) for name in names)
-
-    def put(self, logical: str, **values: Any) -> None:
-        """Buffer a new row of ``logical``."""
-        self.insert(logical, self.row(logical, **values))
 
 
 def history(state: dict[str, Any], version: int) -> Timeline:

@@ -12,20 +12,24 @@ of the versions it undid and follows the restored state from there.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from domain.facade import Timeline
+from domain.facade import Payload, Timeline, qc_hero_events
 from projections.events import Recorded
 from projections.figures import apply_figures, qc_places, remember
 from projections.schema import table
 from projections.store import ViewStore
 from projections.view import (
     ANY,
-    CREATED,
     ROW_COLUMNS,
+    ROW_DEFAULTS,
     ROW_DOC,
     ROW_KEY,
     ROW_KINDS,
+    CampaignCreated,
+    Caused,
+    RolledBack,
     View,
     handles,
     page,
@@ -45,6 +49,7 @@ TIMELINE = table(
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
     key=ROW_KEY,
+    defaults=ROW_DEFAULTS,
     doc={
         **ROW_DOC,
         "hero_id": "The hero.",
@@ -71,6 +76,7 @@ LIVES = table(
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
     key=ROW_KEY,
+    defaults=ROW_DEFAULTS,
     doc={
         **ROW_DOC,
         "hero_id": "The hero who died (or whose clone it is).",
@@ -85,6 +91,8 @@ LIVES = table(
     },
     kinds={**ROW_KINDS, "page_date": "date", "replaced": "bool"},
 )
+Died = qc_hero_events.Died
+Cloned = qc_hero_events.Cloned
 FIGURES = qc_places("hero.id", "hero.hp", "hero.hp_max", "hero.virtue", "page.date")
 STATS = {"hero.hp": "hp", "hero.virtue": "virtue"}
 
@@ -96,12 +104,12 @@ class HeroTimeline(View):
     tables = {"hero_timeline": TIMELINE, "hero_lives": LIVES}
     undoable = ("hero_timeline", "hero_lives")
 
-    @handles(CREATED)
-    def created(self, event: Recorded) -> None:
+    @handles(CampaignCreated)
+    def created(self, event: Recorded, created: CampaignCreated) -> None:
         """Follow the campaign's first state."""
-        self._restore(event.campaign_id, event.data.get("state") or {})
+        self._restore(event.campaign_id, created.state)
 
-    def _restore(self, campaign_id: str, game_state: dict[str, Any]) -> None:
+    def _restore(self, campaign_id: str, game_state: Mapping[str, Any]) -> None:
         state = self.state(campaign_id)
         state["mirror"] = remember(game_state, FIGURES)
         if state["mirror"][FIGURES["page.date"]] is not None:
@@ -110,70 +118,73 @@ class HeroTimeline(View):
     @handles(ANY)
     def followed(self, event: Recorded) -> None:
         """Rows for the stats the event changed."""
-        if not event.topic.startswith("qc."):
-            return
+        if event.topic.startswith("qc."):
+            self._follow(event, None)
+
+    def _follow(self, event: Recorded, payload: Payload | None) -> None:
+        """Rows for the stats a game event changed, with its cause (from its payload, decoded
+        here if not given)."""
         state = self.state(event.campaign_id)
         mirror = state.setdefault("mirror", {})
         before = dict(mirror)
         changed = apply_figures(event, mirror, FIGURES)
         if "page.date" in changed and mirror[FIGURES["page.date"]] is not None:
             state["page_date"] = mirror[FIGURES["page.date"]]
-        cause = event.details.get("cause")
+        if not any(name in changed for name in STATS):
+            return
+        if payload is None:
+            payload = event.decoded()
+        cause = payload.cause if isinstance(payload, Caused) else None
         for n, (name, stat) in enumerate(STATS.items()):
             if name not in changed:
                 continue
             at = FIGURES[name]
             self.insert(
                 "hero_timeline",
-                (
-                    event.campaign_id,
-                    event.id,
-                    n,
-                    event.version,
-                    mirror.get(FIGURES["hero.id"]),
-                    state.get("page_date"),
-                    stat,
-                    mirror[at],
-                    before.get(at),
-                    mirror.get(FIGURES["hero.hp_max"]) if stat == "hp" else None,
-                    cause if isinstance(cause, str) else event.kind,
-                    event.kind,
-                    event.timestamp,
-                    None,
-                ),
+                campaign_id=event.campaign_id,
+                event_id=event.id,
+                n=n,
+                version=event.version,
+                hero_id=mirror.get(FIGURES["hero.id"]),
+                page_date=state.get("page_date"),
+                stat=stat,
+                value=mirror[at],
+                previous=before.get(at),
+                maximum=mirror.get(FIGURES["hero.hp_max"]) if stat == "hp" else None,
+                cause=cause if isinstance(cause, str) else event.kind,
+                event_type=event.kind,
+                recorded_at=event.timestamp,
             )
 
-    @handles("qc.Died", "qc.Cloned")
-    def life(self, event: Recorded) -> None:
+    @handles(Died, Cloned)
+    def life(self, event: Recorded, life: Died | Cloned) -> None:
         """A death or a clone (and its HP row)."""
-        self.followed(event)
+        self._follow(event, life)
         state = self.state(event.campaign_id)
-        details = event.details
-        died = event.kind == "Died"
-        replaced = details.get("replaced")
+        died = isinstance(life, Died)
+        page_date = life.page_date if isinstance(life, Died) else state.get("page_date")
         self.insert(
             "hero_lives",
-            (
-                event.campaign_id,
-                event.id,
-                0,
-                event.version,
-                state.get("mirror", {}).get(FIGURES["hero.id"]),
-                details.get("page_date") if died else state.get("page_date"),
-                "died" if died else "cloned",
-                details.get("cause"),
-                None if died else details.get("outcome"),
-                None if replaced is None else int(bool(replaced)),
-                details.get("hp_after"),
-                details.get("hp_max"),
-                event.timestamp,
-                None,
-            ),
+            campaign_id=event.campaign_id,
+            event_id=event.id,
+            n=0,
+            version=event.version,
+            hero_id=state.get("mirror", {}).get(FIGURES["hero.id"]),
+            page_date=page_date,
+            kind="died" if died else "cloned",
+            cause=life.cause,
+            outcome=None if isinstance(life, Died) else life.outcome,
+            replaced=None if isinstance(life, Died) else int(life.replaced),
+            hp_after=life.hp_after,
+            hp_max=life.hp_max,
+            recorded_at=event.timestamp,
         )
 
-    def rolled_back(self, event: Recorded, state: dict[str, Any], timeline: Timeline) -> None:
+    def rolled_back(
+        self, event: Recorded, rollback: RolledBack, state: dict[str, Any], timeline: Timeline
+    ) -> None:
         """Follow the restored state from here."""
-        self._restore(event.campaign_id, event.data.get("restored_state") or {})
+        self._restore(event.campaign_id, rollback.restored_state)
 
 
 def _point(row: dict[str, Any]) -> dict[str, Any]:

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.facade import GAMES, Timeline, book
+from domain.facade import GAMES, Timeline, book, campaign_events
 from projections.events import Recorded
 from projections.filters import house_rule_value
 from projections.schema import table
-from projections.view import CREATED, ROW_DOC, View, handles
+from projections.view import ROW_DOC, CampaignCreated, RolledBack, View, handles
+
+HouseRuleConfigured = campaign_events.HouseRuleConfigured
 
 HOUSE_RULES = table(
     "campaign_id TEXT NOT NULL",
@@ -66,22 +68,23 @@ class HouseRules(View):
         super().__init__(*args, **kwargs)
         self.changed: dict[tuple[str, str], tuple[Any, ...]] = {}
 
-    @handles(CREATED)
-    def created(self, event: Recorded) -> None:
+    @handles(CampaignCreated)
+    def created(self, event: Recorded, created: CampaignCreated) -> None:
         """Every house rule in force at the start, defaults included."""
         state = self.state(event.campaign_id)
-        state["game"] = event.data.get("game")
+        state["game"] = created.game
         state["set"] = {}
-        for rule, value in sorted((event.data.get("house_rules") or {}).items()):
+        for rule, value in sorted(created.house_rules.items()):
             self._set(event, state, rule, value, event.version, event.timestamp)
 
-    @handles("questlog.HouseRuleConfigured")
-    def configured(self, event: Recorded) -> None:
+    @handles(HouseRuleConfigured)
+    def configured(self, event: Recorded, configured: HouseRuleConfigured) -> None:
         """A house rule changed after creation."""
         state = self.state(event.campaign_id)
         state.setdefault("set", {})
-        rule = str(event.data["key"])
-        self._set(event, state, rule, event.data.get("new_value"), event.version, event.timestamp)
+        self._set(
+            event, state, configured.key, configured.new_value, event.version, event.timestamp
+        )
 
     def _set(
         self,
@@ -102,16 +105,16 @@ class HouseRules(View):
     ) -> None:
         known = book(str(game)).rules.get(rule) if game in GAMES else None
         default = None if known is None else _json(known.default)
-        self.changed[(campaign_id, rule)] = (
-            campaign_id,
-            game,
-            rule,
-            _json(value),
-            None if default is None else int(_json(value) == default),
-            default,
-            None if known is None else known.gap,
-            version,
-            recorded_at,
+        self.changed[(campaign_id, rule)] = HOUSE_RULES.row(
+            campaign_id=campaign_id,
+            game=game,
+            rule=rule,
+            value=_json(value),
+            is_default=None if default is None else int(_json(value) == default),
+            default_value=default,
+            gap=None if known is None else known.gap,
+            version=version,
+            recorded_at=recorded_at,
         )
 
     def flush(self) -> None:
@@ -121,9 +124,11 @@ class HouseRules(View):
         if changed:
             self.write_rows("house_rules", list(changed.values()), upsert=True)
 
-    def rolled_back(self, event: Recorded, state: dict[str, Any], timeline: Timeline) -> None:
+    def rolled_back(
+        self, event: Recorded, rollback: RolledBack, state: dict[str, Any], timeline: Timeline
+    ) -> None:
         """The house rules at the target are in force again."""
-        restored = event.data.get("restored_house_rules") or {}
+        restored = rollback.restored_house_rules
         settings = state.setdefault("set", {})
         for rule in sorted(set(settings) - set(restored)):
             self.execute(

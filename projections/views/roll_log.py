@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from domain.facade import Timeline, roll_verdict
+from domain.facade import Timeline, campaign_events, cb_board_events, roll_verdict, topic_of
 from projections.events import Recorded
 from projections.figures import apply_figures, qc_places, remember
 from projections.filters import Filter
@@ -29,17 +29,23 @@ from projections.schema import table
 from projections.store import ViewStore
 from projections.view import (
     ANY,
-    CREATED,
     ROW_COLUMNS,
+    ROW_DEFAULTS,
     ROW_DOC,
     ROW_KEY,
     ROW_KINDS,
+    CampaignCreated,
+    RolledBack,
     View,
     handles,
     page,
     row_basics,
 )
 
+CampaignImported = campaign_events.CampaignImported
+SeedRotated = campaign_events.SeedRotated
+NightPhaseStarted = cb_board_events.NightPhaseStarted
+NIGHT_STARTED = topic_of(NightPhaseStarted)
 QUEST_CALENDAR, CALENDAR_BOARD = "quest-calendar", "calendar-board"
 ROLL_FIGURES = qc_places("hero.level", "page.date")
 """The Quest Calendar figures a roll is dated with, and where the view's memory keeps them."""
@@ -94,6 +100,7 @@ ROLLS = table(
         "level": "Quest Calendar: the hero's level when it was rolled.",
     },
     kinds={**ROW_KINDS, "dice": "json", "faces": "json", "verified": "bool", "page_date": "date"},
+    defaults={**ROW_DEFAULTS, "verified": None},
     by_event=("event_id", "n"),
     by_game=("game", "source"),
 )
@@ -133,13 +140,13 @@ class RollLog(View):
     tables = {"rolls": ROLLS}
     undoable = ("rolls",)
 
-    @handles(CREATED)
-    def created(self, event: Recorded) -> None:
+    @handles(CampaignCreated)
+    def created(self, event: Recorded, created: CampaignCreated) -> None:
         """Remember the campaign's game for its core ``DiceRolled`` events, and where its game
         starts: the hero's level and page, or the nights begun."""
         state = self.state(event.campaign_id)
-        state["game"] = event.data.get("game")
-        self._restore(state, event.data.get("state") or {})
+        state["game"] = created.game
+        self._restore(state, created.state)
 
     @staticmethod
     def _restore(state: dict[str, Any], game_state: Any) -> None:
@@ -151,9 +158,11 @@ class RollLog(View):
         elif state.get("game") == CALENDAR_BOARD:
             state["night"] = game_state.get("nights", 0)
 
-    def rolled_back(self, event: Recorded, state: dict[str, Any], timeline: Timeline) -> None:
+    def rolled_back(
+        self, event: Recorded, rollback: RolledBack, state: dict[str, Any], timeline: Timeline
+    ) -> None:
         """Follow the game's date and the hero's level from the restored state."""
-        self._restore(state, event.data.get("restored_state"))
+        self._restore(state, rollback.restored_state)
 
     @handles(ANY)
     def rolled(self, event: Recorded) -> None:
@@ -168,8 +177,8 @@ class RollLog(View):
             page_date, level = mirror.get(PAGE_DATE), mirror.get(LEVEL)
         elif game == CALENDAR_BOARD:
             state = self.state(campaign_id)
-            if event.kind == "NightPhaseStarted":
-                state["night"] = event.details.get("night_number", state.get("night"))
+            if event.topic == NIGHT_STARTED:
+                state["night"] = event.payload(NightPhaseStarted).night_number
             night = state.get("night")
         if not records:
             return
@@ -182,50 +191,48 @@ class RollLog(View):
                 page_date, level = mirror.get(PAGE_DATE), mirror.get(LEVEL)
             elif game == CALENDAR_BOARD:
                 night = state.get("night")
-        kind = event.kind
-        rows = self.pending("rolls")
+        kind, timestamp = event.kind, event.timestamp
+        rows, row = self.pending("rolls"), ROLLS.row
         for n, record in enumerate(records):
             get = record.get
             dice = get("dice") or []
             proof = get("proof") or {}
             rows.append(
-                (
-                    campaign_id,
-                    event_id,
-                    n,
-                    version,
-                    get("roll_id") or f"{version}-{n + 1}",
-                    game,
-                    kind,
-                    get("purpose"),
-                    get("notation"),
-                    compact_json(dice),
-                    "[" + ",".join([str(d.get("face")) for d in dice]) + "]",
-                    get("modifier"),
-                    get("total"),
-                    get("source") or "unknown",
-                    proof.get("commitment"),
-                    proof.get("client_seed"),
-                    proof.get("nonce"),
-                    None,
-                    event.timestamp,
-                    None,
-                    proof.get("entropy"),
-                    page_date,
-                    night,
-                    level,
+                row(
+                    campaign_id=campaign_id,
+                    event_id=event_id,
+                    n=n,
+                    version=version,
+                    roll_id=get("roll_id") or f"{version}-{n + 1}",
+                    game=game,
+                    event_type=kind,
+                    purpose=get("purpose"),
+                    notation=get("notation"),
+                    dice=compact_json(dice),
+                    faces="[" + ",".join([str(d.get("face")) for d in dice]) + "]",
+                    modifier=get("modifier"),
+                    total=get("total"),
+                    source=get("source") or "unknown",
+                    commitment=proof.get("commitment"),
+                    client_seed=proof.get("client_seed"),
+                    nonce=proof.get("nonce"),
+                    recorded_at=timestamp,
+                    entropy=proof.get("entropy"),
+                    page_date=page_date,
+                    night=night,
+                    level=level,
                 ),
             )
 
-    @handles("questlog.SeedRotated")
-    def rotated(self, event: Recorded) -> None:
+    @handles(SeedRotated)
+    def rotated(self, event: Recorded, rotation: SeedRotated) -> None:
         """Re-derive every server roll made on the seed the rotation revealed."""
-        self.revealed(event, event.data["revealed_commitment"], event.data["revealed_seed"])
+        self.revealed(event, rotation.revealed_commitment, rotation.revealed_seed)
 
-    @handles("questlog.CampaignImported")
-    def imported(self, event: Recorded) -> None:
+    @handles(CampaignImported)
+    def imported(self, event: Recorded, imported: CampaignImported) -> None:
         """Re-derive the rolls made on the seeds an import revealed (a campaign come back)."""
-        for commitment, seed in (event.data.get("revealed_seeds") or {}).items():
+        for commitment, seed in imported.revealed_seeds.items():
             self.revealed(event, commitment, seed)
 
     def revealed(self, event: Recorded, commitment: str, seed: str) -> None:

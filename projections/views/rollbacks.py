@@ -28,7 +28,16 @@ from typing import Any
 from domain.facade import Timeline
 from projections.events import Recorded, without_token_id
 from projections.schema import table
-from projections.view import ANY, ROW_COLUMNS, ROW_DOC, ROW_KEY, ROW_KINDS, handles
+from projections.view import (
+    ANY,
+    ROW_COLUMNS,
+    ROW_DEFAULTS,
+    ROW_DOC,
+    ROW_KEY,
+    ROW_KINDS,
+    RolledBack,
+    handles,
+)
 from projections.views.game_view import LEVEL, PAGE_DATE, ROW_NAMES, GameView, doc
 
 GAME_DATE_DOC = {
@@ -83,6 +92,7 @@ ROLLBACKS = table(
         *ROW_NAMES,
     ),
     kinds={**ROW_KINDS, "page_date": "date", "to_page_date": "date", "flagged": "bool"},
+    defaults=ROW_DEFAULTS,
 )
 ROLLBACK_COMMANDS = table(
     *ROW_COLUMNS,
@@ -120,6 +130,7 @@ ROLLBACK_COMMANDS = table(
         "campaign_id",
     ),
     kinds={**ROW_KINDS, "page_date": "date"},
+    defaults=ROW_DEFAULTS,
 )
 COMMAND_INDEX = table(
     "campaign_id TEXT NOT NULL",
@@ -140,7 +151,8 @@ COMMAND_INDEX = table(
 
 
 def command_of(event: Recorded) -> tuple[int, int, str]:
-    """An event's command: its first and last versions and its type."""
+    """An event's command: its first and last versions and its type (the envelope's: an older
+    store's events have none, and each is then a command of its own)."""
     span = event.data.get("command_versions")
     first = event.data.get("command_id", event.version)
     last = span[1] if isinstance(span, list) and len(span) == 2 else first
@@ -173,7 +185,7 @@ class Rollbacks(GameView):
     def _index(self, event: Recorded) -> None:
         first, last, command = command_of(event)
         if first == event.version:
-            self.put(
+            self.insert(
                 "command_index",
                 campaign_id=event.campaign_id,
                 command_id=first,
@@ -185,30 +197,26 @@ class Rollbacks(GameView):
     def restored(
         self,
         event: Recorded,
+        rollback: RolledBack,
         state: dict[str, Any],
         timeline: Timeline,
         before: dict[str, Any],
     ) -> None:
         """Record the rollback and the commands it took off the active history."""
         self._index(event)
-        data = event.data
         earlier = Timeline.of(state["rollbacks"][:-1], event.version - 1)
-        to_version = int(data["to_version"])
-        undone = earlier.newly_undone(to_version)
+        undone = earlier.newly_undone(rollback.to_version)
         game = state.get("game")
         board = game == "calendar-board"
-        restored = data.get("restored_state") or {}
-        page = restored.get("page")
-        undone_versions = data.get("undone_versions") or []
-        proposal = data.get("proposal_id")
-        flagged = data.get("flagged")
+        page = rollback.restored_state.get("page")
+        proposal = rollback.proposal_id
         mirror = before["mirror"]
         where = {
             "page_date": None if board else mirror.get(PAGE_DATE),
             "night": before["nights"] if board else None,
             "level": None if board else mirror.get(LEVEL),
         }
-        self.put(
+        self.insert(
             "rollbacks",
             campaign_id=event.campaign_id,
             event_id=event.id,
@@ -218,16 +226,16 @@ class Rollbacks(GameView):
             **where,
             to_page_date=page.get("date") if isinstance(page, dict) else None,
             to_night=state.get("nights") if board else None,
-            from_version=max([event.version - 1, *undone_versions]),
-            to_version=to_version,
+            from_version=max([event.version - 1, *rollback.undone_versions]),
+            to_version=rollback.to_version,
             events_undone=sum(last - first + 1 for first, last in undone),
-            rolls_undone=len(data.get("undone_rolls") or []),
-            server_rolls_undone=data.get("server_rolls_undone"),
-            actor=without_token_id(data.get("actor")) or "system",
+            rolls_undone=len(rollback.undone_rolls),
+            server_rolls_undone=rollback.server_rolls_undone,
+            actor=without_token_id(rollback.actor) or "system",
             how="proposal" if proposal else "direct",
             proposal_id=proposal,
-            reason=data.get("reason"),
-            flagged=None if flagged is None else int(bool(flagged)),
+            reason=rollback.reason,
+            flagged=int(rollback.flagged),
             recorded_at=event.timestamp,
         )
         self._commands(event, game, where, undone)
@@ -253,7 +261,7 @@ class Rollbacks(GameView):
             count = sum(max(0, min(last, hi) - max(first, lo) + 1) for lo, hi in undone)
             if not count:
                 continue
-            self.put(
+            self.insert(
                 "rollback_commands",
                 campaign_id=event.campaign_id,
                 event_id=event.id,

@@ -12,20 +12,23 @@ versions it undid and follows the restored ship from there.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
-from domain.facade import COMPARTMENTS, Timeline
+from domain.facade import COMPARTMENTS, Timeline, qc_fight_events
 from projections.events import Recorded
 from projections.figures import apply_figures, qc_places, remember
 from projections.schema import table
 from projections.store import ViewStore
 from projections.view import (
     ANY,
-    CREATED,
     ROW_COLUMNS,
+    ROW_DEFAULTS,
     ROW_DOC,
     ROW_KEY,
     ROW_KINDS,
+    CampaignCreated,
+    RolledBack,
     View,
     campaign_rows,
     handles,
@@ -45,6 +48,7 @@ HISTORY = table(
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
     key=ROW_KEY,
+    defaults=ROW_DEFAULTS,
     doc={
         **ROW_DOC,
         "page_date": "The date of the calendar page being played then.",
@@ -67,6 +71,7 @@ LOSSES = table(
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
     key=ROW_KEY,
+    defaults=ROW_DEFAULTS,
     doc={
         **ROW_DOC,
         "page_date": "The date of the calendar page being played then.",
@@ -82,6 +87,10 @@ MAXIMUM = tuple(f"ship.{key}.integrity_max" for key in COMPARTMENTS)
 FIGURES = qc_places(*INTEGRITY, *MAXIMUM, "page.date")
 
 
+CrewDied = qc_fight_events.CrewDied
+UpgradeDestroyed = qc_fight_events.UpgradeDestroyed
+
+
 class ShipHistory(View):
     """Compartment Integrity over time; crew and upgrades lost."""
 
@@ -89,12 +98,12 @@ class ShipHistory(View):
     tables = {"ship_history": HISTORY, "ship_losses": LOSSES}
     undoable = ("ship_history", "ship_losses")
 
-    @handles(CREATED)
-    def created(self, event: Recorded) -> None:
+    @handles(CampaignCreated)
+    def created(self, event: Recorded, created: CampaignCreated) -> None:
         """Follow the ship of the campaign's first state."""
-        self._restore(event.campaign_id, event.data.get("state") or {})
+        self._restore(event.campaign_id, created.state)
 
-    def _restore(self, campaign_id: str, game_state: dict[str, Any]) -> None:
+    def _restore(self, campaign_id: str, game_state: Mapping[str, Any]) -> None:
         state = self.state(campaign_id)
         state["mirror"] = remember(game_state, FIGURES)
         if state["mirror"][FIGURES["page.date"]] is not None:
@@ -119,54 +128,52 @@ class ShipHistory(View):
                 continue
             self.insert(
                 "ship_history",
-                (
-                    event.campaign_id,
-                    event.id,
-                    n,
-                    event.version,
-                    state.get("page_date"),
-                    key,
-                    COMPARTMENTS[key],
-                    mirror.get(FIGURES[current]),
-                    before.get(FIGURES[current]),
-                    mirror.get(FIGURES[maximum]),
-                    event.kind,
-                    event.timestamp,
-                    None,
-                ),
+                campaign_id=event.campaign_id,
+                event_id=event.id,
+                n=n,
+                version=event.version,
+                page_date=state.get("page_date"),
+                compartment=key,
+                name=COMPARTMENTS[key],
+                integrity=mirror.get(FIGURES[current]),
+                previous=before.get(FIGURES[current]),
+                integrity_max=mirror.get(FIGURES[maximum]),
+                event_type=event.kind,
+                recorded_at=event.timestamp,
             )
             n += 1
 
-    @handles("qc.CrewDied", "qc.UpgradeDestroyed")
-    def lost(self, event: Recorded) -> None:
-        """A crew member or an upgrade lost with its compartment."""
+    @handles(CrewDied, UpgradeDestroyed)
+    def lost(self, event: Recorded, loss: CrewDied | UpgradeDestroyed) -> None:
+        """A crew member or an upgrade lost with its compartment (its other facts: the
+        detail)."""
         self.followed(event)
-        details = event.details
-        crew = event.kind == "CrewDied"
-        item = details.get("crew_id") if crew else details.get("upgrade_id")
+        crew = isinstance(loss, CrewDied)
+        item = loss.crew_id if isinstance(loss, CrewDied) else loss.upgrade_id
         detail = {
-            k: v for k, v in details.items() if k not in ("crew_id", "upgrade_id", "compartment")
+            k: v
+            for k, v in loss.details().items()
+            if k not in ("crew_id", "upgrade_id", "compartment")
         }
         self.insert(
             "ship_losses",
-            (
-                event.campaign_id,
-                event.id,
-                0,
-                event.version,
-                self.state(event.campaign_id).get("page_date"),
-                None if details.get("compartment") is None else str(details["compartment"]),
-                "crew" if crew else "upgrade",
-                item,
-                json.dumps(detail, sort_keys=True),
-                event.timestamp,
-                None,
-            ),
+            campaign_id=event.campaign_id,
+            event_id=event.id,
+            n=0,
+            version=event.version,
+            page_date=self.state(event.campaign_id).get("page_date"),
+            compartment=loss.compartment,
+            kind="crew" if crew else "upgrade",
+            item_id=item,
+            detail=json.dumps(detail, sort_keys=True),
+            recorded_at=event.timestamp,
         )
 
-    def rolled_back(self, event: Recorded, state: dict[str, Any], timeline: Timeline) -> None:
+    def rolled_back(
+        self, event: Recorded, rollback: RolledBack, state: dict[str, Any], timeline: Timeline
+    ) -> None:
         """Follow the restored ship from here."""
-        self._restore(event.campaign_id, event.data.get("restored_state") or {})
+        self._restore(event.campaign_id, rollback.restored_state)
 
 
 def _change(row: dict[str, Any]) -> dict[str, Any]:

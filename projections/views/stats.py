@@ -18,15 +18,36 @@ turns these rows, and the weather view's nights, into the figures of ``GET /anal
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from domain.facade import START, Timeline
+from domain.facade import (
+    START,
+    Timeline,
+    cb_board_events,
+    qc_fight_events,
+    qc_hero_events,
+    qc_page_events,
+)
 from projections.events import Recorded
 from projections.figures import apply_figures, cb_places, qc_places, remember
 from projections.filters import CALENDAR_BOARD, QUEST_CALENDAR, Filter
 from projections.schema import table
 from projections.store import ViewStore, position_in
-from projections.view import ANY, CREATED, ROW_COLUMNS, ROW_DOC, ROW_KEY, ROW_KINDS, View, handles
+from projections.view import (
+    ANY,
+    ROW_COLUMNS,
+    ROW_DEFAULTS,
+    ROW_DOC,
+    ROW_KEY,
+    ROW_KINDS,
+    CampaignCreated,
+    RolledBack,
+    View,
+    common,
+    handles,
+    recorders_of,
+)
 from projections.views.weather import WeatherHistory
 
 PAGES = table(
@@ -42,6 +63,7 @@ PAGES = table(
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
     key=ROW_KEY,
+    defaults=ROW_DEFAULTS,
     doc={
         **ROW_DOC,
         "event_id": "The notification id of the qc.PageEnded event.",
@@ -67,6 +89,7 @@ LIVES = table(
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
     key=ROW_KEY,
+    defaults=ROW_DEFAULTS,
     doc={
         **ROW_DOC,
         "hero_id": "The hero who died (or was cloned).",
@@ -91,6 +114,7 @@ COMBATS = table(
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
     key=ROW_KEY,
+    defaults=ROW_DEFAULTS,
     doc={
         **ROW_DOC,
         "event_id": "The notification id of the qc.CombatEnded event.",
@@ -114,6 +138,7 @@ NIGHTS = table(
     "recorded_at TEXT NOT NULL",
     "undone_by BIGINT",
     key=ROW_KEY,
+    defaults=ROW_DEFAULTS,
     doc={
         **ROW_DOC,
         "event_id": "The notification id of the cb.NightPhaseEnded event.",
@@ -152,6 +177,13 @@ PAGE_FIGURES = {
 """The figures a PageEnded records, and the tracked figures they are for an older PageEnded."""
 
 
+PageEnded = qc_page_events.PageEnded
+Died = qc_hero_events.Died
+Cloned = qc_hero_events.Cloned
+CombatEnded = qc_fight_events.CombatEnded
+NightPhaseEnded = cb_board_events.NightPhaseEnded
+
+
 def _figures(state: dict[str, Any]) -> dict[str, str]:
     """The figures a campaign's memory keeps: each party's exhaustion, or the hero's."""
     parties = state.get("parties")
@@ -170,11 +202,10 @@ class CampaignStats(View):
     }
     undoable = ("stat_pages", "stat_lives", "stat_combats", "stat_nights")
 
-    @handles(CREATED)
-    def created(self, event: Recorded) -> None:
+    @handles(CampaignCreated)
+    def created(self, event: Recorded, created: CampaignCreated) -> None:
         """Follow the campaign's first state: the hero's, or each party's exhaustion."""
-        state = self.state(event.campaign_id)
-        game_state = event.data.get("state") or {}
+        state, game_state = self.state(event.campaign_id), created.state
         parties = game_state.get("parties")
         if isinstance(parties, dict):
             state["parties"] = list(game_state.get("players") or sorted(parties))
@@ -192,112 +223,97 @@ class CampaignStats(View):
         mirror = state.setdefault("mirror", {})
         before = dict(mirror)
         apply_figures(event, mirror, _figures(state))
-        recorder = RECORDERS.get(event.topic)
-        if recorder is not None:
-            recorder(self, event, state, before)
+        found = RECORDERS.get(event.topic)
+        if found is not None:  # (its payload class, its recorder)
+            found[1](self, event, event.payload(found[0]), state, before)
 
-    def _page_ended(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
-        figures = event.details.get("figures")
-        if not isinstance(figures, dict):
+    def _page_ended(
+        self, event: Recorded, ended: PageEnded, state: dict[str, Any], before: dict[str, Any]
+    ) -> None:
+        figures: Mapping[str, Any] | None = ended.figures
+        if not isinstance(figures, Mapping):
             # A PageEnded of an older store records none: the tracked figures have them.
             mirror = state["mirror"]
             figures = {name: mirror.get(QC_FIGURES[f]) for name, f in PAGE_FIGURES.items()}
         self.insert(
             "stat_pages",
-            (
-                *self._key(event),
-                figures.get("hero_id"),
-                figures.get("pages_played"),
-                event.details.get("page_date"),
-                figures.get("level"),
-                figures.get("credits"),
-                figures.get("hp"),
-                figures.get("hp_max"),
-                figures.get("virtue"),
-                event.timestamp,
-                None,
-            ),
+            **common(event),
+            hero_id=figures.get("hero_id"),
+            page_number=figures.get("pages_played"),
+            page_date=ended.page_date,
+            level=figures.get("level"),
+            credits=figures.get("credits"),
+            hp=figures.get("hp"),
+            hp_max=figures.get("hp_max"),
+            virtue=figures.get("virtue"),
         )
 
-    def _life(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
-        died = event.kind == "Died"
-        if died:
+    def _life(
+        self, event: Recorded, life: Died | Cloned, state: dict[str, Any], before: dict[str, Any]
+    ) -> None:
+        if isinstance(life, Died):
             state["death_level"] = before.get(LEVEL)
-            state["death_page"] = event.details.get("page_date")
+            state["death_page"] = life.page_date
         self.insert(
             "stat_lives",
-            (
-                *self._key(event),
-                before.get(HERO),
-                "died" if died else "cloned",
-                state.get("death_level", before.get(LEVEL)),
-                event.details.get("cause"),
-                None if died else event.details.get("outcome"),
-                state.get("death_page"),
-                event.timestamp,
-                None,
-            ),
+            **common(event),
+            hero_id=before.get(HERO),
+            kind="died" if isinstance(life, Died) else "cloned",
+            level=state.get("death_level", before.get(LEVEL)),
+            cause=life.cause,
+            outcome=None if isinstance(life, Died) else life.outcome,
+            page_date=state.get("death_page"),
         )
 
-    def _combat_ended(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+    def _combat_ended(
+        self, event: Recorded, ended: CombatEnded, state: dict[str, Any], before: dict[str, Any]
+    ) -> None:
         mirror = state["mirror"]
-        details = event.details
-        played = details.get("rounds_played")
-        unplayed = details.get("rounds_unplayed")
         self.insert(
             "stat_combats",
-            (
-                *self._key(event),
-                details.get("page_date"),
-                mirror.get(MODE) or before.get(MODE),
-                mirror.get(KIND) or before.get(KIND),
-                mirror.get(LEVEL),
-                None if played is None or unplayed is None else played + unplayed,
-                played,
-                details.get("rounds_won"),
-                details.get("ended_by"),
-                event.timestamp,
-                None,
-            ),
+            **common(event),
+            page_date=ended.page_date,
+            mode=mirror.get(MODE) or before.get(MODE),
+            kind=mirror.get(KIND) or before.get(KIND),
+            level=mirror.get(LEVEL),
+            rounds=ended.rounds_played + ended.rounds_unplayed,
+            rounds_played=ended.rounds_played,
+            rounds_won=ended.rounds_won,
+            ended_by=ended.ended_by,
         )
 
-    def _night_ended(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+    def _night_ended(
+        self, event: Recorded, ended: NightPhaseEnded, state: dict[str, Any], _: dict[str, Any]
+    ) -> None:
         mirror = state["mirror"]
         parties = state.get("parties") or []
         places = cb_places(parties)
         for n, party in enumerate(parties):
             self.insert(
                 "stat_nights",
-                (
-                    event.campaign_id,
-                    event.id,
-                    n,
-                    event.version,
-                    event.details.get("night_number"),
-                    party,
-                    mirror.get(places[f"party.{party}.exhaustion"]),
-                    event.timestamp,
-                    None,
-                ),
+                **common(event, n),
+                night=ended.night_number,
+                party=party,
+                exhaustion=mirror.get(places[f"party.{party}.exhaustion"]),
             )
 
-    @staticmethod
-    def _key(event: Recorded) -> tuple[Any, ...]:
-        return (event.campaign_id, event.id, 0, event.version)
-
-    def rolled_back(self, event: Recorded, state: dict[str, Any], timeline: Timeline) -> None:
+    def rolled_back(
+        self, event: Recorded, rollback: RolledBack, state: dict[str, Any], timeline: Timeline
+    ) -> None:
         """Follow the restored state from here."""
-        restored = event.data.get("restored_state") or {}
-        state["mirror"] = remember(restored, _figures(state))
+        state["mirror"] = remember(rollback.restored_state, _figures(state))
 
 
-RECORDERS = {
-    "qc.PageEnded": CampaignStats._page_ended,
-    "qc.Died": CampaignStats._life,
-    "qc.Cloned": CampaignStats._life,
-    "qc.CombatEnded": CampaignStats._combat_ended,
-    "cb.NightPhaseEnded": CampaignStats._night_ended,
-}
+RECORDERS = recorders_of(
+    {
+        PageEnded: CampaignStats._page_ended,
+        Died: CampaignStats._life,
+        Cloned: CampaignStats._life,
+        CombatEnded: CampaignStats._combat_ended,
+        NightPhaseEnded: CampaignStats._night_ended,
+    }
+)
+"""What the view records of the events of these types, as it follows every game event."""
 
 
 # -- the figures ----------------------------------------------------------------------------------

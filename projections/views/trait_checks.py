@@ -28,10 +28,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from domain.facade import Timeline
+from domain.facade import Absent, Timeline, qc_fight_events, qc_hero_events, qc_page_events
 from projections.events import Recorded
 from projections.schema import table
-from projections.view import ROW_COLUMNS, ROW_KEY, ROW_KINDS
+from projections.view import ROW_COLUMNS, ROW_DEFAULTS, ROW_KEY, ROW_KINDS, RolledBack, recorders_of
 from projections.views.game_view import (
     HERO,
     LEVEL,
@@ -105,6 +105,7 @@ TRAIT_CHECKS = table(
         "success": "bool",
         "abilities": "json",
     },
+    defaults={**ROW_DEFAULTS, "ability": None},
 )
 
 
@@ -119,6 +120,13 @@ PAGES = table(
 checks as the view remembers them (JSON)."""
 
 
+PageStarted = qc_page_events.PageStarted
+CheckRolled = qc_page_events.CheckRolled
+InfectionTicked = qc_page_events.InfectionTicked
+AbilityUsed = qc_hero_events.AbilityUsed
+ConditionCheckRolled = qc_fight_events.ConditionCheckRolled
+
+
 class TraitChecks(GameView):
     """Per trait roll of a hero: the trait, target, total, success and the ability used on it."""
 
@@ -127,20 +135,26 @@ class TraitChecks(GameView):
     internal = {"trait_checks_pages": PAGES}
     undoable = ("trait_checks",)
 
-    def _common(self, event: Recorded, before: dict[str, Any]) -> dict[str, Any]:
+    def _common(
+        self, event: Recorded, before: dict[str, Any], page_date: str | None = None
+    ) -> dict[str, Any]:
+        """The common columns of a check's row: the page's date is the event's, or the one
+        the figures had before it."""
         return {
             "campaign_id": event.campaign_id,
             "event_id": event.id,
             "n": 0,
             "version": event.version,
             "game": event.game,
-            "page_date": event.details.get("page_date", before.get(PAGE_DATE)),
+            "page_date": before.get(PAGE_DATE) if page_date is None else page_date,
             "level": before.get(LEVEL),
             "hero_id": before.get(HERO),
             "recorded_at": event.timestamp,
         }
 
-    def _page_started(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
+    def _page_started(
+        self, event: Recorded, _: PageStarted, state: dict[str, Any], before: dict[str, Any]
+    ) -> None:
         self._leave_pages(event.campaign_id, state)
         state["page"] = str(event.version)
         state["checks"] = {str(event.version): []}
@@ -153,7 +167,12 @@ class TraitChecks(GameView):
 
     def _write_pages(self, campaign_id: str, pages: dict[str, list[dict[str, Any]]]) -> None:
         rows = [
-            (campaign_id, int(key), int(any(e["uses"] for e in entries)), json.dumps(entries))
+            PAGES.row(
+                campaign_id=campaign_id,
+                page=int(key),
+                used=int(any(e["uses"] for e in entries)),
+                entries=json.dumps(entries),
+            )
             for key, entries in pages.items()
         ]
         if rows:
@@ -168,26 +187,27 @@ class TraitChecks(GameView):
         )
         return {str(row["page"]): json.loads(row["entries"]) for row in found}
 
-    def _check_rolled(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
-        details = event.details
+    def _check_rolled(
+        self, event: Recorded, check: CheckRolled, state: dict[str, Any], before: dict[str, Any]
+    ) -> None:
         row = {
             **self._common(event, before),
             "check_kind": "check",
-            "purpose": details.get("purpose"),
-            "trait": details.get("trait"),
-            "d20": details.get("d20"),
-            "faces": json.dumps(details.get("faces")),
-            "malfunction": _flag(details.get("malfunction")),
-            "trait_mod": details.get("trait_mod"),
-            "booster": details.get("booster"),
-            "bonus": details.get("bonus"),
-            "rolled_total": details.get("total"),
-            "target": details.get("target"),
-            "total": details.get("total"),
-            "success": _flag(details.get("success")),
+            "purpose": check.purpose,
+            "trait": check.trait,
+            "d20": check.d20,
+            "faces": json.dumps(check.faces),
+            "malfunction": _flag(check.malfunction),
+            "trait_mod": check.trait_mod,
+            "booster": check.booster,
+            "bonus": check.bonus,
+            "rolled_total": check.total,
+            "target": check.target,
+            "total": check.total,
+            "success": _flag(check.success),
             "abilities": "[]",
         }
-        self.put("trait_checks", **row)
+        self.insert("trait_checks", **row)
         page = (state.get("checks") or {}).get(state.get("page") or "")
         if page is not None:
             # What an ability used on it later needs: its key, the roll, the abilities so far.
@@ -201,11 +221,12 @@ class TraitChecks(GameView):
                 }
             )
 
-    def _ability_used(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
-        details = event.details
-        index = details.get("target_check")
+    def _ability_used(
+        self, event: Recorded, used: AbilityUsed, state: dict[str, Any], before: dict[str, Any]
+    ) -> None:
+        index, total = used.target_check, used.total
         page = (state.get("checks") or {}).get(state.get("page") or "")
-        if index is None or "total" not in details or page is None:
+        if not isinstance(index, int) or isinstance(total, Absent) or page is None:
             return
         # The page's checks on the active history, in the order they were rolled (the index).
         timeline = history(state, event.version)
@@ -213,7 +234,8 @@ class TraitChecks(GameView):
         if not 0 <= index < len(standing):
             return
         entry = standing[index]
-        use = [event.version, details.get("ability_id"), details["total"], details.get("success")]
+        success = None if isinstance(used.success, Absent) else used.success
+        use = [event.version, used.ability_id, total, success]
         entry["uses"].append(use)
         self._settle(event.campaign_id, entry, timeline)
 
@@ -242,47 +264,57 @@ class TraitChecks(GameView):
         return True
 
     def _condition_checked(
-        self, event: Recorded, state: dict[str, Any], before: dict[str, Any]
+        self,
+        event: Recorded,
+        check: ConditionCheckRolled,
+        state: dict[str, Any],
+        before: dict[str, Any],
     ) -> None:
-        details = event.details
-        afflicted = details.get("afflicted")
-        self.put(
+        self.insert(
             "trait_checks",
             **self._common(event, before),
             check_kind="condition",
-            purpose=details.get("condition"),
-            trait=details.get("trait"),
-            d20=details.get("d20"),
-            faces=json.dumps(details.get("faces")),
-            malfunction=_flag(details.get("malfunction")),
-            trait_mod=details.get("trait_mod"),
-            booster=details.get("booster"),
-            bonus=details.get("bonus"),
-            rolled_total=details.get("total"),
-            target=details.get("target"),
-            total=details.get("total"),
-            success=None if afflicted is None else int(not afflicted),
+            purpose=check.condition,
+            trait=check.trait,
+            d20=check.d20,
+            faces=json.dumps(check.faces),
+            malfunction=_flag(check.malfunction),
+            trait_mod=check.trait_mod,
+            booster=check.booster,
+            bonus=check.bonus,
+            rolled_total=check.total,
+            target=check.target,
+            total=check.total,
+            success=int(not check.afflicted),
             abilities="[]",
         )
 
-    def _infection(self, event: Recorded, state: dict[str, Any], before: dict[str, Any]) -> None:
-        details = event.details
-        lost = details.get("hp_lost")
-        self.put(
+    def _infection(
+        self, event: Recorded, tick: InfectionTicked, state: dict[str, Any], before: dict[str, Any]
+    ) -> None:
+        self.insert(
             "trait_checks",
-            **self._common(event, before),
+            **self._common(event, before, tick.page_date),
             check_kind="infection",
             purpose="infection",
             trait="CON",
-            rolled_total=details.get("total"),
-            total=details.get("total"),
-            success=None if lost is None else int(lost == 0),
+            d20=None,
+            faces=None,
+            malfunction=None,
+            trait_mod=None,
+            booster=None,
+            bonus=None,
+            rolled_total=tick.total,
+            target=None,
+            total=tick.total,
+            success=int(tick.hp_lost == 0),
             abilities="[]",
         )
 
     def restored(
         self,
         event: Recorded,
+        rollback: RolledBack,
         state: dict[str, Any],
         timeline: Timeline,
         before: dict[str, Any],
@@ -302,7 +334,7 @@ class TraitChecks(GameView):
             if any(settled):
                 changed[key] = entries
         self._write_pages(campaign_id, changed)
-        restored = event.data.get("restored_state") or {}
+        restored = rollback.restored_state
         keys = self.query(
             "SELECT page FROM {trait_checks_pages} WHERE campaign_id = ?", (campaign_id,)
         )
@@ -316,13 +348,15 @@ class TraitChecks(GameView):
         else:
             state["page"] = None
 
-    recorders = {
-        "qc.PageStarted": _page_started,
-        "qc.CheckRolled": _check_rolled,
-        "qc.AbilityUsed": _ability_used,
-        "qc.ConditionCheckRolled": _condition_checked,
-        "qc.InfectionTicked": _infection,
-    }
+    recorders = recorders_of(
+        {
+            PageStarted: _page_started,
+            CheckRolled: _check_rolled,
+            AbilityUsed: _ability_used,
+            ConditionCheckRolled: _condition_checked,
+            InfectionTicked: _infection,
+        }
+    )
 
 
 def _flag(value: Any) -> int | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.facade import Timeline
+from domain.facade import Timeline, cb_board_events
 from projections.events import Recorded
 from projections.schema import table
 from projections.store import ViewStore
@@ -23,6 +23,7 @@ from projections.view import (
     ROW_DOC,
     ROW_KEY,
     ROW_KINDS,
+    RolledBack,
     View,
     campaign_rows,
     handles,
@@ -76,6 +77,13 @@ WEATHER = table(
     kinds={**ROW_KINDS, "pending": "bool", "hail_save": "bool"},
 )
 COLUMNS = WEATHER.names
+GodPieceMoved = cb_board_events.GodPieceMoved
+NightPhaseStarted = cb_board_events.NightPhaseStarted
+WeatherActivated = cb_board_events.WeatherActivated
+WeatherEnded = cb_board_events.WeatherEnded
+WeatherSet = cb_board_events.WeatherSet
+WindRolled = cb_board_events.WindRolled
+WindSet = cb_board_events.WindSet
 
 
 class WeatherHistory(View):
@@ -97,8 +105,8 @@ class WeatherHistory(View):
             self.changed[(row["campaign_id"], row["event_id"])] = row
         return row
 
-    @handles("cb.NightPhaseStarted")
-    def night_started(self, event: Recorded) -> None:
+    @handles(NightPhaseStarted)
+    def night_started(self, event: Recorded, started: NightPhaseStarted) -> None:
         """Open the night's row."""
         row = dict.fromkeys(COLUMNS)
         row.update(
@@ -106,88 +114,81 @@ class WeatherHistory(View):
             event_id=event.id,
             n=0,
             version=event.version,
-            night=event.details.get("night_number"),
-            round=event.details.get("round"),
+            night=started.night_number,
+            round=started.round,
             recorded_at=event.timestamp,
         )
         self.state(event.campaign_id)["row"] = row
         self.changed[(event.campaign_id, event.id)] = row
 
-    @handles("cb.GodPieceMoved")
-    def moved(self, event: Recorded) -> None:
+    @handles(GodPieceMoved)
+    def moved(self, event: Recorded, move: GodPieceMoved) -> None:
         """The space the god piece landed on."""
         row = self._row(event)
         if row is not None:
-            row.update(
-                space_from=event.details.get("from_space"), space=event.details.get("to_space")
-            )
+            row.update(space_from=move.from_space, space=move.to_space)
 
-    @handles("cb.WeatherEnded")
-    def weather_ended(self, event: Recorded) -> None:
+    @handles(WeatherEnded)
+    def weather_ended(self, event: Recorded, ended: WeatherEnded) -> None:
         """The weather the night's calendar roll ended: the one in force as the night began."""
         row = self._row(event)
-        if (
-            row is not None
-            and row["day_weather"] is None
-            and event.details.get("reason") == "newCalendarRoll"
-        ):
-            row["day_weather"] = event.details.get("weather")
+        if row is not None and row["day_weather"] is None and ended.reason == "newCalendarRoll":
+            row["day_weather"] = ended.weather
 
-    @handles("cb.WeatherSet")
-    def weather_set(self, event: Recorded) -> None:
+    @handles(WeatherSet)
+    def weather_set(self, event: Recorded, weather: WeatherSet) -> None:
         """The weather the landed space set. Where the roll ended no weather (the night gap
         keeps the previous one, G-CB-14), the weather in force tonight is the day's."""
         row = self._row(event)
         if row is not None:
-            details = event.details
             if row["day_weather"] is None:
-                row["day_weather"] = details.get("in_force_tonight")
+                row["day_weather"] = weather.in_force_tonight
             row.update(
-                space=details.get("space_index", row["space"]),
-                space_type=details.get("space_type"),
-                weather=details.get("weather"),
-                source=details.get("source"),
-                pending=int(bool(details.get("pending"))),
-                in_force=details.get("in_force_tonight"),
-                hail_save=int(bool(details.get("hail_save"))),
+                space=weather.space_index,
+                space_type=weather.space_type,
+                weather=weather.weather,
+                source=weather.source,
+                pending=int(weather.pending),
+                in_force=weather.in_force_tonight,
+                hail_save=int(weather.hail_save),
             )
 
-    @handles("cb.WeatherActivated")
-    def activated(self, event: Recorded) -> None:
+    @handles(WeatherActivated)
+    def activated(self, event: Recorded, activation: WeatherActivated) -> None:
         """The round in which the weather set this night took effect."""
         row = self._row(event)
         if (
             row is not None
             and row["activated_round"] is None
-            and row["weather"] == event.details.get("weather")
+            and row["weather"] == activation.weather
         ):
-            row["activated_round"] = event.details.get("round")
+            row["activated_round"] = activation.round
 
-    @handles("cb.WindRolled")
-    def wind_rolled(self, event: Recorded) -> None:
+    @handles(WindRolled)
+    def wind_rolled(self, event: Recorded, roll: WindRolled) -> None:
         """The wind d20."""
         row = self._row(event)
         if row is not None:
-            row["wind_d20"] = event.details.get("d20")
+            row["wind_d20"] = roll.d20
 
-    @handles("cb.WindSet")
-    def wind_set(self, event: Recorded) -> None:
+    @handles(WindSet)
+    def wind_set(self, event: Recorded, wind: WindSet) -> None:
         """The wind until the next wind roll."""
         row = self._row(event)
         if row is not None:
-            row.update(
-                wind_speed=event.details.get("speed"), wind_direction=event.details.get("direction")
-            )
+            row.update(wind_speed=wind.speed, wind_direction=wind.direction)
 
     def flush(self) -> None:
         """Write buffered rows and upsert the nights this batch touched (before any statement)."""
         super().flush()
-        rows = [tuple(row[c] for c in COLUMNS) for row in self.changed.values()]
+        rows = [WEATHER.row(**row) for row in self.changed.values()]
         self.changed.clear()
         if rows:
             self.write_rows("weather", rows, upsert=True)
 
-    def rolled_back(self, event: Recorded, state: dict[str, Any], timeline: Timeline) -> None:
+    def rolled_back(
+        self, event: Recorded, rollback: RolledBack, state: dict[str, Any], timeline: Timeline
+    ) -> None:
         """A night the rollback undid is no longer the one to fill."""
         row = state.get("row")
         if row is not None and timeline.undone_by(int(row["version"])) is not None:
