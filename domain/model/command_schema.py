@@ -1,9 +1,10 @@
 """The command schemas: part of the domain's contract, checked before any rule runs.
 
-Every game command has a schema (``command``), declared in its game's ``commands`` module. A game
-runs a command only once its body loads through that schema (``load``): a missing, unknown or
-mistyped field is ``InvalidInput`` naming it (a nested one by its path: ``players[1].facing``),
-and nothing is stored. The handler then receives the loaded values, every declared field present
+Every game command has a schema (``command``), declared where its handler is registered
+(``GameRules.command(schema=takes(...))``, named there by the engine). A game runs a command only
+once its body loads through that schema (``load``): a missing, unknown or mistyped field is
+``InvalidInput`` naming it (a nested one by its path: ``players[1].facing``), and nothing is
+stored. The handler then receives the loaded values, every declared field present
 (``None`` when left out without a default). The API publishes the same schemas in its OpenAPI
 document and in ``GET /commands``.
 """

@@ -22,5 +22,6 @@ def rules_for(game: str) -> GameRules:
 
 
 def command_schemas() -> dict[str, Command]:
-    """Every game's command schemas by command name (names are unique across games)."""
-    return {name: entry for rules in RULES.values() for name, entry in rules.schemas.items()}
+    """Every game's command schemas by command name (names are unique across games), game by
+    game and by name within each: the order the OpenAPI document lists them in."""
+    return {name: rules.schemas[name] for rules in RULES.values() for name in sorted(rules.schemas)}

@@ -1,8 +1,8 @@
 """The command catalogue: the domain's command schemas as the API describes them to clients.
 
 ``COMMANDS`` maps each command name (unique across games) to its ``Command``, its schema and its
-dice, declared in the game's ``commands`` module; ``GET /commands``, the OpenAPI document and the
-generated docs list their fields from here.
+dice, declared beside the command's handler in its game's package; ``GET /commands``, the
+OpenAPI document and the generated docs list their fields from here.
 """
 
 from __future__ import annotations
