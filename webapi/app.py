@@ -10,29 +10,10 @@ from flask_smorest import Api
 
 from domain import settings
 from domain.facade import Questlog, bundles, rules_for
+from webapi import routes
 from webapi.http import access, errors, limits, metrics, observability, plumbing
 from webapi.http import live as live_streams
-from webapi.routes import access as access_routes
-from webapi.routes import (
-    actions,
-    analytics,
-    boards,
-    campaigns,
-    commands,
-    dice,
-    evening,
-    imports,
-    invites,
-    library,
-    live,
-    operations,
-    page,
-    sql,
-    table,
-    timetravel,
-    trust,
-    views,
-)
+from webapi.routes import imports, operations
 from webapi.schemas import catalogue, house_rules, info, openapi, operation_ids
 from webapi.schemas.openapi import Problem
 
@@ -113,34 +94,14 @@ def create_app(
     return app
 
 
-ROUTES = (
-    campaigns,
-    dice,
-    commands,
-    timetravel,
-    boards,
-    views,
-    analytics,
-    sql,
-    access_routes,
-    table,
-    evening,
-    actions,
-    library,
-    invites,
-    imports,
-    live,
-    operations,
-    trust,
-)
-"""The route modules in the OpenAPI document, in its order."""
-
-
 def register_routes(app: Flask, api: Api) -> None:
-    """Every route module's blueprint, and the table page (plain Flask, not in the document)."""
-    for module in ROUTES:
-        api.register_blueprint(module.blp)
-    app.register_blueprint(page.blp)
+    """Every route module's blueprint (``webapi.routes.blueprints``): the API's in the document's
+    order, then the table page's (plain Flask, not in the document)."""
+    documented, plain = routes.blueprints()
+    for blueprint in documented:
+        api.register_blueprint(blueprint)
+    for blueprint in plain:
+        app.register_blueprint(blueprint)
 
 
 def register_components(api: Api) -> None:

@@ -14,22 +14,27 @@ from webapi.cli.common import console
 @click.command()
 @click.argument(
     "subject",
-    metavar="GAME|rules|settings",
-    type=click.Choice(["quest-calendar", "calendar-board", "rules", "settings"]),
+    metavar="GAME|rules|settings|operations",
+    type=click.Choice(["quest-calendar", "calendar-board", "rules", "settings", "operations"]),
 )
 @click.option(
     "--write",
     type=click.Path(dir_okay=False),
     help="Update the tables in this file (with `rules`: write the whole rule index to it; with "
-    "`settings`: update the table of environment variables in it, README.md).",
+    "`settings`: update the table of environment variables in it, README.md; with `operations`: "
+    "the table of operation names in it, docs/api-clients.md).",
 )
 def reference(subject: str, write: str | None) -> None:
     """Print (or update in a doc) the generated command and house-rule tables of a game, or,
     with `rules`, the rule index (docs/rules.md), or, with `settings`, the table of environment
-    variables (README.md's Configuration)."""
+    variables (README.md's Configuration), or, with `operations`, the table of the API's
+    operation names (docs/api-clients.md)."""
 
     from webapi.doctools import reference as ref
 
+    if subject == "operations":
+        operations_table(write)
+        return
     if subject == "rules":
         index = ref.rules_markdown()
         if write is None:
@@ -58,6 +63,24 @@ def reference(subject: str, write: str | None) -> None:
             raise click.BadParameter(str(error), param_hint="'--write'") from None
     else:
         path.write_text(ref.update(subject, path.read_text()))
+    click.echo(f"updated {path}")
+
+
+def operations_table(write: str | None) -> None:
+    """Print the table of operation names, or update it in ``write`` (docs/api-clients.md)."""
+    from webapi.doctools import operations
+
+    document = operations.served_document()
+    if write is None:
+        click.echo(operations.operations_markdown(document))
+        return
+    path = Path(write)
+    if not path.exists():
+        raise click.BadParameter(f"Path {write!r} does not exist.", param_hint="'--write'")
+    try:
+        path.write_text(operations.update_operations(path.read_text(), document))
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="'--write'") from None
     click.echo(f"updated {path}")
 
 

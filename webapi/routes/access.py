@@ -39,6 +39,7 @@ def token_info(token: Token) -> dict[str, Any]:
 
 @blp.route("/admin/tokens")
 class Tokens(MethodView):
+    @blp.doc(operationId="createToken")
     @blp.arguments(TokenCreate, example={"name": "alice"})
     @blp.response(201, TokenCreated)
     @requires("admin")
@@ -49,6 +50,7 @@ class Tokens(MethodView):
         )
         return {**token_info(token), "token": secret}
 
+    @blp.doc(operationId="listTokens")
     @blp.response(200, TokenList)
     @requires("admin")
     def get(self) -> Any:
@@ -58,6 +60,7 @@ class Tokens(MethodView):
 
 @blp.route("/admin/tokens/<token>")
 class TokenResource(MethodView):
+    @blp.doc(operationId="revokeToken")
     @blp.response(200, TokenInfo)
     @requires("admin")
     def delete(self, token: str) -> Any:
@@ -109,6 +112,7 @@ def named_token(body: dict[str, Any]) -> tuple[str, str]:
 
 @blp.route("/campaigns/<campaign>/members")
 class Members(MethodView):
+    @blp.doc(operationId="addMember")
     @blp.arguments(MemberCreate, example={"token_name": "bob", "role": "player", "seat": "B"})
     @blp.response(201, Member)
     @requires("manage")
@@ -123,6 +127,7 @@ class Members(MethodView):
         member = app.add_member(cid, token, body["role"], body.get("seat"), seats)
         return {"token_id": token.id, "role": member.role, "seat": member.seat, "name": token.name}
 
+    @blp.doc(operationId="listMembers")
     @blp.response(200, MemberList)
     @requires("manage")
     def get(self, campaign: str) -> Any:
@@ -140,6 +145,7 @@ class Members(MethodView):
 
 @blp.route("/campaigns/<campaign>/me")
 class MeOnCampaign(MethodView):
+    @blp.doc(operationId="getMyAccess")
     @blp.response(200, Me)
     @requires("read")
     def get(self, campaign: str) -> Any:

@@ -20,6 +20,7 @@ blp = Blueprint(
 
 @blp.route("/campaigns/<campaign>/actions")
 class CampaignActions(MethodView):
+    @blp.doc(operationId="getActions")
     @blp.response(200, Actions)
     @requires("read")
     def get(self, campaign: str) -> Any:
@@ -32,6 +33,7 @@ class CampaignActions(MethodView):
 
 @blp.route("/samples")
 class SampleData(MethodView):
+    @blp.doc(operationId="listSamples")
     @blp.response(200, Samples)
     @requires("any")
     def get(self) -> Any:

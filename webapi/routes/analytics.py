@@ -38,6 +38,7 @@ blp = Blueprint(
 
 @blp.route("/analytics/dice")
 class Dice(MethodView):
+    @blp.doc(operationId="getDiceAnalytics")
     @blp.arguments(DiceQuery, location="query")
     @blp.response(200, DiceFairness)
     @requires("analyse")
@@ -59,6 +60,7 @@ class Dice(MethodView):
 
 @blp.route("/campaigns/<campaign>/analytics/dice")
 class CampaignDice(MethodView):
+    @blp.doc(operationId="getCampaignDiceAnalytics")
     @blp.arguments(CampaignDiceQuery, location="query")
     @blp.response(200, DiceFairness)
     @requires("read")
@@ -82,6 +84,7 @@ class CampaignDice(MethodView):
 
 @blp.route("/analytics/campaigns")
 class Campaigns(MethodView):
+    @blp.doc(operationId="getCampaignAnalytics")
     @blp.arguments(CampaignFiguresQuery, location="query")
     @blp.response(200, CampaignFigures)
     @requires("analyse")

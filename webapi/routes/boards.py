@@ -17,6 +17,7 @@ blp = Blueprint("boards", __name__, description="Calendar Board modifier queries
 
 @blp.route("/campaigns/<campaign>/modifiers")
 class PieceModifiers(MethodView):
+    @blp.doc(operationId="getBoardModifiers")
     @blp.arguments(ModifierQuery, location="query")
     @blp.response(200, Modifiers)
     @requires("read")

@@ -40,6 +40,7 @@ blp = Blueprint("campaigns", __name__, description="Campaigns: one hash-chained 
 
 @blp.route("/campaigns")
 class Campaigns(MethodView):
+    @blp.doc(operationId="createCampaign")
     @blp.arguments(CampaignCreate, example={"game": "quest-calendar", "name": "Year one"})
     @blp.response(201, CampaignSchema)
     @blp.doc(parameters=[APPEND_HEADERS[0]])  # Idempotency-Key: a new campaign has no version
@@ -58,6 +59,7 @@ class Campaigns(MethodView):
         )
         return reply(outcome, render_created)
 
+    @blp.doc(operationId="listCampaigns")
     @blp.arguments(PageQuery, location="query")
     @blp.response(200, CampaignPage)
     @requires("any")
@@ -85,6 +87,7 @@ class Campaigns(MethodView):
 
 @blp.route("/campaigns/<campaign>")
 class CampaignResource(MethodView):
+    @blp.doc(operationId="getCampaign")
     @blp.arguments(CampaignQuery, location="query")
     @blp.response(200, CampaignSchema)
     @requires("read")
@@ -102,6 +105,7 @@ class CampaignResource(MethodView):
 
 @blp.route("/campaigns/<campaign>/events")
 class Events(MethodView):
+    @blp.doc(operationId="getCampaignEvents")
     @blp.arguments(PageQuery, location="query")
     @blp.response(200, EventPage)
     @requires("read")
@@ -117,6 +121,7 @@ class Events(MethodView):
 
 @blp.route("/campaigns/<campaign>/audit")
 class AuditResource(MethodView):
+    @blp.doc(operationId="auditCampaign")
     @blp.arguments(AuditQuery, location="query")
     @blp.response(200, Audit)
     @requires("audit")
@@ -136,6 +141,7 @@ class AuditResource(MethodView):
 
 @blp.route("/house-rules")
 class HouseRules(MethodView):
+    @blp.doc(operationId="listHouseRules")
     @blp.arguments(HouseRulesQuery, location="query")
     @blp.response(200, HouseRuleList)
     @requires("any")

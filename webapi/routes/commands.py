@@ -78,6 +78,7 @@ def render_house_rules(result: command_results.CommandResult) -> Rendered:
 
 @blp.route("/campaigns/<campaign>/commands")
 class Commands(MethodView):
+    @blp.doc(operationId="sendCommand")
     @blp.response(201, CommandResult)
     @blp.doc(parameters=[*APPEND_HEADERS, PREFER_HEADER], requestBody=command_body_doc())
     @requires(
@@ -101,6 +102,7 @@ class Commands(MethodView):
 
 @blp.route("/commands")
 class CommandCatalogue(MethodView):
+    @blp.doc(operationId="listCommands")
     @blp.arguments(CommandsQuery, location="query")
     @blp.response(200, CommandList)
     @requires("any")
@@ -126,6 +128,7 @@ class CommandCatalogue(MethodView):
 
 @blp.route("/campaigns/<campaign>/house-rules")
 class CampaignHouseRules(MethodView):
+    @blp.doc(operationId="changeHouseRule")
     @blp.arguments(HouseRuleChange, example={"key": "qc.combat.mode", "value": "easy"})
     @blp.response(200, Appended)
     @blp.doc(parameters=APPEND_HEADERS)

@@ -44,6 +44,7 @@ def render_dice(result: CommandResult) -> Rendered:
 
 @blp.route("/campaigns/<campaign>/rolls")
 class Rolls(MethodView):
+    @blp.doc(operationId="rollDice")
     @blp.arguments(RollCreate(), example={"dice": "d20+3", "purpose": "investigate"})
     @blp.response(201, Roll)
     @blp.doc(parameters=[*APPEND_HEADERS, PREFER_HEADER])
@@ -61,6 +62,7 @@ class Rolls(MethodView):
         )
         return reply(outcome, render_roll, minimal=True)
 
+    @blp.doc(operationId="listRolls")
     @blp.arguments(PageQuery, location="query")
     @blp.response(200, RollPage)
     @requires("read")
@@ -74,6 +76,7 @@ class Rolls(MethodView):
 
 @blp.route("/campaigns/<campaign>/rolls/<roll_id>")
 class RollResource(MethodView):
+    @blp.doc(operationId="getRoll")
     @blp.response(200, Roll)
     @requires("read")
     def get(self, campaign: str, roll_id: str) -> Any:
@@ -83,6 +86,7 @@ class RollResource(MethodView):
 
 @blp.route("/campaigns/<campaign>/dice/client-seed")
 class ClientSeed(MethodView):
+    @blp.doc(operationId="setClientSeed")
     @blp.arguments(ClientSeedSet, example={"client_seed": "my lucky string"})
     @blp.response(200, Appended)
     @blp.doc(parameters=APPEND_HEADERS)
@@ -100,6 +104,7 @@ class ClientSeed(MethodView):
 
 @blp.route("/campaigns/<campaign>/dice/rotate")
 class Rotate(MethodView):
+    @blp.doc(operationId="rotateServerSeed")
     @blp.response(200, Appended)
     @blp.doc(parameters=APPEND_HEADERS)
     @requires("manage", appends=True)

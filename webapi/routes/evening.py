@@ -32,6 +32,7 @@ EVENING_DOC = {
 
 @blp.route("/campaigns/<campaign>/evening")
 class Evening(MethodView):
+    @blp.doc(operationId="exportEvening")
     @blp.arguments(EveningQuery, location="query")
     @blp.doc(responses=EVENING_DOC)
     @requires("read")

@@ -35,6 +35,7 @@ def render_imported(result: CommandResult) -> Rendered:
 
 @blp.route("/campaigns/import")
 class CampaignImport(MethodView):
+    @blp.doc(operationId="importCampaign")
     @blp.arguments(BundleBody)
     @blp.arguments(ImportQuery, location="query")
     @blp.response(201, ImportedCampaign)

@@ -42,6 +42,7 @@ def invited_seat(game: str, state: dict[str, Any], role: str, seat: str | None) 
 
 @blp.route("/campaigns/<campaign>/invites")
 class Invites(MethodView):
+    @blp.doc(operationId="createInvite")
     @blp.arguments(InviteCreate, example={"role": "player", "seat": "B", "name": "Bea"})
     @blp.response(201, InviteCreated)
     @requires("manage")
@@ -65,6 +66,7 @@ class Invites(MethodView):
 
 @blp.route("/campaigns/<campaign>/members/<token_id>")
 class MemberResource(MethodView):
+    @blp.doc(operationId="removeMember")
     @blp.response(200, MemberRemoved)
     @requires("manage")
     def delete(self, campaign: str, token_id: str) -> Any:

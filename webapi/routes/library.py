@@ -68,6 +68,7 @@ def removal(kind: str, entry_id: str) -> Any:
 
 @blp.route("/library/heroes")
 class Heroes(MethodView):
+    @blp.doc(operationId="listLibraryHeroes")
     @blp.arguments(NoQuery, location="query")
     @blp.response(200, LibraryHeroes)
     @requires("any")
@@ -75,6 +76,7 @@ class Heroes(MethodView):
         """The group's saved heroes, each as select_hero takes it."""
         return {"heroes": questlog().library_heroes(me())}
 
+    @blp.doc(operationId="saveLibraryHero")
     @blp.arguments(HeroAdded, example=HERO_EXAMPLE)
     @blp.response(201, LibraryHero)
     @requires("contribute")
@@ -85,6 +87,7 @@ class Heroes(MethodView):
 
 @blp.route("/library/heroes/<entry_id>")
 class HeroEntry(MethodView):
+    @blp.doc(operationId="deleteLibraryHero")
     @blp.response(200, Removed)
     @requires("contribute")
     def delete(self, entry_id: str) -> Any:
@@ -94,6 +97,7 @@ class HeroEntry(MethodView):
 
 @blp.route("/library/items")
 class Items(MethodView):
+    @blp.doc(operationId="listLibraryItems")
     @blp.arguments(NoQuery, location="query")
     @blp.response(200, LibraryItems)
     @requires("any")
@@ -101,6 +105,7 @@ class Items(MethodView):
         """The known items (the rulebook's, then the group's) and the words of the sheet."""
         return {"items": questlog().library_items(me()), "words": catalogue.sheet_words()}
 
+    @blp.doc(operationId="addLibraryItem")
     @blp.arguments(ItemAdded, example=ITEM_EXAMPLE)
     @blp.response(201, LibraryItem)
     @requires("contribute")
@@ -111,6 +116,7 @@ class Items(MethodView):
 
 @blp.route("/library/items/<entry_id>")
 class ItemEntry(MethodView):
+    @blp.doc(operationId="deleteLibraryItem")
     @blp.response(200, Removed)
     @requires("contribute")
     def delete(self, entry_id: str) -> Any:

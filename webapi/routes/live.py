@@ -20,6 +20,7 @@ blp = Blueprint("live", __name__, description="The live stream of a campaign's e
 
 @blp.route("/campaigns/<campaign>/stream")
 class Stream(MethodView):
+    @blp.doc(operationId="streamCampaignEvents")
     @blp.arguments(StreamQuery, location="query")
     @blp.doc(
         responses=STREAM_DOC,

@@ -95,6 +95,7 @@ def views_report() -> dict[str, Any]:
 
 @blp.route("/healthz")
 class Healthz(MethodView):
+    @blp.doc(operationId="checkHealth")
     @blp.response(200, Health)
     @blp.doc(security=[])
     @requires("public")
@@ -105,6 +106,7 @@ class Healthz(MethodView):
 
 @blp.route("/readyz")
 class Readyz(MethodView):
+    @blp.doc(operationId="checkReadiness")
     @blp.response(200, Readiness)
     @blp.alt_response(503, description="Not ready: the store's error, or the lagging views.")
     @blp.doc(security=[])
@@ -145,6 +147,7 @@ def not_ready(detail: str, **extra: Any) -> Response:
 
 @blp.route("/metrics")
 class MetricsRoute(MethodView):
+    @blp.doc(operationId="getMetrics")
     @blp.doc(
         responses={
             "200": {

@@ -25,6 +25,7 @@ blp = Blueprint(
 
 @blp.route("/analytics/sql")
 class Sql(MethodView):
+    @blp.doc(operationId="runSqlQuery")
     @blp.arguments(SqlQuery, location="query", unknown=RAISE)
     @blp.response(200, SqlAnswer)
     @blp.alt_response(400, response="BAD_REQUEST")

@@ -17,6 +17,7 @@ blp = Blueprint("table", __name__, description="The table page: share links and 
 
 @blp.route("/campaigns/<campaign>/share")
 class Share(MethodView):
+    @blp.doc(operationId="createShareLink")
     @blp.arguments(ShareCreate, example={"name": "for the players"})
     @blp.response(201, ShareCreated)
     @requires("manage")
@@ -45,6 +46,7 @@ BUNDLE_DOC = {
 
 @blp.route("/campaigns/<campaign>/bundle")
 class Bundle(MethodView):
+    @blp.doc(operationId="downloadBundle")
     @blp.doc(responses=BUNDLE_DOC)
     @requires("read")
     def get(self, campaign: str) -> Response:

@@ -53,6 +53,7 @@ def render_rollback(status: int) -> Render:
 
 @blp.route("/campaigns/<campaign>/rollback")
 class Rollback(MethodView):
+    @blp.doc(operationId="rollbackCampaign")
     @blp.arguments(RollbackCreate, example={"to_version": 12, "reason": "misread the page"})
     @blp.response(201, RollbackResult)
     @blp.doc(parameters=APPEND_HEADERS)
@@ -72,6 +73,7 @@ class Rollback(MethodView):
 
 @blp.route("/campaigns/<campaign>/rollback/proposals")
 class Proposals(MethodView):
+    @blp.doc(operationId="proposeRollback")
     @blp.arguments(
         ProposalCreate,
         example={"to_version": 12, "reason": "the hail roll used the wrong goal", "proposer": "A"},
@@ -91,6 +93,7 @@ class Proposals(MethodView):
         )
         return reply(outcome, render_rollback(201))
 
+    @blp.doc(operationId="listRollbackProposals")
     @blp.response(200, ProposalList)
     @requires("read")
     def get(self, campaign: str) -> Any:
@@ -101,6 +104,7 @@ class Proposals(MethodView):
 
 @blp.route("/campaigns/<campaign>/rollback/proposals/<proposal_id>/approve")
 class Approve(MethodView):
+    @blp.doc(operationId="approveRollback")
     @blp.arguments(Approval, example={"player": "B"})
     @blp.response(200, RollbackResult)
     @blp.doc(parameters=APPEND_HEADERS)
@@ -119,6 +123,7 @@ class Approve(MethodView):
 
 @blp.route("/campaigns/<campaign>/fork")
 class ForkResource(MethodView):
+    @blp.doc(operationId="forkCampaign")
     @blp.arguments(ForkCreate, example={"at_version": 12, "name": "What if I fled?"})
     @blp.response(201, Campaign)
     @blp.doc(parameters=APPEND_HEADERS)
@@ -138,6 +143,7 @@ class ForkResource(MethodView):
 
 @blp.route("/campaigns/<campaign>/replay")
 class ReplayResource(MethodView):
+    @blp.doc(operationId="replayCampaign")
     @blp.arguments(ReplayQuery, location="query")
     @blp.response(200, Replay)
     @requires("read")

@@ -26,6 +26,7 @@ def service_keys() -> dict[str, Any]:
 
 @blp.route("/.well-known/questlog-key")
 class WellKnownKey(MethodView):
+    @blp.doc(operationId="getVerifierKeys")
     @blp.response(200, ServiceKeys)
     @blp.doc(security=[])
     @requires("public")
@@ -36,6 +37,7 @@ class WellKnownKey(MethodView):
 
 @blp.route("/campaigns/<campaign>/checkpoint")
 class CampaignCheckpoint(MethodView):
+    @blp.doc(operationId="getCheckpoint")
     @blp.response(200, HeadCheckpoint)
     @requires("read")
     def get(self, campaign: str) -> Any:

@@ -71,6 +71,7 @@ def _undone(query: dict[str, Any]) -> dict[str, Any]:
 
 @blp.route("/campaigns/<campaign>/views/exhaustion-history")
 class Exhaustion(MethodView):
+    @blp.doc(operationId="getExhaustionHistory")
     @blp.arguments(ExhaustionQuery, location="query")
     @blp.response(200, ViewPage)
     @requires("read")
@@ -93,6 +94,7 @@ class Exhaustion(MethodView):
 
 @blp.route("/campaigns/<campaign>/views/debt-ledger")
 class Ledger(MethodView):
+    @blp.doc(operationId="getDebtLedger")
     @blp.arguments(LedgerQuery, location="query")
     @blp.response(200, ViewPage)
     @requires("read")
@@ -116,6 +118,7 @@ class Ledger(MethodView):
 
 @blp.route("/campaigns/<campaign>/views/charts")
 class CampaignCharts(MethodView):
+    @blp.doc(operationId="getCampaignCharts")
     @blp.arguments(ChartsQuery, location="query")
     @blp.response(200, Charts)
     @requires("read")
@@ -139,6 +142,7 @@ class CampaignCharts(MethodView):
 
 @blp.route("/campaigns/<campaign>/views/debt-spans")
 class Spans(MethodView):
+    @blp.doc(operationId="getDebtSpans")
     @blp.arguments(SpansQuery, location="query")
     @blp.response(200, SpanList)
     @requires("read")
@@ -155,6 +159,7 @@ class Spans(MethodView):
 
 @blp.route("/campaigns/<campaign>/views/hp-virtue")
 class HpVirtue(MethodView):
+    @blp.doc(operationId="getHpVirtue")
     @blp.arguments(TimelineQuery, location="query")
     @blp.response(200, ViewPage)
     @requires("read")
@@ -177,6 +182,7 @@ class HpVirtue(MethodView):
 
 @blp.route("/campaigns/<campaign>/views/hp-virtue/lives")
 class Lives(MethodView):
+    @blp.doc(operationId="getHeroLives")
     @blp.arguments(LivesQuery, location="query")
     @blp.response(200, ViewPage)
     @requires("read")
@@ -206,6 +212,7 @@ def _roll_filters(query: dict[str, Any]) -> dict[str, Any]:
 
 @blp.route("/campaigns/<campaign>/views/rolls")
 class CampaignRolls(MethodView):
+    @blp.doc(operationId="getCampaignRollLog")
     @blp.arguments(CampaignRollsQuery, location="query")
     @blp.response(200, ViewPage)
     @requires("read")
@@ -222,6 +229,7 @@ class CampaignRolls(MethodView):
 
 @blp.route("/views/rolls")
 class Rolls(MethodView):
+    @blp.doc(operationId="getRollLog")
     @blp.arguments(RollsQuery, location="query")
     @blp.response(200, ViewPage)
     @requires("analyse")
@@ -242,6 +250,7 @@ class Rolls(MethodView):
 
 @blp.route("/campaigns/<campaign>/views/weather-wind")
 class Weather(MethodView):
+    @blp.doc(operationId="getWeatherWind")
     @blp.arguments(WeatherQuery, location="query")
     @blp.response(200, ViewPage)
     @requires("read")
@@ -260,6 +269,7 @@ class Weather(MethodView):
 
 @blp.route("/campaigns/<campaign>/views/ship")
 class Ship(MethodView):
+    @blp.doc(operationId="getShipIntegrity")
     @blp.arguments(ShipQuery, location="query")
     @blp.response(200, ViewPage)
     @requires("read")
@@ -278,6 +288,7 @@ class Ship(MethodView):
 
 @blp.route("/campaigns/<campaign>/views/ship/losses")
 class ShipLosses(MethodView):
+    @blp.doc(operationId="getShipLosses")
     @blp.arguments(LossesQuery, location="query")
     @blp.response(200, ViewPage)
     @requires("read")
@@ -294,6 +305,7 @@ class ShipLosses(MethodView):
 
 @blp.route("/campaigns/<campaign>/views/summary")
 class CampaignSummaryView(MethodView):
+    @blp.doc(operationId="getCampaignSummary")
     @blp.arguments(CampaignWaitQuery, location="query")
     @blp.response(200, Summary)
     @requires("read")
@@ -314,6 +326,7 @@ class CampaignSummaryView(MethodView):
 
 @blp.route("/views/campaigns")
 class Campaigns(MethodView):
+    @blp.doc(operationId="listCampaignSummaries")
     @blp.arguments(CampaignsQuery, location="query")
     @blp.response(200, ViewPage)
     @requires("analyse")
@@ -328,6 +341,7 @@ class Campaigns(MethodView):
 
 @blp.route("/projections")
 class Projections(MethodView):
+    @blp.doc(operationId="getProjectionStatus")
     @blp.response(200, ProjectionStatus)
     @requires("admin")
     def get(self) -> Any:
