@@ -216,8 +216,8 @@ def protocol_figure(workdir: Path, repeat: int) -> Figure:
 
     app = Questlog(StoreConfig(sqlite_path=workdir / "protocol.db"))
     try:
-        created = app.create_campaign(game="quest-calendar", name="figures")
-        app.roll(created.campaign_id, notation="d20", purpose="figures")
+        created = app.campaigns.create_campaign(game="quest-calendar", name="figures")
+        app.dice.roll(created.campaign_id, notation="d20", purpose="figures")
         stored = app.recorder.select_events(created.campaign_id, gt=1, limit=1)
         event = app.mapper.to_domain_event(stored[0])
     finally:

@@ -176,12 +176,14 @@ def roll_cpu_ms(config: StoreConfig, rolls: int, repeat: int) -> list[float]:
     campaign, after a warm-up loop."""
     app = Questlog(config)
     try:
-        campaign_id = app.create_campaign(game="quest-calendar", name="figures").campaign_id
+        campaign_id = app.campaigns.create_campaign(
+            game="quest-calendar", name="figures"
+        ).campaign_id
 
         def sample() -> float:
             began = time.process_time()
             for _ in range(rolls):
-                app.roll(campaign_id, notation="d20", purpose="figures")
+                app.dice.roll(campaign_id, notation="d20", purpose="figures")
             return (time.process_time() - began) / rolls * 1e3
 
         return repeated(sample, repeat)

@@ -75,10 +75,10 @@ def build_log(app: Questlog, events: int, *, campaigns: int = 20) -> float:
     written = 0
     n = 0
     while written < events:
-        outcome = app.create_campaign(game="quest-calendar", name=f"bench {n}")
+        outcome = app.campaigns.create_campaign(game="quest-calendar", name=f"bench {n}")
         written += 1
         campaign = app.campaign(outcome.campaign_id)
-        dice = app.server_dice(campaign)
+        dice = app.dice.server_dice(campaign)
         rolls = min(per_campaign - 1, events - written)
         for i in range(rolls):
             campaign.roll(expressions[i % len(expressions)], "bench", dice)

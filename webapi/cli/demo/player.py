@@ -40,13 +40,15 @@ class Player:
     def create(cls, questlog: Questlog, *, game: str, name: str, **start: Any) -> Player:
         """Create a campaign of ``game`` with the demo's client seed."""
         outcome = result(
-            questlog.create_campaign(game=game, name=name, client_seed=DEMO_CLIENT_SEED, **start)
+            questlog.campaigns.create_campaign(
+                game=game, name=name, client_seed=DEMO_CLIENT_SEED, **start
+            )
         )
         return cls(questlog, outcome.campaign_id, outcome.value["state"])
 
     def run(self, command: Json) -> list[Json]:
         """Run one game command on server dice; returns the events it stored."""
-        outcome = result(self.questlog.command(self.id, command))
+        outcome = result(self.questlog.campaigns.command(self.id, command))
         events: list[Json] = outcome.value["events"]
         self.events.extend(events)
         self.state = outcome.value["state"]
