@@ -110,6 +110,9 @@ class CommandService(CampaignStore):
     """The core: the store, and commands run on it (load, decide, save; retries, store
     failures and idempotency)."""
 
+    name = "Questlog"
+    """As the store's (``CampaignStore``): eventsourcing gives each subclass its own name."""
+
     def __init__(self, config: StoreConfig | None = None, env: dict[str, str] | None = None):
         super().__init__(config, env)
         limit_retries(self.recorder)
