@@ -22,7 +22,7 @@ measures, on this machine and this commit:
    ``isinstance`` (docs/performance-results.md, fix 2).
 6. ``?at=<time>`` on a campaign of ``--campaign-events`` events: ``TimeTravel.version_at`` for
    moments spread over the campaign (docs/time-travel.md).
-7. A roll's CPU in one process: ``Questlog.roll`` (a server d20) ``--rolls`` times in a loop on
+7. A roll's CPU in one process: ``Questlog.dice.roll`` (a server d20) ``--rolls`` times in a loop on
    one campaign, on SQLite and on PostgreSQL (docs/performance-results.md, the lazy campaign lock).
 8. An ``fsync`` of a 4 KiB write in the scratch directory (docs/performance.md, The machine).
 

@@ -172,7 +172,7 @@ def fence_ms(config: StoreConfig, calls: int) -> float:
 
 
 def roll_cpu_ms(config: StoreConfig, rolls: int, repeat: int) -> list[float]:
-    """CPU ms of the process per ``Questlog.roll`` (a server d20), ``rolls`` in a loop on one
+    """CPU ms of the process per ``Questlog.dice.roll`` (a server d20), ``rolls`` in a loop on one
     campaign, after a warm-up loop."""
     app = Questlog(config)
     try:

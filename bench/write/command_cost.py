@@ -5,8 +5,8 @@ docs/performance-results.md):
 
 - **engine**: ``GameRules.run`` alone, on a state with a hero and an open page, with fixed
   faces: the schema, the handler, the event payloads and the patch, no store;
-- **stored**: ``Questlog.command`` on a SQLite store in a temporary directory, with server dice:
-  the engine plus the chain, the dice proof, the append (fsync) and the side tables.
+- **stored**: ``Questlog.campaigns.command`` on a SQLite store in a temporary directory, with
+  server dice: the engine plus the chain, the dice proof, the append (fsync) and the side tables.
 
 It uses only what every release since 2026-12-01 offers (the commands' own examples, the
 application's public methods), so it runs unchanged on an older checkout to compare two commits

@@ -50,11 +50,21 @@ from domain.storage.retries import TRANSIENT_ERRORS, limit_retries, never_sent, 
 from domain.storage.side_tables import IdempotencyRecord, SeedRecord
 from domain.storage.store import StoreConfig
 
+COMMAND_ATTEMPTS = 8
+CONTENDED_SECONDS = 30.0
+"""How long after a write conflict on a campaign this process takes its cross-process lock
+before each command on it (``CommandService.execute``)."""
+MAX_CONTENDED = 10_000
+"""Contention marks kept before the expired ones are swept out."""
+STORE_RETRY_SECONDS = 2.0
+"""How long a command keeps trying through store failures that stored nothing, before a 503."""
+log = logging.getLogger("questlog.store")
+
 
 @dataclass(frozen=True)
 class Decided:
-    """What a decision made of a campaign: the command's facts (plain JSON, the result's), and
-    the secret seed to store with its events, if it committed to a new one (a seed rotation)."""
+    """What deciding a command gave: its facts (plain JSON, the result's), and the secret seed
+    to store with its events, if it committed to a new one (a seed rotation)."""
 
     facts: Any
     seed: SeedRecord | None = None
@@ -65,9 +75,10 @@ class Decision(ABC):
     applies to the campaign's state (``decide``).
 
     ``CommandService.execute`` applies it to the campaign it loads, and after a conflict or a
-    store failure to the campaign it loads again: so a decision keeps nothing between attempts
-    (no dice, no state), and each attempt decides from the stored state, drawing server dice at
-    the stored nonce."""
+    store failure to the campaign it loads again: a decision keeps nothing between attempts (no
+    dice, no state), so each attempt decides anew on the campaign in hand, its server dice drawn
+    at that campaign's nonce (the losing attempt's dice were never stored, so no published nonce
+    is reused, and a store failure's retry draws the same faces again)."""
 
     def check(self, campaign: Campaign) -> None:  # noqa: B027 (a hook: most check nothing)
         """Check the request's own form against the campaign (a command body against its game's
@@ -88,17 +99,6 @@ class Opening(ABC):
     @abstractmethod
     def open(self) -> tuple[Campaign, Decided]:
         """The new campaign with its creation event pending, its facts and its secret seed."""
-
-
-COMMAND_ATTEMPTS = 8
-CONTENDED_SECONDS = 30.0
-"""How long after a write conflict on a campaign this process takes its cross-process lock
-before each command on it (``CommandService.execute``)."""
-MAX_CONTENDED = 10_000
-"""Contention marks kept before the expired ones are swept out."""
-STORE_RETRY_SECONDS = 2.0
-"""How long a command keeps trying through store failures that stored nothing, before a 503."""
-log = logging.getLogger("questlog.store")
 
 
 class MetAnotherProcess(Exception):

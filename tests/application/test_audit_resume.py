@@ -1,4 +1,4 @@
-"""Re-auditing from a point the verifier holds (``Questlog.audit(after=...)``): only what
+"""Re-auditing from a point the verifier holds (``Questlog.reading.audit(after=...)``): only what
 the new events need is read, every check still holds for them, and a point the chain does not
 have fails. Runs on SQLite and PostgreSQL (the ``app`` fixture)."""
 

@@ -1,4 +1,5 @@
-"""Scripted campaigns of both games, played through ``Questlog.command`` with hand-rolled faces.
+"""Scripted campaigns of both games, played through ``Questlog.campaigns.command`` with
+hand-rolled faces.
 
 Every outcome is fixed by the faces, so the tests can state each view's rows exactly.
 """

@@ -83,7 +83,7 @@ def refuse(status: int, detail: str, **headers: str) -> Response:
 def authenticate(*, from_cache: bool = False) -> tuple[Token, TokenCheck | None] | Response:
     """The live token named by ``Authorization: Bearer``, or a 401; ``from_cache`` (a route
     declared ``token_from_cache``) may take it from the process's memory, with the check its
-    appends must carry (``Questlog.authenticate_for_append``)."""
+    appends must carry (``Questlog.access.authenticate_for_append``)."""
     header = request.headers.get("Authorization", "")
     scheme, _, secret = header.partition(" ")
     if scheme.lower() != "bearer" or not secret.strip():

@@ -1,5 +1,5 @@
-"""A campaign played by the demo: commands sent through ``Questlog.command`` as the API sends
-them, on the campaign's own verifiable server dice, and a record of what they stored.
+"""A campaign played by the demo: commands sent through ``Questlog.campaigns.command`` as the API
+sends them, on the campaign's own verifiable server dice, and a record of what they stored.
 
 The demo never reports faces: every roll is a server roll, so the seed revealed at the end
 proves each of them. Where a story beat depends on the dice, the scripts in ``week`` and
