@@ -280,7 +280,7 @@ def test_queries_refuse_a_bad_cursor_or_limit(views: ViewStore) -> None:
 def test_a_campaign_that_starts_with_a_hero_opens_its_ledger(
     app: Questlog, views: ViewStore
 ) -> None:
-    start = getattr(app, "start_campaign", None)
+    start = getattr(app.campaigns, "start_campaign", None)
     if start is None:
         pytest.skip("the application cannot start a campaign from a state (forks) yet")
     week = quest_calendar_week(app)
