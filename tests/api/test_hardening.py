@@ -163,7 +163,7 @@ def test_a_storm_of_failures_logs_a_line_each_and_a_traceback_now_and_then(
         def fail(**_: Any) -> Any:
             raise error
 
-        monkeypatch.setattr(questlog, "list_campaigns", fail)
+        monkeypatch.setattr(questlog.reading, "list_campaigns", fail)
 
     def storm(count: int) -> list[logging.LogRecord]:
         caplog.clear()
