@@ -401,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
         console.print(targets_table(None, domain, settings.quick))
         rolls = domain.audit_report["rolls"]
         console.print(
-            f"[dim]campaign built in {domain.build_seconds:.1f} s through Questlog.roll; "
+            f"[dim]campaign built in {domain.build_seconds:.1f} s through Questlog.dice.roll; "
             f"audit: chain_ok={domain.audit_report['chain_ok']}, rolls={rolls}[/dim]"
         )
         if not domain.audit_report["ok"]:

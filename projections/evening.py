@@ -146,8 +146,10 @@ def evening(app: Questlog, campaign_id: UUID, query: Mapping[str, Any]) -> Eveni
     """The evening a range names (``RANGE_FIELDS``; refused by name when it is bad)."""
     campaign = app.campaign(campaign_id)
     span = resolve(app, campaign, range_of(query))
-    records = app.event_records(campaign_id, after=span.first - 1, limit=span.last - span.first + 1)
-    timeline = app.timeline(campaign)
+    records = app.reading.event_records(
+        campaign_id, after=span.first - 1, limit=span.last - span.first + 1
+    )
+    timeline = app.reading.timeline(campaign)
     reader = Reader(app, campaign, timeline)
     reader.start_at(span.first)
     commands = reader.blocks(records)
@@ -160,7 +162,7 @@ def evening(app: Questlog, campaign_id: UUID, query: Mapping[str, Any]) -> Eveni
         commands=commands,
         head_hash=str(records[-1]["hash"]),
         chain_problems=chain_problems(campaign_id, records, hash_before(app, campaign_id, span)),
-        checkpoint=app.checkpoint(campaign_id, span.last, str(records[-1]["hash"])),
+        checkpoint=app.reading.checkpoint(campaign_id, span.last, str(records[-1]["hash"])),
         exported_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
 
@@ -462,7 +464,7 @@ def hash_before(app: Questlog, campaign_id: UUID, span: Span) -> str:
     """The stored hash the range's first event must link to: the genesis hash for version 1."""
     if span.first == 1:
         return str(chain.GENESIS_HASH)
-    return str(app.hash_at(campaign_id, span.first - 1))
+    return str(app.reading.hash_at(campaign_id, span.first - 1))
 
 
 def chain_problems(campaign_id: UUID, records: list[dict[str, Any]], before: str) -> list[str]:

@@ -236,7 +236,7 @@ class EventRows:
                 command_type = (command.get("type") if isinstance(command, dict) else None) or kind
                 track.commands[command_id] = command_type
         if track.actors is None:
-            actors = self.app.actors(UUID(event.campaign_id))
+            actors = self.app.reading.actors(UUID(event.campaign_id))
             track.actors = {version: without_token_id(a) for version, a in actors.items()}
         return (
             event.id,

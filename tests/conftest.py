@@ -330,7 +330,7 @@ def new_campaign(app: Questlog) -> Callable[..., UUID]:
         name: str = "The Lost Calendar",
         house_rules: dict[str, object] | None = None,
     ) -> UUID:
-        outcome = app.create_campaign(
+        outcome = app.campaigns.create_campaign(
             game=game,
             name=name,
             house_rules=house_rules,

@@ -94,7 +94,7 @@ def create_bench_token(config: StoreConfig) -> tuple[str, str]:
 
     app = Questlog(config)
     try:
-        token, secret = app.create_token(f"bench-{secrets.token_hex(4)}", admin=True)
+        token, secret = app.access.create_token(f"bench-{secrets.token_hex(4)}", admin=True)
     finally:
         app.close()
     return token.id, secret

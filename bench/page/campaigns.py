@@ -12,11 +12,13 @@ LONG_EVENTS = 10_000
 
 def long_campaign(app: Questlog, events: int) -> UUID:
     """A campaign of ``events`` events: server rolls, the seed revealed half-way."""
-    cid = app.create_campaign(game="quest-calendar", name="Ten thousand events").campaign_id
+    cid = app.campaigns.create_campaign(
+        game="quest-calendar", name="Ten thousand events"
+    ).campaign_id
     for n in range(events - 2):
         if n == events // 2:
-            app.rotate_seed(cid)
+            app.dice.rotate_seed(cid)
         else:
-            app.roll(cid, notation="d20", purpose=f"roll {n + 1}")
-    app.roll(cid, notation="2d6", purpose="the last roll")
+            app.dice.roll(cid, notation="d20", purpose=f"roll {n + 1}")
+    app.dice.roll(cid, notation="2d6", purpose="the last roll")
     return cid

@@ -64,7 +64,7 @@ def build(db: Path, events: int) -> tuple[str, str, str, int]:
     db.parent.mkdir(parents=True, exist_ok=True)
     app = Questlog(StoreConfig(sqlite_path=db))
     try:
-        token, secret = app.create_token("bench-page-bytes", admin=True)
+        token, secret = app.access.create_token("bench-page-bytes", admin=True)
         with acting_as(token):
             table = QuestCalendarTable(app, random.Random(3), Tally())
             while app.campaign(table.id).version < events:

@@ -112,7 +112,7 @@ def build_store(db: Path, events: int) -> tuple[str, str, str, float]:
     db.parent.mkdir(parents=True, exist_ok=True)
     app = Questlog(StoreConfig(sqlite_path=db))
     try:
-        token, secret = app.create_token("bench-page-load", admin=True)
+        token, secret = app.access.create_token("bench-page-load", admin=True)
         began = time.perf_counter()
         with acting_as(token):
             campaign = long_campaign(app, events)

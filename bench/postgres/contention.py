@@ -167,7 +167,7 @@ def stored_purposes(url: str, schema: str, campaign_id: str) -> tuple[Counter[st
             for event in app.campaign_events(cid)
             for record in getattr(event, "rolls", None) or []
         )
-        return counts, app.audit(cid).chain_ok
+        return counts, app.reading.audit(cid).chain_ok
     finally:
         app.close()
 

@@ -113,7 +113,7 @@ def measure(rolls: int, url: str) -> tuple[Watch, dict[str, float]]:
         schema = stack.enter_context(fresh_schema(url))
         app = Questlog(StoreConfig(database_url=url, postgres_schema=schema))
         stack.callback(app.close)
-        _, secret = app.create_token("bench", admin=True)
+        _, secret = app.access.create_token("bench", admin=True)
         client = create_app(app, auth=True, rate_limit=0, TESTING=True).test_client()
         headers = {"Authorization": f"Bearer {secret}"}
         body = {"game": "quest-calendar", "name": "round trips"}

@@ -48,10 +48,10 @@ def build(db: Path, events: int) -> str:
     """A store with one campaign of ``events`` events; its id."""
     app = Questlog(StoreConfig(sqlite_path=db))
     try:
-        result: Any = app.create_campaign(game="quest-calendar", name="long")
+        result: Any = app.campaigns.create_campaign(game="quest-calendar", name="long")
         cid = str(result.campaign_id)
         for _ in range(events - 1):
-            app.roll(result.campaign_id, notation="d20", purpose="length")
+            app.dice.roll(result.campaign_id, notation="d20", purpose="length")
         return cid
     finally:
         app.close()

@@ -99,13 +99,13 @@ def build_campaign(
     app: Questlog, events: int, progress: Callable[[int], None] | None = None
 ) -> UUID:
     """A campaign of exactly ``events`` events: its creation, then ``events - 1`` server d20s."""
-    created = app.create_campaign(
+    created = app.campaigns.create_campaign(
         game="quest-calendar",
         name="bench: a long campaign",
     )
     campaign_id = created.campaign_id
     for n in range(1, events):
-        app.roll(campaign_id, notation="d20", purpose="bench")
+        app.dice.roll(campaign_id, notation="d20", purpose="bench")
         if progress is not None and n % 1000 == 0:
             progress(n)
     assert app.campaign(campaign_id).version == events
@@ -181,13 +181,13 @@ def measure_domain(
     # Re-audit: the verifier keeps the head it audited; more events come; it resumes from there.
     held = report["head"]
     for _ in range(REAUDIT_EVENTS):
-        builder.roll(campaign_id, notation="d20", purpose="bench: after the audit")
+        builder.dice.roll(campaign_id, notation="d20", purpose="bench: after the audit")
     resume = f"?after={held['version']}&after_hash={held['hash']}"
     result.reaudit = time_calls(lambda: route(resume), repeat)
     result.reaudit_report = route(resume)
     if extras:
         # Extra: rotate the seed so that the audit must also re-derive every one of the rolls.
-        auditor.rotate_seed(campaign_id)
+        auditor.dice.rotate_seed(campaign_id)
         say("auditing again with the seed revealed")
         result.audit_revealed = time_calls(route, audit_repeat)
         result.audit_revealed_report = route()

@@ -55,18 +55,18 @@ def build(path: Path, *, campaigns: int, paged_events: int) -> Store:
     app = Questlog(StoreConfig(sqlite_path=path))
     forked = None
     for n in range(campaigns):
-        cid = app.create_campaign(
+        cid = app.campaigns.create_campaign(
             game="quest-calendar", name=f"campaign {n}", setup={"prologue_complete": True}
         ).campaign_id
         for _ in range(11):
-            app.roll(cid, notation="d20", purpose="filler")
+            app.dice.roll(cid, notation="d20", purpose="filler")
         if forked is None:
             forked = cid
             app.time_travel.fork(cid, at_version=5, name="what if")
     assert forked is not None
-    paged = app.create_campaign(game="quest-calendar", name="paged").campaign_id
+    paged = app.campaigns.create_campaign(game="quest-calendar", name="paged").campaign_id
     for _ in range(paged_events - 1):
-        app.roll(paged, notation="d6", purpose="length")
+        app.dice.roll(paged, notation="d6", purpose="length")
     events = app.recorder.max_notification_id() or 0
     client = create_app(app, auth=False, rate_limit=0, TESTING=True).test_client()
     return Store(app, client, forked, paged, events)

@@ -173,7 +173,9 @@ class Growth:
             appends = []
             for n in range(50):
                 began = time.perf_counter()
-                app.roll(self.probes[n % len(self.probes)], notation="d20", purpose="growth probe")
+                app.dice.roll(
+                    self.probes[n % len(self.probes)], notation="d20", purpose="growth probe"
+                )
                 appends.append((time.perf_counter() - began) * 1e3)
         finally:
             app.close()

@@ -146,10 +146,12 @@ class Table(ABC):
         kind = str(body["type"])
         try:
             if kind == "roll":
-                outcome = self.app.roll(self.id, notation=body["dice"], purpose=body["purpose"])
+                outcome = self.app.dice.roll(
+                    self.id, notation=body["dice"], purpose=body["purpose"]
+                )
                 events: list[Json] = [{"type": "rolled"}]
             else:
-                outcome = self.app.command(self.id, body)
+                outcome = self.app.campaigns.command(self.id, body)
                 events = outcome.value["events"]
         except (RuleViolation, InvalidInput):
             with TALLY_LOCK:
@@ -175,7 +177,7 @@ class QuestCalendarTable(Table):
     game = "quest-calendar"
 
     def start(self) -> UUID:
-        created = self.app.create_campaign(
+        created = self.app.campaigns.create_campaign(
             game=self.game, name="simulated year", setup={"prologue_complete": True}
         )
         self.day = date(2027, 1, 4) + timedelta(days=self.rng.randrange(300))
@@ -233,7 +235,9 @@ class CalendarBoardTable(Table):
 
     def start(self) -> UUID:
         setup = CB_FOUR_PLAYERS if self.rng.random() < 0.5 else CB_THREE_PLAYERS
-        created = self.app.create_campaign(game=self.game, name="simulated match", setup=setup)
+        created = self.app.campaigns.create_campaign(
+            game=self.game, name="simulated match", setup=setup
+        )
         self.state: Json = created.value["state"]
         return created.campaign_id
 

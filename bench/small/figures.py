@@ -22,7 +22,7 @@ measures, on this machine and this commit:
    ``isinstance`` (docs/performance-results.md, fix 2).
 6. ``?at=<time>`` on a campaign of ``--campaign-events`` events: ``TimeTravel.version_at`` for
    moments spread over the campaign (docs/time-travel.md).
-7. A roll's CPU in one process: ``Questlog.roll`` (a server d20) ``--rolls`` times in a loop on
+7. A roll's CPU in one process: ``Questlog.dice.roll`` (a server d20) ``--rolls`` times in a loop on
    one campaign, on SQLite and on PostgreSQL (docs/performance-results.md, the lazy campaign lock).
 8. An ``fsync`` of a 4 KiB write in the scratch directory (docs/performance.md, The machine).
 
@@ -216,8 +216,8 @@ def protocol_figure(workdir: Path, repeat: int) -> Figure:
 
     app = Questlog(StoreConfig(sqlite_path=workdir / "protocol.db"))
     try:
-        created = app.create_campaign(game="quest-calendar", name="figures")
-        app.roll(created.campaign_id, notation="d20", purpose="figures")
+        created = app.campaigns.create_campaign(game="quest-calendar", name="figures")
+        app.dice.roll(created.campaign_id, notation="d20", purpose="figures")
         stored = app.recorder.select_events(created.campaign_id, gt=1, limit=1)
         event = app.mapper.to_domain_event(stored[0])
     finally:

@@ -172,16 +172,18 @@ def fence_ms(config: StoreConfig, calls: int) -> float:
 
 
 def roll_cpu_ms(config: StoreConfig, rolls: int, repeat: int) -> list[float]:
-    """CPU ms of the process per ``Questlog.roll`` (a server d20), ``rolls`` in a loop on one
+    """CPU ms of the process per ``Questlog.dice.roll`` (a server d20), ``rolls`` in a loop on one
     campaign, after a warm-up loop."""
     app = Questlog(config)
     try:
-        campaign_id = app.create_campaign(game="quest-calendar", name="figures").campaign_id
+        campaign_id = app.campaigns.create_campaign(
+            game="quest-calendar", name="figures"
+        ).campaign_id
 
         def sample() -> float:
             began = time.process_time()
             for _ in range(rolls):
-                app.roll(campaign_id, notation="d20", purpose="figures")
+                app.dice.roll(campaign_id, notation="d20", purpose="figures")
             return (time.process_time() - began) / rolls * 1e3
 
         return repeated(sample, repeat)

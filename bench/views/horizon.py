@@ -82,7 +82,7 @@ def follow(count: Callable[[], int], wanted: int, since: float) -> tuple[int, fl
 
 def roll(app: Questlog, campaign: UUID, times: int, label: str) -> None:
     for number in range(times):
-        app.roll(campaign, notation="d20", purpose=f"{label} {number}")
+        app.dice.roll(campaign, notation="d20", purpose=f"{label} {number}")
 
 
 def stranger_phase(app: Questlog, views: ViewStore, campaign: UUID, url: str) -> Phase:
@@ -130,7 +130,7 @@ def measure_horizon() -> list[Phase]:
     )
     runner.start()
     try:
-        campaign = app.create_campaign(game="quest-calendar", name="horizon").campaign_id
+        campaign = app.campaigns.create_campaign(game="quest-calendar", name="horizon").campaign_id
         roll(app, campaign, 20, "before")
         if follow(lambda: rolls_applied(views, campaign), 20, time.perf_counter())[1] is None:
             raise RuntimeError("the views never applied the first 20 rolls")

@@ -2,13 +2,14 @@
 
 (d) **Catch-up** (no HTTP: the domain and the view store directly). A log of N events
    (100,000 by default) is built through the domain: campaigns created with
-   ``Questlog.create_campaign``, then server rolls with ``Campaign.roll`` (the hash chain, the
-   seed and the proof of each, as ``Questlog.roll`` does) saved by ``Questlog.save`` 500 events
-   per transaction, which is what makes building it quick. Then, each on a fresh view
-   store: the roll log catching up on the whole log in batches of 2,000 events per transaction
-   (exactly once: the rows and the position commit together), the naive loop beside it (one
-   transaction per event, ``batch_size=1``, on the first events of the log only: at a few
-   thousand events/s the whole log would take minutes), and every view together as an extra.
+   ``Questlog.campaigns.create_campaign``, then server rolls with ``Campaign.roll`` (the hash
+   chain, the seed and the proof of each, as ``Questlog.dice.roll`` does) saved by
+   ``Questlog.save`` 500 events per transaction, which is what makes building it quick. Then,
+   each on a fresh view store: the roll log catching up on the whole log in batches of 2,000
+   events per transaction (exactly once: the rows and the position commit together), the naive
+   loop beside it (one transaction per event, ``batch_size=1``, on the first events of the log
+   only: at a few thousand events/s the whole log would take minutes), and every view together
+   as an extra.
    The same on PostgreSQL (127.0.0.1:5432, database ``test``, in a fresh schema dropped after).
 (e) **Lag** (``bench/views/views_lag.py``). ``questlog serve`` (waitress, 8 threads, the views
    embedded) on a fresh SQLite store, and an open-loop load of 500 ``POST /campaigns/{id}/rolls``
@@ -75,10 +76,10 @@ def build_log(app: Questlog, events: int, *, campaigns: int = 20) -> float:
     written = 0
     n = 0
     while written < events:
-        outcome = app.create_campaign(game="quest-calendar", name=f"bench {n}")
+        outcome = app.campaigns.create_campaign(game="quest-calendar", name=f"bench {n}")
         written += 1
         campaign = app.campaign(outcome.campaign_id)
-        dice = app.server_dice(campaign)
+        dice = app.dice.server_dice(campaign)
         rolls = min(per_campaign - 1, events - written)
         for i in range(rolls):
             campaign.roll(expressions[i % len(expressions)], "bench", dice)

@@ -5,8 +5,8 @@ docs/performance-results.md):
 
 - **engine**: ``GameRules.run`` alone, on a state with a hero and an open page, with fixed
   faces: the schema, the handler, the event payloads and the patch, no store;
-- **stored**: ``Questlog.command`` on a SQLite store in a temporary directory, with server dice:
-  the engine plus the chain, the dice proof, the append (fsync) and the side tables.
+- **stored**: ``Questlog.campaigns.command`` on a SQLite store in a temporary directory, with
+  server dice: the engine plus the chain, the dice proof, the append (fsync) and the side tables.
 
 It uses only what every release since 2026-12-01 offers (the commands' own examples, the
 application's public methods), so it runs unchanged on an older checkout to compare two commits
@@ -61,9 +61,9 @@ def engine_rate(seconds: float, rounds: int) -> tuple[float, list[float]]:
     rules = RULES[GAME]
     with tempfile.TemporaryDirectory() as folder:
         app = Questlog(StoreConfig(sqlite_path=Path(folder) / "q.db"))
-        campaign_id = app.create_campaign(game=GAME, name="bench").campaign_id
+        campaign_id = app.campaigns.create_campaign(game=GAME, name="bench").campaign_id
         for name in ("select_hero", "start_page"):
-            app.command(campaign_id, example(name))
+            app.campaigns.command(campaign_id, example(name))
         campaign = app.campaign(campaign_id)
         state, house = campaign.state, campaign.house_rules
         app.close()
@@ -74,12 +74,14 @@ def engine_rate(seconds: float, rounds: int) -> tuple[float, list[float]]:
 def stored_rate(seconds: float, rounds: int) -> tuple[float, list[float]]:
     with tempfile.TemporaryDirectory() as folder:
         app = Questlog(StoreConfig(sqlite_path=Path(folder) / "q.db"))
-        campaign_id = app.create_campaign(game=GAME, name="bench").campaign_id
+        campaign_id = app.campaigns.create_campaign(game=GAME, name="bench").campaign_id
         for name in ("select_hero", "start_page"):
-            app.command(campaign_id, example(name))
+            app.campaigns.command(campaign_id, example(name))
         check = example("trait_check")
         try:
-            return per_second(lambda: app.command(campaign_id, dict(check)), seconds, rounds)
+            return per_second(
+                lambda: app.campaigns.command(campaign_id, dict(check)), seconds, rounds
+            )
         finally:
             app.close()
 

@@ -66,12 +66,12 @@ class LongPage:
 
 def campaign(app: Questlog) -> UUID:
     """A campaign with the sample hero and its first page open."""
-    cid = app.create_campaign(
+    cid = app.campaigns.create_campaign(
         game="quest-calendar", name="long page", setup={"prologue_complete": True}
     ).campaign_id
     hero = samples.variant(samples.BARE_VANGUARD, credits=10)
-    app.command(cid, {"type": "select_hero", "phase": "main", "hero": hero})
-    app.command(cid, {"type": "start_page", "date": FIRST_PAGE.isoformat()})
+    app.campaigns.command(cid, {"type": "select_hero", "phase": "main", "hero": hero})
+    app.campaigns.command(cid, {"type": "start_page", "date": FIRST_PAGE.isoformat()})
     return cid
 
 
@@ -89,9 +89,9 @@ def checks(client: Any, cid: UUID, repeat: int, *, minimal: bool) -> tuple[float
 
 def new_page(app: Questlog, cid: UUID, page: int) -> None:
     """End the short campaign's page and start the next one (not timed)."""
-    app.command(cid, {"type": "end_page"})
+    app.campaigns.command(cid, {"type": "end_page"})
     date = FIRST_PAGE + dt.timedelta(days=page)
-    app.command(cid, {"type": "start_page", "date": date.isoformat()})
+    app.campaigns.command(cid, {"type": "start_page", "date": date.isoformat()})
 
 
 def snapshots_and_events(app: Questlog, cid: UUID) -> tuple[int, int]:
@@ -111,7 +111,7 @@ def measure_long_page(
     try:
         fresh, filled = campaign(app), campaign(app)
         for _ in range(long):
-            app.command(filled, dict(CHECK))
+            app.campaigns.command(filled, dict(CHECK))
         client = create_app(app, auth=False, rate_limit=0, TESTING=True).test_client()
         checks(client, fresh, 5, minimal=True)  # warm both
         checks(client, filled, 5, minimal=True)

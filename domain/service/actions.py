@@ -17,7 +17,7 @@ from domain.model.event_records import command_versions_of
 from domain.model.games import rules_for
 from domain.model.house_rules import CALENDAR_BOARD, ROLLBACK_OVER_SERVER_ROLLS
 from domain.model.rules_engine import decision_summary
-from domain.service.application import CampaignService
+from domain.service.commands_service import CommandService
 from domain.service.timetravel import SOLO_PLAYER, TimeTravel, players_of
 
 _LOOK_BACK = 50
@@ -43,9 +43,9 @@ class Caller:
 
 
 class TableActions:
-    """The actions query on the campaign service."""
+    """The actions query on the core."""
 
-    def __init__(self, app: CampaignService, travel: TimeTravel) -> None:
+    def __init__(self, app: CommandService, travel: TimeTravel) -> None:
         self.app = app
         self.travel = travel
 

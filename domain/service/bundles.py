@@ -18,12 +18,13 @@ from uuid import UUID
 from domain.model import chain
 from domain.model.errors import InvalidInput
 from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
-from domain.service.application import CampaignService
 from domain.service.audit.checkpoints import CheckpointVerdict, check_checkpoint, hashes_by_version
 from domain.service.audit.public import audit_public_events
 from domain.service.audit.stored import AuditReport
 from domain.service.command_results import CommandResult
+from domain.service.commands_service import CommandService
 from domain.service.importing import CampaignImport, refusal
+from domain.service.reading import Reading
 
 FORMAT = "questlog-bundle/1"
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024
@@ -169,14 +170,15 @@ class Bundles:
     """The bundles of this instance's campaigns: ``build`` one from the store, ``load`` one from
     another instance (``check`` needs no store: it is this module's function)."""
 
-    def __init__(self, app: CampaignService, imports: CampaignImport) -> None:
+    def __init__(self, app: CommandService, reading: Reading, imports: CampaignImport) -> None:
         self.app = app
+        self.reading = reading
         self.imports = imports
 
     def build(self, cid: UUID) -> dict[str, Any]:
         """The bundle of a campaign as it is now."""
-        app = self.app
-        found, events = app.shown_events(cid)
+        app, reading = self.app, self.reading
+        found, events = reading.shown_events(cid)
         _, revealed = audit_public_events(str(cid), events)
         ring = app.key_ring.current()
         return {
@@ -185,7 +187,7 @@ class Bundles:
             "exported_at": datetime.now(UTC).isoformat(),
             "genesis_hash": chain.GENESIS_HASH,
             "head": {"version": found.version, "hash": found.head_hash},
-            "checkpoints": [app.checkpoint(found.id, found.version, found.head_hash)],
+            "checkpoints": [reading.checkpoint(found.id, found.version, found.head_hash)],
             "log_name": ring.log_name,
             "keys": [listed.as_dict() for listed in ring.keys],
             "revealed_seeds": revealed,

@@ -1,9 +1,12 @@
 """The command service: run a command once, through conflicts, store failures and repeated keys.
 
-Every command of ``Questlog`` goes through ``execute`` (or, for a new campaign, ``store_new``):
-load the campaign, decide, save the events with their side rows in one transaction, retry when
-another writer took the version first, decide again while the store fails without storing
-anything, and answer a repeated ``Idempotency-Key`` from what the first request stored.
+``CommandService`` is the core every use case takes: the store (``CampaignStore``, which it
+extends) and the running of commands on it. Every command of ``Questlog`` goes through
+``execute`` with its ``Decision`` (or, for a new campaign, ``store_new`` with its ``Opening``):
+load the campaign, apply the decision, save the events with their side rows in one transaction,
+load and decide again when another writer took the version first, decide again while the store
+fails without storing anything, and answer a repeated ``Idempotency-Key`` from what the first
+request stored.
 """
 
 from __future__ import annotations
@@ -13,13 +16,14 @@ import random
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from copy import deepcopy
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID, uuid4
 
-import orjson
 from eventsourcing.persistence import IntegrityError
 
 from domain.model.access import Membership, Token, actor_label, current_actor
@@ -30,7 +34,7 @@ from domain.model.errors import (
     QuestlogError,
     StaleVersion,
 )
-from domain.model.event_records import project_campaign
+from domain.service.campaign_store import CampaignStore
 from domain.service.command_results import (
     CommandCounters,
     CommandResult,
@@ -41,14 +45,10 @@ from domain.service.command_results import (
     stored_outcome,
     unavailable,
 )
-from domain.service.reading import Reading
 from domain.storage.forks import ForkRecord
 from domain.storage.retries import TRANSIENT_ERRORS, limit_retries, never_sent, server_refused
 from domain.storage.side_tables import IdempotencyRecord, SeedRecord
 from domain.storage.store import StoreConfig
-
-Decide = Callable[[Campaign], Any]
-"""A command's decision on the campaign: it triggers the events and returns the facts (JSON)."""
 
 COMMAND_ATTEMPTS = 8
 CONTENDED_SECONDS = 30.0
@@ -56,30 +56,49 @@ CONTENDED_SECONDS = 30.0
 before each command on it (``CommandService.execute``)."""
 MAX_CONTENDED = 10_000
 """Contention marks kept before the expired ones are swept out."""
-SNAPSHOT_INTERVAL = 100
-"""A campaign's snapshot is due every this many versions while its state is small."""
-SNAPSHOT_BYTES = 64 * 1024
-"""A state this large or larger is snapshot at a stride as many times the interval as it is times
-this size (a power of two): a snapshot copies the whole state, so a state that grows with the
-events (a long page's checks) would make the snapshots grow with the square of the campaign."""
 STORE_RETRY_SECONDS = 2.0
 """How long a command keeps trying through store failures that stored nothing, before a 503."""
 log = logging.getLogger("questlog.store")
 
 
-def snapshot_due(version: int, state: Any) -> bool:
-    """Whether a campaign's snapshot is due at ``version``: every ``SNAPSHOT_INTERVAL`` versions,
-    and for a state of twice ``SNAPSHOT_BYTES`` or more at a stride doubled for each doubling of
-    its size (measured on the state in hand), so the snapshots' bytes grow as the events' do, and
-    a load applies at most as many events as the snapshot it starts from is large."""
-    if version % SNAPSHOT_INTERVAL:
-        return False
-    try:
-        size = len(orjson.dumps(state))
-    except (TypeError, orjson.JSONEncodeError):  # an int beyond 64 bits: sized as a small state
-        size = 0
-    stride = SNAPSHOT_INTERVAL << max(0, (size // SNAPSHOT_BYTES).bit_length() - 1)
-    return version % stride == 0
+@dataclass(frozen=True)
+class Decided:
+    """What deciding a command gave: its facts (plain JSON, the result's), and the secret seed
+    to store with its events, if it committed to a new one (a seed rotation)."""
+
+    facts: Any
+    seed: SeedRecord | None = None
+
+
+class Decision(ABC):
+    """A command to decide on a loaded campaign: what it was asked (its fields) and how that
+    applies to the campaign's state (``decide``).
+
+    ``CommandService.execute`` applies it to the campaign it loads, and after a conflict or a
+    store failure to the campaign it loads again: a decision keeps nothing between attempts (no
+    dice, no state), so each attempt decides anew on the campaign in hand, its server dice drawn
+    at that campaign's nonce (the losing attempt's dice were never stored, so no published nonce
+    is reused, and a store failure's retry draws the same faces again)."""
+
+    def check(self, campaign: Campaign) -> None:  # noqa: B027 (a hook: most check nothing)
+        """Check the request's own form against the campaign (a command body against its game's
+        schema), before ``If-Match`` is: a malformed request is a 422 whatever the version it
+        names. Nothing to check by default."""
+
+    @abstractmethod
+    def decide(self, campaign: Campaign) -> Decided:
+        """Trigger the command's events on the campaign (or refuse it); what it decided."""
+
+
+class Opening(ABC):
+    """A new campaign to store: what it was asked (its fields) and how it opens.
+
+    ``CommandService.store_new`` opens it on each attempt: an attempt the store failed stored
+    nothing, so the next one opens a new campaign (its own id and secret seed)."""
+
+    @abstractmethod
+    def open(self) -> tuple[Campaign, Decided]:
+        """The new campaign with its creation event pending, its facts and its secret seed."""
 
 
 class MetAnotherProcess(Exception):
@@ -87,8 +106,12 @@ class MetAnotherProcess(Exception):
     decided again under the lock (``CommandService.execute``). Never leaves the service."""
 
 
-class CommandService(Reading):
-    """Runs commands: load, decide, save; retries, store failures and idempotency."""
+class CommandService(CampaignStore):
+    """The core: the store, and commands run on it (load, decide, save; retries, store
+    failures and idempotency)."""
+
+    name = "Questlog"
+    """As the store's (``CampaignStore``): eventsourcing gives each subclass its own name."""
 
     def __init__(self, config: StoreConfig | None = None, env: dict[str, str] | None = None):
         super().__init__(config, env)
@@ -106,58 +129,18 @@ class CommandService(Reading):
         self.counters = CommandCounters()
         """Hooks for stored commands and retried conflicts (the API's metrics read them)."""
 
-    def save(self, *objs: Any, **kwargs: Any) -> Any:
-        """Save campaigns: eventsourcing's save without its two runtime Protocol checks."""
-        if not all(isinstance(obj, Campaign) for obj in objs):
-            return super().save(*objs, **kwargs)
-        # Every event's actor is recorded beside it (its hash covers it, see Campaign._trigger).
-        kwargs.setdefault("actor", actor_label(current_actor()))
-        return self.record_aggregates(objs, **kwargs)
-
-    def after_record(self, events: Sequence[Any], aggregates: dict[UUID, Any]) -> None:
-        """Take due snapshots; the events are stored already, so a failure here fails nothing."""
-        try:
-            self.take_due_snapshots(events, aggregates)
-        except TRANSIENT_ERRORS as error:
-            log.warning("snapshot not taken (the events are stored): %s", error)
-
-    def take_due_snapshots(self, events: Sequence[Any], aggregates: dict[UUID, Any]) -> None:
-        """Take each snapshot from the campaign in hand, not by re-reading the log.
-
-        eventsourcing's ``take_snapshot`` rebuilds the aggregate from the previous snapshot and
-        100 events although the saved aggregate is right here; it is used only when a command's
-        events straddle the snapshot version (the aggregate in hand is then past it).
-        """
-        snapshots = self.snapshots
-        if snapshots is None:
-            return
-        for event in events:
-            campaign = aggregates.get(event.originator_id)
-            if not isinstance(campaign, Campaign) or not snapshot_due(
-                event.originator_version, campaign.state
-            ):
-                continue
-            if campaign.version == event.originator_version:
-                snapshot_class: Any = Campaign.Snapshot
-                snapshots.put([snapshot_class.take(campaign)])
-            else:
-                self.take_snapshot(event.originator_id, event.originator_version, project_campaign)
-
     def execute(
         self,
         campaign_id: UUID,
-        decide: Decide,
+        decision: Decision,
         expected_version: int | None,
         idempotency: Idempotency | None,
-        *,
-        seed_holder: dict[str, SeedRecord] | None = None,
-        shape: Callable[[Campaign], None] | None = None,
     ) -> Outcome:
         """Load, decide, save; retry when a concurrent writer took the version first.
 
-        ``shape`` checks the request's own form against the campaign (a command body against its
-        game's schema) before ``If-Match`` is: a malformed request is a 422 whatever the version
-        it names, never a 412 that a corrected retry would meet again as a 422.
+        The decision's ``check`` runs before ``If-Match`` is compared: a malformed request is a
+        422 whatever the version it names, never a 412 that a corrected retry would meet again
+        as a 422.
 
         Commands on one campaign in this process take turns (``_command_lock``). Processes take
         turns through the store's campaign lock only where they have lately met (a write
@@ -169,13 +152,7 @@ class CommandService(Reading):
         def run(locked: bool) -> Outcome:
             return self._through_store_failures(
                 lambda: self._execute(
-                    campaign_id,
-                    decide,
-                    expected_version,
-                    idempotency,
-                    seed_holder,
-                    locked=locked,
-                    shape=shape,
+                    campaign_id, decision, expected_version, idempotency, locked=locked
                 )
             )
 
@@ -242,16 +219,32 @@ class CommandService(Reading):
                 self._locks[campaign_id] = lock
             return lock
 
+    def store_new(
+        self, opening: Opening, idempotency: Idempotency | None, *, public: bool | None = None
+    ) -> Outcome:
+        """Store a new campaign with its facts and its secret seed, through store failures; a
+        repeated ``Idempotency-Key`` is answered from what the first request stored. ``public``
+        (if given) is stored with the creation event, in the same transaction."""
+        return self._through_store_failures(lambda: self._open(opening, idempotency, public))
+
+    def _open(
+        self, opening: Opening, idempotency: Idempotency | None, public: bool | None
+    ) -> Outcome:
+        """One attempt of ``store_new``."""
+        replay = self.replayed(idempotency)
+        if replay is not None:
+            return replay
+        campaign, decided = opening.open()
+        return self._save(campaign, decided.facts, idempotency, seed=decided.seed, public=public)
+
     def _execute(
         self,
         campaign_id: UUID,
-        decide: Decide,
+        decision: Decision,
         expected_version: int | None,
         idempotency: Idempotency | None,
-        seed_holder: dict[str, SeedRecord] | None,
         *,
         locked: bool,
-        shape: Callable[[Campaign], None] | None = None,
     ) -> Outcome:
         # Another process may still take the version first: reload and decide again. The first
         # retry goes at once (the usual conflict is this process's cached copy being behind the
@@ -263,14 +256,13 @@ class CommandService(Reading):
             if replay is not None:
                 return replay
             campaign, from_cache = self._working_copy(campaign_id, optimistic=attempt == 0)
-            if shape is not None:
-                shape(campaign)
+            decision.check(campaign)
             if expected_version is not None and campaign.version != expected_version:
                 campaign, from_cache = self.campaign(campaign_id), False
                 if campaign.version != expected_version:
                     raise StaleVersion(expected_version, campaign.version)
             try:
-                value = decide(campaign)
+                decided = decision.decide(campaign)
             except QuestlogError:
                 # A refusal must come from the stored state, never from a stale cached copy.
                 if attempt == 0 and self.campaign(campaign_id).version != campaign.version:
@@ -278,9 +270,8 @@ class CommandService(Reading):
                 raise
             if attempt == 0 and not campaign.pending_events and self._moved_on(campaign):
                 continue
-            seed = seed_holder.get("seed") if seed_holder else None
             try:
-                return self._save(campaign, value, idempotency, seed=seed)
+                return self._save(campaign, decided.facts, idempotency, seed=decided.seed)
             except IntegrityError:
                 self._shared.add(campaign_id)
                 # A cached copy that was behind (another process wrote the campaign once, say

@@ -34,11 +34,12 @@ from domain.model.events.payload import json_type_matches
 from domain.model.games import rules_for
 from domain.model.house_rules import GAMES, book
 from domain.model.text import MAX_NAME_LENGTH, check_text, has_control_characters
-from domain.service.application import CampaignService
 from domain.service.audit.read import encoded
 from domain.service.audit.rolls import roll_verdict
 from domain.service.audit.stored import AuditReport, audit_stream
 from domain.service.command_results import CommandResult, unavailable
+from domain.service.commands_service import CommandService
+from domain.service.reading import Reading
 from domain.service.seeds import MAX_CLIENT_SEED_LENGTH
 from domain.storage.forks import ForkRecord
 from domain.storage.retries import TRANSIENT_ERRORS, never_sent, server_refused
@@ -82,8 +83,9 @@ def bad_event(version: object, problem: str) -> InvalidInput:
 class CampaignImport:
     """Stores a verified bundle's campaign here, unchanged, and lets it play on."""
 
-    def __init__(self, app: CampaignService) -> None:
+    def __init__(self, app: CommandService, reading: Reading) -> None:
         self.app = app
+        self.reading = reading
 
     def load(
         self,
@@ -271,7 +273,7 @@ class CampaignImport:
     def local_head(self, campaign_id: UUID, events: Sequence[Mapping[str, Any]]) -> int:
         """The version this instance holds the campaign at (0: not at all), if the bundle
         extends it; a 409 naming the first version where they differ, if not."""
-        local = self.app.event_records(campaign_id)
+        local = self.reading.event_records(campaign_id)
         for record in local:
             version = record["version"]
             if version > len(events):

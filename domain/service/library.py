@@ -15,22 +15,20 @@ from uuid import uuid4
 from domain.model.errors import NotFound, NotHeld
 from domain.model.quest_calendar import catalogue
 from domain.model.text import MAX_NAME_LENGTH, check_text
+from domain.service.commands_service import CommandService
 from domain.storage.library import LibraryEntry, LibraryTables
-from domain.storage.side_tables import SideTables
 
 Json = dict[str, Any]
 
 
 class LibraryService:
-    """The library's reads and writes, on the application's side tables."""
+    """The library's reads and writes, on the core's side tables."""
 
-    @property
-    def side_tables(self) -> SideTables:
-        """The store's side tables (given by the application)."""
-        raise NotImplementedError
+    def __init__(self, app: CommandService) -> None:
+        self.app = app
 
     def _tables(self) -> LibraryTables:
-        tables = self.side_tables
+        tables = self.app.side_tables
         assert isinstance(tables, LibraryTables)
         return tables
 

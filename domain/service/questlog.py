@@ -1,9 +1,19 @@
-"""Questlog: the one object callers use, the campaign service with its use cases built on it.
+"""Questlog: the one object callers use, the core with its use cases built on it.
 
-``CampaignService`` (``domain.service.application``) is the core: the store, campaigns, their
-commands and dice, tokens, reading and the audit. The use cases above it each take that core, and
-``Questlog`` builds each once, when it is opened, so every caller reaches them the same way:
+``CommandService`` (``domain.service.commands_service``, on ``domain.service.campaign_store``)
+is the core, the one eventsourcing ``Application``: the store, the campaign repository
+(``campaign(id)``), a stream's events, the log, the signing key ring, and running a command once
+(retries, store failures, idempotency, snapshots). Every use case is a class that takes the core
+(and the use cases it builds on) in its constructor, and ``Questlog`` builds each once, when it
+is opened, so every caller reaches them the same way:
 
+- ``reading``: the queries: campaigns, events and rolls as shown, the audit, checkpoints
+  (``Reading``);
+- ``dice``: free rolls, client seeds, seed rotations and the secret server seeds
+  (``DiceService``);
+- ``access``: tokens, their secrets and the campaigns' members (``TokenService``);
+- ``library``: the group's saved heroes and known items (``LibraryService``);
+- ``campaigns``: campaign creation and the game's commands (``Campaigns``);
 - ``time_travel``: the state at a time, replay, rollbacks, proposals and forks (``TimeTravel``);
 - ``table``: what a campaign's head accepts now, for a caller (``TableActions``);
 - ``imports``: storing a campaign from another instance's checked bundle (``CampaignImport``);
@@ -13,19 +23,29 @@ commands and dice, tokens, reading and the audit. The use cases above it each ta
 from __future__ import annotations
 
 from domain.service.actions import TableActions
-from domain.service.application import CampaignService
+from domain.service.application import Campaigns
 from domain.service.bundles import Bundles
+from domain.service.commands_service import CommandService
 from domain.service.importing import CampaignImport
+from domain.service.library import LibraryService
+from domain.service.reading import Reading
+from domain.service.seeds import DiceService
 from domain.service.timetravel import TimeTravel
+from domain.service.tokens import TokenService
 from domain.storage.store import StoreConfig
 
 
-class Questlog(CampaignService):
-    """The campaign service and its use cases, each built once for this application."""
+class Questlog(CommandService):
+    """The core and its use cases, each built once for this application."""
 
     name = "Questlog"
     """As the core's: eventsourcing names the store and its environment (``QUESTLOG_...``) by it."""
 
+    reading: Reading
+    dice: DiceService
+    access: TokenService
+    library: LibraryService
+    campaigns: Campaigns
     time_travel: TimeTravel
     table: TableActions
     imports: CampaignImport
@@ -33,7 +53,12 @@ class Questlog(CampaignService):
 
     def __init__(self, config: StoreConfig | None = None, env: dict[str, str] | None = None):
         super().__init__(config, env)
-        self.time_travel = TimeTravel(self)
+        self.reading = Reading(self)
+        self.dice = DiceService(self)
+        self.access = TokenService(self)
+        self.library = LibraryService(self)
+        self.campaigns = Campaigns(self, self.dice)
+        self.time_travel = TimeTravel(self, self.campaigns, self.reading)
         self.table = TableActions(self, self.time_travel)
-        self.imports = CampaignImport(self)
-        self.bundles = Bundles(self, self.imports)
+        self.imports = CampaignImport(self, self.reading)
+        self.bundles = Bundles(self, self.reading, self.imports)

@@ -9,18 +9,17 @@ and the nonce, so that anyone can re-derive it once the seed is out
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
 from uuid import UUID
 
 from domain.model.campaign import Campaign
 from domain.model.dice import draw as dicelib
-from domain.model.dice.notation import parse
+from domain.model.dice.notation import DiceExpression, parse
 from domain.model.errors import InvalidInput, NotHeld
 from domain.model.text import check_text
 from domain.service.command_results import Idempotency, Outcome
-from domain.service.commands_service import CommandService
+from domain.service.commands_service import CommandService, Decided, Decision
 from domain.storage.side_tables import SeedRecord
-from domain.storage.store import StoreConfig
 
 MAX_PURPOSE_LENGTH = 500
 MAX_CLIENT_SEED_LENGTH = 128
@@ -85,11 +84,11 @@ class ReportedDice:
         return f"; the dice in draw order: {', '.join(dice)}" if dice else ""
 
 
-class DiceService(CommandService):
+class DiceService:
     """Rolls, client seeds and seed rotations; keeps the secret server seeds."""
 
-    def __init__(self, config: StoreConfig | None = None, env: dict[str, str] | None = None):
-        super().__init__(config, env)
+    def __init__(self, app: CommandService) -> None:
+        self.app = app
         self._seeds: dict[str, str] = {}
 
     def roll(
@@ -112,16 +111,8 @@ class DiceService(CommandService):
             trial = ReportedDice(faces)
             trial.draw(expression.sides)
             trial.check_all_used()
-
-        def decide(campaign: Campaign) -> dict[str, Any]:
-            if faces is None:
-                return campaign.roll(expression, purpose, self.server_dice(campaign, entropy))
-            reported = ReportedDice(faces)
-            record = campaign.roll(expression, purpose, reported)
-            reported.check_all_used()
-            return record
-
-        return self.execute(campaign_id, decide, expected_version, idempotency)
+        decision = Roll(expression, purpose, self.source(faces, entropy))
+        return self.app.execute(campaign_id, decision, expected_version, idempotency)
 
     def set_client_seed(
         self,
@@ -133,12 +124,8 @@ class DiceService(CommandService):
     ) -> Outcome:
         """Set the client seed used by the server rolls that follow."""
         check_text("client_seed", client_seed, MAX_CLIENT_SEED_LENGTH)
-
-        def decide(campaign: Campaign) -> dict[str, Any]:
-            campaign.set_client_seed(client_seed)
-            return {"dice": campaign.view()["dice"]}
-
-        return self.execute(campaign_id, decide, expected_version, idempotency)
+        decision = ClientSeedChange(client_seed)
+        return self.app.execute(campaign_id, decision, expected_version, idempotency)
 
     def rotate_seed(
         self,
@@ -148,28 +135,22 @@ class DiceService(CommandService):
         idempotency: Idempotency | None = None,
     ) -> Outcome:
         """Reveal the current server seed and commit to a new one (nonce back to 0)."""
-        holder: dict[str, SeedRecord] = {}
+        return self.app.execute(campaign_id, SeedRotation(self), expected_version, idempotency)
 
-        def decide(campaign: Campaign) -> dict[str, Any]:
-            old_commitment = campaign.dice["commitment"]
-            old_seed = self.secret_seed(old_commitment)
-            new_seed = dicelib.new_server_seed()
-            commitment = dicelib.commitment_of(new_seed)
-            campaign.rotate_seed(revealed_seed=old_seed, new_commitment=commitment)
-            holder["seed"] = SeedRecord(str(campaign.id), commitment, new_seed)
-            return {
-                "dice": campaign.view()["dice"],
-                "revealed_seed": old_seed,
-                "revealed_commitment": old_commitment,
-            }
-
-        return self.execute(campaign_id, decide, expected_version, idempotency, seed_holder=holder)
+    def source(
+        self, faces: Sequence[object] | None, entropy: str | None, *, drawn_by_state: bool = False
+    ) -> DiceChoice:
+        """The dice a command rolls: the server's (with the player's entropy), or the faces
+        the player rolled by hand."""
+        if faces is None:
+            return ServerDraw(self, entropy)
+        return HandRolled(faces, drawn_by_state)
 
     def secret_seed(self, commitment: str) -> str:
         """The server seed behind a commitment (kept out of every event until revealed)."""
         seed = self._seeds.get(commitment)
         if seed is None:
-            seed = self.side_tables.seed_for(commitment)
+            seed = self.app.side_tables.seed_for(commitment)
             if seed is None:
                 raise LookupError(f"no stored server seed for commitment {commitment}")
             self._seeds[commitment] = seed
@@ -184,6 +165,90 @@ class DiceService(CommandService):
             campaign.dice["nonce"],
             entropy,
         )
+
+
+@dataclass(frozen=True)
+class ServerDraw:
+    """The server's dice, drawn at the nonce of the campaign each attempt decides on (the same
+    faces for the same stored nonce: a retry never rerolls nor reuses a published nonce)."""
+
+    service: DiceService
+    entropy: str | None
+
+    def dice(self, campaign: Campaign) -> dicelib.DiceSource:
+        """New server dice at the campaign's seed, client seed and nonce."""
+        return self.service.server_dice(campaign, self.entropy)
+
+    def check_all_used(self, dice: dicelib.DiceSource) -> None:
+        """Server dice draw what the rules ask: nothing is left over."""
+
+
+@dataclass(frozen=True)
+class HandRolled:
+    """Faces the player rolled by hand, read afresh in draw order by each attempt."""
+
+    faces: Sequence[object]
+    drawn_by_state: bool
+
+    def dice(self, campaign: Campaign) -> ReportedDice:
+        """The reported faces, none of them used yet."""
+        return ReportedDice(self.faces, drawn_by_state=self.drawn_by_state)
+
+    def check_all_used(self, dice: dicelib.DiceSource) -> None:
+        """Refuse faces the command never needed."""
+        assert isinstance(dice, ReportedDice)
+        dice.check_all_used()
+
+
+DiceChoice = ServerDraw | HandRolled
+"""The dice a command rolls: made anew from the campaign each attempt decides on."""
+
+
+@dataclass(frozen=True)
+class Roll(Decision):
+    """A free roll: the notation's dice for a purpose (``Campaign.roll``)."""
+
+    expression: DiceExpression
+    purpose: str
+    source: DiceChoice
+
+    def decide(self, campaign: Campaign) -> Decided:
+        dice = self.source.dice(campaign)
+        record = campaign.roll(self.expression, self.purpose, dice)
+        self.source.check_all_used(dice)
+        return Decided(record)
+
+
+@dataclass(frozen=True)
+class ClientSeedChange(Decision):
+    """A new client seed for the server rolls that follow."""
+
+    client_seed: str
+
+    def decide(self, campaign: Campaign) -> Decided:
+        campaign.set_client_seed(self.client_seed)
+        return Decided({"dice": campaign.view()["dice"]})
+
+
+@dataclass(frozen=True)
+class SeedRotation(Decision):
+    """The current server seed revealed and a new one committed to, stored with the event (a
+    new seed each attempt: one never stored is never used)."""
+
+    service: DiceService
+
+    def decide(self, campaign: Campaign) -> Decided:
+        old_commitment = campaign.dice["commitment"]
+        old_seed = self.service.secret_seed(old_commitment)
+        new_seed = dicelib.new_server_seed()
+        commitment = dicelib.commitment_of(new_seed)
+        campaign.rotate_seed(revealed_seed=old_seed, new_commitment=commitment)
+        facts = {
+            "dice": campaign.view()["dice"],
+            "revealed_seed": old_seed,
+            "revealed_commitment": old_commitment,
+        }
+        return Decided(facts, SeedRecord(str(campaign.id), commitment, new_seed))
 
 
 def check_entropy_with(entropy: object, faces: object) -> None:

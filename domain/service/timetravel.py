@@ -22,8 +22,10 @@ from domain.model.errors import InvalidInput, NotFound, NotHeld, RuleViolation, 
 from domain.model.event_records import command_versions_of
 from domain.model.house_rules import book
 from domain.model.text import check_text
-from domain.service.application import CampaignService
+from domain.service.application import Campaigns
 from domain.service.command_results import Idempotency, Outcome
+from domain.service.commands_service import CommandService, Decided, Decision
+from domain.service.reading import Reading
 from domain.service.timeline import Timeline
 from domain.storage.forks import ForkRecord
 
@@ -106,10 +108,12 @@ class Replay:
 
 
 class TimeTravel:
-    """Time-travel commands and queries on the campaign service."""
+    """Time-travel commands and queries, on the core, the campaigns and the reading."""
 
-    def __init__(self, app: CampaignService) -> None:
+    def __init__(self, app: CommandService, campaigns: Campaigns, reading: Reading) -> None:
         self.app = app
+        self.campaigns = campaigns
+        self.reading = reading
 
     # -- rollback -----------------------------------------------------------------------------
 
@@ -127,12 +131,8 @@ class TimeTravel:
         check_text("reason", reason, MAX_REASON_LENGTH, free_text=True)
         if actor is not None:
             check_text("actor", actor, MAX_PLAYER_LENGTH)
-
-        def decide(campaign: Campaign) -> dict[str, Any]:
-            rolled_back = self._roll_back(campaign, to_version, reason, actor, None)
-            return rollback_facts(campaign, rolled_back, None)
-
-        return self.app.execute(campaign_id, decide, expected_version, idempotency)
+        decision = Rollback(self, to_version, reason, actor)
+        return self.app.execute(campaign_id, decision, expected_version, idempotency)
 
     def propose_rollback(
         self,
@@ -147,26 +147,8 @@ class TimeTravel:
         """Propose a rollback to every player; it is carried out once all of them agree."""
         check_text("reason", reason, MAX_REASON_LENGTH, free_text=True)
         check_text("proposer", proposer, MAX_PLAYER_LENGTH)
-
-        def decide(campaign: Campaign) -> dict[str, Any]:
-            proposal_id = str(uuid4())
-            campaign.check_rollback_target(to_version)
-            self.check_between_commands(campaign.id, to_version, "to_version")
-            players = players_of(campaign)
-            self.check_no_open_proposal(campaign, to_version)
-            # The proposal, the proposer's agreement if a player, the rollback if that was all.
-            size = 1 + (proposer in players) + (set(players) <= {proposer})
-            with campaign.command(size):
-                campaign.propose_rollback(
-                    proposal_id=proposal_id,
-                    to_version=to_version,
-                    reason=reason,
-                    proposer=proposer,
-                    players=players,
-                )
-                return self._carry_out_if_agreed(campaign, proposal_id)
-
-        return self.app.execute(campaign_id, decide, expected_version, idempotency)
+        decision = RollbackProposal(self, to_version, reason, proposer)
+        return self.app.execute(campaign_id, decision, expected_version, idempotency)
 
     def approve_rollback(
         self,
@@ -179,23 +161,15 @@ class TimeTravel:
     ) -> Outcome:
         """Record a player's agreement; the last one carries the rollback out in the same save."""
         check_text("player", player, MAX_PLAYER_LENGTH)
+        decision = RollbackApproval(self, proposal_id, player)
+        return self.app.execute(campaign_id, decision, expected_version, idempotency)
 
-        def decide(campaign: Campaign) -> dict[str, Any]:
-            proposal = campaign.proposal(proposal_id)
-            moved_on = self._moved_on(campaign, proposal) if proposal["status"] == "open" else None
-            # The agreement, and the rollback when it was the last one missing.
-            size = 1 + (campaign.missing_approvals(proposal_id) == [player])
-            with campaign.command(size):
-                campaign.approve_rollback(proposal_id, player, moved_on_at=moved_on)
-                return self._carry_out_if_agreed(campaign, proposal_id)
-
-        return self.app.execute(campaign_id, decide, expected_version, idempotency)
-
-    def _carry_out_if_agreed(self, campaign: Campaign, proposal_id: str) -> dict[str, Any]:
+    def carry_out_if_agreed(self, campaign: Campaign, proposal_id: str) -> dict[str, Any]:
+        """The proposal's facts, after the rollback it asks for if every player agreed."""
         proposal = campaign.proposal(proposal_id)
         rolled_back = None
         if not campaign.missing_approvals(proposal_id):
-            rolled_back = self._roll_back(
+            rolled_back = self.roll_back(
                 campaign,
                 proposal["to_version"],
                 proposal["reason"],
@@ -204,7 +178,7 @@ class TimeTravel:
             )
         return rollback_facts(campaign, rolled_back, deepcopy(campaign.proposal(proposal_id)))
 
-    def _roll_back(
+    def roll_back(
         self,
         campaign: Campaign,
         to_version: int,
@@ -306,7 +280,7 @@ class TimeTravel:
         for proposal_id, proposal in campaign.proposals.items():
             if proposal["status"] != "open" or proposal["to_version"] != to_version:
                 continue
-            if self._moved_on(campaign, proposal) is None:
+            if self.moved_on(campaign, proposal) is None:
                 agreed = ", ".join(proposal["approvals"]) or "nobody yet"
                 raise RuleViolation(
                     "rollback-proposal-open",
@@ -314,7 +288,7 @@ class TimeTravel:
                     f"{proposal['proposer']}; agreed: {agreed}): agree to it instead",
                 )
 
-    def _moved_on(self, campaign: Campaign, proposal: dict[str, Any]) -> int | None:
+    def moved_on(self, campaign: Campaign, proposal: dict[str, Any]) -> int | None:
         """The first version after a proposal that is not a proposal or an approval, if any."""
         cursor = int(proposal["version"])
         while cursor < campaign.version:
@@ -357,7 +331,7 @@ class TimeTravel:
         self.check_between_commands(campaign_id, at_version, "at_version")
         at = self.app.campaign(campaign_id, version=at_version)
         origin = {"campaign_id": str(campaign_id), "version": at_version, "head_hash": at.head_hash}
-        return self.app.start_campaign(
+        return self.campaigns.start_campaign(
             game=at.game,
             name=name,
             # Rules added to the game since the original started apply at their defaults.
@@ -455,4 +429,67 @@ class TimeTravel:
             after = current.view()
             steps.append(ReplayStep(event, patch.diff(before, after)))
             before = after
-        return Replay(before=start, steps=steps, timeline=self.app.timeline(head))
+        return Replay(before=start, steps=steps, timeline=self.reading.timeline(head))
+
+
+@dataclass(frozen=True)
+class Rollback(Decision):
+    """A rollback to a version, for a reason (by an actor, if named)."""
+
+    travel: TimeTravel
+    to_version: int
+    reason: str
+    actor: str | None
+
+    def decide(self, campaign: Campaign) -> Decided:
+        rolled_back = self.travel.roll_back(
+            campaign, self.to_version, self.reason, self.actor, None
+        )
+        return Decided(rollback_facts(campaign, rolled_back, None))
+
+
+@dataclass(frozen=True)
+class RollbackProposal(Decision):
+    """A rollback proposed to every player (a new proposal id each attempt)."""
+
+    travel: TimeTravel
+    to_version: int
+    reason: str
+    proposer: str
+
+    def decide(self, campaign: Campaign) -> Decided:
+        proposal_id = str(uuid4())
+        campaign.check_rollback_target(self.to_version)
+        self.travel.check_between_commands(campaign.id, self.to_version, "to_version")
+        players = players_of(campaign)
+        self.travel.check_no_open_proposal(campaign, self.to_version)
+        # The proposal, the proposer's agreement if a player, the rollback if that was all.
+        size = 1 + (self.proposer in players) + (set(players) <= {self.proposer})
+        with campaign.command(size):
+            campaign.propose_rollback(
+                proposal_id=proposal_id,
+                to_version=self.to_version,
+                reason=self.reason,
+                proposer=self.proposer,
+                players=players,
+            )
+            return Decided(self.travel.carry_out_if_agreed(campaign, proposal_id))
+
+
+@dataclass(frozen=True)
+class RollbackApproval(Decision):
+    """A player's agreement to a proposal; the last one missing carries the rollback out."""
+
+    travel: TimeTravel
+    proposal_id: str
+    player: str
+
+    def decide(self, campaign: Campaign) -> Decided:
+        proposal = campaign.proposal(self.proposal_id)
+        open_ = proposal["status"] == "open"
+        moved_on = self.travel.moved_on(campaign, proposal) if open_ else None
+        # The agreement, and the rollback when it was the last one missing.
+        size = 1 + (campaign.missing_approvals(self.proposal_id) == [self.player])
+        with campaign.command(size):
+            campaign.approve_rollback(self.proposal_id, self.player, moved_on_at=moved_on)
+            return Decided(self.travel.carry_out_if_agreed(campaign, self.proposal_id))

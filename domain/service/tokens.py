@@ -16,6 +16,7 @@ from domain.model.access import (
 )
 from domain.model.errors import InvalidInput, NotFound, NotHeld, RuleViolation
 from domain.model.text import MAX_NAME_LENGTH, check_text
+from domain.service.commands_service import CommandService
 from domain.storage.side_tables import SideTables
 
 _NAME_TRIES = 50
@@ -26,12 +27,18 @@ MAX_CACHED_TOKENS = 4096
 
 
 class TokenService:
-    """The token commands, on the application's side tables."""
+    """The tokens and the campaigns' members, on the core's side tables."""
+
+    def __init__(self, app: CommandService) -> None:
+        self.app = app
+        self._live_tokens: dict[str, Token] = {}
+        """This process's live tokens by hash (only on a store that ``checks_tokens_in_appends``;
+        emptied by every revocation made here, and a token revoked elsewhere fails its check)."""
 
     @property
     def side_tables(self) -> SideTables:
-        """The store's side tables (given by the application)."""
-        raise NotImplementedError
+        """The store's side tables."""
+        return self.app.side_tables
 
     def create_token(
         self, name: str, *, admin: bool = False, role: str | None = None
@@ -194,13 +201,6 @@ class TokenService:
             return cached, TokenCheck(cached.id)
         token = self.authenticate(secret)
         return None if token is None else (token, None)
-
-    @property
-    def _live_tokens(self) -> dict[str, Token]:
-        """This process's live tokens by hash (only on a store that ``checks_tokens_in_appends``;
-        emptied by every revocation made here, and a token revoked elsewhere fails its check)."""
-        cache: dict[str, Token] = self.__dict__.setdefault("_live_token_cache", {})
-        return cache
 
     def revoke_token(self, name_or_id: str) -> Token:
         """Revoke a token by name or id (404 if there is none)."""

@@ -43,7 +43,7 @@ class TokenClient(ContractClient):
 @pytest.fixture
 def admin_token(questlog: Questlog) -> str:
     """The secret of an admin token: what the API tests act as."""
-    _, secret = questlog.create_token("test-admin", admin=True)
+    _, secret = questlog.access.create_token("test-admin", admin=True)
     return secret
 
 
@@ -91,7 +91,7 @@ def store_app(app: Questlog) -> Flask:
 @pytest.fixture
 def store_client(store_app: Flask, app: Questlog) -> TokenClient:
     """An admin client of ``store_app``."""
-    _, secret = app.create_token("store-admin", admin=True)
+    _, secret = app.access.create_token("store-admin", admin=True)
     return client_as(store_app, secret)
 
 

@@ -60,8 +60,8 @@ class Cast:
         self.questlog = questlog
         self.secrets: dict[str, str] = {}
         for name in ("admin", *ROLES, "outsider"):
-            _, self.secrets[name] = questlog.create_token(name, admin=name == "admin")
-        _, self.secrets["analyst"] = questlog.create_token("analyst", role="analyst")
+            _, self.secrets[name] = questlog.access.create_token(name, admin=name == "admin")
+        _, self.secrets["analyst"] = questlog.access.create_token("analyst", role="analyst")
         setup = {"players": [{"id": "A"}, {"id": "B"}]} if game == "calendar-board" else {}
         created = self.as_("owner").post(
             "/campaigns", json={"game": game, "name": "Private", "setup": setup}
@@ -189,7 +189,7 @@ def test_a_revoked_token_stops_working_at_once(cast: Cast) -> None:
     assert viewer.get(f"/campaigns/{cast.cid}").status_code == 200
     assert cast.as_("admin").delete("/admin/tokens/viewer").status_code == 200
     assert viewer.get(f"/campaigns/{cast.cid}").status_code == 401
-    cast.questlog.revoke_token("auditor")
+    cast.questlog.access.revoke_token("auditor")
     assert cast.as_("auditor").get(f"/campaigns/{cast.cid}/audit").status_code == 401
 
 
@@ -223,11 +223,13 @@ def test_events_stored_before_actors_were_recorded_still_load_and_verify(
     # Events stored before access control have no actor row and were hashed without one.
     monkeypatch.setattr("domain.model.campaign.actor_label", lambda token: None)
     monkeypatch.setattr("domain.service.commands_service.actor_label", lambda token: None)
-    created = questlog.create_campaign(game="quest-calendar", name="Before access control")
+    created = questlog.campaigns.create_campaign(
+        game="quest-calendar", name="Before access control"
+    )
     cid = created.campaign_id
-    questlog.roll(cid, notation="d20", purpose="before")
+    questlog.dice.roll(cid, notation="d20", purpose="before")
     monkeypatch.undo()
-    questlog.roll(cid, notation="d20", purpose="after")
+    questlog.dice.roll(cid, notation="d20", purpose="after")
     cast = Cast(questlog)
     events = cast.as_("admin").get(f"/campaigns/{cid}/events").json["items"]
     assert [e["actor"] for e in events] == [None, None, "system"]
@@ -259,7 +261,7 @@ def test_appends_over_the_rate_limit_get_429_with_retry_after(questlog: Questlog
 def test_only_the_exempt_token_is_not_counted_by_the_rate_limit(
     questlog: Questlog, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    bench, bench_secret = questlog.create_token("bench", admin=True)
+    bench, bench_secret = questlog.access.create_token("bench", admin=True)
     monkeypatch.setenv("QUESTLOG_RATE_LIMIT_EXEMPT", f" {bench.id} ,")
     cast = Cast(questlog, rate=1)
     exempt = client_as(cast.app, bench_secret)
@@ -293,7 +295,7 @@ def test_a_secret_seed_is_in_no_response_event_or_log_line_before_it_is_revealed
     caplog.set_level(logging.DEBUG)
     owner = cast.as_("owner")
     commitment = owner.get(f"/campaigns/{cast.cid}").json["commitment"]
-    seed = cast.questlog.secret_seed(commitment)
+    seed = cast.questlog.dice.secret_seed(commitment)
     texts: list[str] = []
     for _ in range(3):
         texts.append(
@@ -364,7 +366,7 @@ def test_first_start_of_serve_creates_an_admin_token_and_prints_it_once(tmp_path
     assert len(printed[0]) == 1 and printed[1] == []
     questlog = Questlog(StoreConfig(sqlite_path=tmp_path / "first.db"))
     try:
-        token = questlog.authenticate(printed[0][0])
+        token = questlog.access.authenticate(printed[0][0])
         assert token is not None and token.admin
     finally:
         questlog.close()
@@ -372,7 +374,7 @@ def test_first_start_of_serve_creates_an_admin_token_and_prints_it_once(tmp_path
 
 def test_in_a_match_the_rollback_approvals_come_from_the_players(questlog: Questlog) -> None:
     cast = Cast(questlog, game="calendar-board")
-    _, second = questlog.create_token("second-player")
+    _, second = questlog.access.create_token("second-player")
     owner = cast.as_("owner")
     owner.post(
         f"/campaigns/{cast.cid}/members",

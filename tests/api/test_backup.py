@@ -36,7 +36,7 @@ class Load:
     def __init__(self, config: StoreConfig) -> None:
         self.app = Questlog(config)
         self.ids = [
-            self.app.create_campaign(game="quest-calendar", name=f"c{n}").campaign_id
+            self.app.campaigns.create_campaign(game="quest-calendar", name=f"c{n}").campaign_id
             for n in range(CAMPAIGNS)
         ]
         self.rolls = 0
@@ -50,7 +50,7 @@ class Load:
         try:
             while not self.stop.is_set():
                 cid = self.ids[self.rolls % CAMPAIGNS]
-                self.app.roll(cid, notation="d20", purpose="load")
+                self.app.dice.roll(cid, notation="d20", purpose="load")
                 self.rolls += 1
                 if self.rolls >= ROLLS_BEFORE:
                     self.enough.set()
@@ -76,7 +76,7 @@ def running(config: StoreConfig) -> Iterator[Load]:
 
 def campaign_ids(app: Questlog) -> list[UUID]:
     """Every campaign in a store."""
-    items, _ = app.list_campaigns(limit=1000)
+    items, _ = app.reading.list_campaigns(limit=1000)
     return [event.originator_id for _, event in items]
 
 
@@ -89,12 +89,12 @@ def assert_a_clean_prefix(live: StoreConfig, copy: StoreConfig, expected: int) -
         assert len(ids) == expected
         events = 0
         for cid in ids:
-            report, whole = restored.audit(cid), original.audit(cid)
+            report, whole = restored.reading.audit(cid), original.reading.audit(cid)
             assert report.ok and report.chain_ok, (cid, report.problems)
             assert report.head_version <= whole.head_version
             assert report.head_hash in whole.hashes  # the chain: the same events up to there
             events += report.head_version
-        restored.roll(ids[0], notation="d6", purpose="after the restore")  # it takes writes
+        restored.dice.roll(ids[0], notation="d6", purpose="after the restore")  # it takes writes
         return events
     finally:
         restored.close()

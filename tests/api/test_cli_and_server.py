@@ -158,7 +158,7 @@ def test_verify_resumes_from_a_point_the_verifier_holds(tmp_path: Path) -> None:
     campaign_id = run(["demo"], db).stdout.split("questlog verify ")[1].split()[0]
     app = Questlog(StoreConfig(sqlite_path=db))
     try:
-        records = app.event_records(UUID(campaign_id))
+        records = app.reading.event_records(UUID(campaign_id))
     finally:
         app.close()
     point = records[-4]

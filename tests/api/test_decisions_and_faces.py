@@ -177,7 +177,7 @@ def test_a_refusal_names_no_rule_of_its_own_for_a_decision_that_may_come_next(
 
 def test_a_player_seat_must_be_a_player_of_the_match(client: FlaskClient, app: Questlog) -> None:
     cid, _ = hail_night(client)
-    app.create_token("bob")
+    app.access.create_token("bob")
     body = {"token_name": "bob", "role": "player", "seat": "Z"}
     refused = post(client, f"/campaigns/{cid}/members", body, status=409)  # the match holds no Z
     assert refused["type"].endswith(":not-held") and "seat" in refused["errors"]

@@ -42,7 +42,7 @@ def campaigns(db: Path) -> list[tuple[UUID, str, int, str]]:
     """Every campaign of the store: id, name, version and head hash, in creation order."""
     questlog = Questlog(StoreConfig(sqlite_path=db))
     try:
-        page, _ = questlog.list_campaigns(limit=100)
+        page, _ = questlog.reading.list_campaigns(limit=100)
         found = []
         for _, created in page:
             campaign = questlog.campaign(created.originator_id)
@@ -153,7 +153,7 @@ def test_every_roll_is_revealed_and_verified(played: tuple[Path, Result]) -> Non
     questlog = Questlog(StoreConfig(sqlite_path=db))
     try:
         for campaign_id, *_ in campaigns(db):
-            report = questlog.audit(campaign_id)
+            report = questlog.reading.audit(campaign_id)
             assert report.ok
             assert report.rolls["server"] > 10
             assert report.rolls["verified"] == report.rolls["server"]
@@ -254,7 +254,7 @@ def test_reset_refuses_a_store_with_a_campaign_the_demo_did_not_make(tmp_path: P
     db = tmp_path / "real.db"
     questlog = Questlog(StoreConfig(sqlite_path=db))
     try:
-        questlog.create_campaign(game="quest-calendar", name="Our Tuesday game")
+        questlog.campaigns.create_campaign(game="quest-calendar", name="Our Tuesday game")
     finally:
         questlog.close()
     before = campaigns(db)

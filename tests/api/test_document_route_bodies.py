@@ -59,7 +59,7 @@ class Seeded:
 
 def seed(questlog: Questlog, app: Flask) -> Seeded:
     """A campaign of each game, a roll, a spare token, a member, a share and a library hero."""
-    _, secret = questlog.create_token(OWN_TOKEN, admin=True)
+    _, secret = questlog.access.create_token(OWN_TOKEN, admin=True)
     bearer = {"Authorization": f"Bearer {secret}"}
     client = app.test_client()
 

@@ -28,7 +28,7 @@ def release_client(tmp_path: Path) -> Iterator[FlaskClient]:
     copy = tmp_path / FIXTURE.name
     shutil.copyfile(FIXTURE, copy)
     app = Questlog(StoreConfig(sqlite_path=copy))
-    _, secret = app.create_token("shape-admin", admin=True)
+    _, secret = app.access.create_token("shape-admin", admin=True)
     yield client_as(create_app(app, auth=True, rate_limit=0, TESTING=True), secret)
     app.close()
 

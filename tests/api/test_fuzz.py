@@ -63,7 +63,7 @@ def test_openapi_document_covers_every_route(flask_app: Flask) -> None:
 
 def test_schemathesis_finds_no_server_error(questlog: Questlog) -> None:
     app = create_app(questlog, auth=True, rate_limit=0, TESTING=True)
-    _, secret = questlog.create_token("fuzzer", admin=True)
+    _, secret = questlog.access.create_token("fuzzer", admin=True)
     bearer = {"Authorization": f"Bearer {secret}"}
     client = app.test_client()
     seeded = client.post(

@@ -27,8 +27,8 @@ PROBLEM = "application/problem+json"
 
 
 def test_projections_are_for_admin_tokens_only(store_app: Flask, app: Questlog) -> None:
-    _, player = app.create_token("player")
-    _, admin = app.create_token("ops", admin=True)
+    _, player = app.access.create_token("player")
+    _, admin = app.access.create_token("ops", admin=True)
     refused = client_as(store_app, player).get("/projections")
     assert refused.status_code == 403 and refused.mimetype == PROBLEM
     assert "head" not in refused.json and "views" not in refused.json
@@ -71,11 +71,11 @@ def member_answer(client: FlaskClient, cid: str, field: str, name: str) -> tuple
 def test_an_owner_cannot_tell_an_unknown_token_from_one_it_may_not_add(
     store_app: Flask, app: Questlog, field: str
 ) -> None:
-    _, owner_secret = app.create_token("owner")
-    gone, _ = app.create_token("gone")
-    app.revoke_token("gone")
-    ops, _ = app.create_token("ops", admin=True)
-    friend, _ = app.create_token("friend")
+    _, owner_secret = app.access.create_token("owner")
+    gone, _ = app.access.create_token("gone")
+    app.access.revoke_token("gone")
+    ops, _ = app.access.create_token("ops", admin=True)
+    friend, _ = app.access.create_token("friend")
     owner = client_as(store_app, owner_secret)
     cid = owner.post("/campaigns", json={"game": "quest-calendar", "name": "mine"}).json["id"]
 
@@ -93,9 +93,9 @@ def test_an_owner_cannot_tell_an_unknown_token_from_one_it_may_not_add(
 def test_an_admin_learns_why_a_token_may_not_be_a_member(
     store_client: FlaskClient, store_campaign: dict[str, Any], app: Questlog, field: str
 ) -> None:
-    gone, _ = app.create_token("gone")
-    app.revoke_token("gone")
-    ops, _ = app.create_token("ops", admin=True)
+    gone, _ = app.access.create_token("gone")
+    app.access.revoke_token("gone")
+    ops, _ = app.access.create_token("ops", admin=True)
     path = f"/campaigns/{store_campaign['id']}/members"
     for token, why in ((gone, "revoked"), (ops, "admin")):
         ident = token.name if field == "token_name" else token.id
@@ -163,7 +163,7 @@ def test_a_storm_of_failures_logs_a_line_each_and_a_traceback_now_and_then(
         def fail(**_: Any) -> Any:
             raise error
 
-        monkeypatch.setattr(questlog, "list_campaigns", fail)
+        monkeypatch.setattr(questlog.reading, "list_campaigns", fail)
 
     def storm(count: int) -> list[logging.LogRecord]:
         caplog.clear()

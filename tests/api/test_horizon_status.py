@@ -32,7 +32,7 @@ def postgres_app(factory: StoreFactory) -> Iterator[Questlog]:
 
 
 def admin_client(app: Questlog) -> FlaskClient:
-    _, secret = app.create_token("operator", admin=True)
+    _, secret = app.access.create_token("operator", admin=True)
     return client_as(create_app(app, auth=True, rate_limit=0, TESTING=True), secret)
 
 

@@ -34,7 +34,7 @@ def target(stores: StoreFactory) -> Iterator[Questlog]:
 @pytest.fixture
 def target_client(target: Questlog) -> TokenClient:
     """An admin client of the target instance."""
-    _, secret = target.create_token("target-admin", admin=True)
+    _, secret = target.access.create_token("target-admin", admin=True)
     return client_as(create_app(target, auth=True, rate_limit=0, TESTING=True), secret)
 
 
@@ -99,7 +99,7 @@ def test_a_public_import_is_readable_by_every_token_and_a_private_one_by_its_own
     for cid, query in ((public, "?public=true"), (private, "")):
         body = download(store_client, cid)
         assert target_client.post(f"/campaigns/import{query}", json=body).status_code == 201
-    _, secret = target.create_token("someone")
+    _, secret = target.access.create_token("someone")
     someone = client_as(target_client.application, secret)
 
     assert someone.get(f"/campaigns/{public}").status_code == 200
@@ -162,7 +162,7 @@ def test_only_an_admin_may_import(
     client: FlaskClient, flask_app: Flask, questlog: Questlog
 ) -> None:
     """Any other token is refused before the body is looked at; no token at all is a 401."""
-    _, secret = questlog.create_token("player")
+    _, secret = questlog.access.create_token("player")
     response = client_as(flask_app, secret).post("/campaigns/import", json={})
     assert response.status_code == 403 and response.mimetype == PROBLEM
     assert client_as(flask_app, None).post("/campaigns/import", json={}).status_code == 401

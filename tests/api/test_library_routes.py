@@ -61,7 +61,7 @@ def questlog(app: Questlog) -> Questlog:
 
 def token(questlog: Questlog, name: str, **kwargs: Any) -> str:
     """A new token's secret."""
-    return questlog.create_token(name, **kwargs)[1]
+    return questlog.access.create_token(name, **kwargs)[1]
 
 
 def as_new(flask_app: Flask, questlog: Questlog, name: str, **kwargs: Any) -> FlaskClient:

@@ -114,7 +114,7 @@ def test_a_roll_appended_by_another_process_arrives_within_a_second(
     roll(store_client, cid)  # this process
     other = make_app()  # another process on the same store
     appended = time.monotonic()
-    other.roll(UUID(cid), notation="d6", purpose="from elsewhere")
+    other.dice.roll(UUID(cid), notation="d6", purpose="from elsewhere")
     messages = reader.done()
     assert [m["id"] for m in messages] == [1, 2, 3]
     assert messages[2]["data"]["data"]["rolls"][0]["purpose"] == "from elsewhere"
@@ -139,7 +139,7 @@ def test_a_private_campaign_streams_to_nobody_without_a_role(
     anonymous = client_as(flask_app, None).get(path)
     assert anonymous.status_code == 401
     assert anonymous.mimetype == "application/problem+json"
-    _, outsider = questlog.create_token("outsider")
+    _, outsider = questlog.access.create_token("outsider")
     refused = client_as(flask_app, outsider).get(path)
     assert refused.status_code == 404
     assert refused.json["type"] == "urn:questlog:problem:not-found"

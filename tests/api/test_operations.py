@@ -140,7 +140,7 @@ def test_a_bad_ready_max_lag_is_refused_by_name(
 def test_metrics_are_admin_only_with_the_same_problems_as_other_admin_routes(
     flask_app: Flask, questlog: Questlog
 ) -> None:
-    _, secret = questlog.create_token("player")
+    _, secret = questlog.access.create_token("player")
     assert client_as(flask_app, None).get("/metrics").status_code == 401
     refused = client_as(flask_app, secret).get("/metrics")
     assert refused.status_code == 403
@@ -205,7 +205,7 @@ def test_metrics_count_a_conflict_retried_when_another_process_wrote_first(
     assert client.post(f"/campaigns/{cid}/rolls", json=ROLL).status_code == 201
     other = Questlog(questlog.config)  # another process on the same store
     try:
-        other.roll(UUID(cid), notation="d6", purpose="elsewhere")
+        other.dice.roll(UUID(cid), notation="d6", purpose="elsewhere")
     finally:
         other.close()
     assert client.post(f"/campaigns/{cid}/rolls", json=ROLL).status_code == 201

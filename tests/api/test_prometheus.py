@@ -487,7 +487,7 @@ def test_prometheus_sees_the_first_429s_the_first_503_and_the_first_conflict(
         # copy is behind it at its next command.
         conflicts = "sum(questlog_command_conflicts_retried_total)"
         for _ in range(10):  # once is enough, unless the connection moved to the other worker
-            other.roll(UUID(qc), notation="d6", purpose="another process")
+            other.dice.roll(UUID(qc), notation="d6", purpose="another process")
             assert served.roll(qc, served.ops) == 201
             time.sleep(2)  # a scrape or two
             if (prometheus.scalar(conflicts) or 0) >= 1:

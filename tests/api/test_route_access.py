@@ -94,7 +94,7 @@ def test_a_route_that_appends_is_rate_limited_and_one_that_does_not_is_not(
     questlog: Questlog,
 ) -> None:
     app = create_app(questlog, auth=True, rate_limit=0.01, TESTING=True)  # a burst of one
-    _, secret = questlog.create_token("limited")
+    _, secret = questlog.access.create_token("limited")
     client: FlaskClient = app.test_client()
     headers = {"Authorization": f"Bearer {secret}"}
     created = client.post(
@@ -118,7 +118,7 @@ def test_a_route_that_declares_nothing_is_refused(questlog: Questlog) -> None:
         return "should never be answered"
 
     assert not hasattr(undeclared, ACCESS_ATTRIBUTE)
-    _, secret = questlog.create_token("someone")
+    _, secret = questlog.access.create_token("someone")
     client: FlaskClient = app.test_client()
     answer = client.get("/undeclared", headers={"Authorization": f"Bearer {secret}"})
     assert answer.status_code == 403

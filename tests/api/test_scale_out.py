@@ -187,7 +187,7 @@ def stored_rolls(app: Questlog, campaign: UUID) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     after: int | None = 0
     while after is not None:
-        items, after = app.rolls(campaign, after=after, limit=500)
+        items, after = app.reading.rolls(campaign, after=after, limit=500)
         found += [(item["purpose"], item["roll_id"]) for item in items]
     return found
 
@@ -299,7 +299,7 @@ def test_two_api_and_two_views_processes_lose_and_double_nothing_when_one_of_eac
         by_key = dict(stored)
         for key, roll_id in player.acknowledged.items():
             assert by_key.get(key) == roll_id, f"acknowledged roll {key} is not in the log"
-        report = app.audit(UUID(player.campaign))
+        report = app.reading.audit(UUID(player.campaign))
         assert report.chain_ok and report.problems == [], report.problems
     assert_exactly_once(app, views)
     failed = sum(p.failed_attempts for p in players)

@@ -92,9 +92,9 @@ def test_an_append_over_the_shared_limit_on_the_other_process_is_a_429_with_retr
     make_app: Callable[[], Questlog],
 ) -> None:
     apps = [make_app(), make_app()]
-    _, secret = apps[0].create_token("player", admin=True)
+    _, secret = apps[0].access.create_token("player", admin=True)
     clients = [client_as(create_app(app, auth=True, rate_limit=0.01), secret) for app in apps]
-    created = apps[0].create_campaign(game="quest-calendar", name="Shared")
+    created = apps[0].campaigns.create_campaign(game="quest-calendar", name="Shared")
     rolls = f"/campaigns/{created.campaign_id}/rolls"
     assert clients[0].post(rolls, json={"dice": "d20"}).status_code == 201
     refused = clients[1].post(rolls, json={"dice": "d20"})

@@ -28,13 +28,13 @@ def api(app: Questlog) -> Iterator[Flask]:
 
 @pytest.fixture
 def analyst(api: Flask, app: Questlog) -> TokenClient:
-    _, secret = app.create_token("ana", role="analyst")
+    _, secret = app.access.create_token("ana", role="analyst")
     return client_as(api, secret)
 
 
 @pytest.fixture
 def owner(api: Flask, app: Questlog) -> TokenClient:
-    _, secret = app.create_token("olivia")
+    _, secret = app.access.create_token("olivia")
     return client_as(api, secret)
 
 
@@ -165,7 +165,7 @@ def test_questlog_token_create_makes_an_analyst(app: Questlog) -> None:
     assert done.exit_code == 0, done.output
     assert "analyst token ann" in done.output
     secret = done.output.strip().splitlines()[-1]
-    token = app.authenticate(secret)
+    token = app.access.authenticate(secret)
     assert token is not None and token.analyst and not token.admin
-    listed = {t.name: t for t in app.tokens()}
+    listed = {t.name: t for t in app.access.tokens()}
     assert listed["ann"].analyst

@@ -316,10 +316,10 @@ def test_questlog_replay_prints_one_line_per_event(tmp_path: Path) -> None:
     db = tmp_path / "cli.db"
     app = Questlog(StoreConfig(sqlite_path=db))
     try:
-        created = app.create_campaign(game="quest-calendar", name="cli")
+        created = app.campaigns.create_campaign(game="quest-calendar", name="cli")
         cid = created.campaign_id
-        app.roll(cid, notation="d20", purpose="open the door")
-        app.roll(cid, notation="d20", purpose="open the door")
+        app.dice.roll(cid, notation="d20", purpose="open the door")
+        app.dice.roll(cid, notation="d20", purpose="open the door")
         app.time_travel.rollback(cid, to_version=2, reason="wrong door", actor="Sam")
     finally:
         app.close()

@@ -39,7 +39,7 @@ def _client(app: Questlog) -> FlaskClient:
 
 def _setup(app: Questlog) -> tuple[FlaskClient, dict[str, str], str]:
     """A client of the app, an admin token's header and a campaign made with it."""
-    _, secret = app.create_token("cached", admin=True)
+    _, secret = app.access.create_token("cached", admin=True)
     headers = {"Authorization": f"Bearer {secret}"}
     client = _client(app)
     body = {"game": "quest-calendar", "name": "token cache"}
@@ -124,7 +124,7 @@ def test_a_token_revoked_by_another_process_stores_nothing(
     for _ in range(2):  # the second from the process's memory, on PostgreSQL
         assert client.post(path, json={"dice": "d20"}, headers=headers).status_code == 201
     stored = _version(first, cid)
-    other.revoke_token("cached")
+    other.access.revoke_token("cached")
     refused = client.post(path, json={"dice": "d20"}, headers=headers)
     assert refused.status_code == 401
     assert refused.headers["WWW-Authenticate"].startswith("Bearer")
@@ -149,7 +149,7 @@ def test_an_answer_that_stores_nothing_is_a_401_once_revoked_elsewhere(
         409,
         422,
     )
-    other.revoke_token("cached")
+    other.access.revoke_token("cached")
     # Refused by a rule or replayed from the store: no append checks the token, so it is looked up.
     refused = client.post(path, json={"dice": "d20", "faces": [99]}, headers=headers)
     assert refused.status_code == 401
@@ -161,11 +161,11 @@ def test_a_revocation_here_empties_the_memory(app: Questlog, store_config: Store
     path = f"/campaigns/{cid}/rolls"
     assert client.post(path, json={"dice": "d20"}, headers=headers).status_code == 201
     secret = headers["Authorization"].removeprefix("Bearer ")
-    found = app.authenticate_for_append(secret)
+    found = app.access.authenticate_for_append(secret)
     assert found is not None
     assert (found[1] is not None) == (store_config.kind == "postgres")  # from memory
-    app.revoke_token("cached")
-    assert app.authenticate_for_append(secret) is None
+    app.access.revoke_token("cached")
+    assert app.access.authenticate_for_append(secret) is None
     assert client.post(path, json={"dice": "d20"}, headers=headers).status_code == 401
 
 
@@ -180,7 +180,7 @@ def test_a_refused_token_inside_the_campaign_lock_stores_nothing_and_lets_the_lo
     first._mark_contended(UUID(cid))  # its commands now hold the campaign lock (nested insert)
     assert client.post(path, json={"dice": "d20"}, headers=headers).status_code == 201
     stored = _version(first, cid)
-    other.revoke_token("cached")
+    other.access.revoke_token("cached")
     assert client.post(path, json={"dice": "d20"}, headers=headers).status_code == 401
     assert _version(other, cid) == stored
     assert store_config.database_url is not None

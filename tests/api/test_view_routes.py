@@ -218,7 +218,7 @@ def test_projections_shows_each_views_position_the_head_and_the_lag(
     assert {(v["position"], v["lag"], v["rebuilding"]) for v in status["views"]} == {
         (head, 0, None)
     }
-    app.roll(UUID(week), notation="d20", purpose="after")
+    app.dice.roll(UUID(week), notation="d20", purpose="after")
     lagging = get(client, "/projections")
     assert {v["lag"] for v in lagging["views"]} == {1}
 

@@ -163,8 +163,8 @@ def start(config_schema: str, url: str, tmp_path: Path) -> Served:
     env_store = {"QUESTLOG_DATABASE_URL": url, "QUESTLOG_PG_SCHEMA": config_schema}
     setup = Questlog(StoreConfig(database_url=url, postgres_schema=config_schema))
     try:
-        admin, admin_secret = setup.create_token("tester", admin=True)
-        _, limited_secret = setup.create_token("limited", admin=True)
+        admin, admin_secret = setup.access.create_token("tester", admin=True)
+        _, limited_secret = setup.access.create_token("limited", admin=True)
     finally:
         setup.close()
     port = free_port()

@@ -16,20 +16,20 @@ SELECT_HERO = {"type": "select_hero", "phase": "main", "hero": HERO}
 
 def played(app: Questlog) -> UUID:
     """A campaign with server and reported rolls, a rotation, a game command and a rollback."""
-    cid = app.create_campaign(
+    cid = app.campaigns.create_campaign(
         game="quest-calendar",
         name="Moving house",
         house_rules={"rollback_over_server_rolls": "allow"},
         setup={"prologue_complete": True},
     ).campaign_id
     with acting_as(Token("t1", "gm", admin=False)):
-        app.roll(cid, notation="2d6+1", purpose="first")
-        app.roll(cid, notation="d20", purpose="by hand", faces=[17])
-        app.rotate_seed(cid)
-        app.command(cid, dict(SELECT_HERO))
-        app.roll(cid, notation="d8", purpose="undone soon")
+        app.dice.roll(cid, notation="2d6+1", purpose="first")
+        app.dice.roll(cid, notation="d20", purpose="by hand", faces=[17])
+        app.dice.rotate_seed(cid)
+        app.campaigns.command(cid, dict(SELECT_HERO))
+        app.dice.roll(cid, notation="d8", purpose="undone soon")
     app.time_travel.rollback(cid, to_version=app.campaign(cid).version - 1, reason="mistake")
-    app.roll(cid, notation="d8", purpose="under the source's last commitment")
+    app.dice.roll(cid, notation="d8", purpose="under the source's last commitment")
     return cid
 
 

@@ -27,14 +27,14 @@ FACE = re.compile(rb'"face":(\d+)')
 
 def audit(app: Questlog, campaign_id: UUID) -> AuditReport:
     """Audit the campaign's stored events."""
-    return app.audit(campaign_id)
+    return app.reading.audit(campaign_id)
 
 
 def rolled(app: Questlog, new_campaign: NewCampaign) -> UUID:
     """A campaign with SERVER_ROLLS server d20 rolls and a clean audit."""
     campaign_id = new_campaign()
     for n in range(SERVER_ROLLS):
-        app.roll(campaign_id, notation="d20", purpose=f"roll {n}")
+        app.dice.roll(campaign_id, notation="d20", purpose=f"roll {n}")
     assert audit(app, campaign_id).chain_ok
     return campaign_id
 
@@ -76,16 +76,16 @@ def test_a_clean_campaign_audits_ok_with_every_roll_counted(
     app: Questlog, new_campaign: NewCampaign
 ) -> None:
     campaign_id = new_campaign()
-    app.roll(campaign_id, notation="d20", purpose="")
-    app.roll(campaign_id, notation="2d6+d4", purpose="")
-    app.roll(campaign_id, notation="d10", purpose="", faces=[0])
-    app.roll(campaign_id, notation="d100", purpose="", faces=[{"tens": 0, "units": 0}])
-    app.roll(campaign_id, notation="4d20kh1", purpose="")
+    app.dice.roll(campaign_id, notation="d20", purpose="")
+    app.dice.roll(campaign_id, notation="2d6+d4", purpose="")
+    app.dice.roll(campaign_id, notation="d10", purpose="", faces=[0])
+    app.dice.roll(campaign_id, notation="d100", purpose="", faces=[{"tens": 0, "units": 0}])
+    app.dice.roll(campaign_id, notation="4d20kh1", purpose="")
 
     before = audit(app, campaign_id)
-    app.rotate_seed(campaign_id)
+    app.dice.rotate_seed(campaign_id)
     after = audit(app, campaign_id)
-    app.roll(campaign_id, notation="d8", purpose="")
+    app.dice.roll(campaign_id, notation="d8", purpose="")
     later = audit(app, campaign_id)
 
     campaign = app.campaign(campaign_id)
@@ -116,9 +116,9 @@ def test_a_receipt_is_in_the_chain_and_a_made_up_one_is_not(
     app: Questlog, new_campaign: NewCampaign
 ) -> None:
     campaign_id = new_campaign()
-    app.roll(campaign_id, notation="d20", purpose="")
+    app.dice.roll(campaign_id, notation="d20", purpose="")
     kept = app.campaign(campaign_id).head_hash
-    app.roll(campaign_id, notation="d20", purpose="")
+    app.dice.roll(campaign_id, notation="d20", purpose="")
     head = app.campaign(campaign_id).head_hash
 
     report = audit(app, campaign_id)
@@ -138,7 +138,7 @@ def test_an_edited_face_in_a_middle_event_is_caught_at_that_version(
 ) -> None:
     campaign_id = rolled(app, new_campaign)
     [edited_roll] = app.campaign_events(campaign_id)[MIDDLE - 1].rolls
-    app.rotate_seed(campaign_id)
+    app.dice.rotate_seed(campaign_id)
 
     raw.set_event_state(campaign_id, MIDDLE, with_other_face(raw.event_state(campaign_id, MIDDLE)))
     report = audit(app, campaign_id)
@@ -240,7 +240,7 @@ def test_an_edited_or_deleted_actor_row_breaks_the_chain(
             f"DELETE FROM {actors} WHERE campaign_id = {mark} AND version = 5",
             (str(campaign_id),),
         )
-    report = app.audit(campaign_id)
+    report = app.reading.audit(campaign_id)
     assert report.chain_ok is False
     assert report.first_bad_version == 3
     assert {p["version"] for p in report.problems} >= {3, 5}
@@ -260,7 +260,7 @@ def test_an_append_during_an_audit_is_left_for_the_next_one(
             found = read(*args, **kwargs)
             if not appended:
                 appended.append(name)
-                app.roll(campaign_id, notation="d20", purpose="during the audit")
+                app.dice.roll(campaign_id, notation="d20", purpose="during the audit")
             return found
 
         return wrapped

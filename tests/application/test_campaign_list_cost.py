@@ -45,7 +45,7 @@ def listed(app: Questlog, limit: int) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     after = 0
     while True:
-        items, after_next = app.list_campaigns(after=after, limit=limit)
+        items, after_next = app.reading.list_campaigns(after=after, limit=limit)
         found += [(cursor, str(event.originator_id)) for cursor, event in items]
         if after_next is None:
             return found
@@ -58,9 +58,9 @@ def test_the_listing_reads_the_creation_index_and_lists_what_a_read_by_topic_lis
     app = Questlog(store_config)
     try:
         for n in range(7):
-            cid = app.create_campaign(game="quest-calendar", name=f"c{n}").campaign_id
+            cid = app.campaigns.create_campaign(game="quest-calendar", name=f"c{n}").campaign_id
             for roll in range(n * 3):
-                app.roll(cid, notation="d6", purpose=f"between campaigns {roll}")
+                app.dice.roll(cid, notation="d6", purpose=f"between campaigns {roll}")
         by_topic: Any = app.recorder.select_notifications(
             start=1, limit=100, topics=[Campaign.Created.TOPIC]
         )
@@ -81,7 +81,7 @@ def test_a_store_from_an_earlier_release_gets_the_index_when_it_opens(tmp_path: 
         ).fetchall()
     app = Questlog(StoreConfig(sqlite_path=path))
     try:
-        items, _ = app.list_campaigns(limit=50)
+        items, _ = app.reading.list_campaigns(limit=50)
         assert items, "the release's campaigns are listed"
         assert CREATIONS_INDEX in plan(app.config, app)
     finally:
@@ -92,7 +92,7 @@ def test_a_store_from_an_earlier_release_gets_the_index_when_it_opens(tmp_path: 
 def test_a_postgres_store_without_the_index_gets_it_when_it_opens(factory: StoreFactory) -> None:
     config = factory.new()
     app = Questlog(config)
-    app.create_campaign(game="quest-calendar", name="before the index")
+    app.campaigns.create_campaign(game="quest-calendar", name="before the index")
     app.close()
     assert config.database_url is not None
     with psycopg.connect(config.database_url, autocommit=True) as connection:
@@ -102,7 +102,9 @@ def test_a_postgres_store_without_the_index_gets_it_when_it_opens(factory: Store
         )
     app = Questlog(config)
     try:
-        assert [str(e.name) for _, e in app.list_campaigns(limit=5)[0]] == ["before the index"]
+        assert [str(e.name) for _, e in app.reading.list_campaigns(limit=5)[0]] == [
+            "before the index"
+        ]
         assert CREATIONS_INDEX in plan(config, app)
     finally:
         app.close()

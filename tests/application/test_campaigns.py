@@ -32,7 +32,7 @@ def defaults(game: str) -> dict[str, Any]:
 def test_create_campaign_records_game_name_rules_and_commitment_in_one_event(
     app: Questlog, game: str
 ) -> None:
-    outcome = app.create_campaign(
+    outcome = app.campaigns.create_campaign(
         game=game,
         name="Winter of the Owl",
         setup=SETUPS[game],
@@ -70,7 +70,7 @@ def test_house_rule_overrides_are_resolved_against_the_defaults_and_stored(
 
 
 def test_a_chosen_client_seed_is_recorded_at_creation(app: Questlog) -> None:
-    outcome = app.create_campaign(
+    outcome = app.campaigns.create_campaign(
         game="quest-calendar",
         name="Seeded",
         client_seed="my lucky seed",
@@ -110,17 +110,17 @@ def test_bad_creation_input_is_refused_and_stores_nothing(
     before = stored_mark(app)
 
     with pytest.raises(InvalidInput) as refused:
-        app.create_campaign(game=game, name="Refused", house_rules=house_rules)
+        app.campaigns.create_campaign(game=game, name="Refused", house_rules=house_rules)
 
     assert field in refused.value.errors
     assert stored_mark(app) == before
-    assert app.list_campaigns() == ([], None)
+    assert app.reading.list_campaigns() == ([], None)
 
 
 @pytest.mark.parametrize("name", ["", "   ", "x" * 201])
 def test_a_blank_or_overlong_name_is_refused_and_stores_nothing(app: Questlog, name: str) -> None:
     with pytest.raises(InvalidInput) as refused:
-        app.create_campaign(game="quest-calendar", name=name)
+        app.campaigns.create_campaign(game="quest-calendar", name=name)
 
     assert "name" in refused.value.errors
     assert stored_mark(app) == 0
@@ -130,11 +130,11 @@ def test_list_campaigns_pages_in_creation_order(
     app: Questlog, new_campaign: Callable[..., UUID]
 ) -> None:
     ids = [new_campaign(name=f"Campaign {n}") for n in range(3)]
-    app.roll(ids[0], notation="d20", purpose="not a campaign, must not be listed")
+    app.dice.roll(ids[0], notation="d20", purpose="not a campaign, must not be listed")
 
-    first, cursor = app.list_campaigns(limit=2)
+    first, cursor = app.reading.list_campaigns(limit=2)
     assert cursor is not None
-    second, end = app.list_campaigns(after=cursor, limit=2)
+    second, end = app.reading.list_campaigns(after=cursor, limit=2)
 
     assert end is None
     listed = [event for _, event in first + second]
@@ -149,7 +149,7 @@ def test_a_page_limit_below_one_is_invalid_input(
     new_campaign()
 
     with pytest.raises(InvalidInput):
-        app.list_campaigns(limit=limit)
+        app.reading.list_campaigns(limit=limit)
 
 
 @STORES_SQLITE_OVERFLOWS
@@ -159,7 +159,7 @@ def test_a_cursor_beyond_every_campaign_gives_an_empty_last_page(
 ) -> None:
     new_campaign()
 
-    assert app.list_campaigns(after=after) == ([], None)
+    assert app.reading.list_campaigns(after=after) == ([], None)
 
 
 def test_state_at_a_version_is_the_state_as_it_was_then(
@@ -167,7 +167,7 @@ def test_state_at_a_version_is_the_state_as_it_was_then(
 ) -> None:
     campaign_id = new_campaign()
     for _ in range(3):
-        app.roll(campaign_id, notation="d20", purpose="")
+        app.dice.roll(campaign_id, notation="d20", purpose="")
 
     at_two = app.campaign(campaign_id, version=2)
     now = app.campaign(campaign_id)
@@ -185,7 +185,7 @@ def test_a_version_beyond_the_head_is_not_found(
     app: Questlog, new_campaign: Callable[..., UUID]
 ) -> None:
     campaign_id = new_campaign()
-    app.roll(campaign_id, notation="d6", purpose="")
+    app.dice.roll(campaign_id, notation="d6", purpose="")
 
     with pytest.raises(NotFound):
         app.campaign(campaign_id, version=3)
@@ -241,11 +241,11 @@ def test_commands_on_an_unknown_campaign_are_not_found_and_store_nothing(
     unknown = uuid4()
 
     with pytest.raises(NotFound):
-        app.roll(unknown, notation="d20", purpose="")
+        app.dice.roll(unknown, notation="d20", purpose="")
     with pytest.raises(NotFound):
-        app.set_client_seed(unknown, "abc")
+        app.dice.set_client_seed(unknown, "abc")
     with pytest.raises(NotFound):
-        app.rotate_seed(unknown)
+        app.dice.rotate_seed(unknown)
 
     assert stored_mark(app) == before
 
@@ -254,7 +254,7 @@ def test_a_campaign_survives_reopening_the_store(
     app: Questlog, make_app: Callable[[], Questlog], new_campaign: Callable[..., UUID]
 ) -> None:
     campaign_id = new_campaign(house_rules={"dice_mode": "reported"})
-    app.roll(campaign_id, notation="2d6", purpose="", faces=[3, 4])
+    app.dice.roll(campaign_id, notation="2d6", purpose="", faces=[3, 4])
     app.close()
 
     reopened = make_app().campaign(campaign_id)
@@ -269,7 +269,7 @@ def test_campaign_events_are_the_decoded_events_in_version_order(
 ) -> None:
     campaign_id = new_campaign()
     for _ in range(3):
-        app.roll(campaign_id, notation="d20", purpose="")
+        app.dice.roll(campaign_id, notation="d20", purpose="")
 
     events = app.campaign_events(campaign_id)
 

@@ -52,7 +52,7 @@ def flat(result: Result) -> str:
 def rolled_campaign(app: Questlog, new_campaign: Callable[..., UUID], rolls: int) -> UUID:
     campaign_id = new_campaign()
     for n in range(rolls):
-        app.roll(campaign_id, notation="d20", purpose=f"attack {n}")
+        app.dice.roll(campaign_id, notation="d20", purpose=f"attack {n}")
     return campaign_id
 
 
@@ -66,8 +66,8 @@ def test_a_kept_checkpoint_verifies(
     app: Questlog, new_campaign: Callable[..., UUID], store_config: StoreConfig, tmp_path: Path
 ) -> None:
     campaign_id = rolled_campaign(app, new_campaign, 2)
-    note = app.head_checkpoint(campaign_id)[1]
-    app.roll(campaign_id, notation="d20", purpose="later")  # the log extends the checkpoint
+    note = app.reading.head_checkpoint(campaign_id)[1]
+    app.dice.roll(campaign_id, notation="d20", purpose="later")  # the log extends the checkpoint
     result = verify_checkpoint(store_config, campaign_id, kept(tmp_path, note))
     assert result.exit_code == 0, result.output
     assert "checkpoint: OK: the log has hash" in flat(result)
@@ -77,7 +77,7 @@ def test_a_saved_answer_is_a_checkpoint_file_too(
     app: Questlog, new_campaign: Callable[..., UUID], store_config: StoreConfig, tmp_path: Path
 ) -> None:
     campaign_id = new_campaign()
-    found, note = app.head_checkpoint(campaign_id)
+    found, note = app.reading.head_checkpoint(campaign_id)
     answer = json.dumps({"version": found.version, "checkpoint": note})
     result = verify_checkpoint(store_config, campaign_id, kept(tmp_path, answer))
     assert result.exit_code == 0, result.output
@@ -88,7 +88,7 @@ def test_a_forged_checkpoint_is_refused_as_forged(
 ) -> None:
     """A player who edits a checkpoint (here: its head hash) cannot keep the host's signature."""
     campaign_id = rolled_campaign(app, new_campaign, 1)
-    found, note = app.head_checkpoint(campaign_id)
+    found, note = app.reading.head_checkpoint(campaign_id)
     forged = note.replace(found.head_hash, "0" * 64)
     result = verify_checkpoint(store_config, campaign_id, kept(tmp_path, forged))
     assert result.exit_code == 1
@@ -99,7 +99,7 @@ def test_a_checkpoint_checked_with_the_wrong_key_is_refused(
     app: Questlog, new_campaign: Callable[..., UUID], store_config: StoreConfig, tmp_path: Path
 ) -> None:
     campaign_id = new_campaign()
-    note = app.head_checkpoint(campaign_id)[1]
+    note = app.reading.head_checkpoint(campaign_id)[1]
     wrong = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"
     result = verify_checkpoint(store_config, campaign_id, kept(tmp_path, note), "--key", wrong)
     assert result.exit_code == 1
@@ -126,7 +126,7 @@ def test_a_checkpoint_of_another_campaign_is_refused(
     app: Questlog, new_campaign: Callable[..., UUID], store_config: StoreConfig, tmp_path: Path
 ) -> None:
     first, second = new_campaign(), new_campaign()
-    note = app.head_checkpoint(first)[1]
+    note = app.reading.head_checkpoint(first)[1]
     result = verify_checkpoint(store_config, second, kept(tmp_path, note))
     assert result.exit_code == 1
     assert "checkpoint: ANOTHER CAMPAIGN: the checkpoint" in flat(result)
@@ -139,15 +139,15 @@ def test_the_hosts_rewrite_is_caught_by_a_kept_checkpoint(
     """A player keeps the checkpoint of version 5; the host later deletes the roll at version 3
     and re-chains the log. Version 5 still exists, with another hash."""
     campaign_id = rolled_campaign(app, new_campaign, 4)  # versions 2..5
-    found, note = app.head_checkpoint(campaign_id)
+    found, note = app.reading.head_checkpoint(campaign_id)
     assert found.version == 5
-    app.roll(campaign_id, notation="d20", purpose="after the checkpoint")  # version 6
+    app.dice.roll(campaign_id, notation="d20", purpose="after the checkpoint")  # version 6
     app.close()
     delete_and_rechain(app, campaign_id, 3)
 
     reopened = Questlog(store_config)
     try:
-        log_hash = reopened.hash_at(campaign_id, 5)
+        log_hash = reopened.reading.hash_at(campaign_id, 5)
     finally:
         reopened.close()
     assert log_hash is not None and log_hash != found.head_hash
@@ -165,7 +165,7 @@ def test_key_show_and_rotate(
     """After a rotation the new key is current, the old one is listed as retired, and a
     checkpoint signed before it still verifies."""
     campaign_id = new_campaign()
-    note = app.head_checkpoint(campaign_id)[1]
+    note = app.reading.head_checkpoint(campaign_id)[1]
     old = app.key_ring.current().signer.verifier.text
     shown = questlog(store_config, "key", "show")
     assert shown.exit_code == 0, shown.output
@@ -188,7 +188,7 @@ def test_a_new_bundle_carries_its_head_checkpoint_and_keys(
 ) -> None:
     campaign_id = rolled_campaign(app, new_campaign, 2)
     data = app.bundles.build(campaign_id)
-    note = app.head_checkpoint(campaign_id)[1]
+    note = app.reading.head_checkpoint(campaign_id)[1]
     assert data["checkpoints"] == [note]
     assert data["log_name"] == app.key_ring.log_name
     assert [k["key"] for k in data["keys"]] == [k.text for k in app.key_ring.verifier_keys()]
@@ -224,8 +224,8 @@ def test_a_bundle_with_a_kept_checkpoint_shows_the_rewrite(
     """A player adds the checkpoint they kept to the host's new bundle: the bundle verifier
     names the rewrite, with the version and both hashes."""
     campaign_id = rolled_campaign(app, new_campaign, 4)
-    note = app.head_checkpoint(campaign_id)[1]
-    app.roll(campaign_id, notation="d20", purpose="after the checkpoint")
+    note = app.reading.head_checkpoint(campaign_id)[1]
+    app.dice.roll(campaign_id, notation="d20", purpose="after the checkpoint")
     app.close()
     delete_and_rechain(app, campaign_id, 3)
     reopened = Questlog(store_config)
@@ -276,6 +276,6 @@ def test_an_import_refuses_a_bundle_whose_checkpoint_does_not_verify(
             elsewhere.bundles.load(data)
         [message] = refused.value.errors["bundle"]
         assert message.startswith("bundle: checkpoint (bad signature):")
-        assert elsewhere.list_campaigns()[0] == []
+        assert elsewhere.reading.list_campaigns()[0] == []
     finally:
         elsewhere.close()

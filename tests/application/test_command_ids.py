@@ -59,14 +59,14 @@ def test_every_event_of_a_command_names_the_command(app: Questlog) -> None:
     stored = app.campaign_events(cid)
     assert all(command_versions_of(e) is not None for e in stored)
     assert stored[0].command_id == 1 and stored[0].command_versions == [1, 1]
-    assert app.audit(cid).ok
+    assert app.reading.audit(cid).ok
 
 
 def test_a_roll_a_seed_rotation_and_a_rollback_are_each_one_command(app: Questlog) -> None:
     cid = qc_campaign(app)
     target = app.campaign(cid).version
-    app.roll(cid, notation="d20", purpose="x")
-    app.rotate_seed(cid)
+    app.dice.roll(cid, notation="d20", purpose="x")
+    app.dice.rotate_seed(cid)
     app.time_travel.rollback(cid, to_version=target, reason="r")
 
     for event in app.campaign_events(cid, after=target):
@@ -79,7 +79,7 @@ def test_a_proposal_its_agreements_and_its_rollback_are_one_command_each_save(
 ) -> None:
     cid = cb_campaign(app)
     target = app.campaign(cid).version
-    app.roll(cid, notation="d20", purpose="hail")
+    app.dice.roll(cid, notation="d20", purpose="hail")
     travel = app.time_travel
     proposal = travel.propose_rollback(cid, to_version=target, reason="r", proposer="A")
     pid = proposal.value["proposal"]["proposal_id"]
@@ -94,7 +94,7 @@ def test_a_proposal_its_agreements_and_its_rollback_are_one_command_each_save(
         ("questlog.RollbackApproved", [target + 5, target + 6]),
         ("questlog.RolledBack", [target + 5, target + 6]),
     ]
-    assert app.audit(cid).ok
+    assert app.reading.audit(cid).ok
 
 
 def test_the_command_id_not_the_timestamp_groups_new_events(app: Questlog) -> None:
@@ -136,7 +136,7 @@ def test_an_older_store_is_grouped_by_timestamp_and_new_commands_by_their_id(
     assert spans(app, CB, head, last) == {head: None} | {
         v: (first, last) for v in range(first, last)
     } | {last: None}
-    report = app.audit(CB)
+    report = app.reading.audit(CB)
     assert report.ok and report.chain_ok, report.as_dict()
 
 

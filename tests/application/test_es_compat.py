@@ -24,7 +24,7 @@ SELECT_HERO = {"type": "select_hero", "phase": "main", "hero": HERO}
 
 
 def _campaign(app: Questlog) -> UUID:
-    outcome = app.create_campaign(
+    outcome = app.campaigns.create_campaign(
         game="quest-calendar",
         name="compat",
         setup={"prologue_complete": True},
@@ -35,7 +35,7 @@ def _campaign(app: Questlog) -> UUID:
 def test_a_save_puts_the_saved_campaign_in_the_cache(app: Questlog) -> None:
     campaign_id = _campaign(app)
 
-    app.command(campaign_id, dict(SELECT_HERO))
+    app.campaigns.command(campaign_id, dict(SELECT_HERO))
 
     cached = app.cached_aggregate(campaign_id)
     assert isinstance(cached, Campaign)
@@ -89,7 +89,7 @@ def test_deciding_on_a_copy_leaves_the_cached_campaigns_state_untouched(app: Que
     before = json.dumps(cached.state, sort_keys=True)
     copy, _ = app._working_copy(campaign_id, optimistic=True)
 
-    copy.run_command(rules_for(copy.game), dict(SELECT_HERO), app.server_dice(copy))
+    copy.run_command(rules_for(copy.game), dict(SELECT_HERO), app.dice.server_dice(copy))
 
     assert copy.state is not cached.state
     assert json.dumps(cached.state, sort_keys=True) == before
@@ -98,7 +98,7 @@ def test_deciding_on_a_copy_leaves_the_cached_campaigns_state_untouched(app: Que
 
 def test_applying_a_game_event_to_a_copy_never_changes_the_original_state(app: Questlog) -> None:
     campaign_id = _campaign(app)
-    app.command(campaign_id, dict(SELECT_HERO))
+    app.campaigns.command(campaign_id, dict(SELECT_HERO))
     event: Any = app.campaign_events(campaign_id, after=1)[0]
     original = app.campaign(campaign_id, version=1)
     before = json.dumps(original.state, sort_keys=True)

@@ -32,13 +32,13 @@ def test_a_page_of_events_reads_the_actors_of_its_events_only(
 ) -> None:
     cid = qc_campaign(app)
     for _ in range(30):
-        app.roll(cid, notation="d6", purpose="length")
+        app.dice.roll(cid, notation="d6", purpose="length")
     head = app.campaign(cid).version
     counts = rows_read(app, monkeypatch)
 
-    first = app.event_records(cid, limit=5)
-    middle = app.event_records(cid, after=10, limit=5)
-    beyond = app.event_records(cid, after=head, limit=5)
+    first = app.reading.event_records(cid, limit=5)
+    middle = app.reading.event_records(cid, after=10, limit=5)
+    beyond = app.reading.event_records(cid, after=head, limit=5)
 
     assert [e["version"] for e in first] == [1, 2, 3, 4, 5]
     assert [e["version"] for e in middle] == [11, 12, 13, 14, 15]

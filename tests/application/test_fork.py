@@ -38,7 +38,7 @@ def test_a_fork_starts_from_the_state_at_the_version_with_its_own_seed(app: Ques
     cid = qc_campaign(app, {"qc.combat.mode": "hard"})
     command(app, cid, {"type": "gain_credits", "amount": 4})
     at = app.campaign(cid)
-    app.roll(cid, notation="d20", purpose="later")
+    app.dice.roll(cid, notation="d20", purpose="later")
     original = app.campaign(cid)
 
     fid = fork(app, cid, at.version, name="what if I fled")
@@ -68,17 +68,17 @@ def test_a_fork_starts_from_the_state_at_the_version_with_its_own_seed(app: Ques
         original.head_hash,
         original.view(),
     )
-    assert app.audit(fid).ok and app.audit(cid).ok
+    assert app.reading.audit(fid).ok and app.reading.audit(cid).ok
 
 
 def test_a_fork_rolls_on_its_own_verifiable_seed(app: Questlog) -> None:
     cid = qc_campaign(app)
     fid = fork(app, cid, 2, client_seed="my own")
-    record = app.roll(fid, notation="d20", purpose="x").value
+    record = app.dice.roll(fid, notation="d20", purpose="x").value
     assert record["proof"]["client_seed"] == "my own"
     assert record["proof"]["nonce"] == 0
-    app.rotate_seed(fid)
-    assert app.audit(fid).rolls["verified"] == 1
+    app.dice.rotate_seed(fid)
+    assert app.reading.audit(fid).rolls["verified"] == 1
 
 
 def test_the_original_lists_its_forks_and_a_fork_its_origin(app: Questlog) -> None:
@@ -130,7 +130,7 @@ def test_a_fork_honours_the_expected_version_and_the_idempotency_key(app: Questl
     key = Idempotency("POST /fork", "fork-1", "body")
     first = fork(app, cid, 2, expected_version=3, idempotency=key)
     mark = stored_mark(app)
-    app.roll(cid, notation="d20", purpose="moves the head on")
+    app.dice.roll(cid, notation="d20", purpose="moves the head on")
     again = fork(app, cid, 2, expected_version=3, idempotency=key)
     assert again == first
     assert stored_mark(app) == mark + 1

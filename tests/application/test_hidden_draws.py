@@ -28,13 +28,13 @@ def test_a_deleted_and_rechained_roll_passes_the_chain_but_not_the_nonce_check(
 ) -> None:
     campaign_id = new_campaign()
     for n in range(5):  # versions 2..6, nonces 0..4
-        app.roll(campaign_id, notation="d20", purpose=f"attack {n}")
-    assert app.audit(campaign_id).ok
+        app.dice.roll(campaign_id, notation="d20", purpose=f"attack {n}")
+    assert app.reading.audit(campaign_id).ok
     app.close()
 
     delete_and_rechain(app, campaign_id, 4)  # the roll with nonce 2
 
-    report = make_app().audit(campaign_id)
+    report = make_app().reading.audit(campaign_id)
     assert report.chain_ok, report.problems
     assert report.head_version == 5
     assert not report.nonces_ok
@@ -50,13 +50,13 @@ def test_a_deleted_and_rechained_roll_passes_the_chain_but_not_the_nonce_check(
 def test_a_rollback_keeps_the_nonces_in_sequence(app: Questlog, new_campaign: NewCampaign) -> None:
     """A rolled-back roll stays in the log, so the next roll takes the next nonce."""
     campaign_id = new_campaign()
-    app.roll(campaign_id, notation="d20", purpose="first")
-    app.roll(campaign_id, notation="d20", purpose="undone")
+    app.dice.roll(campaign_id, notation="d20", purpose="first")
+    app.dice.roll(campaign_id, notation="d20", purpose="undone")
     app.time_travel.rollback(campaign_id, to_version=2, reason="misclick")
-    app.roll(campaign_id, notation="d20", purpose="again")
-    app.rotate_seed(campaign_id)
-    app.roll(campaign_id, notation="2d6", purpose="after the rotation")
-    report = app.audit(campaign_id)
+    app.dice.roll(campaign_id, notation="d20", purpose="again")
+    app.dice.rotate_seed(campaign_id)
+    app.dice.roll(campaign_id, notation="2d6", purpose="after the rotation")
+    report = app.reading.audit(campaign_id)
     assert report.ok, report.problems
     assert report.nonce_gaps == []
 
@@ -66,9 +66,9 @@ def test_questlog_verify_and_the_bundle_verifier_name_the_version_and_the_missin
 ) -> None:
     db = tmp_path / "hosted.db"
     host = Questlog(StoreConfig(sqlite_path=db))
-    campaign_id = host.create_campaign(game="quest-calendar", name="hosted").campaign_id
+    campaign_id = host.campaigns.create_campaign(game="quest-calendar", name="hosted").campaign_id
     for n in range(4):  # versions 2..5, nonces 0..3
-        host.roll(campaign_id, notation="d20", purpose=f"attack {n}")
+        host.dice.roll(campaign_id, notation="d20", purpose=f"attack {n}")
     host.close()
     delete_and_rechain(host, campaign_id, 3)  # nonce 1
 

@@ -84,7 +84,7 @@ def test_a_campaign_moves_to_another_instance_with_every_event_unchanged(
     assert imported["data"]["commitment"] == other.campaign(cid).dice["commitment"]
     assert other.campaign(cid).dice["nonce"] == 0
     assert other.campaign(cid).state == app.campaign(cid).state
-    report = other.audit(cid)
+    report = other.reading.audit(cid)
     assert report.ok, report.problems
     assert report.rolls["verified"] == 1 and report.rolls["reported"] == 1
     assert bundles.check(exported(other, cid)).ok
@@ -114,15 +114,15 @@ def test_the_imported_campaign_plays_on_under_a_fresh_commitment(
     other.bundles.load(exported(app, cid))
     commitment = other.campaign(cid).dice["commitment"]
 
-    roll = other.roll(cid, notation="d20", purpose="on the new host").value
-    other.rotate_seed(cid)
+    roll = other.dice.roll(cid, notation="d20", purpose="on the new host").value
+    other.dice.rotate_seed(cid)
 
     assert roll["proof"]["commitment"] == commitment and roll["proof"]["nonce"] == 0
-    report = other.audit(cid)
+    report = other.reading.audit(cid)
     assert report.ok, report.problems
     assert report.rolls["verified"] == 2
     assert report.rolls["awaiting_reveal"] == 2  # under the source's unrevealed commitment
-    assert other.find_roll(cid, roll["roll_id"])["verified"] is True
+    assert other.reading.find_roll(cid, roll["roll_id"])["verified"] is True
 
 
 @pytest.mark.parametrize(
@@ -171,7 +171,7 @@ def test_a_campaign_already_here_is_refused_naming_the_first_differing_version(
     cid = played(app)
     first = exported(app, cid)
     other.bundles.load(first)
-    app.roll(cid, notation="d4", purpose="the source plays on")
+    app.dice.roll(cid, notation="d4", purpose="the source plays on")
     later = exported(app, cid)
     before = table_bytes(other)
 
@@ -196,7 +196,7 @@ def test_a_bundle_that_extends_the_campaign_here_appends_its_new_events(
     cid = played(app)
     held = app.campaign(cid).version
     other.bundles.load(exported(app, cid))
-    other.roll(cid, notation="d6", purpose="at B")
+    other.dice.roll(cid, notation="d6", purpose="at B")
     back = exported(other, cid)
 
     result = app.bundles.load(back)
@@ -206,11 +206,11 @@ def test_a_bundle_that_extends_the_campaign_here_appends_its_new_events(
     assert result.value["imported_events"] == back["head"]["version"] - held
     cached = app.cached_aggregate(cid)
     assert cached is not None and cached.version == result.version
-    roll = app.roll(cid, notation="d6", purpose="back at A").value
+    roll = app.dice.roll(cid, notation="d6", purpose="back at A").value
     assert roll["version"] == back["head"]["version"] + 2
     assert roll["proof"]["nonce"] == 0
     assert roll["proof"]["commitment"] == result.value["commitment"]
-    assert app.audit(cid).ok
+    assert app.reading.audit(cid).ok
     assert [e["hash"] for e in app.bundles.build(cid)["events"][: len(back["events"])]] == [
         e["hash"] for e in back["events"]
     ]
@@ -244,7 +244,7 @@ def test_an_import_by_a_token_makes_it_the_owner_of_a_private_campaign(
     """The importing token owns the campaign here (tokens of the source mean nothing here), the
     campaign is private unless asked, and the import event names the importer as its actor."""
     cid = played(app)
-    importer, _ = other.create_token("importer", admin=True)
+    importer, _ = other.access.create_token("importer", admin=True)
 
     with acting_as(importer):
         other.bundles.load(exported(app, cid))
@@ -252,7 +252,7 @@ def test_an_import_by_a_token_makes_it_the_owner_of_a_private_campaign(
     member = other.side_tables.membership(str(cid), importer.id)
     assert member is not None and member.role == "owner"
     assert not other.side_tables.is_public(str(cid))
-    records = other.event_records(cid)
+    records = other.reading.event_records(cid)
     assert records[-1]["actor"] == f"importer#{importer.id}"
     assert records[1]["actor"] == "gm#t1"
 
@@ -296,13 +296,15 @@ def test_a_campaign_from_a_store_of_an_earlier_release_moves_unchanged(
     shutil.copy(fixture, tmp_path / "old.db")
     old = Questlog(StoreConfig(sqlite_path=tmp_path / "old.db"))
     try:
-        campaigns = [created.originator_id for _, created in old.list_campaigns()[0]]
+        campaigns = [created.originator_id for _, created in old.reading.list_campaigns()[0]]
         assert campaigns
         for cid in campaigns:
             source = exported(old, cid)
             assert app.bundles.load(source).value["imported_events"] == len(source["events"])
-            assert app.event_records(cid)[: len(source["events"])] == old.event_records(cid)
-            assert app.audit(cid).ok, app.audit(cid).problems
+            assert app.reading.event_records(cid)[
+                : len(source["events"])
+            ] == old.reading.event_records(cid)
+            assert app.reading.audit(cid).ok, app.reading.audit(cid).problems
     finally:
         old.close()
 
@@ -310,9 +312,9 @@ def test_a_campaign_from_a_store_of_an_earlier_release_moves_unchanged(
 def test_a_long_campaign_is_snapshotted_as_it_is_imported(app: Questlog, other: Questlog) -> None:
     """An import of more than 100 events stores the snapshot a campaign played here would have,
     and the campaign loads from it to the same state."""
-    cid = app.create_campaign(game="quest-calendar", name="Long").campaign_id
+    cid = app.campaigns.create_campaign(game="quest-calendar", name="Long").campaign_id
     for face in range(120):
-        app.roll(cid, notation="d20", purpose="filler", faces=[face % 20 + 1])
+        app.dice.roll(cid, notation="d20", purpose="filler", faces=[face % 20 + 1])
 
     other.bundles.load(exported(app, cid))
 
@@ -350,7 +352,7 @@ def test_two_imports_of_one_bundle_at_once_store_it_once(
     stored = [o for o in outcomes if isinstance(o, CommandResult)]
     assert len(stored) == 1 and len(outcomes) == 2
     assert other.campaign(cid).version == second.campaign(cid).version == stored[0].version
-    assert other.audit(cid).ok
+    assert other.reading.audit(cid).ok
 
 
 def rechained(source: dict[str, Any]) -> dict[str, Any]:
@@ -379,14 +381,14 @@ def test_a_campaign_that_comes_back_reveals_the_seed_it_left_with(
     cid = played(app)
     left_with = app.campaign(cid).dice["commitment"]
     other.bundles.load(exported(app, cid))
-    other.roll(cid, notation="d6", purpose="at B")
+    other.dice.roll(cid, notation="d6", purpose="at B")
 
     result = app.bundles.load(exported(other, cid))
 
     assert result.value["revealed_commitments"] == [left_with]
     imported = app.campaign_events(cid, after=result.version - 1)[0]
     assert imported.revealed_seeds == {left_with: app.side_tables.seed_for(left_with)}
-    report = app.audit(cid)
+    report = app.reading.audit(cid)
     assert report.ok, report.problems
     assert report.rolls["awaiting_reveal"] == 1  # the roll made at B
     assert report.rolls["verified"] == report.rolls["server"] - 1
@@ -399,9 +401,9 @@ def test_a_roll_forged_under_a_commitment_held_here_is_refused(
 ) -> None:
     """A bundle that 'extends' a campaign with a roll under this instance's own commitment,
     whose faces its seed does not give, is refused naming that version; nothing is stored."""
-    cid = app.create_campaign(game="quest-calendar", name="Held here").campaign_id
+    cid = app.campaigns.create_campaign(game="quest-calendar", name="Held here").campaign_id
     for n in range(2):
-        app.roll(cid, notation="d20", purpose=f"real {n}")
+        app.dice.roll(cid, notation="d20", purpose=f"real {n}")
     forged = exported(app, cid)
     last = json.loads(json.dumps(forged["events"][-1]))
     version = last["version"] + 1
@@ -432,10 +434,10 @@ def test_an_import_never_reveals_the_seed_of_another_campaign(
 ) -> None:
     """A bundle that names another campaign's secret commitment does not make this instance
     reveal it."""
-    secret = app.create_campaign(game="quest-calendar", name="Someone else's").campaign_id
+    secret = app.campaigns.create_campaign(game="quest-calendar", name="Someone else's").campaign_id
     commitment = app.campaign(secret).dice["commitment"]
-    cid = other.create_campaign(game="quest-calendar", name="Crafted").campaign_id
-    other.roll(cid, notation="d20", purpose="claims another commitment")
+    cid = other.campaigns.create_campaign(game="quest-calendar", name="Crafted").campaign_id
+    other.dice.roll(cid, notation="d20", purpose="claims another commitment")
     crafted = exported(other, cid)
     crafted["events"][-1]["data"]["rolls"][0]["proof"]["commitment"] = commitment
 

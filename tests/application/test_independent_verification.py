@@ -48,13 +48,13 @@ def test_every_server_roll_rederives_from_its_revealed_seed(
 ) -> None:
     campaign_id = new_campaign()
     for notation in NOTATIONS:
-        app.roll(campaign_id, notation=notation, purpose=f"roll {notation}")
-    app.roll(campaign_id, notation="2d6", purpose="by hand", faces=[1, 6])
-    app.set_client_seed(campaign_id, "player chosen ✓ seed")
+        app.dice.roll(campaign_id, notation=notation, purpose=f"roll {notation}")
+    app.dice.roll(campaign_id, notation="2d6", purpose="by hand", faces=[1, 6])
+    app.dice.set_client_seed(campaign_id, "player chosen ✓ seed")
     for notation in NOTATIONS:
-        app.roll(campaign_id, notation=notation, purpose="")
-    app.rotate_seed(campaign_id)
-    app.roll(campaign_id, notation="d20", purpose="under the new seed, still secret")
+        app.dice.roll(campaign_id, notation=notation, purpose="")
+    app.dice.rotate_seed(campaign_id)
+    app.dice.roll(campaign_id, notation="d20", purpose="under the new seed, still secret")
 
     events = public_log(app, campaign_id)
     revealed = {
@@ -84,8 +84,8 @@ def test_every_server_roll_rederives_from_its_revealed_seed(
 
 def test_a_changed_face_does_not_rederive(app: Questlog, new_campaign: Callable[..., UUID]) -> None:
     campaign_id = new_campaign()
-    app.roll(campaign_id, notation="10d20", purpose="")
-    app.rotate_seed(campaign_id)
+    app.dice.roll(campaign_id, notation="10d20", purpose="")
+    app.dice.rotate_seed(campaign_id)
 
     events = public_log(app, campaign_id)
     [roll] = events[1]["rolls"]

@@ -124,9 +124,9 @@ def earlier_release_store(config: StoreConfig, *, rolls: int) -> tuple[UUID, sql
     made it (no transaction id column): the campaign's id and the table."""
     app = Questlog(config)
     try:
-        campaign = app.create_campaign(game="quest-calendar", name="old").campaign_id
+        campaign = app.campaigns.create_campaign(game="quest-calendar", name="old").campaign_id
         for number in range(rolls):
-            app.roll(campaign, notation="d20", purpose=f"old {number}")
+            app.dice.roll(campaign, notation="d20", purpose=f"old {number}")
         table = sql.Identifier(recorder(app).events_table_name)
     finally:
         app.close()
@@ -138,9 +138,9 @@ def earlier_release_store(config: StoreConfig, *, rolls: int) -> tuple[UUID, sql
 def test_a_new_store_records_each_event_s_transaction_and_reads_them_in_commit_order(
     app: Questlog,
 ) -> None:
-    campaign = app.create_campaign(game="quest-calendar", name="order").campaign_id
-    app.roll(campaign, notation="d20", purpose="one")
-    app.roll(campaign, notation="d20", purpose="two")
+    campaign = app.campaigns.create_campaign(game="quest-calendar", name="order").campaign_id
+    app.dice.roll(campaign, notation="d20", purpose="one")
+    app.dice.roll(campaign, notation="d20", purpose="two")
 
     rows = read_all(app, START)
 
@@ -154,8 +154,8 @@ def test_a_new_store_records_each_event_s_transaction_and_reads_them_in_commit_o
 def test_a_reader_never_passes_an_open_transaction_and_reads_it_once_when_it_commits(
     app: Questlog, config: StoreConfig, ending: str
 ) -> None:
-    campaign = app.create_campaign(game="quest-calendar", name="late").campaign_id
-    app.roll(campaign, notation="d20", purpose="before")
+    campaign = app.campaigns.create_campaign(game="quest-calendar", name="late").campaign_id
+    app.dice.roll(campaign, notation="d20", purpose="before")
     seen = position_of(read_all(app, START)[-1])
 
     with (
@@ -185,7 +185,9 @@ def test_another_client_s_open_write_transaction_holds_no_reader_back(
     """Another application's transaction that has written something and stays open (here an
     insert into a temporary table, left idle in its transaction) is not one of Questlog's
     appends: the rolls committed meanwhile are read at once, each once."""
-    campaign = app.create_campaign(game="quest-calendar", name="shared server").campaign_id
+    campaign = app.campaigns.create_campaign(
+        game="quest-calendar", name="shared server"
+    ).campaign_id
     seen = position_of(read_all(app, START)[-1])
     url = config.database_url
     if where == "another database":
@@ -196,7 +198,7 @@ def test_another_client_s_open_write_transaction_holds_no_reader_back(
         stranger.execute("INSERT INTO scratch VALUES (1)")
         (stranger_id,) = stranger.execute("SELECT pg_current_xact_id()::text").fetchone() or ()
         for number in range(20):
-            app.roll(campaign, notation="d20", purpose=f"while another client writes {number}")
+            app.dice.roll(campaign, notation="d20", purpose=f"while another client writes {number}")
 
         rows = recorder(app).ordered_rows(seen, 100)
         assert [row[3] for row in rows] == list(range(2, 22))  # every roll, in order, once
@@ -211,12 +213,12 @@ def test_every_append_takes_the_writer_mark_before_its_rows(
 ) -> None:
     """A roll's insert asks for the writer mark: while another session holds the mark's keys
     exclusively, the roll waits on them (seen in ``pg_locks``), and goes on once they are free."""
-    campaign = app.create_campaign(game="quest-calendar", name="marked").campaign_id
+    campaign = app.campaigns.create_campaign(game="quest-calendar", name="marked").campaign_id
     _, keys = writer_mark(recorder(app).datastore.schema, recorder(app).events_table_name)
     with connect(config, autocommit=False) as blocker:
         blocker.execute("SELECT pg_advisory_xact_lock(%s, %s)", keys)
         rolled = threading.Thread(
-            target=lambda: app.roll(campaign, notation="d20", purpose="behind the mark")
+            target=lambda: app.dice.roll(campaign, notation="d20", purpose="behind the mark")
         )
         rolled.start()
         deadline = time.monotonic() + 10
@@ -257,7 +259,7 @@ def test_an_append_holding_the_mark_before_its_transaction_id_is_locked_holds_th
         mark_writer(marked, app)  # the mark, and no transaction id in pg_locks
         assert recorder(app).horizon() <= int(str(xid))
         marked.rollback()
-        app.create_campaign(game="quest-calendar", name="after the stranger began")
+        app.campaigns.create_campaign(game="quest-calendar", name="after the stranger began")
         assert recorder(app).horizon() > int(str(xid))  # the stranger alone is not waited for
         stranger.rollback()
 
@@ -340,9 +342,9 @@ def test_a_store_written_before_the_column_upgrades_on_start_keeps_its_order_and
 
     upgraded = Questlog(config)
     try:
-        upgraded.roll(campaign, notation="d20", purpose="new")
+        upgraded.dice.roll(campaign, notation="d20", purpose="new")
         rows = read_all(upgraded, START, page=2)
-        report = upgraded.audit(campaign)
+        report = upgraded.reading.audit(campaign)
     finally:
         upgraded.close()
 
@@ -369,8 +371,8 @@ def test_transaction_ids_a_restore_brought_from_another_server_are_cleared_on_st
 ) -> None:
     app = Questlog(config)
     try:
-        campaign = app.create_campaign(game="quest-calendar", name="moved").campaign_id
-        app.roll(campaign, notation="d20", purpose="before the move")
+        campaign = app.campaigns.create_campaign(game="quest-calendar", name="moved").campaign_id
+        app.dice.roll(campaign, notation="d20", purpose="before the move")
         table = sql.Identifier(recorder(app).events_table_name)
         views = open_view_store(config)
         views.ensure(ALL_VIEWS)
@@ -390,9 +392,9 @@ def test_transaction_ids_a_restore_brought_from_another_server_are_cleared_on_st
     with caplog.at_level("WARNING", logger="questlog.store"):
         restored = Questlog(config)
     try:
-        restored.roll(campaign, notation="d20", purpose="after the move")
+        restored.dice.roll(campaign, notation="d20", purpose="after the move")
         rows = read_all(restored, START)
-        report = restored.audit(campaign)
+        report = restored.reading.audit(campaign)
         views.ensure(ALL_VIEWS)  # the positions are placed again by their notification ids
         assert {position_in(row) for row in views.positions().values()} == {position_of(rows[1])}
         applied = catch_up(

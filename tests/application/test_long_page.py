@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from domain.model import patch, samples
-from domain.service import commands_service
+from domain.service import campaign_store
 from domain.service.questlog import Questlog
 from tests.application.test_qc_property import PLAY_HERO
 from tests.application.test_rollback import command, created, qc_campaign
@@ -72,12 +72,12 @@ def test_an_ability_on_a_long_page_copies_the_one_check_it_changes(
 
 def test_snapshot_stride_doubles_with_each_doubling_of_the_state() -> None:
     small = {"page": {"checks": []}}
-    large = {"page": {"checks": ["x" * 100] * (3 * commands_service.SNAPSHOT_BYTES // 100)}}
-    interval = commands_service.SNAPSHOT_INTERVAL
-    assert [v for v in range(1, 801) if commands_service.snapshot_due(v, small)] == [
+    large = {"page": {"checks": ["x" * 100] * (3 * campaign_store.SNAPSHOT_BYTES // 100)}}
+    interval = campaign_store.SNAPSHOT_INTERVAL
+    assert [v for v in range(1, 801) if campaign_store.snapshot_due(v, small)] == [
         interval * n for n in range(1, 9)
     ]
-    assert [v for v in range(1, 801) if commands_service.snapshot_due(v, large)] == [
+    assert [v for v in range(1, 801) if campaign_store.snapshot_due(v, large)] == [
         2 * interval * n for n in range(1, 5)
     ]
 
@@ -88,8 +88,8 @@ def test_the_snapshots_of_a_growing_page_grow_as_its_events_do(
     """With a small threshold, a page of 400 checks is snapshot at strides that double: the
     snapshots' bytes stay within a small multiple of the events' bytes, and the campaign loads
     the same from them."""
-    monkeypatch.setattr(commands_service, "SNAPSHOT_INTERVAL", 10)
-    monkeypatch.setattr(commands_service, "SNAPSHOT_BYTES", 4096)
+    monkeypatch.setattr(campaign_store, "SNAPSHOT_INTERVAL", 10)
+    monkeypatch.setattr(campaign_store, "SNAPSHOT_BYTES", 4096)
     cid = qc_campaign(app)
     for _ in range(400):
         command(app, cid, dict(CHECK))

@@ -72,7 +72,7 @@ def _checkouts(app: Questlog) -> Iterator[list[int]]:
 
 
 def _campaign(app: Questlog) -> UUID:
-    return app.create_campaign(game="quest-calendar", name="round trips").campaign_id
+    return app.campaigns.create_campaign(game="quest-calendar", name="round trips").campaign_id
 
 
 @POSTGRES_ONLY
@@ -80,10 +80,10 @@ def test_a_roll_takes_one_connection_and_commits_the_lock_with_its_events(
     app: Questlog, store_config: StoreConfig
 ) -> None:
     campaign_id = _campaign(app)
-    app.roll(campaign_id, notation="d20", purpose="warm the cache")
+    app.dice.roll(campaign_id, notation="d20", purpose="warm the cache")
 
     with _checkouts(app) as taken:
-        outcome = app.roll(campaign_id, notation="d20", purpose="one connection")
+        outcome = app.dice.roll(campaign_id, notation="d20", purpose="one connection")
 
     assert len(taken) == 1
     assert app.campaign(campaign_id).version == outcome.version == 3
@@ -152,19 +152,19 @@ def test_the_store_lock_is_taken_only_where_another_process_has_written(
 ) -> None:
     campaign_id = _campaign(app)
     other = make_app()  # another process on the same store
-    app.roll(campaign_id, notation="d20", purpose="cached here")
+    app.dice.roll(campaign_id, notation="d20", purpose="cached here")
 
     with _store_locks(app) as taken:
-        app.roll(campaign_id, notation="d20", purpose="alone: no store lock")
+        app.dice.roll(campaign_id, notation="d20", purpose="alone: no store lock")
     assert taken == []
 
-    other.roll(campaign_id, notation="d20", purpose="the other process moves it on")
+    other.dice.roll(campaign_id, notation="d20", purpose="the other process moves it on")
     with _store_locks(app) as taken:
         # The cached copy is behind (a client that moved here, say): the save conflicts and the
         # command is decided again on the stored state, still without the lock, and so is the
         # next one: one write by another process is not contention.
-        first = app.roll(campaign_id, notation="d20", purpose="cache behind")
-        second = app.roll(campaign_id, notation="d20", purpose="alone again")
+        first = app.dice.roll(campaign_id, notation="d20", purpose="cache behind")
+        second = app.dice.roll(campaign_id, notation="d20", purpose="alone again")
     assert taken == []
     assert app.campaign(campaign_id).version == second.version == first.version + 1
     assert first.version == 5  # created, two rolls here, the other's roll, then this one
@@ -178,16 +178,16 @@ def test_the_store_lock_is_taken_only_where_another_process_has_written(
         copy = original(campaign, optimistic=False)  # read from the store...
         if not raced:
             raced.append(1)
-            other.roll(campaign, notation="d20", purpose="...then moved on at once")
+            other.dice.roll(campaign, notation="d20", purpose="...then moved on at once")
         return copy
 
     app._working_copy = racing  # type: ignore[method-assign]
     with _store_locks(app) as taken:
-        third = app.roll(campaign_id, notation="d20", purpose="meets the other process")
+        third = app.dice.roll(campaign_id, notation="d20", purpose="meets the other process")
         assert taken == [campaign_id]
     del app._working_copy
     with _store_locks(app) as taken:
-        app.roll(campaign_id, notation="d20", purpose="now takes the lock")
+        app.dice.roll(campaign_id, notation="d20", purpose="now takes the lock")
     assert taken == [campaign_id]
     assert third.version == second.version + 2
 
@@ -210,7 +210,7 @@ def test_two_processes_hammering_one_campaign_take_turns_and_never_give_up(
     def roll(app: Questlog, name: str) -> None:
         while not stop.is_set():
             try:
-                app.roll(campaign_id, notation="d20", purpose=name)
+                app.dice.roll(campaign_id, notation="d20", purpose=name)
                 stored[name] += 1
             except BaseException as error:
                 errors.append(error)

@@ -111,7 +111,7 @@ def check_store(path: Path, manifest: Json) -> None:
         assert [{"campaign_id": c, "commitment": m} for c, m, _ in seeds] == manifest["seeds"]
         assert all(commitment_of(seed) == commitment for _, commitment, seed in seeds)
 
-        listed, _ = app.list_campaigns(limit=100)
+        listed, _ = app.reading.list_campaigns(limit=100)
         assert [str(event.originator_id) for _, event in listed] == [
             c["id"] for c in manifest["campaigns"]
         ]
@@ -135,7 +135,7 @@ def check_campaign(app: Questlog, expected: Json, events: list[Json]) -> None:
         (e["originator_version"], e["hash"]) for e in events if e["originator_id"] == cid.hex
     ]
 
-    report = app.audit(cid)
+    report = app.reading.audit(cid)
     assert report.ok and report.chain_ok, report.as_dict()
     assert (report.head_version, report.head_hash) == (
         expected["head_version"],
@@ -143,7 +143,7 @@ def check_campaign(app: Questlog, expected: Json, events: list[Json]) -> None:
     )
     assert {key: report.rolls[key] for key in expected["rolls"]} == expected["rolls"]
 
-    rolls, more = app.rolls(cid, limit=1000)
+    rolls, more = app.reading.rolls(cid, limit=1000)
     assert more is None
     revealed = campaign.dice["revealed"]
     server = [r for r in rolls if r["source"] == "server"]
@@ -162,12 +162,12 @@ def append_a_roll_to_each(path: Path, manifest: Json) -> None:
     try:
         for expected in manifest["campaigns"]:
             cid = UUID(expected["id"])
-            app.roll(cid, notation="d20", purpose="a roll by a later release")
-            app.rotate_seed(cid)
+            app.dice.roll(cid, notation="d20", purpose="a roll by a later release")
+            app.dice.rotate_seed(cid)
             [rolled, rotated] = app.campaign_events(cid, after=expected["head_version"])
             assert rolled.prev_hash == expected["head_hash"]
             assert rotated.prev_hash == rolled.hash
-            report = app.audit(cid)
+            report = app.reading.audit(cid)
             assert report.ok and report.chain_ok, report.as_dict()
             assert report.head_version == expected["head_version"] + APPENDED
             assert report.rolls["server"] == expected["rolls"]["server"] + 1

@@ -20,9 +20,9 @@ def played(app: Questlog) -> UUID:
     cid = qc_campaign(app)  # 1..3
     command(app, cid, {"type": "trait_check", "trait": "STR", "target": 12})  # 4
     command(app, cid, {"type": "gain_credits", "amount": 5})  # 5
-    app.configure_house_rule(cid, "qc.combat.mode", "easy")  # 6
-    app.roll(cid, notation="2d6", purpose="look")  # 7
-    app.rotate_seed(cid)  # 8
+    app.campaigns.configure_house_rule(cid, "qc.combat.mode", "easy")  # 6
+    app.dice.roll(cid, notation="2d6", purpose="look")  # 7
+    app.dice.rotate_seed(cid)  # 8
     rollback(app, cid, 5)  # 9
     command(app, cid, {"type": "eat_rations", "count": 1})  # 10
     return cid
@@ -109,7 +109,7 @@ def test_finding_the_version_at_a_moment_reads_a_handful_of_events(
 ) -> None:
     cid = qc_campaign(app)
     for n in range(253):  # 256 versions
-        app.roll(cid, notation="d4", purpose=f"{n}")
+        app.dice.roll(cid, notation="d4", purpose=f"{n}")
     stamps = [e.timestamp for e in app.campaign_events(cid)]
     reads: list[tuple[int, int]] = []
     select = app.recorder.select_events

@@ -30,7 +30,7 @@ from tests.unit.calendar_board.harness import three_players
 
 def created(app: Questlog, game: str, setup: dict[str, Any], house: dict[str, Any] | None) -> UUID:
     """A new campaign's id."""
-    outcome = app.create_campaign(
+    outcome = app.campaigns.create_campaign(
         game=game,
         name="time travel",
         house_rules=house,
@@ -58,7 +58,7 @@ def command(
     """Run a game command (server dice unless ``faces``); returns the events it stored."""
     if faces is not None:
         body = {**body, "faces": faces}
-    result = app.command(cid, body)
+    result = app.campaigns.command(cid, body)
     return app.campaign_events(cid, after=result.first_version - 1)
 
 
@@ -85,7 +85,7 @@ def stored_mark(app: Questlog) -> int:
 def undone(app: Questlog, cid: UUID) -> dict[int, int | None]:
     """Each version's ``undone_by``, from the campaign's timeline."""
     campaign = app.campaign(cid)
-    timeline = app.timeline(campaign)
+    timeline = app.reading.timeline(campaign)
     return {v: timeline.undone_by(v) for v in range(1, campaign.version + 1)}
 
 
@@ -100,8 +100,8 @@ def test_a_rollback_appends_one_event_and_restores_exactly_the_state_at_the_targ
     target = app.campaign(cid).version
     expected = app.campaign(cid, version=target).view()
     command(app, cid, {"type": "gain_credits", "amount": 5})
-    app.configure_house_rule(cid, "dice_mode", "server")
-    app.roll(cid, notation="d20", purpose="look around")
+    app.campaigns.configure_house_rule(cid, "dice_mode", "server")
+    app.dice.roll(cid, notation="d20", purpose="look around")
     command(app, cid, {"type": "trait_check", "trait": "DEX", "target": 12})
     before = app.campaign(cid)
     mark = stored_mark(app)
@@ -181,7 +181,7 @@ def test_a_blank_reason_or_actor_is_invalid(app: Questlog, field: str) -> None:
 def test_a_rollback_of_a_rollback_is_a_redo(app: Questlog) -> None:
     cid = qc_campaign(app)
     target = app.campaign(cid).version
-    app.roll(cid, notation="d20", purpose="search")
+    app.dice.roll(cid, notation="d20", purpose="search")
     command(app, cid, {"type": "gain_credits", "amount": 5})
     undone_head = app.campaign(cid)
     first = rollback(app, cid, target)
@@ -196,7 +196,7 @@ def test_a_rollback_of_a_rollback_is_a_redo(app: Questlog) -> None:
     marks = undone(app, cid)
     assert marks[target + 1] is None and marks[target + 2] is None
     assert marks[first.originator_version] == redo.originator_version
-    rolls, _ = app.rolls(cid)
+    rolls, _ = app.reading.rolls(cid)
     assert [r["undone"] for r in rolls] == [False]
 
 
@@ -205,7 +205,7 @@ def test_a_redo_under_forbid_needs_no_agreement_because_it_undoes_no_roll(
 ) -> None:
     cid = cb_campaign(app)
     target = app.campaign(cid).version
-    app.roll(cid, notation="d20", purpose="hail")
+    app.dice.roll(cid, notation="d20", purpose="hail")
     proposal = app.time_travel.propose_rollback(cid, to_version=target, reason="r", proposer="A")
     pid = proposal.value["proposal"]["proposal_id"]
     app.time_travel.approve_rollback(cid, pid, player="B")
@@ -215,24 +215,24 @@ def test_a_redo_under_forbid_needs_no_agreement_because_it_undoes_no_roll(
 
     assert redo.policy == "forbid"
     assert redo.server_rolls_undone == 0
-    assert app.rolls(cid)[0][0]["undone"] is False
+    assert app.reading.rolls(cid)[0][0]["undone"] is False
 
 
 def test_the_nonce_never_goes_back_and_an_undone_roll_is_never_repeated(app: Questlog) -> None:
     cid = qc_campaign(app)
     target = app.campaign(cid).version
-    first = app.roll(cid, notation="3d20", purpose="x").value
+    first = app.dice.roll(cid, notation="3d20", purpose="x").value
     rollback(app, cid, target)
 
-    again = app.roll(cid, notation="3d20", purpose="x").value
+    again = app.dice.roll(cid, notation="3d20", purpose="x").value
 
     assert again["proof"]["commitment"] == first["proof"]["commitment"]
     assert again["proof"]["nonce"] == first["proof"]["nonce"] + 1
-    app.rotate_seed(cid)
-    report = app.audit(cid)
+    app.dice.rotate_seed(cid)
+    report = app.reading.audit(cid)
     assert report.ok
     assert report.rolls["verified"] == 2
-    rolls, _ = app.rolls(cid)
+    rolls, _ = app.reading.rolls(cid)
     assert [(r["undone"], r["verified"]) for r in rolls] == [(True, True), (False, True)]
 
 
@@ -240,13 +240,13 @@ def test_a_revealed_seed_is_never_used_again_after_a_rollback(app: Questlog) -> 
     cid = qc_campaign(app)
     target = app.campaign(cid).version
     old = app.campaign(cid).dice["commitment"]
-    app.rotate_seed(cid)
+    app.dice.rotate_seed(cid)
     rollback(app, cid, target)
 
     after = app.campaign(cid)
     assert after.dice["commitment"] != old
     assert old in after.dice["revealed"]
-    record = app.roll(cid, notation="d20", purpose="x").value
+    record = app.dice.roll(cid, notation="d20", purpose="x").value
     assert record["proof"]["commitment"] == after.dice["commitment"]
 
 
@@ -255,14 +255,14 @@ def test_the_chain_and_the_audit_stay_valid_through_rollbacks_and_redos(
 ) -> None:
     cid = qc_campaign(app)
     for n in range(3):
-        app.roll(cid, notation="d20", purpose=f"roll {n}")
+        app.dice.roll(cid, notation="d20", purpose=f"roll {n}")
     rollback(app, cid, 3)
-    app.roll(cid, notation="d20", purpose="roll 0")
+    app.dice.roll(cid, notation="d20", purpose="roll 0")
     rollback(app, cid, 5)
     redo = rollback(app, cid, app.campaign(cid).version - 1)
     command(app, cid, {"type": "gain_credits", "amount": 1})
 
-    report = app.audit(cid)
+    report = app.reading.audit(cid)
     assert report.ok and report.chain_ok
     assert report.head_version == app.campaign(cid).version
     assert report.head_hash == app.campaign(cid).head_hash
@@ -278,7 +278,7 @@ def test_a_rollback_across_snapshots_restores_the_state_and_the_snapshot_keeps_t
 ) -> None:
     cid = qc_campaign(app)  # versions 1..3
     for n in range(96):  # versions 4..99
-        app.roll(cid, notation="d6", purpose=f"roll {n}")
+        app.dice.roll(cid, notation="d6", purpose=f"roll {n}")
     expected = app.campaign(cid, version=10).view()
 
     rollback(app, cid, 10)  # version 100: a snapshot is taken
@@ -295,7 +295,7 @@ def test_a_stored_snapshot_from_before_time_travel_still_loads(
 ) -> None:
     cid = qc_campaign(app)
     for n in range(97):  # versions 4..100: a snapshot at 100
-        app.roll(cid, notation="d6", purpose=f"roll {n}")
+        app.dice.roll(cid, notation="d6", purpose=f"roll {n}")
     expected = app.campaign(cid).view()
     # Rewrite the stored snapshot in the shape it had before time travel (class version 1).
     table, key = raw.snapshots_table, raw._id(cid)
@@ -336,7 +336,7 @@ def test_a_rollback_in_the_middle_of_a_night_phase_restores_the_pending_decision
     assert after.state["night"] == night.state["night"]
     assert without_dice(after.view()) == without_dice(night.view())
     with pytest.raises(RuleViolation) as wrong_player:
-        app.command(cid, {"type": "night_action", "player": "B", "action": "sleep"})
+        app.campaigns.command(cid, {"type": "night_action", "player": "B", "action": "sleep"})
     assert wrong_player.value.rule_id == "CB-33"
     command(app, cid, {"type": "night_action", "player": "A", "action": "sleep"})
     assert app.campaign(cid).state["pending"]["who"] == "B"
@@ -379,7 +379,7 @@ def test_a_rollback_in_the_middle_of_a_combat_page_restores_the_pending_decision
 
 def test_a_stale_expected_version_refuses_the_rollback_and_stores_nothing(app: Questlog) -> None:
     cid = qc_campaign(app)
-    app.roll(cid, notation="d20", purpose="x")
+    app.dice.roll(cid, notation="d20", purpose="x")
     head = app.campaign(cid).version
     mark = stored_mark(app)
     with pytest.raises(StaleVersion):
@@ -393,7 +393,7 @@ def test_a_repeated_idempotency_key_replays_the_rollback_and_appends_nothing(
     app: Questlog,
 ) -> None:
     cid = qc_campaign(app)
-    app.roll(cid, notation="d20", purpose="x")
+    app.dice.roll(cid, notation="d20", purpose="x")
     key = Idempotency("POST /rollback", "undo-1", "same body")
 
     first = app.time_travel.rollback(cid, to_version=2, reason="r", idempotency=key)
@@ -405,11 +405,11 @@ def test_a_repeated_idempotency_key_replays_the_rollback_and_appends_nothing(
 
 def test_the_audit_lists_who_rolled_back_when_why_and_which_rolls(app: Questlog) -> None:
     cid = qc_campaign(app)
-    app.roll(cid, notation="d20", purpose="search")
-    app.roll(cid, notation="d20", purpose="search", faces=[4])
+    app.dice.roll(cid, notation="d20", purpose="search")
+    app.dice.roll(cid, notation="d20", purpose="search", faces=[4])
     event = rollback(app, cid, 3, reason="wrong room", actor="Sam")
 
-    [listed] = app.audit(cid).as_dict()["rollbacks"]
+    [listed] = app.reading.audit(cid).as_dict()["rollbacks"]
 
     assert listed == {
         "version": event.originator_version,
@@ -425,8 +425,8 @@ def test_the_audit_lists_who_rolled_back_when_why_and_which_rolls(app: Questlog)
         "server_rolls_undone": 1,
         "undone_by": None,
     }
-    report = app.audit(cid)
-    assert report.rollbacks == app.audit(cid).rollbacks
+    report = app.reading.audit(cid)
+    assert report.rollbacks == app.reading.audit(cid).rollbacks
 
 
 # -- command boundaries ---------------------------------------------------------------------------
@@ -469,7 +469,7 @@ def test_a_version_in_the_middle_of_a_command_is_no_rollback_target_nor_fork_poi
 def test_an_edited_rollback_is_caught_by_the_audit(app: Questlog, raw: RawStore) -> None:
     cid = qc_campaign(app)
     credits = app.campaign(cid).state["hero"]["credits"]
-    app.roll(cid, notation="d20", purpose="x")
+    app.dice.roll(cid, notation="d20", purpose="x")
     event = rollback(app, cid, 3, reason="honest")
     version = event.originator_version
     stored = raw.event_state(cid, version)
@@ -477,7 +477,7 @@ def test_an_edited_rollback_is_caught_by_the_audit(app: Questlog, raw: RawStore)
     assert richer in stored
     raw.set_event_state(cid, version, stored.replace(richer, f'"credits":{credits + 90}'.encode()))
 
-    report = app.audit(cid)
+    report = app.reading.audit(cid)
 
     assert not report.chain_ok
     assert report.first_bad_version == version

@@ -52,24 +52,24 @@ def with_stored_rollback(app: Questlog, outcome: CommandResult) -> dict[str, Any
 
 def test_allow_is_the_quest_calendar_default_and_needs_nothing_more(app: Questlog) -> None:
     cid = qc_campaign(app)
-    app.roll(cid, notation="d20", purpose="x")
+    app.dice.roll(cid, notation="d20", purpose="x")
     event = rollback(app, cid, 3)
     assert (event.policy, event.flagged, event.server_rolls_undone) == ("allow", False, 1)
-    assert app.audit(cid).flagged_rolls == []
+    assert app.reading.audit(cid).flagged_rolls == []
 
 
 def test_flag_allows_the_rollback_and_flags_it_and_its_server_rolls_in_the_audit(
     app: Questlog,
 ) -> None:
     cid = qc_campaign(app, {ROLLBACK_OVER_SERVER_ROLLS: "flag"})
-    app.roll(cid, notation="d20", purpose="x")
-    app.roll(cid, notation="d20", purpose="y", faces=[3])
-    app.roll(cid, notation="2d6", purpose="z")
+    app.dice.roll(cid, notation="d20", purpose="x")
+    app.dice.roll(cid, notation="d20", purpose="y", faces=[3])
+    app.dice.roll(cid, notation="2d6", purpose="z")
 
     event = rollback(app, cid, 3)
 
     assert (event.policy, event.flagged, event.server_rolls_undone) == ("flag", True, 2)
-    report = app.audit(cid).as_dict()
+    report = app.reading.audit(cid).as_dict()
     assert report["ok"]
     assert report["flagged_rolls"] == ["4-1", "6-1"]
     assert report["rollbacks"][0]["flagged"] is True
@@ -77,7 +77,7 @@ def test_flag_allows_the_rollback_and_flags_it_and_its_server_rolls_in_the_audit
 
 def test_flag_does_not_flag_a_rollback_that_undoes_no_server_roll(app: Questlog) -> None:
     cid = qc_campaign(app, {ROLLBACK_OVER_SERVER_ROLLS: "flag"})
-    app.roll(cid, notation="d20", purpose="y", faces=[3])
+    app.dice.roll(cid, notation="d20", purpose="y", faces=[3])
     assert rollback(app, cid, 3).flagged is False
 
 
@@ -88,7 +88,7 @@ def test_forbid_is_the_calendar_board_default_and_refuses_a_direct_rollback_over
     app: Questlog,
 ) -> None:
     cid = cb_campaign(app)
-    app.roll(cid, notation="d20", purpose="hail")
+    app.dice.roll(cid, notation="d20", purpose="hail")
     mark = stored_mark(app)
     with pytest.raises(RuleViolation) as refused:
         rollback(app, cid, 1)
@@ -98,7 +98,7 @@ def test_forbid_is_the_calendar_board_default_and_refuses_a_direct_rollback_over
 
 def test_forbid_allows_a_direct_rollback_that_undoes_no_server_roll(app: Questlog) -> None:
     cid = cb_campaign(app)
-    app.roll(cid, notation="d20", purpose="hail", faces=[12])
+    app.dice.roll(cid, notation="d20", purpose="hail", faces=[12])
     command(app, cid, {"type": "raise_annustar", "amount": 3, "cause": "strike"})
     event = rollback(app, cid, 1)
     assert (event.policy, event.server_rolls_undone, event.undone_rolls) == ("forbid", 0, ["2-1"])
@@ -106,9 +106,9 @@ def test_forbid_allows_a_direct_rollback_that_undoes_no_server_roll(app: Questlo
 
 def test_forbid_counts_only_rolls_still_active(app: Questlog) -> None:
     cid = cb_campaign(app, {ROLLBACK_OVER_SERVER_ROLLS: "allow"})
-    app.roll(cid, notation="d20", purpose="hail")  # 2, undone at 3
+    app.dice.roll(cid, notation="d20", purpose="hail")  # 2, undone at 3
     rollback(app, cid, 1)
-    app.configure_house_rule(cid, ROLLBACK_OVER_SERVER_ROLLS, "forbid")  # 4
+    app.campaigns.configure_house_rule(cid, ROLLBACK_OVER_SERVER_ROLLS, "forbid")  # 4
     # Back to 1 again: the server roll at 2 is already undone, so nothing forbids this.
     event = rollback(app, cid, 1)
     assert (event.server_rolls_undone, event.undone_rolls) == (0, [])
@@ -119,7 +119,7 @@ def test_every_player_agrees_through_events_then_the_rollback_is_carried_out(
     app: Questlog,
 ) -> None:
     cid = cb_campaign(app)
-    app.roll(cid, notation="d20", purpose="hail")
+    app.dice.roll(cid, notation="d20", purpose="hail")
     expected = app.campaign(cid, version=1).view()
 
     proposed = propose(app, cid, 1, "A")
@@ -153,14 +153,14 @@ def test_every_player_agrees_through_events_then_the_rollback_is_carried_out(
         "RollbackApproved",
         "RolledBack",
     ]
-    [listed] = app.audit(cid).as_dict()["rollbacks"]
+    [listed] = app.reading.audit(cid).as_dict()["rollbacks"]
     assert listed["approved_by"] == ["A", "B", "C"]
     assert listed["undone_rolls"] == ["2-1"]
 
 
 def test_a_proposer_who_is_not_a_player_needs_every_player(app: Questlog) -> None:
     cid = cb_campaign(app)
-    app.roll(cid, notation="d20", purpose="hail")
+    app.dice.roll(cid, notation="d20", purpose="hail")
     proposal = propose(app, cid, 1, "referee")["proposal"]
     assert proposal["approvals"] == []
     for player in ("A", "B"):
@@ -170,7 +170,7 @@ def test_a_proposer_who_is_not_a_player_needs_every_player(app: Questlog) -> Non
 
 def test_a_solo_proposal_by_the_owner_is_carried_out_at_once(app: Questlog) -> None:
     cid = qc_campaign(app, {ROLLBACK_OVER_SERVER_ROLLS: "forbid"})
-    app.roll(cid, notation="d20", purpose="x")
+    app.dice.roll(cid, notation="d20", purpose="x")
     with pytest.raises(RuleViolation):
         rollback(app, cid, 3)
     done = propose(app, cid, 3, "owner")
@@ -180,12 +180,12 @@ def test_a_solo_proposal_by_the_owner_is_carried_out_at_once(app: Questlog) -> N
 
 def test_a_proposal_is_stale_once_the_campaign_moves_on(app: Questlog) -> None:
     cid = cb_campaign(app)
-    app.roll(cid, notation="d20", purpose="hail")
-    app.roll(cid, notation="d20", purpose="hail")
+    app.dice.roll(cid, notation="d20", purpose="hail")
+    app.dice.roll(cid, notation="d20", purpose="hail")
     proposal = propose(app, cid, 1, "A")["proposal"]
     other = propose(app, cid, 2, "B")["proposal"]  # another proposal does not move it on
     approve(app, cid, proposal["proposal_id"], "B")
-    app.roll(cid, notation="d20", purpose="wind")
+    app.dice.roll(cid, notation="d20", purpose="wind")
     mark = stored_mark(app)
 
     with pytest.raises(RuleViolation) as stale:
@@ -202,7 +202,7 @@ def test_a_second_proposal_to_the_version_an_open_one_asks_for_is_refused(app: Q
     version is open, another is refused (409 naming it, nothing stored); once the campaign has
     moved on and the first is stale, proposing again is how to ask."""
     cid = cb_campaign(app)
-    app.roll(cid, notation="d20", purpose="hail")
+    app.dice.roll(cid, notation="d20", purpose="hail")
     first = propose(app, cid, 1, "A")["proposal"]
     mark = stored_mark(app)
     with pytest.raises(RuleViolation) as twice:
@@ -210,14 +210,14 @@ def test_a_second_proposal_to_the_version_an_open_one_asks_for_is_refused(app: Q
     assert twice.value.rule_id == "rollback-proposal-open"
     assert first["proposal_id"] in str(twice.value) and "agreed: A" in str(twice.value)
     assert stored_mark(app) == mark
-    app.roll(cid, notation="d20", purpose="wind")
+    app.dice.roll(cid, notation="d20", purpose="wind")
     again = propose(app, cid, 1, "B")["proposal"]
     assert again["proposal_id"] != first["proposal_id"]
 
 
 def test_approvals_are_checked(app: Questlog) -> None:
     cid = cb_campaign(app)
-    app.roll(cid, notation="d20", purpose="hail")
+    app.dice.roll(cid, notation="d20", purpose="hail")
     proposal_id = propose(app, cid, 1, "A")["proposal"]["proposal_id"]
     with pytest.raises(NotFound):
         approve(app, cid, "no-such-proposal", "B")
@@ -239,8 +239,8 @@ def test_a_proposal_to_a_bad_version_is_invalid_and_stores_nothing(
     app: Questlog, to_version: int
 ) -> None:
     cid = cb_campaign(app)
-    app.roll(cid, notation="d20", purpose="hail")
-    app.roll(cid, notation="d20", purpose="hail")
+    app.dice.roll(cid, notation="d20", purpose="hail")
+    app.dice.roll(cid, notation="d20", purpose="hail")
     mark = stored_mark(app)
     with pytest.raises(InvalidInput) as invalid:
         propose(app, cid, to_version, "A")
@@ -250,7 +250,7 @@ def test_a_proposal_to_a_bad_version_is_invalid_and_stores_nothing(
 
 def test_the_proposal_and_its_approvals_fall_in_the_undone_range(app: Questlog) -> None:
     cid = cb_campaign(app)
-    app.roll(cid, notation="d20", purpose="hail")
+    app.dice.roll(cid, notation="d20", purpose="hail")
     pid = propose(app, cid, 1, "A")["proposal"]["proposal_id"]
     approve(app, cid, pid, "B")
     done = approve(app, cid, pid, "C")["rollback"]
@@ -265,13 +265,13 @@ def test_the_audit_counts_an_undone_roll_followed_by_a_new_roll_for_the_same_pur
     app: Questlog,
 ) -> None:
     cid = qc_campaign(app)
-    app.roll(cid, notation="d20", purpose="pick the lock")  # 4
-    app.roll(cid, notation="d20", purpose="bribe the guard")  # 5
+    app.dice.roll(cid, notation="d20", purpose="pick the lock")  # 4
+    app.dice.roll(cid, notation="d20", purpose="bribe the guard")  # 5
     rollback(app, cid, 3)  # 6
-    app.roll(cid, notation="d20", purpose="pick the lock")  # 7
-    app.roll(cid, notation="d20", purpose="climb the wall")  # 8
+    app.dice.roll(cid, notation="d20", purpose="pick the lock")  # 7
+    app.dice.roll(cid, notation="d20", purpose="climb the wall")  # 8
 
-    rerolls = app.audit(cid).as_dict()["rerolls"]
+    rerolls = app.reading.audit(cid).as_dict()["rerolls"]
 
     assert rerolls == {
         "count": 1,
@@ -290,28 +290,28 @@ def test_the_audit_counts_an_undone_roll_followed_by_a_new_roll_for_the_same_pur
 def test_rolling_again_and_again_counts_each_undone_roll(app: Questlog) -> None:
     cid = qc_campaign(app)
     for _ in range(3):
-        app.roll(cid, notation="d20", purpose="attack")
+        app.dice.roll(cid, notation="d20", purpose="attack")
         rollback(app, cid, 3)
-    app.roll(cid, notation="d20", purpose="attack")
-    rerolls = app.audit(cid).as_dict()["rerolls"]
+    app.dice.roll(cid, notation="d20", purpose="attack")
+    rerolls = app.reading.audit(cid).as_dict()["rerolls"]
     assert rerolls["count"] == 3
     assert {item["rerolled_as"] for item in rerolls["items"]} == {"10-1"}
 
 
 def test_a_redone_roll_is_not_a_reroll(app: Questlog) -> None:
     cid = qc_campaign(app)
-    app.roll(cid, notation="d20", purpose="attack")  # 4
+    app.dice.roll(cid, notation="d20", purpose="attack")  # 4
     rollback(app, cid, 3)  # 5
     rollback(app, cid, 4)  # 6: redo
-    app.roll(cid, notation="d20", purpose="attack")  # 7
-    assert app.audit(cid).as_dict()["rerolls"]["count"] == 0
+    app.dice.roll(cid, notation="d20", purpose="attack")  # 7
+    assert app.reading.audit(cid).as_dict()["rerolls"]["count"] == 0
 
 
 def test_an_undone_roll_with_no_later_roll_for_its_purpose_is_not_a_reroll(
     app: Questlog,
 ) -> None:
     cid = qc_campaign(app)
-    app.roll(cid, notation="d20", purpose="attack")
+    app.dice.roll(cid, notation="d20", purpose="attack")
     rollback(app, cid, 3)
-    app.roll(cid, notation="d20", purpose="flee")
-    assert app.audit(cid).as_dict()["rerolls"]["count"] == 0
+    app.dice.roll(cid, notation="d20", purpose="flee")
+    assert app.reading.audit(cid).as_dict()["rerolls"]["count"] == 0

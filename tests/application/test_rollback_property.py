@@ -152,7 +152,7 @@ def attempt(campaign: Campaign, command: Json, dice: RecordedDice) -> str | None
 def app_attempt(app: Questlog, cid: UUID, command: Json, faces: list[int]) -> str | None:
     """Run a command through the application with reported faces; returns why it was refused."""
     try:
-        app.command(cid, {**command, "faces": faces})
+        app.campaigns.command(cid, {**command, "faces": faces})
     except (RuleViolation, InvalidInput) as refused:
         return getattr(refused, "rule_id", None) or type(refused).__name__
     return None
@@ -239,6 +239,6 @@ def test_a_rollback_to_a_random_version_restores_it_and_play_goes_on_from_there(
         assert comparable(app.campaign(cid).state) == comparable(app.campaign(fork_id).state)
         assert app.campaign(cid).house_rules == app.campaign(fork_id).house_rules
 
-    report = app.audit(cid)
+    report = app.reading.audit(cid)
     assert report.ok and report.chain_ok
     assert report.head_hash == app.campaign(cid).head_hash

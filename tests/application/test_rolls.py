@@ -29,7 +29,7 @@ def stored_mark(app: Questlog) -> int:
 def roll(app: Questlog, campaign_id: UUID, notation: str = "d20", **kwargs: Any) -> dict[str, Any]:
     """Roll and return the roll record."""
     kwargs.setdefault("purpose", "a test roll")
-    record: dict[str, Any] = app.roll(campaign_id, notation=notation, **kwargs).value
+    record: dict[str, Any] = app.dice.roll(campaign_id, notation=notation, **kwargs).value
     return record
 
 
@@ -182,7 +182,7 @@ def test_the_dice_mode_house_rule_refuses_the_other_source_and_stores_nothing(
     before = stored_mark(app)
 
     with pytest.raises(RuleViolation) as refused:
-        app.roll(campaign_id, notation="d6", purpose="", faces=faces)
+        app.dice.roll(campaign_id, notation="d6", purpose="", faces=faces)
 
     assert refused.value.rule_id == "house_rules.dice_mode"
     assert stored_mark(app) == before
@@ -203,7 +203,7 @@ def test_bad_notation_is_invalid_input_and_stores_nothing(
     before = stored_mark(app)
 
     with pytest.raises(InvalidInput) as refused:
-        app.roll(campaign_id, notation=notation, purpose="")
+        app.dice.roll(campaign_id, notation=notation, purpose="")
 
     assert "dice" in refused.value.errors
     assert stored_mark(app) == before
@@ -234,7 +234,7 @@ def test_bad_reported_faces_are_invalid_input_and_store_nothing(
     before = stored_mark(app)
 
     with pytest.raises(InvalidInput) as refused:
-        app.roll(campaign_id, notation=notation, purpose="", faces=faces)
+        app.dice.roll(campaign_id, notation=notation, purpose="", faces=faces)
 
     assert "faces" in refused.value.errors
     assert stored_mark(app) == before
@@ -249,7 +249,7 @@ def test_a_new_client_seed_is_used_by_the_rolls_that_follow(
     campaign_id = new_campaign()
     first = roll(app, campaign_id)
 
-    app.set_client_seed(campaign_id, "table-seed-42")
+    app.dice.set_client_seed(campaign_id, "table-seed-42")
     second = roll(app, campaign_id)
 
     assert first["proof"]["client_seed"] != "table-seed-42"
@@ -268,7 +268,7 @@ def test_a_bad_client_seed_is_refused_and_stores_nothing(
     campaign_id = new_campaign()
 
     with pytest.raises(InvalidInput):
-        app.set_client_seed(campaign_id, client_seed)
+        app.dice.set_client_seed(campaign_id, client_seed)
 
     assert app.campaign(campaign_id).version == 1
 
@@ -280,7 +280,7 @@ def test_rotation_reveals_the_old_seed_commits_to_a_new_one_and_restarts_the_non
     old_commitment = app.campaign(campaign_id).dice["commitment"]
     before = [roll(app, campaign_id) for _ in range(3)]
 
-    app.rotate_seed(campaign_id)
+    app.dice.rotate_seed(campaign_id)
     after = [roll(app, campaign_id) for _ in range(3)]
 
     rotated = app.campaign_events(campaign_id)[4]
@@ -298,7 +298,7 @@ def test_a_revealed_seed_is_never_used_again(app: Questlog, new_campaign: NewCam
     campaign_id = new_campaign()
     for _ in range(4):
         roll(app, campaign_id)
-        app.rotate_seed(campaign_id)
+        app.dice.rotate_seed(campaign_id)
     roll(app, campaign_id)
 
     events = app.campaign_events(campaign_id)
@@ -318,7 +318,7 @@ def test_a_revealed_seed_is_never_used_again(app: Questlog, new_campaign: NewCam
     current = app.campaign(campaign_id).dice["commitment"]
     assert current == committed[-1]
     assert current not in revealed_commitments
-    assert app.secret_seed(current) not in revealed
+    assert app.dice.secret_seed(current) not in revealed
 
 
 def test_the_seed_survives_a_restart_and_is_revealed_correctly(
@@ -331,12 +331,12 @@ def test_the_seed_survives_a_restart_and_is_revealed_correctly(
 
     reopened = make_app()
     later = roll(reopened, campaign_id)
-    reopened.rotate_seed(campaign_id)
+    reopened.dice.rotate_seed(campaign_id)
 
     assert (later["proof"]["commitment"], later["proof"]["nonce"]) == (commitment, 1)
     rotated = reopened.campaign_events(campaign_id)[-1]
     assert hashlib.sha256(bytes.fromhex(rotated.revealed_seed)).hexdigest() == commitment
-    assert reopened.audit(campaign_id).rolls["verified"] == 2
+    assert reopened.reading.audit(campaign_id).rolls["verified"] == 2
 
 
 # -- If-Match ----------------------------------------------------------------------------------
@@ -348,8 +348,8 @@ def test_an_expected_version_that_matches_lets_the_command_through(
     campaign_id = new_campaign()
 
     roll(app, campaign_id, expected_version=1)
-    app.set_client_seed(campaign_id, "abc", expected_version=2)
-    app.rotate_seed(campaign_id, expected_version=3)
+    app.dice.set_client_seed(campaign_id, "abc", expected_version=2)
+    app.dice.rotate_seed(campaign_id, expected_version=3)
 
     assert app.campaign(campaign_id).version == 4
 
@@ -362,9 +362,9 @@ def test_a_stale_expected_version_is_refused_and_stores_nothing(
     roll(app, campaign_id)
     before = stored_mark(app)
     commands: dict[str, Callable[[], object]] = {
-        "roll": lambda: app.roll(campaign_id, notation="d20", purpose="", expected_version=1),
-        "set_client_seed": lambda: app.set_client_seed(campaign_id, "x", expected_version=1),
-        "rotate_seed": lambda: app.rotate_seed(campaign_id, expected_version=1),
+        "roll": lambda: app.dice.roll(campaign_id, notation="d20", purpose="", expected_version=1),
+        "set_client_seed": lambda: app.dice.set_client_seed(campaign_id, "x", expected_version=1),
+        "rotate_seed": lambda: app.dice.rotate_seed(campaign_id, expected_version=1),
     }
 
     with pytest.raises(StaleVersion) as refused:
@@ -384,8 +384,8 @@ def test_a_repeated_idempotency_key_replays_the_first_roll_and_appends_nothing(
     campaign_id = new_campaign()
     key = Idempotency(scope=f"rolls:{campaign_id}", key="k-1", fingerprint="sha-of-body")
 
-    first = app.roll(campaign_id, notation="d20", purpose="", idempotency=key)
-    again = app.roll(campaign_id, notation="d20", purpose="", idempotency=key)
+    first = app.dice.roll(campaign_id, notation="d20", purpose="", idempotency=key)
+    again = app.dice.roll(campaign_id, notation="d20", purpose="", idempotency=key)
 
     assert first.replayed is False
     assert again.replayed is True
@@ -398,7 +398,7 @@ def test_a_repeated_idempotency_key_replays_a_campaign_creation(app: Questlog) -
     key = Idempotency(scope="campaigns", key="create-1", fingerprint="f")
 
     def create() -> Any:
-        return app.create_campaign(
+        return app.campaigns.create_campaign(
             game="quest-calendar",
             name="Once",
             idempotency=key,
@@ -408,7 +408,7 @@ def test_a_repeated_idempotency_key_replays_a_campaign_creation(app: Questlog) -
 
     assert (first.replayed, again.replayed) == (False, True)
     assert facts(again) == facts(first)
-    assert len(app.list_campaigns()[0]) == 1
+    assert len(app.reading.list_campaigns()[0]) == 1
 
 
 def test_an_idempotency_key_reused_with_another_body_is_invalid_input(
@@ -416,11 +416,15 @@ def test_an_idempotency_key_reused_with_another_body_is_invalid_input(
 ) -> None:
     campaign_id = new_campaign()
     scope = f"rolls:{campaign_id}"
-    app.roll(campaign_id, notation="d20", purpose="", idempotency=Idempotency(scope, "k", "one"))
+    app.dice.roll(
+        campaign_id, notation="d20", purpose="", idempotency=Idempotency(scope, "k", "one")
+    )
     before = stored_mark(app)
 
     with pytest.raises(InvalidInput) as refused:
-        app.roll(campaign_id, notation="d6", purpose="", idempotency=Idempotency(scope, "k", "two"))
+        app.dice.roll(
+            campaign_id, notation="d6", purpose="", idempotency=Idempotency(scope, "k", "two")
+        )
 
     assert "Idempotency-Key" in refused.value.errors
     assert stored_mark(app) == before
@@ -429,8 +433,12 @@ def test_an_idempotency_key_reused_with_another_body_is_invalid_input(
 def test_idempotency_keys_are_scoped(app: Questlog, new_campaign: NewCampaign) -> None:
     campaign_id = new_campaign()
 
-    one = app.roll(campaign_id, notation="d20", purpose="", idempotency=Idempotency("a", "k", "f"))
-    two = app.roll(campaign_id, notation="d20", purpose="", idempotency=Idempotency("b", "k", "f"))
+    one = app.dice.roll(
+        campaign_id, notation="d20", purpose="", idempotency=Idempotency("a", "k", "f")
+    )
+    two = app.dice.roll(
+        campaign_id, notation="d20", purpose="", idempotency=Idempotency("b", "k", "f")
+    )
 
     assert (one.replayed, two.replayed) == (False, False)
     assert app.campaign(campaign_id).version == 3
@@ -443,8 +451,8 @@ def test_a_refused_command_does_not_use_up_its_idempotency_key(
     key = Idempotency(f"rolls:{campaign_id}", "k", "f")
 
     with pytest.raises(StaleVersion):
-        app.roll(campaign_id, notation="d20", purpose="", expected_version=7, idempotency=key)
-    later = app.roll(campaign_id, notation="d20", purpose="", idempotency=key)
+        app.dice.roll(campaign_id, notation="d20", purpose="", expected_version=7, idempotency=key)
+    later = app.dice.roll(campaign_id, notation="d20", purpose="", idempotency=key)
 
     assert later.replayed is False
     assert app.campaign(campaign_id).version == 2
@@ -480,7 +488,7 @@ def test_one_idempotency_key_sent_at_once_through_several_apps_creates_one_campa
 
     outcomes = run_together(
         [
-            lambda w=w: w.create_campaign(
+            lambda w=w: w.campaigns.create_campaign(
                 game="quest-calendar",
                 name="Once",
                 idempotency=key,
@@ -491,7 +499,7 @@ def test_one_idempotency_key_sent_at_once_through_several_apps_creates_one_campa
 
     assert sorted(o.replayed for o in outcomes) == [False, True, True, True]
     assert len({o.campaign_id for o in outcomes}) == 1
-    assert len(app.list_campaigns()[0]) == 1
+    assert len(app.reading.list_campaigns()[0]) == 1
 
 
 def test_one_idempotency_key_sent_at_once_through_several_apps_rolls_once(
@@ -503,7 +511,7 @@ def test_one_idempotency_key_sent_at_once_through_several_apps_rolls_once(
 
     outcomes = run_together(
         [
-            lambda w=w: w.roll(campaign_id, notation="d20", purpose="", idempotency=key)
+            lambda w=w: w.dice.roll(campaign_id, notation="d20", purpose="", idempotency=key)
             for w in writers
         ]
     )
@@ -530,7 +538,7 @@ def roll_concurrently(apps: list[Questlog], campaign_id: UUID) -> list[BaseExcep
             done = 0
             while done < ROLLS_PER_THREAD:
                 try:
-                    app.roll(campaign_id, notation="d20", purpose="race")
+                    app.dice.roll(campaign_id, notation="d20", purpose="race")
                 except ConcurrencyConflict:
                     continue  # reported, not swallowed: the caller may send it again
                 done += 1
@@ -555,8 +563,8 @@ def assert_every_roll_landed_once(app: Questlog, campaign_id: UUID) -> None:
     assert [e.originator_version for e in events] == list(range(1, total + 2))
     nonces = sorted(r["proof"]["nonce"] for e in rolled for r in e.rolls)
     assert nonces == list(range(total))
-    app.rotate_seed(campaign_id)
-    report = app.audit(campaign_id)
+    app.dice.rotate_seed(campaign_id)
+    report = app.reading.audit(campaign_id)
     assert report.chain_ok, report.problems
     assert report.rolls["verified"] == total
 
@@ -588,21 +596,21 @@ def test_a_cached_campaign_moved_on_by_another_process_is_reloaded_before_any_re
     make_app: Callable[[], Questlog],
 ) -> None:
     first, second = make_app(), make_app()
-    created = first.create_campaign(game="quest-calendar", name="two processes")
+    created = first.campaigns.create_campaign(game="quest-calendar", name="two processes")
     campaign_id = created.campaign_id
-    first.roll(campaign_id, notation="d20", purpose="warm the cache")
+    first.dice.roll(campaign_id, notation="d20", purpose="warm the cache")
     for _ in range(3):
-        second.roll(campaign_id, notation="d20", purpose="elsewhere")
+        second.dice.roll(campaign_id, notation="d20", purpose="elsewhere")
     # first's cache is at version 2; the store is at 5. Its next command must neither be refused
     # on the stale copy nor lose an event: the stale save conflicts and is retried from the store.
-    outcome = first.roll(
+    outcome = first.dice.roll(
         campaign_id,
         notation="d20",
         purpose="after",
     )
     assert outcome.version == 6
     assert (
-        first.roll(
+        first.dice.roll(
             campaign_id,
             notation="d6",
             purpose="if-match",
@@ -620,13 +628,13 @@ def test_repeated_conflicts_between_two_processes_never_break_later_writes(
     # Each stale first attempt fails inside the store's pipelined insert; on PostgreSQL that once
     # left psycopg believing in a prepared statement the failed pipeline had dropped.
     first, second = make_app(), make_app()
-    created = first.create_campaign(game="quest-calendar", name="ping-pong")
+    created = first.campaigns.create_campaign(game="quest-calendar", name="ping-pong")
     campaign_id = created.campaign_id
     for _ in range(12):
-        first.roll(campaign_id, notation="d6", purpose="first")
-        second.roll(campaign_id, notation="d6", purpose="second")
+        first.dice.roll(campaign_id, notation="d6", purpose="first")
+        second.dice.roll(campaign_id, notation="d6", purpose="second")
     assert first.campaign(campaign_id).version == 25
-    assert first.audit(campaign_id).chain_ok is True
+    assert first.reading.audit(campaign_id).chain_ok is True
 
 
 def test_a_stale_write_is_refused_as_a_version_conflict_at_its_first_try(
@@ -636,11 +644,11 @@ def test_a_stale_write_is_refused_as_a_version_conflict_at_its_first_try(
     # PostgreSQL a stale write failed as "pipeline aborted", which eventsourcing retried ten times
     # 0.2 s apart before the command loop ever saw a conflict.
     first, second = make_app(), make_app()
-    created = first.create_campaign(game="quest-calendar", name="stale")
+    created = first.campaigns.create_campaign(game="quest-calendar", name="stale")
     campaign_id = created.campaign_id
     stale = first.campaign(campaign_id)
-    second.roll(campaign_id, notation="d20", purpose="elsewhere")
-    stale.roll(parse("d20"), "stale", first.server_dice(stale))
+    second.dice.roll(campaign_id, notation="d20", purpose="elsewhere")
+    stale.roll(parse("d20"), "stale", first.dice.server_dice(stale))
     inserts = []
     insert = first.recorder.insert_events
 

@@ -19,8 +19,8 @@ from domain.storage.store import StoreConfig
 
 
 def new_campaign(app: Questlog) -> tuple[object, object]:
-    outcome = app.create_campaign(game="quest-calendar", name="Signed")
-    roll = app.roll(outcome.campaign_id, notation="d20", purpose="signed")  # type: ignore[union-attr]
+    outcome = app.campaigns.create_campaign(game="quest-calendar", name="Signed")
+    roll = app.dice.roll(outcome.campaign_id, notation="d20", purpose="signed")  # type: ignore[union-attr]
     return outcome.campaign_id, roll  # type: ignore[union-attr]
 
 
@@ -28,8 +28,8 @@ def test_ring_is_made_on_first_use_and_signs_checkpoints(app: Questlog) -> None:
     ring = app.key_ring.current()
     assert ring.log_name.startswith("questlog-")
     assert [listed.retired for listed in ring.keys] == [None]
-    campaign = app.create_campaign(game="quest-calendar", name="Signed")
-    note = app.checkpoint(campaign.campaign_id, campaign.version, campaign.head_hash)  # type: ignore[union-attr]
+    campaign = app.campaigns.create_campaign(game="quest-calendar", name="Signed")
+    note = app.reading.checkpoint(campaign.campaign_id, campaign.version, campaign.head_hash)  # type: ignore[union-attr]
     found, key = open_checkpoint(note, [parse_verifier_key(ring.keys[0].verifier.text)])
     assert (found.campaign_id, found.version, found.head_hash) == (
         campaign.campaign_id,  # type: ignore[union-attr]
@@ -93,7 +93,7 @@ def test_rotation_signs_with_a_new_key_and_keeps_the_old_ones_listed(
     monkeypatch.setattr(keys_module, "FILE_RECHECK_SECONDS", 0.0)
     worker, operator = make_app(), make_app()
     campaign_id, _ = new_campaign(worker)
-    before = worker.head_checkpoint(campaign_id)[1]  # type: ignore[arg-type]
+    before = worker.reading.head_checkpoint(campaign_id)[1]  # type: ignore[arg-type]
     old_key = worker.key_ring.current().signer.verifier
 
     rotated = operator.key_ring.rotate()
@@ -101,10 +101,10 @@ def test_rotation_signs_with_a_new_key_and_keeps_the_old_ones_listed(
     assert rotated.keys[0].verifier == old_key and rotated.keys[0].retired is not None
     assert rotated.keys[1].retired is None and rotated.signer.verifier != old_key
 
-    after = worker.head_checkpoint(campaign_id)[1]  # type: ignore[arg-type]
+    after = worker.reading.head_checkpoint(campaign_id)[1]  # type: ignore[arg-type]
     assert open_checkpoint(after, [rotated.signer.verifier])[1] == rotated.signer.verifier
-    assert worker.check_checkpoint(campaign_id, before).verdict == "ok"  # type: ignore[arg-type]
-    assert worker.check_checkpoint(campaign_id, after).verdict == "ok"  # type: ignore[arg-type]
+    assert worker.reading.check_checkpoint(campaign_id, before).verdict == "ok"  # type: ignore[arg-type]
+    assert worker.reading.check_checkpoint(campaign_id, after).verdict == "ok"  # type: ignore[arg-type]
     assert [k.text for k in worker.key_ring.verifier_keys()] == [
         old_key.text,
         rotated.signer.verifier.text,
@@ -114,8 +114,8 @@ def test_rotation_signs_with_a_new_key_and_keeps_the_old_ones_listed(
 def test_checkpoint_of_another_campaign_is_named_so(app: Questlog) -> None:
     first, _ = new_campaign(app)
     second, _ = new_campaign(app)
-    note = app.head_checkpoint(first)[1]  # type: ignore[arg-type]
-    verdict = app.check_checkpoint(second, note)  # type: ignore[arg-type]
+    note = app.reading.head_checkpoint(first)[1]  # type: ignore[arg-type]
+    verdict = app.reading.check_checkpoint(second, note)  # type: ignore[arg-type]
     assert verdict.verdict == "another campaign"
     assert not verdict.ok
 
@@ -131,8 +131,8 @@ def test_another_logs_checkpoint_needs_that_logs_key(
         other = keys_module.KeyRing(keys_module.RingFile(tmp_path / "other.json"), "elsewhere")
         found = here.campaign(campaign_id)  # type: ignore[arg-type]
         note = other.sign_checkpoint(found.id, found.version, found.head_hash)
-        assert here.check_checkpoint(found.id, note).verdict == "unknown key"
-        assert here.check_checkpoint(found.id, note, other.verifier_keys()).verdict == "ok"
+        assert here.reading.check_checkpoint(found.id, note).verdict == "unknown key"
+        assert here.reading.check_checkpoint(found.id, note, other.verifier_keys()).verdict == "ok"
     finally:
         here.close()
 
@@ -162,9 +162,9 @@ def test_a_worker_signs_with_the_new_key_once_the_recheck_interval_has_passed(
     monkeypatch.setattr(keys_module, "FILE_RECHECK_SECONDS", 0.05)
     worker, operator = make_app(), make_app()
     campaign_id, _ = new_campaign(worker)
-    worker.head_checkpoint(campaign_id)
+    worker.reading.head_checkpoint(campaign_id)
     rotated = operator.key_ring.rotate()
     time.sleep(0.1)
-    after = worker.head_checkpoint(campaign_id)[1]  # type: ignore[arg-type]
+    after = worker.reading.head_checkpoint(campaign_id)[1]  # type: ignore[arg-type]
     assert open_checkpoint(after, [rotated.signer.verifier])[1] == rotated.signer.verifier
     assert [k.text for k in worker.key_ring.verifier_keys()][-1] == rotated.signer.verifier.text

@@ -60,11 +60,11 @@ def test_an_app_built_from_the_environment_uses_that_store(store_config: StoreCo
         }
 
     with closing(Questlog(StoreConfig.from_environ(environ))) as from_env:
-        from_env.create_campaign(
+        from_env.campaigns.create_campaign(
             game="calendar-board", name="From the environment", setup=SETUPS["calendar-board"]
         )
     with closing(Questlog(store_config)) as direct:
-        [(_, created)] = direct.list_campaigns()[0]
+        [(_, created)] = direct.reading.list_campaigns()[0]
 
     assert created.name == "From the environment"
 
@@ -90,7 +90,7 @@ def _start_and_create(config: StoreConfig, start: Any, problems: Any) -> None:
     try:
         start.wait(timeout=30)
         with closing(Questlog(config)) as app:
-            app.create_campaign(game="quest-calendar", name="started together")
+            app.campaigns.create_campaign(game="quest-calendar", name="started together")
     except BaseException:
         problems.put(traceback.format_exc(limit=3))
         sys.exit(1)
@@ -127,7 +127,7 @@ def test_processes_starting_together_on_a_new_store_all_succeed(stores: Any) -> 
 
         assert codes == [0] * STARTING_PROCESSES, f"round {round_}: {codes}\n" + "\n".join(reports)
         with closing(Questlog(config)) as app:
-            assert len(app.list_campaigns()[0]) == STARTING_PROCESSES
+            assert len(app.reading.list_campaigns()[0]) == STARTING_PROCESSES
 
 
 # -- snapshots ----------------------------------------------------------------------------------
@@ -159,9 +159,9 @@ def test_snapshots_every_100_events_give_the_same_state_as_a_full_replay(
 ) -> None:
     campaign_id = new_campaign()
     for n in range(SNAPSHOT_ROLLS):
-        app.roll(campaign_id, notation="d20", purpose=f"roll {n}")
+        app.dice.roll(campaign_id, notation="d20", purpose=f"roll {n}")
         if n == 120:
-            app.rotate_seed(campaign_id)  # version 123: snapshot 200 holds a revealed seed
+            app.dice.rotate_seed(campaign_id)  # version 123: snapshot 200 holds a revealed seed
 
     assert app.campaign(campaign_id).version == SNAPSHOT_ROLLS + 2
     assert raw.snapshot_versions(campaign_id) == [100, 200]
@@ -180,7 +180,7 @@ def test_loading_from_a_snapshot_does_not_replay_the_events_before_it(
 ) -> None:
     campaign_id = new_campaign()
     for _ in range(104):
-        app.roll(campaign_id, notation="d20", purpose="")
+        app.dice.roll(campaign_id, notation="d20", purpose="")
     expected = state(app.campaign(campaign_id, version=105))
 
     for version in range(1, 100):
@@ -199,9 +199,9 @@ def test_the_secret_seed_is_stored_only_in_the_seed_table_until_revealed(
 ) -> None:
     campaign_id = new_campaign()
     commitment = app.campaign(campaign_id).dice["commitment"]
-    secret = app.secret_seed(commitment)
+    secret = app.dice.secret_seed(commitment)
     for _ in range(99):  # version 100: a snapshot is taken
-        app.roll(campaign_id, notation="d20", purpose="")
+        app.dice.roll(campaign_id, notation="d20", purpose="")
     campaign = app.campaign(campaign_id)
     assert raw.snapshot_versions(campaign_id) == [100]
     secret_forms = [secret.encode(), secret.upper().encode(), bytes.fromhex(secret)]
@@ -221,12 +221,12 @@ def test_the_secret_seed_is_stored_only_in_the_seed_table_until_revealed(
     for text in (repr(campaign), str(campaign.__dict__), repr(campaign.view())):
         assert secret not in text
 
-    app.rotate_seed(campaign_id)
+    app.dice.rotate_seed(campaign_id)
     revealed = app.campaign_events(campaign_id)[-1]
 
     assert revealed.revealed_seed == secret
     assert secret.encode() in raw.table_bytes(raw.events_table)
-    new_secret = app.secret_seed(app.campaign(campaign_id).dice["commitment"])
+    new_secret = app.dice.secret_seed(app.campaign(campaign_id).dice["commitment"])
     for table in tables:
         assert (new_secret.encode() in raw.table_bytes(table)) == (table == SEEDS_TABLE)
 
@@ -236,17 +236,17 @@ def test_a_store_written_before_attempt_ids_loads_verifies_and_takes_commands(
 ) -> None:
     # Early releases had no questlog_attempts table and wrote the access flag apart.
     campaign_id = new_campaign()
-    app.roll(campaign_id, notation="d20", purpose="old release")
+    app.dice.roll(campaign_id, notation="d20", purpose="old release")
     app.close()
     raw._run(f"DROP TABLE {ATTEMPTS_TABLE}")
     assert ATTEMPTS_TABLE not in raw.tables()
 
     reopened = Questlog(store_config)
     try:
-        assert reopened.audit(campaign_id).ok is True
-        reopened.roll(campaign_id, notation="d20", purpose="new release")
+        assert reopened.reading.audit(campaign_id).ok is True
+        reopened.dice.roll(campaign_id, notation="d20", purpose="new release")
         assert reopened.campaign(campaign_id).version == 3
-        assert reopened.audit(campaign_id).ok is True
+        assert reopened.reading.audit(campaign_id).ok is True
         assert len(raw._run(f"SELECT attempt FROM {ATTEMPTS_TABLE}")) == 1
     finally:
         reopened.close()
@@ -259,7 +259,7 @@ def test_a_store_config_takes_a_str_or_a_path(tmp_path: Path) -> None:
     assert isinstance(as_text.sqlite_path, Path)
     app = Questlog(as_text)
     try:
-        created = app.create_campaign(game="quest-calendar", name="from a str path")
+        created = app.campaigns.create_campaign(game="quest-calendar", name="from a str path")
         assert app.campaign(created.campaign_id).name == "from a str path"
     finally:
         app.close()
@@ -276,7 +276,7 @@ def test_a_campaigns_events_read_in_one_call_are_the_recorders_own(
     SELECT on the thread's own reading connection): the same events as ``select_events``."""
     cid = new_campaign()
     for n in range(5):
-        app.roll(cid, notation="d20", purpose=f"roll {n}")
+        app.dice.roll(cid, notation="d20", purpose=f"roll {n}")
     recorder = app.side_tables
     for after, limit in [(0, None), (2, None), (2, 2), (6, None), (0, 1)]:
         fast = recorder.stored_events_after(cid, after, limit)

@@ -67,10 +67,10 @@ def purposes(app: Questlog, campaign_id: UUID) -> Counter[str]:
 def test_a_roll_whose_commit_answer_was_lost_is_stored_once(
     cut_app: Questlog, cutter: CommitCutter
 ) -> None:
-    campaign_id = cut_app.create_campaign(game="quest-calendar", name="cut").campaign_id
+    campaign_id = cut_app.campaigns.create_campaign(game="quest-calendar", name="cut").campaign_id
     cutter.arm()
 
-    outcome = cut_app.roll(campaign_id, notation="d20", purpose="once")
+    outcome = cut_app.dice.roll(campaign_id, notation="d20", purpose="once")
 
     assert cutter.cuts == 1
     assert purposes(cut_app, campaign_id)["once"] == 1
@@ -78,23 +78,23 @@ def test_a_roll_whose_commit_answer_was_lost_is_stored_once(
     assert outcome.value["roll_id"] == stored["roll_id"]
     assert outcome.value["total"] == stored["total"]
     assert cut_app.campaign(campaign_id).version == 2
-    assert cut_app.audit(campaign_id).chain_ok is True
+    assert cut_app.reading.audit(campaign_id).chain_ok is True
 
 
 def test_a_game_command_whose_commit_answer_was_lost_takes_effect_once(
     cut_app: Questlog, cutter: CommitCutter
 ) -> None:
-    campaign_id = cut_app.create_campaign(
+    campaign_id = cut_app.campaigns.create_campaign(
         game="quest-calendar",
         name="cut",
         setup={"prologue_complete": True},
     ).campaign_id
-    cut_app.command(campaign_id, {"type": "select_hero", "phase": "main", "hero": HERO})
-    cut_app.command(campaign_id, {"type": "start_page", "date": "2027-01-04"})
+    cut_app.campaigns.command(campaign_id, {"type": "select_hero", "phase": "main", "hero": HERO})
+    cut_app.campaigns.command(campaign_id, {"type": "start_page", "date": "2027-01-04"})
     before = cut_app.campaign(campaign_id).version
     cutter.arm()
 
-    cut_app.command(campaign_id, {"type": "trait_check", "trait": "INT", "target": 12})
+    cut_app.campaigns.command(campaign_id, {"type": "trait_check", "trait": "INT", "target": 12})
 
     assert cutter.cuts == 1
     events = cut_app.campaign_events(campaign_id, after=before)
@@ -108,10 +108,12 @@ def test_a_campaign_whose_creation_answer_was_lost_is_created_once_with_its_acce
 ) -> None:
     cutter.arm()
 
-    outcome = cut_app.create_campaign(game="quest-calendar", name="created once", public=True)
+    outcome = cut_app.campaigns.create_campaign(
+        game="quest-calendar", name="created once", public=True
+    )
 
     assert cutter.cuts == 1
-    items, _ = cut_app.list_campaigns(limit=100)
+    items, _ = cut_app.reading.list_campaigns(limit=100)
     assert [event.name for _, event in items] == ["created once"]
     assert items[0][1].originator_id == outcome.campaign_id
     assert cut_app.side_tables.is_public(str(outcome.campaign_id)) is True
@@ -120,12 +122,12 @@ def test_a_campaign_whose_creation_answer_was_lost_is_created_once_with_its_acce
 def test_a_store_that_cannot_be_reached_answers_not_stored_and_nothing_is(
     cut_app: Questlog, cutter: CommitCutter, schema_config: StoreConfig
 ) -> None:
-    campaign_id = cut_app.create_campaign(game="quest-calendar", name="down").campaign_id
-    cut_app.roll(campaign_id, notation="d20", purpose="before")
+    campaign_id = cut_app.campaigns.create_campaign(game="quest-calendar", name="down").campaign_id
+    cut_app.dice.roll(campaign_id, notation="d20", purpose="before")
     cutter.stop()  # every pooled connection is cut and no new one can be made
 
     with pytest.raises(StoreUnavailable) as raised:
-        cut_app.roll(campaign_id, notation="d20", purpose="while down")
+        cut_app.dice.roll(campaign_id, notation="d20", purpose="while down")
 
     assert raised.value.stored is False
     direct = Questlog(schema_config)
@@ -208,7 +210,7 @@ def test_connection_cuts_under_load_never_store_a_request_twice(
             else:
                 assert stored[purpose] <= 1, (purpose, body)
         assert max(stored.values()) == 1
-        assert app.audit(UUID(campaign["id"])).chain_ok is True
+        assert app.reading.audit(UUID(campaign["id"])).chain_ok is True
     finally:
         app.close()
 
@@ -265,7 +267,7 @@ def test_a_failure_before_any_write_says_nothing_was_stored(
     cut_app: Questlog, cutter: CommitCutter
 ) -> None:
     app = create_app(cut_app, auth=True, rate_limit=0, TESTING=True)
-    _, secret = cut_app.create_token("owner", admin=True)
+    _, secret = cut_app.access.create_token("owner", admin=True)
     client = app.test_client()
     cutter.stop()
 

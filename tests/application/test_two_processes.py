@@ -13,7 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from domain.model.access import Membership
+from domain.model.campaign import Campaign
 from domain.model.errors import InvalidInput
+from domain.service.commands_service import Decided, Decision
 from domain.service.questlog import Questlog
 
 
@@ -21,13 +23,13 @@ def test_a_command_that_appends_nothing_answers_from_the_store_not_a_stale_cache
     make_app: Callable[[], Questlog],
 ) -> None:
     first, second = make_app(), make_app()
-    cid = first.create_campaign(game="quest-calendar", name="Cached").campaign_id
-    first.roll(cid, notation="d20", purpose="cached in the first process")
-    moved = second.roll(cid, notation="d20", purpose="written by the second")
+    cid = first.campaigns.create_campaign(game="quest-calendar", name="Cached").campaign_id
+    first.dice.roll(cid, notation="d20", purpose="cached in the first process")
+    moved = second.dice.roll(cid, notation="d20", purpose="written by the second")
 
     # The first process's cache still holds the campaign before the second's roll; a decision
     # that triggers no event is never refused by the version key, so it must see the store.
-    outcome = first.execute(cid, lambda campaign: campaign.version, None, None)
+    outcome = first.execute(cid, ReadVersion(), None, None)
 
     assert outcome.value == moved.version
 
@@ -38,10 +40,10 @@ def test_a_token_name_taken_by_another_process_meanwhile_is_a_422_on_name(
     first, second = make_app(), make_app()
     # The second process checked the name before the first stored it: the check saw nothing.
     monkeypatch.setattr(type(second.side_tables), "find_token", lambda _self, _name: None)
-    first.create_token("dana")
+    first.access.create_token("dana")
 
     with pytest.raises(InvalidInput) as refused:
-        second.create_token("dana")
+        second.access.create_token("dana")
 
     assert "name" in refused.value.errors
 
@@ -50,8 +52,8 @@ def test_two_processes_giving_one_token_a_role_both_succeed_and_the_last_one_hol
     make_app: Callable[[], Questlog],
 ) -> None:
     first, second = make_app(), make_app()
-    cid = first.create_campaign(game="quest-calendar", name="Roles").campaign_id
-    token, _ = first.create_token("erin")
+    cid = first.campaigns.create_campaign(game="quest-calendar", name="Roles").campaign_id
+    token, _ = first.access.create_token("erin")
 
     roles = [Membership(str(cid), token.id, "viewer"), Membership(str(cid), token.id, "auditor")]
 
@@ -66,3 +68,10 @@ def test_two_processes_giving_one_token_a_role_both_succeed_and_the_last_one_hol
     held = first.side_tables.membership(str(cid), token.id)
     assert held is not None and (held.role, held.seat) == ("player", "A")
     assert [m.token_id for m in second.side_tables.members(str(cid))].count(token.id) == 1
+
+
+class ReadVersion(Decision):
+    """A decision that triggers no event: it answers the version it decided on."""
+
+    def decide(self, campaign: Campaign) -> Decided:
+        return Decided(campaign.version)

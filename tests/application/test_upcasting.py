@@ -69,7 +69,7 @@ def test_shop_left_is_recorded_at_payload_version_2_with_its_shop(app: Questlog)
     assert game_event_class("quest-calendar", "ShopLeft").class_version == 2
     [event] = app.campaign_events(cid, after=version - 1)
     assert event.details == {"shop_id": "dock-market", "reason": "left"}
-    assert app.audit(cid).ok
+    assert app.reading.audit(cid).ok
 
 
 def test_a_shop_left_stored_at_version_1_loads_upcast_and_still_verifies(
@@ -84,7 +84,7 @@ def test_a_shop_left_stored_at_version_1_loads_upcast_and_still_verifies(
     assert event.details == {"reason": "pageEnded", "shop_id": None}
     assert event.hash == stored["hash"]
 
-    report = app.audit(cid)
+    report = app.reading.audit(cid)
     assert report.ok and report.chain_ok, report.as_dict()
     assert (report.head_version, report.head_hash) == (version, stored["hash"])
     assert raw.event_state(cid, version) == before
@@ -96,7 +96,7 @@ def test_a_shop_left_stored_at_version_1_loads_upcast_and_still_verifies(
     assert decode_notification(app.mapper, notification).data["details"] == event.details
 
     # The event list shows it as stored, so its hash can be recomputed from what it shows.
-    [body] = app.event_records(cid, after=version - 1, limit=1)
+    [body] = app.reading.event_records(cid, after=version - 1, limit=1)
     assert body["data"]["details"] == {"reason": "pageEnded"}
     assert "class_version" not in body["data"]
     assert body["hash"] == chain.event_hash(
@@ -110,13 +110,13 @@ def test_a_shop_left_stored_at_version_1_loads_upcast_and_still_verifies(
     )
 
     [ended, *_] = command(app, cid, {"type": "end_page"})
-    assert app.audit(cid).ok
+    assert app.reading.audit(cid).ok
     assert app.campaign_events(cid, after=version)[0].hash == ended.hash
 
 
 def test_a_new_event_of_a_changed_payload_hashes_its_version_too(app: Questlog) -> None:
     cid, version = left_shop(app)
-    [body] = app.event_records(cid, after=version - 1, limit=1)
+    [body] = app.reading.event_records(cid, after=version - 1, limit=1)
 
     assert body["data"]["class_version"] == 2
     assert body["hash"] == chain.event_hash(
@@ -137,7 +137,7 @@ def test_an_edited_version_1_payload_is_still_caught(app: Questlog, raw: RawStor
 
     raw.set_event_state(cid, version, edited)
 
-    report = app.audit(cid)
+    report = app.reading.audit(cid)
     assert not report.chain_ok
     assert report.first_bad_version == version
 
@@ -162,12 +162,12 @@ def test_g_cb01_g_cb12_a_release_store_match_loads_uncounted_and_stays_unlimited
         assert game_event_class("calendar-board", "FateRerollUsed").class_version == 2
         [used] = [e for e in app.campaign_events(HAIL_MATCH) if e.TOPIC == "cb.FateRerollUsed"]
         assert used.details["left"] is None
-        [body] = app.event_records(HAIL_MATCH, after=used.originator_version - 1, limit=1)
+        [body] = app.reading.event_records(HAIL_MATCH, after=used.originator_version - 1, limit=1)
         assert "left" not in body["data"]["details"]  # shown as stored
         campaign = app.campaign(HAIL_MATCH)
         assert all("fate_rerolls" not in party for party in campaign.state["parties"].values())
         head = campaign.version
-        assert app.audit(HAIL_MATCH).ok
+        assert app.reading.audit(HAIL_MATCH).ok
 
         lefts = []
         for _ in range(3):
@@ -178,6 +178,6 @@ def test_g_cb01_g_cb12_a_release_store_match_loads_uncounted_and_stays_unlimited
 
         assert lefts == [None, None, None]
         assert app.campaign(HAIL_MATCH).version == head + 3
-        assert app.audit(HAIL_MATCH).ok
+        assert app.reading.audit(HAIL_MATCH).ok
     finally:
         app.close()

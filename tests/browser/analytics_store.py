@@ -26,7 +26,7 @@ from tests.projections.scenarios import HERO, calendar_board_match, quest_calend
 def a_fight(app: Questlog, name: str, mode: str, rounds: list[list[int]]) -> UUID:
     """A Quest Calendar page with one combat in this difficulty mode, a round per list of faces
     (QC-21: a round is won by a hit and enough damage; round 2 first checks Frightened, a d20)."""
-    cid = app.create_campaign(
+    cid = app.campaigns.create_campaign(
         game="quest-calendar", name=name, setup={"prologue_complete": True}
     ).campaign_id
     run(app, cid, {"type": "select_hero", "phase": "main", "hero": HERO})
@@ -43,18 +43,18 @@ def dice(app: Questlog) -> None:
     """Fair hand-rolled d6 from ``1d6`` and ``2d6`` mixed (each face equally often: fair, the
     expected counts following the dice, not the rolls), a few server d12, and a hand-rolled d8
     that always shows 8."""
-    fair = app.create_campaign(game="quest-calendar", name="Fair dice").campaign_id
+    fair = app.campaigns.create_campaign(game="quest-calendar", name="Fair dice").campaign_id
     faces = [1, 2, 3, 4, 5, 6] * 10
     for face in faces:
-        app.roll(fair, notation="1d6", purpose="fair, one die", faces=[face])
+        app.dice.roll(fair, notation="1d6", purpose="fair, one die", faces=[face])
     for first, second in zip(faces, reversed(faces), strict=True):  # 120 dice, 20 of each face
-        app.roll(fair, notation="2d6", purpose="fair, two dice", faces=[first, second])
-    app.roll(fair, notation="2d12", purpose="a few")
-    loaded = app.create_campaign(
+        app.dice.roll(fair, notation="2d6", purpose="fair, two dice", faces=[first, second])
+    app.dice.roll(fair, notation="2d12", purpose="a few")
+    loaded = app.campaigns.create_campaign(
         game="calendar-board", name="Loaded dice", setup={"players": [{"id": "A"}, {"id": "B"}]}
     ).campaign_id
     for _ in range(40):
-        app.roll(loaded, notation="d8", purpose="loaded", faces=[8])
+        app.dice.roll(loaded, notation="d8", purpose="loaded", faces=[8])
 
 
 def seed_analytics(db: Path) -> Seeded:
@@ -62,9 +62,9 @@ def seed_analytics(db: Path) -> Seeded:
     out = Seeded()
     app = Questlog(StoreConfig(sqlite_path=db))
     try:
-        _admin, out.tokens["admin"] = app.create_token("admin", admin=True)
-        owner, out.tokens["owner"] = app.create_token("owner")
-        viewer, out.tokens["viewer"] = app.create_token("viewer")
+        _admin, out.tokens["admin"] = app.access.create_token("admin", admin=True)
+        owner, out.tokens["owner"] = app.access.create_token("owner")
+        viewer, out.tokens["viewer"] = app.access.create_token("viewer")
         with acting_as(owner):
             qc, _fork = play_quest_calendar(app)
             out.campaigns["qc"] = str(qc)

@@ -38,41 +38,41 @@ class Seeded:
 
 def hero_on_a_page(app: Questlog, name: str) -> UUID:
     """A Quest Calendar campaign whose hero has a page open (2027-01-04)."""
-    cid = app.create_campaign(
+    cid = app.campaigns.create_campaign(
         game="quest-calendar", name=name, setup={"prologue_complete": True}
     ).campaign_id
-    app.command(cid, {"type": "select_hero", "phase": "main", "hero": HERO})
-    app.command(cid, {"type": "start_page", "date": "2027-01-04"})
+    app.campaigns.command(cid, {"type": "select_hero", "phase": "main", "hero": HERO})
+    app.campaigns.command(cid, {"type": "start_page", "date": "2027-01-04"})
     return cid
 
 
 def two_rounds(app: Questlog) -> tuple[UUID, int]:
     """A match of A and B (calendar nights only) two rounds in, and the version after round one."""
-    cid = app.create_campaign(
+    cid = app.campaigns.create_campaign(
         game="calendar-board",
         name="Two rounds",
         house_rules={**samples.ONE_SCREEN, "cb.night.steps": ["calendar"]},
         setup={"players": [{"id": "A"}, {"id": "B"}]},
     ).campaign_id
-    app.command(cid, {"type": "end_turn", "player": "A"})
-    app.command(cid, {"type": "end_turn", "player": "B", "faces": [2]})
+    app.campaigns.command(cid, {"type": "end_turn", "player": "A"})
+    app.campaigns.command(cid, {"type": "end_turn", "player": "B", "faces": [2]})
     round_two = app.campaign(cid).version
-    app.command(cid, {"type": "end_turn", "player": "A"})
-    app.command(cid, {"type": "end_turn", "player": "B", "faces": [3]})
+    app.campaigns.command(cid, {"type": "end_turn", "player": "A"})
+    app.campaigns.command(cid, {"type": "end_turn", "player": "B", "faces": [3]})
     return cid, round_two
 
 
 def hail_night(app: Questlog) -> UUID:
     """A match whose fourth night lands on hail: A failed the save and may use a fate reroll."""
-    cid = app.create_campaign(
+    cid = app.campaigns.create_campaign(
         game="calendar-board",
         name="A hail night",
         house_rules={**samples.ONE_SCREEN, "cb.night.steps": ["calendar"]},
         setup=HAIL_SETUP,
     ).campaign_id
     for faces in ([4], [4], [4], [1, 1]):  # god piece 4 -> 8 -> 12 -> 13 (hail); A's save: 1
-        app.command(cid, {"type": "end_turn", "player": "A"})
-        app.command(cid, {"type": "end_turn", "player": "B", "faces": faces})
+        app.campaigns.command(cid, {"type": "end_turn", "player": "A"})
+        app.campaigns.command(cid, {"type": "end_turn", "player": "B", "faces": faces})
     return cid
 
 
@@ -98,30 +98,38 @@ def seed(db: Path) -> Seeded:
     out = Seeded()
     app = Questlog(StoreConfig(sqlite_path=db))
     try:
-        owner, out.tokens["owner"] = app.create_token("owner")
-        viewer, out.tokens["viewer"] = app.create_token("viewer")
-        bee, out.tokens["bee"] = app.create_token("bee")
+        owner, out.tokens["owner"] = app.access.create_token("owner")
+        viewer, out.tokens["viewer"] = app.access.create_token("viewer")
+        bee, out.tokens["bee"] = app.access.create_token("bee")
         with acting_as(owner):
             qc, _fork = play_quest_calendar(app)
             out.campaigns["qc"] = str(qc)
             out.campaigns["play"] = str(hero_on_a_page(app, "A page to play"))
             pending = hero_on_a_page(app, "A pickpocket's four")
-            app.command(pending, {"type": "pickpocket", "icon_id": "alley", "faces": [4]})
+            app.campaigns.command(pending, {"type": "pickpocket", "icon_id": "alley", "faces": [4]})
             out.campaigns["pending"] = str(pending)
             undo = hero_on_a_page(app, "A page to undo")
             for amount in (3, 4):
-                app.command(undo, {"type": "gain_credits", "amount": amount, "cause": "salvage"})
+                app.campaigns.command(
+                    undo, {"type": "gain_credits", "amount": amount, "cause": "salvage"}
+                )
             out.campaigns["undo"] = str(undo)
             out.campaigns["live"] = str(hero_on_a_page(app, "Played elsewhere"))
-            tampered = app.create_campaign(game="quest-calendar", name="Tampered").campaign_id
+            tampered = app.campaigns.create_campaign(
+                game="quest-calendar", name="Tampered"
+            ).campaign_id
             for n in range(3):
-                app.roll(tampered, notation="d20", purpose=f"roll {n + 1}")
-            app.rotate_seed(tampered)
+                app.dice.roll(tampered, notation="d20", purpose=f"roll {n + 1}")
+            app.dice.rotate_seed(tampered)
             out.campaigns["tampered"] = str(tampered)
-            entropy = app.create_campaign(game="quest-calendar", name="Entropy").campaign_id
-            app.roll(entropy, notation="3d20", purpose="with entropy", entropy="From-the-player_1")
-            app.roll(entropy, notation="3d20", purpose="without")
-            app.rotate_seed(entropy)
+            entropy = app.campaigns.create_campaign(
+                game="quest-calendar", name="Entropy"
+            ).campaign_id
+            app.dice.roll(
+                entropy, notation="3d20", purpose="with entropy", entropy="From-the-player_1"
+            )
+            app.dice.roll(entropy, notation="3d20", purpose="without")
+            app.dice.rotate_seed(entropy)
             out.campaigns["entropy"] = str(entropy)
             out.campaigns["long"] = str(long_campaign(app, LONG_EVENTS))
         out.campaigns["cb"] = str(play_calendar_board(app))

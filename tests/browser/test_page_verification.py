@@ -67,12 +67,12 @@ def test_the_page_verifies_the_rolls_of_an_imported_campaign(
     source = Questlog(StoreConfig(sqlite_path=tmp_path / "source.db"))
     target = Questlog(StoreConfig(sqlite_path=tmp_path / "target.db"))
     try:
-        cid = source.create_campaign(game="quest-calendar", name="Moved").campaign_id
-        source.roll(cid, notation="d20", purpose="before the move")
-        source.rotate_seed(cid)
+        cid = source.campaigns.create_campaign(game="quest-calendar", name="Moved").campaign_id
+        source.dice.roll(cid, notation="d20", purpose="before the move")
+        source.dice.rotate_seed(cid)
         target.bundles.load(exported(source, cid))
-        target.roll(cid, notation="2d6", purpose="after the move")
-        target.rotate_seed(cid)
+        target.dice.roll(cid, notation="2d6", purpose="after the move")
+        target.dice.rotate_seed(cid)
         moved = exported(target, cid)
     finally:
         source.close()

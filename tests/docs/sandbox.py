@@ -403,8 +403,8 @@ def played_store(url: str) -> None:
 
     app = Questlog(StoreConfig(database_url=url))
     try:
-        cid = app.create_campaign(game="quest-calendar", name="Year one").campaign_id
-        app.roll(cid, notation="d20", purpose="before the backup")
+        cid = app.campaigns.create_campaign(game="quest-calendar", name="Year one").campaign_id
+        app.dice.roll(cid, notation="d20", purpose="before the backup")
     finally:
         app.close()
 
@@ -417,9 +417,9 @@ def edited_bundle(where: Path) -> dict[str, Any]:
 
     app = Questlog(StoreConfig(sqlite_path=where / "questlog.db"))
     try:
-        cid = app.create_campaign(game="quest-calendar", name="Year one").campaign_id
-        app.roll(cid, notation="2d6", purpose="the roll to edit")
-        app.rotate_seed(cid)
+        cid = app.campaigns.create_campaign(game="quest-calendar", name="Year one").campaign_id
+        app.dice.roll(cid, notation="2d6", purpose="the roll to edit")
+        app.dice.rotate_seed(cid)
         data: dict[str, Any] = json.loads(json.dumps(app.bundles.build(cid)))
     finally:
         app.close()

@@ -65,17 +65,17 @@ def played(app: Questlog) -> UUID:
     """Every scenario; returns the campaign whose pages question 8 follows."""
     week = quest_calendar_week(app)
     quest_calendar_days(app)
-    dice = app.create_campaign(
+    dice = app.campaigns.create_campaign(
         game="quest-calendar", name="Dice", setup={"prologue_complete": True}
     ).campaign_id
     run(app, dice, {"type": "select_hero", "phase": "main", "hero": HERO})
-    app.configure_house_rule(dice, "qc.combat.mode", "hard")
+    app.campaigns.configure_house_rule(dice, "qc.combat.mode", "hard")
     for day, faces in (("2027-01-05", [1, 2, 3, 4, 5, 6] * 5), ("2027-02-01", [6, 5] * 15)):
         run(app, dice, {"type": "start_page", "date": day})
         for face in faces:
-            app.roll(dice, notation="1d6", purpose="fairness", faces=[face])
+            app.dice.roll(dice, notation="1d6", purpose="fairness", faces=[face])
         for pair in range(0, len(faces), 2):
-            app.roll(dice, notation="2d6", purpose="fairness", faces=faces[pair : pair + 2])
+            app.dice.roll(dice, notation="2d6", purpose="fairness", faces=faces[pair : pair + 2])
         run(app, dice, {"type": "end_page"})
     calendar_board_match(app)
     calendar_board_match(app, {"cb.weather.nightGap": "previous"})

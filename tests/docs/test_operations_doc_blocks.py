@@ -125,7 +125,7 @@ def log_lines() -> Iterator[io.StringIO]:
 
 def test_the_json_access_line_has_the_real_keys(app: Questlog, log_lines: io.StringIO) -> None:
     shown = json.loads(checked_block(DOC, TEST, '"questlog.access"'))
-    _, secret = app.create_token(shown["token"], admin=True)
+    _, secret = app.access.create_token(shown["token"], admin=True)
     client = create_app(app, auth=True, rate_limit=0, TESTING=True).test_client()
     headers = {"Authorization": f"Bearer {secret}"}
     cid = client.post("/campaigns", json={"game": "quest-calendar", "name": "l"}, headers=headers)

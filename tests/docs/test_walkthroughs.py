@@ -55,7 +55,7 @@ def test_the_walkthrough_plays_as_written(app: Questlog, doc: str, number: int) 
     # A walkthrough that sends tokens runs with access control on, as `questlog serve` does.
     auth = any("Authorization" in example.headers for example in examples)
     client = create_app(app, auth=auth, rate_limit=0, TESTING=True).test_client()
-    secrets = {"admin": app.create_token("admin", admin=True)[1]} if auth else {}
+    secrets = {"admin": app.access.create_token("admin", admin=True)[1]} if auth else {}
     campaign: str | None = None
     for example in examples:
         path = example.path

@@ -55,7 +55,7 @@ def quest_calendar_days(app: Questlog) -> tuple[UUID, int]:
     end-of-page roll 5 + 1 = 6 costs 1 HP (QC-31). Then back to just after the drones, a CON check
     without a target, the page's end, and qc.combat.mode set to hard.
     """
-    cid = app.create_campaign(
+    cid = app.campaigns.create_campaign(
         game="quest-calendar", name="Analyst", setup={"prologue_complete": True}
     ).campaign_id
     run(app, cid, {"type": "select_hero", "phase": "main", "hero": HERO})
@@ -66,7 +66,7 @@ def quest_calendar_days(app: Questlog) -> tuple[UUID, int]:
     run(app, cid, {"type": "start_combat", "kind": "several_enemies", "rounds": TWO_DRONES})
     run(app, cid, {"type": "combat_round"}, [15, 6])
     target = run(app, cid, {"type": "combat_round"}, [15, 6])
-    app.configure_house_rule(cid, "qc.combat.mode", "easy")
+    app.campaigns.configure_house_rule(cid, "qc.combat.mode", "easy")
     run(app, cid, {"type": "start_combat", "kind": "one_enemy", "rounds": BRUTE})
     run(app, cid, {"type": "combat_round"}, [2, 1, 2, 1, 4])
     run(app, cid, {"type": "apply_condition", "condition": "infected", "source": "bite"})
@@ -74,7 +74,7 @@ def quest_calendar_days(app: Questlog) -> tuple[UUID, int]:
     app.time_travel.rollback(cid, to_version=target, reason="misread", actor="owner#1")
     run(app, cid, {"type": "trait_check", "trait": "CON", "purpose": "endure"}, [20])
     run(app, cid, {"type": "end_page"})
-    app.configure_house_rule(cid, "qc.combat.mode", "hard")
+    app.campaigns.configure_house_rule(cid, "qc.combat.mode", "hard")
     return cid, target
 
 

@@ -1,4 +1,5 @@
-"""Scripted campaigns of both games, played through ``Questlog.command`` with hand-rolled faces.
+"""Scripted campaigns of both games, played through ``Questlog.campaigns.command`` with
+hand-rolled faces.
 
 Every outcome is fixed by the faces, so the tests can state each view's rows exactly.
 """
@@ -54,7 +55,7 @@ CB_SETUP: Json = {
 
 def run(app: Questlog, campaign_id: UUID, command: Json, faces: list[int] | None = None) -> int:
     """Run a game command with these faces (none: it must roll nothing); returns the version."""
-    outcome = app.command(
+    outcome = app.campaigns.command(
         campaign_id,
         {**command, "faces": list(faces or [])},
     )
@@ -64,7 +65,7 @@ def run(app: Questlog, campaign_id: UUID, command: Json, faces: list[int] | None
 def quest_calendar_week(app: Questlog) -> UUID:
     """Two pages: debt and repayment, theft, hunger, a crewed Bridge destroyed; then a Sunday
     of lottery, shopping and pickpocketing, and death by starvation with clone result 1."""
-    outcome = app.create_campaign(
+    outcome = app.campaigns.create_campaign(
         game="quest-calendar", name="Week", setup={"prologue_complete": True}
     )
     cid = outcome.campaign_id
@@ -94,7 +95,7 @@ def calendar_board_match(app: Questlog, house_rules: Json | None = None) -> UUID
     """Two nights: rain set and activated, light then strong wind; B's failed rizz at exhaustion
     4 (B keeps it rather than spend a fate reroll, G-CB-12) eliminates both of B's pathway
     pieces; A sleeps, then B sleeps through a day; A's failed rizz is kept too."""
-    outcome = app.create_campaign(
+    outcome = app.campaigns.create_campaign(
         game="calendar-board",
         name="Match",
         house_rules={**CB_HOUSE_RULES, **(house_rules or {})},
@@ -116,12 +117,12 @@ def calendar_board_match(app: Questlog, house_rules: Json | None = None) -> UUID
 
 def many_rolls(app: Questlog, count: int, *, per_save: int = 500) -> UUID:
     """A campaign with ``count`` server rolls, saved ``per_save`` events per transaction."""
-    outcome = app.create_campaign(game="quest-calendar", name="Dice")
+    outcome = app.campaigns.create_campaign(game="quest-calendar", name="Dice")
     cid = outcome.campaign_id
     expression = parse("2d20kh1+3")
     campaign = app.campaign(cid)
     for n in range(count):
-        campaign.roll(expression, "stress", app.server_dice(campaign))
+        campaign.roll(expression, "stress", app.dice.server_dice(campaign))
         if (n + 1) % per_save == 0:
             app.save(campaign)
     app.save(campaign)

@@ -151,7 +151,7 @@ def test_a_redo_undoes_a_rollback_and_stands_its_undone_rows_again(
 def test_qc14_an_ability_a_rollback_undid_no_longer_counts_and_a_redo_brings_it_back(
     app: Questlog, views: ViewStore
 ) -> None:
-    cid = app.create_campaign(
+    cid = app.campaigns.create_campaign(
         game="quest-calendar", name="Keen", setup={"prologue_complete": True}
     ).campaign_id
     run(app, cid, {"type": "select_hero", "phase": "main", "hero": HERO})
@@ -184,7 +184,7 @@ def pages_apart(app: Questlog, views: ViewStore) -> tuple[UUID, int, int, int]:
     """Keen Mind used on a check of page 1, then page 2 started and a check rolled on it; the
     views take one event per batch, so page 1 has left the view's state before any rollback.
     Returns the campaign, the two checks' versions and the ability's."""
-    cid = app.create_campaign(
+    cid = app.campaigns.create_campaign(
         game="quest-calendar", name="Two pages", setup={"prologue_complete": True}
     ).campaign_id
     run(app, cid, {"type": "select_hero", "phase": "main", "hero": HERO})

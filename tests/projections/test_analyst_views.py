@@ -173,7 +173,7 @@ def test_qc20_qc22_qc41_combats_won_and_ended_by_a_death(app: Questlog, views: V
 
 
 def test_g_qc12_a_death_between_rounds_ends_the_combat(app: Questlog, views: ViewStore) -> None:
-    cid = app.create_campaign(
+    cid = app.campaigns.create_campaign(
         game="quest-calendar", name="Hungry", setup={"prologue_complete": True}
     ).campaign_id
     run(app, cid, {"type": "select_hero", "phase": "main", "hero": HERO})
@@ -203,7 +203,7 @@ def test_qc01_house_rules_in_force_after_a_rollback(app: Questlog, views: ViewSt
     # A campaign created with no house rules holds every default.
     defaults = {
         game: app.campaign(
-            app.create_campaign(game=game, name="defaults", setup=setup).campaign_id
+            app.campaigns.create_campaign(game=game, name="defaults", setup=setup).campaign_id
         ).house_rules
         for game, setup in (("quest-calendar", None), ("calendar-board", CB_SETUP))
     }

@@ -144,9 +144,9 @@ def test_dice_without_keep_are_uniform() -> None:
 
 def loaded_campaign(app: Questlog, rolls: int = 36) -> UUID:
     """A campaign whose hand-rolled d6 always shows 6."""
-    cid = app.create_campaign(game="quest-calendar", name="Loaded").campaign_id
+    cid = app.campaigns.create_campaign(game="quest-calendar", name="Loaded").campaign_id
     for _ in range(rolls):
-        app.roll(cid, notation="d6", purpose="attack", faces=[6])
+        app.dice.roll(cid, notation="d6", purpose="attack", faces=[6])
     return cid
 
 
@@ -197,7 +197,7 @@ def test_too_few_dice_are_counted_but_never_flagged(app: Questlog, views: ViewSt
 
 def test_undone_rolls_are_left_out_unless_asked(app: Questlog, views: ViewStore) -> None:
     cid = loaded_campaign(app, rolls=3)
-    app.roll(cid, notation="d6", purpose="attack", faces=[1])
+    app.dice.roll(cid, notation="d6", purpose="attack", faces=[1])
     run(app, cid, {"type": "start_page", "date": "2027-01-04"})
     roll_back(app, cid, 2)
     sync(app, views)
@@ -245,7 +245,7 @@ def test_the_weather_in_force_under_the_previous_night_gap(app: Questlog, views:
 
 
 def test_combat_rounds_won_per_difficulty_mode(app: Questlog, views: ViewStore) -> None:
-    outcome = app.create_campaign(
+    outcome = app.campaigns.create_campaign(
         game="quest-calendar", name="Fight", setup={"prologue_complete": True}
     )
     cid = outcome.campaign_id
@@ -280,7 +280,7 @@ def test_the_share_of_combats_won_counts_combats_not_rounds(
     app: Questlog, views: ViewStore
 ) -> None:
     # QC-21/QC-22: a combat is won when every one of its rounds is won and the hero lives.
-    outcome = app.create_campaign(
+    outcome = app.campaigns.create_campaign(
         game="quest-calendar", name="Fights", setup={"prologue_complete": True}
     )
     cid = outcome.campaign_id

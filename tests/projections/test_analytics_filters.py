@@ -104,7 +104,7 @@ def test_a_house_rule_value_picks_the_campaigns_that_keep_it(
 def test_the_dice_are_filtered_by_the_page_and_night_they_were_rolled_on(
     app: Questlog, views: ViewStore
 ) -> None:
-    week = app.create_campaign(
+    week = app.campaigns.create_campaign(
         game="quest-calendar", name="Dated dice", setup={"prologue_complete": True}
     ).campaign_id
     from tests.projections.scenarios import HERO
@@ -112,7 +112,7 @@ def test_the_dice_are_filtered_by_the_page_and_night_they_were_rolled_on(
     run(app, week, {"type": "select_hero", "phase": "main", "hero": HERO})
     for day, face in (("2027-01-04", 1), ("2027-01-05", 2), ("2027-01-06", 3)):
         run(app, week, {"type": "start_page", "date": day})
-        app.roll(week, notation="d6", purpose="dated", faces=[face])
+        app.dice.roll(week, notation="d6", purpose="dated", faces=[face])
         run(app, week, {"type": "end_page"})
     calendar_board_match(app)
     sync(app, views)

@@ -37,17 +37,17 @@ def played(app: Questlog, views: ViewStore) -> dict[str, Any]:
     """Both scripted campaigns, and a third played by a token: server rolls, a seed revealed,
     a rollback; every view caught up."""
     week, match = quest_calendar_week(app), calendar_board_match(app)
-    token, secret = app.create_token("alice")
-    created = app.create_campaign(game="quest-calendar", name="Dice")
+    token, secret = app.access.create_token("alice")
+    created = app.campaigns.create_campaign(game="quest-calendar", name="Dice")
     dice = created.campaign_id
     with acting_as(token):
         for n in range(6):
-            app.roll(dice, notation="2d20kh1+3", purpose=f"roll {n}")
-        app.rotate_seed(dice)
-        app.roll(dice, notation="d6", purpose="after the reveal")
+            app.dice.roll(dice, notation="2d20kh1+3", purpose=f"roll {n}")
+        app.dice.rotate_seed(dice)
+        app.dice.roll(dice, notation="d6", purpose="after the reveal")
         # as the API records it: the actor named name#id (the id must not reach the dataset)
         app.time_travel.rollback(dice, to_version=4, reason="a misread", actor=actor_label(token))
-        app.roll(dice, notation="d8", purpose="after the rollback")
+        app.dice.roll(dice, notation="d8", purpose="after the rollback")
     sync(app, views)
     return {
         "week": str(week),
@@ -142,7 +142,7 @@ def test_the_event_log_says_which_events_a_rollback_undid(
     for key in ("week", "match", "dice"):
         cid = played[key]
         campaign = app.campaign(UUID(cid))
-        timeline = app.timeline(campaign)
+        timeline = app.reading.timeline(campaign)
         mine = [e for e in events.to_pylist() if e["campaign_id"] == cid]
         assert [e["version"] for e in mine] == list(range(1, campaign.version + 1))
         for event in mine:
@@ -256,7 +256,7 @@ def test_questlog_export_all_writes_the_directory(
 def test_an_empty_table_is_still_a_typed_file(
     app: Questlog, views: ViewStore, tmp_path: Path
 ) -> None:
-    app.create_campaign(game="quest-calendar", name="Empty")
+    app.campaigns.create_campaign(game="quest-calendar", name="Empty")
     sync(app, views)
     write_dataset(app, views, tmp_path / "dataset")
     table = pq.read_table(tmp_path / "dataset" / "rolls.parquet")

@@ -94,7 +94,7 @@ def test_every_event_the_views_read_decodes_as_the_mapper_decodes_it(
     app: Questlog, source: Questlog
 ) -> None:
     week, _match = played(app)  # both games, a rollback, deaths and clones, debt, weather
-    app.rotate_seed(week)
+    app.dice.rotate_seed(week)
     app.bundles.load(exported(source, moving_house(source)))  # a CampaignImported
     many_rolls(app, 5)
 

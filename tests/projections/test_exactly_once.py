@@ -174,7 +174,7 @@ def test_two_runners_at_once_apply_each_event_once(app: Questlog, views: ViewSto
 
 def test_a_rebuild_equals_the_incremental_result(app: Questlog, views: ViewStore) -> None:
     play(app, rolls=300)
-    app.rotate_seed(next(iter(app.list_campaigns(limit=3)[0]))[1].originator_id)
+    app.dice.rotate_seed(next(iter(app.reading.list_campaigns(limit=3)[0]))[1].originator_id)
     sync(app, views, batch_size=7)
     incremental = dump(views)
     swapped = rebuild_with(app, views, ALL_VIEWS, batch_size=1000)

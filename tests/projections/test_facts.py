@@ -159,7 +159,7 @@ def played(app: Questlog) -> list[UUID]:
     app.time_travel.rollback(
         week, to_version=first_page_end.command_versions[1], reason="replay the Sunday"
     )
-    app.configure_house_rule(week, "qc.combat.mode", "easy")
+    app.campaigns.configure_house_rule(week, "qc.combat.mode", "easy")
     return [week, calendar_board_match(app)]
 
 

@@ -27,7 +27,9 @@ from tests.projections.test_rollback import roll_back
 def reported(app: Questlog, cid: UUID, notation: str, faces: list[int], per_roll: int) -> None:
     """Record hand-rolled faces, ``per_roll`` faces a roll of ``notation``."""
     for start in range(0, len(faces), per_roll):
-        app.roll(cid, notation=notation, purpose="fairness", faces=faces[start : start + per_roll])
+        app.dice.roll(
+            cid, notation=notation, purpose="fairness", faces=faces[start : start + per_roll]
+        )
 
 
 def cycle(count: int, sides: int) -> list[int]:
@@ -38,8 +40,8 @@ def cycle(count: int, sides: int) -> list[int]:
 def test_uniform_faces_give_chi_square_0_and_p_1_whatever_the_notations(
     app: Questlog, views: ViewStore
 ) -> None:
-    qc = app.create_campaign(game="quest-calendar", name="Mixed").campaign_id
-    cb = app.create_campaign(
+    qc = app.campaigns.create_campaign(game="quest-calendar", name="Mixed").campaign_id
+    cb = app.campaigns.create_campaign(
         game="calendar-board", name="Mixed board", house_rules=CB_HOUSE_RULES, setup=CB_SETUP
     ).campaign_id
     # 90 rolls of 1d6 and 45 of 2d6: 180 d6, 30 of each face (the issue's own example).
@@ -52,7 +54,7 @@ def test_uniform_faces_give_chi_square_0_and_p_1_whatever_the_notations(
     # A roll a rollback undid is not counted: a seventh face that would break the balance.
     before = app.campaign(qc).version
     run(app, qc, {"type": "start_page", "date": "2027-01-04"})
-    app.roll(qc, notation="3d6", purpose="undone", faces=[6, 6, 6])
+    app.dice.roll(qc, notation="3d6", purpose="undone", faces=[6, 6, 6])
     roll_back(app, qc, before)
     sync(app, views)
 
@@ -78,7 +80,7 @@ def test_uniform_faces_give_chi_square_0_and_p_1_whatever_the_notations(
 def test_figures_match_scipy_on_mixed_notations_sources_and_games(
     app: Questlog, views: ViewStore
 ) -> None:
-    qc = app.create_campaign(game="quest-calendar", name="Skewed").campaign_id
+    qc = app.campaigns.create_campaign(game="quest-calendar", name="Skewed").campaign_id
     # Skewed hand-rolled d6 over three notations: 1d6, 2d6 and 3d6+2.
     singles = [1] * 20 + [2] * 15 + [3] * 15 + [4] * 10 + [5] * 10 + [6] * 30
     pairs = [1, 6] * 20 + [2, 5] * 10 + [3, 4] * 5

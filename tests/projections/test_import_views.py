@@ -30,14 +30,14 @@ def test_the_roll_log_and_the_campaign_list_show_an_imported_campaign(
     the verdicts the audit gives; the campaign summary counts every event, the import's too."""
     cid = played(source)
     app.bundles.load(exported(source, cid))
-    app.roll(cid, notation="d12", purpose="after the move")
-    app.rotate_seed(cid)
+    app.dice.roll(cid, notation="d12", purpose="after the move")
+    app.dice.rotate_seed(cid)
 
     sync(app, views, [RollLog, CampaignSummary])
 
     tables = dump(views, [RollLog, CampaignSummary])
     rolls = [row for row in tables["rolls"] if row["campaign_id"] == str(cid)]
-    audit = app.audit(cid)
+    audit = app.reading.audit(cid)
     assert len(rolls) == audit.rolls["server"] + audit.rolls["reported"] == 5
     assert sum(row["verified"] == 1 for row in rolls) == audit.rolls["verified"] == 2
     [summary] = [row for row in tables["campaigns"] if row["campaign_id"] == str(cid)]

@@ -54,9 +54,9 @@ def campaigns(factory: StoreFactory) -> Callable[[int], list[Row]]:
     scratch = Questlog(factory.new())
 
     def make(rolls: int) -> list[Row]:
-        campaign = scratch.create_campaign(game="quest-calendar", name="late").campaign_id
+        campaign = scratch.campaigns.create_campaign(game="quest-calendar", name="late").campaign_id
         for number in range(rolls):
-            scratch.roll(campaign, notation="d20", purpose=f"late {number}")
+            scratch.dice.roll(campaign, notation="d20", purpose=f"late {number}")
         stored = scratch.recorder.select_events(campaign)
         return [(s.originator_id, s.originator_version, s.topic, s.state) for s in stored]
 
@@ -225,7 +225,7 @@ def test_views_an_earlier_release_tracked_go_on_exactly_once_after_the_upgrade(
     try:
         views.ensure(ALL_VIEWS)
         first = many_rolls(app, 40)
-        _, signed = app.head_checkpoint(first)
+        _, signed = app.reading.head_checkpoint(first)
         wait_until(lambda: sync_once(app, views) == 0, "the views to catch up")
         before = {name: row["position"] for name, row in views.positions().items()}
         second = many_rolls(app, 10)  # after the views' positions: not applied by the old views
@@ -253,10 +253,10 @@ def test_views_an_earlier_release_tracked_go_on_exactly_once_after_the_upgrade(
         third = many_rolls(app, 20)
         wait_until(lambda: sync_once(app, views) == 0, "the views to catch up again")
         assert_exactly_once(app, views)
-        assert all(app.audit(campaign).ok for campaign in (first, second, third))
-        assert app.check_checkpoint(first, signed).ok
-        _, now = app.head_checkpoint(second)
-        assert app.check_checkpoint(second, now).ok
+        assert all(app.reading.audit(campaign).ok for campaign in (first, second, third))
+        assert app.reading.check_checkpoint(first, signed).ok
+        _, now = app.reading.head_checkpoint(second)
+        assert app.reading.check_checkpoint(second, now).ok
     finally:
         views.close()
         app.close()
@@ -275,13 +275,13 @@ def test_a_live_stream_announces_no_event_a_view_cannot_see_yet(app: Questlog) -
     from webapi.http.live import Live
 
     live = Live(app, cap=4)
-    campaign = app.create_campaign(game="quest-calendar", name="live").campaign_id
+    campaign = app.campaigns.create_campaign(game="quest-calendar", name="live").campaign_id
     assert [v for v, _ in live.messages(campaign, 0, 0, json.dumps)] == [1]
     older = connect(app.config, autocommit=False)
     try:
         mark_writer(older, app)  # an append writing: the horizon stays before it
         older.execute("SELECT pg_current_xact_id()")
-        app.roll(campaign, notation="d20", purpose="behind the horizon")
+        app.dice.roll(campaign, notation="d20", purpose="behind the horizon")
         assert app.campaign(campaign).version == 2  # committed, read by version ...
         assert live.messages(campaign, 1, 1, json.dumps) == []  # ... but not announced
     finally:
@@ -302,13 +302,13 @@ def test_another_client_s_open_transaction_holds_neither_views_nor_streams(
     views = open_view_store(app.config)
     views.ensure(ALL_VIEWS)
     live = Live(app, cap=50)
-    campaign = app.create_campaign(game="quest-calendar", name="shared").campaign_id
+    campaign = app.campaigns.create_campaign(game="quest-calendar", name="shared").campaign_id
     stranger = connect(app.config, autocommit=False)
     try:
         stranger.execute("CREATE TEMPORARY TABLE scratch (n int)")
         stranger.execute("INSERT INTO scratch VALUES (1)")
         for number in range(20):
-            app.roll(campaign, notation="d20", purpose=f"beside a stranger {number}")
+            app.dice.roll(campaign, notation="d20", purpose=f"beside a stranger {number}")
         assert sync_once(app, views) == 21  # the campaign's creation and its 20 rolls
         assert str(campaign) in roll_campaigns(views)
         announced = [v for v, _ in live.messages(campaign, 0, 21, json.dumps)]

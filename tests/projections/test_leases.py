@@ -134,7 +134,9 @@ class Writer:
 
     def __init__(self, app: Questlog) -> None:
         self.app = app
-        self.campaign = app.create_campaign(game="quest-calendar", name="Load").campaign_id
+        self.campaign = app.campaigns.create_campaign(
+            game="quest-calendar", name="Load"
+        ).campaign_id
         self.stop = threading.Event()
         self.saved = 0
         self.thread = threading.Thread(target=self._write, daemon=True)
@@ -144,7 +146,7 @@ class Writer:
         while not self.stop.is_set():
             campaign = self.app.campaign(self.campaign)
             for _ in range(5):
-                campaign.roll(expression, "load", self.app.server_dice(campaign))
+                campaign.roll(expression, "load", self.app.dice.server_dice(campaign))
             self.app.save(campaign)
             self.saved += 5
             time.sleep(0.01)

@@ -12,6 +12,7 @@ from uuid import UUID
 import pytest
 
 from domain.model.campaign import Campaign
+from domain.service.commands_service import Decided, Decision
 from domain.service.questlog import Questlog
 from domain.service.timeline import Timeline
 from projections.store import ViewStore
@@ -43,17 +44,19 @@ def roll_back(app: Questlog, campaign_id: UUID, to_version: int) -> int:
         for record in getattr(event, "rolls", None) or []
     ]
 
-    def decide(campaign: Any) -> None:
-        campaign.roll_back(
-            to_version=to_version,
-            reason="a misread die",
-            actor="tester",
-            restored_state=target.state,
-            restored_house_rules=target.house_rules,
-            undone_rolls=undone,
-        )
+    class RollBack(Decision):
+        def decide(self, campaign: Any) -> Decided:
+            campaign.roll_back(
+                to_version=to_version,
+                reason="a misread die",
+                actor="tester",
+                restored_state=target.state,
+                restored_house_rules=target.house_rules,
+                undone_rolls=undone,
+            )
+            return Decided(None)
 
-    app.execute(campaign_id, decide, None, None)
+    app.execute(campaign_id, RollBack(), None, None)
     return app.campaign(campaign_id).version
 
 

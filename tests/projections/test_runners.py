@@ -38,7 +38,7 @@ def test_the_embedded_worker_follows_the_log(app: Questlog, views: ViewStore) ->
         assert views.wait_for(last_event(app), NAMES, timeout=10)
         assert len(exhaustion_history(views, str(match))["items"]) == 4
         # A single new roll reaches the views well within the lag target of one second.
-        app.roll(match, notation="d20", purpose="initiative")
+        app.dice.roll(match, notation="d20", purpose="initiative")
         started = time.monotonic()
         assert views.wait_for(last_event(app), NAMES, timeout=5)
         assert time.monotonic() - started < 1.0

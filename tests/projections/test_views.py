@@ -222,13 +222,13 @@ def test_server_rolls_are_verified_once_the_seed_is_revealed(
 ) -> None:
     week = quest_calendar_week(app)
     for _ in range(3):
-        app.roll(week, notation="2d20kh1+3", purpose="attack")
-    app.roll(week, notation="d6", purpose="by hand", faces=[4])
+        app.dice.roll(week, notation="2d20kh1+3", purpose="attack")
+    app.dice.roll(week, notation="d6", purpose="by hand", faces=[4])
     sync(app, views)
     server = roll_log(views, campaign_id=str(week), source="server")["items"]
     assert [(r["notation"], r["verified"]) for r in server] == [("2d20kh1+3", None)] * 3
     assert all(r["proof"]["nonce"] == n for n, r in enumerate(server))
-    app.rotate_seed(week)
+    app.dice.rotate_seed(week)
     sync(app, views)
     assert [r["verified"] for r in roll_log(views, source="server")["items"]] == [True] * 3
     assert roll_log(views, purpose="by hand")["items"][0]["verified"] is None
@@ -242,9 +242,9 @@ def test_a_roll_with_the_players_entropy_is_verified_with_it(
     app: Questlog, views: ViewStore
 ) -> None:
     week = quest_calendar_week(app)
-    app.roll(week, notation="4d20", purpose="with entropy", entropy="From-the-player_1")
-    app.roll(week, notation="4d20", purpose="without")
-    app.rotate_seed(week)
+    app.dice.roll(week, notation="4d20", purpose="with entropy", entropy="From-the-player_1")
+    app.dice.roll(week, notation="4d20", purpose="without")
+    app.dice.rotate_seed(week)
     sync(app, views)
     rows = roll_log(views, campaign_id=str(week), source="server")["items"][-2:]
     assert [r["verified"] for r in rows] == [True, True]
@@ -263,8 +263,8 @@ def test_a_views_store_of_an_earlier_release_gains_the_new_columns(
         assert "entropy" not in {c[0] for c in cursor.description}
     views.ensure(ALL_VIEWS)
     week = quest_calendar_week(app)
-    app.roll(week, notation="d20", purpose="after the upgrade", entropy="abc")
-    app.rotate_seed(week)
+    app.dice.roll(week, notation="d20", purpose="after the upgrade", entropy="abc")
+    app.dice.rotate_seed(week)
     sync(app, views)
     [row] = roll_log(views, campaign_id=str(week), purpose="after the upgrade")["items"]
     assert (row["proof"]["entropy"], row["verified"]) == ("abc", True)
@@ -280,7 +280,7 @@ def test_queries_refuse_a_bad_cursor_or_limit(views: ViewStore) -> None:
 def test_a_campaign_that_starts_with_a_hero_opens_its_ledger(
     app: Questlog, views: ViewStore
 ) -> None:
-    start = getattr(app, "start_campaign", None)
+    start = getattr(app.campaigns, "start_campaign", None)
     if start is None:
         pytest.skip("the application cannot start a campaign from a state (forks) yet")
     week = quest_calendar_week(app)

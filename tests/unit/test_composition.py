@@ -1,6 +1,7 @@
 """One composition root: ``Questlog`` (``domain.service.questlog``) builds each use case once, on
-its campaign service, and every caller reaches them through it (``questlog().time_travel``,
-``.table``, ``.imports``, ``.bundles``), never by wrapping the application per call."""
+its core, and every caller reaches them through it (``questlog().reading``, ``.dice``,
+``.access``, ``.library``, ``.campaigns``, ``.time_travel``, ``.table``, ``.imports``,
+``.bundles``), never by wrapping the application per call."""
 
 from __future__ import annotations
 
@@ -12,14 +13,24 @@ import pytest
 
 from domain.facade import Questlog, StoreConfig
 from domain.service.actions import TableActions
-from domain.service.application import CampaignService
+from domain.service.application import Campaigns
 from domain.service.bundles import Bundles
+from domain.service.commands_service import CommandService
 from domain.service.importing import CampaignImport
+from domain.service.library import LibraryService
+from domain.service.reading import Reading
+from domain.service.seeds import DiceService
 from domain.service.timetravel import TimeTravel
+from domain.service.tokens import TokenService
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTER = ("webapi", "projections", "bench", "tests")
-USE_CASES = {
+USE_CASES: dict[str, type] = {
+    "reading": Reading,
+    "dice": DiceService,
+    "access": TokenService,
+    "library": LibraryService,
+    "campaigns": Campaigns,
     "time_travel": TimeTravel,
     "table": TableActions,
     "imports": CampaignImport,
@@ -73,6 +84,19 @@ def test_questlog_holds_each_use_case_once(questlog: Questlog, attribute: str) -
 def test_the_use_cases_share_what_they_build_on(questlog: Questlog) -> None:
     assert questlog.table.travel is questlog.time_travel
     assert questlog.bundles.imports is questlog.imports
+    assert questlog.campaigns.dice is questlog.dice
+    assert questlog.time_travel.campaigns is questlog.campaigns
+    assert questlog.time_travel.reading is questlog.reading
+    assert questlog.imports.reading is questlog.reading
+    assert questlog.bundles.reading is questlog.reading
+
+
+def test_no_use_case_is_the_application() -> None:
+    """The use cases are held, not inherited: the core alone is the eventsourcing application,
+    and no use case's methods hang on it."""
+    for kind in USE_CASES.values():
+        assert not issubclass(Questlog, kind)
+        assert not issubclass(kind, CommandService)
 
 
 def test_each_questlog_builds_its_own(tmp_path: Path, questlog: Questlog) -> None:
@@ -88,6 +112,6 @@ def test_each_questlog_builds_its_own(tmp_path: Path, questlog: Questlog) -> Non
 def test_the_store_keeps_the_name_it_had(questlog: Questlog) -> None:
     """eventsourcing names the store's tables and reads the environment by the application's
     ``name``: the composition root keeps the one stores written before it carry."""
-    assert Questlog.name == CampaignService.name == "Questlog"
+    assert Questlog.name == CommandService.name == "Questlog"
     assert questlog.env.name == "Questlog"
-    assert issubclass(Questlog, CampaignService)
+    assert issubclass(Questlog, CommandService)

@@ -29,7 +29,7 @@ def token_create(name: str, admin: bool, role: str | None) -> None:
     """Create a token and print its secret once."""
     questlog = open_store()
     try:
-        made, secret = questlog.create_token(name, admin=admin, role=role)
+        made, secret = questlog.access.create_token(name, admin=admin, role=role)
     except InvalidInput as error:
         console.print(f"[red]{escape(error.message)}[/red]")
         sys.exit(2)
@@ -46,7 +46,7 @@ def token_revoke(name_or_id: str) -> None:
     """Revoke a token by name or id; it stops working at once."""
     questlog = open_store()
     try:
-        revoked = questlog.revoke_token(name_or_id)
+        revoked = questlog.access.revoke_token(name_or_id)
     except NotFound as error:
         console.print(f"[red]{escape(error.message)}[/red]")
         sys.exit(2)

@@ -118,7 +118,7 @@ def serve(
     if workers > 1 and config.kind != "postgres":
         raise click.BadParameter(SQLITE_ONE_WORKER, param_hint="'--workers'")
     questlog = open_store()
-    if auth and not questlog.tokens():
+    if auth and not questlog.access.tokens():
         first_admin_token(questlog, say, as_json=as_json)
     announce(
         say, questlog, config, host, port, threads, streams, workers, views=not no_views, auth=auth
@@ -133,7 +133,7 @@ def serve(
 
 def first_admin_token(questlog: Questlog, say: Callable[..., None], *, as_json: bool) -> None:
     """On a first start with auth on: make the admin token and show its secret once, on stdout."""
-    _, secret = questlog.create_token("admin", admin=True)
+    _, secret = questlog.access.create_token("admin", admin=True)
     # The secret goes to stdout only, never into a log record that a shipper forwards.
     console.print(
         "First start: created the admin token [bold]admin[/bold]. It is shown this once:\n"

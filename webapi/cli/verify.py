@@ -142,11 +142,11 @@ def verify_campaign(
     questlog = open_store()
     try:
         try:
-            audited = questlog.audit(cid, after=after)
+            audited = questlog.reading.audit(cid, after=after)
         except InvalidInput as error:  # (the point is past the head)
             raise click.BadParameter(error.message, param_hint="--after") from None
         report = audited.as_dict(receipt=head)
-        verdict = None if note is None else questlog.check_checkpoint(cid, note, keys)
+        verdict = None if note is None else questlog.reading.check_checkpoint(cid, note, keys)
     except NotFound as error:
         console.print(f"[red]{error.message}[/red]")
         sys.exit(2)
@@ -211,9 +211,9 @@ def verify_all() -> None:
     try:
         after = 0
         while True:
-            page, cursor = questlog.list_campaigns(after=after, limit=500)
+            page, cursor = questlog.reading.list_campaigns(after=after, limit=500)
             for _, created in page:
-                report = questlog.audit(created.originator_id)
+                report = questlog.reading.audit(created.originator_id)
                 checked += 1
                 failed += not report.ok
                 verdict = "[green]OK[/green]" if report.ok else "[red]FAILED[/red]"

@@ -70,7 +70,7 @@ def visible() -> set[str] | None:
     token = caller()
     if not current_app.config[AUTH_KEY] or token is None or token.admin or token.analyst:
         return None
-    return questlog().visible_campaigns(token.id)
+    return questlog().access.visible_campaigns(token.id)
 
 
 def refuse(status: int, detail: str, **headers: str) -> Response:
@@ -83,7 +83,7 @@ def refuse(status: int, detail: str, **headers: str) -> Response:
 def authenticate(*, from_cache: bool = False) -> tuple[Token, TokenCheck | None] | Response:
     """The live token named by ``Authorization: Bearer``, or a 401; ``from_cache`` (a route
     declared ``token_from_cache``) may take it from the process's memory, with the check its
-    appends must carry (``Questlog.authenticate_for_append``)."""
+    appends must carry (``Questlog.access.authenticate_for_append``)."""
     header = request.headers.get("Authorization", "")
     scheme, _, secret = header.partition(" ")
     if scheme.lower() != "bearer" or not secret.strip():
@@ -93,9 +93,9 @@ def authenticate(*, from_cache: bool = False) -> tuple[Token, TokenCheck | None]
     found: tuple[Token, TokenCheck | None] | None = None
     if secret.isascii() and secret.isprintable():
         if from_cache:
-            found = questlog().authenticate_for_append(secret)
+            found = questlog().access.authenticate_for_append(secret)
         else:
-            token = questlog().authenticate(secret)
+            token = questlog().access.authenticate(secret)
             found = None if token is None else (token, None)
     if found is None:
         return refuse(401, "The token is unknown or revoked.", **BEARER)
@@ -125,8 +125,8 @@ def role_on(token: Token, cid: str) -> tuple[str, Membership | None] | None:
     """A non-admin token's role on a campaign and its membership (``public``, with none, on a
     public campaign it holds no role on), or None if the campaign is private to it."""
     app = questlog()
-    member = app.membership(cid, token.id)
-    if member is None and not app.is_public(cid):
+    member = app.access.membership(cid, token.id)
+    if member is None and not app.access.is_public(cid):
         return None
     return (member.role if member else "public"), member
 
@@ -149,7 +149,7 @@ def authorize(token: Token) -> Response | None:
     if access.action == "any":
         return None
     if access.action == "contribute":
-        allowed = questlog().may_add_to_library(token.id)
+        allowed = questlog().library.may_add_to_library(token.id)
         return None if allowed else refuse(403, "A viewer's or auditor's link may not add to it.")
     if access.action == "admin":
         return refuse(403, "Only an admin token may use this route.")
@@ -207,13 +207,13 @@ def admin_seat_check(access: Access, token: Token) -> Response | None:
     cid = requested_campaign()
     if not access.seat_binds_owner or cid is None:
         return None  # the view answers 404 for a malformed id
-    member = questlog().membership(cid, token.id)
+    member = questlog().access.membership(cid, token.id)
     return seat_check(access, "owner", member, cid)
 
 
 def seat_held(cid: str, seat: Any) -> bool:
     """Whether a member of the campaign holds ``seat`` (an invited player, or a seated owner)."""
-    return any(m.seat == seat for m in questlog().members(cid))
+    return any(m.seat == seat for m in questlog().access.members(cid))
 
 
 def appends() -> bool:

@@ -57,7 +57,7 @@ class Access:
     """The route writes nothing but appends, made on the request's thread (a roll, a game
     command): a token this process has found live may let it in from memory, since on a store
     that can, each append checks the token again in its own transaction
-    (``Questlog.authenticate_for_append``; ``webapi.http.access``)."""
+    (``Questlog.access.authenticate_for_append``; ``webapi.http.access``)."""
 
 
 def requires(

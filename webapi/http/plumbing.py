@@ -197,7 +197,7 @@ def reply(outcome: Outcome, render: Render, *, minimal: bool = False) -> Respons
         status, body, headers = render(outcome)
         body = {
             **body,
-            "checkpoint": questlog().checkpoint(
+            "checkpoint": questlog().reading.checkpoint(
                 outcome.campaign_id, outcome.version, outcome.head_hash
             ),
         }
@@ -233,4 +233,4 @@ def event_items(
 ) -> tuple[Campaign, list[dict[str, Any]]]:
     """The campaign now and its events after a version, each as ``GET /events`` shows it (the
     stream and the bundle send exactly these items)."""
-    return app.shown_events(cid, after=after, limit=limit)
+    return app.reading.shown_events(cid, after=after, limit=limit)

@@ -45,7 +45,7 @@ class Tokens(MethodView):
     @requires("admin")
     def post(self, body: dict[str, Any]) -> Any:
         """Create a token (admin); its secret is in this response only."""
-        token, secret = questlog().create_token(
+        token, secret = questlog().access.create_token(
             body["name"], admin=body["admin"], role=body.get("role")
         )
         return {**token_info(token), "token": secret}
@@ -55,7 +55,7 @@ class Tokens(MethodView):
     @requires("admin")
     def get(self) -> Any:
         """Every token, without secrets (admin)."""
-        return {"items": [token_info(t) for t in questlog().tokens()]}
+        return {"items": [token_info(t) for t in questlog().access.tokens()]}
 
 
 @blp.route("/admin/tokens/<token>")
@@ -65,7 +65,7 @@ class TokenResource(MethodView):
     @requires("admin")
     def delete(self, token: str) -> Any:
         """Revoke a token by name or id (admin); it stops working at once."""
-        revoked = questlog().revoke_token(token)
+        revoked = questlog().access.revoke_token(token)
         return token_info(
             Token(revoked.id, revoked.name, revoked.admin, revoked=True, analyst=revoked.analyst)
         )
@@ -78,7 +78,7 @@ def member_token(field: str, name: str) -> Token:
     anyone, with auth off) learns why a token may not be added; an owner gets the answer an
     unknown name gets, so it cannot find out which token names exist.
     """
-    token = questlog().find_token(name)
+    token = questlog().access.find_token(name)
     refusal = None if token is None else member_refusal(token)
     if token is None or refusal is not None:
         asking = caller()
@@ -124,7 +124,7 @@ class Members(MethodView):
         seats = found.state.get("players") if found.game == "calendar-board" else None
         field, name = named_token(body)
         token = member_token(field, name)
-        member = app.add_member(cid, token, body["role"], body.get("seat"), seats)
+        member = app.access.add_member(cid, token, body["role"], body.get("seat"), seats)
         return {"token_id": token.id, "role": member.role, "seat": member.seat, "name": token.name}
 
     @blp.doc(operationId="listMembers")
@@ -136,8 +136,8 @@ class Members(MethodView):
         app = questlog()
         app.campaign(cid)
         items = []
-        for m in app.members(str(cid)):
-            token = app.find_token(m.token_id)
+        for m in app.access.members(str(cid)):
+            token = app.access.find_token(m.token_id)
             name = token.name if token is not None else None
             items.append({"token_id": m.token_id, "role": m.role, "seat": m.seat, "name": name})
         return {"items": items}

@@ -48,7 +48,7 @@ class Campaigns(MethodView):
     def post(self, body: dict[str, Any]) -> Any:
         """Start a campaign; its first event fixes the house rules and the dice commitment."""
         app = questlog()
-        outcome = app.create_campaign(
+        outcome = app.campaigns.create_campaign(
             game=body["game"],
             name=body["name"],
             house_rules=body["house_rules"],
@@ -65,7 +65,9 @@ class Campaigns(MethodView):
     @requires("any")
     def get(self, query: dict[str, Any]) -> Any:
         """List the campaigns the caller may see, oldest first; page with ?after=<next>."""
-        items, next_after = questlog().list_campaigns(after=query["after"], limit=query["limit"])
+        items, next_after = questlog().reading.list_campaigns(
+            after=query["after"], limit=query["limit"]
+        )
         visible = access.visible()
         if visible is not None:
             items = [(p, e) for p, e in items if str(e.originator_id) in visible]
@@ -132,7 +134,7 @@ class AuditResource(MethodView):
         if "after" in query:
             after = ResumePoint(query["after"], query["after_hash"])
         try:
-            report = questlog().audit(campaign_id(campaign), after=after)
+            report = questlog().reading.audit(campaign_id(campaign), after=after)
         finally:
             if after is None:  # a whole log was decoded: its pages go back, not to this thread
                 give_back()

@@ -91,7 +91,7 @@ class Commands(MethodView):
     )
     def post(self, campaign: str) -> Any:
         """Run a game command; 409 names the rule that forbids it, 422 the field that is wrong."""
-        outcome = questlog().command(
+        outcome = questlog().campaigns.command(
             campaign_id(campaign),
             command_body(),
             expected_version=expected_version(),
@@ -135,7 +135,7 @@ class CampaignHouseRules(MethodView):
     @requires("manage", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Change one house rule; the change is a recorded event with the old and new values."""
-        outcome = questlog().configure_house_rule(
+        outcome = questlog().campaigns.configure_house_rule(
             campaign_id(campaign),
             body["key"],
             body["value"],

@@ -51,7 +51,7 @@ class Rolls(MethodView):
     @requires("append", appends=True, token_from_cache=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Roll on the verifiable server dice, or record faces the player rolled by hand."""
-        outcome = questlog().roll(
+        outcome = questlog().dice.roll(
             campaign_id(campaign),
             notation=body["dice"],
             purpose=body["purpose"],
@@ -68,7 +68,7 @@ class Rolls(MethodView):
     @requires("read")
     def get(self, query: dict[str, Any], campaign: str) -> Any:
         """The campaign's rolls after ?after=V, each with its proof and verdict."""
-        items, next_after = questlog().rolls(
+        items, next_after = questlog().reading.rolls(
             campaign_id(campaign), after=query["after"], limit=query["limit"]
         )
         return {"items": items, "next": next_after, "next_after": next_after}
@@ -81,7 +81,7 @@ class RollResource(MethodView):
     @requires("read")
     def get(self, campaign: str, roll_id: str) -> Any:
         """One roll with its proof; adds proof.server_seed and verified once the seed is out."""
-        return questlog().find_roll(campaign_id(campaign), roll_id)
+        return questlog().reading.find_roll(campaign_id(campaign), roll_id)
 
 
 @blp.route("/campaigns/<campaign>/dice/client-seed")
@@ -93,7 +93,7 @@ class ClientSeed(MethodView):
     @requires("manage", appends=True)
     def post(self, body: dict[str, Any], campaign: str) -> Any:
         """Set the client seed mixed into the server rolls that follow."""
-        outcome = questlog().set_client_seed(
+        outcome = questlog().dice.set_client_seed(
             campaign_id(campaign),
             body["client_seed"],
             expected_version=expected_version(),
@@ -110,7 +110,7 @@ class Rotate(MethodView):
     @requires("manage", appends=True)
     def post(self, campaign: str) -> Any:
         """Reveal the current server seed and commit to a new one; the nonce restarts at 0."""
-        outcome = questlog().rotate_seed(
+        outcome = questlog().dice.rotate_seed(
             campaign_id(campaign),
             expected_version=expected_version(),
             idempotency=idempotency(),

@@ -53,7 +53,7 @@ class Invites(MethodView):
         found = app.campaign(cid)
         role = body["role"]
         seat = invited_seat(found.game, found.state, role, body.get("seat"))
-        token, secret = app.invite(cid, role, seat=seat, name=body.get("name"))
+        token, secret = app.access.invite(cid, role, seat=seat, name=body.get("name"))
         return {
             "token_id": token.id,
             "name": token.name,
@@ -75,7 +75,7 @@ class MemberResource(MethodView):
         app = questlog()
         cid = campaign_id(campaign)
         app.campaign(cid)
-        member, revoked = app.remove_member(cid, token_id)
+        member, revoked = app.access.remove_member(cid, token_id)
         return {
             "token_id": member.token_id,
             "role": member.role,

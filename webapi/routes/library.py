@@ -58,11 +58,11 @@ def me() -> str | None:
 
 def removal(kind: str, entry_id: str) -> Any:
     """Remove one's own entry (an admin any), or the refusal."""
-    entry = questlog().library_entry(kind, entry_id)
+    entry = questlog().library.library_entry(kind, entry_id)
     token = access.caller()
     if token is not None and not token.admin and entry.added_by != token.id:
         return access.refuse(403, f"Only whoever saved this {kind} (or an admin) may remove it.")
-    questlog().remove_library_entry(kind, entry_id)
+    questlog().library.remove_library_entry(kind, entry_id)
     return {"id": entry_id, "removed": True}
 
 
@@ -74,7 +74,7 @@ class Heroes(MethodView):
     @requires("any")
     def get(self, _query: dict[str, Any]) -> Any:
         """The group's saved heroes, each as select_hero takes it."""
-        return {"heroes": questlog().library_heroes(me())}
+        return {"heroes": questlog().library.library_heroes(me())}
 
     @blp.doc(operationId="saveLibraryHero")
     @blp.arguments(HeroAdded, example=HERO_EXAMPLE)
@@ -82,7 +82,7 @@ class Heroes(MethodView):
     @requires("contribute")
     def post(self, body: dict[str, Any]) -> Any:
         """Save a hero for the group (checked as select_hero checks it)."""
-        return questlog().add_library_hero(body["name"], body["hero"], me())
+        return questlog().library.add_library_hero(body["name"], body["hero"], me())
 
 
 @blp.route("/library/heroes/<entry_id>")
@@ -103,7 +103,7 @@ class Items(MethodView):
     @requires("any")
     def get(self, _query: dict[str, Any]) -> Any:
         """The known items (the rulebook's, then the group's) and the words of the sheet."""
-        return {"items": questlog().library_items(me()), "words": catalogue.sheet_words()}
+        return {"items": questlog().library.library_items(me()), "words": catalogue.sheet_words()}
 
     @blp.doc(operationId="addLibraryItem")
     @blp.arguments(ItemAdded, example=ITEM_EXAMPLE)
@@ -111,7 +111,7 @@ class Items(MethodView):
     @requires("contribute")
     def post(self, body: dict[str, Any]) -> Any:
         """Add an item to the group's list (checked as gain_item checks it)."""
-        return questlog().add_library_item(body["item"], me())
+        return questlog().library.add_library_item(body["item"], me())
 
 
 @blp.route("/library/items/<entry_id>")

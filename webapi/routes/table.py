@@ -26,7 +26,7 @@ class Share(MethodView):
         app = questlog()
         cid = campaign_id(campaign)
         app.campaign(cid)
-        token, secret = app.share_campaign(cid, body.get("name"))
+        token, secret = app.access.share_campaign(cid, body.get("name"))
         return {
             "token": secret,
             "token_id": token.id,

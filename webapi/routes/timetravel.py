@@ -153,7 +153,7 @@ class ReplayResource(MethodView):
         cid = campaign_id(campaign)
         result = app.time_travel.replay(cid, first=query["first"], last=query.get("last"))
         first = result.steps[0].event.originator_version if result.steps else 0
-        records = app.event_records(cid, after=first - 1, limit=len(result.steps))
+        records = app.reading.event_records(cid, after=first - 1, limit=len(result.steps))
         items = [
             {"event": summarised(shown(record, result.timeline)), "patch": step.patch}
             for record, step in zip(records, result.steps, strict=True)

@@ -42,7 +42,7 @@ class CampaignCheckpoint(MethodView):
     @requires("read")
     def get(self, campaign: str) -> Any:
         """A signed checkpoint of the campaign's head (version and head hash)."""
-        found, note = questlog().head_checkpoint(campaign_id(campaign))
+        found, note = questlog().reading.head_checkpoint(campaign_id(campaign))
         return {
             "campaign_id": found.id,
             "version": found.version,

@@ -1,5 +1,5 @@
-"""A campaign played by the demo: commands sent through ``Questlog.command`` as the API sends
-them, on the campaign's own verifiable server dice, and a record of what they stored.
+"""A campaign played by the demo: commands sent through ``Questlog.campaigns.command`` as the API
+sends them, on the campaign's own verifiable server dice, and a record of what they stored.
 
 The demo never reports faces: every roll is a server roll, so the seed revealed at the end
 proves each of them. Where a story beat depends on the dice, the scripts in ``week`` and
@@ -40,13 +40,15 @@ class Player:
     def create(cls, questlog: Questlog, *, game: str, name: str, **start: Any) -> Player:
         """Create a campaign of ``game`` with the demo's client seed."""
         outcome = result(
-            questlog.create_campaign(game=game, name=name, client_seed=DEMO_CLIENT_SEED, **start)
+            questlog.campaigns.create_campaign(
+                game=game, name=name, client_seed=DEMO_CLIENT_SEED, **start
+            )
         )
         return cls(questlog, outcome.campaign_id, outcome.value["state"])
 
     def run(self, command: Json) -> list[Json]:
         """Run one game command on server dice; returns the events it stored."""
-        outcome = result(self.questlog.command(self.id, command))
+        outcome = result(self.questlog.campaigns.command(self.id, command))
         events: list[Json] = outcome.value["events"]
         self.events.extend(events)
         self.state = outcome.value["state"]

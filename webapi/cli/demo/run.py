@@ -107,7 +107,7 @@ def foreign_campaigns(config: StoreConfig) -> list[str]:
     try:
         after = 0
         while True:
-            page, cursor = questlog.list_campaigns(after=after, limit=500)
+            page, cursor = questlog.reading.list_campaigns(after=after, limit=500)
             names += [c.name for _, c in page if not str(c.name).startswith(DEMO_PREFIX)]
             if cursor is None:
                 return names
@@ -151,9 +151,9 @@ def play_demo(config: StoreConfig, *, host: str = "http://127.0.0.1:8000") -> De
 
 def finish(questlog: Questlog, player: Player, game: str, host: str) -> Played:
     """Rotate the campaign's seed (revealing every roll's seed), audit it and share it."""
-    questlog.rotate_seed(player.id)
-    report = questlog.audit(player.id)
-    _, secret = questlog.share_campaign(player.id)
+    questlog.dice.rotate_seed(player.id)
+    report = questlog.reading.audit(player.id)
+    _, secret = questlog.access.share_campaign(player.id)
     campaign = questlog.campaign(player.id)
     return Played(
         player=player,
@@ -172,7 +172,7 @@ def disputed_roll(questlog: Questlog, week: Player) -> Json:
     died = next(e["version"] for e in week.events if e["type"].endswith(".Died"))
     rolled = [e for e in week.events if e["version"] <= died and e["data"]["rolls"]]
     record = rolled[-1]["data"]["rolls"][-1]
-    found: Json = questlog.find_roll(week.id, record["roll_id"])
+    found: Json = questlog.reading.find_roll(week.id, record["roll_id"])
     return found
 
 
