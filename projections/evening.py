@@ -37,8 +37,17 @@ from domain.facade import (
     roll_verdict,
     summarise,
 )
-from projections.event_log import PAGE, CampaignTrack, EventRows
+from projections.event_log import (
+    CREATED,
+    NIGHT_STARTED,
+    PAGE,
+    ROLLED_BACK,
+    CampaignTrack,
+    EventRows,
+    NightPhaseStarted,
+)
 from projections.events import Recorded, without_token_id
+from projections.view import CampaignCreated, RolledBack
 
 _WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _ROLL_REF = re.compile(r"\(fate reroll of (\d+)-\d+\)")
@@ -317,14 +326,16 @@ class Tracker:
     def follow(self, event: Recorded) -> tuple[str | None, int]:
         """Follow one event; its page date and the day and night it belongs to."""
         track = self.rows.follow(event)
-        if event.topic in ("questlog.CampaignCreated", "questlog.RolledBack"):
-            state = event.data.get("state") or event.data.get("restored_state")
-            self._from_state(state)
-        details = event.details
-        if isinstance(details.get("round"), int):
-            self.round = details["round"]
-        if event.topic == "cb.NightPhaseStarted" and isinstance(details.get("night_number"), int):
-            self.nights = details["night_number"]
+        if event.topic == CREATED:
+            self._from_state(event.payload(CampaignCreated).state)
+        elif event.topic == ROLLED_BACK:
+            self._from_state(event.payload(RolledBack).restored_state)
+        elif event.topic == NIGHT_STARTED:
+            self.nights = event.payload(NightPhaseStarted).night_number
+        # The match's round, which several Calendar Board event types record as a fact.
+        round_then = event.details.get("round")
+        if isinstance(round_then, int):
+            self.round = round_then
         night = track.night_then
         number = night if isinstance(night, int) else self.nights + 1
         page = track.page_then
