@@ -8,6 +8,7 @@ reads and rollback updates use the key even while a rebuild defers the secondary
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -107,7 +108,7 @@ def row_maker(names: Sequence[str], defaults: Mapping[str, Any]) -> Callable[...
     Python binds the arguments, so a row is made as fast as a tuple written out by hand and a
     missing or unknown column is the interpreter's own ``TypeError``, naming it.
     """
-    if not all(name.isidentifier() for name in names):
+    if not all(name.isidentifier() and not keyword.iskeyword(name) for name in names):
         raise ValueError(f"not column names: {', '.join(names)}")
     parameters = ", ".join(f"{n}=_defaults[{n!r}]" if n in defaults else n for n in names)
     source = f"def row(*, {parameters}):\n    return ({', '.join(names)},)\n"

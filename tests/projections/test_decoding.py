@@ -38,8 +38,8 @@ from tests.projections.test_facts import RELEASE, played
 
 HANDLED = sorted({topic for view in ALL_VIEWS for topic in view._handlers if topic != "*"})
 """Every event type a view has a handler for (the roll log also reads every other one's rolls)."""
-NOT_PLAYED = {"qc.HeroReplaced", "qc.UpgradeDestroyed", "qc.UpgradeSold"}
-"""Handled types the played log below has none of: the property test decodes them."""
+CHANGED_NOT_PLAYED = {"qc.HeroReplaced"}
+"""The handled type whose shape changed that the played log below has none of."""
 
 
 def typed(value: Any) -> Any:
@@ -100,8 +100,11 @@ def test_every_event_the_views_read_decodes_as_the_mapper_decodes_it(
 
     log = assert_decoded_exactly(app)
 
-    topics = {n.topic for n in log}
-    assert set(HANDLED) - topics == NOT_PLAYED
+    # A handled type the log has none of is decoded by the property test below, which takes
+    # every type whose shape never changed; one that changed shape must be played here.
+    unplayed = set(HANDLED) - {n.topic for n in log}
+    assert unplayed - set(UNCHANGED) == CHANGED_NOT_PLAYED
+    assert len(unplayed) <= len(HANDLED) // 4, f"the played log misses {sorted(unplayed)}"
     quick = [n for n in log if fast(n.state)]
     assert len(quick) >= 0.9 * len(log), "nearly every event is read by orjson"
 

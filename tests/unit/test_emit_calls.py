@@ -39,6 +39,24 @@ DEPTH = 4
 """How many helper calls deep a ``**`` part is followed."""
 
 
+def own_payload_classes(tree: ast.Module) -> set[str]:
+    """The payload classes a module defines itself (``@event`` classes)."""
+    return {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        and any(isinstance(d, ast.Name) and d.id == "event" for d in node.decorator_list)
+    }
+
+
+def builds_payload(func: ast.expr, local: set[str]) -> bool:
+    """Whether a call's function is a payload class: ``<x>_events.<EventType>``, or one the
+    module defines itself."""
+    if isinstance(func, ast.Attribute):
+        return isinstance(func.value, ast.Name) and func.value.id.endswith("events")
+    return isinstance(func, ast.Name) and func.id in local
+
+
 @dataclass
 class Keys:
     """The keys a dict expression is found to hold, and the parts that could not be followed."""
@@ -85,24 +103,21 @@ class Package:
         return cls({path.name: ast.parse(path.read_text()) for path in paths})
 
     def calls(self) -> Iterator[EmitCall]:
-        """Every payload built (``<x>_events.<EventType>(...)``), with the function it is in."""
+        """Every payload built (``<x>_events.<EventType>(...)``, or ``<EventType>(...)`` of a
+        payload class the module defines itself), with the function it is in."""
         for module, tree in self.modules.items():
+            local = own_payload_classes(tree)
             for function in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
                 for node in ast.walk(function):
-                    if not (
-                        isinstance(node, ast.Call)
-                        and isinstance(node.func, ast.Attribute)
-                        and isinstance(node.func.value, ast.Name)
-                        and node.func.value.id.endswith("events")
-                    ):
+                    if not (isinstance(node, ast.Call) and builds_payload(node.func, local)):
                         continue
                     if enclosing(function, node) is not function:
                         continue
                     yield self.call(module, function, node)
 
     def call(self, module: str, function: ast.FunctionDef, first: ast.Call) -> EmitCall:
-        assert isinstance(first.func, ast.Attribute)
-        name = first.func.attr
+        assert isinstance(first.func, ast.Attribute | ast.Name)
+        name = first.func.attr if isinstance(first.func, ast.Attribute) else first.func.id
         keys = Keys()
         for keyword in first.keywords:
             if keyword.arg is not None:
@@ -360,8 +375,9 @@ def declaring_modules(folder: str) -> dict[str, set[str]]:
                 and node.func.attr == "declare"
             ):
                 for declared in node.args:
-                    assert isinstance(declared, ast.Attribute), ast.unparse(declared)
-                    found.setdefault(declared.attr, set()).add(path.name)
+                    assert isinstance(declared, ast.Attribute | ast.Name), ast.unparse(declared)
+                    name = declared.attr if isinstance(declared, ast.Attribute) else declared.id
+                    found.setdefault(name, set()).add(path.name)
     return found
 
 
