@@ -154,7 +154,7 @@ def test_g_cb01_g_cb12_a_release_store_match_loads_uncounted_and_stays_unlimited
 ) -> None:
     """Release 2026-12-01 stored ``cb.FateRerollUsed`` at version 1 (no ``left``) and parties
     without a count. The match loads and audits unchanged, the old event reads ``left`` null, and
-    its players' fate rerolls stay not counted: each new one is taken and records ``left`` null."""
+    its players' fate rerolls stay not counted: a new one is taken and records ``left`` null."""
     copy = tmp_path / RELEASE.name
     shutil.copyfile(RELEASE, copy)
     app = Questlog(StoreConfig(sqlite_path=copy))
@@ -166,18 +166,22 @@ def test_g_cb01_g_cb12_a_release_store_match_loads_uncounted_and_stays_unlimited
         assert "left" not in body["data"]["details"]  # shown as stored
         campaign = app.campaign(HAIL_MATCH)
         assert all("fate_rerolls" not in party for party in campaign.state["parties"].values())
-        head = campaign.version
         assert app.reading.audit(HAIL_MATCH).ok
 
-        lefts = []
-        for _ in range(3):
-            [event] = command(
-                app, HAIL_MATCH, {"type": "fate_reroll", "player": "A", "roll": "hail"}
-            )
-            lefts.append(event.details["left"])
+        # The god piece goes on from the hail space (13) to the next one (27), where A's save
+        # of 1 is offered a fate reroll (G-CB-12): taken, it records ``left`` null.
+        for faces in ([4], [4], [4], [2, 1]):
+            command(app, HAIL_MATCH, {"type": "end_turn", "player": "A"})
+            command(app, HAIL_MATCH, {"type": "end_turn", "player": "B", "faces": faces})
+        assert app.campaign(HAIL_MATCH).state["pending"]["decision"] == "fate_reroll"
+        events = command(
+            app, HAIL_MATCH, {"type": "fate_reroll", "player": "A", "roll": "hail", "faces": [15]}
+        )
 
-        assert lefts == [None, None, None]
-        assert app.campaign(HAIL_MATCH).version == head + 3
+        [used] = [e for e in events if e.TOPIC == "cb.FateRerollUsed"]
+        assert used.details["left"] is None
+        parties = app.campaign(HAIL_MATCH).state["parties"]
+        assert all("fate_rerolls" not in party for party in parties.values())
         assert app.reading.audit(HAIL_MATCH).ok
     finally:
         app.close()

@@ -3,14 +3,17 @@ and each party's card shows how many are left of it, or that they are not counte
 
 from __future__ import annotations
 
+from copy import deepcopy
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
+from domain.model import samples
 from tests.browser.page_table import Effort, open_new_campaign
 from tests.browser.server import Server
 from tests.browser.test_table_flows import SAMPLES, created_bodies, ready
+from tests.fixtures.make_release_store import HAIL_SETUP
 
 pytestmark = pytest.mark.browser
 
@@ -40,9 +43,39 @@ def test_g_cb01_a_match_set_up_with_fate_rerolls_shows_them_left_on_each_party_c
     expect(fate_rerolls(page, "A")).to_have_text("2 left of 2")
     expect(fate_rerolls(page, "B")).to_have_text("not counted (unlimited)")
 
-    cid = page.url.rsplit("/", 1)[1]
+
+def test_g_cb01_g_cb12_a_fate_reroll_spent_on_a_hail_save_takes_one_off_the_card(
+    open_page: Any, server: Server
+) -> None:
+    setup = deepcopy(HAIL_SETUP)
+    setup["players"][0]["fate_rerolls"] = 2
+    status, created = server.call(
+        "POST",
+        "/campaigns",
+        {
+            "game": "calendar-board",
+            "name": "Counted fate rerolls on a hail night",
+            "house_rules": {**samples.ONE_SCREEN, "cb.night.steps": ["calendar"]},
+            "setup": setup,
+        },
+    )
+    assert status == 201, created
+    cid = created["id"]
+    for faces in ([4], [4], [4], [1, 1]):  # the god piece reaches hail (13); A's save: 1
+        for body in ({"player": "A"}, {"player": "B", "faces": faces}):
+            status, answer = server.call(
+                "POST", f"/campaigns/{cid}/commands", {"type": "end_turn", **body}
+            )
+            assert status == 201, answer
+    page, _ = open_page("owner")
+    page.goto(server.url(f"/app/campaigns/{cid}"))
+    ready(page)
+    expect(fate_rerolls(page, "A")).to_have_text("2 left of 2")
+
     status, answer = server.call(
-        "POST", f"/campaigns/{cid}/commands", {"type": "fate_reroll", "player": "A", "roll": "rizz"}
+        "POST",
+        f"/campaigns/{cid}/commands",
+        {"type": "fate_reroll", "player": "A", "roll": "hail", "faces": [15]},
     )
     assert status == 201, answer
     expect(fate_rerolls(page, "A")).to_have_text("1 left of 2")  # the page follows the log
