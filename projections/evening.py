@@ -332,8 +332,7 @@ class Tracker:
             self._from_state(event.payload(RolledBack).restored_state)
         elif event.topic == NIGHT_STARTED:
             self.nights = event.payload(NightPhaseStarted).night_number
-        # The match's round, which several Calendar Board event types record as a fact.
-        round_then = event.details.get("round")
+        round_then = event.details.get("round")  # a fact of several Calendar Board types
         if isinstance(round_then, int):
             self.round = round_then
         night = track.night_then

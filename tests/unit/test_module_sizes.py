@@ -1,7 +1,6 @@
-"""The size limits, on the packages that meet them: no module of ``webapi/`` over 500
-lines and no function over 60 (from its ``def`` to its end; decorators are declarations).
-``domain/`` and ``projections/`` still have modules and functions over the limits; they join
-this test as they are split."""
+"""The size limits, counted from the syntax tree: no module of ``domain/``, ``webapi/`` or
+``projections/`` over 500 lines and no function over 60 (from its ``def`` to its end; decorators
+are declarations)."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CHECKED = ("webapi",)
+CHECKED = ("domain", "webapi", "projections")
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 60
 

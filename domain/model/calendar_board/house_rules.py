@@ -281,9 +281,7 @@ CB_HOUSE_RULES = (
     HouseRule(
         "cb.fateReroll.forbidden",
         ["calendar", "wind", "basketball", "annustaria"],
-        "Rolls that can never be fate-rerolled (CB-10 names calendar and wind). A fate reroll "
-        "is only ever offered on a party's own ambush, rizz or hail roll just made, so only "
-        "those three change with this list; the others stay listed for the record.",
+        "Rolls never fate-rerolled (CB-10); only ambush, rizz and hail are ever offered one.",
         kind="list",
         choices=("calendar", "wind", "basketball", "annustaria", "ambush", "rizz", "hail"),
         gap="G-CB-12",
