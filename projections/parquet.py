@@ -147,10 +147,14 @@ def write_dataset(
             target = directory / f"{name}.parquet"
             partial = target.with_name(f".{target.name}.part")
             rows = 0
-            with pq.ParquetWriter(partial, schema, compression="zstd") as writer:
-                for batch in data.batches(name):
-                    writer.write_batch(batch)
-                    rows += batch.num_rows
+            try:
+                with pq.ParquetWriter(partial, schema, compression="zstd") as writer:
+                    for batch in data.batches(name):
+                        writer.write_batch(batch)
+                        rows += batch.num_rows
+            except BaseException:
+                partial.unlink(missing_ok=True)  # no half-written file left beside the others
+                raise
             partial.replace(target)
             counts[name] = rows
             if progress is not None:

@@ -82,7 +82,8 @@ ROLLS = table(
         "event_type": "The type of the event that rolled, e.g. DiceRolled or AttackRolled.",
         "purpose": "What the roll was for, as recorded.",
         "notation": "The dice in dice notation, e.g. 2d20kh1+3.",
-        "dice": "Each die in draw order: its sides, its face and whether it was kept.",
+        "dice": "Each die in draw order: its sides, its face, whether it was kept, and `raw`, what "
+        "the player read when it differs from the face (JSON text in the dataset).",
         "faces": "The faces in draw order (kept or not).",
         "modifier": "The flat modifier added to the kept dice.",
         "total": "The roll's total: the kept faces plus the modifier.",

@@ -115,7 +115,7 @@ def test_the_parquet_files_open_in_duckdb_and_pandas_with_the_declared_types(
     assert set(rolls["verified"].dropna()) == {True}  # the revealed seed's rolls re-derive
     first = rolls.iloc[0]
     assert list(first["faces"]) == [die["face"] for die in first["dice"]]
-    assert set(first["dice"][0]) == {"sides", "face", "kept"}
+    assert set(first["dice"][0]) == {"sides", "face", "kept", "raw"}
     ledger = pd.read_parquet(out / "ledger.parquet")
     dated = ledger["page_date"].dropna()
     assert len(dated) and all(type(d).__name__ == "date" for d in dated)
