@@ -73,6 +73,8 @@ test("describe: the catalogue's help in words, its range and when it is needed",
   );
   const picked = { name: "item", picks: {}, description: "The id of the item to equip." };
   assert.equal(describe(picked), "Which item to equip.");
+  const player = { name: "player", picks: {}, description: "The id of the player who acts." };
+  assert.equal(describe(player), "Which player acts.");
   assert.equal(
     describe({ name: "page_date", description: "The page's date (YYYY-MM-DD or MM-DD)." }, { date: true }),
     "The page's date: pick the day in the date picker",

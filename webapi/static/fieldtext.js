@@ -27,7 +27,9 @@ export function describe(field, { date = false } = {}) {
   // Help in words: the catalogue's `code` marks and its defaults ("left out: false") are noise.
   let text = (field.description || "").replace(/`([^`]*)`/g, (_, name) => words(name));
   // a picked value is chosen from a list, not typed as an id: "The id of the ability" is "Which ability"
-  if (field.picks) text = text.replace(/^the id of (?:the |an? )?/i, "Which ");
+  // ("The id of the player who acts" is "Which player acts", not "Which player who acts")
+  if (field.picks)
+    text = text.replace(/^the id of (?:the |an? )?/i, "Which ").replace(/^(Which \S+) who /, "$1 ");
   if (date)
     text =
       `${text.replace(DATE_FORMAT, "").replace(/[.\s]+$/, "") || words(field.name)}` +
