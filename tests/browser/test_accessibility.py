@@ -12,9 +12,8 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from domain.model import samples
+from tests.browser.hail_night import hail_night
 from tests.browser.server import Server
-from tests.fixtures.make_release_store import HAIL_SETUP
 
 pytestmark = pytest.mark.browser
 BLOCKING = ("serious", "critical")
@@ -86,24 +85,7 @@ def test_a_quest_calendar_campaign_as_its_owner(open_page: Any, server: Server) 
 
 def seated_on_a_hail_night(server: Server, name: str) -> str:
     """A match whose seat A must decide on a fate reroll: its invite link for seat A."""
-    status, created = server.call(
-        "POST",
-        "/campaigns",
-        {
-            "game": "calendar-board",
-            "name": "Hail, for axe",
-            "house_rules": {**samples.ONE_SCREEN, "cb.night.steps": ["calendar"]},
-            "setup": HAIL_SETUP,
-        },
-    )
-    assert status == 201, created
-    cid = created["id"]
-    for faces in ([4], [4], [4], [1, 1]):  # the god piece reaches hail (13); A's save: 1
-        for body in ({"player": "A"}, {"player": "B", "faces": faces}):
-            status, answer = server.call(
-                "POST", f"/campaigns/{cid}/commands", {"type": "end_turn", **body}
-            )
-            assert status == 201, answer
+    cid = hail_night(server, "Hail, for axe")
     status, invite = server.call(
         "POST", f"/campaigns/{cid}/invites", {"role": "player", "seat": "A", "name": name}
     )

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from domain.model import samples
+from tests.browser.hail_night import hail_night
 from tests.browser.page_table import Effort, open_new_campaign
 from tests.browser.server import Server
 from tests.browser.test_table_flows import SAMPLES, created_bodies, ready
@@ -49,24 +49,7 @@ def test_g_cb01_g_cb12_a_fate_reroll_spent_on_a_hail_save_takes_one_off_the_card
 ) -> None:
     setup = deepcopy(HAIL_SETUP)
     setup["players"][0]["fate_rerolls"] = 2
-    status, created = server.call(
-        "POST",
-        "/campaigns",
-        {
-            "game": "calendar-board",
-            "name": "Counted fate rerolls on a hail night",
-            "house_rules": {**samples.ONE_SCREEN, "cb.night.steps": ["calendar"]},
-            "setup": setup,
-        },
-    )
-    assert status == 201, created
-    cid = created["id"]
-    for faces in ([4], [4], [4], [1, 1]):  # the god piece reaches hail (13); A's save: 1
-        for body in ({"player": "A"}, {"player": "B", "faces": faces}):
-            status, answer = server.call(
-                "POST", f"/campaigns/{cid}/commands", {"type": "end_turn", **body}
-            )
-            assert status == 201, answer
+    cid = hail_night(server, "Counted fate rerolls on a hail night", setup)
     page, _ = open_page("owner")
     page.goto(server.url(f"/app/campaigns/{cid}"))
     ready(page)
