@@ -1,2 +1,1 @@
-"""The host's Merkle log in the C2SP formats: tree and proofs, tiles, checkpoints, witness
-cosignatures and their protocol, trust policies and offline proofs."""
+"""Transparency log: the host's RFC 6962 Merkle tree, its tiles and its C2SP checkpoints (pure)."""
