@@ -65,6 +65,7 @@ from domain.model.rules_engine import Figures
 from domain.model.schema_fields import IdOrObject, StrictBoolean, StrictInteger, Text
 from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
 from domain.model.text import ascii_number, has_control_characters, not_unicode, quoted
+from domain.model.tlog.merkle import entry as log_entry
 from domain.model.tlog.misbehaviour import PairVerdict, check_pair
 from domain.model.tlog.policy import Policy, PolicyError, parse_policy
 from domain.model.tlog.proof import ProofVerdict, check_tlog_proof, parse_tlog_proof
@@ -241,6 +242,7 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     # proofs of misbehaviour, and the witness with its state
     "check_pair",
     "check_tlog_proof",
+    "log_entry",
     "new_witness_key",
     "PairVerdict",
     "parse_log_keys",
