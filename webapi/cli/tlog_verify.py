@@ -122,13 +122,11 @@ def verify_tlog_proof(tlog: dict[str, Any], keys: list[VerifierKey] | None) -> N
         verdict = check_tlog_proof(text, entry, keys or [], policy)
     except NoteError as error:
         _bad_input(f"{tlog['tlog_proof']}: {error}")
-    console.print(f"entry: {escape(entry.decode().strip().replace(chr(10), ' · '))}")
+    campaign, version, event_hash = entry.decode().split("\n")[:3]
+    console.print(f"entry: campaign {campaign}, version {version}, event hash {event_hash}")
     head = verdict.tree_head
     if head is not None:
         console.print(f"log: {escape(head.origin)}, tree size {head.size}")
-    if verdict.quorum is not None:
-        colour = "green" if verdict.quorum.met else "yellow"
-        console.print(f"[{colour}]{escape(verdict.quorum.words)}[/{colour}]")
     colour = "green" if verdict.ok else "red"
     console.print(f"[{colour}]{verdict.verdict.upper()}[/{colour}]: {escape(verdict.message)}")
     sys.exit(0 if verdict.ok else 1)
