@@ -1,4 +1,4 @@
-"""How long a witness takes to cosign: ``python -m bench.witness`` (``--requests N``).
+"""How long a witness takes to cosign: ``python -m bench.witness`` (``--requests N``, ``--quick``).
 
 A log of made-up entries grows by ``--step`` leaves between checkpoints; each request submits
 the next signed checkpoint with its consistency proof from the last cosigned size, as a log
@@ -147,7 +147,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--requests", type=int, default=1000, help="checkpoints per run")
     parser.add_argument("--step", type=int, default=37, help="leaves between checkpoints")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 50 checkpoints")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.requests = 50
     signer = NoteSigner(ORIGIN, Ed25519PrivateKey.generate())
     bodies = request_bodies(signer, args.requests, args.step)
     with tempfile.TemporaryDirectory(prefix="questlog-witness-bench-") as name:
