@@ -19,7 +19,7 @@ from rich.text import Text
 from domain.facade import LOG_FORMATS, Questlog, StoreConfig, is_json, log_uncaught_errors
 from projections.cli import checked_settings
 from projections.cli import projections as projections_group
-from webapi.cli import backup, docs, evening, keys, replay, sql, verify
+from webapi.cli import backup, docs, evening, keys, replay, sql, verify, witness
 from webapi.cli.common import LOOPBACK, console, open_store
 from webapi.http.observability import configure_logging
 
@@ -264,5 +264,6 @@ for command in (
     sql.sql,
     docs.reference,
     docs.demo,
+    witness.witness,
 ):
     main.add_command(command)
