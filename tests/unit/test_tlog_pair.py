@@ -138,3 +138,27 @@ def test_the_same_event_in_two_proofs_shows_no_conflict() -> None:
     proof = honest.proof(1, honest.checkpoint())
     verdict = check_pair(proof, proof, [honest.signer.verifier])
     assert not verdict.proven and "both name campaign" in verdict.message
+
+
+def test_a_log_signing_another_logs_origin_does_not_accuse_that_log() -> None:
+    """tlog-checkpoint: the origin identifies the log and tlog-policy: a log key's name is its
+    origin. A checkpoint for origin X signed by log Y's key is Y's forgery, never X's statement:
+    checked against both logs' keys, it must not "prove" that X signed two trees."""
+    honest = FakeLog(ORIGIN).append(6)
+    other = FakeLog("other.test/log").append(6, salt="forked")
+    forged = other.signer.sign(FakeLog(ORIGIN, other.signer).append(6, salt="x").head().body())
+    keys = [honest.signer.verifier, other.signer.verifier]
+    with pytest.raises(NoteError, match=r"^B: .*origin"):
+        check_pair(honest.checkpoint(), forged, keys)
+
+
+def test_a_campaign_checkpoint_of_another_logs_name_does_not_accuse_that_log() -> None:
+    """The per-campaign checkpoint names its log (``<log>/campaigns/<id>``): signed by another
+    log's key it is that other log's forgery, not a statement of the named log."""
+    honest = FakeLog(ORIGIN).append(6)
+    other = FakeLog("other.test/log")
+    entry = parse_entry(honest.entries[4])
+    body = Checkpoint(ORIGIN, entry.campaign_id, entry.version, "cd" * 32).body()
+    keys = [honest.signer.verifier, other.signer.verifier]
+    with pytest.raises(NoteError, match=r"^B: .*log"):
+        check_pair(campaign_checkpoint(honest, 4), other.signer.sign(body), keys)

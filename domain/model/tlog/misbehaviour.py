@@ -73,9 +73,11 @@ def statement(label: str, text: str, keys: list[VerifierKey]) -> Statement:
         body, _ = parse_note(text)
         if "/campaigns/" in body.split("\n", 1)[0]:
             checkpoint, key = open_checkpoint(text, keys)
+            _signed_by_its_log(checkpoint.log_name, key)
             entry = LogEntry(checkpoint.campaign_id, checkpoint.version, checkpoint.head_hash)
             return Statement(label, "campaign checkpoint", checkpoint.log_name, key, entry=entry)
         head, key = open_tree_head(text, keys)
+        _signed_by_its_log(head.origin, key)
         return Statement(label, "checkpoint", head.origin, key, head=head)
     except NoteError as error:
         raise type(error)(f"{label}: {error}") from None
@@ -84,6 +86,7 @@ def statement(label: str, text: str, keys: list[VerifierKey]) -> Statement:
 def _proof(label: str, text: str, keys: list[VerifierKey]) -> Statement:
     proof = parse_tlog_proof(text)
     head, key = open_tree_head(proof.checkpoint, keys)
+    _signed_by_its_log(head.origin, key)
     if proof.extra is None:
         return Statement(label, "tlog-proof", head.origin, key, head=head)
     entry = parse_entry(proof.extra)
@@ -94,6 +97,15 @@ def _proof(label: str, text: str, keys: list[VerifierKey]) -> Statement:
             f"the proof's entry is not included in its checkpoint: {error}"
         ) from None
     return Statement(label, "tlog-proof", head.origin, key, head=head, entry=entry)
+
+
+def _signed_by_its_log(log: str, key: VerifierKey) -> None:
+    """A log's key is named as its origin (tlog-policy "Defining a log"): a text naming log X
+    but signed by another log's key is that log's forgery, no statement of X."""
+    if log != key.name:
+        raise MalformedNote(
+            f"the text names the log (origin) {log!r} but is signed by the key {key.name!r}"
+        )
 
 
 def _heads_conflict(a: Statement, b: Statement) -> str | None:
