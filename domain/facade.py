@@ -63,7 +63,7 @@ from domain.model.quest_calendar.state import FIGURES as QC_FIGURES
 from domain.model.rule_index import SETTLED_IN_CODE, STATEMENTS
 from domain.model.rules_engine import Figures
 from domain.model.schema_fields import IdOrObject, StrictBoolean, StrictInteger, Text
-from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
+from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key, valid_name
 from domain.model.text import ascii_number, has_control_characters, not_unicode, quoted
 from domain.model.tlog.merkle import entry as log_entry
 from domain.model.tlog.misbehaviour import PairVerdict, check_pair
@@ -258,4 +258,5 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "Witness",
     "WitnessRefusal",
     "WitnessState",
+    "valid_name",
 ]

@@ -134,7 +134,11 @@ class WitnessState:
         if not create and not self.path.exists():
             raise StateError(f"no witness state at {self.path}: make one with `witness init`")
         self._local = threading.local()
-        self._connection().executescript(SCHEMA)
+        try:
+            self._connection().executescript(SCHEMA)
+        except sqlite3.DatabaseError as error:
+            self.close()
+            raise StateError(f"{self.path} is not a witness state ({error})") from None
 
     def _connection(self) -> sqlite3.Connection:
         connection: sqlite3.Connection | None = getattr(self._local, "connection", None)

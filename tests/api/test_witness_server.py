@@ -331,3 +331,38 @@ def test_the_check_and_the_record_are_one_transaction(tmp_path: Path) -> None:
         other.add_checkpoint(AddCheckpoint(0, (), log.checkpoint(10)).body())
     first.join()
     assert stale.value.cosigned_size == 15
+
+
+def test_init_with_a_bad_name_changes_nothing(tmp_path: Path) -> None:
+    """signed-note "Format": a key name is non-empty, without spaces or "+". Bad input gets a
+    clear error naming the field and makes no state file a later ``init`` would stumble on."""
+    from click.testing import CliRunner
+
+    from webapi.cli.main import main
+
+    state = tmp_path / "witness.db"
+    result = CliRunner().invoke(main, ["witness", "init", "--state", str(state), "--name", "a b"])
+    assert result.exit_code != 0 and "--name" in result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["init", "serve"])
+def test_a_state_file_that_is_not_a_witness_state_is_a_clear_error(
+    tmp_path: Path, command: str
+) -> None:
+    """The witness's state is its SQLite file: any other file is refused in words, unchanged."""
+    from click.testing import CliRunner
+
+    from webapi.cli.main import main
+
+    state = tmp_path / "notes.txt"
+    state.write_text("not a database\n" * 100)
+    args = ["witness", command, "--state", str(state)]
+    args += (
+        ["--name", "w.test/w"] if command == "init" else ["--log", FakeLog().signer.verifier.text]
+    )
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1
+    assert "is not a witness state" in result.output
+    assert not isinstance(result.exception, sqlite3.DatabaseError)
+    assert state.read_text() == "not a database\n" * 100

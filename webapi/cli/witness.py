@@ -16,6 +16,7 @@ from domain.facade import (
     WitnessState,
     new_witness_key,
     parse_log_keys,
+    valid_name,
 )
 from webapi.cli.common import console
 
@@ -38,6 +39,11 @@ def witness() -> None:
 )
 def init(state_file: str, name: str) -> None:
     """Make the witness's Ed25519 key and print its cosigner key (vkey) for policies."""
+    if not valid_name(name):
+        raise click.BadParameter(
+            f"{name!r} is not a key name (no spaces, no '+', at most 200 characters)",
+            param_hint="--name",
+        )
     try:
         state = WitnessState(state_file, create=True)
         key = new_witness_key(state, name)
