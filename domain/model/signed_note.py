@@ -191,6 +191,7 @@ def open_note(note: str, keys: Iterable[VerifierKey]) -> OpenedNote:
     body, signatures = parse_note(note)
     known = {(k.name, k.key_hash): k for k in keys}
     data = body.encode()
+    signed_by: VerifierKey | None = None
     for signature in signatures:
         key = known.get((signature.name, signature.key_hash))
         if key is None:
@@ -200,7 +201,9 @@ def open_note(note: str, keys: Iterable[VerifierKey]) -> OpenedNote:
                 f"the signature by {key.name}+{key.key_hash.hex()} does not verify: "
                 "the note was forged or altered"
             )
-        return OpenedNote(body, key)
+        signed_by = signed_by or key
+    if signed_by is not None:
+        return OpenedNote(body, signed_by)
     signers = ", ".join(f"{s.name}+{s.key_hash.hex()}" for s in signatures)
     raise UnknownKey(f"the note is signed by {signers}, none of them a key it was checked against")
 

@@ -105,3 +105,18 @@ def test_bad_tree_heads_are_refused(args: tuple[str, int, bytes], words: str) ->
     """A tree head that no checkpoint could carry is refused when made."""
     with pytest.raises(MalformedNote, match=words):
         TreeHead(*args)
+
+
+def test_a_known_keys_failing_signature_after_a_valid_one_is_refused() -> None:
+    """signed-note "Signatures": if the key name and ID match a known key, verifiers MUST
+    verify the signature, and a known key's failing signature rejects the whole note, even
+    when another known key's signature (a rotated log key) verified before it."""
+    old = NoteSigner("questlog.example/log", Ed25519PrivateKey.generate())
+    new = NoteSigner("questlog.example/log", Ed25519PrivateKey.generate())
+    body = TreeHead("questlog.example/log", 300, ROOT).body()
+    other_body = TreeHead("questlog.example/log", 300, EMPTY_ROOT).body()
+    bad_line = new.sign(other_body).rsplit("\n\n", 1)[1]
+    note = old.sign(body) + bad_line
+    with pytest.raises(BadSignature):
+        open_tree_head(note, [old.verifier, new.verifier])
+    assert open_tree_head(note, [old.verifier])[0].size == 300
