@@ -68,7 +68,7 @@ from domain.model.text import ascii_number, has_control_characters, not_unicode,
 from domain.model.tlog.merkle import entry as log_entry
 from domain.model.tlog.misbehaviour import PairVerdict, check_pair
 from domain.model.tlog.policy import Policy, PolicyError, parse_policy
-from domain.model.tlog.proof import ProofVerdict, check_tlog_proof, parse_tlog_proof
+from domain.model.tlog.proof import ProofVerdict, check_tlog_proof, parse_entry, parse_tlog_proof
 from domain.model.tlog.witness_protocol import SIZE_CONTENT_TYPE, size_body
 from domain.service import bundles, command_results
 from domain.service.actions import Caller
@@ -247,6 +247,7 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "PairVerdict",
     "parse_log_keys",
     "parse_policy",
+    "parse_entry",
     "parse_tlog_proof",
     "Policy",
     "PolicyError",

@@ -151,3 +151,22 @@ def test_the_new_options_do_not_mix_with_an_audit(tmp_path: Path, log: FakeLog) 
     result = run("00000000-0000-0000-0000-000000000001", "--pair", str(a), str(a))
     assert result.exit_code == 2
     assert run("--policy", str(a)).exit_code == 2
+
+
+@pytest.mark.parametrize("extra", [b"\xff\xfe", b"not an entry", b""])
+def test_an_extra_that_is_no_entry_is_bad_input_not_a_crash(
+    tmp_path: Path, log: FakeLog, policy_file: Path, extra: bytes
+) -> None:
+    """tlog-proof "Format": applications MUST NOT implicitly trust the extra data. A proof file
+    whose extra line is not a Questlog entry is bad input (exit 2, in words), never a
+    traceback nor a "not verified" exit 1."""
+    import base64
+
+    proof = proof_file(tmp_path, log, 2, W1, W2)
+    text = proof.read_text()
+    line = text.split("\n")[1]
+    proof.write_text(text.replace(line, "extra " + base64.b64encode(extra).decode()), newline="")
+    result = run("--tlog-proof", str(proof), "--policy", str(policy_file))
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "entry" in result.output

@@ -30,6 +30,7 @@ from domain.facade import (
     check_pair,
     check_tlog_proof,
     log_entry,
+    parse_entry,
     parse_policy,
     parse_tlog_proof,
     parse_verifier_key,
@@ -119,11 +120,14 @@ def verify_tlog_proof(tlog: dict[str, Any], keys: list[VerifierKey] | None) -> N
         raise click.BadParameter(str(error), param_hint="--policy") from None
     try:
         entry = _entry(tlog, text)
+        named = parse_entry(entry)
         verdict = check_tlog_proof(text, entry, keys or [], policy)
     except NoteError as error:
         _bad_input(f"{tlog['tlog_proof']}: {error}")
-    campaign, version, event_hash = entry.decode().split("\n")[:3]
-    console.print(f"entry: campaign {campaign}, version {version}, event hash {event_hash}")
+    console.print(
+        f"entry: campaign {named.campaign_id}, version {named.version}, "
+        f"event hash {named.event_hash}"
+    )
     head = verdict.tree_head
     if head is not None:
         console.print(f"log: {escape(head.origin)}, tree size {head.size}")
