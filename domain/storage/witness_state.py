@@ -220,7 +220,10 @@ class WitnessState:
         connection.execute("BEGIN IMMEDIATE")
         try:
             yield connection
+            connection.execute("COMMIT")
         except BaseException:
-            connection.execute("ROLLBACK")
+            # A failed COMMIT (a full disk, an I/O error) may leave the transaction open: roll
+            # it back, or this connection would read, and serve, what was never persisted.
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
             raise
-        connection.execute("COMMIT")

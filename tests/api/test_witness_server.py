@@ -366,3 +366,38 @@ def test_a_state_file_that_is_not_a_witness_state_is_a_clear_error(
     assert "is not a witness state" in result.output
     assert not isinstance(result.exception, sqlite3.DatabaseError)
     assert state.read_text() == "not a database\n" * 100
+
+
+class _FailingCommit:
+    """A state connection whose next COMMIT fails (a full disk, an I/O error)."""
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self.connection, self.fail = connection, True
+
+    def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+        if sql == "COMMIT" and self.fail:
+            self.fail = False
+            raise sqlite3.OperationalError("disk I/O error")
+        return self.connection.execute(sql, *args)
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.connection.in_transaction
+
+
+def test_a_failed_commit_cosigns_nothing_and_the_witness_goes_on(tmp_path: Path) -> None:
+    """tlog-witness: the witness MUST persist the new checkpoint before responding. A commit
+    that fails answers no cosignature, records nothing, and leaves no transaction open that
+    would refuse every later request on that connection."""
+    state = WitnessState(tmp_path / "witness.db", create=True)
+    new_witness_key(state, "witness.test/disk")
+    log = FakeLog("questlog.test/disk").append(10)
+    state.add_logs([(log.signer.verifier.text, log.origin)])
+    service = WitnessService(state)
+    state._local.connection = _FailingCommit(state._connection())  # type: ignore[assignment]
+    with pytest.raises(sqlite3.OperationalError):
+        service.add_checkpoint(AddCheckpoint(0, (), log.checkpoint(5)).body())
+    assert service.latest(hashlib.sha256(log.origin.encode()).hexdigest()) is None
+    assert service.add_checkpoint(AddCheckpoint(0, (), log.checkpoint(5)).body())
+    with pytest.raises(StaleSize):
+        service.add_checkpoint(AddCheckpoint(0, (), log.checkpoint(7)).body())
