@@ -57,7 +57,8 @@ class TlogState(NamedTuple):
     position: LogPosition
 
 
-class TlogLeaf(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class TlogLeaf:
     """A leaf of the tree: the event it is."""
 
     index: int
@@ -295,7 +296,9 @@ class TlogTables:
             raise TlogConflict("another integrator moved the tree since this batch began")
         if nodes:
             cursor.executemany(
-                self._sql(f"INSERT INTO {self._table(NODES_TABLE)} (level, idx, hash) VALUES (?, ?, ?)"),
+                self._sql(
+                    f"INSERT INTO {self._table(NODES_TABLE)} (level, idx, hash) VALUES (?, ?, ?)"
+                ),
                 [(level, index, digest) for level, index, digest in nodes],
             )
         if leaves:
@@ -304,7 +307,7 @@ class TlogTables:
                     f"INSERT INTO {self._table(LEAVES_TABLE)} "
                     "(idx, campaign_id, version, event_hash) VALUES (?, ?, ?, ?)"
                 ),
-                [tuple(leaf) for leaf in leaves],
+                [(x.index, x.campaign_id, x.version, x.event_hash) for x in leaves],
             )
 
     # -- checkpoints and witnesses -------------------------------------------------------------

@@ -105,4 +105,3 @@ class Integrator:
         if not isinstance(found, str):
             raise ValueError(f"event {row[2]} v{row[3]} stores no chain hash")
         return found
-
