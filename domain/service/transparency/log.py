@@ -56,16 +56,17 @@ class Transparency:
         """Append every event readable now to the tree; how many this call appended."""
         return self.integrator.integrate()
 
-    def publish(self, *, when_grown: bool = False) -> StoredCheckpoint | None:
+    def publish(self, *, when_grown: bool = False, submit: bool = True) -> StoredCheckpoint | None:
         """Integrate, sign a checkpoint of the tree as it stands (unless the latest already has
-        its size) and submit it to the witnesses in the background. ``when_grown``: sign only if
-        the tree grew since the latest checkpoint (the empty tree is never signed then);
-        None when nothing was signed and there is no checkpoint."""
+        its size) and, with ``submit``, submit it to the witnesses in the background.
+        ``when_grown``: sign only if the tree grew since the latest checkpoint (the empty tree
+        is never signed then); None when nothing was signed and there is no checkpoint."""
         self.integrate()
         state = self.tables.tlog_state()
         latest = self.tables.tlog_checkpoint()
         if latest is not None and latest.size >= state.size:
-            self.witnesses.submit(latest)  # (to the witnesses still behind, if any)
+            if submit:
+                self.witnesses.submit(latest)  # (to the witnesses still behind, if any)
             return latest
         if when_grown and state.size == 0:
             return latest
@@ -75,7 +76,8 @@ class Transparency:
         signed = self.tables.add_tlog_checkpoint(
             StoredCheckpoint(state.size, state.root, note, created)
         )
-        self.witnesses.submit(signed)
+        if submit:
+            self.witnesses.submit(signed)
         return signed
 
     def consistency_proof(self, old_size: int, new_size: int) -> list[bytes]:

@@ -1,0 +1,91 @@
+"""The host's transparency log (C2SP tlog-tiles): its checkpoint, hash tiles, entry bundles and
+witness policy, public so that anyone can monitor it; and signing a checkpoint now."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from webapi.http.declared import requires
+from webapi.http.plumbing import questlog
+
+blp = Blueprint(
+    "log",
+    __name__,
+    description="The host's Merkle log of every event (C2SP tlog-tiles), for monitors and "
+    "witnesses: its signed checkpoint, its tiles and entry bundles, its witness policy.",
+)
+TEXT = "text/plain; charset=utf-8"
+CHECKPOINT_CACHE = "public, max-age=2"
+"""tlog-tiles: the checkpoint is mutable, "its headers SHOULD prevent caching beyond a few
+seconds"."""
+IMMUTABLE = "public, max-age=31536000, immutable"
+"""tlog-tiles: tiles and entry bundles never change once they exist."""
+
+
+def text_doc(description: str, media: str = "text/plain") -> dict[str, Any]:
+    """An OpenAPI 200 response of one non-JSON media type."""
+    schema = (
+        {"type": "string"} if media.startswith("text/") else {"type": "string", "format": "binary"}
+    )
+    return {
+        "responses": {"200": {"description": description, "content": {media: {"schema": schema}}}}
+    }
+
+
+@blp.route("/log/checkpoint")
+class LogCheckpoint(MethodView):
+    @blp.doc(operationId="getLogCheckpoint")
+    @blp.doc(**text_doc("The latest signed checkpoint (C2SP tlog-checkpoint), cosigned."))
+    @blp.doc(security=[])
+    @requires("public")
+    def get(self) -> Response:
+        """The host log's latest signed checkpoint with the witnesses' cosignatures (no token);
+        404 before the first is signed."""
+        note = questlog().transparency.latest_checkpoint()
+        return Response(note, content_type=TEXT, headers={"Cache-Control": CHECKPOINT_CACHE})
+
+    @blp.doc(operationId="signLogCheckpoint")
+    @blp.doc(**text_doc("The checkpoint of the tree now (C2SP tlog-checkpoint)."))
+    @requires("any")
+    def post(self) -> Response:
+        """Add the new events to the host's log and sign its checkpoint now (the witnesses are
+        asked in the background); the checkpoint, with the cosignatures it has so far."""
+        transparency = questlog().transparency
+        signed = transparency.publish()
+        note = transparency.latest_checkpoint() if signed is not None else ""
+        return Response(note, content_type=TEXT, headers={"Cache-Control": "no-store"})
+
+
+@blp.route("/log/tile/<path:tile>")
+class LogTile(MethodView):
+    @blp.doc(operationId="getLogTile")
+    @blp.doc(
+        **text_doc(
+            "A hash tile (`<L>/<N>[.p/<W>]`) or an entry bundle (`entries/<N>[.p/<W>]`), "
+            "C2SP tlog-tiles.",
+            "application/octet-stream",
+        )
+    )
+    @blp.doc(security=[])
+    @requires("public")
+    def get(self, tile: str) -> Response:
+        """A hash tile or entry bundle of the host's log (no token): immutable; 404 beyond the
+        integrated tree, 400 naming the part of the path that is wrong."""
+        data = questlog().transparency.tile(f"tile/{tile}")
+        headers = {"Cache-Control": IMMUTABLE}
+        return Response(data, content_type="application/octet-stream", headers=headers)
+
+
+@blp.route("/log/policy")
+class LogPolicy(MethodView):
+    @blp.doc(operationId="getLogPolicy")
+    @blp.doc(**text_doc("The host's witness policy (C2SP tlog-policy)."))
+    @blp.doc(security=[])
+    @requires("public")
+    def get(self) -> Response:
+        """The witness policy this host submits its checkpoints by (no token); 404 if none."""
+        return Response(questlog().transparency.policy(), content_type=TEXT)
