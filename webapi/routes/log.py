@@ -60,24 +60,71 @@ class LogCheckpoint(MethodView):
         return Response(note, content_type=TEXT, headers={"Cache-Control": "no-store"})
 
 
-@blp.route("/log/tile/<path:tile>")
+TILE_DOC = text_doc(
+    "A hash tile or an entry bundle (C2SP tlog-tiles): the path's parts after /log/tile/ are "
+    "`<L>/<N>[.p/<W>]` (a hash tile) or `entries/<N>[.p/<W>]` (an entry bundle), `<N>` in "
+    "groups of three digits, all but the last behind an `x` (1234067: `x001/x234/067`).",
+    "application/octet-stream",
+)
+TILE_PARTS = ("level", "part1", "part2", "part3", "part4")
+"""A tile path's parts after ``/log/tile/``: its level (or ``entries``) and up to four more (the
+index's groups and the ``.p/<W>`` of a partial tile), one route per count: an OpenAPI path
+parameter never holds a ``/``."""
+
+
+def tile_response(parts: dict[str, str]) -> Response:
+    """The tile a route's parts name, immutable (``IMMUTABLE``)."""
+    path = "/".join(parts[name] for name in TILE_PARTS if name in parts)
+    data = questlog().transparency.tile(f"tile/{path}")
+    headers = {"Cache-Control": IMMUTABLE}
+    return Response(data, content_type="application/octet-stream", headers=headers)
+
+
+@blp.route("/log/tile/<level>/<part1>")
 class LogTile(MethodView):
     @blp.doc(operationId="getLogTile")
-    @blp.doc(
-        **text_doc(
-            "A hash tile (`<L>/<N>[.p/<W>]`) or an entry bundle (`entries/<N>[.p/<W>]`), "
-            "C2SP tlog-tiles.",
-            "application/octet-stream",
-        )
-    )
+    @blp.doc(**TILE_DOC)
     @blp.doc(security=[])
     @requires("public")
-    def get(self, tile: str) -> Response:
-        """A hash tile or entry bundle of the host's log (no token): immutable; 404 beyond the
-        integrated tree, 400 naming the part of the path that is wrong."""
-        data = questlog().transparency.tile(f"tile/{tile}")
-        headers = {"Cache-Control": IMMUTABLE}
-        return Response(data, content_type="application/octet-stream", headers=headers)
+    def get(self, **parts: str) -> Response:
+        """A hash tile or entry bundle of the host's log whose index is one group (no token):
+        immutable; 404 beyond the integrated tree, 400 naming the part of the path that is
+        wrong."""
+        return tile_response(parts)
+
+
+@blp.route("/log/tile/<level>/<part1>/<part2>")
+class LogTileOf2Parts(MethodView):
+    @blp.doc(operationId="getLogTileOf2Parts")
+    @blp.doc(**TILE_DOC)
+    @blp.doc(security=[])
+    @requires("public")
+    def get(self, **parts: str) -> Response:
+        """A tile or bundle whose path has two parts after the level (an index of two groups,
+        or a partial tile's index of one group and its width)."""
+        return tile_response(parts)
+
+
+@blp.route("/log/tile/<level>/<part1>/<part2>/<part3>")
+class LogTileOf3Parts(MethodView):
+    @blp.doc(operationId="getLogTileOf3Parts")
+    @blp.doc(**TILE_DOC)
+    @blp.doc(security=[])
+    @requires("public")
+    def get(self, **parts: str) -> Response:
+        """A tile or bundle whose path has three parts after the level."""
+        return tile_response(parts)
+
+
+@blp.route("/log/tile/<level>/<part1>/<part2>/<part3>/<part4>")
+class LogTileOf4Parts(MethodView):
+    @blp.doc(operationId="getLogTileOf4Parts")
+    @blp.doc(**TILE_DOC)
+    @blp.doc(security=[])
+    @requires("public")
+    def get(self, **parts: str) -> Response:
+        """A tile or bundle whose path has four parts after the level."""
+        return tile_response(parts)
 
 
 @blp.route("/log/policy")

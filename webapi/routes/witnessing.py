@@ -101,7 +101,7 @@ class CampaignCheckpointQr(MethodView):
         responses={
             "200": {
                 "description": "An SVG QR code of the signed checkpoint's text.",
-                "content": {"image/svg+xml": {"schema": {"type": "string"}}},
+                "content": {"image/svg+xml": {"schema": {"type": "string", "format": "binary"}}},
             }
         }
     )
