@@ -72,6 +72,42 @@ index's groups and the ``.p/<W>`` of a partial tile), one route per count: an Op
 parameter never holds a ``/``."""
 
 
+LEVEL_PARAMETER = {
+    "in": "path",
+    "name": "level",
+    "description": "The tile's level, 0 to 63 (no leading zeros), or `entries` for a bundle.",
+    "schema": {"type": "string", "pattern": "^(entries|[0-9]|[1-5][0-9]|6[0-3])$"},
+}
+FIRST_GROUP = "x00[1-9]|x0[1-9][0-9]|x[1-9][0-9]{2}"
+GROUP = "x[0-9]{3}"
+LAST_GROUP = "[0-9]{3}"
+PARTIAL_GROUP = r"[0-9]{3}\.p"
+WIDTH = "[1-9][0-9]?|1[0-9]{2}|2[0-4][0-9]|25[0-5]"
+PART_PATTERNS = {
+    1: [LAST_GROUP],
+    2: [f"{FIRST_GROUP}|{PARTIAL_GROUP}", f"{LAST_GROUP}|{WIDTH}"],
+    3: [FIRST_GROUP, f"{GROUP}|{PARTIAL_GROUP}", f"{LAST_GROUP}|{WIDTH}"],
+    4: [FIRST_GROUP, GROUP, PARTIAL_GROUP, WIDTH],
+}
+"""What each part after the level may be, by the number of parts (tlog-tiles): an index's groups
+(all but the last behind an ``x``, the first not ``x000``), the last one ending in ``.p`` for a
+partial tile, then its width (1..255)."""
+
+
+def tile_parameters(count: int) -> list[dict[str, Any]]:
+    """The documented path parameters of the tile route with ``count`` parts after the level."""
+    parts = [
+        {
+            "in": "path",
+            "name": f"part{n}",
+            "description": "A part of the tile's index (`x001`, `234`, `067.p`) or its width.",
+            "schema": {"type": "string", "pattern": f"^({pattern})$"},
+        }
+        for n, pattern in enumerate(PART_PATTERNS[count], start=1)
+    ]
+    return [LEVEL_PARAMETER, *parts]
+
+
 def tile_response(parts: dict[str, str]) -> Response:
     """The tile a route's parts name, immutable (``IMMUTABLE``)."""
     path = "/".join(parts[name] for name in TILE_PARTS if name in parts)
@@ -80,7 +116,7 @@ def tile_response(parts: dict[str, str]) -> Response:
     return Response(data, content_type="application/octet-stream", headers=headers)
 
 
-@blp.route("/log/tile/<level>/<part1>")
+@blp.route("/log/tile/<level>/<part1>", parameters=tile_parameters(1))
 class LogTile(MethodView):
     @blp.doc(operationId="getLogTile")
     @blp.doc(**TILE_DOC)
@@ -93,7 +129,7 @@ class LogTile(MethodView):
         return tile_response(parts)
 
 
-@blp.route("/log/tile/<level>/<part1>/<part2>")
+@blp.route("/log/tile/<level>/<part1>/<part2>", parameters=tile_parameters(2))
 class LogTileOf2Parts(MethodView):
     @blp.doc(operationId="getLogTileOf2Parts")
     @blp.doc(**TILE_DOC)
@@ -105,7 +141,7 @@ class LogTileOf2Parts(MethodView):
         return tile_response(parts)
 
 
-@blp.route("/log/tile/<level>/<part1>/<part2>/<part3>")
+@blp.route("/log/tile/<level>/<part1>/<part2>/<part3>", parameters=tile_parameters(3))
 class LogTileOf3Parts(MethodView):
     @blp.doc(operationId="getLogTileOf3Parts")
     @blp.doc(**TILE_DOC)
@@ -116,7 +152,7 @@ class LogTileOf3Parts(MethodView):
         return tile_response(parts)
 
 
-@blp.route("/log/tile/<level>/<part1>/<part2>/<part3>/<part4>")
+@blp.route("/log/tile/<level>/<part1>/<part2>/<part3>/<part4>", parameters=tile_parameters(4))
 class LogTileOf4Parts(MethodView):
     @blp.doc(operationId="getLogTileOf4Parts")
     @blp.doc(**TILE_DOC)
