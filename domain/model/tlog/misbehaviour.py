@@ -126,11 +126,6 @@ def _entries_conflict(a: Statement, b: Statement) -> str | None:
 def _no_conflict(a: Statement, b: Statement) -> str:
     if a.log != b.log:
         return f"no conflict shown: A is of the log {a.log} and B of {b.log}"
-    if a.head is not None and b.head is not None and a.head.size != b.head.size:
-        return (
-            f"no conflict shown: the trees are of sizes {a.head.size} and {b.head.size}; two "
-            "sizes conflict only when no consistency proof joins them, which a witness checks"
-        )
     if (
         a.entry is not None
         and b.entry is not None
@@ -139,6 +134,11 @@ def _no_conflict(a: Statement, b: Statement) -> str:
         return (
             f"no conflict shown: A names {a.entry.words()} and B {b.entry.words()}, not the "
             "same campaign at the same version"
+        )
+    if a.head is not None and b.head is not None and a.head.size != b.head.size:
+        return (
+            f"no conflict shown: the trees are of sizes {a.head.size} and {b.head.size}; two "
+            "sizes conflict only when no consistency proof joins them, which a witness checks"
         )
     return "no conflict shown: both texts verify and agree"
 
