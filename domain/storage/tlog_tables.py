@@ -143,6 +143,8 @@ class TlogTables:
     """The column type of raw bytes (PostgreSQL: ``BYTEA``)."""
     locks_integrator = False
     """Whether a batch takes the integrator's advisory lock (PostgreSQL)."""
+    inserts_arrays = False
+    """Whether a batch's rows go in as one array per column (PostgreSQL's ``unnest``)."""
 
     def _table(self, name: str) -> str:
         return name
@@ -205,11 +207,10 @@ class TlogTables:
         if not coordinates:
             return []
         wanted = list(dict.fromkeys(coordinates))
-        values = ", ".join(["(?, ?)"] * len(wanted))
-        statement = (
-            f"SELECT level, idx, hash FROM {self._table(NODES_TABLE)} "
-            f"WHERE (level, idx) IN (VALUES {values})"
-        )
+        # One equality pair per node, ORed: both stores look each one up in the primary key
+        # (SQLite scans the whole table for a row-value IN over a VALUES list).
+        pairs = " OR ".join(["(level = ? AND idx = ?)"] * len(wanted))
+        statement = f"SELECT level, idx, hash FROM {self._table(NODES_TABLE)} WHERE {pairs}"
         params = tuple(value for pair in wanted for value in pair)
         rows = self._rows(statement, params, cursor)
         found = {(int(r["level"]), int(r["idx"])): bytes(r["hash"]) for r in rows}
@@ -295,20 +296,33 @@ class TlogTables:
         if cursor.fetchone() is None:
             raise TlogConflict("another integrator moved the tree since this batch began")
         if nodes:
-            cursor.executemany(
-                self._sql(
-                    f"INSERT INTO {self._table(NODES_TABLE)} (level, idx, hash) VALUES (?, ?, ?)"
-                ),
-                [(level, index, digest) for level, index, digest in nodes],
-            )
+            node_columns = ("level", "idx", "hash")
+            self._insert_many(cursor, NODES_TABLE, node_columns, ("int", "bigint", "bytea"), nodes)
         if leaves:
-            cursor.executemany(
-                self._sql(
-                    f"INSERT INTO {self._table(LEAVES_TABLE)} "
-                    "(idx, campaign_id, version, event_hash) VALUES (?, ?, ?, ?)"
-                ),
-                [(x.index, x.campaign_id, x.version, x.event_hash) for x in leaves],
+            columns = ("idx", "campaign_id", "version", "event_hash")
+            rows = [(x.index, x.campaign_id, x.version, x.event_hash) for x in leaves]
+            self._insert_many(
+                cursor, LEAVES_TABLE, columns, ("bigint", "text", "int", "text"), rows
             )
+
+    def _insert_many(
+        self,
+        cursor: Any,
+        table: str,
+        columns: Sequence[str],
+        types: Sequence[str],
+        rows: Sequence[tuple[Any, ...]],
+    ) -> None:
+        """Insert rows in the caller's transaction: on PostgreSQL as one statement over one
+        array per column (``unnest``), a round trip for the batch; on SQLite, ``executemany``."""
+        names = ", ".join(columns)
+        if self.inserts_arrays:
+            arrays = ", ".join(f"%s::{kind}[]" for kind in types)
+            statement = f"INSERT INTO {self._table(table)} ({names}) SELECT * FROM unnest({arrays})"
+            cursor.execute(statement, [list(column) for column in zip(*rows, strict=True)])
+            return
+        marks = ", ".join("?" * len(columns))
+        cursor.executemany(f"INSERT INTO {self._table(table)} ({names}) VALUES ({marks})", rows)
 
     # -- checkpoints and witnesses -------------------------------------------------------------
 
