@@ -156,7 +156,9 @@ class TlogTables:
         raise NotImplementedError
 
     def tlog_table_statements(self) -> list[str]:
-        """CREATE statements of the log's tables (and its state's first row)."""
+        """CREATE statements of the log's tables. (No row is written here: a write in the
+        tables' transaction would fail at once on SQLite when another process has written since
+        it began. The state's row is made by the first batch.)"""
         blob = self.blob_type
         return [
             f"CREATE TABLE IF NOT EXISTS {self._table(NODES_TABLE)} ("
@@ -170,9 +172,6 @@ class TlogTables:
             f"CREATE TABLE IF NOT EXISTS {self._table(STATE_TABLE)} ("
             "id TEXT PRIMARY KEY, size BIGINT NOT NULL, root TEXT NOT NULL, "
             "position_transaction BIGINT NOT NULL, position_id BIGINT NOT NULL)",
-            f"INSERT INTO {self._table(STATE_TABLE)} "
-            "(id, size, root, position_transaction, position_id) "
-            f"VALUES ('tree', 0, '{EMPTY_ROOT_HEX}', 0, 0) ON CONFLICT (id) DO NOTHING",
             f"CREATE TABLE IF NOT EXISTS {self._table(CHECKPOINTS_TABLE)} ("
             "size BIGINT PRIMARY KEY, root TEXT NOT NULL, note TEXT NOT NULL, "
             "created TEXT NOT NULL)",
@@ -193,7 +192,7 @@ class TlogTables:
             f"FROM {self._table(STATE_TABLE)} WHERE id = 'tree'"
         )
         rows = self._rows(statement, (), cursor)
-        if not rows:  # (the row is made with the table; a store emptied by hand has none)
+        if not rows:  # (the first batch makes the row)
             return TlogState(0, bytes.fromhex(EMPTY_ROOT_HEX), START)
         row = rows[0]
         position = LogPosition(int(row["position_transaction"]), int(row["position_id"]))
@@ -283,13 +282,16 @@ class TlogTables:
         new: TlogState,
     ) -> None:
         """In the caller's transaction: move the state from ``old`` to ``new`` (first, so that
-        on SQLite the write lock is taken at once), then insert the nodes and leaves."""
+        on SQLite the write lock is taken at once; the first batch makes the state's row), then
+        insert the nodes and leaves."""
+        table = self._table(STATE_TABLE)
         cursor.execute(
             self._sql(
-                f"UPDATE {self._table(STATE_TABLE)} SET size = ?, root = ?, "
-                "position_transaction = ?, position_id = ? "
-                "WHERE id = 'tree' AND size = ? AND position_transaction = ? AND position_id = ? "
-                "RETURNING size"
+                f"INSERT INTO {table} AS state (id, size, root, position_transaction, position_id) "
+                "VALUES ('tree', ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET size = excluded.size, "
+                "root = excluded.root, position_transaction = excluded.position_transaction, "
+                "position_id = excluded.position_id WHERE state.size = ? "
+                "AND state.position_transaction = ? AND state.position_id = ? RETURNING size"
             ),
             (new.size, new.root.hex(), *new.position, old.size, *old.position),
         )
