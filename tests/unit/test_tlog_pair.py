@@ -122,3 +122,19 @@ def test_a_proof_whose_entry_is_not_included_is_an_error() -> None:
     lying = proof.replace(proof.split("\n")[1], extra)
     with pytest.raises(NoteError, match=r"^B: the proof's entry is not included"):
         check_pair(honest.checkpoint(), lying, [honest.signer.verifier])
+
+
+def test_a_tree_head_and_a_campaign_checkpoint_say_nothing_in_common() -> None:
+    honest, _ = honest_and_forked()
+    verdict = check_pair(
+        honest.checkpoint(), campaign_checkpoint(honest, 1), [honest.signer.verifier]
+    )
+    assert not verdict.proven
+    assert "say nothing about the same tree size or the same campaign version" in verdict.message
+
+
+def test_the_same_event_in_two_proofs_shows_no_conflict() -> None:
+    honest, _ = honest_and_forked()
+    proof = honest.proof(1, honest.checkpoint())
+    verdict = check_pair(proof, proof, [honest.signer.verifier])
+    assert not verdict.proven and "both name campaign" in verdict.message

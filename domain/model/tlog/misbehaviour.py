@@ -140,7 +140,14 @@ def _no_conflict(a: Statement, b: Statement) -> str:
             f"no conflict shown: the trees are of sizes {a.head.size} and {b.head.size}; two "
             "sizes conflict only when no consistency proof joins them, which a witness checks"
         )
-    return "no conflict shown: both texts verify and agree"
+    if a.entry is not None and b.entry is not None:
+        return f"no conflict shown: both name {a.entry.words()}"
+    if a.head is not None and b.head is not None:
+        return f"no conflict shown: both are the tree of size {a.head.size} with the same root"
+    return (
+        f"no conflict shown: A ({a.kind}) and B ({b.kind}) say nothing about the same tree size "
+        "or the same campaign version"
+    )
 
 
 def _b64(value: bytes) -> str:
