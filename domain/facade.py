@@ -91,6 +91,7 @@ from domain.service.importing import refusal
 from domain.service.questlog import Questlog
 from domain.service.timeline import Timeline
 from domain.service.timetravel import MAX_REPLAY, Replay, ReplayStep
+from domain.service.transparency.publisher import Publisher
 from domain.service.witness import (
     StaleSize,
     Witness,
@@ -134,6 +135,8 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "Replay",
     "ReplayStep",
     "unavailable",
+    # The host's transparency log: its publisher thread (``questlog serve``)
+    "Publisher",
     # Errors
     "ConcurrencyConflict",
     "InvalidInput",

@@ -137,6 +137,13 @@ faces" to ask for more (webapi/static/dice.js)."""
 
 
 ROUTE_CAUSES: tuple[Cause, ...] = (
+    Cause(
+        r"GET /log/tile/.*",
+        "_",
+        r"^(level|index|width): ",
+        "a tile path's parts relate to each other (tlog-tiles): every index group but the last "
+        "starts with x, the first is not x000, and a width follows only a last group ending in .p",
+    ),
     Cause(r".*/replay", "from", r"must not be after to", "relates two parameters"),
     Cause(
         r"POST /campaigns/\{campaign\}/invites",

@@ -32,6 +32,9 @@ GOOD = {
     "QUESTLOG_LOG_FORMAT": ("JSON", "log_format", "json"),
     "QUESTLOG_SIGNING_KEY": ("keys.json", "signing_key", Path("keys.json")),
     "QUESTLOG_LOG_NAME": ("games.example", "log_name", "games.example"),
+    "QUESTLOG_WITNESS_POLICY": ("policy.txt", "witness_policy", Path("policy.txt")),
+    "QUESTLOG_CHECKPOINT_SECONDS": ("0.5", "checkpoint_seconds", 0.5),
+    "QUESTLOG_WITNESS_TIMEOUT": ("2", "witness_timeout", 2.0),
 }
 """Each variable: a value it accepts, its settings field, and what that value reads as."""
 
@@ -49,6 +52,8 @@ BAD = [
     ("QUESTLOG_READY_MAX_LAG", "1e3", "a whole number of 0 or more"),
     ("QUESTLOG_LOG_FORMAT", "xml", "'text' or 'json'"),
     ("QUESTLOG_LOG_NAME", "my log", "a key name: printable, no spaces, no '+'"),
+    ("QUESTLOG_CHECKPOINT_SECONDS", "0", "a number of seconds in (0, 3600]"),
+    ("QUESTLOG_WITNESS_TIMEOUT", "never", "a number of seconds in (0, 3600]"),
 ]
 """Values refused: the variable, the value and what the error says it accepts."""
 
@@ -70,6 +75,8 @@ def test_unset_or_blank_variables_take_their_defaults() -> None:
         assert chosen.ready_max_lag == 1000
         assert chosen.log_format == "text"
         assert chosen.views_lease_retry == 1.0
+        assert chosen.witness_policy is None
+        assert chosen.checkpoint_seconds == chosen.witness_timeout == 5.0
 
 
 @pytest.mark.parametrize(("name", "raw", "accepts"), BAD)
