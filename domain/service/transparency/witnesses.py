@@ -145,8 +145,11 @@ class WitnessSubmitter:
         assert self.policy is not None
         witness = self.policy.witnesses[name]
         state = self.tables.witness_states().get(name) or WitnessState(name)
-        if state.cosigned_size >= checkpoint.size:
-            return state
+        if state.cosigned_size > checkpoint.size or (
+            state.cosigned_size == checkpoint.size
+            and any(c.witness == name for c in self.tables.cosignatures(checkpoint.size))
+        ):
+            return state  # the witness is past this checkpoint, or has cosigned this one
         attempt = replace(state, last_attempt=datetime.now(UTC).isoformat())
         answer = self._add_checkpoint(str(witness.url), state.cosigned_size, checkpoint)
         if answer.status == 409:
@@ -216,7 +219,7 @@ class WitnessSubmitter:
         for name, witness in self.policy.witnesses.items():
             state = states.get(name) or WitnessState(name)
             word = state.state
-            if name in cosigned or (size is not None and state.cosigned_size >= size):
+            if name in cosigned:  # only a kept cosignature of this very checkpoint counts
                 word = "cosigned"
             elif word == "cosigned":
                 word = "waiting"
