@@ -1,4 +1,4 @@
-"""The dishonest host of issue 47: two players shown two histories of one campaign (a split
+"""The dishonest host: two players shown two histories of one campaign (a split
 view), on both stores, against a real witness (``questlog witness serve``).
 
 Player A is shown the campaign up to version 5 and keeps its tlog-proof, cosigned by the one
