@@ -86,6 +86,7 @@ from domain.service.importing import refusal
 from domain.service.questlog import Questlog
 from domain.service.timeline import Timeline
 from domain.service.timetravel import MAX_REPLAY, Replay, ReplayStep
+from domain.service.transparency.publisher import Publisher
 from domain.storage.advisory_locks import (
     VIEW_LEASE_SPACE,
     VIEWS_SETUP_LOCK_KEY,
@@ -121,6 +122,8 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "Replay",
     "ReplayStep",
     "unavailable",
+    # The host's transparency log: its publisher thread (``questlog serve``)
+    "Publisher",
     # Errors
     "ConcurrencyConflict",
     "InvalidInput",

@@ -146,6 +146,9 @@ class Settings:
     log_format: LogFormat
     signing_key: Path | None
     log_name: str | None
+    witness_policy: Path | None
+    checkpoint_seconds: float
+    witness_timeout: float
 
     @property
     def sqlite_file(self) -> Path:
@@ -158,6 +161,8 @@ DEFAULT_RATE_LIMIT = 50.0
 DEFAULT_MAX_STREAMS = 64
 DEFAULT_READY_MAX_LAG = 1000
 DEFAULT_LEASE_RETRY = 1.0
+DEFAULT_CHECKPOINT_SECONDS = 5.0
+DEFAULT_WITNESS_TIMEOUT = 5.0
 
 VARIABLES: dict[str, Variable] = {
     "db": Variable(
@@ -268,6 +273,29 @@ VARIABLES: dict[str, Variable] = {
         "`questlog-<8 random hex digits>`",
         "the log's name, fixed when the signing keys are made: the first line of every checkpoint",
         _log_name,
+    ),
+    "witness_policy": Variable(
+        "QUESTLOG_WITNESS_POLICY",
+        "unset",
+        "a C2SP tlog-policy file: the witnesses (with a URL) each new checkpoint of the host's "
+        "log is submitted to, and the policy served at `GET /log/policy`; unset: no witnesses",
+        _path,
+    ),
+    "checkpoint_seconds": Variable(
+        "QUESTLOG_CHECKPOINT_SECONDS",
+        "`5`",
+        "how often `questlog serve` adds the new events to the host's Merkle log and, when it "
+        "grew, signs a checkpoint and submits it to the witnesses",
+        _seconds,
+        DEFAULT_CHECKPOINT_SECONDS,
+    ),
+    "witness_timeout": Variable(
+        "QUESTLOG_WITNESS_TIMEOUT",
+        "`5`",
+        "seconds a witness has to answer a checkpoint's submission (a slower one is shown as "
+        "down; it never holds up a command or a read)",
+        _seconds,
+        DEFAULT_WITNESS_TIMEOUT,
     ),
 }
 """Settings field -> its variable, in the order the docs list them."""

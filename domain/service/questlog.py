@@ -17,7 +17,9 @@ is opened, so every caller reaches them the same way:
 - ``time_travel``: the state at a time, replay, rollbacks, proposals and forks (``TimeTravel``);
 - ``table``: what a campaign's head accepts now, for a caller (``TableActions``);
 - ``imports``: storing a campaign from another instance's checked bundle (``CampaignImport``);
-- ``bundles``: building and loading campaign bundles (``Bundles``).
+- ``bundles``: building and loading campaign bundles (``Bundles``);
+- ``transparency``: the host's Merkle log, its signed checkpoints, tiles, proofs and witnesses
+  (``Transparency``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from domain.service.reading import Reading
 from domain.service.seeds import DiceService
 from domain.service.timetravel import TimeTravel
 from domain.service.tokens import TokenService
+from domain.service.transparency.log import Transparency
 from domain.storage.store import StoreConfig
 
 
@@ -50,6 +53,7 @@ class Questlog(CommandService):
     table: TableActions
     imports: CampaignImport
     bundles: Bundles
+    transparency: Transparency
 
     def __init__(self, config: StoreConfig | None = None, env: dict[str, str] | None = None):
         super().__init__(config, env)
@@ -62,3 +66,9 @@ class Questlog(CommandService):
         self.table = TableActions(self, self.time_travel)
         self.imports = CampaignImport(self, self.reading)
         self.bundles = Bundles(self, self.reading, self.imports)
+        self.transparency = Transparency(self)
+
+    def close(self) -> None:
+        """Stop the witness submissions, then close the store."""
+        self.transparency.close()
+        super().close()

@@ -5,7 +5,8 @@ first-time setup across processes: the event store's tables (``SETUP_LOCK_KEY``)
 tables (``projections.store``). A *transaction* lock (released when the transaction ends) makes
 processes writing one campaign take turns (``CAMPAIGN_LOCK_SPACE``); a shared transaction lock
 marks every append of the events while it writes (``WRITER_SPACE``), so that readers wait only
-for Questlog's own writers. A session lock per view
+for Questlog's own writers; a transaction lock makes one transparency log integrator at a time
+append to a store's tree (``TLOG_SPACE``). A session lock per view
 (``VIEW_LEASE_SPACE``) is the lease of the process that keeps that view up to date. Keys are one
 ``bigint`` or two ``int`` values, as PostgreSQL's ``pg_advisory_*`` functions take them.
 """
@@ -24,6 +25,7 @@ KEY_RING_LOCK_KEY = 0x5175_654B  # "QueK": held while the signing key ring is ma
 CAMPAIGN_LOCK_SPACE = 0x51_4C  # "QL": first key of the per-campaign advisory locks
 VIEW_LEASE_SPACE = 0x51_56  # "QV": first key of the per-view leases
 WRITER_SPACE = 0x51_57  # "QW": first key of the mark every append of the events holds
+TLOG_SPACE = 0x51_54  # "QT": first key of the transparency log integrator's lock
 
 
 def campaign_lock_keys(campaign_id: UUID) -> tuple[int, int]:
@@ -47,6 +49,12 @@ def writer_keys(scope: str, table: str) -> tuple[int, int]:
     (``domain.storage.log_order``): the space and a CRC-32 of ``<scope>/<table>``, so two
     stores in two schemas of one database mark their writers apart."""
     return WRITER_SPACE, crc32(f"{scope}/{table}".encode()) & 0x7FFF_FFFF
+
+
+def tlog_lock_keys(scope: str, table: str) -> tuple[int, int]:
+    """The two ``int`` keys of the lock a store's transparency log integrator holds for a batch
+    (``domain.storage.tlog_tables``): one integrator at a time per store (schema)."""
+    return TLOG_SPACE, crc32(f"{scope}/{table}".encode()) & 0x7FFF_FFFF
 
 
 def lock_statement(

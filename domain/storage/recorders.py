@@ -179,6 +179,8 @@ class PostgresRecorder(LibraryTables, log_order.OrderedReads, PostgresRecorderHo
     """
 
     placeholder = "%s"
+    blob_type = "BYTEA"
+    locks_integrator = True
     shares_rate_buckets = True
     checks_tokens_in_appends = True
     # These rows are written inside eventsourcing's pipelined insert. psycopg prepares a statement

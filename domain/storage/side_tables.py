@@ -16,6 +16,7 @@
   was lost (the connection dropped) the application can find out whether the attempt is stored.
 - ``questlog_rate_buckets`` (PostgreSQL only): each token's append rate-limit bucket, shared by
   every API process on the store (on SQLite, one process keeps its buckets in memory).
+- the transparency log's tree, checkpoints and cosignatures (``domain.storage.tlog_tables``).
 - ``questlog_signing_keys`` (PostgreSQL only): the signing key ring (``domain.storage.keys``),
   unless ``QUESTLOG_SIGNING_KEY`` names a file for it (on SQLite it is a file beside the store).
 
@@ -41,6 +42,7 @@ from domain.model.access import TOKEN_REFUSED, Membership, Token
 from domain.storage.creations import CampaignCreations
 from domain.storage.forks import FORKS_TABLE, ForkIndex, ForkRecord
 from domain.storage.retries import read_with_retries
+from domain.storage.tlog_tables import TlogTables
 
 SEEDS_TABLE = "questlog_seeds"
 IDEMPOTENCY_TABLE = "questlog_idempotency"
@@ -77,7 +79,7 @@ class IdempotencyRecord:
     response: dict[str, Any]
 
 
-class SideTables(ForkIndex, CampaignCreations):
+class SideTables(ForkIndex, CampaignCreations, TlogTables):
     """Seeds and idempotency records, written in the events' transaction (dialect-neutral SQL)."""
 
     placeholder = "?"
@@ -132,6 +134,7 @@ class SideTables(ForkIndex, CampaignCreations):
             "token_id TEXT PRIMARY KEY, role TEXT NOT NULL)",
             *self.fork_table_statements(),
             *self.creation_index_statements(),
+            *self.tlog_table_statements(),
         ]
 
     def _sql(self, statement: str) -> str:

@@ -16,10 +16,17 @@ import click
 from rich.markup import escape
 from rich.text import Text
 
-from domain.facade import LOG_FORMATS, Questlog, StoreConfig, is_json, log_uncaught_errors
+from domain.facade import (
+    LOG_FORMATS,
+    Publisher,
+    Questlog,
+    StoreConfig,
+    is_json,
+    log_uncaught_errors,
+)
 from projections.cli import checked_settings
 from projections.cli import projections as projections_group
-from webapi.cli import backup, docs, evening, keys, replay, sql, verify
+from webapi.cli import backup, docs, evening, keys, replay, sql, tlog, verify
 from webapi.cli.common import LOOPBACK, console, open_store
 from webapi.http.observability import configure_logging
 
@@ -205,6 +212,7 @@ def serve_one(
     app = create_app(questlog, auth=auth, max_streams=streams)
     worker = ViewsWorker(questlog.config, app=questlog).start() if views else None
     app.extensions[WORKER_KEY] = worker
+    publisher = Publisher(questlog.transparency).start()
     # SIGTERM ends waitress's loop like Ctrl-C, so the worker below is stopped cleanly; the open
     # live streams end first, or waitress would wait 5 s for the threads they hold (trial snag 20).
     signal.signal(signal.SIGTERM, lambda _signal, _frame: _stop(app.extensions))
@@ -212,6 +220,7 @@ def serve_one(
         options = waitress_options(threads, streams)
         waitress_serve(app, host=host, port=port, ident="questlog", **options)
     finally:
+        publisher.stop()
         if worker is not None:
             worker.stop()
         close_views(app)
@@ -264,5 +273,6 @@ for command in (
     sql.sql,
     docs.reference,
     docs.demo,
+    tlog.log_group,
 ):
     main.add_command(command)

@@ -109,15 +109,20 @@ class QuestlogServer(BaseApplication):
             self.release(app)
 
 
+PUBLISHER_KEY = "questlog_publisher"
+"""Where a worker's app keeps its publisher of the host's log (``Publisher``)."""
+
+
 def build_app(*, auth: bool, streams: int, views: bool) -> Flask:
     """One process's app on the store named by the environment, with its own views runner."""
-    from domain.facade import Questlog, StoreConfig
+    from domain.facade import Publisher, Questlog, StoreConfig
     from projections.runners import ViewsWorker
     from webapi.app import create_app
     from webapi.http.view_store import WORKER_KEY
 
     questlog = Questlog(StoreConfig.from_environ())
     app = create_app(questlog, auth=auth, max_streams=streams)
+    app.extensions[PUBLISHER_KEY] = Publisher(questlog.transparency).start()
     app.extensions[WORKER_KEY] = (
         ViewsWorker(questlog.config, app=questlog).start() if views else None
     )
@@ -128,6 +133,9 @@ def release_app(app: Flask) -> None:
     """Stop the app's views runner, close its view store and its store."""
     from webapi.http.view_store import WORKER_KEY, close_views
 
+    publisher = app.extensions.get(PUBLISHER_KEY)
+    if publisher is not None:
+        publisher.stop()
     worker = app.extensions.get(WORKER_KEY)
     if worker is not None:
         worker.stop()

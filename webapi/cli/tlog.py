@@ -1,0 +1,33 @@
+"""``questlog log ...``: the host's transparency log (its Merkle tree of every event)."""
+
+from __future__ import annotations
+
+import click
+from rich.markup import escape
+
+from webapi.cli.common import console, open_store
+
+
+@click.group("log")
+def log_group() -> None:
+    """The host's Merkle log of every event: sign a checkpoint, submit it to the witnesses."""
+
+
+@log_group.command("checkpoint")
+def log_checkpoint() -> None:
+    """Add the new events to the log, sign its checkpoint and submit it to the policy's
+    witnesses now (QUESTLOG_WITNESS_POLICY), each within QUESTLOG_WITNESS_TIMEOUT; print the
+    checkpoint with the cosignatures it has and each witness's state."""
+    questlog = open_store()
+    try:
+        transparency = questlog.transparency
+        signed = transparency.publish(submit=False)
+        assert signed is not None
+        states = transparency.witnesses.submit_all(signed)
+        note = transparency.latest_checkpoint()
+    finally:
+        questlog.close()
+    click.echo(note, nl=False)
+    for name, state in states.items():
+        said = f": {state.error}" if state.error else ""
+        console.print(f"witness {escape(name)}: {state.state}{escape(said)}", highlight=False)
