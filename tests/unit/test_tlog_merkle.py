@@ -281,3 +281,16 @@ def test_complete_subtrees_cover_a_range_aligned() -> None:
                 for i in range(index << level, (index + 1) << level)
             ]
             assert leaves == list(range(begin, end))
+
+
+def test_every_index_and_every_pair_of_sizes_up_to_300_verify() -> None:
+    """RFC 9162 2.1.3.2 and 2.1.4.2 accept the proof of every index of every size 1..300 and
+    of every pair of sizes 0..300 (the RFC oracle is compared above, on samples)."""
+    for size in range(1, MAX + 1):
+        read = CountingReader(size)
+        for index in range(size):
+            proof = inclusion_proof(index, size, read)
+            verify_inclusion(LEAVES[index], index, size, proof, ROOTS[size])
+        for old in range(size + 1):
+            proof = consistency_proof(old, size, read)
+            verify_consistency(old, size, proof, ROOTS[old], ROOTS[size])

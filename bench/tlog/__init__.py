@@ -1,0 +1,1 @@
+"""The host's Merkle log: what its proofs and its integrator's appends cost."""
