@@ -65,6 +65,11 @@ from domain.model.rules_engine import Figures
 from domain.model.schema_fields import IdOrObject, StrictBoolean, StrictInteger, Text
 from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key
 from domain.model.text import ascii_number, has_control_characters, not_unicode, quoted
+from domain.model.tlog.merkle import entry as log_entry
+from domain.model.tlog.misbehaviour import PairVerdict, check_pair
+from domain.model.tlog.policy import Policy, PolicyError, parse_policy
+from domain.model.tlog.proof import ProofVerdict, check_tlog_proof, parse_tlog_proof
+from domain.model.tlog.witness_protocol import SIZE_CONTENT_TYPE, size_body
 from domain.service import bundles, command_results
 from domain.service.actions import Caller
 from domain.service.application import campaign_facts
@@ -87,6 +92,13 @@ from domain.service.questlog import Questlog
 from domain.service.timeline import Timeline
 from domain.service.timetravel import MAX_REPLAY, Replay, ReplayStep
 from domain.service.transparency.publisher import Publisher
+from domain.service.witness import (
+    StaleSize,
+    Witness,
+    WitnessRefusal,
+    new_witness_key,
+    parse_log_keys,
+)
 from domain.storage.advisory_locks import (
     VIEW_LEASE_SPACE,
     VIEWS_SETUP_LOCK_KEY,
@@ -104,6 +116,7 @@ from domain.storage.log_order import (
 from domain.storage.recorders import configure_pool
 from domain.storage.retries import TRANSIENT_ERRORS
 from domain.storage.store import StoreConfig
+from domain.storage.witness_state import StateError, WitnessState
 
 __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     # The application services
@@ -228,4 +241,24 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "view_lease_keys",
     "VIEW_LEASE_SPACE",
     "VIEWS_SETUP_LOCK_KEY",
+    # The host's Merkle log as a verifier and a witness see it: trust policies, offline proofs,
+    # proofs of misbehaviour, and the witness with its state
+    "check_pair",
+    "check_tlog_proof",
+    "log_entry",
+    "new_witness_key",
+    "PairVerdict",
+    "parse_log_keys",
+    "parse_policy",
+    "parse_tlog_proof",
+    "Policy",
+    "PolicyError",
+    "ProofVerdict",
+    "size_body",
+    "SIZE_CONTENT_TYPE",
+    "StaleSize",
+    "StateError",
+    "Witness",
+    "WitnessRefusal",
+    "WitnessState",
 ]

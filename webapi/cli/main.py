@@ -26,7 +26,7 @@ from domain.facade import (
 )
 from projections.cli import checked_settings
 from projections.cli import projections as projections_group
-from webapi.cli import backup, docs, evening, keys, replay, sql, tlog, verify
+from webapi.cli import backup, docs, evening, keys, replay, sql, tlog, verify, witness
 from webapi.cli.common import LOOPBACK, console, open_store
 from webapi.http.observability import configure_logging
 
@@ -274,5 +274,6 @@ for command in (
     docs.reference,
     docs.demo,
     tlog.log_group,
+    witness.witness,
 ):
     main.add_command(command)

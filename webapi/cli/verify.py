@@ -20,6 +20,7 @@ from domain.facade import (
     VerifierKey,
     parse_verifier_key,
 )
+from webapi.cli import tlog_verify
 from webapi.cli.common import console, open_store
 
 HASH = re.compile(r"[0-9a-f]{64}")
@@ -67,6 +68,7 @@ HASH = re.compile(r"[0-9a-f]{64}")
     is_flag=True,
     help="Audit every campaign of the store (after a restore, say); one line each.",
 )
+@tlog_verify.options
 def verify(
     campaign_id: str | None,
     head: str | None,
@@ -79,7 +81,8 @@ def verify(
 ) -> None:
     """Audit a campaign: the hash chain, every stored byte, every revealed roll, and with
     --checkpoint a signed checkpoint; with --all, every campaign; or, with --bundle, a
-    downloaded bundle offline."""
+    downloaded bundle offline; with --tlog-proof and --policy, a campaign's proof in the
+    host's Merkle log and its witnesses' quorum; with --pair, two conflicting checkpoints."""
     if sum((campaign_id is not None, bundle_file is not None, every)) > 1:
         raise click.UsageError("Give one of CAMPAIGN_ID, --all or --bundle FILE.")
     keys = parse_keys(verifier_keys)

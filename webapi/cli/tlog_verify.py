@@ -1,0 +1,199 @@
+"""``questlog verify --tlog-proof FILE --policy FILE`` and ``questlog verify --pair A B``: the
+checks of the host's Merkle log that need no store.
+
+``--tlog-proof`` checks a C2SP tlog-proof of a campaign's event against a tlog-policy: the log's
+signature, the inclusion of the entry, and the witnesses' cosignatures against the quorum. The
+entry is ``--campaign``, ``--version`` and ``--hash`` when given, else the one the proof carries
+as its extra data (which the inclusion proof then authenticates). Exit 0 when the proof
+verifies and the quorum is met, 1 when not, 2 on bad input.
+
+``--pair`` checks two signed texts (log checkpoints, tlog-proofs or campaign checkpoints) for a
+conflict that proves the log misbehaved. Exit 0 when proven, 1 when no conflict is shown, 2 on
+bad input or a text that does not verify.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn
+from uuid import UUID
+
+import click
+from rich.markup import escape
+
+from domain.facade import (
+    NoteError,
+    PolicyError,
+    VerifierKey,
+    check_pair,
+    check_tlog_proof,
+    log_entry,
+    parse_policy,
+    parse_tlog_proof,
+    parse_verifier_key,
+)
+from webapi.cli.common import console, open_existing_store
+
+TLOG_OPTIONS = ("tlog_proof", "policy_file", "pair", "campaign", "entry_version", "event_hash")
+_OTHERS = ("campaign_id", "head", "checkpoint_file", "bundle_file", "after_version", "after_hash")
+
+
+def options(command: Callable[..., None]) -> Callable[..., None]:
+    """Add the Merkle log's options to ``questlog verify``; with --tlog-proof or --pair the
+    command runs them instead of a campaign's audit."""
+
+    @functools.wraps(command)
+    def run(**given: Any) -> None:
+        tlog = {name: given.pop(name) for name in TLOG_OPTIONS}
+        if tlog["tlog_proof"] is None and tlog["pair"] is None:
+            if any(tlog[name] is not None for name in TLOG_OPTIONS):
+                raise click.UsageError(
+                    "--policy, --campaign, --version and --hash go with --tlog-proof FILE."
+                )
+            command(**given)
+            return
+        if given.get("every") or any(given.get(name) is not None for name in _OTHERS):
+            raise click.UsageError("--tlog-proof and --pair check files alone: give no campaign.")
+        keys = _keys(given["verifier_keys"])
+        if tlog["pair"] is not None:
+            if tlog["tlog_proof"] is not None:
+                raise click.UsageError("Give --tlog-proof or --pair, not both.")
+            first, second = tlog["pair"]
+            verify_pair(first, second, keys)
+        else:
+            verify_tlog_proof(tlog, keys)
+
+    for option in reversed(_OPTIONS):
+        run = option(run)
+    return run
+
+
+_OPTIONS = [
+    click.option(
+        "--tlog-proof",
+        type=click.Path(exists=True, dir_okay=False),
+        help="A tlog-proof (GET /campaigns/{id}/tlog-proof) to check against --policy, offline.",
+    ),
+    click.option(
+        "--policy",
+        "policy_file",
+        type=click.Path(exists=True, dir_okay=False),
+        help="The tlog-policy (logs, witnesses, quorum) the --tlog-proof must meet.",
+    ),
+    click.option(
+        "--campaign",
+        help="With --tlog-proof: the campaign id the proven entry must name (with --version and "
+        "--hash); default: the entry the proof carries.",
+    ),
+    click.option(
+        "--version",
+        "entry_version",
+        type=click.IntRange(min=1),
+        help="With --tlog-proof and --campaign: the version the entry must name.",
+    ),
+    click.option(
+        "--hash",
+        "event_hash",
+        help="With --tlog-proof and --campaign: the event's chain hash (64 hex) it must name.",
+    ),
+    click.option(
+        "--pair",
+        nargs=2,
+        type=click.Path(exists=True, dir_okay=False),
+        help="Two signed checkpoints or tlog-proofs that conflict: prove the log misbehaved "
+        "(checked with --key, default the store's keys).",
+    ),
+]
+
+
+def verify_tlog_proof(tlog: dict[str, Any], keys: list[VerifierKey] | None) -> None:
+    """Check a tlog-proof against a policy; print the verdict in words; exit with it."""
+    if tlog["policy_file"] is None:
+        raise click.UsageError("--tlog-proof needs --policy FILE (the witnesses and the quorum).")
+    text = _read(tlog["tlog_proof"], "--tlog-proof")
+    try:
+        policy = parse_policy(_read(tlog["policy_file"], "--policy"))
+    except PolicyError as error:
+        raise click.BadParameter(str(error), param_hint="--policy") from None
+    try:
+        entry = _entry(tlog, text)
+        verdict = check_tlog_proof(text, entry, keys or [], policy)
+    except NoteError as error:
+        _bad_input(f"{tlog['tlog_proof']}: {error}")
+    console.print(f"entry: {escape(entry.decode().strip().replace(chr(10), ' · '))}")
+    head = verdict.tree_head
+    if head is not None:
+        console.print(f"log: {escape(head.origin)}, tree size {head.size}")
+    if verdict.quorum is not None:
+        colour = "green" if verdict.quorum.met else "yellow"
+        console.print(f"[{colour}]{escape(verdict.quorum.words)}[/{colour}]")
+    colour = "green" if verdict.ok else "red"
+    console.print(f"[{colour}]{verdict.verdict.upper()}[/{colour}]: {escape(verdict.message)}")
+    sys.exit(0 if verdict.ok else 1)
+
+
+def _entry(tlog: dict[str, Any], text: str) -> bytes:
+    """The entry to prove: from --campaign, --version and --hash, else the proof's extra."""
+    given = [tlog["campaign"], tlog["entry_version"], tlog["event_hash"]]
+    if all(value is None for value in given):
+        extra = parse_tlog_proof(text).extra
+        if extra is None:
+            raise click.UsageError(
+                "the proof carries no entry: give --campaign, --version and --hash."
+            )
+        return extra
+    if any(value is None for value in given):
+        raise click.UsageError("Give --campaign, --version and --hash together.")
+    try:
+        campaign = UUID(tlog["campaign"])
+    except ValueError:
+        raise click.BadParameter("not a campaign id (a UUID)", param_hint="--campaign") from None
+    try:
+        return log_entry(campaign, tlog["entry_version"], tlog["event_hash"])
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--hash") from None
+
+
+def verify_pair(first: str, second: str, keys: list[VerifierKey] | None) -> None:
+    """Check two signed texts for a conflict; print it in words; exit 0 proven, 1 not."""
+    texts = _read(first, "--pair"), _read(second, "--pair")
+    try:
+        verdict = check_pair(*texts, keys if keys is not None else _store_keys())
+    except NoteError as error:
+        _bad_input(str(error))
+    colour = "red" if verdict.proven else "yellow"
+    console.print(f"[{colour}]{escape(verdict.message)}[/{colour}]")
+    sys.exit(0 if verdict.proven else 1)
+
+
+def _keys(texts: tuple[str, ...]) -> list[VerifierKey] | None:
+    if not texts:
+        return None
+    try:
+        return [parse_verifier_key(text) for text in texts]
+    except NoteError as error:
+        raise click.BadParameter(str(error), param_hint="--key") from None
+
+
+def _store_keys() -> list[VerifierKey]:
+    """The verifier keys of the store the environment names (without --key)."""
+    questlog = open_existing_store()
+    try:
+        return [listed.verifier for listed in questlog.key_ring.current().keys]
+    finally:
+        questlog.close()
+
+
+def _read(path: str, option: str) -> str:
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as error:
+        raise click.BadParameter(f"{path}: {error}", param_hint=option) from None
+
+
+def _bad_input(message: str) -> NoReturn:
+    console.print(f"[red]{escape(message)}[/red]")
+    sys.exit(2)
