@@ -193,7 +193,9 @@ test("tlog-policy: the spec's example structure parses; quorum is met by 2 X and
   assert.equal(quorumMet(policy, ["X1", "X2", "Y1"]), true);
   assert.equal(quorumMet(policy, ["X1", "Y1"]), false);
   assert.equal(quorumMet(policy, ["X1", "X2"]), false);
-  assert.equal(describeQuorum(policy, ["X1", "Y1"]).sentence, "Not witnessed: needs 2 of (2 of X1 and X2) and (1 of Y1); X2 has not cosigned");
+  const short = describeQuorum(policy, ["X1", "Y1"]);
+  assert.equal(short.sentence, "Not witnessed: needs 2 of 2; X2 has not cosigned");
+  assert.equal(short.words, "NOT witnessed: 1 of 2, 2 needed (cosigned by X1, Y1); missing cosignatures from X2");
 });
 
 test("tlog-policy: each malformed line is refused naming it", async () => {
@@ -224,19 +226,27 @@ test("tlog-policy: each malformed line is refused naming it", async () => {
 test("the quorum in words: witnessed by 2 of 3 (w1, w2); not met names who has not cosigned", async () => {
   const two = await parsePolicy(V.policies.two_of_three);
   const met = describeQuorum(two, ["w1", "w2"]);
-  assert.equal(met.words, "witnessed by 2 of 3");
+  assert.equal(met.words, "witnessed by 2 of 3: w1, w2 (not cosigned by w3)");
   assert.equal(met.sentence, "Witnessed by 2 of 3 (w1, w2)");
   assert.deepEqual(met.missing, ["w3"]);
   const short = describeQuorum(two, ["w2"]);
   assert.equal(short.met, false);
   assert.equal(short.sentence, "Not witnessed: needs 2 of 3; w1 and w3 have not cosigned");
   const one = describeQuorum(await parsePolicy(V.policies.w3_only), ["w1", "w2"]);
-  assert.equal(one.sentence, "Not witnessed: needs w3; w3 has not cosigned");
-  assert.equal(one.words, "witnessed by 0 of 1");
+  assert.equal(one.sentence, "Not witnessed: needs 1 of 1; w3 has not cosigned");
   const none = describeQuorum(await parsePolicy("quorum none\n"), []);
   assert.equal(none.met, true);
-  assert.equal(none.sentence, "The policy asks no witness (quorum none)");
+  assert.equal(none.sentence, "No witness required (quorum none)");
   assert.equal(joinNames(["a", "b", "c"]), "a, b and c");
+});
+
+test("the quorum's words are the CLI's (policy.py's describe) for every case Python wrote", async () => {
+  assert.ok(V.words.length >= 12);
+  for (const { policy, cosigned, words } of V.words) {
+    const said = describeQuorum(await parsePolicy(V.policies[policy]), cosigned);
+    assert.equal(said.words, words, `${policy} with ${cosigned.join(", ") || "nobody"}`);
+    assert.equal(said.met, !words.startsWith("NOT"), words);
+  }
 });
 
 test("a tlog-proof checked whole: ok with 2 of 3, no quorum when all three are asked", async () => {

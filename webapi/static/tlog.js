@@ -411,44 +411,53 @@ export function quorumMet(policy, names) {
 /**
  * @typedef {object} QuorumWords
  * @property {boolean} met
- * @property {string[]} cosigned the policy's witnesses that cosigned, in the file's order
- * @property {string[]} missing the policy's witnesses that did not
- * @property {string} needs what the quorum asks: "2 of 3", "w1", "nothing"
- * @property {string} words "witnessed by 2 of 3"
- * @property {string} sentence "Witnessed by 2 of 3 (w1, w2)" or "Not witnessed: needs 2 of 3; w3 has not cosigned"
+ * @property {number} witnessed how many of the quorum's direct members (witnesses or groups) witnessed
+ * @property {number} members how many direct members the quorum has (1 for a single witness, 0 for none)
+ * @property {number} threshold how many of them it needs
+ * @property {string[]} cosigned the witnesses under the quorum that cosigned, in the policy's order
+ * @property {string[]} missing the witnesses under the quorum that did not
+ * @property {string} words the CLI's words (domain/model/tlog/policy.py, QuorumReport.words)
+ * @property {string} sentence the page's: "Witnessed by 2 of 3 (w1, w2)",
+ *   "Not witnessed: needs 2 of 3; w2 and w3 have not cosigned"
  */
 
-// What the quorum asks, in words: a witness's name, "2 of 3" for a group of every witness,
-// "2 of w1, w2 and w3" for a group of some, a group in a group in brackets.
-/** @param {Policy} policy @param {string} name @returns {string} */
-function needs(policy, name) {
-  if (name === NONE) return "nothing";
+// The witnesses under a witness or a group, each once, in the order the groups list them.
+/** @param {Policy} policy @param {string} name @returns {string[]} */
+function leaves(policy, name) {
+  if (name === NONE) return [];
   const group = policy.groups.get(name);
-  if (!group) return name;
-  const everyWitness =
-    group.members.length === policy.witnesses.size && group.members.every((m) => policy.witnesses.has(m));
-  if (everyWitness) return `${group.k} of ${group.members.length}`;
-  const parts = group.members.map((m) => (policy.groups.has(m) ? `(${needs(policy, m)})` : m));
-  return `${group.k} of ${joinNames(parts)}`;
+  if (!group) return [name];
+  return [...new Set(group.members.flatMap((member) => leaves(policy, member)))];
 }
 
-// The quorum's verdict in the words the page and the CLI show.
+// The quorum's verdict for the witnesses that cosigned, counted and said as the CLI does
+// (`questlog verify --tlog-proof`), with the page's sentence beside the CLI's words.
 /** @param {Policy} policy @param {Iterable<string>} names @returns {QuorumWords} */
 export function describeQuorum(policy, names) {
   const given = new Set(names);
-  const all = [...policy.witnesses.keys()];
-  const cosigned = all.filter((name) => given.has(name));
-  const missing = all.filter((name) => !given.has(name));
-  const met = quorumMet(policy, cosigned);
-  const asks = needs(policy, policy.quorum);
-  const words =
-    policy.quorum === NONE ? "no witness asked (quorum none)" : `witnessed by ${cosigned.length} of ${all.length}`;
+  const under = leaves(policy, policy.quorum);
+  const cosigned = under.filter((name) => given.has(name));
+  const missing = under.filter((name) => !given.has(name));
+  const group = policy.groups.get(policy.quorum);
+  const direct = policy.quorum === NONE ? [] : group ? group.members : [policy.quorum];
+  const threshold = policy.quorum === NONE ? 0 : group ? group.k : 1;
+  const witnessed = direct.filter((member) => quorumMet({ ...policy, quorum: member }, given)).length;
+  const met = quorumMet(policy, given);
+  const counted = `${witnessed} of ${direct.length}`;
+  const list = (few) => few.join(", ");
+  let words;
   let sentence;
-  if (policy.quorum === NONE) sentence = "The policy asks no witness (quorum none)";
-  else if (met) sentence = `Witnessed by ${cosigned.length} of ${all.length} (${cosigned.join(", ")})`;
-  else {
+  if (!direct.length) {
+    words = "no witness required (quorum none)";
+    sentence = "No witness required (quorum none)";
+  } else if (met) {
+    words = `witnessed by ${counted}: ${list(cosigned)}${missing.length ? ` (not cosigned by ${list(missing)})` : ""}`;
+    sentence = `Witnessed by ${counted} (${list(cosigned)})`;
+  } else {
+    const by = cosigned.length ? ` (cosigned by ${list(cosigned)})` : "";
+    words = `NOT witnessed: ${counted}, ${threshold} needed${by}; missing cosignatures from ${list(missing)}`;
     const verb = missing.length === 1 ? "has" : "have";
-    sentence = `Not witnessed: needs ${asks}; ${joinNames(missing)} ${verb} not cosigned`;
+    sentence = `Not witnessed: needs ${threshold} of ${direct.length}; ${joinNames(missing)} ${verb} not cosigned`;
   }
-  return { met, cosigned, missing, needs: asks, words, sentence };
+  return { met, witnessed, members: direct.length, threshold, cosigned, missing, words, sentence };
 }
