@@ -15,6 +15,7 @@ import {
   entryBytes,
   joinNames,
   leafHash,
+  parseEntry,
   nodeHash,
   parsePolicy,
   parseTlogProof,
@@ -66,6 +67,13 @@ test("the entry is campaign id, version and event hash on three lines; its leaf 
   for (const [i, event] of V.events.entries()) {
     assert.equal(bytesToHex(await leafHash(entryOf(event))), V.leaf_hashes[i]);
   }
+});
+
+test("an entry's bytes read back (the proof's extra); anything else is refused", () => {
+  const e = V.events[3];
+  assert.deepEqual(parseEntry(entryOf(e)), { campaignId: e.campaign_id, version: e.version, hash: e.hash });
+  const bad = [`${e.campaign_id}\n0\n${e.hash}\n`, `${e.campaign_id}\n2\n${e.hash}`, `x\n2\n${e.hash}\n`];
+  for (const text of bad) assert.throws(() => parseEntry(new TextEncoder().encode(text)), /<campaign id>/);
 });
 
 test("RFC 9162 section 2.1.3.2: every leaf's inclusion proof verifies against the root", async () => {

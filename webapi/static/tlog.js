@@ -43,6 +43,18 @@ export function entryBytes(campaignId, version, eventHash) {
   return encoder.encode(`${campaignId.toLowerCase()}\n${version}\n${eventHash.toLowerCase()}\n`);
 }
 
+// An entry's bytes read back: { campaignId, version, hash }. The server puts the entry in the
+// proof's `extra`, which tlog-proof says never to trust: the page reads only which version to
+// check there, and checks the entry it builds itself from the hash it has at that version.
+/** @param {Uint8Array} bytes */
+export function parseEntry(bytes) {
+  const text = new TextDecoder().decode(bytes);
+  const uuid = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+  const match = new RegExp(`^(${uuid})\n([1-9][0-9]*)\n([0-9a-f]{64})\n$`).exec(text);
+  if (!match) throw new Error("the entry is not <campaign id>, <version> and <event hash> on a line each");
+  return { campaignId: match[1], version: Number(match[2]), hash: match[3] };
+}
+
 // RFC 6962 section 2.1: SHA-256(0x00 || entry) for a leaf, SHA-256(0x01 || left || right) for a node.
 /** @param {Uint8Array} entry */
 export const leafHash = (entry) => sha256(concat(new Uint8Array([0]), entry));

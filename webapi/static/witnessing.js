@@ -8,7 +8,7 @@
 // group pasted (kept on this device per campaign), else the host's own (GET /log/policy).
 import { ApiError, get, headers } from "./api.js";
 import { clear, h } from "./dom.js";
-import { checkTlogProof, entryBytes, joinNames, parsePolicy } from "./tlog.js";
+import { checkTlogProof, entryBytes, joinNames, parseEntry, parsePolicy, parseTlogProof } from "./tlog.js";
 import { toast } from "./ui.js";
 
 const STORE_PREFIX = "questlog.policy.";
@@ -127,6 +127,26 @@ async function hashAt(page, version) {
  * @property {boolean} [recheck] pending, or a witness still waiting: check again soon
  */
 
+// The version the proof is of: the server's witnessed_version, or (when the host's own quorum is
+// not met, which the server reports as null) the version the proof's entry names; a string says
+// why there is none. Either way the entry checked is the one the page builds from its own hash.
+/** @param {CampaignPage} page @param {any} report @returns {number | string} */
+function provedVersion(page, report) {
+  if (report.witnessed_version !== null && report.witnessed_version !== undefined) {
+    return Number(report.witnessed_version);
+  }
+  let entry;
+  try {
+    const extra = parseTlogProof(report.proof).extra;
+    if (!extra) return "the host's proof does not say which version it proves";
+    entry = parseEntry(extra);
+  } catch (error) {
+    return `the host's proof is malformed: ${error.message}`;
+  }
+  if (entry.campaignId !== page.id) return `the host's proof is of campaign ${entry.campaignId}, not this one`;
+  return entry.version;
+}
+
 // What the panel says about the head, from the server's witnessing report (null: the server has
 // no such route), checked here.
 /**
@@ -157,7 +177,8 @@ export async function witnessWords(page, chosen, report) {
   if (!report.proof) {
     return { state: "pending", text: `${lead}${waits || "No checkpoint yet"}.`, warning: false, recheck };
   }
-  const version = Number(report.witnessed_version);
+  const version = provedVersion(page, report);
+  if (typeof version === "string") return { state: "failed", text: `Warning: ${version}.`, warning: true };
   const hash = await hashAt(page, version);
   if (hash === null) {
     const text = `Warning: the host's log names version ${version}, which this campaign does not have.`;
