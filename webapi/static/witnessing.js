@@ -192,15 +192,18 @@ export async function witnessWords(page, chosen, report) {
     return { state: "failed", text, warning: true };
   }
   if (!policy) {
-    const text = `${lead}v${version} is in the host's log (a checkpoint of ${verdict.head.size} entries)${upTo}.`;
+    const events = `${verdict.head.size.toLocaleString("en")} event${verdict.head.size === 1 ? "" : "s"}`;
+    const text = `${lead}v${version} is in the host's log (its checkpoint of ${events})${upTo}.`;
     return { state: report.pending ? "pending" : "no-policy", text, warning: false, recheck };
   }
   if (verdict.verdict === "no-quorum") {
+    // what the host says of the missing witnesses (by name, if its policy names them alike)
     const states = verdict.quorum.missing
       .map((name) => witnesses.find((w) => w.name === name))
-      .filter((w) => w && w.state !== "cosigned")
+      .filter((w) => w && w.state !== "cosigned" && !(waits && w.state === "down"))
       .map((w) => `${w.name} ${w.state}`);
-    const text = `${verdict.message}${states.length ? ` (${states.join(", ")})` : ""}${upTo}.`;
+    const later = waits ? ` v${version} is the last version in a checkpoint; ${waits}.` : "";
+    const text = `${verdict.message}${states.length ? ` (${states.join(", ")})` : ""}.${later}`;
     return { state: "not-witnessed", text, warning: true, recheck };
   }
   return { state: "witnessed", text: `${verdict.message}${upTo}.`, warning: false, recheck };
@@ -244,11 +247,12 @@ export function witnessPanel(page) {
       { class: "muted" },
       "Read this aloud: every player's page at the table should show the same version and 8 characters.",
     ),
-    status,
-    source,
-    list,
-    h("div", { class: "qr" }, qr, h("p", {}, copy)),
-    form,
+    h(
+      "div",
+      { class: "witness-row" },
+      h("div", { class: "witness-words" }, status, source, list, form),
+      h("div", { class: "qr" }, qr, h("p", {}, copy)),
+    ),
   );
   const panel = {
     element,
@@ -301,15 +305,17 @@ function showWitnesses(list, report) {
   const witnesses = report?.witnesses || [];
   clear(
     list,
-    witnesses.map((w) =>
-      h(
+    witnesses.length ? h("li", { class: "muted" }, "The witnesses the host asks:") : null,
+    witnesses.map((w) => {
+      const size = Number(w.cosigned_size || 0);
+      const upTo = size ? `up to ${size.toLocaleString("en")} events` : "";
+      const why = [upTo, w.error].filter(Boolean).join("; ");
+      return h(
         "li",
         { dataset: { witnessName: w.name, witnessState: w.state } },
-        `${w.name}: ${w.state}`,
-        w.cosigned_size === null || w.cosigned_size === undefined ? "" : `, cosigned up to ${w.cosigned_size} entries`,
-        w.error ? ` (${w.error})` : "",
-      ),
-    ),
+        `${w.name}: ${w.state}${why ? ` (${why})` : ""}`,
+      );
+    }),
   );
 }
 
