@@ -166,6 +166,24 @@ def test_the_page_checks_the_witness_and_warns_for_one_that_never_cosigned(
             )
             expect(page.locator('[data-witness-name="w1"]')).to_contain_text("w1: cosigned")
 
+            # the owner's invitation carries the host's policy in its fragment, beside the token
+            page.get_by_label("Put the host's witness policy in the links made below").check()
+            page.get_by_role("button", name="Invite a viewer").click()
+            link = page.locator('p[data-invite-role="viewer"] input').input_value()
+            assert "#token=" in link and link.endswith(
+                f"&policy={link_param(host_policy.read_text())}"
+            ), link
+            guest = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+            guest.on("pageerror", lambda e: watch.page_errors.append(str(e)))
+            guest.goto(link)
+            guest.wait_for_selector('body[data-ready="true"]')
+            open_proof(guest)
+            expect(guest.locator("[data-witness]")).to_have_text("Witnessed by 1 of 1 (w1).")
+            expect(guest.locator("[data-policy-source]")).to_have_text(
+                "Witness policy from the invite link (kept on this device)."
+            )
+            guest.context.close()
+
             # the dishonest host: the table's policy names w2, which never saw this history
             stranger_policy = f"witness w2 {stranger}\nquorum w2\n"
             page.goto(server.url(f"/app/campaigns/{cid}#policy={link_param(stranger_policy)}"))
@@ -221,6 +239,68 @@ def test_the_page_checks_the_witness_and_warns_for_one_that_never_cosigned(
         if urlsplit(u).netloc not in (urlsplit(server.base).netloc, "")
         and not u.startswith("blob:")
     ] == []
+
+
+@contextmanager
+def two_of_three(folder: Path) -> Iterator[tuple[Server, str]]:
+    """A host whose policy asks 2 of 3 witnesses, w1 and w2 serving and w3 down; a campaign of
+    four versions in a checkpoint the two cosigned, and a fifth waiting for the next one."""
+    states = {n: folder / f"{n}.sqlite" for n in ("w1", "w2", "w3")}
+    keys = {n: witness_init(state, f"witness.test/{n}") for n, state in states.items()}
+    ports = {n: free_port() for n in states}
+    policy = folder / "policy.txt"
+    policy.write_text(
+        "".join(f"witness {n} {keys[n]} http://127.0.0.1:{ports[n]}\n" for n in states)
+        + "group table 2 w1 w2 w3\nquorum table\n"
+    )
+    settings = {
+        "QUESTLOG_WITNESS_POLICY": str(policy),
+        "QUESTLOG_CHECKPOINT_SECONDS": "3600",
+        "QUESTLOG_WITNESS_TIMEOUT": "2",
+    }
+    with running(folder, settings=settings) as server:
+        log_key = server.call("GET", "/.well-known/questlog-key")[1]["keys"][0]["key"]
+        with (
+            witness_serving(states["w1"], ports["w1"], log_key),
+            witness_serving(states["w2"], ports["w2"], log_key),
+        ):
+            status, created = server.call(
+                "POST", "/campaigns", {"game": "quest-calendar", "name": "Two of three"}
+            )
+            assert status == 201, created
+            cid = created["id"]
+            for n in range(3):
+                server.call("POST", f"/campaigns/{cid}/rolls", {"dice": "d20", "purpose": f"r{n}"})
+            publish(server)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                report = server.call("GET", f"/campaigns/{cid}/witnessing")[1]
+                if [w["state"] for w in report["witnesses"]] == ["cosigned", "cosigned", "down"]:
+                    break
+                time.sleep(0.2)
+            assert report["witnessed_version"] == 4, report
+            server.call("POST", f"/campaigns/{cid}/rolls", {"dice": "d20", "purpose": "later"})
+            yield server, cid
+
+
+def test_two_of_three_witnessed_and_the_head_waits_while_one_is_down(
+    browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """tlog-policy ``group table 2 w1 w2 w3``: the cosignatures of w1 and w2 meet it, w3 being
+    down; the head one version past the checkpoint waits for the next one, and the page says why."""
+    with two_of_three(tmp_path_factory.mktemp("two-of-three")) as (server, cid):
+        watch = Watch(urlsplit(server.base).netloc)
+        page = opened(browser, server, watch, f"/app/campaigns/{cid}")
+        status_line = page.locator("[data-witness]")
+        expect(status_line).to_have_attribute("data-witness", "witnessed")
+        expect(status_line).to_have_text(
+            "Witnessed by 2 of 3 (w1, w2) up to v4; v5 waits for the next checkpoint (w3 is down)."
+        )
+        expect(page.locator('[data-witness-name="w3"]')).to_have_attribute(
+            "data-witness-state", "down"
+        )
+        page.context.close()
+    assert watch.page_errors == []
 
 
 def test_without_any_policy_the_page_says_compare_the_head_aloud(
