@@ -24,6 +24,9 @@ EXPECTED_REFUSALS = (
     ("/stream", (404,)),  # until the server has the stream, the page polls
     ("/bundle", (404,)),
     ("/share", (404,)),
+    ("/log/policy", (404,)),  # a host without a witness policy: the page says so
+    ("/witnessing", (404,)),  # until the server keeps a Merkle log, the page says so
+    ("/checkpoint/qr", (404,)),
 )
 """Refusals the page expects and handles; any other answer of 400 or more fails a test."""
 

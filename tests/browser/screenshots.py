@@ -10,7 +10,9 @@ open proposals, a phone's first screen, the evening's export), each cropped to i
 phone's, to its 390 by 844 screen): docs/table-page-<screen>.png; ``python -m
 tests.browser.screenshots screens`` writes those alone. And the analytics page, from a store of its
 own (tests/browser/analytics_store.py), as docs/table-page-analytics.png; ``python -m
-tests.browser.screenshots analytics`` writes that one alone.
+tests.browser.screenshots analytics`` writes that one alone. The witness panel, from a server and
+witnesses of its own (tests/browser/test_witness_page.py), as docs/table-page-witnesses.png;
+``python -m tests.browser.screenshots witnesses`` writes that one alone.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from tests.browser.test_evening_export import a_page_with_a_check
 from tests.browser.test_game_first import PHONE, a_proposal, hero_on_a_page
 from tests.browser.test_hero_sheet import fill_sheet
 from tests.browser.test_play_cards import a_combat, a_night_at_the_calendar
+from tests.browser.test_witness_page import two_of_three
 
 Json = dict[str, Any]
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -67,6 +70,7 @@ SCREENS = {
     "proposals": "an open rollback proposal, at the top of a player's page",
     "phone": "a phone (390 by 844) on the player's turn: the first screen, the play panel in it",
     "evening": "the Export this evening form, its range prefilled with the page played",
+    "witnesses": "the witness panel: the head to read aloud, 2 of 3 witnesses, one down, the QR",
 }
 """Each screen's screenshot (docs/table-page-<name>.png) and what it shows."""
 WIDE = {"width": 1280, "height": 900}
@@ -266,9 +270,21 @@ def proof_and_evening(browser: Any, server: Server) -> None:
     page = opened(signed_in(browser, server), server, f"/app/campaigns/{cid}")
     open_proof(page)
     expect(page.locator("[data-checkpoint]")).to_have_attribute("data-checkpoint", "ok")
+    expect(page.locator("[data-witness]")).not_to_have_attribute("data-witness", "checking")
     shoot(page.locator("details.integrity"), "proof")
     shoot(page.get_by_role("form", name="Export this evening"), "evening")
     page.context.close()
+
+
+def witnesses(browser: Any) -> None:
+    """The witness panel of a host asking 2 of 3 witnesses, one down, from a server of its own."""
+    with tempfile.TemporaryDirectory() as folder, two_of_three(Path(folder)) as (server, cid):
+        page = opened(signed_in(browser, server), server, f"/app/campaigns/{cid}")
+        open_proof(page)
+        expect(page.locator("[data-witness]")).to_have_attribute("data-witness", "witnessed")
+        expect(page.locator("img[data-checkpoint-qr]")).to_be_visible()
+        shoot(page.locator(".witness-panel"), "witnesses")
+        page.context.close()
 
 
 def proposals(browser: Any, server: Server) -> None:
@@ -301,6 +317,7 @@ def screens(browser: Any, server: Server) -> None:
     proof_and_evening(browser, server)
     proposals(browser, server)
     phone(browser, server)
+    witnesses(browser)
 
 
 def main() -> None:
@@ -313,6 +330,12 @@ def main() -> None:
         ):
             browser = playwright.chromium.launch(executable_path=chromium)
             screens(browser, server)
+            browser.close()
+        return
+    if sys.argv[1:] == ["witnesses"]:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium)
+            witnesses(browser)
             browser.close()
         return
     if sys.argv[1:] == ["analytics"]:

@@ -66,12 +66,17 @@ class ServerDidNotStart(RuntimeError):
 
 @contextmanager
 def running(
-    folder: Path, *, port: int | None = None, seeded: Seeded | None = None
+    folder: Path,
+    *,
+    port: int | None = None,
+    seeded: Seeded | None = None,
+    settings: dict[str, str] | None = None,
 ) -> Iterator[Server]:
     """Seed a store in ``folder``, serve it on a free loopback port, stop it afterwards.
 
     Given what an earlier run ``seeded``, serve the store as it is (a restart), on ``port`` if
-    given (the same origin, so the page keeps what it stored).
+    given (the same origin, so the page keeps what it stored); ``settings``: more environment
+    variables for the server (``QUESTLOG_WITNESS_POLICY``…).
     """
     db = folder / "questlog.db"
     seeded = seeded or seed(db)
@@ -79,6 +84,7 @@ def running(
     env = {**os.environ, "QUESTLOG_DB": str(db), "QUESTLOG_RATE_LIMIT": "0"}
     for name in ("QUESTLOG_DATABASE_URL", "QUESTLOG_AUTH", "QUESTLOG_VIEWS_DB"):
         env.pop(name, None)
+    env.update(settings or {})
     with (folder / "serve.log").open("wb") as log:
         process = subprocess.Popen(
             [*QUESTLOG, "serve", "--host", "127.0.0.1", "--port", str(port)],

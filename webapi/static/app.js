@@ -23,6 +23,7 @@ import { campaignPage } from "./campaign.js";
 import { clear, h } from "./dom.js";
 import { newCampaign } from "./newcampaign.js";
 import { ready } from "./ui.js";
+import { keepLinkPolicy } from "./witnessing.js";
 
 const GAME_NAMES = { "quest-calendar": "Quest Calendar", "calendar-board": "The Calendar Board" };
 
@@ -34,13 +35,24 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // A share or invite link carries its token in the fragment, which never reaches a server: keep it
 // for this campaign in this tab (api.js; on the device too once "Keep this link on this device" is
 // ticked) and take it out of the address bar (and so out of the history and any copied link).
+// Beside it, `policy=` (base64url) is the witness policy the table checks this campaign by
+// (witnessing.js), kept for the campaign on this device.
+const LINK_FRAGMENT = /^#(token|policy)=/;
+
 function readShareLink() {
-  const match = /^#token=(.+)$/.exec(location.hash);
-  if (!match) return;
-  const secret = decodeURIComponent(match[1]);
+  if (!LINK_FRAGMENT.test(location.hash)) return;
+  const parts = new Map(
+    location.hash
+      .slice(1)
+      .split("&")
+      .map((part) => [part.slice(0, part.indexOf("=")), part.slice(part.indexOf("=") + 1)]),
+  );
+  const secret = parts.has("token") ? decodeURIComponent(parts.get("token")) : null;
   const campaign = campaignPath.exec(location.pathname);
-  if (campaign) keepLinkToken(decodeURIComponent(campaign[1]), secret);
-  else setToken(secret);
+  const campaignId = campaign ? decodeURIComponent(campaign[1]) : null;
+  if (secret && campaignId) keepLinkToken(campaignId, secret);
+  else if (secret) setToken(secret);
+  if (parts.has("policy") && campaignId) keepLinkPolicy(campaignId, decodeURIComponent(parts.get("policy")));
   history.replaceState(null, "", location.pathname + location.search);
 }
 
@@ -333,7 +345,7 @@ route();
 // A link pasted over the address this tab shows already changes only the fragment: no new page
 // is loaded. Its token is kept all the same, and the page starts again with it.
 addEventListener("hashchange", () => {
-  if (!/^#token=/.test(location.hash)) return;
+  if (!LINK_FRAGMENT.test(location.hash)) return;
   readShareLink();
   location.reload();
 });

@@ -101,6 +101,10 @@ export class CampaignPage {
     /** @type {HTMLElement} */ this.events = undefined;
     /** @type {HTMLElement} */ this.moreEvents = undefined;
     /** @type {HTMLElement} */ this.shareOut = undefined;
+    /** @type {ReturnType<typeof import("./witnessing.js").witnessPanel>} the head aloud, the witnesses */
+    this.witness = undefined;
+    /** @type {HTMLInputElement} the owner's "put the host's witness policy in the links" */
+    this.linkPolicy = undefined;
     // the card of rolls (rollwindow.js)
     /** @type {HTMLElement} */ this.rollList = undefined;
     /** @type {HTMLElement} */ this.rollTally = undefined;
@@ -165,6 +169,7 @@ export class CampaignPage {
       this.checkpoint.dataset.checkpoint = "unchecked";
     }
     this.showIntegrity();
+    await this.witness.refresh(); // says its own failures
   }
 
   // The badge follows the chain line and the checkpoint's verdict, at the version shown.

@@ -12,6 +12,7 @@ import { eventActions } from "./proposals.js";
 import { Timeline } from "./timeline.js";
 import { clear, h } from "./dom.js";
 import { toast } from "./ui.js";
+import { linkWithPolicy, witnessPanel } from "./witnessing.js";
 
 // The caller on this campaign (GET /campaigns/{id}/me), as access.js reads it, with `admin`, and
 // `plays(seat)`: the seats this page plays in a match, its own and, for an owner or an admin
@@ -104,7 +105,9 @@ export function layout(page) {
   );
   page.shareOut = h("p", { class: "share", "aria-live": "polite" });
   page.owner = page.who.owner ? ownerCard(page) : null;
+  page.witness = witnessPanel(page);
   page.integrity = integrityBadge(
+    page.witness.element,
     h("p", { class: "hash" }, page.hashLabel, page.hash),
     page.chain,
     page.checkpoint,
@@ -236,7 +239,7 @@ export async function download(page) {
 export async function share(page) {
   try {
     const link = await post(`/campaigns/${page.id}/share`, {});
-    const url = new URL(link.url, location.origin).href;
+    const url = await linkWithPolicy(new URL(link.url, location.origin).href, Boolean(page.linkPolicy?.checked));
     clear(
       page.shareOut,
       h("label", { for: "share-url" }, "View-only link (anyone holding it can read this campaign): "),

@@ -12,7 +12,8 @@ const encoder = new TextEncoder();
 const DASH = "\u2014 ";
 const STORE_PREFIX = "questlog.checkpoint.";
 
-function base64Bytes(text) {
+// Standard base64 (RFC 4648 section 4, padded) to bytes; throws on anything else.
+export function base64Bytes(text) {
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) throw new Error("not base64");
   return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }
@@ -21,19 +22,22 @@ function validName(name) {
   return name.length > 0 && !name.includes("+") && !/\s/u.test(name);
 }
 
-async function keyHash(name, raw) {
-  const material = new Uint8Array([...encoder.encode(`${name}\n`), 1, ...raw]);
+async function keyHash(name, type, raw) {
+  const material = new Uint8Array([...encoder.encode(`${name}\n`), type, ...raw]);
   return (await sha256Hex(material)).slice(0, 8);
 }
 
-// "<name>+<8 hex key hash>+<base64(0x01 || 32-byte Ed25519 key)>": its name, hash and raw key.
-export async function parseVerifierKey(text) {
+// "<name>+<8 hex key hash>+<base64(type || 32-byte Ed25519 key)>": its name, hash and raw key.
+// The type is 0x01 for a note signer (the log), 0x04 for a cosignature/v1 witness (tlog-cosignature).
+export async function parseVerifierKey(text, type = 1) {
   const [name, hash, ...material] = String(text).trim().split("+");
   if (!validName(name || "") || !/^[0-9a-f]{8}$/.test(hash || "")) throw new Error("not a verifier key");
   const raw = base64Bytes(material.join("+"));
-  if (raw.length !== 33 || raw[0] !== 1) throw new Error("not an Ed25519 verifier key");
+  if (raw.length !== 33 || raw[0] !== type) {
+    throw new Error(type === 1 ? "not an Ed25519 verifier key" : "not an Ed25519 cosignature/v1 key (type 0x04)");
+  }
   const key = raw.slice(1);
-  if ((await keyHash(name, key)) !== hash) throw new Error("the verifier key's hash is not its key's");
+  if ((await keyHash(name, type, key)) !== hash) throw new Error("the verifier key's hash is not its key's");
   return { name, hash, raw: key, text: String(text).trim() };
 }
 

@@ -6,6 +6,7 @@ import { clear, h } from "./dom.js";
 import { ruleInput, ruleTitle, ruleWords } from "./newcampaign.js";
 import { explain } from "./problems.js";
 import { toast } from "./ui.js";
+import { linkWithPolicy } from "./witnessing.js";
 
 /** @typedef {import("./campaign.js").CampaignPage} CampaignPage */
 
@@ -272,7 +273,7 @@ function seats(page) {
     const what = seat ? `seat ${seat}` : `a ${role}`;
     try {
       const made = await post(`/campaigns/${page.id}/invites`, seat ? { role, seat } : { role }, key());
-      const url = new URL(made.url, location.origin).href;
+      const url = await linkWithPolicy(new URL(made.url, location.origin).href, page.linkPolicy.checked);
       const id = `invite-${role}-${seat || made.token_id}`;
       links.append(
         h(
@@ -324,8 +325,17 @@ function seats(page) {
     h("button", { type: "button", class: "small", onclick: () => invite("auditor") }, "Invite an auditor"),
     h("button", { type: "button", class: "small", onclick: () => page.share() }, "Share a view-only link"),
   ];
+  // the host's witness policy (GET /log/policy) in the links' fragment, for the table to check by
+  page.linkPolicy = h("input", { type: "checkbox", id: "link-policy", dataset: { linkPolicy: "" } });
+  const withPolicy = h(
+    "p",
+    {},
+    page.linkPolicy,
+    " ",
+    h("label", { for: "link-policy" }, "Put the host's witness policy in the links made below"),
+  );
   load();
-  return h("div", { class: "owner-seats" }, h("h3", {}, "Seats and invitations"), list,
+  return h("div", { class: "owner-seats" }, h("h3", {}, "Seats and invitations"), list, withPolicy,
     h("p", { class: "actions" }, buttons.map((b) => [b, " "])), links, page.shareOut);
 }
 

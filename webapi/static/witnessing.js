@@ -1,0 +1,397 @@
+// @ts-check
+// The witness panel in the campaign's proof (docs/table-page.md, "The witness panel"): the head to
+// read aloud ("v12 · 1a2b3c4d"), a QR of the campaign's signed checkpoint and a copy of it, and
+// whether the head is witnessed, checked here (tlog.js) from GET /campaigns/{id}/witnessing: the
+// tlog-proof's entry is this campaign's event at the witnessed version with the hash the log has,
+// signed by a key the server lists, included in the checkpoint, cosigned by a quorum of the
+// policy's witnesses. The policy: an invite or share link's (#policy=, base64url), or one the
+// group pasted (kept on this device per campaign), else the host's own (GET /log/policy).
+import { ApiError, get, headers } from "./api.js";
+import { clear, h } from "./dom.js";
+import { checkTlogProof, entryBytes, joinNames, parseEntry, parsePolicy, parseTlogProof } from "./tlog.js";
+import { toast } from "./ui.js";
+
+const STORE_PREFIX = "questlog.policy.";
+const RECHECK_MS = 5000; // the publisher's default period (QUESTLOG_CHECKPOINT_SECONDS)
+const RECHECKS = 60;
+
+/** @typedef {import("./campaign.js").CampaignPage} CampaignPage */
+/** @typedef {{text: string, source: "link" | "group" | "host" | "none", error?: string}} ChosenPolicy */
+
+const SOURCES = {
+  link: "Witness policy from the invite link (kept on this device).",
+  group: "Witness policy pasted by the group (kept on this device).",
+  host: "Witness policy chosen by the host: agree on your own policy for real trust.",
+  none: "No witness policy: the host names no witnesses, and none was given with the link or pasted here.",
+};
+
+function storeKey(campaignId) {
+  return `${STORE_PREFIX}${location.origin}/${campaignId}`;
+}
+
+// The policy kept for a campaign (a link's or the group's), or null.
+/** @param {string} campaignId @returns {ChosenPolicy | null} */
+export function keptPolicy(campaignId) {
+  try {
+    const kept = JSON.parse(localStorage.getItem(storeKey(campaignId)) || "null");
+    return kept && typeof kept.text === "string" ? kept : null;
+  } catch {
+    return null;
+  }
+}
+
+/** @param {string} campaignId @param {ChosenPolicy | null} policy */
+function keepPolicy(campaignId, policy) {
+  if (policy) localStorage.setItem(storeKey(campaignId), JSON.stringify(policy));
+  else localStorage.removeItem(storeKey(campaignId));
+}
+
+// A link's `policy=` (base64url of the policy file, UTF-8), kept for the campaign; a value that
+// is not base64url is kept as an error the panel shows.
+/** @param {string} campaignId @param {string} encoded */
+export function keepLinkPolicy(campaignId, encoded) {
+  try {
+    const bytes = Uint8Array.from(atob(encoded.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+    if (/[^A-Za-z0-9_-]/.test(encoded.replace(/=+$/, ""))) throw new Error("not base64url");
+    keepPolicy(campaignId, { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes), source: "link" });
+  } catch {
+    keepPolicy(campaignId, { text: "", source: "link", error: "the link's policy= is not base64url of a text" });
+  }
+}
+
+/** @param {string} text */
+export function policyParam(text) {
+  const bytes = new TextEncoder().encode(text);
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+// A text route (text/plain, image/svg+xml): the answer, or null for a 404 (no such route or none).
+/** @param {string} path @param {string} accept */
+async function fetchOptional(path, accept) {
+  const response = await fetch(path, { headers: headers({ Accept: accept }) });
+  if (response.status === 404) return null;
+  if (!response.ok) throw new ApiError(response.status, { detail: (await response.text()).slice(0, 200) });
+  return response;
+}
+
+// The host's policy (GET /log/policy), or null when it has none.
+export async function hostPolicy() {
+  const response = await fetchOptional("/log/policy", "text/plain");
+  return response ? response.text() : null;
+}
+
+// An invite or share link with the host's policy beside its token (when `include` and the host has
+// one): "…#token=…&policy=<base64url>". Without one, the link as it was, and a toast says so.
+/** @param {string} url @param {boolean} include */
+export async function linkWithPolicy(url, include) {
+  if (!include) return url;
+  const text = await hostPolicy().catch(() => null);
+  if (text === null) {
+    toast("This host has no witness policy (GET /log/policy): the link carries none", true);
+    return url;
+  }
+  return `${url}${url.includes("#") ? "&" : "#"}policy=${policyParam(text)}`;
+}
+
+/** @param {string} campaignId @returns {Promise<ChosenPolicy>} */
+async function choosePolicy(campaignId) {
+  const kept = keptPolicy(campaignId);
+  if (kept) return kept;
+  const host = await hostPolicy();
+  return host === null ? { text: "", source: "none" } : { text: host, source: "host" };
+}
+
+// The witness states the server reports, in words: "w3 is down", "w2 and w3 are down".
+/** @param {{name: string, state: string}[]} witnesses @param {string} state */
+function inState(witnesses, state) {
+  const names = witnesses.filter((w) => w.state === state).map((w) => w.name);
+  if (!names.length) return "";
+  return `${joinNames(names)} ${names.length === 1 ? "is" : "are"} ${state}`;
+}
+
+// The campaign's hash at a version: from the timeline the page loaded, else the log.
+/** @param {CampaignPage} page @param {number} version */
+async function hashAt(page, version) {
+  const loaded = (page.timeline?.loaded || []).find((e) => Number(e.version) === version);
+  if (loaded) return loaded.hash;
+  const events = await get(`/campaigns/${page.id}/events?after=${version - 1}&limit=1`);
+  const event = events.items[0];
+  return event && Number(event.version) === version ? event.hash : null;
+}
+
+/**
+ * @typedef {object} WitnessWords
+ * @property {string} state "witnessed", "not-witnessed", "pending", "no-policy", "failed", "bad-policy", "no-log"
+ * @property {string} text
+ * @property {boolean} warning
+ * @property {boolean} [recheck] pending, or a witness still waiting: check again soon
+ */
+
+// The version the proof is of: the server's witnessed_version, or (when the host's own quorum is
+// not met, which the server reports as null) the version the proof's entry names; a string says
+// why there is none. Either way the entry checked is the one the page builds from its own hash.
+/** @param {CampaignPage} page @param {any} report @returns {number | string} */
+function provedVersion(page, report) {
+  if (report.witnessed_version !== null && report.witnessed_version !== undefined) {
+    return Number(report.witnessed_version);
+  }
+  let entry;
+  try {
+    const extra = parseTlogProof(report.proof).extra;
+    if (!extra) return "the host's proof does not say which version it proves";
+    entry = parseEntry(extra);
+  } catch (error) {
+    return `the host's proof is malformed: ${error.message}`;
+  }
+  if (entry.campaignId !== page.id) return `the host's proof is of campaign ${entry.campaignId}, not this one`;
+  return entry.version;
+}
+
+// What the panel says about the head, from the server's witnessing report (null: the server has
+// no such route), checked here.
+/**
+ * @param {CampaignPage} page
+ * @param {ChosenPolicy} chosen
+ * @param {any} report GET /campaigns/{id}/witnessing
+ * @returns {Promise<WitnessWords>}
+ */
+export async function witnessWords(page, chosen, report) {
+  let policy = null;
+  if (chosen.error || chosen.text) {
+    try {
+      if (chosen.error) throw new Error(chosen.error);
+      policy = await parsePolicy(chosen.text);
+    } catch (error) {
+      return { state: "bad-policy", text: `The witness policy is not valid: ${error.message}.`, warning: true };
+    }
+  }
+  if (report === null) {
+    return { state: "no-log", text: "This server keeps no Merkle log: compare the head aloud.", warning: false };
+  }
+  const witnesses = (report.witnesses || []).map((w) => ({ name: String(w.name), state: String(w.state) }));
+  const head = Number(report.head_version);
+  const down = inState(witnesses, "down");
+  const waits = report.pending ? `v${head} waits for the next checkpoint${down ? ` (${down})` : ""}` : "";
+  const recheck = Boolean(report.pending) || witnesses.some((w) => w.state === "waiting");
+  const lead = policy ? "" : "No witnesses: compare the head aloud. ";
+  if (!report.proof) {
+    return { state: "pending", text: `${lead}${waits || "No checkpoint yet"}.`, warning: false, recheck };
+  }
+  const version = provedVersion(page, report);
+  if (typeof version === "string") return { state: "failed", text: `Warning: ${version}.`, warning: true };
+  const hash = await hashAt(page, version);
+  if (hash === null) {
+    const text = `Warning: the host's log names version ${version}, which this campaign does not have.`;
+    return { state: "failed", text, warning: true };
+  }
+  const keys = (await get("/.well-known/questlog-key")).keys.map((k) => k.key);
+  const verdict = await checkTlogProof(report.proof, entryBytes(page.id, version, hash), keys, policy);
+  const upTo = waits ? ` up to v${version}; ${waits}` : "";
+  if (verdict.verdict !== "ok" && verdict.verdict !== "no-quorum") {
+    const text = `Warning: the host's log does not prove v${version}: ${verdict.message}.`;
+    return { state: "failed", text, warning: true };
+  }
+  if (!policy) {
+    const events = `${verdict.head.size.toLocaleString("en")} event${verdict.head.size === 1 ? "" : "s"}`;
+    const text = `${lead}v${version} is in the host's log (its checkpoint of ${events})${upTo}.`;
+    return { state: report.pending ? "pending" : "no-policy", text, warning: false, recheck };
+  }
+  if (verdict.verdict === "no-quorum") {
+    // what the host says of the missing witnesses (by name, if its policy names them alike)
+    const states = verdict.quorum.missing
+      .map((name) => witnesses.find((w) => w.name === name))
+      .filter((w) => w && w.state !== "cosigned" && !(waits && w.state === "down"))
+      .map((w) => `${w.name} ${w.state}`);
+    const later = waits ? ` v${version} is the last version in a checkpoint; ${waits}.` : "";
+    const text = `${verdict.message}${states.length ? ` (${states.join(", ")})` : ""}.${later}`;
+    return { state: "not-witnessed", text, warning: true, recheck };
+  }
+  return { state: "witnessed", text: `${verdict.message}${upTo}.`, warning: false, recheck };
+}
+
+/** @param {string} path */
+async function optionalJson(path) {
+  try {
+    return await get(path);
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 404 || error.status === 405)) return null;
+    throw error;
+  }
+}
+
+// The panel: its element for the proof, and refresh() (after each checkpoint check).
+/** @param {CampaignPage} page */
+export function witnessPanel(page) {
+  const readout = h("p", { class: "head-readout", dataset: { headReadout: "" } });
+  const status = h("p", { class: "witness-status", role: "status", dataset: { witness: "checking" } }, "Checking…");
+  const source = h("p", { class: "muted policy-source" });
+  const list = h("ul", { class: "witnesses plain" });
+  const qr = h("img", { class: "checkpoint-qr", dataset: { checkpointQr: "" }, alt: "", width: 180, hidden: true });
+  let note = "";
+  const copy = h(
+    "button",
+    { type: "button", class: "small", onclick: () => copyNote(note) },
+    "Copy the signed checkpoint",
+  );
+  const form = policyForm(page, () => panel.refresh());
+  let asked = 0;
+  let timer = 0;
+  let shownQr = "";
+  let opened = false;
+  const element = h(
+    "div",
+    { class: "witness-panel", role: "group", "aria-label": "Compare and witnesses" },
+    readout,
+    h(
+      "p",
+      { class: "muted" },
+      "Read this aloud: every player's page at the table should show the same version and 8 characters.",
+    ),
+    h(
+      "div",
+      { class: "witness-row" },
+      h("div", { class: "witness-words" }, status, source, list, form),
+      h("div", { class: "qr" }, qr, h("p", {}, copy)),
+    ),
+  );
+  const panel = {
+    element,
+    async refresh(rechecks = 0) {
+      clearTimeout(timer);
+      const ask = ++asked;
+      const c = page.head;
+      readout.textContent = `v${c.version} · ${c.head_hash.slice(0, 8)}`;
+      const [words, chosen, report] = await checked(page);
+      if (ask !== asked) return;
+      clear(status, words.text);
+      status.dataset.witness = words.state;
+      status.classList.toggle("warning", words.warning);
+      source.textContent = SOURCES[chosen.source];
+      source.dataset.policySource = chosen.source;
+      form.show(chosen);
+      // a warning opens the proof once; the reader may close it again (as integrity.js does)
+      const proof = element.closest("details");
+      if (words.warning && proof && !opened) opened = proof.open = true;
+      if (words.recheck && rechecks < RECHECKS) timer = setTimeout(() => panel.refresh(rechecks + 1), RECHECK_MS);
+      await Promise.all([
+        showWitnesses(list, report),
+        shownQr === `${c.version}` ? null : showQr(page, qr).then(() => (shownQr = `${c.version}`)),
+        get(`/campaigns/${page.id}/checkpoint`).then((head) => (note = head.checkpoint), () => (note = "")),
+      ]);
+    },
+  };
+  return panel;
+}
+
+// The policy chosen, what to say, and the server's report (null when it has no such route).
+/** @param {CampaignPage} page @returns {Promise<[WitnessWords, ChosenPolicy, any]>} */
+async function checked(page) {
+  /** @type {ChosenPolicy} */
+  let chosen = { text: "", source: "none" };
+  let report = null;
+  try {
+    chosen = await choosePolicy(page.id);
+    report = await optionalJson(`/campaigns/${page.id}/witnessing`);
+    return [await witnessWords(page, chosen, report), chosen, report];
+  } catch (error) {
+    const text = `The witnesses could not be checked: ${error.message}.`;
+    return [{ state: "unchecked", text, warning: false }, chosen, report];
+  }
+}
+
+// The witnesses the host submits its checkpoints to, and what each last did.
+/** @param {HTMLElement} list @param {any} report */
+function showWitnesses(list, report) {
+  const witnesses = report?.witnesses || [];
+  clear(
+    list,
+    witnesses.length ? h("li", { class: "muted" }, "The witnesses the host asks:") : null,
+    witnesses.map((w) => {
+      const size = Number(w.cosigned_size || 0);
+      const upTo = size ? `up to ${size.toLocaleString("en")} events` : "";
+      const why = [upTo, w.error].filter(Boolean).join("; ");
+      return h(
+        "li",
+        { dataset: { witnessName: w.name, witnessState: w.state } },
+        `${w.name}: ${w.state}${why ? ` (${why})` : ""}`,
+      );
+    }),
+  );
+}
+
+/** @param {CampaignPage} page @param {HTMLImageElement} img */
+async function showQr(page, img) {
+  try {
+    const response = await fetchOptional(`/campaigns/${page.id}/checkpoint/qr`, "image/svg+xml");
+    if (!response) {
+      img.hidden = true;
+      return;
+    }
+    const old = img.src;
+    img.src = URL.createObjectURL(await response.blob());
+    if (old.startsWith("blob:")) URL.revokeObjectURL(old);
+    img.alt =
+      `QR code of the signed checkpoint of version ${page.head.version}: ` +
+      `scan it on another player's phone to compare the checkpoints`;
+    img.hidden = false;
+  } catch {
+    img.hidden = true;
+  }
+}
+
+/** @param {string} note */
+function copyNote(note) {
+  if (!note) {
+    toast("No signed checkpoint to copy yet", true);
+    return;
+  }
+  navigator.clipboard?.writeText(note).then(
+    () => toast("Copied the signed checkpoint"),
+    () => toast("Copy it from the proof's checkpoint: this browser does not let the page copy", true),
+  );
+}
+
+// "Witness policy": the group's own policy pasted, checked before it is kept (an error names the
+// line and keeps nothing), or forgotten (back to the link's or the host's).
+/** @param {CampaignPage} page @param {() => void} changed */
+function policyForm(page, changed) {
+  const id = `witness-policy-${page.id}`;
+  const text = h("textarea", { id, rows: 5, cols: 60, spellcheck: "false", dataset: { witnessPolicy: "" } });
+  const error = h("p", { class: "error", role: "alert", id: `${id}-error` });
+  const forget = h("button", { type: "button", class: "small" }, "Forget this device's policy");
+  const form = h(
+    "form",
+    { class: "policy-form" },
+    h("label", { for: id }, "Witness policy (tlog-policy: log, witness, group and quorum lines)"),
+    text,
+    error,
+    h("p", {}, h("button", { type: "submit", class: "small" }, "Use this policy"), " ", forget),
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      await parsePolicy(text.value);
+    } catch (problem) {
+      error.textContent = `Witness policy: ${problem.message}`;
+      text.setAttribute("aria-invalid", "true");
+      text.setAttribute("aria-describedby", error.id);
+      return;
+    }
+    error.textContent = "";
+    text.removeAttribute("aria-invalid");
+    keepPolicy(page.id, { text: text.value, source: "group" });
+    changed();
+  });
+  forget.addEventListener("click", () => {
+    keepPolicy(page.id, null);
+    changed();
+  });
+  const details = h("details", { class: "policy" }, h("summary", {}, "Witness policy"), form);
+  return Object.assign(details, {
+    /** @param {ChosenPolicy} chosen */
+    show(chosen) {
+      if (document.activeElement !== text && !text.getAttribute("aria-invalid")) text.value = chosen.text;
+      forget.hidden = chosen.source !== "link" && chosen.source !== "group";
+    },
+  });
+}
