@@ -240,6 +240,7 @@ def _entries_conflict(a: Statement, b: Statement) -> str | None:
 def _no_conflict(a: Statement, b: Statement) -> str:
     if a.log != b.log:
         return f"no conflict shown: A is of the log {a.log} and B of {b.log}"
+    sizes = _two_sizes(a, b)
     if (
         a.entry is not None
         and b.entry is not None
@@ -247,15 +248,10 @@ def _no_conflict(a: Statement, b: Statement) -> str:
     ):
         return (
             f"no conflict shown: A names {a.entry.words()} and B {b.entry.words()}, not the "
-            "same campaign at the same version"
+            "same campaign at the same version" + (f"; {sizes}" if sizes else "")
         )
-    if a.head is not None and b.head is not None and a.head.size != b.head.size:
-        low, high = sorted([a.head.size, b.head.size])
-        return (
-            f"no conflict shown: the trees are of sizes {a.head.size} and {b.head.size}; two "
-            "sizes conflict only when no consistency proof joins them: add a consistency "
-            f"proof from size {low} to size {high} of the larger tree to decide"
-        )
+    if sizes:
+        return f"no conflict shown: {sizes}"
     if a.entry is not None and b.entry is not None:
         return f"no conflict shown: both name {a.entry.words()}"
     if a.head is not None and b.head is not None:
@@ -263,6 +259,18 @@ def _no_conflict(a: Statement, b: Statement) -> str:
     return (
         f"no conflict shown: A ({a.kind}) and B ({b.kind}) say nothing about the same tree size "
         "or the same campaign version"
+    )
+
+
+def _two_sizes(a: Statement, b: Statement) -> str | None:
+    """What two tree heads of two sizes need to show a conflict: a consistency proof."""
+    if a.head is None or b.head is None or a.head.size == b.head.size:
+        return None
+    low, high = sorted([a.head.size, b.head.size])
+    return (
+        f"the trees are of sizes {a.head.size} and {b.head.size}; two sizes conflict only "
+        f"when no consistency proof joins them: add a consistency proof from size {low} to "
+        f"size {high} of the larger tree to decide"
     )
 
 
