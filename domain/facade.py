@@ -65,10 +65,12 @@ from domain.model.rules_engine import Figures
 from domain.model.schema_fields import IdOrObject, StrictBoolean, StrictInteger, Text
 from domain.model.signed_note import NoteError, VerifierKey, parse_verifier_key, valid_name
 from domain.model.text import ascii_number, has_control_characters, not_unicode, quoted
+from domain.model.tlog.merkle import ProofError, consistency_evidence, tree_root
 from domain.model.tlog.merkle import entry as log_entry
-from domain.model.tlog.misbehaviour import PairVerdict, check_pair
+from domain.model.tlog.misbehaviour import BadConsistencyProof, PairVerdict, check_pair, pair_heads
 from domain.model.tlog.policy import Policy, PolicyError, parse_policy
 from domain.model.tlog.proof import ProofVerdict, check_tlog_proof, parse_entry, parse_tlog_proof
+from domain.model.tlog.tiles import Tile, TileError, tile_nodes_reader
 from domain.model.tlog.witness_protocol import SIZE_CONTENT_TYPE, size_body
 from domain.service import bundles, command_results
 from domain.service.actions import Caller
@@ -243,8 +245,16 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "VIEWS_SETUP_LOCK_KEY",
     # The host's Merkle log as a verifier and a witness see it: trust policies, offline proofs,
     # proofs of misbehaviour, and the witness with its state
+    "BadConsistencyProof",
     "check_pair",
     "check_tlog_proof",
+    "consistency_evidence",
+    "pair_heads",
+    "ProofError",
+    "Tile",
+    "TileError",
+    "tile_nodes_reader",
+    "tree_root",
     "log_entry",
     "new_witness_key",
     "PairVerdict",

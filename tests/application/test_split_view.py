@@ -14,12 +14,17 @@ hashes, each bound to a checkpoint the log signed).
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from uuid import UUID
 
 import pytest
 
+from domain.model.tlog.checkpoint import parse_tree_head
+from domain.model.tlog.merkle import tree_root
+from domain.model.tlog.proof import parse_tlog_proof
+from domain.model.tlog.tiles import tile_nodes_reader
 from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.application.test_checkpoint_verify import flat, questlog, rolled_campaign
@@ -53,6 +58,17 @@ def shown(app: Questlog, policy_text: str, campaign_id: UUID) -> str:
     return app.transparency.tlog_proof(campaign_id)
 
 
+def rewrite(app: Questlog, make_app: Callable[[], Questlog], campaign_id: UUID) -> Questlog:
+    """The host rewrites its store (the campaign without its version 3, then its Merkle log,
+    rebuilt from the rewritten events) and opens it again."""
+    app.close()
+    delete_and_rechain(app, campaign_id, 3)
+    raw = RawStore(app)
+    for table in TREE_TABLES:
+        raw._run(f"DELETE FROM {table}")
+    return make_app()
+
+
 def test_a_split_view_never_reaches_the_quorum_and_the_pair_proves_it(
     app: Questlog,
     make_app: Callable[[], Questlog],
@@ -76,12 +92,7 @@ def test_a_split_view_never_reaches_the_quorum_and_the_pair_proves_it(
     assert result.exit_code == 0, result.output
     assert "witnessed by 1 of 1" in flat(result)
 
-    app.close()  # the host rewrites its store: the campaign, then its Merkle log
-    delete_and_rechain(app, campaign_id, 3)
-    raw = RawStore(app)
-    for table in TREE_TABLES:
-        raw._run(f"DELETE FROM {table}")
-    rewritten = make_app()
+    rewritten = rewrite(app, make_app, campaign_id)
     rewritten.dice.roll(campaign_id, notation="d20", purpose="the host's version 5")
     assert rewritten.campaign(campaign_id).version == 5
     assert rewritten.campaign(campaign_id).head_hash != seen_by_a
@@ -100,3 +111,54 @@ def test_a_split_view_never_reaches_the_quorum_and_the_pair_proves_it(
     result = questlog(store_config, "verify", "--pair", str(first), str(second), "--key", log_key)
     assert result.exit_code == 0, result.output
     assert "misbehaviour proven" in flat(result) and "two different" in flat(result)
+
+
+def tree_size(tlog_proof: str) -> int:
+    note = parse_tlog_proof(tlog_proof).checkpoint
+    return parse_tree_head(note.split("\n\n")[0] + "\n").size
+
+
+def test_a_split_view_one_roll_longer_is_proven_with_a_consistency_proof(
+    app: Questlog,
+    make_app: Callable[[], Questlog],
+    new_campaign: Callable[..., UUID],
+    store_config: StoreConfig,
+    witness: str,
+    tmp_path: Path,
+) -> None:
+    """Player B's history is one roll longer than player A's: the two tree heads have two
+    sizes and name two versions, so alone they show no conflict. A consistency proof from A's
+    size to B's, read from the host's own (rewritten) tree, reproduces B's signed root and
+    computes another root for A's size than the one A holds (RFC 9162 section 2.1.4.2): the
+    log signed two trees that cannot both be true, and ``verify --pair --consistency`` says
+    so (exit 0)."""
+    log_key = app.key_ring.current().signer.verifier.text
+    campaign_id = rolled_campaign(app, new_campaign, 4)  # versions 2..5
+    first, second = tmp_path / "player-a.txt", tmp_path / "player-b.txt"
+    first.write_text(shown(app, witness, campaign_id), "utf-8")
+    rewritten = rewrite(app, make_app, campaign_id)
+    for n in range(2):
+        rewritten.dice.roll(campaign_id, notation="d20", purpose=f"the host's roll {n}")
+    assert rewritten.campaign(campaign_id).version == 6
+    second.write_text(shown(rewritten, witness, campaign_id), "utf-8")
+    old, new = tree_size(first.read_text("utf-8")), tree_size(second.read_text("utf-8"))
+    assert new == old + 1
+
+    pair = ["verify", "--pair", str(first), str(second), "--key", log_key]
+    result = questlog(store_config, *pair)
+    assert result.exit_code == 1, result.output
+    assert f"add a consistency proof from size {old} to size {new}" in flat(result)
+
+    proof = rewritten.transparency.consistency_proof(old, new)
+    if old & (old - 1) == 0:  # RFC 9162 leaves the old tree's hash out; the evidence needs it
+        tiles = tile_nodes_reader(new, lambda tile: rewritten.transparency.tile(tile.path()))
+        proof.insert(0, tree_root(old, tiles))
+    consistency = tmp_path / "consistency.txt"
+    consistency.write_text("".join(base64.b64encode(h).decode() + "\n" for h in proof))
+    result = questlog(store_config, *pair, "--consistency", str(consistency))
+    assert result.exit_code == 0, result.output
+    assert "misbehaviour proven" in flat(result)
+    assert f"signed a tree of size {new}" in flat(result)
+    consistency.write_text("not base64\n")
+    result = questlog(store_config, *pair, "--consistency", str(consistency))
+    assert result.exit_code == 2 and "--consistency: line 1" in flat(result)

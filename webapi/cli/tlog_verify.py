@@ -8,8 +8,10 @@ as its extra data (which the inclusion proof then authenticates). Exit 0 when th
 verifies and the quorum is met, 1 when not, 2 on bad input.
 
 ``--pair`` checks two signed texts (log checkpoints, tlog-proofs or campaign checkpoints) for a
-conflict that proves the log misbehaved. Exit 0 when proven, 1 when no conflict is shown, 2 on
-bad input or a text that does not verify.
+conflict that proves the log misbehaved. Two tree heads of two sizes need a consistency proof
+between them (RFC 9162 section 2.1.4): ``--consistency FILE`` or ``--tiles URL`` (see
+``webapi/cli/tlog_pair.py``). Exit 0 when proven, 1 when no conflict is shown, 2 on bad input
+or a text that does not verify.
 """
 
 from __future__ import annotations
@@ -36,8 +38,18 @@ from domain.facade import (
     parse_verifier_key,
 )
 from webapi.cli.common import console, open_existing_store
+from webapi.cli.tlog_pair import PairInputError, read_consistency, tiles_consistency
 
-TLOG_OPTIONS = ("tlog_proof", "policy_file", "pair", "campaign", "entry_version", "event_hash")
+TLOG_OPTIONS = (
+    "tlog_proof",
+    "policy_file",
+    "pair",
+    "campaign",
+    "entry_version",
+    "event_hash",
+    "tiles",
+    "consistency_file",
+)
 _OTHERS = ("campaign_id", "head", "checkpoint_file", "bundle_file", "after_version", "after_hash")
 
 
@@ -51,7 +63,8 @@ def options(command: Callable[..., None]) -> Callable[..., None]:
         if tlog["tlog_proof"] is None and tlog["pair"] is None:
             if any(tlog[name] is not None for name in TLOG_OPTIONS):
                 raise click.UsageError(
-                    "--policy, --campaign, --version and --hash go with --tlog-proof FILE."
+                    "--policy, --campaign, --version and --hash go with --tlog-proof FILE; "
+                    "--tiles and --consistency with --pair A B."
                 )
             command(**given)
             return
@@ -61,9 +74,10 @@ def options(command: Callable[..., None]) -> Callable[..., None]:
         if tlog["pair"] is not None:
             if tlog["tlog_proof"] is not None:
                 raise click.UsageError("Give --tlog-proof or --pair, not both.")
-            first, second = tlog["pair"]
-            verify_pair(first, second, keys)
+            verify_pair(tlog, keys)
         else:
+            if tlog["tiles"] is not None or tlog["consistency_file"] is not None:
+                raise click.UsageError("--tiles and --consistency go with --pair A B.")
             verify_tlog_proof(tlog, keys)
 
     for option in reversed(_OPTIONS):
@@ -105,6 +119,19 @@ _OPTIONS = [
         type=click.Path(exists=True, dir_okay=False),
         help="Two signed checkpoints or tlog-proofs that conflict: prove the log misbehaved "
         "(checked with --key, default the store's keys).",
+    ),
+    click.option(
+        "--tiles",
+        metavar="URL",
+        help="With --pair of two tree sizes: the log's tile prefix (e.g. http://host:8000/log) "
+        "to build the consistency proof from its hash tiles.",
+    ),
+    click.option(
+        "--consistency",
+        "consistency_file",
+        type=click.Path(exists=True, dir_okay=False),
+        help="With --pair of two tree sizes: a consistency proof from the smaller to the "
+        "larger, base64 hashes one per line.",
     ),
 ]
 
@@ -158,15 +185,32 @@ def _entry(tlog: dict[str, Any], text: str) -> bytes:
         raise click.BadParameter(str(error), param_hint="--hash") from None
 
 
-def verify_pair(first: str, second: str, keys: list[VerifierKey] | None) -> None:
-    """Check two signed texts for a conflict; print it in words; exit 0 proven, 1 not."""
+def verify_pair(tlog: dict[str, Any], keys: list[VerifierKey] | None) -> None:
+    """Check two signed texts for a conflict (with a consistency proof from --consistency or
+    --tiles when they are two sizes); print it in words; exit 0 proven, 1 not, 2 bad input."""
+    if tlog["tiles"] is not None and tlog["consistency_file"] is not None:
+        raise click.UsageError("Give --tiles or --consistency, not both.")
+    first, second = tlog["pair"]
     texts = _read(first, "--pair"), _read(second, "--pair")
+    keys = keys if keys is not None else _store_keys()
     try:
-        verdict = check_pair(*texts, keys if keys is not None else _store_keys())
+        verdict = check_pair(*texts, keys)
     except NoteError as error:
         _bad_input(str(error))
+    option = "--tiles" if tlog["tiles"] is not None else "--consistency"
+    if not verdict.proven and (tlog["tiles"] or tlog["consistency_file"]):
+        try:
+            if tlog["tiles"] is not None:
+                proof = tiles_consistency(tlog["tiles"], texts, keys)
+            else:
+                proof = read_consistency(_read(tlog["consistency_file"], option))
+            verdict = check_pair(*texts, keys, proof)
+        except (PairInputError, NoteError) as error:
+            _bad_input(f"{option}: {error}")
     colour = "red" if verdict.proven else "yellow"
     console.print(f"[{colour}]{escape(verdict.message)}[/{colour}]")
+    if "add a consistency proof" in verdict.message:
+        console.print("(--tiles URL builds it from the log's tiles; --consistency FILE reads it)")
     sys.exit(0 if verdict.proven else 1)
 
 

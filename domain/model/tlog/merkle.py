@@ -163,6 +163,20 @@ def consistency_proof(old_size: int, new_size: int, read: NodesReader) -> list[b
     return _read_ranges(_consistency_ranges(old_size, new_size), read)
 
 
+def consistency_evidence(old_size: int, new_size: int, read: NodesReader) -> list[bytes]:
+    """A consistency proof that states both roots (``consistency_roots``): RFC 9162's proof,
+    with the hash of the first ``old_size`` leaves first when ``old_size`` is a power of two
+    (which RFC 9162 leaves out). Needs 0 < old_size < new_size."""
+    _check_size("old_size", old_size)
+    _check_size("new_size", new_size)
+    if not 0 < old_size < new_size:
+        raise ProofError(f"old_size: must be 0 < old_size < new_size, not {old_size}, {new_size}")
+    ranges = _consistency_ranges(old_size, new_size)
+    if _power_of_two(old_size):
+        ranges.insert(0, (0, old_size))
+    return _read_ranges(ranges, read)
+
+
 def _check_hash(name: str, value: bytes) -> None:
     if not isinstance(value, bytes) or len(value) != HASH_SIZE:
         raise ProofError(f"{name}: must be {HASH_SIZE} bytes")
@@ -210,24 +224,75 @@ def verify_consistency(
         if old_size and old_root != new_root:
             raise ProofError("consistency proof: the old and new roots of one size differ")
         return
-    _fold_consistency(old_size, new_size, proof, old_root, new_root)
+    if not proof:
+        raise ProofError("consistency proof: empty between two different sizes")
+    path = [old_root, *proof] if _power_of_two(old_size) else list(proof)
+    old, new = _fold_consistency(old_size, new_size, path, len(proof))
+    if old != old_root:
+        raise ProofError("consistency proof: the computed old root does not match")
+    if new != new_root:
+        raise ProofError("consistency proof: the computed new root does not match")
 
 
-def _fold_consistency(
-    old_size: int, new_size: int, proof: Sequence[bytes], old_root: bytes, new_root: bytes
-) -> None:
+def consistency_roots(
+    old_size: int, new_size: int, proof: Sequence[bytes], old_root: bytes | None = None
+) -> tuple[bytes, bytes]:
+    """The roots (old, new) a consistency proof from ``old_size`` to ``new_size`` computes.
+
+    RFC 9162 section 2.1.4.2 folds the proof into BOTH the root of the old tree and the root of
+    the new one: a proof that gives a log's signed root at ``new_size`` states, under
+    SHA-256's collision resistance, the only root the log's tree can have at ``old_size``.
+
+    When ``old_size`` is a power of two the old tree is the complete subtree [0, old_size) of
+    the new one, and RFC 9162 (``SUBPROOF(m, D[m], true)``, section 2.1.4.1) omits its hash:
+    the verifier uses the old root it holds, so such a proof says nothing of the old root.
+    Either give that root as ``old_root`` (it comes back as the old root unchanged, and the
+    new root is the fold of it with the proof), or give the proof with the hash of the first
+    ``old_size`` leaves of the new tree prepended (one hash more than RFC 9162's proof): that
+    hash is then the old root the proof states. For other old sizes ``old_root`` is ignored.
+    Needs 0 < old_size < new_size; raises ``ProofError`` naming what does not hold.
+    """
+    _check_size("old_size", old_size)
+    _check_size("new_size", new_size)
+    if not 0 < old_size < new_size:
+        raise ProofError(
+            f"old_size: a consistency proof states two roots only from 0 < old_size < new_size, "
+            f"not from {old_size} to {new_size}"
+        )
+    for name, value in _named("proof", proof):
+        _check_hash(name, value)
     if not proof:
         raise ProofError("consistency proof: empty between two different sizes")
     path = list(proof)
-    if old_size & (old_size - 1) == 0:
+    if _power_of_two(old_size) and len(proof) != len(_consistency_ranges(old_size, new_size)) + 1:
+        if old_root is None:
+            raise ProofError(
+                f"consistency proof: from size {old_size}, a power of two, RFC 9162 omits the "
+                "old tree's hash; give the old root, or the proof with the hash of the first "
+                f"{old_size} leaves first"
+            )
+        _check_hash("old root", old_root)
         path.insert(0, old_root)
+    return _fold_consistency(old_size, new_size, path, len(proof))
+
+
+def _power_of_two(size: int) -> bool:
+    return size & (size - 1) == 0
+
+
+def _fold_consistency(
+    old_size: int, new_size: int, path: Sequence[bytes], given: int
+) -> tuple[bytes, bytes]:
+    """The old and new roots of RFC 9162 2.1.4.2's loop over ``path`` (the proof, with the old
+    root first when the old size is a power of two); ``given`` is the proof's length, for the
+    words."""
     fn, sn = old_size - 1, new_size - 1
     while fn & 1:
         fn, sn = fn >> 1, sn >> 1
     old, new = path[0], path[0]
     for hash_ in path[1:]:
         if sn == 0:
-            raise ProofError(f"consistency proof: {len(proof)} hashes is too many")
+            raise ProofError(f"consistency proof: {given} hashes is too many")
         if fn & 1 or fn == sn:
             old, new = node_hash(hash_, old), node_hash(hash_, new)
             while not fn & 1 and fn:
@@ -236,11 +301,8 @@ def _fold_consistency(
             new = node_hash(new, hash_)
         fn, sn = fn >> 1, sn >> 1
     if sn != 0:
-        raise ProofError(f"consistency proof: {len(proof)} hashes is too few")
-    if old != old_root:
-        raise ProofError("consistency proof: the computed old root does not match")
-    if new != new_root:
-        raise ProofError("consistency proof: the computed new root does not match")
+        raise ProofError(f"consistency proof: {given} hashes is too few")
+    return old, new
 
 
 def _named(name: str, hashes: Sequence[bytes]) -> list[tuple[str, bytes]]:

@@ -14,10 +14,10 @@ zero-padded groups of three digits, all but the last behind an ``x`` (1234067 is
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from domain.model.tlog.merkle import HASH_SIZE, Node
+from domain.model.tlog.merkle import HASH_SIZE, Node, NodesReader, node_hash
 
 TILE_HEIGHT = 8
 TILE_WIDTH = 1 << TILE_HEIGHT
@@ -139,6 +139,38 @@ def tiles_for_size(size: int) -> list[Tile]:
         if hashes % TILE_WIDTH:
             tiles.append(Tile(level, hashes // TILE_WIDTH, hashes % TILE_WIDTH))
     return tiles
+
+
+def tile_nodes_reader(size: int, fetch: Callable[[Tile], bytes]) -> NodesReader:
+    """A ``NodesReader`` over the hash tiles of the tree of ``size`` leaves, as a monitor
+    reads them (tlog-tiles "Merkle Tree"): ``fetch`` gets a tile's bytes (each tile once; the
+    right edge's partial tiles at the width ``size`` gives them). A node of a level that is not
+    a multiple of 8 is the hash of 2**h adjacent nodes of one tile's level, computed here. A
+    tile of the wrong length raises ``TileError``."""
+    if size < 0:
+        raise TileError(f"size: must not be negative, not {size}")
+    fetched: dict[Tile, list[bytes]] = {}
+
+    def hashes(tile: Tile) -> list[bytes]:
+        if tile not in fetched:
+            fetched[tile] = parse_hash_tile(tile, fetch(tile))
+        return fetched[tile]
+
+    def node(level: int, index: int) -> bytes:
+        tile_level, height = divmod(level, TILE_HEIGHT)
+        first, count = index << height, 1 << height
+        available = size >> (tile_level * TILE_HEIGHT)
+        if first + count > available:
+            raise LookupError(f"node ({level}, {index}) is not complete in a tree of size {size}")
+        number = first // TILE_WIDTH
+        width = min(TILE_WIDTH, available - number * TILE_WIDTH)
+        start = first - number * TILE_WIDTH
+        row = hashes(Tile(tile_level, number, width))[start : start + count]
+        while len(row) > 1:
+            row = [node_hash(row[i], row[i + 1]) for i in range(0, len(row), 2)]
+        return row[0]
+
+    return lambda nodes: [node(level, index) for level, index in nodes]
 
 
 def encode_hash_tile(hashes: Sequence[bytes]) -> bytes:
