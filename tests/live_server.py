@@ -14,7 +14,8 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import IO, Any
+from pathlib import Path
+from typing import IO, Any, NamedTuple
 
 import pytest
 
@@ -89,5 +90,42 @@ def serving(env: dict[str, str], log: IO[bytes] | None = None) -> Iterator[int]:
     try:
         wait_for(port, process)
         yield port
+    finally:
+        stop(process)
+
+
+def witness_init(state: Path, name: str = "witness.test/w1") -> str:
+    """``questlog witness init``: the witness's vkey (type 0x04), as it prints it last."""
+    made = subprocess.run(
+        [*QUESTLOG, "witness", "init", "--state", str(state), "--name", name],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return made.stdout.strip().splitlines()[-1]
+
+
+class ServedWitness(NamedTuple):
+    """A ``questlog witness serve`` process and its port."""
+
+    port: int
+    process: subprocess.Popen[bytes]
+
+
+@contextmanager
+def witness_serving(
+    state: Path, log_keys: list[str], port: int | None = None
+) -> Iterator[ServedWitness]:
+    """``questlog witness serve`` on ``state`` following the logs of ``log_keys`` (on ``port``,
+    else a free one); stopped by its pid after."""
+    port = free_port() if port is None else port
+    args = [*QUESTLOG, "witness", "serve", "--state", str(state), "--port", str(port)]
+    for key in log_keys:
+        args += ["--log", key]
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    try:
+        wait_for(port, process)
+        yield ServedWitness(port, process)
     finally:
         stop(process)

@@ -10,10 +10,8 @@ import hashlib
 import http.client
 import itertools
 import sqlite3
-import subprocess
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -24,39 +22,12 @@ from domain.model.tlog.witness_protocol import AddCheckpoint
 from domain.service.witness import StaleSize, new_witness_key
 from domain.service.witness import Witness as WitnessService
 from domain.storage.witness_state import WitnessState
-from tests.live_server import QUESTLOG, free_port, stop, wait_for
+from tests.live_server import witness_init, witness_serving
 from tests.tlog_fakes import FakeLog, seeded_key
 
 LOGS = 12
 """Logs the shared witness follows: each test takes its own, so none sees another's sizes."""
 _taken = itertools.count()
-
-
-def witness_init(state: Path, name: str = "witness.test/w1") -> str:
-    """``questlog witness init``: the vkey it prints."""
-    made = subprocess.run(
-        [*QUESTLOG, "witness", "init", "--state", str(state), "--name", name],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return made.stdout.strip().splitlines()[-1]
-
-
-@contextmanager
-def witness_serving(state: Path, logs: list[FakeLog]) -> Iterator[int]:
-    """``questlog witness serve`` following ``logs``; its port, stopped by its pid after."""
-    port = free_port()
-    args = [*QUESTLOG, "witness", "serve", "--state", str(state), "--port", str(port)]
-    for log in logs:
-        args += ["--log", log.signer.verifier.text]
-    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    try:
-        wait_for(port, process)
-        yield port
-    finally:
-        stop(process)
 
 
 class Witness:
@@ -100,7 +71,7 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Witness, 
     state = tmp_path_factory.mktemp("witness") / "witness.db"
     vkey = witness_init(state)
     logs = all_logs()
-    with witness_serving(state, logs) as port:
+    with witness_serving(state, [log.signer.verifier.text for log in logs]) as (port, _):
         yield Witness(port, vkey, state), logs
 
 
@@ -276,9 +247,9 @@ def test_a_restart_keeps_the_state_and_never_forgets_a_log(tmp_path: Path) -> No
     state = tmp_path / "witness.db"
     vkey = witness_init(state, "witness.test/restarted")
     log = FakeLog("questlog.test/restart").append(20)
-    with witness_serving(state, [log]) as port:
+    with witness_serving(state, [log.signer.verifier.text]) as (port, _):
         assert Witness(port, vkey, state).submit(log, 0, 15)[0] == 200
-    with witness_serving(state, []) as port:
+    with witness_serving(state, []) as (port, _):
         status, _, body = Witness(port, vkey, state).submit(log, 0, 20)
         assert (status, body) == (409, b"15\n")
         assert Witness(port, vkey, state).submit(log, 15, 20)[0] == 200
@@ -294,7 +265,10 @@ def test_two_processes_on_one_state_never_roll_back(tmp_path: Path) -> None:
     state = tmp_path / "witness.db"
     vkey = witness_init(state, "witness.test/twice")
     log = FakeLog("questlog.test/twice").append(30)
-    with witness_serving(state, [log]) as first, witness_serving(state, []) as second:
+    with (
+        witness_serving(state, [log.signer.verifier.text]) as (first, _),
+        witness_serving(state, []) as (second, _),
+    ):
         a, b = Witness(first, vkey, state), Witness(second, vkey, state)
         assert a.submit(log, 0, 5)[0] == 200
         bodies = [

@@ -28,7 +28,7 @@ from domain.model.tlog.tiles import tile_nodes_reader
 from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from tests.application.test_checkpoint_verify import flat, questlog, rolled_campaign
-from tests.application.test_tlog_witnessing import TIMEOUT, policy, witness_serving
+from tests.application.test_tlog_witnessing import TIMEOUT, a_witness, policy
 from tests.conftest import RawStore
 from tests.host_rewrite import delete_and_rechain
 
@@ -45,7 +45,7 @@ TREE_TABLES = (
 @pytest.fixture
 def witness(app: Questlog, tmp_path: Path) -> Iterator[str]:
     """A real witness following the host's log: the table's policy naming it (1 of 1)."""
-    with witness_serving(tmp_path, app.key_ring.current().signer.verifier.text) as (vkey, port):
+    with a_witness(tmp_path, app.key_ring.current().signer.verifier.text) as (vkey, port):
         yield policy(app, vkey, f"http://127.0.0.1:{port}")
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import socket
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -30,34 +29,19 @@ from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
 from domain.storage.tlog_tables import WitnessState
 from tests.conftest import SETUPS, StoreFactory
-from tests.live_server import QUESTLOG, free_port, stop, wait_for
+from tests.live_server import free_port, witness_init, witness_serving
 
 TIMEOUT = 1.0
 
 
 @contextmanager
-def witness_serving(tmp_path: Path, log_vkey: str) -> Iterator[tuple[str, int]]:
+def a_witness(tmp_path: Path, log_vkey: str) -> Iterator[tuple[str, int]]:
     """A witness made with ``questlog witness init`` and served following the log's key: its
     vkey and port."""
     state = tmp_path / "witness.db"
-    made = subprocess.run(
-        [*QUESTLOG, "witness", "init", "--state", str(state), "--name", "witness.test/w1"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    vkey = made.stdout.strip().splitlines()[-1]
-    port = free_port()
-    args = [*QUESTLOG, "witness", "serve", "--state", str(state), "--port", str(port)]
-    process = subprocess.Popen(
-        [*args, "--log", log_vkey], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
-    )
-    try:
-        wait_for(port, process)
+    vkey = witness_init(state)
+    with witness_serving(state, [log_vkey]) as (port, _):
         yield vkey, port
-    finally:
-        stop(process)
 
 
 def policy(app: Questlog, witness_vkey: str, url: str) -> str:
@@ -80,7 +64,7 @@ def play(app: Questlog, rolls: int) -> UUID:
 @pytest.fixture
 def witnessed(app: Questlog, tmp_path: Path) -> Iterator[tuple[str, int]]:
     log_vkey = app.key_ring.current().signer.verifier.text
-    with witness_serving(tmp_path, log_vkey) as (vkey, port):
+    with a_witness(tmp_path, log_vkey) as (vkey, port):
         app.transparency.witnesses.use_policy(
             policy(app, vkey, f"http://127.0.0.1:{port}"), TIMEOUT
         )

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -26,35 +25,9 @@ from playwright.sync_api import expect
 from tests.browser.conftest import Watch
 from tests.browser.helpers import open_proof
 from tests.browser.server import Server, running
-from tests.live_server import QUESTLOG, free_port, stop, wait_for
+from tests.live_server import free_port, stop, witness_init, witness_serving
 
 pytestmark = pytest.mark.browser
-
-
-def witness_init(state: Path, name: str) -> str:
-    """``questlog witness init``: the witness's vkey (type 0x04), as it prints it last."""
-    made = subprocess.run(
-        [*QUESTLOG, "witness", "init", "--state", str(state), "--name", name],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return made.stdout.strip().splitlines()[-1]
-
-
-@contextmanager
-def witness_serving(state: Path, port: int, log_key: str) -> Iterator[subprocess.Popen[bytes]]:
-    """``questlog witness serve`` following the host's log on ``port``; stopped by its pid."""
-    args = [*QUESTLOG, "witness", "serve", "--state", str(state), "--port", str(port)]
-    process = subprocess.Popen(
-        [*args, "--log", log_key], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
-    )
-    try:
-        wait_for(port, process)
-        yield process
-    finally:
-        stop(process)
 
 
 def publish(server: Server) -> str:
@@ -127,7 +100,7 @@ def test_the_page_checks_the_witness_and_warns_for_one_that_never_cosigned(
     with running(folder, settings=settings) as server:
         status, keys = server.call("GET", "/.well-known/questlog-key")
         assert status == 200, keys
-        with witness_serving(honest_state, port, keys["keys"][0]["key"]) as witness:
+        with witness_serving(honest_state, [keys["keys"][0]["key"]], port) as (_, witness):
             status, created = server.call(
                 "POST", "/campaigns", {"game": "quest-calendar", "name": "Witnessed"}
             )
@@ -261,8 +234,8 @@ def two_of_three(folder: Path) -> Iterator[tuple[Server, str]]:
     with running(folder, settings=settings) as server:
         log_key = server.call("GET", "/.well-known/questlog-key")[1]["keys"][0]["key"]
         with (
-            witness_serving(states["w1"], ports["w1"], log_key),
-            witness_serving(states["w2"], ports["w2"], log_key),
+            witness_serving(states["w1"], [log_key], ports["w1"]),
+            witness_serving(states["w2"], [log_key], ports["w2"]),
         ):
             status, created = server.call(
                 "POST", "/campaigns", {"game": "quest-calendar", "name": "Two of three"}

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import shutil
 import struct
 import subprocess
 from pathlib import Path
@@ -26,12 +24,9 @@ import pytest
 from domain.model.tlog.witness_protocol import AddCheckpoint
 from domain.service.witness import Witness, new_witness_key
 from domain.storage.witness_state import WitnessState
-from tests.machine import missing
+from tests.interop.go_build import build_go_program
 from tests.tlog_fakes import FakeLog, cosigner
 
-GO_PROGRAM = Path(__file__).parents[1] / "interop" / "gonote"
-X_MOD = Path("/usr/share/gocode/src/golang.org/x/mod")
-INSTALL = "apt-get install golang-go golang-golang-x-mod-dev"
 NAMES = ("witness.test/w1", "witness.test/w2", "witness.test/w3")
 
 
@@ -39,31 +34,7 @@ NAMES = ("witness.test/w1", "witness.test/w2", "witness.test/w3")
 def gonote(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The Go program, built offline against Debian's x/mod (a skip, under CI a failure, if Go
     or x/mod is missing)."""
-    go = shutil.which("go")
-    if go is None:
-        missing(f"go is not installed ({INSTALL})")
-    if not (X_MOD / "sumdb" / "note").is_dir():
-        missing(f"golang.org/x/mod is not at {X_MOD} ({INSTALL})")
-    work = tmp_path_factory.mktemp("gonote")
-    env = {
-        **os.environ,
-        "GOFLAGS": "-mod=mod",
-        "GOPROXY": "off",
-        "GOWORK": "off",
-        "GO111MODULE": "on",
-        "GOCACHE": str(work / "cache"),
-        "GOPATH": str(work / "gopath"),
-    }
-    binary = work / "gonote"
-    subprocess.run(
-        [go, "build", "-o", str(binary), "."],
-        cwd=GO_PROGRAM,
-        env=env,
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    return binary
+    return build_go_program("gonote", "note", tmp_path_factory.mktemp("gonote"))
 
 
 def run_go(binary: Path, cases: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import random
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,11 +36,8 @@ from domain.model.tlog.merkle import (
     tree_root,
 )
 from domain.model.tlog.tiles import TILE_HEIGHT, encode_hash_tile, tiles_for_size
-from tests.machine import missing
+from tests.interop.go_build import build_go_program
 
-GO_PROGRAM = Path(__file__).parents[1] / "interop" / "gotlog"
-X_MOD = Path("/usr/share/gocode/src/golang.org/x/mod")
-INSTALL = "apt-get install golang-go golang-golang-x-mod-dev"
 SIZE = 300
 BIG_SIZE = 70_000
 ORIGIN = "questlog.example/log"
@@ -64,31 +59,7 @@ def flip(data: bytes) -> bytes:
 def gotlog(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The Go program, built offline against Debian's x/mod (a skip, under CI a failure, if
     Go or x/mod is missing)."""
-    go = shutil.which("go")
-    if go is None:
-        missing(f"go is not installed ({INSTALL})")
-    if not (X_MOD / "sumdb" / "tlog").is_dir():
-        missing(f"golang.org/x/mod is not at {X_MOD} ({INSTALL})")
-    work = tmp_path_factory.mktemp("gotlog")
-    env = {
-        **os.environ,
-        "GOFLAGS": "-mod=mod",
-        "GOPROXY": "off",
-        "GOWORK": "off",
-        "GO111MODULE": "on",
-        "GOCACHE": str(work / "cache"),
-        "GOPATH": str(work / "gopath"),
-    }
-    binary = work / "gotlog"
-    subprocess.run(
-        [go, "build", "-o", str(binary), "."],
-        cwd=GO_PROGRAM,
-        env=env,
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    return binary
+    return build_go_program("gotlog", "tlog", tmp_path_factory.mktemp("gotlog"))
 
 
 def run_go(binary: Path, document: dict[str, Any]) -> dict[str, Any]:

@@ -16,8 +16,7 @@ from domain.facade import (
     StoreConfig,
     backup_store,
 )
-from webapi.cli.common import console, open_store
-from webapi.cli.verify import parse_keys
+from webapi.cli.common import console, open_store, parse_keys
 
 
 @click.command()

@@ -5,7 +5,14 @@ from __future__ import annotations
 import click
 from rich.console import Console
 
-from domain.facade import Questlog, StoreConfig, UpgradeBlocked
+from domain.facade import (
+    NoteError,
+    Questlog,
+    StoreConfig,
+    UpgradeBlocked,
+    VerifierKey,
+    parse_verifier_key,
+)
 
 console = Console(soft_wrap=True)
 
@@ -32,3 +39,13 @@ def open_existing_store() -> Questlog:
 
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def parse_keys(texts: tuple[str, ...]) -> list[VerifierKey] | None:
+    """The verifier keys given with --key (None if none were)."""
+    if not texts:
+        return None
+    try:
+        return [parse_verifier_key(text) for text in texts]
+    except NoteError as error:
+        raise click.BadParameter(str(error), param_hint="--key") from None

@@ -35,9 +35,8 @@ from domain.facade import (
     parse_entry,
     parse_policy,
     parse_tlog_proof,
-    parse_verifier_key,
 )
-from webapi.cli.common import console, open_existing_store
+from webapi.cli.common import console, open_existing_store, parse_keys
 from webapi.cli.tlog_pair import PairInputError, read_consistency, tiles_consistency
 
 TLOG_OPTIONS = (
@@ -70,7 +69,7 @@ def options(command: Callable[..., None]) -> Callable[..., None]:
             return
         if given.get("every") or any(given.get(name) is not None for name in _OTHERS):
             raise click.UsageError("--tlog-proof and --pair check files alone: give no campaign.")
-        keys = _keys(given["verifier_keys"])
+        keys = parse_keys(given["verifier_keys"])
         if tlog["pair"] is not None:
             if tlog["tlog_proof"] is not None:
                 raise click.UsageError("Give --tlog-proof or --pair, not both.")
@@ -212,15 +211,6 @@ def verify_pair(tlog: dict[str, Any], keys: list[VerifierKey] | None) -> None:
     if "add a consistency proof" in verdict.message:
         console.print("(--tiles URL builds it from the log's tiles; --consistency FILE reads it)")
     sys.exit(0 if verdict.proven else 1)
-
-
-def _keys(texts: tuple[str, ...]) -> list[VerifierKey] | None:
-    if not texts:
-        return None
-    try:
-        return [parse_verifier_key(text) for text in texts]
-    except NoteError as error:
-        raise click.BadParameter(str(error), param_hint="--key") from None
 
 
 def _store_keys() -> list[VerifierKey]:

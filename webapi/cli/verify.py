@@ -14,14 +14,12 @@ from rich.table import Table
 from domain.facade import (
     CheckpointVerdict,
     InvalidInput,
-    NoteError,
     NotFound,
     ResumePoint,
     VerifierKey,
-    parse_verifier_key,
 )
 from webapi.cli import tlog_verify
-from webapi.cli.common import console, open_store
+from webapi.cli.common import console, open_store, parse_keys
 
 HASH = re.compile(r"[0-9a-f]{64}")
 """A head hash, as the API takes it (``after_hash``)."""
@@ -160,16 +158,6 @@ def verify_campaign(
         report = {**report, "ok": report["ok"] and verdict.ok}
     print_audit(cid, report)
     sys.exit(0 if report["ok"] else 1)
-
-
-def parse_keys(texts: tuple[str, ...]) -> list[VerifierKey] | None:
-    """The verifier keys given with --key (None if none were)."""
-    if not texts:
-        return None
-    try:
-        return [parse_verifier_key(text) for text in texts]
-    except NoteError as error:
-        raise click.BadParameter(str(error), param_hint="--key") from None
 
 
 def read_checkpoint(path: str) -> str:
