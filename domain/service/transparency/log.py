@@ -26,6 +26,7 @@ from domain.model.tlog.tiles import TILE_HEIGHT, Tile, TileError, encode_bundle,
 from domain.service.commands_service import CommandService
 from domain.service.transparency.integrator import Integrator
 from domain.service.transparency.witnesses import WitnessSubmitter
+from domain.storage.tlog_conflicts import LeafConflict
 from domain.storage.tlog_tables import StoredCheckpoint, TlogTables
 
 
@@ -83,6 +84,11 @@ class Transparency:
     def consistency_proof(self, old_size: int, new_size: int) -> list[bytes]:
         """The consistency proof between two sizes of the integrated tree (one read)."""
         return merkle.consistency_proof(old_size, new_size, self.tables.tlog_nodes)
+
+    def conflicts(self) -> list[LeafConflict]:
+        """The events found rewritten under the log (each in the tree with another hash than
+        the store's now), by campaign and version: never appended again."""
+        return self.tables.tlog_conflicts()
 
     def close(self) -> None:
         """Stop submitting to the witnesses."""
