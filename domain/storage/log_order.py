@@ -208,14 +208,10 @@ def restart_tlog(cursor: Any, schema: str) -> None:
     nodes, leaves). The rewrite can move events the tree does not hold yet before its position,
     and events it holds after it; from the start it reads every event again, appends those the
     tree does not hold and skips the others (``domain.service.transparency.integrator``)."""
-    cursor.execute("SELECT to_regclass(%s)", (f'"{schema}".{TLOG_STATE_TABLE}',), prepare=False)
-    found = cursor.fetchone()
-    if found is None or found[0] is None:  # (a store of a release with no log yet)
-        return
-    cursor.execute(
-        f'UPDATE "{schema}".{TLOG_STATE_TABLE} SET position_transaction = 0, position_id = 0',
-        prepare=False,
-    )
+    table = f'"{schema}".{TLOG_STATE_TABLE}'
+    if not _exists(cursor, "SELECT 1 WHERE to_regclass(%s) IS NOT NULL", (table,)):
+        return  # (a store of a release with no log yet)
+    cursor.execute(f"UPDATE {table} SET position_transaction = 0, position_id = 0", prepare=False)
     log.warning(
         "the transparency log reads the events again from the start: their order was rewritten"
     )
