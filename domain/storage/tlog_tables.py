@@ -258,22 +258,13 @@ class TlogTables(TlogConflicts):
         rows = self._rows(statement, (campaign_id, version), None)
         return _leaf(rows[0]) if rows else None
 
-    def tlog_last_leaf_of(self, campaign_id: str, size: int) -> TlogLeaf | None:
-        """The campaign's last event in the tree of a size, if any. A campaign's events are in
-        the tree in version order (each is appended after the one before it committed), so the
-        walk down its versions stops at the first below ``size``."""
-        statement = (
-            f"SELECT idx, campaign_id, version, event_hash FROM {self._table(LEAVES_TABLE)} "
-            "WHERE campaign_id = ? AND idx < ? ORDER BY version DESC LIMIT 1"
-        )
-        rows = self._rows(statement, (campaign_id, size), None)
-        return _leaf(rows[0]) if rows else None
-
     def tlog_latest_with_leaf(
         self, campaign_id: str
     ) -> tuple[StoredCheckpoint, list[Cosignature], TlogLeaf | None] | None:
         """The latest checkpoint, its cosignatures and the campaign's last leaf inside it, in
-        one statement (a proof's first round trip; its nodes are the second)."""
+        one statement (a proof's first round trip; its nodes are the second). A campaign's
+        events are in the tree in version order (each is appended after the one before it
+        committed), so the walk down its versions stops at the first below the size."""
         checkpoints, leaves = self._table(CHECKPOINTS_TABLE), self._table(LEAVES_TABLE)
         statement = (
             "SELECT c.size, c.root, c.note, c.created, l.idx, l.version, l.event_hash, "
