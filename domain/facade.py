@@ -114,6 +114,7 @@ from domain.storage.log_order import (
     LogPosition,
     UpgradeBlocked,
     legacy_positions_statements,
+    restart_tlog,
 )
 from domain.storage.recorders import configure_pool
 from domain.storage.retries import TRANSIENT_ERRORS
@@ -240,6 +241,7 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "START",
     "EVENTS_TABLE",
     "legacy_positions_statements",
+    "restart_tlog",
     "view_lease_keys",
     "VIEW_LEASE_SPACE",
     "VIEWS_SETUP_LOCK_KEY",

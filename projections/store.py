@@ -27,6 +27,7 @@ from domain.facade import (
     LogPosition,
     StoreConfig,
     legacy_positions_statements,
+    restart_tlog,
     session_lock,
 )
 from projections import revisions
@@ -416,7 +417,11 @@ class PostgresViewStore(ViewStore):
         positions = self.physical(POSITIONS)
         cursor.execute(f"SELECT 1 FROM {positions} WHERE transaction_id IS NULL LIMIT 1")
         if cursor.fetchone() is not None:
-            for statement in legacy_positions_statements(self.schema, EVENTS_TABLE, positions):
+            events, *others = legacy_positions_statements(self.schema, EVENTS_TABLE, positions)
+            cursor.execute(events)
+            if cursor.rowcount > 0:  # (events moved: the log's integrator reads them again)
+                restart_tlog(cursor, self.schema)
+            for statement in others:
                 cursor.execute(statement)
 
     def rename(self, cursor: Any, logical: str) -> None:

@@ -7,9 +7,9 @@ a store of ``--events`` events (100,000; ``--quick`` 3,000) is built through the
   .integrate()``, a batch of 2,000 per transaction), and how many nodes and leaves it stored;
 - a tlog-proof for ``--proofs`` random events (500; quick 100): the inclusion proof read from the
   store in one statement (``merkle.inclusion_proof`` over ``tlog_nodes``), and the whole
-  ``app.transparency.tlog_proof(campaign)`` of a random campaign (latest checkpoint, the
-  campaign's leaf, the proof, the cosignatures), each as the median and p99 in ms beside the
-  5 ms target.
+  ``app.transparency.tlog_proof(campaign)`` of a random campaign (two round trips: the latest
+  checkpoint with its cosignatures and the campaign's leaf, then the proof's nodes), each as
+  the median and p99 in ms beside the 5 ms target.
 
 Then, on SQLite, the roll route (``POST /campaigns/{id}/rolls``, 8 clients) of two servers in
 alternating rounds: one without the publisher, one whose publisher integrates and signs every

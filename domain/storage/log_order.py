@@ -53,6 +53,8 @@ EVENTS_TABLE = "questlog_events"
 COLUMN = "transaction_id"
 ORDER = f"COALESCE({COLUMN}, '0'::xid8)"
 """The sort key of a row's transaction: 0 for a row written before the column existed."""
+TLOG_STATE_TABLE = "questlog_tlog_state"
+"""The transparency log integrator's state (``domain.storage.tlog_tables``): its last position."""
 LOCK_TIMEOUT = "5s"
 """How long an upgrade step waits for the events table's lock before it gives up (a long
 transaction, such as a ``pg_dump``, holds it): waiting longer would hold every request queued
@@ -190,12 +192,28 @@ def forget_foreign_transactions(cursor: Any, schema: str, table: str) -> None:
     if not _exists(cursor, statement, ()):
         return
     cursor.execute(f"UPDATE {qualified} SET {COLUMN} = NULL", prepare=False)
+    restart_tlog(cursor, schema)
     if has_column(cursor, schema, "view_positions"):  # (older releases had none)
         cursor.execute(f'UPDATE "{schema}".view_positions SET {COLUMN} = NULL', prepare=False)
     log.warning(
         "events restored from another server: their transaction ids were cleared, and their "
         "notification ids order them; rebuild the views (python -m projections rebuild) to be "
         "certain they hold every event once"
+    )
+
+
+def restart_tlog(cursor: Any, schema: str) -> None:
+    """In the caller's transaction, the one that rewrites events' transaction ids: send the
+    transparency log's integrator back to the start of the log, keeping its tree (size, root,
+    nodes, leaves). The rewrite can move events the tree does not hold yet before its position,
+    and events it holds after it; from the start it reads every event again, appends those the
+    tree does not hold and skips the others (``domain.service.transparency.integrator``)."""
+    table = f'"{schema}".{TLOG_STATE_TABLE}'
+    if not _exists(cursor, "SELECT 1 WHERE to_regclass(%s) IS NOT NULL", (table,)):
+        return  # (a store of a release with no log yet)
+    cursor.execute(f"UPDATE {table} SET position_transaction = 0, position_id = 0", prepare=False)
+    log.warning(
+        "the transparency log reads the events again from the start: their order was rewritten"
     )
 
 

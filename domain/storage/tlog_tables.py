@@ -17,6 +17,8 @@ events already stored):
 - ``questlog_tlog_cosignatures``: the cosignature lines collected, by (size, witness name).
 - ``questlog_tlog_witnesses``: each witness's submission state (the size it last cosigned, the
   last attempt, its state and error) for the page.
+- ``questlog_tlog_conflicts``: each event the integrator found in the store with another hash
+  than its leaf in the tree (the store was rewritten under the log): kept, never appended.
 
 A batch of the integrator is one transaction (``tlog_integrating``): the new nodes, the new
 leaves and the new state, the state moved only from the one the batch started from (a
@@ -34,12 +36,13 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from domain.storage.advisory_locks import lock_statement, tlog_lock_keys
-from domain.storage.log_order import START, LogPosition
+from domain.storage.log_order import START, TLOG_STATE_TABLE, LogPosition
+from domain.storage.tlog_conflicts import LeafConflict, TlogConflicts
 
 NODES_TABLE = "questlog_tlog_nodes"
 LEAVES_TABLE = "questlog_tlog_leaves"
 LEAVES_INDEX = "questlog_tlog_leaves_event"
-STATE_TABLE = "questlog_tlog_state"
+STATE_TABLE = TLOG_STATE_TABLE
 CHECKPOINTS_TABLE = "questlog_tlog_checkpoints"
 COSIGNATURES_TABLE = "questlog_tlog_cosignatures"
 WITNESSES_TABLE = "questlog_tlog_witnesses"
@@ -118,23 +121,32 @@ class TlogBatch:
         transaction on PostgreSQL)."""
         return self.tables.tlog_nodes(coordinates, cursor=self._cursor)
 
+    def held(self, events: Sequence[tuple[str, int]]) -> dict[tuple[str, int], str]:
+        """The chain hash of each of these events (campaign id, version) the tree holds already,
+        read in one statement."""
+        return self.tables.tlog_held(events, cursor=self._cursor)
+
     def write(
         self,
         nodes: Sequence[tuple[int, int, bytes]],
         leaves: Sequence[TlogLeaf],
         state: TlogState,
+        conflicts: Sequence[LeafConflict] = (),
     ) -> None:
-        """Store the batch: the state moved from the batch's first one, the nodes and leaves;
-        ``TlogConflict`` (and nothing stored) if the state is no longer that one."""
+        """Store the batch: the state moved from the batch's first one, the nodes, leaves and
+        conflicts found; ``TlogConflict`` (and nothing stored) if the state is no longer that
+        one."""
         if self._cursor is not None:
             self.tables.write_tlog_batch(self._cursor, self.state, nodes, leaves, state)
+            self.tables.write_leaf_conflicts(self._cursor, conflicts)
         else:
             with self.tables.datastore.transaction(commit=True) as cursor:
                 self.tables.write_tlog_batch(cursor, self.state, nodes, leaves, state)
+                self.tables.write_leaf_conflicts(cursor, conflicts)
         self.written = True
 
 
-class TlogTables:
+class TlogTables(TlogConflicts):
     """The transparency log's tables, on the side tables' connections (``SideTables`` has it)."""
 
     datastore: Any
@@ -181,6 +193,7 @@ class TlogTables:
             f"CREATE TABLE IF NOT EXISTS {self._table(WITNESSES_TABLE)} ("
             "witness TEXT PRIMARY KEY, cosigned_size BIGINT NOT NULL, last_attempt TEXT, "
             "state TEXT NOT NULL, error TEXT)",
+            self.conflicts_table_statement(),
         ]
 
     # -- the tree -----------------------------------------------------------------------------
@@ -245,16 +258,42 @@ class TlogTables:
         rows = self._rows(statement, (campaign_id, version), None)
         return _leaf(rows[0]) if rows else None
 
-    def tlog_last_leaf_of(self, campaign_id: str, size: int) -> TlogLeaf | None:
-        """The campaign's last event in the tree of a size, if any. A campaign's events are in
-        the tree in version order (each is appended after the one before it committed), so the
-        walk down its versions stops at the first below ``size``."""
+    def tlog_latest_with_leaf(
+        self, campaign_id: str
+    ) -> tuple[StoredCheckpoint, list[Cosignature], TlogLeaf | None] | None:
+        """The latest checkpoint, its cosignatures and the campaign's last leaf inside it, in
+        one statement (a proof's first round trip; its nodes are the second). A campaign's
+        events are in the tree in version order (each is appended after the one before it
+        committed), so the walk down its versions stops at the first below the size."""
+        checkpoints, leaves = self._table(CHECKPOINTS_TABLE), self._table(LEAVES_TABLE)
         statement = (
-            f"SELECT idx, campaign_id, version, event_hash FROM {self._table(LEAVES_TABLE)} "
-            "WHERE campaign_id = ? AND idx < ? ORDER BY version DESC LIMIT 1"
+            "SELECT c.size, c.root, c.note, c.created, l.idx, l.version, l.event_hash, "
+            "s.witness, s.line, s.timestamp "
+            f"FROM (SELECT size, root, note, created FROM {checkpoints} "
+            "ORDER BY size DESC LIMIT 1) AS c "
+            f"LEFT JOIN {leaves} AS l ON l.idx = (SELECT idx FROM {leaves} "
+            "WHERE campaign_id = ? AND idx < c.size ORDER BY version DESC LIMIT 1) "
+            f"LEFT JOIN {self._table(COSIGNATURES_TABLE)} AS s ON s.size = c.size "
+            "ORDER BY s.witness"
         )
-        rows = self._rows(statement, (campaign_id, size), None)
-        return _leaf(rows[0]) if rows else None
+        rows = self._rows(statement, (campaign_id,), None)
+        if not rows:
+            return None
+        first = rows[0]
+        size = int(first["size"])
+        latest = StoredCheckpoint(
+            size, bytes.fromhex(str(first["root"])), str(first["note"]), str(first["created"])
+        )
+        cosigned = [
+            Cosignature(size, str(r["witness"]), str(r["line"]), int(r["timestamp"]))
+            for r in rows
+            if r["witness"] is not None
+        ]
+        leaf = None
+        if first["idx"] is not None:
+            version, event_hash = int(first["version"]), str(first["event_hash"])
+            leaf = TlogLeaf(int(first["idx"]), campaign_id, version, event_hash)
+        return latest, cosigned, leaf
 
     @contextmanager
     def tlog_integrating(self) -> Iterator[TlogBatch]:

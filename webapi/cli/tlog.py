@@ -17,7 +17,8 @@ def log_group() -> None:
 def log_checkpoint() -> None:
     """Add the new events to the log, sign its checkpoint and submit it to the policy's
     witnesses now (QUESTLOG_WITNESS_POLICY), each within QUESTLOG_WITNESS_TIMEOUT; print the
-    checkpoint with the cosignatures it has and each witness's state."""
+    checkpoint with the cosignatures it has and each witness's state; exit 1 naming each event
+    found rewritten under the log."""
     questlog = open_store()
     try:
         transparency = questlog.transparency
@@ -25,9 +26,19 @@ def log_checkpoint() -> None:
         assert signed is not None
         states = transparency.witnesses.submit_all(signed)
         note = transparency.latest_checkpoint()
+        conflicts = transparency.conflicts()
     finally:
         questlog.close()
     click.echo(note, nl=False)
     for name, state in states.items():
         said = f": {state.error}" if state.error else ""
         console.print(f"witness {escape(name)}: {state.state}{escape(said)}", highlight=False)
+    for found in conflicts:
+        click.echo(
+            f"error: campaign {found.campaign_id} version {found.version} is in the log with "
+            f"hash {found.tree_hash}, but the store now holds {found.store_hash}: the store was "
+            "rewritten under the log (the event is not appended again)",
+            err=True,
+        )
+    if conflicts:
+        raise SystemExit(1)

@@ -89,8 +89,15 @@ class StoreProbe:
 
 
 def views_report() -> dict[str, Any]:
-    """The log's head and each view's position and lag (an index count each, up to 100,000)."""
-    return view_status(views_store(), questlog())
+    """The log's head and each view's position and lag (an index count each, up to 100,000),
+    and the events found rewritten under the host's Merkle log."""
+    app = questlog()
+    report = view_status(views_store(), app)
+    report["log_conflicts"] = [
+        {"campaign_id": found.campaign_id, "version": found.version}
+        for found in app.transparency.conflicts()
+    ]
+    return report
 
 
 @blp.route("/healthz")
@@ -137,7 +144,14 @@ class Readyz(MethodView):
                 lagging=lagging,
                 max_lag=bound,
             )
-        return {"status": "ready", "head": report["head"], "max_lag": bound, "views": views}
+        conflicts = report["log_conflicts"]
+        return {
+            "status": "ready",
+            "head": report["head"],
+            "max_lag": bound,
+            "views": views,
+            "log_conflicts": conflicts,
+        }
 
 
 def not_ready(detail: str, **extra: Any) -> Response:

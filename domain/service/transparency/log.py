@@ -26,6 +26,7 @@ from domain.model.tlog.tiles import TILE_HEIGHT, Tile, TileError, encode_bundle,
 from domain.service.commands_service import CommandService
 from domain.service.transparency.integrator import Integrator
 from domain.service.transparency.witnesses import WitnessSubmitter
+from domain.storage.tlog_conflicts import LeafConflict
 from domain.storage.tlog_tables import StoredCheckpoint, TlogTables
 
 
@@ -83,6 +84,11 @@ class Transparency:
     def consistency_proof(self, old_size: int, new_size: int) -> list[bytes]:
         """The consistency proof between two sizes of the integrated tree (one read)."""
         return merkle.consistency_proof(old_size, new_size, self.tables.tlog_nodes)
+
+    def conflicts(self) -> list[LeafConflict]:
+        """The events found rewritten under the log (each in the tree with another hash than
+        the store's now), by campaign and version: never appended again."""
+        return self.tables.tlog_conflicts()
 
     def close(self) -> None:
         """Stop submitting to the witnesses."""
@@ -143,16 +149,19 @@ class Transparency:
         return found[0]
 
     def proof_parts(self, campaign_id: UUID) -> tuple[str, int, StoredCheckpoint] | None:
-        """The campaign's tlog-proof text, the version it proves and the checkpoint it is in."""
-        latest = self.tables.tlog_checkpoint()
-        if latest is None:
+        """The campaign's tlog-proof text, the version it proves and the checkpoint it is in: two
+        round trips (the checkpoint, its cosignatures and the campaign's leaf in one statement;
+        the proof's nodes in the other)."""
+        found = self.tables.tlog_latest_with_leaf(str(campaign_id))
+        if found is None:
             return None
-        leaf = self.tables.tlog_last_leaf_of(str(campaign_id), latest.size)
+        latest, cosignatures, leaf = found
         if leaf is None:
             return None
         hashes = merkle.inclusion_proof(leaf.index, latest.size, self.tables.tlog_nodes)
         entry = merkle.entry(campaign_id, leaf.version, leaf.event_hash)
-        text = TlogProof(leaf.index, tuple(hashes), self.cosigned(latest), entry).text()
+        note = latest.note + "".join(cosignature.line for cosignature in cosignatures)
+        text = TlogProof(leaf.index, tuple(hashes), note, entry).text()
         return text, leaf.version, latest
 
     def witnessing(self, campaign_id: UUID) -> dict[str, Any]:
