@@ -70,7 +70,7 @@ COMMAND_CAUSES: tuple[CommandCause, ...] = (
         "month has is the calendar's (02-29 as MM-DD in the campaign's year is its 409 not-held)",
         "StartPageCommand",
         "date",
-        "a day of that month",
+        "a real day of the calendar",
     ),
     CommandCause(
         "select_hero|choose_clone_outcome|enter_shop|gain_item|hire_crew|level_up|install_upgrade",

@@ -139,7 +139,8 @@ def can_start_page(state: State, house: Mapping[str, Any]) -> Refusal | None:
     schema=takes(
         None,
         date=text(
-            "The page's date, YYYY-MM-DD or MM-DD (in the campaign's year): a day of that month.",
+            "The page's date, YYYY-MM-DD or MM-DD (in the campaign's year): a real day of the "
+            "calendar (no February 30).",
             required=True,
             max_length=10,
             pattern=DATE,
