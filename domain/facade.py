@@ -42,6 +42,7 @@ from domain.model.errors import (
     InvalidInput,
     NotFound,
     NotHeld,
+    NotLoggedYet,
     QuestlogError,
     RuleViolation,
     StaleVersion,
@@ -142,6 +143,7 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "Publisher",
     # Errors
     "ConcurrencyConflict",
+    "NotLoggedYet",
     "InvalidInput",
     "NotFound",
     "NotHeld",

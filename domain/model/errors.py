@@ -17,6 +17,15 @@ class NotFound(QuestlogError):
     """The campaign, roll or version asked for does not exist."""
 
 
+class NotLoggedYet(QuestlogError):
+    """The campaign has no event in a signed checkpoint of the host's log yet: it waits for the
+    next one (``retry_after`` seconds at most, when the host publishes on its own)."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class InvalidInput(QuestlogError):
     """Malformed input: each key of ``errors`` names a field, each value says what is wrong."""
 

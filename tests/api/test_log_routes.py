@@ -136,7 +136,9 @@ def test_a_campaigns_tlog_proof_verifies(
     with the log's key (``check_tlog_proof``), under a policy of no witnesses."""
     cid = store_campaign["id"]
     roll(store_client, cid, 2)
-    assert store_client.get(f"/campaigns/{cid}/tlog-proof").status_code == 404
+    waiting = store_client.get(f"/campaigns/{cid}/tlog-proof")  # the campaign is there: a wait
+    assert waiting.status_code == 409 and waiting.json["type"].endswith(":not-logged-yet")
+    assert int(waiting.headers["Retry-After"]) >= 1
     signed(store_client)
     answer = store_client.get(f"/campaigns/{cid}/tlog-proof")
     assert answer.status_code == 200

@@ -15,6 +15,7 @@ from domain.facade import (
     InvalidInput,
     NotFound,
     NotHeld,
+    NotLoggedYet,
     QuestlogError,
     RuleViolation,
     StaleVersion,
@@ -82,6 +83,12 @@ PROBLEM_TYPES = (
         ("rule", "errors"),
     ),
     ProblemType("concurrent-update", 409, "another command was stored first; retry"),
+    ProblemType(
+        "not-logged-yet",
+        409,
+        "no signed checkpoint of the host's log holds an event of the campaign yet; see "
+        "`Retry-After`",
+    ),
     ProblemType(
         "stale-version",
         412,
@@ -195,6 +202,11 @@ def domain_problem(error: QuestlogError) -> Response:
         )
     if isinstance(error, ConcurrencyConflict):
         return problem(409, "Concurrent update", error.message, slug="concurrent-update")
+    if isinstance(error, NotLoggedYet):
+        wait = {"Retry-After": str(max(1, error.retry_after))}
+        return problem(
+            409, "Not in a checkpoint yet", error.message, slug="not-logged-yet", headers=wait
+        )
     if isinstance(error, StoreUnavailable):
         return store_problem(error)
     if isinstance(error, TokenRefused):

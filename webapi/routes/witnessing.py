@@ -79,7 +79,8 @@ class CampaignTlogProof(MethodView):
     @requires("read")
     def get(self, campaign: str) -> Response:
         """The tlog-proof of the campaign's last event in the latest checkpoint, with the
-        cosignatures collected so far; 404 before a checkpoint holds one."""
+        cosignatures collected so far; 409 (``not-logged-yet``, with ``Retry-After``) before a
+        checkpoint holds one."""
         text = questlog().transparency.tlog_proof(campaign_id(campaign))
         return Response(text, content_type="text/plain; charset=utf-8")
 

@@ -11,13 +11,14 @@ bundles within the integrated size, and a campaign head's tlog-proof.
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 from domain import settings
-from domain.model.errors import NotFound, QuestlogError
+from domain.model.errors import NotFound, NotLoggedYet, QuestlogError
 from domain.model.tlog import merkle
 from domain.model.tlog.checkpoint import TreeHead
 from domain.model.tlog.policy import PolicyError, parse_policy
@@ -142,10 +143,14 @@ class Transparency:
 
     def tlog_proof(self, campaign_id: UUID) -> str:
         """The tlog-proof of the campaign's last event in the latest checkpoint (with the
-        cosignatures collected so far); ``NotFound`` if no checkpoint holds one yet."""
+        cosignatures collected so far); ``NotLoggedYet`` if no checkpoint holds one yet."""
         found = self.proof_parts(campaign_id)
         if found is None:
-            raise NotFound(f"No checkpoint holds an event of campaign {campaign_id} yet.")
+            raise NotLoggedYet(
+                f"No signed checkpoint of the host's log holds an event of campaign "
+                f"{campaign_id} yet: it waits for the next checkpoint.",
+                math.ceil(self.checkpoint_seconds),
+            )
         return found[0]
 
     def proof_parts(self, campaign_id: UUID) -> tuple[str, int, StoredCheckpoint] | None:
