@@ -99,6 +99,7 @@ from domain.service.importing import refusal
 from domain.service.questlog import Questlog
 from domain.service.timeline import Timeline
 from domain.service.timetravel import MAX_REPLAY, Replay, ReplayStep
+from domain.service.transparency.log import Transparency
 from domain.service.transparency.publisher import Publisher
 from domain.service.witness import (
     StaleSize,
@@ -261,6 +262,7 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "pair_heads",
     "ProofError",
     "Tile",
+    "Transparency",
     "TileError",
     "tile_nodes_reader",
     "tree_root",
