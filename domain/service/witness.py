@@ -3,11 +3,11 @@ cosigned for that log (C2SP tlog-witness ``add-checkpoint``), and never forgets 
 
 ``Witness.add_checkpoint`` takes a request body and returns the cosignature lines, or raises a
 ``WitnessRefusal`` whose ``status`` is the spec's: 404 unknown origin, 403 no valid signature by
-a trusted key (none at all, or a trusted key's signature failing), 400 malformed or old size above the size,
-409 old size not the one last cosigned (``cosigned_size`` says it), 422 a consistency proof that
-does not verify, a proof from old size 0, an empty tree with another root, or one size with
-another root. The check of the old size and the record of the new checkpoint are one
-transaction of the state file.
+a trusted key (no signature line at all, or a trusted key's signature failing), 400 malformed or
+old size above the size, 409 old size not the one last cosigned (``cosigned_size`` says it),
+422 a consistency proof that does not verify, a proof from old size 0, an empty tree with
+another root, or one size with another root. The check of the old size and the record of the
+new checkpoint are one transaction of the state file.
 """
 
 from __future__ import annotations

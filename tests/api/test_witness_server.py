@@ -341,7 +341,9 @@ def test_failures_kept_are_the_first_and_the_latest_and_all_are_counted(
         proof = logs[0].consistency(8, 10 + n)
         proof[0] = bytes(32)
         with pytest.raises(Inconsistent):
-            service.add_checkpoint(AddCheckpoint(8, tuple(proof), logs[0].checkpoint(10 + n)).body())
+            service.add_checkpoint(
+                AddCheckpoint(8, tuple(proof), logs[0].checkpoint(10 + n)).body()
+            )
     proof = logs[1].consistency(8, 12)
     proof[0] = bytes(32)
     with pytest.raises(Inconsistent):
