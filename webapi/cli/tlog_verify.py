@@ -2,10 +2,12 @@
 checks of the host's Merkle log that need no store.
 
 ``--tlog-proof`` checks a C2SP tlog-proof of a campaign's event against a tlog-policy: the log's
-signature, the inclusion of the entry, and the witnesses' cosignatures against the quorum. The
-entry is ``--campaign``, ``--version`` and ``--hash`` when given, else the one the proof carries
-as its extra data (which the inclusion proof then authenticates). Exit 0 when the proof
-verifies and the quorum is met, 1 when not, 2 on bad input.
+signature (by a ``--key`` when given, which wins over the policy's ``log`` lines), the
+inclusion of the entry, and the witnesses' cosignatures against the quorum. The entry is the
+one the proof carries as its extra data (which the inclusion proof then authenticates), or
+``--campaign``, ``--version`` and ``--hash`` for a proof that carries none; named beside a proof
+that carries another, they make it "ANOTHER EVENT". Exit 0 when the proof verifies and the
+quorum is met, 1 when not (or another event), 2 on bad input.
 
 ``--pair`` checks two signed texts (log checkpoints, tlog-proofs or campaign checkpoints) for a
 conflict that proves the log misbehaved. Two tree heads of two sizes need a consistency proof
@@ -100,7 +102,8 @@ _OPTIONS = [
     click.option(
         "--campaign",
         help="With --tlog-proof: the campaign id the proven entry must name (with --version and "
-        "--hash); default: the entry the proof carries.",
+        "--hash; a proof of another event is ANOTHER EVENT, exit 1); default: the entry the "
+        "proof carries.",
     ),
     click.option(
         "--version",
@@ -111,7 +114,8 @@ _OPTIONS = [
     click.option(
         "--hash",
         "event_hash",
-        help="With --tlog-proof and --campaign: the event's chain hash (64 hex) it must name.",
+        help="With --tlog-proof and --campaign: the event's chain hash (64 hex, either case) it "
+        "must name.",
     ),
     click.option(
         "--pair",
