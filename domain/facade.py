@@ -70,7 +70,13 @@ from domain.model.tlog.merkle import ProofError, consistency_evidence, tree_root
 from domain.model.tlog.merkle import entry as log_entry
 from domain.model.tlog.misbehaviour import BadConsistencyProof, PairVerdict, check_pair, pair_heads
 from domain.model.tlog.policy import Policy, PolicyError, parse_policy
-from domain.model.tlog.proof import ProofVerdict, check_tlog_proof, parse_entry, parse_tlog_proof
+from domain.model.tlog.proof import (
+    LogEntry,
+    ProofVerdict,
+    check_tlog_proof,
+    parse_entry,
+    parse_tlog_proof,
+)
 from domain.model.tlog.tiles import Tile, TileError, tile_nodes_reader
 from domain.model.tlog.witness_protocol import SIZE_CONTENT_TYPE, size_body
 from domain.service import bundles, command_results
@@ -94,6 +100,7 @@ from domain.service.importing import refusal
 from domain.service.questlog import Questlog
 from domain.service.timeline import Timeline
 from domain.service.timetravel import MAX_REPLAY, Replay, ReplayStep
+from domain.service.transparency.log import Transparency
 from domain.service.transparency.publisher import Publisher
 from domain.service.witness import (
     StaleSize,
@@ -252,10 +259,12 @@ __all__ = [  # noqa: RUF022 (grouped by what each name is for)
     "BadConsistencyProof",
     "check_pair",
     "check_tlog_proof",
+    "LogEntry",
     "consistency_evidence",
     "pair_heads",
     "ProofError",
     "Tile",
+    "Transparency",
     "TileError",
     "tile_nodes_reader",
     "tree_root",

@@ -49,6 +49,16 @@ class MalformedNote(NoteError):
     verdict = "malformed"
 
 
+class UnsignedNote(MalformedNote):
+    """A body and its blank line with no signature line after it (signed-note "Format": one
+    or more signature lines). ``body`` is the note's text, for a caller whose rules say how
+    to answer a note no key signed (tlog-witness: 403)."""
+
+    def __init__(self, body: str) -> None:
+        super().__init__("the note carries no signature line after its blank line")
+        self.body = body
+
+
 class UnknownKey(NoteError):
     """No signature of the note is by one of the keys it was checked against."""
 
@@ -174,6 +184,8 @@ def parse_note(note: str) -> tuple[str, list[Signature]]:
         raise MalformedNote("a note is its body, a blank line, then signature lines")
     body, lines = note[: split + 1], note[split + 2 :]
     _check_body(body)
+    if not lines:
+        raise UnsignedNote(body)
     if not lines.endswith("\n"):
         raise MalformedNote("a note's last signature line must end in a newline")
     signatures = [_signature(line) for line in lines[:-1].split("\n")]

@@ -3,11 +3,11 @@ cosigned for that log (C2SP tlog-witness ``add-checkpoint``), and never forgets 
 
 ``Witness.add_checkpoint`` takes a request body and returns the cosignature lines, or raises a
 ``WitnessRefusal`` whose ``status`` is the spec's: 404 unknown origin, 403 no valid signature by
-a trusted key (or a trusted key's signature failing), 400 malformed or old size above the size,
-409 old size not the one last cosigned (``cosigned_size`` says it), 422 a consistency proof that
-does not verify, a proof from old size 0, an empty tree with another root, or one size with
-another root. The check of the old size and the record of the new checkpoint are one
-transaction of the state file.
+a trusted key (no signature line at all, or a trusted key's signature failing), 400 malformed or
+old size above the size, 409 old size not the one last cosigned (``cosigned_size`` says it),
+422 a consistency proof that does not verify, a proof from old size 0, an empty tree with
+another root, or one size with another root. The check of the old size and the record of the
+new checkpoint are one transaction of the state file.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from domain.model.signed_note import (
     SIGNATURE_PREFIX,
     NoteError,
     Signature,
+    UnsignedNote,
     VerifierKey,
     parse_note,
     parse_verifier_key,
@@ -146,7 +147,7 @@ class Witness:
         """Parse a request and verify its checkpoint's log signatures (no state read)."""
         try:
             request = parse_add_checkpoint(data)
-            body, signatures = parse_note(request.checkpoint)
+            body, signatures = _split_checkpoint(request.checkpoint)
             head = parse_tree_head(body)
         except (MalformedRequest, NoteError) as error:
             raise MalformedSubmission(str(error)) from None
@@ -164,6 +165,8 @@ class Witness:
     def _log_signatures(
         body: str, signatures: list[Signature], keys: list[VerifierKey]
     ) -> tuple[str, ...]:
+        if not signatures:
+            raise NotSignedByLog("the checkpoint carries no signature line")
         known = {(key.name, key.key_hash): key for key in keys}
         data = body.encode()
         lines = []
@@ -200,6 +203,16 @@ class Witness:
             return None
         locked.failure(head.origin, request.old_size, head.size, reason, data)
         return Inconsistent(reason)
+
+
+def _split_checkpoint(checkpoint: str) -> tuple[str, list[Signature]]:
+    """The checkpoint's body and signatures; a body and blank line with no signature line is
+    no signature at all, which tlog-witness answers with 403 after the origin's 404 (as Go's
+    note.Open returns an unverified note, not a malformed one, for it)."""
+    try:
+        return parse_note(checkpoint)
+    except UnsignedNote as unsigned:
+        return unsigned.body, []
 
 
 def _inconsistency(request: AddCheckpoint, head: TreeHead, latest: Latest | None) -> str | None:

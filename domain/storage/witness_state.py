@@ -7,8 +7,11 @@ cosigned for each, and the failed consistency checks it saw.
 - ``witness_latest``: per origin, the size, root and signed checkpoint (with the witness's
   cosignature) it last cosigned. A trigger refuses to delete a row or to lower a size, so even a
   bug or a hand-typed statement cannot make the witness forget or roll back a log.
-- ``witness_failures``: each request that failed a consistency check for a known log with a
-  valid signature (it may be proof of the log's misbehaviour), with its body.
+- ``witness_failures``: the requests that failed a consistency check for a known log with a
+  valid signature (each may be proof of the log's misbehaviour), with their bodies: per origin
+  the first ``FAILURES_KEPT`` and the latest ``FAILURES_KEPT``, so a log that resubmits a
+  refused checkpoint on every tick keeps the evidence without filling the disk;
+  ``witness_failure_counts`` counts every one seen.
 
 ``transaction`` holds the file's write lock (``BEGIN IMMEDIATE``) from the read of the latest
 size to the commit of the new one, so two racing submissions are checked one after the other
@@ -55,6 +58,11 @@ CREATE TABLE IF NOT EXISTS witness_failures (
     request BLOB NOT NULL,
     at TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS witness_failures_by_origin ON witness_failures (origin, id);
+CREATE TABLE IF NOT EXISTS witness_failure_counts (
+    origin TEXT PRIMARY KEY,
+    seen INTEGER NOT NULL
+);
 CREATE TRIGGER IF NOT EXISTS witness_logs_kept BEFORE DELETE ON witness_logs
 BEGIN SELECT RAISE(ABORT, 'a witness never forgets a log'); END;
 CREATE TRIGGER IF NOT EXISTS witness_latest_kept BEFORE DELETE ON witness_latest
@@ -63,6 +71,10 @@ CREATE TRIGGER IF NOT EXISTS witness_latest_grows BEFORE UPDATE ON witness_lates
 WHEN NEW.size < OLD.size
 BEGIN SELECT RAISE(ABORT, 'a witness never rolls a log back'); END;
 """
+
+
+FAILURES_KEPT = 100
+"""Failed requests kept per origin at each end: the first ones and the latest ones."""
 
 
 class StateError(Exception):
@@ -118,11 +130,27 @@ class Locked:
         )
 
     def failure(self, origin: str, old_size: int, size: int, reason: str, request: bytes) -> None:
-        """Keep a request that failed a consistency check (committed with the transaction)."""
+        """Keep a request that failed a consistency check (committed with the transaction):
+        count it, and drop the kept ones of its origin that are neither among the first nor
+        among the latest ``FAILURES_KEPT``."""
         self._connection.execute(
             "INSERT INTO witness_failures (origin, old_size, size, reason, request, at) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             (origin, old_size, size, reason, request, _now()),
+        )
+        self._connection.execute(  # a state made before the count counts the rows it kept
+            "INSERT INTO witness_failure_counts (origin, seen) "
+            "VALUES (?, (SELECT COUNT(*) FROM witness_failures WHERE origin = ?)) "
+            "ON CONFLICT (origin) DO UPDATE SET seen = seen + 1",
+            (origin, origin),
+        )
+        self._connection.execute(
+            "DELETE FROM witness_failures WHERE origin = ?1 "
+            "AND id > (SELECT id FROM witness_failures WHERE origin = ?1 "
+            "ORDER BY id LIMIT 1 OFFSET ?2 - 1) "
+            "AND id < (SELECT id FROM witness_failures WHERE origin = ?1 "
+            "ORDER BY id DESC LIMIT 1 OFFSET ?2 - 1)",
+            (origin, FAILURES_KEPT),
         )
 
 
@@ -207,6 +235,11 @@ class WitnessState:
             "SELECT origin, old_size, size, reason FROM witness_failures ORDER BY id"
         )
         return [(str(r[0]), int(r[1]), int(r[2]), str(r[3])) for r in rows]
+
+    def failure_counts(self) -> dict[str, int]:
+        """Per origin, how many failed consistency checks the witness has seen (kept or not)."""
+        rows = self._connection().execute("SELECT origin, seen FROM witness_failure_counts")
+        return {str(r[0]): int(r[1]) for r in rows}
 
     @contextmanager
     def transaction(self) -> Iterator[Locked]:

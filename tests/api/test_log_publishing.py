@@ -18,7 +18,7 @@ from domain.model.tlog.checkpoint import parse_tree_head
 from domain.model.tlog.cosignature import Cosigner
 from domain.service.questlog import Questlog
 from domain.storage.store import StoreConfig
-from tests.live_server import admin_token, free_port, serving
+from tests.live_server import admin_token, free_port, serving, witness_init, witness_serving
 from webapi.cli.main import main
 
 
@@ -61,7 +61,8 @@ def test_serve_publishes_a_checkpoint_once_the_tree_grew(tmp_path: Path) -> None
 
 def test_log_checkpoint_signs_now_and_says_where_each_witness_stands(tmp_path: Path) -> None:
     """``questlog log checkpoint``: the checkpoint of the tree now, then the state of each
-    witness of the policy (here one that nothing answers for: down)."""
+    witness of the policy (here one that nothing answers for: down). Signed but not cosigned
+    by the quorum (tlog-policy): exit 1, saying so in words."""
     store = tmp_path / "cli.db"
     app = Questlog(StoreConfig(sqlite_path=store))
     try:
@@ -80,6 +81,37 @@ def test_log_checkpoint_signs_now_and_says_where_each_witness_stands(tmp_path: P
         "QUESTLOG_WITNESS_TIMEOUT": "1",
     }
     result = CliRunner().invoke(main, ["log", "checkpoint"], env=env)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
     assert "\n1\n" in result.output
     assert "witness w1: down" in result.output
+    assert "error: the policy's quorum is not met: NOT witnessed: 0 of 1" in result.output
+    assert "the checkpoint is signed but not witnessed" in result.output
+
+
+def test_log_checkpoint_exits_0_when_the_quorum_is_met_or_there_is_no_policy(
+    tmp_path: Path,
+) -> None:
+    """tlog-policy: the quorum met by the cosignature a real witness answered (tlog-witness
+    200): exit 0, saying "quorum met" in words; with no policy nothing is to be met: exit 0."""
+    store = tmp_path / "cli.db"
+    app = Questlog(StoreConfig(sqlite_path=store))
+    try:
+        app.campaigns.create_campaign(game="quest-calendar", name="Now")
+        log_key = app.key_ring.current().signer.verifier.text
+    finally:
+        app.close()
+    alone = CliRunner().invoke(main, ["log", "checkpoint"], env={"QUESTLOG_DB": str(store)})
+    assert alone.exit_code == 0, alone.output
+    assert "quorum" not in alone.output
+    state = tmp_path / "witness.db"
+    witness_key = witness_init(state)
+    with witness_serving(state, [log_key]) as (port, _):
+        policy = tmp_path / "policy.txt"
+        policy.write_text(
+            f"log {log_key}\nwitness w1 {witness_key} http://127.0.0.1:{port}\nquorum w1\n"
+        )
+        env = {"QUESTLOG_DB": str(store), "QUESTLOG_WITNESS_POLICY": str(policy)}
+        result = CliRunner().invoke(main, ["log", "checkpoint"], env=env)
+    assert result.exit_code == 0, result.output
+    assert "witness w1: cosigned" in result.output
+    assert "quorum met: witnessed by 1 of 1: w1" in result.output

@@ -17,6 +17,7 @@ from uuid import UUID
 import pytest
 from click.testing import CliRunner, Result
 
+from domain.model.signed_note import NoteSigner
 from domain.model.tlog.cosignature import Cosigner
 from domain.model.tlog.merkle import consistency_evidence
 from domain.model.tlog.proof import parse_entry
@@ -27,7 +28,7 @@ from tests.application.test_split_view import TREE_TABLES
 from tests.conftest import SETUPS, RawStore
 from tests.host_rewrite import delete_and_rechain
 from tests.live_server import free_port, serving
-from tests.tlog_fakes import FakeLog, cosigner
+from tests.tlog_fakes import FakeLog, cosigner, seeded_key
 from webapi.cli.main import main
 
 W1, W2, W3 = cosigner("w1.test"), cosigner("w2.test"), cosigner("w3.test")
@@ -94,6 +95,67 @@ def test_the_entry_given_on_the_command_line_must_be_the_proven_one(
     )
     assert wrong.exit_code == 1
     assert "NOT INCLUDED" in wrong.output
+
+
+def test_a_key_given_must_have_signed_the_checkpoint(
+    tmp_path: Path, log: FakeLog, policy_file: Path
+) -> None:
+    """tlog-proof "Verifying a tlog proof": the checkpoint's signature is checked with the
+    verifier's log key. A key given with --key is the verifier's own pin: it wins over the
+    policy's ``log`` line, so a key that never signed anything cannot give VERIFIED."""
+    proof = proof_file(tmp_path, log, 5, W1, W2)
+    args = ["--tlog-proof", str(proof), "--policy", str(policy_file)]
+    stranger = NoteSigner(log.origin, seeded_key("never signed")).verifier.text
+    refused = run(*args, "--key", stranger)
+    assert refused.exit_code == 1, refused.output
+    assert "VERIFIED" not in refused.output
+    assert "the log's signature" in refused.output
+    pinned = run(*args, "--key", log.signer.verifier.text)
+    assert pinned.exit_code == 0, pinned.output
+    either = run(*args, "--key", stranger, "--key", log.signer.verifier.text)
+    assert either.exit_code == 0, either.output
+
+
+def test_an_entry_named_that_is_not_the_proof_s_is_another_event(
+    tmp_path: Path, log: FakeLog, policy_file: Path
+) -> None:
+    """tlog-proof step 1: the verifier computes the leaf from what it knows. The proof's own
+    entry (its extra data) is shown; an event named on the command line that differs is
+    "ANOTHER EVENT" (exit 1), not "not included": this proof says nothing of that event."""
+    proven, other = parse_entry(log.entries[5]), parse_entry(log.entries[3])
+    proof = proof_file(tmp_path, log, 5, W1, W2)
+    args = ["--tlog-proof", str(proof), "--policy", str(policy_file)]
+    named = ["--campaign", str(other.campaign_id), "--version", str(other.version)]
+    result = run(*args, *named, "--hash", other.event_hash)
+    assert result.exit_code == 1, result.output
+    assert f"entry: campaign {proven.campaign_id}, version {proven.version}" in result.output
+    assert (
+        f"ANOTHER EVENT: the proof is of campaign {proven.campaign_id} version 6 "
+        f"(hash {proven.event_hash[:8]}), not of the event you named (campaign "
+        f"{other.campaign_id} version 4, hash {other.event_hash[:8]})"
+    ) in flat(result)
+    assert "NOT INCLUDED" not in result.output
+    same = ["--campaign", str(proven.campaign_id).upper(), "--version", str(proven.version)]
+    upper = run(*args, *same, "--hash", proven.event_hash.upper())
+    assert upper.exit_code == 0, upper.output
+    alone = run(*args, "--campaign", str(proven.campaign_id))
+    assert alone.exit_code == 2
+    assert "missing --version, --hash" in alone.output
+
+
+def test_a_pair_without_key_nor_store_is_bad_input(
+    tmp_path: Path, log: FakeLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Exit 1 means "no conflict shown": a pair that cannot be checked at all (no key, no
+    store to read the keys from) is bad input, exit 2, saying what to give."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("QUESTLOG_DATABASE_URL", raising=False)
+    monkeypatch.setenv("QUESTLOG_DB", str(tmp_path / "none.db"))
+    a = tmp_path / "a.txt"
+    a.write_text(log.checkpoint(), newline="")
+    result = run("--pair", str(a), str(a))
+    assert result.exit_code == 2, result.output
+    assert "give the log's key with --key (or QUESTLOG_DB for a store)" in flat(result)
 
 
 def test_a_quorum_not_met_exits_1_naming_the_missing_witnesses(

@@ -19,13 +19,14 @@ import pytest
 from domain.model.signed_note import NoteSigner, parse_note
 from domain.model.tlog.cosignature import cosignatures, parse_cosigner_key
 from domain.model.tlog.witness_protocol import AddCheckpoint
-from domain.service.witness import StaleSize, new_witness_key
+from domain.service.witness import Inconsistent, StaleSize, new_witness_key
 from domain.service.witness import Witness as WitnessService
+from domain.storage import witness_state
 from domain.storage.witness_state import WitnessState
 from tests.live_server import witness_init, witness_serving
 from tests.tlog_fakes import FakeLog, seeded_key
 
-LOGS = 12
+LOGS = 13
 """Logs the shared witness follows: each test takes its own, so none sees another's sizes."""
 _taken = itertools.count()
 
@@ -134,6 +135,20 @@ def test_no_signature_by_a_trusted_key_is_403(witness: Witness, log: FakeLog) ->
     impostor = NoteSigner(log.origin, seeded_key("impostor"))
     note = impostor.sign(log.head(5).body())
     assert witness.post(AddCheckpoint(0, (), note).body())[0] == 403
+
+
+def test_a_checkpoint_with_no_signature_line_is_403_saying_so(
+    witness: Witness, log: FakeLog
+) -> None:
+    """tlog-witness: 403 when "no signature from a trusted key for the origin is present"; a
+    body and its blank line with no signature line at all is that case (Go's note.Open calls
+    it an unverified note, not a malformed one), after the unknown origin's 404. The answer
+    says what is wrong."""
+    unsigned = log.head(5).body() + "\n"
+    status, _, said = witness.post(AddCheckpoint(0, (), unsigned).body())
+    assert (status, said.decode().strip()) == (403, "the checkpoint carries no signature line")
+    stranger = FakeLog("stranger.test/log").append(3).head().body() + "\n"
+    assert witness.post(AddCheckpoint(0, (), stranger).body())[0] == 404
 
 
 def test_a_trusted_keys_failing_signature_is_403(witness: Witness, log: FakeLog) -> None:
@@ -305,6 +320,38 @@ def test_the_check_and_the_record_are_one_transaction(tmp_path: Path) -> None:
         other.add_checkpoint(AddCheckpoint(0, (), log.checkpoint(10)).body())
     first.join()
     assert stale.value.cosigned_size == 15
+
+
+def test_failures_kept_are_the_first_and_the_latest_and_all_are_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tlog-witness: a 422's request may be kept as proof of misbehaviour. A log resubmitting
+    a refused checkpoint on every tick must not grow the state without limit: per origin the
+    first and the latest ``FAILURES_KEPT`` are kept, and every one is counted."""
+    assert witness_state.FAILURES_KEPT == 100
+    monkeypatch.setattr(witness_state, "FAILURES_KEPT", 3)
+    state = WitnessState(tmp_path / "witness.db", create=True)
+    new_witness_key(state, "witness.test/bounded")
+    logs = [FakeLog(f"questlog.test/b{n}").append(20) for n in range(2)]
+    state.add_logs([(log.signer.verifier.text, log.origin) for log in logs])
+    service = WitnessService(state)
+    for log in logs:
+        service.add_checkpoint(AddCheckpoint(0, (), log.checkpoint(8)).body())
+    for n in range(10):
+        proof = logs[0].consistency(8, 10 + n)
+        proof[0] = bytes(32)
+        with pytest.raises(Inconsistent):
+            service.add_checkpoint(
+                AddCheckpoint(8, tuple(proof), logs[0].checkpoint(10 + n)).body()
+            )
+    proof = logs[1].consistency(8, 12)
+    proof[0] = bytes(32)
+    with pytest.raises(Inconsistent):
+        service.add_checkpoint(AddCheckpoint(8, tuple(proof), logs[1].checkpoint(12)).body())
+    kept = [f[2] for f in state.failures() if f[0] == logs[0].origin]
+    assert kept == [10, 11, 12, 17, 18, 19]
+    assert [f[2] for f in state.failures() if f[0] == logs[1].origin] == [12]
+    assert state.failure_counts() == {logs[0].origin: 10, logs[1].origin: 1}
 
 
 def test_init_with_a_bad_name_changes_nothing(tmp_path: Path) -> None:

@@ -163,7 +163,8 @@ def test_key_show_and_rotate(
     app: Questlog, new_campaign: Callable[..., UUID], store_config: StoreConfig, tmp_path: Path
 ) -> None:
     """After a rotation the new key is current, the old one is listed as retired, and a
-    checkpoint signed before it still verifies."""
+    checkpoint signed before it still verifies; ``key show --vkey`` prints the current verifier
+    key alone (signed-note verifier key text), one line."""
     campaign_id = new_campaign()
     note = app.reading.head_checkpoint(campaign_id)[1]
     old = app.key_ring.current().signer.verifier.text
@@ -179,8 +180,24 @@ def test_key_show_and_rotate(
     shown = flat(questlog(store_config, "key", "show"))
     assert shown.index(old) < shown.index(new)
     assert "retired" in shown.split(old)[1].split(new)[0]
+    vkey = questlog(store_config, "key", "show", "--vkey")
+    assert vkey.exit_code == 0, vkey.output
+    assert vkey.output == new + "\n"  # one line, the current key alone, for scripts
     result = verify_checkpoint(store_config, campaign_id, kept(tmp_path, note))
     assert result.exit_code == 0, result.output
+
+
+def test_key_show_vkey_of_no_store_is_an_error_not_a_new_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A script's ``--log "$(questlog key show --vkey)"`` must not get the key of a store made
+    by the mistake: a SQLite store that does not exist is an error naming it, and none is made."""
+    missing = tmp_path / "none.db"
+    monkeypatch.delenv("QUESTLOG_DATABASE_URL", raising=False)
+    result = CliRunner().invoke(main, ["key", "show", "--vkey"], env={"QUESTLOG_DB": str(missing)})
+    assert result.exit_code == 1
+    assert f"no store at {missing}" in flat(result)
+    assert not missing.exists()
 
 
 def test_a_new_bundle_carries_its_head_checkpoint_and_keys(

@@ -15,6 +15,7 @@ from domain.model.signed_note import (
     MalformedNote,
     NoteSigner,
     UnknownKey,
+    UnsignedNote,
     VerifierKey,
     open_checkpoint,
     open_note,
@@ -167,6 +168,17 @@ def test_malformed_notes_are_refused(note: str) -> None:
         parse_note(note)
     with pytest.raises(MalformedNote):
         open_note(note, [signer().verifier])
+
+
+def test_a_note_with_no_signature_line_says_so_and_keeps_its_body() -> None:
+    """signed-note "Format": a text, a blank line, then one or more signature lines. None at
+    all is malformed, said in words, with the body kept for a caller whose rules answer an
+    unsigned note their own way (tlog-witness: 403, no signature by a trusted key)."""
+    with pytest.raises(UnsignedNote) as unsigned:
+        parse_note("origin\n5\nroot\n\n")
+    assert str(unsigned.value) == "the note carries no signature line after its blank line"
+    assert unsigned.value.body == "origin\n5\nroot\n"
+    assert isinstance(unsigned.value, MalformedNote)
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import click
 from rich.markup import escape
 
 from domain.facade import TOKEN_ROLES, InvalidInput, NotFound
-from webapi.cli.common import console, open_store
+from webapi.cli.common import console, open_existing_store, open_store
 
 
 @click.group()
@@ -61,8 +61,18 @@ def key() -> None:
 
 
 @key.command("show")
-def key_show() -> None:
+@click.option(
+    "--vkey",
+    "vkey_only",
+    is_flag=True,
+    help="Print only the current verifier key, one line, for scripts "
+    '(--log "$(questlog key show --vkey)"); the store must exist.',
+)
+def key_show(vkey_only: bool) -> None:
     """Print the log name and every verifier key (the current one last), with their dates."""
+    if vkey_only:
+        _current_vkey()
+        return
     questlog = open_store()
     try:
         ring = questlog.key_ring.current()
@@ -74,6 +84,17 @@ def key_show() -> None:
     for listed in ring.keys:
         state = f"retired {listed.retired}" if listed.retired else "current"
         console.print(f"{escape(listed.verifier.text)}  created {listed.created}, {state}")
+
+
+def _current_vkey() -> None:
+    """The current verifier key alone, as plain text (never wrapped): a store that does not
+    exist is an error, not a new store with a new key that never signed anything."""
+    questlog = open_existing_store()
+    try:
+        vkey = questlog.key_ring.current().signer.verifier.text
+    finally:
+        questlog.close()
+    click.echo(vkey)
 
 
 @key.command("rotate")

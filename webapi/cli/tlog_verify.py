@@ -2,10 +2,12 @@
 checks of the host's Merkle log that need no store.
 
 ``--tlog-proof`` checks a C2SP tlog-proof of a campaign's event against a tlog-policy: the log's
-signature, the inclusion of the entry, and the witnesses' cosignatures against the quorum. The
-entry is ``--campaign``, ``--version`` and ``--hash`` when given, else the one the proof carries
-as its extra data (which the inclusion proof then authenticates). Exit 0 when the proof
-verifies and the quorum is met, 1 when not, 2 on bad input.
+signature (by a ``--key`` when given, which wins over the policy's ``log`` lines), the
+inclusion of the entry, and the witnesses' cosignatures against the quorum. The entry is the
+one the proof carries as its extra data (which the inclusion proof then authenticates), or
+``--campaign``, ``--version`` and ``--hash`` for a proof that carries none; named beside a proof
+that carries another, they make it "ANOTHER EVENT". Exit 0 when the proof verifies and the
+quorum is met, 1 when not (or another event), 2 on bad input.
 
 ``--pair`` checks two signed texts (log checkpoints, tlog-proofs or campaign checkpoints) for a
 conflict that proves the log misbehaved. Two tree heads of two sizes need a consistency proof
@@ -26,6 +28,7 @@ import click
 from rich.markup import escape
 
 from domain.facade import (
+    LogEntry,
     NoteError,
     PolicyError,
     VerifierKey,
@@ -99,7 +102,8 @@ _OPTIONS = [
     click.option(
         "--campaign",
         help="With --tlog-proof: the campaign id the proven entry must name (with --version and "
-        "--hash); default: the entry the proof carries.",
+        "--hash; a proof of another event is ANOTHER EVENT, exit 1); default: the entry the "
+        "proof carries.",
     ),
     click.option(
         "--version",
@@ -110,7 +114,8 @@ _OPTIONS = [
     click.option(
         "--hash",
         "event_hash",
-        help="With --tlog-proof and --campaign: the event's chain hash (64 hex) it must name.",
+        help="With --tlog-proof and --campaign: the event's chain hash (64 hex, either case) it "
+        "must name.",
     ),
     click.option(
         "--pair",
@@ -145,15 +150,23 @@ def verify_tlog_proof(tlog: dict[str, Any], keys: list[VerifierKey] | None) -> N
     except PolicyError as error:
         raise click.BadParameter(str(error), param_hint="--policy") from None
     try:
-        entry = _entry(tlog, text)
-        named = parse_entry(entry)
+        carried = parse_tlog_proof(text).extra
+        named = _named(tlog)
+        entry = carried if carried is not None else named
+        if entry is None:
+            raise click.UsageError(
+                "the proof carries no entry: give --campaign, --version and --hash."
+            )
+        shown = parse_entry(entry)
+        console.print(
+            f"entry: campaign {shown.campaign_id}, version {shown.version}, "
+            f"event hash {shown.event_hash}"
+        )
+        if named is not None and named != entry:
+            _another_event(shown, parse_entry(named))
         verdict = check_tlog_proof(text, entry, keys or [], policy)
     except NoteError as error:
         _bad_input(f"{tlog['tlog_proof']}: {error}")
-    console.print(
-        f"entry: campaign {named.campaign_id}, version {named.version}, "
-        f"event hash {named.event_hash}"
-    )
     head = verdict.tree_head
     if head is not None:
         console.print(f"log: {escape(head.origin)}, tree size {head.size}")
@@ -162,26 +175,40 @@ def verify_tlog_proof(tlog: dict[str, Any], keys: list[VerifierKey] | None) -> N
     sys.exit(0 if verdict.ok else 1)
 
 
-def _entry(tlog: dict[str, Any], text: str) -> bytes:
-    """The entry to prove: from --campaign, --version and --hash, else the proof's extra."""
-    given = [tlog["campaign"], tlog["entry_version"], tlog["event_hash"]]
-    if all(value is None for value in given):
-        extra = parse_tlog_proof(text).extra
-        if extra is None:
-            raise click.UsageError(
-                "the proof carries no entry: give --campaign, --version and --hash."
-            )
-        return extra
-    if any(value is None for value in given):
-        raise click.UsageError("Give --campaign, --version and --hash together.")
+def _named(tlog: dict[str, Any]) -> bytes | None:
+    """The entry --campaign, --version and --hash name (None when none is given)."""
+    given = {
+        "--campaign": tlog["campaign"],
+        "--version": tlog["entry_version"],
+        "--hash": tlog["event_hash"],
+    }
+    if all(value is None for value in given.values()):
+        return None
+    missing = [option for option, value in given.items() if value is None]
+    if missing:
+        raise click.UsageError(
+            f"Give --campaign, --version and --hash together: missing {', '.join(missing)}."
+        )
     try:
         campaign = UUID(tlog["campaign"])
     except ValueError:
         raise click.BadParameter("not a campaign id (a UUID)", param_hint="--campaign") from None
     try:
-        return log_entry(campaign, tlog["entry_version"], tlog["event_hash"])
+        return log_entry(campaign, tlog["entry_version"], tlog["event_hash"].lower())
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--hash") from None
+
+
+def _another_event(proven: LogEntry, named: LogEntry) -> NoReturn:
+    """The proof is of another event than the one named on the command line: say which, exit 1
+    (the event named may well be in the log: this proof does not say)."""
+    campaign = "" if named.campaign_id == proven.campaign_id else f"campaign {named.campaign_id} "
+    console.print(
+        f"[red]ANOTHER EVENT[/red]: the proof is of {proven.words()}, not of the event you "
+        f"named ({campaign}version {named.version}, hash {named.event_hash[:8]})",
+        highlight=False,
+    )
+    sys.exit(1)
 
 
 def verify_pair(tlog: dict[str, Any], keys: list[VerifierKey] | None) -> None:
@@ -214,8 +241,12 @@ def verify_pair(tlog: dict[str, Any], keys: list[VerifierKey] | None) -> None:
 
 
 def _store_keys() -> list[VerifierKey]:
-    """The verifier keys of the store the environment names (without --key)."""
-    questlog = open_existing_store()
+    """The verifier keys of the store the environment names (without --key); no store is bad
+    input (exit 2), not "no conflict" (exit 1)."""
+    try:
+        questlog = open_existing_store()
+    except click.ClickException as error:
+        _bad_input(f"give the log's key with --key (or QUESTLOG_DB for a store): {error.message}")
     try:
         return [listed.verifier for listed in questlog.key_ring.current().keys]
     finally:

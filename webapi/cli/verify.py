@@ -40,7 +40,9 @@ HASH = re.compile(r"[0-9a-f]{64}")
     "verifier_keys",
     multiple=True,
     help="A verifier key to check checkpoints with (repeatable); default: the keys the store "
-    "lists, or for --bundle the bundle's own keys.",
+    "lists, or for --bundle the bundle's own keys. With --tlog-proof the log's signature must "
+    "be by one of these keys (they win over the policy's log lines; without --key, the "
+    "policy's); with --pair, the log's key (required without a store).",
 )
 @click.option(
     "--bundle",

@@ -146,13 +146,14 @@ class ProofVerdict:
 def check_tlog_proof(
     text: str, entry: bytes, log_keys: Iterable[VerifierKey], policy: Policy
 ) -> ProofVerdict:
-    """Check a tlog-proof of ``entry``: the log's signature (a key of ``log_keys`` or of the
-    policy's logs, named as the origin), the witnesses' cosignatures against the policy's
+    """Check a tlog-proof of ``entry``: the log's signature (a key of ``log_keys`` when any is
+    given, which then win over the policy's ``log`` lines; else a key of the policy's logs;
+    named as the origin), the witnesses' cosignatures against the policy's
     quorum, and the inclusion of the entry's leaf under the signed root (tlog-proof,
     "Verifying a tlog proof"). Raises ``MalformedProof`` (or ``MalformedNote``) when the text
     is not a tlog-proof."""
     proof = parse_tlog_proof(text)
-    keys = [*log_keys, *policy.log_keys]
+    keys = list(log_keys) or list(policy.log_keys)
     try:
         head, key = open_tree_head(proof.checkpoint, keys)
     except NoteError as error:

@@ -26,6 +26,7 @@ from domain.model.tlog.proof import TlogProof
 from domain.model.tlog.tiles import TILE_HEIGHT, Tile, TileError, encode_bundle, parse_tile_path
 from domain.service.commands_service import CommandService
 from domain.service.transparency.integrator import Integrator
+from domain.service.transparency.retry import RetryBackoff
 from domain.service.transparency.witnesses import WitnessSubmitter
 from domain.storage.tlog_conflicts import LeafConflict
 from domain.storage.tlog_tables import StoredCheckpoint, TlogTables
@@ -46,8 +47,9 @@ class Transparency:
         self.app = app
         self.tables: TlogTables = app.side_tables
         self.integrator = Integrator(app.recorder, app.mapper)
-        self.witnesses = WitnessSubmitter(self.tables, self.consistency_proof)
         chosen = settings.read()
+        retry = RetryBackoff(chosen.checkpoint_seconds)
+        self.witnesses = WitnessSubmitter(self.tables, self.consistency_proof, retry=retry)
         self.checkpoint_seconds = chosen.checkpoint_seconds
         if chosen.witness_policy is not None:
             self.witnesses.use_policy(read_policy(chosen.witness_policy), chosen.witness_timeout)

@@ -29,6 +29,7 @@ from domain.model.signed_note import NoteError
 from domain.model.tlog.cosignature import cosignatures
 from domain.model.tlog.policy import Policy, parse_policy
 from domain.model.tlog.witness_protocol import AddCheckpoint, parse_size_body
+from domain.service.transparency.retry import RetryBackoff
 from domain.storage.tlog_tables import Cosignature, StoredCheckpoint, TlogTables, WitnessState
 
 log = logging.getLogger("questlog.tlog")
@@ -76,8 +77,10 @@ class WitnessSubmitter:
         prove: Callable[[int, int], list[bytes]],
         *,
         send: Callable[[str, bytes, float], Answer] = post,
+        retry: RetryBackoff | None = None,
     ) -> None:
         self.tables = tables
+        self.retry = retry or RetryBackoff()
         self.prove = prove
         self.send = send
         self.policy: Policy | None = None
@@ -103,7 +106,7 @@ class WitnessSubmitter:
         states = self.tables.witness_states()
         for name, witness in self.policy.witnesses.items():
             state = states.get(name)
-            if witness.url is None or (state and state.cosigned_size >= checkpoint.size):
+            if witness.url is None or not self._due(name, state, checkpoint):
                 continue
             with self._guard:
                 if name in self._running:
@@ -145,25 +148,36 @@ class WitnessSubmitter:
         assert self.policy is not None
         witness = self.policy.witnesses[name]
         state = self.tables.witness_states().get(name) or WitnessState(name)
-        if state.cosigned_size > checkpoint.size or (
-            state.cosigned_size == checkpoint.size
-            and any(c.witness == name for c in self.tables.cosignatures(checkpoint.size))
-        ):
+        if self._past(name, state, checkpoint):
             return state  # the witness is past this checkpoint, or has cosigned this one
         attempt = replace(state, last_attempt=datetime.now(UTC).isoformat())
         answer = self._add_checkpoint(str(witness.url), state.cosigned_size, checkpoint)
         if answer.status == 409:
             size = _size_of(answer)
             if size is None or size > checkpoint.size:
-                said = answer.body.decode(errors="replace").strip()
-                new = replace(attempt, state="conflict", error=f"409: the witness is at {said!r}")
+                new = replace(attempt, state="conflict", error=_conflict(answer, "409"))
                 self.tables.set_witness_state(new)
+                self.retry.record(new)
                 return new
             attempt = replace(attempt, cosigned_size=size)
             answer = self._add_checkpoint(str(witness.url), size, checkpoint)
         new = self._outcome(name, attempt, answer, checkpoint)
         self.tables.set_witness_state(new)
+        self.retry.record(new)
         return new
+
+    def _past(self, name: str, state: WitnessState, checkpoint: StoredCheckpoint) -> bool:
+        """Whether the witness is past the checkpoint, or has cosigned this very one."""
+        if state.cosigned_size != checkpoint.size:
+            return state.cosigned_size > checkpoint.size
+        return any(c.witness == name for c in self.tables.cosignatures(checkpoint.size))
+
+    def _due(self, name: str, state: WitnessState | None, checkpoint: StoredCheckpoint) -> bool:
+        """Whether the background submission goes to the witness now: the same test as
+        ``submit_one``'s (a witness that refused at its own size is tried again, as one whose
+        log grew is), once its refusals' delay (``RetryBackoff``) is over."""
+        state = state or WitnessState(name)
+        return not self._past(name, state, checkpoint) and self.retry.due(name)
 
     def _add_checkpoint(self, url: str, old_size: int, checkpoint: StoredCheckpoint) -> Answer:
         proof = self.prove(old_size, checkpoint.size) if old_size else []
@@ -178,9 +192,7 @@ class WitnessSubmitter:
         if answer.status == 0:
             return replace(attempt, state="down", error=answer.error)
         if answer.status == 409:
-            return replace(
-                attempt, state="conflict", error=f"409 again: the witness is at {text!r}"
-            )
+            return replace(attempt, state="conflict", error=_conflict(answer, "409 again"))
         if answer.status >= 500:
             return replace(attempt, state="down", error=f"{answer.status}: {text[:200]}")
         if answer.status != 200:
@@ -247,6 +259,15 @@ class WitnessSubmitter:
             executor, self._executor = self._executor, None
         if executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _conflict(answer: Answer, status: str) -> str:
+    """A 409's error in words: the size the witness has cosigned up to."""
+    size = _size_of(answer)
+    if size is not None:
+        return f"{status}: the witness has cosigned up to size {size}"
+    said = answer.body.decode(errors="replace").strip()[:200]
+    return f"{status}: the witness names no size it cosigned (it answered {said!r})"
 
 
 def _size_of(answer: Answer) -> int | None:
