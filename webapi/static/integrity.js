@@ -26,7 +26,10 @@ export function integrityState(chain, checkpoint, version, witness) {
   return base;
 }
 
-/** @param {string | undefined} chain @param {string | undefined} checkpoint @param {number} version */
+/**
+ * @param {string | undefined} chain @param {string | undefined} checkpoint @param {number} version
+ * @returns {{state: "ok" | "partial" | "warning" | "broken" | "checking", mark: string, words: string}}
+ */
 function chainState(chain, checkpoint, version) {
   const v = `v${version}`;
   if (chain === "broken")
@@ -54,7 +57,10 @@ export function integrityBadge(...parts) {
   let opened = false; // a problem opens the proof once; the reader may close it again
   return {
     element,
-    /** @param {string | undefined} chain @param {string | undefined} checkpoint @param {number} version @param {string} [witness] */
+    /**
+     * @param {string | undefined} chain @param {string | undefined} checkpoint @param {number} version
+     * @param {string} [witness]
+     */
     update(chain, checkpoint, version, witness) {
       const now = integrityState(chain, checkpoint, version, witness);
       summary.dataset.integrity = now.state;

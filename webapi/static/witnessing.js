@@ -152,7 +152,8 @@ async function hashAt(page, version) {
 
 /**
  * @typedef {object} WitnessWords
- * @property {string} state "witnessed", "waiting", "not-witnessed", "pending", "no-policy", "failed", "bad-policy", "no-log"
+ * @property {string} state "witnessed", "waiting", "not-witnessed", "pending", "no-policy", "failed",
+ *   "bad-policy", "no-log"
  * @property {string} text
  * @property {boolean} warning
  * @property {boolean} [recheck] pending, or a witness still waiting: check again soon
@@ -238,7 +239,8 @@ export async function witnessWords(page, chosen, report) {
     // a wait the host explains (waiting, down, not for long), or the red warning (witnessstate.js)
     const unmet = unmetQuorum(verdict.quorum, witnesses, Date.now());
     const later = waits ? ` v${version} is the last version in a checkpoint; ${waits}.` : "";
-    return { state: unmet.state, text: `${unmet.text}.${later}`, warning: unmet.warning, recheck: true };
+    const text = `${unmet.text}.${later}`;
+    return { state: unmet.state, text, warning: unmet.warning, recheck: true };
   }
   return { state: "witnessed", text: `${verdict.message}${upTo}.`, warning: false, recheck };
 }

@@ -24,7 +24,9 @@ function minutes(ms) {
 // One missing witness: whether it is an alarm, and the words for it.
 /** @param {string} name @param {Reported | undefined} w @param {number} now */
 export function missingWitness(name, w, now) {
-  if (!w || !w.url) return { name, alarm: true, words: `${name} has not cosigned (the host does not submit to ${name})` };
+  if (!w || !w.url) {
+    return { name, alarm: true, words: `${name} has not cosigned (the host does not submit to ${name})` };
+  }
   const why = w.error ? `: ${w.error}` : "";
   if (w.state === "refused") return { name, alarm: true, words: `${name} refused the host's checkpoint${why}` };
   if (w.state === "conflict") {
@@ -53,7 +55,8 @@ export function unmetQuorum(quorum, reported, now) {
   const needs = `needs ${quorum.threshold} of ${quorum.members}`;
   const alarms = missing.filter((m) => m.alarm);
   if (alarms.length) {
-    return { state: "not-witnessed", warning: true, text: `Not witnessed: ${needs}; ${alarms.map((m) => m.words).join("; ")}` };
+    const text = `Not witnessed: ${needs}; ${alarms.map((m) => m.words).join("; ")}`;
+    return { state: "not-witnessed", warning: true, text };
   }
   const names = joinNames(missing.map((m) => m.words));
   return { state: "waiting", warning: false, text: `Not witnessed yet: ${needs}, waiting for ${names}` };
