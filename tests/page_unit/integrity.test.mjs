@@ -46,6 +46,7 @@ test("the witness panel's red warning shows on the badge; its wait as pending", 
   assert.equal(integrityState("ok", "ok", 12, "waiting").mark, "Verified ✓ v12 · witness pending");
   assert.equal(integrityState("ok", "ok", 12, "waiting").state, "ok");
   assert.equal(integrityState("ok", "ok", 12, "witnessed").mark, "Verified ✓ v12");
+  assert.equal(integrityState("ok", "ok", 12, "pending").mark, "Verified ✓ v12");
   // a broken chain still wins
   assert.equal(integrityState("broken", "ok", 12, "not-witnessed").state, "broken");
 });

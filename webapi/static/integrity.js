@@ -22,7 +22,8 @@ export function integrityState(chain, checkpoint, version, witness) {
     const words = `${base.words}, but NOT witnessed: see the witness panel`;
     return { state: "unwitnessed", mark: `${base.mark} · NOT witnessed`, words };
   }
-  if (witness === "waiting" || witness === "pending") return { ...base, mark: `${base.mark} · witness pending` };
+  // (a head waiting for the next checkpoint, "pending", is the normal course of play: not said)
+  if (witness === "waiting") return { ...base, mark: `${base.mark} · witness pending` };
   return base;
 }
 
