@@ -290,7 +290,7 @@ export function witnessPanel(page) {
       h("div", { class: "qr" }, qr, h("p", {}, copy)),
     ),
   );
-  const refusal = h("p", { class: "error", role: "alert", dataset: { policyRefused: "" } });
+  const refusal = h("p", { class: "error", role: "alert", dataset: { policyRefused: "" }, hidden: true });
   source.after(refusal);
   const panel = {
     element,
@@ -311,6 +311,7 @@ export function witnessPanel(page) {
       source.textContent = SOURCES[chosen.source];
       source.dataset.policySource = chosen.source;
       refusal.textContent = linkRefusal(page.id);
+      refusal.hidden = !refusal.textContent;
       form.show(chosen);
       // the red warning opens the proof once (a wait does not); the reader may close it again
       const proof = element.closest("details");
