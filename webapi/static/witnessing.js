@@ -317,7 +317,9 @@ export function witnessPanel(page) {
       const proof = element.closest("details");
       if (words.warning && proof && !opened) opened = proof.open = true;
       // until it settles, checked again every 5 s, so that a witness back clears it by itself
-      if (words.recheck || UNSETTLED.has(words.state)) timer = setTimeout(() => element.isConnected && panel.refresh(), RECHECK_MS);
+      if (words.recheck || UNSETTLED.has(words.state)) {
+        timer = setTimeout(() => element.isConnected && panel.refresh(), RECHECK_MS);
+      }
       await Promise.all([
         showWitnesses(list, report),
         shownQr === `${c.version}` ? null : showQr(page, qr).then(() => (shownQr = `${c.version}`)),
