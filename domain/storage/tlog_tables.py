@@ -395,6 +395,21 @@ class TlogTables(TlogConflicts):
             int(row["size"]), bytes.fromhex(str(row["root"])), str(row["note"]), str(row["created"])
         )
 
+    def tlog_first_checkpoint_after(self, size: int) -> StoredCheckpoint | None:
+        """The first signed checkpoint larger than ``size`` (when a witness at ``size`` first had
+        something new to cosign), if there is one."""
+        statement = (
+            f"SELECT size, root, note, created FROM {self._table(CHECKPOINTS_TABLE)} "
+            "WHERE size > ? ORDER BY size LIMIT 1"
+        )
+        rows = self._rows(statement, (size,), None)
+        if not rows:
+            return None
+        row = rows[0]
+        return StoredCheckpoint(
+            int(row["size"]), bytes.fromhex(str(row["root"])), str(row["note"]), str(row["created"])
+        )
+
     def add_cosignature(self, cosignature: Cosignature) -> None:
         """Keep a witness's cosignature of a checkpoint (the first one kept, if it sends two)."""
         self._write(

@@ -104,6 +104,8 @@ def test_serve_runs_the_api_under_waitress(server: int) -> None:
     process.terminate()
     said = process.communicate(timeout=10)[0].decode()
     assert f"Table page: http://127.0.0.1:{server}/app/" in said  # trial snag: the URL to open
+    # and what it does about witnesses (here: nothing, said so)
+    assert "Witnesses: none, no witness policy (QUESTLOG_WITNESS_POLICY unset)" in said
 
 
 def test_demo_then_verify(tmp_path: Path) -> None:

@@ -9,16 +9,19 @@ import base64
 import hashlib
 import http.client
 import itertools
+import socket
 import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from domain.model.signed_note import NoteSigner, parse_note
-from domain.model.tlog.cosignature import cosignatures, parse_cosigner_key
+from domain.model.tlog.cosignature import Cosigner, cosignatures, parse_cosigner_key
 from domain.model.tlog.witness_protocol import AddCheckpoint
+from domain.service.questlog import Questlog
 from domain.service.witness import Inconsistent, StaleSize, new_witness_key
 from domain.service.witness import Witness as WitnessService
 from domain.storage import witness_state
@@ -422,3 +425,45 @@ def test_a_failed_commit_cosigns_nothing_and_the_witness_goes_on(tmp_path: Path)
     assert service.add_checkpoint(AddCheckpoint(0, (), log.checkpoint(5)).body())
     with pytest.raises(StaleSize):
         service.add_checkpoint(AddCheckpoint(0, (), log.checkpoint(7)).body())
+
+
+def test_serve_on_a_port_in_use_says_so_before_listening(tmp_path: Path) -> None:
+    """``questlog witness serve`` on a port another process listens on: exit 1 with the port in
+    words, before it says it listens (no traceback)."""
+    from click.testing import CliRunner
+
+    from tests.live_server import witness_init
+    from webapi.cli.main import main
+
+    state = tmp_path / "witness.db"
+    witness_init(state)
+    log_key = FakeLog("questlog.test/busy").signer.verifier.text
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(
+            main, ["witness", "serve", "--state", str(state), "--port", str(port), "--log", log_key]
+        )
+    assert result.exit_code == 1, result.output
+    assert f"port {port} on 127.0.0.1 is in use" in result.output
+    assert "listening" not in result.output and "Traceback" not in result.output
+
+
+def test_serve_names_the_witnesses_it_submits_to(app: Questlog, tmp_path: Path) -> None:
+    """``questlog serve`` at start: the policy's witnesses and how often it signs a checkpoint
+    (tlog-policy ``witness <name> <vkey> [<url>]``: one without a URL is not asked)."""
+    from webapi.cli.main import witnesses_line
+
+    assert witnesses_line(app) == (
+        "Witnesses: none, no witness policy (QUESTLOG_WITNESS_POLICY unset)"
+    )
+    w1 = Cosigner("witness.test/w1", Ed25519PrivateKey.generate()).key.text
+    w2 = Cosigner("witness.test/w2", Ed25519PrivateKey.generate()).key.text
+    app.transparency.witnesses.use_policy(
+        f"witness w1 {w1} http://127.0.0.1:8101\nwitness w2 {w2}\ngroup g 1 w1 w2\nquorum g\n"
+    )
+    every = f"{app.transparency.checkpoint_seconds:g}"
+    assert witnesses_line(app) == (
+        f"Witnesses: w1 http://127.0.0.1:8101, w2 (not asked: no URL); checkpoints every {every} s"
+    )

@@ -164,9 +164,12 @@ def test_a_witness_down_never_holds_a_roll_and_says_so(
         policy(app, real_vkey(), f"http://127.0.0.1:{free_port()}"), TIMEOUT
     )
     campaign_id = new_campaign()
-    app.transparency.publish()
+    first = app.transparency.publish()
     state = wait_for_state(app, "down")
-    assert state["error"]
+    # in words, no errno: refused at once is not "no answer within 1 s" (a timeout)
+    assert state["error"] == "refused the connection (nothing listens at its address)", state
+    # since the first checkpoint it has not cosigned (for the page's "for 12 minutes")
+    assert first is not None and state["waiting_since"] == first.created
     app.dice.roll(campaign_id, notation="d6", purpose="after")
     assert app.transparency.witnessing(campaign_id)["pending"] is True
 
@@ -220,7 +223,35 @@ def test_a_slow_witness_is_cut_off_at_the_timeout_while_rolls_answer_at_once(
         app.dice.roll(campaign_id, notation="d6", purpose="while the witness thinks")
         assert time.monotonic() - started < TIMEOUT / 2
         state = wait_for_state(app, "down")
-        assert "timed out" in str(state["error"]) or "no answer" in str(state["error"])
+        assert state["error"] == f"no answer within {TIMEOUT:g} s", state
+
+
+def test_a_change_to_down_is_logged_once_and_the_return_once(
+    app: Questlog, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The host's log says when a witness becomes down, refused or conflict, once per change,
+    not at each checkpoint it stays so; and when it cosigns again. A witness that cosigned the
+    latest checkpoint has no ``waiting_since``."""
+    log_vkey = app.key_ring.current().signer.verifier.text
+    state = tmp_path / "witness.db"
+    vkey = witness_init(state)
+    port = free_port()
+    witnesses = app.transparency.witnesses
+    witnesses.use_policy(policy(app, vkey, f"http://127.0.0.1:{port}"), TIMEOUT)
+    campaign_id = play(app, 1)
+    caplog.set_level("WARNING", logger="questlog.tlog")
+    for n in range(3):  # three checkpoints while nothing listens
+        app.dice.roll(campaign_id, notation="d6", purpose=f"down {n}")
+        checkpoint = app.transparency.publish(submit=False)
+        assert checkpoint is not None
+        witnesses.submit_one("w1", checkpoint)
+    downs = [r.getMessage() for r in caplog.records if "is down" in r.getMessage()]
+    assert downs == ["witness w1 is down: refused the connection (nothing listens at its address)"]
+    with witness_serving(state, [log_vkey], port):
+        assert witnesses.submit_one("w1", checkpoint).state == "cosigned"
+    assert [r.getMessage() for r in caplog.records][-1].startswith("witness w1 cosigns again")
+    (shown,) = witnesses.report(checkpoint.size)
+    assert shown["state"] == "cosigned" and shown["waiting_since"] is None
 
 
 def wait_for_state(app: Questlog, word: str, seconds: float = 10.0) -> dict[str, object]:

@@ -137,7 +137,12 @@ def test_the_page_checks_the_witness_and_warns_for_one_that_never_cosigned(
             expect(page.locator("[data-policy-source]")).to_have_text(
                 "Witness policy chosen by the host: agree on your own policy for real trust."
             )
-            expect(page.locator('[data-witness-name="w1"]')).to_contain_text("w1: cosigned")
+            # the witness's size is the host's whole log, not this campaign's version
+            expect(page.locator('[data-witness-name="w1"]')).to_have_text(
+                f"w1: cosigned the host's log up to {int(publish_size(server)):,} events "
+                "(every campaign on this host)"
+            )
+            expect(page.locator(".integrity-badge .mark")).to_have_text("Verified ✓ v2")
 
             # the owner's invitation carries the host's policy in its fragment, beside the token
             page.get_by_label("Put the host's witness policy in the links made below").check()
@@ -155,7 +160,32 @@ def test_the_page_checks_the_witness_and_warns_for_one_that_never_cosigned(
             expect(guest.locator("[data-policy-source]")).to_have_text(
                 "Witness policy from the invite link (kept on this device)."
             )
+            # the policy in use is shown whatever its source, the link's here
+            guest.locator("details.policy > summary").click()
+            expect(guest.locator("[data-policy-in-use]")).to_have_text(
+                host_policy.read_text().rstrip("\n")
+            )
+            assert guest.get_by_label("Witness policy (tlog-policy").input_value() == (
+                host_policy.read_text()
+            )
             guest.context.close()
+
+            # a link whose policy does not parse: refused like a pasted one, said, nothing kept
+            broken = link_param(f"witness w1 {honest}\nquorum w3\n")
+            stray = opened(browser, server, watch, f"/app/campaigns/{cid}#policy={broken}")
+            expect(stray.locator("[data-policy-refused]")).to_have_text(
+                "The link's witness policy was refused and not kept: "
+                "line 2: w3 is not defined on a line above."
+            )
+            expect(stray.locator("[data-policy-source]")).to_have_attribute(
+                "data-policy-source", "host"
+            )
+            expect(stray.locator("[data-witness]")).to_have_attribute("data-witness", "witnessed")
+            kept = stray.evaluate(
+                "() => Object.keys(localStorage).filter((k) => k.startsWith('questlog.policy.'))"
+            )
+            assert kept == [], kept
+            stray.context.close()
 
             # the dishonest host: the table's policy names w2, which never saw this history
             stranger_policy = f"witness w2 {stranger}\nquorum w2\n"
@@ -163,8 +193,17 @@ def test_the_page_checks_the_witness_and_warns_for_one_that_never_cosigned(
             page.wait_for_selector('body[data-ready="true"]')
             open_proof(page)
             expect(status_line).to_have_attribute("data-witness", "not-witnessed")
-            expect(status_line).to_have_text("Not witnessed: needs 1 of 1; w2 has not cosigned.")
+            expect(status_line).to_have_text(
+                "Not witnessed: needs 1 of 1; w2 has not cosigned (the host does not submit to w2)."
+            )
             expect(status_line).to_have_class("witness-status warning")
+            # the red warning shows on the badge too, at a glance
+            expect(page.locator(".integrity-badge")).to_have_attribute(
+                "data-integrity", "unwitnessed"
+            )
+            expect(page.locator(".integrity-badge .mark")).to_have_text(
+                "Verified ✓ v2 · NOT witnessed"
+            )
             expect(page.locator("[data-policy-source]")).to_have_attribute(
                 "data-policy-source", "link"
             )
@@ -201,9 +240,33 @@ def test_the_page_checks_the_witness_and_warns_for_one_that_never_cosigned(
             )
             assert status == 201, rolled
             expect(page.locator("[data-campaign-version]")).to_have_text("4")
-            expect(status_line).to_contain_text("v4 waits for the next checkpoint (w1 is down)")
-            expect(status_line).to_contain_text("Not witnessed: needs 1 of 1; w1 has not cosigned")
+            # a witness the host reports down is a calm wait, not the split-view alarm
+            expect(status_line).to_have_attribute("data-witness", "waiting")
+            expect(status_line).to_have_text(
+                "Not witnessed yet: needs 1 of 1, waiting for w1 (the host says it is down: "
+                "refused the connection (nothing listens at its address)). v3 is the last "
+                "version in a checkpoint; v4 waits for the next checkpoint (w1 is down)."
+            )
+            expect(status_line).to_have_class("witness-status")
+            expect(page.locator(".integrity-badge .mark")).to_have_text(
+                "Verified ✓ v4 · witness pending"
+            )
             expect(page.locator("[data-head-readout]")).to_contain_text("v4 · ")
+            # a wait does not open the proof by itself (only the red warning does)
+            fresh = page.context.new_page()
+            fresh.goto(server.url(f"/app/campaigns/{cid}"))
+            fresh.wait_for_selector('body[data-ready="true"]')
+            expect(fresh.locator("[data-witness]")).to_have_attribute("data-witness", "waiting")
+            assert fresh.locator("details.integrity").get_attribute("open") is None
+            fresh.close()
+
+            # the witness back: the page notices by itself, without a reload (checked every 5 s)
+            with witness_serving(honest_state, [keys["keys"][0]["key"]], port):
+                publish(server)
+                witness_state(server, cid, "cosigned")
+                expect(status_line).to_have_attribute("data-witness", "witnessed", timeout=20_000)
+                expect(status_line).to_have_text("Witnessed by 1 of 1 (w1).")
+                expect(page.locator(".integrity-badge .mark")).to_have_text("Verified ✓ v4")
             page.context.close()
     assert watch.page_errors == []
     assert [

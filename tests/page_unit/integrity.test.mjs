@@ -35,3 +35,18 @@ test("anything not known yet is still being checked", () => {
   assert.equal(integrityState(undefined, "ok", 1).state, "checking");
   assert.equal(integrityState(undefined, "unchecked", 2).mark, "Checking… v2");
 });
+
+test("the witness panel's red warning shows on the badge; its wait as pending", () => {
+  assert.deepEqual(integrityState("ok", "ok", 12, "not-witnessed"), {
+    state: "unwitnessed",
+    mark: "Verified ✓ v12 · NOT witnessed",
+    words: "chain intact, checkpoint signed, but NOT witnessed: see the witness panel",
+  });
+  assert.equal(integrityState("ok", "ok", 12, "failed").state, "unwitnessed");
+  assert.equal(integrityState("ok", "ok", 12, "waiting").mark, "Verified ✓ v12 · witness pending");
+  assert.equal(integrityState("ok", "ok", 12, "waiting").state, "ok");
+  assert.equal(integrityState("ok", "ok", 12, "witnessed").mark, "Verified ✓ v12");
+  assert.equal(integrityState("ok", "ok", 12, "pending").mark, "Verified ✓ v12");
+  // a broken chain still wins
+  assert.equal(integrityState("broken", "ok", 12, "not-witnessed").state, "broken");
+});

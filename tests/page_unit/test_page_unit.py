@@ -1,8 +1,8 @@
 """The unit tests of the table page's modules without a DOM (``tests/page_unit/*.test.mjs``),
 run by node's own test runner (``node --test``): canon.js, picks.js, fieldtext.js, problems.js,
 dice.js, facecounts.js, integrity.js, proposals.js, verify.js, timeline.js, headings.js,
-commandtitles.js and tlog.js, each imported as the browser imports it. They need node only, no
-npm package.
+commandtitles.js, tlog.js and witnessstate.js, each imported as the browser imports it. They
+need node only, no npm package.
 
 Every ``test(`` of the files must run and pass (so the run cannot pass empty, or with a file left
 out), and a file with a failing assertion is refused. Without node these tests skip with the

@@ -178,6 +178,7 @@ def announce(
             f"as {escape(ring.log_name)!r}: the name is fixed when they are made[/yellow]",
             logging.WARNING,
         )
+    say(witnesses_line(questlog))
     say("Views: " + ("embedded" if views else "run elsewhere (--no-views)"))
     say("Auth: " + ("bearer tokens" if auth else "off (loopback only)"))
     each = " in each worker" if workers > 1 else ""
@@ -196,6 +197,21 @@ SQLITE_ONE_WORKER = (
     "and the aggregate cache and the rate limit are kept per process there. Set "
     "QUESTLOG_DATABASE_URL to a PostgreSQL database to serve with several workers."
 )
+
+
+def witnesses_line(questlog: Questlog) -> str:
+    """The witnesses the host submits its checkpoints to, and how often it signs one: "witnesses:
+    w1 http://…, w2 (not asked: no URL); checkpoints every 5 s", or that there is no policy."""
+    transparency = questlog.transparency
+    policy = transparency.witnesses.policy
+    if policy is None:
+        return "Witnesses: none, no witness policy (QUESTLOG_WITNESS_POLICY unset)"
+    named = [
+        f"{name} {witness.url}" if witness.url else f"{name} (not asked: no URL)"
+        for name, witness in policy.witnesses.items()
+    ]
+    every = f"{transparency.checkpoint_seconds:g}"
+    return f"Witnesses: {', '.join(named) or 'none'}; checkpoints every {every} s"
 
 
 def serve_one(

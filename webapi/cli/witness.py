@@ -6,6 +6,8 @@ with ``--log``, never removed) and the latest checkpoint it cosigned for each.
 
 from __future__ import annotations
 
+import socket
+
 import click
 from rich.markup import escape
 
@@ -95,6 +97,8 @@ def serve(state_file: str, log_keys: tuple[str, ...], host: str, port: int, thre
         raise click.ClickException(str(error)) from None
     if not service.logs:
         raise click.UsageError("the witness follows no log yet: give --log VKEY")
+    if not port_free(host, port):
+        raise click.ClickException(f"port {port} on {host} is in use")
     console.print(f"witness {escape(service.key.name)}: {escape(service.key.text)}")
     for origin, keys in service.logs.items():
         console.print(f"  follows {escape(origin)} ({len(keys)} key(s))")
@@ -102,3 +106,20 @@ def serve(state_file: str, log_keys: tuple[str, ...], host: str, port: int, thre
     waitress_serve(
         create_witness_app(service), host=host, port=port, threads=threads, ident="questlog-witness"
     )
+
+
+def port_free(host: str, port: int) -> bool:
+    """Whether ``host:port`` can be listened on (as waitress will: with SO_REUSEADDR, so only a
+    socket listening there already makes it fail)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError:
+        return True  # (waitress says what is wrong with the address)
+    family, kind, _, _, address = infos[0]
+    with socket.socket(family, kind) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError:
+            return False
+    return True

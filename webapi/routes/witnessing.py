@@ -42,6 +42,13 @@ class WitnessStanding(Schema):
     last_attempt = fields.String(
         allow_none=True, metadata={"description": "When it was last asked (UTC)."}
     )
+    waiting_since = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "When the log first signed a checkpoint this witness has not "
+            "cosigned (UTC); null when it cosigned the latest."
+        },
+    )
 
 
 class Witnessing(Schema):

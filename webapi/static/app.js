@@ -39,7 +39,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // (witnessing.js), kept for the campaign on this device.
 const LINK_FRAGMENT = /^#(token|policy)=/;
 
-function readShareLink() {
+async function readShareLink() {
   if (!LINK_FRAGMENT.test(location.hash)) return;
   const parts = new Map(
     location.hash
@@ -52,8 +52,9 @@ function readShareLink() {
   const campaignId = campaign ? decodeURIComponent(campaign[1]) : null;
   if (secret && campaignId) keepLinkToken(campaignId, secret);
   else if (secret) setToken(secret);
-  if (parts.has("policy") && campaignId) keepLinkPolicy(campaignId, decodeURIComponent(parts.get("policy")));
   history.replaceState(null, "", location.pathname + location.search);
+  // checked before it is kept (a broken one is refused, the panel says so): awaited before the page
+  if (parts.has("policy") && campaignId) await keepLinkPolicy(campaignId, decodeURIComponent(parts.get("policy")));
 }
 
 // The header: "Sign out" (the tokens this tab uses, whether signed in or opened by a link), for a
@@ -340,12 +341,10 @@ async function route() {
   }
 }
 
-readShareLink();
-route();
+readShareLink().then(route);
 // A link pasted over the address this tab shows already changes only the fragment: no new page
 // is loaded. Its token is kept all the same, and the page starts again with it.
 addEventListener("hashchange", () => {
   if (!LINK_FRAGMENT.test(location.hash)) return;
-  readShareLink();
-  location.reload();
+  readShareLink().then(() => location.reload());
 });

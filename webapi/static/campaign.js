@@ -172,10 +172,12 @@ export class CampaignPage {
     await this.witness.refresh(); // says its own failures
   }
 
-  // The badge follows the chain line and the checkpoint's verdict, at the version shown.
+  // The badge follows the chain line and the checkpoint's verdict, at the version shown, and the
+  // witness panel's verdict on the head when the head is shown.
   showIntegrity() {
     const version = this.shown ?? this.head.version;
-    this.integrity.update(this.chain.dataset.chain, this.checkpoint.dataset.checkpoint, version);
+    const witness = version >= this.head.version ? this.witness?.state : undefined;
+    this.integrity.update(this.chain.dataset.chain, this.checkpoint.dataset.checkpoint, version, witness);
   }
 
   /** @param {number | null} version null: now */

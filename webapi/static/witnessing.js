@@ -10,10 +10,12 @@ import { ApiError, get, headers } from "./api.js";
 import { clear, h } from "./dom.js";
 import { checkTlogProof, entryBytes, joinNames, parseEntry, parsePolicy, parseTlogProof } from "./tlog.js";
 import { toast } from "./ui.js";
+import { logSize, unmetQuorum } from "./witnessstate.js";
 
 const STORE_PREFIX = "questlog.policy.";
 const RECHECK_MS = 5000; // the publisher's default period (QUESTLOG_CHECKPOINT_SECONDS)
-const RECHECKS = 60;
+// the states the panel checks again every RECHECK_MS, until they clear by themselves
+const UNSETTLED = new Set(["pending", "waiting", "not-witnessed", "failed", "unchecked"]);
 
 /** @typedef {import("./campaign.js").CampaignPage} CampaignPage */
 /** @typedef {{text: string, source: "link" | "group" | "host" | "none", error?: string}} ChosenPolicy */
@@ -46,17 +48,46 @@ function keepPolicy(campaignId, policy) {
   else localStorage.removeItem(storeKey(campaignId));
 }
 
-// A link's `policy=` (base64url of the policy file, UTF-8), kept for the campaign; a value that
-// is not base64url is kept as an error the panel shows.
+// A link's `policy=` (base64url of the policy file, UTF-8), checked like a pasted one and kept
+// for the campaign only if it parses; a broken one keeps nothing (the policy kept before stays)
+// and is said once, in the panel, by `linkRefusal`.
+// (why it was refused is kept for this tab only, to be said after the page loads)
+const REFUSED_PREFIX = "questlog.policy-refused.";
+const refused = {
+  /** @param {string} id @param {string} why */
+  set: (id, why) => sessionStorage.setItem(REFUSED_PREFIX + id, why),
+  /** @param {string} id */
+  get: (id) => sessionStorage.getItem(REFUSED_PREFIX + id),
+  /** @param {string} id */
+  delete: (id) => sessionStorage.removeItem(REFUSED_PREFIX + id),
+};
+
 /** @param {string} campaignId @param {string} encoded */
-export function keepLinkPolicy(campaignId, encoded) {
+export async function keepLinkPolicy(campaignId, encoded) {
+  let text;
   try {
-    const bytes = Uint8Array.from(atob(encoded.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
     if (/[^A-Za-z0-9_-]/.test(encoded.replace(/=+$/, ""))) throw new Error("not base64url");
-    keepPolicy(campaignId, { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes), source: "link" });
+    const bytes = Uint8Array.from(atob(encoded.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    keepPolicy(campaignId, { text: "", source: "link", error: "the link's policy= is not base64url of a text" });
+    refused.set(campaignId, "it is not base64url of a text");
+    return;
   }
+  try {
+    await parsePolicy(text);
+  } catch (error) {
+    refused.set(campaignId, error.message);
+    return;
+  }
+  refused.delete(campaignId);
+  keepPolicy(campaignId, { text, source: "link" });
+}
+
+// Why the link's policy was refused ("" if it was not), said in the panel.
+/** @param {string} campaignId */
+function linkRefusal(campaignId) {
+  const why = refused.get(campaignId);
+  return why ? `The link's witness policy was refused and not kept: ${why}.` : "";
 }
 
 /** @param {string} text */
@@ -121,7 +152,8 @@ async function hashAt(page, version) {
 
 /**
  * @typedef {object} WitnessWords
- * @property {string} state "witnessed", "not-witnessed", "pending", "no-policy", "failed", "bad-policy", "no-log"
+ * @property {string} state "witnessed", "waiting", "not-witnessed", "pending", "no-policy", "failed",
+ *   "bad-policy", "no-log"
  * @property {string} text
  * @property {boolean} warning
  * @property {boolean} [recheck] pending, or a witness still waiting: check again soon
@@ -168,11 +200,18 @@ export async function witnessWords(page, chosen, report) {
   if (report === null) {
     return { state: "no-log", text: "This server keeps no Merkle log: compare the head aloud.", warning: false };
   }
-  const witnesses = (report.witnesses || []).map((w) => ({ name: String(w.name), state: String(w.state) }));
+  const witnesses = (report.witnesses || []).map((w) => ({
+    name: String(w.name),
+    state: String(w.state),
+    url: w.url ?? null,
+    error: w.error ?? null,
+    waiting_since: w.waiting_since ?? null,
+  }));
   const head = Number(report.head_version);
   const down = inState(witnesses, "down");
   const waits = report.pending ? `v${head} waits for the next checkpoint${down ? ` (${down})` : ""}` : "";
-  const recheck = Boolean(report.pending) || witnesses.some((w) => w.state === "waiting");
+  // not settled while the head waits or a witness the host asks has not cosigned (issue 47)
+  const recheck = Boolean(report.pending) || witnesses.some((w) => w.url && w.state !== "cosigned");
   const lead = policy ? "" : "No witnesses: compare the head aloud. ";
   if (!report.proof) {
     return { state: "pending", text: `${lead}${waits || "No checkpoint yet"}.`, warning: false, recheck };
@@ -197,14 +236,11 @@ export async function witnessWords(page, chosen, report) {
     return { state: report.pending ? "pending" : "no-policy", text, warning: false, recheck };
   }
   if (verdict.verdict === "no-quorum") {
-    // what the host says of the missing witnesses (by name, if its policy names them alike)
-    const states = verdict.quorum.missing
-      .map((name) => witnesses.find((w) => w.name === name))
-      .filter((w) => w && w.state !== "cosigned" && !(waits && w.state === "down"))
-      .map((w) => `${w.name} ${w.state}`);
+    // a wait the host explains (waiting, down, not for long), or the red warning (witnessstate.js)
+    const unmet = unmetQuorum(verdict.quorum, witnesses, Date.now());
     const later = waits ? ` v${version} is the last version in a checkpoint; ${waits}.` : "";
-    const text = `${verdict.message}${states.length ? ` (${states.join(", ")})` : ""}.${later}`;
-    return { state: "not-witnessed", text, warning: true, recheck };
+    const text = `${unmet.text}.${later}`;
+    return { state: unmet.state, text, warning: unmet.warning, recheck: true };
   }
   return { state: "witnessed", text: `${verdict.message}${upTo}.`, warning: false, recheck };
 }
@@ -254,9 +290,13 @@ export function witnessPanel(page) {
       h("div", { class: "qr" }, qr, h("p", {}, copy)),
     ),
   );
+  const refusal = h("p", { class: "error", role: "alert", dataset: { policyRefused: "" }, hidden: true });
+  source.after(refusal);
   const panel = {
     element,
-    async refresh(rechecks = 0) {
+    /** @type {string | undefined} the state said (`data-witness`), for the integrity badge */
+    state: undefined,
+    async refresh() {
       clearTimeout(timer);
       const ask = ++asked;
       const c = page.head;
@@ -266,13 +306,20 @@ export function witnessPanel(page) {
       clear(status, words.text);
       status.dataset.witness = words.state;
       status.classList.toggle("warning", words.warning);
+      panel.state = words.state;
+      page.showIntegrity();
       source.textContent = SOURCES[chosen.source];
       source.dataset.policySource = chosen.source;
+      refusal.textContent = linkRefusal(page.id);
+      refusal.hidden = !refusal.textContent;
       form.show(chosen);
-      // a warning opens the proof once; the reader may close it again (as integrity.js does)
+      // the red warning opens the proof once (a wait does not); the reader may close it again
       const proof = element.closest("details");
       if (words.warning && proof && !opened) opened = proof.open = true;
-      if (words.recheck && rechecks < RECHECKS) timer = setTimeout(() => panel.refresh(rechecks + 1), RECHECK_MS);
+      // until it settles, checked again every 5 s, so that a witness back clears it by itself
+      if (words.recheck || UNSETTLED.has(words.state)) {
+        timer = setTimeout(() => element.isConnected && panel.refresh(), RECHECK_MS);
+      }
       await Promise.all([
         showWitnesses(list, report),
         shownQr === `${c.version}` ? null : showQr(page, qr).then(() => (shownQr = `${c.version}`)),
@@ -308,13 +355,16 @@ function showWitnesses(list, report) {
     witnesses.length ? h("li", { class: "muted" }, "The witnesses the host asks:") : null,
     witnesses.map((w) => {
       const size = Number(w.cosigned_size || 0);
-      const upTo = size ? `up to ${size.toLocaleString("en")} events` : "";
-      const why = [upTo, w.error].filter(Boolean).join("; ");
-      return h(
-        "li",
-        { dataset: { witnessName: w.name, witnessState: w.state } },
-        `${w.name}: ${w.state}${why ? ` (${why})` : ""}`,
-      );
+      // the host's whole log, not this campaign's versions: "cosigned the host's log up to 46 events…"
+      let text = `${w.name}: ${w.state}`;
+      if (w.state === "cosigned") text = `${w.name}: cosigned ${logSize(size)}`;
+      else {
+        const last = size ? `last cosigned ${logSize(size)}` : "";
+        const asked = w.url ? "" : "not asked: the host has no address for it";
+        const why = [w.error, asked, last].filter(Boolean).join("; ");
+        if (why) text += ` (${why})`;
+      }
+      return h("li", { dataset: { witnessName: w.name, witnessState: w.state } }, text);
     }),
   );
 }
@@ -359,6 +409,8 @@ function policyForm(page, changed) {
   const text = h("textarea", { id, rows: 5, cols: 60, spellcheck: "false", dataset: { witnessPolicy: "" } });
   const error = h("p", { class: "error", role: "alert", id: `${id}-error` });
   const forget = h("button", { type: "button", class: "small" }, "Forget this device's policy");
+  // the policy in use, whatever its source (the link's, the group's, the host's), read-only
+  const inUse = h("pre", { class: "policy-in-use", dataset: { policyInUse: "" }, tabindex: 0 });
   const form = h(
     "form",
     { class: "policy-form" },
@@ -379,17 +431,27 @@ function policyForm(page, changed) {
     }
     error.textContent = "";
     text.removeAttribute("aria-invalid");
+    refused.delete(page.id);
     keepPolicy(page.id, { text: text.value, source: "group" });
     changed();
   });
   forget.addEventListener("click", () => {
+    refused.delete(page.id);
     keepPolicy(page.id, null);
     changed();
   });
-  const details = h("details", { class: "policy" }, h("summary", {}, "Witness policy"), form);
+  const details = h(
+    "details",
+    { class: "policy" },
+    h("summary", {}, "Witness policy"),
+    h("p", { class: "muted" }, "The policy in use:"),
+    inUse,
+    form,
+  );
   return Object.assign(details, {
     /** @param {ChosenPolicy} chosen */
     show(chosen) {
+      inUse.textContent = chosen.text || "(none)";
       if (document.activeElement !== text && !text.getAttribute("aria-invalid")) text.value = chosen.text;
       forget.hidden = chosen.source !== "link" && chosen.source !== "group";
     },

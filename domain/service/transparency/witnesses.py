@@ -16,6 +16,8 @@ kept (tlog-witness: "the client MUST ignore any cosignatures from unknown keys")
 from __future__ import annotations
 
 import logging
+import re
+import socket
 import threading
 import urllib.error
 import urllib.request
@@ -38,6 +40,9 @@ DEFAULT_TIMEOUT = 5.0
 MAX_RESPONSE = 64 * 1024
 """The most of a witness's answer that is read."""
 SIGNATURE_LINE = "\u2014 "
+TROUBLE = ("down", "refused", "conflict")
+"""The states a change to is logged as a warning."""
+ERRNO = re.compile(r"^\[Errno -?\d+\] ")
 
 
 @dataclass(frozen=True)
@@ -64,8 +69,23 @@ def post(url: str, body: bytes, timeout: float) -> Answer:
         with error:
             return Answer(error.code, error.headers.get_content_type(), error.read(MAX_RESPONSE))
     except (urllib.error.URLError, OSError, ValueError) as error:
-        reason = getattr(error, "reason", error)
-        return Answer(0, "", b"", f"no answer within {timeout:g} s: {reason}")
+        return Answer(0, "", b"", unanswered(error, timeout))
+
+
+def unanswered(error: BaseException, timeout: float) -> str:
+    """Why a witness gave no answer, in words (no errno): the connection refused at once, no
+    answer within the timeout, its name not found, or another failure to connect."""
+    reason = getattr(error, "reason", error)
+    if isinstance(reason, ConnectionRefusedError):
+        return "refused the connection (nothing listens at its address)"
+    if isinstance(reason, TimeoutError | socket.timeout):
+        return f"no answer within {timeout:g} s"
+    if isinstance(reason, socket.gaierror):
+        return "its host name was not found"
+    if isinstance(reason, ConnectionError):
+        return "the connection was cut before an answer"
+    words = str(getattr(reason, "strerror", None) or reason)
+    return f"could not be reached: {ERRNO.sub('', words)}"
 
 
 class WitnessSubmitter:
@@ -156,13 +176,13 @@ class WitnessSubmitter:
             size = _size_of(answer)
             if size is None or size > checkpoint.size:
                 new = replace(attempt, state="conflict", error=_conflict(answer, "409"))
-                self.tables.set_witness_state(new)
+                self._keep_state(state, new)
                 self.retry.record(new)
                 return new
             attempt = replace(attempt, cosigned_size=size)
             answer = self._add_checkpoint(str(witness.url), size, checkpoint)
         new = self._outcome(name, attempt, answer, checkpoint)
-        self.tables.set_witness_state(new)
+        self._keep_state(state, new)
         self.retry.record(new)
         return new
 
@@ -178,6 +198,17 @@ class WitnessSubmitter:
         log grew is), once its refusals' delay (``RetryBackoff``) is over."""
         state = state or WitnessState(name)
         return not self._past(name, state, checkpoint) and self.retry.due(name)
+
+    def _keep_state(self, old: WitnessState, new: WitnessState) -> None:
+        """Store a witness's new state; a change to down, refused or conflict is logged as a
+        warning once (not at every submission while it stays so), and a return to cosigned."""
+        self.tables.set_witness_state(new)
+        if new.state == old.state:
+            return
+        if new.state in TROUBLE:
+            log.warning("witness %s is %s: %s", new.witness, new.state, new.error)
+        elif new.state == "cosigned" and old.state in TROUBLE:
+            log.warning("witness %s cosigns again (%d events)", new.witness, new.cosigned_size)
 
     def _add_checkpoint(self, url: str, old_size: int, checkpoint: StoredCheckpoint) -> Answer:
         proof = self.prove(old_size, checkpoint.size) if old_size else []
@@ -243,9 +274,15 @@ class WitnessSubmitter:
                     "state": word,
                     "error": None if word in ("cosigned", "waiting") else state.error,
                     "last_attempt": state.last_attempt,
+                    "waiting_since": None if word == "cosigned" else self._since(state),
                 }
             )
         return shown
+
+    def _since(self, state: WitnessState) -> str | None:
+        """When the log first had a checkpoint the witness has not cosigned (ISO UTC)."""
+        first = self.tables.tlog_first_checkpoint_after(state.cosigned_size)
+        return None if first is None else first.created
 
     def quorum_met(self, size: int | None) -> bool:
         """Whether the cosignatures collected on the checkpoint of ``size`` meet the policy."""
