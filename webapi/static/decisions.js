@@ -88,11 +88,13 @@ function rerollsLeft(state, who) {
 }
 const FATE_WHAT = {
   hail: (c) =>
-    `failed the hail save: the d20 did not reach ${c.goal}${luck(c.luck_mod)}. Keep the roll, and the hail's damage follows`,
+    `failed the hail save: the d20 did not reach ${c.goal}${luck(c.luck_mod)}. ` +
+    `Keep the roll, and the hail's damage follows`,
   rizz: (c) =>
     `lost the rizz with ${idWords(c.partner || "the partner")}: the roll (d20 + INT) ` +
     `did not beat ${c.defender_value}. Keep the roll, and the attempt stays lost`,
-  ambush: (c) => `rolled ${c.d6} on the ambush d6, which reaches no target. Keep the roll, and the ambush misses`,
+  ambush: (c) =>
+    `rolled ${c.d6} on the ambush d6, which reaches no target. Keep the roll, and the ambush misses`,
 };
 const QUESTIONS = {
   fate_reroll: (p, state) => {
