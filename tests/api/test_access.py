@@ -50,6 +50,9 @@ ANALYST_READS = ("/views/rolls", "/views/campaigns", "/analytics/")
 OPEN = ("/healthz", "/readyz", "/.well-known/questlog-key")
 """The health checks a load balancer calls without a token, and the verifier keys anyone checks a
 checkpoint with."""
+PUBLIC_LOG = "/log/"
+"""The host's Merkle log: its checkpoint, tiles and policy are read without a token, so that any
+witness or monitor can follow it (docs/trust.md); signing one on demand takes a token."""
 
 
 class Cast:
@@ -104,7 +107,7 @@ def expected(caller: str, rule: str, method: str) -> int | None:
     """The refusal a caller must get (None: allowed)."""
     if rule.startswith("/openapi") or rule == "/" or rule.startswith("/app/"):
         return None  # the OpenAPI document and the table page's shell hold no data
-    if rule in OPEN:
+    if rule in OPEN or (method == "GET" and rule.startswith(PUBLIC_LOG)):
         return None
     if caller == "anonymous":
         return 401
