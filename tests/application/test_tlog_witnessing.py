@@ -239,7 +239,7 @@ def test_a_change_to_down_is_logged_once_and_the_return_once(
     witnesses = app.transparency.witnesses
     witnesses.use_policy(policy(app, vkey, f"http://127.0.0.1:{port}"), TIMEOUT)
     campaign_id = play(app, 1)
-    caplog.set_level("WARNING", logger="questlog.tlog")
+    caplog.set_level("INFO", logger="questlog.tlog")
     for n in range(3):  # three checkpoints while nothing listens
         app.dice.roll(campaign_id, notation="d6", purpose=f"down {n}")
         checkpoint = app.transparency.publish(submit=False)

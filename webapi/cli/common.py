@@ -26,15 +26,16 @@ def open_store() -> Questlog:
         raise click.ClickException(f"the store was not upgraded: {error}") from None
 
 
-def open_existing_store() -> Questlog:
+def open_existing_store(
+    hint: str = "set QUESTLOG_DB (or QUESTLOG_DATABASE_URL) to the store to read",
+) -> Questlog:
     """Open the store the environment names for reading: a SQLite file that does not exist is
-    an error naming it (a read would otherwise make an empty store and answer with nothing)."""
+    an error naming it and saying what to do (a read would otherwise make an empty store and
+    answer with nothing)."""
     config = StoreConfig.from_environ()
     path = config.sqlite_path
     if config.kind != "postgres" and path is not None and not path.exists():
-        raise click.ClickException(
-            f"no store at {path}: set QUESTLOG_DB (or QUESTLOG_DATABASE_URL) to the store to read"
-        )
+        raise click.ClickException(f"no store at {path}: {hint}")
     return open_store()
 
 

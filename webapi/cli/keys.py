@@ -89,7 +89,10 @@ def key_show(vkey_only: bool) -> None:
 def _current_vkey() -> None:
     """The current verifier key alone, as plain text (never wrapped): a store that does not
     exist is an error, not a new store with a new key that never signed anything."""
-    questlog = open_existing_store()
+    questlog = open_existing_store(
+        "set QUESTLOG_DB (or QUESTLOG_DATABASE_URL) to the store, or make it and its keys first "
+        "(`questlog key show`, or a first `questlog serve`)"
+    )
     try:
         vkey = questlog.key_ring.current().signer.verifier.text
     finally:

@@ -329,7 +329,7 @@ function seats(page) {
   page.linkPolicy = h("input", { type: "checkbox", id: "link-policy", dataset: { linkPolicy: "" } });
   const withPolicy = h(
     "p",
-    {},
+    { class: "check" },
     page.linkPolicy,
     " ",
     h("label", { for: "link-policy" }, "Put the host's witness policy in the links made below"),

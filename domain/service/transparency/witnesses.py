@@ -208,7 +208,7 @@ class WitnessSubmitter:
         if new.state in TROUBLE:
             log.warning("witness %s is %s: %s", new.witness, new.state, new.error)
         elif new.state == "cosigned" and old.state in TROUBLE:
-            log.warning("witness %s cosigns again (%d events)", new.witness, new.cosigned_size)
+            log.info("witness %s cosigns again (%d events)", new.witness, new.cosigned_size)
 
     def _add_checkpoint(self, url: str, old_size: int, checkpoint: StoredCheckpoint) -> Answer:
         proof = self.prove(old_size, checkpoint.size) if old_size else []
