@@ -100,15 +100,27 @@ export function policyParam(text) {
 /** @param {string} path @param {string} accept */
 async function fetchOptional(path, accept) {
   const response = await fetch(path, { headers: headers({ Accept: accept }) });
-  if (response.status === 404) return null;
+  if (response.status === 404) {
+    await response.body?.cancel(); // the problem's body is not wanted: the request ends here
+    return null;
+  }
   if (!response.ok) throw new ApiError(response.status, { detail: (await response.text()).slice(0, 200) });
   return response;
 }
 
-// The host's policy (GET /log/policy), or null when it has none.
-export async function hostPolicy() {
-  const response = await fetchOptional("/log/policy", "text/plain");
-  return response ? response.text() : null;
+/** @type {Promise<string | null> | null} */
+let hostPolicyRead = null;
+
+// The host's policy (GET /log/policy), or null when it has none: read once per page load (the
+// host reads its policy file when it starts), not at every recheck.
+export function hostPolicy() {
+  hostPolicyRead ??= fetchOptional("/log/policy", "text/plain")
+    .then((response) => (response ? response.text() : null))
+    .catch((error) => {
+      hostPolicyRead = null; // a failed read is tried again at the next check
+      throw error;
+    });
+  return hostPolicyRead;
 }
 
 // An invite or share link with the host's policy beside its token (when `include` and the host has
