@@ -186,7 +186,8 @@ VARIABLES: dict[str, Variable] = {
     ),
     "views_db": Variable(
         "QUESTLOG_VIEWS_DB",
-        "`<db>.views.db` beside `QUESTLOG_DB`",
+        "beside `QUESTLOG_DB`, its name with `.views.db` for its extension (`questlog.views.db` "
+        "for `questlog.db`)",
         "the SQLite file of the views (on PostgreSQL they are tables in the same schema)",
         _path,
     ),

@@ -5,7 +5,7 @@ tlog-proof the server gives (c2sp.org/tlog-proof, tlog-cosignature, tlog-policy)
 
 The dishonest host: the page holding a policy whose witness never cosigned this history warns,
 naming the witness, whatever the host says. A witness down never blocks a roll; the page says the
-head waits for the next checkpoint, and that the witness is down (issue 47, "Faults")."""
+head waits for the next checkpoint, and that the witness is down."""
 
 from __future__ import annotations
 

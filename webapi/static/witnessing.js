@@ -222,7 +222,7 @@ export async function witnessWords(page, chosen, report) {
   const head = Number(report.head_version);
   const down = inState(witnesses, "down");
   const waits = report.pending ? `v${head} waits for the next checkpoint${down ? ` (${down})` : ""}` : "";
-  // not settled while the head waits or a witness the host asks has not cosigned (issue 47)
+  // not settled while the head waits or a witness the host asks has not cosigned
   const recheck = Boolean(report.pending) || witnesses.some((w) => w.url && w.state !== "cosigned");
   const lead = policy ? "" : "No witnesses: compare the head aloud. ";
   if (!report.proof) {
