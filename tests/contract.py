@@ -33,6 +33,9 @@ UI pages flask-smorest may serve beside it) and the table page's HTML shell and 
 NOT_DESCRIBED_PATHS = frozenset({"/", "/app", "/undeclared"})
 """The table page's own addresses (``webapi.routes.page``): a redirect to the shell; and the
 route tests/api/test_route_access.py adds to show an undeclared route is refused."""
+NOT_DESCRIBED_SUFFIXES = ("/checkpoint/qr",)
+"""The image the table page shows of a campaign's signed checkpoint
+(``webapi.routes.checkpoint_qr``, a plain Flask route: client generators take no SVG)."""
 STREAM = "text/event-stream"
 """A stream's body never ends: only its status and content type are checked."""
 
@@ -166,7 +169,11 @@ class _Question(WerkzeugOpenAPIRequest):
 
 def described(path: str) -> bool:
     """Whether the document describes requests to ``path`` (see ``NOT_DESCRIBED_*``)."""
-    return path not in NOT_DESCRIBED_PATHS and not path.startswith(NOT_DESCRIBED_PREFIXES)
+    return (
+        path not in NOT_DESCRIBED_PATHS
+        and not path.startswith(NOT_DESCRIBED_PREFIXES)
+        and not path.endswith(NOT_DESCRIBED_SUFFIXES)
+    )
 
 
 def template_of(app: Flask, method: str, path: str) -> str:

@@ -131,7 +131,7 @@ class LogTile(MethodView):
 
 @blp.route("/log/tile/<level>/<part1>/<part2>", parameters=tile_parameters(2))
 class LogTileOf2Parts(MethodView):
-    @blp.doc(operationId="getLogTileOf2Parts")
+    @blp.doc(operationId="getLogTileOfTwoParts")
     @blp.doc(**TILE_DOC)
     @blp.doc(security=[])
     @requires("public")
@@ -143,7 +143,7 @@ class LogTileOf2Parts(MethodView):
 
 @blp.route("/log/tile/<level>/<part1>/<part2>/<part3>", parameters=tile_parameters(3))
 class LogTileOf3Parts(MethodView):
-    @blp.doc(operationId="getLogTileOf3Parts")
+    @blp.doc(operationId="getLogTileOfThreeParts")
     @blp.doc(**TILE_DOC)
     @blp.doc(security=[])
     @requires("public")
@@ -154,7 +154,7 @@ class LogTileOf3Parts(MethodView):
 
 @blp.route("/log/tile/<level>/<part1>/<part2>/<part3>/<part4>", parameters=tile_parameters(4))
 class LogTileOf4Parts(MethodView):
-    @blp.doc(operationId="getLogTileOf4Parts")
+    @blp.doc(operationId="getLogTileOfFourParts")
     @blp.doc(**TILE_DOC)
     @blp.doc(security=[])
     @requires("public")

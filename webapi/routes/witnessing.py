@@ -1,12 +1,10 @@
-"""A campaign's head in the host's log: its tlog-proof, where the witnesses stand, and a QR of
-its signed checkpoint to compare at the table."""
+"""A campaign's head in the host's log: its tlog-proof and where the witnesses stand (the QR of
+its signed checkpoint, an image for the table page, is ``checkpoint_qr.py``)."""
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
-import segno
 from flask import Response
 from flask.views import MethodView
 from flask_smorest import Blueprint
@@ -18,8 +16,8 @@ from webapi.http.plumbing import campaign_id, questlog
 blp = Blueprint(
     "witnessing",
     __name__,
-    description="A campaign's head in the host's Merkle log: its tlog-proof, the witnesses' "
-    "cosignatures, a QR of its checkpoint.",
+    description="A campaign's head in the host's Merkle log: its tlog-proof and the witnesses' "
+    "cosignatures.",
 )
 WITNESS_STATES = ("cosigned", "waiting", "down", "conflict", "refused")
 
@@ -100,25 +98,3 @@ class CampaignWitnessing(MethodView):
     def get(self, campaign: str) -> Any:
         """Where the campaign's head stands: in a checkpoint yet, its proof, each witness."""
         return questlog().transparency.witnessing(campaign_id(campaign))
-
-
-@blp.route("/campaigns/<campaign>/checkpoint/qr")
-class CampaignCheckpointQr(MethodView):
-    @blp.doc(operationId="getCheckpointQr")
-    @blp.doc(
-        responses={
-            "200": {
-                "description": "An SVG QR code of the signed checkpoint's text.",
-                "content": {"image/svg+xml": {"schema": {"type": "string", "format": "binary"}}},
-            }
-        }
-    )
-    @requires("read")
-    def get(self, campaign: str) -> Response:
-        """A QR code of the signed checkpoint of the campaign's head, for two players to
-        compare at the table without any witness."""
-        found, note = questlog().reading.head_checkpoint(campaign_id(campaign))
-        buffer = io.BytesIO()
-        segno.make(note, error="m").save(buffer, kind="svg", scale=4, border=2)
-        headers = {"ETag": f'"{found.version}"', "Cache-Control": "private, no-cache"}
-        return Response(buffer.getvalue(), content_type="image/svg+xml", headers=headers)
