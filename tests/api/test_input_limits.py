@@ -393,9 +393,13 @@ CROSS_CAMPAIGN = (
     "/metrics",
 )
 NO_TOKEN = ("/healthz", "/readyz", "/.well-known/questlog-key")
-"""The health checks and the verifier keys ask for no token, so they never answer 401."""
-PLAIN_TEXT = ("/metrics",)
-"""Prometheus reads its own text format, not JSON."""
+"""The health checks, the verifier keys and the host's Merkle log (read by any witness or monitor)
+ask for no token, so they never answer 401 (signing a checkpoint now, a POST, takes one)."""
+PLAIN_TEXT = ("/metrics", "/log/checkpoint", "/log/policy", "/campaigns/{campaign}/tlog-proof")
+"""Prometheus reads its own text format, and the C2SP checkpoint, policy and tlog-proof are
+text, not JSON."""
+TILES = "/log/tile/"
+"""The tlog-tiles hash tiles and entry bundles: bytes."""
 DOCUMENTS = {"/campaigns/{campaign}/evening": ["text/markdown", "text/html"]}
 """Routes that answer a document for people to keep, in the formats listed."""
 HTTP_METHODS = ("get", "put", "post", "delete", "patch")
@@ -403,7 +407,8 @@ HTTP_METHODS = ("get", "put", "post", "delete", "patch")
 
 def documented_problems(path: str, method: str, op: dict[str, Any]) -> set[int]:
     """The error statuses an operation must list, written out apart from webapi.schemas.openapi."""
-    statuses = {503} if path in NO_TOKEN else {401, 503}
+    open_read = path in NO_TOKEN or (method == "get" and path.startswith("/log/"))
+    statuses = {503} if open_read else {401, 503}
     if "{campaign}" in path or path.startswith(CROSS_CAMPAIGN):
         statuses.add(403)
     if "{" in path:
@@ -445,6 +450,8 @@ def test_the_openapi_document_lists_each_operations_problems(flask_app: Flask) -
                     want = "text/event-stream"
                 if not is_error and path in PLAIN_TEXT:
                     want = "text/plain"
+                if not is_error and path.startswith(TILES):
+                    want = "application/octet-stream"
                 if is_error and content != {
                     PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}
                 }:
