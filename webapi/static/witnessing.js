@@ -14,6 +14,9 @@ import { logSize, unmetQuorum } from "./witnessstate.js";
 
 const STORE_PREFIX = "questlog.policy.";
 const RECHECK_MS = 5000; // the publisher's default period (QUESTLOG_CHECKPOINT_SECONDS)
+// with no policy there is no witness to wait for: the head's place in the log is checked again
+// seldom (and at every change of the campaign), so that an open page costs the host little
+const NO_POLICY_RECHECK_MS = 30000;
 // the states the panel checks again every RECHECK_MS, until they clear by themselves
 const UNSETTLED = new Set(["pending", "waiting", "not-witnessed", "failed", "unchecked"]);
 
@@ -330,7 +333,8 @@ export function witnessPanel(page) {
       if (words.warning && proof && !opened) opened = proof.open = true;
       // until it settles, checked again every 5 s, so that a witness back clears it by itself
       if (words.recheck || UNSETTLED.has(words.state)) {
-        timer = setTimeout(() => element.isConnected && panel.refresh(), RECHECK_MS);
+        const wait = chosen.source === "none" ? NO_POLICY_RECHECK_MS : RECHECK_MS;
+        timer = setTimeout(() => element.isConnected && panel.refresh(), wait);
       }
       await Promise.all([
         showWitnesses(list, report),
